@@ -1,0 +1,52 @@
+/* cli — the subcommand table of the `corun` program. One command per file (cmd_NAME.c), each
+ * exporting a const struct cli_command; the table in cli.c lists them all. */
+#ifndef CORUN_CLI_H
+#define CORUN_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit statuses: 0 success, 1 a failure while running, 2 bad input or usage. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_BAD_INPUT = 2 };
+
+struct cli_command {
+    const char *name;
+    const char *args;    /* argument synopsis, e.g. "SCENARIO" */
+    const char *summary; /* one line for `corun --help` */
+    const char *help;    /* the rest of `corun help NAME`: options and examples */
+    /* argv[0] is the command name. Returns an exit status. */
+    int (*run)(int argc, char **argv);
+};
+
+extern const struct cli_command cmd_check;
+extern const struct cli_command cmd_dram_trace;
+extern const struct cli_command cmd_help;
+extern const struct cli_command cmd_tui;
+
+/* The command called name, or NULL. */
+const struct cli_command *cli_find(const char *name);
+/* The i-th command, or NULL past the end. */
+const struct cli_command *cli_at(size_t i);
+/* Print the usage line and options of cmd. */
+void cli_print_command_help(const struct cli_command *cmd, FILE *out);
+/* Print the program's usage and the list of commands. */
+void cli_print_usage(FILE *out);
+/* 1 when argv holds -h or --help. */
+int cli_wants_help(int argc, char **argv);
+/* The command named name, with a "did you mean" hint on stderr when it does not exist. */
+const struct cli_command *cli_lookup(const char *name);
+
+/* A progress bar on stderr when it is a terminal: label and done in [0, 1]; done >= 1 ends the
+ * line. Nothing is printed when stderr is not a terminal. */
+void cli_progress(const char *label, double done);
+
+/* Write s as a JSON string literal (quoted and escaped). */
+void cli_json_string(FILE *out, const char *s);
+/* Seconds on a monotonic clock, for wall-time figures. */
+double cli_wall_seconds(void);
+/* Parse a whole decimal number in [lo, hi] for option opt; prints a message and returns -1
+ * when text is not one. */
+int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,
+                   unsigned long *out);
+
+#endif

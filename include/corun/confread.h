@@ -1,0 +1,19 @@
+/* confread — reading one libconfig file with a user-facing message for every way it can fail
+ * (missing, not a file, unreadable, syntax error). */
+#ifndef CORUN_CONFREAD_H
+#define CORUN_CONFREAD_H
+
+#include "corun/conftable.h"
+#include "corun/diag.h"
+
+struct conf_file;
+
+/* Parse path. On failure adds one message to diags and returns NULL. */
+struct conf_file *confread_open(const char *path, struct diag *diags);
+void confread_close(struct conf_file *f);
+/* The root group, for conf_apply. */
+const struct conf_group *confread_root(const struct conf_file *f);
+/* The file's whole text, as read (NUL-terminated). */
+const char *confread_text(const struct conf_file *f);
+
+#endif

@@ -1,0 +1,158 @@
+/* gpu — the simulated GPU: SMs, L1 and constant caches, crossbar, LLC slices and the DRAM
+ * system, with spatial multitasking (each SM owned by one kernel, idle, or power-gated).
+ *
+ * The configuration below is filled from a preset by the scenario loader; the runtime API
+ * after it builds a GPU for a set of kernels, partitions its SMs among them, steps it and hands
+ * out per-kernel counters. Interference between kernels is not computed anywhere: it emerges
+ * from the queues, caches, MSHRs, crossbar ports and DRAM banks they share. */
+#ifndef CORUN_GPU_H
+#define CORUN_GPU_H
+
+#include "corun/dram.h"
+#include "corun/kernel.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cache_config {
+    unsigned size_bytes;
+    unsigned ways;
+    unsigned line_bytes;
+    unsigned mshrs;          /* outstanding misses (0: blocking) */
+    unsigned latency_cycles; /* hit latency, core cycles */
+};
+
+struct gpu_config {
+    unsigned sms;
+    double core_clock_mhz;
+    unsigned warps_per_sm;      /* resident warp limit */
+    unsigned tbs_per_sm;        /* resident thread-block limit */
+    unsigned schedulers_per_sm; /* GTO warp schedulers, one instruction each per cycle */
+    unsigned regs_per_sm;       /* 32-bit registers, for context-switch cost */
+    unsigned smem_per_sm_bytes; /* shared memory, for context-switch cost */
+    struct cache_config l1d;    /* per SM */
+    struct cache_config l1c;    /* constant cache, per SM */
+    struct cache_config llc;    /* size_bytes is the total over all slices */
+    unsigned llc_slices;
+    unsigned noc_bytes_per_cycle; /* crossbar channel width, per core cycle */
+    unsigned noc_latency_cycles;
+    unsigned context_switch_bytes_per_cycle; /* save/restore rate of TB state */
+    double sm_static_watts;                  /* per active (not gated) SM */
+    double inst_energy_nj;                   /* dynamic energy per warp instruction */
+    double dram_activate_nj, dram_burst_nj;  /* per ACT, per request transferred */
+    struct dram_config dram;
+};
+
+/* Peak DRAM bandwidth in GB/s. */
+double gpu_config_peak_gbs(const struct gpu_config *cfg);
+/* 0 when cfg can be simulated; else -1 with a message naming the field and its valid range. */
+int gpu_config_check(const struct gpu_config *cfg, char *err, size_t errlen);
+/* Likewise for a kernel profile on cfg. */
+int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile *p, char *err,
+                      size_t errlen);
+
+/* ---- runtime ---- */
+
+#define GPU_MAX_KERNELS 8
+#define GPU_SM_IDLE     (-1) /* partition entry: powered but unused */
+#define GPU_SM_GATED    (-2) /* partition entry: power-gated (no static power) */
+
+/* How an SM that changes owner gets rid of the TBs it holds. */
+enum gpu_switch_mode {
+    GPU_SWITCH_DRAIN,    /* take no new TBs, switch when the resident ones finish */
+    GPU_SWITCH_CONTEXT,  /* save the TBs (cost: their register + shared-memory bytes /
+                            context_switch_bytes_per_cycle) and resume them on the kernel's
+                            other SMs later */
+    GPU_SWITCH_ADAPTIVE, /* HSM §4.2, per SM: drain when more TBs finished on the SM during the
+                            epoch than fit on it at once (TBs are short), else context-switch.
+                            The epoch is the one since gpu_reset_counters, or the one before it
+                            when no cycle has run since the reset */
+};
+
+/* Per-kernel counters of one epoch (since gpu_reset_counters), all things a GPU can count. */
+struct gpu_kernel_counters {
+    uint64_t cycles;                   /* core cycles in the epoch */
+    uint64_t instructions;             /* warp instructions issued */
+    double sms;                        /* time-weighted SM count: SM-cycles / cycles */
+    unsigned active_sms;               /* SMs holding or running its TBs now */
+    unsigned owned_sms;                /* SMs the partition gives it now */
+    double ipc;                        /* instructions / cycles */
+    uint64_t l1d_accesses, l1d_misses; /* load line requests (stores bypass the L1) */
+    uint64_t l1c_accesses, l1c_misses;
+    uint64_t l2_accesses, l2_misses; /* reads and writes; a merged read miss is a miss */
+    uint64_t dram_reads, dram_writes, dram_requests;
+    uint64_t row_hits, row_accesses, activates;
+    uint64_t dram_bytes;
+    double rbh;                        /* row_hits / row_accesses (0 when none) */
+    double bandwidth_gbs;              /* dram_bytes over the epoch's time */
+    double bandwidth_util;             /* bandwidth_gbs / peak */
+    uint64_t dram_queue_cycles;        /* memory cycles, summed over requests */
+    uint64_t dram_interference_cycles; /* memory cycles delayed by other kernels */
+    uint64_t tbs_finished;
+    uint64_t tbs_saved, tbs_restored; /* by context switches */
+    uint64_t launches;                /* grids completed since gpu_new (relaunches follow) */
+    uint64_t instructions_total;      /* since gpu_new */
+    uint64_t first_launch_cycle;      /* when the first grid completed (0: not yet) */
+    uint64_t first_launch_instructions;
+    double energy_static_j;  /* sm_static_watts over its SM-time */
+    double energy_dynamic_j; /* inst_energy_nj per instruction */
+    double energy_dram_j;    /* per activate and per request moved */
+    double energy_j;         /* the sum */
+};
+
+/* Whole-GPU counters of one epoch. */
+struct gpu_system_counters {
+    uint64_t cycles;
+    uint64_t idle_sm_cycles, gated_sm_cycles;
+    double energy_j; /* every kernel's energy plus idle (not gated) SMs' static power */
+};
+
+/* One DRAM channel over the epoch, for a DRAM view. */
+struct gpu_channel_counters {
+    struct dram_channel_counters c;
+    uint64_t mem_cycles; /* memory cycles in the epoch */
+    double utilization;  /* data bus busy / mem_cycles */
+};
+
+struct gpu;
+
+/* A GPU for cfg running nkernels kernels (profiles[k] is kernel k; both are copied), seeded
+ * with seed. All SMs start idle: call gpu_set_partition. Returns NULL with a message in err
+ * when cfg or a profile is invalid. Free with gpu_delete. */
+struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,
+                    unsigned nkernels, uint64_t seed, char *err, size_t errlen);
+void gpu_delete(struct gpu *g);
+
+/* Gives SM i to owner_per_sm[i] (a kernel index, GPU_SM_IDLE or GPU_SM_GATED); n must be the
+ * SM count. SMs that change owner switch as mode says. Returns 0, or -1 with a message (and
+ * nothing changed) for a wrong length or an unknown owner. */
+int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu_switch_mode mode,
+                      char *err, size_t errlen);
+/* The partition last set (owner_out has gpu_sms entries). */
+void gpu_get_partition(const struct gpu *g, int *owner_out);
+/* An even split of sms SMs among nkernels kernels, in contiguous blocks (the first kernels
+ * get one more when it does not divide). */
+void gpu_partition_even(unsigned sms, unsigned nkernels, int *owner_out);
+
+/* Advances the GPU by core_cycles core cycles (DRAM follows at its own clock). */
+void gpu_run(struct gpu *g, uint64_t core_cycles);
+/* Core cycles simulated since gpu_new. */
+uint64_t gpu_now(const struct gpu *g);
+unsigned gpu_sms(const struct gpu *g);
+unsigned gpu_kernels(const struct gpu *g);
+const struct gpu_config *gpu_config(const struct gpu *g);
+
+/* Starts a new counter epoch. */
+void gpu_reset_counters(struct gpu *g);
+/* Kernel k's counters for the epoch so far. */
+void gpu_kernel_counters(const struct gpu *g, unsigned k, struct gpu_kernel_counters *out);
+void gpu_system_counters(const struct gpu *g, struct gpu_system_counters *out);
+void gpu_channel_counters(const struct gpu *g, unsigned channel, struct gpu_channel_counters *out);
+/* TBs finished on SM sm in the epoch so far. */
+uint64_t gpu_sm_tbs_finished(const struct gpu *g, unsigned sm);
+/* The kernel whose TBs SM sm holds now (GPU_SM_IDLE / GPU_SM_GATED otherwise). */
+int gpu_sm_running(const struct gpu *g, unsigned sm);
+/* Kernel k's warp instructions since gpu_new (for NP intervals). */
+uint64_t gpu_kernel_instructions_total(const struct gpu *g, unsigned k);
+
+#endif

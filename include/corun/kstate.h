@@ -1,0 +1,129 @@
+/* kstate — the run-time state of one kernel (application) inside the simulated GPU: its grid
+ * (TBs handed out, finished, preempted ones waiting to resume), relaunches, its address stream
+ * and its raw event counters. Shared by every SM the kernel owns.
+ *
+ * Address model. Kernel k's data lives at byte addresses (k + 1) << KSTATE_ADDR_SHIFT onward,
+ * so kernels never share a line (and their constant data sits 2^39 bytes above their data).
+ * A data access revisits, with probability reuse_fraction, a line drawn uniformly from the
+ * last reuse_window_bytes of new lines this SM streamed (its own recent history, so the reuse
+ * is visible to its L1 when the window is small and to the LLC when it is larger). Otherwise
+ * it takes the next line of the kernel's sequential run; a run lasts seq_run_lines lines, then
+ * the stream jumps to a uniformly random line of the footprint. The run is one per kernel and
+ * shared by all its SMs, as the TBs resident at one time on a real GPU cover neighbouring
+ * tiles of the grid: consecutive lines land in consecutive DRAM channels, so a run of L lines
+ * brings about L / channels accesses to each row it touches, close together in time. That is
+ * where row-buffer locality comes from; seq_run_lines is its knob. */
+#ifndef CORUN_KSTATE_H
+#define CORUN_KSTATE_H
+
+#include "corun/kernel.h"
+#include "corun/rng.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KSTATE_ADDR_SHIFT   40           /* kernel index field of a byte address */
+#define KSTATE_CONST_OFFSET (1ull << 39) /* constant data, above any footprint */
+#define KSTATE_CONST_LINES  32           /* constant working set: 4 KB of 128 B lines */
+#define KSTATE_HIST_MAX     16384        /* reuse history cap, lines (2 MB of 128 B lines) */
+
+/* Instruction kinds a warp issues. */
+enum kstate_inst { KI_COMPUTE, KI_LOAD, KI_STORE, KI_CONST };
+
+/* Raw events of one kernel since the last kstate_reset_counters. */
+struct kstate_counters {
+    uint64_t insts, loads, stores, const_loads;
+    uint64_t l1d_accesses, l1d_misses, l1c_accesses, l1c_misses;
+    uint64_t l2_accesses, l2_misses, l2_writebacks;
+    uint64_t tbs_finished, tbs_saved, tbs_restored;
+    uint64_t sm_cycles; /* SM-cycles attributed so far (the gpu adds the open intervals) */
+};
+
+/* One warp's progress, as saved by a context switch. */
+struct kstate_warp_ctx {
+    uint32_t insts_left, compute_left;
+    uint8_t next_kind, next_lines;
+};
+
+/* A preempted TB waiting to resume on some SM of its kernel. */
+struct kstate_saved_tb {
+    unsigned nwarps;
+    struct kstate_warp_ctx warp[];
+};
+
+/* An SM's recent history of new lines, for reuse. */
+struct kstate_hist {
+    uint64_t *line;
+    unsigned cap, pos, count;
+};
+
+struct kstate {
+    struct kernel_profile prof; /* copy; name and description owned */
+    unsigned index;
+    uint64_t base; /* first byte address of the data */
+    uint64_t footprint_lines;
+    unsigned line_bytes;
+    unsigned occupancy;  /* TBs per SM */
+    unsigned hist_lines; /* reuse window in lines, capped at KSTATE_HIST_MAX */
+
+    /* grid */
+    uint64_t tbs_next; /* fresh TBs handed out in this launch */
+    uint64_t tbs_done; /* TBs of this launch finished */
+    struct kstate_saved_tb **saved;
+    unsigned saved_head, saved_count, saved_cap;
+    uint64_t launches;                               /* grids completed */
+    uint64_t first_launch_cycle, first_launch_insts; /* when launch 1 completed (0: not yet) */
+
+    /* address stream */
+    struct rng rng;
+    uint64_t cursor;
+    uint64_t run_left;
+
+    /* instruction mix, precomputed */
+    double inv_log_compute; /* 1 / ln(1 - p_noncompute), for geometric compute runs */
+    uint64_t thr_mem;       /* non-compute is memory (vs constant) */
+    uint64_t thr_store;     /* memory instruction is a store */
+    uint64_t thr_reuse;
+    uint64_t thr_extra_line; /* fractional part of lines_per_access */
+    unsigned base_lines;
+
+    uint64_t insts_total; /* since creation, never reset */
+    struct kstate_counters c;
+};
+
+/* Runtime state for kernel `index` of profile p (copied) on a GPU with line_bytes lines and
+ * TB limits tbs_per_sm and warps_per_sm; seed feeds the address stream's PRNG. The caller has
+ * validated p (gpu_new does). Free with kstate_delete. */
+struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsigned line_bytes,
+                          unsigned tbs_per_sm, unsigned warps_per_sm, uint64_t seed);
+void kstate_delete(struct kstate *k);
+
+/* Hands out the next TB: a preempted one first (returned in *saved, to be freed by the caller
+ * with free()), else a fresh one (*saved = NULL). Returns false when none is left. */
+bool kstate_take_tb(struct kstate *k, struct kstate_saved_tb **saved);
+/* Records a finished TB at cycle now; when it completes the grid the kernel is relaunched.
+ * Returns true when new TBs became available. */
+bool kstate_tb_finished(struct kstate *k, uint64_t now);
+/* Queues a preempted TB (ownership passes to k). */
+void kstate_save_tb(struct kstate *k, struct kstate_saved_tb *tb);
+/* true when kstate_take_tb would succeed. */
+bool kstate_has_tb(const struct kstate *k);
+
+/* Compute instructions before the warp's next non-compute instruction. */
+uint32_t kstate_draw_compute_run(const struct kstate *k, struct rng *r);
+/* Kind (KI_LOAD, KI_STORE or KI_CONST) and line count of a non-compute instruction. */
+void kstate_draw_mem(const struct kstate *k, struct rng *r, uint8_t *kind, uint8_t *lines);
+/* The line number of the next data access by an SM with history h. */
+uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h);
+/* The line number of a constant load. */
+uint64_t kstate_const_line(const struct kstate *k, struct rng *r);
+/* Kernel index owning a line number (from its address). */
+unsigned kstate_kernel_of_line(uint64_t line, unsigned line_bytes);
+
+void kstate_hist_init(struct kstate_hist *h, unsigned cap);
+void kstate_hist_done(struct kstate_hist *h);
+void kstate_hist_clear(struct kstate_hist *h);
+
+void kstate_reset_counters(struct kstate *k);
+
+#endif

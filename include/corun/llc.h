@@ -1,0 +1,46 @@
+/* llc — the last-level cache slices between the crossbar and the DRAM channels.
+ *
+ * Each slice has an input queue fed by the crossbar (its capacity is the credit the SMs must
+ * hold to send; a request becomes visible llc.latency_cycles after it arrives, which models
+ * the slice pipeline), a tag array with MSHRs (cache.h), and a small queue of requests for its
+ * DRAM channel. It processes at most one request per cycle. Write policy: write-back with
+ * write-allocate and no fetch (stores write whole lines), so DRAM sees writes when dirty lines
+ * are evicted. Slices are tied to channels: slice = channel * (slices / channels) + a hash bit,
+ * so each slice talks to one channel, as on the HSM GPU (two slices per HBM channel). */
+#ifndef CORUN_LLC_H
+#define CORUN_LLC_H
+
+#include "corun/dram.h"
+#include "corun/gpu.h"
+#include "corun/simenv.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define LLC_QUEUE_ENTRIES 16 /* input entries beyond the pipeline's latency */
+#define LLC_DRAM_ENTRIES  8  /* requests waiting for the DRAM channel to accept */
+
+enum llc_kind { LLC_READ, LLC_READ_CONST, LLC_WRITE };
+
+struct llc;
+
+/* Slices for cfg (validated by gpu_new). Free with llc_delete. */
+struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env);
+void llc_delete(struct llc *l);
+
+unsigned llc_slices(const struct llc *l);
+/* The slice that caches line. */
+unsigned llc_slice_of(const struct llc *l, uint64_t line);
+/* Sends a request from sm to slice at cycle now if the slice has room (and the SM's crossbar
+ * port is free, which the caller checked); otherwise registers sm to be woken when room frees
+ * up and returns false. */
+bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
+              unsigned kernel, uint64_t now);
+/* Steps slice at cycle now; returns the next cycle it needs a step (UINT64_MAX: none known). */
+uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now);
+/* The DRAM completion callback (ctx is the llc). */
+void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle);
+/* Outstanding misses of slice (for tests and views). */
+unsigned llc_mshrs_used(const struct llc *l, unsigned slice);
+
+#endif

@@ -1,0 +1,47 @@
+/* preset — GPU presets (data/gpus/NAME.cfg) and kernel profiles (data/kernels/NAME.cfg),
+ * each validated through its settings table. */
+#ifndef CORUN_PRESET_H
+#define CORUN_PRESET_H
+
+#include <stddef.h>
+
+#include "corun/conftable.h"
+#include "corun/diag.h"
+#include "corun/gpu.h"
+#include "corun/kernel.h"
+
+extern const struct conf_table preset_gpu_table;
+extern const struct conf_table preset_kernel_table;
+
+/* A sorted list of names (file stems or built-ins). */
+struct name_list {
+    char **names;
+    size_t count;
+};
+void name_list_done(struct name_list *l);
+/* 1 when name is in l. */
+int name_list_has(const struct name_list *l, const char *name);
+
+/* The GPU presets in DATADIR/data/gpus. */
+void preset_gpu_names(const char *datadir, struct name_list *out);
+/* The kernels: built-in synthetic ones and the .cfg files in DATADIR/data/kernels. */
+void preset_kernel_names(const char *datadir, struct name_list *out);
+
+/* Resolve a GPU preset or kernel named by the user: an unknown name adds
+ * "WHERE: unknown GPU preset "x"; known: ... (did you mean y?)" to diags (where is e.g.
+ * "s.cfg:3: gpu" or "--gpu"); a known one is loaded as below. Returns 0 or -1. */
+int preset_gpu_find(const char *datadir, const char *name, const char *where,
+                    struct gpu_config *cfg, struct diag *diags);
+int preset_kernel_find(const char *datadir, const char *name, const char *where,
+                       struct kernel_profile *out, struct diag *diags);
+
+/* Load GPU preset name into cfg. Errors (naming the preset file and line) go to diags;
+ * returns 0 or -1. */
+int preset_gpu_load(const char *datadir, const char *name, struct gpu_config *cfg,
+                    struct diag *diags);
+/* Load kernel name: DATADIR/data/kernels/NAME.cfg when it exists, else the built-in.
+ * Release with kernel_profile_done. Returns 0 or -1 with diags. */
+int preset_kernel_load(const char *datadir, const char *name, struct kernel_profile *out,
+                       struct diag *diags);
+
+#endif

@@ -1,0 +1,50 @@
+/* scenario — a scenario file (under scenarios/): the GPU preset and its overrides, the mix of
+ * kernels with their priorities, QoS targets and weights, the epoch length, run length, seed
+ * and an optional lesson text. Every setting is described by scenario_table. */
+#ifndef CORUN_SCENARIO_H
+#define CORUN_SCENARIO_H
+
+#include <stdint.h>
+
+#include "corun/conftable.h"
+#include "corun/diag.h"
+#include "corun/gpu.h"
+#include "corun/kernel.h"
+
+#define SCENARIO_MAX_KERNELS 8
+
+enum scenario_priority { SCENARIO_LOW, SCENARIO_HIGH };
+
+struct scenario_kernel {
+    char *name;
+    int priority;      /* enum scenario_priority */
+    double qos_target; /* NP the kernel should keep when it has high priority */
+    double weight;     /* share for weighted fairness; 0 in every entry means equal shares */
+    struct kernel_profile profile;
+};
+
+struct scenario {
+    char *path; /* as given to scenario_load */
+    char *text; /* the file's whole text, as recorded in run files */
+    char *name;
+    char *description;
+    char *gpu_name;
+    struct gpu_config gpu; /* the preset with gpu_overrides applied */
+    uint64_t seed;
+    unsigned epochs;
+    unsigned epoch_cycles;
+    char *lesson;
+    unsigned nkernels;
+    struct scenario_kernel kernels[SCENARIO_MAX_KERNELS];
+};
+
+extern const struct conf_table scenario_table;
+extern const struct conf_table scenario_kernel_table;
+
+/* Load and validate path, resolving presets and kernels under datadir. Every mistake found is
+ * added to diags as "FILE:LINE: SETTING: what was expected". Returns 0, or -1 when anything is
+ * wrong (sc is then empty). Release with scenario_done either way. */
+int scenario_load(struct scenario *sc, const char *path, const char *datadir, struct diag *diags);
+void scenario_done(struct scenario *sc);
+
+#endif

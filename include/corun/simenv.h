@@ -1,0 +1,32 @@
+/* simenv — what the parts of the simulated GPU (SMs, LLC slices) see of each other: one
+ * struct owned by the gpu module and shared by pointer, so the hot paths call each other
+ * directly instead of through tables of callbacks. Layer: sim */
+#ifndef CORUN_SIMENV_H
+#define CORUN_SIMENV_H
+
+#include <stdint.h>
+
+struct gpu_config;
+struct kstate;
+struct sm;
+struct llc;
+struct noc;
+struct dram;
+struct wake;
+
+struct sim_env {
+    const struct gpu_config *cfg;
+    struct kstate **kernels;
+    unsigned nkernels;
+    struct sm **sms;
+    unsigned nsms;
+    struct llc *llc;
+    struct noc *noc;
+    struct dram *dram;
+    struct wake *sm_wake, *slice_wake;
+    uint64_t now;            /* current core cycle of the slices and DRAM */
+    uint64_t next_dram_tick; /* core cycle at whose end DRAM ticks next */
+    uint64_t sm_block_end;   /* SMs have been stepped up to (not including) this cycle */
+};
+
+#endif

@@ -1,0 +1,33 @@
+/* util — allocation wrappers and small string helpers shared by every layer.
+ *
+ * Allocation failure is not an error a caller can handle usefully in corun:
+ * the x* wrappers print one line and abort, so no caller checks for NULL. */
+#ifndef CORUN_UTIL_H
+#define CORUN_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define CORUN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* malloc/calloc/realloc/strdup that abort on failure; free the result with free(). */
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+/* printf into a fresh heap string; the caller frees it. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Edit distance (insert, delete, substitute; case-insensitive) between a and b. */
+size_t util_edit_distance(const char *a, const char *b);
+
+/* The name in names[0..count) closest to word, or NULL when none is close enough to be a
+ * plausible typo (distance at most 2, and less than half the word). Returns a pointer into
+ * names; nothing to free. */
+const char *util_suggest(const char *word, const char *const *names, size_t count);
+
+/* 1 when s ends with suffix, 0 otherwise. */
+int util_ends_with(const char *s, const char *suffix);
+
+#endif

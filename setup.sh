@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# setup.sh — install what corun needs on Debian, build it, and run it or its tests.
+#
+#   ./setup.sh run [ARGS...]   set up, then start corun (the workbench on the default scenario)
+#   ./setup.sh test            set up, then run the whole test suite (what CI runs)
+#   ./setup.sh build           set up only
+#
+# Missing Debian packages are installed with apt-get (as root, or through sudo); when neither
+# is possible the script names the packages to install and stops. The build lives in ./build.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build="$here/build"
+mode=${1:-run}
+[ $# -gt 0 ] && shift
+
+PACKAGES=(gcc make autoconf automake libtool pkg-config
+          libncurses-dev libconfig-dev libsqlite3-dev libhdf5-dev libcmocka-dev
+          tmux clang-format python3)
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+missing_packages() {
+    local p
+    for p in "${PACKAGES[@]}"; do
+        if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+            printf '%s\n' "$p"
+        fi
+    done
+}
+
+install_packages() {
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        say "not a Debian system: make sure these (or your system's equivalents) are installed:"
+        say "  ${PACKAGES[*]}"
+        return 0
+    fi
+    local missing
+    missing=$(missing_packages | tr '\n' ' ')
+    [ -z "$missing" ] && return 0
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            sudo=(sudo)
+        elif command -v sudo >/dev/null 2>&1 && [ -t 0 ]; then
+            sudo=(sudo)
+        else
+            say "these Debian packages are missing and I cannot install them (not root, no sudo):"
+            say "  $missing"
+            say "install them as root with:  apt-get install $missing"
+            exit 1
+        fi
+    fi
+    say "installing: $missing"
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086
+    "${sudo[@]}" apt-get update -q
+    # shellcheck disable=SC2086
+    "${sudo[@]}" apt-get install -y -q --no-install-recommends $missing
+}
+
+build_corun() {
+    cd "$here"
+    if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+        say "autoreconf"
+        autoreconf -fi >/dev/null
+    fi
+    mkdir -p "$build"
+    cd "$build"
+    if [ ! -f Makefile ]; then
+        say "configure"
+        "$here/configure" --enable-werror --quiet
+    fi
+    say "make"
+    make -j"$(nproc)" >/dev/null
+}
+
+# Counts from automake's test-suite.log, as one closing line.
+summarize_tests() {
+    local log="$build/test-suite.log" pass fail skip xfail error
+    pass=$(sed -n 's/^# PASS: *//p' "$log")
+    fail=$(sed -n 's/^# FAIL: *//p' "$log")
+    skip=$(sed -n 's/^# SKIP: *//p' "$log")
+    xfail=$(sed -n 's/^# XPASS: *//p' "$log")
+    error=$(sed -n 's/^# ERROR: *//p' "$log")
+    echo "tests: $pass passed, $((fail + xfail + error)) failed, $skip skipped"
+}
+
+run_tests() {
+    cd "$build"
+    local rc=0
+    make -j"$(nproc)" check || rc=$?
+    # The CMocka programs' own reports, so their summary lines are in the output.
+    for log in tests/unit/*.log; do
+        [ -f "$log" ] && cat "$log"
+    done
+    for log in tests/*.log tests/e2e/*.log; do
+        if [ -f "$log" ] && grep -q '^FAIL\|^ERROR' "${log%.log}.trs" 2>/dev/null; then
+            say "---- $log"
+            cat "$log"
+        fi
+    done
+    summarize_tests
+    return $rc
+}
+
+case "$mode" in
+    run) install_packages; build_corun; exec "$build/corun" "$@" ;;
+    test) install_packages; build_corun; run_tests ;;
+    build) install_packages; build_corun ;;
+    -h|--help|help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
+    *) say "unknown mode '$mode' (expected run, test or build; see ./setup.sh --help)"; exit 2 ;;
+esac

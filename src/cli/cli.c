@@ -1,0 +1,129 @@
+/* cli — the subcommand table and shared usage text. */
+#include "corun/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "corun/util.h"
+
+static const struct cli_command *const commands[] = {
+    &cmd_tui,
+    &cmd_check,
+    &cmd_dram_trace,
+    &cmd_help,
+};
+
+const struct cli_command *cli_at(size_t i)
+{
+    return i < CORUN_ARRAY_LEN(commands) ? commands[i] : NULL;
+}
+
+const struct cli_command *cli_find(const char *name)
+{
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(commands); i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+const struct cli_command *cli_lookup(const char *name)
+{
+    const struct cli_command *cmd = cli_find(name);
+    if (cmd)
+        return cmd;
+    const char *names[CORUN_ARRAY_LEN(commands)];
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(commands); i++)
+        names[i] = commands[i]->name;
+    const char *near = util_suggest(name, names, CORUN_ARRAY_LEN(commands));
+    fprintf(stderr, "corun: '%s' is not a command", name);
+    if (near)
+        fprintf(stderr, " (did you mean '%s'?)", near);
+    fprintf(stderr, "; see 'corun --help'\n");
+    return NULL;
+}
+
+void cli_print_command_help(const struct cli_command *cmd, FILE *out)
+{
+    fprintf(out, "usage: corun %s %s\n\n%s\n", cmd->name, cmd->args, cmd->summary);
+    if (cmd->help && *cmd->help)
+        fprintf(out, "\n%s", cmd->help);
+}
+
+void cli_print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: corun [--help] [--version] [COMMAND [ARGS...]]\n\n"
+            "corun is a terminal workbench for GPU multitasking experiments. Without a command\n"
+            "it opens the workbench on the default scenario.\n\ncommands:\n");
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(commands); i++) {
+        char *left = xasprintf("%s %s", commands[i]->name, commands[i]->args);
+        fprintf(out, "  %-24s %s\n", left, commands[i]->summary);
+        free(left);
+    }
+    fprintf(out, "\n'corun help COMMAND' describes a command; 'corun help scenario' lists every "
+                 "scenario setting.\nExit status: 0 success, 1 failure while running, 2 bad input "
+                 "or usage.\n");
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+    return 0;
+}
+
+void cli_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+double cli_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,
+                   unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
+        fprintf(stderr, "corun: %s: expected a whole number from %lu to %lu, got '%s'\n", opt, lo,
+                hi, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+void cli_progress(const char *label, double done)
+{
+    if (!isatty(STDERR_FILENO))
+        return;
+    enum { WIDTH = 30 };
+    int filled = (int)(done * WIDTH + 0.5);
+    if (filled > WIDTH)
+        filled = WIDTH;
+    fprintf(stderr, "\r[%.*s%*s] %3.0f%% %s", filled, "##############################",
+            WIDTH - filled, "", done * 100, label);
+    if (done >= 1)
+        fputs("\n", stderr);
+    fflush(stderr);
+}

@@ -1,0 +1,50 @@
+/* cmd_help — `corun help [COMMAND | scenario | gpu | kernel]`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "corun/cli.h"
+#include "corun/preset.h"
+#include "corun/scenario.h"
+
+static int help_run(int argc, char **argv)
+{
+    if (argc < 2) {
+        cli_print_usage(stdout);
+        return CLI_OK;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "usage: corun help [COMMAND | scenario | gpu | kernel]\n");
+        return CLI_BAD_INPUT;
+    }
+    const char *topic = argv[1];
+    if (strcmp(topic, "scenario") == 0) {
+        conf_print_help(&scenario_table, stdout);
+        printf("\nEach entry of kernels:\n");
+        conf_print_help(&scenario_kernel_table, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(topic, "gpu") == 0) {
+        conf_print_help(&preset_gpu_table, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(topic, "kernel") == 0) {
+        conf_print_help(&preset_kernel_table, stdout);
+        return CLI_OK;
+    }
+    const struct cli_command *cmd = cli_find(topic);
+    if (!cmd) {
+        fprintf(stderr, "corun help: no help on '%s'; topics: a command, scenario, gpu or kernel\n",
+                topic);
+        return CLI_BAD_INPUT;
+    }
+    cli_print_command_help(cmd, stdout);
+    return CLI_OK;
+}
+
+const struct cli_command cmd_help = {
+    .name = "help",
+    .args = "[COMMAND|scenario|gpu|kernel]",
+    .summary = "describe a command, or every setting of a scenario, GPU preset or kernel file",
+    .help = "",
+    .run = help_run,
+};

@@ -1,0 +1,35 @@
+/* main — `corun [COMMAND]`: dispatch to the subcommand table; no command opens the workbench. */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "corun/cli.h"
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    if (argc < 2)
+        return cmd_tui.run(1, (char *[]){(char *)"tui", NULL});
+    const char *first = argv[1];
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+        cli_print_usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+        printf("corun %s\n", PACKAGE_VERSION);
+        return CLI_OK;
+    }
+    if (first[0] == '-') {
+        fprintf(stderr, "corun: unknown option '%s'; see 'corun --help'\n", first);
+        return CLI_BAD_INPUT;
+    }
+    const struct cli_command *cmd = cli_lookup(first);
+    if (!cmd)
+        return CLI_BAD_INPUT;
+    if (cli_wants_help(argc - 1, argv + 1)) {
+        cli_print_command_help(cmd, stdout);
+        return CLI_OK;
+    }
+    return cmd->run(argc - 1, argv + 1);
+}

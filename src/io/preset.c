@@ -1,0 +1,316 @@
+/* preset — GPU presets and kernel profiles, loaded through their settings tables. */
+#include "corun/preset.h"
+
+#include <dirent.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "corun/confread.h"
+#include "corun/util.h"
+
+#define CACHE_FIELD(field_, def_, lo_, hi_, unit_, help_)                                          \
+    {                                                                                              \
+#field_, CONF_UINT, lo_, hi_, def_, unit_, help_, offsetof(struct cache_config, field_),   \
+            NULL, NULL                                                                             \
+    }
+
+static const struct conf_setting cache_settings[] = {
+    CACHE_FIELD(size_bytes, NULL, 1024, 1 << 30, "bytes", "capacity (LLC: over all slices)"),
+    CACHE_FIELD(ways, NULL, 1, 64, NULL, "associativity"),
+    CACHE_FIELD(line_bytes, "128", 32, 256, "bytes", "line size"),
+    CACHE_FIELD(mshrs, "32", 0, 4096, NULL, "outstanding misses (per cache or slice)"),
+    CACHE_FIELD(latency_cycles, "1", 1, 1000, "core cycles", "hit latency"),
+};
+static const struct conf_table cache_table = {"cache", cache_settings,
+                                              CORUN_ARRAY_LEN(cache_settings)};
+
+#define TIMING(field_, lo_, hi_, help_)                                                            \
+    {                                                                                              \
+#field_, CONF_UINT, lo_, hi_, NULL, "memory cycles", help_,                                \
+            offsetof(struct dram_timing, field_), NULL, NULL                                       \
+    }
+
+static const struct conf_setting timing_settings[] = {
+    TIMING(rc, 1, 1000, "tRC: ACT to ACT, same bank"),
+    TIMING(rcd, 1, 1000, "tRCD: ACT to RD/WR, same bank"),
+    TIMING(rp, 1, 1000, "tRP: PRE to ACT, same bank"),
+    TIMING(cl, 1, 1000, "tCL: RD to first read data"),
+    TIMING(wl, 0, 1000, "tWL: WR to first write data"),
+    TIMING(ras, 1, 1000, "tRAS: ACT to PRE, same bank"),
+    TIMING(rrd_l, 1, 1000, "tRRD_L: ACT to ACT, same bank group"),
+    TIMING(rrd_s, 1, 1000, "tRRD_S: ACT to ACT, different bank group"),
+    TIMING(faw, 1, 1000, "tFAW: window holding at most four ACTs"),
+    TIMING(rtp, 1, 1000, "tRTP: RD to PRE"),
+    TIMING(ccd_l, 1, 1000, "tCCD_L: column to column, same bank group"),
+    TIMING(ccd_s, 1, 1000, "tCCD_S: column to column, different bank group"),
+    TIMING(wtr_l, 1, 1000, "tWTR_L: end of write data to RD, same bank group"),
+    TIMING(wtr_s, 1, 1000, "tWTR_S: end of write data to RD, different bank group"),
+    TIMING(rfc, 1, 10000, "tRFC: refresh duration"),
+    TIMING(refi, 0, 1000000, "tREFI: refresh interval (0: no refresh)"),
+};
+static const struct conf_table timing_table = {"DRAM timing", timing_settings,
+                                               CORUN_ARRAY_LEN(timing_settings)};
+
+static const char *const mapping_names[] = {"hashed", "linear", NULL};
+
+#define DRAM_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                    \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct dram_config, field_), NULL,  \
+            NULL                                                                                   \
+    }
+
+static const struct conf_setting dram_settings[] = {
+    DRAM_FIELD(channels, CONF_UINT, NULL, 1, 256, NULL, "memory channels"),
+    DRAM_FIELD(bank_groups, CONF_UINT, NULL, 1, 16, NULL, "bank groups per channel"),
+    DRAM_FIELD(banks_per_group, CONF_UINT, NULL, 1, 64, NULL, "banks in each bank group"),
+    DRAM_FIELD(row_bytes, CONF_UINT, "2048", 256, 65536, "bytes", "row (page) size"),
+    DRAM_FIELD(bus_bytes_per_cycle, CONF_UINT, NULL, 1, 1024, "bytes",
+               "data moved per channel per memory cycle"),
+    DRAM_FIELD(request_bytes, CONF_UINT, "128", 32, 1024, "bytes", "one request's size"),
+    DRAM_FIELD(clock_mhz, CONF_FLOAT, NULL, 1, 100000, "MHz", "memory clock"),
+    DRAM_FIELD(queue_entries, CONF_UINT, "64", 1, 4096, NULL, "request queue per channel"),
+    DRAM_FIELD(row_hit_cap, CONF_UINT, "5", 1, 1000, NULL,
+               "FR-FCFS: row hits served before an older miss"),
+    {"mapping", CONF_CHOICE, 0, 0, "hashed", NULL, "address mapping",
+     offsetof(struct dram_config, mapping), mapping_names, NULL},
+    {"timing", CONF_GROUP, 0, 0, NULL, NULL, "timing constraints, in memory cycles",
+     offsetof(struct dram_config, t), NULL, &timing_table},
+};
+static const struct conf_table dram_table = {"DRAM", dram_settings, CORUN_ARRAY_LEN(dram_settings)};
+
+#define GPU_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                     \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct gpu_config, field_), NULL,   \
+            NULL                                                                                   \
+    }
+#define GPU_GROUP(field_, table_, help_)                                                           \
+    {                                                                                              \
+#field_, CONF_GROUP, 0, 0, NULL, NULL, help_, offsetof(struct gpu_config, field_), NULL,   \
+            &table_                                                                                \
+    }
+
+static const struct conf_setting gpu_settings[] = {
+    GPU_FIELD(sms, CONF_UINT, NULL, 1, 1024, NULL, "streaming multiprocessors"),
+    GPU_FIELD(core_clock_mhz, CONF_FLOAT, NULL, 1, 10000, "MHz", "SM clock"),
+    GPU_FIELD(warps_per_sm, CONF_UINT, "64", 1, 256, NULL, "resident warps per SM"),
+    GPU_FIELD(tbs_per_sm, CONF_UINT, "32", 1, 256, NULL, "resident thread blocks per SM"),
+    GPU_FIELD(schedulers_per_sm, CONF_UINT, "2", 1, 8, NULL, "GTO warp schedulers per SM"),
+    GPU_FIELD(regs_per_sm, CONF_UINT, "65536", 1024, 1 << 22, "registers",
+              "32-bit registers per SM"),
+    GPU_FIELD(smem_per_sm_bytes, CONF_UINT, "98304", 0, 1 << 24, "bytes", "shared memory per SM"),
+    GPU_GROUP(l1d, cache_table, "L1 data cache, per SM"),
+    GPU_GROUP(l1c, cache_table, "constant cache, per SM"),
+    GPU_GROUP(llc, cache_table, "last-level cache (size over all slices)"),
+    GPU_FIELD(llc_slices, CONF_UINT, NULL, 1, 1024, NULL, "LLC slices"),
+    GPU_FIELD(noc_bytes_per_cycle, CONF_UINT, "32", 1, 1024, "bytes",
+              "crossbar channel width per core cycle"),
+    GPU_FIELD(noc_latency_cycles, CONF_UINT, "8", 0, 1000, "core cycles", "crossbar traversal"),
+    GPU_FIELD(context_switch_bytes_per_cycle, CONF_UINT, "128", 1, 65536, "bytes",
+              "rate at which thread-block state is saved or restored"),
+    GPU_FIELD(sm_static_watts, CONF_FLOAT, "1.0", 0, 1000, "W", "static power per active SM"),
+    GPU_FIELD(inst_energy_nj, CONF_FLOAT, "0.5", 0, 1000, "nJ",
+              "dynamic energy per warp instruction"),
+    GPU_FIELD(dram_activate_nj, CONF_FLOAT, "2.0", 0, 1000, "nJ", "energy per DRAM activate"),
+    GPU_FIELD(dram_burst_nj, CONF_FLOAT, "4.0", 0, 1000, "nJ",
+              "energy per DRAM request transferred"),
+    GPU_GROUP(dram, dram_table, "the memory system"),
+};
+const struct conf_table preset_gpu_table = {"gpu", gpu_settings, CORUN_ARRAY_LEN(gpu_settings)};
+
+#define KERNEL_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                  \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct kernel_profile, field_),     \
+            NULL, NULL                                                                             \
+    }
+
+static const struct conf_setting kernel_settings[] = {
+    KERNEL_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the kernel is"),
+    KERNEL_FIELD(tbs, CONF_UINT, NULL, 1, 1 << 24, NULL, "thread blocks in the grid"),
+    KERNEL_FIELD(warps_per_tb, CONF_UINT, NULL, 1, 32, NULL, "warps per thread block"),
+    KERNEL_FIELD(tbs_per_sm, CONF_UINT, NULL, 1, 64, NULL,
+                 "occupancy: thread blocks one SM can hold"),
+    KERNEL_FIELD(insts_per_warp, CONF_UINT, NULL, 1, 1 << 30, "instructions",
+                 "warp instructions each warp executes"),
+    KERNEL_FIELD(mem_fraction, CONF_FLOAT, NULL, 0, 1, NULL,
+                 "memory instructions among all instructions"),
+    KERNEL_FIELD(store_fraction, CONF_FLOAT, "0.0", 0, 1, NULL, "stores among memory instructions"),
+    KERNEL_FIELD(lines_per_access, CONF_FLOAT, "1.0", 1, 32, "lines",
+                 "128 B line requests per memory instruction (coalescing)"),
+    KERNEL_FIELD(mlp, CONF_UINT, "4", 1, 64, "loads", "loads a warp may have outstanding"),
+    KERNEL_FIELD(dep_latency, CONF_UINT, "8", 1, 1000, "core cycles",
+                 "latency before a compute result can be used"),
+    KERNEL_FIELD(const_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
+                 "constant-cache loads among all instructions"),
+    KERNEL_FIELD(footprint_bytes, CONF_U64, NULL, 128, 1ull << 40, "bytes",
+                 "data the kernel touches"),
+    KERNEL_FIELD(seq_run_lines, CONF_UINT, "1", 1, 1 << 20, "lines",
+                 "consecutive lines a stream reads before it jumps (row locality)"),
+    KERNEL_FIELD(reuse_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
+                 "accesses that revisit a recently touched line"),
+    KERNEL_FIELD(reuse_window_bytes, CONF_U64, "0", 0, 1ull << 40, "bytes",
+                 "how far back those revisits reach (cache locality)"),
+    KERNEL_FIELD(regs_per_thread, CONF_UINT, "32", 1, 255, "registers",
+                 "registers per thread (context-switch cost)"),
+    KERNEL_FIELD(smem_per_tb_bytes, CONF_UINT, "0", 0, 1 << 20, "bytes",
+                 "shared memory per thread block (context-switch cost)"),
+};
+const struct conf_table preset_kernel_table = {"kernel", kernel_settings,
+                                               CORUN_ARRAY_LEN(kernel_settings)};
+
+void name_list_done(struct name_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->names[i]);
+    free(l->names);
+    l->names = NULL;
+    l->count = 0;
+}
+
+int name_list_has(const struct name_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void name_list_add(struct name_list *l, const char *name)
+{
+    if (name_list_has(l, name))
+        return;
+    l->names = xrealloc(l->names, (l->count + 1) * sizeof(*l->names));
+    l->names[l->count++] = xstrdup(name);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add to l the stem of every .cfg file in dir. */
+static void scan_cfg_stems(const char *dir, struct name_list *l)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || !util_ends_with(e->d_name, ".cfg"))
+            continue;
+        char *stem = xstrdup(e->d_name);
+        stem[strlen(stem) - 4] = '\0';
+        name_list_add(l, stem);
+        free(stem);
+    }
+    closedir(d);
+}
+
+void preset_gpu_names(const char *datadir, struct name_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    char *dir = xasprintf("%s/data/gpus", datadir);
+    scan_cfg_stems(dir, out);
+    free(dir);
+    qsort(out->names, out->count, sizeof(*out->names), compare_names);
+}
+
+void preset_kernel_names(const char *datadir, struct name_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    for (size_t i = 0; i < kernel_builtin_count(); i++)
+        name_list_add(out, kernel_builtin_at(i)->name);
+    char *dir = xasprintf("%s/data/kernels", datadir);
+    scan_cfg_stems(dir, out);
+    free(dir);
+    qsort(out->names, out->count, sizeof(*out->names), compare_names);
+}
+
+/* Read path and apply table to target in full. */
+static int load_file(const char *path, const struct conf_table *table, void *target,
+                     struct diag *diags)
+{
+    struct conf_file *f = confread_open(path, diags);
+    if (!f)
+        return -1;
+    size_t errors = conf_apply(table, confread_root(f), target, CONF_FULL, path, "", diags);
+    confread_close(f);
+    return errors ? -1 : 0;
+}
+
+int preset_gpu_load(const char *datadir, const char *name, struct gpu_config *cfg,
+                    struct diag *diags)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    char *path = xasprintf("%s/data/gpus/%s.cfg", datadir, name);
+    int rc = load_file(path, &preset_gpu_table, cfg, diags);
+    free(path);
+    return rc;
+}
+
+int preset_kernel_load(const char *datadir, const char *name, struct kernel_profile *out,
+                       struct diag *diags)
+{
+    memset(out, 0, sizeof(*out));
+    char *path = xasprintf("%s/data/kernels/%s.cfg", datadir, name);
+    struct stat st;
+    int rc;
+    if (stat(path, &st) == 0) {
+        rc = load_file(path, &preset_kernel_table, out, diags);
+        out->name = xstrdup(name);
+    } else {
+        const struct kernel_profile *b = kernel_builtin_find(name);
+        if (b) {
+            *out = *b;
+            out->name = xstrdup(b->name);
+            out->description = xstrdup(b->description);
+            rc = 0;
+        } else {
+            diag_add(diags, "%s: cannot open: no such kernel profile", path);
+            rc = -1;
+        }
+    }
+    free(path);
+    if (rc != 0)
+        kernel_profile_done(out);
+    return rc;
+}
+
+/* Add "WHERE: unknown WHAT "name"; known: ..." to diags unless name is in names. */
+static int check_known(const struct name_list *names, const char *name, const char *what,
+                       const char *where, struct diag *diags)
+{
+    if (name_list_has(names, name))
+        return 0;
+    char *known = conf_known_names(name, (const char *const *)names->names, names->count);
+    diag_add(diags, "%s: unknown %s \"%s\"%s", where, what, name, known);
+    free(known);
+    return -1;
+}
+
+int preset_gpu_find(const char *datadir, const char *name, const char *where,
+                    struct gpu_config *cfg, struct diag *diags)
+{
+    struct name_list names;
+    preset_gpu_names(datadir, &names);
+    int rc = check_known(&names, name, "GPU preset", where, diags);
+    name_list_done(&names);
+    return rc == 0 ? preset_gpu_load(datadir, name, cfg, diags) : -1;
+}
+
+int preset_kernel_find(const char *datadir, const char *name, const char *where,
+                       struct kernel_profile *out, struct diag *diags)
+{
+    struct name_list names;
+    preset_kernel_names(datadir, &names);
+    int rc = check_known(&names, name, "kernel", where, diags);
+    name_list_done(&names);
+    if (rc != 0) {
+        memset(out, 0, sizeof(*out));
+        return -1;
+    }
+    return preset_kernel_load(datadir, name, out, diags);
+}

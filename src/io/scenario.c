@@ -1,0 +1,181 @@
+/* scenario — loading and validating scenario files. */
+#include "corun/scenario.h"
+
+#include <libconfig.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/confread.h"
+#include "corun/preset.h"
+#include "corun/util.h"
+
+static const char *const priority_names[] = {"low", "high", NULL};
+
+#define SC_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                      \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct scenario, field_), NULL,     \
+            NULL                                                                                   \
+    }
+
+static const struct conf_setting scenario_settings[] = {
+    SC_FIELD(name, CONF_STRING, NULL, 0, 0, NULL, "a short title, shown in the header"),
+    SC_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the scenario explores"),
+    {"gpu", CONF_STRING, 0, 0, NULL, NULL, "GPU preset: the stem of a file in data/gpus",
+     offsetof(struct scenario, gpu_name), NULL, NULL},
+    {"gpu_overrides", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "a group of GPU settings that replace the preset's (see `corun help gpu`)", 0, NULL,
+     &preset_gpu_table},
+    SC_FIELD(seed, CONF_U64, "1", 0, 1e18, NULL, "seed of every random stream"),
+    SC_FIELD(epochs, CONF_UINT, "10", 1, 1000000, "epochs", "run length"),
+    SC_FIELD(epoch_cycles, CONF_UINT, "500000", 1000, 100000000, "core cycles",
+             "epoch length: how often predictors and allocators act"),
+    {"kernels", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "a list ( {...}, ... ) of 1 to 8 kernels, each with the settings below", 0, NULL,
+     &scenario_kernel_table},
+    SC_FIELD(lesson, CONF_STRING, "", 0, 0, NULL, "narrative text for a classroom"),
+};
+const struct conf_table scenario_table = {"scenario", scenario_settings,
+                                          CORUN_ARRAY_LEN(scenario_settings)};
+
+#define SK_FIELD(field_, type_, def_, lo_, hi_, help_)                                             \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, NULL, help_, offsetof(struct scenario_kernel, field_),     \
+            NULL, NULL                                                                             \
+    }
+
+static const struct conf_setting kernel_entry_settings[] = {
+    SK_FIELD(name, CONF_STRING, NULL, 0, 0, "kernel: built-in or the stem of a data/kernels file"),
+    {"priority", CONF_CHOICE, 0, 0, "low", NULL, "high: the QoS allocator protects it",
+     offsetof(struct scenario_kernel, priority), priority_names, NULL},
+    SK_FIELD(qos_target, CONF_FLOAT, "0.8", 0.01, 1, "normalized progress to keep (high priority)"),
+    SK_FIELD(weight, CONF_FLOAT, "0", 0, 1,
+             "weighted-fairness share; 0 in every kernel means equal, else they sum to 1"),
+};
+const struct conf_table scenario_kernel_table = {"kernel entry", kernel_entry_settings,
+                                                 CORUN_ARRAY_LEN(kernel_entry_settings)};
+
+static const config_setting_t *member(const struct conf_file *f, const char *name)
+{
+    return config_setting_get_member((const config_setting_t *)confread_root(f), name);
+}
+
+static int line_of(const config_setting_t *s)
+{
+    return (int)config_setting_source_line(s);
+}
+
+static void load_gpu(struct scenario *sc, const struct conf_file *f, const char *datadir,
+                     struct diag *d)
+{
+    const config_setting_t *gs = member(f, "gpu");
+    if (!sc->gpu_name || !gs)
+        return; /* missing: already reported by the table */
+    char *where = xasprintf("%s:%d: gpu", sc->path, line_of(gs));
+    int rc = preset_gpu_find(datadir, sc->gpu_name, where, &sc->gpu, d);
+    free(where);
+    if (rc != 0)
+        return;
+    const config_setting_t *ov = member(f, "gpu_overrides");
+    if (ov && config_setting_type(ov) != CONFIG_TYPE_GROUP)
+        diag_add(d, "%s:%d: gpu_overrides: expected a group { ... } of gpu settings", sc->path,
+                 line_of(ov));
+    else if (ov)
+        conf_apply(&preset_gpu_table, (const struct conf_group *)ov, &sc->gpu, CONF_OVERLAY,
+                   sc->path, "gpu_overrides.", d);
+}
+
+static void load_kernel(struct scenario *sc, unsigned i, const config_setting_t *ks,
+                        const char *datadir, struct diag *d)
+{
+    struct scenario_kernel *k = &sc->kernels[i];
+    if (config_setting_type(ks) != CONFIG_TYPE_GROUP) {
+        diag_add(d, "%s:%d: kernels[%u]: expected a group { name = \"...\"; ... }", sc->path,
+                 line_of(ks), i);
+        return;
+    }
+    char *prefix = xasprintf("kernels[%u].", i);
+    conf_apply(&scenario_kernel_table, (const struct conf_group *)ks, k, CONF_FULL, sc->path,
+               prefix, d);
+    free(prefix);
+    if (!k->name)
+        return; /* missing: already reported by the table */
+    char *where = xasprintf("%s:%d: kernels[%u].name", sc->path,
+                            line_of(config_setting_get_member(ks, "name")), i);
+    preset_kernel_find(datadir, k->name, where, &k->profile, d);
+    free(where);
+}
+
+static void load_kernels(struct scenario *sc, const struct conf_file *f, const char *datadir,
+                         struct diag *d)
+{
+    const config_setting_t *ks = member(f, "kernels");
+    if (!ks) {
+        diag_add(d,
+                 "%s: kernels: required setting is missing (expected a list ( {...}, ... ) of "
+                 "1 to %d kernels)",
+                 sc->path, SCENARIO_MAX_KERNELS);
+        return;
+    }
+    int type = config_setting_type(ks);
+    int n = config_setting_length(ks);
+    if (type != CONFIG_TYPE_LIST || n < 1 || n > SCENARIO_MAX_KERNELS) {
+        diag_add(d, "%s:%d: kernels: expected a list ( {...}, ... ) of 1 to %d kernels, got %s",
+                 sc->path, line_of(ks), SCENARIO_MAX_KERNELS,
+                 type != CONFIG_TYPE_LIST ? "something else"
+                                          : (n < 1 ? "an empty list" : "too many kernels"));
+        return;
+    }
+    sc->nkernels = (unsigned)n;
+    for (unsigned i = 0; i < sc->nkernels; i++)
+        load_kernel(sc, i, config_setting_get_elem(ks, i), datadir, d);
+
+    double sum = 0;
+    unsigned weighted = 0;
+    for (unsigned i = 0; i < sc->nkernels; i++) {
+        sum += sc->kernels[i].weight;
+        weighted += sc->kernels[i].weight > 0;
+    }
+    if (weighted && (weighted != sc->nkernels || fabs(sum - 1.0) > 1e-6))
+        diag_add(d,
+                 "%s:%d: kernels: expected weights that are all 0 (equal shares) or all "
+                 "positive and summing to 1, got a sum of %g over %u of %u kernels",
+                 sc->path, line_of(ks), sum, weighted, sc->nkernels);
+}
+
+int scenario_load(struct scenario *sc, const char *path, const char *datadir, struct diag *diags)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = xstrdup(path);
+    size_t before = diags->count;
+    struct conf_file *f = confread_open(path, diags);
+    if (!f)
+        return -1;
+    sc->text = xstrdup(confread_text(f));
+    conf_apply(&scenario_table, confread_root(f), sc, CONF_FULL, path, "", diags);
+    load_gpu(sc, f, datadir, diags);
+    load_kernels(sc, f, datadir, diags);
+    if (diags->count == before && sc->nkernels > sc->gpu.sms)
+        diag_add(diags, "%s: kernels: expected at most %u kernels (one SM each on %s), got %u",
+                 path, sc->gpu.sms, sc->gpu_name, sc->nkernels);
+    confread_close(f);
+    if (diags->count != before) {
+        scenario_done(sc);
+        sc->path = xstrdup(path);
+        return -1;
+    }
+    return 0;
+}
+
+void scenario_done(struct scenario *sc)
+{
+    for (unsigned i = 0; i < sc->nkernels; i++) {
+        conf_free_strings(&scenario_kernel_table, &sc->kernels[i]);
+        kernel_profile_done(&sc->kernels[i].profile);
+    }
+    conf_free_strings(&scenario_table, sc);
+    free(sc->path);
+    free(sc->text);
+    memset(sc, 0, sizeof(*sc));
+}

@@ -1,0 +1,621 @@
+/* dram — the memory system: request queues, command issue with every timing constraint,
+ * refresh, completions and counters. Address mapping lives in dram_config.c, the choice of
+ * command in dram_sched.c, the independent legality checker in dram_check.c.
+ *
+ * Cost model: a channel keeps "wake", the earliest cycle anything could happen on it, and the
+ * memory system keeps the minimum over channels, so idle cycles and idle channels cost O(1).
+ * Requests sit in fixed per-channel slot pools (no malloc per request), linked per bank in
+ * arrival order, so a scheduler looks at one candidate per bank rather than the whole queue.
+ *
+ * Modelling choices the timing table leaves open:
+ * - A queue entry frees at the request's column command; its data then occupies the channel's
+ *   data bus for request_bytes / bus_bytes_per_cycle cycles from tCL (read) or tWL (write)
+ *   after the command, and the request completes when that transfer ends.
+ * - Write recovery (WR -> PRE) is tWL + burst + tWR with tWR = tRCD; read -> write turnaround is
+ *   WR >= RD + tCL + burst + 2 - tWL (two idle bus cycles); write -> read is tWTR_L/S from the
+ *   end of the write data. Reads and writes share one FR-FCFS queue (no write-drain mode).
+ * - Refresh is all-bank per channel, due every tREFI (staggered over channels). When due, the
+ *   channel issues no new ACT, lets each freshly opened row serve the request it was opened
+ *   for, precharges every bank as soon as it may, then REF blocks ACTs for tRFC.
+ * - Interference: at its column command a request is charged, up to its own queueing time, the
+ *   data-bus cycles and bank command occupancy (ACT tRCD, PRE tRP, column burst) spent on other
+ *   applications since it arrived, plus tRP when its PRE closed a row another application had
+ *   opened. Running per-application totals make that O(1) per request. */
+#include "corun/dram.h"
+#include "corun/util.h"
+#include "dram_internal.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void channel_init(struct dram *d, struct dram_channel *ch, unsigned c)
+{
+    const struct dram_config *cfg = &d->cfg;
+    ch->cand_ready = xcalloc(d->nbanks, sizeof(*ch->cand_ready));
+    ch->cand_key = xcalloc(d->nbanks, sizeof(*ch->cand_key));
+    ch->cand_slot = xcalloc(d->nbanks, sizeof(*ch->cand_slot));
+    ch->cand_cmd = xcalloc(d->nbanks, sizeof(*ch->cand_cmd));
+    ch->banks = xcalloc(d->nbanks, sizeof(*ch->banks));
+    for (unsigned b = 0; b < d->nbanks; b++) {
+        ch->banks[b].head = ch->banks[b].tail = ch->banks[b].first_hit = DRAM_NIL;
+        ch->banks[b].group = (uint16_t)(b / cfg->banks_per_group);
+    }
+    ch->groups = xcalloc(cfg->bank_groups, sizeof(*ch->groups));
+    ch->slots = xcalloc(cfg->queue_entries, sizeof(*ch->slots));
+    ch->link = xcalloc(cfg->queue_entries, sizeof(*ch->link));
+    for (unsigned i = 0; i < cfg->queue_entries; i++)
+        ch->link[i].next = i + 1 < cfg->queue_entries ? i + 1 : DRAM_NIL;
+    ch->free_slot = 0;
+    /* Commands are at least a cycle apart, so no more than this many can have data pending. */
+    unsigned in_flight = (cfg->t.cl > cfg->t.wl ? cfg->t.cl : cfg->t.wl) + d->burst_cycles + 1;
+    for (ch->ring_cap = 1; ch->ring_cap < in_flight; ch->ring_cap *= 2)
+        continue; /* a power of two, so positions wrap with a mask */
+    ch->ring = xcalloc(ch->ring_cap, sizeof(*ch->ring));
+    ch->bus_app = xcalloc(d->napps, sizeof(*ch->bus_app));
+    ch->bank_app = xcalloc((size_t)d->nbanks * d->napps, sizeof(*ch->bank_app));
+    ch->app = xcalloc(d->napps, sizeof(*ch->app));
+    /* Staggered so that the channels do not all stop for refresh in the same cycles. */
+    ch->refresh_due =
+        cfg->t.refi ? cfg->t.refi + (uint64_t)cfg->t.refi * c / cfg->channels : DRAM_NEVER;
+    ch->wake = ch->refresh_due;
+}
+
+struct dram *dram_new(const struct dram_config *cfg, unsigned napps, dram_done_fn done, void *ctx)
+{
+    char err[160];
+    int bad = dram_config_check(cfg, err, sizeof(err));
+    assert(bad == 0 && napps > 0);
+    (void)bad;
+    struct dram *d = xcalloc(1, sizeof(*d));
+    d->cfg = *cfg;
+    d->napps = napps;
+    d->nbanks = cfg->bank_groups * cfg->banks_per_group;
+    d->burst_cycles = dram_burst_cycles(cfg);
+    d->wr_to_pre = dram_wr_to_pre(cfg);
+    d->rd_to_wr = dram_rd_to_wr(cfg);
+    d->columns = cfg->row_bytes / cfg->request_bytes;
+    dram_map_plan_init(d);
+    d->sched = dram_schedulers[0];
+    d->done = done;
+    d->done_ctx = ctx;
+    d->ch = xcalloc(cfg->channels, sizeof(*d->ch));
+    d->chan_next = xcalloc(cfg->channels, sizeof(*d->chan_next));
+    d->next_event = DRAM_NEVER;
+    for (unsigned c = 0; c < cfg->channels; c++) {
+        channel_init(d, &d->ch[c], c);
+        d->chan_next[c] = d->ch[c].wake;
+        d->next_event = dram_min(d->next_event, d->ch[c].wake);
+    }
+#ifndef NDEBUG
+    d->checker = dram_checker_new(cfg);
+#endif
+    return d;
+}
+
+void dram_delete(struct dram *d)
+{
+    if (!d)
+        return;
+    for (unsigned c = 0; c < d->cfg.channels; c++) {
+        struct dram_channel *ch = &d->ch[c];
+        free(ch->cand_ready);
+        free(ch->cand_key);
+        free(ch->cand_slot);
+        free(ch->cand_cmd);
+        free(ch->banks);
+        free(ch->groups);
+        free(ch->slots);
+        free(ch->link);
+        free(ch->ring);
+        free(ch->bus_app);
+        free(ch->bank_app);
+        free(ch->app);
+    }
+    free(d->ch);
+    free(d->chan_next);
+    dram_checker_delete(d->checker);
+    free(d);
+}
+
+int dram_set_scheduler(struct dram *d, const char *name)
+{
+    for (size_t i = 0; i < dram_schedulers_count; i++) {
+        if (strcmp(dram_schedulers[i]->name, name) == 0) {
+            d->sched = dram_schedulers[i];
+            return 0;
+        }
+    }
+    return -1;
+}
+
+size_t dram_scheduler_count(void)
+{
+    return dram_schedulers_count;
+}
+
+const char *dram_scheduler_name(size_t i)
+{
+    return i < dram_schedulers_count ? dram_schedulers[i]->name : NULL;
+}
+
+void dram_set_command_hook(struct dram *d, dram_command_fn fn, void *ctx)
+{
+    d->hook = fn;
+    d->hook_ctx = ctx;
+}
+
+unsigned dram_channel_of(const struct dram *d, uint64_t addr)
+{
+    unsigned bank;
+    uint64_t row;
+    return dram_map_request(d, addr, &bank, &row);
+}
+
+bool dram_channel_will_accept(const struct dram *d, unsigned channel)
+{
+    return d->ch[channel].queued < d->cfg.queue_entries;
+}
+
+bool dram_will_accept(const struct dram *d, uint64_t addr)
+{
+    return dram_channel_will_accept(d, dram_channel_of(d, addr));
+}
+
+static void clear_offer(struct dram_channel *ch, unsigned b)
+{
+    uint64_t keep = ~(1ull << b);
+    for (unsigned k = 0; k < 4; k++)
+        ch->offer[k] &= keep;
+}
+
+/* Recomputes bank b's offer to the scheduler; called after every change to the bank's queue,
+ * open row or timing. */
+static void bank_offer(const struct dram *d, struct dram_channel *ch, unsigned b)
+{
+    const struct dram_bank *bk = &ch->banks[b];
+    const struct dram_group *g = &ch->groups[bk->group];
+    unsigned cap = d->cfg.row_hit_cap;
+    clear_offer(ch, b);
+    if (bk->head == DRAM_NIL)
+        return;
+    enum dram_command cmd;
+    uint32_t slot;
+    uint64_t ready;
+    if (bk->open && bk->nhits && (cap == 0 || bk->streak < cap)) {
+        slot = bk->first_hit;
+        bool write = ch->slots[slot].req.write;
+        cmd = write ? DRAM_CMD_WR : DRAM_CMD_RD;
+        ready = dram_max(bk->col_ready, write ? g->col_ready : dram_max(g->col_ready, g->rd_ready));
+    } else if (bk->open) {
+        slot = bk->head;
+        cmd = DRAM_CMD_PRE;
+        ready = bk->pre_ready;
+    } else {
+        slot = bk->head;
+        cmd = DRAM_CMD_ACT;
+        ready = dram_max(bk->act_ready, g->act_ready);
+    }
+    ch->offer[cmd] |= 1ull << b;
+    ch->cand_cmd[b] = (uint8_t)cmd;
+    ch->cand_slot[b] = slot;
+    ch->cand_ready[b] = ready;
+    ch->cand_key[b] = ch->slots[slot].seq << DRAM_KEY_BANK_BITS | b;
+}
+
+/* A bank-group constraint moved to ready: the offers of mask (banks of that group offering the
+ * affected commands) may not be issued before it. */
+static void raise_offers(struct dram_channel *ch, uint64_t mask, uint64_t ready)
+{
+    for (; mask; mask &= mask - 1) {
+        unsigned b = (unsigned)__builtin_ctzll(mask);
+        ch->cand_ready[b] = dram_max(ch->cand_ready[b], ready);
+    }
+}
+
+static uint64_t group_mask(const struct dram *d, unsigned group)
+{
+    unsigned n = d->cfg.banks_per_group;
+    uint64_t ones = n >= 64 ? ~0ull : (1ull << n) - 1;
+    return ones << (group * n);
+}
+
+/* Data-bus and bank cycles spent on applications other than app: the running total whose
+ * growth while a request waits is its interference. */
+static uint64_t others_cycles(const struct dram *d, const struct dram_channel *ch, unsigned bank,
+                              unsigned app)
+{
+    return ch->bus_cycles - ch->bus_app[app] + ch->banks[bank].busy_cycles -
+           ch->bank_app[(size_t)bank * d->napps + app];
+}
+
+void dram_add(struct dram *d, const struct dram_request *req)
+{
+    unsigned c, b;
+    uint64_t row;
+    c = dram_map_request(d, req->addr, &b, &row);
+    struct dram_channel *ch = &d->ch[c];
+    assert(req->app < d->napps);
+    assert(ch->free_slot != DRAM_NIL && "dram_add on a full channel; ask dram_will_accept");
+    uint32_t i = ch->free_slot;
+    struct dram_slot *s = &ch->slots[i];
+    ch->free_slot = ch->link[i].next;
+    struct dram_bank *bk = &ch->banks[b];
+    *s = (struct dram_slot){.req = *req,
+                            .arrival = d->now,
+                            .seq = d->seq++,
+                            .others_at = others_cycles(d, ch, b, req->app),
+                            .bank = (uint16_t)b,
+                            .outcome = DRAM_HIT};
+    ch->link[i] = (struct dram_link){row, bk->tail, DRAM_NIL};
+    if (bk->tail == DRAM_NIL)
+        bk->head = i;
+    else
+        ch->link[bk->tail].next = i;
+    bk->tail = i;
+    if (bk->open && bk->open_row == row && bk->nhits++ == 0)
+        bk->first_hit = i;
+    if (bk->head == i || bk->first_hit == i)
+        bank_offer(d, ch, b);
+    ch->queued++;
+    d->outstanding++;
+    ch->wake = dram_min(ch->wake, d->now);
+    d->chan_next[c] = dram_min(d->chan_next[c], d->now);
+    d->next_event = dram_min(d->next_event, d->now);
+}
+
+static void report_command(struct dram *d, unsigned c, enum dram_command cmd, unsigned b,
+                           uint64_t row, unsigned app)
+{
+    struct dram_command_info info = {
+        cmd, c, b / d->cfg.banks_per_group, b % d->cfg.banks_per_group, row, d->now, app};
+    if (d->checker) {
+        const char *bad = dram_checker_check(d->checker, &info);
+        if (bad)
+            fprintf(stderr, "dram: command %d to channel %u bank %u at cycle %llu breaks %s\n",
+                    (int)cmd, c, b, (unsigned long long)d->now, bad);
+        assert(!bad);
+    }
+    if (d->hook)
+        d->hook(d->hook_ctx, &info);
+}
+
+static inline void report(struct dram *d, unsigned c, enum dram_command cmd, unsigned b,
+                          uint64_t row, unsigned app)
+{
+    if (d->hook || d->checker)
+        report_command(d, c, cmd, b, row, app);
+}
+
+static void recount_hits(struct dram_channel *ch, struct dram_bank *bk)
+{
+    if (bk->head == bk->tail) { /* the common case under low locality: nothing to walk */
+        bk->nhits = ch->link[bk->head].row == bk->open_row;
+        bk->first_hit = bk->nhits ? bk->head : DRAM_NIL;
+        return;
+    }
+    bk->nhits = 0;
+    bk->first_hit = DRAM_NIL;
+    for (uint32_t i = bk->head; i != DRAM_NIL; i = ch->link[i].next) {
+        if (ch->link[i].row == bk->open_row && bk->nhits++ == 0)
+            bk->first_hit = i;
+    }
+}
+
+static void charge_bank(struct dram *d, struct dram_channel *ch, unsigned b, unsigned app,
+                        unsigned cycles)
+{
+    ch->banks[b].busy_cycles += cycles;
+    ch->bank_app[(size_t)b * d->napps + app] += cycles;
+}
+
+static void issue_act(struct dram *d, unsigned c, unsigned b, struct dram_slot *s)
+{
+    const struct dram_timing *t = &d->cfg.t;
+    struct dram_channel *ch = &d->ch[c];
+    struct dram_bank *bk = &ch->banks[b];
+    uint64_t now = d->now;
+    bk->open = true;
+    bk->open_row = ch->link[s - ch->slots].row;
+    bk->open_app = s->req.app;
+    bk->fresh = true;
+    bk->act_ready = now + t->rc;
+    bk->pre_ready = dram_max(bk->pre_ready, now + t->ras);
+    bk->col_ready = now + t->rcd;
+    bk->streak = 0;
+    ch->groups[bk->group].act_ready = now + t->rrd_l;
+    raise_offers(ch, ch->offer[DRAM_CMD_ACT] & group_mask(d, bk->group), now + t->rrd_l);
+    ch->act_ready = now + t->rrd_s;
+    ch->faw[ch->faw_pos] = now + t->faw;
+    ch->faw_pos = (ch->faw_pos + 1) & 3;
+    if (s->outcome != DRAM_CONFLICT)
+        s->outcome = DRAM_MISS;
+    recount_hits(ch, bk);
+    ch->counters.activates++;
+    ch->app[s->req.app].activates++;
+    charge_bank(d, ch, b, s->req.app, t->rcd);
+    bank_offer(d, ch, b);
+    report(d, c, DRAM_CMD_ACT, b, bk->open_row, s->req.app);
+}
+
+/* s is the request the row is closed for, or NULL when refresh closes it. */
+static void issue_pre(struct dram *d, unsigned c, unsigned b, struct dram_slot *s)
+{
+    struct dram_channel *ch = &d->ch[c];
+    struct dram_bank *bk = &ch->banks[b];
+    if (s) {
+        s->outcome = DRAM_CONFLICT;
+        s->closed_by_other = bk->open_app != s->req.app;
+        charge_bank(d, ch, b, s->req.app, d->cfg.t.rp);
+    }
+    bk->open = false;
+    bk->nhits = 0;
+    bk->first_hit = DRAM_NIL;
+    bk->act_ready = dram_max(bk->act_ready, d->now + d->cfg.t.rp);
+    ch->counters.precharges++;
+    bank_offer(d, ch, b);
+    report(d, c, DRAM_CMD_PRE, b, bk->open_row, s ? s->req.app : DRAM_APP_NONE);
+}
+
+static void count_column(struct dram *d, struct dram_channel *ch, unsigned b,
+                         const struct dram_slot *s)
+{
+    struct dram_app_counters *ac = &ch->app[s->req.app];
+    switch ((enum dram_outcome)s->outcome) {
+    case DRAM_HIT:
+        ac->row_hits++;
+        ch->counters.row_hits++;
+        break;
+    case DRAM_MISS: ac->row_misses++; break;
+    case DRAM_CONFLICT: ac->row_conflicts++; break;
+    }
+    ch->counters.row_accesses++;
+    uint64_t wait = d->now - s->arrival;
+    uint64_t others = others_cycles(d, ch, b, s->req.app) - s->others_at;
+    if (s->closed_by_other)
+        others += d->cfg.t.rp;
+    ac->queue_cycles += wait;
+    ac->interference_cycles += dram_min(others, wait);
+}
+
+static void unlink_slot(struct dram_channel *ch, unsigned b, uint32_t i)
+{
+    struct dram_bank *bk = &ch->banks[b];
+    if (--bk->nhits == 0) {
+        bk->first_hit = DRAM_NIL;
+    } else if (i == bk->first_hit) {
+        uint32_t j = ch->link[i].next;
+        while (ch->link[j].row != bk->open_row)
+            j = ch->link[j].next;
+        bk->first_hit = j;
+    }
+    struct dram_link *l = &ch->link[i];
+    if (l->prev == DRAM_NIL)
+        bk->head = l->next;
+    else
+        ch->link[l->prev].next = l->next;
+    if (l->next == DRAM_NIL)
+        bk->tail = l->prev;
+    else
+        ch->link[l->next].prev = l->prev;
+    l->next = ch->free_slot;
+    ch->free_slot = i;
+    ch->queued--;
+}
+
+static void issue_column(struct dram *d, unsigned c, unsigned b, uint32_t i)
+{
+    const struct dram_timing *t = &d->cfg.t;
+    struct dram_channel *ch = &d->ch[c];
+    struct dram_bank *bk = &ch->banks[b];
+    struct dram_group *g = &ch->groups[bk->group];
+    struct dram_slot *s = &ch->slots[i];
+    uint64_t now = d->now;
+    bool write = s->req.write;
+    assert(bk->open && bk->open_row == ch->link[i].row);
+    uint64_t start = now + (write ? t->wl : t->cl), end = start + d->burst_cycles;
+    assert(start >= ch->data_free);
+    ch->data_free = end;
+    bk->pre_ready = dram_max(bk->pre_ready, now + (write ? d->wr_to_pre : t->rtp));
+    g->col_ready = now + t->ccd_l;
+    ch->col_ready = now + t->ccd_s;
+    uint64_t in_group = group_mask(d, bk->group);
+    raise_offers(ch, (ch->offer[DRAM_CMD_RD] | ch->offer[DRAM_CMD_WR]) & in_group, g->col_ready);
+    if (write) {
+        g->rd_ready = dram_max(g->rd_ready, end + t->wtr_l);
+        ch->rd_ready = dram_max(ch->rd_ready, end + t->wtr_s);
+        raise_offers(ch, ch->offer[DRAM_CMD_RD] & in_group, g->rd_ready);
+    } else {
+        ch->wr_ready = dram_max(ch->wr_ready, now + d->rd_to_wr);
+    }
+    bk->fresh = false;
+    if (bk->head != i && ch->link[bk->head].row != bk->open_row)
+        bk->streak++;
+    else
+        bk->streak = 0;
+    report(d, c, write ? DRAM_CMD_WR : DRAM_CMD_RD, b, bk->open_row, s->req.app);
+
+    count_column(d, ch, b, s);
+    unsigned app = s->req.app;
+    ch->bus_cycles += d->burst_cycles;
+    ch->bus_app[app] += d->burst_cycles;
+    charge_bank(d, ch, b, app, d->burst_cycles);
+
+    assert(ch->ring_count < ch->ring_cap);
+    unsigned pos = (ch->ring_head + ch->ring_count++) & (ch->ring_cap - 1);
+    ch->ring[pos] = (struct dram_transfer){end, s->arrival, s->req};
+    unlink_slot(ch, b, i);
+    bank_offer(d, ch, b);
+}
+
+static void issue_refresh(struct dram *d, unsigned c)
+{
+    struct dram_channel *ch = &d->ch[c];
+    for (unsigned b = 0; b < d->nbanks; b++) {
+        ch->banks[b].act_ready = dram_max(ch->banks[b].act_ready, d->now + d->cfg.t.rfc);
+        bank_offer(d, ch, b);
+    }
+    ch->refresh_due += d->cfg.t.refi;
+    ch->counters.refreshes++;
+    report(d, c, DRAM_CMD_REF, 0, 0, DRAM_APP_NONE);
+}
+
+/* Refresh is due: issue no new ACT; close every open bank as soon as it may be closed, then REF
+ * once tRP/tRC allow. A row activated for a request that has not been served yet first serves
+ * that one request, so refresh never wastes an ACT, and the drain stays bounded. */
+static void refresh_step(struct dram *d, unsigned c)
+{
+    struct dram_channel *ch = &d->ch[c];
+    uint64_t now = d->now, next = DRAM_NEVER, ref_ready = 0;
+    uint64_t rd_gate = dram_channel_rd_ready(d, ch), wr_gate = dram_channel_wr_ready(d, ch);
+    bool any_open = false;
+    for (unsigned b = 0; b < d->nbanks; b++) {
+        struct dram_bank *bk = &ch->banks[b];
+        ref_ready = dram_max(ref_ready, bk->act_ready);
+        if (!bk->open)
+            continue;
+        any_open = true;
+        uint64_t bit = 1ull << b, t;
+        if (bk->fresh && ((ch->offer[DRAM_CMD_RD] | ch->offer[DRAM_CMD_WR]) & bit)) {
+            t = dram_max(ch->cand_ready[b], (ch->offer[DRAM_CMD_RD] & bit) ? rd_gate : wr_gate);
+            if (t <= now) {
+                issue_column(d, c, b, ch->cand_slot[b]);
+                ch->wake = now + 1;
+                return;
+            }
+        } else {
+            t = bk->pre_ready;
+            if (t <= now) {
+                issue_pre(d, c, b, NULL);
+                ch->wake = now + 1;
+                return;
+            }
+        }
+        next = dram_min(next, t);
+    }
+    if (any_open) {
+        ch->wake = next;
+    } else if (ref_ready <= now) {
+        issue_refresh(d, c);
+        ch->wake = now + 1;
+    } else {
+        ch->wake = ref_ready;
+    }
+}
+
+static void channel_schedule(struct dram *d, unsigned c)
+{
+    struct dram_channel *ch = &d->ch[c];
+    if (d->now >= ch->refresh_due) {
+        refresh_step(d, c);
+        return;
+    }
+    if (!ch->queued) {
+        ch->wake = ch->refresh_due;
+        return;
+    }
+    struct dram_pick p;
+    uint64_t wake;
+    if (!d->sched->pick(d, ch, d->now, &p, &wake)) {
+        ch->wake = dram_min(wake, ch->refresh_due);
+        return;
+    }
+    switch (p.cmd) {
+    case DRAM_CMD_ACT: issue_act(d, c, p.bank, &ch->slots[p.slot]); break;
+    case DRAM_CMD_PRE: issue_pre(d, c, p.bank, &ch->slots[p.slot]); break;
+    case DRAM_CMD_RD:
+    case DRAM_CMD_WR: issue_column(d, c, p.bank, p.slot); break;
+    case DRAM_CMD_REF: assert(!"schedulers do not refresh"); break;
+    }
+    ch->wake = d->now + 1;
+}
+
+static void complete_transfers(struct dram *d, struct dram_channel *ch)
+{
+    while (ch->ring_count && ch->ring[ch->ring_head].end <= d->now) {
+        struct dram_transfer tr = ch->ring[ch->ring_head];
+        ch->ring_head = (ch->ring_head + 1) & (ch->ring_cap - 1);
+        ch->ring_count--;
+        struct dram_app_counters *ac = &ch->app[tr.req.app];
+        if (tr.req.write) {
+            ac->writes++;
+        } else {
+            ac->reads++;
+            ac->read_latency_cycles += tr.end - tr.arrival;
+        }
+        ac->bytes += d->cfg.request_bytes;
+        ch->counters.data_busy_cycles += d->burst_cycles;
+        d->outstanding--;
+        if (d->done)
+            d->done(d->done_ctx, &tr.req, tr.end);
+    }
+}
+
+void dram_tick(struct dram *d)
+{
+    if (d->now >= d->next_event) {
+        uint64_t next_event = DRAM_NEVER;
+        d->next_event = DRAM_NEVER;
+        for (unsigned c = 0; c < d->cfg.channels; c++) {
+            if (d->chan_next[c] <= d->now) {
+                struct dram_channel *ch = &d->ch[c];
+                complete_transfers(d, ch);
+                if (ch->wake <= d->now)
+                    channel_schedule(d, c);
+                uint64_t next = ch->wake;
+                if (ch->ring_count)
+                    next = dram_min(next, ch->ring[ch->ring_head].end);
+                d->chan_next[c] = next;
+            }
+            next_event = dram_min(next_event, d->chan_next[c]);
+        }
+        /* A completion callback may have queued a request meanwhile. */
+        d->next_event = dram_min(d->next_event, next_event);
+    }
+    d->now++;
+}
+
+uint64_t dram_now(const struct dram *d)
+{
+    return d->now;
+}
+
+bool dram_idle(const struct dram *d)
+{
+    return d->outstanding == 0;
+}
+
+void dram_app_counters(const struct dram *d, unsigned app, struct dram_app_counters *out)
+{
+    assert(app < d->napps);
+    memset(out, 0, sizeof(*out));
+    for (unsigned c = 0; c < d->cfg.channels; c++) {
+        const struct dram_app_counters *a = &d->ch[c].app[app];
+        out->reads += a->reads;
+        out->writes += a->writes;
+        out->row_hits += a->row_hits;
+        out->row_misses += a->row_misses;
+        out->row_conflicts += a->row_conflicts;
+        out->activates += a->activates;
+        out->bytes += a->bytes;
+        out->queue_cycles += a->queue_cycles;
+        out->read_latency_cycles += a->read_latency_cycles;
+        out->interference_cycles += a->interference_cycles;
+    }
+}
+
+void dram_channel_counters(const struct dram *d, unsigned channel,
+                           struct dram_channel_counters *out)
+{
+    assert(channel < d->cfg.channels);
+    *out = d->ch[channel].counters;
+}
+
+void dram_reset_counters(struct dram *d)
+{
+    for (unsigned c = 0; c < d->cfg.channels; c++) {
+        memset(d->ch[c].app, 0, d->napps * sizeof(*d->ch[c].app));
+        memset(&d->ch[c].counters, 0, sizeof(d->ch[c].counters));
+    }
+}

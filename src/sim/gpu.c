@@ -1,0 +1,495 @@
+/* gpu — the simulated GPU: builds the parts, runs the clock domains, applies partitions and
+ * gathers counters. */
+#include "corun/gpu.h"
+
+#include "corun/kstate.h"
+#include "corun/llc.h"
+#include "corun/noc.h"
+#include "corun/simenv.h"
+#include "corun/sm.h"
+#include "corun/util.h"
+#include "corun/wake.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WAKE_SLOTS   1024
+#define SM_BLOCK_MAX 8 /* cycles */
+
+_Static_assert(GPU_SM_IDLE == SM_OWNER_IDLE && GPU_SM_GATED == SM_OWNER_GATED,
+               "partition entries are passed to the SMs as they are");
+
+struct gpu {
+    struct gpu_config cfg;
+    struct sim_env env;
+    unsigned nkernels;
+    struct kstate *kernels[GPU_MAX_KERNELS];
+    struct sm **sms;
+    int *partition;
+    uint64_t *agents; /* scratch bit set for wake_take */
+    unsigned sm_rr;   /* first SM run in a block: rotates so no SM always wins ports */
+    unsigned block;   /* SM block length, cycles */
+
+    uint64_t now;
+    uint64_t core_khz, dram_khz, dram_acc; /* DRAM ticks when the accumulator passes core_khz */
+    uint64_t epoch_start, epoch_dram_start;
+};
+
+double gpu_config_peak_gbs(const struct gpu_config *cfg)
+{
+    return dram_config_peak_gbs(&cfg->dram);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int check_cache(const char *name, const struct cache_config *c, bool line128, char *err,
+                       size_t errlen)
+{
+    if (c->line_bytes == 0 || (line128 && c->line_bytes != 128))
+        return fail(err, errlen, "%s.line_bytes is %u: the core models 128-byte lines", name,
+                    c->line_bytes);
+    if (c->ways == 0 || c->size_bytes == 0 || c->size_bytes % (c->ways * c->line_bytes))
+        return fail(err, errlen,
+                    "%s: size_bytes (%u) must be a positive multiple of ways (%u) x line_bytes",
+                    name, c->size_bytes, c->ways);
+    return 0;
+}
+
+int gpu_config_check(const struct gpu_config *cfg, char *err, size_t errlen)
+{
+    if (cfg->sms < 1 || cfg->sms > 1024)
+        return fail(err, errlen, "sms is %u: expected 1..1024", cfg->sms);
+    if (!(cfg->core_clock_mhz > 0) || !(cfg->dram.clock_mhz > 0))
+        return fail(err, errlen, "core_clock_mhz and dram.clock_mhz must be positive");
+    if (cfg->warps_per_sm < 1 || cfg->warps_per_sm > SM_MAX_WARPS)
+        return fail(err, errlen, "warps_per_sm is %u: expected 1..%d", cfg->warps_per_sm,
+                    SM_MAX_WARPS);
+    if (cfg->tbs_per_sm < 1 || cfg->tbs_per_sm > SM_MAX_TBS)
+        return fail(err, errlen, "tbs_per_sm is %u: expected 1..%d", cfg->tbs_per_sm, SM_MAX_TBS);
+    if (cfg->schedulers_per_sm < 1 || cfg->schedulers_per_sm > SM_MAX_SCHEDULERS)
+        return fail(err, errlen, "schedulers_per_sm is %u: expected 1..%d", cfg->schedulers_per_sm,
+                    SM_MAX_SCHEDULERS);
+    /* The constant cache's line size only sets its capacity in lines: constant loads move
+     * 128-byte lines like every other request. */
+    if (check_cache("l1d", &cfg->l1d, true, err, errlen) ||
+        check_cache("l1c", &cfg->l1c, false, err, errlen))
+        return -1;
+    if (cfg->llc_slices < 1 || cfg->llc.size_bytes % cfg->llc_slices)
+        return fail(err, errlen, "llc_slices is %u: expected >= 1 and dividing llc.size_bytes",
+                    cfg->llc_slices);
+    struct cache_config slice = cfg->llc;
+    slice.size_bytes /= cfg->llc_slices;
+    if (check_cache("llc (one slice)", &slice, true, err, errlen))
+        return -1;
+    if (cfg->llc.mshrs < 1)
+        return fail(err, errlen, "llc.mshrs is 0: expected at least 1 per slice");
+    if (cfg->noc_bytes_per_cycle < 1)
+        return fail(err, errlen, "noc_bytes_per_cycle is 0: expected at least 1");
+    if (cfg->context_switch_bytes_per_cycle < 1)
+        return fail(err, errlen, "context_switch_bytes_per_cycle is 0: expected at least 1");
+    const struct dram_config *d = &cfg->dram;
+    if (dram_config_check(d, err, errlen))
+        return -1;
+    if (d->request_bytes != cfg->llc.line_bytes)
+        return fail(err, errlen, "dram.request_bytes is %u: must equal the LLC line (%u B)",
+                    d->request_bytes, cfg->llc.line_bytes);
+    return 0;
+}
+
+int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile *p, char *err,
+                      size_t errlen)
+{
+    const char *n = p->name ? p->name : "(unnamed)";
+    if (p->tbs < 1 || p->warps_per_tb < 1 || p->tbs_per_sm < 1 || p->insts_per_warp < 1)
+        return fail(err, errlen,
+                    "kernel %s: tbs, warps_per_tb, tbs_per_sm and insts_per_warp "
+                    "must be positive",
+                    n);
+    if (p->warps_per_tb > cfg->warps_per_sm)
+        return fail(err, errlen, "kernel %s: warps_per_tb is %u but an SM holds %u warps", n,
+                    p->warps_per_tb, cfg->warps_per_sm);
+    if (!(p->mem_fraction >= 0 && p->const_fraction >= 0 &&
+          p->mem_fraction + p->const_fraction <= 1))
+        return fail(err, errlen, "kernel %s: mem_fraction + const_fraction must lie in [0, 1]", n);
+    if (!(p->store_fraction >= 0 && p->store_fraction <= 1) ||
+        !(p->reuse_fraction >= 0 && p->reuse_fraction <= 1))
+        return fail(err, errlen,
+                    "kernel %s: store_fraction and reuse_fraction must lie in "
+                    "[0, 1]",
+                    n);
+    if (!(p->lines_per_access >= 1 && p->lines_per_access <= SM_MAX_LINES))
+        return fail(err, errlen, "kernel %s: lines_per_access is %g: expected 1..%d", n,
+                    p->lines_per_access, SM_MAX_LINES);
+    if (p->mlp < 1 || p->mlp > SM_MAX_MLP)
+        return fail(err, errlen, "kernel %s: mlp is %u: expected 1..%d", n, p->mlp, SM_MAX_MLP);
+    if (p->dep_latency > SM_MAX_DEP_LATENCY)
+        return fail(err, errlen, "kernel %s: dep_latency is %u: expected 0..%d", n, p->dep_latency,
+                    SM_MAX_DEP_LATENCY);
+    if (p->footprint_bytes < cfg->llc.line_bytes || p->footprint_bytes >= KSTATE_CONST_OFFSET)
+        return fail(err, errlen, "kernel %s: footprint_bytes must lie in [%u, 2^39)", n,
+                    cfg->llc.line_bytes);
+    if (p->seq_run_lines < 1)
+        return fail(err, errlen, "kernel %s: seq_run_lines must be at least 1", n);
+    return 0;
+}
+
+struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,
+                    unsigned nkernels, uint64_t seed, char *err, size_t errlen)
+{
+    if (gpu_config_check(cfg, err, errlen))
+        return NULL;
+    if (nkernels < 1 || nkernels > GPU_MAX_KERNELS) {
+        fail(err, errlen, "%u kernels: expected 1..%d", nkernels, GPU_MAX_KERNELS);
+        return NULL;
+    }
+    for (unsigned k = 0; k < nkernels; k++)
+        if (gpu_profile_check(cfg, profiles[k], err, errlen))
+            return NULL;
+
+    struct gpu *g = xcalloc(1, sizeof(*g));
+    g->cfg = *cfg;
+    g->nkernels = nkernels;
+    unsigned hist = 0;
+    for (unsigned k = 0; k < nkernels; k++) {
+        g->kernels[k] = kstate_new(profiles[k], k, cfg->llc.line_bytes, cfg->tbs_per_sm,
+                                   cfg->warps_per_sm, seed);
+        if (g->kernels[k]->hist_lines > hist)
+            hist = g->kernels[k]->hist_lines;
+    }
+    struct sim_env *e = &g->env;
+    e->cfg = &g->cfg;
+    e->kernels = g->kernels;
+    e->nkernels = nkernels;
+    e->nsms = cfg->sms;
+    e->sms = xcalloc(cfg->sms, sizeof(*e->sms));
+    g->sms = e->sms;
+    /* SM blocks must be shorter than the quickest reply (crossbar latency plus the reply's
+     * port cycles), so no reply lands inside a block already run. */
+    unsigned reply_cycles =
+        cfg->noc_latency_cycles +
+        (cfg->llc.line_bytes + cfg->noc_bytes_per_cycle - 1) / cfg->noc_bytes_per_cycle;
+    g->block = reply_cycles < SM_BLOCK_MAX ? reply_cycles : SM_BLOCK_MAX;
+    if (g->block < 1)
+        g->block = 1;
+    e->sm_wake = wake_new(cfg->sms, WAKE_SLOTS / 4, g->block);
+    e->slice_wake = wake_new(cfg->llc_slices, WAKE_SLOTS, 1);
+    e->noc = noc_new(cfg->sms, cfg->llc_slices, cfg->noc_bytes_per_cycle, cfg->noc_latency_cycles);
+    e->llc = llc_new(&g->cfg, e);
+    e->dram = dram_new(&g->cfg.dram, nkernels, llc_dram_done, e->llc);
+    for (unsigned i = 0; i < cfg->sms; i++)
+        e->sms[i] = sm_new(i, e, seed, hist);
+    unsigned words = wake_words(e->sm_wake);
+    if (wake_words(e->slice_wake) > words)
+        words = wake_words(e->slice_wake);
+    g->agents = xcalloc(words, sizeof(uint64_t));
+    g->partition = xmalloc(cfg->sms * sizeof(int));
+    for (unsigned i = 0; i < cfg->sms; i++)
+        g->partition[i] = GPU_SM_IDLE;
+    g->core_khz = (uint64_t)llround(cfg->core_clock_mhz * 1000);
+    g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
+    e->next_dram_tick = 0;
+    return g;
+}
+
+void gpu_delete(struct gpu *g)
+{
+    if (!g)
+        return;
+    for (unsigned i = 0; i < g->cfg.sms; i++)
+        sm_delete(g->sms[i]);
+    free(g->sms);
+    dram_delete(g->env.dram);
+    llc_delete(g->env.llc);
+    noc_delete(g->env.noc);
+    wake_delete(g->env.sm_wake);
+    wake_delete(g->env.slice_wake);
+    for (unsigned k = 0; k < g->nkernels; k++)
+        kstate_delete(g->kernels[k]);
+    free(g->agents);
+    free(g->partition);
+    free(g);
+}
+
+/* ---- partition ---- */
+
+void gpu_partition_even(unsigned sms, unsigned nkernels, int *owner_out)
+{
+    unsigned i = 0;
+    for (unsigned k = 0; k < nkernels; k++) {
+        unsigned n = sms / nkernels + (k < sms % nkernels);
+        for (unsigned j = 0; j < n; j++)
+            owner_out[i++] = (int)k;
+    }
+}
+
+int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu_switch_mode mode,
+                      char *err, size_t errlen)
+{
+    if (n != g->cfg.sms)
+        return fail(err, errlen, "partition has %zu entries: the GPU has %u SMs", n, g->cfg.sms);
+    for (size_t i = 0; i < n; i++) {
+        int o = owner_per_sm[i];
+        if (o != GPU_SM_IDLE && o != GPU_SM_GATED && (o < 0 || o >= (int)g->nkernels))
+            return fail(err, errlen,
+                        "SM %zu is given to kernel %d: expected 0..%u, idle (%d) or gated (%d)", i,
+                        o, g->nkernels - 1, GPU_SM_IDLE, GPU_SM_GATED);
+    }
+    if (mode != GPU_SWITCH_DRAIN && mode != GPU_SWITCH_CONTEXT && mode != GPU_SWITCH_ADAPTIVE)
+        return fail(err, errlen, "unknown switch mode %d", (int)mode);
+    for (size_t i = 0; i < n; i++) {
+        struct sm *sm = g->sms[i];
+        enum sm_switch how = mode == GPU_SWITCH_CONTEXT ? SM_SWITCH_SAVE : SM_SWITCH_DRAIN;
+        int run = sm_attributed(sm);
+        if (mode == GPU_SWITCH_ADAPTIVE && run >= 0) {
+            /* HSM: drain when the SM finished more TBs in the epoch than it holds at once
+             * (its TBs are short, draining is quick); otherwise context-switch. The epoch is
+             * the current one, or the previous one when the caller reset counters first. */
+            uint64_t done =
+                g->now > g->epoch_start ? sm_tbs_finished(sm) : sm_tbs_finished_prev(sm);
+            how = done > g->kernels[run]->occupancy ? SM_SWITCH_DRAIN : SM_SWITCH_SAVE;
+        }
+        g->partition[i] = owner_per_sm[i];
+        sm_set_owner(sm, owner_per_sm[i], how, g->now);
+    }
+    for (unsigned k = 0; k < g->nkernels; k++)
+        sm_dispatch(&g->env, g->kernels[k], g->now);
+    return 0;
+}
+
+void gpu_get_partition(const struct gpu *g, int *owner_out)
+{
+    memcpy(owner_out, g->partition, g->cfg.sms * sizeof(int));
+}
+
+/* ---- running ---- */
+
+/* Runs the SMs due in the block [g->now, block_end), starting at SM g->sm_rr and wrapping, so
+ * no SM always gets the crossbar ports first. */
+static void run_sms(struct gpu *g, uint64_t block_end)
+{
+    struct sim_env *e = &g->env;
+    if (!wake_take(e->sm_wake, g->now, g->agents))
+        return;
+    unsigned n = g->cfg.sms, first = g->sm_rr;
+    for (unsigned pass = 0; pass < 2; pass++) {
+        unsigned lo = pass ? 0 : first, hi = pass ? first : n;
+        for (unsigned a = lo; a < hi;) {
+            uint64_t bits = g->agents[a / 64] >> (a % 64);
+            if (!bits) {
+                a = (a / 64 + 1) * 64;
+                continue;
+            }
+            a += (unsigned)__builtin_ctzll(bits);
+            if (a >= hi)
+                break;
+            sm_run_block(g->sms[a], block_end);
+            a++;
+        }
+    }
+}
+
+static void run_slices(struct gpu *g)
+{
+    struct sim_env *e = &g->env;
+    if (!wake_take(e->slice_wake, g->now, g->agents))
+        return;
+    for (unsigned wi = 0; wi < wake_words(e->slice_wake); wi++) {
+        for (uint64_t bits = g->agents[wi]; bits; bits &= bits - 1) {
+            unsigned a = wi * 64 + (unsigned)__builtin_ctzll(bits);
+            uint64_t next = llc_step(e->llc, a, g->now);
+            if (next != UINT64_MAX)
+                wake_at(e->slice_wake, a, g->now, next);
+        }
+    }
+}
+
+void gpu_run(struct gpu *g, uint64_t core_cycles)
+{
+    struct sim_env *e = &g->env;
+    uint64_t end = g->now + core_cycles;
+    while (g->now < end) {
+        uint64_t block_end = (g->now / g->block + 1) * g->block;
+        if (block_end > end)
+            block_end = end;
+        e->now = g->now;
+        e->sm_block_end = block_end;
+        run_sms(g, block_end);
+        g->sm_rr = g->sm_rr + 1 < g->cfg.sms ? g->sm_rr + 1 : 0;
+        for (; g->now < block_end; g->now++) {
+            e->now = g->now;
+            /* DRAM ticks at the end of this cycle when the accumulator passes a core period;
+             * slices waiting for room in a DRAM queue retry in the cycle after. */
+            if (g->dram_acc + g->dram_khz >= g->core_khz)
+                e->next_dram_tick = g->now;
+            else if (e->next_dram_tick <= g->now)
+                e->next_dram_tick = g->now + (g->core_khz - g->dram_acc - 1) / g->dram_khz;
+            run_slices(g);
+            g->dram_acc += g->dram_khz;
+            while (g->dram_acc >= g->core_khz) {
+                g->dram_acc -= g->core_khz;
+                dram_tick(e->dram);
+            }
+        }
+    }
+    e->now = e->sm_block_end = g->now;
+}
+
+uint64_t gpu_now(const struct gpu *g)
+{
+    return g->now;
+}
+
+unsigned gpu_sms(const struct gpu *g)
+{
+    return g->cfg.sms;
+}
+
+unsigned gpu_kernels(const struct gpu *g)
+{
+    return g->nkernels;
+}
+
+const struct gpu_config *gpu_config(const struct gpu *g)
+{
+    return &g->cfg;
+}
+
+/* ---- counters ---- */
+
+void gpu_reset_counters(struct gpu *g)
+{
+    for (unsigned i = 0; i < g->cfg.sms; i++)
+        sm_reset_counters(g->sms[i], g->now);
+    for (unsigned k = 0; k < g->nkernels; k++)
+        kstate_reset_counters(g->kernels[k]);
+    dram_reset_counters(g->env.dram);
+    g->epoch_start = g->now;
+    g->epoch_dram_start = dram_now(g->env.dram);
+}
+
+static double seconds(const struct gpu *g, uint64_t core_cycles)
+{
+    return (double)core_cycles / (g->cfg.core_clock_mhz * 1e6);
+}
+
+void gpu_kernel_counters(const struct gpu *g, unsigned k, struct gpu_kernel_counters *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (k >= g->nkernels)
+        return;
+    const struct kstate *ks = g->kernels[k];
+    const struct kstate_counters *c = &ks->c;
+    out->cycles = g->now - g->epoch_start;
+    out->instructions = c->insts;
+    uint64_t sm_cycles = c->sm_cycles;
+    for (unsigned i = 0; i < g->cfg.sms; i++) {
+        const struct sm *sm = g->sms[i];
+        if (sm_attributed(sm) == (int)k) {
+            sm_cycles += g->now - sm_attributed_since(sm);
+            out->active_sms++;
+        }
+        if (g->partition[i] == (int)k)
+            out->owned_sms++;
+    }
+    out->sms = out->cycles ? (double)sm_cycles / (double)out->cycles : 0;
+    out->ipc = out->cycles ? (double)c->insts / (double)out->cycles : 0;
+    out->l1d_accesses = c->l1d_accesses;
+    out->l1d_misses = c->l1d_misses;
+    out->l1c_accesses = c->l1c_accesses;
+    out->l1c_misses = c->l1c_misses;
+    out->l2_accesses = c->l2_accesses;
+    out->l2_misses = c->l2_misses;
+
+    struct dram_app_counters d;
+    dram_app_counters(g->env.dram, k, &d);
+    out->dram_reads = d.reads;
+    out->dram_writes = d.writes;
+    out->dram_requests = d.reads + d.writes;
+    out->row_hits = d.row_hits;
+    out->row_accesses = d.row_hits + d.row_misses + d.row_conflicts;
+    out->activates = d.activates;
+    out->dram_bytes = d.bytes;
+    out->rbh = out->row_accesses ? (double)d.row_hits / (double)out->row_accesses : 0;
+    double secs = seconds(g, out->cycles);
+    out->bandwidth_gbs = secs > 0 ? (double)d.bytes / secs / 1e9 : 0;
+    double peak = gpu_config_peak_gbs(&g->cfg);
+    out->bandwidth_util = peak > 0 ? out->bandwidth_gbs / peak : 0;
+    out->dram_queue_cycles = d.queue_cycles;
+    out->dram_interference_cycles = d.interference_cycles;
+
+    out->tbs_finished = c->tbs_finished;
+    out->tbs_saved = c->tbs_saved;
+    out->tbs_restored = c->tbs_restored;
+    out->launches = ks->launches;
+    out->instructions_total = ks->insts_total;
+    out->first_launch_cycle = ks->first_launch_cycle;
+    out->first_launch_instructions = ks->first_launch_insts;
+
+    out->energy_static_j = g->cfg.sm_static_watts * seconds(g, sm_cycles);
+    out->energy_dynamic_j = (double)c->insts * g->cfg.inst_energy_nj * 1e-9;
+    out->energy_dram_j = ((double)d.activates * g->cfg.dram_activate_nj +
+                          (double)(d.reads + d.writes) * g->cfg.dram_burst_nj) *
+                         1e-9;
+    out->energy_j = out->energy_static_j + out->energy_dynamic_j + out->energy_dram_j;
+}
+
+void gpu_system_counters(const struct gpu *g, struct gpu_system_counters *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->cycles = g->now - g->epoch_start;
+    for (unsigned i = 0; i < g->cfg.sms; i++) {
+        const struct sm *sm = g->sms[i];
+        uint64_t open = g->now - sm_attributed_since(sm);
+        out->idle_sm_cycles += sm_idle_cycles(sm) + (sm_attributed(sm) == GPU_SM_IDLE ? open : 0);
+        out->gated_sm_cycles +=
+            sm_gated_cycles(sm) + (sm_attributed(sm) == GPU_SM_GATED ? open : 0);
+    }
+    out->energy_j = g->cfg.sm_static_watts * seconds(g, out->idle_sm_cycles);
+    for (unsigned k = 0; k < g->nkernels; k++) {
+        struct gpu_kernel_counters kc;
+        gpu_kernel_counters(g, k, &kc);
+        out->energy_j += kc.energy_j;
+    }
+}
+
+void gpu_channel_counters(const struct gpu *g, unsigned channel, struct gpu_channel_counters *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (channel >= g->cfg.dram.channels)
+        return;
+    dram_channel_counters(g->env.dram, channel, &out->c);
+    out->mem_cycles = dram_now(g->env.dram) - g->epoch_dram_start;
+    out->utilization =
+        out->mem_cycles ? (double)out->c.data_busy_cycles / (double)out->mem_cycles : 0;
+}
+
+uint64_t gpu_sm_tbs_finished(const struct gpu *g, unsigned sm)
+{
+    return sm < g->cfg.sms ? sm_tbs_finished(g->sms[sm]) : 0;
+}
+
+int gpu_sm_running(const struct gpu *g, unsigned sm)
+{
+    return sm < g->cfg.sms ? sm_attributed(g->sms[sm]) : GPU_SM_IDLE;
+}
+
+uint64_t gpu_kernel_instructions_total(const struct gpu *g, unsigned k)
+{
+    return k < g->nkernels ? g->kernels[k]->insts_total : 0;
+}

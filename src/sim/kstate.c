@@ -1,0 +1,196 @@
+/* kstate — a kernel's grid, relaunches, address stream and counters. */
+#include "corun/kstate.h"
+
+#include "corun/util.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsigned line_bytes,
+                          unsigned tbs_per_sm, unsigned warps_per_sm, uint64_t seed)
+{
+    struct kstate *k = xcalloc(1, sizeof(*k));
+    k->prof = *p;
+    k->prof.name = xstrdup(p->name ? p->name : "");
+    k->prof.description = xstrdup(p->description ? p->description : "");
+    k->index = index;
+    k->line_bytes = line_bytes;
+    k->base = (uint64_t)(index + 1) << KSTATE_ADDR_SHIFT;
+    k->footprint_lines = p->footprint_bytes / line_bytes;
+    if (k->footprint_lines == 0)
+        k->footprint_lines = 1;
+    unsigned occ = tbs_per_sm;
+    if (p->tbs_per_sm < occ)
+        occ = p->tbs_per_sm;
+    if (warps_per_sm / p->warps_per_tb < occ)
+        occ = warps_per_sm / p->warps_per_tb;
+    k->occupancy = occ;
+    uint64_t hist = p->reuse_window_bytes / line_bytes;
+    k->hist_lines = (unsigned)(hist > KSTATE_HIST_MAX ? KSTATE_HIST_MAX : hist);
+    rng_seed(&k->rng, seed, 0x6b000000ull + index);
+    k->cursor = rng_below(&k->rng, k->footprint_lines);
+    k->run_left = p->seq_run_lines;
+
+    double pn = p->mem_fraction + p->const_fraction;
+    k->inv_log_compute = pn > 0 && pn < 1 ? 1.0 / log1p(-pn) : 0;
+    k->thr_mem = rng_threshold(pn > 0 ? p->mem_fraction / pn : 0);
+    k->thr_store = rng_threshold(p->store_fraction);
+    k->thr_reuse = k->hist_lines ? rng_threshold(p->reuse_fraction) : 0;
+    k->base_lines = (unsigned)p->lines_per_access;
+    k->thr_extra_line = rng_threshold(p->lines_per_access - k->base_lines);
+    return k;
+}
+
+void kstate_delete(struct kstate *k)
+{
+    if (!k)
+        return;
+    for (unsigned i = 0; i < k->saved_count; i++)
+        free(k->saved[(k->saved_head + i) % k->saved_cap]);
+    free(k->saved);
+    kernel_profile_done(&k->prof);
+    free(k);
+}
+
+bool kstate_has_tb(const struct kstate *k)
+{
+    return k->saved_count > 0 || k->tbs_next < k->prof.tbs;
+}
+
+bool kstate_take_tb(struct kstate *k, struct kstate_saved_tb **saved)
+{
+    *saved = NULL;
+    if (k->saved_count > 0) {
+        *saved = k->saved[k->saved_head];
+        k->saved_head = (k->saved_head + 1) % k->saved_cap;
+        k->saved_count--;
+        k->c.tbs_restored++;
+        return true;
+    }
+    if (k->tbs_next < k->prof.tbs) {
+        k->tbs_next++;
+        return true;
+    }
+    return false;
+}
+
+bool kstate_tb_finished(struct kstate *k, uint64_t now)
+{
+    k->c.tbs_finished++;
+    k->tbs_done++;
+    assert(k->tbs_done <= k->prof.tbs);
+    if (k->tbs_done < k->prof.tbs)
+        return false;
+    /* The grid is done: relaunch it from the beginning, as the papers' methodology does. */
+    k->launches++;
+    if (k->launches == 1) {
+        k->first_launch_cycle = now;
+        k->first_launch_insts = k->insts_total;
+    }
+    k->tbs_next = 0;
+    k->tbs_done = 0;
+    return true;
+}
+
+void kstate_save_tb(struct kstate *k, struct kstate_saved_tb *tb)
+{
+    if (k->saved_count == k->saved_cap) {
+        unsigned cap = k->saved_cap ? 2 * k->saved_cap : 16;
+        struct kstate_saved_tb **q = xmalloc(cap * sizeof(*q));
+        for (unsigned i = 0; i < k->saved_count; i++)
+            q[i] = k->saved[(k->saved_head + i) % k->saved_cap];
+        free(k->saved);
+        k->saved = q;
+        k->saved_cap = cap;
+        k->saved_head = 0;
+    }
+    k->saved[(k->saved_head + k->saved_count) % k->saved_cap] = tb;
+    k->saved_count++;
+    k->c.tbs_saved++;
+}
+
+uint32_t kstate_draw_compute_run(const struct kstate *k, struct rng *r)
+{
+    double pn = k->prof.mem_fraction + k->prof.const_fraction;
+    if (pn >= 1)
+        return 0;
+    if (pn <= 0)
+        return UINT32_MAX;
+    /* Geometric number of failures before the first non-compute instruction: one draw per
+     * memory instruction instead of one per instruction. */
+    double u = 1.0 - rng_uniform(r); /* (0, 1] */
+    double n = floor(log(u) * k->inv_log_compute);
+    return n >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+void kstate_draw_mem(const struct kstate *k, struct rng *r, uint8_t *kind, uint8_t *lines)
+{
+    if (rng_next(r) >= k->thr_mem) {
+        *kind = KI_CONST;
+        *lines = 1;
+        return;
+    }
+    *kind = rng_next(r) < k->thr_store ? KI_STORE : KI_LOAD;
+    unsigned n = k->base_lines + (k->thr_extra_line && rng_next(r) < k->thr_extra_line);
+    *lines = (uint8_t)n;
+}
+
+uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h)
+{
+    if (k->thr_reuse && h->count && rng_next(r) < k->thr_reuse) {
+        unsigned span = h->count < k->hist_lines ? h->count : k->hist_lines;
+        unsigned back = 1 + (unsigned)rng_below(r, span);
+        return h->line[(h->pos + h->cap - back) % h->cap];
+    }
+    if (k->run_left == 0) {
+        k->cursor = rng_below(&k->rng, k->footprint_lines);
+        k->run_left = k->prof.seq_run_lines;
+    }
+    uint64_t line = k->base / k->line_bytes + k->cursor;
+    k->cursor = k->cursor + 1 < k->footprint_lines ? k->cursor + 1 : 0;
+    k->run_left--;
+    if (h->cap) {
+        h->line[h->pos] = line;
+        h->pos = h->pos + 1 < h->cap ? h->pos + 1 : 0;
+        if (h->count < h->cap)
+            h->count++;
+    }
+    return line;
+}
+
+uint64_t kstate_const_line(const struct kstate *k, struct rng *r)
+{
+    return (k->base + KSTATE_CONST_OFFSET) / k->line_bytes + rng_below(r, KSTATE_CONST_LINES);
+}
+
+unsigned kstate_kernel_of_line(uint64_t line, unsigned line_bytes)
+{
+    uint64_t addr = line * line_bytes;
+    return (unsigned)(addr >> KSTATE_ADDR_SHIFT) - 1;
+}
+
+void kstate_hist_init(struct kstate_hist *h, unsigned cap)
+{
+    h->cap = cap;
+    h->line = cap ? xmalloc(cap * sizeof(uint64_t)) : NULL;
+    h->pos = h->count = 0;
+}
+
+void kstate_hist_done(struct kstate_hist *h)
+{
+    free(h->line);
+    h->line = NULL;
+    h->cap = 0;
+}
+
+void kstate_hist_clear(struct kstate_hist *h)
+{
+    h->pos = h->count = 0;
+}
+
+void kstate_reset_counters(struct kstate *k)
+{
+    memset(&k->c, 0, sizeof(k->c));
+}

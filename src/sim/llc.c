@@ -1,0 +1,277 @@
+/* llc — LLC slices: input queue, tags and MSHRs, DRAM request queue. */
+#include "corun/llc.h"
+
+#include "corun/cache.h"
+#include "corun/kstate.h"
+#include "corun/noc.h"
+#include "corun/rng.h"
+#include "corun/sm.h"
+#include "corun/util.h"
+#include "corun/wake.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+struct llc_req {
+    uint64_t ready; /* cycle the request reaches the tag array */
+    uint64_t line;
+    uint16_t sm;
+    uint8_t kind, kernel;
+};
+
+struct llc_out {
+    uint64_t line;
+    uint8_t write, kernel;
+};
+
+struct slice {
+    struct cache *cache;
+    struct llc_req *in;
+    unsigned in_cap, in_head, in_count;
+    struct llc_out out[LLC_DRAM_ENTRIES];
+    unsigned out_head, out_count;
+    uint64_t *waiters; /* SMs waiting for room in `in` */
+    unsigned waiter_rr;
+};
+
+struct llc {
+    struct sim_env *env;
+    unsigned nslices, per_channel, channels, line_bytes, latency, sm_words;
+    struct dram_config dcfg;
+    struct slice *s;
+};
+
+struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
+{
+    struct llc *l = xcalloc(1, sizeof(*l));
+    l->env = env;
+    l->nslices = cfg->llc_slices;
+    l->channels = cfg->dram.channels;
+    l->per_channel = l->nslices % l->channels == 0 ? l->nslices / l->channels : 0;
+    l->line_bytes = cfg->llc.line_bytes;
+    l->latency = cfg->llc.latency_cycles;
+    l->dcfg = cfg->dram;
+    l->sm_words = (cfg->sms + 63) / 64;
+    l->s = xcalloc(l->nslices, sizeof(*l->s));
+    uint64_t slice_bytes = cfg->llc.size_bytes / cfg->llc_slices;
+    for (unsigned i = 0; i < l->nslices; i++) {
+        struct slice *s = &l->s[i];
+        s->cache = cache_new(slice_bytes, cfg->llc.ways, cfg->llc.line_bytes, cfg->llc.mshrs,
+                             cfg->llc.mshrs * 8, true);
+        assert(s->cache);
+        s->in_cap = LLC_QUEUE_ENTRIES + l->latency;
+        s->in = xcalloc(s->in_cap, sizeof(*s->in));
+        s->waiters = xcalloc(l->sm_words, sizeof(uint64_t));
+    }
+    return l;
+}
+
+void llc_delete(struct llc *l)
+{
+    if (!l)
+        return;
+    for (unsigned i = 0; i < l->nslices; i++) {
+        cache_delete(l->s[i].cache);
+        free(l->s[i].in);
+        free(l->s[i].waiters);
+    }
+    free(l->s);
+    free(l);
+}
+
+unsigned llc_slices(const struct llc *l)
+{
+    return l->nslices;
+}
+
+unsigned llc_slice_of(const struct llc *l, uint64_t line)
+{
+    if (!l->per_channel)
+        return (unsigned)(rng_mix64(line) % l->nslices);
+    struct dram_location loc;
+    dram_map(&l->dcfg, line * l->line_bytes, &loc);
+    unsigned sub = l->per_channel > 1 ? (unsigned)(rng_mix64(line) % l->per_channel) : 0;
+    return loc.channel * l->per_channel + sub;
+}
+
+unsigned llc_mshrs_used(const struct llc *l, unsigned slice)
+{
+    return cache_mshrs_used(l->s[slice].cache);
+}
+
+bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
+              unsigned kernel, uint64_t now)
+{
+    struct slice *s = &l->s[slice];
+    if (s->in_count == s->in_cap) {
+        s->waiters[sm / 64] |= 1ull << (sm % 64);
+        return false;
+    }
+    unsigned bytes = kind == LLC_WRITE ? l->line_bytes : 8;
+    uint64_t arrive = noc_send_request(l->env->noc, sm, slice, bytes, now);
+    struct llc_req *r = &s->in[(s->in_head + s->in_count) % s->in_cap];
+    *r = (struct llc_req){.ready = arrive + l->latency,
+                          .line = line,
+                          .sm = (uint16_t)sm,
+                          .kind = (uint8_t)kind,
+                          .kernel = (uint8_t)kernel};
+    s->in_count++;
+    /* Requests become ready in the order they were sent (the slice port serializes them). */
+    if (s->in_count == 1) /* SMs run ahead of the slices by up to a block: use the slices' now */
+        wake_at(l->env->slice_wake, slice, l->env->now, r->ready);
+    return true;
+}
+
+/* Wakes the next SM (round robin) that waits for room in slice s. */
+static void wake_waiter(struct llc *l, unsigned slice, uint64_t now)
+{
+    struct slice *s = &l->s[slice];
+    unsigned words = l->sm_words;
+    for (unsigned i = 0; i <= words; i++) {
+        unsigned wi = (s->waiter_rr / 64 + i) % words;
+        uint64_t bits = s->waiters[wi];
+        if (i == 0)
+            bits &= ~0ull << (s->waiter_rr % 64);
+        if (!bits)
+            continue;
+        unsigned sm = wi * 64 + (unsigned)__builtin_ctzll(bits);
+        s->waiters[wi] &= ~(1ull << (sm % 64));
+        s->waiter_rr = sm + 1 < words * 64 ? sm + 1 : 0;
+        sm_wake(l->env->sms[sm], now + 1);
+        return;
+    }
+}
+
+static void out_push(struct slice *s, uint64_t line, bool write, unsigned kernel)
+{
+    assert(s->out_count < LLC_DRAM_ENTRIES);
+    s->out[(s->out_head + s->out_count) % LLC_DRAM_ENTRIES] =
+        (struct llc_out){.line = line, .write = write, .kernel = (uint8_t)kernel};
+    s->out_count++;
+}
+
+static void writeback(struct llc *l, struct slice *s, const struct cache_victim *v)
+{
+    if (!v->valid || !v->dirty)
+        return;
+    unsigned k = kstate_kernel_of_line(v->line, l->line_bytes);
+    l->env->kernels[k]->c.l2_writebacks++;
+    out_push(s, v->line, true, k);
+}
+
+struct reply_ctx {
+    struct llc *l;
+    unsigned slice;
+    uint64_t line, now;
+};
+
+static void send_reply(struct llc *l, unsigned slice, uint64_t line, uint32_t token, uint64_t now)
+{
+    unsigned sm = token >> 1;
+    uint64_t arrive = noc_send_reply(l->env->noc, slice, sm, l->line_bytes, now);
+    sm_deliver(l->env->sms[sm], arrive, line, token & 1);
+}
+
+static void reply_waiter(void *ctx, uint32_t token)
+{
+    struct reply_ctx *rc = ctx;
+    send_reply(rc->l, rc->slice, rc->line, token, rc->now);
+}
+
+/* Handles the request at the head of the input queue; false when it must wait. */
+static bool process(struct llc *l, unsigned slice, const struct llc_req *r, uint64_t now)
+{
+    struct slice *s = &l->s[slice];
+    struct kstate_counters *kc = &l->env->kernels[r->kernel]->c;
+    struct cache_victim v;
+    if (r->kind == LLC_WRITE) {
+        if (s->out_count + 1 > LLC_DRAM_ENTRIES)
+            return false;
+        kc->l2_accesses++;
+        if (!cache_write(s->cache, r->line, &v))
+            kc->l2_misses++;
+        writeback(l, s, &v);
+        return true;
+    }
+    /* A miss may need a read and a write-back. */
+    if (s->out_count + 2 > LLC_DRAM_ENTRIES)
+        return false;
+    uint32_t token = ((uint32_t)r->sm << 1) | (r->kind == LLC_READ_CONST);
+    switch (cache_read(s->cache, r->line, token, &v)) {
+    case CACHE_STALL: return false;
+    case CACHE_HIT:
+        kc->l2_accesses++;
+        send_reply(l, slice, r->line, token, now);
+        return true;
+    case CACHE_MISS:
+        kc->l2_accesses++;
+        kc->l2_misses++;
+        out_push(s, r->line, false, r->kernel);
+        writeback(l, s, &v);
+        return true;
+    case CACHE_MERGED:
+        kc->l2_accesses++;
+        kc->l2_misses++;
+        return true;
+    }
+    return false;
+}
+
+uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now)
+{
+    struct slice *s = &l->s[slice];
+    struct dram *d = l->env->dram;
+    while (s->out_count) {
+        struct llc_out *o = &s->out[s->out_head];
+        uint64_t addr = o->line * l->line_bytes;
+        bool room = l->per_channel ? dram_channel_will_accept(d, slice / l->per_channel)
+                                   : dram_will_accept(d, addr);
+        if (!room)
+            break;
+        struct dram_request req = {
+            .addr = addr, .write = o->write, .app = o->kernel, .user = (void *)(uintptr_t)slice};
+        dram_add(d, &req);
+        s->out_head = (s->out_head + 1) % LLC_DRAM_ENTRIES;
+        s->out_count--;
+    }
+    uint64_t next = UINT64_MAX;
+    if (s->in_count) {
+        struct llc_req *r = &s->in[s->in_head];
+        bool stalled = false;
+        if (r->ready <= now) {
+            stalled = !process(l, slice, r, now);
+            if (!stalled) {
+                s->in_head = s->in_head + 1 < s->in_cap ? s->in_head + 1 : 0;
+                s->in_count--;
+                wake_waiter(l, slice, now);
+                r = &s->in[s->in_head];
+            }
+        }
+        /* A stalled head needs no polling: a DRAM tick (queue room, below) or a fill freeing
+         * an MSHR (llc_dram_done) wakes the slice. */
+        if (s->in_count && !stalled)
+            next = r->ready > now ? r->ready : now + 1;
+    }
+    if (s->out_count) {
+        uint64_t t = l->env->next_dram_tick + 1;
+        if (t <= now)
+            t = now + 1;
+        if (t < next)
+            next = t;
+    }
+    return next;
+}
+
+void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle)
+{
+    (void)mem_cycle;
+    struct llc *l = ctx;
+    if (req->write)
+        return;
+    unsigned slice = (unsigned)(uintptr_t)req->user;
+    uint64_t now = l->env->now;
+    struct reply_ctx rc = {.l = l, .slice = slice, .line = req->addr / l->line_bytes, .now = now};
+    cache_fill(l->s[slice].cache, rc.line, reply_waiter, &rc);
+    if (l->s[slice].in_count)
+        wake_at(l->env->slice_wake, slice, now, now + 1);
+}

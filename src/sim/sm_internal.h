@@ -1,0 +1,138 @@
+/* sm_internal — the SM's state, shared by sm.c (stepping, issue, memory) and sm_tb.c (TBs,
+ * ownership, context switches). Not part of the public API.
+ *
+ * Warps live in slots (stable indices, used in MSHR waiter tokens) and are ordered by age in
+ * ranks: bit r of the ready/memnext/scheduler masks is the r-th oldest resident warp, so the
+ * oldest ready warp is one count-trailing-zeros away. A TB's warps hold contiguous ranks,
+ * which lets a finished TB be cut out of every mask with two shifts. Per-warp fields are kept
+ * as arrays (one cache line holds a field of many warps) because the issue path touches one
+ * or two fields of whichever warp the scheduler picks. */
+#ifndef CORUN_SM_INTERNAL_H
+#define CORUN_SM_INTERNAL_H
+
+#include "corun/cache.h"
+#include "corun/kstate.h"
+#include "corun/rng.h"
+#include "corun/sm.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SM_OUTQ  32   /* request queue toward the crossbar, >= SM_MAX_LINES */
+#define SM_DEPQ  2048 /* dependency queue: >= SM_MAX_SCHEDULERS * (SM_MAX_DEP_LATENCY + 1) */
+#define SM_NEVER UINT64_MAX
+
+struct sm_outreq {
+    uint64_t line;
+    uint16_t slice;
+    uint8_t kind, kernel;
+};
+
+struct sm_timed {
+    uint64_t ready;
+    uint64_t line;  /* replies */
+    uint32_t token; /* hits: warp slot << 5 | load slot; replies: is_const */
+};
+
+/* A FIFO of events whose ready cycles never decrease; grows when full (rare, never in the
+ * steady state). */
+struct sm_fifo {
+    struct sm_timed *e;
+    unsigned cap, head, count;
+};
+
+struct sm_tbslot {
+    uint8_t used, live;
+};
+
+struct sm {
+    unsigned id;
+    struct sim_env *env;
+    struct rng rng;
+    enum sm_state state;
+    int owner;        /* target owner */
+    struct kstate *k; /* kernel whose TBs are here */
+    unsigned wpt, occ, mlp, dep, nsched;
+    uint64_t now, stall_until, wake_time;
+    uint64_t ev_next;     /* earliest head of hits_d, hits_c and replies */
+    uint64_t insts_local; /* instructions not yet added to the kernel's counters */
+    bool tb_freed, save_started;
+    bool credit_blocked; /* the request queue's head was refused by its slice */
+
+    /* warps, by slot */
+    uint64_t ready_at[SM_MAX_WARPS];
+    uint32_t insts_left[SM_MAX_WARPS], compute_left[SM_MAX_WARPS];
+    uint32_t free_slots[SM_MAX_WARPS]; /* free load slots, one bit each */
+    uint8_t next_kind[SM_MAX_WARPS], next_lines[SM_MAX_WARPS];
+    uint8_t loads_out[SM_MAX_WARPS], wtb[SM_MAX_WARPS];
+    uint8_t pending[SM_MAX_WARPS][SM_MAX_MLP]; /* lines outstanding per load slot */
+
+    uint64_t resident; /* slot space */
+    uint64_t soon;     /* slot space: issued a memory instruction, may go again next cycle */
+    unsigned nranks, loads_pending;
+    uint8_t slot_of_rank[SM_MAX_WARPS], rank_of_slot[SM_MAX_WARPS];
+    uint64_t ready, memnext, sched[SM_MAX_SCHEDULERS]; /* rank space */
+    int greedy[SM_MAX_SCHEDULERS];                     /* slot, -1 none */
+    /* Compute dependencies: (ready cycle << 8 | slot), in issue order, so ready cycles never
+     * decrease (dep is fixed while the SM runs one kernel). */
+    uint64_t depq[SM_DEPQ];
+    unsigned depq_head, depq_count;
+
+    struct sm_tbslot tb[SM_MAX_TBS];
+    unsigned ntbs;
+
+    struct cache *l1d, *l1c;
+    unsigned l1d_lat, l1c_lat;
+    struct sm_outreq outq[SM_OUTQ];
+    unsigned outq_head, outq_count;
+    struct sm_fifo hits_d, hits_c, replies;
+    struct kstate_hist hist;
+
+    uint64_t tbs_finished, tbs_finished_prev;
+    int attr;
+    uint64_t attr_since, idle_cycles, gated_cycles;
+};
+
+/* Sets warp slot ready if nothing holds it back at cycle sm->now. */
+static inline void sm_maybe_ready(struct sm *sm, unsigned slot)
+{
+    if (!(sm->resident >> slot & 1) || sm->insts_left[slot] == 0 ||
+        sm->loads_out[slot] >= sm->mlp || sm->ready_at[slot] > sm->now)
+        return;
+    sm->ready |= 1ull << sm->rank_of_slot[slot];
+}
+
+static inline void sm_set_memnext(struct sm *sm, unsigned slot)
+{
+    uint64_t bit = 1ull << sm->rank_of_slot[slot];
+    if (sm->compute_left[slot] == 0 && sm->insts_left[slot] > 0)
+        sm->memnext |= bit;
+    else
+        sm->memnext &= ~bit;
+}
+
+/* Draws the warp's next run of compute instructions and the non-compute one after it. */
+static inline void sm_draw_next(struct sm *sm, unsigned slot)
+{
+    sm->compute_left[slot] = kstate_draw_compute_run(sm->k, &sm->rng);
+    kstate_draw_mem(sm->k, &sm->rng, &sm->next_kind[slot], &sm->next_lines[slot]);
+}
+
+/* Adds the instructions counted locally to the kernel's counters. */
+static inline void sm_flush_insts(struct sm *sm)
+{
+    if (sm->insts_local) {
+        sm->k->c.insts += sm->insts_local;
+        sm->k->insts_total += sm->insts_local;
+        sm->insts_local = 0;
+    }
+}
+
+/* In sm_tb.c: */
+void sm_tb_fill(struct sm *sm);
+void sm_warp_done(struct sm *sm, unsigned slot);
+void sm_after_tb_change(struct sm *sm, uint64_t now);
+void sm_try_save(struct sm *sm, uint64_t now);
+void sm_attribute(struct sm *sm, uint64_t now);
+
+#endif

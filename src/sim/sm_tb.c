@@ -1,0 +1,322 @@
+/* sm_tb — an SM's thread blocks and ownership: TB dispatch and completion, switching owner by
+ * draining or by context switch, time attribution, and the SM's counters. */
+#include "corun/gpu.h"
+#include "corun/util.h"
+#include "sm_internal.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Removes n bits at [lo, lo + n) from m, shifting the bits above down. */
+static uint64_t cut_bits(uint64_t m, unsigned lo, unsigned n)
+{
+    uint64_t low = lo ? m & ((1ull << lo) - 1) : 0;
+    uint64_t high = lo + n >= 64 ? 0 : (m >> (lo + n)) << lo;
+    return low | high;
+}
+
+static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved);
+
+/* Takes one TB of sm's kernel into a free slot; false when none is left. */
+static bool take_one(struct sm *sm)
+{
+    struct kstate_saved_tb *saved;
+    if (!kstate_take_tb(sm->k, &saved))
+        return false;
+    unsigned t = 0;
+    while (sm->tb[t].used)
+        t++;
+    tb_place(sm, t, saved);
+    return true;
+}
+
+void sm_dispatch(struct sim_env *env, struct kstate *k, uint64_t now)
+{
+    /* One TB per SM per round, as a GPU's TB scheduler spreads a grid across SMs; an SM run
+     * ahead within its block, or asleep, gets its TBs at its own clock or the caller's. */
+    for (bool more = true; more;) {
+        more = false;
+        for (unsigned i = 0; i < env->nsms; i++) {
+            struct sm *o = env->sms[i];
+            if (o->k != k || o->state != SM_RUN || o->ntbs >= o->occ)
+                continue;
+            if (o->now < now)
+                o->now = now;
+            if (!take_one(o))
+                return;
+            more = true;
+            sm_wake(o, now + 1);
+        }
+    }
+}
+
+static void tb_finish(struct sm *sm, unsigned t)
+{
+    unsigned first = t * sm->wpt;
+    unsigned lo = sm->rank_of_slot[first], n = sm->wpt;
+    sm->ready = cut_bits(sm->ready, lo, n);
+    sm->memnext = cut_bits(sm->memnext, lo, n);
+    for (unsigned s = 0; s < sm->nsched; s++)
+        sm->sched[s] = cut_bits(sm->sched[s], lo, n);
+    for (unsigned r = lo + n; r < sm->nranks; r++) {
+        unsigned slot = sm->slot_of_rank[r];
+        sm->slot_of_rank[r - n] = (uint8_t)slot;
+        sm->rank_of_slot[slot] = (uint8_t)(r - n);
+    }
+    sm->nranks -= n;
+    uint64_t slots = (n == 64 ? ~0ull : (1ull << n) - 1) << first;
+    sm->resident &= ~slots;
+    sm->soon &= ~slots;
+    sm->tb[t].used = 0;
+    sm->ntbs--;
+    sm->tbs_finished++;
+    sm->tb_freed = true;
+    sm_flush_insts(sm);
+    if (kstate_tb_finished(sm->k, sm->now))
+        sm_dispatch(sm->env, sm->k, sm->now);
+}
+
+void sm_warp_done(struct sm *sm, unsigned slot)
+{
+    unsigned t = sm->wtb[slot];
+    assert(sm->tb[t].live > 0);
+    if (--sm->tb[t].live == 0)
+        tb_finish(sm, t);
+}
+
+static uint64_t tb_state_bytes(const struct kstate *k)
+{
+    return (uint64_t)k->prof.warps_per_tb * 32 * k->prof.regs_per_thread * 4 +
+           k->prof.smem_per_tb_bytes;
+}
+
+static uint64_t transfer_cycles(const struct sm *sm, uint64_t bytes)
+{
+    unsigned rate = sm->env->cfg->context_switch_bytes_per_cycle;
+    return (bytes + rate - 1) / rate;
+}
+
+/* Places one TB (fresh, or restored from saved) into free TB slot t. */
+static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved)
+{
+    sm->tb[t].used = 1;
+    sm->tb[t].live = 0;
+    sm->ntbs++;
+    if (saved) { /* the restore streams the TB's state back in before any warp issues */
+        uint64_t from = sm->stall_until > sm->now ? sm->stall_until : sm->now;
+        sm->stall_until = from + transfer_cycles(sm, tb_state_bytes(sm->k));
+    }
+    for (unsigned i = 0; i < sm->wpt; i++) {
+        unsigned slot = t * sm->wpt + i;
+        sm->wtb[slot] = (uint8_t)t;
+        sm->free_slots[slot] = sm->mlp == 32 ? UINT32_MAX : (1u << sm->mlp) - 1;
+        sm->loads_out[slot] = 0;
+        sm->ready_at[slot] = sm->now;
+        if (saved) {
+            const struct kstate_warp_ctx *c = &saved->warp[i];
+            sm->insts_left[slot] = c->insts_left;
+            sm->compute_left[slot] = c->compute_left;
+            sm->next_kind[slot] = c->next_kind;
+            sm->next_lines[slot] = c->next_lines;
+        } else {
+            sm->insts_left[slot] = sm->k->prof.insts_per_warp;
+            sm_draw_next(sm, slot);
+        }
+        unsigned r = sm->nranks++;
+        sm->slot_of_rank[r] = (uint8_t)slot;
+        sm->rank_of_slot[slot] = (uint8_t)r;
+        sm->sched[slot % sm->nsched] |= 1ull << r;
+        sm->resident |= 1ull << slot;
+        if (sm->insts_left[slot]) {
+            sm->tb[t].live++;
+            sm_set_memnext(sm, slot);
+            sm_maybe_ready(sm, slot);
+        }
+    }
+    free(saved);
+    if (sm->tb[t].live == 0)
+        tb_finish(sm, t);
+}
+
+void sm_tb_fill(struct sm *sm)
+{
+    while (sm->state == SM_RUN && sm->ntbs < sm->occ && take_one(sm))
+        ;
+}
+
+/* ---- ownership ---- */
+
+void sm_attribute(struct sm *sm, uint64_t now)
+{
+    uint64_t span = now - sm->attr_since;
+    if (sm->attr >= 0)
+        sm->env->kernels[sm->attr]->c.sm_cycles += span;
+    else if (sm->attr == SM_OWNER_GATED)
+        sm->gated_cycles += span;
+    else
+        sm->idle_cycles += span;
+    sm->attr_since = now;
+}
+
+/* The SM holds no TBs: it becomes owner's, and takes TBs at once when fill is set (else the
+ * caller dispatches them across SMs). */
+static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
+{
+    assert(sm->ntbs == 0 && sm->loads_pending == 0);
+    if (sm->k)
+        sm_flush_insts(sm);
+    sm_attribute(sm, now);
+    sm->resident = sm->soon = 0;
+    sm->nranks = 0;
+    sm->ready = sm->memnext = 0;
+    memset(sm->sched, 0, sizeof(sm->sched));
+    for (unsigned s = 0; s < SM_MAX_SCHEDULERS; s++)
+        sm->greedy[s] = -1;
+    sm->depq_count = 0;
+    /* A new kernel starts with cold L1s, as after a kernel boundary on a real GPU. */
+    cache_invalidate_all(sm->l1d);
+    cache_invalidate_all(sm->l1c);
+    kstate_hist_clear(&sm->hist);
+    sm->owner = owner;
+    sm->save_started = false;
+    if (owner >= 0) {
+        sm->k = sm->env->kernels[owner];
+        sm->state = SM_RUN;
+        sm->wpt = sm->k->prof.warps_per_tb;
+        sm->occ = sm->k->occupancy;
+        sm->mlp = sm->k->prof.mlp;
+        sm->dep = sm->k->prof.dep_latency ? sm->k->prof.dep_latency : 1;
+    } else {
+        sm->k = NULL;
+        sm->state = owner == SM_OWNER_GATED ? SM_GATED : SM_IDLE;
+    }
+    sm->attr = owner;
+    if (fill && sm->state == SM_RUN)
+        sm_tb_fill(sm);
+}
+
+uint64_t sm_save_cost(const struct sm *sm)
+{
+    if (!sm->k || sm->ntbs == 0)
+        return 0;
+    return transfer_cycles(sm, sm->ntbs * tb_state_bytes(sm->k));
+}
+
+/* Saves every resident TB into its kernel's queue (the cost has been paid). */
+static void save_tbs(struct sm *sm)
+{
+    for (unsigned t = 0; t < SM_MAX_TBS && sm->ntbs; t++) {
+        if (!sm->tb[t].used)
+            continue;
+        struct kstate_saved_tb *tb =
+            xmalloc(sizeof(*tb) + sm->wpt * sizeof(struct kstate_warp_ctx));
+        tb->nwarps = sm->wpt;
+        for (unsigned i = 0; i < sm->wpt; i++) {
+            unsigned slot = t * sm->wpt + i;
+            tb->warp[i] = (struct kstate_warp_ctx){sm->insts_left[slot], sm->compute_left[slot],
+                                                   sm->next_kind[slot], sm->next_lines[slot]};
+        }
+        kstate_save_tb(sm->k, tb);
+        sm->tb[t].used = 0;
+        sm->ntbs--;
+    }
+    sm_dispatch(sm->env, sm->k, sm->now);
+}
+
+void sm_set_owner(struct sm *sm, int owner, enum sm_switch how, uint64_t now)
+{
+    sm->now = now;
+    int running = sm->k ? (int)sm->k->index : SM_OWNER_IDLE;
+    if (sm->state == SM_IDLE || sm->state == SM_GATED || (sm->ntbs == 0 && !sm->loads_pending)) {
+        if (owner != sm->owner || sm->state != SM_RUN)
+            switch_to(sm, owner, now, false);
+    } else if (owner == running && !sm->save_started) {
+        sm->owner = owner; /* back to the kernel it still runs: cancel the switch */
+        sm->state = SM_RUN;
+    } else {
+        sm->owner = owner;
+        if (owner != running && !(sm->state == SM_SAVE && sm->save_started))
+            sm->state = how == SM_SWITCH_SAVE ? SM_SAVE : SM_DRAIN;
+    }
+    sm_wake(sm, now);
+}
+
+/* SAVE: once no load is in flight, pay the transfer cost, then hand the TBs back. */
+void sm_try_save(struct sm *sm, uint64_t now)
+{
+    if (!sm->save_started) {
+        if (sm->loads_pending || sm->outq_count || now < sm->stall_until)
+            return;
+        sm->save_started = true;
+        sm->stall_until = now + sm_save_cost(sm);
+    }
+    if (now < sm->stall_until)
+        return;
+    save_tbs(sm);
+    switch_to(sm, sm->owner, now, true);
+}
+
+void sm_after_tb_change(struct sm *sm, uint64_t now)
+{
+    sm->tb_freed = false;
+    if (sm->state == SM_RUN)
+        sm_tb_fill(sm);
+    else if (sm->state == SM_DRAIN && sm->ntbs == 0 && sm->loads_pending == 0)
+        switch_to(sm, sm->owner, now, true);
+}
+
+/* ---- queries ---- */
+
+int sm_owner(const struct sm *sm)
+{
+    return sm->owner;
+}
+
+int sm_attributed(const struct sm *sm)
+{
+    return sm->attr;
+}
+
+uint64_t sm_attributed_since(const struct sm *sm)
+{
+    return sm->attr_since;
+}
+
+enum sm_state sm_state(const struct sm *sm)
+{
+    return sm->state;
+}
+
+unsigned sm_resident_tbs(const struct sm *sm)
+{
+    return sm->ntbs;
+}
+
+uint64_t sm_tbs_finished(const struct sm *sm)
+{
+    return sm->tbs_finished;
+}
+
+uint64_t sm_tbs_finished_prev(const struct sm *sm)
+{
+    return sm->tbs_finished_prev;
+}
+
+uint64_t sm_idle_cycles(const struct sm *sm)
+{
+    return sm->idle_cycles;
+}
+
+uint64_t sm_gated_cycles(const struct sm *sm)
+{
+    return sm->gated_cycles;
+}
+
+void sm_reset_counters(struct sm *sm, uint64_t now)
+{
+    sm_attribute(sm, now);
+    sm->tbs_finished_prev = sm->tbs_finished;
+    sm->tbs_finished = 0;
+    sm->idle_cycles = sm->gated_cycles = 0;
+}

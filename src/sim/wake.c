@@ -1,0 +1,60 @@
+/* wake — timing wheel of agent bit sets. */
+#include "corun/wake.h"
+
+#include "corun/util.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+struct wake {
+    unsigned agents, words, mask, block;
+    uint64_t *bits; /* slots * words */
+};
+
+struct wake *wake_new(unsigned agents, unsigned slots, unsigned block)
+{
+    assert(slots && (slots & (slots - 1)) == 0 && block > 0);
+    struct wake *w = xcalloc(1, sizeof(*w));
+    w->agents = agents;
+    w->words = (agents + 63) / 64;
+    if (w->words == 0)
+        w->words = 1;
+    w->mask = slots - 1;
+    w->block = block;
+    w->bits = xcalloc((size_t)slots * w->words, sizeof(uint64_t));
+    return w;
+}
+
+void wake_delete(struct wake *w)
+{
+    if (!w)
+        return;
+    free(w->bits);
+    free(w);
+}
+
+unsigned wake_words(const struct wake *w)
+{
+    return w->words;
+}
+
+void wake_at(struct wake *w, unsigned agent, uint64_t now, uint64_t t)
+{
+    assert(agent < w->agents && t >= now);
+    uint64_t slot = t / w->block, cur = now / w->block;
+    if (slot - cur > w->mask)
+        slot = cur + w->mask;
+    w->bits[(size_t)(slot & w->mask) * w->words + agent / 64] |= 1ull << (agent % 64);
+}
+
+int wake_take(struct wake *w, uint64_t now, uint64_t *out)
+{
+    uint64_t *slot = w->bits + (size_t)((now / w->block) & w->mask) * w->words;
+    uint64_t any = 0;
+    for (unsigned i = 0; i < w->words; i++) {
+        out[i] = slot[i];
+        any |= slot[i];
+        slot[i] = 0;
+    }
+    return any != 0;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The format and layering checks must fail on a violation: break a copy of the tree on purpose
+# and expect each check to catch it.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+copy="$TMPD/tree"
+mkdir -p "$copy"
+cp -r "$top_srcdir/src" "$top_srcdir/include" "$top_srcdir/tests" "$top_srcdir/.clang-format" \
+    "$copy/"
+
+"$here/check_layering.sh" "$copy" >/dev/null || fail "layering check fails on the clean tree"
+
+# ncurses in the simulator.
+sed -i '1a #include <curses.h>' "$copy/src/sim/kernel.c"
+if "$here/check_layering.sh" "$copy" 2>"$TMPD/err"; then fail "ncurses in src/sim not caught"; fi
+grep -q 'src/sim/kernel.c:2: ncurses outside src/tui' "$TMPD/err" || fail "wrong message: $(cat "$TMPD/err")"
+cp "$top_srcdir/src/sim/kernel.c" "$copy/src/sim/kernel.c"
+
+# The simulator looking up at the loader.
+sed -i '1a #include "corun/scenario.h"' "$copy/src/sim/gpu.c"
+if "$here/check_layering.sh" "$copy" 2>"$TMPD/err"; then fail "sim -> io include not caught"; fi
+grep -q 'layers only look down' "$TMPD/err" || fail "wrong message: $(cat "$TMPD/err")"
+cp "$top_srcdir/src/sim/gpu.c" "$copy/src/sim/gpu.c"
+
+# SQLite outside src/io.
+sed -i '1a #include <sqlite3.h>' "$copy/src/cli/main.c"
+if "$here/check_layering.sh" "$copy" 2>/dev/null; then fail "sqlite3 in src/cli not caught"; fi
+cp "$top_srcdir/src/cli/main.c" "$copy/src/cli/main.c"
+
+# A formatting slip.
+cf=${CLANG_FORMAT:-$(command -v clang-format-14 || command -v clang-format || true)}
+if [ -n "$cf" ]; then
+    "$here/check_format.sh" "$copy" >/dev/null || fail "format check fails on the clean tree"
+    sed -i 's/^    return p;$/  return   p ;/' "$copy/src/util/util.c"
+    if "$here/check_format.sh" "$copy" 2>/dev/null; then fail "format slip not caught"; fi
+fi
+echo "checks: each deliberate violation was caught"

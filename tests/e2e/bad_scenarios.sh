@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Every broken scenario in tests/data/bad gets its precise message(s) on stderr, nothing on
+# stdout, and exit status 2. Each file lists the lines it must produce as "# expect: LINE".
+# Also: a missing file, a directory, and (when not root) a file without read permission.
+. "$(dirname "$0")/../lib.sh"
+cd "$top_srcdir/tests/data/bad"
+
+n=0
+for f in *.cfg; do
+    set +e
+    "$CORUN" check "$f" >"$TMPD/out" 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "$f: exit status $rc, expected 2"
+    [ ! -s "$TMPD/out" ] || fail "$f: printed on stdout: $(cat "$TMPD/out")"
+    grep -q '^# expect: ' "$f" || fail "$f has no '# expect:' line"
+    want=$(sed -n 's/^# expect: //p' "$f")
+    while IFS= read -r line; do
+        grep -qxF -- "$line" "$TMPD/err" || fail "$f: missing message
+  want: $line
+  got:  $(cat "$TMPD/err")"
+    done <<<"$want"
+    [ "$(wc -l <"$TMPD/err")" -eq "$(wc -l <<<"$want")" ] \
+        || fail "$f: extra messages: $(cat "$TMPD/err")"
+    n=$((n + 1))
+done
+[ $n -ge 10 ] || fail "only $n broken scenarios"
+
+expect_fail() { # FILE MESSAGE
+    set +e
+    "$CORUN" check "$1" >"$TMPD/out" 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "$1: exit status $rc, expected 2"
+    grep -qxF -- "$2" "$TMPD/err" || fail "$1: want '$2', got '$(cat "$TMPD/err")'"
+}
+expect_fail "$TMPD/missing.cfg" \
+    "$TMPD/missing.cfg: cannot open: No such file or directory (expected a libconfig file)"
+mkdir "$TMPD/dir.cfg"
+expect_fail "$TMPD/dir.cfg" \
+    "$TMPD/dir.cfg: cannot read: not a regular file (expected a libconfig file)"
+if [ "$(id -u)" -ne 0 ]; then
+    cp "$top_srcdir/scenarios/default.cfg" "$TMPD/locked.cfg"
+    chmod 000 "$TMPD/locked.cfg"
+    expect_fail "$TMPD/locked.cfg" "$TMPD/locked.cfg: cannot read: Permission denied"
+fi
+echo "bad scenarios: $n files and the missing/unreadable cases each gave their message"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `corun dram-trace`: a generated trace gives a sane report (text and JSON), and every bad input
+# (unknown preset, bad option values, an unparsable line, an empty or missing trace) gets its
+# message and exit status 2.
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null || skip "python3 not found"
+# A sequential and a random stream of 64 B reads, as ../shared/tools/gen_dram_traces.py makes.
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "0x%x R\n", i * 64 }' >"$TMPD/stream.trace"
+awk 'BEGIN { srand(7); for (i = 0; i < 20000; i++) printf "0x%x R\n", int(rand() * 67108864) * 64 }' \
+    >"$TMPD/random.trace"
+
+"$CORUN" dram-trace "$TMPD/stream.trace" --gpu hbm80 >"$TMPD/out"
+grep -q '^trace .*20000 requests (20000 reads, 0 writes) of 128 B' "$TMPD/out" || fail "trace line: $(cat "$TMPD/out")"
+grep -q '^bandwidth .* GB/s, .* % of peak' "$TMPD/out" || fail "bandwidth line"
+
+json=$("$CORUN" dram-trace "$TMPD/random.trace" --gpu hbm80 --json --mapping linear)
+python3 - "$json" <<'PY' || fail "JSON: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["requests"] == 20000, r
+assert 0 < r["utilization_pct"] < 100, r
+assert r["row_hits"] + r["row_misses"] + r["row_conflicts"] == r["requests"], r
+assert r["activates"] >= r["row_misses"] + r["row_conflicts"], r
+PY
+
+expect_bad() { # MESSAGE ARGS...
+    local want=$1
+    shift
+    set +e
+    "$CORUN" dram-trace "$@" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "dram-trace $*: exit $rc, expected 2"
+    grep -qF -- "$want" "$TMPD/err" || fail "dram-trace $*: want '$want', got '$(cat "$TMPD/err")'"
+}
+expect_bad 'corun: --gpu: unknown GPU preset "hbm8"; known: gddr5_40, hbm80, smqos24, themis60 (did you mean hbm80?)' \
+    "$TMPD/stream.trace" --gpu hbm8
+expect_bad "--request-bytes: expected a whole number from 32 to 1024, got 'lots'" \
+    "$TMPD/stream.trace" --request-bytes lots
+expect_bad "--mapping: expected linear or hashed, got 'xor'" "$TMPD/stream.trace" --mapping xor
+expect_bad "usage: corun dram-trace" --gpu hbm80
+printf '0x40 R\n0x80 R\nhello\n' >"$TMPD/bad.trace"
+expect_bad "$TMPD/bad.trace:3: expected" "$TMPD/bad.trace"
+printf '# nothing\n\n' >"$TMPD/empty.trace"
+expect_bad "$TMPD/empty.trace: the trace holds no requests" "$TMPD/empty.trace"
+expect_bad "$TMPD/none.trace: cannot open" "$TMPD/none.trace"
+echo "dram-trace: report, JSON and bad input ok"

@@ -1,0 +1,182 @@
+/* Unit tests: conftable, on a small table and libconfig text parsed in memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <libconfig.h>
+
+#include "corun/conftable.h"
+
+struct inner {
+    unsigned depth;
+};
+
+struct sample {
+    unsigned count;
+    uint64_t big;
+    double ratio;
+    bool flag;
+    char *label;
+    int mode;
+    struct inner in;
+};
+
+static const char *const modes[] = {"fast", "exact", NULL};
+
+static const struct conf_setting inner_settings[] = {
+    {"depth", CONF_UINT, 1, 8, "2", NULL, "depth", offsetof(struct inner, depth), NULL, NULL},
+};
+static const struct conf_table inner_table = {"inner", inner_settings, 1};
+
+static const struct conf_setting sample_settings[] = {
+    {"count", CONF_UINT, 1, 64, NULL, "warps", "required", offsetof(struct sample, count), NULL,
+     NULL},
+    {"big", CONF_U64, 0, 1e15, "5", "bytes", "64-bit", offsetof(struct sample, big), NULL, NULL},
+    {"ratio", CONF_FLOAT, 0, 1, "0.5", NULL, "fraction", offsetof(struct sample, ratio), NULL,
+     NULL},
+    {"flag", CONF_BOOL, 0, 0, "true", NULL, "a flag", offsetof(struct sample, flag), NULL, NULL},
+    {"label", CONF_STRING, 0, 0, "none", NULL, "a label", offsetof(struct sample, label), NULL,
+     NULL},
+    {"mode", CONF_CHOICE, 0, 0, "exact", NULL, "a mode", offsetof(struct sample, mode), modes,
+     NULL},
+    {"in", CONF_GROUP, 0, 0, NULL, NULL, "nested", offsetof(struct sample, in), NULL, &inner_table},
+};
+static const struct conf_table sample_table = {"sample", sample_settings, 7};
+
+/* Parse text and apply the sample table; returns the number of errors. */
+static size_t apply_text(const char *text, struct sample *s, enum conf_apply_mode mode,
+                         struct diag *d)
+{
+    config_t cfg;
+    config_init(&cfg);
+    assert_int_equal(config_read_string(&cfg, text), CONFIG_TRUE);
+    size_t n = conf_apply(&sample_table, (const struct conf_group *)config_root_setting(&cfg), s,
+                          mode, "t.cfg", "", d);
+    config_destroy(&cfg);
+    return n;
+}
+
+static void defaults_fill_unset_settings(void **state)
+{
+    (void)state;
+    struct sample s = {0};
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(apply_text("count = 4;", &s, CONF_FULL, &d), 0);
+    assert_int_equal(s.count, 4);
+    assert_int_equal(s.big, 5);
+    assert_true(s.ratio == 0.5);
+    assert_true(s.flag);
+    assert_string_equal(s.label, "none");
+    assert_int_equal(s.mode, 1);
+    assert_int_equal(s.in.depth, 2);
+    conf_free_strings(&sample_table, &s);
+    diag_done(&d);
+}
+
+static void values_are_stored(void **state)
+{
+    (void)state;
+    struct sample s = {0};
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(apply_text("count = 64; big = 1099511627776L; ratio = 1; flag = false;\n"
+                                "label = \"x\"; mode = \"fast\"; in = { depth = 8; };",
+                                &s, CONF_FULL, &d),
+                     0);
+    assert_int_equal(s.count, 64);
+    assert_true(s.big == 1099511627776ull);
+    assert_true(s.ratio == 1.0);
+    assert_false(s.flag);
+    assert_string_equal(s.label, "x");
+    assert_int_equal(s.mode, 0);
+    assert_int_equal(s.in.depth, 8);
+    conf_free_strings(&sample_table, &s);
+    diag_done(&d);
+}
+
+static void every_mistake_is_reported_with_its_line(void **state)
+{
+    (void)state;
+    struct sample s = {0};
+    struct diag d;
+    diag_init(&d);
+    size_t n = apply_text("count = 65;\nratio = \"half\";\nmode = \"fats\";\ncuont = 1;\n"
+                          "in = { depth = 0; };\nflag = 1;\n",
+                          &s, CONF_FULL, &d);
+    assert_int_equal(n, 6);
+    assert_int_equal(d.count, 6);
+    const char *want[] = {
+        "t.cfg:4: cuont: unknown sample setting (did you mean count?)",
+        "t.cfg:1: count: expected an integer from 1 to 64 (warps), got 65",
+        "t.cfg:2: ratio: expected a number from 0 to 1, got a string \"half\"",
+        "t.cfg:6: flag: expected true or false, got an integer",
+        "t.cfg:3: mode: expected one of fast, exact, got \"fats\" (did you mean fast?)",
+        "t.cfg:5: in.depth: expected an integer from 1 to 8, got 0",
+    };
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(d.msgs[i], want[i]);
+    conf_free_strings(&sample_table, &s);
+    diag_done(&d);
+}
+
+static void missing_required_setting_is_an_error(void **state)
+{
+    (void)state;
+    struct sample s = {0};
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(apply_text("ratio = 0.25;", &s, CONF_FULL, &d), 1);
+    assert_string_equal(d.msgs[0], "t.cfg: count: required setting is missing (expected an "
+                                   "integer from 1 to 64)");
+    conf_free_strings(&sample_table, &s);
+    diag_done(&d);
+}
+
+static void overlay_changes_only_what_is_present(void **state)
+{
+    (void)state;
+    struct sample s = {.count = 7, .ratio = 0.1, .in = {.depth = 3}};
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(apply_text("ratio = 0.9; in = { };", &s, CONF_OVERLAY, &d), 0);
+    assert_int_equal(s.count, 7);
+    assert_true(s.ratio == 0.9);
+    assert_int_equal(s.in.depth, 3);
+    assert_null(s.label);
+    diag_done(&d);
+}
+
+static void help_lists_every_setting(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    conf_print_help(&sample_table, out);
+    fclose(out);
+    assert_non_null(strstr(buf, "count"));
+    assert_non_null(strstr(buf, "an integer from 1 to 64, in warps; default: (required)"));
+    assert_non_null(strstr(buf, "in.depth"));
+    assert_non_null(strstr(buf, "one of fast, exact; default: exact"));
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_fill_unset_settings),
+        cmocka_unit_test(values_are_stored),
+        cmocka_unit_test(every_mistake_is_reported_with_its_line),
+        cmocka_unit_test(missing_required_setting_is_an_error),
+        cmocka_unit_test(overlay_changes_only_what_is_present),
+        cmocka_unit_test(help_lists_every_setting),
+    };
+    return cmocka_run_group_tests_name("conftable", tests, NULL, NULL);
+}

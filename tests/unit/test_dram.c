@@ -1,0 +1,851 @@
+/* Unit tests for the DRAM model: mapping, every timing rule (checked both by dram_checker on
+ * hand-made command sequences and by measuring the gaps in simulated command streams), FR-FCFS
+ * with the row-hit cap, refresh, counters, and the HSM §3 bandwidth cases on hbm80. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "corun/dram.h"
+#include "corun/dramtrace.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct dram_config hbm80(void)
+{
+    return (struct dram_config){
+        .channels = 32,
+        .bank_groups = 4,
+        .banks_per_group = 4,
+        .row_bytes = 2048,
+        .bus_bytes_per_cycle = 64,
+        .request_bytes = 128,
+        .clock_mhz = 440.0,
+        .queue_entries = 64,
+        .row_hit_cap = 5,
+        .mapping = DRAM_MAP_HASHED,
+        .t = {.rc = 24,
+              .rcd = 7,
+              .rp = 7,
+              .cl = 7,
+              .wl = 2,
+              .ras = 17,
+              .rrd_l = 5,
+              .rrd_s = 4,
+              .faw = 20,
+              .rtp = 7,
+              .ccd_l = 1,
+              .ccd_s = 1,
+              .wtr_l = 4,
+              .wtr_s = 2,
+              .rfc = 115,
+              .refi = 1716},
+    };
+}
+
+/* hbm80 reduced to one channel without refresh: command streams that are easy to reason about. */
+static struct dram_config one_channel(void)
+{
+    struct dram_config c = hbm80();
+    c.channels = 1;
+    c.mapping = DRAM_MAP_LINEAR;
+    c.t.refi = 0;
+    return c;
+}
+
+static uint64_t addr_at(const struct dram_config *cfg, unsigned ch, unsigned bg, unsigned bank,
+                        uint64_t row, unsigned col)
+{
+    struct dram_location loc = {ch, bg, bank, col, row};
+    return dram_address(cfg, &loc);
+}
+
+/* ---- command log, filled through the command hook and verified by an independent checker ---- */
+
+struct cmd_log {
+    struct dram_command_info *cmd;
+    size_t n, cap;
+    struct dram_checker *checker;
+    const char *violation; /* first rule broken, if any */
+};
+
+static void log_command(void *ctx, const struct dram_command_info *c)
+{
+    struct cmd_log *log = ctx;
+    const char *bad = dram_checker_check(log->checker, c);
+    if (bad && !log->violation)
+        log->violation = bad;
+    if (log->n == log->cap) {
+        log->cap = log->cap ? 2 * log->cap : 1024;
+        log->cmd = realloc(log->cmd, log->cap * sizeof(*log->cmd));
+        assert_non_null(log->cmd);
+    }
+    log->cmd[log->n++] = *c;
+}
+
+static void log_init(struct cmd_log *log, const struct dram_config *cfg)
+{
+    memset(log, 0, sizeof(*log));
+    log->checker = dram_checker_new(cfg);
+}
+
+static void log_done(struct cmd_log *log)
+{
+    free(log->cmd);
+    dram_checker_delete(log->checker);
+}
+
+struct completions {
+    size_t n;
+    uint64_t last_cycle;
+    uint64_t cycle[64];
+    void *user[64];
+};
+
+static void note_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle)
+{
+    struct completions *done = ctx;
+    if (done->n < 64) {
+        done->cycle[done->n] = mem_cycle;
+        done->user[done->n] = req->user;
+    }
+    done->n++;
+    done->last_cycle = mem_cycle;
+}
+
+static void add(struct dram *d, uint64_t addr, bool write, unsigned app, void *user)
+{
+    assert_true(dram_will_accept(d, addr));
+    struct dram_request r = {addr, write, app, user};
+    dram_add(d, &r);
+}
+
+static void run_idle(struct dram *d, uint64_t limit)
+{
+    for (uint64_t i = 0; i < limit && !dram_idle(d); i++)
+        dram_tick(d);
+    assert_true(dram_idle(d));
+}
+
+static size_t find_cmd(const struct cmd_log *log, size_t from, enum dram_command cmd)
+{
+    for (size_t i = from; i < log->n; i++) {
+        if (log->cmd[i].cmd == cmd)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+static bool same_bank(const struct dram_command_info *a, const struct dram_command_info *b)
+{
+    return a->channel == b->channel && a->bank_group == b->bank_group && a->bank == b->bank;
+}
+
+/* Smallest gap from a command of kind `first` to the next command of kind `then` in the same
+ * scope (0 channel, 1 bank group, 2 bank); UINT64_MAX when the pair never occurs. */
+static uint64_t min_gap(const struct cmd_log *log, enum dram_command first, enum dram_command then,
+                        int scope, bool other_group)
+{
+    uint64_t best = UINT64_MAX;
+    for (size_t j = 0; j < log->n; j++) {
+        const struct dram_command_info *b = &log->cmd[j];
+        if (b->cmd != then)
+            continue;
+        for (size_t i = j; i-- > 0;) {
+            const struct dram_command_info *a = &log->cmd[i];
+            if (a->channel != b->channel)
+                continue;
+            bool group = a->bank_group == b->bank_group;
+            if ((scope >= 1 && !group) || (other_group && group) ||
+                (scope == 2 && !same_bank(a, b)))
+                continue;
+            if (b->cycle - a->cycle > 1000) /* far beyond every timing parameter */
+                break;
+            if (a->cmd == first) {
+                if (b->cycle - a->cycle < best)
+                    best = b->cycle - a->cycle;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
+/* A mixed workload: several rows per bank, reads and writes, all banks; per-application
+ * counters into apps[napps] unless NULL. */
+static void run_mixed(const struct dram_config *cfg, struct cmd_log *log, unsigned napps,
+                      struct dram_app_counters *apps)
+{
+    struct dram *d = dram_new(cfg, napps, NULL, NULL);
+    dram_set_command_hook(d, log_command, log);
+    uint64_t x = 12345;
+    for (unsigned i = 0; i < 3000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned bank = (unsigned)(x >> 33) % 16, row = (unsigned)(x >> 40) % 3;
+        uint64_t a = addr_at(cfg, (unsigned)(x >> 20) % cfg->channels, bank % 4, bank / 4, row,
+                             (unsigned)(x >> 50) % 16);
+        while (!dram_will_accept(d, a))
+            dram_tick(d);
+        add(d, a, (x >> 60) % 3 == 0, i % napps, NULL);
+        if (i % 3 == 0)
+            dram_tick(d);
+    }
+    run_idle(d, 1000000);
+    for (unsigned a = 0; apps && a < napps; a++)
+        dram_app_counters(d, a, &apps[a]);
+    dram_delete(d);
+}
+
+/* ---- configuration and mapping ---- */
+
+static void test_peak_and_check(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    char err[200];
+    assert_true(dram_config_peak_gbs(&c) > 901.1 && dram_config_peak_gbs(&c) < 901.2);
+    assert_int_equal(dram_config_check(&c, err, sizeof(err)), 0);
+    c.request_bytes = 96;
+    assert_int_equal(dram_config_check(&c, err, sizeof(err)), -1);
+    assert_string_equal(err, "dram row_bytes (2048) is not a multiple of request_bytes (96)");
+    c = hbm80();
+    c.channels = 0;
+    assert_int_equal(dram_config_check(&c, err, sizeof(err)), -1);
+    assert_string_equal(err, "dram channels is 0; expected 1 to 4096");
+    c = hbm80();
+    c.t.refi = 100;
+    assert_int_equal(dram_config_check(&c, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "tREFI (100) must exceed tRFC (115)"));
+}
+
+static void test_map_linear_fields(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    c.mapping = DRAM_MAP_LINEAR;
+    struct dram_location loc;
+    /* offset 7 bits, channel 5, column 4, bank group 2, bank 2, then row */
+    uint64_t addr = 0x55ull | 17ull << 7 | 9ull << 12 | 2ull << 16 | 3ull << 18 | 1234ull << 20;
+    dram_map(&c, addr, &loc);
+    assert_int_equal(loc.channel, 17);
+    assert_int_equal(loc.column, 9);
+    assert_int_equal(loc.bank_group, 2);
+    assert_int_equal(loc.bank, 3);
+    assert_int_equal(loc.row, 1234);
+    assert_int_equal(dram_address(&c, &loc), addr & ~0x7full);
+}
+
+static void check_roundtrip(struct dram_config c)
+{
+    struct dram *d = dram_new(&c, 1, NULL, NULL);
+    uint64_t x = 99;
+    for (int i = 0; i < 20000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t addr = (x >> 20) / c.request_bytes * c.request_bytes;
+        struct dram_location loc;
+        dram_map(&c, addr, &loc);
+        assert_true(loc.channel < c.channels && loc.bank_group < c.bank_groups);
+        assert_true(loc.bank < c.banks_per_group && loc.column < c.row_bytes / c.request_bytes);
+        assert_int_equal(dram_address(&c, &loc), addr);
+        assert_int_equal(dram_channel_of(d, addr), loc.channel);
+    }
+    dram_delete(d);
+}
+
+static void test_map_roundtrip(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    check_roundtrip(c);
+    c.mapping = DRAM_MAP_LINEAR;
+    check_roundtrip(c);
+    c.channels = 11; /* the GDDR5 preset */
+    check_roundtrip(c);
+    c.mapping = DRAM_MAP_HASHED;
+    check_roundtrip(c);
+    c.channels = 6;
+    c.bank_groups = 3;
+    c.request_bytes = 64;
+    check_roundtrip(c);
+}
+
+static void test_hashed_spreads_row_strides(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    /* Same linear channel, bank group and bank, consecutive rows: linear mapping sends all of
+     * them to one bank; hashing must spread them over channels and banks. */
+    for (int hashed = 0; hashed < 2; hashed++) {
+        c.mapping = hashed ? DRAM_MAP_HASHED : DRAM_MAP_LINEAR;
+        bool chan[32] = {0}, bank[16] = {0};
+        unsigned nchan = 0, nbank = 0;
+        for (uint64_t row = 0; row < 64; row++) {
+            struct dram_location loc;
+            dram_map(&c, row << 20, &loc);
+            unsigned b = loc.bank_group * 4 + loc.bank;
+            nchan += !chan[loc.channel];
+            nbank += !bank[b];
+            chan[loc.channel] = bank[b] = true;
+        }
+        if (hashed) {
+            assert_int_equal(nchan, 32);
+            assert_int_equal(nbank, 16);
+        } else {
+            assert_int_equal(nchan, 1);
+            assert_int_equal(nbank, 1);
+        }
+    }
+}
+
+/* ---- the checker on hand-made sequences: legal at the bound, illegal one cycle earlier ---- */
+
+static const char *feed(const struct dram_config *cfg, const struct dram_command_info *cmds,
+                        size_t n)
+{
+    struct dram_checker *chk = dram_checker_new(cfg);
+    const char *bad = NULL;
+    for (size_t i = 0; i < n && !bad; i++)
+        bad = dram_checker_check(chk, &cmds[i]);
+    dram_checker_delete(chk);
+    return bad;
+}
+
+#define CMD(kind, bg, bank, row, cycle)                                                            \
+    {                                                                                              \
+        DRAM_CMD_##kind, 0, bg, bank, row, cycle, 0                                                \
+    }
+
+static void expect_rule(const struct dram_config *cfg, struct dram_command_info *cmds, size_t n,
+                        const char *rule)
+{
+    assert_null(feed(cfg, cmds, n));
+    cmds[n - 1].cycle--;
+    const char *bad = feed(cfg, cmds, n);
+    assert_non_null(bad);
+    assert_string_equal(bad, rule);
+}
+
+static void test_checker_rules(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    const struct dram_timing *t = &c.t;
+    unsigned burst = 2, wr_recovery = t->wl + burst + t->rcd, rd_to_wr = t->cl + burst + 2 - t->wl;
+
+    struct dram_command_info rp[] = {CMD(ACT, 0, 0, 1, 0), CMD(PRE, 0, 0, 0, 30),
+                                     CMD(ACT, 0, 0, 2, 30 + t->rp)};
+    expect_rule(&c, rp, 3, "tRP");
+    struct dram_config short_ras = c; /* hbm80's tRC = tRAS + tRP hides tRC behind tRP */
+    short_ras.t.ras = 10;
+    struct dram_command_info rc[] = {CMD(ACT, 0, 0, 1, 0), CMD(PRE, 0, 0, 0, 10),
+                                     CMD(ACT, 0, 0, 2, t->rc)};
+    expect_rule(&short_ras, rc, 3, "tRC");
+    struct dram_command_info ras[] = {CMD(ACT, 0, 0, 1, 0), CMD(PRE, 0, 0, 0, t->ras)};
+    expect_rule(&c, ras, 2, "tRAS");
+    struct dram_command_info rcd[] = {CMD(ACT, 0, 0, 1, 0), CMD(RD, 0, 0, 1, t->rcd)};
+    expect_rule(&c, rcd, 2, "tRCD");
+    struct dram_command_info rrd_l[] = {CMD(ACT, 1, 0, 1, 0), CMD(ACT, 1, 1, 1, t->rrd_l)};
+    expect_rule(&c, rrd_l, 2, "tRRD_L");
+    struct dram_command_info rrd_s[] = {CMD(ACT, 1, 0, 1, 0), CMD(ACT, 2, 0, 1, t->rrd_s)};
+    expect_rule(&c, rrd_s, 2, "tRRD_S");
+    struct dram_command_info faw[] = {CMD(ACT, 0, 0, 1, 0), CMD(ACT, 1, 0, 1, 4),
+                                      CMD(ACT, 2, 0, 1, 8), CMD(ACT, 3, 0, 1, 12),
+                                      CMD(ACT, 0, 1, 1, t->faw)};
+    expect_rule(&c, faw, 5, "tFAW");
+    struct dram_command_info ccd[] = {CMD(ACT, 0, 0, 1, 0), CMD(ACT, 1, 0, 1, 10),
+                                      CMD(RD, 0, 0, 1, 20), CMD(RD, 1, 0, 1, 20 + burst)};
+    expect_rule(&c, ccd, 4, "data bus");
+    struct dram_command_info rtp[] = {CMD(ACT, 0, 0, 1, 0), CMD(RD, 0, 0, 1, 15),
+                                      CMD(PRE, 0, 0, 0, 15 + t->rtp)};
+    expect_rule(&c, rtp, 3, "tRTP");
+    struct dram_command_info wr[] = {CMD(ACT, 0, 0, 1, 0), CMD(WR, 0, 0, 1, 15),
+                                     CMD(PRE, 0, 0, 0, 15 + wr_recovery)};
+    expect_rule(&c, wr, 3, "write recovery");
+    struct dram_command_info wtr_l[] = {CMD(ACT, 0, 0, 1, 0), CMD(ACT, 0, 1, 1, 5),
+                                        CMD(WR, 0, 0, 1, 15),
+                                        CMD(RD, 0, 1, 1, 15 + t->wl + burst + t->wtr_l)};
+    expect_rule(&c, wtr_l, 4, "tWTR_L");
+    struct dram_command_info wtr_s[] = {CMD(ACT, 0, 0, 1, 0), CMD(ACT, 1, 0, 1, 5),
+                                        CMD(WR, 0, 0, 1, 15),
+                                        CMD(RD, 1, 0, 1, 15 + t->wl + burst + t->wtr_s)};
+    expect_rule(&c, wtr_s, 4, "tWTR_S");
+    struct dram_command_info turn[] = {CMD(ACT, 0, 0, 1, 0), CMD(ACT, 1, 0, 1, 5),
+                                       CMD(RD, 0, 0, 1, 15), CMD(WR, 1, 0, 1, 15 + rd_to_wr)};
+    expect_rule(&c, turn, 4, "read-to-write turnaround");
+    struct dram_command_info ref[] = {CMD(ACT, 0, 0, 1, 0), CMD(PRE, 0, 0, 0, 30),
+                                      CMD(REF, 0, 0, 0, 30 + t->rp),
+                                      CMD(ACT, 0, 0, 1, 30 + t->rp + t->rfc)};
+    expect_rule(&c, ref, 4, "tRFC");
+
+    /* Rules that no cycle shift can satisfy. */
+    struct dram_command_info open_ref[] = {CMD(ACT, 0, 0, 1, 0), CMD(REF, 0, 0, 0, 100)};
+    assert_string_equal(feed(&c, open_ref, 2), "REF with an open bank");
+    struct dram_command_info wrong_row[] = {CMD(ACT, 0, 0, 1, 0), CMD(RD, 0, 0, 2, 50)};
+    assert_string_equal(feed(&c, wrong_row, 2), "column command to a row that is not open");
+    struct dram_command_info same_cycle[] = {CMD(ACT, 0, 0, 1, 10), CMD(ACT, 2, 0, 1, 10)};
+    assert_string_equal(feed(&c, same_cycle, 2), "command bus");
+    struct dram_command_info act_open[] = {CMD(ACT, 0, 0, 1, 0), CMD(ACT, 0, 0, 2, 50)};
+    assert_string_equal(feed(&c, act_open, 2), "ACT to an open bank");
+}
+
+/* ---- timing rules in simulated command streams ---- */
+
+static void test_stream_obeys_every_rule(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    c.t.refi = 500; /* refresh in the mix too */
+    const struct dram_timing *t = &c.t;
+    struct cmd_log log;
+    log_init(&log, &c);
+    run_mixed(&c, &log, 1, NULL);
+    assert_null(log.violation);
+    assert_true(log.n > 3000);
+
+    /* Each rule holds, and is tight where the scheduler had reason to go as fast as allowed. */
+    assert_true(min_gap(&log, DRAM_CMD_PRE, DRAM_CMD_ACT, 2, false) >= t->rp);
+    assert_true(min_gap(&log, DRAM_CMD_ACT, DRAM_CMD_ACT, 2, false) >= t->rc);
+    assert_true(min_gap(&log, DRAM_CMD_ACT, DRAM_CMD_PRE, 2, false) >= t->ras);
+    assert_int_equal(min_gap(&log, DRAM_CMD_ACT, DRAM_CMD_RD, 2, false), t->rcd);
+    assert_true(min_gap(&log, DRAM_CMD_ACT, DRAM_CMD_WR, 2, false) >= t->rcd);
+    assert_true(min_gap(&log, DRAM_CMD_ACT, DRAM_CMD_ACT, 1, false) >= t->rrd_l);
+    assert_true(min_gap(&log, DRAM_CMD_ACT, DRAM_CMD_ACT, 0, true) >= t->rrd_s);
+    assert_true(min_gap(&log, DRAM_CMD_RD, DRAM_CMD_PRE, 2, false) >= t->rtp);
+    assert_true(min_gap(&log, DRAM_CMD_WR, DRAM_CMD_PRE, 2, false) >= t->wl + 2 + t->rcd);
+    assert_true(min_gap(&log, DRAM_CMD_WR, DRAM_CMD_RD, 1, false) >= t->wl + 2 + t->wtr_l);
+    assert_true(min_gap(&log, DRAM_CMD_WR, DRAM_CMD_RD, 0, true) >= t->wl + 2 + t->wtr_s);
+    assert_true(min_gap(&log, DRAM_CMD_RD, DRAM_CMD_WR, 0, false) >= t->cl + 2 + 2 - t->wl);
+    assert_true(min_gap(&log, DRAM_CMD_REF, DRAM_CMD_ACT, 0, false) >= t->rfc);
+
+    /* tFAW: any five consecutive ACTs span at least tFAW. */
+    uint64_t acts[5] = {0};
+    size_t nact = 0, in_window_min = UINT64_MAX;
+    for (size_t i = 0; i < log.n; i++) {
+        if (log.cmd[i].cmd != DRAM_CMD_ACT)
+            continue;
+        acts[nact % 5] = log.cmd[i].cycle;
+        if (++nact >= 5 && log.cmd[i].cycle - acts[nact % 5] < in_window_min)
+            in_window_min = log.cmd[i].cycle - acts[nact % 5];
+    }
+    assert_true(in_window_min >= t->faw);
+
+    /* The data bus is never double-booked, and one command per cycle. */
+    uint64_t bus_free = 0, last_cmd = UINT64_MAX;
+    for (size_t i = 0; i < log.n; i++) {
+        const struct dram_command_info *k = &log.cmd[i];
+        assert_true(last_cmd == UINT64_MAX || k->cycle > last_cmd);
+        last_cmd = k->cycle;
+        if (k->cmd == DRAM_CMD_RD || k->cmd == DRAM_CMD_WR) {
+            uint64_t start = k->cycle + (k->cmd == DRAM_CMD_RD ? t->cl : t->wl);
+            assert_true(start >= bus_free);
+            bus_free = start + 2;
+        }
+    }
+    log_done(&log);
+}
+
+static void test_read_latency_and_outcomes(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    struct completions done = {0};
+    struct cmd_log log;
+    log_init(&log, &c);
+    struct dram *d = dram_new(&c, 1, note_done, &done);
+    dram_set_command_hook(d, log_command, &log);
+    int tag[3];
+    add(d, addr_at(&c, 0, 1, 2, 5, 0), false, 0, &tag[0]);
+    run_idle(d, 1000);
+    /* Closed bank: ACT at 0, RD at tRCD, data for 2 cycles from tRCD + tCL. */
+    assert_int_equal(log.n, 2);
+    assert_int_equal(log.cmd[0].cmd, DRAM_CMD_ACT);
+    assert_int_equal(log.cmd[0].cycle, 0);
+    assert_int_equal(log.cmd[1].cmd, DRAM_CMD_RD);
+    assert_int_equal(log.cmd[1].cycle, c.t.rcd);
+    assert_int_equal(done.n, 1);
+    assert_ptr_equal(done.user[0], &tag[0]);
+    assert_int_equal(done.cycle[0], c.t.rcd + c.t.cl + 2);
+
+    add(d, addr_at(&c, 0, 1, 2, 5, 3), false, 0, &tag[1]); /* hit */
+    run_idle(d, 1000);
+    add(d, addr_at(&c, 0, 1, 2, 6, 0), true, 0, &tag[2]); /* conflict, a write */
+    run_idle(d, 1000);
+    assert_null(log.violation);
+
+    struct dram_app_counters a;
+    dram_app_counters(d, 0, &a);
+    assert_int_equal(a.reads, 2);
+    assert_int_equal(a.writes, 1);
+    assert_int_equal(a.row_hits, 1);
+    assert_int_equal(a.row_misses, 1);
+    assert_int_equal(a.row_conflicts, 1);
+    assert_int_equal(a.activates, 2);
+    assert_int_equal(a.bytes, 3 * 128);
+    assert_int_equal(a.interference_cycles, 0);
+    assert_int_equal(a.read_latency_cycles, (c.t.rcd + c.t.cl + 2) + (c.t.cl + 2));
+    struct dram_channel_counters cc;
+    dram_channel_counters(d, 0, &cc);
+    assert_int_equal(cc.activates, 2);
+    assert_int_equal(cc.precharges, 1);
+    assert_int_equal(cc.row_hits, 1);
+    assert_int_equal(cc.row_accesses, 3);
+    assert_int_equal(cc.data_busy_cycles, 6);
+
+    dram_reset_counters(d);
+    dram_app_counters(d, 0, &a);
+    assert_int_equal(a.reads + a.writes + a.bytes + a.activates, 0);
+    dram_delete(d);
+    log_done(&log);
+}
+
+/* ---- scheduling ---- */
+
+/* Opens row 1 of bank 0, then queues an older request to row 2 and `hits` newer ones to row 1;
+ * returns how many row-1 reads were served before the bank was precharged. */
+static size_t hits_before_precharge(unsigned cap, unsigned hits)
+{
+    struct dram_config c = one_channel();
+    c.row_hit_cap = cap;
+    struct cmd_log log;
+    log_init(&log, &c);
+    struct dram *d = dram_new(&c, 1, NULL, NULL);
+    dram_set_command_hook(d, log_command, &log);
+    add(d, addr_at(&c, 0, 0, 0, 1, 0), false, 0, NULL);
+    run_idle(d, 1000);
+    size_t start = log.n;
+    add(d, addr_at(&c, 0, 0, 0, 2, 0), false, 0, NULL);
+    for (unsigned i = 0; i < hits; i++)
+        add(d, addr_at(&c, 0, 0, 0, 1, 1 + i % 15), false, 0, NULL);
+    run_idle(d, 10000);
+    assert_null(log.violation);
+    size_t pre = find_cmd(&log, start, DRAM_CMD_PRE), served = 0;
+    assert_true(pre != SIZE_MAX);
+    for (size_t i = start; i < pre; i++)
+        served += log.cmd[i].cmd == DRAM_CMD_RD && log.cmd[i].row == 1;
+    dram_delete(d);
+    log_done(&log);
+    return served;
+}
+
+static void test_frfcfs_hits_first_with_cap(void **state)
+{
+    (void)state;
+    /* Row hits overtake the older conflicting request ... */
+    assert_int_equal(hits_before_precharge(0, 3), 3);
+    assert_int_equal(hits_before_precharge(0, 12), 12);
+    /* ... but only row_hit_cap of them. */
+    assert_int_equal(hits_before_precharge(5, 12), 5);
+    assert_int_equal(hits_before_precharge(5, 3), 3);
+}
+
+static void test_queue_full_and_scheduler_names(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    c.queue_entries = 8;
+    struct dram *d = dram_new(&c, 1, NULL, NULL);
+    uint64_t a = addr_at(&c, 0, 0, 0, 1, 0);
+    for (int i = 0; i < 8; i++)
+        add(d, a, false, 0, NULL);
+    assert_false(dram_will_accept(d, a));
+    assert_false(dram_channel_will_accept(d, 0));
+    assert_false(dram_idle(d));
+    for (int i = 0; i < 20; i++)
+        dram_tick(d);
+    assert_true(dram_will_accept(d, a));
+    assert_int_equal(dram_now(d), 20);
+
+    assert_true(dram_scheduler_count() >= 1);
+    assert_string_equal(dram_scheduler_name(0), "frfcfs");
+    assert_null(dram_scheduler_name(dram_scheduler_count()));
+    assert_int_equal(dram_set_scheduler(d, "frfcfs"), 0);
+    assert_int_equal(dram_set_scheduler(d, "fifo-please"), -1);
+    run_idle(d, 1000);
+    dram_delete(d);
+}
+
+static void test_refresh(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    c.t.refi = 400;
+    struct cmd_log log;
+    log_init(&log, &c);
+    struct dram *d = dram_new(&c, 1, NULL, NULL);
+    dram_set_command_hook(d, log_command, &log);
+    /* Idle channels refresh too. */
+    for (int i = 0; i < 4000; i++)
+        dram_tick(d);
+    struct dram_channel_counters cc;
+    dram_channel_counters(d, 0, &cc);
+    assert_int_equal(cc.refreshes, 9); /* due at 400, 800, ... 3600 */
+    /* Busy: every REF finds all banks closed, and the next ACT waits tRFC. */
+    for (unsigned i = 0; i < 2000; i++) {
+        uint64_t a = addr_at(&c, 0, i % 4, (i / 4) % 4, i / 16, i % 3);
+        while (!dram_will_accept(d, a))
+            dram_tick(d);
+        add(d, a, false, 0, NULL);
+    }
+    run_idle(d, 1000000);
+    assert_null(log.violation);
+    dram_channel_counters(d, 0, &cc);
+    uint64_t expected = dram_now(d) / c.t.refi;
+    assert_true(cc.refreshes + 1 >= expected && cc.refreshes <= expected);
+    assert_true(min_gap(&log, DRAM_CMD_REF, DRAM_CMD_ACT, 0, false) >= c.t.rfc);
+    dram_delete(d);
+    log_done(&log);
+
+    c.t.refi = 0;
+    d = dram_new(&c, 1, NULL, NULL);
+    for (int i = 0; i < 4000; i++)
+        dram_tick(d);
+    dram_channel_counters(d, 0, &cc);
+    assert_int_equal(cc.refreshes, 0);
+    dram_delete(d);
+}
+
+static void test_interference(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    struct dram *d = dram_new(&c, 2, NULL, NULL);
+    /* App 0 streams row hits through bank 0 and keeps the data bus busy; app 1's request to
+     * another row of the same bank arrives behind them. */
+    for (unsigned i = 0; i < 16; i++)
+        add(d, addr_at(&c, 0, 0, 0, 1, i), false, 0, NULL);
+    add(d, addr_at(&c, 0, 0, 0, 2, 0), false, 1, NULL);
+    run_idle(d, 10000);
+    struct dram_app_counters a0, a1;
+    dram_app_counters(d, 0, &a0);
+    dram_app_counters(d, 1, &a1);
+    assert_int_equal(a0.interference_cycles, 0);
+    assert_true(a1.interference_cycles > 0);
+    assert_true(a1.interference_cycles <= a1.queue_cycles);
+    assert_int_equal(a1.row_conflicts, 1);
+    dram_delete(d);
+
+    /* A mixed two-application workload: both interfere, never beyond their queueing. */
+    struct cmd_log log;
+    struct dram_app_counters apps[2];
+    log_init(&log, &c);
+    run_mixed(&c, &log, 2, apps);
+    assert_null(log.violation);
+    for (int a = 0; a < 2; a++) {
+        assert_true(apps[a].interference_cycles > 0);
+        assert_true(apps[a].interference_cycles <= apps[a].queue_cycles);
+    }
+    log_done(&log);
+}
+
+static void test_nonpow2_channels_and_determinism(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    c.channels = 11;
+    uint64_t cycles[2];
+    struct dram_app_counters a[2];
+    for (int run = 0; run < 2; run++) {
+        struct cmd_log log;
+        log_init(&log, &c);
+        run_mixed(&c, &log, 1, NULL);
+        assert_null(log.violation);
+        bool used[11] = {0};
+        for (size_t i = 0; i < log.n; i++)
+            used[log.cmd[i].channel] = true;
+        for (int ch = 0; ch < 11; ch++)
+            assert_true(used[ch]);
+        cycles[run] = log.cmd[log.n - 1].cycle;
+        log_done(&log);
+
+        struct dram *d = dram_new(&c, 1, NULL, NULL);
+        for (unsigned i = 0; i < 5000; i++) {
+            uint64_t addr = (uint64_t)i * 4096 * 7 + (i % 5) * 128;
+            while (!dram_will_accept(d, addr))
+                dram_tick(d);
+            add(d, addr, i % 4 == 0, 0, NULL);
+        }
+        run_idle(d, 1000000);
+        dram_app_counters(d, 0, &a[run]);
+        dram_delete(d);
+    }
+    assert_int_equal(cycles[0], cycles[1]);
+    assert_memory_equal(&a[0], &a[1], sizeof(a[0]));
+    assert_int_equal(a[0].reads + a[0].writes, 5000);
+}
+
+struct chain {
+    struct dram *d;
+    struct dram_config cfg;
+    unsigned left, done;
+};
+
+/* A requester that issues its next request from the completion of the previous one. */
+static void chain_next(void *ctx, const struct dram_request *req, uint64_t mem_cycle)
+{
+    (void)req;
+    (void)mem_cycle;
+    struct chain *ch = ctx;
+    ch->done++;
+    if (ch->left) {
+        ch->left--;
+        add(ch->d, addr_at(&ch->cfg, ch->left % 32, 0, 0, ch->left, 0), false, 0, NULL);
+    }
+}
+
+static void test_add_from_completion(void **state)
+{
+    (void)state;
+    struct chain ch = {.cfg = hbm80(), .left = 100};
+    ch.d = dram_new(&ch.cfg, 1, chain_next, &ch);
+    add(ch.d, 0, false, 0, NULL);
+    run_idle(ch.d, 100000);
+    assert_int_equal(ch.done, 101);
+    dram_delete(ch.d);
+}
+
+/* ---- the HSM §3 bandwidth cases on hbm80 ---- */
+
+static struct dramtrace_result run_stream(const struct dram_config *c, uint64_t *addrs, size_t n)
+{
+    struct dramtrace_result r;
+    char err[200];
+    assert_int_equal(dramtrace_run(c, 0, addrs, NULL, n, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.requests, n);
+    assert_int_equal(r.reads, n);
+    assert_int_equal(r.bytes, n * c->request_bytes);
+    return r;
+}
+
+/* Requests per channel in the bandwidth cases. The all-row-hit case runs longer: refresh is
+ * what it measures, and it needs many tREFI periods to reach its steady state. */
+enum { STREAM_PER_CHANNEL = 6000, HIT_STREAM_PER_CHANNEL = 20000 };
+
+static void test_all_row_hits_reach_75_to_92_percent(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    size_t n = 32 * HIT_STREAM_PER_CHANNEL;
+    uint64_t *addrs = malloc(n * sizeof(*addrs));
+    assert_non_null(addrs);
+    /* Every channel cycles through the 16 columns of one row in each of its 16 banks: after the
+     * first ACT per bank (and after each refresh) every access is a row hit. */
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i / 32;
+        addrs[i] = addr_at(&c, i % 32, k % 4, (k / 4) % 4, 7, (k / 16) % 16);
+    }
+    struct dramtrace_result r = run_stream(&c, addrs, n);
+    print_message("all-row-hit: %.1f%% of peak, %.0f GB/s, RBH %.3f, %llu refreshes\n",
+                  r.utilization_pct, r.bandwidth_gbs, r.row_hit_rate,
+                  (unsigned long long)r.refreshes);
+    assert_true(r.row_hit_rate > 0.97);
+    assert_true(r.utilization_pct >= 75.0 && r.utilization_pct <= 92.0);
+    free(addrs);
+}
+
+static void test_rbh20_is_held_near_half_by_tfaw(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    size_t n = 32 * STREAM_PER_CHANNEL;
+    uint64_t *addrs = malloc(n * sizeof(*addrs));
+    assert_non_null(addrs);
+    /* Per channel, groups of five requests: two to a fresh row, then one to a fresh row in
+     * each of the next three banks, cycling over all 16 banks: 4 ACTs per 5 requests. */
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i / 32, group = k / 5, j = k % 5;
+        size_t slot = group * 4 + (j == 0 ? 0 : j - 1);
+        unsigned bank = (unsigned)(slot % 16);
+        addrs[i] = addr_at(&c, i % 32, bank % 4, bank / 4, 100 + slot / 16, j == 1);
+    }
+    struct dramtrace_result r = run_stream(&c, addrs, n);
+    print_message("20%% RBH: %.1f%% of peak, %.0f GB/s, RBH %.3f\n", r.utilization_pct,
+                  r.bandwidth_gbs, r.row_hit_rate);
+    assert_true(r.row_hit_rate > 0.19 && r.row_hit_rate < 0.21);
+    assert_true(r.utilization_pct >= 40.0 && r.utilization_pct <= 55.0);
+    /* tFAW allows 4 ACTs per 20 cycles, i.e. 5 requests of 2 data cycles: 50 %. */
+    assert_true(r.utilization_pct <= 50.0);
+    free(addrs);
+}
+
+static void test_activate_rate_bounds_bandwidth(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    size_t n = 32 * STREAM_PER_CHANNEL;
+    uint64_t *addrs = malloc(n * sizeof(*addrs));
+    assert_non_null(addrs);
+    for (int pattern = 0; pattern < 2; pattern++) {
+        /* 0 % RBH: a fresh row for every request, over all banks or one bank group only. */
+        for (size_t i = 0; i < n; i++) {
+            size_t k = i / 32;
+            unsigned bank = (unsigned)(k % 16);
+            unsigned bg = pattern ? 0 : bank % 4;
+            addrs[i] = addr_at(&c, i % 32, bg, bank / 4, 100 + k, 0);
+        }
+        struct dramtrace_result r = run_stream(&c, addrs, n);
+        assert_int_equal(r.row_hits, 0);
+        assert_int_equal(r.activates, n);
+        double bytes_per_cycle = (double)r.bytes / (double)r.cycles / c.channels;
+        double bound = 4.0 * c.request_bytes / c.t.faw;
+        if (pattern) /* one bank group of 4 banks: tRRD_L and tRC are the tighter limits */
+            bound = 4.0 * c.request_bytes / c.t.rc;
+        print_message("0%% RBH: %.2f B/cycle/channel, bound %.2f\n", bytes_per_cycle, bound);
+        assert_true(bytes_per_cycle <= bound);
+        assert_true(bytes_per_cycle >= 0.8 * bound);
+    }
+    free(addrs);
+}
+
+static void test_dramtrace_options_and_errors(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    uint64_t addrs[256];
+    bool writes[256];
+    for (int i = 0; i < 256; i++) {
+        addrs[i] = (uint64_t)i * 64;
+        writes[i] = i % 4 == 0;
+    }
+    struct dramtrace_result r;
+    char err[200];
+    assert_int_equal(dramtrace_run(&c, 64, addrs, writes, 256, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.request_bytes, 64);
+    assert_int_equal(r.bytes, 256 * 64);
+    assert_int_equal(r.writes, 64);
+    assert_int_equal(r.reads, 192);
+    assert_true(r.cycles > 0 && r.bandwidth_gbs > 0 && r.mean_read_latency_cycles > 0);
+    assert_true(r.row_hits + r.row_misses + r.row_conflicts == 256);
+
+    assert_int_equal(dramtrace_run(&c, 96, addrs, writes, 256, &r, err, sizeof(err)), -1);
+    assert_string_equal(err, "dram row_bytes (2048) is not a multiple of request_bytes (96)");
+    assert_int_equal(dramtrace_run(&c, 0, addrs, writes, 0, &r, err, sizeof(err)), -1);
+    assert_string_equal(err, "the trace holds no requests");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_peak_and_check),
+        cmocka_unit_test(test_map_linear_fields),
+        cmocka_unit_test(test_map_roundtrip),
+        cmocka_unit_test(test_hashed_spreads_row_strides),
+        cmocka_unit_test(test_checker_rules),
+        cmocka_unit_test(test_stream_obeys_every_rule),
+        cmocka_unit_test(test_read_latency_and_outcomes),
+        cmocka_unit_test(test_frfcfs_hits_first_with_cap),
+        cmocka_unit_test(test_queue_full_and_scheduler_names),
+        cmocka_unit_test(test_refresh),
+        cmocka_unit_test(test_interference),
+        cmocka_unit_test(test_nonpow2_channels_and_determinism),
+        cmocka_unit_test(test_add_from_completion),
+        cmocka_unit_test(test_all_row_hits_reach_75_to_92_percent),
+        cmocka_unit_test(test_rbh20_is_held_near_half_by_tfaw),
+        cmocka_unit_test(test_activate_rate_bounds_bandwidth),
+        cmocka_unit_test(test_dramtrace_options_and_errors),
+    };
+    return cmocka_run_group_tests_name("dram", tests, NULL, NULL);
+}

@@ -1,0 +1,449 @@
+/* Unit tests: the GPU core — configuration and partition errors, determinism, and the
+ * behaviours the papers' figures show (HSM Fig. 2, 3, 4), measured in simulated cycles. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/gpu.h"
+#include "corun/kernel.h"
+#include "corun/solo.h"
+
+/* HSM Table 1 (the hbm80 preset's values; the real preset comes from data/gpus/). */
+static void hbm80(struct gpu_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->sms = 80;
+    c->core_clock_mhz = 1400.0;
+    c->warps_per_sm = 64;
+    c->tbs_per_sm = 32;
+    c->schedulers_per_sm = 2;
+    c->regs_per_sm = 65536;
+    c->smem_per_sm_bytes = 98304;
+    c->l1d = (struct cache_config){49152, 6, 128, 128, 28};
+    c->l1c = (struct cache_config){8192, 2, 64, 16, 4};
+    c->llc = (struct cache_config){6291456, 16, 128, 64, 120};
+    c->llc_slices = 64;
+    c->noc_bytes_per_cycle = 32;
+    c->noc_latency_cycles = 8;
+    c->context_switch_bytes_per_cycle = 128;
+    c->sm_static_watts = 1.0;
+    c->inst_energy_nj = 0.5;
+    c->dram_activate_nj = 2.0;
+    c->dram_burst_nj = 4.0;
+    c->dram = (struct dram_config){.channels = 32,
+                                   .bank_groups = 4,
+                                   .banks_per_group = 4,
+                                   .row_bytes = 2048,
+                                   .bus_bytes_per_cycle = 64,
+                                   .request_bytes = 128,
+                                   .clock_mhz = 440.0,
+                                   .queue_entries = 64,
+                                   .row_hit_cap = 5,
+                                   .mapping = DRAM_MAP_HASHED,
+                                   .t = {.rc = 24,
+                                         .rcd = 7,
+                                         .rp = 7,
+                                         .cl = 7,
+                                         .wl = 2,
+                                         .ras = 17,
+                                         .rrd_l = 5,
+                                         .rrd_s = 4,
+                                         .faw = 20,
+                                         .rtp = 7,
+                                         .ccd_l = 1,
+                                         .ccd_s = 1,
+                                         .wtr_l = 4,
+                                         .wtr_s = 2,
+                                         .rfc = 115,
+                                         .refi = 1716}};
+}
+
+static const struct kernel_profile *K(const char *name)
+{
+    const struct kernel_profile *p = kernel_builtin_find(name);
+    assert_non_null(p);
+    return p;
+}
+
+/* Two kernels on an even split, run warm then for `cycles` more. */
+static struct gpu *pair(const char *a, const char *b, uint64_t seed, uint64_t warm, uint64_t cycles)
+{
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    const struct kernel_profile *ps[2] = {K(a), K(b)};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 2, seed, err, sizeof err);
+    assert_non_null(g);
+    int own[80];
+    gpu_partition_even(80, 2, own);
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, warm);
+    gpu_reset_counters(g);
+    gpu_run(g, cycles);
+    return g;
+}
+
+static double solo_ipc(const char *name, unsigned sms, uint64_t cycles)
+{
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct solo_result r;
+    char err[256];
+    assert_int_equal(solo_characterize(&cfg, K(name), sms, cycles, 1, &r, err, sizeof err), 0);
+    return r.ipc;
+}
+
+/* ---- errors ---- */
+
+static void rejects_bad_configs_and_profiles(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    const struct kernel_profile *ps[1] = {K("stream")};
+    cfg.warps_per_sm = 65;
+    assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
+    assert_non_null(strstr(err, "warps_per_sm"));
+    hbm80(&cfg);
+    cfg.dram.request_bytes = 64;
+    assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
+    assert_non_null(strstr(err, "request_bytes"));
+    hbm80(&cfg);
+    struct kernel_profile p = *K("stream");
+    p.mlp = 0;
+    ps[0] = &p;
+    assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
+    assert_non_null(strstr(err, "mlp"));
+    p = *K("stream");
+    p.dep_latency = 1000;
+    assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
+    assert_non_null(strstr(err, "dep_latency"));
+    p = *K("stream");
+    p.mem_fraction = 0.9;
+    p.const_fraction = 0.2;
+    assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
+    assert_non_null(strstr(err, "const_fraction"));
+    ps[0] = K("stream");
+    assert_null(gpu_new(&cfg, ps, 0, 1, err, sizeof err));
+}
+
+static void rejects_bad_partitions(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    const struct kernel_profile *ps[2] = {K("stream"), K("compute")};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+    assert_non_null(g);
+    int own[81];
+    gpu_partition_even(80, 2, own);
+    assert_int_equal(gpu_set_partition(g, own, 79, GPU_SWITCH_DRAIN, err, sizeof err), -1);
+    assert_non_null(strstr(err, "80 SMs"));
+    own[7] = 2;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), -1);
+    assert_non_null(strstr(err, "SM 7"));
+    own[7] = -3;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), -1);
+    own[7] = GPU_SM_GATED;
+    assert_int_equal(gpu_set_partition(g, own, 80, (enum gpu_switch_mode)9, err, sizeof err), -1);
+    /* nothing changed by the failures: every SM is still idle */
+    int cur[80];
+    gpu_get_partition(g, cur);
+    for (int i = 0; i < 80; i++)
+        assert_int_equal(cur[i], GPU_SM_IDLE);
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_get_partition(g, cur);
+    assert_int_equal(cur[7], GPU_SM_GATED);
+    assert_int_equal(cur[0], 0);
+    assert_int_equal(cur[79], 1);
+    gpu_delete(g);
+}
+
+/* ---- determinism ---- */
+
+static void same_seed_same_counters(void **state)
+{
+    (void)state;
+    struct gpu_kernel_counters c[3][2];
+    uint64_t seeds[3] = {7, 7, 8};
+    for (int r = 0; r < 3; r++) {
+        struct gpu *g = pair("stream", "cachefit", seeds[r], 2000, 20000);
+        for (unsigned k = 0; k < 2; k++)
+            gpu_kernel_counters(g, k, &c[r][k]);
+        gpu_delete(g);
+    }
+    assert_memory_equal(&c[0], &c[1], sizeof(c[0]));
+    assert_true(c[0][0].instructions != c[2][0].instructions ||
+                c[0][0].row_hits != c[2][0].row_hits || c[0][1].l1d_misses != c[2][1].l1d_misses);
+}
+
+/* ---- HSM Fig. 2: scaling with SMs ---- */
+
+static void compute_bound_scales_linearly(void **state)
+{
+    (void)state;
+    double full = solo_ipc("compute", 80, 20000);
+    unsigned sms[] = {10, 20, 40, 60};
+    for (int i = 0; i < 4; i++) {
+        double ipc = solo_ipc("compute", sms[i], 20000), ideal = full * sms[i] / 80;
+        printf("  compute %2u SMs: IPC %.2f (linear %.2f)\n", sms[i], ipc, ideal);
+        assert_true(ipc > 0.95 * ideal && ipc < 1.05 * ideal);
+    }
+}
+
+static void memory_bound_saturates(void **state)
+{
+    (void)state;
+    const char *names[] = {"random", "stream"};
+    for (int i = 0; i < 2; i++) {
+        double full = solo_ipc(names[i], 80, 30000), at40 = solo_ipc(names[i], 40, 30000);
+        printf("  %s: IPC %.2f on 40 SMs, %.2f on 80\n", names[i], at40, full);
+        assert_true(at40 >= 0.9 * full);
+    }
+}
+
+/* ---- HSM Fig. 3: bandwidth utilization against RBH ---- */
+
+static void bandwidth_rises_with_rbh(void **state)
+{
+    (void)state;
+    const char *names[] = {"seq40", "seq64", "seq96", "seq128", "seq192", "seq256", "seq2048"};
+    enum { N = 7 };
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    double x[N], y[N], sx = 0, sy = 0;
+    char err[256];
+    for (int i = 0; i < N; i++) {
+        struct solo_result r;
+        assert_int_equal(solo_characterize(&cfg, K(names[i]), 80, 30000, 1, &r, err, sizeof err),
+                         0);
+        x[i] = r.rbh;
+        y[i] = r.bandwidth_pct / 100;
+        sx += x[i];
+        sy += y[i];
+        printf("  %-8s RBH %.3f utilization %.1f%%\n", names[i], x[i], 100 * y[i]);
+    }
+    double mx = sx / N, my = sy / N, sxx = 0, sxy = 0, syy = 0;
+    for (int i = 0; i < N; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    double slope = sxy / sxx, r2 = sxy * sxy / (sxx * syy);
+    printf("  fit: utilization = %.3f * RBH + %.3f, R^2 = %.3f\n", slope, my - slope * mx, r2);
+    assert_true(slope > 0);
+    assert_true(r2 >= 0.8);
+    assert_true(x[0] < 0.2 && x[N - 1] > 0.7); /* the family spans the range */
+}
+
+/* ---- HSM Fig. 4: RBH in shared mode stays near private mode ---- */
+
+static void shared_rbh_tracks_private(void **state)
+{
+    (void)state;
+    const char *mem[] = {"stream", "random", "strided"};
+    const char *all[] = {"stream", "random", "strided", "compute", "cachefit"};
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    for (int i = 0; i < 3; i++) {
+        struct solo_result r;
+        assert_int_equal(solo_characterize(&cfg, K(mem[i]), 80, 40000, 1, &r, err, sizeof err), 0);
+        for (int j = 0; j < 5; j++) {
+            if (!strcmp(mem[i], all[j]))
+                continue;
+            struct gpu *g = pair(mem[i], all[j], 1, 4000, 40000);
+            struct gpu_kernel_counters c;
+            gpu_kernel_counters(g, 0, &c);
+            printf("  %-8s + %-8s RBH shared %.3f private %.3f\n", mem[i], all[j], c.rbh, r.rbh);
+            assert_true(c.rbh - r.rbh <= 0.1 && r.rbh - c.rbh <= 0.1);
+            gpu_delete(g);
+        }
+    }
+}
+
+/* ---- repartitioning, relaunch, counters ---- */
+
+static struct gpu *solo_gpu(const struct kernel_profile *p, unsigned sms)
+{
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, &p, 1, 3, err, sizeof err);
+    assert_non_null(g);
+    int own[80];
+    for (int i = 0; i < 80; i++)
+        own[i] = i < (int)sms ? 0 : GPU_SM_GATED;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    return g;
+}
+
+static void short_grids_relaunch(void **state)
+{
+    (void)state;
+    struct kernel_profile p = *K("compute");
+    p.tbs = 40;
+    p.insts_per_warp = 500;
+    struct gpu *g = solo_gpu(&p, 80);
+    gpu_run(g, 20000);
+    struct gpu_kernel_counters c;
+    gpu_kernel_counters(g, 0, &c);
+    assert_true(c.launches >= 2);
+    assert_true(c.first_launch_cycle > 0);
+    assert_int_equal(c.first_launch_instructions, 40ull * 8 * 500);
+    assert_int_equal(c.tbs_finished, c.launches * 40 + (c.tbs_finished % 40));
+    gpu_delete(g);
+}
+
+static void context_switch_saves_and_restores(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct kernel_profile p = *K("compute");
+    p.insts_per_warp = 500; /* a wave of TBs lasts ~16 K cycles */
+    const struct kernel_profile *ps[2] = {&p, K("stream")};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+    int own[80];
+    for (int i = 0; i < 80; i++)
+        own[i] = 0;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 5000);
+    gpu_reset_counters(g);
+    gpu_partition_even(80, 2, own); /* SMs 40..79 go to stream, saving compute's TBs */
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_CONTEXT, err, sizeof err), 0);
+    gpu_run(g, 40000);
+    struct gpu_kernel_counters c0, c1;
+    gpu_kernel_counters(g, 0, &c0);
+    gpu_kernel_counters(g, 1, &c1);
+    assert_int_equal(c0.tbs_saved, 40 * 8);
+    assert_true(c0.tbs_restored > 0); /* resumed on compute's own SMs as slots free up */
+    assert_int_equal(c1.active_sms, 40);
+    assert_int_equal(c0.active_sms, 40);
+    assert_true(c1.instructions > 0);
+    /* compute kept the 40 SMs it lost only while their TBs were saved: 8 TBs of 48 KB of
+     * registers and shared memory at 128 B per cycle, 3072 cycles, after in-flight loads */
+    double extra = (c0.sms - 40) * 40000 / 40;
+    printf("  save took %.0f cycles per SM\n", extra);
+    assert_true(extra >= 3072 && extra < 3072 + 1000);
+    gpu_delete(g);
+}
+
+static void draining_waits_for_tbs(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct kernel_profile p = *K("stream");
+    p.insts_per_warp = 100;
+    const struct kernel_profile *ps[2] = {&p, K("compute")};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+    int own[80];
+    for (int i = 0; i < 80; i++)
+        own[i] = 0;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 5000);
+    gpu_partition_even(80, 2, own);
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 10);
+    assert_int_equal(gpu_sm_running(g, 79), 0); /* still finishing stream's TBs */
+    gpu_run(g, 40000);
+    assert_int_equal(gpu_sm_running(g, 79), 1);
+    struct gpu_kernel_counters c;
+    gpu_kernel_counters(g, 0, &c);
+    assert_int_equal(c.tbs_saved, 0);
+    gpu_delete(g);
+}
+
+static void adaptive_follows_hsm_rule(void **state)
+{
+    (void)state;
+    /* Short TBs (many finish per SM in an epoch): drain. Long TBs: context switch. */
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    struct kernel_profile shortp = *K("compute"), longp = *K("compute");
+    shortp.insts_per_warp = 200;
+    const struct kernel_profile *ps[3] = {&shortp, &longp, K("stream")};
+    struct gpu *g = gpu_new(&cfg, ps, 3, 1, err, sizeof err);
+    int own[80];
+    for (int i = 0; i < 80; i++)
+        own[i] = i < 40 ? 0 : 1;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 30000);
+    for (int i = 0; i < 80; i++)
+        own[i] = 2;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_ADAPTIVE, err, sizeof err), 0);
+    gpu_run(g, 10000);
+    struct gpu_kernel_counters cs, cl;
+    gpu_kernel_counters(g, 0, &cs);
+    gpu_kernel_counters(g, 1, &cl);
+    assert_int_equal(cs.tbs_saved, 0);
+    assert_int_equal(cl.tbs_saved, 40 * 8);
+    gpu_delete(g);
+}
+
+static void counters_add_up(void **state)
+{
+    (void)state;
+    struct gpu *g = solo_gpu(K("stream"), 20);
+    gpu_run(g, 3000);
+    gpu_reset_counters(g);
+    gpu_run(g, 20000);
+    struct gpu_kernel_counters c;
+    gpu_kernel_counters(g, 0, &c);
+    struct gpu_system_counters s;
+    gpu_system_counters(g, &s);
+    assert_int_equal(c.cycles, 20000);
+    assert_true(c.sms > 19.99 && c.sms < 20.01);
+    assert_int_equal(c.active_sms, 20);
+    assert_int_equal(c.owned_sms, 20);
+    assert_int_equal(s.gated_sm_cycles, 60ull * 20000);
+    assert_int_equal(s.idle_sm_cycles, 0);
+    assert_true(c.l1d_misses <= c.l1d_accesses && c.l2_misses <= c.l2_accesses);
+    assert_true(c.row_hits <= c.row_accesses);
+    assert_true(c.dram_bytes == 128 * c.dram_requests);
+    assert_true(c.bandwidth_gbs > 0 && c.bandwidth_util < 1);
+    /* static energy of exactly 20 SMs (gated ones cost nothing) */
+    double secs = 20000 / 1.4e9;
+    assert_true(c.energy_static_j > 0.999 * 20 * secs && c.energy_static_j < 1.001 * 20 * secs);
+    assert_true(s.energy_j >= c.energy_j);
+    double busy = 0;
+    for (unsigned ch = 0; ch < 32; ch++) {
+        struct gpu_channel_counters cc;
+        gpu_channel_counters(g, ch, &cc);
+        assert_true(cc.utilization >= 0 && cc.utilization <= 1);
+        busy += cc.utilization;
+    }
+    assert_true(busy / 32 > 0.5 * c.bandwidth_util && busy / 32 < 1.5 * c.bandwidth_util);
+    gpu_delete(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rejects_bad_configs_and_profiles),
+        cmocka_unit_test(rejects_bad_partitions),
+        cmocka_unit_test(same_seed_same_counters),
+        cmocka_unit_test(compute_bound_scales_linearly),
+        cmocka_unit_test(memory_bound_saturates),
+        cmocka_unit_test(bandwidth_rises_with_rbh),
+        cmocka_unit_test(shared_rbh_tracks_private),
+        cmocka_unit_test(short_grids_relaunch),
+        cmocka_unit_test(context_switch_saves_and_restores),
+        cmocka_unit_test(draining_waits_for_tbs),
+        cmocka_unit_test(adaptive_follows_hsm_rule),
+        cmocka_unit_test(counters_add_up),
+    };
+    return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
+}

@@ -1,0 +1,200 @@
+/* Unit tests: scenario loading, GPU presets and kernel profiles against the real data files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "corun/datadir.h"
+#include "corun/preset.h"
+#include "corun/scenario.h"
+
+/* Write text to a fresh temporary file; returns its path (free it and unlink it). */
+static char *write_temp(const char *text)
+{
+    char *path = strdup("/tmp/corun-test-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+struct loaded {
+    struct scenario sc;
+    struct diag d;
+    int rc;
+};
+
+static void load_text(struct loaded *l, const char *text)
+{
+    char *datadir = datadir_locate();
+    char *path = write_temp(text);
+    diag_init(&l->d);
+    l->rc = scenario_load(&l->sc, path, datadir, &l->d);
+    unlink(path);
+    free(path);
+    free(datadir);
+}
+
+static void unload(struct loaded *l)
+{
+    scenario_done(&l->sc);
+    diag_done(&l->d);
+}
+
+static void default_scenario_loads_hbm80(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    char *path = datadir_default_scenario(datadir);
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_load(&sc, path, datadir, &d), 0);
+    assert_int_equal(d.count, 0);
+    assert_string_equal(sc.gpu_name, "hbm80");
+    assert_int_equal(sc.gpu.sms, 80);
+    assert_int_equal(sc.gpu.dram.channels, 32);
+    assert_int_equal(sc.gpu.dram.t.faw, 20);
+    assert_int_equal(sc.gpu.dram.t.refi, 1716);
+    assert_int_equal(sc.gpu.llc_slices, 64);
+    assert_int_equal(sc.nkernels, 2);
+    assert_string_equal(sc.kernels[0].profile.name, "stream");
+    assert_int_equal(sc.kernels[0].priority, SCENARIO_HIGH);
+    assert_non_null(strstr(sc.text, "kernels"));
+    scenario_done(&sc);
+    diag_done(&d);
+    free(path);
+    free(datadir);
+}
+
+static void every_preset_loads(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct name_list names;
+    preset_gpu_names(datadir, &names);
+    assert_int_equal(names.count, 4);
+    for (size_t i = 0; i < names.count; i++) {
+        struct gpu_config cfg;
+        struct diag d;
+        diag_init(&d);
+        assert_int_equal(preset_gpu_load(datadir, names.names[i], &cfg, &d), 0);
+        /* Peak bandwidth from the presets' own numbers: channels x bytes x clock. */
+        double peak = cfg.dram.channels * cfg.dram.bus_bytes_per_cycle * cfg.dram.clock_mhz / 1e3;
+        if (strcmp(names.names[i], "hbm80") == 0)
+            assert_true(peak > 900 && peak < 902);
+        if (strcmp(names.names[i], "gddr5_40") == 0)
+            assert_true(peak > 483 && peak < 485);
+        diag_done(&d);
+    }
+    name_list_done(&names);
+    free(datadir);
+}
+
+static void overrides_replace_preset_values(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"o\"; gpu = \"hbm80\"; gpu_overrides = { sms = 40; dram = { "
+                  "mapping = \"linear\"; timing = { faw = 30; }; }; };\n"
+                  "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    assert_int_equal(l.sc.gpu.sms, 40);
+    assert_int_equal(l.sc.gpu.dram.mapping, DRAM_MAP_LINEAR);
+    assert_int_equal(l.sc.gpu.dram.t.faw, 30);
+    assert_int_equal(l.sc.gpu.dram.t.rcd, 7); /* untouched */
+    assert_int_equal(l.sc.epochs, 10);        /* default */
+    unload(&l);
+}
+
+static void all_errors_are_collected(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"x\";\ngpu = \"hbm08\";\nepochs = 0;\n"
+                  "kernels = ( { name = \"strem\"; }, { name = \"compute\"; weight = 2.0; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_int_equal(l.d.count, 4);
+    assert_non_null(strstr(l.d.msgs[0], ":3: epochs: expected an integer from 1 to 1000000"));
+    assert_non_null(strstr(l.d.msgs[1], ":2: gpu: unknown GPU preset \"hbm08\"; known: "
+                                        "gddr5_40, hbm80, smqos24, themis60 (did you mean "
+                                        "hbm80?)"));
+    assert_non_null(strstr(l.d.msgs[2], ":4: kernels[0].name: unknown kernel \"strem\""));
+    assert_non_null(strstr(l.d.msgs[2], "(did you mean stream?)"));
+    assert_non_null(strstr(l.d.msgs[3], ":4: kernels[1].weight: expected a number from 0 to 1"));
+    assert_null(l.sc.name); /* nothing half-loaded survives */
+    unload(&l);
+}
+
+static void weights_must_sum_to_one(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"w\"; gpu = \"hbm80\";\nkernels = ( { name = \"stream\"; weight = "
+                  "0.2; }, { name = \"compute\"; weight = 0.8; } );\n");
+    assert_int_equal(l.rc, 0);
+    unload(&l);
+    load_text(&l, "name = \"w\"; gpu = \"hbm80\";\nkernels = ( { name = \"stream\"; weight = "
+                  "0.2; }, { name = \"compute\"; weight = 0.7; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_non_null(strstr(l.d.msgs[0], "kernels: expected weights that are all 0"));
+    unload(&l);
+}
+
+static void missing_file_is_named(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_load(&sc, "/nonexistent/x.cfg", ".", &d), -1);
+    assert_string_equal(d.msgs[0], "/nonexistent/x.cfg: cannot open: No such file or directory "
+                                   "(expected a libconfig file)");
+    scenario_done(&sc);
+    diag_done(&d);
+}
+
+static void builtin_kernels_are_known(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct name_list names;
+    preset_kernel_names(datadir, &names);
+    assert_true(name_list_has(&names, "stream"));
+    assert_true(name_list_has(&names, "compute"));
+    assert_false(name_list_has(&names, "strem"));
+    struct kernel_profile p;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(preset_kernel_load(datadir, "random", &p, &d), 0);
+    assert_string_equal(p.name, "random");
+    assert_true(p.mem_fraction > 0);
+    kernel_profile_done(&p);
+    assert_int_equal(preset_kernel_load(datadir, "nope", &p, &d), -1);
+    assert_int_equal(d.count, 1);
+    diag_done(&d);
+    name_list_done(&names);
+    free(datadir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_scenario_loads_hbm80),
+        cmocka_unit_test(every_preset_loads),
+        cmocka_unit_test(overrides_replace_preset_values),
+        cmocka_unit_test(all_errors_are_collected),
+        cmocka_unit_test(weights_must_sum_to_one),
+        cmocka_unit_test(missing_file_is_named),
+        cmocka_unit_test(builtin_kernels_are_known),
+    };
+    return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
+}

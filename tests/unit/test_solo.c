@@ -1,0 +1,211 @@
+/* Unit tests: private-mode traces, the true-NP oracle and solo characterization. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/gpu.h"
+#include "corun/kernel.h"
+#include "corun/solo.h"
+
+/* HSM Table 1 (the hbm80 preset's values; the real preset comes from data/gpus/). */
+static void hbm80(struct gpu_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->sms = 80;
+    c->core_clock_mhz = 1400.0;
+    c->warps_per_sm = 64;
+    c->tbs_per_sm = 32;
+    c->schedulers_per_sm = 2;
+    c->regs_per_sm = 65536;
+    c->smem_per_sm_bytes = 98304;
+    c->l1d = (struct cache_config){49152, 6, 128, 128, 28};
+    c->l1c = (struct cache_config){8192, 2, 64, 16, 4};
+    c->llc = (struct cache_config){6291456, 16, 128, 64, 120};
+    c->llc_slices = 64;
+    c->noc_bytes_per_cycle = 32;
+    c->noc_latency_cycles = 8;
+    c->context_switch_bytes_per_cycle = 128;
+    c->sm_static_watts = 1.0;
+    c->inst_energy_nj = 0.5;
+    c->dram_activate_nj = 2.0;
+    c->dram_burst_nj = 4.0;
+    c->dram = (struct dram_config){.channels = 32,
+                                   .bank_groups = 4,
+                                   .banks_per_group = 4,
+                                   .row_bytes = 2048,
+                                   .bus_bytes_per_cycle = 64,
+                                   .request_bytes = 128,
+                                   .clock_mhz = 440.0,
+                                   .queue_entries = 64,
+                                   .row_hit_cap = 5,
+                                   .mapping = DRAM_MAP_HASHED,
+                                   .t = {.rc = 24,
+                                         .rcd = 7,
+                                         .rp = 7,
+                                         .cl = 7,
+                                         .wl = 2,
+                                         .ras = 17,
+                                         .rrd_l = 5,
+                                         .rrd_s = 4,
+                                         .faw = 20,
+                                         .rtp = 7,
+                                         .ccd_l = 1,
+                                         .ccd_s = 1,
+                                         .wtr_l = 4,
+                                         .wtr_s = 2,
+                                         .rfc = 115,
+                                         .refi = 1716}};
+}
+
+static void trace_is_cached_and_monotonic(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct solo_cache *c = solo_cache_new();
+    char err[256];
+    const struct kernel_profile *p = kernel_builtin_find("stream");
+    struct solo_trace *t = solo_cache_get(c, &cfg, p, 0, 5, err, sizeof err);
+    assert_non_null(t);
+    assert_ptr_equal(solo_cache_get(c, &cfg, p, 80, 5, err, sizeof err), t); /* 0 means all */
+    assert_ptr_not_equal(solo_cache_get(c, &cfg, p, 80, 6, err, sizeof err), t);
+    assert_int_equal(solo_cache_count(c), 2);
+    solo_trace_extend(t, 10 * SOLO_SAMPLE_CYCLES);
+    const uint64_t *insts;
+    size_t n = solo_trace_samples(t, &insts);
+    assert_int_equal(n, 11);
+    assert_int_equal(insts[0], 0);
+    for (size_t i = 1; i < n; i++)
+        assert_true(insts[i] >= insts[i - 1]);
+    assert_true(insts[n - 1] > 0);
+    /* the key names what made the trace */
+    assert_int_equal(solo_trace_key(t)->config_hash, solo_config_hash(&cfg));
+    assert_int_equal(solo_trace_key(t)->sms, 80);
+    cfg.llc.latency_cycles++;
+    assert_true(solo_config_hash(&cfg) != solo_trace_key(t)->config_hash);
+    cfg.sms = 0;
+    assert_null(solo_cache_get(c, &cfg, p, 0, 5, err, sizeof err));
+    solo_cache_delete(c);
+}
+
+static void private_interval_has_np_one(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct solo_cache *c = solo_cache_new();
+    char err[256];
+    struct solo_trace *t =
+        solo_cache_get(c, &cfg, kernel_builtin_find("cachefit"), 0, 1, err, sizeof err);
+    solo_trace_extend(t, 20 * SOLO_SAMPLE_CYCLES);
+    const uint64_t *insts;
+    solo_trace_samples(t, &insts);
+    /* the private run against itself: NP 1 */
+    double np = solo_true_np(t, insts[5], insts[15], 10 * SOLO_SAMPLE_CYCLES);
+    assert_true(np > 0.999 && np < 1.001);
+    assert_true(solo_trace_cycles_at(t, insts[7]) > 6.99 * SOLO_SAMPLE_CYCLES);
+    assert_true(solo_trace_cycles_at(t, insts[7]) <= 7 * SOLO_SAMPLE_CYCLES);
+    /* twice the time for the same work: NP 1/2 */
+    np = solo_true_np(t, insts[5], insts[15], 20 * SOLO_SAMPLE_CYCLES);
+    assert_true(np > 0.499 && np < 0.501);
+    assert_true(solo_true_np(t, 10, 5, 100) < 0);
+    solo_cache_delete(c);
+}
+
+static void trace_extends_on_demand_and_round_trips(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    const struct kernel_profile *p = kernel_builtin_find("compute");
+    struct solo_cache *a = solo_cache_new(), *b = solo_cache_new();
+    struct solo_trace *t = solo_cache_get(a, &cfg, p, 40, 2, err, sizeof err);
+    solo_trace_extend(t, 5 * SOLO_SAMPLE_CYCLES);
+    const uint64_t *insts;
+    size_t n = solo_trace_samples(t, &insts);
+    /* an instruction count beyond the trace extends it */
+    uint64_t beyond = insts[n - 1] * 3;
+    double cyc = solo_trace_cycles_at(t, beyond);
+    assert_true(cyc > 3 * (n - 1) * SOLO_SAMPLE_CYCLES * 0.95);
+    n = solo_trace_samples(t, &insts);
+    assert_true(insts[n - 1] >= beyond);
+    /* a persisted copy gives the same answers and rebuilds the run to go further */
+    struct solo_trace *u = solo_cache_put(b, &cfg, p, 40, 2, insts, n, err, sizeof err);
+    assert_non_null(u);
+    assert_true(solo_trace_cycles_at(u, beyond) == cyc);
+    uint64_t far = insts[n - 1] * 2;
+    assert_true(solo_trace_cycles_at(u, far) == solo_trace_cycles_at(t, far));
+    uint64_t bad[2] = {5, 3};
+    assert_null(solo_cache_put(b, &cfg, p, 40, 2, bad, 2, err, sizeof err));
+    solo_cache_delete(a);
+    solo_cache_delete(b);
+}
+
+static void shared_np_is_below_one_for_a_memory_pair(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    const struct kernel_profile *ps[2] = {kernel_builtin_find("stream"),
+                                          kernel_builtin_find("random")};
+    struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+    int own[80];
+    gpu_partition_even(80, 2, own);
+    gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err);
+    gpu_run(g, 10000);
+    uint64_t a = gpu_kernel_instructions_total(g, 0);
+    gpu_run(g, 20000);
+    uint64_t b = gpu_kernel_instructions_total(g, 0);
+    struct solo_cache *c = solo_cache_new();
+    struct solo_trace *t = solo_cache_get(c, &cfg, ps[0], 0, 1, err, sizeof err);
+    double np = solo_true_np(t, a, b, 20000);
+    printf("  stream next to random on 40 SMs: NP %.3f\n", np);
+    assert_true(np > 0.05 && np < 0.9);
+    solo_cache_delete(c);
+    gpu_delete(g);
+}
+
+static void characterize_reports_rates(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    struct solo_result r;
+    assert_int_equal(
+        solo_characterize(&cfg, kernel_builtin_find("random"), 20, 20000, 1, &r, err, sizeof err),
+        0);
+    assert_int_equal(r.sms, 20);
+    assert_int_equal(r.warmup_cycles, 2000);
+    assert_true(r.ipc > 0 && r.bandwidth_gbs > 100);
+    assert_true(r.bandwidth_pct > 10 && r.bandwidth_pct < 100);
+    assert_true(r.rbh < 0.05);
+    assert_true(r.l1d_miss_rate > 0.99 && r.l2_miss_rate > 0.9);
+    assert_true(r.mpki > 150 && r.mpki <= 1000);
+    assert_int_equal(
+        solo_characterize(&cfg, kernel_builtin_find("random"), 20, 0, 1, &r, err, sizeof err), -1);
+    struct kernel_profile p = *kernel_builtin_find("random");
+    p.lines_per_access = 0.5;
+    assert_int_equal(solo_characterize(&cfg, &p, 20, 1000, 1, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "lines_per_access"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(trace_is_cached_and_monotonic),
+        cmocka_unit_test(private_interval_has_np_one),
+        cmocka_unit_test(trace_extends_on_demand_and_round_trips),
+        cmocka_unit_test(shared_np_is_below_one_for_a_memory_pair),
+        cmocka_unit_test(characterize_reports_rates),
+    };
+    return cmocka_run_group_tests_name("solo", tests, NULL, NULL);
+}

@@ -1,0 +1,69 @@
+/* Unit tests: util and diag. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/diag.h"
+#include "corun/util.h"
+
+static void edit_distance_counts_edits(void **state)
+{
+    (void)state;
+    assert_int_equal(util_edit_distance("hbm80", "hbm80"), 0);
+    assert_int_equal(util_edit_distance("hbm08", "hbm80"), 2);
+    assert_int_equal(util_edit_distance("strem", "stream"), 1);
+    assert_int_equal(util_edit_distance("", "abc"), 3);
+    assert_int_equal(util_edit_distance("HBM80", "hbm80"), 0);
+}
+
+static void suggest_finds_near_misses_only(void **state)
+{
+    (void)state;
+    const char *names[] = {"gddr5_40", "hbm80", "smqos24", "themis60"};
+    assert_string_equal(util_suggest("hbm08", names, 4), "hbm80");
+    assert_string_equal(util_suggest("HBM80", names, 4), "hbm80");
+    assert_string_equal(util_suggest("themis6", names, 4), "themis60");
+    assert_null(util_suggest("hbm80", names, 4)); /* exact: nothing to suggest */
+    assert_null(util_suggest("volta", names, 4)); /* too far from everything */
+    assert_null(util_suggest("ab", names, 0));
+}
+
+static void asprintf_formats(void **state)
+{
+    (void)state;
+    char *s = xasprintf("%s:%d: %s", "f.cfg", 12, "epochs");
+    assert_string_equal(s, "f.cfg:12: epochs");
+    free(s);
+    assert_true(util_ends_with("a.cfg", ".cfg"));
+    assert_false(util_ends_with("cfg", ".cfg"));
+}
+
+static void diag_keeps_every_message(void **state)
+{
+    (void)state;
+    struct diag d;
+    diag_init(&d);
+    for (int i = 0; i < 20; i++)
+        diag_add(&d, "message %d", i);
+    assert_int_equal(d.count, 20);
+    assert_string_equal(d.msgs[0], "message 0");
+    assert_string_equal(d.msgs[19], "message 19");
+    diag_done(&d);
+    assert_int_equal(d.count, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(edit_distance_counts_edits),
+        cmocka_unit_test(suggest_finds_near_misses_only),
+        cmocka_unit_test(asprintf_formats),
+        cmocka_unit_test(diag_keeps_every_message),
+    };
+    return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
