@@ -20,6 +20,9 @@ struct cli_command {
 
 extern const struct cli_command cmd_check;
 extern const struct cli_command cmd_dram_trace;
+extern const struct cli_command cmd_run;
+extern const struct cli_command cmd_solo;
+extern const struct cli_command cmd_bench;
 extern const struct cli_command cmd_help;
 extern const struct cli_command cmd_tui;
 

@@ -11,10 +11,7 @@
 #include "corun/util.h"
 
 static const struct cli_command *const commands[] = {
-    &cmd_tui,
-    &cmd_check,
-    &cmd_dram_trace,
-    &cmd_help,
+    &cmd_tui, &cmd_check, &cmd_run, &cmd_solo, &cmd_dram_trace, &cmd_bench, &cmd_help,
 };
 
 const struct cli_command *cli_at(size_t i)

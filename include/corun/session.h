@@ -1,0 +1,51 @@
+/* session — one experiment: the scenario, the simulated GPU, the private-mode references and
+ * the per-epoch results. Front ends (CLI, TUI) talk only to the session, so a headless run and
+ * a workbench run of the same scenario and seed are the same computation.
+ *
+ * This first version steps epochs on a fixed partition (the scenario's even split) and measures
+ * each kernel's true normalized progress; predictors, allocators and recording plug in here. */
+#ifndef CORUN_SESSION_H
+#define CORUN_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corun/gpu.h"
+#include "corun/metrics.h"
+#include "corun/scenario.h"
+
+/* One kernel over one epoch. */
+struct session_kernel_epoch {
+    struct gpu_kernel_counters c; /* what the GPU counted */
+    double np_true;               /* private cycles for the epoch's instructions / epoch cycles */
+};
+
+struct session_epoch {
+    unsigned index; /* 0-based */
+    uint64_t start_cycle, cycles;
+    unsigned nkernels;
+    struct session_kernel_epoch k[GPU_MAX_KERNELS];
+    struct gpu_system_counters sys;
+    struct metrics m; /* over np_true */
+};
+
+struct session;
+
+/* A session on sc (which must outlive it): builds the GPU with an even partition. Returns
+ * NULL with a message in err when the GPU or a kernel cannot be simulated. */
+struct session *session_new(const struct scenario *sc, char *err, size_t errlen);
+void session_delete(struct session *s);
+
+/* Simulates one epoch and measures it. progress (may be NULL) is called with the fraction of
+ * the epoch done, for progress bars. */
+void session_step_epoch(struct session *s, void (*progress)(void *ctx, double done), void *ctx);
+
+/* Epochs completed so far. */
+unsigned session_epochs_done(const struct session *s);
+/* The result of epoch i (< session_epochs_done). */
+const struct session_epoch *session_epoch_at(const struct session *s, unsigned i);
+const struct scenario *session_scenario(const struct session *s);
+/* The GPU's current partition: owner of each SM (gpu_sms entries). */
+void session_partition(const struct session *s, int *owner_out);
+
+#endif

@@ -1,0 +1,120 @@
+/* session — an experiment stepped epoch by epoch. */
+#include "corun/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/solo.h"
+#include "corun/util.h"
+
+/* Progress callbacks are made this many times per epoch (the epoch is simulated in slices). */
+#define PROGRESS_SLICES 20
+
+struct session {
+    const struct scenario *sc;
+    struct gpu *gpu;
+    struct solo_cache *solo;
+    struct solo_trace *ref[GPU_MAX_KERNELS]; /* private-mode reference of each kernel */
+    uint64_t insts_at_start[GPU_MAX_KERNELS];
+    struct session_epoch *epochs;
+    unsigned nepochs, cap;
+};
+
+struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
+{
+    const struct kernel_profile *profiles[GPU_MAX_KERNELS];
+    for (unsigned k = 0; k < sc->nkernels; k++)
+        profiles[k] = &sc->kernels[k].profile;
+    struct gpu *gpu = gpu_new(&sc->gpu, profiles, sc->nkernels, sc->seed, err, errlen);
+    if (!gpu)
+        return NULL;
+    struct session *s = xcalloc(1, sizeof(*s));
+    s->sc = sc;
+    s->gpu = gpu;
+    s->solo = solo_cache_new();
+    for (unsigned k = 0; k < sc->nkernels; k++) {
+        s->ref[k] = solo_cache_get(s->solo, &sc->gpu, profiles[k], 0, sc->seed, err, errlen);
+        if (!s->ref[k]) {
+            session_delete(s);
+            return NULL;
+        }
+    }
+    int *owner = xmalloc(sc->gpu.sms * sizeof(*owner));
+    gpu_partition_even(sc->gpu.sms, sc->nkernels, owner);
+    int rc = gpu_set_partition(gpu, owner, sc->gpu.sms, GPU_SWITCH_ADAPTIVE, err, errlen);
+    free(owner);
+    if (rc != 0) {
+        session_delete(s);
+        return NULL;
+    }
+    return s;
+}
+
+void session_delete(struct session *s)
+{
+    if (!s)
+        return;
+    gpu_delete(s->gpu);
+    solo_cache_delete(s->solo);
+    free(s->epochs);
+    free(s);
+}
+
+void session_step_epoch(struct session *s, void (*progress)(void *ctx, double done), void *ctx)
+{
+    const struct scenario *sc = s->sc;
+    uint64_t len = sc->epoch_cycles;
+    if (s->nepochs == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->epochs = xrealloc(s->epochs, s->cap * sizeof(*s->epochs));
+    }
+    struct session_epoch *e = &s->epochs[s->nepochs];
+    memset(e, 0, sizeof(*e));
+    e->index = s->nepochs;
+    e->start_cycle = gpu_now(s->gpu);
+    e->cycles = len;
+    e->nkernels = sc->nkernels;
+
+    gpu_reset_counters(s->gpu);
+    uint64_t done = 0;
+    for (unsigned i = 1; i <= PROGRESS_SLICES; i++) {
+        uint64_t upto = len * i / PROGRESS_SLICES;
+        gpu_run(s->gpu, upto - done);
+        done = upto;
+        if (progress)
+            progress(ctx, (double)i / PROGRESS_SLICES);
+    }
+
+    double np[GPU_MAX_KERNELS];
+    for (unsigned k = 0; k < sc->nkernels; k++) {
+        struct session_kernel_epoch *ke = &e->k[k];
+        gpu_kernel_counters(s->gpu, k, &ke->c);
+        uint64_t end = gpu_kernel_instructions_total(s->gpu, k);
+        ke->np_true = solo_true_np(s->ref[k], s->insts_at_start[k], end, len);
+        s->insts_at_start[k] = end;
+        np[k] = ke->np_true;
+    }
+    gpu_system_counters(s->gpu, &e->sys);
+    metrics_compute(np, sc->nkernels, &e->m);
+    s->nepochs++;
+}
+
+unsigned session_epochs_done(const struct session *s)
+{
+    return s->nepochs;
+}
+
+const struct session_epoch *session_epoch_at(const struct session *s, unsigned i)
+{
+    return i < s->nepochs ? &s->epochs[i] : NULL;
+}
+
+const struct scenario *session_scenario(const struct session *s)
+{
+    return s->sc;
+}
+
+void session_partition(const struct session *s, int *owner_out)
+{
+    gpu_get_partition(s->gpu, owner_out);
+}

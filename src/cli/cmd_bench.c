@@ -1,0 +1,196 @@
+/* cmd_bench — `corun bench`: the simulator's performance figures. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/bench.h"
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/dramtrace.h"
+#include "corun/preset.h"
+#include "corun/trace.h"
+
+struct options {
+    int quick;
+    const char *traces; /* directory of generated .trace files, or NULL */
+    const char *gpu;
+};
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"quick", no_argument, NULL, 'q'},
+        {"traces", required_argument, NULL, 't'},
+        {"gpu", required_argument, NULL, 'g'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct options){.gpu = "hbm80"};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":qt:g:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'q': o->quick = 1; break;
+        case 't': o->traces = optarg; break;
+        case 'g': o->gpu = optarg; break;
+        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
+        default:
+            fprintf(stderr, "corun: bench: unknown option '%s'\n", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "usage: corun bench [--quick] [--gpu P] [--traces DIR]\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Median ms per epoch of `epochs` epochs of the pair on cfg; -1 on error. */
+static double epoch_ms(const struct gpu_config *cfg, const struct kernel_profile *const *pair,
+                       unsigned epochs, uint64_t cycles, double *total_ms)
+{
+    double *ms = calloc(epochs, sizeof(*ms));
+    char err[256];
+    if (!ms || bench_epochs(cfg, pair, 2, epochs, cycles, 1, ms, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: bench: %s\n", ms ? err : "out of memory");
+        free(ms);
+        return -1;
+    }
+    double total = 0;
+    for (unsigned i = 0; i < epochs; i++)
+        total += ms[i];
+    if (total_ms)
+        *total_ms = total;
+    double median = bench_median(ms, epochs);
+    free(ms);
+    return median;
+}
+
+static int bench_core(const struct options *o, const struct gpu_config *gpu,
+                      const struct kernel_profile *const *pair)
+{
+    const uint64_t cycles = o->quick ? 100000 : 500000;
+    const unsigned epochs = o->quick ? 3 : 7;
+    double real_us = (double)cycles / gpu->core_clock_mhz;
+    printf("GPU core: %s, %s + %s on an even split, epochs of %llu core cycles (%.0f us of GPU "
+           "time)\n",
+           o->gpu, pair[0]->name, pair[1]->name, (unsigned long long)cycles, real_us);
+    cli_progress("epochs", 0);
+    double med = epoch_ms(gpu, pair, epochs, cycles, NULL);
+    cli_progress("epochs", 1);
+    if (med < 0)
+        return -1;
+    printf("  median epoch     %.1f ms wall (%u epochs)\n", med, epochs);
+    printf("  speed            %.2f M core cycles per wall second\n", cycles / med / 1e3);
+    printf("  slowdown         %.0fx the simulated GPU's real time\n", med * 1e3 / real_us);
+
+    printf("  scaling in SMs   (median ms per epoch)\n");
+    for (unsigned sms = gpu->sms / 2; sms <= gpu->sms; sms += gpu->sms / 4) {
+        struct gpu_config c = *gpu;
+        c.sms = sms;
+        double m = epoch_ms(&c, pair, epochs, cycles, NULL);
+        if (m < 0)
+            return -1;
+        printf("    %4u SMs        %7.1f ms  (%.2f ms per 10 SMs)\n", sms, m, m * 10 / sms);
+    }
+    printf("  scaling in epochs (total ms of N consecutive epochs)\n");
+    double one = 0;
+    for (unsigned n = 1; n <= 4; n++) {
+        double total;
+        if (epoch_ms(gpu, pair, n, cycles, &total) < 0)
+            return -1;
+        if (n == 1)
+            one = total;
+        printf("    %u epoch%s         %7.1f ms  (%.2f x one epoch)\n", n, n > 1 ? "s" : " ", total,
+               total / one);
+    }
+    return 0;
+}
+
+static int bench_dram(const struct options *o, const struct gpu_config *gpu)
+{
+    static const char *const patterns[] = {"stream", "random", "mix", "mix2k"};
+    const size_t n = o->quick ? 200000 : 1000000;
+    printf("DRAM alone: %s's memory system, %s\n", o->gpu,
+           o->traces ? "trace files (parse + simulate)" : "generated streams (simulate only)");
+    uint64_t *addrs = malloc(n * sizeof(*addrs));
+    if (!addrs)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < 4 && rc == 0; i++) {
+        struct trace t = {0};
+        char err[512];
+        double t0 = cli_wall_seconds();
+        if (o->traces) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.trace", o->traces, patterns[i]);
+            if (trace_load(path, &t, err, sizeof err) != 0) {
+                fprintf(stderr, "corun: bench: %s\n", err);
+                rc = -1;
+                break;
+            }
+        } else {
+            bench_gen_trace(patterns[i], n, 12345, addrs);
+            t0 = cli_wall_seconds();
+        }
+        struct dramtrace_result r;
+        const uint64_t *a = o->traces ? t.addrs : addrs;
+        size_t count = o->traces ? t.count : n;
+        if (dramtrace_run(&gpu->dram, 0, a, o->traces ? t.writes : NULL, count, &r, err,
+                          sizeof err) != 0) {
+            fprintf(stderr, "corun: bench: %s\n", err);
+            rc = -1;
+        } else {
+            double s = cli_wall_seconds() - t0;
+            printf("  %-7s %8zu requests  %6.2f M requests/s  (%.1f %% of peak, RBH %.2f)\n",
+                   patterns[i], count, (double)count / s / 1e6, r.utilization_pct, r.row_hit_rate);
+        }
+        trace_free(&t);
+        cli_progress("DRAM traces", (double)(i + 1) / 4);
+    }
+    free(addrs);
+    return rc;
+}
+
+static int bench_run(int argc, char **argv)
+{
+    struct options o;
+    if (parse(argc, argv, &o) != 0)
+        return CLI_BAD_INPUT;
+    char *datadir = datadir_locate();
+    struct diag diags;
+    diag_init(&diags);
+    struct gpu_config gpu;
+    struct kernel_profile mem = {0}, compute = {0};
+    int rc = CLI_BAD_INPUT;
+    if (preset_gpu_find(datadir, o.gpu, "corun: --gpu", &gpu, &diags) != 0 ||
+        preset_kernel_find(datadir, "stream", "corun: bench", &mem, &diags) != 0 ||
+        preset_kernel_find(datadir, "compute", "corun: bench", &compute, &diags) != 0) {
+        diag_print(&diags, stderr);
+        goto out;
+    }
+    const struct kernel_profile *pair[2] = {&mem, &compute};
+    rc = bench_core(&o, &gpu, pair) == 0 && bench_dram(&o, &gpu) == 0 ? CLI_OK : CLI_FAILED;
+out:
+    kernel_profile_done(&mem);
+    kernel_profile_done(&compute);
+    diag_done(&diags);
+    free(datadir);
+    return rc;
+}
+
+const struct cli_command cmd_bench = {
+    .name = "bench",
+    .args = "[--quick] [--gpu P] [--traces DIR]",
+    .summary = "measure the simulator's speed: cycles per second, scaling, DRAM requests/s",
+    .help = "Prints figures; it is not a test and passes no judgement.\n\n"
+            "  --quick        shorter epochs and traces\n"
+            "  --gpu P        the preset to measure (default hbm80)\n"
+            "  --traces DIR   time DIR/{stream,random,mix,mix2k}.trace (as written by\n"
+            "                 ../shared/tools/gen_dram_traces.py), parsing included; without it\n"
+            "                 corun generates streams of the same kinds in memory\n",
+    .run = bench_run,
+};
