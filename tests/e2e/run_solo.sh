@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `corun run` and `corun solo`: output shape, JSON, determinism for a seed, and bad input.
+. "$(dirname "$0")/../lib.sh"
+small="$top_srcdir/tests/data/good/small.cfg"
+
+"$CORUN" run "$small" >"$TMPD/run.txt"
+grep -q '^small pair (gpu hbm80): 3 epochs of 20000 cycles, seed 7$' "$TMPD/run.txt" || fail "header: $(head -1 "$TMPD/run.txt")"
+[ "$(grep -c '^ *[0-9] *stream ' "$TMPD/run.txt")" -eq 3 ] || fail "3 stream rows expected"
+[ "$(grep -c 'system: STP' "$TMPD/run.txt")" -eq 3 ] || fail "3 system rows expected"
+
+"$CORUN" run "$small" --epochs 2 --json >"$TMPD/a.json"
+"$CORUN" run "$small" --epochs 2 --json >"$TMPD/b.json"
+cmp -s "$TMPD/a.json" "$TMPD/b.json" || fail "same scenario and seed gave different results"
+sed 's/^seed = 7;/seed = 8;/' "$small" >"$TMPD/seed8.cfg"
+"$CORUN" run "$TMPD/seed8.cfg" --epochs 2 --json >"$TMPD/c.json"
+cmp -s "$TMPD/a.json" "$TMPD/c.json" && fail "another seed gave identical results"
+python3 - "$TMPD/a.json" <<'PY' || fail "run JSON: $(cat "$TMPD/a.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["epochs"]) == 2, r
+for e in r["epochs"]:
+    ks = {k["name"]: k for k in e["kernels"]}
+    assert abs(ks["stream"]["sms"] - 8) < 1e-9 and abs(ks["compute"]["sms"] - 8) < 1e-9, ks
+    # Half the SMs: the compute-bound kernel runs at about half its private speed.
+    assert 0.4 < ks["compute"]["np"] < 0.6, ks
+    assert ks["stream"]["bandwidth_gbs"] > ks["compute"]["bandwidth_gbs"], ks
+    assert abs(e["stp"] - sum(k["np"] for k in e["kernels"])) < 1e-3, e
+PY
+
+"$CORUN" solo compute --gpu hbm80 --sms 8 --cycles 20000 --json >"$TMPD/solo.json"
+python3 - "$TMPD/solo.json" <<'PY' || fail "solo JSON: $(cat "$TMPD/solo.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["sms"] == 8 and r["ipc"] > 0 and 0 <= r["rbh"] <= 1, r
+PY
+"$CORUN" solo stream --cycles 20000 | grep -q '^  bandwidth .* GB/s, .* % of peak$' || fail "solo text"
+
+expect_bad() { # MESSAGE ARGS...
+    local want=$1
+    shift
+    set +e
+    "$CORUN" "$@" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "corun $*: exit $rc, expected 2"
+    grep -qF -- "$want" "$TMPD/err" || fail "corun $*: want '$want', got '$(cat "$TMPD/err")'"
+    [ ! -s "$TMPD/out" ] || fail "corun $*: wrote to stdout"
+}
+expect_bad 'corun: solo: unknown kernel "strem"' solo strem
+expect_bad '(did you mean stream?)' solo strem
+expect_bad '--sms: expected a whole number from 1 to 80 (hbm80 has 80 SMs), got 81' solo stream --sms 81
+expect_bad "--cycles: expected a whole number from 1000 to 1000000000, got '10'" solo stream --cycles 10
+expect_bad 'corun: --gpu: unknown GPU preset "a100"' solo stream --gpu a100
+expect_bad "--epochs: expected a whole number from 1 to 1000000, got '0'" run "$small" --epochs 0
+expect_bad "$TMPD/none.cfg: cannot open" run "$TMPD/none.cfg"
+expect_bad 'usage: corun run SCENARIO' run
+echo "run and solo: output, JSON, determinism and bad input ok"
