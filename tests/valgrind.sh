@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# In CI (or with CORUN_VALGRIND=1): the faster unit tests and a short run under valgrind's
+# memcheck, which fails on any error and on definite or indirect leaks. (test_gpu is left to
+# the ASan+UBSan build: under valgrind it takes minutes.)
+. "$(dirname "$0")/lib.sh"
+if [ -z "${CI:-}" ] && [ -z "${CORUN_VALGRIND:-}" ]; then
+    skip "valgrind checks run in CI or with CORUN_VALGRIND=1"
+fi
+command -v valgrind >/dev/null || skip "valgrind not found"
+vg() {
+    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        --show-leak-kinds=definite,indirect "$@"
+}
+export CORUN_DATADIR="$top_srcdir"
+cd "$top_builddir"
+n=0
+for t in test_util test_conftable test_scenario test_metrics test_trace test_cache test_dram \
+    test_solo test_runfile test_catalog; do
+    [ -x "tests/unit/$t" ] || continue
+    vg "tests/unit/$t" >"$TMPD/$t.out" 2>&1 || { cat "$TMPD/$t.out"; fail "$t under valgrind"; }
+    n=$((n + 1))
+done
+vg "$CORUN" run "$top_srcdir/tests/data/good/small.cfg" --epochs 1 >/dev/null 2>"$TMPD/run.err" \
+    || { cat "$TMPD/run.err"; fail "corun run under valgrind"; }
+set +e
+vg "$CORUN" check "$top_srcdir/tests/data/bad/several_mistakes.cfg" >/dev/null 2>"$TMPD/check.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$TMPD/check.err"; fail "corun check under valgrind: exit $rc"; }
+echo "valgrind: $n unit test programs, a run and a failing check are clean"
