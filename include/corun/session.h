@@ -36,9 +36,13 @@ struct session;
 struct session *session_new(const struct scenario *sc, char *err, size_t errlen);
 void session_delete(struct session *s);
 
-/* Simulates one epoch and measures it. progress (may be NULL) is called with the fraction of
- * the epoch done, for progress bars. */
-void session_step_epoch(struct session *s, void (*progress)(void *ctx, double done), void *ctx);
+/* Called during an epoch with the fraction done, for progress bars; returning nonzero abandons
+ * the epoch (the user quit while it computed). */
+typedef int (*session_progress_fn)(void *ctx, double done);
+
+/* Simulates one epoch and measures it; progress may be NULL. Returns 0, or 1 when progress
+ * abandoned it: the session then holds a partial epoch and is fit only for session_delete. */
+int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx);
 
 /* Epochs completed so far. */
 unsigned session_epochs_done(const struct session *s);

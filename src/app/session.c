@@ -60,7 +60,7 @@ void session_delete(struct session *s)
     free(s);
 }
 
-void session_step_epoch(struct session *s, void (*progress)(void *ctx, double done), void *ctx)
+int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx)
 {
     const struct scenario *sc = s->sc;
     uint64_t len = sc->epoch_cycles;
@@ -81,8 +81,8 @@ void session_step_epoch(struct session *s, void (*progress)(void *ctx, double do
         uint64_t upto = len * i / PROGRESS_SLICES;
         gpu_run(s->gpu, upto - done);
         done = upto;
-        if (progress)
-            progress(ctx, (double)i / PROGRESS_SLICES);
+        if (progress && progress(ctx, (double)i / PROGRESS_SLICES) != 0)
+            return 1;
     }
 
     double np[GPU_MAX_KERNELS];
@@ -97,6 +97,7 @@ void session_step_epoch(struct session *s, void (*progress)(void *ctx, double do
     gpu_system_counters(s->gpu, &e->sys);
     metrics_compute(np, sc->nkernels, &e->m);
     s->nepochs++;
+    return 0;
 }
 
 unsigned session_epochs_done(const struct session *s)

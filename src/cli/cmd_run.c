@@ -46,12 +46,13 @@ static int parse(int argc, char **argv, struct options *o)
     return 0;
 }
 
-static void progress(void *ctx, double done)
+static int progress(void *ctx, double done)
 {
     const double *where = ctx; /* {epoch, epochs} */
     char label[64];
     snprintf(label, sizeof label, "epoch %.0f of %.0f", where[0] + 1, where[1]);
     cli_progress(label, (where[0] + done) / where[1]);
+    return 0;
 }
 
 static void print_epoch_text(const struct scenario *sc, const struct session_epoch *e)
