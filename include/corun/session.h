@@ -20,6 +20,8 @@ struct session_kernel_epoch {
     double np_true;               /* private cycles for the epoch's instructions / epoch cycles */
 };
 
+#define SESSION_MAX_CHANNELS 256
+
 struct session_epoch {
     unsigned index; /* 0-based */
     uint64_t start_cycle, cycles;
@@ -27,6 +29,8 @@ struct session_epoch {
     struct session_kernel_epoch k[GPU_MAX_KERNELS];
     struct gpu_system_counters sys;
     struct metrics m; /* over np_true */
+    unsigned nchannels;
+    float channel_util[SESSION_MAX_CHANNELS]; /* DRAM data-bus busy fraction per channel */
 };
 
 struct session;

@@ -95,6 +95,13 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         np[k] = ke->np_true;
     }
     gpu_system_counters(s->gpu, &e->sys);
+    e->nchannels =
+        sc->gpu.dram.channels < SESSION_MAX_CHANNELS ? sc->gpu.dram.channels : SESSION_MAX_CHANNELS;
+    for (unsigned c = 0; c < e->nchannels; c++) {
+        struct gpu_channel_counters cc;
+        gpu_channel_counters(s->gpu, c, &cc);
+        e->channel_util[c] = (float)cc.utilization;
+    }
     metrics_compute(np, sc->nkernels, &e->m);
     s->nepochs++;
     return 0;
