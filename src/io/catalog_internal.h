@@ -1,0 +1,52 @@
+/* catalog_internal — what the catalog's files share: the handle, error messages, write
+ * transactions and binding helpers. Not part of the public API. */
+#ifndef CORUN_CATALOG_INTERNAL_H
+#define CORUN_CATALOG_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corun/catalog.h"
+
+struct catalog {
+    sqlite3 *db;
+    char *path;
+    unsigned busy_ms;
+    bool readonly; /* the file could only be opened for reading */
+};
+
+/* The message for SQLite result rc of connection db on the catalog at path, while doing what,
+ * written to err; returns -1. */
+int catalog_describe(sqlite3 *db, const char *path, unsigned busy_ms, int rc, const char *what,
+                     char *err, size_t errlen);
+/* The same for the main connection (what: e.g. "adding a run"). */
+int catalog_fail(const struct catalog *cat, int rc, const char *what, char *err, size_t errlen);
+
+/* BEGIN IMMEDIATE (waiting up to the busy timeout), COMMIT, ROLLBACK. */
+int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen);
+int catalog_commit(struct catalog *cat, const char *what, char *err, size_t errlen);
+void catalog_rollback(struct catalog *cat);
+
+/* Prepare sql (fixed text, never user input) on the main connection. */
+int catalog_prepare(struct catalog *cat, const char *sql, sqlite3_stmt **st, const char *what,
+                    char *err, size_t errlen);
+
+/* The current time as "YYYY-MM-DDTHH:MM:SSZ". */
+void catalog_now_utc(char buf[32]);
+
+/* Bind helpers: NULL text and non-finite doubles bind SQL NULL. */
+int catalog_bind_text(sqlite3_stmt *st, int i, const char *s);
+int catalog_bind_double(sqlite3_stmt *st, int i, double v);
+/* 64-bit hashes as 16 hex digits. */
+int catalog_bind_hash(sqlite3_stmt *st, int i, uint64_t h);
+
+/* Copies of column i: a heap string or NULL; a double or NAN for NULL. */
+char *catalog_column_strdup(sqlite3_stmt *st, int i);
+double catalog_column_double(sqlite3_stmt *st, int i);
+
+/* The predictor name stored for p: "none" when p is NULL or empty. */
+const char *catalog_predictor_name(const char *p);
+
+#endif

@@ -1,0 +1,114 @@
+/* catalog_query — the user's own SQL (`corun runs query "SELECT ..."`): one statement that
+ * only reads, run on a connection of its own opened read-only. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_internal.h"
+#include "corun/util.h"
+
+/* Whether sql holds nothing after the first statement but blanks and comments. */
+static int only_one_statement(sqlite3 *db, const char *tail)
+{
+    sqlite3_stmt *next = NULL;
+    if (sqlite3_prepare_v2(db, tail, -1, &next, NULL) != SQLITE_OK)
+        return 0;
+    int one = next == NULL;
+    sqlite3_finalize(next);
+    return one;
+}
+
+static int query_fail(const struct catalog *cat, sqlite3 *db, const char *sql, char *err,
+                      size_t errlen)
+{
+    int rc = sqlite3_extended_errcode(db);
+    int primary = rc & 0xff;
+    /* Trouble with the file rather than with the query. */
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_NOTADB ||
+        primary == SQLITE_CORRUPT || primary == SQLITE_READONLY || primary == SQLITE_IOERR)
+        return catalog_describe(db, cat->path, cat->busy_ms, rc, "running a query", err, errlen);
+    snprintf(err, errlen, "catalog %s: query failed: %s: %s", cat->path, sqlite3_errmsg(db), sql);
+    return -1;
+}
+
+/* Copy the row's values as text; blobs are described rather than dumped. */
+static void row_texts(sqlite3_stmt *st, size_t ncols, const char **values, char **blobs)
+{
+    for (size_t i = 0; i < ncols; i++) {
+        int t = sqlite3_column_type(st, (int)i);
+        blobs[i] = NULL;
+        if (t == SQLITE_NULL) {
+            values[i] = NULL;
+        } else if (t == SQLITE_BLOB) {
+            blobs[i] = xasprintf("<%d-byte blob>", sqlite3_column_bytes(st, (int)i));
+            values[i] = blobs[i];
+        } else {
+            values[i] = (const char *)sqlite3_column_text(st, (int)i);
+        }
+    }
+}
+
+int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void *ctx, char *err,
+                  size_t errlen)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(cat->path, &db, SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open catalog %s for reading: %s", cat->path,
+                 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, (int)cat->busy_ms);
+    sqlite3_stmt *st = NULL;
+    const char *tail = NULL;
+    int ret = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
+        query_fail(cat, db, sql, err, errlen);
+        goto out;
+    }
+    if (!st) {
+        snprintf(err, errlen, "catalog %s: the query is empty", cat->path);
+        goto out;
+    }
+    if (!only_one_statement(db, tail)) {
+        snprintf(err, errlen,
+                 "catalog %s: the query holds more than one statement; run one at a time: %s",
+                 cat->path, sql);
+        goto out;
+    }
+    if (!sqlite3_stmt_readonly(st)) {
+        snprintf(err, errlen,
+                 "catalog %s: refused a query that would change the catalog (queries only "
+                 "read): %s",
+                 cat->path, sql);
+        goto out;
+    }
+
+    size_t ncols = (size_t)sqlite3_column_count(st);
+    const char **names = xcalloc(ncols + 1, sizeof(*names));
+    const char **values = xcalloc(ncols + 1, sizeof(*values));
+    char **blobs = xcalloc(ncols + 1, sizeof(*blobs));
+    for (size_t i = 0; i < ncols; i++)
+        names[i] = sqlite3_column_name(st, (int)i);
+    int stop = fn(ctx, ncols, names, NULL);
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row_texts(st, ncols, values, blobs);
+        stop = fn(ctx, ncols, names, values);
+        for (size_t i = 0; i < ncols; i++)
+            free(blobs[i]);
+    }
+    if (stop || rc == SQLITE_DONE)
+        ret = 0;
+    else
+        query_fail(cat, db, sql, err, errlen);
+    free(names);
+    free(values);
+    free(blobs);
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return ret;
+}
