@@ -10,6 +10,9 @@ struct conf_file;
 
 /* Parse path. On failure adds one message to diags and returns NULL. */
 struct conf_file *confread_open(const char *path, struct diag *diags);
+/* Parse text (a file's contents recorded elsewhere, e.g. in a run file); name stands for the
+ * file in messages. On failure adds one message to diags and returns NULL. */
+struct conf_file *confread_parse(const char *name, const char *text, struct diag *diags);
 void confread_close(struct conf_file *f);
 /* The root group, for conf_apply. */
 const struct conf_group *confread_root(const struct conf_file *f);

@@ -45,6 +45,10 @@ extern const struct conf_table scenario_kernel_table;
  * added to diags as "FILE:LINE: SETTING: what was expected". Returns 0, or -1 when anything is
  * wrong (sc is then empty). Release with scenario_done either way. */
 int scenario_load(struct scenario *sc, const char *path, const char *datadir, struct diag *diags);
+/* scenario_load on text already in memory (e.g. recorded in a run file); name stands for the
+ * file in messages and becomes sc->path. */
+int scenario_load_text(struct scenario *sc, const char *name, const char *text, const char *datadir,
+                       struct diag *diags);
 void scenario_done(struct scenario *sc);
 
 #endif

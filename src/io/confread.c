@@ -58,17 +58,24 @@ struct conf_file *confread_open(const char *path, struct diag *diags)
         diag_add(diags, "%s: cannot read: %s", path, strerror(errno));
         return NULL;
     }
-    if (strlen(text) != (size_t)st.st_size && memchr(text, '\0', (size_t)st.st_size)) {
+    if (strlen(text) != (size_t)st.st_size) {
         diag_add(diags, "%s: cannot read: binary data (expected a libconfig text file)", path);
         free(text);
         return NULL;
     }
+    struct conf_file *f = confread_parse(path, text, diags);
+    free(text);
+    return f;
+}
+
+struct conf_file *confread_parse(const char *name, const char *text, struct diag *diags)
+{
     struct conf_file *f = xcalloc(1, sizeof(*f));
-    f->text = text;
+    f->text = xstrdup(text);
     config_init(&f->cfg);
     if (config_read_string(&f->cfg, text) != CONFIG_TRUE) {
         diag_add(diags,
-                 "%s:%d: libconfig syntax: %s (expected settings of the form  name = value;)", path,
+                 "%s:%d: libconfig syntax: %s (expected settings of the form  name = value;)", name,
                  config_error_line(&f->cfg), config_error_text(&f->cfg));
         confread_close(f);
         return NULL;

@@ -144,14 +144,10 @@ static void load_kernels(struct scenario *sc, const struct conf_file *f, const c
                  sc->path, line_of(ks), sum, weighted, sc->nkernels);
 }
 
-int scenario_load(struct scenario *sc, const char *path, const char *datadir, struct diag *diags)
+/* Validate the parsed file f (consumed) into sc. */
+static int load_parsed(struct scenario *sc, const char *path, struct conf_file *f,
+                       const char *datadir, struct diag *diags, size_t before)
 {
-    memset(sc, 0, sizeof(*sc));
-    sc->path = xstrdup(path);
-    size_t before = diags->count;
-    struct conf_file *f = confread_open(path, diags);
-    if (!f)
-        return -1;
     sc->text = xstrdup(confread_text(f));
     conf_apply(&scenario_table, confread_root(f), sc, CONF_FULL, path, "", diags);
     load_gpu(sc, f, datadir, diags);
@@ -166,6 +162,29 @@ int scenario_load(struct scenario *sc, const char *path, const char *datadir, st
         return -1;
     }
     return 0;
+}
+
+int scenario_load(struct scenario *sc, const char *path, const char *datadir, struct diag *diags)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = xstrdup(path);
+    size_t before = diags->count;
+    struct conf_file *f = confread_open(path, diags);
+    if (!f)
+        return -1;
+    return load_parsed(sc, path, f, datadir, diags, before);
+}
+
+int scenario_load_text(struct scenario *sc, const char *name, const char *text, const char *datadir,
+                       struct diag *diags)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = xstrdup(name);
+    size_t before = diags->count;
+    struct conf_file *f = confread_parse(name, text, diags);
+    if (!f)
+        return -1;
+    return load_parsed(sc, name, f, datadir, diags, before);
 }
 
 void scenario_done(struct scenario *sc)

@@ -162,6 +162,31 @@ static void missing_file_is_named(void **state)
     diag_done(&d);
 }
 
+static void text_loads_like_a_file(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_load_text(&sc, "run.h5:scenario",
+                                        "name = \"t\"; gpu = \"smqos24\"; epochs = 3;\n"
+                                        "kernels = ( { name = \"random\"; } );\n",
+                                        datadir, &d),
+                     0);
+    assert_int_equal(sc.gpu.sms, 24);
+    assert_int_equal(sc.epochs, 3);
+    assert_string_equal(sc.path, "run.h5:scenario");
+    scenario_done(&sc);
+    assert_int_equal(
+        scenario_load_text(&sc, "run.h5:scenario", "name = \"t\";\nepochs = ;\n", datadir, &d), -1);
+    assert_string_equal(d.msgs[0], "run.h5:scenario:2: libconfig syntax: syntax error (expected "
+                                   "settings of the form  name = value;)");
+    scenario_done(&sc);
+    diag_done(&d);
+    free(datadir);
+}
+
 static void builtin_kernels_are_known(void **state)
 {
     (void)state;
@@ -194,6 +219,7 @@ int main(void)
         cmocka_unit_test(all_errors_are_collected),
         cmocka_unit_test(weights_must_sum_to_one),
         cmocka_unit_test(missing_file_is_named),
+        cmocka_unit_test(text_loads_like_a_file),
         cmocka_unit_test(builtin_kernels_are_known),
     };
     return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
