@@ -140,9 +140,12 @@ typedef void (*dram_command_fn)(void *ctx, const struct dram_command_info *cmd);
 void dram_set_command_hook(struct dram *d, dram_command_fn fn, void *ctx);
 
 /* An independent legality checker over a command stream, kept apart from the scheduler's own
- * bookkeeping so that one can verify the other. Debug builds (no NDEBUG) run one inside every
- * dram and assert on each command. Free with dram_checker_delete. */
+ * bookkeeping so that one can verify the other. dram_set_checking runs one inside a dram,
+ * asserting on each command (the unit tests turn it on; it costs the normal build time).
+ * Free with dram_checker_delete. */
 struct dram_checker;
+/* Turns the built-in checker on or off; call before the first dram_tick. */
+void dram_set_checking(struct dram *d, bool on);
 struct dram_checker *dram_checker_new(const struct dram_config *cfg);
 void dram_checker_delete(struct dram_checker *c);
 /* Checks cmd against the commands recorded so far, then records it. Returns NULL when legal,

@@ -11,6 +11,7 @@
 #include "corun/dram.h"
 #include "corun/kernel.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -122,6 +123,11 @@ struct gpu;
 struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,
                     unsigned nkernels, uint64_t seed, char *err, size_t errlen);
 void gpu_delete(struct gpu *g);
+/* Runs the DRAM legality checker (dram_set_checking) inside g; call before gpu_run. */
+void gpu_set_dram_checking(struct gpu *g, bool on);
+/* SMs fast-forward through compute-only cycles (sm_ff.c) unless turned off; the counters are
+ * the same either way, so this exists for the test that says so. */
+void gpu_set_fast_forward(struct gpu *g, bool on);
 
 /* Gives SM i to owner_per_sm[i] (a kernel index, GPU_SM_IDLE or GPU_SM_GATED); n must be the
  * SM count. SMs that change owner switch as mode says. Returns 0, or -1 with a message (and

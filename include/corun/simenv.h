@@ -4,6 +4,7 @@
 #ifndef CORUN_SIMENV_H
 #define CORUN_SIMENV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct gpu_config;
@@ -27,6 +28,7 @@ struct sim_env {
     uint64_t now;            /* current core cycle of the slices and DRAM */
     uint64_t next_dram_tick; /* core cycle at whose end DRAM ticks next */
     uint64_t sm_block_end;   /* SMs have been stepped up to (not including) this cycle */
+    bool sm_fast_forward;    /* SMs jump over cycles that only repeat a compute rotation */
 };
 
 #endif

@@ -88,9 +88,6 @@ struct dram *dram_new(const struct dram_config *cfg, unsigned napps, dram_done_f
         d->chan_next[c] = d->ch[c].wake;
         d->next_event = dram_min(d->next_event, d->ch[c].wake);
     }
-#ifndef NDEBUG
-    d->checker = dram_checker_new(cfg);
-#endif
     return d;
 }
 
@@ -138,6 +135,17 @@ size_t dram_scheduler_count(void)
 const char *dram_scheduler_name(size_t i)
 {
     return i < dram_schedulers_count ? dram_schedulers[i]->name : NULL;
+}
+
+void dram_set_checking(struct dram *d, bool on)
+{
+    assert(d->now == 0 && "the checker must see every command");
+    if (on && !d->checker)
+        d->checker = dram_checker_new(&d->cfg);
+    else if (!on) {
+        dram_checker_delete(d->checker);
+        d->checker = NULL;
+    }
 }
 
 void dram_set_command_hook(struct dram *d, dram_command_fn fn, void *ctx)

@@ -156,7 +156,7 @@ struct dram {
     void *done_ctx;
     dram_command_fn hook;
     void *hook_ctx;
-    struct dram_checker *checker; /* debug builds only */
+    struct dram_checker *checker; /* when dram_set_checking turned it on */
 };
 
 /* Fills d->plan from d->cfg and d->columns. */

@@ -204,6 +204,7 @@ struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *c
     g->core_khz = (uint64_t)llround(cfg->core_clock_mhz * 1000);
     g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
     e->next_dram_tick = 0;
+    e->sm_fast_forward = true;
     return g;
 }
 
@@ -224,6 +225,16 @@ void gpu_delete(struct gpu *g)
     free(g->agents);
     free(g->partition);
     free(g);
+}
+
+void gpu_set_dram_checking(struct gpu *g, bool on)
+{
+    dram_set_checking(g->env.dram, on);
+}
+
+void gpu_set_fast_forward(struct gpu *g, bool on)
+{
+    g->env.sm_fast_forward = on;
 }
 
 /* ---- partition ---- */

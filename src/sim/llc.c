@@ -37,7 +37,6 @@ struct slice {
 struct llc {
     struct sim_env *env;
     unsigned nslices, per_channel, channels, line_bytes, latency, sm_words;
-    struct dram_config dcfg;
     struct slice *s;
 };
 
@@ -50,7 +49,6 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
     l->per_channel = l->nslices % l->channels == 0 ? l->nslices / l->channels : 0;
     l->line_bytes = cfg->llc.line_bytes;
     l->latency = cfg->llc.latency_cycles;
-    l->dcfg = cfg->dram;
     l->sm_words = (cfg->sms + 63) / 64;
     l->s = xcalloc(l->nslices, sizeof(*l->s));
     uint64_t slice_bytes = cfg->llc.size_bytes / cfg->llc_slices;
@@ -88,10 +86,9 @@ unsigned llc_slice_of(const struct llc *l, uint64_t line)
 {
     if (!l->per_channel)
         return (unsigned)(rng_mix64(line) % l->nslices);
-    struct dram_location loc;
-    dram_map(&l->dcfg, line * l->line_bytes, &loc);
+    unsigned channel = dram_channel_of(l->env->dram, line * l->line_bytes);
     unsigned sub = l->per_channel > 1 ? (unsigned)(rng_mix64(line) % l->per_channel) : 0;
-    return loc.channel * l->per_channel + sub;
+    return channel * l->per_channel + sub;
 }
 
 unsigned llc_mshrs_used(const struct llc *l, unsigned slice)

@@ -357,6 +357,11 @@ void sm_run_block(struct sm *sm, uint64_t block_end)
 {
     uint64_t t = sm->wake_time;
     while (t < block_end) {
+        if (sm->env->sm_fast_forward) {
+            t = sm_fast_forward(sm, t, block_end);
+            if (t == block_end)
+                break;
+        }
         sm->wake_time = SM_NEVER;
         uint64_t n = step(sm, t);
         t = min64(n, sm->wake_time); /* wake-ups during the step land at block_end or later */

@@ -128,6 +128,11 @@ static inline void sm_flush_insts(struct sm *sm)
     }
 }
 
+/* In sm_ff.c: runs the SM from cycle t (not yet stepped) through the cycles before limit in
+ * which it only repeats its compute rotation; returns the first cycle still to step (t when
+ * the SM is not in that state). */
+uint64_t sm_fast_forward(struct sm *sm, uint64_t t, uint64_t limit);
+
 /* In sm_tb.c: */
 void sm_tb_fill(struct sm *sm);
 void sm_warp_done(struct sm *sm, unsigned slot);

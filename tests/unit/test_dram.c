@@ -181,6 +181,7 @@ static void run_mixed(const struct dram_config *cfg, struct cmd_log *log, unsign
                       struct dram_app_counters *apps)
 {
     struct dram *d = dram_new(cfg, napps, NULL, NULL);
+    dram_set_checking(d, true);
     dram_set_command_hook(d, log_command, log);
     uint64_t x = 12345;
     for (unsigned i = 0; i < 3000; i++) {
@@ -242,6 +243,7 @@ static void test_map_linear_fields(void **state)
 static void check_roundtrip(struct dram_config c)
 {
     struct dram *d = dram_new(&c, 1, NULL, NULL);
+    dram_set_checking(d, true);
     uint64_t x = 99;
     for (int i = 0; i < 20000; i++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -456,6 +458,7 @@ static void test_read_latency_and_outcomes(void **state)
     struct cmd_log log;
     log_init(&log, &c);
     struct dram *d = dram_new(&c, 1, note_done, &done);
+    dram_set_checking(d, true);
     dram_set_command_hook(d, log_command, &log);
     int tag[3];
     add(d, addr_at(&c, 0, 1, 2, 5, 0), false, 0, &tag[0]);
@@ -513,6 +516,7 @@ static size_t hits_before_precharge(unsigned cap, unsigned hits)
     struct cmd_log log;
     log_init(&log, &c);
     struct dram *d = dram_new(&c, 1, NULL, NULL);
+    dram_set_checking(d, true);
     dram_set_command_hook(d, log_command, &log);
     add(d, addr_at(&c, 0, 0, 0, 1, 0), false, 0, NULL);
     run_idle(d, 1000);
@@ -548,6 +552,7 @@ static void test_queue_full_and_scheduler_names(void **state)
     struct dram_config c = one_channel();
     c.queue_entries = 8;
     struct dram *d = dram_new(&c, 1, NULL, NULL);
+    dram_set_checking(d, true);
     uint64_t a = addr_at(&c, 0, 0, 0, 1, 0);
     for (int i = 0; i < 8; i++)
         add(d, a, false, 0, NULL);
@@ -576,6 +581,7 @@ static void test_refresh(void **state)
     struct cmd_log log;
     log_init(&log, &c);
     struct dram *d = dram_new(&c, 1, NULL, NULL);
+    dram_set_checking(d, true);
     dram_set_command_hook(d, log_command, &log);
     /* Idle channels refresh too. */
     for (int i = 0; i < 4000; i++)
@@ -601,6 +607,7 @@ static void test_refresh(void **state)
 
     c.t.refi = 0;
     d = dram_new(&c, 1, NULL, NULL);
+    dram_set_checking(d, true);
     for (int i = 0; i < 4000; i++)
         dram_tick(d);
     dram_channel_counters(d, 0, &cc);
@@ -613,6 +620,7 @@ static void test_interference(void **state)
     (void)state;
     struct dram_config c = one_channel();
     struct dram *d = dram_new(&c, 2, NULL, NULL);
+    dram_set_checking(d, true);
     /* App 0 streams row hits through bank 0 and keeps the data bus busy; app 1's request to
      * another row of the same bank arrives behind them. */
     for (unsigned i = 0; i < 16; i++)
@@ -662,6 +670,8 @@ static void test_nonpow2_channels_and_determinism(void **state)
         log_done(&log);
 
         struct dram *d = dram_new(&c, 1, NULL, NULL);
+
+        dram_set_checking(d, true);
         for (unsigned i = 0; i < 5000; i++) {
             uint64_t addr = (uint64_t)i * 4096 * 7 + (i % 5) * 128;
             while (!dram_will_accept(d, addr))
@@ -701,6 +711,7 @@ static void test_add_from_completion(void **state)
     (void)state;
     struct chain ch = {.cfg = hbm80(), .left = 100};
     ch.d = dram_new(&ch.cfg, 1, chain_next, &ch);
+    dram_set_checking(ch.d, true);
     add(ch.d, 0, false, 0, NULL);
     run_idle(ch.d, 100000);
     assert_int_equal(ch.done, 101);

@@ -80,6 +80,7 @@ static struct gpu *pair(const char *a, const char *b, uint64_t seed, uint64_t wa
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, seed, err, sizeof err);
     assert_non_null(g);
+    gpu_set_dram_checking(g, true);
     int own[80];
     gpu_partition_even(80, 2, own);
     assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
@@ -143,6 +144,7 @@ static void rejects_bad_partitions(void **state)
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
     assert_non_null(g);
+    gpu_set_dram_checking(g, true);
     int own[81];
     gpu_partition_even(80, 2, own);
     assert_int_equal(gpu_set_partition(g, own, 79, GPU_SWITCH_DRAIN, err, sizeof err), -1);
@@ -183,6 +185,63 @@ static void same_seed_same_counters(void **state)
     assert_memory_equal(&c[0], &c[1], sizeof(c[0]));
     assert_true(c[0][0].instructions != c[2][0].instructions ||
                 c[0][0].row_hits != c[2][0].row_hits || c[0][1].l1d_misses != c[2][1].l1d_misses);
+}
+
+/* The SMs' fast-forward over compute-only cycles must give exactly the per-cycle counters:
+ * for the bench pair, for other dependency latencies and scheduler counts, and across
+ * context switches and relaunches. */
+static void run_ff_case(const char *a, const char *b, unsigned dep, unsigned nsched, bool ff,
+                        struct gpu_kernel_counters out[2], uint64_t *tbs_out)
+{
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    cfg.schedulers_per_sm = nsched;
+    struct kernel_profile pa = *K(a), pb = *K(b);
+    pb.dep_latency = dep;
+    pb.tbs = 300; /* TBs finish and the grid relaunches within the run */
+    pb.insts_per_warp = 400;
+    const struct kernel_profile *ps[2] = {&pa, &pb};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 2, 5, err, sizeof err);
+    assert_non_null(g);
+    gpu_set_fast_forward(g, ff);
+    int own[80];
+    gpu_partition_even(80, 2, own);
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 3000);
+    gpu_reset_counters(g);
+    gpu_run(g, 7001);
+    for (int i = 0; i < 80; i++)
+        own[i] = i < 30 ? 0 : 1;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_CONTEXT, err, sizeof err), 0);
+    gpu_run(g, 9000);
+    *tbs_out = 0;
+    for (unsigned i = 0; i < 80; i++)
+        *tbs_out = *tbs_out * 31 + gpu_sm_tbs_finished(g, i);
+    for (unsigned k = 0; k < 2; k++)
+        gpu_kernel_counters(g, k, &out[k]);
+    gpu_delete(g);
+}
+
+static void fast_forward_equals_per_cycle(void **state)
+{
+    (void)state;
+    const struct {
+        const char *a, *b;
+        unsigned dep, nsched;
+    } cases[] = {{"stream", "compute", 6, 2},
+                 {"cachefit", "compute", 2, 4},
+                 {"random", "compute", 11, 1},
+                 {"compute", "compute", 3, 3}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct gpu_kernel_counters on[2], off[2];
+        uint64_t tbs_on, tbs_off;
+        run_ff_case(cases[i].a, cases[i].b, cases[i].dep, cases[i].nsched, true, on, &tbs_on);
+        run_ff_case(cases[i].a, cases[i].b, cases[i].dep, cases[i].nsched, false, off, &tbs_off);
+        assert_true(on[1].instructions > 0 && on[1].tbs_finished > 0);
+        assert_memory_equal(on, off, sizeof(on));
+        assert_int_equal(tbs_on, tbs_off);
+    }
 }
 
 /* ---- HSM Fig. 2: scaling with SMs ---- */
@@ -279,6 +338,7 @@ static struct gpu *solo_gpu(const struct kernel_profile *p, unsigned sms)
     char err[256];
     struct gpu *g = gpu_new(&cfg, &p, 1, 3, err, sizeof err);
     assert_non_null(g);
+    gpu_set_dram_checking(g, true);
     int own[80];
     for (int i = 0; i < 80; i++)
         own[i] = i < (int)sms ? 0 : GPU_SM_GATED;
@@ -313,6 +373,7 @@ static void context_switch_saves_and_restores(void **state)
     const struct kernel_profile *ps[2] = {&p, K("stream")};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+    gpu_set_dram_checking(g, true);
     int own[80];
     for (int i = 0; i < 80; i++)
         own[i] = 0;
@@ -348,6 +409,7 @@ static void draining_waits_for_tbs(void **state)
     const struct kernel_profile *ps[2] = {&p, K("compute")};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+    gpu_set_dram_checking(g, true);
     int own[80];
     for (int i = 0; i < 80; i++)
         own[i] = 0;
@@ -376,6 +438,7 @@ static void adaptive_follows_hsm_rule(void **state)
     shortp.insts_per_warp = 200;
     const struct kernel_profile *ps[3] = {&shortp, &longp, K("stream")};
     struct gpu *g = gpu_new(&cfg, ps, 3, 1, err, sizeof err);
+    gpu_set_dram_checking(g, true);
     int own[80];
     for (int i = 0; i < 80; i++)
         own[i] = i < 40 ? 0 : 1;
@@ -435,6 +498,7 @@ int main(void)
         cmocka_unit_test(rejects_bad_configs_and_profiles),
         cmocka_unit_test(rejects_bad_partitions),
         cmocka_unit_test(same_seed_same_counters),
+        cmocka_unit_test(fast_forward_equals_per_cycle),
         cmocka_unit_test(compute_bound_scales_linearly),
         cmocka_unit_test(memory_bound_saturates),
         cmocka_unit_test(bandwidth_rises_with_rbh),

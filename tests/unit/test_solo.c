@@ -157,6 +157,7 @@ static void shared_np_is_below_one_for_a_memory_pair(void **state)
     const struct kernel_profile *ps[2] = {kernel_builtin_find("stream"),
                                           kernel_builtin_find("random")};
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+    gpu_set_dram_checking(g, true);
     int own[80];
     gpu_partition_even(80, 2, own);
     gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err);
