@@ -29,6 +29,11 @@ struct sim_env {
     uint64_t next_dram_tick; /* core cycle at whose end DRAM ticks next */
     uint64_t sm_block_end;   /* SMs have been stepped up to (not including) this cycle */
     bool sm_fast_forward;    /* SMs jump over cycles that only repeat a compute rotation */
+    /* The SM phase of a block runs the due SMs in order from sm_first (wrapping); sm_running
+     * is the one running (nsms outside sm_run_block) and sm_due the set still to run, which
+     * a sleeping SM woken for its turn in the block joins. */
+    unsigned sm_first, sm_running;
+    uint64_t *sm_due;
 };
 
 #endif

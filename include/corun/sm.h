@@ -51,6 +51,14 @@ void sm_delete(struct sm *sm);
 void sm_run_block(struct sm *sm, uint64_t block_end);
 /* Asks for the SM to be stepped at cycle t (or at env->sm_block_end if that is later). */
 void sm_wake(struct sm *sm, uint64_t t);
+/* An SM asleep in a compute rotation gets the state the per-cycle model has at this point of
+ * the block (env->sm_running says which SMs have run it), so it can be read or changed, and is
+ * scheduled to run from there; any other SM is left alone. */
+void sm_touch(struct sm *sm);
+/* Adds the instructions that SMs asleep in a rotation issued up to this point to their
+ * kernels' counters, before these are read. (kstate_tb_finished reads insts_total when a
+ * launch completes, but then no SM holds a TB of that kernel, so none of its SMs sleeps.) */
+void sm_count_lazy(struct sim_env *env);
 /* A line reply from the LLC that reaches the SM at cycle arrival (for the constant cache when
  * is_const). */
 void sm_deliver(struct sm *sm, uint64_t arrival, uint64_t line, bool is_const);

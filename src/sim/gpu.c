@@ -198,6 +198,8 @@ struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *c
     if (wake_words(e->slice_wake) > words)
         words = wake_words(e->slice_wake);
     g->agents = xcalloc(words, sizeof(uint64_t));
+    e->sm_due = g->agents;
+    e->sm_running = cfg->sms;
     g->partition = xmalloc(cfg->sms * sizeof(int));
     for (unsigned i = 0; i < cfg->sms; i++)
         g->partition[i] = GPU_SM_IDLE;
@@ -234,6 +236,9 @@ void gpu_set_dram_checking(struct gpu *g, bool on)
 
 void gpu_set_fast_forward(struct gpu *g, bool on)
 {
+    if (!on)
+        for (unsigned i = 0; i < g->cfg.sms; i++)
+            sm_touch(g->sms[i]);
     g->env.sm_fast_forward = on;
 }
 
@@ -298,6 +303,7 @@ static void run_sms(struct gpu *g, uint64_t block_end)
     if (!wake_take(e->sm_wake, g->now, g->agents))
         return;
     unsigned n = g->cfg.sms, first = g->sm_rr;
+    e->sm_first = first;
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : first, hi = pass ? first : n;
         for (unsigned a = lo; a < hi;) {
@@ -309,10 +315,12 @@ static void run_sms(struct gpu *g, uint64_t block_end)
             a += (unsigned)__builtin_ctzll(bits);
             if (a >= hi)
                 break;
+            e->sm_running = a;
             sm_run_block(g->sms[a], block_end);
             a++;
         }
     }
+    e->sm_running = n;
 }
 
 static void run_slices(struct gpu *g)
@@ -359,6 +367,7 @@ void gpu_run(struct gpu *g, uint64_t core_cycles)
         }
     }
     e->now = e->sm_block_end = g->now;
+    sm_count_lazy(e); /* the counters are read between runs */
 }
 
 uint64_t gpu_now(const struct gpu *g)

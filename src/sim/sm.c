@@ -68,6 +68,7 @@ struct sm *sm_new(unsigned id, struct sim_env *env, uint64_t seed, unsigned hist
     sm->attr = SM_OWNER_IDLE;
     sm->wake_time = SM_NEVER;
     sm->ev_next = SM_NEVER;
+    sm->lazy_from = SM_NEVER;
     sm->nsched = cfg->schedulers_per_sm;
     unsigned d_mshrs = cfg->l1d.mshrs ? cfg->l1d.mshrs : 1;
     unsigned c_mshrs = cfg->l1c.mshrs ? cfg->l1c.mshrs : 1;
@@ -356,10 +357,12 @@ static uint64_t step(struct sm *sm, uint64_t now)
 void sm_run_block(struct sm *sm, uint64_t block_end)
 {
     uint64_t t = sm->wake_time;
+    if (sm->lazy_from != SM_NEVER && t < block_end)
+        sm_lazy_materialize(sm, t); /* the rotation's end has come */
     while (t < block_end) {
         if (sm->env->sm_fast_forward) {
             t = sm_fast_forward(sm, t, block_end);
-            if (t == block_end)
+            if (t >= block_end)
                 break;
         }
         sm->wake_time = SM_NEVER;

@@ -58,6 +58,10 @@ struct sm {
     uint64_t insts_local; /* instructions not yet added to the kernel's counters */
     bool tb_freed, save_started;
     bool credit_blocked; /* the request queue's head was refused by its slice */
+    /* Asleep in a compute rotation (sm_ff.c): the fields hold the state at cycle lazy_from
+     * (SM_NEVER: awake), the rotation ends at wake_time, and the kernel's counters hold its
+     * instructions of the cycles before lazy_counted. */
+    uint64_t lazy_from, lazy_counted;
 
     /* warps, by slot */
     uint64_t ready_at[SM_MAX_WARPS];
@@ -130,8 +134,12 @@ static inline void sm_flush_insts(struct sm *sm)
 
 /* In sm_ff.c: runs the SM from cycle t (not yet stepped) through the cycles before limit in
  * which it only repeats its compute rotation; returns the first cycle still to step (t when
- * the SM is not in that state). */
+ * the SM is not in that state). A rotation that lasts well past limit puts the SM to sleep
+ * in it instead: then the return value is the rotation's end, past limit. */
 uint64_t sm_fast_forward(struct sm *sm, uint64_t t, uint64_t limit);
+/* Wakes a sleeping SM at cycle `to` (lazy_from <= to <= wake_time): its fields become those
+ * of the per-cycle model after stepping through to - 1. */
+void sm_lazy_materialize(struct sm *sm, uint64_t to);
 
 /* In sm_tb.c: */
 void sm_tb_fill(struct sm *sm);

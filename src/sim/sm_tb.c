@@ -41,6 +41,7 @@ void sm_dispatch(struct sim_env *env, struct kstate *k, uint64_t now)
             struct sm *o = env->sms[i];
             if (o->k != k || o->state != SM_RUN || o->ntbs >= o->occ)
                 continue;
+            sm_touch(o);
             if (o->now < now)
                 o->now = now;
             if (!take_one(o))
@@ -226,6 +227,7 @@ static void save_tbs(struct sm *sm)
 
 void sm_set_owner(struct sm *sm, int owner, enum sm_switch how, uint64_t now)
 {
+    sm_touch(sm);
     sm->now = now;
     int running = sm->k ? (int)sm->k->index : SM_OWNER_IDLE;
     if (sm->state == SM_IDLE || sm->state == SM_GATED || (sm->ntbs == 0 && !sm->loads_pending)) {

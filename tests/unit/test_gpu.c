@@ -244,6 +244,91 @@ static void fast_forward_equals_per_cycle(void **state)
     }
 }
 
+/* An SM whose rotation outlasts its block sleeps in it across blocks and is brought up to
+ * date only when something looks at it. Long runs with rotations of thousands of cycles
+ * (beyond the wake wheel's span), read in odd chunks, repartitioned by draining, saving and
+ * the adaptive rule while SMs sleep, relaunched mid-rotation, counters reset, and the fast
+ * path switched off mid-run: every counter read along the way must match the per-cycle run. */
+enum { LAZY_SNAPS = 40 };
+
+struct lazy_snap {
+    struct gpu_kernel_counters k[3];
+    struct gpu_system_counters sys;
+    uint64_t tbs, running;
+};
+
+static void lazy_snapshot(struct gpu *g, struct lazy_snap *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (unsigned k = 0; k < 3; k++)
+        gpu_kernel_counters(g, k, &out->k[k]);
+    gpu_system_counters(g, &out->sys);
+    for (unsigned i = 0; i < 80; i++) {
+        out->tbs = out->tbs * 31 + gpu_sm_tbs_finished(g, i);
+        out->running = out->running * 7 + (uint64_t)(gpu_sm_running(g, i) + 2);
+    }
+}
+
+static void run_lazy_case(const char *mem, bool ff, struct lazy_snap snaps[LAZY_SNAPS])
+{
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct kernel_profile pm = *K(mem), pl = *K("compute"), pr = *K("compute");
+    pl.mem_fraction = 0.0002; /* warps end before their first load: rotations of ~7 K cycles */
+    pl.const_fraction = 0;
+    pl.dep_latency = 9;
+    pl.tbs = 120; /* relaunches mid-rotation */
+    pl.insts_per_warp = 800;
+    pr.mem_fraction = 0.002;
+    pr.tbs = 200;
+    pr.insts_per_warp = 900;
+    const struct kernel_profile *ps[3] = {&pm, &pl, &pr};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 3, 11, err, sizeof err);
+    assert_non_null(g);
+    gpu_set_fast_forward(g, ff);
+    int own[80];
+    for (int i = 0; i < 80; i++)
+        own[i] = i < 20 ? 0 : i < 50 ? 1 : 2;
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    const enum gpu_switch_mode modes[] = {GPU_SWITCH_CONTEXT, GPU_SWITCH_DRAIN,
+                                          GPU_SWITCH_ADAPTIVE};
+    for (int n = 0; n < LAZY_SNAPS; n++) {
+        gpu_run(g, 997 + 131 * (uint64_t)(n % 7));
+        lazy_snapshot(g, &snaps[n]);
+        if (n == 12)
+            gpu_reset_counters(g);
+        if (n == 30 && ff)
+            gpu_set_fast_forward(g, false); /* wakes every sleeping SM */
+        if (n == 33 && ff)
+            gpu_set_fast_forward(g, true);
+        if (n % 5 == 4) { /* move 8 SMs between the compute kernels, the memory one, idle */
+            for (int i = 0; i < 8; i++) {
+                int sm = (n * 11 + i * 9) % 80;
+                own[sm] = (n / 5 + i) % 4 == 3   ? GPU_SM_IDLE
+                          : (n / 5 + i) % 4 == 2 ? 0
+                                                 : 1 + (i & 1);
+            }
+            assert_int_equal(gpu_set_partition(g, own, 80, modes[(n / 5) % 3], err, sizeof err), 0);
+        }
+    }
+    gpu_delete(g);
+}
+
+static void lazy_rotation_equals_per_cycle(void **state)
+{
+    (void)state;
+    const char *mem[] = {"stream", "compute"};
+    for (int i = 0; i < 2; i++) {
+        static struct lazy_snap on[LAZY_SNAPS], off[LAZY_SNAPS];
+        run_lazy_case(mem[i], true, on);
+        run_lazy_case(mem[i], false, off);
+        assert_true(on[LAZY_SNAPS - 1].k[1].launches >= 2 && on[LAZY_SNAPS - 1].k[1].tbs_saved);
+        for (int n = 0; n < LAZY_SNAPS; n++)
+            assert_memory_equal(&on[n], &off[n], sizeof(on[n]));
+    }
+}
+
 /* ---- HSM Fig. 2: scaling with SMs ---- */
 
 static void compute_bound_scales_linearly(void **state)
@@ -499,6 +584,7 @@ int main(void)
         cmocka_unit_test(rejects_bad_partitions),
         cmocka_unit_test(same_seed_same_counters),
         cmocka_unit_test(fast_forward_equals_per_cycle),
+        cmocka_unit_test(lazy_rotation_equals_per_cycle),
         cmocka_unit_test(compute_bound_scales_linearly),
         cmocka_unit_test(memory_bound_saturates),
         cmocka_unit_test(bandwidth_rises_with_rbh),
