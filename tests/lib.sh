@@ -11,3 +11,52 @@ fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
+
+# For the tmux-driven workbench tests (tests/e2e/tui_*.sh). Each test drives one corun in a
+# detached tmux pane on a private socket; deadlines are generous, never timing assertions.
+#   tui_start W H ENV... -- ARGS...  run "env ENV... corun ARGS..." in a W x H pane; the pane
+#                                    prints "exit=STATUS" when corun ends
+#   tui_keys KEY...                  tmux send-keys to the pane
+#   tui_screen [-e]                  print the pane (-e: with attributes and colours)
+#   tui_wait TEXT [SECONDS]          wait until the pane shows TEXT (default 30 s), else fail
+#   tui_gone TEXT [SECONDS]          wait until the pane no longer shows TEXT
+#   tui_resize W H                   resize the pane's window
+tui_tmux() { "$TUI_TMUX" -S "$TMPD/tmux.sock" "$@"; }
+tui_start() {
+    TUI_TMUX=${TMUX_BIN:-$(command -v tmux || true)}
+    [ -n "$TUI_TMUX" ] || skip "tmux not found"
+    trap 'tui_tmux kill-server 2>/dev/null || true; rm -rf "$TMPD"' EXIT
+    local w=$1 h=$2 envs=() q
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        envs+=("$(printf '%q' "$1")")
+        shift
+    done
+    shift
+    q=$(printf '%q ' "$CORUN" "$@")
+    tui_tmux new-session -d -x "$w" -y "$h" -s tui \
+        "env CORUN_DATADIR=$(printf '%q' "$top_srcdir") ${envs[*]} $q; echo \"exit=\$?\"; sleep 60"
+}
+tui_keys() { tui_tmux send-keys -t tui "$@"; }
+tui_screen() { tui_tmux capture-pane -p "$@" -t tui; }
+tui_wait() {
+    local deadline=$((SECONDS + ${2:-30}))
+    while [ $SECONDS -lt $deadline ]; do
+        tui_screen >"$TMPD/screen" 2>/dev/null || true
+        grep -qF -- "$1" "$TMPD/screen" && return 0
+        sleep 0.1
+    done
+    fail "the screen never showed '$1':
+$(cat "$TMPD/screen")"
+}
+tui_gone() {
+    local deadline=$((SECONDS + ${2:-30}))
+    while [ $SECONDS -lt $deadline ]; do
+        tui_screen >"$TMPD/screen" 2>/dev/null || true
+        grep -qF -- "$1" "$TMPD/screen" || return 0
+        sleep 0.1
+    done
+    fail "the screen still shows '$1':
+$(cat "$TMPD/screen")"
+}
+tui_resize() { tui_tmux resize-window -t tui -x "$1" -y "$2"; }

@@ -40,8 +40,9 @@ struct session;
 struct session *session_new(const struct scenario *sc, char *err, size_t errlen);
 void session_delete(struct session *s);
 
-/* Called during an epoch with the fraction done, for progress bars; returning nonzero abandons
- * the epoch (the user quit while it computed). */
+/* Called during an epoch with the fraction done, for progress bars (the shared run is [0, 0.5],
+ * the private-mode references that measure true NP [0.5, 1]); returning nonzero abandons the
+ * epoch (the user quit while it computed). */
 typedef int (*session_progress_fn)(void *ctx, double done);
 
 /* Simulates one epoch and measures it; progress may be NULL. Returns 0, or 1 when progress

@@ -60,6 +60,34 @@ void session_delete(struct session *s)
     free(s);
 }
 
+/* Extend kernel k's private-mode reference a slice at a time until it covers the instructions
+ * the kernel has reached, so that solo_true_np then only interpolates. The samples do not
+ * depend on the slicing, so neither do the results; the slices let progress report and
+ * abandon during references, which can take longer than the shared run. progress sees
+ * [base, base + share). Returns nonzero when abandoned. */
+static int extend_reference(struct session *s, unsigned k, session_progress_fn progress, void *ctx,
+                            double base, double share)
+{
+    uint64_t len = s->sc->epoch_cycles;
+    uint64_t slice =
+        (len / PROGRESS_SLICES + SOLO_SAMPLE_CYCLES - 1) / SOLO_SAMPLE_CYCLES * SOLO_SAMPLE_CYCLES;
+    uint64_t want = gpu_kernel_instructions_total(s->gpu, k);
+    /* A reference needs about NP x len cycles; past a few epochs' worth the kernel has stalled
+     * and solo_true_np's own limit decides. */
+    for (uint64_t made = 0; made < 4 * len; made += slice) {
+        const uint64_t *insts;
+        size_t n = solo_trace_samples(s->ref[k], &insts);
+        if (n > 0 && insts[n - 1] >= want)
+            break;
+        uint64_t have = n ? (uint64_t)(n - 1) * SOLO_SAMPLE_CYCLES : 0;
+        solo_trace_extend(s->ref[k], have + slice);
+        double part = (double)(made + slice) / (double)len;
+        if (progress && progress(ctx, base + share * (part < 1 ? part : 1)) != 0)
+            return 1;
+    }
+    return 0;
+}
+
 int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx)
 {
     const struct scenario *sc = s->sc;
@@ -75,15 +103,20 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     e->cycles = len;
     e->nkernels = sc->nkernels;
 
+    /* Progress: the shared run is the first half, the private-mode references the second. */
     gpu_reset_counters(s->gpu);
     uint64_t done = 0;
     for (unsigned i = 1; i <= PROGRESS_SLICES; i++) {
         uint64_t upto = len * i / PROGRESS_SLICES;
         gpu_run(s->gpu, upto - done);
         done = upto;
-        if (progress && progress(ctx, (double)i / PROGRESS_SLICES) != 0)
+        if (progress && progress(ctx, 0.5 * i / PROGRESS_SLICES) != 0)
             return 1;
     }
+    double share = 0.5 / sc->nkernels;
+    for (unsigned k = 0; k < sc->nkernels; k++)
+        if (extend_reference(s, k, progress, ctx, 0.5 + k * share, share) != 0)
+            return 1;
 
     double np[GPU_MAX_KERNELS];
     for (unsigned k = 0; k < sc->nkernels; k++) {
@@ -104,6 +137,8 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     }
     metrics_compute(np, sc->nkernels, &e->m);
     s->nepochs++;
+    if (progress)
+        progress(ctx, 1);
     return 0;
 }
 

@@ -42,6 +42,21 @@ const struct cli_command cmd_tui = {
     .name = "tui",
     .args = "[SCENARIO]",
     .summary = "open the workbench on SCENARIO (default: scenarios/default.cfg)",
-    .help = "Keys: q quits.\n",
+    .help = "The screen: a header (scenario, GPU, epoch, cycle, predictor, allocator, LIVE,\n"
+            "running or paused, the epoch in flight), the kernel table, the NP history, the SM\n"
+            "map, system metrics, the DRAM channels, the event log and the explain panel.\n"
+            "The simulation runs on its own thread: keys work while an epoch computes.\n\n"
+            "Keys:\n"
+            "  F1, ?       show the keys; any key closes the help\n"
+            "  Space       step one epoch (while one computes: queue another)\n"
+            "  r           run / pause (a pause waits for the epoch in flight; a run stops\n"
+            "              after the scenario's epochs, r again goes on)\n"
+            "  + -         run faster / slower (max, 10/s, 5/s, 2/s, 1/s, 1 per 2 s, 1 per 5 s)\n"
+            "  Tab         focus the next panel (Shift-Tab: the previous one)\n"
+            "  Up, Down    select a kernel (scroll the event log when it has focus)\n"
+            "  Ctrl-L      redraw the screen\n"
+            "  q           quit at once, even while an epoch computes\n\n"
+            "Needs a terminal of at least 80x24. NO_COLOR (non-empty) turns colour off; without\n"
+            "a UTF-8 locale, or on TERM=vt100, only ASCII is drawn.\n",
     .run = tui_run,
 };

@@ -1,56 +1,333 @@
-/* tui — the workbench screen. For now: the version, the scenario and its mix, and q to quit. */
+/* tui — the workbench's main loop on the input thread: it takes the worker's finished epochs
+ * into the snapshot, redraws the views that changed (one wnoutrefresh per window, one doupdate
+ * per frame), and waits in getch() with a timeout computed from what is going on (nvtop's
+ * loop). All ncurses calls happen on this thread. */
 #include "corun/tui.h"
 
-#include <curses.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "config.h"
+#include "corun/util.h"
+#include "tui_internal.h"
 
-static void draw(const struct scenario *sc)
+/* The only mutable state outside struct tui: set by SIGINT/SIGTERM/SIGHUP, read by the loop. */
+static volatile sig_atomic_t quit_signal;
+
+static void on_quit_signal(int sig)
 {
-    erase();
+    (void)sig;
+    quit_signal = 1;
+}
+
+/* getch() timeouts: often enough for a smooth progress bar while an epoch computes; when
+ * idle, only to notice a signal. */
+#define BUSY_TIMEOUT_MS 100
+#define IDLE_TIMEOUT_MS 500
+
+void tui_changed(struct tui *t, unsigned changes)
+{
+    for (unsigned v = 0; v < TUI_V_COUNT; v++)
+        if ((tui_views[v]->deps | TUI_CH_SCREEN) & changes)
+            t->dirty |= 1u << v;
+    if (changes & TUI_CH_FOCUS) {
+        /* Every framed view shows whether it has focus. */
+        for (unsigned v = 0; v < TUI_V_COUNT; v++)
+            if (tui_views[v]->focusable)
+                t->dirty |= 1u << v;
+    }
+}
+
+const struct tui_epoch *tui_shown(const struct tui *t)
+{
+    return t->nepochs ? &t->epochs[t->nepochs - 1] : NULL;
+}
+
+/* ---- the screen ---- */
+
+static void free_windows(struct tui *t)
+{
+    for (unsigned v = 0; v < TUI_V_COUNT; v++) {
+        if (t->inner[v] && t->inner[v] != t->frame[v])
+            delwin(t->inner[v]);
+        if (t->frame[v])
+            delwin(t->frame[v]);
+        t->inner[v] = t->frame[v] = NULL;
+    }
+    if (t->overlay_win)
+        delwin(t->overlay_win);
+    t->overlay_win = NULL;
+}
+
+static void place_overlay(struct tui *t)
+{
+    if (t->overlay_win)
+        delwin(t->overlay_win);
+    t->overlay_win = NULL;
+    if (!t->overlay || t->too_small)
+        return;
+    int rows, cols, h, w;
+    getmaxyx(stdscr, rows, cols);
+    t->overlay->size(t, rows, cols, &h, &w);
+    t->overlay_win = newwin(h, w, (rows - h) / 2, (cols - w) / 2);
+    t->overlay_dirty = true;
+}
+
+static void draw_too_small(const struct tui *t)
+{
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
-    attron(A_REVERSE);
-    mvhline(0, 0, ' ', cols);
-    mvprintw(0, 1, "corun %s", PACKAGE_VERSION);
-    attroff(A_REVERSE);
-    mvprintw(2, 2, "Scenario: %s", sc->name);
-    mvprintw(3, 2, "GPU:      %s (%u SMs)", sc->gpu_name, sc->gpu.sms);
-    mvprintw(4, 2, "Epochs:   %u x %u cycles, seed %llu", sc->epochs, sc->epoch_cycles,
-             (unsigned long long)sc->seed);
-    mvprintw(6, 2, "Mix:");
-    for (unsigned i = 0; i < sc->nkernels && 7 + (int)i < rows - 2; i++)
-        mvprintw(7 + (int)i, 4, "%-12s %s", sc->kernels[i].name,
-                 sc->kernels[i].priority == SCENARIO_HIGH ? "high priority" : "");
-    attron(A_REVERSE);
-    mvhline(rows - 1, 0, ' ', cols);
-    mvprintw(rows - 1, 1, "q Quit");
-    attroff(A_REVERSE);
+    werase(stdscr);
+    char msg[96];
+    snprintf(msg, sizeof msg, "terminal too small (need %d%s%d, have %d%s%d)", TUI_MIN_COLS,
+             t->style.times, TUI_MIN_ROWS, cols, t->style.times, rows);
+    int x = (cols - tui_columns(msg)) / 2;
+    tui_print(stdscr, rows / 2, x > 0 ? x : 0, "%s", msg);
+    tui_print(stdscr, rows / 2 + 1, cols > 8 ? (cols - 8) / 2 : 0, "q quits");
     wnoutrefresh(stdscr);
     doupdate();
 }
 
+/* Builds the windows for the terminal's size; below 80x24, a notice instead. */
+static void relayout(struct tui *t)
+{
+    free_windows(t);
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    /* stdscr is the background; it is copied first in the next frame and never again until the
+     * next resize, so wgetch(stdscr) does not repaint over the views. */
+    werase(stdscr);
+    struct tui_rect r[TUI_V_COUNT];
+    t->too_small = tui_layout(rows, cols, t->sc->nkernels, r) != 0;
+    if (t->too_small) {
+        draw_too_small(t);
+        return;
+    }
+    wnoutrefresh(stdscr);
+    for (unsigned v = 0; v < TUI_V_COUNT; v++) {
+        t->frame[v] = newwin(r[v].h, r[v].w, r[v].y, r[v].x);
+        t->inner[v] =
+            tui_views[v]->title ? derwin(t->frame[v], r[v].h - 2, r[v].w - 2, 1, 1) : t->frame[v];
+    }
+    place_overlay(t);
+    tui_changed(t, TUI_CH_ALL);
+}
+
+void tui_open_overlay(struct tui *t, const struct tui_overlay *ov)
+{
+    t->overlay = ov;
+    place_overlay(t);
+    /* Closing uncovers views; opening one over them needs nothing redrawn underneath. */
+    if (!ov)
+        tui_changed(t, TUI_CH_ALL);
+}
+
+static void draw_view(struct tui *t, unsigned v)
+{
+    const struct tui_view *view = tui_views[v];
+    werase(t->frame[v]);
+    if (view->title) {
+        char title[128];
+        if (view->title_fn)
+            view->title_fn(t, getmaxx(t->inner[v]), title, sizeof title);
+        else
+            snprintf(title, sizeof title, "%s", view->title);
+        tui_frame(&t->style, t->frame[v], title, t->focus == v);
+    }
+    view->draw(t, t->inner[v]);
+    /* The interior shares the frame's memory, and werase touched all of the frame. */
+    wnoutrefresh(t->frame[v]);
+}
+
+static void draw_overlay(struct tui *t)
+{
+    WINDOW *w = t->overlay_win;
+    werase(w);
+    tui_frame(&t->style, w, t->overlay->title, true);
+    int h, wd;
+    getmaxyx(w, h, wd);
+    WINDOW *in = derwin(w, h - 2, wd - 2, 1, 1);
+    if (in) {
+        t->overlay->draw(t, in);
+        delwin(in);
+    }
+    wnoutrefresh(w);
+}
+
+static void frame(struct tui *t)
+{
+    if (t->too_small)
+        return;
+    bool drawn = false;
+    for (unsigned v = 0; v < TUI_V_COUNT; v++) {
+        if (t->dirty & (1u << v)) {
+            draw_view(t, v);
+            drawn = true;
+        }
+    }
+    t->dirty = 0;
+    /* A view redrawn underneath covers the overlay in the virtual screen: put it back on top. */
+    if (t->overlay_win && (drawn || t->overlay_dirty)) {
+        draw_overlay(t);
+        drawn = true;
+    }
+    t->overlay_dirty = false;
+    if (drawn)
+        doupdate();
+}
+
+/* ---- the snapshot ---- */
+
+static void add_epoch(struct tui *t, struct tui_result *r)
+{
+    if (t->nepochs == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        t->epochs = xrealloc(t->epochs, t->cap * sizeof(*t->epochs));
+    }
+    t->epochs[t->nepochs++] = (struct tui_epoch){r->e, r->owner, r->wall_s};
+    memcpy(t->owner, r->owner, t->sms * sizeof(*t->owner));
+    const struct session_epoch *e = &r->e;
+    if (e->m.valid)
+        tui_log(t, "done %.2f s STP %.3f fair %.3f", r->wall_s, e->m.stp, e->m.fairness);
+    else
+        tui_log(t, "done %.2f s", r->wall_s);
+}
+
+/* Takes what the worker published and says what changed. */
+static void absorb(struct tui *t)
+{
+    struct tui_result *res;
+    struct tui_worker_status st;
+    size_t n = tui_worker_take(t->worker, &res, &st);
+    for (size_t i = 0; i < n; i++)
+        add_epoch(t, &res[i]);
+    free(res);
+    unsigned changes = n ? TUI_CH_EPOCH : 0;
+    if (t->running && !st.running)
+        tui_log(t, "run complete (%u epochs)", t->sc->epochs);
+    if (st.running != t->running || st.busy != t->busy || st.queued != t->queued)
+        changes |= TUI_CH_STATE;
+    t->running = st.running;
+    t->busy = st.busy;
+    t->queued = st.queued;
+    double p = t->busy ? tui_worker_progress(t->worker) : 0;
+    if (p != t->progress) {
+        t->progress = p;
+        changes |= TUI_CH_PROGRESS;
+    }
+    tui_changed(t, changes);
+}
+
+static void tui_init(struct tui *t, const struct scenario *sc, struct session *s)
+{
+    memset(t, 0, sizeof(*t));
+    t->sc = sc;
+    t->live = true;
+    t->focus = TUI_V_KERNELS;
+    t->sms = sc->gpu.sms;
+    t->owner = xmalloc(t->sms * sizeof(*t->owner));
+    session_partition(s, t->owner);
+}
+
+static void tui_done(struct tui *t)
+{
+    for (unsigned i = 0; i < t->nepochs; i++)
+        free(t->epochs[i].owner);
+    free(t->epochs);
+    free(t->owner);
+}
+
+/* ---- the loop ---- */
+
+#define NQUIT_SIGNALS 3
+static const int quit_signals[NQUIT_SIGNALS] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Quit cleanly (terminal restored, worker joined) on an interrupt; the previous handlers are
+ * kept in old for restore_signals. */
+static void catch_signals(struct sigaction old[NQUIT_SIGNALS])
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_quit_signal;
+    sigemptyset(&sa.sa_mask);
+    /* No SA_RESTART: a signal ends the wait in getch() at once. */
+    for (unsigned i = 0; i < NQUIT_SIGNALS; i++)
+        sigaction(quit_signals[i], &sa, &old[i]);
+}
+
+static void restore_signals(const struct sigaction old[NQUIT_SIGNALS])
+{
+    for (unsigned i = 0; i < NQUIT_SIGNALS; i++)
+        sigaction(quit_signals[i], &old[i], NULL);
+}
+
+static void loop(struct tui *t)
+{
+    for (;;) {
+        absorb(t);
+        frame(t);
+        wtimeout(stdscr, t->busy || t->running ? BUSY_TIMEOUT_MS : IDLE_TIMEOUT_MS);
+        int ch = wgetch(stdscr);
+        if (quit_signal)
+            return;
+        if (ch == ERR)
+            continue;
+        if (ch == KEY_RESIZE) {
+            relayout(t);
+            continue;
+        }
+        int r = tui_key_dispatch(t, ch);
+        if (r & TUI_R_QUIT)
+            return;
+        if (r & TUI_R_REPAINT) {
+            clearok(curscr, TRUE);
+            relayout(t);
+        }
+    }
+}
+
 int tui_main(const struct scenario *sc)
 {
+    char err[512];
+    /* A scenario that cannot be simulated is reported before curses takes the terminal. */
+    struct session *s = session_new(sc, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "corun: %s: %s\n", sc->path, err);
+        return -1;
+    }
+    /* Before newterm, so that ncurses keeps to SIGWINCH and leaves these to us. */
+    struct sigaction old_handlers[NQUIT_SIGNALS];
+    catch_signals(old_handlers);
     SCREEN *screen = newterm(NULL, stdout, stdin);
     if (!screen) {
         fprintf(stderr, "corun: cannot initialise the terminal (is TERM set?)\n");
+        restore_signals(old_handlers);
+        session_delete(s);
         return -1;
     }
     cbreak();
     noecho();
+    nonl();
     keypad(stdscr, TRUE);
     curs_set(0);
-    draw(sc);
-    for (;;) {
-        int ch = getch();
-        if (ch == 'q' || ch == 'Q')
-            break;
-        if (ch == KEY_RESIZE || ch == 12 /* ^L */)
-            draw(sc);
-    }
+    /* Esc closes overlays; a long wait for an escape sequence would feel like a hang. */
+    set_escdelay(25);
+
+    struct tui t;
+    tui_init(&t, sc, s);
+    tui_style_init(&t.style);
+    tui_log(&t, "ready: Space steps, r runs, ? helps");
+    t.worker = tui_worker_start(s);
+    relayout(&t);
+    loop(&t);
+    /* Quit abandons an epoch in flight: the worker stops within one slice of it. */
+    tui_worker_stop(t.worker);
+    free_windows(&t);
     endwin();
     delscreen(screen);
+    restore_signals(old_handlers);
+    tui_done(&t);
+    session_delete(s);
     return 0;
 }

@@ -1,0 +1,157 @@
+/* tui_draw — small drawing helpers every view uses: clipped text, frames, bars, numbers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "tui_internal.h"
+
+int tui_columns(const char *s)
+{
+    /* Every glyph corun draws is one column wide; UTF-8 continuation bytes take none. */
+    int n = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            n++;
+    return n;
+}
+
+/* Bytes of s that fit in cols columns. */
+static size_t fit_bytes(const char *s, int cols)
+{
+    int n = 0;
+    size_t i = 0;
+    for (; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (n == cols)
+                break;
+            n++;
+        }
+    }
+    return i;
+}
+
+static int put_clipped(WINDOW *w, int y, int x, const char *text)
+{
+    int rows, cols;
+    getmaxyx(w, rows, cols);
+    if (y < 0 || y >= rows || x >= cols)
+        return 0;
+    if (x < 0) {
+        /* Drop the columns left of the window. */
+        size_t skip = fit_bytes(text, -x);
+        text += skip;
+        x = 0;
+    }
+    size_t bytes = fit_bytes(text, cols - x);
+    mvwaddnstr(w, y, x, text, (int)bytes);
+    int written = 0;
+    for (size_t i = 0; i < bytes; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80)
+            written++;
+    return written;
+}
+
+int tui_print(WINDOW *w, int y, int x, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return put_clipped(w, y, x, buf);
+}
+
+int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return put_clipped(w, y, x_end - tui_columns(buf), buf);
+}
+
+static cchar_t wide(const wchar_t *glyph)
+{
+    cchar_t c;
+    setcchar(&c, glyph, A_NORMAL, 0, NULL);
+    return c;
+}
+
+void tui_frame(const struct tui_style *st, WINDOW *w, const char *title, bool focused)
+{
+    if (st->utf8) {
+        /* Unicode lines rather than the terminal's alternate character set: the same on every
+         * UTF-8 terminal, and a text capture shows them as they look. */
+        cchar_t v = wide(L"│"), h = wide(L"─"), tl = wide(L"┌"), tr = wide(L"┐"), bl = wide(L"└"),
+                br = wide(L"┘");
+        wborder_set(w, &v, &v, &h, &h, &tl, &tr, &bl, &br);
+    } else {
+        wborder(w, '|', '|', '-', '-', '+', '+', '+', '+');
+    }
+    if (!title)
+        return;
+    /* The brackets show focus in a text capture and on a monochrome terminal too. */
+    char buf[160];
+    snprintf(buf, sizeof buf, focused ? "[ %s ]" : " %s ", title);
+    int cols = getmaxx(w);
+    if (cols < 6)
+        return;
+    wattron(w, focused ? st->focus : st->title);
+    int x = 2;
+    size_t bytes = fit_bytes(buf, cols - 4);
+    mvwaddnstr(w, 0, x, buf, (int)bytes);
+    wattroff(w, focused ? st->focus : st->title);
+}
+
+void tui_bar(const struct tui_style *st, WINDOW *w, int y, int x, int width, double fraction)
+{
+    if (width <= 0)
+        return;
+    if (fraction < 0)
+        fraction = 0;
+    if (fraction > 1)
+        fraction = 1;
+    int full = (int)(fraction * width + 0.5);
+    wattron(w, st->bar);
+    for (int i = 0; i < full; i++)
+        tui_print(w, y, x + i, "%s", st->bar_full);
+    wattroff(w, st->bar);
+    wattron(w, st->dim);
+    for (int i = full; i < width; i++)
+        tui_print(w, y, x + i, "%s", st->bar_empty);
+    wattroff(w, st->dim);
+}
+
+const char *tui_level(const struct tui_style *st, double fraction)
+{
+    if (!(fraction > 0))
+        return st->level[0];
+    int i = (int)(fraction * 8 + 0.5);
+    /* Anything above zero shows, so a lightly used channel is not mistaken for an idle one. */
+    if (i < 1)
+        i = 1;
+    if (i > 8)
+        i = 8;
+    return st->level[i];
+}
+
+const char *tui_thousands(char *buf, size_t len, unsigned long long n)
+{
+    char digits[32];
+    int nd = snprintf(digits, sizeof digits, "%llu", n);
+    size_t o = 0;
+    for (int i = 0; i < nd && o + 1 < len; i++) {
+        if (i > 0 && (nd - i) % 3 == 0 && o + 2 < len)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+char tui_kernel_letter(unsigned k)
+{
+    return (char)('A' + k);
+}

@@ -1,0 +1,267 @@
+/* tui_internal — what the workbench's files share, and nothing outside src/tui sees: the model
+ * the views draw from, the view, overlay and key tables, the worker thread, and the drawing
+ * helpers. Layer: tui.
+ *
+ * Data flows one way. The worker thread owns the session while the workbench runs and
+ * publishes a copy of every finished epoch; the input thread moves those copies into struct
+ * tui (the snapshot), says what changed with tui_changed, and the frame redraws the views that
+ * depend on it. Views and overlays only read the snapshot; key handlers change UI state or ask
+ * the worker for something, never the session itself. */
+#ifndef CORUN_TUI_INTERNAL_H
+#define CORUN_TUI_INTERNAL_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "corun/scenario.h"
+#include "corun/session.h"
+
+/* ---- the worker thread (tui_worker.c) ---- */
+
+/* One finished epoch as the worker publishes it: a copy, so the UI never reads the session. */
+struct tui_result {
+    struct session_epoch e;
+    int *owner;    /* the partition after the epoch, one entry per SM; the receiver frees it */
+    double wall_s; /* how long the epoch took to compute */
+};
+
+struct tui_worker_status {
+    bool running;         /* stepping by itself; cleared when the run limit is reached */
+    bool busy;            /* an epoch is computing */
+    unsigned queued;      /* single steps waiting */
+    unsigned epochs_done; /* including those not taken yet */
+};
+
+struct tui_worker;
+
+/* Starts the thread on s, which it owns until tui_worker_stop. */
+struct tui_worker *tui_worker_start(struct session *s);
+/* Abandons an epoch in flight at once, joins the thread and frees w; s is the caller's again
+ * (fit only for session_delete when an epoch was abandoned). Results not taken are dropped. */
+void tui_worker_stop(struct tui_worker *w);
+/* Queues one epoch. */
+void tui_worker_step(struct tui_worker *w);
+/* Steps epoch after epoch until until_epochs are done, at most one every interval_s seconds. */
+void tui_worker_run(struct tui_worker *w, unsigned until_epochs, double interval_s);
+/* Stops stepping at the next epoch boundary: clears the run and the queued steps. */
+void tui_worker_pause(struct tui_worker *w);
+/* Changes the pace of a run. */
+void tui_worker_set_interval(struct tui_worker *w, double interval_s);
+/* Moves the finished epochs out (*out, caller frees each owner and the array; NULL when none)
+ * and returns their count; fills st. */
+size_t tui_worker_take(struct tui_worker *w, struct tui_result **out, struct tui_worker_status *st);
+/* Fraction of the epoch in flight that is done, in [0, 1]. */
+double tui_worker_progress(struct tui_worker *w);
+
+/* ---- the look: colours, attributes and glyphs (tui_style.c) ---- */
+
+struct tui_style {
+    bool color;                     /* a colour terminal and NO_COLOR unset or empty */
+    bool utf8;                      /* UTF-8 locale on a terminal that is not a VT100-like one */
+    attr_t kernel[GPU_MAX_KERNELS]; /* kernel k's text */
+    attr_t cell[GPU_MAX_KERNELS];   /* kernel k's SM-map cells */
+    attr_t idle, gated, title, focus, header, dim, bar, key, strong;
+    const char *dash; /* a value that does not exist (yet) */
+    const char *bar_full, *bar_empty;
+    const char *level[9]; /* 0/8 .. 8/8 of a cell, for sparklines */
+    const char *idle_sm, *gated_sm;
+    const char *times, *sep; /* "x" in 80x24, a field separator */
+};
+
+/* Chooses colours and glyphs after the terminal is set up (reads NO_COLOR, LANG, TERM). */
+void tui_style_init(struct tui_style *st);
+
+/* ---- the snapshot and UI state ---- */
+
+enum tui_view_id {
+    TUI_V_HEADER,
+    TUI_V_KERNELS,
+    TUI_V_CHART,
+    TUI_V_SMMAP,
+    TUI_V_SYSTEM,
+    TUI_V_DRAM,
+    TUI_V_LOG,
+    TUI_V_EXPLAIN,
+    TUI_V_KEYBAR,
+    TUI_V_COUNT
+};
+
+/* What changed, so that only the views that show it redraw. */
+enum tui_change {
+    TUI_CH_EPOCH = 1 << 0,    /* a new epoch arrived (or the one shown moved) */
+    TUI_CH_PROGRESS = 1 << 1, /* the epoch in flight advanced */
+    TUI_CH_STATE = 1 << 2,    /* running / paused / speed / queue */
+    TUI_CH_SELECT = 1 << 3,   /* the selected kernel */
+    TUI_CH_FOCUS = 1 << 4,    /* the focused panel */
+    TUI_CH_LOG = 1 << 5,      /* the event log */
+    TUI_CH_SCREEN = 1 << 6,   /* the windows were rebuilt or uncovered: every view */
+    TUI_CH_ALL = ~0
+};
+
+/* What a key handler did (htop's reaction bitmask). */
+enum tui_reaction {
+    TUI_R_HANDLED = 1 << 0, /* the key was for this handler */
+    TUI_R_REPAINT = 1 << 1, /* repaint the whole terminal */
+    TUI_R_QUIT = 1 << 2,
+};
+
+struct tui_epoch {
+    struct session_epoch e;
+    int *owner; /* the partition after the epoch */
+    double wall_s;
+};
+
+#define TUI_LOG_LINES 256
+#define TUI_LOG_WIDTH 120
+
+struct tui_log {
+    char line[TUI_LOG_LINES][TUI_LOG_WIDTH];
+    unsigned first, count; /* a ring: oldest at first */
+};
+
+struct tui_overlay;
+
+struct tui {
+    const struct scenario *sc;
+    struct tui_worker *worker;
+    struct tui_style style;
+
+    /* The snapshot: epochs published by the worker, oldest first. */
+    struct tui_epoch *epochs;
+    unsigned nepochs, cap;
+    int *owner;   /* the current partition (before any epoch: the session's initial one) */
+    unsigned sms; /* entries in owner */
+    bool live;    /* LIVE; REPLAY once run files can be opened */
+    bool running; /* as last published by the worker */
+    bool busy;
+    unsigned queued;
+    double progress;
+    unsigned speed; /* index into the pace table (tui_keys.c) */
+
+    /* UI state. */
+    unsigned selected; /* kernel */
+    enum tui_view_id focus;
+    unsigned log_scroll; /* lines back from the newest */
+    struct tui_log log;
+    const struct tui_overlay *overlay; /* a modal window on top (help), or NULL */
+
+    /* The screen: one frame window per view and the interior the view draws in. */
+    WINDOW *frame[TUI_V_COUNT], *inner[TUI_V_COUNT];
+    WINDOW *overlay_win;
+    unsigned dirty; /* one bit per view */
+    bool overlay_dirty;
+    bool too_small;
+};
+
+/* Marks dirty the views whose content depends on what changed. */
+void tui_changed(struct tui *t, unsigned changes);
+/* The epoch on screen: the newest (live) or the one scrubbed to; NULL before the first. */
+const struct tui_epoch *tui_shown(const struct tui *t);
+/* Adds a line to the event log, stamped with the epoch count. */
+void tui_log(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The label of a run pace ("max", "2/s") and its interval in seconds. */
+const char *tui_speed_label(unsigned speed);
+double tui_speed_interval(unsigned speed);
+
+/* ---- views (view_*.c, table in tui_views.c) ---- */
+
+struct tui_view {
+    const char *title; /* NULL: no frame (header, key bar) */
+    unsigned deps;     /* TUI_CH_* that change what it shows */
+    bool focusable;
+    /* Draws into w, the interior, already erased. */
+    void (*draw)(const struct tui *t, WINDOW *w);
+    /* Optional: a title with live content into buf (else title is used); cols is the width of
+     * the interior. */
+    void (*title_fn)(const struct tui *t, int cols, char *buf, size_t n);
+    /* Optional: a key while the view has focus, before the key table; TUI_R_* or 0. */
+    int (*key)(struct tui *t, int ch);
+};
+
+extern const struct tui_view tui_view_header, tui_view_kernels, tui_view_chart, tui_view_smmap,
+    tui_view_system, tui_view_dram, tui_view_log, tui_view_explain, tui_view_keybar;
+extern const struct tui_view *const tui_views[TUI_V_COUNT];
+
+struct tui_rect {
+    int y, x, h, w;
+};
+
+#define TUI_MIN_ROWS 24
+#define TUI_MIN_COLS 80
+
+/* Places every view on a rows x cols screen. Returns 0, or -1 when it is below 80x24. */
+int tui_layout(int rows, int cols, unsigned nkernels, struct tui_rect out[TUI_V_COUNT]);
+
+/* ---- overlays: modal windows on top of the views (help today; menus and dialogs later) ---- */
+
+struct tui_overlay {
+    const char *title;
+    /* Its size on a rows x cols screen. */
+    void (*size)(const struct tui *t, int rows, int cols, int *h, int *w);
+    void (*draw)(const struct tui *t, WINDOW *w);
+    /* Every key goes here while the overlay is open; TUI_R_*. */
+    int (*key)(struct tui *t, int ch);
+};
+
+extern const struct tui_overlay tui_overlay_help;
+
+/* Opens ov on top (NULL closes the one open). */
+void tui_open_overlay(struct tui *t, const struct tui_overlay *ov);
+
+/* ---- keys (tui_keys.c) ---- */
+
+struct tui_key {
+    int code;
+    const char *label;      /* as the help lists it; NULL: an alias of the row above */
+    const char *label_utf8; /* when it differs in a UTF-8 terminal (arrows) */
+    const char *help;
+    const char *bar; /* its name in the key bar, or NULL */
+    int (*handle)(struct tui *t, int ch);
+};
+
+extern const struct tui_key tui_keys[];
+extern const size_t tui_nkeys;
+
+/* Sends ch to the overlay, the focused view, then the key table. Returns TUI_R_*. */
+int tui_key_dispatch(struct tui *t, int ch);
+/* The label of key row k as shown on this terminal. */
+const char *tui_key_label(const struct tui *t, const struct tui_key *k);
+
+/* ---- drawing helpers (tui_draw.c, tui_chart.c) ---- */
+
+/* printf at (y, x) in w, clipped to the window's right edge (never wraps). Returns the columns
+ * written. */
+int tui_print(WINDOW *w, int y, int x, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Like tui_print with the text right-aligned to end at column x_end (exclusive). */
+int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Display columns of a UTF-8 string. */
+int tui_columns(const char *s);
+/* A frame around w with title (focused: bracketed and highlighted). */
+void tui_frame(const struct tui_style *st, WINDOW *w, const char *title, bool focused);
+/* A bar of width cells filled to fraction. */
+void tui_bar(const struct tui_style *st, WINDOW *w, int y, int x, int width, double fraction);
+/* The sparkline glyph of a fraction in [0, 1]. */
+const char *tui_level(const struct tui_style *st, double fraction);
+/* n with thousands separators into buf. */
+const char *tui_thousands(char *buf, size_t len, unsigned long long n);
+/* The letter of kernel k ('A' + k). */
+char tui_kernel_letter(unsigned k);
+
+/* One series of a chart: values[i] for x = i (negative: no value), drawn as glyph in attr. */
+struct tui_series {
+    const double *values;
+    char glyph;
+    attr_t attr;
+};
+
+#define TUI_CHART_LABEL_COLS 5 /* "1.00" and the axis */
+
+/* A scatter chart of series, one column per point with the newest at the right (the last that
+ * fit when there are more points than columns), y from 0 to y_max, labelled on the left;
+ * later series are drawn over earlier ones. */
+void tui_chart(const struct tui_style *st, WINDOW *w, const struct tui_series *series,
+               unsigned nseries, unsigned npoints, double y_max);
+
+#endif

@@ -1,0 +1,249 @@
+/* tui_worker — the thread that steps the session, so that the screen keeps answering keys
+ * while an epoch computes (an epoch of the default scenario takes seconds).
+ *
+ * Ownership keeps the locking small: the worker alone touches the session from
+ * tui_worker_start to tui_worker_stop, and the mutex guards only the requests (step, run,
+ * pause, stop) and the mailbox of finished epochs. The progress fraction and the abandon flag
+ * are atomics because the progress callback runs mid-epoch, where taking the lock would buy
+ * nothing. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "corun/util.h"
+#include "tui_internal.h"
+
+struct tui_worker {
+    pthread_t thread;
+    struct session *session;
+    unsigned sms;
+
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* requests changed */
+    /* Requests, under mu. */
+    bool quit;
+    bool running;
+    unsigned run_until; /* epochs */
+    double interval_s;
+    unsigned queued;
+    /* State and mailbox, under mu. */
+    bool busy;
+    unsigned epochs_done;
+    double last_start; /* monotonic seconds, for the pace of a run */
+    struct tui_result *results;
+    size_t nresults, cap;
+
+    atomic_uint progress_milli;
+    atomic_bool abandon;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int on_progress(void *ctx, double done)
+{
+    struct tui_worker *w = ctx;
+    atomic_store(&w->progress_milli, (unsigned)(done * 1000));
+    return atomic_load(&w->abandon) ? 1 : 0;
+}
+
+/* With mu held: whether an epoch should start now, else how long to wait (< 0: until woken). */
+static bool should_step(struct tui_worker *w, double *wait_s)
+{
+    *wait_s = -1;
+    if (w->queued > 0)
+        return true;
+    if (!w->running)
+        return false;
+    if (w->epochs_done >= w->run_until) {
+        w->running = false;
+        return false;
+    }
+    double due = w->last_start + w->interval_s;
+    double t = now_s();
+    if (t >= due)
+        return true;
+    *wait_s = due - t;
+    return false;
+}
+
+static void wait_for(struct tui_worker *w, double seconds)
+{
+    if (seconds < 0) {
+        pthread_cond_wait(&w->wake, &w->mu);
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double at = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + seconds;
+    ts.tv_sec = (time_t)at;
+    ts.tv_nsec = (long)((at - (double)ts.tv_sec) * 1e9);
+    int rc = pthread_cond_timedwait(&w->wake, &w->mu, &ts);
+    (void)rc; /* ETIMEDOUT and a wake-up both mean: look again */
+}
+
+static void publish(struct tui_worker *w, double wall_s)
+{
+    /* Copy outside the lock: the session is the worker's alone. */
+    unsigned i = session_epochs_done(w->session) - 1;
+    struct tui_result r = {.e = *session_epoch_at(w->session, i), .wall_s = wall_s};
+    r.owner = xmalloc(w->sms * sizeof(*r.owner));
+    session_partition(w->session, r.owner);
+
+    pthread_mutex_lock(&w->mu);
+    if (w->nresults == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 8;
+        w->results = xrealloc(w->results, w->cap * sizeof(*w->results));
+    }
+    w->results[w->nresults++] = r;
+    w->epochs_done = i + 1;
+    w->busy = false;
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    struct tui_worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        double wait_s;
+        while (!w->quit && !should_step(w, &wait_s))
+            wait_for(w, wait_s);
+        if (w->quit)
+            break;
+        if (w->queued > 0)
+            w->queued--;
+        w->busy = true;
+        w->last_start = now_s();
+        atomic_store(&w->progress_milli, 0);
+        pthread_mutex_unlock(&w->mu);
+
+        double t0 = now_s();
+        int abandoned = session_step_epoch(w->session, on_progress, w);
+        if (abandoned) {
+            pthread_mutex_lock(&w->mu);
+            w->busy = false;
+            break;
+        }
+        publish(w, now_s() - t0);
+        pthread_mutex_lock(&w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+struct tui_worker *tui_worker_start(struct session *s)
+{
+    struct tui_worker *w = xcalloc(1, sizeof(*w));
+    w->session = s;
+    w->sms = session_scenario(s)->gpu.sms;
+    w->epochs_done = session_epochs_done(s);
+    atomic_init(&w->progress_milli, 0);
+    atomic_init(&w->abandon, false);
+    pthread_mutex_init(&w->mu, NULL);
+    /* Timed waits on the monotonic clock, so that setting the date does not stall a run. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    /* Terminal signals (resize, interrupt) must reach the input thread, where they end the
+     * wait in getch(); the worker inherits a mask that blocks them. */
+    sigset_t async, old;
+    sigemptyset(&async);
+    static const int blocked[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT};
+    for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; i++)
+        sigaddset(&async, blocked[i]);
+    pthread_sigmask(SIG_BLOCK, &async, &old);
+    int rc = pthread_create(&w->thread, NULL, worker_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        /* Like an allocation failure: nothing useful can be done without a thread. */
+        errno = rc;
+        abort();
+    }
+    return w;
+}
+
+void tui_worker_stop(struct tui_worker *w)
+{
+    if (!w)
+        return;
+    atomic_store(&w->abandon, true);
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    for (size_t i = 0; i < w->nresults; i++)
+        free(w->results[i].owner);
+    free(w->results);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+void tui_worker_step(struct tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->queued++;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_run(struct tui_worker *w, unsigned until_epochs, double interval_s)
+{
+    pthread_mutex_lock(&w->mu);
+    w->running = true;
+    w->run_until = until_epochs;
+    w->interval_s = interval_s;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_pause(struct tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->running = false;
+    w->queued = 0;
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_set_interval(struct tui_worker *w, double interval_s)
+{
+    pthread_mutex_lock(&w->mu);
+    w->interval_s = interval_s;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+size_t tui_worker_take(struct tui_worker *w, struct tui_result **out, struct tui_worker_status *st)
+{
+    pthread_mutex_lock(&w->mu);
+    size_t n = w->nresults;
+    *out = w->results;
+    w->results = NULL;
+    w->nresults = w->cap = 0;
+    /* A run that reached its limit while idle is over now, not at the next request. */
+    if (w->running && !w->busy && w->queued == 0 && w->epochs_done >= w->run_until)
+        w->running = false;
+    st->running = w->running;
+    st->busy = w->busy;
+    st->queued = w->queued;
+    st->epochs_done = w->epochs_done;
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
+double tui_worker_progress(struct tui_worker *w)
+{
+    return atomic_load(&w->progress_milli) / 1000.0;
+}

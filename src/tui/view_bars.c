@@ -1,0 +1,100 @@
+/* view_bars — the header (what is being simulated and where the run stands) and the key bar
+ * (the keys that exist, from the key table). */
+#include <string.h>
+
+#include "config.h"
+#include "tui_internal.h"
+
+static void draw_title_row(const struct tui *t, WINDOW *w, int cols)
+{
+    const struct tui_style *st = &t->style;
+    const struct scenario *sc = t->sc;
+    wattron(w, st->header);
+    mvwhline(w, 0, 0, ' ', cols);
+    const char *mode = t->live ? "LIVE" : "REPLAY";
+    int right = cols - tui_columns(mode) - 2;
+    /* The mode always shows; the scenario's name gives way on a narrow screen. */
+    tui_print(w, 0, 1, "corun %s %s GPU: %s, %u SMs %s Scenario: %s", PACKAGE_VERSION, st->sep,
+              sc->gpu_name, sc->gpu.sms, st->sep, sc->name);
+    mvwhline(w, 0, right - 1, ' ', cols - right + 1);
+    wattron(w, A_BOLD);
+    tui_print(w, 0, right, "%s", mode);
+    wattroff(w, A_BOLD);
+    wattroff(w, st->header);
+}
+
+static void draw_run_row(const struct tui *t, WINDOW *w)
+{
+    const struct tui_epoch *e = tui_shown(t);
+    char cyc[32];
+    tui_thousands(cyc, sizeof cyc, e ? (unsigned long long)(e->e.start_cycle + e->e.cycles) : 0);
+    int x = 1;
+    wattron(w, A_BOLD);
+    x += tui_print(w, 1, x, "Epoch %u/%u", t->nepochs, t->sc->epochs);
+    wattroff(w, A_BOLD);
+    /* Predictors and allocators do not exist yet: the partition stays the even split. */
+    tui_print(w, 1, x, "  Cycle %s  Predictor: none  Allocator: none (even split)", cyc);
+}
+
+static void draw_activity_row(const struct tui *t, WINDOW *w, int cols)
+{
+    const struct tui_style *st = &t->style;
+    int x = 1;
+    wattron(w, A_BOLD);
+    x += tui_print(w, 2, x, "%s", t->running ? "Running" : "Paused");
+    wattroff(w, A_BOLD);
+    x += tui_print(w, 2, x, "  Speed: %s  ", tui_speed_label(t->speed));
+    if (t->busy) {
+        x += tui_print(w, 2, x, "computing epoch %u ", t->nepochs + 1);
+        int width = cols - x - 16;
+        if (width > 30)
+            width = 30;
+        tui_bar(st, w, 2, x, width, t->progress);
+        x += width > 0 ? width : 0;
+        x += tui_print(w, 2, x, " %3.0f%%", t->progress * 100);
+        if (t->queued)
+            tui_print(w, 2, x, "  +%u queued", t->queued);
+    } else if (t->running) {
+        tui_print(w, 2, x, "waiting for the pace");
+    } else {
+        wattron(w, st->dim);
+        tui_print(w, 2, x, "idle: Space steps one epoch, r runs");
+        wattroff(w, st->dim);
+    }
+}
+
+static void draw_header(const struct tui *t, WINDOW *w)
+{
+    int cols = getmaxx(w);
+    draw_title_row(t, w, cols);
+    draw_run_row(t, w);
+    draw_activity_row(t, w, cols);
+}
+
+const struct tui_view tui_view_header = {
+    .deps = TUI_CH_EPOCH | TUI_CH_PROGRESS | TUI_CH_STATE,
+    .draw = draw_header,
+};
+
+static void draw_keybar(const struct tui *t, WINDOW *w)
+{
+    const struct tui_style *st = &t->style;
+    int cols = getmaxx(w), x = 0;
+    for (size_t i = 0; i < tui_nkeys && x < cols; i++) {
+        const struct tui_key *k = &tui_keys[i];
+        if (!k->bar)
+            continue;
+        wattron(w, A_BOLD);
+        x += tui_print(w, 0, x, "%s", tui_key_label(t, k));
+        wattroff(w, A_BOLD);
+        wattron(w, st->key);
+        x += tui_print(w, 0, x, " %s", k->bar);
+        wattroff(w, st->key);
+        x += tui_print(w, 0, x, "  ");
+    }
+}
+
+const struct tui_view tui_view_keybar = {
+    .deps = 0,
+    .draw = draw_keybar,
+};

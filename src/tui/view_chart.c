@@ -1,0 +1,65 @@
+/* view_chart — every kernel's true NP over the epochs, one column per epoch, on shared axes.
+ * A predictor's NP will be a second series per kernel (its lowercase letter) on the same
+ * axes, so that true and predicted can be read against each other. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "corun/util.h"
+#include "tui_internal.h"
+
+static void draw(const struct tui *t, WINDOW *w)
+{
+    unsigned nk = t->sc->nkernels, n = t->nepochs;
+    if (n == 0) {
+        wattron(w, t->style.dim);
+        tui_print(w, getmaxy(w) / 2, 2, "no epochs yet: Space steps one");
+        wattroff(w, t->style.dim);
+        return;
+    }
+    double *values = xmalloc((size_t)nk * n * sizeof(*values));
+    double y_max = 1.0;
+    for (unsigned k = 0; k < nk; k++)
+        for (unsigned i = 0; i < n; i++) {
+            double v = t->epochs[i].e.k[k].np_true;
+            values[(size_t)k * n + i] = v;
+            if (v > y_max)
+                y_max = v;
+        }
+    /* Round the top up to a quarter so the labels stay short and steady. */
+    y_max = ceil(y_max * 4) / 4;
+    struct tui_series series[GPU_MAX_KERNELS];
+    unsigned ns = 0;
+    /* The selected kernel last, so its points are on top where two kernels meet. */
+    for (unsigned k = 0; k < nk; k++) {
+        if (k == t->selected)
+            continue;
+        series[ns++] =
+            (struct tui_series){values + (size_t)k * n, tui_kernel_letter(k), t->style.kernel[k]};
+    }
+    unsigned s = t->selected;
+    series[ns++] = (struct tui_series){values + (size_t)s * n, tui_kernel_letter(s),
+                                       t->style.kernel[s] | A_UNDERLINE};
+    tui_chart(&t->style, w, series, ns, n, y_max);
+    free(values);
+}
+
+static void title(const struct tui *t, int cols, char *buf, size_t n)
+{
+    if (t->nepochs == 0) {
+        snprintf(buf, n, "NP history");
+        return;
+    }
+    /* The chart shows the newest epochs that fit. */
+    unsigned fit = cols > TUI_CHART_LABEL_COLS ? (unsigned)(cols - TUI_CHART_LABEL_COLS) : 1;
+    unsigned first = t->nepochs > fit ? t->nepochs - fit + 1 : 1;
+    snprintf(buf, n, "NP history, epochs %u-%u", first, t->nepochs);
+}
+
+const struct tui_view tui_view_chart = {
+    .title = "NP history",
+    .deps = TUI_CH_EPOCH | TUI_CH_SELECT | TUI_CH_FOCUS,
+    .focusable = true,
+    .draw = draw,
+    .title_fn = title,
+};

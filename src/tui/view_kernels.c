@@ -1,0 +1,101 @@
+/* view_kernels — one row per kernel of the epoch shown. Values that do not exist yet (no
+ * predictor, no classifier, no QoS tracking) print as a dash rather than a guess. */
+#include <stdio.h>
+
+#include "tui_internal.h"
+
+/* Widths of the columns after "> A name": SMs, IPC, NP true, NP pred, error, BW, RBH, class,
+ * QoS. */
+static const int col_w[] = {6, 7, 8, 8, 6, 9, 6, 7, 5};
+static const char *const col_title[] = {"SMs",     "IPC", "NP true", "NP pred", "Error",
+                                        "BW GB/s", "RBH", "Class",   "QoS"};
+#define NCOLS   (sizeof(col_w) / sizeof(col_w[0]))
+#define NAME_X  3
+#define NAME_W  12
+#define FIRST_X (NAME_X + NAME_W)
+
+static unsigned owned_sms(const struct tui *t, unsigned k)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < t->sms; i++)
+        n += t->owner[i] == (int)k;
+    return n;
+}
+
+static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k)
+{
+    const struct tui_style *st = &t->style;
+    const struct tui_epoch *e = tui_shown(t);
+    char v[NCOLS][24];
+    for (unsigned c = 0; c < NCOLS; c++)
+        snprintf(v[c], sizeof v[c], "%s", st->dash);
+    if (e) {
+        const struct session_kernel_epoch *ke = &e->e.k[k];
+        snprintf(v[0], sizeof v[0], "%.1f", ke->c.sms);
+        snprintf(v[1], sizeof v[1], "%.1f", ke->c.ipc);
+        if (ke->np_true >= 0)
+            snprintf(v[2], sizeof v[2], "%.3f", ke->np_true);
+        snprintf(v[5], sizeof v[5], "%.1f", ke->c.bandwidth_gbs);
+        snprintf(v[6], sizeof v[6], "%.3f", ke->c.rbh);
+    } else {
+        /* Before the first epoch the partition is all there is to show. */
+        snprintf(v[0], sizeof v[0], "%u", owned_sms(t, k));
+    }
+    bool sel = k == t->selected;
+    bool focused = t->focus == TUI_V_KERNELS;
+    attr_t row_attr = sel ? (focused ? A_REVERSE : A_BOLD) : 0;
+    if (sel) {
+        wattron(w, row_attr);
+        mvwhline(w, y, 0, ' ', getmaxx(w));
+        tui_print(w, y, 0, ">");
+    }
+    wattron(w, st->kernel[k]);
+    tui_print(w, y, 1, "%c", tui_kernel_letter(k));
+    wattroff(w, st->kernel[k]);
+    wattron(w, row_attr);
+    tui_print(w, y, NAME_X, "%-*.*s", NAME_W - 1, NAME_W - 1, t->sc->kernels[k].name);
+    int x = FIRST_X;
+    for (unsigned c = 0; c < NCOLS; c++) {
+        x += col_w[c];
+        tui_print_right(w, y, x, "%s", v[c]);
+    }
+    wattroff(w, row_attr);
+}
+
+static void draw(const struct tui *t, WINDOW *w)
+{
+    int rows = getmaxy(w);
+    wattron(w, A_BOLD);
+    tui_print(w, 0, NAME_X, "Kernel");
+    int x = FIRST_X;
+    for (unsigned c = 0; c < NCOLS; c++) {
+        x += col_w[c];
+        tui_print_right(w, 0, x, "%s", col_title[c]);
+    }
+    wattroff(w, A_BOLD);
+    /* Scroll so that the selected kernel stays visible when they do not all fit. */
+    int fit = rows - 1;
+    unsigned top = 0;
+    if (fit > 0 && t->selected >= (unsigned)fit)
+        top = t->selected - (unsigned)fit + 1;
+    for (unsigned k = top; k < t->sc->nkernels && (int)(k - top) < fit; k++)
+        draw_row(t, w, 1 + (int)(k - top), k);
+}
+
+static void title(const struct tui *t, int cols, char *buf, size_t n)
+{
+    (void)cols;
+    const struct tui_epoch *e = tui_shown(t);
+    if (e)
+        snprintf(buf, n, "Kernels, epoch %u", e->e.index + 1);
+    else
+        snprintf(buf, n, "Kernels, before the first epoch");
+}
+
+const struct tui_view tui_view_kernels = {
+    .title = "Kernels",
+    .deps = TUI_CH_EPOCH | TUI_CH_SELECT | TUI_CH_FOCUS,
+    .focusable = true,
+    .draw = draw,
+    .title_fn = title,
+};

@@ -1,0 +1,71 @@
+/* view_log — what happened, newest at the bottom: epochs finished, run and pause, speed
+ * changes; allocator decisions and switches will join them. Scrolls with the arrows when it
+ * has focus. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tui_internal.h"
+
+void tui_log(struct tui *t, const char *fmt, ...)
+{
+    struct tui_log *lg = &t->log;
+    unsigned slot = (lg->first + lg->count) % TUI_LOG_LINES;
+    if (lg->count == TUI_LOG_LINES)
+        lg->first = (lg->first + 1) % TUI_LOG_LINES;
+    else
+        lg->count++;
+    /* Stamped with the epochs done, the clock a reader of this log cares about. */
+    int n = snprintf(lg->line[slot], TUI_LOG_WIDTH, "e%u ", t->nepochs);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(lg->line[slot] + n, TUI_LOG_WIDTH - (size_t)n, fmt, ap);
+    va_end(ap);
+    /* Keep the view on the newest line unless the reader scrolled back. */
+    if (t->log_scroll > 0 && t->log_scroll < lg->count - 1)
+        t->log_scroll++;
+    tui_changed(t, TUI_CH_LOG);
+}
+
+static void draw(const struct tui *t, WINDOW *w)
+{
+    const struct tui_log *lg = &t->log;
+    int rows = getmaxy(w);
+    /* The newest line shown is log_scroll lines back from the newest. */
+    int last = (int)lg->count - 1 - (int)t->log_scroll;
+    for (int y = rows - 1, i = last; y >= 0 && i >= 0; y--, i--)
+        tui_print(w, y, 0, "%s", lg->line[(lg->first + (unsigned)i) % TUI_LOG_LINES]);
+}
+
+static int key(struct tui *t, int ch)
+{
+    unsigned count = t->log.count;
+    if (ch == KEY_UP) {
+        if (t->log_scroll + 1 < count)
+            t->log_scroll++;
+    } else if (ch == KEY_DOWN) {
+        if (t->log_scroll > 0)
+            t->log_scroll--;
+    } else {
+        return 0;
+    }
+    tui_changed(t, TUI_CH_LOG);
+    return TUI_R_HANDLED;
+}
+
+static void title(const struct tui *t, int cols, char *buf, size_t n)
+{
+    (void)cols;
+    if (t->log_scroll)
+        snprintf(buf, n, "Event log, %u back", t->log_scroll);
+    else
+        snprintf(buf, n, "Event log");
+}
+
+const struct tui_view tui_view_log = {
+    .title = "Event log",
+    .deps = TUI_CH_LOG | TUI_CH_FOCUS,
+    .focusable = true,
+    .draw = draw,
+    .title_fn = title,
+    .key = key,
+};

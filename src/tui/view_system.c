@@ -1,0 +1,59 @@
+/* view_system — the multi-program metrics of the epoch shown (STP, ANTT, fairness) and its
+ * energy and power from the GPU's counters. */
+#include <stdio.h>
+
+#include "tui_internal.h"
+
+/* Energy in the unit that keeps three significant digits readable. */
+static void energy(const struct tui_style *st, char *buf, size_t n, double joules)
+{
+    if (joules >= 1)
+        snprintf(buf, n, "%.2f J", joules);
+    else if (joules >= 1e-3)
+        snprintf(buf, n, "%.2f mJ", joules * 1e3);
+    else
+        snprintf(buf, n, "%.2f %sJ", joules * 1e6, st->utf8 ? "µ" : "u");
+}
+
+static void line(WINDOW *w, int y, int cols, const char *name, const char *value)
+{
+    tui_print(w, y, 0, "%s", name);
+    tui_print_right(w, y, cols, "%s", value);
+}
+
+static void draw(const struct tui *t, WINDOW *w)
+{
+    const struct tui_style *st = &t->style;
+    int cols = getmaxx(w);
+    const struct tui_epoch *e = tui_shown(t);
+    char v[7][32];
+    for (unsigned i = 0; i < 7; i++)
+        snprintf(v[i], sizeof v[i], "%s", st->dash);
+    if (e && e->e.m.valid) {
+        snprintf(v[0], sizeof v[0], "%.3f", e->e.m.stp);
+        snprintf(v[1], sizeof v[1], "%.3f", e->e.m.antt);
+        snprintf(v[2], sizeof v[2], "%.3f", e->e.m.fairness);
+    }
+    if (e) {
+        double seconds = (double)e->e.cycles / (t->sc->gpu.core_clock_mhz * 1e6);
+        energy(st, v[4], sizeof v[4], e->e.sys.energy_j);
+        if (seconds > 0)
+            snprintf(v[5], sizeof v[5], "%.1f W", e->e.sys.energy_j / seconds);
+        double total = 0;
+        for (unsigned i = 0; i <= e->e.index && i < t->nepochs; i++)
+            total += t->epochs[i].e.sys.energy_j;
+        energy(st, v[6], sizeof v[6], total);
+    }
+    /* QoS needs the allocators' tracking of targets: a dash until then. */
+    static const char *const names[7] = {"STP",    "ANTT",  "Fairness",   "QoS",
+                                         "Energy", "Power", "Energy, run"};
+    for (unsigned i = 0; i < 7; i++)
+        line(w, (int)i, cols, names[i], v[i]);
+}
+
+const struct tui_view tui_view_system = {
+    .title = "System",
+    .deps = TUI_CH_EPOCH,
+    .focusable = true,
+    .draw = draw,
+};

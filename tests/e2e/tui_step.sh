@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The workbench on a fast scenario: three steps with Space give the same numbers as a headless
+# run; the help lists every key; selection and focus drive the explain panel; r runs to the
+# scenario's end and pauses; + and - change the pace.
+. "$(dirname "$0")/../lib.sh"
+cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
+"$CORUN" run "$cfg" --epochs 3 >"$TMPD/headless"
+# "epoch kernel SMs IPC NP BW RBH" rows of the third epoch.
+row() { awk -v k="$1" '$1 == 3 && $2 == k { print $3, $4, $5 }' "$TMPD/headless"; }
+read -r s_sms s_ipc s_np <<<"$(row stream)"
+read -r c_sms c_ipc c_np <<<"$(row compute)"
+[ -n "$s_np" ] && [ -n "$c_np" ] || fail "no third epoch in the headless run"
+
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/10"
+tui_wait "Kernels, before the first epoch"
+
+# Three steps: the header counts them and the kernel table shows the headless numbers.
+tui_keys Space
+tui_wait "Epoch 1/10"
+tui_keys Space Space
+tui_wait "Epoch 3/10"
+tui_wait "idle: Space steps"
+tui_screen >"$TMPD/s"
+grep -Eq "A stream +$s_sms +$s_ipc +$s_np " "$TMPD/s" || fail "stream row is not '$s_sms $s_ipc $s_np':
+$(cat "$TMPD/s")"
+grep -Eq "B compute +$c_sms +$c_ipc +$c_np " "$TMPD/s" || fail "compute row is not '$c_sms $c_ipc $c_np':
+$(cat "$TMPD/s")"
+grep -q "e3 done" "$TMPD/s" || fail "the event log has no third epoch"
+grep -q "Explain: A stream" "$TMPD/s" || fail "the explain panel is not on the first kernel"
+
+# The help lists every key, and any key closes it.
+tui_keys '?'
+tui_wait "Press any key to close this help."
+for k in 'F1 \? +show this help' 'Space +step one epoch' ' r +run / pause' '\+ - +run faster' \
+    'Tab +focus the next' 'Shift-Tab +focus the previous' '↑ ↓ +select a kernel' 'Ctrl-L +redraw' \
+    ' q +quit at once'; do
+    grep -Eq -- "$k" "$TMPD/screen" || fail "the help does not list '$k':
+$(cat "$TMPD/screen")"
+done
+tui_keys Escape
+tui_gone "Press any key to close this help."
+tui_keys F1
+tui_wait "Press any key to close this help."
+tui_keys x
+tui_gone "Press any key to close this help."
+
+# Selection moves the explain panel; with the event log focused the arrows scroll it instead.
+tui_wait "[ Kernels, epoch 3 ]"
+tui_keys Down
+tui_wait "Explain: B compute"
+tui_wait "= $c_np"
+tui_keys Up
+tui_wait "Explain: A stream"
+tui_wait "= $s_np"
+tui_keys Tab
+tui_wait "[ NP history"
+tui_keys BTab
+tui_wait "[ Kernels"
+tui_keys Tab Tab Tab Tab Tab
+tui_wait "[ Event log ]"
+tui_keys Up
+tui_wait "[ Event log, 1 back ]"
+grep -q "Explain: A stream" "$TMPD/screen" || fail "Up in the event log changed the selection"
+tui_keys Down
+tui_wait "[ Event log ]"
+
+# r runs to the scenario's last epoch and pauses by itself.
+tui_keys r
+tui_wait "Epoch 10/10"
+tui_wait "run complete (10 epochs)"
+tui_wait "Paused"
+
+# The pace: four steps slower is one epoch a second, one faster is two.
+tui_keys - - - -
+tui_wait "Speed: 1/s"
+tui_keys +
+tui_wait "Speed: 2/s"
+tui_wait "speed 2/s"
+
+# Past the scenario's end r goes on until paused, and a pause holds.
+tui_keys r
+tui_wait "Running"
+tui_wait "Epoch 11/10"
+tui_keys r
+tui_wait "Paused"
+tui_wait "idle: Space steps"
+epoch=$(grep -o 'Epoch [0-9]*/10' "$TMPD/screen")
+sleep 1.5
+tui_screen | grep -qF "$epoch" || fail "epochs went on after the pause ($epoch):
+$(tui_screen)"
+
+tui_keys q
+tui_wait "exit=0"
+echo "tui step: 3 epochs match the headless run; help, selection, focus, run, pause and pace"

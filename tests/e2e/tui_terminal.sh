@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The workbench and its terminal: a resize storm between 80x24 and 200x60 ends on a correct
+# screen; below 80x24 a notice shows and the screen comes back; NO_COLOR removes every colour;
+# without UTF-8 (LANG=C, or TERM=vt100) nothing but ASCII is drawn.
+. "$(dirname "$0")/../lib.sh"
+cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
+utf8_locale=$(locale -a 2>/dev/null | grep -ixE 'c\.utf-?8' | head -1 || true)
+[ -n "$utf8_locale" ] || utf8_locale=C.UTF-8
+
+# A complete screen: the header, every panel's title and the key bar (on the last line).
+check_screen() { # ROWS
+    tui_screen >"$TMPD/s"
+    for text in "corun " "Epoch 1/10" "Kernels, epoch 1" "A stream" "B compute" "NP history" \
+        "SM map, 16 SMs" "STP" "DRAM, 32 channels" "Event log" "Explain: A stream"; do
+        grep -qF -- "$text" "$TMPD/s" || fail "no '$text' after resizing to $1 rows:
+$(cat "$TMPD/s")"
+    done
+    [ "$(sed -n "$1p" "$TMPD/s" | grep -c 'q Quit')" = 1 ] || fail "the key bar is not on line $1:
+$(cat "$TMPD/s")"
+}
+
+tui_start 100 30 LC_ALL="$utf8_locale" TERM=xterm -- tui "$cfg"
+tui_keys Space
+tui_wait "Epoch 1/10"
+# Ten resizes as fast as tmux takes them, then a look at the final screen.
+for _ in 1 2 3 4 5; do
+    tui_resize 80 24
+    tui_resize 200 60
+done
+tui_wait "Explain: A stream"
+sleep 0.5
+check_screen 60
+tui_resize 60 20
+tui_wait "terminal too small (need 80×24, have 60×20)"
+tui_resize 80 24
+tui_gone "terminal too small"
+tui_wait "Explain: A stream"
+check_screen 24
+tui_screen -e >"$TMPD/color"
+tui_keys q
+tui_wait "exit=0"
+grep -qE $'\e\\[[0-9;]*(3[0-7]|4[0-7]|38;5)' "$TMPD/color" || fail "no colour without NO_COLOR"
+grep -qF '┌─' "$TMPD/color" || fail "no UTF-8 frames in a UTF-8 locale"
+tui_tmux kill-server
+
+# NO_COLOR: attributes (reverse, bold) still tell owners apart, but not one colour is drawn.
+tui_start 100 30 NO_COLOR=1 LC_ALL="$utf8_locale" TERM=xterm -- tui "$cfg"
+tui_keys Space
+tui_wait "Epoch 1/10"
+tui_wait "AAAAAAAABBBBBBBB"
+tui_screen -e >"$TMPD/mono"
+tui_keys q
+tui_wait "exit=0"
+if grep -qE $'\e\\[[0-9;]*(3[0-7]|4[0-7]|38;5)' "$TMPD/mono"; then
+    fail "colour with NO_COLOR=1:
+$(cat -v "$TMPD/mono" | head -20)"
+fi
+tui_tmux kill-server
+
+# ASCII: with LANG=C on a colour terminal, and with TERM=vt100 in a UTF-8 locale.
+for setting in "LC_ALL=C TERM=xterm" "LC_ALL=$utf8_locale TERM=vt100"; do
+    # shellcheck disable=SC2086
+    tui_start 100 30 $setting -- tui "$cfg"
+    tui_keys Space
+    tui_wait "Epoch 1/10"
+    tui_wait "+- NP history"
+    tui_wait "1.00|"
+    tui_keys '?'
+    tui_wait "Up Down"
+    tui_screen >"$TMPD/ascii"
+    tui_keys x q
+    tui_wait "exit=0"
+    if LC_ALL=C grep -q $'[\x80-\xff]' "$TMPD/ascii"; then
+        fail "non-ASCII output with $setting:
+$(cat "$TMPD/ascii")"
+    fi
+    tui_tmux kill-server
+done
+echo "tui terminal: resize storm, too-small notice, NO_COLOR and the ASCII fallback"
