@@ -1,0 +1,148 @@
+/* runfile — HDF5 run files: one experiment's header, per-epoch kernel counters, true and
+ * predicted NP, SM partitions, system metrics and an event log, recorded epoch by epoch so that
+ * a crash loses at most the epoch in flight. Replay and branching read them back without
+ * simulating. docs/runfile.md describes the layout and the crash behaviour.
+ *
+ * The layout is described by the field tables below (in the manner of conftable): writing,
+ * reading, the CSV export and the layout listing in docs/runfile.md all come from them. */
+#ifndef CORUN_RUNFILE_H
+#define CORUN_RUNFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "corun/gpu.h"
+
+#define RUNFILE_SCHEMA_VERSION 1 /* major: readers refuse files with a newer one */
+#define RUNFILE_SCHEMA_MINOR   0 /* additions that older readers may ignore */
+#define RUNFILE_MAX_SMS        1024
+#define RUNFILE_KIND_MAX       16  /* event kind, in bytes with the NUL */
+#define RUNFILE_TEXT_MAX       256 /* event text, in bytes with the NUL; longer text is cut */
+
+/* One kernel of the mix. */
+struct runfile_kernel {
+    char *name;
+    int priority; /* 0 low, 1 high (enum scenario_priority) */
+    double qos_target, weight;
+};
+
+/* The experiment. Strings handed to runfile_create are copied; those of an open file belong
+ * to it. */
+struct runfile_header {
+    unsigned schema_version, schema_minor; /* set by runfile_create and runfile_open */
+    char *corun_version;                   /* NULL in runfile_create: this build's */
+    char *scenario_text;                   /* the scenario file's whole text */
+    char *scenario_path;
+    uint64_t seed;
+    char *gpu_preset;
+    unsigned sms;
+    uint64_t epoch_cycles; /* core cycles per epoch */
+    unsigned nkernels;
+    struct runfile_kernel kernels[GPU_MAX_KERNELS];
+    char *created; /* ISO 8601 UTC; set by runfile_create */
+};
+
+/* One kernel over one epoch. */
+struct runfile_kernel_epoch {
+    struct gpu_kernel_counters c;
+    double np_true; /* private cycles for the epoch's instructions / epoch cycles */
+    double np_pred; /* the predictor's estimate; NaN when there is no predictor */
+};
+
+/* What one epoch produced. */
+struct runfile_epoch {
+    uint64_t start_cycle, cycles;
+    unsigned nkernels; /* must be the header's */
+    struct runfile_kernel_epoch k[GPU_MAX_KERNELS];
+    unsigned nsms;                  /* must be the header's sms */
+    int owner[RUNFILE_MAX_SMS];     /* per SM: kernel index, GPU_SM_IDLE or GPU_SM_GATED */
+    struct gpu_system_counters sys; /* sys.cycles is not stored: a reader sets it to cycles */
+    double stp, antt, fairness;     /* NaN when not defined (an NP missing) */
+};
+
+/* One entry of the event log. */
+struct runfile_event {
+    uint64_t epoch, cycle;
+    char kind[RUNFILE_KIND_MAX]; /* "predictor", "allocator", "parameter", "repartition", ... */
+    char text[RUNFILE_TEXT_MAX];
+};
+
+/* ---- layout tables ---- */
+
+enum runfile_type {
+    RUNFILE_U64,      /* uint64_t, stored as 64-bit unsigned */
+    RUNFILE_UINT,     /* unsigned, stored as 32-bit unsigned */
+    RUNFILE_DOUBLE,   /* double, stored as 64-bit IEEE */
+    RUNFILE_STRING,   /* char *, stored as a variable-length UTF-8 string */
+    RUNFILE_PRIORITY, /* int 0/1, stored as an HDF5 enum {low, high} */
+};
+
+struct runfile_field {
+    const char *name; /* attribute or dataset name */
+    enum runfile_type type;
+    const char *unit; /* stored as the dataset's "unit" attribute; "1" when dimensionless */
+    size_t offset;    /* where the value lives in the table's struct */
+    const char *description;
+};
+
+struct runfile_table {
+    const char *where; /* "/" (attributes) or a group holding one dataset per field */
+    const char *shape; /* of each dataset, for the layout listing */
+    const char *what;  /* the struct the offsets point into, for the listing */
+    const struct runfile_field *fields;
+    size_t count;
+};
+
+extern const struct runfile_table runfile_header_table;     /* root attributes */
+extern const struct runfile_table runfile_kernel_table;     /* /kernels, [kernels] */
+extern const struct runfile_table runfile_per_kernel_table; /* /per_kernel, [epochs x kernels] */
+extern const struct runfile_table runfile_system_table;     /* /system, [epochs] */
+
+/* Print the whole layout as Markdown (the "Layout" section of docs/runfile.md). */
+void runfile_print_layout(FILE *out);
+
+/* ---- recording ---- */
+
+struct runfile;
+
+/* A new run file at path (which must not exist yet) for h's experiment, ready for appends.
+ * The file appears at path complete and readable (no epochs yet). Returns NULL with a message
+ * naming path when h is unusable or the file cannot be made. */
+struct runfile *runfile_create(const char *path, const struct runfile_header *h, char *err,
+                               size_t errlen);
+/* Append epoch e and flush it to disk. Returns 0, or -1 with a message; after a failure
+ * (e.g. a full disk) recording stops, and the file keeps every epoch appended before. */
+int runfile_append_epoch(struct runfile *rf, const struct runfile_epoch *e, char *err,
+                         size_t errlen);
+/* Append an event (kind: 1 to RUNFILE_KIND_MAX-1 bytes; text is cut to RUNFILE_TEXT_MAX-1
+ * bytes at a UTF-8 boundary) and flush it. Returns 0, or -1 with a message as above. */
+int runfile_append_event(struct runfile *rf, uint64_t epoch, uint64_t cycle, const char *kind,
+                         const char *text, char *err, size_t errlen);
+/* Close and free rf (NULL is harmless). Returns 0, or -1 with a message when the final flush
+ * failed or recording had stopped on an error. */
+int runfile_close(struct runfile *rf, char *err, size_t errlen);
+
+/* ---- reading (also works on a file being recorded or left by a crash) ---- */
+
+/* Open a run file for reading. Returns NULL with a message naming path and what is wrong
+ * (missing, empty, not HDF5, damaged or truncated, not a run file, newer schema). */
+struct runfile *runfile_open(const char *path, char *err, size_t errlen);
+/* The header; valid until runfile_close. */
+const struct runfile_header *runfile_header(const struct runfile *rf);
+/* Complete epochs in the file (for a recorder: appended so far). */
+uint64_t runfile_epoch_count(const struct runfile *rf);
+/* Read epoch i (< runfile_epoch_count) into out. Returns 0, or -1 with a message. */
+int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out, char *err,
+                       size_t errlen);
+/* Events in the file. */
+uint64_t runfile_event_count(const struct runfile *rf);
+/* Read event i (< runfile_event_count). Returns 0, or -1 with a message. */
+int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out, char *err,
+                       size_t errlen);
+
+/* Write kernels.csv, system.csv, events.csv and partition.csv into dir (made when missing;
+ * existing files are replaced). Returns 0, or -1 with a message naming the file. */
+int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen);
+
+#endif

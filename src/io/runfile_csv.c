@@ -1,0 +1,161 @@
+/* runfile_csv — a run file as CSV tables for spreadsheets and pandas, columns from the layout
+ * tables, units in the header row ("bandwidth_gbs [GB/s]"). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "corun/util.h"
+#include "runfile_internal.h"
+
+/* The shortest text that reads back as exactly v. */
+static void put_double(FILE *f, double v)
+{
+    char buf[40];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof(buf), "%.*g", digits, v);
+        if (strtod(buf, NULL) == v || isnan(v))
+            break;
+    }
+    fputs(buf, f);
+}
+
+static void put_value(FILE *f, enum runfile_type t, const void *p)
+{
+    switch (t) {
+    case RUNFILE_U64: fprintf(f, "%" PRIu64, *(const uint64_t *)p); break;
+    case RUNFILE_UINT: fprintf(f, "%u", *(const unsigned *)p); break;
+    case RUNFILE_DOUBLE: put_double(f, *(const double *)p); break;
+    case RUNFILE_PRIORITY: fputs(*(const int *)p ? "high" : "low", f); break;
+    case RUNFILE_STRING: fputs(*(char *const *)p, f); break;
+    }
+}
+
+/* s as one CSV field: quoted when it holds a comma, quote or line break. */
+static void put_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_header(FILE *f, const char *first, const struct runfile_table *t)
+{
+    fputs(first, f);
+    for (size_t i = 0; i < t->count; i++) {
+        const char *unit = t->fields[i].unit;
+        if (unit && strcmp(unit, "1") != 0)
+            fprintf(f, ",%s [%s]", t->fields[i].name, unit);
+        else
+            fprintf(f, ",%s", t->fields[i].name);
+    }
+    fputc('\n', f);
+}
+
+static void put_row(FILE *f, const struct runfile_table *t, const void *base)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        fputc(',', f);
+        put_value(f, t->fields[i].type, (const char *)base + t->fields[i].offset);
+    }
+    fputc('\n', f);
+}
+
+enum { CSV_KERNELS, CSV_SYSTEM, CSV_PARTITION, CSV_EVENTS, CSV_COUNT };
+static const char *const csv_names[CSV_COUNT] = {"kernels.csv", "system.csv", "partition.csv",
+                                                 "events.csv"};
+
+/* Close every file; the first failure (with its message) wins. */
+static int close_all(FILE **f, char **paths, int rc, char *err, size_t errlen)
+{
+    for (int i = 0; i < CSV_COUNT; i++) {
+        if (f[i]) {
+            int bad = ferror(f[i]);
+            if (fclose(f[i]) != 0 || bad)
+                if (rc == 0)
+                    rc = rf_fail(err, errlen, "%s: cannot write: %s", paths[i],
+                                 strerror(errno ? errno : EIO));
+        }
+        free(paths[i]);
+    }
+    return rc;
+}
+
+static int write_epochs(struct runfile *rf, FILE **f, char *err, size_t errlen)
+{
+    const struct runfile_header *h = &rf->hdr;
+    struct runfile_epoch *e = xmalloc(sizeof(*e));
+    int rc = 0;
+    for (uint64_t i = 0; i < rf->nepochs && rc == 0; i++) {
+        rc = runfile_read_epoch(rf, i, e, err, errlen);
+        for (unsigned k = 0; k < h->nkernels && rc == 0; k++) {
+            fprintf(f[CSV_KERNELS], "%" PRIu64 ",%u,", i, k);
+            put_text(f[CSV_KERNELS], h->kernels[k].name);
+            put_row(f[CSV_KERNELS], &runfile_per_kernel_table, &e->k[k]);
+        }
+        if (rc == 0) {
+            fprintf(f[CSV_SYSTEM], "%" PRIu64, i);
+            put_row(f[CSV_SYSTEM], &runfile_system_table, e);
+            fprintf(f[CSV_PARTITION], "%" PRIu64, i);
+            for (unsigned s = 0; s < h->sms; s++)
+                fprintf(f[CSV_PARTITION], ",%d", e->owner[s]);
+            fputc('\n', f[CSV_PARTITION]);
+        }
+    }
+    free(e);
+    return rc;
+}
+
+static int write_events(struct runfile *rf, FILE *f, char *err, size_t errlen)
+{
+    struct runfile_event ev;
+    for (uint64_t i = 0; i < rf->nevents; i++) {
+        if (runfile_read_event(rf, i, &ev, err, errlen) < 0)
+            return -1;
+        fprintf(f, "%" PRIu64 ",%" PRIu64 ",", ev.epoch, ev.cycle);
+        put_text(f, ev.kind);
+        fputc(',', f);
+        put_text(f, ev.text);
+        fputc('\n', f);
+    }
+    return 0;
+}
+
+int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return rf_fail(err, errlen, "%s: cannot make the directory: %s", dir, strerror(errno));
+    FILE *f[CSV_COUNT] = {NULL};
+    char *paths[CSV_COUNT] = {NULL};
+    for (int i = 0; i < CSV_COUNT; i++) {
+        paths[i] = xasprintf("%s/%s", dir, csv_names[i]);
+        f[i] = fopen(paths[i], "w");
+        if (!f[i]) {
+            int rc = rf_fail(err, errlen, "%s: cannot create: %s", paths[i], strerror(errno));
+            return close_all(f, paths, rc, err, errlen);
+        }
+    }
+    put_header(f[CSV_KERNELS], "epoch,kernel,name", &runfile_per_kernel_table);
+    put_header(f[CSV_SYSTEM], "epoch", &runfile_system_table);
+    fputs("epoch", f[CSV_PARTITION]);
+    for (unsigned s = 0; s < rf->hdr.sms; s++)
+        fprintf(f[CSV_PARTITION], ",sm%u", s);
+    fputc('\n', f[CSV_PARTITION]);
+    fputs("epoch,cycle,kind,text\n", f[CSV_EVENTS]);
+    errno = 0;
+    int rc = write_epochs(rf, f, err, errlen);
+    if (rc == 0)
+        rc = write_events(rf, f[CSV_EVENTS], err, errlen);
+    return close_all(f, paths, rc, err, errlen);
+}

@@ -1,0 +1,79 @@
+/* runfile internals shared by runfile.c (tables, helpers, closing), runfile_write.c,
+ * runfile_read.c, runfile_csv.c and the guard file driver runfile_vfd.c. */
+#ifndef CORUN_RUNFILE_INTERNAL_H
+#define CORUN_RUNFILE_INTERNAL_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+
+#include "corun/runfile.h"
+
+/* Dataset and group names that are not generated from a table. */
+#define RF_PARTITION   "partition"
+#define RF_EPOCH_COUNT "epoch_count"
+#define RF_EVENT_COUNT "event_count"
+#define RF_EVENTS      "events"
+
+/* Rows per chunk of every growing dataset. One: under SWMR a rewritten chunk is moved, never
+ * freed, so a chunk that grew epoch by epoch would leave a copy behind at every flush (see
+ * docs/runfile.md); and a chunk that is never rewritten cannot be damaged by a later crash. */
+#define RF_CHUNK_ROWS    1
+#define RF_DEFLATE_LEVEL 6
+
+enum { RF_EV_EPOCH, RF_EV_CYCLE, RF_EV_KIND, RF_EV_TEXT, RF_EV_COUNT };
+extern const char *const rf_event_names[RF_EV_COUNT];
+
+/* What the guard driver (runfile_vfd.c) reports to its recorder. */
+struct rf_guard {
+    hid_t driver; /* registered for this file */
+    bool failed;  /* a write failed: nothing more reaches the file */
+    char reason[256];
+};
+
+/* A file-access property list that writes through a guard reporting to state (which must
+ * outlive the file); H5I_INVALID_HID on failure. Call rf_guard_done after closing the file. */
+hid_t rf_guard_fapl(struct rf_guard *state);
+void rf_guard_done(struct rf_guard *state);
+
+struct runfile {
+    char *path;
+    bool writing;
+    hid_t file;
+    hid_t *per_kernel; /* runfile_per_kernel_table.count datasets */
+    hid_t *system;     /* runfile_system_table.count datasets */
+    hid_t partition;
+    hid_t events[RF_EV_COUNT];
+    hid_t epoch_count, event_count; /* scalar: how many rows are complete */
+    struct runfile_header hdr;
+    uint64_t nepochs, nevents;
+    struct rf_guard guard; /* of a recorder */
+    char *failed;          /* why recording stopped; NULL while it goes on */
+    char why[256];         /* what HDF5 said about the last failed row (rf_h5_reason) */
+};
+
+/* A fresh handle with every id invalid. */
+struct runfile *rf_new(const char *path, bool writing);
+/* Close every HDF5 object of rf and free it. Returns the H5Fclose status. */
+herr_t rf_free(struct runfile *rf);
+
+/* Memory and file types of a field (callers H5Tclose both). */
+hid_t rf_mem_type(enum runfile_type t);
+hid_t rf_file_type(enum runfile_type t);
+/* Fixed-length string types of the event kind and text (callers H5Tclose). */
+hid_t rf_fixed_string(size_t size);
+/* Bytes a value of type t occupies in its struct. */
+size_t rf_value_size(enum runfile_type t);
+
+/* -1, with the formatted message in err. */
+int rf_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What HDF5 said about its last failure (the innermost cause, e.g. the system's
+ * "No space left on device"), into buf; clears HDF5's error stack. */
+void rf_h5_reason(char *buf, size_t len);
+/* Silences HDF5's own error printing, for this thread. */
+void rf_quiet(void);
+
+/* Read an attribute of obj named name into value (a field of type t). Returns 0, or -1 when it
+ * is missing or of another kind. */
+int rf_read_attr(hid_t obj, const char *name, enum runfile_type t, void *value);
+
+#endif

@@ -1,0 +1,392 @@
+/* runfile_read — opening a run file, including one still being recorded or left behind by a
+ * crash: such a file still carries its "open for SWMR write" flag, so it is opened for SWMR
+ * reading, and only the rows its counters call complete are used. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "corun/util.h"
+#include "runfile_internal.h"
+
+/* ---- what is at the path, before HDF5 looks ---- */
+
+/* Superblock status flags (HDF5 file format, superblock versions 2 and 3). */
+#define SB_WRITE_ACCESS      0x01
+#define SB_SWMR_WRITE_ACCESS 0x04
+
+#define RF_SWMR_READ_ATTEMPTS 10
+
+struct probe {
+    off_t size;
+    int sb_version;    /* -1: no HDF5 signature */
+    unsigned flags;    /* status flags (superblock version >= 2) */
+    uint64_t eoa;      /* end-of-file address the superblock records (0: unknown) */
+    uint64_t sb_start; /* where the superblock is */
+};
+
+static uint64_t get_le(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Look for the HDF5 signature where the format allows it: at 0, 512, 1024, 2048, ... */
+static int probe_file(const char *path, struct probe *p, char *err, size_t errlen)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    memset(p, 0, sizeof(*p));
+    p->sb_version = -1;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return rf_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return rf_fail(err, errlen, "%s: is a directory, not a run file", path);
+    if (!S_ISREG(st.st_mode))
+        return rf_fail(err, errlen, "%s: not a regular file, not a run file", path);
+    p->size = st.st_size;
+    if (st.st_size == 0)
+        return rf_fail(err, errlen, "%s: empty file (0 bytes), not a run file", path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rf_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char b[48];
+    for (uint64_t at = 0; at + sizeof(sig) <= (uint64_t)st.st_size; at = at ? at * 2 : 512) {
+        size_t got = 0;
+        if (fseeko(f, (off_t)at, SEEK_SET) == 0)
+            got = fread(b, 1, sizeof(b), f);
+        if (got < sizeof(sig) || memcmp(b, sig, sizeof(sig)) != 0)
+            continue;
+        p->sb_start = at;
+        p->sb_version = got > 8 ? b[8] : 0;
+        /* Versions 2 and 3: version, offset size, length size, flags, base, ext, EOF address. */
+        if (p->sb_version >= 2 && got >= 44 && b[9] == 8) {
+            p->flags = b[11];
+            p->eoa = get_le(b + 12, 8) + get_le(b + 28, 8);
+        }
+        break;
+    }
+    fclose(f);
+    if (p->sb_version < 0)
+        return rf_fail(err, errlen, "%s: not an HDF5 file (no HDF5 signature), so not a run file",
+                       path);
+    return 0;
+}
+
+/* ---- the header ---- */
+
+static int read_header(struct runfile *rf, char *err, size_t errlen)
+{
+    const char *path = rf->path;
+    struct runfile_header *h = &rf->hdr;
+    htri_t has_schema = H5Aexists(rf->file, "schema_version");
+    if (has_schema < 0) {
+        rf_h5_reason(rf->why, sizeof(rf->why));
+        return rf_fail(err, errlen, "%s: damaged or truncated HDF5 file: %s", path, rf->why);
+    }
+    if (has_schema == 0)
+        return rf_fail(err, errlen,
+                       "%s: an HDF5 file, but not a corun run file (no schema_version attribute)",
+                       path);
+    if (rf_read_attr(rf->file, "schema_version", RUNFILE_UINT, &h->schema_version) < 0)
+        return rf_fail(err, errlen, "%s: schema_version is not an integer; not a corun run file",
+                       path);
+    if (h->schema_version > RUNFILE_SCHEMA_VERSION)
+        return rf_fail(err, errlen,
+                       "%s: run file schema version %u is newer than this corun reads (version "
+                       "%d); open it with a newer corun",
+                       path, h->schema_version, RUNFILE_SCHEMA_VERSION);
+    const struct runfile_table *t = &runfile_header_table;
+    for (size_t i = 0; i < t->count; i++)
+        if (rf_read_attr(rf->file, t->fields[i].name, t->fields[i].type,
+                         (char *)h + t->fields[i].offset) < 0)
+            return rf_fail(err, errlen, "%s: damaged run file: attribute %s of / is %s", path,
+                           t->fields[i].name,
+                           H5Aexists(rf->file, t->fields[i].name) > 0 ? "unreadable" : "missing");
+    if (h->nkernels < 1 || h->nkernels > GPU_MAX_KERNELS || h->sms < 1 || h->sms > RUNFILE_MAX_SMS)
+        return rf_fail(err, errlen, "%s: damaged run file: %u kernels on %u SMs", path, h->nkernels,
+                       h->sms);
+    return 0;
+}
+
+static hid_t open_dataset(struct runfile *rf, const char *name, int rank, hsize_t width,
+                          hsize_t *rows, char *err, size_t errlen)
+{
+    if (H5Lexists(rf->file, name, H5P_DEFAULT) <= 0) {
+        rf_fail(err, errlen, "%s: damaged run file: /%s is missing", rf->path, name);
+        H5Eclear2(H5E_DEFAULT);
+        return H5I_INVALID_HID;
+    }
+    hid_t ds = H5Dopen2(rf->file, name, H5P_DEFAULT);
+    hid_t space = ds < 0 ? H5I_INVALID_HID : H5Dget_space(ds);
+    hsize_t dims[2] = {0, 0};
+    int got = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+    if (space >= 0)
+        H5Sclose(space);
+    if (got != rank || (rank == 2 && dims[1] != width)) {
+        if (ds >= 0)
+            H5Dclose(ds);
+        rf_fail(err, errlen, "%s: damaged run file: /%s has an unexpected shape", rf->path, name);
+        return H5I_INVALID_HID;
+    }
+    if (rows)
+        *rows = dims[0];
+    return ds;
+}
+
+static int read_kernels(struct runfile *rf, char *err, size_t errlen)
+{
+    const struct runfile_table *t = &runfile_kernel_table;
+    unsigned n = rf->hdr.nkernels;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct runfile_field *f = &t->fields[i];
+        char *name = xasprintf("kernels/%s", f->name);
+        hsize_t rows = 0;
+        hid_t ds = open_dataset(rf, name, 1, 0, &rows, err, errlen);
+        size_t size = rf_value_size(f->type);
+        char *buf = xcalloc(GPU_MAX_KERNELS, size);
+        hid_t mt = rf_mem_type(f->type);
+        int rc = ds < 0 ? -1 : 0;
+        if (rc == 0 && (rows != n || H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
+            rc = rf_fail(err, errlen, "%s: damaged run file: /%s is unreadable or not %u long",
+                         rf->path, name, n);
+        for (unsigned k = 0; k < n && rc == 0; k++) {
+            void *slot = (char *)&rf->hdr.kernels[k] + f->offset;
+            if (f->type == RUNFILE_STRING) {
+                char *s = *(char **)(buf + k * size);
+                *(char **)slot = xstrdup(s ? s : "");
+                H5free_memory(s);
+            } else {
+                memcpy(slot, buf + k * size, size);
+            }
+        }
+        H5Tclose(mt);
+        free(buf);
+        free(name);
+        if (ds >= 0)
+            H5Dclose(ds);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A commit counter; 0 when unreadable, so that nothing uncertain is used. */
+static uint64_t read_count(hid_t ds)
+{
+    uint64_t n = 0;
+    if (H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &n) < 0)
+        return 0;
+    return n;
+}
+
+/* Open every per-epoch dataset; the complete rows are the fewest any of them has, and no more
+ * than the counter says. */
+static int open_series(struct runfile *rf, char *err, size_t errlen)
+{
+    const struct runfile_header *h = &rf->hdr;
+    hsize_t rows, epochs = UINT64_MAX, events = UINT64_MAX;
+    const struct runfile_table *tables[2] = {&runfile_per_kernel_table, &runfile_system_table};
+    hid_t *ids[2] = {rf->per_kernel, rf->system};
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < tables[t]->count; i++) {
+            char *name = xasprintf("%s/%s", tables[t]->where + 1, tables[t]->fields[i].name);
+            ids[t][i] = open_dataset(rf, name, t == 0 ? 2 : 1, h->nkernels, &rows, err, errlen);
+            free(name);
+            if (ids[t][i] < 0)
+                return -1;
+            epochs = rows < epochs ? rows : epochs;
+        }
+    rf->partition = open_dataset(rf, RF_PARTITION, 2, h->sms, &rows, err, errlen);
+    if (rf->partition < 0)
+        return -1;
+    epochs = rows < epochs ? rows : epochs;
+    for (int i = 0; i < RF_EV_COUNT; i++) {
+        char *name = xasprintf("%s/%s", RF_EVENTS, rf_event_names[i]);
+        rf->events[i] = open_dataset(rf, name, 1, 0, &rows, err, errlen);
+        free(name);
+        if (rf->events[i] < 0)
+            return -1;
+        events = rows < events ? rows : events;
+    }
+    rf->epoch_count = open_dataset(rf, RF_EPOCH_COUNT, 0, 0, NULL, err, errlen);
+    rf->event_count = open_dataset(rf, RF_EVENT_COUNT, 0, 0, NULL, err, errlen);
+    if (rf->epoch_count < 0 || rf->event_count < 0)
+        return -1;
+    uint64_t n = read_count(rf->epoch_count);
+    rf->nepochs = n < epochs ? n : epochs;
+    n = read_count(rf->event_count);
+    rf->nevents = n < events ? n : events;
+    return 0;
+}
+
+/* ---- opening ---- */
+
+static hid_t open_hdf5(const char *path, const struct probe *p, char *err, size_t errlen)
+{
+    unsigned flags = H5F_ACC_RDONLY;
+    if (p->flags & SB_SWMR_WRITE_ACCESS) {
+        flags |= H5F_ACC_SWMR_READ; /* being recorded, or its recorder died */
+    } else if (p->flags & SB_WRITE_ACCESS) {
+        rf_fail(err, errlen,
+                "%s: the file is marked as open for writing by a program that did not use SWMR; "
+                "if no program has it open, clear the mark with: h5clear -s %s",
+                path, path);
+        return H5I_INVALID_HID;
+    } else if (p->eoa && (uint64_t)p->size < p->eoa) {
+        rf_fail(err, errlen,
+                "%s: truncated: the file has %lld bytes, its HDF5 superblock says %llu (an "
+                "incomplete copy?)",
+                path, (long long)p->size, (unsigned long long)p->eoa);
+        return H5I_INVALID_HID;
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_file_locking(fapl, 1, 1);
+    /* An SWMR reader rereads metadata whose checksum fails, waiting longer each time, in case
+     * the writer was midway; HDF5's 100 attempts take minutes on a damaged file. */
+    if (flags & H5F_ACC_SWMR_READ)
+        H5Pset_metadata_read_attempts(fapl, RF_SWMR_READ_ATTEMPTS);
+    hid_t file = H5Fopen(path, flags, fapl);
+    H5Pclose(fapl);
+    if (file < 0) {
+        char why[256];
+        rf_h5_reason(why, sizeof(why));
+        rf_fail(err, errlen, "%s: damaged or truncated HDF5 file: %s", path, why);
+    }
+    return file;
+}
+
+struct runfile *runfile_open(const char *path, char *err, size_t errlen)
+{
+    rf_quiet();
+    struct probe p;
+    if (probe_file(path, &p, err, errlen) < 0)
+        return NULL;
+    hid_t file = open_hdf5(path, &p, err, errlen);
+    if (file < 0)
+        return NULL;
+    struct runfile *rf = rf_new(path, false);
+    rf->file = file;
+    if (read_header(rf, err, errlen) < 0 || read_kernels(rf, err, errlen) < 0 ||
+        open_series(rf, err, errlen) < 0) {
+        rf_free(rf);
+        H5Eclear2(H5E_DEFAULT);
+        return NULL;
+    }
+    /* The last rows are the ones a truncation or a crash would have damaged. */
+    struct runfile_epoch *e = xmalloc(sizeof(*e));
+    struct runfile_event ev;
+    int rc = 0;
+    if (rf->nepochs > 0)
+        rc = runfile_read_epoch(rf, rf->nepochs - 1, e, err, errlen);
+    if (rc == 0 && rf->nevents > 0)
+        rc = runfile_read_event(rf, rf->nevents - 1, &ev, err, errlen);
+    free(e);
+    if (rc < 0) {
+        rf_free(rf);
+        H5Eclear2(H5E_DEFAULT);
+        return NULL;
+    }
+    return rf;
+}
+
+/* ---- rows ---- */
+
+static int read_row(struct runfile *rf, hid_t ds, uint64_t row, hsize_t width, hid_t mem_type,
+                    void *buf)
+{
+    int rank = width ? 2 : 1;
+    hsize_t start[2] = {row, 0}, count[2] = {1, width};
+    hid_t fs = H5Dget_space(ds);
+    hid_t ms = H5Screate_simple(rank, count, NULL);
+    herr_t rc = fs < 0 || ms < 0 ? -1 : 0;
+    if (rc >= 0)
+        rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0)
+        rc = H5Dread(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
+    if (rc < 0)
+        rf_h5_reason(rf->why, sizeof(rf->why));
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    return rc < 0 ? -1 : 0;
+}
+
+static int row_failed(const struct runfile *rf, const char *what, uint64_t i, const char *dataset,
+                      char *err, size_t errlen)
+{
+    return rf_fail(err, errlen,
+                   "%s: damaged or truncated run file: cannot read %s %llu from %s: %s", rf->path,
+                   what, (unsigned long long)i, dataset, rf->why);
+}
+
+static int read_table(struct runfile *rf, hid_t *ds, const struct runfile_table *t, uint64_t row,
+                      unsigned width, void *base, size_t stride, char *err, size_t errlen)
+{
+    unsigned n = width ? width : 1;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct runfile_field *f = &t->fields[i];
+        size_t size = rf_value_size(f->type);
+        unsigned char buf[GPU_MAX_KERNELS * sizeof(double)];
+        hid_t mt = rf_mem_type(f->type);
+        int rc = read_row(rf, ds[i], row, width, mt, buf);
+        H5Tclose(mt);
+        if (rc < 0) {
+            char name[96];
+            snprintf(name, sizeof(name), "%s/%s", t->where, f->name);
+            return row_failed(rf, "epoch", row, name, err, errlen);
+        }
+        for (unsigned k = 0; k < n; k++)
+            memcpy((char *)base + k * stride + f->offset, buf + k * size, size);
+    }
+    return 0;
+}
+
+int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out, char *err,
+                       size_t errlen)
+{
+    rf_quiet();
+    if (i >= rf->nepochs)
+        return rf_fail(err, errlen, "%s: no epoch %llu (the run has %llu)", rf->path,
+                       (unsigned long long)i, (unsigned long long)rf->nepochs);
+    memset(out, 0, sizeof(*out));
+    out->nkernels = rf->hdr.nkernels;
+    out->nsms = rf->hdr.sms;
+    if (read_table(rf, rf->per_kernel, &runfile_per_kernel_table, i, out->nkernels, out->k,
+                   sizeof(out->k[0]), err, errlen) < 0 ||
+        read_table(rf, rf->system, &runfile_system_table, i, 0, out, 0, err, errlen) < 0)
+        return -1;
+    if (read_row(rf, rf->partition, i, out->nsms, H5T_NATIVE_INT, out->owner) < 0)
+        return row_failed(rf, "epoch", i, "/" RF_PARTITION, err, errlen);
+    out->sys.cycles = out->cycles;
+    return 0;
+}
+
+int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out, char *err,
+                       size_t errlen)
+{
+    rf_quiet();
+    if (i >= rf->nevents)
+        return rf_fail(err, errlen, "%s: no event %llu (the run has %llu)", rf->path,
+                       (unsigned long long)i, (unsigned long long)rf->nevents);
+    memset(out, 0, sizeof(*out));
+    hid_t kt = rf_fixed_string(RUNFILE_KIND_MAX), tt = rf_fixed_string(RUNFILE_TEXT_MAX);
+    const hid_t types[RF_EV_COUNT] = {H5T_NATIVE_UINT64, H5T_NATIVE_UINT64, kt, tt};
+    void *const slots[RF_EV_COUNT] = {&out->epoch, &out->cycle, out->kind, out->text};
+    int rc = 0;
+    for (int f = 0; f < RF_EV_COUNT && rc == 0; f++)
+        if (read_row(rf, rf->events[f], i, 0, types[f], slots[f]) < 0) {
+            char name[64];
+            snprintf(name, sizeof(name), "/%s/%s", RF_EVENTS, rf_event_names[f]);
+            rc = row_failed(rf, "event", i, name, err, errlen);
+        }
+    H5Tclose(kt);
+    H5Tclose(tt);
+    out->kind[RUNFILE_KIND_MAX - 1] = '\0';
+    out->text[RUNFILE_TEXT_MAX - 1] = '\0';
+    return rc;
+}

@@ -1,0 +1,507 @@
+/* runfile_write — recording: the file is built under a temporary name, switched to SWMR write
+ * mode and only then linked at its path, so that whatever is at the path is a complete file;
+ * every append is flushed and then committed by bumping a counter (docs/runfile.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "corun/util.h"
+#include "runfile_internal.h"
+
+/* Why the last HDF5 call failed: the guard knows when a write did. */
+static void reason(struct runfile *rf, char *buf, size_t len)
+{
+    if (rf->guard.failed)
+        snprintf(buf, len, "%s", rf->guard.reason);
+    else if (rf->why[0])
+        snprintf(buf, len, "%s", rf->why);
+    else
+        rf_h5_reason(buf, len);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+/* ---- building the file ---- */
+
+static int write_attr(hid_t obj, const char *name, enum runfile_type t, const void *value)
+{
+    hid_t ft = rf_file_type(t), mt = rf_mem_type(t);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, ft, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, mt, value);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(ft);
+    H5Tclose(mt);
+    return rc < 0 ? -1 : 0;
+}
+
+static int write_string_attr(hid_t obj, const char *name, const char *value)
+{
+    return write_attr(obj, name, RUNFILE_STRING, &value);
+}
+
+/* The "unit" and "description" attributes every dataset carries. */
+static int describe(hid_t ds, const char *unit, const char *description)
+{
+    if (unit && write_string_attr(ds, "unit", unit) < 0)
+        return -1;
+    return write_string_attr(ds, "description", description);
+}
+
+static int write_header(hid_t file, const struct runfile_header *h)
+{
+    const struct runfile_table *t = &runfile_header_table;
+    for (size_t i = 0; i < t->count; i++)
+        if (write_attr(file, t->fields[i].name, t->fields[i].type,
+                       (const char *)h + t->fields[i].offset) < 0)
+            return -1;
+    return 0;
+}
+
+/* /kernels: one small dataset per field of the kernel table. */
+static int write_kernels(hid_t file, const struct runfile_header *h)
+{
+    const struct runfile_table *t = &runfile_kernel_table;
+    hid_t g = H5Gcreate2(file, "kernels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    hsize_t n = h->nkernels;
+    hid_t space = H5Screate_simple(1, &n, NULL);
+    int rc = 0;
+    for (size_t i = 0; i < t->count && rc == 0; i++) {
+        const struct runfile_field *f = &t->fields[i];
+        size_t size = rf_value_size(f->type);
+        char *buf = xmalloc(h->nkernels * size);
+        for (unsigned k = 0; k < h->nkernels; k++)
+            memcpy(buf + k * size, (const char *)&h->kernels[k] + f->offset, size);
+        hid_t ft = rf_file_type(f->type), mt = rf_mem_type(f->type);
+        hid_t ds = H5Dcreate2(g, f->name, ft, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 ||
+            describe(ds, f->unit, f->description) < 0)
+            rc = -1;
+        if (ds >= 0)
+            H5Dclose(ds);
+        H5Tclose(ft);
+        H5Tclose(mt);
+        free(buf);
+    }
+    H5Sclose(space);
+    H5Gclose(g);
+    return rc;
+}
+
+/* An empty dataset of shape [0 x width] (width 0: [0]) that grows by rows. */
+static hid_t make_series(hid_t loc, const char *name, hid_t ftype, hsize_t width, hsize_t rows,
+                         const char *unit, const char *description)
+{
+    int rank = width ? 2 : 1;
+    hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, width}, chunk[2] = {rows, width};
+    hid_t space = H5Screate_simple(rank, dims, maxdims);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, rank, chunk);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, RF_DEFLATE_LEVEL);
+    if (H5Tget_class(ftype) == H5T_FLOAT) {
+        double nan = NAN; /* rows never written read as missing, not as 0 */
+        H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan);
+    }
+    hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (ds >= 0 && describe(ds, unit, description) < 0) {
+        H5Dclose(ds);
+        return H5I_INVALID_HID;
+    }
+    return ds;
+}
+
+static int make_table_series(hid_t file, const struct runfile_table *t, hsize_t width, hid_t *out)
+{
+    hid_t g = H5Gcreate2(file, t->where + 1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < t->count && rc == 0; i++) {
+        hid_t ft = rf_file_type(t->fields[i].type);
+        out[i] = make_series(g, t->fields[i].name, ft, width, RF_CHUNK_ROWS, t->fields[i].unit,
+                             t->fields[i].description);
+        rc = out[i] < 0 ? -1 : 0;
+        H5Tclose(ft);
+    }
+    H5Gclose(g);
+    return rc;
+}
+
+static hid_t make_count(hid_t file, const char *name, const char *description)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    /* Allocated now, so committing a count later is one in-place write of 8 bytes. */
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    hid_t ds = H5Dcreate2(file, name, H5T_STD_U64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    uint64_t zero = 0;
+    if (ds >= 0 && (H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &zero) < 0 ||
+                    describe(ds, NULL, description) < 0)) {
+        H5Dclose(ds);
+        return H5I_INVALID_HID;
+    }
+    return ds;
+}
+
+static int make_events(struct runfile *rf)
+{
+    hid_t g = H5Gcreate2(rf->file, RF_EVENTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    hid_t u64 = H5Tcopy(H5T_STD_U64LE);
+    hid_t kind = rf_fixed_string(RUNFILE_KIND_MAX), text = rf_fixed_string(RUNFILE_TEXT_MAX);
+    const hid_t types[RF_EV_COUNT] = {u64, u64, kind, text};
+    const char *const units[RF_EV_COUNT] = {"epochs", "cycles", NULL, NULL};
+    const char *const desc[RF_EV_COUNT] = {
+        "epoch the event belongs to", "core cycle of the event",
+        "what changed: predictor, allocator, parameter, repartition, mix, note, ...",
+        "what happened and why"};
+    int rc = 0;
+    for (int i = 0; i < RF_EV_COUNT && rc == 0; i++) {
+        rf->events[i] =
+            make_series(g, rf_event_names[i], types[i], 0, RF_CHUNK_ROWS, units[i], desc[i]);
+        rc = rf->events[i] < 0 ? -1 : 0;
+    }
+    H5Tclose(u64);
+    H5Tclose(kind);
+    H5Tclose(text);
+    H5Gclose(g);
+    return rc;
+}
+
+static int make_layout(struct runfile *rf)
+{
+    const struct runfile_header *h = &rf->hdr;
+    if (write_header(rf->file, h) < 0 || write_kernels(rf->file, h) < 0 ||
+        make_table_series(rf->file, &runfile_per_kernel_table, h->nkernels, rf->per_kernel) < 0 ||
+        make_table_series(rf->file, &runfile_system_table, 0, rf->system) < 0 ||
+        make_events(rf) < 0)
+        return -1;
+    hid_t i16 = H5Tcopy(H5T_STD_I16LE);
+    rf->partition = make_series(rf->file, RF_PARTITION, i16, h->sms, RF_CHUNK_ROWS, NULL,
+                                "owner of each SM: kernel index, -1 idle, -2 power-gated");
+    H5Tclose(i16);
+    if (rf->partition < 0)
+        return -1;
+    rf->epoch_count = make_count(rf->file, RF_EPOCH_COUNT, "complete epochs");
+    rf->event_count = make_count(rf->file, RF_EVENT_COUNT, "complete events");
+    return rf->epoch_count < 0 || rf->event_count < 0 ? -1 : 0;
+}
+
+/* ---- the header ---- */
+
+static int check_header(const char *path, const struct runfile_header *h, char *err, size_t errlen)
+{
+    if (h->nkernels < 1 || h->nkernels > GPU_MAX_KERNELS)
+        return rf_fail(err, errlen, "%s: cannot record %u kernels (1 to %d)", path, h->nkernels,
+                       GPU_MAX_KERNELS);
+    if (h->sms < 1 || h->sms > RUNFILE_MAX_SMS)
+        return rf_fail(err, errlen, "%s: cannot record %u SMs (1 to %d)", path, h->sms,
+                       RUNFILE_MAX_SMS);
+    for (unsigned k = 0; k < h->nkernels; k++) {
+        if (!h->kernels[k].name || !h->kernels[k].name[0])
+            return rf_fail(err, errlen, "%s: kernel %u has no name", path, k);
+        if (h->kernels[k].priority != 0 && h->kernels[k].priority != 1)
+            return rf_fail(err, errlen,
+                           "%s: kernel %s: priority %d is neither 0 (low) nor 1 (high)", path,
+                           h->kernels[k].name, h->kernels[k].priority);
+    }
+    return 0;
+}
+
+static void copy_strings(const struct runfile_table *t, void *target)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (t->fields[i].type == RUNFILE_STRING) {
+            char **slot = (char **)((char *)target + t->fields[i].offset);
+            *slot = xstrdup(*slot ? *slot : "");
+        }
+}
+
+/* dst: a copy of src that owns its strings, with the fields runfile_create sets. */
+static void copy_header(struct runfile_header *dst, const struct runfile_header *src)
+{
+    *dst = *src;
+    dst->schema_version = RUNFILE_SCHEMA_VERSION;
+    dst->schema_minor = RUNFILE_SCHEMA_MINOR;
+    if (!dst->corun_version)
+        dst->corun_version = PACKAGE_VERSION;
+    char created[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    dst->created = created;
+    copy_strings(&runfile_header_table, dst);
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++) {
+        if (k >= dst->nkernels)
+            memset(&dst->kernels[k], 0, sizeof(dst->kernels[k]));
+        else
+            copy_strings(&runfile_kernel_table, &dst->kernels[k]);
+    }
+}
+
+/* Put the finished file tmp at path without replacing anything that appeared there since. */
+static int publish(const char *tmp, const char *path, char *err, size_t errlen)
+{
+    if (link(tmp, path) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    if (errno == EEXIST)
+        return rf_fail(err, errlen, "%s: already exists; a run file is never overwritten", path);
+    /* A file system without hard links: rename, which cannot refuse to replace. */
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return rf_fail(err, errlen, "%s: already exists; a run file is never overwritten", path);
+    if (rename(tmp, path) != 0)
+        return rf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    return 0;
+}
+
+/* A new empty file beside path, named path.partial-PID-N (0666 less the umask, unlike
+ * mkstemp's 0600); NULL with a message when the directory refuses it. */
+static char *make_temp(const char *path, char *err, size_t errlen)
+{
+    for (unsigned n = 0;; n++) {
+        char *tmp = xasprintf("%s.partial-%ld-%u", path, (long)getpid(), n);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0) {
+            close(fd);
+            return tmp;
+        }
+        free(tmp);
+        if (errno != EEXIST || n == 100) {
+            rf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+            return NULL;
+        }
+    }
+}
+
+struct runfile *runfile_create(const char *path, const struct runfile_header *h, char *err,
+                               size_t errlen)
+{
+    rf_quiet();
+    if (check_header(path, h, err, errlen) < 0)
+        return NULL;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        rf_fail(err, errlen, "%s: already exists; a run file is never overwritten", path);
+        return NULL;
+    }
+    char *tmp = make_temp(path, err, errlen);
+    if (!tmp)
+        return NULL;
+
+    struct runfile *rf = rf_new(path, true);
+    copy_header(&rf->hdr, h);
+    hid_t fapl = rf_guard_fapl(&rf->guard);
+    if (fapl >= 0) {
+        /* SWMR needs the 1.10 format; file locks are skipped where the file system has none. */
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+        H5Pset_file_locking(fapl, 1, 1);
+        rf->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        H5Pclose(fapl);
+    }
+    int rc =
+        rf->file < 0 || make_layout(rf) < 0 || H5Fstart_swmr_write(rf->file) < 0 || rf->guard.failed
+            ? -1
+            : 0;
+    if (rc < 0) {
+        char why[256];
+        reason(rf, why, sizeof(why));
+        rf_fail(err, errlen, "%s: cannot create: %s", path, why);
+    } else {
+        rc = publish(tmp, path, err, errlen);
+    }
+    if (rc < 0) {
+        rf_free(rf);
+        H5Eclear2(H5E_DEFAULT);
+        unlink(tmp);
+        rf = NULL;
+    }
+    free(tmp);
+    return rf;
+}
+
+/* ---- appending ---- */
+
+/* Grow ds by one row (row `row`, width values; width 0: a 1-D dataset) and write buf there. */
+static int append_row(struct runfile *rf, hid_t ds, uint64_t row, hsize_t width, hid_t mem_type,
+                      const void *buf)
+{
+    int rank = width ? 2 : 1;
+    hsize_t dims[2] = {row + 1, width}, start[2] = {row, 0}, count[2] = {1, width};
+    if (H5Dset_extent(ds, dims) < 0) {
+        rf_h5_reason(rf->why, sizeof(rf->why));
+        return -1;
+    }
+    hid_t fs = H5Dget_space(ds);
+    hid_t ms = H5Screate_simple(rank, count, NULL);
+    herr_t rc = fs < 0 || ms < 0 ? -1 : 0;
+    if (rc >= 0)
+        rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0)
+        rc = H5Dwrite(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
+    if (rc < 0)
+        rf_h5_reason(rf->why, sizeof(rf->why));
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Flush everything appended, then make it count: n complete rows. A crash before the count
+ * is on disk leaves the rows uncounted, never counted rows unwritten. */
+static int commit(struct runfile *rf, hid_t count_ds, uint64_t n)
+{
+    if (H5Fflush(rf->file, H5F_SCOPE_LOCAL) < 0 ||
+        (!rf->guard.failed &&
+         (H5Dwrite(count_ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &n) < 0 ||
+          H5Dflush(count_ds) < 0))) {
+        rf_h5_reason(rf->why, sizeof(rf->why));
+        return -1;
+    }
+    return rf->guard.failed ? -1 : 0;
+}
+
+/* Recording stops on the first failed write: HDF5's state is then unknown. */
+static int stop(struct runfile *rf, const char *what, char *err, size_t errlen)
+{
+    char why[256];
+    reason(rf, why, sizeof(why));
+    free(rf->failed);
+    rf->failed = xasprintf("%s: cannot record %s: %s; recording stopped, and the file keeps its "
+                           "first %llu epochs and %llu events",
+                           rf->path, what, why, (unsigned long long)rf->nepochs,
+                           (unsigned long long)rf->nevents);
+    return rf_fail(err, errlen, "%s", rf->failed);
+}
+
+static int check_writable(const struct runfile *rf, char *err, size_t errlen)
+{
+    if (!rf->writing)
+        return rf_fail(err, errlen, "%s: opened for reading; cannot append", rf->path);
+    if (rf->failed)
+        return rf_fail(err, errlen, "%s (earlier)", rf->failed);
+    return 0;
+}
+
+static int check_epoch(const struct runfile *rf, const struct runfile_epoch *e, char *err,
+                       size_t errlen)
+{
+    const struct runfile_header *h = &rf->hdr;
+    if (e->nkernels != h->nkernels)
+        return rf_fail(err, errlen, "%s: epoch %llu has %u kernels, the run has %u", rf->path,
+                       (unsigned long long)rf->nepochs, e->nkernels, h->nkernels);
+    if (e->nsms != h->sms)
+        return rf_fail(err, errlen, "%s: epoch %llu has %u SMs, the run has %u", rf->path,
+                       (unsigned long long)rf->nepochs, e->nsms, h->sms);
+    for (unsigned s = 0; s < e->nsms; s++)
+        if (e->owner[s] < GPU_SM_GATED || e->owner[s] >= (int)h->nkernels)
+            return rf_fail(err, errlen, "%s: epoch %llu: SM %u has owner %d (-2 to %u)", rf->path,
+                           (unsigned long long)rf->nepochs, s, e->owner[s], h->nkernels - 1);
+    return 0;
+}
+
+static int append_table(struct runfile *rf, hid_t *ds, const struct runfile_table *t, uint64_t row,
+                        unsigned width, const void *base, size_t stride)
+{
+    unsigned n = width ? width : 1;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct runfile_field *f = &t->fields[i];
+        size_t size = rf_value_size(f->type);
+        unsigned char buf[GPU_MAX_KERNELS * sizeof(double)];
+        for (unsigned k = 0; k < n; k++)
+            memcpy(buf + k * size, (const char *)base + k * stride + f->offset, size);
+        hid_t mt = rf_mem_type(f->type);
+        int rc = append_row(rf, ds[i], row, width, mt, buf);
+        H5Tclose(mt);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int runfile_append_epoch(struct runfile *rf, const struct runfile_epoch *e, char *err,
+                         size_t errlen)
+{
+    rf_quiet();
+    if (check_writable(rf, err, errlen) < 0 || check_epoch(rf, e, err, errlen) < 0)
+        return -1;
+    uint64_t row = rf->nepochs;
+    if (append_table(rf, rf->per_kernel, &runfile_per_kernel_table, row, e->nkernels, e->k,
+                     sizeof(e->k[0])) < 0 ||
+        append_table(rf, rf->system, &runfile_system_table, row, 0, e, 0) < 0 ||
+        append_row(rf, rf->partition, row, e->nsms, H5T_NATIVE_INT, e->owner) < 0 ||
+        commit(rf, rf->epoch_count, row + 1) < 0) {
+        char what[48];
+        snprintf(what, sizeof(what), "epoch %llu", (unsigned long long)row);
+        return stop(rf, what, err, errlen);
+    }
+    rf->nepochs = row + 1;
+    return 0;
+}
+
+/* Copy src into dst (size bytes with the NUL), cutting at a UTF-8 character boundary. */
+static void copy_utf8(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(dst, src, n);
+    memset(dst + n, 0, size - n);
+}
+
+int runfile_append_event(struct runfile *rf, uint64_t epoch, uint64_t cycle, const char *kind,
+                         const char *text, char *err, size_t errlen)
+{
+    rf_quiet();
+    if (check_writable(rf, err, errlen) < 0)
+        return -1;
+    size_t kind_len = kind ? strlen(kind) : 0;
+    if (kind_len < 1 || kind_len >= RUNFILE_KIND_MAX)
+        return rf_fail(err, errlen, "%s: event kind \"%s\": expected 1 to %d bytes", rf->path,
+                       kind ? kind : "", RUNFILE_KIND_MAX - 1);
+    char kind_buf[RUNFILE_KIND_MAX], text_buf[RUNFILE_TEXT_MAX];
+    copy_utf8(kind_buf, sizeof(kind_buf), kind);
+    copy_utf8(text_buf, sizeof(text_buf), text ? text : "");
+    hid_t kt = rf_fixed_string(RUNFILE_KIND_MAX), tt = rf_fixed_string(RUNFILE_TEXT_MAX);
+    uint64_t row = rf->nevents;
+    int rc =
+        append_row(rf, rf->events[RF_EV_EPOCH], row, 0, H5T_NATIVE_UINT64, &epoch) < 0 ||
+                append_row(rf, rf->events[RF_EV_CYCLE], row, 0, H5T_NATIVE_UINT64, &cycle) < 0 ||
+                append_row(rf, rf->events[RF_EV_KIND], row, 0, kt, kind_buf) < 0 ||
+                append_row(rf, rf->events[RF_EV_TEXT], row, 0, tt, text_buf) < 0 ||
+                commit(rf, rf->event_count, row + 1) < 0
+            ? -1
+            : 0;
+    H5Tclose(kt);
+    H5Tclose(tt);
+    if (rc < 0) {
+        char what[48];
+        snprintf(what, sizeof(what), "event %llu", (unsigned long long)row);
+        return stop(rf, what, err, errlen);
+    }
+    rf->nevents = row + 1;
+    return 0;
+}

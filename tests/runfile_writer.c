@@ -1,0 +1,196 @@
+/* runfile_writer — a test driver for run files, with synthetic epochs (no simulation):
+ *   runfile_writer write PATH [EPOCHS [DELAY_US]]  record EPOCHS epochs (0: until killed),
+ *                                                  printing "epoch N done" after each
+ *   runfile_writer check PATH                      read every epoch and event back, compare
+ *                                                  with what write records, print the counts
+ *   runfile_writer layout                          print the layout (docs/runfile.md)
+ * tests/e2e/runfile_crash.sh kills `write` at random moments and runs `check`. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "corun/runfile.h"
+
+#define KERNELS      3
+#define SMS          80
+#define EPOCH_CYCLES 100000
+
+/* Every field of table t in base gets a value made from seed and the field's position. */
+static void fill(const struct runfile_table *t, void *base, uint64_t seed)
+{
+    for (size_t j = 0; j < t->count; j++) {
+        void *p = (char *)base + t->fields[j].offset;
+        switch (t->fields[j].type) {
+        case RUNFILE_U64: *(uint64_t *)p = seed * 1000003u + j * 7919u; break;
+        case RUNFILE_UINT: *(unsigned *)p = (unsigned)((seed + j) % 1000u); break;
+        case RUNFILE_DOUBLE: *(double *)p = (double)(seed + j) * 0.1 + 1.0 / 3.0; break;
+        default: break;
+        }
+    }
+}
+
+static void synth_epoch(uint64_t i, struct runfile_epoch *e)
+{
+    memset(e, 0, sizeof(*e));
+    fill(&runfile_system_table, e, i);
+    e->start_cycle = i * EPOCH_CYCLES;
+    e->cycles = EPOCH_CYCLES;
+    e->sys.cycles = EPOCH_CYCLES;
+    e->nkernels = KERNELS;
+    for (unsigned k = 0; k < KERNELS; k++) {
+        fill(&runfile_per_kernel_table, &e->k[k], i * 10 + k);
+        if (k == 1)
+            e->k[k].np_pred = NAN;
+    }
+    e->nsms = SMS;
+    for (unsigned s = 0; s < SMS; s++)
+        e->owner[s] = (int)((s + i) % (KERNELS + 2)) - 2;
+}
+
+static bool same_values(const struct runfile_table *t, const void *a, const void *b)
+{
+    for (size_t j = 0; j < t->count; j++) {
+        const char *pa = (const char *)a + t->fields[j].offset;
+        const char *pb = (const char *)b + t->fields[j].offset;
+        if (t->fields[j].type == RUNFILE_DOUBLE) {
+            double x = *(const double *)pa, y = *(const double *)pb;
+            if (!(x == y || (isnan(x) && isnan(y))))
+                return false;
+        } else if (t->fields[j].type == RUNFILE_U64) {
+            if (*(const uint64_t *)pa != *(const uint64_t *)pb)
+                return false;
+        } else if (*(const unsigned *)pa != *(const unsigned *)pb) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool same_epoch(const struct runfile_epoch *a, const struct runfile_epoch *b)
+{
+    if (!same_values(&runfile_system_table, a, b) || a->sys.cycles != b->sys.cycles ||
+        a->nkernels != b->nkernels || a->nsms != b->nsms)
+        return false;
+    for (unsigned k = 0; k < a->nkernels; k++)
+        if (!same_values(&runfile_per_kernel_table, &a->k[k], &b->k[k]))
+            return false;
+    return memcmp(a->owner, b->owner, a->nsms * sizeof(a->owner[0])) == 0;
+}
+
+static void event_text(uint64_t i, char *buf, size_t len)
+{
+    snprintf(buf, len, "fair: fairness 0.61 < 0.90, moved %u SMs LBM\u2192BINO (epoch %llu)",
+             (unsigned)(i % 7 + 1), (unsigned long long)i);
+}
+
+static int write_run(const char *path, uint64_t epochs, long delay_us)
+{
+    struct runfile_header h = {0};
+    h.scenario_text = "name = \"crash\";\n";
+    h.scenario_path = "scenarios/crash.cfg";
+    h.seed = 42;
+    h.gpu_preset = "hbm80";
+    h.sms = SMS;
+    h.epoch_cycles = EPOCH_CYCLES;
+    h.nkernels = KERNELS;
+    const char *names[KERNELS] = {"LBM", "BINO", "SAD"};
+    for (unsigned k = 0; k < KERNELS; k++)
+        h.kernels[k] = (struct runfile_kernel){(char *)names[k], k == 0, 0.8, 0};
+    char err[512];
+    struct runfile *rf = runfile_create(path, &h, err, sizeof(err));
+    if (!rf) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    printf("created\n");
+    fflush(stdout);
+    struct runfile_epoch *e = malloc(sizeof(*e));
+    for (uint64_t i = 0; epochs == 0 || i < epochs; i++) {
+        synth_epoch(i, e);
+        if (i % 4 == 3) {
+            char text[RUNFILE_TEXT_MAX];
+            event_text(i, text, sizeof(text));
+            if (runfile_append_event(rf, i, i * EPOCH_CYCLES, "repartition", text, err,
+                                     sizeof(err)) < 0)
+                break;
+        }
+        if (runfile_append_epoch(rf, e, err, sizeof(err)) < 0)
+            break;
+        printf("epoch %llu done\n", (unsigned long long)i);
+        fflush(stdout);
+        if (delay_us > 0) {
+            struct timespec ts = {delay_us / 1000000, delay_us % 1000000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    free(e);
+    /* After a failed append, closing reports the same error. */
+    if (runfile_close(rf, err, sizeof(err)) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int check_run(const char *path)
+{
+    char err[512];
+    struct runfile *rf = runfile_open(path, err, sizeof(err));
+    if (!rf) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int rc = 0;
+    struct runfile_epoch *got = malloc(sizeof(*got)), *want = malloc(sizeof(*want));
+    for (uint64_t i = 0; i < runfile_epoch_count(rf) && rc == 0; i++) {
+        synth_epoch(i, want);
+        if (runfile_read_epoch(rf, i, got, err, sizeof(err)) < 0) {
+            fprintf(stderr, "%s\n", err);
+            rc = 1;
+        } else if (!same_epoch(got, want)) {
+            fprintf(stderr, "%s: epoch %llu differs from what was written\n", path,
+                    (unsigned long long)i);
+            rc = 1;
+        }
+    }
+    for (uint64_t i = 0; i < runfile_event_count(rf) && rc == 0; i++) {
+        struct runfile_event ev;
+        char text[RUNFILE_TEXT_MAX];
+        uint64_t epoch = i * 4 + 3;
+        event_text(epoch, text, sizeof(text));
+        if (runfile_read_event(rf, i, &ev, err, sizeof(err)) < 0) {
+            fprintf(stderr, "%s\n", err);
+            rc = 1;
+        } else if (ev.epoch != epoch || ev.cycle != epoch * EPOCH_CYCLES ||
+                   strcmp(ev.kind, "repartition") != 0 || strcmp(ev.text, text) != 0) {
+            fprintf(stderr, "%s: event %llu differs from what was written\n", path,
+                    (unsigned long long)i);
+            rc = 1;
+        }
+    }
+    if (rc == 0)
+        printf("epochs %llu events %llu\n", (unsigned long long)runfile_epoch_count(rf),
+               (unsigned long long)runfile_event_count(rf));
+    free(got);
+    free(want);
+    runfile_close(rf, err, sizeof(err));
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "layout") == 0) {
+        runfile_print_layout(stdout);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "check") == 0)
+        return check_run(argv[2]);
+    if (argc >= 3 && argc <= 5 && strcmp(argv[1], "write") == 0)
+        return write_run(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 0,
+                         argc > 4 ? strtol(argv[4], NULL, 10) : 0);
+    fprintf(stderr, "usage: runfile_writer write PATH [EPOCHS [DELAY_US]] | check PATH | layout\n");
+    return 2;
+}

@@ -1,0 +1,762 @@
+/* Unit tests for HDF5 run files: a round trip of every field, growth over many epochs, reading
+ * a file being recorded or left by a crash, every bad input with its message, a full disk, the
+ * CSV export, and docs/runfile.md agreeing with the layout tables. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "corun/runfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sys/mount.h>
+#endif
+
+#define CYCLES 50000
+
+static char dir[256];
+
+/* ---- fixtures ---- */
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+                char sub[1024];
+                snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+                remove_tree(sub);
+            }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static char *in_dir(const char *name)
+{
+    static char path[2][512];
+    static int which;
+    which = !which;
+    snprintf(path[which], sizeof(path[which]), "%s/%s", dir, name);
+    return path[which];
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof(dir), "%s/test_runfile.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+#ifdef __linux__
+    umount(in_dir("tmpfs")); /* left mounted when the full-disk test failed */
+#endif
+    remove_tree(dir);
+    return 0;
+}
+
+static void make_header(struct runfile_header *h, unsigned nkernels, unsigned sms)
+{
+    static char *names[] = {"LBM", "BINO", "SAD", "HS", "BLK", "CFD", "SPMV", "MM"};
+    memset(h, 0, sizeof(*h));
+    h->corun_version = "9.9.9-test";
+    h->scenario_text = "name = \"pair\";\ngpu = \"hbm80\";\n# \u00e9t\u00e9\n";
+    h->scenario_path = "scenarios/pair.cfg";
+    h->seed = 0xfedcba9876543210u;
+    h->gpu_preset = "hbm80";
+    h->sms = sms;
+    h->epoch_cycles = CYCLES;
+    h->nkernels = nkernels;
+    for (unsigned k = 0; k < nkernels; k++)
+        h->kernels[k] = (struct runfile_kernel){names[k], (int)(k % 2), 0.5 + 0.05 * k,
+                                                k == 0 ? 0.75 : 0.25 / (nkernels - 1)};
+}
+
+/* Every field of table t in base gets a value made from seed and the field's position. */
+static void fill(const struct runfile_table *t, void *base, uint64_t seed)
+{
+    for (size_t j = 0; j < t->count; j++) {
+        void *p = (char *)base + t->fields[j].offset;
+        switch (t->fields[j].type) {
+        case RUNFILE_U64: *(uint64_t *)p = seed * 0x100000001b3u + j; break;
+        case RUNFILE_UINT: *(unsigned *)p = (unsigned)(seed * 31 + j); break;
+        case RUNFILE_DOUBLE: *(double *)p = (double)seed / 7.0 + (double)j * 1e-3; break;
+        default: fail_msg("unexpected type in %s", t->where);
+        }
+    }
+}
+
+static void synth_epoch(uint64_t i, unsigned nkernels, unsigned sms, struct runfile_epoch *e)
+{
+    memset(e, 0, sizeof(*e));
+    fill(&runfile_system_table, e, i);
+    e->start_cycle = i * CYCLES;
+    e->cycles = CYCLES;
+    e->sys.cycles = CYCLES;
+    e->nkernels = nkernels;
+    for (unsigned k = 0; k < nkernels; k++)
+        fill(&runfile_per_kernel_table, &e->k[k], i * 100 + k);
+    e->k[nkernels - 1].np_pred = NAN; /* no prediction for this one */
+    if (i % 3 == 0)
+        e->fairness = NAN;
+    e->nsms = sms;
+    for (unsigned s = 0; s < sms; s++)
+        e->owner[s] = (int)((s * 7 + i) % (nkernels + 2)) - 2;
+}
+
+static void assert_same_table(const struct runfile_table *t, const void *a, const void *b)
+{
+    for (size_t j = 0; j < t->count; j++) {
+        const char *pa = (const char *)a + t->fields[j].offset;
+        const char *pb = (const char *)b + t->fields[j].offset;
+        switch (t->fields[j].type) {
+        case RUNFILE_U64: assert_int_equal(*(const uint64_t *)pa, *(const uint64_t *)pb); break;
+        case RUNFILE_UINT: assert_int_equal(*(const unsigned *)pa, *(const unsigned *)pb); break;
+        case RUNFILE_PRIORITY: assert_int_equal(*(const int *)pa, *(const int *)pb); break;
+        case RUNFILE_STRING: assert_string_equal(*(char *const *)pa, *(char *const *)pb); break;
+        case RUNFILE_DOUBLE: {
+            double x = *(const double *)pa, y = *(const double *)pb;
+            if (!(isnan(x) && isnan(y)))
+                assert_memory_equal(&x, &y, sizeof(x));
+            break;
+        }
+        }
+    }
+}
+
+static void assert_same_epoch(const struct runfile_epoch *want, const struct runfile_epoch *got)
+{
+    assert_same_table(&runfile_system_table, want, got);
+    assert_int_equal(got->sys.cycles, want->sys.cycles);
+    assert_int_equal(got->nkernels, want->nkernels);
+    for (unsigned k = 0; k < want->nkernels; k++)
+        assert_same_table(&runfile_per_kernel_table, &want->k[k], &got->k[k]);
+    assert_int_equal(got->nsms, want->nsms);
+    assert_memory_equal(got->owner, want->owner, want->nsms * sizeof(want->owner[0]));
+}
+
+/* Record n epochs (and an event every third) at path; returns the open recorder. */
+static struct runfile *record(const char *path, unsigned nkernels, unsigned sms, uint64_t n)
+{
+    struct runfile_header h;
+    make_header(&h, nkernels, sms);
+    char err[512] = "";
+    struct runfile *rf = runfile_create(path, &h, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    struct runfile_epoch *e = malloc(sizeof(*e));
+    for (uint64_t i = 0; i < n; i++) {
+        synth_epoch(i, nkernels, sms, e);
+        if (runfile_append_epoch(rf, e, err, sizeof(err)) != 0)
+            fail_msg("%s", err);
+        if (i % 3 == 2)
+            assert_int_equal(
+                runfile_append_event(rf, i, i * CYCLES + 17, "note", "a note", err, sizeof(err)),
+                0);
+    }
+    free(e);
+    return rf;
+}
+
+static void close_ok(struct runfile *rf)
+{
+    char err[512] = "";
+    if (runfile_close(rf, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+}
+
+static void assert_epochs(struct runfile *rf, unsigned nkernels, unsigned sms, uint64_t n)
+{
+    char err[512] = "";
+    struct runfile_epoch *want = malloc(sizeof(*want)), *got = malloc(sizeof(*got));
+    assert_int_equal(runfile_epoch_count(rf), n);
+    for (uint64_t i = 0; i < n; i++) {
+        synth_epoch(i, nkernels, sms, want);
+        if (runfile_read_epoch(rf, i, got, err, sizeof(err)) != 0)
+            fail_msg("%s", err);
+        assert_same_epoch(want, got);
+    }
+    free(want);
+    free(got);
+}
+
+static void expect_open_error(const char *path, const char *message)
+{
+    char err[512] = "";
+    struct runfile *rf = runfile_open(path, err, sizeof(err));
+    if (rf) {
+        runfile_close(rf, err, sizeof(err));
+        fail_msg("%s opened; expected \"%s\"", path, message);
+    }
+    if (!strstr(err, message))
+        fail_msg("got \"%s\", expected \"%s\"", err, message);
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return buf;
+}
+
+/* ---- tests ---- */
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const char *path = in_dir("round.h5");
+    struct runfile *rf = record(path, 3, 80, 5);
+    char err[512] = "";
+    /* Event text: cut at 255 bytes without splitting the 3-byte arrow that straddles it. */
+    char longtext[400];
+    memset(longtext, 'x', 253);
+    strcpy(longtext + 253, "\u2192tail");
+    assert_int_equal(runfile_append_event(rf, 4, 4 * CYCLES + 1, "repartition",
+                                          "fair: fairness 0.61 < 0.90, moved 7 SMs LBM\u2192BINO",
+                                          err, sizeof(err)),
+                     0);
+    assert_int_equal(
+        runfile_append_event(rf, 5, 5 * CYCLES, "predictor", longtext, err, sizeof(err)), 0);
+    const struct runfile_header *wh = runfile_header(rf);
+    assert_int_equal(wh->schema_version, RUNFILE_SCHEMA_VERSION);
+    char created[32];
+    snprintf(created, sizeof(created), "%s", wh->created);
+    assert_int_equal(runfile_epoch_count(rf), 5);
+    assert_int_equal(runfile_event_count(rf), 3);
+    close_ok(rf);
+
+    rf = runfile_open(path, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    const struct runfile_header *h = runfile_header(rf);
+    struct runfile_header want;
+    make_header(&want, 3, 80);
+    want.schema_version = RUNFILE_SCHEMA_VERSION;
+    want.schema_minor = RUNFILE_SCHEMA_MINOR;
+    want.created = created;
+    assert_same_table(&runfile_header_table, &want, h);
+    assert_int_equal(strlen(h->created), 20); /* 2024-05-01T12:00:00Z */
+    assert_true(h->created[4] == '-' && h->created[10] == 'T' && h->created[19] == 'Z');
+    for (unsigned k = 0; k < 3; k++)
+        assert_same_table(&runfile_kernel_table, &want.kernels[k], &h->kernels[k]);
+    assert_epochs(rf, 3, 80, 5);
+
+    assert_int_equal(runfile_event_count(rf), 3);
+    struct runfile_event ev;
+    assert_int_equal(runfile_read_event(rf, 0, &ev, err, sizeof(err)), 0);
+    assert_int_equal(ev.epoch, 2);
+    assert_int_equal(ev.cycle, 2 * CYCLES + 17);
+    assert_string_equal(ev.kind, "note");
+    assert_string_equal(ev.text, "a note");
+    assert_int_equal(runfile_read_event(rf, 1, &ev, err, sizeof(err)), 0);
+    assert_string_equal(ev.kind, "repartition");
+    assert_string_equal(ev.text, "fair: fairness 0.61 < 0.90, moved 7 SMs LBM\u2192BINO");
+    assert_int_equal(runfile_read_event(rf, 2, &ev, err, sizeof(err)), 0);
+    assert_int_equal(strlen(ev.text), 253);
+    assert_memory_equal(ev.text, longtext, 253);
+
+    /* Out of range, and appending to a file opened for reading. */
+    struct runfile_epoch *e = malloc(sizeof(*e));
+    assert_int_equal(runfile_read_epoch(rf, 5, e, err, sizeof(err)), -1);
+    char msg[600];
+    snprintf(msg, sizeof(msg), "%s: no epoch 5 (the run has 5)", path);
+    assert_string_equal(err, msg);
+    assert_int_equal(runfile_read_event(rf, 3, &ev, err, sizeof(err)), -1);
+    snprintf(msg, sizeof(msg), "%s: no event 3 (the run has 3)", path);
+    assert_string_equal(err, msg);
+    synth_epoch(5, 3, 80, e);
+    assert_int_equal(runfile_append_epoch(rf, e, err, sizeof(err)), -1);
+    snprintf(msg, sizeof(msg), "%s: opened for reading; cannot append", path);
+    assert_string_equal(err, msg);
+    free(e);
+    close_ok(rf);
+    assert_int_equal(runfile_close(NULL, err, sizeof(err)), 0);
+}
+
+static void test_many_epochs(void **state)
+{
+    (void)state;
+    const char *path = in_dir("many.h5");
+    struct runfile *rf = record(path, GPU_MAX_KERNELS, RUNFILE_MAX_SMS, 300);
+    assert_int_equal(runfile_epoch_count(rf), 300);
+    assert_int_equal(runfile_event_count(rf), 100);
+    close_ok(rf);
+    char err[512] = "";
+    rf = runfile_open(path, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    assert_epochs(rf, GPU_MAX_KERNELS, RUNFILE_MAX_SMS, 300);
+    struct runfile_event ev;
+    assert_int_equal(runfile_read_event(rf, 99, &ev, err, sizeof(err)), 0);
+    assert_int_equal(ev.epoch, 299);
+    close_ok(rf);
+}
+
+/* A reader sees what the recorder has committed so far. */
+static void test_read_while_recording(void **state)
+{
+    (void)state;
+    const char *path = in_dir("live.h5");
+    struct runfile *w = record(path, 2, 16, 4);
+    char err[512] = "";
+    struct runfile *r = runfile_open(path, err, sizeof(err));
+    if (!r)
+        fail_msg("%s", err);
+    assert_epochs(r, 2, 16, 4);
+    close_ok(r);
+    /* The recorder reads what it wrote, too. */
+    assert_epochs(w, 2, 16, 4);
+    struct runfile_event ev;
+    assert_int_equal(runfile_read_event(w, 0, &ev, err, sizeof(err)), 0);
+    assert_string_equal(ev.text, "a note");
+    close_ok(w);
+}
+
+/* A recorder that dies without closing leaves a file that opens with every committed epoch. */
+static void test_recorder_died(void **state)
+{
+    (void)state;
+    const char *path = in_dir("died.h5");
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        record(path, 3, 40, 7);
+        _exit(0); /* no close, no flush at exit: as if killed */
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char err[512] = "";
+    struct runfile *rf = runfile_open(path, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    assert_epochs(rf, 3, 40, 7);
+    assert_int_equal(runfile_event_count(rf), 2);
+    close_ok(rf);
+
+    /* Half of such a file: its superblock cannot say how long it should be, so the damage is
+     * found when reading. */
+    size_t len;
+    char *all = read_all(path, &len);
+    const char *half = in_dir("died-half.h5");
+    write_bytes(half, all, len / 2);
+    free(all);
+    char msg[600];
+    snprintf(msg, sizeof(msg), "%s: damaged or truncated ", half);
+    expect_open_error(half, msg);
+}
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    char msg[600];
+    const char *missing = in_dir("missing.h5");
+    snprintf(msg, sizeof(msg), "%s: cannot open: No such file or directory", missing);
+    expect_open_error(missing, msg);
+
+    const char *empty = in_dir("empty.h5");
+    write_bytes(empty, "", 0);
+    snprintf(msg, sizeof(msg), "%s: empty file (0 bytes), not a run file", empty);
+    expect_open_error(empty, msg);
+
+    snprintf(msg, sizeof(msg), "%s: is a directory, not a run file", dir);
+    expect_open_error(dir, msg);
+    expect_open_error("/dev/null", "/dev/null: not a regular file, not a run file");
+
+    const char *noise = in_dir("noise.h5");
+    unsigned char bytes[5000];
+    srand(7);
+    for (size_t i = 0; i < sizeof(bytes); i++)
+        bytes[i] = (unsigned char)rand();
+    write_bytes(noise, bytes, sizeof(bytes));
+    snprintf(msg, sizeof(msg), "%s: not an HDF5 file (no HDF5 signature), so not a run file",
+             noise);
+    expect_open_error(noise, msg);
+
+    /* The first half of a valid file. */
+    const char *good = in_dir("good.h5");
+    close_ok(record(good, 2, 8, 20));
+    size_t len;
+    char *all = read_all(good, &len);
+    const char *half = in_dir("half.h5");
+    write_bytes(half, all, len / 2);
+    snprintf(msg, sizeof(msg),
+             "%s: truncated: the file has %zu bytes, its HDF5 superblock says %zu (an "
+             "incomplete copy?)",
+             half, len / 2, len);
+    expect_open_error(half, msg);
+    /* A valid start with random bytes after it. */
+    memcpy(all + 4096, bytes, sizeof(bytes));
+    const char *scrambled = in_dir("scrambled.h5");
+    write_bytes(scrambled, all, len);
+    snprintf(msg, sizeof(msg), "%s: ", scrambled);
+    expect_open_error(scrambled, msg);
+    free(all);
+}
+
+static void test_not_a_run_file(void **state)
+{
+    (void)state;
+    char msg[600];
+    /* An HDF5 file of someone else's. */
+    const char *other = in_dir("other.h5");
+    hid_t f = H5Fcreate(other, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hsize_t n = 4;
+    hid_t space = H5Screate_simple(1, &n, NULL);
+    hid_t ds = H5Dcreate2(f, "data", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(ds);
+    H5Sclose(space);
+    H5Fclose(f);
+    snprintf(msg, sizeof(msg),
+             "%s: an HDF5 file, but not a corun run file (no schema_version attribute)", other);
+    expect_open_error(other, msg);
+
+    /* An HDF5 file whose (non-SWMR) writer died: its superblock still says "open for write". */
+    const char *open_file = in_dir("open.h5");
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+        hid_t child = H5Fcreate(open_file, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        H5Fflush(child, H5F_SCOPE_GLOBAL);
+        _exit(child >= 0 ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    snprintf(msg, sizeof(msg),
+             "%s: the file is marked as open for writing by a program that did not use SWMR; if "
+             "no program has it open, clear the mark with: h5clear -s %s",
+             open_file, open_file);
+    expect_open_error(open_file, msg);
+
+    /* A run file from a future corun. */
+    const char *future = in_dir("future.h5");
+    close_ok(record(future, 2, 8, 3));
+    f = H5Fopen(future, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+    unsigned v = RUNFILE_SCHEMA_VERSION + 1;
+    assert_true(H5Awrite(a, H5T_NATIVE_UINT, &v) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    snprintf(msg, sizeof(msg),
+             "%s: run file schema version %d is newer than this corun reads (version %d); "
+             "open it with a newer corun",
+             future, RUNFILE_SCHEMA_VERSION + 1, RUNFILE_SCHEMA_VERSION);
+    expect_open_error(future, msg);
+
+    /* A run file with a dataset removed. */
+    const char *damaged = in_dir("damaged.h5");
+    close_ok(record(damaged, 2, 8, 3));
+    f = H5Fopen(damaged, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(H5Ldelete(f, "per_kernel/ipc", H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    snprintf(msg, sizeof(msg), "%s: damaged run file: /per_kernel/ipc is missing", damaged);
+    expect_open_error(damaged, msg);
+}
+
+static void test_bad_recording(void **state)
+{
+    (void)state;
+    char err[512] = "", msg[600];
+    struct runfile_header h;
+    make_header(&h, 2, 8);
+    const char *path = in_dir("rec.h5");
+
+    h.nkernels = 0;
+    assert_null(runfile_create(path, &h, err, sizeof(err)));
+    snprintf(msg, sizeof(msg), "%s: cannot record 0 kernels (1 to %d)", path, GPU_MAX_KERNELS);
+    assert_string_equal(err, msg);
+    h.nkernels = 2;
+    h.sms = RUNFILE_MAX_SMS + 1;
+    assert_null(runfile_create(path, &h, err, sizeof(err)));
+    snprintf(msg, sizeof(msg), "%s: cannot record 1025 SMs (1 to 1024)", path);
+    assert_string_equal(err, msg);
+    h.sms = 8;
+    const char *nodir = in_dir("no/such/dir/x.h5");
+    assert_null(runfile_create(nodir, &h, err, sizeof(err)));
+    snprintf(msg, sizeof(msg), "%s: cannot create: No such file or directory", nodir);
+    assert_string_equal(err, msg);
+    assert_int_equal(access(path, F_OK), -1); /* nothing was made */
+
+    struct runfile *rf = runfile_create(path, &h, err, sizeof(err));
+    assert_non_null(rf);
+    /* An existing file is never replaced. */
+    assert_null(runfile_create(path, &h, err, sizeof(err)));
+    snprintf(msg, sizeof(msg), "%s: already exists; a run file is never overwritten", path);
+    assert_string_equal(err, msg);
+
+    struct runfile_epoch *e = malloc(sizeof(*e));
+    synth_epoch(0, 3, 8, e);
+    assert_int_equal(runfile_append_epoch(rf, e, err, sizeof(err)), -1);
+    snprintf(msg, sizeof(msg), "%s: epoch 0 has 3 kernels, the run has 2", path);
+    assert_string_equal(err, msg);
+    synth_epoch(0, 2, 8, e);
+    e->owner[3] = 2;
+    assert_int_equal(runfile_append_epoch(rf, e, err, sizeof(err)), -1);
+    snprintf(msg, sizeof(msg), "%s: epoch 0: SM 3 has owner 2 (-2 to 1)", path);
+    assert_string_equal(err, msg);
+    assert_int_equal(runfile_append_event(rf, 0, 0, "", "x", err, sizeof(err)), -1);
+    snprintf(msg, sizeof(msg), "%s: event kind \"\": expected 1 to 15 bytes", path);
+    assert_string_equal(err, msg);
+    assert_int_equal(runfile_append_event(rf, 0, 0, "averyveryverylongkind", "x", err, sizeof(err)),
+                     -1);
+    /* None of that stopped the recording. */
+    synth_epoch(0, 2, 8, e);
+    assert_int_equal(runfile_append_epoch(rf, e, err, sizeof(err)), 0);
+    free(e);
+    close_ok(rf);
+    rf = runfile_open(path, err, sizeof(err));
+    assert_non_null(rf);
+    assert_epochs(rf, 2, 8, 1);
+    assert_int_equal(runfile_event_count(rf), 0);
+    close_ok(rf);
+}
+
+/* Append until the file cannot grow; the failure is reported, later appends refuse, and the
+ * file keeps every epoch before it. */
+static void fill_disk(const char *path, bool restore_limit)
+{
+    char err[512] = "", msg[600];
+    struct runfile *rf = record(path, 4, 64, 3);
+    struct rlimit old;
+    if (restore_limit) {
+        /* The file may grow by a few epochs more. */
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        getrlimit(RLIMIT_FSIZE, &old);
+        struct rlimit lim = {(rlim_t)st.st_size + 30000, old.rlim_max};
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    }
+    struct runfile_epoch *e = malloc(sizeof(*e));
+    uint64_t i = 3;
+    for (; i < 100000; i++) {
+        synth_epoch(i, 4, 64, e);
+        if (runfile_append_epoch(rf, e, err, sizeof(err)) != 0)
+            break;
+    }
+    if (restore_limit)
+        setrlimit(RLIMIT_FSIZE, &old);
+    assert_true(i < 100000);
+    assert_int_equal(runfile_epoch_count(rf), i);
+    snprintf(msg, sizeof(msg), "%s: cannot record epoch %llu: ", path, (unsigned long long)i);
+    if (strncmp(err, msg, strlen(msg)) != 0)
+        fail_msg("got \"%s\"", err);
+    snprintf(msg, sizeof(msg), "; recording stopped, and the file keeps its first %llu epochs",
+             (unsigned long long)i);
+    assert_non_null(strstr(err, msg));
+    assert_non_null(strstr(err, restore_limit ? "File too large" : "No space left on device"));
+    char first[512];
+    snprintf(first, sizeof(first), "%s", err);
+    /* Later appends refuse with the same reason; closing reports it too. */
+    assert_int_equal(runfile_append_event(rf, i, 0, "note", "x", err, sizeof(err)), -1);
+    snprintf(msg, sizeof(msg), "%s (earlier)", first);
+    assert_string_equal(err, msg);
+    assert_int_equal(runfile_close(rf, err, sizeof(err)), -1);
+    assert_string_equal(err, first);
+    free(e);
+
+    rf = runfile_open(path, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    assert_epochs(rf, 4, 64, i);
+    close_ok(rf);
+}
+
+static void test_full_disk_tmpfs(void **state)
+{
+    (void)state;
+#ifdef __linux__
+    char *mnt = in_dir("tmpfs");
+    assert_int_equal(mkdir(mnt, 0700), 0);
+    if (geteuid() != 0 || mount("tmpfs", mnt, "tmpfs", 0, "size=256k") != 0) {
+        print_message("skipping the tmpfs case: cannot mount a small tmpfs here (%s); the file "
+                      "size limit case covers full disks\n",
+                      geteuid() != 0 ? "not root" : strerror(errno));
+        skip();
+    }
+    char path[600];
+    snprintf(path, sizeof(path), "%s/full.h5", mnt);
+    fill_disk(path, false);
+    assert_int_equal(umount(mnt), 0);
+#else
+    skip();
+#endif
+}
+
+static void test_file_size_limit(void **state)
+{
+    (void)state;
+    /* The limit makes writes past it fail with EFBIG, as a full disk fails them with ENOSPC. */
+    signal(SIGXFSZ, SIG_IGN);
+    fill_disk(in_dir("limited.h5"), true);
+    signal(SIGXFSZ, SIG_DFL);
+}
+
+static void test_csv_export(void **state)
+{
+    (void)state;
+    const char *path = in_dir("csv.h5");
+    struct runfile *rf = record(path, 2, 4, 3);
+    char err[512] = "";
+    assert_int_equal(runfile_append_event(rf, 2, 123, "allocator",
+                                          "switched to \"hsm-fair\", then back", err, sizeof(err)),
+                     0);
+    close_ok(rf);
+    rf = runfile_open(path, err, sizeof(err));
+    assert_non_null(rf);
+    const char *out = in_dir("csv");
+    if (runfile_export_csv(rf, out, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+
+    char file[600];
+    snprintf(file, sizeof(file), "%s/kernels.csv", out);
+    char *text = read_all(file, NULL);
+    /* A header with one column per table field, units in brackets, then epochs x kernels. */
+    const char *head = "epoch,kernel,name,cycles [cycles],instructions [warp instructions],"
+                       "sms [SMs],active_sms [SMs],owned_sms [SMs],ipc [warp instructions/cycle],";
+    assert_true(strncmp(text, head, strlen(head)) == 0);
+    size_t lines = 0, commas = 0;
+    for (char *p = text; *p; p++) {
+        lines += *p == '\n';
+        commas += *p == ',' && lines == 0;
+    }
+    assert_int_equal(lines, 1 + 3 * 2);
+    assert_int_equal(commas, 2 + runfile_per_kernel_table.count);
+    /* Epoch 1, kernel 1: cycles is the first field, seed 101. */
+    char row[128];
+    snprintf(row, sizeof(row), "\n1,1,BINO,%llu,%llu,",
+             (unsigned long long)(101 * 0x100000001b3u + 0),
+             (unsigned long long)(101 * 0x100000001b3u + 1));
+    assert_non_null(strstr(text, row));
+    assert_non_null(strstr(text, ",nan\n")); /* the last kernel's np_pred */
+    free(text);
+
+    snprintf(file, sizeof(file), "%s/system.csv", out);
+    text = read_all(file, NULL);
+    head = "epoch,start_cycle [cycles],cycles [cycles],";
+    assert_true(strncmp(text, head, strlen(head)) == 0);
+    assert_non_null(strstr(text, "\n2,100000,50000,"));
+    assert_non_null(strstr(text, ",stp,antt,fairness\n"));
+    free(text);
+
+    snprintf(file, sizeof(file), "%s/partition.csv", out);
+    text = read_all(file, NULL);
+    assert_string_equal(text, "epoch,sm0,sm1,sm2,sm3\n0,-2,1,0,-1\n1,-1,-2,1,0\n2,0,-1,-2,1\n");
+    free(text);
+
+    snprintf(file, sizeof(file), "%s/events.csv", out);
+    text = read_all(file, NULL);
+    assert_string_equal(text, "epoch,cycle,kind,text\n2,100017,note,a note\n"
+                              "2,123,allocator,\"switched to \"\"hsm-fair\"\", then back\"\n");
+    free(text);
+
+    /* A directory that cannot be made. */
+    const char *bad = in_dir("csv/kernels.csv/sub");
+    assert_int_equal(runfile_export_csv(rf, bad, err, sizeof(err)), -1);
+    char msg[700];
+    snprintf(msg, sizeof(msg), "%s: cannot make the directory: Not a directory", bad);
+    assert_string_equal(err, msg);
+    close_ok(rf);
+}
+
+/* docs/runfile.md holds the layout exactly as the tables print it. */
+static void test_docs_match_tables(void **state)
+{
+    (void)state;
+    const char *top = getenv("CORUN_DATADIR");
+    if (!top) {
+        print_message("skipping: CORUN_DATADIR (the source tree) is not set\n");
+        skip();
+    }
+    char path[600];
+    snprintf(path, sizeof(path), "%s/docs/runfile.md", top);
+    char *doc = read_all(path, NULL);
+    const char *begin_mark = "<!-- layout: begin -->\n", *end_mark = "<!-- layout: end -->";
+    char *begin = strstr(doc, begin_mark), *end = strstr(doc, end_mark);
+    assert_non_null(begin);
+    assert_non_null(end);
+    begin += strlen(begin_mark);
+    *end = '\0';
+    char *want = NULL;
+    size_t want_len = 0;
+    FILE *mem = open_memstream(&want, &want_len);
+    runfile_print_layout(mem);
+    fclose(mem);
+    if (strcmp(begin, want) != 0)
+        fail_msg("%s: the layout section differs from the tables; regenerate it with "
+                 "tests/runfile_writer layout",
+                 path);
+    free(want);
+    free(doc);
+}
+
+int main(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_epochs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_while_recording, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_died, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_run_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_recording, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_disk_tmpfs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_size_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_csv_export, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_docs_match_tables, setup, teardown),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    H5close(); /* so that leak checkers do not count HDF5's own tables */
+    return failed;
+}
