@@ -23,6 +23,10 @@ extern const struct cli_command cmd_dram_trace;
 extern const struct cli_command cmd_run;
 extern const struct cli_command cmd_solo;
 extern const struct cli_command cmd_bench;
+extern const struct cli_command cmd_show;
+extern const struct cli_command cmd_export;
+extern const struct cli_command cmd_branch;
+extern const struct cli_command cmd_runs;
 extern const struct cli_command cmd_help;
 extern const struct cli_command cmd_tui;
 

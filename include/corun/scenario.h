@@ -49,6 +49,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *datadir, st
  * file in messages and becomes sc->path. */
 int scenario_load_text(struct scenario *sc, const char *name, const char *text, const char *datadir,
                        struct diag *diags);
+/* A deep copy of src into dst (release with scenario_done). */
+void scenario_copy(struct scenario *dst, const struct scenario *src);
 void scenario_done(struct scenario *sc);
 
 #endif

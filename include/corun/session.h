@@ -21,6 +21,7 @@ struct session_kernel_epoch {
 };
 
 #define SESSION_MAX_CHANNELS 256
+#define SESSION_MAX_SMS      1024
 
 struct session_epoch {
     unsigned index; /* 0-based */
@@ -28,9 +29,19 @@ struct session_epoch {
     unsigned nkernels;
     struct session_kernel_epoch k[GPU_MAX_KERNELS];
     struct gpu_system_counters sys;
-    struct metrics m; /* over np_true */
-    unsigned nchannels;
+    struct metrics m;   /* over np_true */
+    unsigned nchannels; /* 0 in a replay: run files do not keep per-channel figures */
     float channel_util[SESSION_MAX_CHANNELS]; /* DRAM data-bus busy fraction per channel */
+    unsigned nsms;
+    int8_t owner[SESSION_MAX_SMS]; /* partition during the epoch: kernel, GPU_SM_IDLE/GATED */
+};
+
+/* An entry of the event log: a switch, a parameter change, a decision and its reason. */
+struct session_event {
+    unsigned epoch; /* epochs completed when it happened */
+    uint64_t cycle;
+    char kind[16]; /* "parameter", "predictor", "allocator", "repartition", "note" */
+    char text[256];
 };
 
 struct session;
@@ -45,8 +56,10 @@ void session_delete(struct session *s);
  * epoch (the user quit while it computed). */
 typedef int (*session_progress_fn)(void *ctx, double done);
 
-/* Simulates one epoch and measures it; progress may be NULL. Returns 0, or 1 when progress
- * abandoned it: the session then holds a partial epoch and is fit only for session_delete. */
+/* Simulates one epoch, measures it and records it when recording; progress may be NULL.
+ * Returns 0; 1 when progress abandoned it (the session then holds a partial epoch and is fit
+ * only for session_delete); -1 when the epoch was simulated but could not be recorded, or s
+ * is a replay (session_error says why; recording stops, the run file keeps what it had). */
 int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx);
 
 /* Epochs completed so far. */
@@ -54,7 +67,44 @@ unsigned session_epochs_done(const struct session *s);
 /* The result of epoch i (< session_epochs_done). */
 const struct session_epoch *session_epoch_at(const struct session *s, unsigned i);
 const struct scenario *session_scenario(const struct session *s);
-/* The GPU's current partition: owner of each SM (gpu_sms entries). */
+/* The GPU's current partition: owner of each SM (gpu_sms entries); in a replay, the last
+ * epoch's. */
 void session_partition(const struct session *s, int *owner_out);
+/* The last failure's message. */
+const char *session_error(const struct session *s);
+
+/* ---- event log, recording, replay and branching ---- */
+
+/* Add an event at the current epoch (and to the run file when recording). Returns 0, or -1
+ * when recording it failed (session_error says why). */
+int session_note(struct session *s, const char *kind, const char *text);
+unsigned session_event_count(const struct session *s);
+const struct session_event *session_event_at(const struct session *s, unsigned i);
+
+/* Start recording to a new run file at path: the epochs and events so far are written at
+ * once, later ones as they happen. Returns 0, or -1 with a message in err. */
+int session_record(struct session *s, const char *path, char *err, size_t errlen);
+/* The run file recorded to or replayed from, or NULL. */
+const char *session_run_path(const struct session *s);
+/* Finish recording (close the run file). Returns 0, or -1 with a message in err when the file
+ * could not be completed; either way it keeps every epoch recorded before. */
+int session_finish(struct session *s, char *err, size_t errlen);
+
+/* Add s to the catalog at catalog_path (NULL: the default catalog) with its summary metrics;
+ * *id gets the run's id. Returns 0, or -1 with a message in err. */
+int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
+                    size_t errlen);
+
+/* A replay of the run file at path: its epochs and events, without simulating. The recorded
+ * scenario is loaded with kernels and presets from datadir. NULL with a message in err. */
+struct session *session_replay(const char *path, const char *datadir, char *err, size_t errlen);
+/* 1 for a replay, 0 for a live session. */
+int session_is_replay(const struct session *s);
+/* A live session that continues replay r after its first `epochs` epochs: r's scenario and
+ * seed are simulated again for those epochs and checked against the file, so the branch
+ * starts exactly where the recorded run was. NULL with a message in err when the file cannot
+ * be reproduced (e.g. it was recorded by another corun version) or epochs is out of range. */
+struct session *session_branch(const struct session *r, unsigned epochs,
+                               session_progress_fn progress, void *ctx, char *err, size_t errlen);
 
 #endif

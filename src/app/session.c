@@ -1,24 +1,16 @@
 /* session — an experiment stepped epoch by epoch. */
 #include "corun/session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "corun/solo.h"
 #include "corun/util.h"
+#include "session_internal.h"
 
 /* Progress callbacks are made this many times per epoch (the epoch is simulated in slices). */
 #define PROGRESS_SLICES 20
-
-struct session {
-    const struct scenario *sc;
-    struct gpu *gpu;
-    struct solo_cache *solo;
-    struct solo_trace *ref[GPU_MAX_KERNELS]; /* private-mode reference of each kernel */
-    uint64_t insts_at_start[GPU_MAX_KERNELS];
-    struct session_epoch *epochs;
-    unsigned nepochs, cap;
-};
 
 struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
 {
@@ -54,9 +46,13 @@ void session_delete(struct session *s)
 {
     if (!s)
         return;
+    session_stop_recording(s);
     gpu_delete(s->gpu);
     solo_cache_delete(s->solo);
     free(s->epochs);
+    free(s->events);
+    if (s->owns_sc)
+        scenario_done(&s->owned_sc);
     free(s);
 }
 
@@ -88,10 +84,8 @@ static int extend_reference(struct session *s, unsigned k, session_progress_fn p
     return 0;
 }
 
-int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx)
+struct session_epoch *session_new_epoch(struct session *s)
 {
-    const struct scenario *sc = s->sc;
-    uint64_t len = sc->epoch_cycles;
     if (s->nepochs == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
         s->epochs = xrealloc(s->epochs, s->cap * sizeof(*s->epochs));
@@ -99,9 +93,26 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     struct session_epoch *e = &s->epochs[s->nepochs];
     memset(e, 0, sizeof(*e));
     e->index = s->nepochs;
+    return e;
+}
+
+int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx)
+{
+    const struct scenario *sc = s->sc;
+    if (!s->gpu) {
+        snprintf(s->error, sizeof s->error, "a replay does not simulate: branch it first");
+        return -1;
+    }
+    uint64_t len = sc->epoch_cycles;
+    struct session_epoch *e = session_new_epoch(s);
     e->start_cycle = gpu_now(s->gpu);
     e->cycles = len;
     e->nkernels = sc->nkernels;
+    int owner[SESSION_MAX_SMS];
+    gpu_get_partition(s->gpu, owner);
+    e->nsms = sc->gpu.sms;
+    for (unsigned i = 0; i < e->nsms; i++)
+        e->owner[i] = (int8_t)owner[i];
 
     /* Progress: the shared run is the first half, the private-mode references the second. */
     gpu_reset_counters(s->gpu);
@@ -139,7 +150,7 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     s->nepochs++;
     if (progress)
         progress(ctx, 1);
-    return 0;
+    return session_record_epoch(s, e);
 }
 
 unsigned session_epochs_done(const struct session *s)
@@ -159,5 +170,17 @@ const struct scenario *session_scenario(const struct session *s)
 
 void session_partition(const struct session *s, int *owner_out)
 {
-    gpu_get_partition(s->gpu, owner_out);
+    if (s->gpu) {
+        gpu_get_partition(s->gpu, owner_out);
+        return;
+    }
+    /* A replay: the partition of the last epoch shown. */
+    const struct session_epoch *e = s->nepochs ? &s->epochs[s->nepochs - 1] : NULL;
+    for (unsigned i = 0; i < s->sc->gpu.sms; i++)
+        owner_out[i] = e && i < e->nsms ? e->owner[i] : GPU_SM_IDLE;
+}
+
+const char *session_error(const struct session *s)
+{
+    return s->error;
 }

@@ -1,5 +1,6 @@
-/* cmd_run — `corun run SCENARIO`: run a scenario headless and print each epoch. */
+/* cmd_run — `corun run SCENARIO`: run a scenario headless, print each epoch, and record it. */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,39 +8,47 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/report.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 
 struct options {
     const char *scenario;
     unsigned long epochs; /* 0: the scenario's */
+    const char *seed;     /* NULL: the scenario's */
+    const char *out;      /* run file to record, or NULL */
+    const char *catalog;  /* NULL: the default catalog */
     int json;
 };
 
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
+        {"epochs", required_argument, NULL, 'e'}, {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},    {"catalog", required_argument, NULL, 'c'},
+        {"json", no_argument, NULL, 'j'},         {NULL, 0, NULL, 0},
     };
     *o = (struct options){0};
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":e:j", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":e:s:o:c:j", longopts, NULL)) != -1) {
         switch (c) {
         case 'e':
             if (cli_parse_uint("--epochs", optarg, 1, 1000000, &o->epochs) != 0)
                 return -1;
             break;
+        case 's': o->seed = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'c': o->catalog = optarg; break;
         case 'j': o->json = 1; break;
         case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
         default: fprintf(stderr, "corun: run: unknown option '%s'\n", argv[optind - 1]); return -1;
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: corun run SCENARIO [--epochs N] [--json]\n");
+        fprintf(stderr, "usage: corun run SCENARIO [--epochs N] [--seed S] [--out RUN.h5] "
+                        "[--catalog PATH] [--json]\n");
         return -1;
     }
     o->scenario = argv[optind];
@@ -55,39 +64,42 @@ static int progress(void *ctx, double done)
     return 0;
 }
 
-static void print_epoch_text(const struct scenario *sc, const struct session_epoch *e)
+/* Run the epochs, printing each; returns 0, or -1 when recording failed (message printed). */
+static int run_epochs(struct session *s, const struct scenario *sc, unsigned epochs, int json)
 {
-    if (e->index == 0)
-        printf("%5s  %-12s %6s %8s %7s %9s %6s\n", "epoch", "kernel", "SMs", "IPC", "NP", "BW GB/s",
-               "RBH");
-    for (unsigned k = 0; k < e->nkernels; k++) {
-        const struct session_kernel_epoch *ke = &e->k[k];
-        printf("%5u  %-12s %6.1f %8.1f %7.3f %9.1f %6.3f\n", e->index + 1, sc->kernels[k].name,
-               ke->c.sms, ke->c.ipc, ke->np_true, ke->c.bandwidth_gbs, ke->c.rbh);
+    for (unsigned i = 0; i < epochs; i++) {
+        double where[2] = {i, epochs};
+        int rc = session_step_epoch(s, progress, where);
+        const struct session_epoch *e = session_epoch_at(s, session_epochs_done(s) - 1);
+        if (json)
+            report_epoch_json(stdout, sc, e, i == 0);
+        else
+            report_epoch_text(stdout, sc, e, i == 0);
+        fflush(stdout);
+        if (rc != 0) {
+            fprintf(stderr, "corun: %s\n", session_error(s));
+            return -1;
+        }
     }
-    if (e->m.valid)
-        printf("%5s  system: STP %.3f  ANTT %.3f  fairness %.3f\n", "", e->m.stp, e->m.antt,
-               e->m.fairness);
+    return 0;
 }
 
-static void print_epoch_json(const struct scenario *sc, const struct session_epoch *e)
+/* Finish the run file and add the run to the catalog; messages on failure. */
+static int finish_recording(struct session *s, const struct options *o)
 {
-    printf("%s{\"epoch\": %u, \"start_cycle\": %llu, \"cycles\": %llu, \"kernels\": [",
-           e->index ? ", " : "", e->index + 1, (unsigned long long)e->start_cycle,
-           (unsigned long long)e->cycles);
-    for (unsigned k = 0; k < e->nkernels; k++) {
-        const struct session_kernel_epoch *ke = &e->k[k];
-        printf("%s{\"name\": ", k ? ", " : "");
-        cli_json_string(stdout, sc->kernels[k].name);
-        printf(", \"sms\": %.3f, \"ipc\": %.4f, \"np\": %.5f, \"instructions\": %llu, "
-               "\"bandwidth_gbs\": %.3f, \"rbh\": %.4f, \"l2_misses\": %llu, "
-               "\"dram_interference_cycles\": %llu, \"energy_j\": %.6g}",
-               ke->c.sms, ke->c.ipc, ke->np_true, (unsigned long long)ke->c.instructions,
-               ke->c.bandwidth_gbs, ke->c.rbh, (unsigned long long)ke->c.l2_misses,
-               (unsigned long long)ke->c.dram_interference_cycles, ke->c.energy_j);
+    char err[512];
+    if (session_finish(s, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        return -1;
     }
-    printf("], \"stp\": %.5f, \"antt\": %.5f, \"fairness\": %.5f}", e->m.stp, e->m.antt,
-           e->m.fairness);
+    int64_t id;
+    if (session_catalog(s, o->catalog, &id, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
+        return -1;
+    }
+    fprintf(stderr, "corun: recorded %u epochs in %s (catalog run %lld)\n", session_epochs_done(s),
+            o->out, (long long)id);
+    return 0;
 }
 
 static int run_run(int argc, char **argv)
@@ -101,41 +113,37 @@ static int run_run(int argc, char **argv)
     struct scenario sc;
     int rc = CLI_BAD_INPUT;
     struct session *s = NULL;
+    char err[512];
     if (scenario_load(&sc, o.scenario, datadir, &diags) != 0) {
         diag_print(&diags, stderr);
         goto out;
     }
-    char err[512];
+    if (o.seed) {
+        unsigned long seed;
+        if (cli_parse_uint("--seed", o.seed, 0, 4294967295ul, &seed) != 0)
+            goto out;
+        sc.seed = seed;
+    }
     s = session_new(&sc, err, sizeof err);
     if (!s) {
         fprintf(stderr, "%s: %s\n", o.scenario, err);
         goto out;
     }
+    if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        goto out;
+    }
     unsigned epochs = o.epochs ? (unsigned)o.epochs : sc.epochs;
-    if (o.json) {
-        printf("{\"scenario\": ");
-        cli_json_string(stdout, sc.name);
-        printf(", \"gpu\": ");
-        cli_json_string(stdout, sc.gpu_name);
-        printf(", \"seed\": %llu, \"epoch_cycles\": %u, \"epochs\": [", (unsigned long long)sc.seed,
-               sc.epoch_cycles);
-    } else {
+    if (o.json)
+        report_json_begin(stdout, &sc);
+    else
         printf("%s (gpu %s): %u epochs of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
                sc.epoch_cycles, (unsigned long long)sc.seed);
-    }
-    for (unsigned i = 0; i < epochs; i++) {
-        double where[2] = {i, epochs};
-        session_step_epoch(s, progress, where);
-        const struct session_epoch *e = session_epoch_at(s, i);
-        if (o.json)
-            print_epoch_json(&sc, e);
-        else
-            print_epoch_text(&sc, e);
-        fflush(stdout);
-    }
+    rc = run_epochs(s, &sc, epochs, o.json) == 0 ? CLI_OK : CLI_FAILED;
     if (o.json)
-        printf("]}\n");
-    rc = CLI_OK;
+        report_json_end(stdout, s);
+    if (o.out && finish_recording(s, &o) != 0)
+        rc = CLI_FAILED;
 out:
     session_delete(s);
     scenario_done(&sc);
@@ -146,13 +154,19 @@ out:
 
 const struct cli_command cmd_run = {
     .name = "run",
-    .args = "SCENARIO [--epochs N] [--json]",
-    .summary = "run a scenario headless and print each epoch's kernels and metrics",
+    .args = "SCENARIO [--epochs N] [--seed S] [--out RUN.h5] [--catalog PATH] [--json]",
+    .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
             "true NP (private-mode cycles for the epoch's instructions / epoch cycles), DRAM\n"
             "bandwidth in GB/s and row-buffer hit rate; per epoch STP, ANTT and fairness.\n\n"
-            "  --epochs N   run N epochs instead of the scenario's\n"
-            "  --json       one JSON document on stdout\n\n"
+            "  --epochs N       run N epochs instead of the scenario's\n"
+            "  --seed S         seed every random stream with S instead of the scenario's\n"
+            "  --out RUN.h5     record the run to a new HDF5 run file (flushed every epoch, so\n"
+            "                   a crash loses at most the epoch in flight) and add it to the\n"
+            "                   catalog\n"
+            "  --catalog PATH   the catalog to add it to (default:\n"
+            "                   $XDG_DATA_HOME/corun/catalog.db)\n"
+            "  --json           one JSON document on stdout\n\n"
             "A progress bar goes to stderr when it is a terminal.\n",
     .run = run_run,
 };

@@ -187,6 +187,27 @@ int scenario_load_text(struct scenario *sc, const char *name, const char *text, 
     return load_parsed(sc, name, f, datadir, diags, before);
 }
 
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+void scenario_copy(struct scenario *dst, const struct scenario *src)
+{
+    *dst = *src;
+    dst->path = dup_or_null(src->path);
+    dst->text = dup_or_null(src->text);
+    dst->name = dup_or_null(src->name);
+    dst->description = dup_or_null(src->description);
+    dst->gpu_name = dup_or_null(src->gpu_name);
+    dst->lesson = dup_or_null(src->lesson);
+    for (unsigned i = 0; i < src->nkernels; i++) {
+        dst->kernels[i].name = dup_or_null(src->kernels[i].name);
+        dst->kernels[i].profile.name = dup_or_null(src->kernels[i].profile.name);
+        dst->kernels[i].profile.description = dup_or_null(src->kernels[i].profile.description);
+    }
+}
+
 void scenario_done(struct scenario *sc)
 {
     for (unsigned i = 0; i < sc->nkernels; i++) {

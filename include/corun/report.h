@@ -1,0 +1,23 @@
+/* report — printing a session's epochs and events the same way for `run`, `show` and
+ * `branch`: an aligned table for people, JSON for programs. */
+#ifndef CORUN_REPORT_H
+#define CORUN_REPORT_H
+
+#include <stdio.h>
+
+#include "corun/session.h"
+
+/* The table heading, then one row per kernel and a system row for epoch e. */
+void report_epoch_text(FILE *out, const struct scenario *sc, const struct session_epoch *e,
+                       int heading);
+/* Epoch e as a JSON object, preceded by ", " unless first. */
+void report_epoch_json(FILE *out, const struct scenario *sc, const struct session_epoch *e,
+                       int first);
+/* The opening of a JSON document about sc: {"scenario": ..., "epochs": [ */
+void report_json_begin(FILE *out, const struct scenario *sc);
+/* The event log as "epoch N  kind  text" lines. */
+void report_events_text(FILE *out, const struct session *s);
+/* "], "events": [...]}" closing a document begun by report_json_begin. */
+void report_json_end(FILE *out, const struct session *s);
+
+#endif

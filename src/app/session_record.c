@@ -1,0 +1,372 @@
+/* session_record — the event log, recording to run files, replay and branching. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/catalog.h"
+#include "corun/diag.h"
+#include "corun/runfile.h"
+#include "corun/util.h"
+#include "session_internal.h"
+
+static void to_runfile_epoch(const struct session_epoch *e, struct runfile_epoch *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->start_cycle = e->start_cycle;
+    out->cycles = e->cycles;
+    out->nkernels = e->nkernels;
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        out->k[k].c = e->k[k].c;
+        out->k[k].np_true = e->k[k].np_true;
+        out->k[k].np_pred = NAN;
+    }
+    out->nsms = e->nsms;
+    for (unsigned i = 0; i < e->nsms; i++)
+        out->owner[i] = e->owner[i];
+    out->sys = e->sys;
+    out->stp = e->m.valid ? e->m.stp : NAN;
+    out->antt = e->m.valid ? e->m.antt : NAN;
+    out->fairness = e->m.valid ? e->m.fairness : NAN;
+}
+
+static void from_runfile_epoch(const struct runfile_epoch *re, struct session_epoch *e)
+{
+    e->start_cycle = re->start_cycle;
+    e->cycles = re->cycles;
+    e->nkernels = re->nkernels;
+    for (unsigned k = 0; k < re->nkernels; k++) {
+        e->k[k].c = re->k[k].c;
+        e->k[k].np_true = re->k[k].np_true;
+    }
+    e->sys = re->sys;
+    e->m.valid = !isnan(re->stp);
+    e->m.stp = re->stp;
+    e->m.antt = re->antt;
+    e->m.fairness = re->fairness;
+    e->nsms = re->nsms < SESSION_MAX_SMS ? re->nsms : SESSION_MAX_SMS;
+    for (unsigned i = 0; i < e->nsms; i++)
+        e->owner[i] = (int8_t)re->owner[i];
+}
+
+static void fail_recording(struct session *s, const char *what)
+{
+    snprintf(s->error, sizeof s->error, "%s", what);
+    char ignored[256];
+    runfile_close(s->rec, ignored, sizeof ignored);
+    s->rec = NULL;
+}
+
+int session_record_epoch(struct session *s, const struct session_epoch *e)
+{
+    if (!s->rec)
+        return 0;
+    struct runfile_epoch *re = xmalloc(sizeof(*re));
+    to_runfile_epoch(e, re);
+    char err[512];
+    int rc = runfile_append_epoch(s->rec, re, err, sizeof err);
+    free(re);
+    if (rc != 0)
+        fail_recording(s, err);
+    return rc;
+}
+
+static int record_event(struct session *s, const struct session_event *ev)
+{
+    char err[512];
+    if (s->rec &&
+        runfile_append_event(s->rec, ev->epoch, ev->cycle, ev->kind, ev->text, err, sizeof err)) {
+        fail_recording(s, err);
+        return -1;
+    }
+    return 0;
+}
+
+static struct session_event *new_event(struct session *s)
+{
+    if (s->nevents == s->events_cap) {
+        s->events_cap = s->events_cap ? s->events_cap * 2 : 16;
+        s->events = xrealloc(s->events, s->events_cap * sizeof(*s->events));
+    }
+    struct session_event *ev = &s->events[s->nevents++];
+    memset(ev, 0, sizeof(*ev));
+    return ev;
+}
+
+int session_note(struct session *s, const char *kind, const char *text)
+{
+    struct session_event *ev = new_event(s);
+    ev->epoch = s->nepochs;
+    ev->cycle =
+        s->nepochs ? s->epochs[s->nepochs - 1].start_cycle + s->epochs[s->nepochs - 1].cycles : 0;
+    snprintf(ev->kind, sizeof ev->kind, "%s", kind);
+    snprintf(ev->text, sizeof ev->text, "%s", text);
+    return record_event(s, ev);
+}
+
+unsigned session_event_count(const struct session *s)
+{
+    return s->nevents;
+}
+
+const struct session_event *session_event_at(const struct session *s, unsigned i)
+{
+    return i < s->nevents ? &s->events[i] : NULL;
+}
+
+int session_record(struct session *s, const char *path, char *err, size_t errlen)
+{
+    if (s->rec) {
+        snprintf(err, errlen, "%s: already recording to %s", path, s->rec_path);
+        return -1;
+    }
+    const struct scenario *sc = s->sc;
+    struct runfile_header h = {0};
+    h.scenario_text = sc->text;
+    h.scenario_path = sc->path;
+    h.seed = sc->seed;
+    h.gpu_preset = sc->gpu_name;
+    h.sms = sc->gpu.sms;
+    h.epoch_cycles = sc->epoch_cycles;
+    h.nkernels = sc->nkernels;
+    for (unsigned k = 0; k < sc->nkernels; k++) {
+        h.kernels[k].name = sc->kernels[k].name;
+        h.kernels[k].priority = sc->kernels[k].priority;
+        h.kernels[k].qos_target = sc->kernels[k].qos_target;
+        h.kernels[k].weight = sc->kernels[k].weight;
+    }
+    s->rec = runfile_create(path, &h, err, errlen);
+    if (!s->rec)
+        return -1;
+    free(s->rec_path);
+    s->rec_path = xstrdup(path);
+    for (unsigned i = 0; i < s->nepochs; i++)
+        if (session_record_epoch(s, &s->epochs[i]) != 0)
+            goto failed;
+    for (unsigned i = 0; i < s->nevents; i++)
+        if (record_event(s, &s->events[i]) != 0)
+            goto failed;
+    return 0;
+failed:
+    snprintf(err, errlen, "%s", s->error);
+    return -1;
+}
+
+const char *session_run_path(const struct session *s)
+{
+    return s->rec_path;
+}
+
+int session_stop_recording(struct session *s)
+{
+    if (!s->rec)
+        return 0;
+    int rc = runfile_close(s->rec, s->error, sizeof s->error);
+    s->rec = NULL;
+    return rc;
+}
+
+int session_finish(struct session *s, char *err, size_t errlen)
+{
+    int rc = session_stop_recording(s);
+    if (rc != 0)
+        snprintf(err, errlen, "%s", s->error);
+    return rc;
+}
+
+int session_is_replay(const struct session *s)
+{
+    return s->gpu == NULL;
+}
+
+/* Load the scenario recorded in h (with its seed) into sc. */
+static int load_recorded_scenario(const char *path, const struct runfile_header *h,
+                                  const char *datadir, struct scenario *sc, char *err,
+                                  size_t errlen)
+{
+    char *name = xasprintf("%s (recorded scenario)", path);
+    struct diag d;
+    diag_init(&d);
+    int rc = scenario_load_text(sc, name, h->scenario_text, datadir, &d);
+    if (rc != 0)
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the recorded scenario");
+    else if (sc->nkernels != h->nkernels || sc->gpu.sms != h->sms) {
+        snprintf(err, errlen,
+                 "%s: the recorded scenario now loads as %u kernels on %u SMs, the file holds %u "
+                 "on %u (a preset or kernel changed since)",
+                 path, sc->nkernels, sc->gpu.sms, h->nkernels, h->sms);
+        rc = -1;
+    } else {
+        sc->seed = h->seed;
+    }
+    diag_done(&d);
+    free(name);
+    return rc;
+}
+
+struct session *session_replay(const char *path, const char *datadir, char *err, size_t errlen)
+{
+    struct runfile *rf = runfile_open(path, err, errlen);
+    if (!rf)
+        return NULL;
+    struct session *s = xcalloc(1, sizeof(*s));
+    s->rec_path = xstrdup(path);
+    if (load_recorded_scenario(path, runfile_header(rf), datadir, &s->owned_sc, err, errlen)) {
+        s->sc = &s->owned_sc;
+        goto failed;
+    }
+    s->sc = &s->owned_sc;
+    s->owns_sc = true;
+    struct runfile_epoch *re = xmalloc(sizeof(*re));
+    uint64_t n = runfile_epoch_count(rf);
+    for (uint64_t i = 0; i < n; i++) {
+        if (runfile_read_epoch(rf, i, re, err, errlen) != 0) {
+            free(re);
+            goto failed;
+        }
+        from_runfile_epoch(re, session_new_epoch(s));
+        s->nepochs++;
+    }
+    free(re);
+    for (uint64_t i = 0; i < runfile_event_count(rf); i++) {
+        struct runfile_event rev;
+        if (runfile_read_event(rf, i, &rev, err, errlen) != 0)
+            goto failed;
+        struct session_event *ev = new_event(s);
+        ev->epoch = (unsigned)rev.epoch;
+        ev->cycle = rev.cycle;
+        snprintf(ev->kind, sizeof ev->kind, "%s", rev.kind);
+        snprintf(ev->text, sizeof ev->text, "%s", rev.text);
+    }
+    runfile_close(rf, err, errlen);
+    return s;
+failed:
+    runfile_close(rf, s->error, sizeof s->error);
+    s->owns_sc = true;
+    session_delete(s);
+    return NULL;
+}
+
+/* Progress over the re-simulation of `total` epochs, for a branch. */
+struct branch_progress {
+    session_progress_fn progress;
+    void *ctx;
+    unsigned epoch, total;
+};
+
+static int branch_report(void *ctx, double done)
+{
+    const struct branch_progress *bp = ctx;
+    return bp->progress(bp->ctx, (bp->epoch + done) / bp->total);
+}
+
+/* Where the re-simulated epoch a differs from the recorded b, in words; NULL when equal. */
+static const char *first_difference(const struct session_epoch *a, const struct session_epoch *b,
+                                    unsigned *kernel)
+{
+    for (unsigned k = 0; k < a->nkernels; k++) {
+        *kernel = k;
+        if (a->k[k].c.instructions != b->k[k].c.instructions)
+            return "instructions";
+        if (a->k[k].c.l2_misses != b->k[k].c.l2_misses)
+            return "L2 misses";
+        if (a->k[k].c.dram_bytes != b->k[k].c.dram_bytes)
+            return "DRAM bytes";
+        if (a->k[k].c.row_hits != b->k[k].c.row_hits)
+            return "row hits";
+        if (a->k[k].np_true != b->k[k].np_true)
+            return "true NP";
+    }
+    return NULL;
+}
+
+struct session *session_branch(const struct session *r, unsigned epochs,
+                               session_progress_fn progress, void *ctx, char *err, size_t errlen)
+{
+    if (!session_is_replay(r) || epochs > r->nepochs) {
+        snprintf(err, errlen, "%s: cannot branch at epoch %u: the run holds epochs 0 to %u",
+                 r->rec_path, epochs, r->nepochs);
+        return NULL;
+    }
+    struct session *b = session_new(r->sc, err, errlen);
+    if (!b)
+        return NULL;
+    /* The branch owns a copy of the scenario, so it outlives the replay. */
+    scenario_copy(&b->owned_sc, r->sc);
+    b->sc = &b->owned_sc;
+    b->owns_sc = true;
+    for (unsigned i = 0; i < r->nevents && r->events[i].epoch <= epochs; i++)
+        *new_event(b) = r->events[i];
+    for (unsigned i = 0; i < epochs; i++) {
+        struct branch_progress bp = {progress, ctx, i, epochs};
+        int rc = session_step_epoch(b, progress ? branch_report : NULL, &bp);
+        unsigned k = 0;
+        const char *what = rc == 0 ? first_difference(&b->epochs[i], &r->epochs[i], &k) : NULL;
+        if (rc != 0 || what) {
+            if (rc == 1)
+                snprintf(err, errlen, "%s: branching abandoned", r->rec_path);
+            else if (rc != 0)
+                snprintf(err, errlen, "%s", b->error);
+            else
+                snprintf(err, errlen,
+                         "%s: epoch %u simulates differently now (%s of %s); the run was "
+                         "recorded by another corun or with other presets or kernels, so a "
+                         "branch would not continue it",
+                         r->rec_path, i + 1, what, r->sc->kernels[k].name);
+            session_delete(b);
+            return NULL;
+        }
+    }
+    char note[256];
+    snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);
+    session_note(b, "note", note);
+    return b;
+}
+
+int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
+                    size_t errlen)
+{
+    const struct scenario *sc = s->sc;
+    struct catalog_run run = {0};
+    char mix[512] = "";
+    for (unsigned k = 0; k < sc->nkernels; k++) {
+        size_t used = strlen(mix);
+        snprintf(mix + used, sizeof mix - used, "%s%s", k ? "+" : "", sc->kernels[k].name);
+    }
+    run.run_path = s->rec_path;
+    run.scenario_name = sc->name;
+    run.scenario_path = sc->path;
+    run.gpu = sc->gpu_name;
+    run.mix = mix;
+    run.predictor = "none";
+    run.allocator = "even";
+    run.seed = sc->seed;
+    run.epochs = s->nepochs;
+    run.epoch_cycles = sc->epoch_cycles;
+    unsigned valid = 0;
+    run.metrics.min_fairness = INFINITY;
+    for (unsigned i = 0; i < s->nepochs; i++) {
+        const struct metrics *m = &s->epochs[i].m;
+        if (!m->valid)
+            continue;
+        valid++;
+        run.metrics.mean_stp += m->stp;
+        run.metrics.mean_antt += m->antt;
+        run.metrics.mean_fairness += m->fairness;
+        run.metrics.min_fairness = fmin(run.metrics.min_fairness, m->fairness);
+    }
+    if (valid) {
+        run.metrics.mean_stp /= valid;
+        run.metrics.mean_antt /= valid;
+        run.metrics.mean_fairness /= valid;
+    } else {
+        run.metrics.mean_stp = run.metrics.mean_antt = run.metrics.mean_fairness = NAN;
+        run.metrics.min_fairness = NAN;
+    }
+    struct catalog *cat = catalog_open(catalog_path, err, errlen);
+    if (!cat)
+        return -1;
+    int rc = catalog_add_run(cat, &run, id, err, errlen);
+    catalog_close(cat);
+    return rc;
+}

@@ -1,0 +1,109 @@
+/* cmd_branch — `corun branch RUN.h5 EPOCH`: continue a recorded run from one of its epochs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/report.h"
+#include "corun/session.h"
+
+static int progress(void *ctx, double done)
+{
+    cli_progress(ctx, done);
+    return 0;
+}
+
+static int branch_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"epochs", required_argument, NULL, 'e'},
+        {"out", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
+    };
+    unsigned long more = 1, at;
+    const char *out = NULL;
+    int json = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":e:o:j", longopts, NULL)) != -1) {
+        if (c == 'e') {
+            if (cli_parse_uint("--epochs", optarg, 0, 1000000, &more) != 0)
+                return CLI_BAD_INPUT;
+        } else if (c == 'o') {
+            out = optarg;
+        } else if (c == 'j') {
+            json = 1;
+        } else {
+            fprintf(stderr, "corun: branch: bad option '%s'\n", argv[optind - 1]);
+            return CLI_BAD_INPUT;
+        }
+    }
+    if (optind != argc - 2) {
+        fprintf(stderr, "usage: corun branch RUN.h5 EPOCH [--epochs N] [--out NEW.h5] [--json]\n");
+        return CLI_BAD_INPUT;
+    }
+    if (cli_parse_uint("EPOCH", argv[optind + 1], 0, 1000000, &at) != 0)
+        return CLI_BAD_INPUT;
+    char *datadir = datadir_locate();
+    char err[512];
+    int rc = CLI_BAD_INPUT;
+    struct session *b = NULL, *r = session_replay(argv[optind], datadir, err, sizeof err);
+    free(datadir);
+    if (!r) {
+        fprintf(stderr, "corun: %s\n", err);
+        return CLI_BAD_INPUT;
+    }
+    b = session_branch(r, (unsigned)at, progress, (void *)"re-simulating", err, sizeof err);
+    if (!b) {
+        fprintf(stderr, "corun: %s\n", err);
+        goto out;
+    }
+    if (out && session_record(b, out, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        goto out;
+    }
+    const struct scenario *sc = session_scenario(b);
+    if (json)
+        report_json_begin(stdout, sc);
+    else
+        printf("%s: branched after epoch %lu of %u, %lu more epochs\n", argv[optind], at,
+               session_epochs_done(r), more);
+    rc = CLI_OK;
+    for (unsigned long i = 0; i < more; i++) {
+        int step = session_step_epoch(b, progress, (void *)"branch");
+        const struct session_epoch *e = session_epoch_at(b, session_epochs_done(b) - 1);
+        if (json)
+            report_epoch_json(stdout, sc, e, i == 0);
+        else
+            report_epoch_text(stdout, sc, e, i == 0);
+        if (step != 0) {
+            fprintf(stderr, "corun: %s\n", session_error(b));
+            rc = CLI_FAILED;
+            break;
+        }
+    }
+    if (json)
+        report_json_end(stdout, b);
+    if (out && session_finish(b, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        rc = CLI_FAILED;
+    }
+out:
+    session_delete(b);
+    session_delete(r);
+    return rc;
+}
+
+const struct cli_command cmd_branch = {
+    .name = "branch",
+    .args = "RUN.h5 EPOCH [--epochs N] [--out NEW.h5] [--json]",
+    .summary = "continue a recorded run after its EPOCH-th epoch, re-simulated and checked",
+    .help = "The recorded scenario and seed are simulated again for EPOCH epochs and compared\n"
+            "with the file (a file from another corun or with changed kernels is refused), then\n"
+            "N more epochs (default 1) run and are printed; --out records the branch, from\n"
+            "its first epoch, to a new run file.\n",
+    .run = branch_run,
+};

@@ -1,0 +1,102 @@
+/* cmd_runs — `corun runs list | show ID | query SQL`: the catalog of recorded runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/catalog.h"
+#include "corun/cli.h"
+
+static int print_run_row(const struct catalog_run *r, void *ctx)
+{
+    (void)ctx;
+    printf("%5lld  %-20s  %-8s  %-24s  %5u  %8.3f  %8.3f  %s\n", (long long)r->id,
+           r->created_utc ? r->created_utc : "", r->gpu, r->mix, r->epochs, r->metrics.mean_stp,
+           r->metrics.mean_fairness, r->run_path ? r->run_path : "-");
+    return 0;
+}
+
+/* Tab-separated rows with a header line, as sqlite3 -header -separator prints them. */
+static int print_query_row(void *ctx, size_t ncols, const char *const *names,
+                           const char *const *values)
+{
+    (void)ctx;
+    const char *const *cells = values ? values : names;
+    for (size_t i = 0; i < ncols; i++)
+        printf("%s%s", i ? "\t" : "", cells[i] ? cells[i] : "NULL");
+    printf("\n");
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: corun runs [--catalog PATH] list | show ID | query \"SELECT ...\"\n");
+    return CLI_BAD_INPUT;
+}
+
+static int runs_run(int argc, char **argv)
+{
+    const char *path = NULL;
+    int i = 1;
+    if (argc > 2 && strcmp(argv[1], "--catalog") == 0) {
+        path = argv[2];
+        i = 3;
+    }
+    if (i >= argc)
+        return usage();
+    const char *verb = argv[i];
+    int nargs = argc - i - 1;
+    if (!((strcmp(verb, "list") == 0 && nargs == 0) || (strcmp(verb, "show") == 0 && nargs == 1) ||
+          (strcmp(verb, "query") == 0 && nargs == 1)))
+        return usage();
+    char err[512];
+    struct catalog *cat = catalog_open(path, err, sizeof err);
+    if (!cat) {
+        fprintf(stderr, "corun: %s\n", err);
+        return CLI_BAD_INPUT;
+    }
+    int rc = 0;
+    if (strcmp(verb, "list") == 0) {
+        printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
+               "epochs", "mean STP", "mean fair", "run file");
+        rc = catalog_list_runs(cat, print_run_row, NULL, err, sizeof err);
+    } else if (strcmp(verb, "show") == 0) {
+        unsigned long id;
+        if (cli_parse_uint("ID", argv[i + 1], 1, 4294967295ul, &id) != 0) {
+            catalog_close(cat);
+            return CLI_BAD_INPUT;
+        }
+        struct catalog_run r;
+        rc = catalog_get_run(cat, (int64_t)id, &r, err, sizeof err);
+        if (rc == 0) {
+            printf("run %lld\n  file       %s\n  scenario   %s (%s)\n  gpu        %s\n  mix        "
+                   "%s\n  predictor  %s\n  allocator  %s\n  seed       %llu\n  epochs     %u of "
+                   "%llu cycles\n  created    %s by corun %s\n  mean STP   %.4f\n  mean ANTT  "
+                   "%.4f\n  fairness   mean %.4f, min %.4f\n",
+                   (long long)r.id, r.run_path ? r.run_path : "-", r.scenario_name,
+                   r.scenario_path ? r.scenario_path : "-", r.gpu, r.mix,
+                   r.predictor ? r.predictor : "none", r.allocator, (unsigned long long)r.seed,
+                   r.epochs, (unsigned long long)r.epoch_cycles, r.created_utc, r.corun_version,
+                   r.metrics.mean_stp, r.metrics.mean_antt, r.metrics.mean_fairness,
+                   r.metrics.min_fairness);
+            catalog_run_done(&r);
+        }
+    } else {
+        rc = catalog_query(cat, argv[i + 1], print_query_row, NULL, err, sizeof err);
+    }
+    if (rc != 0)
+        fprintf(stderr, "corun: %s\n", err);
+    catalog_close(cat);
+    return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
+}
+
+const struct cli_command cmd_runs = {
+    .name = "runs",
+    .args = "[--catalog PATH] list | show ID | query SQL",
+    .summary = "the catalog of recorded runs: list them, show one, or query it with SQL",
+    .help = "The catalog is $XDG_DATA_HOME/corun/catalog.db (~/.local/share/corun/catalog.db)\n"
+            "unless --catalog names another. `query` runs one read-only SQL statement and prints\n"
+            "tab-separated rows under a header, e.g.\n"
+            "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"
+            "Tables: runs, kernels, kernel_measurements, solo_traces, sweep_results.\n",
+    .run = runs_run,
+};

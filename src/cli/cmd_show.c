@@ -1,0 +1,97 @@
+/* cmd_show — `corun show RUN.h5` and `corun export RUN.h5 --csv DIR`: a recorded run, without
+ * simulating. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/report.h"
+#include "corun/runfile.h"
+#include "corun/session.h"
+
+static int show_run(int argc, char **argv)
+{
+    int json = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (argv[i][0] != '-' && !path)
+            path = argv[i];
+        else {
+            fprintf(stderr, "usage: corun show RUN.h5 [--json]\n");
+            return CLI_BAD_INPUT;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "usage: corun show RUN.h5 [--json]\n");
+        return CLI_BAD_INPUT;
+    }
+    char *datadir = datadir_locate();
+    char err[512];
+    struct session *s = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    if (!s) {
+        fprintf(stderr, "corun: %s\n", err);
+        return CLI_BAD_INPUT;
+    }
+    const struct scenario *sc = session_scenario(s);
+    unsigned n = session_epochs_done(s);
+    if (json) {
+        report_json_begin(stdout, sc);
+        for (unsigned i = 0; i < n; i++)
+            report_epoch_json(stdout, sc, session_epoch_at(s, i), i == 0);
+        report_json_end(stdout, s);
+    } else {
+        printf("%s (gpu %s): %u epochs of %u cycles, seed %llu, from %s\n", sc->name, sc->gpu_name,
+               n, sc->epoch_cycles, (unsigned long long)sc->seed, path);
+        for (unsigned i = 0; i < n; i++)
+            report_epoch_text(stdout, sc, session_epoch_at(s, i), i == 0);
+        report_events_text(stdout, s);
+    }
+    session_delete(s);
+    return CLI_OK;
+}
+
+const struct cli_command cmd_show = {
+    .name = "show",
+    .args = "RUN.h5 [--json]",
+    .summary = "print a recorded run's epochs and events, without simulating",
+    .help = "The same table as `corun run` (or its JSON with --json), read from the run file,\n"
+            "then the event log. Works on a file still being recorded or left by a crash.\n",
+    .run = show_run,
+};
+
+static int export_run(int argc, char **argv)
+{
+    if (argc != 4 || strcmp(argv[2], "--csv") != 0) {
+        fprintf(stderr, "usage: corun export RUN.h5 --csv DIR\n");
+        return CLI_BAD_INPUT;
+    }
+    char err[512];
+    struct runfile *rf = runfile_open(argv[1], err, sizeof err);
+    if (!rf) {
+        fprintf(stderr, "corun: %s\n", err);
+        return CLI_BAD_INPUT;
+    }
+    int rc = runfile_export_csv(rf, argv[3], err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "corun: %s\n", err);
+    else
+        fprintf(stderr,
+                "corun: wrote kernels.csv, system.csv, events.csv and partition.csv in "
+                "%s\n",
+                argv[3]);
+    runfile_close(rf, err, sizeof err);
+    return rc == 0 ? CLI_OK : CLI_FAILED;
+}
+
+const struct cli_command cmd_export = {
+    .name = "export",
+    .args = "RUN.h5 --csv DIR",
+    .summary = "write a run file's datasets as CSV files (units in the headers)",
+    .help = "Writes DIR/kernels.csv (one row per epoch and kernel), system.csv, events.csv and\n"
+            "partition.csv; DIR is made when missing.\n",
+    .run = export_run,
+};

@@ -1,0 +1,91 @@
+/* report — epochs and events as text and JSON. */
+#include "corun/report.h"
+
+#include <math.h>
+
+#include "corun/cli.h"
+
+void report_epoch_text(FILE *out, const struct scenario *sc, const struct session_epoch *e,
+                       int heading)
+{
+    if (heading)
+        fprintf(out, "%5s  %-12s %6s %8s %7s %9s %6s\n", "epoch", "kernel", "SMs", "IPC", "NP",
+                "BW GB/s", "RBH");
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        const struct session_kernel_epoch *ke = &e->k[k];
+        fprintf(out, "%5u  %-12s %6.1f %8.1f %7.3f %9.1f %6.3f\n", e->index + 1,
+                sc->kernels[k].name, ke->c.sms, ke->c.ipc, ke->np_true, ke->c.bandwidth_gbs,
+                ke->c.rbh);
+    }
+    if (e->m.valid)
+        fprintf(out, "%5s  system: STP %.3f  ANTT %.3f  fairness %.3f\n", "", e->m.stp, e->m.antt,
+                e->m.fairness);
+}
+
+/* ", "name": v" with 5 decimals, or null when v is NaN (JSON has no NaN). */
+static void json_number(FILE *out, const char *name, double v)
+{
+    fprintf(out, ", \"%s\": ", name);
+    if (v != v)
+        fputs("null", out);
+    else
+        fprintf(out, "%.5f", v);
+}
+
+void report_epoch_json(FILE *out, const struct scenario *sc, const struct session_epoch *e,
+                       int first)
+{
+    fprintf(out, "%s{\"epoch\": %u, \"start_cycle\": %llu, \"cycles\": %llu, \"kernels\": [",
+            first ? "" : ", ", e->index + 1, (unsigned long long)e->start_cycle,
+            (unsigned long long)e->cycles);
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        const struct session_kernel_epoch *ke = &e->k[k];
+        fprintf(out, "%s{\"name\": ", k ? ", " : "");
+        cli_json_string(out, sc->kernels[k].name);
+        fprintf(out,
+                ", \"sms\": %.3f, \"ipc\": %.4f, \"np\": %.5f, \"instructions\": %llu, "
+                "\"bandwidth_gbs\": %.3f, \"rbh\": %.4f, \"l2_misses\": %llu, "
+                "\"dram_interference_cycles\": %llu, \"energy_j\": %.6g}",
+                ke->c.sms, ke->c.ipc, ke->np_true, (unsigned long long)ke->c.instructions,
+                ke->c.bandwidth_gbs, ke->c.rbh, (unsigned long long)ke->c.l2_misses,
+                (unsigned long long)ke->c.dram_interference_cycles, ke->c.energy_j);
+    }
+    fputs("]", out);
+    json_number(out, "stp", e->m.valid ? e->m.stp : NAN);
+    json_number(out, "antt", e->m.valid ? e->m.antt : NAN);
+    json_number(out, "fairness", e->m.valid ? e->m.fairness : NAN);
+    fputs("}", out);
+}
+
+void report_json_begin(FILE *out, const struct scenario *sc)
+{
+    fprintf(out, "{\"scenario\": ");
+    cli_json_string(out, sc->name);
+    fprintf(out, ", \"gpu\": ");
+    cli_json_string(out, sc->gpu_name);
+    fprintf(out, ", \"seed\": %llu, \"epoch_cycles\": %u, \"epochs\": [",
+            (unsigned long long)sc->seed, sc->epoch_cycles);
+}
+
+void report_events_text(FILE *out, const struct session *s)
+{
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        fprintf(out, "event  epoch %u  %-11s %s\n", ev->epoch, ev->kind, ev->text);
+    }
+}
+
+void report_json_end(FILE *out, const struct session *s)
+{
+    fputs("], \"events\": [", out);
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        fprintf(out, "%s{\"epoch\": %u, \"cycle\": %llu, \"kind\": ", i ? ", " : "", ev->epoch,
+                (unsigned long long)ev->cycle);
+        cli_json_string(out, ev->kind);
+        fputs(", \"text\": ", out);
+        cli_json_string(out, ev->text);
+        fputs("}", out);
+    }
+    fputs("]}\n", out);
+}
