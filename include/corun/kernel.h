@@ -25,7 +25,29 @@ struct kernel_profile {
     uint64_t reuse_window_bytes; /* how far back those revisits reach (cache locality) */
     unsigned regs_per_thread;    /* for context-switch cost */
     unsigned smem_per_tb_bytes;  /* for context-switch cost */
+    /* Provenance and calibration targets: they never change a simulation. */
+    int paper;          /* enum kernel_paper: whose workload the profile models */
+    int target_class;   /* enum kernel_class: the class the paper gives */
+    int split;          /* enum kernel_split: Themis' train/test split */
+    double target_mpki; /* the paper's LLC misses per 1000 thread instructions; 0: none */
 };
+
+/* Values of the choice fields above; index 0 is "none" so that zeroed profiles carry no target.
+ * The names are in preset_kernel_table (src/io/preset.c). */
+enum kernel_paper {
+    KERNEL_PAPER_NONE,
+    KERNEL_PAPER_HSM,
+    KERNEL_PAPER_THEMIS,
+    KERNEL_PAPER_SMQOS,
+    KERNEL_PAPER_TEACHING
+};
+enum kernel_class {
+    KERNEL_CLASS_NONE,
+    KERNEL_CLASS_COMPUTE,
+    KERNEL_CLASS_MEMORY,
+    KERNEL_CLASS_BALANCED
+};
+enum kernel_split { KERNEL_SPLIT_NONE, KERNEL_SPLIT_TRAIN, KERNEL_SPLIT_TEST };
 
 /* Release what the loader allocated inside p (not p itself). */
 void kernel_profile_done(struct kernel_profile *p);

@@ -125,6 +125,17 @@ const struct conf_table preset_gpu_table = {"gpu", gpu_settings, CORUN_ARRAY_LEN
             NULL, NULL                                                                             \
     }
 
+#define KERNEL_CHOICE(field_, names_, help_)                                                       \
+    {                                                                                              \
+#field_, CONF_CHOICE, 0, 0, "none", NULL, help_, offsetof(struct kernel_profile, field_),  \
+            names_, NULL                                                                           \
+    }
+
+/* In the order of enum kernel_paper, kernel_class and kernel_split (kernel.h). */
+static const char *const paper_names[] = {"none", "hsm", "themis", "smqos", "teaching", NULL};
+static const char *const class_names[] = {"none", "compute", "memory", "balanced", NULL};
+static const char *const split_names[] = {"none", "train", "test", NULL};
+
 static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the kernel is"),
     KERNEL_FIELD(tbs, CONF_UINT, NULL, 1, 1 << 24, NULL, "thread blocks in the grid"),
@@ -155,6 +166,11 @@ static const struct conf_setting kernel_settings[] = {
                  "registers per thread (context-switch cost)"),
     KERNEL_FIELD(smem_per_tb_bytes, CONF_UINT, "0", 0, 1 << 20, "bytes",
                  "shared memory per thread block (context-switch cost)"),
+    KERNEL_CHOICE(paper, paper_names, "whose workload this models (hsm, themis, smqos)"),
+    KERNEL_CHOICE(target_class, class_names, "the class the paper gives (checked by calibrate)"),
+    KERNEL_CHOICE(split, split_names, "Themis' train/test split"),
+    KERNEL_FIELD(target_mpki, CONF_FLOAT, "0", 0, 1000, "misses",
+                 "the paper's LLC misses per 1000 thread instructions (0: no target)"),
 };
 const struct conf_table preset_kernel_table = {"kernel", kernel_settings,
                                                CORUN_ARRAY_LEN(kernel_settings)};
@@ -280,11 +296,21 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
 }
 
 /* Add "WHERE: unknown WHAT "name"; known: ..." to diags unless name is in names. */
+/* Lists longer than this are not spelled out in a message; list_cmd shows them instead. */
+#define NAMES_SPELLED_OUT 12
+
 static int check_known(const struct name_list *names, const char *name, const char *what,
-                       const char *where, struct diag *diags)
+                       const char *list_cmd, const char *where, struct diag *diags)
 {
     if (name_list_has(names, name))
         return 0;
+    if (names->count > NAMES_SPELLED_OUT) {
+        const char *near = util_suggest(name, (const char *const *)names->names, names->count);
+        diag_add(diags, "%s: unknown %s \"%s\"%s%s%s; %zu are known: see `%s`", where, what, name,
+                 near ? " (did you mean " : "", near ? near : "", near ? "?)" : "", names->count,
+                 list_cmd);
+        return -1;
+    }
     char *known = conf_known_names(name, (const char *const *)names->names, names->count);
     diag_add(diags, "%s: unknown %s \"%s\"%s", where, what, name, known);
     free(known);
@@ -296,7 +322,7 @@ int preset_gpu_find(const char *datadir, const char *name, const char *where,
 {
     struct name_list names;
     preset_gpu_names(datadir, &names);
-    int rc = check_known(&names, name, "GPU preset", where, diags);
+    int rc = check_known(&names, name, "GPU preset", "ls data/gpus", where, diags);
     name_list_done(&names);
     return rc == 0 ? preset_gpu_load(datadir, name, cfg, diags) : -1;
 }
@@ -306,7 +332,7 @@ int preset_kernel_find(const char *datadir, const char *name, const char *where,
 {
     struct name_list names;
     preset_kernel_names(datadir, &names);
-    int rc = check_known(&names, name, "kernel", where, diags);
+    int rc = check_known(&names, name, "kernel", "corun kernels list", where, diags);
     name_list_done(&names);
     if (rc != 0) {
         memset(out, 0, sizeof(*out));

@@ -1,0 +1,153 @@
+/* cmd_calibrate — `corun calibrate [--gpu P]`: re-measure the profiles whose targets are for
+ * preset P and print measured against target; exit 1 when one is out of tolerance. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/calibrate.h"
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/diag.h"
+
+struct options {
+    const char *gpu;
+    unsigned long cycles;
+    int json;
+    char **only;
+    size_t n_only;
+};
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"gpu", required_argument, NULL, 'g'},
+        {"cycles", required_argument, NULL, 'c'},
+        {"quick", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct options){.gpu = "hbm80", .cycles = CALIBRATE_DEFAULT_CYCLES};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":g:c:qj", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'g': o->gpu = optarg; break;
+        case 'c':
+            if (cli_parse_uint("--cycles", optarg, 1000, 1000000000, &o->cycles) != 0)
+                return -1;
+            break;
+        case 'q': o->cycles = CALIBRATE_QUICK_CYCLES; break;
+        case 'j': o->json = 1; break;
+        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
+        default:
+            fprintf(stderr, "corun: calibrate: unknown option '%s'\n", argv[optind - 1]);
+            return -1;
+        }
+    }
+    o->only = argv + optind;
+    o->n_only = (size_t)(argc - optind);
+    return 0;
+}
+
+static void progress(void *user, const char *kernel, size_t done, size_t total)
+{
+    (void)user;
+    cli_progress(kernel, total ? (double)done / (double)total : 1);
+}
+
+static const char *mark(bool ok)
+{
+    return ok ? "ok" : "DRIFT";
+}
+
+static void print_text(const struct calib_report *r)
+{
+    printf("calibration on %s, %llu cycles per run; MPKI per 1000 thread instructions (warp "
+           "MPKI / 32), tolerance %.0f %%\n",
+           r->gpu, (unsigned long long)r->cycles, 100 * CALIBRATE_MPKI_TOLERANCE);
+    printf("%-12s %-7s %5s %9s %9s %7s %6s %6s %6s %-9s %-9s %s\n", "kernel", "paper", "split",
+           "mpki", "target", "error", "scale", "bw%", "rbh", "class", "target", "status");
+    for (size_t i = 0; i < r->count; i++) {
+        const struct calib_row *w = &r->rows[i];
+        char target[32] = "-", error[32] = "-";
+        if (w->target_mpki > 0) {
+            snprintf(target, sizeof target, "%.4g", w->target_mpki);
+            snprintf(error, sizeof error, "%+.1f%%", 100 * w->mpki_error);
+        }
+        printf("%-12s %-7s %5s %9.4g %9s %7s %6.2f %6.1f %6.3f %-9s %-9s %s\n", w->kernel,
+               calibrate_paper_name(w->paper), w->split ? calibrate_split_name(w->split) : "-",
+               w->m.mpki_thread, target, error, w->m.scaling, w->m.bandwidth_pct, w->m.rbh,
+               calibrate_class_name(w->m.measured_class), calibrate_class_name(w->target_class),
+               w->mpki_ok && w->class_ok ? "ok"
+               : !w->class_ok            ? "DRIFT (class)"
+                                         : "DRIFT (mpki)");
+    }
+    printf("%zu of %zu within tolerance\n", r->count - r->failures, r->count);
+}
+
+static void print_json(const struct calib_report *r)
+{
+    printf("{\"gpu\": ");
+    cli_json_string(stdout, r->gpu);
+    printf(", \"cycles\": %llu, \"tolerance\": %g, \"failures\": %zu, \"kernels\": [",
+           (unsigned long long)r->cycles, CALIBRATE_MPKI_TOLERANCE, r->failures);
+    for (size_t i = 0; i < r->count; i++) {
+        const struct calib_row *w = &r->rows[i];
+        printf("%s\n  {\"name\": ", i ? "," : "");
+        cli_json_string(stdout, w->kernel);
+        printf(", \"paper\": \"%s\", \"split\": \"%s\", \"mpki\": %.5f, \"mpki_warp\": %.4f, "
+               "\"target_mpki\": %g, \"mpki_error\": %.4f, \"mpki\": \"%s\", \"ipc\": %.4f, "
+               "\"ipc_half\": %.4f, \"scaling\": %.4f, \"bandwidth_pct\": %.3f, \"rbh\": %.4f, "
+               "\"class\": \"%s\", \"target_class\": \"%s\", \"class_status\": \"%s\"}",
+               calibrate_paper_name(w->paper), calibrate_split_name(w->split), w->m.mpki_thread,
+               w->m.mpki_warp, w->target_mpki, w->mpki_error, mark(w->mpki_ok), w->m.ipc,
+               w->m.ipc_half, w->m.scaling, w->m.bandwidth_pct, w->m.rbh,
+               calibrate_class_name(w->m.measured_class), calibrate_class_name(w->target_class),
+               mark(w->class_ok));
+    }
+    printf("\n]}\n");
+}
+
+static int calibrate_cmd_run(int argc, char **argv)
+{
+    struct options o;
+    if (parse(argc, argv, &o) != 0)
+        return CLI_BAD_INPUT;
+    char *datadir = datadir_locate();
+    struct diag diags;
+    diag_init(&diags);
+    struct calib_report r;
+    int rc = CLI_BAD_INPUT;
+    if (calibrate_run(datadir, o.gpu, o.cycles, (const char *const *)o.only, o.n_only, progress,
+                      NULL, &r, &diags) == 0) {
+        if (o.json)
+            print_json(&r);
+        else
+            print_text(&r);
+        rc = r.failures ? CLI_FAILED : CLI_OK;
+        calibrate_report_done(&r);
+    }
+    diag_print(&diags, stderr);
+    diag_done(&diags);
+    free(datadir);
+    return rc;
+}
+
+const struct cli_command cmd_calibrate = {
+    .name = "calibrate",
+    .args = "[--gpu P] [--quick] [--cycles C] [--json] [KERNEL...]",
+    .summary = "re-measure the kernel profiles with targets on a preset against those targets",
+    .help =
+        "  --gpu P      the preset (default hbm80): measures every profile whose paper set its\n"
+        "               targets there (hbm80: HSM, themis60: Themis, smqos24: SMQoS)\n"
+        "  --quick      a shorter window (20000 cycles)\n"
+        "  --cycles C   cycles per run (default 50000); each kernel runs on all SMs and half\n"
+        "  --json       one JSON object on stdout\n"
+        "  KERNEL...    only these kernels\n"
+        "MPKI is compared per 1000 thread instructions (the papers' count; corun's warp\n"
+        "MPKI / 32) within 25 %; the class by measurement must match the paper's.\n"
+        "Exit status 1 when a kernel is out of tolerance.\n",
+    .run = calibrate_cmd_run,
+};

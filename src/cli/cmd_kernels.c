@@ -1,0 +1,226 @@
+/* cmd_kernels — `corun kernels list` and `corun kernels show NAME`: the kernel library, and one
+ * profile with its solo characteristics measured by the app layer (calibrate). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/calibrate.h"
+#include "corun/cli.h"
+#include "corun/conftable.h"
+#include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/preset.h"
+
+struct options {
+    const char *gpu; /* NULL: the profile's target preset, else hbm80 */
+    unsigned long cycles;
+    int json;
+    const char *sub, *name;
+};
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: corun kernels list [--json] | corun kernels show NAME [--gpu P] "
+                    "[--cycles C] [--json]\n");
+    return -1;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"gpu", required_argument, NULL, 'g'},
+        {"cycles", required_argument, NULL, 'c'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct options){.cycles = CALIBRATE_DEFAULT_CYCLES};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":g:c:j", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'g': o->gpu = optarg; break;
+        case 'c':
+            if (cli_parse_uint("--cycles", optarg, 1000, 1000000000, &o->cycles) != 0)
+                return -1;
+            break;
+        case 'j': o->json = 1; break;
+        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
+        default:
+            fprintf(stderr, "corun: kernels: unknown option '%s'\n", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind >= argc)
+        return usage();
+    o->sub = argv[optind++];
+    if (strcmp(o->sub, "list") == 0 && optind == argc)
+        return 0;
+    if (strcmp(o->sub, "show") == 0 && optind == argc - 1) {
+        o->name = argv[optind];
+        return 0;
+    }
+    return usage();
+}
+
+/* Where a profile comes from, for the list. */
+static const char *source_of(const struct kernel_profile *p)
+{
+    return p->paper == KERNEL_PAPER_NONE ? "built-in" : calibrate_paper_name(p->paper);
+}
+
+static int list(const char *datadir, int json)
+{
+    struct name_list names;
+    preset_kernel_names(datadir, &names);
+    struct diag diags;
+    diag_init(&diags);
+    if (json)
+        printf("[");
+    for (size_t i = 0; i < names.count; i++) {
+        struct kernel_profile p;
+        if (preset_kernel_load(datadir, names.names[i], &p, &diags) != 0)
+            continue;
+        const char *cls = calibrate_class_name(p.target_class);
+        if (json) {
+            printf("%s\n  {\"name\": ", i ? "," : "");
+            cli_json_string(stdout, p.name);
+            printf(", \"source\": \"%s\", \"class\": \"%s\", \"split\": \"%s\", "
+                   "\"target_mpki\": %g, \"description\": ",
+                   source_of(&p), cls, calibrate_split_name(p.split), p.target_mpki);
+            cli_json_string(stdout, p.description);
+            printf("}");
+        } else {
+            printf("%-12s %-9s %-9s %s\n", p.name, source_of(&p), p.target_class ? cls : "-",
+                   p.description);
+        }
+        kernel_profile_done(&p);
+    }
+    if (json)
+        printf("\n]\n");
+    name_list_done(&names);
+    int rc = diags.count ? -1 : 0;
+    diag_print(&diags, stderr);
+    diag_done(&diags);
+    return rc;
+}
+
+/* Print setting s of p as its file would hold it (a JSON value when json). */
+static void print_value(const struct kernel_profile *p, const struct conf_setting *s, int json)
+{
+    const void *f = (const char *)p + s->offset;
+    switch (s->type) {
+    case CONF_UINT: printf("%u", *(const unsigned *)f); break;
+    case CONF_U64: printf("%" PRIu64, *(const uint64_t *)f); break;
+    case CONF_FLOAT: printf("%g", *(const double *)f); break;
+    case CONF_BOOL: printf("%s", *(const bool *)f ? "true" : "false"); break;
+    case CONF_STRING:
+        if (json)
+            cli_json_string(stdout, *(char *const *)f ? *(char *const *)f : "");
+        else
+            printf("%s", *(char *const *)f ? *(char *const *)f : "");
+        break;
+    case CONF_CHOICE: printf(json ? "\"%s\"" : "%s", s->choices[*(const int *)f]); break;
+    case CONF_GROUP:
+    case CONF_CUSTOM: printf(json ? "null" : "-"); break;
+    }
+}
+
+static void print_show(const struct kernel_profile *p, const char *gpu,
+                       const struct calib_measure *m, unsigned long cycles, int json)
+{
+    const struct conf_table *t = &preset_kernel_table;
+    if (json) {
+        printf("{\"name\": ");
+        cli_json_string(stdout, p->name);
+        printf(", \"profile\": {");
+        for (size_t i = 0; i < t->count; i++) {
+            printf("%s\"%s\": ", i ? ", " : "", t->settings[i].name);
+            print_value(p, &t->settings[i], 1);
+        }
+        printf("}, \"gpu\": ");
+        cli_json_string(stdout, gpu);
+        printf(", \"cycles\": %lu, \"measured\": {\"sms\": %u, \"ipc\": %.4f, \"ipc_half\": "
+               "%.4f, \"scaling\": %.4f, \"mpki_warp\": %.4f, \"mpki_thread\": %.5f, \"rbh\": "
+               "%.4f, \"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"l2_miss_rate\": %.4f, "
+               "\"class\": \"%s\"}}\n",
+               cycles, m->sms, m->ipc, m->ipc_half, m->scaling, m->mpki_warp, m->mpki_thread,
+               m->rbh, m->bandwidth_gbs, m->bandwidth_pct, m->l2_miss_rate,
+               calibrate_class_name(m->measured_class));
+        return;
+    }
+    printf("%s\n", p->name);
+    for (size_t i = 0; i < t->count; i++) {
+        printf("  %-20s ", t->settings[i].name);
+        print_value(p, &t->settings[i], 0);
+        printf("%s%s\n", t->settings[i].unit ? " " : "",
+               t->settings[i].unit ? t->settings[i].unit : "");
+    }
+    printf("measured alone on %s, %lu cycles:\n", gpu, cycles);
+    printf("  IPC on %u SMs      %.2f (on %u: %.2f; scaling %.2f)\n", m->sms, m->ipc, m->sms / 2,
+           m->ipc_half, m->scaling);
+    printf("  MPKI               %.2f per 1000 warp instructions = %.4f per 1000 thread "
+           "instructions\n",
+           m->mpki_warp, m->mpki_thread);
+    printf("  RBH                %.3f\n", m->rbh);
+    printf("  bandwidth          %.1f GB/s, %.1f %% of peak\n", m->bandwidth_gbs, m->bandwidth_pct);
+    printf("  class              %s (by measurement)\n", calibrate_class_name(m->measured_class));
+}
+
+static int show(const char *datadir, const struct options *o)
+{
+    struct diag diags;
+    diag_init(&diags);
+    struct kernel_profile p;
+    struct gpu_config gpu;
+    int rc = -1;
+    if (preset_kernel_find(datadir, o->name, "corun: kernels show", &p, &diags) != 0)
+        goto out;
+    const char *gpu_name = o->gpu ? o->gpu : calibrate_target_gpu(&p);
+    if (!gpu_name)
+        gpu_name = "hbm80";
+    if (preset_gpu_find(datadir, gpu_name, "corun: --gpu", &gpu, &diags) == 0) {
+        struct calib_measure m;
+        char err[512];
+        if (calibrate_measure(&gpu, &p, o->cycles, 1, &m, err, sizeof err) != 0) {
+            diag_add(&diags, "corun: kernels show: %s", err);
+        } else {
+            print_show(&p, gpu_name, &m, o->cycles, o->json);
+            rc = 0;
+        }
+    }
+    kernel_profile_done(&p);
+out:
+    diag_print(&diags, stderr);
+    diag_done(&diags);
+    return rc;
+}
+
+static int kernels_run(int argc, char **argv)
+{
+    struct options o;
+    if (parse(argc, argv, &o) != 0)
+        return CLI_BAD_INPUT;
+    char *datadir = datadir_locate();
+    int rc = o.name ? show(datadir, &o) : list(datadir, o.json);
+    free(datadir);
+    return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
+}
+
+const struct cli_command cmd_kernels = {
+    .name = "kernels",
+    .args = "list [--json] | show NAME [--gpu P] [--cycles C] [--json]",
+    .summary = "the kernel library; one profile with its measured solo characteristics",
+    .help =
+        "  list         every kernel: name, source (paper), class the paper gives, description\n"
+        "  show NAME    the profile's settings, then IPC on all SMs and on half, MPKI, RBH,\n"
+        "               bandwidth and the class by measurement (see corun calibrate)\n"
+        "  --gpu P      preset to measure on (default: the one the paper's targets are for,\n"
+        "               else hbm80)\n"
+        "  --cycles C   cycles measured per run (default 50000)\n"
+        "  --json       JSON on stdout\n",
+    .run = kernels_run,
+};

@@ -1,0 +1,58 @@
+/* cmd_suite — `corun suite check|list SUITE`: validate a mix suite, or list its mixes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/suite.h"
+
+static void list(const struct suite *s)
+{
+    printf("%s (gpu %s, %u epochs of %u cycles): %zu mixes\n", s->name, s->gpu, s->epochs,
+           s->epoch_cycles, s->nmixes);
+    for (size_t i = 0; i < s->nmixes; i++) {
+        const struct suite_mix *m = &s->mixes[i];
+        printf("%4zu  %-20s", i + 1, m->tag);
+        for (unsigned k = 0; k < m->nkernels; k++)
+            printf("%s%s", k ? "+" : " ", m->kernels[k]);
+        if (m->sms[0]) {
+            printf("  sms ");
+            for (unsigned k = 0; k < m->nkernels; k++)
+                printf("%s%u", k ? ":" : "", m->sms[k]);
+        }
+        printf("\n");
+    }
+}
+
+static int suite_run(int argc, char **argv)
+{
+    if (argc != 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0)) {
+        fprintf(stderr, "usage: corun suite check|list SUITE\n");
+        return CLI_BAD_INPUT;
+    }
+    char *datadir = datadir_locate();
+    struct diag diags;
+    diag_init(&diags);
+    struct suite s;
+    int rc = suite_load(argv[2], datadir, &s, &diags);
+    if (rc == 0 && strcmp(argv[1], "list") == 0)
+        list(&s);
+    else if (rc == 0)
+        printf("%s: ok (%zu mixes, gpu %s)\n", argv[2], s.nmixes, s.gpu);
+    diag_print(&diags, stderr);
+    suite_done(&s);
+    diag_done(&diags);
+    free(datadir);
+    return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
+}
+
+const struct cli_command cmd_suite = {
+    .name = "suite",
+    .args = "check|list SUITE",
+    .summary = "validate a mix suite (scenarios/suites/), or list its mixes",
+    .help = "  check SUITE  validate every mix: tags, kernel names, SM splits\n"
+            "  list SUITE   one line per mix: tag, kernels, split\n",
+    .run = suite_run,
+};

@@ -1,0 +1,208 @@
+/* suite — loading and validating mix suites. */
+#include "corun/suite.h"
+
+#include <libconfig.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/confread.h"
+#include "corun/preset.h"
+#include "corun/util.h"
+
+#define SU_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                      \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct suite, field_), NULL, NULL   \
+    }
+
+static const struct conf_setting suite_settings[] = {
+    SU_FIELD(name, CONF_STRING, NULL, 0, 0, NULL, "the suite's name"),
+    SU_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the suite is for, and its source"),
+    SU_FIELD(gpu, CONF_STRING, NULL, 0, 0, NULL, "GPU preset: the stem of a file in data/gpus"),
+    SU_FIELD(epochs, CONF_UINT, "10", 1, 1000000, "epochs", "run length of each mix"),
+    SU_FIELD(epoch_cycles, CONF_UINT, "500000", 1000, 100000000, "core cycles", "epoch length"),
+    {"tags", CONF_CUSTOM, 0, 0, NULL, NULL, "a list [\"...\", ...] of the tags mixes may carry", 0,
+     NULL, NULL},
+    {"mixes", CONF_CUSTOM, 0, 0, NULL, NULL, "a list ( {...}, ... ) of mixes, settings below", 0,
+     NULL, &suite_mix_table},
+};
+const struct conf_table suite_table = {"suite", suite_settings, CORUN_ARRAY_LEN(suite_settings)};
+
+static const struct conf_setting mix_settings[] = {
+    {"tag", CONF_STRING, 0, 0, NULL, NULL, "one of the suite's tags",
+     offsetof(struct suite_mix, tag), NULL, NULL},
+    {"kernels", CONF_CUSTOM, 0, 0, NULL, NULL, "a list [\"a\", \"b\", ...] of 1 to 8 kernel names",
+     0, NULL, NULL},
+    {"sms", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "optional SM split [n1, n2, ...], one per kernel, each >= 1, summing to at most the GPU's", 0,
+     NULL, NULL},
+};
+const struct conf_table suite_mix_table = {"mix", mix_settings, CORUN_ARRAY_LEN(mix_settings)};
+
+static int line_of(const config_setting_t *s)
+{
+    return (int)config_setting_source_line(s);
+}
+
+/* The array of strings st into *out / *n; a message and -1 when it is not one. */
+static int string_array(const struct suite *s, const config_setting_t *st, const char *what,
+                        size_t lo, size_t hi, char ***out, size_t *n, struct diag *d)
+{
+    int len = config_setting_length(st);
+    int type = config_setting_type(st);
+    if ((type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST) || len < (int)lo || len > (int)hi) {
+        diag_add(d, "%s:%d: %s: expected an array [\"...\", ...] of %zu to %zu names", s->path,
+                 line_of(st), what, lo, hi);
+        return -1;
+    }
+    *out = xcalloc((size_t)len + 1, sizeof(**out));
+    *n = 0;
+    for (int i = 0; i < len; i++) {
+        const char *v = config_setting_get_string_elem(st, i);
+        if (!v) {
+            diag_add(d, "%s:%d: %s[%d]: expected a quoted name", s->path, line_of(st), what, i);
+            return -1;
+        }
+        (*out)[(*n)++] = xstrdup(v);
+    }
+    return 0;
+}
+
+static void check_name(const struct suite *s, const struct name_list *known, const char *name,
+                       const char *what, int line, const char *where, struct diag *d)
+{
+    if (name_list_has(known, name))
+        return;
+    char *hint = conf_known_names(name, (const char *const *)known->names, known->count);
+    diag_add(d, "%s:%d: %s: unknown %s \"%s\"%s", s->path, line, where, what, name, hint);
+    free(hint);
+}
+
+static void load_split(const struct suite *s, struct suite_mix *m, const config_setting_t *st,
+                       const char *where, struct diag *d)
+{
+    int len = config_setting_length(st);
+    if (config_setting_type(st) != CONFIG_TYPE_ARRAY || len != (int)m->nkernels) {
+        diag_add(d, "%s:%d: %s.sms: expected an array of %u whole numbers, one per kernel", s->path,
+                 line_of(st), where, m->nkernels);
+        return;
+    }
+    unsigned sum = 0;
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
+        int v = config_setting_get_int(e);
+        if (config_setting_type(e) != CONFIG_TYPE_INT || v < 1 || v > (int)s->gpu_sms) {
+            diag_add(d, "%s:%d: %s.sms[%d]: expected a whole number from 1 to %u", s->path,
+                     line_of(st), where, i, s->gpu_sms);
+            return;
+        }
+        m->sms[i] = (unsigned)v;
+        sum += (unsigned)v;
+    }
+    if (s->gpu_sms && sum > s->gpu_sms)
+        diag_add(d, "%s:%d: %s.sms: the split uses %u SMs; %s has %u", s->path, line_of(st), where,
+                 sum, s->gpu, s->gpu_sms);
+}
+
+static void load_mix(struct suite *s, size_t i, const config_setting_t *ms,
+                     const struct name_list *kernels, struct diag *d)
+{
+    struct suite_mix *m = &s->mixes[i];
+    m->line = line_of(ms);
+    char *where = xasprintf("mixes[%zu]", i);
+    if (config_setting_type(ms) != CONFIG_TYPE_GROUP) {
+        diag_add(d, "%s:%d: %s: expected a group { tag = \"...\"; kernels = [...]; }", s->path,
+                 m->line, where);
+        goto out;
+    }
+    char *prefix = xasprintf("%s.", where);
+    conf_apply(&suite_mix_table, (const struct conf_group *)ms, m, CONF_FULL, s->path, prefix, d);
+    free(prefix);
+    const config_setting_t *tag = config_setting_get_member(ms, "tag");
+    if (m->tag && s->tags) {
+        struct name_list tags = {s->tags, s->ntags};
+        check_name(s, &tags, m->tag, "tag", line_of(tag), where, d);
+    }
+    const config_setting_t *ks = config_setting_get_member(ms, "kernels");
+    char **names = NULL;
+    size_t n = 0;
+    char *kwhere = xasprintf("%s.kernels", where);
+    if (!ks)
+        diag_add(d, "%s:%d: %s: required setting is missing (expected a list of 1 to %d names)",
+                 s->path, m->line, kwhere, SUITE_MAX_KERNELS);
+    else if (string_array(s, ks, kwhere, 1, SUITE_MAX_KERNELS, &names, &n, d) == 0)
+        for (size_t k = 0; k < n; k++)
+            check_name(s, kernels, names[k], "kernel", line_of(ks), kwhere, d);
+    free(kwhere);
+    for (size_t k = 0; k < n; k++)
+        m->kernels[k] = names[k];
+    m->nkernels = (unsigned)n;
+    free(names);
+    const config_setting_t *sms = config_setting_get_member(ms, "sms");
+    if (sms && m->nkernels)
+        load_split(s, m, sms, where, d);
+out:
+    free(where);
+}
+
+static void load_body(struct suite *s, const struct conf_file *f, const char *datadir,
+                      struct diag *d)
+{
+    const config_setting_t *root = (const config_setting_t *)confread_root(f);
+    if (s->gpu) {
+        struct gpu_config cfg;
+        const config_setting_t *g = config_setting_get_member(root, "gpu");
+        char *where = xasprintf("%s:%d: gpu", s->path, line_of(g));
+        if (preset_gpu_find(datadir, s->gpu, where, &cfg, d) == 0)
+            s->gpu_sms = cfg.sms;
+        free(where);
+    }
+    const config_setting_t *tags = config_setting_get_member(root, "tags");
+    if (!tags)
+        diag_add(d, "%s: tags: required setting is missing (expected an array of tag names)",
+                 s->path);
+    else
+        string_array(s, tags, "tags", 1, 1000, &s->tags, &s->ntags, d);
+    const config_setting_t *ms = config_setting_get_member(root, "mixes");
+    if (!ms || config_setting_type(ms) != CONFIG_TYPE_LIST || config_setting_length(ms) < 1) {
+        diag_add(d, "%s:%d: mixes: expected a list ( {...}, ... ) of at least one mix", s->path,
+                 ms ? line_of(ms) : 0);
+        return;
+    }
+    struct name_list kernels;
+    preset_kernel_names(datadir, &kernels);
+    s->nmixes = (size_t)config_setting_length(ms);
+    s->mixes = xcalloc(s->nmixes, sizeof(*s->mixes));
+    for (size_t i = 0; i < s->nmixes; i++)
+        load_mix(s, i, config_setting_get_elem(ms, (unsigned)i), &kernels, d);
+    name_list_done(&kernels);
+}
+
+int suite_load(const char *path, const char *datadir, struct suite *out, struct diag *diags)
+{
+    memset(out, 0, sizeof(*out));
+    out->path = xstrdup(path);
+    size_t before = diags->count;
+    struct conf_file *f = confread_open(path, diags);
+    if (!f)
+        return -1;
+    conf_apply(&suite_table, confread_root(f), out, CONF_FULL, path, "", diags);
+    load_body(out, f, datadir, diags);
+    confread_close(f);
+    return diags->count > before ? -1 : 0;
+}
+
+void suite_done(struct suite *s)
+{
+    for (size_t i = 0; i < s->nmixes; i++) {
+        free(s->mixes[i].tag);
+        for (unsigned k = 0; k < s->mixes[i].nkernels; k++)
+            free(s->mixes[i].kernels[k]);
+    }
+    free(s->mixes);
+    for (size_t i = 0; i < s->ntags; i++)
+        free(s->tags[i]);
+    free(s->tags);
+    conf_free_strings(&suite_table, s);
+    free(s->path);
+    memset(s, 0, sizeof(*s));
+}

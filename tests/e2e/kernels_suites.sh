@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `corun kernels`, `corun suite` and broken kernel profiles.
+. "$(dirname "$0")/../lib.sh"
+
+"$CORUN" kernels list >"$TMPD/list.txt"
+for k in pvc lbm mri-q smqos-lbm kmeans cachepp1 bwpp12 teach-stream stream; do
+    grep -q "^$k " "$TMPD/list.txt" || fail "kernels list lacks $k"
+done
+grep -q '^pvc  *hsm  *memory  *Page View Count' "$TMPD/list.txt" || fail "pvc row: $(grep '^pvc' "$TMPD/list.txt")"
+"$CORUN" kernels list --json >"$TMPD/list.json"
+python3 - "$TMPD/list.json" <<'PY' || fail "kernels list JSON"
+import json, sys
+ks = {k["name"]: k for k in json.load(open(sys.argv[1]))}
+assert sum(k["source"] == "hsm" for k in ks.values()) == 15, ks
+assert sum(k["source"] == "smqos" and k["class"] != "none" for k in ks.values()) == 12
+assert sum(k["source"] == "themis" and k["class"] != "none" for k in ks.values()) == 22
+assert sum(k["split"] == "test" for k in ks.values()) == 7
+assert ks["stream"]["source"] == "built-in"
+PY
+"$CORUN" kernels show hotspot --cycles 10000 --json >"$TMPD/show.json"
+python3 - "$TMPD/show.json" <<'PY' || fail "kernels show JSON: $(cat "$TMPD/show.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["gpu"] == "hbm80" and r["profile"]["paper"] == "hsm", r
+m = r["measured"]
+assert m["sms"] == 80 and m["class"] == "compute" and m["scaling"] > 0.95, m
+PY
+"$CORUN" kernels show atax --cycles 10000 | grep -q '^measured alone on smqos24' || fail "show text"
+
+"$CORUN" suite check "$top_srcdir/scenarios/suites/hsm-pairs.cfg" | grep -q 'ok (105 mixes, gpu hbm80)' ||
+    fail "suite check"
+[ "$("$CORUN" suite list "$top_srcdir/scenarios/suites/smqos-pairs.cfg" | grep -c ' MI-CI ')" -eq 36 ] ||
+    fail "smqos-pairs: 36 MI-CI mixes expected"
+
+expect_bad() { # MESSAGE ARGS...
+    local want=$1
+    shift
+    set +e
+    "$CORUN" "$@" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "corun $*: exit $rc, expected 2"
+    grep -qF -- "$want" "$TMPD/err" || fail "corun $*: want '$want', got '$(cat "$TMPD/err")'"
+}
+expect_bad 'corun: kernels show: unknown kernel "pvcc"' kernels show pvcc
+expect_bad 'usage: corun kernels list' kernels frob
+expect_bad 'usage: corun suite check|list SUITE' suite check
+expect_bad 'unknown kernel "nope"' calibrate --gpu hbm80 nope
+
+# Broken profiles name the file, the line and the valid range.
+mkdir -p "$TMPD/d/data/kernels"
+ln -s "$top_srcdir/data/gpus" "$TMPD/d/data/gpus"
+cp "$top_srcdir"/tests/data/bad_kernels/*.cfg "$TMPD/d/data/kernels/"
+export CORUN_DATADIR="$TMPD/d"
+expect_bad "missing_field.cfg: insts_per_warp: required setting is missing" kernels show missing_field
+expect_bad "out_of_range.cfg:6: mem_fraction" kernels show out_of_range
+expect_bad "from 0 to 1" kernels show out_of_range
+expect_bad 'out_of_range.cfg:8: paper' kernels show out_of_range
+echo "kernels, suites and broken profiles ok"

@@ -1,0 +1,93 @@
+/* Unit tests: calibrate — classification rules, targets in the profiles, and a short run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/calibrate.h"
+#include "corun/datadir.h"
+
+static void classify_follows_scaling_then_bandwidth(void **state)
+{
+    (void)state;
+    assert_int_equal(calibrate_classify(0.5, 80), KERNEL_CLASS_MEMORY);
+    assert_int_equal(calibrate_classify(0.84, 5), KERNEL_CLASS_MEMORY);
+    assert_int_equal(calibrate_classify(1.0, 30), KERNEL_CLASS_BALANCED);
+    assert_int_equal(calibrate_classify(0.99, 3), KERNEL_CLASS_COMPUTE);
+}
+
+static void two_class_papers_ignore_balanced(void **state)
+{
+    (void)state;
+    struct kernel_profile p = {.paper = KERNEL_PAPER_HSM, .target_class = KERNEL_CLASS_COMPUTE};
+    assert_true(calibrate_class_matches(&p, KERNEL_CLASS_BALANCED));
+    assert_false(calibrate_class_matches(&p, KERNEL_CLASS_MEMORY));
+    p.paper = KERNEL_PAPER_THEMIS;
+    assert_false(calibrate_class_matches(&p, KERNEL_CLASS_BALANCED));
+    p.target_class = KERNEL_CLASS_NONE;
+    assert_true(calibrate_class_matches(&p, KERNEL_CLASS_MEMORY));
+}
+
+static void profiles_carry_their_targets(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    struct kernel_profile p;
+    assert_int_equal(preset_kernel_load(datadir, "pvc", &p, &d), 0);
+    assert_int_equal(p.paper, KERNEL_PAPER_HSM);
+    assert_int_equal(p.target_class, KERNEL_CLASS_MEMORY);
+    assert_true(p.target_mpki > 4.7 && p.target_mpki < 4.8);
+    assert_string_equal(calibrate_target_gpu(&p), "hbm80");
+    kernel_profile_done(&p);
+    assert_int_equal(preset_kernel_load(datadir, "kmeans", &p, &d), 0);
+    assert_int_equal(p.split, KERNEL_SPLIT_TEST);
+    assert_string_equal(calibrate_target_gpu(&p), "themis60");
+    kernel_profile_done(&p);
+    assert_int_equal(preset_kernel_load(datadir, "stream", &p, &d), 0); /* built-in */
+    assert_null(calibrate_target_gpu(&p));
+    kernel_profile_done(&p);
+    assert_int_equal(d.count, 0);
+    diag_done(&d);
+    free(datadir);
+}
+
+static void short_run_measures_and_judges(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    struct calib_report r;
+    const char *only[] = {"pvc", "bino"};
+    assert_int_equal(calibrate_run(datadir, "hbm80", 20000, only, 2, NULL, NULL, &r, &d), 0);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.failures, 0);
+    assert_int_equal(r.rows[0].m.measured_class, KERNEL_CLASS_MEMORY);
+    assert_int_equal(r.rows[1].m.measured_class, KERNEL_CLASS_COMPUTE);
+    assert_true(r.rows[0].m.mpki_thread > 3.5 && r.rows[0].m.mpki_thread < 6);
+    calibrate_report_done(&r);
+    const char *wrong[] = {"kmeans"};
+    assert_int_equal(calibrate_run(datadir, "hbm80", 20000, wrong, 1, NULL, NULL, &r, &d), -1);
+    assert_int_equal(d.count, 1);
+    assert_non_null(strstr(d.msgs[0], "has no targets on hbm80; its targets are for themis60"));
+    diag_done(&d);
+    free(datadir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(classify_follows_scaling_then_bandwidth),
+        cmocka_unit_test(two_class_papers_ignore_balanced),
+        cmocka_unit_test(profiles_carry_their_targets),
+        cmocka_unit_test(short_run_measures_and_judges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+/* Unit tests: mix suites — the committed paper suites, and bad input with file:line messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "corun/datadir.h"
+#include "corun/suite.h"
+
+struct loaded {
+    struct suite s;
+    struct diag d;
+    int rc;
+    char *path;
+};
+
+static void load_path(struct loaded *l, const char *path)
+{
+    char *datadir = datadir_locate();
+    diag_init(&l->d);
+    l->rc = suite_load(path, datadir, &l->s, &l->d);
+    free(datadir);
+}
+
+static void load_text(struct loaded *l, const char *text)
+{
+    l->path = strdup("/tmp/corun-suite-XXXXXX");
+    int fd = mkstemp(l->path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs(text, fp);
+    fclose(fp);
+    load_path(l, l->path);
+    unlink(l->path);
+}
+
+static void unload(struct loaded *l)
+{
+    suite_done(&l->s);
+    diag_done(&l->d);
+    free(l->path);
+    l->path = NULL;
+}
+
+/* 1 when some message contains want. */
+static int has_message(const struct loaded *l, const char *want)
+{
+    for (size_t i = 0; i < l->d.count; i++)
+        if (strstr(l->d.msgs[i], want))
+            return 1;
+    fprintf(stderr, "wanted '%s' among %zu message(s):\n", want, l->d.count);
+    for (size_t i = 0; i < l->d.count; i++)
+        fprintf(stderr, "  %s\n", l->d.msgs[i]);
+    return 0;
+}
+
+static size_t count_tag(const struct suite *s, const char *tag)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nmixes; i++)
+        n += strcmp(s->mixes[i].tag, tag) == 0;
+    return n;
+}
+
+static void load_suite_file(struct loaded *l, const char *name)
+{
+    char *datadir = datadir_locate();
+    size_t len = strlen(datadir) + strlen(name) + 32;
+    char *path = malloc(len);
+    snprintf(path, len, "%s/scenarios/suites/%s.cfg", datadir, name);
+    free(datadir);
+    load_path(l, path);
+    l->path = path;
+}
+
+static void paper_suites_load(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *gpu;
+        size_t mixes;
+        unsigned kernels;
+    } want[] = {
+        {"hsm-pairs", "hbm80", 105, 2},       {"hsm-quads", "hbm80", 20, 4},
+        {"themis-pairs", "themis60", 147, 2}, {"themis-triples", "themis60", 343, 3},
+        {"smqos-pairs", "smqos24", 132, 2},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct loaded l = {0};
+        load_suite_file(&l, want[i].name);
+        assert_int_equal(l.rc, 0);
+        assert_string_equal(l.s.gpu, want[i].gpu);
+        assert_int_equal(l.s.nmixes, want[i].mixes);
+        for (size_t m = 0; m < l.s.nmixes; m++)
+            assert_int_equal(l.s.mixes[m].nkernels, want[i].kernels);
+        unload(&l);
+    }
+}
+
+static void hsm_pairs_are_tagged_as_the_paper_counts(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_suite_file(&l, "hsm-pairs");
+    assert_int_equal(l.rc, 0);
+    assert_int_equal(count_tag(&l.s, "heterogeneous"), 50);
+    assert_int_equal(count_tag(&l.s, "memory-homogeneous"), 45);
+    assert_int_equal(count_tag(&l.s, "compute-homogeneous"), 10);
+    unload(&l);
+}
+
+static void themis_pairs_carry_the_three_splits(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_suite_file(&l, "themis-pairs");
+    assert_int_equal(l.rc, 0);
+    size_t n[3] = {0, 0, 0};
+    for (size_t m = 0; m < l.s.nmixes; m++) {
+        unsigned a = l.s.mixes[m].sms[0];
+        assert_int_equal(a + l.s.mixes[m].sms[1], 60);
+        n[a / 10 - 1]++;
+    }
+    assert_int_equal(n[0], 49);
+    assert_int_equal(n[1], 49);
+    assert_int_equal(n[2], 49);
+    unload(&l);
+}
+
+#define HEAD "name = \"t\";\ngpu = \"hbm80\";\ntags = [\"a\", \"b\"];\nmixes = (\n"
+
+static void good_text_loads(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_text(&l, HEAD "  { tag = \"a\"; kernels = [\"pvc\", \"dxtc\"]; sms = [30, 50]; }\n);\n");
+    assert_int_equal(l.rc, 0);
+    assert_int_equal(l.s.nmixes, 1);
+    assert_string_equal(l.s.mixes[0].kernels[1], "dxtc");
+    assert_int_equal(l.s.mixes[0].sms[0], 30);
+    assert_int_equal(l.s.epoch_cycles, 500000);
+    unload(&l);
+}
+
+static void unknown_kernel_is_named_with_its_line(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_text(&l, HEAD "  { tag = \"a\"; kernels = [\"pvc\"]; },\n"
+                       "  { tag = \"b\"; kernels = [\"pvcc\", \"dxtc\"]; }\n);\n");
+    assert_int_equal(l.rc, -1);
+    assert_true(has_message(&l, ":6: mixes[1].kernels: unknown kernel \"pvcc\""));
+    assert_true(has_message(&l, "did you mean pvc?"));
+    unload(&l);
+}
+
+static void bad_tag_is_named(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_text(&l, HEAD "  { tag = \"c\"; kernels = [\"pvc\"]; }\n);\n");
+    assert_int_equal(l.rc, -1);
+    assert_true(has_message(&l, ":5: mixes[0]: unknown tag \"c\"; known: a, b"));
+    unload(&l);
+}
+
+static void bad_splits_are_named(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_text(&l, HEAD "  { tag = \"a\"; kernels = [\"pvc\", \"dxtc\"]; sms = [50, 50]; },\n"
+                       "  { tag = \"a\"; kernels = [\"pvc\", \"dxtc\"]; sms = [80]; },\n"
+                       "  { tag = \"a\"; kernels = [\"pvc\", \"dxtc\"]; sms = [0, 10]; }\n);\n");
+    assert_int_equal(l.rc, -1);
+    assert_true(has_message(&l, ":5: mixes[0].sms: the split uses 100 SMs; hbm80 has 80"));
+    assert_true(has_message(&l, ":6: mixes[1].sms: expected an array of 2 whole numbers"));
+    assert_true(has_message(&l, ":7: mixes[2].sms[0]: expected a whole number from 1 to 80"));
+    unload(&l);
+}
+
+static void missing_and_wrong_settings_are_named(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_text(&l, "name = \"t\";\ngpu = \"hbm81\";\nepochs = 0;\nmixes = (\n"
+                  "  { kernels = [\"pvc\"]; }\n);\n");
+    assert_int_equal(l.rc, -1);
+    assert_true(has_message(&l, ":2: gpu: unknown GPU preset \"hbm81\""));
+    assert_true(has_message(&l, "epochs"));
+    assert_true(has_message(&l, "tags: required setting is missing"));
+    assert_true(has_message(&l, "mixes[0].tag"));
+    unload(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(paper_suites_load),
+        cmocka_unit_test(hsm_pairs_are_tagged_as_the_paper_counts),
+        cmocka_unit_test(themis_pairs_carry_the_three_splits),
+        cmocka_unit_test(good_text_loads),
+        cmocka_unit_test(unknown_kernel_is_named_with_its_line),
+        cmocka_unit_test(bad_tag_is_named),
+        cmocka_unit_test(bad_splits_are_named),
+        cmocka_unit_test(missing_and_wrong_settings_are_named),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
