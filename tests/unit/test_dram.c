@@ -10,6 +10,7 @@
 
 #include "corun/dram.h"
 #include "corun/dramtrace.h"
+#include "testutil.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -17,34 +18,9 @@
 
 static struct dram_config hbm80(void)
 {
-    return (struct dram_config){
-        .channels = 32,
-        .bank_groups = 4,
-        .banks_per_group = 4,
-        .row_bytes = 2048,
-        .bus_bytes_per_cycle = 64,
-        .request_bytes = 128,
-        .clock_mhz = 440.0,
-        .queue_entries = 64,
-        .row_hit_cap = 5,
-        .mapping = DRAM_MAP_HASHED,
-        .t = {.rc = 24,
-              .rcd = 7,
-              .rp = 7,
-              .cl = 7,
-              .wl = 2,
-              .ras = 17,
-              .rrd_l = 5,
-              .rrd_s = 4,
-              .faw = 20,
-              .rtp = 7,
-              .ccd_l = 1,
-              .ccd_s = 1,
-              .wtr_l = 4,
-              .wtr_s = 2,
-              .rfc = 115,
-              .refi = 1716},
-    };
+    struct gpu_config g;
+    test_preset("hbm80", &g);
+    return g.dram;
 }
 
 /* hbm80 reduced to one channel without refresh: command streams that are easy to reason about. */

@@ -12,55 +12,12 @@
 #include "corun/gpu.h"
 #include "corun/kernel.h"
 #include "corun/solo.h"
+#include "testutil.h"
 
-/* HSM Table 1 (the hbm80 preset's values; the real preset comes from data/gpus/). */
+/* HSM Table 1, from data/gpus/hbm80.cfg. */
 static void hbm80(struct gpu_config *c)
 {
-    memset(c, 0, sizeof(*c));
-    c->sms = 80;
-    c->core_clock_mhz = 1400.0;
-    c->warps_per_sm = 64;
-    c->tbs_per_sm = 32;
-    c->schedulers_per_sm = 2;
-    c->regs_per_sm = 65536;
-    c->smem_per_sm_bytes = 98304;
-    c->l1d = (struct cache_config){49152, 6, 128, 128, 28};
-    c->l1c = (struct cache_config){8192, 2, 64, 16, 4};
-    c->llc = (struct cache_config){6291456, 16, 128, 64, 120};
-    c->llc_slices = 64;
-    c->noc_bytes_per_cycle = 32;
-    c->noc_latency_cycles = 8;
-    c->context_switch_bytes_per_cycle = 128;
-    c->sm_static_watts = 1.0;
-    c->inst_energy_nj = 0.5;
-    c->dram_activate_nj = 2.0;
-    c->dram_burst_nj = 4.0;
-    c->dram = (struct dram_config){.channels = 32,
-                                   .bank_groups = 4,
-                                   .banks_per_group = 4,
-                                   .row_bytes = 2048,
-                                   .bus_bytes_per_cycle = 64,
-                                   .request_bytes = 128,
-                                   .clock_mhz = 440.0,
-                                   .queue_entries = 64,
-                                   .row_hit_cap = 5,
-                                   .mapping = DRAM_MAP_HASHED,
-                                   .t = {.rc = 24,
-                                         .rcd = 7,
-                                         .rp = 7,
-                                         .cl = 7,
-                                         .wl = 2,
-                                         .ras = 17,
-                                         .rrd_l = 5,
-                                         .rrd_s = 4,
-                                         .faw = 20,
-                                         .rtp = 7,
-                                         .ccd_l = 1,
-                                         .ccd_s = 1,
-                                         .wtr_l = 4,
-                                         .wtr_s = 2,
-                                         .rfc = 115,
-                                         .refi = 1716}};
+    test_preset("hbm80", c);
 }
 
 static void trace_is_cached_and_monotonic(void **state)

@@ -1,0 +1,12 @@
+/* testutil — shared helpers for the CMocka unit tests. */
+#ifndef CORUN_TESTUTIL_H
+#define CORUN_TESTUTIL_H
+
+#include "corun/gpu.h"
+
+/* Load the GPU preset called name from the data directory ($CORUN_DATADIR, as make check sets
+ * it) into out; fails the running test when it does not load. The presets are the one source of
+ * the papers' parameters, so tests do not restate them. */
+void test_preset(const char *name, struct gpu_config *out);
+
+#endif
