@@ -54,6 +54,11 @@ int calibrate_classify(double scaling, double bandwidth_pct);
  * there is no target. */
 bool calibrate_class_matches(const struct kernel_profile *p, int measured);
 
+/* The all-SM half of calibrate_measure: p alone on every SM of cfg for `cycles` after a
+ * warm-up (scaling, ipc_half and measured_class stay 0). Returns 0, or -1 with a message. */
+int calibrate_measure_all_sms(const struct gpu_config *cfg, const struct kernel_profile *p,
+                              uint64_t cycles, uint64_t seed, struct calib_measure *out, char *err,
+                              size_t errlen);
 /* Measure p alone on all of cfg's SMs and on half of them, each for `cycles` after a warm-up.
  * Returns 0, or -1 with a message in err. */
 int calibrate_measure(const struct gpu_config *cfg, const struct kernel_profile *p, uint64_t cycles,

@@ -32,6 +32,7 @@ extern const struct cli_command cmd_tui;
 extern const struct cli_command cmd_kernels;
 extern const struct cli_command cmd_calibrate;
 extern const struct cli_command cmd_suite;
+extern const struct cli_command cmd_train;
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);

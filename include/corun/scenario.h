@@ -34,6 +34,9 @@ struct scenario {
     unsigned epochs;
     unsigned epoch_cycles;
     char *lesson;
+    /* A predictor name, checked by the session against the registry (io cannot see it). */
+    char *predictor;
+    int predictor_line; /* where it was set, for that message; 0: not set */
     unsigned nkernels;
     struct scenario_kernel kernels[SCENARIO_MAX_KERNELS];
 };

@@ -12,12 +12,16 @@
 
 #include "corun/gpu.h"
 #include "corun/metrics.h"
+#include "corun/predict.h"
 #include "corun/scenario.h"
 
 /* One kernel over one epoch. */
 struct session_kernel_epoch {
     struct gpu_kernel_counters c; /* what the GPU counted */
     double np_true;               /* private cycles for the epoch's instructions / epoch cycles */
+    double np_pred;               /* the active predictor's NP̂; NaN without one */
+    double are;                   /* |np_pred - np_true| / np_true; NaN when either is missing */
+    int pred_class;               /* the predictor's enum kernel_class (NONE: it has none) */
 };
 
 #define SESSION_MAX_CHANNELS 256
@@ -30,6 +34,7 @@ struct session_epoch {
     struct session_kernel_epoch k[GPU_MAX_KERNELS];
     struct gpu_system_counters sys;
     struct metrics m;   /* over np_true */
+    char predictor[16]; /* the predictor that made np_pred ("" none; "recorded" in a replay) */
     unsigned nchannels; /* 0 in a replay: run files do not keep per-channel figures */
     float channel_util[SESSION_MAX_CHANNELS]; /* DRAM data-bus busy fraction per channel */
     unsigned nsms;
@@ -72,6 +77,20 @@ const struct scenario *session_scenario(const struct session *s);
 void session_partition(const struct session *s, int *owner_out);
 /* The last failure's message. */
 const char *session_error(const struct session *s);
+
+/* ---- predictors ---- */
+
+/* Make the registered predictor `name` (NULL or "none": no predictor) predict from the next
+ * epoch on, loading its model file for the scenario's GPU preset from the data directory, and
+ * log a "predictor" event. Returns 0, or -1 with a message in err (an unknown name with a
+ * did-you-mean; a missing or bad model file with the command that regenerates it); the
+ * active predictor is then unchanged. */
+int session_set_predictor(struct session *s, const char *name, char *err, size_t errlen);
+/* The active predictor's name, or "none". */
+const char *session_predictor_name(const struct session *s);
+/* The active predictor's explanation of kernel k's last prediction; 0, or -1 when there is no
+ * predictor (out is then empty). */
+int session_predictor_explain(const struct session *s, unsigned k, struct predict_text *out);
 
 /* ---- event log, recording, replay and branching ---- */
 

@@ -61,25 +61,35 @@ bool calibrate_class_matches(const struct kernel_profile *p, int measured)
     return (measured == KERNEL_CLASS_MEMORY) == (p->target_class == KERNEL_CLASS_MEMORY);
 }
 
-int calibrate_measure(const struct gpu_config *cfg, const struct kernel_profile *p, uint64_t cycles,
-                      uint64_t seed, struct calib_measure *out, char *err, size_t errlen)
+int calibrate_measure_all_sms(const struct gpu_config *cfg, const struct kernel_profile *p,
+                              uint64_t cycles, uint64_t seed, struct calib_measure *out, char *err,
+                              size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    struct solo_result full, half;
-    unsigned half_sms = cfg->sms / 2 ? cfg->sms / 2 : 1;
-    if (solo_characterize(cfg, p, 0, cycles, seed, &full, err, errlen) != 0 ||
-        solo_characterize(cfg, p, half_sms, cycles, seed, &half, err, errlen) != 0)
+    struct solo_result full;
+    if (solo_characterize(cfg, p, 0, cycles, seed, &full, err, errlen) != 0)
         return -1;
     out->sms = full.sms;
     out->ipc = full.ipc;
-    out->ipc_half = half.ipc;
-    out->scaling = half.ipc > 0 ? full.ipc / (2 * half.ipc) : 0;
     out->mpki_warp = full.mpki;
     out->mpki_thread = full.mpki / CALIBRATE_THREADS_PER_WARP;
     out->rbh = full.rbh;
     out->bandwidth_gbs = full.bandwidth_gbs;
     out->bandwidth_pct = full.bandwidth_pct;
     out->l2_miss_rate = full.l2_miss_rate;
+    return 0;
+}
+
+int calibrate_measure(const struct gpu_config *cfg, const struct kernel_profile *p, uint64_t cycles,
+                      uint64_t seed, struct calib_measure *out, char *err, size_t errlen)
+{
+    struct solo_result half;
+    unsigned half_sms = cfg->sms / 2 ? cfg->sms / 2 : 1;
+    if (calibrate_measure_all_sms(cfg, p, cycles, seed, out, err, errlen) != 0 ||
+        solo_characterize(cfg, p, half_sms, cycles, seed, &half, err, errlen) != 0)
+        return -1;
+    out->ipc_half = half.ipc;
+    out->scaling = half.ipc > 0 ? out->ipc / (2 * half.ipc) : 0;
     out->measured_class = calibrate_classify(out->scaling, out->bandwidth_pct);
     return 0;
 }

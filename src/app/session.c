@@ -1,6 +1,7 @@
 /* session — an experiment stepped epoch by epoch. */
 #include "corun/session.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,16 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
         session_delete(s);
         return NULL;
     }
+    bool wants = sc->predictor && *sc->predictor && strcmp(sc->predictor, "none") != 0;
+    if (wants && session_set_predictor(s, sc->predictor, err, errlen) != 0) {
+        /* Say where the name came from: the scenario, not a command line. */
+        char *why = xasprintf("%s:%d: predictor: %s", sc->path ? sc->path : "scenario",
+                              sc->predictor_line, err);
+        snprintf(err, errlen, "%s", why);
+        free(why);
+        session_delete(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -47,6 +58,7 @@ void session_delete(struct session *s)
     if (!s)
         return;
     session_stop_recording(s);
+    session_drop_predictor(s);
     gpu_delete(s->gpu);
     solo_cache_delete(s->solo);
     free(s->epochs);
@@ -138,6 +150,7 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         s->insts_at_start[k] = end;
         np[k] = ke->np_true;
     }
+    session_predict_epoch(s, e);
     gpu_system_counters(s->gpu, &e->sys);
     e->nchannels =
         sc->gpu.dram.channels < SESSION_MAX_CHANNELS ? sc->gpu.dram.channels : SESSION_MAX_CHANNELS;

@@ -19,7 +19,7 @@ static void to_runfile_epoch(const struct session_epoch *e, struct runfile_epoch
     for (unsigned k = 0; k < e->nkernels; k++) {
         out->k[k].c = e->k[k].c;
         out->k[k].np_true = e->k[k].np_true;
-        out->k[k].np_pred = NAN;
+        out->k[k].np_pred = e->k[k].np_pred;
     }
     out->nsms = e->nsms;
     for (unsigned i = 0; i < e->nsms; i++)
@@ -38,6 +38,12 @@ static void from_runfile_epoch(const struct runfile_epoch *re, struct session_ep
     for (unsigned k = 0; k < re->nkernels; k++) {
         e->k[k].c = re->k[k].c;
         e->k[k].np_true = re->k[k].np_true;
+        e->k[k].np_pred = re->k[k].np_pred;
+        e->k[k].pred_class = KERNEL_CLASS_NONE; /* run files do not keep it */
+        double are = isnan(re->k[k].np_pred) ? -1 : metrics_are(re->k[k].np_pred, re->k[k].np_true);
+        e->k[k].are = are < 0 ? NAN : are;
+        if (!isnan(re->k[k].np_pred))
+            snprintf(e->predictor, sizeof e->predictor, "recorded");
     }
     e->sys = re->sys;
     e->m.valid = !isnan(re->stp);
@@ -295,6 +301,8 @@ struct session *session_branch(const struct session *r, unsigned epochs,
     scenario_copy(&b->owned_sc, r->sc);
     b->sc = &b->owned_sc;
     b->owns_sc = true;
+    /* The replay's log is the branch's history; it already holds the scenario's predictor. */
+    b->nevents = 0;
     for (unsigned i = 0; i < r->nevents && r->events[i].epoch <= epochs; i++)
         *new_event(b) = r->events[i];
     for (unsigned i = 0; i < epochs; i++) {
@@ -339,6 +347,23 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     run.gpu = sc->gpu_name;
     run.mix = mix;
     run.predictor = "none";
+    /* The predictor of the last epoch that had one; ARE over every kernel-epoch it predicted. */
+    size_t nare = 0;
+    for (unsigned i = 0; i < s->nepochs; i++) {
+        const struct session_epoch *e = &s->epochs[i];
+        if (e->predictor[0])
+            run.predictor = e->predictor;
+        for (unsigned k = 0; k < e->nkernels; k++) {
+            if (isnan(e->k[k].are))
+                continue;
+            run.metrics.mean_are += e->k[k].are;
+            run.metrics.max_are = fmax(run.metrics.max_are, e->k[k].are);
+            nare++;
+        }
+    }
+    run.metrics.has_are = nare > 0;
+    if (nare)
+        run.metrics.mean_are /= (double)nare;
     run.allocator = "even";
     run.seed = sc->seed;
     run.epochs = s->nepochs;

@@ -14,25 +14,30 @@
 
 struct options {
     const char *scenario;
-    unsigned long epochs; /* 0: the scenario's */
-    const char *seed;     /* NULL: the scenario's */
-    const char *out;      /* run file to record, or NULL */
-    const char *catalog;  /* NULL: the default catalog */
+    unsigned long epochs;  /* 0: the scenario's */
+    const char *seed;      /* NULL: the scenario's */
+    const char *out;       /* run file to record, or NULL */
+    const char *catalog;   /* NULL: the default catalog */
+    const char *predictor; /* NULL: the scenario's */
     int json;
 };
 
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'}, {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},    {"catalog", required_argument, NULL, 'c'},
-        {"json", no_argument, NULL, 'j'},         {NULL, 0, NULL, 0},
+        {"epochs", required_argument, NULL, 'e'},
+        {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},
+        {"catalog", required_argument, NULL, 'c'},
+        {"json", no_argument, NULL, 'j'},
+        {"predictor", required_argument, NULL, 'p'},
+        {NULL, 0, NULL, 0},
     };
     *o = (struct options){0};
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":e:s:o:c:j", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":e:s:o:c:jp:", longopts, NULL)) != -1) {
         switch (c) {
         case 'e':
             if (cli_parse_uint("--epochs", optarg, 1, 1000000, &o->epochs) != 0)
@@ -42,13 +47,14 @@ static int parse(int argc, char **argv, struct options *o)
         case 'o': o->out = optarg; break;
         case 'c': o->catalog = optarg; break;
         case 'j': o->json = 1; break;
+        case 'p': o->predictor = optarg; break;
         case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
         default: fprintf(stderr, "corun: run: unknown option '%s'\n", argv[optind - 1]); return -1;
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "usage: corun run SCENARIO [--epochs N] [--seed S] [--out RUN.h5] "
-                        "[--catalog PATH] [--json]\n");
+                        "[--catalog PATH] [--predictor P] [--json]\n");
         return -1;
     }
     o->scenario = argv[optind];
@@ -129,6 +135,10 @@ static int run_run(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", o.scenario, err);
         goto out;
     }
+    if (o.predictor && session_set_predictor(s, o.predictor, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: --predictor: %s\n", err);
+        goto out;
+    }
     if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
@@ -154,7 +164,8 @@ out:
 
 const struct cli_command cmd_run = {
     .name = "run",
-    .args = "SCENARIO [--epochs N] [--seed S] [--out RUN.h5] [--catalog PATH] [--json]",
+    .args = "SCENARIO [--epochs N] [--seed S] [--out RUN.h5] [--catalog PATH] [--predictor P] "
+            "[--json]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
             "true NP (private-mode cycles for the epoch's instructions / epoch cycles), DRAM\n"
@@ -166,6 +177,9 @@ const struct cli_command cmd_run = {
             "                   catalog\n"
             "  --catalog PATH   the catalog to add it to (default:\n"
             "                   $XDG_DATA_HOME/corun/catalog.db)\n"
+            "  --predictor P    predict each kernel's NP with P (oracle: the private-mode truth,\n"
+            "                   simulation only; hsm: HSM section 2) and print NP^, its error\n"
+            "                   |NP^ - NP| / NP and the predicted class; none: no predictor\n"
             "  --json           one JSON document on stdout\n\n"
             "A progress bar goes to stderr when it is a terminal.\n",
     .run = run_run,

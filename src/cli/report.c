@@ -5,23 +5,6 @@
 
 #include "corun/cli.h"
 
-void report_epoch_text(FILE *out, const struct scenario *sc, const struct session_epoch *e,
-                       int heading)
-{
-    if (heading)
-        fprintf(out, "%5s  %-12s %6s %8s %7s %9s %6s\n", "epoch", "kernel", "SMs", "IPC", "NP",
-                "BW GB/s", "RBH");
-    for (unsigned k = 0; k < e->nkernels; k++) {
-        const struct session_kernel_epoch *ke = &e->k[k];
-        fprintf(out, "%5u  %-12s %6.1f %8.1f %7.3f %9.1f %6.3f\n", e->index + 1,
-                sc->kernels[k].name, ke->c.sms, ke->c.ipc, ke->np_true, ke->c.bandwidth_gbs,
-                ke->c.rbh);
-    }
-    if (e->m.valid)
-        fprintf(out, "%5s  system: STP %.3f  ANTT %.3f  fairness %.3f\n", "", e->m.stp, e->m.antt,
-                e->m.fairness);
-}
-
 /* ", "name": v" with 5 decimals, or null when v is NaN (JSON has no NaN). */
 static void json_number(FILE *out, const char *name, double v)
 {
@@ -30,6 +13,39 @@ static void json_number(FILE *out, const char *name, double v)
         fputs("null", out);
     else
         fprintf(out, "%.5f", v);
+}
+
+/* The predicted class as a word ("-" when the predictor has no classifier). */
+static const char *class_name(int cls)
+{
+    return cls == KERNEL_CLASS_MEMORY ? "memory" : cls == KERNEL_CLASS_COMPUTE ? "compute" : "-";
+}
+
+void report_epoch_text(FILE *out, const struct scenario *sc, const struct session_epoch *e,
+                       int heading)
+{
+    /* Prediction columns only when a predictor made this epoch's, so plain runs read as
+     * before. */
+    int pred = e->predictor[0] != '\0';
+    if (heading) {
+        fprintf(out, "%5s  %-12s %6s %8s %7s %9s %6s", "epoch", "kernel", "SMs", "IPC", "NP",
+                "BW GB/s", "RBH");
+        if (pred)
+            fprintf(out, " %7s %7s  %s", "NP^", "error", "class^");
+        fputc('\n', out);
+    }
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        const struct session_kernel_epoch *ke = &e->k[k];
+        fprintf(out, "%5u  %-12s %6.1f %8.1f %7.3f %9.1f %6.3f", e->index + 1, sc->kernels[k].name,
+                ke->c.sms, ke->c.ipc, ke->np_true, ke->c.bandwidth_gbs, ke->c.rbh);
+        if (pred)
+            fprintf(out, " %7.3f %6.1f%%  %s", ke->np_pred, 100 * ke->are,
+                    class_name(ke->pred_class));
+        fputc('\n', out);
+    }
+    if (e->m.valid)
+        fprintf(out, "%5s  system: STP %.3f  ANTT %.3f  fairness %.3f\n", "", e->m.stp, e->m.antt,
+                e->m.fairness);
 }
 
 void report_epoch_json(FILE *out, const struct scenario *sc, const struct session_epoch *e,
@@ -45,12 +61,25 @@ void report_epoch_json(FILE *out, const struct scenario *sc, const struct sessio
         fprintf(out,
                 ", \"sms\": %.3f, \"ipc\": %.4f, \"np\": %.5f, \"instructions\": %llu, "
                 "\"bandwidth_gbs\": %.3f, \"rbh\": %.4f, \"l2_misses\": %llu, "
-                "\"dram_interference_cycles\": %llu, \"energy_j\": %.6g}",
+                "\"dram_interference_cycles\": %llu, \"energy_j\": %.6g",
                 ke->c.sms, ke->c.ipc, ke->np_true, (unsigned long long)ke->c.instructions,
                 ke->c.bandwidth_gbs, ke->c.rbh, (unsigned long long)ke->c.l2_misses,
                 (unsigned long long)ke->c.dram_interference_cycles, ke->c.energy_j);
+        json_number(out, "np_pred", ke->np_pred);
+        json_number(out, "are", ke->are);
+        fputs(", \"class_pred\": ", out);
+        if (ke->pred_class == KERNEL_CLASS_NONE)
+            fputs("null", out);
+        else
+            cli_json_string(out, class_name(ke->pred_class));
+        fputs("}", out);
     }
     fputs("]", out);
+    fputs(", \"predictor\": ", out);
+    if (e->predictor[0])
+        cli_json_string(out, e->predictor);
+    else
+        fputs("null", out);
     json_number(out, "stp", e->m.valid ? e->m.stp : NAN);
     json_number(out, "antt", e->m.valid ? e->m.antt : NAN);
     json_number(out, "fairness", e->m.valid ? e->m.fairness : NAN);

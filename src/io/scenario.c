@@ -35,6 +35,8 @@ static const struct conf_setting scenario_settings[] = {
      "a list ( {...}, ... ) of 1 to 8 kernels, each with the settings below", 0, NULL,
      &scenario_kernel_table},
     SC_FIELD(lesson, CONF_STRING, "", 0, 0, NULL, "narrative text for a classroom"),
+    SC_FIELD(predictor, CONF_STRING, "none", 0, 0, NULL,
+             "slowdown predictor active from the first epoch (`corun help run` lists them)"),
 };
 const struct conf_table scenario_table = {"scenario", scenario_settings,
                                           CORUN_ARRAY_LEN(scenario_settings)};
@@ -152,6 +154,8 @@ static int load_parsed(struct scenario *sc, const char *path, struct conf_file *
     conf_apply(&scenario_table, confread_root(f), sc, CONF_FULL, path, "", diags);
     load_gpu(sc, f, datadir, diags);
     load_kernels(sc, f, datadir, diags);
+    const config_setting_t *ps = member(f, "predictor");
+    sc->predictor_line = ps ? line_of(ps) : 0;
     if (diags->count == before && sc->nkernels > sc->gpu.sms)
         diag_add(diags, "%s: kernels: expected at most %u kernels (one SM each on %s), got %u",
                  path, sc->gpu.sms, sc->gpu_name, sc->nkernels);
@@ -201,6 +205,7 @@ void scenario_copy(struct scenario *dst, const struct scenario *src)
     dst->description = dup_or_null(src->description);
     dst->gpu_name = dup_or_null(src->gpu_name);
     dst->lesson = dup_or_null(src->lesson);
+    dst->predictor = dup_or_null(src->predictor);
     for (unsigned i = 0; i < src->nkernels; i++) {
         dst->kernels[i].name = dup_or_null(src->kernels[i].name);
         dst->kernels[i].profile.name = dup_or_null(src->kernels[i].profile.name);

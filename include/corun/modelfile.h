@@ -1,0 +1,43 @@
+/* modelfile — trained predictor coefficients in data/models/MODEL-PRESET.cfg (libconfig), one
+ * file per model and GPU preset, described by a settings table like every other file:
+ *
+ *   model = "hsm"; gpu = "hbm80"; c1 = 0.41; c2 = 0.27; r2 = 0.93; points = 10;
+ *
+ * Every message about a missing, corrupt or mismatched file names the file (and line) and the
+ * command that regenerates it. */
+#ifndef CORUN_MODELFILE_H
+#define CORUN_MODELFILE_H
+
+#include <stddef.h>
+
+#include "corun/conftable.h"
+#include "corun/diag.h"
+
+struct modelfile {
+    char *model;     /* "hsm" */
+    char *gpu;       /* the preset it was trained for */
+    double c1, c2;   /* HSM eq. 3/5: predicted utilization = c1 * RBH + c2 */
+    double r2;       /* of the fit, for people reading the file */
+    unsigned points; /* training points */
+};
+
+extern const struct conf_table modelfile_table;
+
+/* DATADIR/data/models/MODEL-GPU.cfg; the caller frees. */
+char *modelfile_path(const char *datadir, const char *model, const char *gpu);
+/* The command that regenerates the file for model and gpu; the caller frees. */
+char *modelfile_regenerate_command(const char *model, const char *gpu);
+
+/* Load path, which must hold model `model` trained for gpu. Every mistake goes to diags
+ * ("FILE:LINE: SETTING: ..."), followed by one line saying how to regenerate the file.
+ * Returns 0, or -1 (out is then empty). Release with modelfile_done either way. */
+int modelfile_load(const char *path, const char *model, const char *gpu, struct modelfile *out,
+                   struct diag *diags);
+void modelfile_done(struct modelfile *m);
+
+/* Write m to path (replacing it), headed by comment (lines without '#'; may be NULL). Returns
+ * 0, or -1 with a message naming the file. */
+int modelfile_write(const char *path, const struct modelfile *m, const char *comment, char *err,
+                    size_t errlen);
+
+#endif

@@ -1,0 +1,161 @@
+/* session_predict — the session's active predictor: choosing it, loading its model file, and
+ * running it on each epoch's counters. Predictors get only the GPU's counters; the private
+ * truth (np_true) goes to a predictor that declares it needs it (the oracle), nowhere else. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/conftable.h"
+#include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/modelfile.h"
+#include "corun/util.h"
+#include "session_internal.h"
+
+/* "unknown predictor" with the known names (and "none") and a did-you-mean. */
+static void unknown_predictor(const char *name, char *err, size_t errlen)
+{
+    const char *names[32];
+    size_t n = predict_registry_names(names, CORUN_ARRAY_LEN(names) - 1);
+    if (n > CORUN_ARRAY_LEN(names) - 1)
+        n = CORUN_ARRAY_LEN(names) - 1;
+    names[n++] = "none";
+    char *known = conf_known_names(name, names, n);
+    snprintf(err, errlen, "unknown predictor \"%s\"%s", name, known);
+    free(known);
+}
+
+/* Load ops' model file for the session's preset into *model (path: *path_out, to free).
+ * Returns 0, or -1 with every message joined in err. */
+static int load_model(const struct session *s, const struct predictor_ops *ops,
+                      struct predict_model *model, char **path_out, char *err, size_t errlen)
+{
+    char *datadir = datadir_locate();
+    char *path = modelfile_path(datadir, ops->model, s->sc->gpu_name);
+    free(datadir);
+    struct diag d;
+    diag_init(&d);
+    struct modelfile m;
+    int rc = modelfile_load(path, ops->model, s->sc->gpu_name, &m, &d);
+    if (rc != 0) {
+        size_t used = 0;
+        err[0] = '\0';
+        for (size_t i = 0; i < d.count && used < errlen; i++)
+            used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? "\n" : "", d.msgs[i]);
+        free(path);
+    } else {
+        memset(model, 0, sizeof(*model));
+        model->coef[0] = m.c1;
+        model->coef[1] = m.c2;
+        model->ncoef = 2;
+        model->path = path;
+        *path_out = path;
+    }
+    modelfile_done(&m);
+    diag_done(&d);
+    return rc;
+}
+
+void session_drop_predictor(struct session *s)
+{
+    if (s->pred)
+        s->pred->destroy(s->pred_state);
+    s->pred = NULL;
+    s->pred_state = NULL;
+}
+
+int session_set_predictor(struct session *s, const char *name, char *err, size_t errlen)
+{
+    if (!s->gpu) {
+        snprintf(err, errlen, "a replay does not predict: branch it first");
+        return -1;
+    }
+    const struct predictor_ops *ops = NULL;
+    if (name && *name && strcmp(name, "none") != 0) {
+        ops = predict_registry_find(name);
+        if (!ops) {
+            unknown_predictor(name, err, errlen);
+            return -1;
+        }
+    }
+    void *state = NULL;
+    char *model_path = NULL;
+    if (ops) {
+        const struct gpu_config *g = &s->sc->gpu;
+        struct predict_gpu pg = {
+            .preset = s->sc->gpu_name,
+            .sms = g->sms,
+            .schedulers_per_sm = g->schedulers_per_sm,
+            .core_clock_mhz = g->core_clock_mhz,
+            .peak_gbs = gpu_config_peak_gbs(g),
+            .request_bytes = g->dram.request_bytes,
+        };
+        struct predict_model model;
+        if (ops->model && load_model(s, ops, &model, &model_path, err, errlen) != 0)
+            return -1;
+        state = ops->create(&pg, ops->model ? &model : NULL, err, errlen);
+        if (!state) {
+            free(model_path);
+            return -1;
+        }
+    }
+    char text[256];
+    snprintf(text, sizeof text, "%s -> %s%s%s%s%s", session_predictor_name(s),
+             ops ? ops->name : "none", model_path ? " (model " : "", model_path ? model_path : "",
+             model_path ? ")" : "",
+             ops && ops->needs_private ? " [private-mode truth, simulation only]" : "");
+    free(model_path);
+    session_drop_predictor(s);
+    s->pred = ops;
+    s->pred_state = state;
+    if (session_note(s, "predictor", text) != 0) {
+        snprintf(err, errlen, "%s", s->error);
+        return -1;
+    }
+    return 0;
+}
+
+const char *session_predictor_name(const struct session *s)
+{
+    return s->pred ? s->pred->name : "none";
+}
+
+int session_predictor_explain(const struct session *s, unsigned k, struct predict_text *out)
+{
+    out->n = 0;
+    if (!s->pred)
+        return -1;
+    s->pred->explain(s->pred_state, k, out);
+    return 0;
+}
+
+void session_predict_epoch(struct session *s, struct session_epoch *e)
+{
+    struct predict_output out;
+    struct gpu_kernel_counters c[GPU_MAX_KERNELS];
+    double np_private[GPU_MAX_KERNELS];
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        out.np[k] = NAN;
+        out.cls[k] = KERNEL_CLASS_NONE;
+        c[k] = e->k[k].c;
+        np_private[k] = e->k[k].np_true;
+    }
+    if (s->pred) {
+        struct predict_input in = {
+            .epoch_cycles = e->cycles,
+            .nkernels = e->nkernels,
+            .c = c,
+            .np_private = s->pred->needs_private ? np_private : NULL,
+        };
+        s->pred->predict(s->pred_state, &in, &out);
+        snprintf(e->predictor, sizeof e->predictor, "%s", s->pred->name);
+    }
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        struct session_kernel_epoch *ke = &e->k[k];
+        ke->np_pred = out.np[k];
+        ke->pred_class = out.cls[k];
+        double are = isnan(out.np[k]) ? -1 : metrics_are(out.np[k], ke->np_true);
+        ke->are = are < 0 ? NAN : are;
+    }
+}

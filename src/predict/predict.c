@@ -1,0 +1,15 @@
+/* predict — helpers every predictor shares. */
+#include "corun/predict.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void predict_text_add(struct predict_text *t, const char *fmt, ...)
+{
+    if (t->n >= PREDICT_EXPLAIN_LINES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->line[t->n++], PREDICT_EXPLAIN_WIDTH, fmt, ap);
+    va_end(ap);
+}

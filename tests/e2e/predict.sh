@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Predictors end to end: `run --predictor` prints NP^ per kernel, records it and catalogs the
+# error; unknown names are bad input with a did-you-mean; `train hsm --quick` writes a model
+# that a run then loads; a corrupt model names the file, the line and how to regenerate it.
+. "$(dirname "$0")/../lib.sh"
+small="$top_srcdir/tests/data/good/small.cfg"
+
+"$CORUN" run "$small" --epochs 2 --predictor hsm --json --out "$TMPD/a.h5" \
+    --catalog "$TMPD/cat.db" >"$TMPD/a.json" 2>/dev/null || fail "run --predictor hsm: exit $?"
+python3 - "$TMPD/a.json" <<'PY' || fail "run --predictor hsm JSON: $(cat "$TMPD/a.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["epochs"]) == 2
+for e in r["epochs"]:
+    assert e["predictor"] == "hsm", e
+    for k in e["kernels"]:
+        assert isinstance(k["np_pred"], float) and k["np_pred"] > 0, k
+        assert abs(k["are"] - abs(k["np_pred"] - k["np"]) / k["np"]) < 1e-3, k
+        assert k["class_pred"] in ("memory", "compute"), k
+assert any(ev["kind"] == "predictor" and "hsm" in ev["text"] for ev in r["events"]), r["events"]
+PY
+# Recorded and read back; the catalog row names the predictor and its error.
+"$CORUN" show "$TMPD/a.h5" --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert all(isinstance(k["np_pred"], float) for e in r["epochs"] for k in e["kernels"]), r
+' || fail "np_pred read back from the run file"
+"$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT predictor, mean_are IS NOT NULL FROM runs' |
+    tail -1 | grep -q 'hsm.*1' || fail "catalog row: $("$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT * FROM runs')"
+
+# Text form: the NP^ and error columns appear only with a predictor.
+"$CORUN" run "$small" --epochs 1 --predictor oracle 2>/dev/null | grep -q ' NP^ *error' ||
+    fail "text columns with a predictor"
+"$CORUN" run "$small" --epochs 1 2>/dev/null | grep -q 'NP^' && fail "NP^ column without a predictor"
+
+expect_bad() { # WHAT PATTERN CMD...
+    local what=$1 pattern=$2 rc
+    shift 2
+    set +e
+    "$@" >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2: $(cat "$TMPD/err")"
+    grep -q -- "$pattern" "$TMPD/err" || fail "$what: message: $(cat "$TMPD/err")"
+}
+expect_bad "--predictor nope" 'unknown predictor "nope".*did you mean none' \
+    "$CORUN" run "$small" --epochs 1 --predictor nope
+sed 's/^epochs = .*/epochs = 1;\npredictor = "hsn";/' "$small" >"$TMPD/typo.cfg"
+expect_bad "scenario predictor typo" "typo.cfg:[0-9]*: predictor: .*did you mean hsm" \
+    "$CORUN" run "$TMPD/typo.cfg"
+
+# Training writes a model that loads: a data directory whose hbm80 model is the new one.
+"$CORUN" train hsm --gpu hbm80 --quick --out "$TMPD/m.cfg" >"$TMPD/train.txt" 2>/dev/null ||
+    fail "train hsm --quick: exit $?"
+grep -q '^c1 = .*c2 = .*R^2 = ' "$TMPD/train.txt" || fail "train output: $(cat "$TMPD/train.txt")"
+grep -q 'Regenerate with: corun train hsm --gpu hbm80 --quick' "$TMPD/m.cfg" ||
+    fail "model comment: $(cat "$TMPD/m.cfg")"
+mkdir -p "$TMPD/d/data/models"
+ln -s "$top_srcdir/data/gpus" "$TMPD/d/data/gpus"
+ln -s "$top_srcdir/data/kernels" "$TMPD/d/data/kernels"
+cp "$TMPD/m.cfg" "$TMPD/d/data/models/hsm-hbm80.cfg"
+CORUN_DATADIR="$TMPD/d" "$CORUN" run "$small" --epochs 1 --predictor hsm 2>/dev/null |
+    grep -q ' NP^' || fail "run with the trained model"
+
+# A corrupt model: file, line, and the command that regenerates it.
+sed 's/^c2 = .*/c2 = "x";/' "$TMPD/m.cfg" >"$TMPD/d/data/models/hsm-hbm80.cfg"
+CORUN_DATADIR="$TMPD/d" expect_bad "corrupt model" "hsm-hbm80.cfg:[0-9]*: c2" \
+    "$CORUN" run "$small" --epochs 1 --predictor hsm
+grep -q 'regenerate it with `corun train hsm --gpu hbm80`' "$TMPD/err" ||
+    fail "corrupt model: no regenerate command: $(cat "$TMPD/err")"
+echo "predict: run --predictor, recording, catalog, bad names, train and model files"

@@ -1,0 +1,303 @@
+/* Unit tests: predictors — the registry, the oracle, HSM on hand-built counters with
+ * hand-computed answers, its least squares, and the model-file loader's messages. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "corun/hsm.h"
+#include "corun/modelfile.h"
+#include "corun/predict.h"
+
+/* hbm80-like facts: 80 SMs, 2 schedulers each, 1.4 GHz, 900 GB/s, 64 B requests. */
+static const struct predict_gpu gpu80 = {"test", 80, 2, 1400, 900, 64};
+#define EPOCH 100000
+
+static void registry_lists_each_once_and_only_oracle_sees_truth(void **state)
+{
+    (void)state;
+    size_t n = predict_registry_count();
+    assert_true(n >= 2);
+    assert_ptr_equal(predict_registry_find("oracle"), &predictor_oracle);
+    assert_ptr_equal(predict_registry_find("hsm"), &predictor_hsm);
+    assert_null(predict_registry_find("nope"));
+    assert_null(predict_registry_at(n));
+    const char *names[16];
+    assert_int_equal(predict_registry_names(names, 16), n);
+    for (size_t i = 0; i < n; i++) {
+        const struct predictor_ops *p = predict_registry_at(i);
+        assert_string_equal(names[i], p->name);
+        assert_non_null(p->summary);
+        assert_non_null(p->create);
+        assert_non_null(p->destroy);
+        assert_non_null(p->predict);
+        assert_non_null(p->explain);
+        assert_ptr_equal(predict_registry_find(p->name), p);
+        /* The private-mode truth is the oracle's alone. */
+        assert_int_equal(p->needs_private, strcmp(p->name, "oracle") == 0);
+    }
+}
+
+static void oracle_returns_the_true_np(void **state)
+{
+    (void)state;
+    char err[256];
+    void *s = predictor_oracle.create(&gpu80, NULL, err, sizeof err);
+    assert_non_null(s);
+    struct gpu_kernel_counters c[2] = {{.sms = 40}, {.sms = 40}};
+    double truth[2] = {0.4321, 0.875};
+    struct predict_input in = {EPOCH, 2, c, truth};
+    struct predict_output out;
+    predictor_oracle.predict(s, &in, &out);
+    assert_true(out.np[0] == truth[0] && out.np[1] == truth[1]);
+    assert_int_equal(out.cls[0], KERNEL_CLASS_NONE);
+    struct predict_text t;
+    predictor_oracle.explain(s, 1, &t);
+    assert_non_null(strstr(t.line[0], "PRIVATE-MODE TRUTH"));
+    predictor_oracle.destroy(s);
+}
+
+/* A compute-bound kernel on 40 SMs: IPC 60 of the 160 that 80 SMs could issue, little DRAM. */
+static const struct gpu_kernel_counters compute_kernel = {
+    .instructions = 6000000, .sms = 40, .row_accesses = 10000, .rbh = 0.5, .bandwidth_util = 0.01};
+/* A memory-bound kernel on 40 SMs: IPC 4, 200000 row accesses, RBH 0.6, 45 % of peak. */
+static const struct gpu_kernel_counters memory_kernel = {
+    .instructions = 400000, .sms = 40, .row_accesses = 200000, .rbh = 0.6, .bandwidth_util = 0.45};
+
+static void *hsm_with(double c1, double c2)
+{
+    struct predict_model m = {.path = "test", .coef = {c1, c2}, .ncoef = 2};
+    char err[256];
+    void *s = predictor_hsm.create(&gpu80, &m, err, sizeof err);
+    assert_non_null(s);
+    return s;
+}
+
+static void hsm_hand_computed(void **state)
+{
+    (void)state;
+    struct hsm_demand d;
+    /* I_max = 80 x 2 x 1e5 = 1.6e7. Compute: B_d = (1.6e7 / 6e6) x 10000 x 64 B x 1.4e9 / 1e5
+     * = 23.893 GB/s; B_p = 900 x (0.5 x 0.5 + 0.3) = 495 GB/s: compute; NP^ = 40 / 80. */
+    hsm_classify(&gpu80, &compute_kernel, EPOCH, 0.5, 0.3, &d);
+    assert_float_equal(d.i_max, 1.6e7, 1e-6);
+    assert_float_equal(d.demand_gbs, 1.6e7 / 6e6 * 8.96, 1e-9);
+    assert_float_equal(d.potential_gbs, 495, 1e-9);
+    assert_int_equal(d.cls, KERNEL_CLASS_COMPUTE);
+    /* Memory: B_d = 40 x 200000 x 64 x 14000 / 1e9 = 7168 GB/s > 900 x 0.6 = 540;
+     * NP^ = 0.45 / (0.5 x 0.6 + 0.3) = 0.75. */
+    hsm_classify(&gpu80, &memory_kernel, EPOCH, 0.5, 0.3, &d);
+    assert_float_equal(d.demand_gbs, 7168, 1e-9);
+    assert_float_equal(d.potential_gbs, 540, 1e-9);
+    assert_int_equal(d.cls, KERNEL_CLASS_MEMORY);
+
+    void *s = hsm_with(0.5, 0.3);
+    struct gpu_kernel_counters c[2] = {compute_kernel, memory_kernel};
+    struct predict_input in = {EPOCH, 2, c, NULL};
+    struct predict_output out;
+    predictor_hsm.predict(s, &in, &out);
+    assert_float_equal(out.np[0], 0.5, 1e-12);
+    assert_float_equal(out.np[1], 0.75, 1e-12);
+    assert_int_equal(out.cls[0], KERNEL_CLASS_COMPUTE);
+    assert_int_equal(out.cls[1], KERNEL_CLASS_MEMORY);
+    struct predict_text t;
+    predictor_hsm.explain(s, 1, &t);
+    int saw_bd = 0, saw_np = 0;
+    for (unsigned i = 0; i < t.n; i++) {
+        saw_bd |= strstr(t.line[i], "B_d =") && strstr(t.line[i], "7168.0 GB/s");
+        saw_np |= strstr(t.line[i], "NP^ = B_k / (c1 x RBH + c2) = 0.450 / 0.600 = 0.750") != NULL;
+    }
+    assert_true(saw_bd && saw_np);
+    predictor_hsm.destroy(s);
+}
+
+static void hsm_classifier_boundary(void **state)
+{
+    (void)state;
+    /* Every instruction I_max could issue (ratio 1), 500000 row accesses: B_d = 500000 x 64 x
+     * 14000 / 1e9 = 448 GB/s exactly; c1 = 0, c2 = 0.5 on 896 GB/s: B_p = 448 too. Equal is
+     * not "exceeds": compute; one more access tips it to memory. */
+    struct predict_gpu g = gpu80;
+    g.peak_gbs = 896;
+    struct gpu_kernel_counters c = {.instructions = 16000000, .sms = 80, .row_accesses = 500000};
+    struct hsm_demand d;
+    hsm_classify(&g, &c, EPOCH, 0, 0.5, &d);
+    assert_true(d.demand_gbs == 448 && d.potential_gbs == 448);
+    assert_int_equal(d.cls, KERNEL_CLASS_COMPUTE);
+    c.row_accesses++;
+    hsm_classify(&g, &c, EPOCH, 0, 0.5, &d);
+    assert_int_equal(d.cls, KERNEL_CLASS_MEMORY);
+    /* No instructions: unbounded demand, memory-bound. */
+    struct gpu_kernel_counters idle = {0};
+    hsm_classify(&g, &idle, EPOCH, 0, 0.5, &d);
+    assert_int_equal(d.cls, KERNEL_CLASS_MEMORY);
+}
+
+static void hsm_np_at_is_linear_through_origin(void **state)
+{
+    (void)state;
+    void *s = hsm_with(0.5, 0.3);
+    assert_true(isnan(predictor_hsm.np_at(s, 0, 10))); /* nothing predicted yet */
+    struct gpu_kernel_counters c[2] = {compute_kernel, memory_kernel};
+    struct predict_input in = {EPOCH, 2, c, NULL};
+    struct predict_output out;
+    predictor_hsm.predict(s, &in, &out);
+    for (unsigned k = 0; k < 2; k++) {
+        assert_float_equal(predictor_hsm.np_at(s, k, 40), out.np[k], 1e-12);
+        assert_float_equal(predictor_hsm.np_at(s, k, 0), 0, 1e-12);
+        double g = out.np[k] / 40;
+        assert_float_equal(predictor_hsm.np_at(s, k, 20), 20 * g, 1e-12);
+        assert_float_equal(predictor_hsm.np_at(s, k, 60), 3 * predictor_hsm.np_at(s, k, 20), 1e-12);
+    }
+    predictor_hsm.destroy(s);
+}
+
+static void hsm_refuses_unusable_coefficients(void **state)
+{
+    (void)state;
+    struct predict_model m = {.path = "m.cfg", .coef = {-0.5, 0.3}, .ncoef = 2};
+    char err[256];
+    assert_null(predictor_hsm.create(&gpu80, &m, err, sizeof err));
+    assert_non_null(strstr(err, "m.cfg"));
+    assert_null(predictor_hsm.create(&gpu80, NULL, err, sizeof err));
+}
+
+static void least_squares_on_known_points(void **state)
+{
+    (void)state;
+    double x[] = {0.1, 0.3, 0.5, 0.9}, y[4];
+    for (int i = 0; i < 4; i++)
+        y[i] = 0.4 * x[i] + 0.35;
+    double c1, c2, r2;
+    assert_int_equal(hsm_fit_line(x, y, 4, &c1, &c2, &r2), 0);
+    assert_float_equal(c1, 0.4, 1e-12);
+    assert_float_equal(c2, 0.35, 1e-12);
+    assert_float_equal(r2, 1, 1e-12);
+    /* Two points off the line by +-0.1 around x = 0.5: slope unchanged, R^2 below 1. */
+    double x2[] = {0, 0.5, 0.5, 1}, y2[] = {0.35, 0.65, 0.45, 0.75};
+    assert_int_equal(hsm_fit_line(x2, y2, 4, &c1, &c2, &r2), 0);
+    assert_float_equal(c1, 0.4, 1e-12);
+    assert_float_equal(c2, 0.35, 1e-12);
+    assert_float_equal(r2, 1 - 0.02 / 0.1, 1e-12);
+    assert_int_equal(hsm_fit_line(x, y, 1, &c1, &c2, &r2), -1);
+    double same[] = {0.5, 0.5};
+    assert_int_equal(hsm_fit_line(same, y, 2, &c1, &c2, &r2), -1);
+}
+
+/* Does any message in d contain every one of the (NULL-terminated) strings? */
+static int diag_has(const struct diag *d, ...)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        va_list ap;
+        va_start(ap, d);
+        int all = 1;
+        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+            all &= strstr(d->msgs[i], s) != NULL;
+        va_end(ap);
+        if (all)
+            return 1;
+    }
+    return 0;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void model_file_messages(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/corun-predict-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/hsm-hbm80.cfg", dir);
+    struct modelfile m;
+    struct diag d;
+
+    /* Missing: names the file and the command that regenerates it. */
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), -1);
+    assert_true(diag_has(&d, path, NULL));
+    assert_true(diag_has(&d, path, "corun train hsm --gpu hbm80", NULL));
+    diag_done(&d);
+
+    /* A bad value on line 3: file:line, the setting, and the command. */
+    char where[160];
+    snprintf(where, sizeof where, "%s:3:", path);
+    write_text(path, "model = \"hsm\";\ngpu = \"hbm80\";\nc1 = \"abc\";\nc2 = 0.3;\n");
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), -1);
+    assert_true(diag_has(&d, where, "c1", NULL));
+    assert_true(diag_has(&d, "corun train hsm --gpu hbm80", NULL));
+    diag_done(&d);
+
+    /* Trained for another preset: refused, naming both. */
+    write_text(path, "model = \"hsm\";\ngpu = \"themis60\";\nc1 = 0.5;\nc2 = 0.3;\n");
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), -1);
+    assert_true(diag_has(&d, "themis60", "hbm80", NULL));
+    diag_done(&d);
+
+    /* Written, then loaded back. */
+    struct modelfile w = {
+        .model = "hsm", .gpu = "hbm80", .c1 = 0.61, .c2 = 0.32, .r2 = 0.9, .points = 10};
+    char err[256];
+    assert_int_equal(modelfile_write(path, &w, "a comment\nRegenerate with: x", err, sizeof err),
+                     0);
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), 0);
+    assert_float_equal(m.c1, 0.61, 1e-9);
+    assert_float_equal(m.c2, 0.32, 1e-9);
+    assert_int_equal(m.points, 10);
+    modelfile_done(&m);
+    diag_done(&d);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void shipped_hbm80_model_loads(void **state)
+{
+    (void)state;
+    const char *datadir = getenv("CORUN_DATADIR");
+    if (!datadir)
+        skip();
+    char *path = modelfile_path(datadir, "hsm", "hbm80");
+    struct modelfile m;
+    struct diag d;
+    diag_init(&d);
+    int rc = modelfile_load(path, "hsm", "hbm80", &m, &d);
+    if (rc != 0)
+        diag_print(&d, stderr);
+    assert_int_equal(rc, 0);
+    assert_true(m.points >= 2);
+    modelfile_done(&m);
+    diag_done(&d);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(registry_lists_each_once_and_only_oracle_sees_truth),
+        cmocka_unit_test(oracle_returns_the_true_np),
+        cmocka_unit_test(hsm_hand_computed),
+        cmocka_unit_test(hsm_classifier_boundary),
+        cmocka_unit_test(hsm_np_at_is_linear_through_origin),
+        cmocka_unit_test(hsm_refuses_unusable_coefficients),
+        cmocka_unit_test(least_squares_on_known_points),
+        cmocka_unit_test(model_file_messages),
+        cmocka_unit_test(shipped_hbm80_model_loads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
