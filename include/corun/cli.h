@@ -33,6 +33,7 @@ extern const struct cli_command cmd_kernels;
 extern const struct cli_command cmd_calibrate;
 extern const struct cli_command cmd_suite;
 extern const struct cli_command cmd_train;
+extern const struct cli_command cmd_sweep;
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);

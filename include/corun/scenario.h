@@ -20,6 +20,7 @@ struct scenario_kernel {
     int priority;      /* enum scenario_priority */
     double qos_target; /* NP the kernel should keep when it has high priority */
     double weight;     /* share for weighted fairness; 0 in every entry means equal shares */
+    unsigned sms;      /* SMs at the start; 0 in every entry means an even split */
     struct kernel_profile profile;
 };
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "corun/catalog.h"
 #include "corun/gpu.h"
 #include "corun/metrics.h"
 #include "corun/predict.h"
@@ -109,6 +110,9 @@ const char *session_run_path(const struct session *s);
  * could not be completed; either way it keeps every epoch recorded before. */
 int session_finish(struct session *s, char *err, size_t errlen);
 
+/* The run's summary metrics (means over its epochs; ARE over every predicted kernel-epoch);
+ * returns the name of the predictor that made the predictions ("none" when none did). */
+const char *session_summary(const struct session *s, struct catalog_metrics *out);
 /* Add s to the catalog at catalog_path (NULL: the default catalog) with its summary metrics;
  * *id gets the run's id. Returns 0, or -1 with a message in err. */
 int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,

@@ -13,6 +13,21 @@
 /* Progress callbacks are made this many times per epoch (the epoch is simulated in slices). */
 #define PROGRESS_SLICES 20
 
+/* The scenario's split when it gives one (contiguous blocks, the rest idle), else even. */
+static void initial_partition(const struct scenario *sc, int *owner)
+{
+    if (sc->kernels[0].sms == 0) {
+        gpu_partition_even(sc->gpu.sms, sc->nkernels, owner);
+        return;
+    }
+    unsigned sm = 0;
+    for (unsigned k = 0; k < sc->nkernels; k++)
+        for (unsigned i = 0; i < sc->kernels[k].sms && sm < sc->gpu.sms; i++)
+            owner[sm++] = (int)k;
+    while (sm < sc->gpu.sms)
+        owner[sm++] = GPU_SM_IDLE;
+}
+
 struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
 {
     const struct kernel_profile *profiles[GPU_MAX_KERNELS];
@@ -33,7 +48,7 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
         }
     }
     int *owner = xmalloc(sc->gpu.sms * sizeof(*owner));
-    gpu_partition_even(sc->gpu.sms, sc->nkernels, owner);
+    initial_partition(sc, owner);
     int rc = gpu_set_partition(gpu, owner, sc->gpu.sms, GPU_SWITCH_ADAPTIVE, err, errlen);
     free(owner);
     if (rc != 0) {

@@ -331,6 +331,49 @@ struct session *session_branch(const struct session *r, unsigned epochs,
     return b;
 }
 
+const char *session_summary(const struct session *s, struct catalog_metrics *out)
+{
+    const char *predictor = "none";
+    memset(out, 0, sizeof(*out));
+    /* The predictor of the last epoch that had one; ARE over every kernel-epoch it predicted. */
+    size_t nare = 0;
+    for (unsigned i = 0; i < s->nepochs; i++) {
+        const struct session_epoch *e = &s->epochs[i];
+        if (e->predictor[0])
+            predictor = e->predictor;
+        for (unsigned k = 0; k < e->nkernels; k++) {
+            if (isnan(e->k[k].are))
+                continue;
+            out->mean_are += e->k[k].are;
+            out->max_are = fmax(out->max_are, e->k[k].are);
+            nare++;
+        }
+    }
+    out->has_are = nare > 0;
+    if (nare)
+        out->mean_are /= (double)nare;
+    unsigned valid = 0;
+    out->min_fairness = INFINITY;
+    for (unsigned i = 0; i < s->nepochs; i++) {
+        const struct metrics *m = &s->epochs[i].m;
+        if (!m->valid)
+            continue;
+        valid++;
+        out->mean_stp += m->stp;
+        out->mean_antt += m->antt;
+        out->mean_fairness += m->fairness;
+        out->min_fairness = fmin(out->min_fairness, m->fairness);
+    }
+    if (valid) {
+        out->mean_stp /= valid;
+        out->mean_antt /= valid;
+        out->mean_fairness /= valid;
+    } else {
+        out->mean_stp = out->mean_antt = out->mean_fairness = out->min_fairness = NAN;
+    }
+    return predictor;
+}
+
 int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
                     size_t errlen)
 {
@@ -346,48 +389,11 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     run.scenario_path = sc->path;
     run.gpu = sc->gpu_name;
     run.mix = mix;
-    run.predictor = "none";
-    /* The predictor of the last epoch that had one; ARE over every kernel-epoch it predicted. */
-    size_t nare = 0;
-    for (unsigned i = 0; i < s->nepochs; i++) {
-        const struct session_epoch *e = &s->epochs[i];
-        if (e->predictor[0])
-            run.predictor = e->predictor;
-        for (unsigned k = 0; k < e->nkernels; k++) {
-            if (isnan(e->k[k].are))
-                continue;
-            run.metrics.mean_are += e->k[k].are;
-            run.metrics.max_are = fmax(run.metrics.max_are, e->k[k].are);
-            nare++;
-        }
-    }
-    run.metrics.has_are = nare > 0;
-    if (nare)
-        run.metrics.mean_are /= (double)nare;
-    run.allocator = "even";
+    run.predictor = session_summary(s, &run.metrics);
+    run.allocator = "static";
     run.seed = sc->seed;
     run.epochs = s->nepochs;
     run.epoch_cycles = sc->epoch_cycles;
-    unsigned valid = 0;
-    run.metrics.min_fairness = INFINITY;
-    for (unsigned i = 0; i < s->nepochs; i++) {
-        const struct metrics *m = &s->epochs[i].m;
-        if (!m->valid)
-            continue;
-        valid++;
-        run.metrics.mean_stp += m->stp;
-        run.metrics.mean_antt += m->antt;
-        run.metrics.mean_fairness += m->fairness;
-        run.metrics.min_fairness = fmin(run.metrics.min_fairness, m->fairness);
-    }
-    if (valid) {
-        run.metrics.mean_stp /= valid;
-        run.metrics.mean_antt /= valid;
-        run.metrics.mean_fairness /= valid;
-    } else {
-        run.metrics.mean_stp = run.metrics.mean_antt = run.metrics.mean_fairness = NAN;
-        run.metrics.min_fairness = NAN;
-    }
     struct catalog *cat = catalog_open(catalog_path, err, errlen);
     if (!cat)
         return -1;

@@ -54,6 +54,8 @@ static const struct conf_setting kernel_entry_settings[] = {
     SK_FIELD(qos_target, CONF_FLOAT, "0.8", 0.01, 1, "normalized progress to keep (high priority)"),
     SK_FIELD(weight, CONF_FLOAT, "0", 0, 1,
              "weighted-fairness share; 0 in every kernel means equal, else they sum to 1"),
+    SK_FIELD(sms, CONF_UINT, "0", 0, 1024,
+             "SMs at the start; 0 in every kernel means an even split, else at most the GPU's"),
 };
 const struct conf_table scenario_kernel_table = {"kernel entry", kernel_entry_settings,
                                                  CORUN_ARRAY_LEN(kernel_entry_settings)};
@@ -139,6 +141,16 @@ static void load_kernels(struct scenario *sc, const struct conf_file *f, const c
         sum += sc->kernels[i].weight;
         weighted += sc->kernels[i].weight > 0;
     }
+    unsigned split = 0, with_sms = 0;
+    for (unsigned i = 0; i < sc->nkernels; i++) {
+        split += sc->kernels[i].sms;
+        with_sms += sc->kernels[i].sms > 0;
+    }
+    if (with_sms && (with_sms != sc->nkernels || split > sc->gpu.sms))
+        diag_add(d,
+                 "%s:%d: kernels: expected sms that are all 0 (an even split) or all positive "
+                 "and adding up to at most %u, got %u SMs over %u of %u kernels",
+                 sc->path, line_of(ks), sc->gpu.sms, split, with_sms, sc->nkernels);
     if (weighted && (weighted != sc->nkernels || fabs(sum - 1.0) > 1e-6))
         diag_add(d,
                  "%s:%d: kernels: expected weights that are all 0 (equal shares) or all "

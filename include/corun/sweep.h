@@ -1,0 +1,50 @@
+/* sweep — every mix of a suite with every predictor/allocator combination, results into the
+ * catalog's sweep_results. Resumable (finished items are skipped) and shardable (shard k of n
+ * takes every n-th item), so several processes or machines sharing one catalog split a suite;
+ * -j N forks N workers that split the shard the same way. */
+#ifndef CORUN_SWEEP_H
+#define CORUN_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SWEEP_MAX_COMBOS 16
+
+struct sweep_combo {
+    char predictor[32]; /* "none" or a registered predictor */
+    char allocator[32]; /* "static": the partition stays the scenario's (even or its split) */
+};
+
+struct sweep_options {
+    const char *suite;   /* suite file */
+    const char *datadir; /* presets, kernels, models */
+    const char *catalog; /* NULL: the default catalog */
+    struct sweep_combo combos[SWEEP_MAX_COMBOS];
+    unsigned ncombos;
+    unsigned shard, shards; /* this process takes items with index % shards == shard - 1 */
+    unsigned jobs;          /* worker processes */
+    uint64_t seed;
+    unsigned epochs; /* 0: the suite's */
+};
+
+struct sweep_summary {
+    unsigned items;   /* mixes x combos in this shard */
+    unsigned skipped; /* already in the catalog */
+    unsigned run;     /* simulated now */
+    unsigned failed;
+};
+
+/* Parse "P:A,P:A,..." into o->combos, checking the names. Returns 0, or -1 with a message. */
+int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, size_t errlen);
+
+/* The catalog's key for a suite mix: kernel names joined by '+', then "@a:b" when the mix
+ * gives a split, e.g. "lbm+bino" or "mrigr+kmeans@10:50". */
+void sweep_mix_key(const char *const *kernels, const unsigned *sms, unsigned n, char *out,
+                   size_t len);
+
+/* Run the sweep. progress (may be NULL) gets items finished and the total, whoever finished
+ * them. Returns 0 when every item of the shard is in the catalog, else -1 with a message. */
+int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, unsigned total),
+              struct sweep_summary *out, char *err, size_t errlen);
+
+#endif
