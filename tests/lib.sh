@@ -21,9 +21,12 @@ trap 'rm -rf "$TMPD"' EXIT
 #   tui_wait TEXT [SECONDS]          wait until the pane shows TEXT (default 30 s), else fail
 #   tui_gone TEXT [SECONDS]          wait until the pane no longer shows TEXT
 #   tui_resize W H                   resize the pane's window
-tui_tmux() { "$TUI_TMUX" -S "$TMPD/tmux.sock" "$@"; }
+tui_tmux() { "$TUI_TMUX" -S "$TUI_SOCK" "$@"; }
 tui_start() {
     TUI_TMUX=${TMUX_BIN:-$(command -v tmux || true)}
+    # A fresh socket each time: a server just killed may still hold the old one for a moment.
+    TUI_STARTS=$((${TUI_STARTS:-0} + 1))
+    TUI_SOCK="$TMPD/tmux.$TUI_STARTS.sock"
     [ -n "$TUI_TMUX" ] || skip "tmux not found"
     trap 'tui_tmux kill-server 2>/dev/null || true; rm -rf "$TMPD"' EXIT
     local w=$1 h=$2 envs=() q

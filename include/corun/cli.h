@@ -29,6 +29,7 @@ extern const struct cli_command cmd_branch;
 extern const struct cli_command cmd_runs;
 extern const struct cli_command cmd_help;
 extern const struct cli_command cmd_tui;
+extern const struct cli_command cmd_replay;
 extern const struct cli_command cmd_kernels;
 extern const struct cli_command cmd_calibrate;
 extern const struct cli_command cmd_suite;

@@ -7,6 +7,7 @@
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
+#include "corun/session.h"
 #include "corun/tui.h"
 
 static int tui_run(int argc, char **argv)
@@ -20,15 +21,21 @@ static int tui_run(int argc, char **argv)
     struct diag diags;
     diag_init(&diags);
     struct scenario sc;
+    struct session *s = NULL;
+    char err[512];
     int rc = CLI_OK;
-    /* A bad scenario is reported before curses takes the terminal. */
+    /* A bad scenario, or one that cannot be simulated, is reported before curses takes the
+     * terminal. */
     if (scenario_load(&sc, path ? path : argv[1], datadir, &diags) != 0) {
         diag_print(&diags, stderr);
         rc = CLI_BAD_INPUT;
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "corun: the workbench needs a terminal; for scripts see 'corun --help'\n");
         rc = CLI_BAD_INPUT;
-    } else if (tui_main(&sc) != 0) {
+    } else if (!(s = session_new(&sc, err, sizeof err))) {
+        fprintf(stderr, "corun: %s: %s\n", sc.path, err);
+        rc = CLI_BAD_INPUT;
+    } else if (tui_main(s, datadir) != 0) {
         rc = CLI_FAILED;
     }
     scenario_done(&sc);
@@ -42,9 +49,9 @@ const struct cli_command cmd_tui = {
     .name = "tui",
     .args = "[SCENARIO]",
     .summary = "open the workbench on SCENARIO (default: scenarios/default.cfg)",
-    .help = "The screen: a header (scenario, GPU, epoch, cycle, predictor, allocator, LIVE,\n"
-            "running or paused, the epoch in flight), the kernel table, the NP history, the SM\n"
-            "map, system metrics, the DRAM channels, the event log and the explain panel.\n"
+    .help = "The screen: a header (scenario, GPU, epoch, cycle, predictor, allocator, LIVE or\n"
+            "REPLAY, running or paused, the epoch in flight), the kernel table, the NP history,\n"
+            "the SM map, system metrics, the DRAM channels, the event log and the explain panel.\n"
             "The simulation runs on its own thread: keys work while an epoch computes.\n\n"
             "Keys:\n"
             "  F1, ?       show the keys; any key closes the help\n"
@@ -53,9 +60,14 @@ const struct cli_command cmd_tui = {
             "              after the scenario's epochs, r again goes on)\n"
             "  + -         run faster / slower (max, 10/s, 5/s, 2/s, 1/s, 1 per 2 s, 1 per 5 s)\n"
             "  Tab         focus the next panel (Shift-Tab: the previous one)\n"
+            "  s           save: record the run to a new run file (default\n"
+            "              corun-YYYYMMDD-HHMMSS.h5), then every later epoch as it finishes\n"
+            "  o           open a run file and replay it (one that cannot be opened keeps\n"
+            "              this run); see 'corun help replay' for the replay keys\n"
             "  Up, Down    select a kernel (scroll the event log when it has focus)\n"
             "  Ctrl-L      redraw the screen\n"
-            "  q           quit at once, even while an epoch computes\n\n"
+            "  q           quit at once, even while an epoch computes; with epochs not\n"
+            "              recorded it asks first (y quits)\n\n"
             "Needs a terminal of at least 80x24. NO_COLOR (non-empty) turns colour off; without\n"
             "a UTF-8 locale, or on TERM=vt100, only ASCII is drawn.\n",
     .run = tui_run,

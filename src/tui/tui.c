@@ -41,7 +41,9 @@ void tui_changed(struct tui *t, unsigned changes)
 
 const struct tui_epoch *tui_shown(const struct tui *t)
 {
-    return t->nepochs ? &t->epochs[t->nepochs - 1] : NULL;
+    if (!t->nepochs)
+        return NULL;
+    return &t->epochs[t->live ? t->nepochs - 1 : t->shown];
 }
 
 /* ---- the screen ---- */
@@ -116,10 +118,12 @@ static void relayout(struct tui *t)
 
 void tui_open_overlay(struct tui *t, const struct tui_overlay *ov)
 {
+    bool uncovers = t->overlay != NULL;
     t->overlay = ov;
     place_overlay(t);
-    /* Closing uncovers views; opening one over them needs nothing redrawn underneath. */
-    if (!ov)
+    /* Closing one, or replacing it by another (a field by its error), uncovers views; opening
+     * one over them needs nothing redrawn underneath. */
+    if (uncovers)
         tui_changed(t, TUI_CH_ALL);
 }
 
@@ -144,7 +148,8 @@ static void draw_overlay(struct tui *t)
 {
     WINDOW *w = t->overlay_win;
     werase(w);
-    tui_frame(&t->style, w, t->overlay->title, true);
+    tui_frame(&t->style, w, t->overlay->title_fn ? t->overlay->title_fn(t) : t->overlay->title,
+              true);
     int h, wd;
     getmaxyx(w, h, wd);
     WINDOW *in = derwin(w, h - 2, wd - 2, 1, 1);
@@ -194,9 +199,57 @@ static void add_epoch(struct tui *t, struct tui_result *r)
         tui_log(t, "done %.2f s", r->wall_s);
 }
 
+/* Replaces the replay by the branch the worker computed. */
+static void switch_to_branch(struct tui *t)
+{
+    struct session *b = tui_worker_take_branch(t->worker);
+    unsigned at = t->branch_at;
+    tui_detach(t);
+    tui_attach(t, b);
+    tui_log(t, "LIVE on a branch after epoch %u: Space steps", at);
+    relayout(t);
+}
+
+static void take_outcome(struct tui *t, const struct tui_outcome *o)
+{
+    switch (o->kind) {
+    case TUI_O_RECORD:
+        if (o->ok) {
+            snprintf(t->run_path, sizeof t->run_path, "%s", o->msg);
+            t->recording = true;
+            tui_log(t, "recording to %s", o->msg);
+            tui_message(t, "Saved", "recording to %s; later epochs are recorded as they finish.",
+                        o->msg);
+        } else {
+            tui_message(t, "Cannot save", "%s", o->msg);
+        }
+        break;
+    case TUI_O_BRANCH:
+        if (o->ok) {
+            switch_to_branch(t);
+        } else {
+            tui_log(t, "branch refused");
+            tui_message(t, "Cannot branch", "%s", o->msg);
+        }
+        t->branching = false;
+        break;
+    case TUI_O_STEP_ERROR:
+        t->recording = false;
+        tui_log(t, "recording stopped");
+        tui_message(t, "Recording stopped",
+                    "%s. The run file keeps the epochs recorded before; s saves to a new one.",
+                    o->msg);
+        break;
+    }
+    tui_changed(t, TUI_CH_STATE);
+}
+
 /* Takes what the worker published and says what changed. */
 static void absorb(struct tui *t)
 {
+    struct tui_outcome o;
+    while (tui_worker_take_outcome(t->worker, &o))
+        take_outcome(t, &o);
     struct tui_result *res;
     struct tui_worker_status st;
     size_t n = tui_worker_take(t->worker, &res, &st);
@@ -219,21 +272,91 @@ static void absorb(struct tui *t)
     tui_changed(t, changes);
 }
 
-static void tui_init(struct tui *t, const struct scenario *sc, struct session *s)
+static void clear_snapshot(struct tui *t)
 {
-    memset(t, 0, sizeof(*t));
-    t->sc = sc;
-    t->live = true;
-    t->focus = TUI_V_KERNELS;
-    t->sms = sc->gpu.sms;
-    t->owner = xmalloc(t->sms * sizeof(*t->owner));
+    for (unsigned i = 0; i < t->nepochs; i++)
+        free(t->epochs[i].owner);
+    t->nepochs = 0;
+}
+
+/* A session's epoch into the snapshot, with the partition it ran on. */
+static void copy_epoch(struct tui *t, const struct session_epoch *e)
+{
+    struct tui_result r = {.e = *e, .owner = xmalloc(t->sms * sizeof(int))};
+    for (unsigned i = 0; i < t->sms; i++)
+        r.owner[i] = i < e->nsms ? e->owner[i] : GPU_SM_IDLE;
+    if (t->nepochs == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        t->epochs = xrealloc(t->epochs, t->cap * sizeof(*t->epochs));
+    }
+    t->epochs[t->nepochs++] = (struct tui_epoch){r.e, r.owner, 0};
+}
+
+void tui_attach(struct tui *t, struct session *s)
+{
+    clear_snapshot(t);
+    t->session = s;
+    t->sc = session_scenario(s);
+    t->live = !session_is_replay(s);
+    t->sms = t->sc->gpu.sms;
+    t->owner = xrealloc(t->owner, t->sms * sizeof(*t->owner));
     session_partition(s, t->owner);
+    unsigned n = session_epochs_done(s);
+    for (unsigned i = 0; i < n; i++)
+        copy_epoch(t, session_epoch_at(s, i));
+    t->shown = n ? n - 1 : 0;
+    /* A replay's epochs are in its file; a branch's first ones are in the file it came from. */
+    t->saved_epochs = n;
+    const char *path = session_run_path(s);
+    t->recording = t->live && path;
+    snprintf(t->run_path, sizeof t->run_path, "%s", path ? path : "");
+    if (t->selected >= t->sc->nkernels)
+        t->selected = 0;
+    t->running = t->busy = t->branching = false;
+    t->queued = 0;
+    t->progress = 0;
+    /* The run's own event log comes first, stamped with the epoch it happened at. */
+    t->log.first = t->log.count = 0;
+    t->log_scroll = 0;
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        unsigned now = t->nepochs;
+        t->nepochs = ev->epoch;
+        tui_log(t, "%s: %s", ev->kind, ev->text);
+        t->nepochs = now;
+    }
+    t->worker = tui_worker_start(s);
+    tui_changed(t, TUI_CH_ALL);
+}
+
+void tui_detach(struct tui *t)
+{
+    tui_worker_stop(t->worker);
+    t->worker = NULL;
+    session_delete(t->session);
+    t->session = NULL;
+}
+
+int tui_open_run(struct tui *t, const char *path)
+{
+    char err[512];
+    /* Read on this thread: a run file loads without simulating, and the current session is
+     * not touched unless this one opens. */
+    struct session *r = session_replay(path, t->datadir, err, sizeof err);
+    if (!r) {
+        tui_message(t, "Cannot open", "%s", err);
+        return TUI_R_HANDLED;
+    }
+    tui_open_overlay(t, NULL);
+    tui_detach(t);
+    tui_attach(t, r);
+    tui_log(t, "REPLAY of %s: %u epochs", path, t->nepochs);
+    return TUI_R_HANDLED | TUI_R_REPAINT;
 }
 
 static void tui_done(struct tui *t)
 {
-    for (unsigned i = 0; i < t->nepochs; i++)
-        free(t->epochs[i].owner);
+    clear_snapshot(t);
     free(t->epochs);
     free(t->owner);
 }
@@ -287,15 +410,8 @@ static void loop(struct tui *t)
     }
 }
 
-int tui_main(const struct scenario *sc)
+int tui_main(struct session *s, const char *datadir)
 {
-    char err[512];
-    /* A scenario that cannot be simulated is reported before curses takes the terminal. */
-    struct session *s = session_new(sc, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "corun: %s: %s\n", sc->path, err);
-        return -1;
-    }
     /* Before newterm, so that ncurses keeps to SIGWINCH and leaves these to us. */
     struct sigaction old_handlers[NQUIT_SIGNALS];
     catch_signals(old_handlers);
@@ -310,24 +426,40 @@ int tui_main(const struct scenario *sc)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    /* Home and End as tmux and screen send them (vt220) and as xterm does outside keypad
+     * mode, for a TERM whose description lacks them (TERM=xterm inside tmux is common). */
+    static const struct {
+        const char *seq;
+        int key;
+    } home_end[] = {
+        {"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[H", KEY_HOME}, {"\033[F", KEY_END}};
+    for (size_t i = 0; i < sizeof home_end / sizeof home_end[0]; i++)
+        if (key_defined(home_end[i].seq) == 0)
+            define_key(home_end[i].seq, home_end[i].key);
     curs_set(0);
     /* Esc closes overlays; a long wait for an escape sequence would feel like a hang. */
     set_escdelay(25);
 
     struct tui t;
-    tui_init(&t, sc, s);
+    memset(&t, 0, sizeof t);
+    t.datadir = datadir;
+    t.focus = TUI_V_KERNELS;
     tui_style_init(&t.style);
-    tui_log(&t, "ready: Space steps, r runs, ? helps");
-    t.worker = tui_worker_start(s);
+    tui_attach(&t, s);
+    if (t.live)
+        tui_log(&t, "ready: Space steps, r runs, ? helps");
+    else
+        tui_log(&t, "REPLAY of %s: %s moves, b branches", t.run_path,
+                t.style.utf8 ? "← →" : "Left/Right");
     relayout(&t);
     loop(&t);
-    /* Quit abandons an epoch in flight: the worker stops within one slice of it. */
-    tui_worker_stop(t.worker);
+    /* Quit abandons an epoch in flight: the worker stops within one slice of it; a recording
+     * is completed as the session is deleted. */
+    tui_detach(&t);
     free_windows(&t);
     endwin();
     delscreen(screen);
     restore_signals(old_handlers);
     tui_done(&t);
-    session_delete(s);
     return 0;
 }

@@ -6,25 +6,24 @@ static const char *const notes[] = {
     "NP: normalized progress = private-mode cycles for the",
     "    epoch's instructions / shared cycles (true NP).",
     "STP = sum of NP; ANTT = mean 1/NP; fairness = min/max NP.",
-    "A dash: no value yet (no predictor, allocator or QoS).",
-    "A run stops after the scenario's epochs; r again goes on.",
+    "A dash: no value (no predictor, allocator or QoS).",
+    "Live: a run stops after the scenario's epochs; r goes on.",
 };
 #define NNOTES     (sizeof notes / sizeof notes[0])
 #define LABEL_COLS 12
 
-static unsigned listed_keys(void)
+static unsigned listed_keys(const struct tui *t)
 {
     unsigned n = 0;
     for (size_t i = 0; i < tui_nkeys; i++)
-        n += tui_keys[i].label != NULL;
+        n += tui_keys[i].label != NULL && tui_key_active(t, &tui_keys[i]);
     return n;
 }
 
 static void size(const struct tui *t, int rows, int cols, int *h, int *w)
 {
-    (void)t;
     /* Frame, heading and gap, the keys, a gap, the notes, a gap and the closing line. */
-    *h = (int)(listed_keys() + NNOTES) + 7;
+    *h = (int)(listed_keys(t) + NNOTES) + 7;
     if (*h > rows - 2)
         *h = rows - 2;
     *w = 76;
@@ -41,7 +40,7 @@ static void draw(const struct tui *t, WINDOW *w)
     y++;
     for (size_t i = 0; i < tui_nkeys; i++) {
         const struct tui_key *k = &tui_keys[i];
-        if (!k->label)
+        if (!k->label || !tui_key_active(t, k))
             continue;
         wattron(w, A_BOLD);
         tui_print(w, y, 2, "%s", tui_key_label(t, k));

@@ -6,7 +6,11 @@
  * publishes a copy of every finished epoch; the input thread moves those copies into struct
  * tui (the snapshot), says what changed with tui_changed, and the frame redraws the views that
  * depend on it. Views and overlays only read the snapshot; key handlers change UI state or ask
- * the worker for something, never the session itself. */
+ * the worker for something, never the session itself.
+ *
+ * The workbench switches sessions (o opens a run file, b branches a replay): the input thread
+ * stops the worker, deletes the old session, copies the new one's epochs and events into the
+ * snapshot (tui_attach) and starts a worker on it. */
 #ifndef CORUN_TUI_INTERNAL_H
 #define CORUN_TUI_INTERNAL_H
 
@@ -35,6 +39,19 @@ struct tui_worker_status {
 
 struct tui_worker;
 
+/* What the worker did with a request other than a step, or a failure of a step. */
+enum tui_outcome_kind {
+    TUI_O_RECORD,     /* tui_worker_record: ok, or the reason in msg */
+    TUI_O_BRANCH,     /* tui_worker_branch: ok (tui_worker_take_branch), or the reason */
+    TUI_O_STEP_ERROR, /* an epoch was simulated but not recorded: recording stopped */
+};
+
+struct tui_outcome {
+    enum tui_outcome_kind kind;
+    bool ok;
+    char msg[512];
+};
+
 /* Starts the thread on s, which it owns until tui_worker_stop. */
 struct tui_worker *tui_worker_start(struct session *s);
 /* Abandons an epoch in flight at once, joins the thread and frees w; s is the caller's again
@@ -51,8 +68,18 @@ void tui_worker_set_interval(struct tui_worker *w, double interval_s);
 /* Moves the finished epochs out (*out, caller frees each owner and the array; NULL when none)
  * and returns their count; fills st. */
 size_t tui_worker_take(struct tui_worker *w, struct tui_result **out, struct tui_worker_status *st);
-/* Fraction of the epoch in flight that is done, in [0, 1]. */
+/* Fraction of the epoch (or branch) in flight that is done, in [0, 1]. */
 double tui_worker_progress(struct tui_worker *w);
+/* Starts recording the session to a new run file at path at the next epoch boundary and notes
+ * it in the event log; the outcome follows (TUI_O_RECORD). */
+void tui_worker_record(struct tui_worker *w, const char *path);
+/* Branches the session, a replay, after its first `epochs` epochs (session_branch, with
+ * progress; busy meanwhile); the outcome follows (TUI_O_BRANCH). */
+void tui_worker_branch(struct tui_worker *w, unsigned epochs);
+/* Moves the oldest outcome not taken into out: 1, or 0 when there is none. */
+int tui_worker_take_outcome(struct tui_worker *w, struct tui_outcome *out);
+/* The live session of a successful branch, now the caller's; NULL when there is none. */
+struct session *tui_worker_take_branch(struct tui_worker *w);
 
 /* ---- the look: colours, attributes and glyphs (tui_style.c) ---- */
 
@@ -120,19 +147,39 @@ struct tui_log {
     unsigned first, count; /* a ring: oldest at first */
 };
 
+struct tui;
 struct tui_overlay;
 
+#define TUI_PROMPT_MAX 1024
+
+/* The text field of an input overlay (tui_prompt.c) and what accepting it does. */
+struct tui_prompt {
+    char title[48], label[96];
+    char text[TUI_PROMPT_MAX];
+    char error[256]; /* why the last value was refused, shown under the field */
+    /* Called with the text on Enter; closes the overlay, or sets error and keeps it. */
+    int (*accept)(struct tui *t, const char *text);
+};
+
 struct tui {
-    const struct scenario *sc;
+    const struct scenario *sc; /* the session's */
+    struct session *session;   /* the worker's while it runs; see tui_attach */
+    const char *datadir;       /* for run files opened with o */
     struct tui_worker *worker;
     struct tui_style style;
 
     /* The snapshot: epochs published by the worker, oldest first. */
     struct tui_epoch *epochs;
     unsigned nepochs, cap;
-    int *owner;   /* the current partition (before any epoch: the session's initial one) */
-    unsigned sms; /* entries in owner */
-    bool live;    /* LIVE; REPLAY once run files can be opened */
+    int *owner;     /* the current partition (before any epoch: the session's initial one) */
+    unsigned sms;   /* entries in owner */
+    bool live;      /* LIVE, or REPLAY of run_path */
+    unsigned shown; /* in a replay: the index of the epoch on screen */
+    char run_path[TUI_PROMPT_MAX]; /* replayed from or recording to; "" none */
+    bool recording;
+    unsigned saved_epochs; /* epochs kept in a run file: q asks when more exist and unrecorded */
+    bool branching;        /* the worker is computing a branch after branch_at epochs */
+    unsigned branch_at;
     bool running; /* as last published by the worker */
     bool busy;
     unsigned queued;
@@ -144,7 +191,9 @@ struct tui {
     enum tui_view_id focus;
     unsigned log_scroll; /* lines back from the newest */
     struct tui_log log;
-    const struct tui_overlay *overlay; /* a modal window on top (help), or NULL */
+    const struct tui_overlay *overlay;    /* a modal window on top (help), or NULL */
+    struct tui_prompt prompt;             /* the input overlay's */
+    char message_title[48], message[768]; /* the message overlay's */
 
     /* The screen: one frame window per view and the interior the view draws in. */
     WINDOW *frame[TUI_V_COUNT], *inner[TUI_V_COUNT];
@@ -154,9 +203,14 @@ struct tui {
     bool too_small;
 };
 
+/* Makes s (live or a replay) the workbench's session: the snapshot is rebuilt from its
+ * epochs and events and a worker started on it. No worker may be running. */
+void tui_attach(struct tui *t, struct session *s);
+/* Stops the worker and deletes its session: the snapshot stays until tui_attach. */
+void tui_detach(struct tui *t);
 /* Marks dirty the views whose content depends on what changed. */
 void tui_changed(struct tui *t, unsigned changes);
-/* The epoch on screen: the newest (live) or the one scrubbed to; NULL before the first. */
+/* The epoch on screen: the newest (live) or the one moved to (replay); NULL before the first. */
 const struct tui_epoch *tui_shown(const struct tui *t);
 /* Adds a line to the event log, stamped with the epoch count. */
 void tui_log(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -193,10 +247,12 @@ struct tui_rect {
 /* Places every view on a rows x cols screen. Returns 0, or -1 when it is below 80x24. */
 int tui_layout(int rows, int cols, unsigned nkernels, struct tui_rect out[TUI_V_COUNT]);
 
-/* ---- overlays: modal windows on top of the views (help today; menus and dialogs later) ---- */
+/* ---- overlays: modal windows on top of the views (help, input fields, messages) ---- */
 
 struct tui_overlay {
     const char *title;
+    /* Optional: a title that depends on the state (else title). */
+    const char *(*title_fn)(const struct tui *t);
     /* Its size on a rows x cols screen. */
     void (*size)(const struct tui *t, int rows, int cols, int *h, int *w);
     void (*draw)(const struct tui *t, WINDOW *w);
@@ -204,15 +260,30 @@ struct tui_overlay {
     int (*key)(struct tui *t, int ch);
 };
 
-extern const struct tui_overlay tui_overlay_help;
+extern const struct tui_overlay tui_overlay_help, tui_overlay_prompt, tui_overlay_message,
+    tui_overlay_quit;
+
+/* Opens the input overlay with title, label, an initial text and what Enter does. */
+void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,
+                     int (*accept)(struct tui *t, const char *text));
+/* Opens a message dialog (an error, a confirmation); any key closes it. */
+void tui_message(struct tui *t, const char *title, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Opens the run file at path in REPLAY mode, or says in a dialog why it cannot be opened
+ * and keeps the current run. Returns TUI_R_*. */
+int tui_open_run(struct tui *t, const char *path);
 
 /* Opens ov on top (NULL closes the one open). */
 void tui_open_overlay(struct tui *t, const struct tui_overlay *ov);
 
 /* ---- keys (tui_keys.c) ---- */
 
+/* The modes a key works in: one that does not apply is absent from the help and key bar. */
+enum tui_mode { TUI_M_LIVE = 1 << 0, TUI_M_REPLAY = 1 << 1, TUI_M_ANY = TUI_M_LIVE | TUI_M_REPLAY };
+
 struct tui_key {
     int code;
+    unsigned modes;         /* enum tui_mode */
     const char *label;      /* as the help lists it; NULL: an alias of the row above */
     const char *label_utf8; /* when it differs in a UTF-8 terminal (arrows) */
     const char *help;
@@ -225,6 +296,8 @@ extern const size_t tui_nkeys;
 
 /* Sends ch to the overlay, the focused view, then the key table. Returns TUI_R_*. */
 int tui_key_dispatch(struct tui *t, int ch);
+/* Whether key row k works in the current mode. */
+bool tui_key_active(const struct tui *t, const struct tui_key *k);
 /* The label of key row k as shown on this terminal. */
 const char *tui_key_label(const struct tui *t, const struct tui_key *k);
 

@@ -1,10 +1,13 @@
 /* tui_keys — the key table (htop's tradition): one row per key with its help text and its
  * handler, which changes UI state or asks the worker and returns a reaction; it never draws.
  * The help screen and the key bar are generated from this table, so a key that is not here
- * does not exist. The predictor (p) and allocator (a) menus, the parameter editor (e), the mix
- * editor (k), save (s), open (o), branch (b) and the replay keys are one row each once the
- * session offers what they do. */
+ * does not exist; a key that does not apply in the current mode (live or replay) is absent
+ * from both. The predictor (p) and allocator (a) menus, the parameter editor (e) and the mix
+ * editor (k) are one row each once the session offers what they do. */
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "tui_internal.h"
 
@@ -115,31 +118,171 @@ static int key_repaint(struct tui *t, int ch)
 
 static int key_quit(struct tui *t, int ch)
 {
-    (void)t;
     (void)ch;
+    /* htop's way: a run whose epochs would be lost asks first. */
+    if (t->live && !t->recording && t->nepochs > t->saved_epochs) {
+        tui_open_overlay(t, &tui_overlay_quit);
+        return TUI_R_HANDLED;
+    }
     return TUI_R_HANDLED | TUI_R_QUIT;
+}
+
+/* ---- replay: moving through the epochs ---- */
+
+static int show_epoch(struct tui *t, unsigned i)
+{
+    if (t->nepochs && i < t->nepochs && i != t->shown) {
+        t->shown = i;
+        tui_changed(t, TUI_CH_EPOCH);
+    }
+    return TUI_R_HANDLED;
+}
+
+static int key_move(struct tui *t, int ch)
+{
+    if (ch == KEY_LEFT)
+        return show_epoch(t, t->shown > 0 ? t->shown - 1 : 0);
+    if (ch == KEY_RIGHT)
+        return show_epoch(t, t->shown + 1);
+    if (ch == KEY_HOME)
+        return show_epoch(t, 0);
+    return show_epoch(t, t->nepochs ? t->nepochs - 1 : 0);
+}
+
+static int accept_goto(struct tui *t, const char *text)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < 1 || (unsigned long)v > t->nepochs) {
+        snprintf(t->prompt.error, sizeof t->prompt.error,
+                 "no epoch '%.32s': enter a number from 1 to %u", text, t->nepochs);
+        t->overlay_dirty = true;
+        return TUI_R_HANDLED;
+    }
+    tui_open_overlay(t, NULL);
+    return show_epoch(t, (unsigned)v - 1);
+}
+
+static int key_goto(struct tui *t, int ch)
+{
+    (void)ch;
+    if (!t->nepochs) {
+        tui_message(t, "Go to", "%s holds no epochs.", t->run_path);
+        return TUI_R_HANDLED;
+    }
+    char label[96];
+    snprintf(label, sizeof label, "Go to epoch (1 to %u):", t->nepochs);
+    tui_prompt_open(t, "Go to epoch", label, "", accept_goto);
+    return TUI_R_HANDLED;
+}
+
+static int key_branch(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->branching)
+        return TUI_R_HANDLED;
+    t->branching = true;
+    t->branch_at = t->nepochs ? t->shown + 1 : 0;
+    tui_worker_branch(t->worker, t->branch_at);
+    tui_log(t, "branching after epoch %u: re-simulating", t->branch_at);
+    tui_changed(t, TUI_CH_STATE);
+    return TUI_R_HANDLED;
+}
+
+/* ---- run files ---- */
+
+static int accept_save(struct tui *t, const char *text)
+{
+    if (!*text) {
+        snprintf(t->prompt.error, sizeof t->prompt.error, "enter a path for the run file");
+        t->overlay_dirty = true;
+        return TUI_R_HANDLED;
+    }
+    tui_open_overlay(t, NULL);
+    /* The worker starts it at an epoch boundary; the outcome opens a dialog. */
+    tui_worker_record(t->worker, text);
+    tui_log(t, "saving to %s at the next epoch boundary", text);
+    return TUI_R_HANDLED;
+}
+
+static int key_save(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->recording) {
+        tui_message(t, "Save", "already recording to %s: every epoch is saved as it finishes.",
+                    t->run_path);
+        return TUI_R_HANDLED;
+    }
+    char name[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(name, sizeof name, "corun-%Y%m%d-%H%M%S.h5", &tm);
+    tui_prompt_open(t, "Save", "Record this run (and its later epochs) to a new run file:", name,
+                    accept_save);
+    return TUI_R_HANDLED;
+}
+
+static int accept_open(struct tui *t, const char *text)
+{
+    if (!*text) {
+        snprintf(t->prompt.error, sizeof t->prompt.error, "enter the path of a run file");
+        t->overlay_dirty = true;
+        return TUI_R_HANDLED;
+    }
+    return tui_open_run(t, text);
+}
+
+static int key_open(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_prompt_open(t, "Open", "Replay the run file (.h5):", "", accept_open);
+    return TUI_R_HANDLED;
 }
 
 #define CTRL(c) ((c)&0x1f)
 
+#define LIVE   TUI_M_LIVE
+#define REPLAY TUI_M_REPLAY
+#define ANY    TUI_M_ANY
+
 const struct tui_key tui_keys[] = {
-    {KEY_F(1), "F1 ?", NULL, "show this help; any key closes it", "Help", key_help},
-    {'?', NULL, NULL, NULL, NULL, key_help},
-    {' ', "Space", NULL, "step one epoch; while one computes, queue another", "Step", key_step},
-    {'r', "r", NULL, "run / pause (a pause waits for the epoch in flight)", "Run", key_run},
-    {'+', "+ -", NULL, "run faster / slower: max, 10/s, 5/s ... 1 per 5 s", "Speed", key_speed},
-    {'=', NULL, NULL, NULL, NULL, key_speed},
-    {'-', NULL, NULL, NULL, NULL, key_speed},
-    {'\t', "Tab", NULL, "focus the next panel", "Focus", key_focus},
-    {KEY_BTAB, "Shift-Tab", NULL, "focus the previous panel", NULL, key_focus},
-    {KEY_UP, "Up Down", "↑ ↓", "select a kernel (scroll the event log when it has focus)", "Select",
-     key_select},
-    {KEY_DOWN, NULL, NULL, NULL, NULL, key_select},
-    {CTRL('l'), "Ctrl-L", NULL, "redraw the screen", NULL, key_repaint},
-    {'q', "q", NULL, "quit at once, even while an epoch computes", "Quit", key_quit},
+    {KEY_F(1), ANY, "F1 ?", NULL, "show this help; any key closes it", "Help", key_help},
+    {'?', ANY, NULL, NULL, NULL, NULL, key_help},
+    {' ', LIVE, "Space", NULL, "step one epoch; while one computes, queue another", "Step",
+     key_step},
+    {'r', LIVE, "r", NULL, "run / pause (a pause waits for the epoch in flight)", "Run", key_run},
+    {'+', LIVE, "+ -", NULL, "run faster / slower: max, 10/s, 5/s ... 1 per 5 s", "Speed",
+     key_speed},
+    {'=', LIVE, NULL, NULL, NULL, NULL, key_speed},
+    {'-', LIVE, NULL, NULL, NULL, NULL, key_speed},
+    {KEY_LEFT, REPLAY, "Left Right", "← →", "show the previous / next epoch", "Epoch", key_move},
+    {KEY_RIGHT, REPLAY, NULL, NULL, NULL, NULL, key_move},
+    {KEY_HOME, REPLAY, "Home End", NULL, "show the first / last epoch", NULL, key_move},
+    {KEY_END, REPLAY, NULL, NULL, NULL, NULL, key_move},
+    {'g', REPLAY, "g", NULL, "go to an epoch by number", "Go to", key_goto},
+    {'b', REPLAY, "b", NULL, "branch: a live run continuing after the epoch shown", "Branch",
+     key_branch},
+    {'s', LIVE, "s", NULL, "save: record the run to a new run file, then every epoch", "Save",
+     key_save},
+    {'o', ANY, "o", NULL, "open a run file and replay it (a bad one keeps this run)", "Open",
+     key_open},
+    {'\t', ANY, "Tab", NULL, "focus the next panel", "Focus", key_focus},
+    {KEY_BTAB, ANY, "Shift-Tab", NULL, "focus the previous panel", NULL, key_focus},
+    {KEY_UP, ANY, "Up Down", "↑ ↓", "select a kernel (scroll the event log when it has focus)",
+     NULL, key_select},
+    {KEY_DOWN, ANY, NULL, NULL, NULL, NULL, key_select},
+    {CTRL('l'), ANY, "Ctrl-L", NULL, "redraw the screen", NULL, key_repaint},
+    {'q', ANY, "q", NULL, "quit at once, even mid-epoch; asks if epochs are unsaved", "Quit",
+     key_quit},
 };
 
 const size_t tui_nkeys = sizeof tui_keys / sizeof tui_keys[0];
+
+bool tui_key_active(const struct tui *t, const struct tui_key *k)
+{
+    return (k->modes & (t->live ? TUI_M_LIVE : TUI_M_REPLAY)) != 0;
+}
 
 const char *tui_key_label(const struct tui *t, const struct tui_key *k)
 {
@@ -157,7 +300,7 @@ int tui_key_dispatch(struct tui *t, int ch)
             return r;
     }
     for (size_t i = 0; i < tui_nkeys; i++)
-        if (tui_keys[i].code == ch)
+        if (tui_keys[i].code == ch && tui_key_active(t, &tui_keys[i]))
             return tui_keys[i].handle(t, ch);
     return 0;
 }

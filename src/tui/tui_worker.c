@@ -3,13 +3,14 @@
  *
  * Ownership keeps the locking small: the worker alone touches the session from
  * tui_worker_start to tui_worker_stop, and the mutex guards only the requests (step, run,
- * pause, stop) and the mailbox of finished epochs. The progress fraction and the abandon flag
- * are atomics because the progress callback runs mid-epoch, where taking the lock would buy
- * nothing. */
+ * pause, stop, record, branch) and the mailbox of finished epochs and outcomes. The progress
+ * fraction and the abandon flag are atomics because the progress callback runs mid-epoch, where
+ * taking the lock would buy nothing. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,12 +31,19 @@ struct tui_worker {
     unsigned run_until; /* epochs */
     double interval_s;
     unsigned queued;
+    char *record_path; /* record from the next epoch boundary, or NULL */
+    unsigned branch_epochs;
+    bool branch;
     /* State and mailbox, under mu. */
     bool busy;
     unsigned epochs_done;
     double last_start; /* monotonic seconds, for the pace of a run */
     struct tui_result *results;
     size_t nresults, cap;
+#define MAX_OUTCOMES 8
+    struct tui_outcome outcomes[MAX_OUTCOMES];
+    unsigned noutcomes;
+    struct session *branched;
 
     atomic_uint progress_milli;
     atomic_bool abandon;
@@ -109,16 +117,74 @@ static void publish(struct tui_worker *w, double wall_s)
     pthread_mutex_unlock(&w->mu);
 }
 
+/* With mu held. Outcomes beyond the mailbox's room are dropped: the UI takes them every frame. */
+static void post(struct tui_worker *w, enum tui_outcome_kind kind, bool ok, const char *msg)
+{
+    if (w->noutcomes == MAX_OUTCOMES)
+        return;
+    struct tui_outcome *o = &w->outcomes[w->noutcomes++];
+    o->kind = kind;
+    o->ok = ok;
+    snprintf(o->msg, sizeof o->msg, "%s", msg);
+}
+
+/* With mu held, released meanwhile: start recording (between epochs, so at a boundary). */
+static void do_record(struct tui_worker *w)
+{
+    char *path = w->record_path, err[512] = "";
+    w->record_path = NULL;
+    pthread_mutex_unlock(&w->mu);
+    bool ok = session_record(w->session, path, err, sizeof err) == 0;
+    if (ok) {
+        char note[256];
+        snprintf(note, sizeof note, "recording to %s", path);
+        if (session_note(w->session, "note", note) != 0) {
+            ok = false;
+            snprintf(err, sizeof err, "%s", session_error(w->session));
+        }
+    }
+    pthread_mutex_lock(&w->mu);
+    post(w, TUI_O_RECORD, ok, ok ? path : err);
+    free(path);
+}
+
+/* With mu held, released meanwhile: the branch re-simulates, so it shows progress. */
+static void do_branch(struct tui_worker *w)
+{
+    unsigned epochs = w->branch_epochs;
+    w->branch = false;
+    w->busy = true;
+    atomic_store(&w->progress_milli, 0);
+    pthread_mutex_unlock(&w->mu);
+    char err[512] = "";
+    struct session *b = session_branch(w->session, epochs, on_progress, w, err, sizeof err);
+    pthread_mutex_lock(&w->mu);
+    w->busy = false;
+    if (b) {
+        session_delete(w->branched);
+        w->branched = b;
+    }
+    post(w, TUI_O_BRANCH, b != NULL, err);
+}
+
 static void *worker_main(void *arg)
 {
     struct tui_worker *w = arg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
         double wait_s;
-        while (!w->quit && !should_step(w, &wait_s))
+        while (!w->quit && !w->record_path && !w->branch && !should_step(w, &wait_s))
             wait_for(w, wait_s);
         if (w->quit)
             break;
+        if (w->record_path) {
+            do_record(w);
+            continue;
+        }
+        if (w->branch) {
+            do_branch(w);
+            continue;
+        }
         if (w->queued > 0)
             w->queued--;
         w->busy = true;
@@ -127,14 +193,17 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&w->mu);
 
         double t0 = now_s();
-        int abandoned = session_step_epoch(w->session, on_progress, w);
-        if (abandoned) {
+        int rc = session_step_epoch(w->session, on_progress, w);
+        if (rc == 1) {
             pthread_mutex_lock(&w->mu);
             w->busy = false;
             break;
         }
         publish(w, now_s() - t0);
         pthread_mutex_lock(&w->mu);
+        /* The epoch is in the session but not in the run file, which keeps what it had. */
+        if (rc != 0)
+            post(w, TUI_O_STEP_ERROR, false, session_error(w->session));
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -186,6 +255,8 @@ void tui_worker_stop(struct tui_worker *w)
     for (size_t i = 0; i < w->nresults; i++)
         free(w->results[i].owner);
     free(w->results);
+    free(w->record_path);
+    session_delete(w->branched);
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->mu);
     free(w);
@@ -246,4 +317,43 @@ size_t tui_worker_take(struct tui_worker *w, struct tui_result **out, struct tui
 double tui_worker_progress(struct tui_worker *w)
 {
     return atomic_load(&w->progress_milli) / 1000.0;
+}
+
+void tui_worker_record(struct tui_worker *w, const char *path)
+{
+    pthread_mutex_lock(&w->mu);
+    free(w->record_path);
+    w->record_path = xstrdup(path);
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_branch(struct tui_worker *w, unsigned epochs)
+{
+    pthread_mutex_lock(&w->mu);
+    w->branch = true;
+    w->branch_epochs = epochs;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+int tui_worker_take_outcome(struct tui_worker *w, struct tui_outcome *out)
+{
+    pthread_mutex_lock(&w->mu);
+    int n = w->noutcomes > 0;
+    if (n) {
+        *out = w->outcomes[0];
+        memmove(w->outcomes, w->outcomes + 1, --w->noutcomes * sizeof(*w->outcomes));
+    }
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
+struct session *tui_worker_take_branch(struct tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    struct session *b = w->branched;
+    w->branched = NULL;
+    pthread_mutex_unlock(&w->mu);
+    return b;
 }

@@ -11,7 +11,7 @@ static void draw_title_row(const struct tui *t, WINDOW *w, int cols)
     const struct scenario *sc = t->sc;
     wattron(w, st->header);
     mvwhline(w, 0, 0, ' ', cols);
-    const char *mode = t->live ? "LIVE" : "REPLAY";
+    const char *mode = !t->live ? "REPLAY" : t->recording ? "LIVE, REC" : "LIVE";
     int right = cols - tui_columns(mode) - 2;
     /* The mode always shows; the scenario's name gives way on a narrow screen. */
     tui_print(w, 0, 1, "corun %s %s GPU: %s, %u SMs %s Scenario: %s", PACKAGE_VERSION, st->sep,
@@ -30,15 +30,47 @@ static void draw_run_row(const struct tui *t, WINDOW *w)
     tui_thousands(cyc, sizeof cyc, e ? (unsigned long long)(e->e.start_cycle + e->e.cycles) : 0);
     int x = 1;
     wattron(w, A_BOLD);
-    x += tui_print(w, 1, x, "Epoch %u/%u", t->nepochs, t->sc->epochs);
+    /* Live: epochs done of the scenario's; replay: the one shown of the file's. */
+    if (t->live)
+        x += tui_print(w, 1, x, "Epoch %u/%u", t->nepochs, t->sc->epochs);
+    else
+        x += tui_print(w, 1, x, "Epoch %u/%u", e ? e->e.index + 1 : 0, t->nepochs);
     wattroff(w, A_BOLD);
     /* Predictors and allocators do not exist yet: the partition stays the even split. */
     tui_print(w, 1, x, "  Cycle %s  Predictor: none  Allocator: none (even split)", cyc);
 }
 
+/* A replay: the run file, or the branch being computed from it. */
+static void draw_replay_row(const struct tui *t, WINDOW *w, int cols)
+{
+    const struct tui_style *st = &t->style;
+    int x = 1;
+    if (t->branching) {
+        wattron(w, A_BOLD);
+        x += tui_print(w, 2, x, "Branching");
+        wattroff(w, A_BOLD);
+        x += tui_print(w, 2, x, " after epoch %u: re-simulating ", t->branch_at);
+        int width = cols - x - 6;
+        if (width > 30)
+            width = 30;
+        tui_bar(st, w, 2, x, width, t->progress);
+        x += width > 0 ? width : 0;
+        tui_print(w, 2, x, " %3.0f%%", t->progress * 100);
+        return;
+    }
+    x += tui_print(w, 2, x, "Run file: %s", t->run_path);
+    wattron(w, st->dim);
+    tui_print(w, 2, x, "  (%s moves, g goes to, b branches)", st->utf8 ? "← →" : "Left/Right");
+    wattroff(w, st->dim);
+}
+
 static void draw_activity_row(const struct tui *t, WINDOW *w, int cols)
 {
     const struct tui_style *st = &t->style;
+    if (!t->live) {
+        draw_replay_row(t, w, cols);
+        return;
+    }
     int x = 1;
     wattron(w, A_BOLD);
     x += tui_print(w, 2, x, "%s", t->running ? "Running" : "Paused");
@@ -58,9 +90,11 @@ static void draw_activity_row(const struct tui *t, WINDOW *w, int cols)
         tui_print(w, 2, x, "waiting for the pace");
     } else {
         wattron(w, st->dim);
-        tui_print(w, 2, x, "idle: Space steps one epoch, r runs");
+        x += tui_print(w, 2, x, "idle: Space steps one epoch, r runs");
         wattroff(w, st->dim);
     }
+    if (t->recording && !t->busy)
+        tui_print(w, 2, x, "  %s recording to %s", st->sep, t->run_path);
 }
 
 static void draw_header(const struct tui *t, WINDOW *w)
@@ -82,7 +116,7 @@ static void draw_keybar(const struct tui *t, WINDOW *w)
     int cols = getmaxx(w), x = 0;
     for (size_t i = 0; i < tui_nkeys && x < cols; i++) {
         const struct tui_key *k = &tui_keys[i];
-        if (!k->bar)
+        if (!k->bar || !tui_key_active(t, k))
             continue;
         wattron(w, A_BOLD);
         x += tui_print(w, 0, x, "%s", tui_key_label(t, k));

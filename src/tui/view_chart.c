@@ -8,9 +8,16 @@
 #include "corun/util.h"
 #include "tui_internal.h"
 
+/* Epochs the chart covers: all of a live run, a replay's up to the one shown. */
+static unsigned charted(const struct tui *t)
+{
+    const struct tui_epoch *e = tui_shown(t);
+    return e ? e->e.index + 1 : 0;
+}
+
 static void draw(const struct tui *t, WINDOW *w)
 {
-    unsigned nk = t->sc->nkernels, n = t->nepochs;
+    unsigned nk = t->sc->nkernels, n = charted(t);
     if (n == 0) {
         wattron(w, t->style.dim);
         tui_print(w, getmaxy(w) / 2, 2, "no epochs yet: Space steps one");
@@ -46,14 +53,15 @@ static void draw(const struct tui *t, WINDOW *w)
 
 static void title(const struct tui *t, int cols, char *buf, size_t n)
 {
-    if (t->nepochs == 0) {
+    unsigned last = charted(t);
+    if (last == 0) {
         snprintf(buf, n, "NP history");
         return;
     }
     /* The chart shows the newest epochs that fit. */
     unsigned fit = cols > TUI_CHART_LABEL_COLS ? (unsigned)(cols - TUI_CHART_LABEL_COLS) : 1;
-    unsigned first = t->nepochs > fit ? t->nepochs - fit + 1 : 1;
-    snprintf(buf, n, "NP history, epochs %u-%u", first, t->nepochs);
+    unsigned first = last > fit ? last - fit + 1 : 1;
+    snprintf(buf, n, "NP history, epochs %u-%u", first, last);
 }
 
 const struct tui_view tui_view_chart = {

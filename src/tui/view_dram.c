@@ -9,8 +9,15 @@ static void draw_channels(const struct tui *t, WINDOW *w, const struct session_e
     int rows, cols;
     getmaxyx(w, rows, cols);
     unsigned n = e->nchannels;
-    if (n == 0)
+    if (n == 0) {
+        /* Run files keep per-kernel figures only: say so rather than draw empty bars. */
+        wattron(w, t->style.dim);
+        tui_print(w, (*y)++, 0, "no per-channel data");
+        if (!t->live)
+            tui_print(w, (*y)++, 0, "(run files keep none)");
+        wattroff(w, t->style.dim);
         return;
+    }
     double sum = 0, max = 0;
     for (unsigned c = 0; c < n; c++) {
         sum += e->channel_util[c];

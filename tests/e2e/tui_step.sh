@@ -90,6 +90,9 @@ sleep 1.5
 tui_screen | grep -qF "$epoch" || fail "epochs went on after the pause ($epoch):
 $(tui_screen)"
 
+# The epochs are not recorded: q asks first, y quits.
 tui_keys q
+tui_wait "quit without saving? y/n"
+tui_keys y
 tui_wait "exit=0"
 echo "tui step: 3 epochs match the headless run; help, selection, focus, run, pause and pace"

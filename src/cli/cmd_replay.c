@@ -1,0 +1,53 @@
+/* cmd_replay — `corun replay RUN.h5`: the workbench in REPLAY mode on a recorded run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/session.h"
+#include "corun/tui.h"
+
+static int replay_run(int argc, char **argv)
+{
+    if (argc != 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: corun replay RUN.h5\n");
+        return CLI_BAD_INPUT;
+    }
+    char *datadir = datadir_locate();
+    char err[512];
+    int rc = CLI_OK;
+    /* A run file that cannot be opened is reported before curses takes the terminal. */
+    struct session *r = session_replay(argv[1], datadir, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "corun: %s\n", err);
+        rc = CLI_BAD_INPUT;
+    } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "corun: the workbench needs a terminal; 'corun show %s' prints the run\n",
+                argv[1]);
+        session_delete(r);
+        rc = CLI_BAD_INPUT;
+    } else if (tui_main(r, datadir) != 0) {
+        rc = CLI_FAILED;
+    }
+    free(datadir);
+    return rc;
+}
+
+const struct cli_command cmd_replay = {
+    .name = "replay",
+    .args = "RUN.h5",
+    .summary = "open the workbench on a recorded run, to move through its epochs and branch",
+    .help = "The same screen as 'corun tui', showing REPLAY and the run file: the panels show the\n"
+            "epoch moved to (the DRAM panel has no per-channel figures: run files do not keep\n"
+            "them). Nothing is simulated until b branches.\n\n"
+            "Keys (besides F1/?, Tab, Up/Down, Ctrl-L and q, as in 'corun help tui'):\n"
+            "  Left, Right  the previous / next epoch\n"
+            "  Home, End    the first / last epoch\n"
+            "  g            go to an epoch by number (a refused one shows the valid range)\n"
+            "  b            branch: a live run continuing after the epoch shown; the recorded\n"
+            "               epochs are simulated again and checked, then Space steps the branch\n"
+            "  o            open another run file (one that cannot be opened keeps this one)\n\n"
+            "Exit status 2 when RUN.h5 cannot be opened (before the screen starts).\n",
+    .run = replay_run,
+};

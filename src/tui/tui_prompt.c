@@ -1,0 +1,235 @@
+/* tui_prompt — the small modal windows besides the help: an input field (a path to save to or
+ * open, an epoch to go to), a message dialog (an error, a confirmation) and the question q asks
+ * when the run is unsaved. Like every overlay they keep their state in struct tui and answer
+ * keys with a reaction; what accepting a field does is the opener's callback. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui_internal.h"
+
+#define FIELD_W 72
+
+static void clip_size(int rows, int cols, int *h, int *w)
+{
+    if (*h > rows - 2)
+        *h = rows - 2;
+    if (*w > cols - 2)
+        *w = cols - 2;
+}
+
+/* ---- the input field ---- */
+
+void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,
+                     int (*accept)(struct tui *t, const char *text))
+{
+    struct tui_prompt *p = &t->prompt;
+    snprintf(p->title, sizeof p->title, "%s", title);
+    snprintf(p->label, sizeof p->label, "%s", label);
+    snprintf(p->text, sizeof p->text, "%s", text);
+    p->error[0] = '\0';
+    p->accept = accept;
+    tui_open_overlay(t, &tui_overlay_prompt);
+}
+
+static const char *prompt_title(const struct tui *t)
+{
+    return t->prompt.title;
+}
+
+static void prompt_size(const struct tui *t, int rows, int cols, int *h, int *w)
+{
+    (void)t;
+    /* Frame, label, field, error, gap and the hint line. */
+    *h = 7;
+    *w = FIELD_W + 4;
+    clip_size(rows, cols, h, w);
+}
+
+static void prompt_draw(const struct tui *t, WINDOW *w)
+{
+    const struct tui_prompt *p = &t->prompt;
+    int cols = getmaxx(w);
+    tui_print(w, 0, 1, "%s", p->label);
+    /* The end of a long text stays visible, where the typing happens. */
+    int room = cols - 3, len = tui_columns(p->text);
+    const char *shown = p->text;
+    while (len > room - 1 && *shown) {
+        shown++;
+        while (((unsigned char)*shown & 0xC0) == 0x80)
+            shown++;
+        len--;
+    }
+    wattron(w, A_REVERSE);
+    mvwhline(w, 1, 1, ' ', room);
+    tui_print(w, 1, 1, "%s_", shown);
+    wattroff(w, A_REVERSE);
+    if (p->error[0]) {
+        wattron(w, A_BOLD);
+        tui_print(w, 2, 1, "%s", p->error);
+        wattroff(w, A_BOLD);
+    }
+    wattron(w, t->style.dim);
+    tui_print(w, getmaxy(w) - 1, 1, "Enter accepts, Esc cancels, Ctrl-U clears");
+    wattroff(w, t->style.dim);
+}
+
+static void delete_last(char *text)
+{
+    size_t n = strlen(text);
+    /* A whole UTF-8 character: its continuation bytes and its lead byte. */
+    while (n > 0 && ((unsigned char)text[n - 1] & 0xC0) == 0x80)
+        n--;
+    if (n > 0)
+        n--;
+    text[n] = '\0';
+}
+
+static int prompt_key(struct tui *t, int ch)
+{
+    struct tui_prompt *p = &t->prompt;
+    size_t n = strlen(p->text);
+    if (ch == 27) {
+        tui_open_overlay(t, NULL);
+        return TUI_R_HANDLED;
+    }
+    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        char text[TUI_PROMPT_MAX];
+        snprintf(text, sizeof text, "%s", p->text);
+        return p->accept(t, text) | TUI_R_HANDLED;
+    }
+    if (ch == KEY_BACKSPACE || ch == 127 || ch == 8)
+        delete_last(p->text);
+    else if (ch == ('u' & 0x1f))
+        p->text[0] = '\0';
+    else if (ch >= ' ' && ch <= 0xff && ch != 127 && n + 1 < sizeof p->text) {
+        p->text[n] = (char)ch;
+        p->text[n + 1] = '\0';
+    }
+    t->overlay_dirty = true;
+    return TUI_R_HANDLED;
+}
+
+const struct tui_overlay tui_overlay_prompt = {
+    .title = "Input",
+    .title_fn = prompt_title,
+    .size = prompt_size,
+    .draw = prompt_draw,
+    .key = prompt_key,
+};
+
+/* ---- the message dialog ---- */
+
+void tui_message(struct tui *t, const char *title, const char *fmt, ...)
+{
+    snprintf(t->message_title, sizeof t->message_title, "%s", title);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->message, sizeof t->message, fmt, ap);
+    va_end(ap);
+    tui_open_overlay(t, &tui_overlay_message);
+}
+
+/* Word-wraps text to cols columns: draws it from row y when w is given; returns the rows. */
+static int wrap(WINDOW *w, int y, const char *text, int cols)
+{
+    int rows = 0;
+    const char *s = text;
+    while (*s) {
+        /* The longest run of whole words that fits, or a hard cut of a word that cannot. */
+        int len = 0, cut = 0, col = 0;
+        for (int i = 0; s[i] && col <= cols; i++) {
+            if (((unsigned char)s[i] & 0xC0) != 0x80)
+                col++;
+            if (col > cols)
+                break;
+            len = i + 1;
+            if (s[i] == ' ')
+                cut = i;
+        }
+        if (s[len] && cut > 0)
+            len = cut;
+        if (w)
+            tui_print(w, y + rows, 1, "%.*s", len, s);
+        rows++;
+        s += len;
+        while (*s == ' ')
+            s++;
+    }
+    return rows;
+}
+
+static const char *message_title(const struct tui *t)
+{
+    return t->message_title;
+}
+
+static void message_size(const struct tui *t, int rows, int cols, int *h, int *w)
+{
+    *w = FIELD_W + 4;
+    clip_size(rows, cols, h, w);
+    /* The text, a gap and the closing line inside the frame. */
+    *h = wrap(NULL, 0, t->message, *w - 4) + 4;
+    clip_size(rows, cols, h, w);
+}
+
+static void message_draw(const struct tui *t, WINDOW *w)
+{
+    wrap(w, 0, t->message, getmaxx(w) - 2);
+    wattron(w, t->style.dim);
+    tui_print(w, getmaxy(w) - 1, 1, "Press any key to continue.");
+    wattroff(w, t->style.dim);
+}
+
+static int close_key(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_open_overlay(t, NULL);
+    return TUI_R_HANDLED;
+}
+
+const struct tui_overlay tui_overlay_message = {
+    .title = "Message",
+    .title_fn = message_title,
+    .size = message_size,
+    .draw = message_draw,
+    .key = close_key,
+};
+
+/* ---- quit without saving? ---- */
+
+static void quit_size(const struct tui *t, int rows, int cols, int *h, int *w)
+{
+    (void)t;
+    *h = 6;
+    *w = 56;
+    clip_size(rows, cols, h, w);
+}
+
+static void quit_draw(const struct tui *t, WINDOW *w)
+{
+    unsigned unsaved = t->nepochs - t->saved_epochs;
+    tui_print(w, 0, 1, "%u epoch%s of this run %s not recorded.", unsaved, unsaved == 1 ? "" : "s",
+              unsaved == 1 ? "is" : "are");
+    wattron(w, A_BOLD);
+    tui_print(w, 2, 1, "quit without saving? y/n");
+    wattroff(w, A_BOLD);
+    wattron(w, t->style.dim);
+    tui_print(w, 3, 1, "(n goes back; s there saves the run)");
+    wattroff(w, t->style.dim);
+}
+
+static int quit_key(struct tui *t, int ch)
+{
+    if (ch == 'y' || ch == 'Y')
+        return TUI_R_HANDLED | TUI_R_QUIT;
+    tui_open_overlay(t, NULL);
+    return TUI_R_HANDLED;
+}
+
+const struct tui_overlay tui_overlay_quit = {
+    .title = "Quit",
+    .size = quit_size,
+    .draw = quit_draw,
+    .key = quit_key,
+};

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The workbench on a run file: `corun replay` shows REPLAY and the recorded epochs (the same
+# numbers as `corun show`); the arrows, Home/End and g move through them (a refused epoch shows
+# the range); o with a bad path shows a dialog and keeps the run; b branches after the epoch
+# shown and Space steps the branch, whose first new epoch equals the recorded one (the
+# simulator is deterministic); q asks when epochs are unsaved; s records the live run to a file
+# `corun show` reads; o opens a good file. A missing file fails with status 2 before curses.
+. "$(dirname "$0")/../lib.sh"
+cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
+export CORUN_DATADIR="$top_srcdir"
+"$CORUN" run "$cfg" --epochs 3 --out "$TMPD/r.h5" --catalog "$TMPD/c.db" >/dev/null 2>&1 ||
+    fail "the headless run could not record $TMPD/r.h5"
+"$CORUN" show "$TMPD/r.h5" >"$TMPD/shown"
+
+# "epoch kernel SMs IPC NP BW RBH" of epoch $1, kernel $2, as a regex of its kernel-table row.
+# The two columns between NP and BW (predicted NP, error) are dashes without a predictor.
+row() {
+    awk -v e="$1" -v k="$2" '$1 == e && $2 == k {
+        print $3 " +" $4 " +" $5 " +[^ ]+ +[^ ]+ +" $6 " +" $7 }' "$TMPD/shown"
+}
+expect_epoch() {
+    local s c
+    s=$(row "$1" stream)
+    c=$(row "$1" compute)
+    [ -n "$s" ] && [ -n "$c" ] || fail "no epoch $1 in 'corun show'"
+    tui_wait "Kernels, epoch $1 "
+    tui_screen >"$TMPD/s"
+    grep -Eq "A stream +$s" "$TMPD/s" || fail "the stream row of epoch $1 is not '$s':
+$(cat "$TMPD/s")"
+    grep -Eq "B compute +$c" "$TMPD/s" || fail "the compute row of epoch $1 is not '$c':
+$(cat "$TMPD/s")"
+}
+
+# A file that cannot be opened: the message on stderr and status 2, before curses starts.
+set +e
+"$CORUN" replay "$TMPD/missing.h5" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "replay of a missing file exited $rc, not 2"
+grep -q "missing.h5" "$TMPD/err" || fail "no message naming the file: $(cat "$TMPD/err")"
+[ ! -s "$TMPD/out" ] || fail "replay of a missing file wrote to the terminal: $(cat -v "$TMPD/out")"
+
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/r.h5"
+tui_wait "REPLAY"
+tui_wait "Epoch 3/3"
+tui_wait "Run file: $TMPD/r.h5"
+tui_wait "(run files keep none)"
+expect_epoch 3
+# Replay keys in the key bar and help; the live ones (Space, r, s) are absent from both.
+grep -q "← → Epoch  g Go to  b Branch  o Open" "$TMPD/s" || fail "no replay key bar:
+$(cat "$TMPD/s")"
+grep -q "Space Step" "$TMPD/s" && fail "Space in the key bar of a replay"
+tui_keys '?'
+tui_wait "Press any key to close this help."
+for k in '← → +show the previous / next epoch' 'Home End +show the first' 'g +go to an epoch' \
+    'b +branch: a live run' 'o +open a run file'; do
+    grep -Eq -- "$k" "$TMPD/screen" || fail "the help does not list '$k':
+$(cat "$TMPD/screen")"
+done
+grep -Eq 'Space +step|save: record' "$TMPD/screen" && fail "live keys in the help of a replay:
+$(cat "$TMPD/screen")"
+tui_keys x
+tui_gone "Press any key to close this help."
+
+# Moving: left twice is epoch 1; End and Home; g refuses 9 and shows the range, then takes 2.
+tui_keys Left Left
+tui_wait "Epoch 1/3"
+expect_epoch 1
+tui_wait "NP history, epochs 1-1"
+tui_keys End
+tui_wait "Epoch 3/3"
+tui_keys Home
+tui_wait "Epoch 1/3"
+tui_keys g
+tui_wait "Go to epoch (1 to 3):"
+tui_keys 9 Enter
+tui_wait "no epoch '9': enter a number from 1 to 3"
+tui_keys BSpace 2 Enter
+tui_gone "Go to epoch (1 to 3):"
+tui_wait "Epoch 2/3"
+expect_epoch 2
+
+# o with a bad path: a dialog with the reason, and the replay stays.
+tui_keys o
+tui_wait "Replay the run file"
+tui_keys -l "$TMPD/nothere.h5"
+tui_keys Enter
+tui_wait "Cannot open"
+tui_wait "nothere.h5: cannot open"
+tui_keys x
+tui_gone "Cannot open"
+tui_wait "Epoch 2/3"
+grep -q "REPLAY" "$TMPD/screen" || fail "a bad o left the replay"
+
+# b: live on a branch after epoch 2; its first new epoch is the recorded epoch 3.
+tui_keys b
+tui_wait "Epoch 2/10" 60
+tui_wait "LIVE"
+tui_wait "e2 note: branched from"
+tui_wait "Space Step"
+tui_keys Space
+tui_wait "Epoch 3/10"
+expect_epoch 3
+
+# q asks on an unsaved live run; n goes back.
+tui_keys q
+tui_wait "quit without saving? y/n"
+tui_keys n
+tui_gone "quit without saving?"
+
+# s records the branch to a file: a dialog, then later epochs are recorded too.
+tui_keys s
+tui_wait "Record this run"
+tui_wait "corun-"
+tui_keys C-u
+tui_keys -l "$TMPD/saved.h5"
+tui_keys Enter
+tui_wait "Saved"
+tui_wait "LIVE, REC"
+tui_keys x
+tui_gone "Press any key to continue."
+tui_keys Space
+tui_wait "Epoch 4/10"
+tui_wait "idle: Space steps"
+
+# o on a good file replays it (the live run is recorded, so nothing asks); q quits at once.
+tui_keys o
+tui_wait "Replay the run file"
+tui_keys -l "$TMPD/r.h5"
+tui_keys Enter
+tui_wait "REPLAY"
+tui_wait "Epoch 3/3"
+tui_keys q
+tui_wait "exit=0"
+
+"$CORUN" show "$TMPD/saved.h5" >"$TMPD/saved" || fail "corun show cannot read the saved run"
+grep -q "4 epochs" "$TMPD/saved" || fail "the saved run does not hold 4 epochs:
+$(cat "$TMPD/saved")"
+grep -q "recording to $TMPD/saved.h5" "$TMPD/saved" || fail "no event for the save:
+$(cat "$TMPD/saved")"
+[ "$(awk '$1 == 3' "$TMPD/saved")" = "$(awk '$1 == 3' "$TMPD/shown")" ] ||
+    fail "epoch 3 of the saved branch differs from the recorded run"
+echo "tui replay: move, go to, bad open, branch = recorded epoch 3, quit asks, save, open"
