@@ -190,7 +190,7 @@ static void add_epoch(struct tui *t, struct tui_result *r)
         t->cap = t->cap ? 2 * t->cap : 16;
         t->epochs = xrealloc(t->epochs, t->cap * sizeof(*t->epochs));
     }
-    t->epochs[t->nepochs++] = (struct tui_epoch){r->e, r->owner, r->wall_s};
+    t->epochs[t->nepochs++] = (struct tui_epoch){r->e, r->owner, r->wall_s, r->explain};
     memcpy(t->owner, r->owner, t->sms * sizeof(*t->owner));
     const struct session_epoch *e = &r->e;
     if (e->m.valid)
@@ -233,6 +233,17 @@ static void take_outcome(struct tui *t, const struct tui_outcome *o)
         }
         t->branching = false;
         break;
+    case TUI_O_PREDICTOR:
+        if (o->ok) {
+            const char *tab = strchr(o->msg, '\t');
+            size_t len = tab ? (size_t)(tab - o->msg) : strlen(o->msg);
+            snprintf(t->predictor, sizeof t->predictor, "%.*s", (int)len, o->msg);
+            tui_log(t, "predictor: %s", tab ? tab + 1 : o->msg);
+        } else {
+            tui_log(t, "predictor unchanged (%s)", t->predictor);
+            tui_message(t, "Cannot switch predictor", "%s", o->msg);
+        }
+        break;
     case TUI_O_STEP_ERROR:
         t->recording = false;
         tui_log(t, "recording stopped");
@@ -274,8 +285,10 @@ static void absorb(struct tui *t)
 
 static void clear_snapshot(struct tui *t)
 {
-    for (unsigned i = 0; i < t->nepochs; i++)
+    for (unsigned i = 0; i < t->nepochs; i++) {
         free(t->epochs[i].owner);
+        free(t->epochs[i].explain);
+    }
     t->nepochs = 0;
 }
 
@@ -289,7 +302,7 @@ static void copy_epoch(struct tui *t, const struct session_epoch *e)
         t->cap = t->cap ? 2 * t->cap : 16;
         t->epochs = xrealloc(t->epochs, t->cap * sizeof(*t->epochs));
     }
-    t->epochs[t->nepochs++] = (struct tui_epoch){r.e, r.owner, 0};
+    t->epochs[t->nepochs++] = (struct tui_epoch){r.e, r.owner, 0, NULL};
 }
 
 void tui_attach(struct tui *t, struct session *s)
@@ -298,6 +311,7 @@ void tui_attach(struct tui *t, struct session *s)
     t->session = s;
     t->sc = session_scenario(s);
     t->live = !session_is_replay(s);
+    snprintf(t->predictor, sizeof t->predictor, "%s", session_predictor_name(s));
     t->sms = t->sc->gpu.sms;
     t->owner = xrealloc(t->owner, t->sms * sizeof(*t->owner));
     session_partition(s, t->owner);

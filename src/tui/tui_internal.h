@@ -28,6 +28,9 @@ struct tui_result {
     struct session_epoch e;
     int *owner;    /* the partition after the epoch, one entry per SM; the receiver frees it */
     double wall_s; /* how long the epoch took to compute */
+    /* The active predictor's explanation of each kernel's prediction ([nkernels]; the
+     * receiver frees it), NULL when no predictor made one. */
+    struct predict_text *explain;
 };
 
 struct tui_worker_status {
@@ -44,6 +47,7 @@ enum tui_outcome_kind {
     TUI_O_RECORD,     /* tui_worker_record: ok, or the reason in msg */
     TUI_O_BRANCH,     /* tui_worker_branch: ok (tui_worker_take_branch), or the reason */
     TUI_O_STEP_ERROR, /* an epoch was simulated but not recorded: recording stopped */
+    TUI_O_PREDICTOR,  /* tui_worker_set_predictor: ok (name, then the event's text), or why */
 };
 
 struct tui_outcome {
@@ -76,6 +80,9 @@ void tui_worker_record(struct tui_worker *w, const char *path);
 /* Branches the session, a replay, after its first `epochs` epochs (session_branch, with
  * progress; busy meanwhile); the outcome follows (TUI_O_BRANCH). */
 void tui_worker_branch(struct tui_worker *w, unsigned epochs);
+/* Makes name ("none": no predictor) the session's predictor at the next epoch boundary; the
+ * outcome follows (TUI_O_PREDICTOR: msg is "NAME\tEVENT TEXT" when ok). */
+void tui_worker_set_predictor(struct tui_worker *w, const char *name);
 /* Moves the oldest outcome not taken into out: 1, or 0 when there is none. */
 int tui_worker_take_outcome(struct tui_worker *w, struct tui_outcome *out);
 /* The live session of a successful branch, now the caller's; NULL when there is none. */
@@ -137,6 +144,7 @@ struct tui_epoch {
     struct session_epoch e;
     int *owner; /* the partition after the epoch */
     double wall_s;
+    struct predict_text *explain; /* per kernel, or NULL (no predictor, or a replay) */
 };
 
 #define TUI_LOG_LINES 256
@@ -184,7 +192,8 @@ struct tui {
     bool busy;
     unsigned queued;
     double progress;
-    unsigned speed; /* index into the pace table (tui_keys.c) */
+    unsigned speed;     /* index into the pace table (tui_keys.c) */
+    char predictor[16]; /* the live session's active predictor ("none") */
 
     /* UI state. */
     unsigned selected; /* kernel */
@@ -194,6 +203,7 @@ struct tui {
     const struct tui_overlay *overlay;    /* a modal window on top (help), or NULL */
     struct tui_prompt prompt;             /* the input overlay's */
     char message_title[48], message[768]; /* the message overlay's */
+    unsigned menu_sel;                    /* the predictor menu's highlighted row */
 
     /* The screen: one frame window per view and the interior the view draws in. */
     WINDOW *frame[TUI_V_COUNT], *inner[TUI_V_COUNT];
@@ -261,7 +271,10 @@ struct tui_overlay {
 };
 
 extern const struct tui_overlay tui_overlay_help, tui_overlay_prompt, tui_overlay_message,
-    tui_overlay_quit;
+    tui_overlay_quit, tui_overlay_predictor;
+
+/* Opens the predictor menu (tui_menu.c): "none" and every registered predictor. */
+void tui_predictor_menu(struct tui *t);
 
 /* Opens the input overlay with title, label, an initial text and what Enter does. */
 void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,

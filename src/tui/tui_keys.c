@@ -2,8 +2,8 @@
  * handler, which changes UI state or asks the worker and returns a reaction; it never draws.
  * The help screen and the key bar are generated from this table, so a key that is not here
  * does not exist; a key that does not apply in the current mode (live or replay) is absent
- * from both. The predictor (p) and allocator (a) menus, the parameter editor (e) and the mix
- * editor (k) are one row each once the session offers what they do. */
+ * from both. The predictor menu (p) is one row; the allocator menu (a), the parameter editor
+ * (e) and the mix editor (k) will be one row each once the session offers what they do. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +125,13 @@ static int key_quit(struct tui *t, int ch)
         return TUI_R_HANDLED;
     }
     return TUI_R_HANDLED | TUI_R_QUIT;
+}
+
+static int key_predictor(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_predictor_menu(t);
+    return TUI_R_HANDLED;
 }
 
 /* ---- replay: moving through the epochs ---- */
@@ -256,6 +263,8 @@ const struct tui_key tui_keys[] = {
      key_speed},
     {'=', LIVE, NULL, NULL, NULL, NULL, key_speed},
     {'-', LIVE, NULL, NULL, NULL, NULL, key_speed},
+    {'p', LIVE, "p", NULL, "predictor menu: none or a registered model, from the next epoch",
+     "Predict", key_predictor},
     {KEY_LEFT, REPLAY, "Left Right", "← →", "show the previous / next epoch", "Epoch", key_move},
     {KEY_RIGHT, REPLAY, NULL, NULL, NULL, NULL, key_move},
     {KEY_HOME, REPLAY, "Home End", NULL, "show the first / last epoch", NULL, key_move},

@@ -3,9 +3,9 @@
  *
  * Ownership keeps the locking small: the worker alone touches the session from
  * tui_worker_start to tui_worker_stop, and the mutex guards only the requests (step, run,
- * pause, stop, record, branch) and the mailbox of finished epochs and outcomes. The progress
- * fraction and the abandon flag are atomics because the progress callback runs mid-epoch, where
- * taking the lock would buy nothing. */
+ * pause, stop, record, branch, predictor) and the mailbox of finished epochs and outcomes. The
+ * progress fraction and the abandon flag are atomics because the progress callback runs mid-epoch,
+ * where taking the lock would buy nothing. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -34,6 +34,7 @@ struct tui_worker {
     char *record_path; /* record from the next epoch boundary, or NULL */
     unsigned branch_epochs;
     bool branch;
+    char *predictor; /* switch to it at the next epoch boundary, or NULL */
     /* State and mailbox, under mu. */
     bool busy;
     unsigned epochs_done;
@@ -105,6 +106,12 @@ static void publish(struct tui_worker *w, double wall_s)
     struct tui_result r = {.e = *session_epoch_at(w->session, i), .wall_s = wall_s};
     r.owner = xmalloc(w->sms * sizeof(*r.owner));
     session_partition(w->session, r.owner);
+    /* The predictor's explanation is of its last prediction: this epoch's. */
+    if (r.e.predictor[0]) {
+        r.explain = xcalloc(r.e.nkernels ? r.e.nkernels : 1, sizeof(*r.explain));
+        for (unsigned k = 0; k < r.e.nkernels; k++)
+            session_predictor_explain(w->session, k, &r.explain[k]);
+    }
 
     pthread_mutex_lock(&w->mu);
     if (w->nresults == w->cap) {
@@ -148,6 +155,24 @@ static void do_record(struct tui_worker *w)
     free(path);
 }
 
+/* With mu held, released meanwhile: switch the predictor (between epochs, so at a boundary). */
+static void do_predictor(struct tui_worker *w)
+{
+    char *name = w->predictor, err[512] = "";
+    w->predictor = NULL;
+    pthread_mutex_unlock(&w->mu);
+    bool ok = session_set_predictor(w->session, name, err, sizeof err) == 0;
+    if (ok) {
+        /* The session logged the switch: hand its text over for the workbench's log. */
+        unsigned n = session_event_count(w->session);
+        const struct session_event *ev = n ? session_event_at(w->session, n - 1) : NULL;
+        snprintf(err, sizeof err, "%s\t%s", session_predictor_name(w->session), ev ? ev->text : "");
+    }
+    pthread_mutex_lock(&w->mu);
+    post(w, TUI_O_PREDICTOR, ok, err);
+    free(name);
+}
+
 /* With mu held, released meanwhile: the branch re-simulates, so it shows progress. */
 static void do_branch(struct tui_worker *w)
 {
@@ -173,10 +198,15 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&w->mu);
     for (;;) {
         double wait_s;
-        while (!w->quit && !w->record_path && !w->branch && !should_step(w, &wait_s))
+        while (!w->quit && !w->record_path && !w->branch && !w->predictor &&
+               !should_step(w, &wait_s))
             wait_for(w, wait_s);
         if (w->quit)
             break;
+        if (w->predictor) {
+            do_predictor(w);
+            continue;
+        }
         if (w->record_path) {
             do_record(w);
             continue;
@@ -252,10 +282,13 @@ void tui_worker_stop(struct tui_worker *w)
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
-    for (size_t i = 0; i < w->nresults; i++)
+    for (size_t i = 0; i < w->nresults; i++) {
         free(w->results[i].owner);
+        free(w->results[i].explain);
+    }
     free(w->results);
     free(w->record_path);
+    free(w->predictor);
     session_delete(w->branched);
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->mu);
@@ -324,6 +357,15 @@ void tui_worker_record(struct tui_worker *w, const char *path)
     pthread_mutex_lock(&w->mu);
     free(w->record_path);
     w->record_path = xstrdup(path);
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_set_predictor(struct tui_worker *w, const char *name)
+{
+    pthread_mutex_lock(&w->mu);
+    free(w->predictor);
+    w->predictor = xstrdup(name);
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->mu);
 }

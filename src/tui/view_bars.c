@@ -36,8 +36,10 @@ static void draw_run_row(const struct tui *t, WINDOW *w)
     else
         x += tui_print(w, 1, x, "Epoch %u/%u", e ? e->e.index + 1 : 0, t->nepochs);
     wattroff(w, A_BOLD);
-    /* Predictors and allocators do not exist yet: the partition stays the even split. */
-    tui_print(w, 1, x, "  Cycle %s  Predictor: none  Allocator: none (even split)", cyc);
+    /* Live: the active predictor; replay: the one recorded for the epoch shown. Allocators do
+     * not exist yet: the partition stays the even split. */
+    const char *pred = t->live ? t->predictor : e && e->e.predictor[0] ? e->e.predictor : "none";
+    tui_print(w, 1, x, "  Cycle %s  Predictor: %s  Allocator: none (even split)", cyc, pred);
 }
 
 /* A replay: the run file, or the branch being computed from it. */
@@ -113,7 +115,13 @@ const struct tui_view tui_view_header = {
 static void draw_keybar(const struct tui *t, WINDOW *w)
 {
     const struct tui_style *st = &t->style;
-    int cols = getmaxx(w), x = 0;
+    int cols = getmaxx(w), x = 0, need = 0;
+    /* Two spaces between keys, one when that is what it takes to show them all. */
+    for (size_t i = 0; i < tui_nkeys; i++)
+        if (tui_keys[i].bar && tui_key_active(t, &tui_keys[i]))
+            need +=
+                tui_columns(tui_key_label(t, &tui_keys[i])) + 1 + tui_columns(tui_keys[i].bar) + 2;
+    const char *gap = need - 2 > cols ? " " : "  ";
     for (size_t i = 0; i < tui_nkeys && x < cols; i++) {
         const struct tui_key *k = &tui_keys[i];
         if (!k->bar || !tui_key_active(t, k))
@@ -124,7 +132,7 @@ static void draw_keybar(const struct tui *t, WINDOW *w)
         wattron(w, st->key);
         x += tui_print(w, 0, x, " %s", k->bar);
         wattroff(w, st->key);
-        x += tui_print(w, 0, x, "  ");
+        x += tui_print(w, 0, x, "%s", gap);
     }
 }
 

@@ -1,6 +1,7 @@
-/* view_chart — every kernel's true NP over the epochs, one column per epoch, on shared axes.
- * A predictor's NP will be a second series per kernel (its lowercase letter) on the same
- * axes, so that true and predicted can be read against each other. */
+/* view_chart — every kernel's true NP over the epochs, one column per epoch, on shared axes,
+ * and the predictor's NP as a second series per kernel (its lowercase letter; none in epochs
+ * without a predictor), so that true and predicted can be read against each other. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,19 +25,32 @@ static void draw(const struct tui *t, WINDOW *w)
         wattroff(w, t->style.dim);
         return;
     }
-    double *values = xmalloc((size_t)nk * n * sizeof(*values));
+    /* values: true NP of every kernel, then predicted (-1: none). */
+    double *values = xmalloc(2 * (size_t)nk * n * sizeof(*values));
+    double *pred = values + (size_t)nk * n;
     double y_max = 1.0;
     for (unsigned k = 0; k < nk; k++)
         for (unsigned i = 0; i < n; i++) {
-            double v = t->epochs[i].e.k[k].np_true;
+            const struct session_epoch *e = &t->epochs[i].e;
+            double v = e->k[k].np_true, p = e->k[k].np_pred;
+            if (!e->predictor[0] || isnan(p))
+                p = -1;
             values[(size_t)k * n + i] = v;
+            pred[(size_t)k * n + i] = p;
             if (v > y_max)
                 y_max = v;
+            if (p > y_max)
+                y_max = p;
         }
     /* Round the top up to a quarter so the labels stay short and steady. */
     y_max = ceil(y_max * 4) / 4;
-    struct tui_series series[GPU_MAX_KERNELS];
+    struct tui_series series[2 * GPU_MAX_KERNELS];
     unsigned ns = 0;
+    /* Predictions first, so that a true value is on top where the two meet. */
+    for (unsigned k = 0; k < nk; k++)
+        series[ns++] = (struct tui_series){pred + (size_t)k * n,
+                                           (char)tolower((unsigned char)tui_kernel_letter(k)),
+                                           t->style.kernel[k] | t->style.dim};
     /* The selected kernel last, so its points are on top where two kernels meet. */
     for (unsigned k = 0; k < nk; k++) {
         if (k == t->selected)

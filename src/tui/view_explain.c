@@ -1,6 +1,6 @@
 /* view_explain — where the selected kernel's NP comes from in the epoch shown: the counters
- * and the private-mode reference behind it. A predictor will add its inputs and arithmetic
- * here, term by term, under the same heading. */
+ * and the private-mode reference behind it, then the active predictor's inputs and
+ * arithmetic, line by line as the session explains them. */
 #include <stdio.h>
 
 #include "tui_internal.h"
@@ -24,6 +24,19 @@ static void draw(const struct tui *t, WINDOW *w)
     tui_thousands(shared, sizeof shared, (unsigned long long)te->e.cycles);
     tui_thousands(priv, sizeof priv, (unsigned long long)(private_cycles + 0.5));
     int y = 0;
+    if (te->e.predictor[0] && te->explain) {
+        /* The panel is small: the truth in one line, then the predictor's own lines. */
+        wattron(w, t->style.kernel[k]);
+        if (ke->np_true >= 0)
+            tui_print(w, y++, 0, "NP true = %s / %s = %.3f", priv, shared, ke->np_true);
+        else
+            tui_print(w, y++, 0, "NP true = %s (no progress)", t->style.dash);
+        wattroff(w, t->style.kernel[k]);
+        const struct predict_text *x = &te->explain[k];
+        for (unsigned i = 0; i < x->n; i++)
+            tui_print(w, y++, 0, "%s", x->line[i]);
+        return;
+    }
     wattron(w, A_BOLD);
     tui_print(w, y++, 0, "NP = private / shared");
     wattroff(w, A_BOLD);
@@ -41,7 +54,17 @@ static void draw(const struct tui *t, WINDOW *w)
     if (private_cycles > 0)
         tui_print(w, y++, 0, "Alone: %u SMs, IPC %.1f", t->sms,
                   (double)ke->c.instructions / private_cycles);
-    tui_print(w, y++, 0, "Predictor: none");
+    if (!te->e.predictor[0]) {
+        tui_print(w, y++, 0, "Predictor: none");
+        return;
+    }
+    wattron(w, A_BOLD);
+    tui_print(w, y++, 0, "Predictor: %s", te->e.predictor);
+    wattroff(w, A_BOLD);
+    /* A replay keeps the predictions, not the predictor's state. */
+    wattron(w, t->style.dim);
+    tui_print(w, y++, 0, "  (no explanation kept for this epoch)");
+    wattroff(w, t->style.dim);
 }
 
 static void title(const struct tui *t, int cols, char *buf, size_t n)

@@ -1,8 +1,21 @@
 /* view_kernels — one row per kernel of the epoch shown. Values that do not exist yet (no
  * predictor, no classifier, no QoS tracking) print as a dash rather than a guess. */
+#include <math.h>
 #include <stdio.h>
 
+#include "corun/kernel.h"
 #include "tui_internal.h"
+
+/* The predicted class, short enough for its column. */
+static const char *class_label(int cls)
+{
+    switch (cls) {
+    case KERNEL_CLASS_COMPUTE: return "comp";
+    case KERNEL_CLASS_MEMORY: return "mem";
+    case KERNEL_CLASS_BALANCED: return "bal";
+    default: return NULL;
+    }
+}
 
 /* Widths of the columns after "> A name": SMs, IPC, NP true, NP pred, error, BW, RBH, class,
  * QoS. */
@@ -35,6 +48,14 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k)
         snprintf(v[1], sizeof v[1], "%.1f", ke->c.ipc);
         if (ke->np_true >= 0)
             snprintf(v[2], sizeof v[2], "%.3f", ke->np_true);
+        /* Only when a predictor was active in the epoch shown. */
+        if (e->e.predictor[0] && !isnan(ke->np_pred))
+            snprintf(v[3], sizeof v[3], "%.3f", ke->np_pred);
+        if (e->e.predictor[0] && !isnan(ke->are))
+            snprintf(v[4], sizeof v[4], ke->are < 9.995 ? "%.1f%%" : "%.0f%%", ke->are * 100);
+        const char *cls = e->e.predictor[0] ? class_label(ke->pred_class) : NULL;
+        if (cls)
+            snprintf(v[7], sizeof v[7], "%s", cls);
         snprintf(v[5], sizeof v[5], "%.1f", ke->c.bandwidth_gbs);
         snprintf(v[6], sizeof v[6], "%.3f", ke->c.rbh);
     } else {

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The predictor menu (p): it lists "none" and every registered predictor with its summary;
+# choosing hsm switches at the epoch boundary, the header and the event log say so, and the
+# next epoch's kernel table has a predicted NP and an error for every kernel, the chart a
+# lowercase series and the explain panel HSM's arithmetic. Deadlines only, no timings.
+. "$(dirname "$0")/../lib.sh"
+cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
+
+tui_start 120 36 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/10"
+tui_wait "Predictor: none"
+tui_keys Space
+tui_wait "Epoch 1/10"
+tui_wait "idle: Space steps"
+
+# The menu lists every registered predictor: the names an unknown --predictor is told about.
+known=$(CORUN_DATADIR="$top_srcdir" "$CORUN" run "$cfg" --epochs 1 --predictor zzz 2>&1 |
+    sed -n 's/.*known: //p' | tr -d ,)
+case " $known " in *" hsm "*) ;; *) fail "hsm is not registered: '$known'" ;; esac
+tui_keys p
+tui_wait "Esc cancels"
+grep -Eq '0 \* none' "$TMPD/screen" || fail "the menu does not mark none as active:
+$(cat "$TMPD/screen")"
+for name in ${known% none}; do
+    grep -Eq "[0-9] +$name " "$TMPD/screen" || fail "the menu does not list $name:
+$(cat "$TMPD/screen")"
+done
+n=$(grep -Eo '[0-9]   hsm ' "$TMPD/screen" | head -1 | cut -c1)
+[ -n "$n" ] || fail "the menu has no hsm row:
+$(cat "$TMPD/screen")"
+tui_keys "$n"
+tui_gone "Esc cancels"
+tui_wait "Predictor: hsm"
+tui_wait "predictor: none -> hsm"
+
+# The next epoch is predicted: a number in NP pred and Error for each kernel.
+tui_keys Space
+tui_wait "Epoch 2/10"
+tui_wait "idle: Space steps"
+tui_screen >"$TMPD/s"
+for k in "A stream" "B compute"; do
+    grep -Eq "$k +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{3} +[0-9.]+%" "$TMPD/s" ||
+        fail "the $k row has no predicted NP and error:
+$(cat "$TMPD/s")"
+done
+grep -q "HSM (c1" "$TMPD/s" || fail "the explain panel does not show HSM's lines:
+$(cat "$TMPD/s")"
+
+# Back to none: the dash returns with the next epoch.
+tui_keys p
+tui_wait "Esc cancels"
+tui_keys 0
+tui_wait "Predictor: none"
+tui_wait "predictor: hsm -> none"
+tui_keys q
+tui_wait "quit without saving? y/n"
+tui_keys y
+tui_wait "exit=0"
+echo "tui predict: the menu lists the registry; hsm predicts every kernel after the switch"
