@@ -118,6 +118,13 @@ const char *session_summary(const struct session *s, struct catalog_metrics *out
 int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
                     size_t errlen);
 
+/* The private-mode references through the catalog's trace cache: take longer traces from cat
+ * (call before stepping) and store the session's back (after), so runs of the same kernels,
+ * preset and seed share them. Results do not change. Return 0, or -1 with a message. */
+int session_traces_from_catalog(struct session *s, struct catalog *cat, char *err, size_t errlen);
+int session_traces_to_catalog(const struct session *s, struct catalog *cat, char *err,
+                              size_t errlen);
+
 /* A replay of the run file at path: its epochs and events, without simulating. The recorded
  * scenario is loaded with kernels and presets from datadir. NULL with a message in err. */
 struct session *session_replay(const char *path, const char *datadir, char *err, size_t errlen);

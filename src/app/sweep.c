@@ -133,11 +133,15 @@ static int run_item(const struct sweep_options *o, const struct suite *s, const 
     struct session *sess = rc == 0 ? session_new(&sc, err, errlen) : NULL;
     if (rc == 0 && !sess)
         rc = -1;
+    if (rc == 0)
+        rc = session_traces_from_catalog(sess, cat, err, errlen);
     for (unsigned i = 0; rc == 0 && i < sc.epochs; i++)
         if (session_step_epoch(sess, NULL, NULL) != 0) {
             snprintf(err, errlen, "%s", session_error(sess));
             rc = -1;
         }
+    if (rc == 0)
+        rc = session_traces_to_catalog(sess, cat, err, errlen);
     if (rc == 0) {
         struct catalog_metrics m;
         session_summary(sess, &m);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
@@ -139,7 +140,13 @@ static int run_run(int argc, char **argv)
         fprintf(stderr, "corun: --predictor: %s\n", err);
         goto out;
     }
+    /* The catalog's trace cache spares re-simulating the private-mode references; without a
+     * usable catalog the run goes on and simulates them. */
+    struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
+    if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) != 0)
+        fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
     if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
+        catalog_close(cat);
         fprintf(stderr, "corun: %s\n", err);
         goto out;
     }
@@ -150,6 +157,9 @@ static int run_run(int argc, char **argv)
         printf("%s (gpu %s): %u epochs of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
                sc.epoch_cycles, (unsigned long long)sc.seed);
     rc = run_epochs(s, &sc, epochs, o.json) == 0 ? CLI_OK : CLI_FAILED;
+    if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)
+        fprintf(stderr, "corun: note: traces not cached (%s)\n", err);
+    catalog_close(cat);
     if (o.json)
         report_json_end(stdout, s);
     if (o.out && finish_recording(s, &o) != 0)
