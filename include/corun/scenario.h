@@ -53,6 +53,11 @@ int scenario_load(struct scenario *sc, const char *path, const char *datadir, st
  * file in messages and becomes sc->path. */
 int scenario_load_text(struct scenario *sc, const char *name, const char *text, const char *datadir,
                        struct diag *diags);
+/* Apply one "KEY=VALUE" change to a loaded scenario (`corun run --set`): KEY is a top-level
+ * setting (not gpu, gpu_overrides or kernels) or gpu.SETTING[.SUB...] for the GPU; VALUE is
+ * written as in a scenario file (a bare word is taken as a string). Validated through the same
+ * tables, with messages naming "--set". Returns 0, or -1 with diags. */
+int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags);
 /* A deep copy of src into dst (release with scenario_done). */
 void scenario_copy(struct scenario *dst, const struct scenario *src);
 void scenario_done(struct scenario *sc);

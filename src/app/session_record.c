@@ -196,17 +196,48 @@ static int load_recorded_scenario(const char *path, const struct runfile_header 
     int rc = scenario_load_text(sc, name, h->scenario_text, datadir, &d);
     if (rc != 0)
         snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the recorded scenario");
-    else if (sc->nkernels != h->nkernels || sc->gpu.sms != h->sms) {
+    else if (sc->nkernels != h->nkernels) {
         snprintf(err, errlen,
-                 "%s: the recorded scenario now loads as %u kernels on %u SMs, the file holds %u "
-                 "on %u (a preset or kernel changed since)",
-                 path, sc->nkernels, sc->gpu.sms, h->nkernels, h->sms);
+                 "%s: the recorded scenario now loads as %u kernels, the file holds %u (a "
+                 "kernel changed since)",
+                 path, sc->nkernels, h->nkernels);
         rc = -1;
     } else {
         sc->seed = h->seed;
     }
     diag_done(&d);
     free(name);
+    return rc;
+}
+
+/* Re-apply the run's `--set` changes (parameter events "set KEY=VALUE" before its first epoch)
+ * to the recorded scenario, so that a branch simulates what was recorded. */
+static int apply_recorded_sets(struct session *s, const struct runfile_header *h, char *err,
+                               size_t errlen)
+{
+    struct diag d;
+    diag_init(&d);
+    for (unsigned i = 0; i < s->nevents; i++) {
+        const struct session_event *ev = &s->events[i];
+        if (ev->epoch == 0 && strcmp(ev->kind, "parameter") == 0 &&
+            strncmp(ev->text, "set ", 4) == 0)
+            scenario_set(&s->owned_sc, ev->text + 4, &d);
+    }
+    int rc = 0;
+    if (d.count) {
+        snprintf(err, errlen, "%s: a recorded change no longer applies: %s", s->rec_path,
+                 d.msgs[0]);
+        rc = -1;
+    } else if (s->owned_sc.gpu.sms != h->sms) {
+        snprintf(err, errlen,
+                 "%s: the recorded scenario now gives %u SMs, the file holds %u (a preset "
+                 "changed since)",
+                 s->rec_path, s->owned_sc.gpu.sms, h->sms);
+        rc = -1;
+    } else {
+        s->owned_sc.seed = h->seed;
+    }
+    diag_done(&d);
     return rc;
 }
 
@@ -244,6 +275,8 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
         snprintf(ev->kind, sizeof ev->kind, "%s", rev.kind);
         snprintf(ev->text, sizeof ev->text, "%s", rev.text);
     }
+    if (apply_recorded_sets(s, runfile_header(rf), err, errlen) != 0)
+        goto failed;
     runfile_close(rf, err, errlen);
     return s;
 failed:

@@ -12,6 +12,7 @@
 #include "corun/report.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "corun/util.h"
 
 struct options {
     const char *scenario;
@@ -20,19 +21,18 @@ struct options {
     const char *out;       /* run file to record, or NULL */
     const char *catalog;   /* NULL: the default catalog */
     const char *predictor; /* NULL: the scenario's */
+    const char *sets[32];  /* --set KEY=VALUE, in order */
+    unsigned nsets;
     int json;
 };
 
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'},
-        {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},
-        {"catalog", required_argument, NULL, 'c'},
-        {"json", no_argument, NULL, 'j'},
-        {"predictor", required_argument, NULL, 'p'},
-        {NULL, 0, NULL, 0},
+        {"epochs", required_argument, NULL, 'e'},    {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},       {"catalog", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 'S'},       {"json", no_argument, NULL, 'j'},
+        {"predictor", required_argument, NULL, 'p'}, {NULL, 0, NULL, 0},
     };
     *o = (struct options){0};
     optind = 1;
@@ -47,6 +47,13 @@ static int parse(int argc, char **argv, struct options *o)
         case 's': o->seed = optarg; break;
         case 'o': o->out = optarg; break;
         case 'c': o->catalog = optarg; break;
+        case 'S':
+            if (o->nsets == CORUN_ARRAY_LEN(o->sets)) {
+                fprintf(stderr, "corun: --set: at most %zu changes\n", CORUN_ARRAY_LEN(o->sets));
+                return -1;
+            }
+            o->sets[o->nsets++] = optarg;
+            break;
         case 'j': o->json = 1; break;
         case 'p': o->predictor = optarg; break;
         case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
@@ -54,8 +61,8 @@ static int parse(int argc, char **argv, struct options *o)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: corun run SCENARIO [--epochs N] [--seed S] [--out RUN.h5] "
-                        "[--catalog PATH] [--predictor P] [--json]\n");
+        fprintf(stderr, "usage: corun run SCENARIO [--epochs N] [--seed S] [--set KEY=VALUE]... "
+                        "[--out RUN.h5] [--catalog PATH] [--predictor P] [--json]\n");
         return -1;
     }
     o->scenario = argv[optind];
@@ -125,6 +132,12 @@ static int run_run(int argc, char **argv)
         diag_print(&diags, stderr);
         goto out;
     }
+    for (unsigned i = 0; i < o.nsets; i++)
+        scenario_set(&sc, o.sets[i], &diags);
+    if (diags.count) {
+        diag_print(&diags, stderr);
+        goto out;
+    }
     if (o.seed) {
         unsigned long seed;
         if (cli_parse_uint("--seed", o.seed, 0, 4294967295ul, &seed) != 0)
@@ -139,6 +152,12 @@ static int run_run(int argc, char **argv)
     if (o.predictor && session_set_predictor(s, o.predictor, err, sizeof err) != 0) {
         fprintf(stderr, "corun: --predictor: %s\n", err);
         goto out;
+    }
+    /* Recorded as events, so a replay and a branch apply them to the recorded scenario too. */
+    for (unsigned i = 0; i < o.nsets; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "set %s", o.sets[i]);
+        session_note(s, "parameter", text);
     }
     /* The catalog's trace cache spares re-simulating the private-mode references; without a
      * usable catalog the run goes on and simulates them. */
@@ -174,7 +193,8 @@ out:
 
 const struct cli_command cmd_run = {
     .name = "run",
-    .args = "SCENARIO [--epochs N] [--seed S] [--out RUN.h5] [--catalog PATH] [--predictor P] "
+    .args = "SCENARIO [--epochs N] [--seed S] [--set K=V]... [--out RUN.h5] [--catalog PATH] "
+            "[--predictor P] "
             "[--json]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
@@ -182,6 +202,9 @@ const struct cli_command cmd_run = {
             "bandwidth in GB/s and row-buffer hit rate; per epoch STP, ANTT and fairness.\n\n"
             "  --epochs N       run N epochs instead of the scenario's\n"
             "  --seed S         seed every random stream with S instead of the scenario's\n"
+            "  --set KEY=VALUE  change a scenario setting (epochs=5, epoch_cycles=100000,\n"
+            "                   gpu.sms=40, gpu.dram.timing.faw=30, ...); repeatable, validated\n"
+            "                   like the scenario file, and recorded as parameter events\n"
             "  --out RUN.h5     record the run to a new HDF5 run file (flushed every epoch, so\n"
             "                   a crash loses at most the epoch in flight) and add it to the\n"
             "                   catalog\n"

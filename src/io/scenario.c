@@ -203,6 +203,71 @@ int scenario_load_text(struct scenario *sc, const char *name, const char *text, 
     return load_parsed(sc, name, f, datadir, diags, before);
 }
 
+/* "a.b.c" and "V" as the libconfig text "a = { b = { c = V; }; };". */
+static char *nested_text(const char *path, const char *value)
+{
+    const char *dot = strchr(path, '.');
+    if (!dot)
+        return xasprintf("%s = %s;", path, value);
+    char *head = xasprintf("%.*s", (int)(dot - path), path);
+    char *inner = nested_text(dot + 1, value);
+    char *text = xasprintf("%s = { %s };", head, inner);
+    free(head);
+    free(inner);
+    return text;
+}
+
+/* Parse "KEY = VALUE;" (VALUE quoted when it does not parse bare); NULL when neither does. */
+static struct conf_file *parse_assignment(const char *key, const char *value)
+{
+    struct diag ignored;
+    diag_init(&ignored);
+    char *text = nested_text(key, value);
+    struct conf_file *f = confread_parse("--set", text, &ignored);
+    free(text);
+    if (!f) {
+        char *quoted = xasprintf("\"%s\"", value);
+        text = nested_text(key, quoted);
+        f = confread_parse("--set", text, &ignored);
+        free(text);
+        free(quoted);
+    }
+    diag_done(&ignored);
+    return f;
+}
+
+int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment || !eq[1]) {
+        diag_add(diags, "--set: expected KEY=VALUE (e.g. epochs=5 or gpu.sms=40), got \"%s\"",
+                 assignment);
+        return -1;
+    }
+    char *key = xasprintf("%.*s", (int)(eq - assignment), assignment);
+    int gpu = strncmp(key, "gpu.", 4) == 0;
+    size_t before = diags->count;
+    if (!gpu && (strcmp(key, "gpu") == 0 || strcmp(key, "gpu_overrides") == 0 ||
+                 strcmp(key, "kernels") == 0 || strchr(key, '.'))) {
+        diag_add(diags,
+                 "--set: %s: cannot be changed with --set (expected a top-level setting "
+                 "or gpu.SETTING; edit the scenario for the preset or the mix)",
+                 key);
+    } else {
+        struct conf_file *f = parse_assignment(gpu ? key + 4 : key, eq + 1);
+        if (!f)
+            diag_add(diags, "--set: %s: cannot read the value \"%s\"", key, eq + 1);
+        else if (gpu)
+            conf_apply(&preset_gpu_table, confread_root(f), &sc->gpu, CONF_OVERLAY, "--set", "gpu.",
+                       diags);
+        else
+            conf_apply(&scenario_table, confread_root(f), sc, CONF_OVERLAY, "--set", "", diags);
+        confread_close(f);
+    }
+    free(key);
+    return diags->count == before ? 0 : -1;
+}
+
 static char *dup_or_null(const char *s)
 {
     return s ? xstrdup(s) : NULL;

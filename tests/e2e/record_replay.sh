@@ -33,10 +33,26 @@ diff <(grep '^    3 ' "$TMPD/run.txt") <(grep '^    3 ' "$TMPD/branch.txt") || f
 "$CORUN" branch "$TMPD/a.h5" 9 2>"$TMPD/err" && fail "branch past the end"
 grep -q 'cannot branch at epoch 9: the run holds epochs 0 to 3' "$TMPD/err" || fail "branch range: $(cat "$TMPD/err")"
 
+# --set changes are recorded as parameter events and re-applied by a branch.
+"$CORUN" run "$small" --set epochs=3 --set gpu.sms=8 --out "$TMPD/set.h5" --catalog "$cat" \
+    >"$TMPD/set.txt" 2>/dev/null
+grep -q '^small pair (gpu hbm80): 3 epochs' "$TMPD/set.txt" || fail "--set epochs"
+grep -q '^    1  stream          4.0 ' "$TMPD/set.txt" || fail "--set gpu.sms: $(cat "$TMPD/set.txt")"
+"$CORUN" show "$TMPD/set.h5" | grep -q 'event  epoch 0  parameter   set gpu.sms=8' || fail "set event"
+diff <(grep '^    3 ' "$TMPD/set.txt") <("$CORUN" branch "$TMPD/set.h5" 2 2>/dev/null | grep '^    3 ') \
+    || fail "a branch of a --set run differs"
+set +e
+"$CORUN" run "$small" --set gpu.dram.timing.fawx=3 --set kernels=1 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "bad --set: exit $rc"
+grep -qF -- '--set:1: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean gpu.dram.timing.faw?)' "$TMPD/err" \
+    || fail "bad --set message: $(cat "$TMPD/err")"
+grep -qF -- '--set: kernels: cannot be changed with --set' "$TMPD/err" || fail "--set kernels"
+
 # The catalog.
-[ "$("$CORUN" runs --catalog "$cat" list | grep -c 'stream+compute')" -eq 3 ] || fail "runs list"
+[ "$("$CORUN" runs --catalog "$cat" list | grep -c 'stream+compute')" -eq 4 ] || fail "runs list"
 "$CORUN" runs --catalog "$cat" show 3 | grep -q 'seed       8' || fail "runs show"
-[ "$("$CORUN" runs --catalog "$cat" query 'SELECT count(*) AS n FROM runs' | tail -1)" = 3 ] || fail "runs query"
+[ "$("$CORUN" runs --catalog "$cat" query 'SELECT count(*) AS n FROM runs' | tail -1)" = 4 ] || fail "runs query"
 set +e
 "$CORUN" runs --catalog "$cat" query 'DELETE FROM runs' 2>"$TMPD/err"; rc=$?
 set -e
