@@ -3,6 +3,7 @@
 #ifndef CORUN_CLI_H
 #define CORUN_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -57,6 +58,14 @@ void cli_progress(const char *label, double done);
 void cli_json_string(FILE *out, const char *s);
 /* Seconds on a monotonic clock, for wall-time figures. */
 double cli_wall_seconds(void);
+/* Returned by cli_getopt for an unknown option or one missing its value (a message has been
+ * printed). */
+#define CLI_OPT_BAD (-2)
+/* getopt_long over a command's argv (argv[0] is the command's name) with corun's messages;
+ * shortopts must start with ':'. Call cli_getopt_reset before a command's first call. */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+void cli_getopt_reset(void);
+
 /* Parse a whole decimal number in [lo, hi] for option opt; prints a message and returns -1
  * when text is not one. */
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,

@@ -126,3 +126,23 @@ void cli_progress(const char *label, double done)
         fputs("\n", stderr);
     fflush(stderr);
 }
+
+void cli_getopt_reset(void)
+{
+    optind = 1;
+    opterr = 0;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+    int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+    if (c == ':') {
+        fprintf(stderr, "corun: %s: %s needs a value\n", argv[0], argv[optind - 1]);
+        return CLI_OPT_BAD;
+    }
+    if (c == '?') {
+        fprintf(stderr, "corun: %s: unknown option '%s'\n", argv[0], argv[optind - 1]);
+        return CLI_OPT_BAD;
+    }
+    return c;
+}

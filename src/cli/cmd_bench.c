@@ -27,18 +27,14 @@ static int parse(int argc, char **argv, struct options *o)
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80"};
-    optind = 1;
-    opterr = 0;
+    cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":qt:g:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":qt:g:", longopts)) != -1) {
         switch (c) {
         case 'q': o->quick = 1; break;
         case 't': o->traces = optarg; break;
         case 'g': o->gpu = optarg; break;
-        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
-        default:
-            fprintf(stderr, "corun: bench: unknown option '%s'\n", argv[optind - 1]);
-            return -1;
+        default: return -1;
         }
     }
     if (optind != argc) {

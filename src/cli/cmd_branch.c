@@ -26,9 +26,8 @@ static int branch_run(int argc, char **argv)
     unsigned long more = 1, at;
     const char *out = NULL;
     int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":e:o:j", longopts, NULL)) != -1) {
+    cli_getopt_reset();
+    while ((c = cli_getopt(argc, argv, ":e:o:j", longopts)) != -1) {
         if (c == 'e') {
             if (cli_parse_uint("--epochs", optarg, 0, 1000000, &more) != 0)
                 return CLI_BAD_INPUT;
@@ -37,8 +36,7 @@ static int branch_run(int argc, char **argv)
         } else if (c == 'j') {
             json = 1;
         } else {
-            fprintf(stderr, "corun: branch: bad option '%s'\n", argv[optind - 1]);
-            return CLI_BAD_INPUT;
+            return CLI_BAD_INPUT; /* cli_getopt said why */
         }
     }
     if (optind != argc - 2) {

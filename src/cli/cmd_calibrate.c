@@ -28,10 +28,9 @@ static int parse(int argc, char **argv, struct options *o)
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80", .cycles = CALIBRATE_DEFAULT_CYCLES};
-    optind = 1;
-    opterr = 0;
+    cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":g:c:qj", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:c:qj", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':
@@ -40,10 +39,7 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'q': o->cycles = CALIBRATE_QUICK_CYCLES; break;
         case 'j': o->json = 1; break;
-        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
-        default:
-            fprintf(stderr, "corun: calibrate: unknown option '%s'\n", argv[optind - 1]);
-            return -1;
+        default: return -1;
         }
     }
     o->only = argv + optind;

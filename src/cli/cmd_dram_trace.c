@@ -30,10 +30,9 @@ static int parse(int argc, char **argv, struct options *o)
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80", .mapping = -1};
-    optind = 1;
-    opterr = 0;
+    cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":g:r:m:j", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:r:m:j", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'r':
@@ -51,10 +50,7 @@ static int parse(int argc, char **argv, struct options *o)
             }
             break;
         case 'j': o->json = 1; break;
-        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
-        default:
-            fprintf(stderr, "corun: dram-trace: unknown option '%s'\n", argv[optind - 1]);
-            return -1;
+        default: return -1;
         }
     }
     if (optind != argc - 1) {

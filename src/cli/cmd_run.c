@@ -35,10 +35,9 @@ static int parse(int argc, char **argv, struct options *o)
         {"predictor", required_argument, NULL, 'p'}, {NULL, 0, NULL, 0},
     };
     *o = (struct options){0};
-    optind = 1;
-    opterr = 0;
+    cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":e:s:o:c:jp:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":e:s:o:c:jp:", longopts)) != -1) {
         switch (c) {
         case 'e':
             if (cli_parse_uint("--epochs", optarg, 1, 1000000, &o->epochs) != 0)
@@ -56,8 +55,7 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'j': o->json = 1; break;
         case 'p': o->predictor = optarg; break;
-        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
-        default: fprintf(stderr, "corun: run: unknown option '%s'\n", argv[optind - 1]); return -1;
+        default: return -1;
         }
     }
     if (optind != argc - 1) {

@@ -27,10 +27,9 @@ static int parse(int argc, char **argv, struct options *o)
         {"json", no_argument, NULL, 'j'},         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80", .cycles = 200000, .seed = 1};
-    optind = 1;
-    opterr = 0;
+    cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":g:n:c:s:j", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:n:c:s:j", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'n':
@@ -46,8 +45,7 @@ static int parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'j': o->json = 1; break;
-        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
-        default: fprintf(stderr, "corun: solo: unknown option '%s'\n", argv[optind - 1]); return -1;
+        default: return -1;
         }
     }
     if (optind != argc - 1) {

@@ -87,9 +87,8 @@ static int sweep_main(int argc, char **argv)
     char err[512];
     unsigned long v;
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":c:j:s:S:e:C:", longopts, NULL)) != -1) {
+    cli_getopt_reset();
+    while ((c = cli_getopt(argc, argv, ":c:j:s:S:e:C:", longopts)) != -1) {
         switch (c) {
         case 'c': combos = optarg; break;
         case 'j':
@@ -112,8 +111,7 @@ static int sweep_main(int argc, char **argv)
             o.epochs = (unsigned)v;
             break;
         case 'C': o.catalog = optarg; break;
-        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return 2;
-        default: fprintf(stderr, "corun: sweep: unknown option '%s'\n", argv[optind - 1]); return 2;
+        default: return 2;
         }
     }
     if (optind != argc - 1) {

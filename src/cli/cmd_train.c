@@ -34,10 +34,9 @@ static int parse(int argc, char **argv, struct options *o)
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80", .cycles = TRAIN_HSM_CYCLES};
-    optind = 1;
-    opterr = 0;
+    cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":g:c:qo:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:c:qo:", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':
@@ -49,10 +48,7 @@ static int parse(int argc, char **argv, struct options *o)
             o->cycles = TRAIN_HSM_QUICK_CYCLES;
             break;
         case 'o': o->out = optarg; break;
-        case ':': fprintf(stderr, "corun: %s needs a value\n", argv[optind - 1]); return -1;
-        default:
-            fprintf(stderr, "corun: train: unknown option '%s'\n", argv[optind - 1]);
-            return -1;
+        default: return -1;
         }
     }
     if (optind != argc - 1) {
