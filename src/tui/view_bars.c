@@ -36,10 +36,11 @@ static void draw_run_row(const struct tui *t, WINDOW *w)
     else
         x += tui_print(w, 1, x, "Epoch %u/%u", e ? e->e.index + 1 : 0, t->nepochs);
     wattroff(w, A_BOLD);
-    /* Live: the active predictor; replay: the one recorded for the epoch shown. Allocators do
-     * not exist yet: the partition stays the even split. */
+    /* Live: the active predictor; replay: the one recorded for the epoch shown. No SM allocator
+     * exists yet: the partition stays the scenario's (even unless it gives a split), which the
+     * catalog and sweeps call "static". */
     const char *pred = t->live ? t->predictor : e && e->e.predictor[0] ? e->e.predictor : "none";
-    tui_print(w, 1, x, "  Cycle %s  Predictor: %s  Allocator: none (even split)", cyc, pred);
+    tui_print(w, 1, x, "  Cycle %s  Predictor: %s  Allocator: static", cyc, pred);
 }
 
 /* A replay: the run file, or the branch being computed from it. */
