@@ -43,6 +43,8 @@ const struct cli_command *cli_find(const char *name);
 const struct cli_command *cli_at(size_t i);
 /* Print the usage line and options of cmd. */
 void cli_print_command_help(const struct cli_command *cmd, FILE *out);
+/* "usage: corun NAME ARGS" for cmd on stderr, from the command table (a usage mistake). */
+void cli_usage_error(const struct cli_command *cmd);
 /* Print the program's usage and the list of commands. */
 void cli_print_usage(FILE *out);
 /* 1 when argv holds -h or --help. */

@@ -52,6 +52,11 @@ void cli_print_command_help(const struct cli_command *cmd, FILE *out)
         fprintf(out, "\n%s", cmd->help);
 }
 
+void cli_usage_error(const struct cli_command *cmd)
+{
+    fprintf(stderr, "usage: corun %s %s\n", cmd->name, cmd->args);
+}
+
 void cli_print_usage(FILE *out)
 {
     fprintf(out,

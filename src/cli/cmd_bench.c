@@ -38,7 +38,7 @@ static int parse(int argc, char **argv, struct options *o)
         }
     }
     if (optind != argc) {
-        fprintf(stderr, "usage: corun bench [--quick] [--gpu P] [--traces DIR]\n");
+        cli_usage_error(&cmd_bench);
         return -1;
     }
     return 0;

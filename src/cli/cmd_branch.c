@@ -40,7 +40,7 @@ static int branch_run(int argc, char **argv)
         }
     }
     if (optind != argc - 2) {
-        fprintf(stderr, "usage: corun branch RUN.h5 EPOCH [--epochs N] [--out NEW.h5] [--json]\n");
+        cli_usage_error(&cmd_branch);
         return CLI_BAD_INPUT;
     }
     if (cli_parse_uint("EPOCH", argv[optind + 1], 0, 1000000, &at) != 0)

@@ -10,7 +10,7 @@
 static int check_run(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: corun check SCENARIO\n");
+        cli_usage_error(&cmd_check);
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();

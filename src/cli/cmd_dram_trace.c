@@ -54,8 +54,7 @@ static int parse(int argc, char **argv, struct options *o)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: corun dram-trace TRACE [--gpu P] [--request-bytes N] "
-                        "[--mapping linear|hashed] [--json]\n");
+        cli_usage_error(&cmd_dram_trace);
         return -1;
     }
     o->trace = argv[optind];

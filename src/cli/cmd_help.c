@@ -13,7 +13,7 @@ static int help_run(int argc, char **argv)
         return CLI_OK;
     }
     if (argc > 2) {
-        fprintf(stderr, "usage: corun help [COMMAND | scenario | gpu | kernel]\n");
+        cli_usage_error(&cmd_help);
         return CLI_BAD_INPUT;
     }
     const char *topic = argv[1];

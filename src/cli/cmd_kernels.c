@@ -23,8 +23,7 @@ struct options {
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: corun kernels list [--json] | corun kernels show NAME [--gpu P] "
-                    "[--cycles C] [--json]\n");
+    cli_usage_error(&cmd_kernels);
     return -1;
 }
 

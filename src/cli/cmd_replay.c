@@ -11,7 +11,7 @@
 static int replay_run(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: corun replay RUN.h5\n");
+        cli_usage_error(&cmd_replay);
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();

@@ -59,8 +59,7 @@ static int parse(int argc, char **argv, struct options *o)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: corun run SCENARIO [--epochs N] [--seed S] [--set KEY=VALUE]... "
-                        "[--out RUN.h5] [--catalog PATH] [--predictor P] [--json]\n");
+        cli_usage_error(&cmd_run);
         return -1;
     }
     o->scenario = argv[optind];

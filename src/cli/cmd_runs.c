@@ -29,7 +29,7 @@ static int print_query_row(void *ctx, size_t ncols, const char *const *names,
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: corun runs [--catalog PATH] list | show ID | query \"SELECT ...\"\n");
+    cli_usage_error(&cmd_runs);
     return CLI_BAD_INPUT;
 }
 

@@ -20,12 +20,12 @@ static int show_run(int argc, char **argv)
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else {
-            fprintf(stderr, "usage: corun show RUN.h5 [--json]\n");
+            cli_usage_error(&cmd_show);
             return CLI_BAD_INPUT;
         }
     }
     if (!path) {
-        fprintf(stderr, "usage: corun show RUN.h5 [--json]\n");
+        cli_usage_error(&cmd_show);
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
@@ -66,7 +66,7 @@ const struct cli_command cmd_show = {
 static int export_run(int argc, char **argv)
 {
     if (argc != 4 || strcmp(argv[2], "--csv") != 0) {
-        fprintf(stderr, "usage: corun export RUN.h5 --csv DIR\n");
+        cli_usage_error(&cmd_export);
         return CLI_BAD_INPUT;
     }
     char err[512];

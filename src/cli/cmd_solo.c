@@ -49,8 +49,7 @@ static int parse(int argc, char **argv, struct options *o)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: corun solo KERNEL [--gpu P] [--sms N] [--cycles C] [--seed S] "
-                        "[--json]\n");
+        cli_usage_error(&cmd_solo);
         return -1;
     }
     o->kernel = argv[optind];

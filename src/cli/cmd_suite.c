@@ -29,7 +29,7 @@ static void list(const struct suite *s)
 static int suite_run(int argc, char **argv)
 {
     if (argc != 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0)) {
-        fprintf(stderr, "usage: corun suite check|list SUITE\n");
+        cli_usage_error(&cmd_suite);
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();

@@ -115,8 +115,7 @@ static int sweep_main(int argc, char **argv)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: corun sweep SUITE [--combos P:A,...] [-j N] [--shard K/N] "
-                        "[--seed S] [--epochs N] [--catalog PATH]\n");
+        cli_usage_error(&cmd_sweep);
         return CLI_BAD_INPUT;
     }
     o.suite = argv[optind];

@@ -52,7 +52,7 @@ static int parse(int argc, char **argv, struct options *o)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: corun train MODEL [--gpu P] [--quick] [--cycles N] [--out FILE]\n");
+        cli_usage_error(&cmd_train);
         return -1;
     }
     o->model = argv[optind];

@@ -13,7 +13,7 @@
 static int tui_run(int argc, char **argv)
 {
     if (argc > 2) {
-        fprintf(stderr, "usage: corun tui [SCENARIO]\n");
+        cli_usage_error(&cmd_tui);
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
