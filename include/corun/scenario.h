@@ -38,6 +38,14 @@ struct scenario {
     /* A predictor name, checked by the session against the registry (io cannot see it). */
     char *predictor;
     int predictor_line; /* where it was set, for that message; 0: not set */
+    /* An allocator name, checked by the session against the registry, and its settings. */
+    char *allocator;
+    int allocator_line;
+    double fairness_threshold; /* fair, themis-engine */
+    double qos_upper;          /* qos: shrink the high-priority kernel above this NP */
+    double hp_share;           /* proportional: the high-priority kernel's share of SMs */
+    double smqos_policy;       /* smqos, static-smqos: IPC target / isolated IPC */
+    unsigned smqos_interval;   /* smqos: core cycles between decisions */
     unsigned nkernels;
     struct scenario_kernel kernels[SCENARIO_MAX_KERNELS];
 };

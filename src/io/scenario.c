@@ -37,6 +37,18 @@ static const struct conf_setting scenario_settings[] = {
     SC_FIELD(lesson, CONF_STRING, "", 0, 0, NULL, "narrative text for a classroom"),
     SC_FIELD(predictor, CONF_STRING, "none", 0, 0, NULL,
              "slowdown predictor active from the first epoch (`corun help run` lists them)"),
+    SC_FIELD(allocator, CONF_STRING, "static", 0, 0, NULL,
+             "SM allocator deciding from the first epoch boundary (`corun help run` lists them)"),
+    SC_FIELD(fairness_threshold, CONF_FLOAT, "0.9", 0.01, 1, NULL,
+             "fair, themis-engine: rebalance when fairness is below it"),
+    SC_FIELD(qos_upper, CONF_FLOAT, "0.9", 0.01, 1, NULL,
+             "qos: shrink the high-priority kernel when its NP is above it"),
+    SC_FIELD(hp_share, CONF_FLOAT, "0.8", 0.01, 1, NULL,
+             "proportional: the high-priority kernel's share of the SMs"),
+    SC_FIELD(smqos_policy, CONF_FLOAT, "0.9", 0.01, 1, NULL,
+             "smqos, static-smqos: IPC target as a fraction of the isolated IPC"),
+    SC_FIELD(smqos_interval, CONF_UINT, "10000", 1000, 100000000, "core cycles",
+             "smqos: how often it moves one SM"),
 };
 const struct conf_table scenario_table = {"scenario", scenario_settings,
                                           CORUN_ARRAY_LEN(scenario_settings)};
@@ -168,6 +180,8 @@ static int load_parsed(struct scenario *sc, const char *path, struct conf_file *
     load_kernels(sc, f, datadir, diags);
     const config_setting_t *ps = member(f, "predictor");
     sc->predictor_line = ps ? line_of(ps) : 0;
+    const config_setting_t *as = member(f, "allocator");
+    sc->allocator_line = as ? line_of(as) : 0;
     if (diags->count == before && sc->nkernels > sc->gpu.sms)
         diag_add(diags, "%s: kernels: expected at most %u kernels (one SM each on %s), got %u",
                  path, sc->gpu.sms, sc->gpu_name, sc->nkernels);
@@ -283,6 +297,7 @@ void scenario_copy(struct scenario *dst, const struct scenario *src)
     dst->gpu_name = dup_or_null(src->gpu_name);
     dst->lesson = dup_or_null(src->lesson);
     dst->predictor = dup_or_null(src->predictor);
+    dst->allocator = dup_or_null(src->allocator);
     for (unsigned i = 0; i < src->nkernels; i++) {
         dst->kernels[i].name = dup_or_null(src->kernels[i].name);
         dst->kernels[i].profile.name = dup_or_null(src->kernels[i].profile.name);
