@@ -95,6 +95,17 @@ struct gpu_kernel_counters {
     uint64_t instructions_total;      /* since gpu_new */
     uint64_t first_launch_cycle;      /* when the first grid completed (0: not yet) */
     uint64_t first_launch_instructions;
+    /* Sampled auxiliary tag directory (ATD, as DASE and ASM propose in hardware): for a few
+     * sampled LLC sets, a private tag copy per kernel tells which accesses would have missed
+     * had the kernel run alone. Counted over the sampled sets only. */
+    uint64_t atd_accesses;      /* the kernel's LLC accesses to sampled sets */
+    uint64_t atd_misses;        /* of those, misses in its private tag copy (alone) */
+    uint64_t atd_shared_misses; /* of those, misses in the shared LLC */
+    /* ASM's priority epochs at the memory controllers (gpu_set_priority_epochs): counted while
+     * this kernel has the highest priority. */
+    uint64_t prio_cycles;      /* core cycles in its priority epochs */
+    uint64_t prio_l2_accesses; /* LLC accesses made during them */
+    uint64_t prio_l2_misses;
     double energy_static_j;  /* sm_static_watts over its SM-time */
     double energy_dynamic_j; /* inst_energy_nj per instruction */
     double energy_dram_j;    /* per activate and per request moved */

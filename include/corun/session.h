@@ -93,6 +93,43 @@ const char *session_predictor_name(const struct session *s);
  * predictor (out is then empty). */
 int session_predictor_explain(const struct session *s, unsigned k, struct predict_text *out);
 
+/* ---- allocators, parameters and the mix ---- */
+
+/* Make the registered allocator `name` ("static": keep the partition) decide from the next
+ * epoch boundary on, and log an "allocator" event. Returns 0, or -1 with a message in err (an
+ * unknown name with a did-you-mean); the active allocator is then unchanged. */
+int session_set_allocator(struct session *s, const char *name, char *err, size_t errlen);
+/* The active allocator's name ("static" when none was chosen). */
+const char *session_allocator_name(const struct session *s);
+
+/* A parameter the workbench can edit: a top-level scenario setting or, for "kernels[K].X",
+ * kernel K's priority, qos_target or weight. */
+struct session_param {
+    const char *key;  /* "fairness_threshold", "epoch_cycles", "kernels[1].qos_target", ... */
+    char value[64];   /* the current value, as a scenario file would write it */
+    char range[96];   /* the valid values, for the editor ("0.01 to 1") */
+    const char *help; /* one line */
+};
+/* The editable parameters of s: fills out[0..min(n, count)); returns the count. */
+size_t session_params(const struct session *s, struct session_param *out, size_t n);
+/* Set parameter key to value (written as in a scenario file), validated as the scenario
+ * loader does; takes effect at the next epoch boundary and is logged as a "parameter" event.
+ * Returns 0, or -1 with the message (naming the valid range) in err; nothing changes then. */
+int session_set_param(struct session *s, const char *key, const char *value, char *err,
+                      size_t errlen);
+
+/* Change the mix at the next epoch boundary: add the kernel `name` (a built-in or a profile
+ * in the data directory) with priority `priority` (0 low, 1 high). Its SMs come from the
+ * active allocator's next decision (from an even split under "static"). Returns 0, or -1
+ * with a message in err (unknown kernel, mix full). */
+int session_add_kernel(struct session *s, const char *name, int priority, char *err,
+                       size_t errlen);
+/* Remove kernel k at the next epoch boundary (its SMs are freed; at least one kernel stays).
+ * Returns 0, or -1 with a message in err. */
+int session_remove_kernel(struct session *s, unsigned k, char *err, size_t errlen);
+/* Mix changes waiting for the next epoch boundary (0: none). */
+unsigned session_pending_changes(const struct session *s);
+
 /* ---- event log, recording, replay and branching ---- */
 
 /* Add an event at the current epoch (and to the run file when recording). Returns 0, or -1
