@@ -45,6 +45,8 @@ enum cache_outcome cache_read(struct cache *c, uint64_t line, uint32_t waiter,
 bool cache_write(struct cache *c, uint64_t line, struct cache_victim *victim);
 /* true when line is present (no LRU update). */
 bool cache_probe(const struct cache *c, uint64_t line);
+/* The set line maps to, in [0, sets); a sampled shadow directory (llc.c) uses it. */
+unsigned cache_set_of(const struct cache *c, uint64_t line);
 /* Completes the outstanding miss on line: calls fn(ctx, waiter) for each waiter in arrival
  * order and frees the MSHR. Returns the number of waiters (0 when no miss was outstanding). */
 unsigned cache_fill(struct cache *c, uint64_t line, cache_waiter_fn fn, void *ctx);

@@ -117,9 +117,13 @@ uint64_t dram_address(const struct dram_config *cfg, const struct dram_location 
 unsigned dram_channel_of(const struct dram *d, uint64_t addr);
 bool dram_channel_will_accept(const struct dram *d, unsigned channel);
 
-/* Channel schedulers, by name ("frfcfs" is the default). dram_set_scheduler returns 0, or -1
- * (nothing changed) when name is unknown. The names are for menus and error messages. */
+/* Channel schedulers, by name: "frfcfs" (the default) and "bw-app" (HSM §6: the application
+ * with the lowest attained bandwidth first, FR-FCFS among equals). dram_set_scheduler may be
+ * called at any cycle; it returns 0, or -1 (nothing changed) when name is unknown. The names
+ * are for menus and error messages. */
 int dram_set_scheduler(struct dram *d, const char *name);
+/* The name of d's scheduler. */
+const char *dram_scheduler(const struct dram *d);
 size_t dram_scheduler_count(void);
 const char *dram_scheduler_name(size_t i);
 
@@ -134,6 +138,11 @@ struct dram_command_info {
     unsigned app; /* application served; DRAM_APP_NONE for refresh and its precharges */
 };
 #define DRAM_APP_NONE 0xffffffffu
+
+/* ASM's priority epochs: from now on app's requests go first at every channel (FR-FCFS among
+ * them, then the scheduler's order for the rest), until the next call; DRAM_APP_NONE ends it. */
+void dram_set_priority_app(struct dram *d, unsigned app);
+unsigned dram_priority_app(const struct dram *d);
 
 /* Observe every command d issues (the TUI's row-buffer view, the tests); NULL stops it. */
 typedef void (*dram_command_fn)(void *ctx, const struct dram_command_info *cmd);

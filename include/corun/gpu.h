@@ -100,7 +100,8 @@ struct gpu_kernel_counters {
      * had the kernel run alone. Counted over the sampled sets only. */
     uint64_t atd_accesses;      /* the kernel's LLC accesses to sampled sets */
     uint64_t atd_misses;        /* of those, misses in its private tag copy (alone) */
-    uint64_t atd_shared_misses; /* of those, misses in the shared LLC */
+    uint64_t atd_shared_misses; /* of those, misses in the shared LLC (llc.h says exactly
+                                   which: a read merged into a miss in flight is not one) */
     /* ASM's priority epochs at the memory controllers (gpu_set_priority_epochs): counted while
      * this kernel has the highest priority. */
     uint64_t prio_cycles;      /* core cycles in its priority epochs */
@@ -139,6 +140,16 @@ void gpu_set_dram_checking(struct gpu *g, bool on);
 /* SMs fast-forward through compute-only cycles (sm_ff.c) unless turned off; the counters are
  * the same either way, so this exists for the test that says so. */
 void gpu_set_fast_forward(struct gpu *g, bool on);
+
+/* The memory controllers' channel scheduler, by dram_set_scheduler's names ("frfcfs",
+ * "bw-app"); may change at any cycle. Returns 0, or -1 (nothing changed) for an unknown name. */
+int gpu_set_dram_scheduler(struct gpu *g, const char *name);
+/* ASM's priority epochs: every core_cycles core cycles the next kernel (round robin) gets the
+ * highest priority at every memory controller (its requests first, FR-FCFS among them); the
+ * prio_* counters count those turns. 0 turns them off (the default). */
+void gpu_set_priority_epochs(struct gpu *g, uint64_t core_cycles);
+/* The kernel that has the priority now, or -1. */
+int gpu_priority_kernel(const struct gpu *g);
 
 /* Gives SM i to owner_per_sm[i] (a kernel index, GPU_SM_IDLE or GPU_SM_GATED); n must be the
  * SM count. SMs that change owner switch as mode says. Returns 0, or -1 with a message (and

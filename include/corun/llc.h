@@ -19,8 +19,24 @@
 
 #define LLC_QUEUE_ENTRIES 16 /* input entries beyond the pipeline's latency */
 #define LLC_DRAM_ENTRIES  8  /* requests waiting for the DRAM channel to accept */
+#define LLC_ATD_STRIDE    32 /* the ATD shadows sets 0, 32, 64 ... of every slice */
 
 enum llc_kind { LLC_READ, LLC_READ_CONST, LLC_WRITE };
+
+/* The sampled auxiliary tag directory (ATD) of one kernel, as DASE and ASM propose in hardware:
+ * for one LLC set in LLC_ATD_STRIDE of every slice, a private copy of the tags with the LLC's
+ * associativity and LRU, updated by that kernel's accesses only, tells which of its accesses
+ * would have missed had it run alone. It is bookkeeping: nothing else reads it. Counted over
+ * the sampled sets since the last llc_reset_counters:
+ * - accesses: the kernel's reads and writes processed there;
+ * - misses: of those, misses in its private copy (which allocates on every miss);
+ * - shared_misses: of those, misses that allocated in the shared LLC (a read sent to DRAM, or
+ *   a write to an absent line). A read that joined an outstanding miss to its line is neither:
+ *   the LLC leaves its tags alone then, and so does the copy, which keeps a kernel's copy
+ *   identical to the shared sets while it runs alone (its lines are its own). */
+struct llc_atd_counters {
+    uint64_t accesses, misses, shared_misses;
+};
 
 struct llc;
 
@@ -42,5 +58,9 @@ uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now);
 void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle);
 /* Outstanding misses of slice (for tests and views). */
 unsigned llc_mshrs_used(const struct llc *l, unsigned slice);
+/* Kernel kernel's ATD counters (zero for a kernel index out of range). */
+void llc_atd_counters(const struct llc *l, unsigned kernel, struct llc_atd_counters *out);
+/* Starts a new counter epoch (the ATD's tags stay). */
+void llc_reset_counters(struct llc *l);
 
 #endif

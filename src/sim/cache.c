@@ -1,4 +1,11 @@
-/* cache — set-associative LRU tag array with a merging MSHR table. */
+/* cache — set-associative LRU tag array with a merging MSHR table.
+ *
+ * Layout: a set is one block of 2 * ways words, its tags (line + 1, 0 = invalid) then its
+ * "meta" words, last-use stamp << 2 | dirty << 1 | pending. Stamps are unique among a set's
+ * valid ways (every use takes ++clock), so comparing meta words orders them by stamp alone, and
+ * a hit or an allocation touches one contiguous block instead of four arrays. An invalid way's
+ * meta word is 0, below every valid one's, so the first minimum of a set's meta words is its
+ * first invalid way if it has one and its least recently used way otherwise. */
 #include "corun/cache.h"
 
 #include "corun/util.h"
@@ -9,27 +16,31 @@
 
 #define NIL UINT32_MAX
 
+#define META_PENDING 1u /* reserved by a miss whose data has not arrived */
+#define META_DIRTY   2u
+#define META_SHIFT   2
+
 struct mshr {
     uint64_t key; /* line + 1; 0 marks an empty slot */
     uint32_t head, tail;
 };
 
+struct waiter {
+    uint32_t next, token;
+};
+
 struct cache {
     unsigned sets, ways;
     bool hashed_index;
-    uint64_t *tag;   /* sets * ways; line + 1, 0 = invalid */
-    uint64_t *stamp; /* last use, for LRU */
-    uint8_t *dirty;
-    uint8_t *pending; /* reserved by a miss whose data has not arrived */
+    uint64_t *blocks; /* sets * 2 * ways: per set, the tags then the meta words */
     uint64_t clock;
-    size_t last_alloc; /* index of the way allocate() filled last */
 
     unsigned mshrs, mshrs_used;
     unsigned table_mask; /* open-addressing table, linear probing */
     struct mshr *table;
 
     unsigned waiters, waiters_used;
-    uint32_t *wnext, *wtoken;
+    struct waiter *w;
     uint32_t wfree;
 };
 
@@ -45,10 +56,7 @@ struct cache *cache_new(uint64_t size_bytes, unsigned ways, unsigned line_bytes,
     c->sets = (unsigned)(lines / ways);
     c->ways = ways;
     c->hashed_index = hashed_index;
-    c->tag = xcalloc(lines, sizeof(*c->tag));
-    c->stamp = xcalloc(lines, sizeof(*c->stamp));
-    c->dirty = xcalloc(lines, 1);
-    c->pending = xcalloc(lines, 1);
+    c->blocks = xcalloc(2 * lines, sizeof(*c->blocks));
     c->mshrs = mshrs;
     unsigned tsize = 4;
     while (tsize < 2 * mshrs)
@@ -56,10 +64,9 @@ struct cache *cache_new(uint64_t size_bytes, unsigned ways, unsigned line_bytes,
     c->table_mask = tsize - 1;
     c->table = xcalloc(tsize, sizeof(*c->table));
     c->waiters = waiters;
-    c->wnext = xmalloc((waiters ? waiters : 1) * sizeof(uint32_t));
-    c->wtoken = xmalloc((waiters ? waiters : 1) * sizeof(uint32_t));
+    c->w = xcalloc(waiters ? waiters : 1, sizeof(*c->w));
     for (unsigned i = 0; i < waiters; i++)
-        c->wnext[i] = i + 1 < waiters ? i + 1 : NIL;
+        c->w[i].next = i + 1 < waiters ? i + 1 : NIL;
     c->wfree = waiters ? 0 : NIL;
     return c;
 }
@@ -68,13 +75,9 @@ void cache_delete(struct cache *c)
 {
     if (!c)
         return;
-    free(c->tag);
-    free(c->stamp);
-    free(c->dirty);
-    free(c->pending);
+    free(c->blocks);
     free(c->table);
-    free(c->wnext);
-    free(c->wtoken);
+    free(c->w);
     free(c);
 }
 
@@ -96,11 +99,16 @@ static unsigned set_of(const struct cache *c, uint64_t line)
     return (unsigned)(((hash(line) >> 32) * c->sets) >> 32);
 }
 
-static int find_way(const struct cache *c, unsigned set, uint64_t line)
+/* The tags of set; its meta words follow at [ways]. */
+static uint64_t *set_block(const struct cache *c, unsigned set)
 {
-    const uint64_t *t = c->tag + (size_t)set * c->ways;
+    return c->blocks + (size_t)set * 2 * c->ways;
+}
+
+static int find_way(const struct cache *c, const uint64_t *tags, uint64_t line)
+{
     for (unsigned w = 0; w < c->ways; w++)
-        if (t[w] == line + 1)
+        if (tags[w] == line + 1)
             return (int)w;
     return -1;
 }
@@ -143,36 +151,26 @@ static uint32_t waiter_take(struct cache *c, uint32_t token)
 {
     uint32_t n = c->wfree;
     assert(n != NIL);
-    c->wfree = c->wnext[n];
-    c->wnext[n] = NIL;
-    c->wtoken[n] = token;
+    c->wfree = c->w[n].next;
+    c->w[n] = (struct waiter){NIL, token};
     c->waiters_used++;
     return n;
 }
 
-/* Reserves a way for line in set (invalid way first, else LRU) and reports what it held. */
-static void allocate(struct cache *c, unsigned set, uint64_t line, bool dirty,
+/* Reserves a way of the set at tags for line (the first invalid way, else LRU), sets its meta
+ * flags to `flags`, and reports what it held. */
+static void allocate(struct cache *c, uint64_t *tags, uint64_t line, uint64_t flags,
                      struct cache_victim *victim)
 {
-    size_t base = (size_t)set * c->ways;
+    uint64_t *meta = tags + c->ways;
     unsigned best = 0;
-    for (unsigned w = 0; w < c->ways; w++) {
-        if (c->tag[base + w] == 0) {
-            best = w;
-            break;
-        }
-        if (c->stamp[base + w] < c->stamp[base + best])
-            best = w;
-    }
-    size_t i = base + best;
-    victim->valid = c->tag[i] != 0;
-    victim->dirty = victim->valid && c->dirty[i];
-    victim->line = victim->valid ? c->tag[i] - 1 : 0;
-    c->tag[i] = line + 1;
-    c->dirty[i] = dirty;
-    c->pending[i] = 0;
-    c->stamp[i] = ++c->clock;
-    c->last_alloc = i;
+    for (unsigned w = 1; w < c->ways; w++)
+        best = meta[w] < meta[best] ? w : best;
+    victim->valid = tags[best] != 0;
+    victim->dirty = victim->valid && (meta[best] & META_DIRTY);
+    victim->line = victim->valid ? tags[best] - 1 : 0;
+    tags[best] = line + 1;
+    meta[best] = ++c->clock << META_SHIFT | flags;
 }
 
 enum cache_outcome cache_read(struct cache *c, uint64_t line, uint32_t waiter,
@@ -181,10 +179,11 @@ enum cache_outcome cache_read(struct cache *c, uint64_t line, uint32_t waiter,
     victim->valid = victim->dirty = false;
     /* Tags first: a present line that is not pending is a hit without touching the MSHRs. A
      * pending line, or an absent one (a pending line may have been evicted), asks the MSHRs. */
-    unsigned set = set_of(c, line);
-    int w = find_way(c, set, line);
-    if (w >= 0 && !c->pending[(size_t)set * c->ways + (unsigned)w]) {
-        c->stamp[(size_t)set * c->ways + (unsigned)w] = ++c->clock;
+    uint64_t *tags = set_block(c, set_of(c, line));
+    int w = find_way(c, tags, line);
+    if (w >= 0 && !(tags[c->ways + (unsigned)w] & META_PENDING)) {
+        uint64_t *m = &tags[c->ways + (unsigned)w];
+        *m = ++c->clock << META_SHIFT | (*m & META_DIRTY);
         return CACHE_HIT;
     }
     struct mshr *m = mshr_find(c, line);
@@ -192,15 +191,14 @@ enum cache_outcome cache_read(struct cache *c, uint64_t line, uint32_t waiter,
         if (c->wfree == NIL)
             return CACHE_STALL;
         uint32_t n = waiter_take(c, waiter);
-        c->wnext[m->tail] = n;
+        c->w[m->tail].next = n;
         m->tail = n;
         return CACHE_MERGED;
     }
     assert(w < 0);
     if (c->mshrs_used >= c->mshrs || c->wfree == NIL)
         return CACHE_STALL;
-    allocate(c, set, line, false, victim);
-    c->pending[c->last_alloc] = 1;
+    allocate(c, tags, line, META_PENDING, victim);
     unsigned i = mshr_slot(c, line);
     while (c->table[i].key != 0)
         i = (i + 1) & c->table_mask;
@@ -213,21 +211,25 @@ enum cache_outcome cache_read(struct cache *c, uint64_t line, uint32_t waiter,
 bool cache_write(struct cache *c, uint64_t line, struct cache_victim *victim)
 {
     victim->valid = victim->dirty = false;
-    unsigned set = set_of(c, line);
-    int w = find_way(c, set, line);
+    uint64_t *tags = set_block(c, set_of(c, line));
+    int w = find_way(c, tags, line);
     if (w >= 0) {
-        size_t i = (size_t)set * c->ways + (unsigned)w;
-        c->dirty[i] = 1;
-        c->stamp[i] = ++c->clock;
+        uint64_t *m = &tags[c->ways + (unsigned)w];
+        *m = ++c->clock << META_SHIFT | META_DIRTY | (*m & META_PENDING);
         return true;
     }
-    allocate(c, set, line, true, victim);
+    allocate(c, tags, line, META_DIRTY, victim);
     return false;
 }
 
 bool cache_probe(const struct cache *c, uint64_t line)
 {
-    return find_way(c, set_of(c, line), line) >= 0;
+    return find_way(c, set_block(c, set_of(c, line)), line) >= 0;
+}
+
+unsigned cache_set_of(const struct cache *c, uint64_t line)
+{
+    return set_of(c, line);
 }
 
 unsigned cache_fill(struct cache *c, uint64_t line, cache_waiter_fn fn, void *ctx)
@@ -238,15 +240,15 @@ unsigned cache_fill(struct cache *c, uint64_t line, cache_waiter_fn fn, void *ct
     uint32_t n = m->head;
     mshr_remove(c, (unsigned)(m - c->table));
     c->mshrs_used--;
-    unsigned set = set_of(c, line);
-    int w = find_way(c, set, line);
+    uint64_t *tags = set_block(c, set_of(c, line));
+    int w = find_way(c, tags, line);
     if (w >= 0)
-        c->pending[(size_t)set * c->ways + (unsigned)w] = 0;
+        tags[c->ways + (unsigned)w] &= ~(uint64_t)META_PENDING;
     unsigned count = 0;
     while (n != NIL) {
-        uint32_t next = c->wnext[n];
-        uint32_t token = c->wtoken[n];
-        c->wnext[n] = c->wfree;
+        uint32_t next = c->w[n].next;
+        uint32_t token = c->w[n].token;
+        c->w[n].next = c->wfree;
         c->wfree = n;
         c->waiters_used--;
         count++;
@@ -269,8 +271,5 @@ unsigned cache_mshrs_used(const struct cache *c)
 
 void cache_invalidate_all(struct cache *c)
 {
-    size_t lines = (size_t)c->sets * c->ways;
-    memset(c->tag, 0, lines * sizeof(*c->tag));
-    memset(c->dirty, 0, lines);
-    memset(c->pending, 0, lines);
+    memset(c->blocks, 0, (size_t)c->sets * 2 * c->ways * sizeof(*c->blocks));
 }

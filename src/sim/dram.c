@@ -78,6 +78,11 @@ struct dram *dram_new(const struct dram_config *cfg, unsigned napps, dram_done_f
     d->columns = cfg->row_bytes / cfg->request_bytes;
     dram_map_plan_init(d);
     d->sched = dram_schedulers[0];
+    d->rank = xcalloc(napps, sizeof(*d->rank));
+    d->sched_rank = xcalloc(napps, sizeof(*d->sched_rank));
+    d->prio_app = DRAM_APP_NONE;
+    d->bw_attained = xcalloc(napps, sizeof(*d->bw_attained));
+    d->bw_seen = xcalloc(napps, sizeof(*d->bw_seen));
     d->done = done;
     d->done_ctx = ctx;
     d->ch = xcalloc(cfg->channels, sizeof(*d->ch));
@@ -112,6 +117,10 @@ void dram_delete(struct dram *d)
     }
     free(d->ch);
     free(d->chan_next);
+    free(d->rank);
+    free(d->sched_rank);
+    free(d->bw_attained);
+    free(d->bw_seen);
     dram_checker_delete(d->checker);
     free(d);
 }
@@ -121,10 +130,37 @@ int dram_set_scheduler(struct dram *d, const char *name)
     for (size_t i = 0; i < dram_schedulers_count; i++) {
         if (strcmp(dram_schedulers[i]->name, name) == 0) {
             d->sched = dram_schedulers[i];
+            /* A new scheduler starts from equal ranks and measures from now. */
+            memset(d->sched_rank, 0, d->napps * sizeof(*d->sched_rank));
+            memset(d->bw_attained, 0, d->napps * sizeof(*d->bw_attained));
+            for (unsigned a = 0; a < d->napps; a++) {
+                d->bw_seen[a] = 0;
+                for (unsigned c = 0; c < d->cfg.channels; c++)
+                    d->bw_seen[a] += d->ch[c].bus_app[a];
+            }
+            d->rerank_due = d->now + DRAM_RERANK_CYCLES;
+            dram_apply_ranks(d);
             return 0;
         }
     }
     return -1;
+}
+
+const char *dram_scheduler(const struct dram *d)
+{
+    return d->sched->name;
+}
+
+void dram_set_priority_app(struct dram *d, unsigned app)
+{
+    assert(app < d->napps || app == DRAM_APP_NONE);
+    d->prio_app = app;
+    dram_apply_ranks(d);
+}
+
+unsigned dram_priority_app(const struct dram *d)
+{
+    return d->prio_app;
 }
 
 size_t dram_scheduler_count(void)
@@ -178,8 +214,35 @@ static void clear_offer(struct dram_channel *ch, unsigned b)
         ch->offer[k] &= keep;
 }
 
+/* FR-FCFS within the best rank queued at bk: the oldest row hit of that rank (up to the row-hit
+ * cap while an older request of that rank waits for another row), else the oldest request of
+ * that rank. So a better-ranked application's PRE may close a row others still hit. */
+static uint32_t ranked_choice(const struct dram *d, const struct dram_channel *ch,
+                              const struct dram_bank *bk, bool *hit_out)
+{
+    unsigned best = DRAM_RANK_MAX + 1, cap = d->cfg.row_hit_cap;
+    uint32_t hit = DRAM_NIL, other = DRAM_NIL;
+    for (uint32_t i = bk->head; i != DRAM_NIL; i = ch->link[i].next) {
+        unsigned r = d->rank[ch->slots[i].req.app];
+        if (r > best)
+            continue;
+        if (r < best) {
+            best = r;
+            hit = other = DRAM_NIL;
+        }
+        if (bk->open && ch->link[i].row == bk->open_row) {
+            if (hit == DRAM_NIL)
+                hit = i;
+        } else if (other == DRAM_NIL) {
+            other = i;
+        }
+    }
+    *hit_out = hit != DRAM_NIL && (other == DRAM_NIL || cap == 0 || bk->streak < cap);
+    return *hit_out ? hit : other;
+}
+
 /* Recomputes bank b's offer to the scheduler; called after every change to the bank's queue,
- * open row or timing. */
+ * open row or timing, and when the ranks change. */
 static void bank_offer(const struct dram *d, struct dram_channel *ch, unsigned b)
 {
     const struct dram_bank *bk = &ch->banks[b];
@@ -191,17 +254,21 @@ static void bank_offer(const struct dram *d, struct dram_channel *ch, unsigned b
     enum dram_command cmd;
     uint32_t slot;
     uint64_t ready;
-    if (bk->open && bk->nhits && (cap == 0 || bk->streak < cap)) {
-        slot = bk->first_hit;
+    bool hit;
+    if (d->ranked) {
+        slot = ranked_choice(d, ch, bk, &hit);
+    } else {
+        hit = bk->open && bk->nhits && (cap == 0 || bk->streak < cap);
+        slot = hit ? bk->first_hit : bk->head;
+    }
+    if (hit) {
         bool write = ch->slots[slot].req.write;
         cmd = write ? DRAM_CMD_WR : DRAM_CMD_RD;
         ready = dram_max(bk->col_ready, write ? g->col_ready : dram_max(g->col_ready, g->rd_ready));
     } else if (bk->open) {
-        slot = bk->head;
         cmd = DRAM_CMD_PRE;
         ready = bk->pre_ready;
     } else {
-        slot = bk->head;
         cmd = DRAM_CMD_ACT;
         ready = dram_max(bk->act_ready, g->act_ready);
     }
@@ -210,6 +277,33 @@ static void bank_offer(const struct dram *d, struct dram_channel *ch, unsigned b
     ch->cand_slot[b] = slot;
     ch->cand_ready[b] = ready;
     ch->cand_key[b] = ch->slots[slot].seq << DRAM_KEY_BANK_BITS | b;
+    if (d->ranked)
+        ch->cand_key[b] |= (uint64_t)d->rank[ch->slots[slot].req.app] << DRAM_KEY_RANK_SHIFT;
+}
+
+void dram_apply_ranks(struct dram *d)
+{
+    bool changed = false, ranked = false;
+    for (unsigned a = 0; a < d->napps; a++) {
+        unsigned r = d->sched_rank[a];
+        if (d->prio_app != DRAM_APP_NONE)
+            r = a == d->prio_app ? 0 : r + 1;
+        r = r < DRAM_RANK_MAX ? r : DRAM_RANK_MAX;
+        changed |= d->rank[a] != r;
+        ranked |= r != 0;
+        d->rank[a] = (uint8_t)r;
+    }
+    d->ranked = ranked;
+    if (!changed)
+        return;
+    for (unsigned c = 0; c < d->cfg.channels; c++) {
+        struct dram_channel *ch = &d->ch[c];
+        for (unsigned b = 0; b < d->nbanks; b++)
+            bank_offer(d, ch, b);
+        ch->wake = dram_min(ch->wake, d->now);
+        d->chan_next[c] = dram_min(d->chan_next[c], d->now);
+    }
+    d->next_event = dram_min(d->next_event, d->now);
 }
 
 /* A bank-group constraint moved to ready: the offers of mask (banks of that group offering the
@@ -245,6 +339,7 @@ void dram_add(struct dram *d, const struct dram_request *req)
     c = dram_map_request(d, req->addr, &b, &row);
     struct dram_channel *ch = &d->ch[c];
     assert(req->app < d->napps);
+    assert(d->seq < 1ull << (DRAM_KEY_RANK_SHIFT - DRAM_KEY_BANK_BITS));
     assert(ch->free_slot != DRAM_NIL && "dram_add on a full channel; ask dram_will_accept");
     uint32_t i = ch->free_slot;
     struct dram_slot *s = &ch->slots[i];
@@ -264,7 +359,7 @@ void dram_add(struct dram *d, const struct dram_request *req)
     bk->tail = i;
     if (bk->open && bk->open_row == row && bk->nhits++ == 0)
         bk->first_hit = i;
-    if (bk->head == i || bk->first_hit == i)
+    if (d->ranked || bk->head == i || bk->first_hit == i)
         bank_offer(d, ch, b);
     ch->queued++;
     d->outstanding++;
@@ -562,6 +657,11 @@ static void complete_transfers(struct dram *d, struct dram_channel *ch)
 
 void dram_tick(struct dram *d)
 {
+    if (d->sched->rerank && d->now >= d->rerank_due) {
+        d->rerank_due = d->now + DRAM_RERANK_CYCLES;
+        if (d->sched->rerank(d))
+            dram_apply_ranks(d);
+    }
     if (d->now >= d->next_event) {
         uint64_t next_event = DRAM_NEVER;
         d->next_event = DRAM_NEVER;

@@ -72,6 +72,10 @@ struct dram_transfer {
  * bank mask per command keep the scheduler's scan to a few cache lines. */
 #define DRAM_KEY_BANK_BITS 6
 #define DRAM_KEY_BANK_MASK ((1ull << DRAM_KEY_BANK_BITS) - 1)
+/* When applications are ranked (bw-app, priority epochs), the offer's rank sits above its age,
+ * so the same min() prefers the better rank first; seq stays far below 2^50. */
+#define DRAM_KEY_RANK_SHIFT 56
+#define DRAM_RANK_MAX       254u /* DRAM_NEVER ranks 255: after every real offer */
 
 struct dram_channel {
     uint64_t offer[4];    /* [enum dram_command]: banks offering that command */
@@ -123,7 +127,12 @@ struct dram_scheduler {
     const char *name;
     bool (*pick)(const struct dram *d, const struct dram_channel *ch, uint64_t now,
                  struct dram_pick *out, uint64_t *wake);
+    /* Optional: every DRAM_RERANK_CYCLES re-ranks the applications into d->sched_rank (0 goes
+     * first) and returns true when a rank changed. NULL: every application ranks the same. */
+    bool (*rerank)(struct dram *d);
 };
+
+#define DRAM_RERANK_CYCLES 1024 /* memory cycles between a scheduler's re-rankings */
 
 extern const struct dram_scheduler *const dram_schedulers[];
 extern const size_t dram_schedulers_count;
@@ -152,6 +161,16 @@ struct dram {
     uint64_t outstanding; /* queued + in flight */
 
     const struct dram_scheduler *sched;
+    /* Application ranks the bank offers honour before FR-FCFS order (0 goes first): the
+     * priority-epoch application (prio_app) first, then the scheduler's own sched_rank. All
+     * zero (ranked false) is plain FR-FCFS, and the offers skip the per-rank queue walk. */
+    uint8_t *rank;       /* [app] */
+    uint8_t *sched_rank; /* [app] */
+    bool ranked;
+    unsigned prio_app; /* DRAM_APP_NONE when no priority epoch is on */
+    uint64_t rerank_due;
+    uint64_t *bw_attained; /* [app] bw-app: decayed data-bus cycles served */
+    uint64_t *bw_seen;     /* [app] bw-app: the app's data-bus cycles at the last re-rank */
     dram_done_fn done;
     void *done_ctx;
     dram_command_fn hook;
@@ -162,14 +181,21 @@ struct dram {
 /* Fills d->plan from d->cfg and d->columns. */
 void dram_map_plan_init(struct dram *d);
 
+/* Recomputes d->rank from prio_app and sched_rank; when a rank changed, re-offers every bank
+ * and wakes every channel so the new order applies from this cycle. */
+void dram_apply_ranks(struct dram *d);
+
 /* The hashed mapping's row-dependent offset for a field of `bits` bits: all row bits XOR-folded
- * (PAE-style). */
+ * (PAE-style), i.e. the XOR of row's `bits`-wide chunks. Folding by doubling spans (chunk 0
+ * collects chunks 0-1, then 0-3, 0-7, ...) takes log2(64 / bits) steps instead of one per
+ * chunk. */
 static inline uint64_t dram_xor_fold(uint64_t row, unsigned bits)
 {
-    uint64_t h = 0;
-    for (; row; row >>= bits)
-        h ^= row;
-    return h & ((1ull << bits) - 1);
+    if (bits == 0)
+        return 0;
+    for (unsigned span = bits; span < 64; span *= 2)
+        row ^= row >> span;
+    return row & ((1ull << bits) - 1);
 }
 
 /* dram_map for d: shifts and masks when every field size is a power of two (all presets but the

@@ -1,5 +1,9 @@
-/* dram_sched — channel schedulers. Each is one const table entry; adding BW-App or ASM priority
- * epochs means one more pick function and one more line in dram_schedulers[]. */
+/* dram_sched — channel schedulers. Each is one const table entry: a pick function and an
+ * optional re-ranking of the applications.
+ *
+ * Ranks (dram_internal.h) come from ASM's priority epochs (dram_set_priority_app) and from a
+ * scheduler's rerank; a bank offers FR-FCFS within the best rank it holds, and the pick ranks
+ * applications before row hits: a better-ranked PRE/ACT goes before a worse-ranked hit. */
 #include "dram_internal.h"
 
 #include <assert.h>
@@ -46,7 +50,8 @@ static bool take(const struct dram_channel *ch, uint64_t best, struct dram_pick 
 
 /* FR-FCFS (Rixner et al.) with a row-hit cap: a legal column command to an open row beats any
  * PRE/ACT, and within each class the oldest request wins. Each bank already offers its FR-FCFS
- * candidate (see struct dram_channel), so this only ranks the offers. */
+ * candidate (see struct dram_channel), so this only ranks the offers. With ranks, the
+ * application's rank comes before all that. */
 static bool frfcfs_pick(const struct dram *d, const struct dram_channel *ch, uint64_t now,
                         struct dram_pick *out, uint64_t *wake)
 {
@@ -55,11 +60,14 @@ static bool frfcfs_pick(const struct dram *d, const struct dram_channel *ch, uin
     const uint64_t *offer = ch->offer;
     uint64_t best = dram_min(oldest_legal(ch, offer[DRAM_CMD_RD], rd_gate, now),
                              oldest_legal(ch, offer[DRAM_CMD_WR], wr_gate, now));
-    if (take(ch, best, out))
+    if (!d->ranked && take(ch, best, out))
         return true;
-    best = dram_min(oldest_legal(ch, offer[DRAM_CMD_PRE], 0, now),
-                    oldest_legal(ch, offer[DRAM_CMD_ACT], act_gate, now));
-    if (take(ch, best, out))
+    uint64_t row = dram_min(oldest_legal(ch, offer[DRAM_CMD_PRE], 0, now),
+                            oldest_legal(ch, offer[DRAM_CMD_ACT], act_gate, now));
+    /* Ranked: the better rank wins, a row hit only among equals (DRAM_NEVER ranks last). */
+    if (d->ranked && row >> DRAM_KEY_RANK_SHIFT < best >> DRAM_KEY_RANK_SHIFT)
+        best = row;
+    if (take(ch, best, out) || take(ch, row, out))
         return true;
     uint64_t next = dram_min(earliest_legal(ch, offer[DRAM_CMD_RD], rd_gate),
                              earliest_legal(ch, offer[DRAM_CMD_WR], wr_gate));
@@ -70,7 +78,34 @@ static bool frfcfs_pick(const struct dram *d, const struct dram_channel *ch, uin
     return false;
 }
 
-static const struct dram_scheduler frfcfs = {"frfcfs", frfcfs_pick};
+/* BW-App (HSM §6, after Jog et al.): the application with the lowest attained bandwidth goes
+ * first. Attained bandwidth is the data-bus cycles an application got over the whole memory
+ * system, halved every re-ranking (a half-life of DRAM_RERANK_CYCLES), so it follows phases.
+ * All applications are ranked, lowest first (rank = how many attained strictly less): with two
+ * that is the paper's rule, with more an application that queues nothing cannot take the
+ * priority away from the others; equal attained bandwidth shares a rank. */
+static bool bwapp_rerank(struct dram *d)
+{
+    for (unsigned a = 0; a < d->napps; a++) {
+        uint64_t total = 0;
+        for (unsigned c = 0; c < d->cfg.channels; c++)
+            total += d->ch[c].bus_app[a];
+        d->bw_attained[a] = d->bw_attained[a] / 2 + (total - d->bw_seen[a]);
+        d->bw_seen[a] = total;
+    }
+    bool changed = false;
+    for (unsigned a = 0; a < d->napps; a++) {
+        unsigned r = 0;
+        for (unsigned b = 0; b < d->napps; b++)
+            r += d->bw_attained[b] < d->bw_attained[a];
+        changed |= d->sched_rank[a] != r;
+        d->sched_rank[a] = (uint8_t)r;
+    }
+    return changed;
+}
 
-const struct dram_scheduler *const dram_schedulers[] = {&frfcfs};
+static const struct dram_scheduler frfcfs = {"frfcfs", frfcfs_pick, NULL};
+static const struct dram_scheduler bwapp = {"bw-app", frfcfs_pick, bwapp_rerank};
+
+const struct dram_scheduler *const dram_schedulers[] = {&frfcfs, &bwapp};
 const size_t dram_schedulers_count = sizeof(dram_schedulers) / sizeof(dram_schedulers[0]);

@@ -20,6 +20,18 @@
 #define WAKE_SLOTS   1024
 #define SM_BLOCK_MAX 8 /* cycles */
 
+/* ASM's priority epochs (gpu_set_priority_epochs): one kernel at a time has the highest
+ * priority at every memory controller, round robin, each for `cycles` core cycles. */
+struct gpu_prio {
+    uint64_t cycles;                      /* epoch length; 0: off */
+    uint64_t next;                        /* when the next kernel's turn starts */
+    int kernel;                           /* prioritized now; -1: none */
+    unsigned last;                        /* the kernel prioritized last (round robin) */
+    uint64_t since, acc_at, miss_at;      /* the current turn's start within the counter epoch */
+    uint64_t acc_cycles[GPU_MAX_KERNELS]; /* closed turns within the counter epoch */
+    uint64_t acc_l2[GPU_MAX_KERNELS], acc_l2_misses[GPU_MAX_KERNELS];
+};
+
 _Static_assert(GPU_SM_IDLE == SM_OWNER_IDLE && GPU_SM_GATED == SM_OWNER_GATED,
                "partition entries are passed to the SMs as they are");
 
@@ -37,6 +49,7 @@ struct gpu {
     uint64_t now;
     uint64_t core_khz, dram_khz, dram_acc; /* DRAM ticks when the accumulator passes core_khz */
     uint64_t epoch_start, epoch_dram_start;
+    struct gpu_prio prio;
 };
 
 double gpu_config_peak_gbs(const struct gpu_config *cfg)
@@ -207,6 +220,8 @@ struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *c
     g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
     e->next_dram_tick = 0;
     e->sm_fast_forward = true;
+    g->prio.kernel = -1;
+    g->prio.last = nkernels - 1; /* so kernel 0 has the first turn */
     return g;
 }
 
@@ -240,6 +255,55 @@ void gpu_set_fast_forward(struct gpu *g, bool on)
         for (unsigned i = 0; i < g->cfg.sms; i++)
             sm_touch(g->sms[i]);
     g->env.sm_fast_forward = on;
+}
+
+int gpu_set_dram_scheduler(struct gpu *g, const char *name)
+{
+    return dram_set_scheduler(g->env.dram, name);
+}
+
+/* ---- priority epochs ---- */
+
+/* Ends the prioritized kernel's turn (if any) at g->now: its cycles and LLC traffic so far
+ * go to its totals for the counter epoch. */
+static void prio_close(struct gpu *g)
+{
+    struct gpu_prio *p = &g->prio;
+    if (p->kernel < 0)
+        return;
+    const struct kstate_counters *c = &g->kernels[p->kernel]->c;
+    p->acc_cycles[p->kernel] += g->now - p->since;
+    p->acc_l2[p->kernel] += c->l2_accesses - p->acc_at;
+    p->acc_l2_misses[p->kernel] += c->l2_misses - p->miss_at;
+    p->kernel = -1;
+}
+
+/* Starts kernel k's turn at g->now (k < 0: nobody's). */
+static void prio_open(struct gpu *g, int k)
+{
+    struct gpu_prio *p = &g->prio;
+    p->kernel = k;
+    p->since = g->now;
+    if (k >= 0) {
+        p->last = (unsigned)k;
+        p->acc_at = g->kernels[k]->c.l2_accesses;
+        p->miss_at = g->kernels[k]->c.l2_misses;
+        p->next = g->now + p->cycles;
+    }
+    dram_set_priority_app(g->env.dram, k >= 0 ? (unsigned)k : DRAM_APP_NONE);
+}
+
+void gpu_set_priority_epochs(struct gpu *g, uint64_t core_cycles)
+{
+    struct gpu_prio *p = &g->prio;
+    prio_close(g);
+    p->cycles = core_cycles;
+    prio_open(g, core_cycles ? (int)((p->last + 1) % g->nkernels) : -1);
+}
+
+int gpu_priority_kernel(const struct gpu *g)
+{
+    return g->prio.kernel;
 }
 
 /* ---- partition ---- */
@@ -338,7 +402,7 @@ static void run_slices(struct gpu *g)
     }
 }
 
-void gpu_run(struct gpu *g, uint64_t core_cycles)
+static void run_span(struct gpu *g, uint64_t core_cycles)
 {
     struct sim_env *e = &g->env;
     uint64_t end = g->now + core_cycles;
@@ -370,6 +434,21 @@ void gpu_run(struct gpu *g, uint64_t core_cycles)
     sm_count_lazy(e); /* the counters are read between runs */
 }
 
+void gpu_run(struct gpu *g, uint64_t core_cycles)
+{
+    uint64_t end = g->now + core_cycles;
+    for (;;) {
+        bool turn = g->prio.cycles && g->prio.next <= end;
+        uint64_t stop = turn ? g->prio.next : end;
+        if (stop > g->now)
+            run_span(g, stop - g->now);
+        if (!turn)
+            return;
+        prio_close(g);
+        prio_open(g, (int)((g->prio.last + 1) % g->nkernels));
+    }
+}
+
 uint64_t gpu_now(const struct gpu *g)
 {
     return g->now;
@@ -399,6 +478,17 @@ void gpu_reset_counters(struct gpu *g)
     for (unsigned k = 0; k < g->nkernels; k++)
         kstate_reset_counters(g->kernels[k]);
     dram_reset_counters(g->env.dram);
+    llc_reset_counters(g->env.llc);
+    int turn = g->prio.kernel;
+    prio_close(g);
+    memset(g->prio.acc_cycles, 0, sizeof(g->prio.acc_cycles));
+    memset(g->prio.acc_l2, 0, sizeof(g->prio.acc_l2));
+    memset(g->prio.acc_l2_misses, 0, sizeof(g->prio.acc_l2_misses));
+    if (turn >= 0) { /* the turn goes on; only its counting restarts */
+        uint64_t next = g->prio.next;
+        prio_open(g, turn);
+        g->prio.next = next;
+    }
     g->epoch_start = g->now;
     g->epoch_dram_start = dram_now(g->env.dram);
 }
@@ -452,6 +542,21 @@ void gpu_kernel_counters(const struct gpu *g, unsigned k, struct gpu_kernel_coun
     out->bandwidth_util = peak > 0 ? out->bandwidth_gbs / peak : 0;
     out->dram_queue_cycles = d.queue_cycles;
     out->dram_interference_cycles = d.interference_cycles;
+    struct llc_atd_counters atd;
+    llc_atd_counters(g->env.llc, k, &atd);
+    out->atd_accesses = atd.accesses;
+    out->atd_misses = atd.misses;
+    out->atd_shared_misses = atd.shared_misses;
+
+    const struct gpu_prio *p = &g->prio;
+    out->prio_cycles = p->acc_cycles[k];
+    out->prio_l2_accesses = p->acc_l2[k];
+    out->prio_l2_misses = p->acc_l2_misses[k];
+    if (p->kernel == (int)k) {
+        out->prio_cycles += g->now - p->since;
+        out->prio_l2_accesses += c->l2_accesses - p->acc_at;
+        out->prio_l2_misses += c->l2_misses - p->miss_at;
+    }
 
     out->tbs_finished = c->tbs_finished;
     out->tbs_saved = c->tbs_saved;

@@ -18,6 +18,8 @@ struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsign
     k->index = index;
     k->line_bytes = line_bytes;
     k->base = (uint64_t)(index + 1) << KSTATE_ADDR_SHIFT;
+    k->base_line = k->base / line_bytes;
+    k->const_line = (k->base + KSTATE_CONST_OFFSET) / line_bytes;
     k->footprint_lines = p->footprint_bytes / line_bytes;
     if (k->footprint_lines == 0)
         k->footprint_lines = 1;
@@ -142,13 +144,14 @@ uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h
     if (k->thr_reuse && h->count && rng_next(r) < k->thr_reuse) {
         unsigned span = h->count < k->hist_lines ? h->count : k->hist_lines;
         unsigned back = 1 + (unsigned)rng_below(r, span);
-        return h->line[(h->pos + h->cap - back) % h->cap];
+        unsigned i = h->pos >= back ? h->pos - back : h->pos + h->cap - back; /* back <= cap */
+        return h->line[i];
     }
     if (k->run_left == 0) {
         k->cursor = rng_below(&k->rng, k->footprint_lines);
         k->run_left = k->prof.seq_run_lines;
     }
-    uint64_t line = k->base / k->line_bytes + k->cursor;
+    uint64_t line = k->base_line + k->cursor;
     k->cursor = k->cursor + 1 < k->footprint_lines ? k->cursor + 1 : 0;
     k->run_left--;
     if (h->cap) {
@@ -162,7 +165,7 @@ uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h
 
 uint64_t kstate_const_line(const struct kstate *k, struct rng *r)
 {
-    return (k->base + KSTATE_CONST_OFFSET) / k->line_bytes + rng_below(r, KSTATE_CONST_LINES);
+    return k->const_line + rng_below(r, KSTATE_CONST_LINES);
 }
 
 unsigned kstate_kernel_of_line(uint64_t line, unsigned line_bytes)

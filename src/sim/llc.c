@@ -1,4 +1,4 @@
-/* llc — LLC slices: input queue, tags and MSHRs, DRAM request queue. */
+/* llc — LLC slices: input queue, tags and MSHRs, DRAM request queue; the sampled ATD. */
 #include "corun/llc.h"
 
 #include "corun/cache.h"
@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct llc_req {
     uint64_t ready; /* cycle the request reaches the tag array */
@@ -24,20 +25,25 @@ struct llc_out {
     uint8_t write, kernel;
 };
 
-struct slice {
+struct slice { /* what every step reads first, in one host cache line */
     struct cache *cache;
     struct llc_req *in;
     unsigned in_cap, in_head, in_count;
-    struct llc_out out[LLC_DRAM_ENTRIES];
     unsigned out_head, out_count;
-    uint64_t *waiters; /* SMs waiting for room in `in` */
     unsigned waiter_rr;
+    uint64_t *waiters; /* SMs waiting for room in `in` */
+    struct llc_out out[LLC_DRAM_ENTRIES];
+    /* ATD: [kernel][sampled set][way] tags (line + 1, 0: invalid) and last-use stamps */
+    uint64_t *atd_tag, *atd_stamp;
+    uint64_t atd_clock[GPU_MAX_KERNELS];
 };
 
 struct llc {
     struct sim_env *env;
     unsigned nslices, per_channel, channels, line_bytes, latency, sm_words;
     struct slice *s;
+    unsigned ways, atd_sets; /* LLC ways; sampled sets per slice */
+    struct llc_atd_counters atd[GPU_MAX_KERNELS];
 };
 
 struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
@@ -52,6 +58,10 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
     l->sm_words = (cfg->sms + 63) / 64;
     l->s = xcalloc(l->nslices, sizeof(*l->s));
     uint64_t slice_bytes = cfg->llc.size_bytes / cfg->llc_slices;
+    unsigned sets = (unsigned)(slice_bytes / cfg->llc.line_bytes / cfg->llc.ways);
+    l->ways = cfg->llc.ways;
+    l->atd_sets = (sets + LLC_ATD_STRIDE - 1) / LLC_ATD_STRIDE;
+    size_t atd_lines = (size_t)env->nkernels * l->atd_sets * l->ways;
     for (unsigned i = 0; i < l->nslices; i++) {
         struct slice *s = &l->s[i];
         s->cache = cache_new(slice_bytes, cfg->llc.ways, cfg->llc.line_bytes, cfg->llc.mshrs,
@@ -60,6 +70,8 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
         s->in_cap = LLC_QUEUE_ENTRIES + l->latency;
         s->in = xcalloc(s->in_cap, sizeof(*s->in));
         s->waiters = xcalloc(l->sm_words, sizeof(uint64_t));
+        s->atd_tag = xcalloc(atd_lines, sizeof(uint64_t));
+        s->atd_stamp = xcalloc(atd_lines, sizeof(uint64_t));
     }
     return l;
 }
@@ -72,6 +84,8 @@ void llc_delete(struct llc *l)
         cache_delete(l->s[i].cache);
         free(l->s[i].in);
         free(l->s[i].waiters);
+        free(l->s[i].atd_tag);
+        free(l->s[i].atd_stamp);
     }
     free(l->s);
     free(l);
@@ -87,8 +101,11 @@ unsigned llc_slice_of(const struct llc *l, uint64_t line)
     if (!l->per_channel)
         return (unsigned)(rng_mix64(line) % l->nslices);
     unsigned channel = dram_channel_of(l->env->dram, line * l->line_bytes);
-    unsigned sub = l->per_channel > 1 ? (unsigned)(rng_mix64(line) % l->per_channel) : 0;
-    return channel * l->per_channel + sub;
+    unsigned n = l->per_channel, sub = 0;
+    if (n > 1) /* a mask rather than a division when n is a power of two, as in the presets */
+        sub = (n & (n - 1)) == 0 ? (unsigned)(rng_mix64(line) & (n - 1))
+                                 : (unsigned)(rng_mix64(line) % n);
+    return channel * n + sub;
 }
 
 unsigned llc_mshrs_used(const struct llc *l, unsigned slice)
@@ -106,7 +123,8 @@ bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum ll
     }
     unsigned bytes = kind == LLC_WRITE ? l->line_bytes : 8;
     uint64_t arrive = noc_send_request(l->env->noc, sm, slice, bytes, now);
-    struct llc_req *r = &s->in[(s->in_head + s->in_count) % s->in_cap];
+    unsigned tail = s->in_head + s->in_count; /* < 2 * in_cap */
+    struct llc_req *r = &s->in[tail < s->in_cap ? tail : tail - s->in_cap];
     *r = (struct llc_req){.ready = arrive + l->latency,
                           .line = line,
                           .sm = (uint16_t)sm,
@@ -125,7 +143,9 @@ static void wake_waiter(struct llc *l, unsigned slice, uint64_t now)
     struct slice *s = &l->s[slice];
     unsigned words = l->sm_words;
     for (unsigned i = 0; i <= words; i++) {
-        unsigned wi = (s->waiter_rr / 64 + i) % words;
+        unsigned wi = s->waiter_rr / 64 + i; /* < 2 * words: wrap without a division */
+        if (wi >= words)
+            wi -= words;
         uint64_t bits = s->waiters[wi];
         if (i == 0)
             bits &= ~0ull << (s->waiter_rr % 64);
@@ -154,6 +174,62 @@ static void writeback(struct llc *l, struct slice *s, const struct cache_victim 
     unsigned k = kstate_kernel_of_line(v->line, l->line_bytes);
     l->env->kernels[k]->c.l2_writebacks++;
     out_push(s, v->line, true, k);
+}
+
+/* Looks line up in kernel's private copy of sampled set aset of slice s, allocating on a miss
+ * exactly as the LLC does (the first invalid way, else the least recently used). */
+static bool atd_lookup(const struct llc *l, struct slice *s, unsigned kernel, unsigned aset,
+                       uint64_t line)
+{
+    size_t base = ((size_t)kernel * l->atd_sets + aset) * l->ways;
+    uint64_t *tag = s->atd_tag + base, *stamp = s->atd_stamp + base;
+    uint64_t now = ++s->atd_clock[kernel];
+    for (unsigned w = 0; w < l->ways; w++)
+        if (tag[w] == line + 1) {
+            stamp[w] = now;
+            return true;
+        }
+    unsigned best = 0;
+    for (unsigned w = 0; w < l->ways; w++) {
+        if (tag[w] == 0) {
+            best = w;
+            break;
+        }
+        if (stamp[w] < stamp[best])
+            best = w;
+    }
+    tag[best] = line + 1;
+    stamp[best] = now;
+    return false;
+}
+
+/* Records a processed access in the ATD when its set is sampled. shared_miss: it allocated in
+ * the LLC; merged: it joined an outstanding miss (the LLC's tags did not change). */
+static void atd_count(struct llc *l, unsigned slice, const struct llc_req *r, bool shared_miss,
+                      bool merged)
+{
+    struct slice *s = &l->s[slice];
+    unsigned set = cache_set_of(s->cache, r->line);
+    if (set % LLC_ATD_STRIDE)
+        return;
+    struct llc_atd_counters *a = &l->atd[r->kernel];
+    a->accesses++;
+    if (merged)
+        return;
+    if (!atd_lookup(l, s, r->kernel, set / LLC_ATD_STRIDE, r->line))
+        a->misses++;
+    if (shared_miss)
+        a->shared_misses++;
+}
+
+void llc_atd_counters(const struct llc *l, unsigned kernel, struct llc_atd_counters *out)
+{
+    *out = kernel < GPU_MAX_KERNELS ? l->atd[kernel] : (struct llc_atd_counters){0};
+}
+
+void llc_reset_counters(struct llc *l)
+{
+    memset(l->atd, 0, sizeof l->atd);
 }
 
 struct reply_ctx {
@@ -185,8 +261,10 @@ static bool process(struct llc *l, unsigned slice, const struct llc_req *r, uint
         if (s->out_count + 1 > LLC_DRAM_ENTRIES)
             return false;
         kc->l2_accesses++;
-        if (!cache_write(s->cache, r->line, &v))
+        bool hit = cache_write(s->cache, r->line, &v);
+        if (!hit)
             kc->l2_misses++;
+        atd_count(l, slice, r, !hit, false);
         writeback(l, s, &v);
         return true;
     }
@@ -198,17 +276,20 @@ static bool process(struct llc *l, unsigned slice, const struct llc_req *r, uint
     case CACHE_STALL: return false;
     case CACHE_HIT:
         kc->l2_accesses++;
+        atd_count(l, slice, r, false, false);
         send_reply(l, slice, r->line, token, now);
         return true;
     case CACHE_MISS:
         kc->l2_accesses++;
         kc->l2_misses++;
+        atd_count(l, slice, r, true, false);
         out_push(s, r->line, false, r->kernel);
         writeback(l, s, &v);
         return true;
     case CACHE_MERGED:
         kc->l2_accesses++;
         kc->l2_misses++;
+        atd_count(l, slice, r, false, true);
         return true;
     }
     return false;

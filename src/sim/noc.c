@@ -8,6 +8,7 @@
 
 struct noc {
     unsigned sms, slices, bytes_per_cycle, latency;
+    int shift;                      /* log2(bytes_per_cycle) when it is a power of two, else -1 */
     uint64_t *sm_out, *sm_in;       /* cycle each SM port is next free */
     uint64_t *slice_in, *slice_out; /* likewise for slices */
 };
@@ -20,6 +21,7 @@ struct noc *noc_new(unsigned sms, unsigned slices, unsigned bytes_per_cycle,
     n->sms = sms;
     n->slices = slices;
     n->bytes_per_cycle = bytes_per_cycle;
+    n->shift = (bytes_per_cycle & (bytes_per_cycle - 1)) == 0 ? __builtin_ctz(bytes_per_cycle) : -1;
     n->latency = latency_cycles;
     n->sm_out = xcalloc(sms, sizeof(uint64_t));
     n->sm_in = xcalloc(sms, sizeof(uint64_t));
@@ -41,7 +43,8 @@ void noc_delete(struct noc *n)
 
 unsigned noc_flits(const struct noc *n, unsigned bytes)
 {
-    unsigned f = (bytes + n->bytes_per_cycle - 1) / n->bytes_per_cycle;
+    unsigned sum = bytes + n->bytes_per_cycle - 1;
+    unsigned f = n->shift >= 0 ? sum >> n->shift : sum / n->bytes_per_cycle;
     return f ? f : 1;
 }
 

@@ -13,8 +13,13 @@
 
 /* ---- timed FIFOs ---- */
 
+/* Capacities are powers of two (at least cap), so positions wrap with a mask. */
 static void fifo_init(struct sm_fifo *f, unsigned cap)
 {
+    unsigned c = 1;
+    while (c < cap)
+        c *= 2;
+    cap = c;
     f->cap = cap;
     f->e = xmalloc(cap * sizeof(*f->e));
     f->head = f->count = 0;
@@ -25,21 +30,21 @@ static void fifo_push(struct sm_fifo *f, uint64_t ready, uint64_t line, uint32_t
     if (f->count == f->cap) {
         struct sm_timed *e = xmalloc(2 * f->cap * sizeof(*e));
         for (unsigned i = 0; i < f->count; i++)
-            e[i] = f->e[(f->head + i) % f->cap];
+            e[i] = f->e[(f->head + i) & (f->cap - 1)];
         free(f->e);
         f->e = e;
         f->head = 0;
         f->cap *= 2;
     }
-    assert(f->count == 0 || f->e[(f->head + f->count - 1) % f->cap].ready <= ready);
-    f->e[(f->head + f->count) % f->cap] = (struct sm_timed){ready, line, token};
+    assert(f->count == 0 || f->e[(f->head + f->count - 1) & (f->cap - 1)].ready <= ready);
+    f->e[(f->head + f->count) & (f->cap - 1)] = (struct sm_timed){ready, line, token};
     f->count++;
 }
 
 static struct sm_timed fifo_pop(struct sm_fifo *f)
 {
     struct sm_timed t = f->e[f->head];
-    f->head = f->head + 1 < f->cap ? f->head + 1 : 0;
+    f->head = (f->head + 1) & (f->cap - 1);
     f->count--;
     return t;
 }
@@ -360,7 +365,10 @@ void sm_run_block(struct sm *sm, uint64_t block_end)
     if (sm->lazy_from != SM_NEVER && t < block_end)
         sm_lazy_materialize(sm, t); /* the rotation's end has come */
     while (t < block_end) {
-        if (sm->env->sm_fast_forward) {
+        /* The cheap necessary conditions of a rotation (sm_ff.c) first: most cycles fail them,
+         * and then the call is not worth making. */
+        if (sm->env->sm_fast_forward && sm->depq_count == sm->nsched * sm->dep && !sm->soon &&
+            !sm->outq_count && sm->depq[sm->depq_head] >> 8 == t) {
             t = sm_fast_forward(sm, t, block_end);
             if (t >= block_end)
                 break;

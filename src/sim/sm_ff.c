@@ -65,12 +65,13 @@ static uint64_t rotation_end(const struct sm *sm, uint64_t t)
             if (sm->insts_left[slot] - 1 < q)
                 q = sm->insts_left[slot] - 1;
             uint64_t stop = t + j + (uint64_t)q * D;
-            if (stop < end)
+            if (stop < end) {
                 end = stop;
+                if (end < t + FF_MIN_CYCLES)
+                    return t; /* a warp about to leave the rotation: the common failure */
+            }
         }
     }
-    if (end < t + FF_MIN_CYCLES)
-        return t;
     for (unsigned s = 0; s < ns; s++) {
         uint64_t older = maxrank[s] >= 63 ? ~0ull : (2ull << maxrank[s]) - 1;
         if (sm->ready & sm->sched[s] & older)
@@ -83,29 +84,38 @@ static uint64_t rotation_end(const struct sm *sm, uint64_t t)
  * instruction count: the warp at position j issued at t + j, t + j + D, ... */
 static void rotation_jump(struct sm *sm, uint64_t t, uint64_t end)
 {
-    unsigned D = sm->dep, ns = sm->nsched;
-    uint8_t rot[SM_MAX_SCHEDULERS][SM_MAX_DEP_LATENCY + 1];
-    for (unsigned j = 0, i = 0; j < D; j++)
-        for (unsigned s = 0; s < ns; s++, i++)
-            rot[s][j] = sm->depq[(sm->depq_head + i) & (SM_DEPQ - 1)] & 0xff;
-    uint64_t span = end - t;
-    for (unsigned s = 0; s < ns; s++) {
-        for (unsigned j = 0; j < D && j < span; j++) {
-            unsigned slot = rot[s][j];
-            uint32_t issued = (uint32_t)((span - j + D - 1) / D);
-            sm->compute_left[slot] -= issued;
+    unsigned D = sm->dep, ns = sm->nsched, n = D * ns, head = sm->depq_head;
+    /* rot[j * ns + s]: the warp of scheduler s at position j. The n warps are distinct (a warp
+     * issues at most once in D cycles, and belongs to one scheduler), so the order of the
+     * updates below does not matter. */
+    uint8_t rot[SM_MAX_SCHEDULERS * (SM_MAX_DEP_LATENCY + 1)];
+    for (unsigned i = 0; i < n; i++)
+        rot[i] = (uint8_t)sm->depq[(head + i) & (SM_DEPQ - 1)];
+    /* span = q * D + r: the warp at position j issued q + (j < r) times. */
+    uint64_t span = end - t, q = span / D;
+    unsigned r = (unsigned)(span - q * D), jmax = span < D ? (unsigned)span : D;
+    uint64_t memnext = 0;
+    for (unsigned j = 0; j < jmax; j++) {
+        uint32_t issued = (uint32_t)q + (j < r);
+        uint64_t ready = t + j + (uint64_t)issued * D;
+        for (unsigned s = 0; s < ns; s++) {
+            unsigned slot = rot[j * ns + s];
             sm->insts_left[slot] -= issued;
-            sm->ready_at[slot] = t + j + (uint64_t)issued * D;
-            if (sm->compute_left[slot] == 0)
-                sm->memnext |= 1ull << sm->rank_of_slot[slot];
+            sm->ready_at[slot] = ready;
+            if ((sm->compute_left[slot] -= issued) == 0)
+                memnext |= 1ull << sm->rank_of_slot[slot];
         }
-        sm->greedy[s] = rot[s][(span - 1) % D];
     }
+    sm->memnext |= memnext;
+    const uint8_t *last = rot + (r ? r - 1 : D - 1) * ns; /* position (span - 1) mod D */
+    for (unsigned s = 0; s < ns; s++)
+        sm->greedy[s] = last[s];
     /* The queue now holds the issues of end - D .. end - 1, by ready cycle then scheduler. */
     for (unsigned i = 0; i < D; i++) {
-        unsigned j = (unsigned)((span + i) % D);
+        const uint8_t *from = rot + (r + i < D ? r + i : r + i - D) * ns; /* (span + i) mod D */
+        uint64_t *to = sm->depq, ready = (end + i) << 8;
         for (unsigned s = 0; s < ns; s++)
-            sm->depq[(sm->depq_head + i * ns + s) & (SM_DEPQ - 1)] = (end + i) << 8 | rot[s][j];
+            to[(head + i * ns + s) & (SM_DEPQ - 1)] = ready | from[s];
     }
     sm->now = end - 1;
 }

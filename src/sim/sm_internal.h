@@ -46,13 +46,13 @@ struct sm_tbslot {
 };
 
 struct sm {
+    /* The fields a step reads come first, so that they share a few host cache lines; bulky
+     * or cold ones follow. */
     unsigned id;
     struct sim_env *env;
-    struct rng rng;
     enum sm_state state;
-    int owner;        /* target owner */
-    struct kstate *k; /* kernel whose TBs are here */
     unsigned wpt, occ, mlp, dep, nsched;
+    struct kstate *k; /* kernel whose TBs are here */
     uint64_t now, stall_until, wake_time;
     uint64_t ev_next;     /* earliest head of hits_d, hits_c and replies */
     uint64_t insts_local; /* instructions not yet added to the kernel's counters */
@@ -63,6 +63,18 @@ struct sm {
      * instructions of the cycles before lazy_counted. */
     uint64_t lazy_from, lazy_counted;
 
+    uint64_t resident; /* slot space */
+    uint64_t soon;     /* slot space: issued a memory instruction, may go again next cycle */
+    unsigned nranks, loads_pending;
+    uint64_t ready, memnext, sched[SM_MAX_SCHEDULERS]; /* rank space */
+    int greedy[SM_MAX_SCHEDULERS];                     /* slot, -1 none */
+    unsigned depq_head, depq_count;                    /* of depq, below */
+    unsigned outq_head, outq_count;                    /* of outq, below */
+    struct sm_fifo hits_d, hits_c, replies;
+    struct cache *l1d, *l1c;
+    unsigned l1d_lat, l1c_lat;
+    uint8_t slot_of_rank[SM_MAX_WARPS], rank_of_slot[SM_MAX_WARPS];
+
     /* warps, by slot */
     uint64_t ready_at[SM_MAX_WARPS];
     uint32_t insts_left[SM_MAX_WARPS], compute_left[SM_MAX_WARPS];
@@ -71,30 +83,20 @@ struct sm {
     uint8_t loads_out[SM_MAX_WARPS], wtb[SM_MAX_WARPS];
     uint8_t pending[SM_MAX_WARPS][SM_MAX_MLP]; /* lines outstanding per load slot */
 
-    uint64_t resident; /* slot space */
-    uint64_t soon;     /* slot space: issued a memory instruction, may go again next cycle */
-    unsigned nranks, loads_pending;
-    uint8_t slot_of_rank[SM_MAX_WARPS], rank_of_slot[SM_MAX_WARPS];
-    uint64_t ready, memnext, sched[SM_MAX_SCHEDULERS]; /* rank space */
-    int greedy[SM_MAX_SCHEDULERS];                     /* slot, -1 none */
-    /* Compute dependencies: (ready cycle << 8 | slot), in issue order, so ready cycles never
-     * decrease (dep is fixed while the SM runs one kernel). */
-    uint64_t depq[SM_DEPQ];
-    unsigned depq_head, depq_count;
-
+    struct rng rng;
+    int owner; /* target owner */
+    struct sm_outreq outq[SM_OUTQ];
     struct sm_tbslot tb[SM_MAX_TBS];
     unsigned ntbs;
-
-    struct cache *l1d, *l1c;
-    unsigned l1d_lat, l1c_lat;
-    struct sm_outreq outq[SM_OUTQ];
-    unsigned outq_head, outq_count;
-    struct sm_fifo hits_d, hits_c, replies;
     struct kstate_hist hist;
 
     uint64_t tbs_finished, tbs_finished_prev;
     int attr;
     uint64_t attr_since, idle_cycles, gated_cycles;
+
+    /* Compute dependencies: (ready cycle << 8 | slot), in issue order, so ready cycles never
+     * decrease (dep is fixed while the SM runs one kernel). */
+    uint64_t depq[SM_DEPQ];
 };
 
 /* Sets warp slot ready if nothing holds it back at cycle sm->now. */

@@ -8,8 +8,15 @@
 
 struct wake {
     unsigned agents, words, mask, block;
+    int shift;      /* log2(block) when block is a power of two (every preset's), else -1 */
     uint64_t *bits; /* slots * words */
 };
+
+/* The slot number (before wrapping) of cycle t: a shift rather than a division when it can. */
+static inline uint64_t slot_of(const struct wake *w, uint64_t t)
+{
+    return w->shift >= 0 ? t >> w->shift : t / w->block;
+}
 
 struct wake *wake_new(unsigned agents, unsigned slots, unsigned block)
 {
@@ -21,6 +28,7 @@ struct wake *wake_new(unsigned agents, unsigned slots, unsigned block)
         w->words = 1;
     w->mask = slots - 1;
     w->block = block;
+    w->shift = (block & (block - 1)) == 0 ? __builtin_ctz(block) : -1;
     w->bits = xcalloc((size_t)slots * w->words, sizeof(uint64_t));
     return w;
 }
@@ -41,7 +49,7 @@ unsigned wake_words(const struct wake *w)
 void wake_at(struct wake *w, unsigned agent, uint64_t now, uint64_t t)
 {
     assert(agent < w->agents && t >= now);
-    uint64_t slot = t / w->block, cur = now / w->block;
+    uint64_t slot = slot_of(w, t), cur = slot_of(w, now);
     if (slot - cur > w->mask)
         slot = cur + w->mask;
     w->bits[(size_t)(slot & w->mask) * w->words + agent / 64] |= 1ull << (agent % 64);
@@ -49,7 +57,7 @@ void wake_at(struct wake *w, unsigned agent, uint64_t now, uint64_t t)
 
 int wake_take(struct wake *w, uint64_t now, uint64_t *out)
 {
-    uint64_t *slot = w->bits + (size_t)((now / w->block) & w->mask) * w->words;
+    uint64_t *slot = w->bits + (size_t)(slot_of(w, now) & w->mask) * w->words;
     uint64_t any = 0;
     for (unsigned i = 0; i < w->words; i++) {
         out[i] = slot[i];
