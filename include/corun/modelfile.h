@@ -3,6 +3,13 @@
  *
  *   model = "hsm"; gpu = "hbm80"; c1 = 0.41; c2 = 0.27; r2 = 0.93; points = 10;
  *
+ * A network model (themis) holds arrays instead of c1 and c2:
+ *
+ *   model = "themis"; gpu = "themis60"; layers = [12, 12, 12, 2];
+ *   input_mean = [...]; input_scale = [...];   (layers[0] each: z = (x - mean) / scale)
+ *   weights = [...];                           (the network's parameters, mlp.h's order)
+ *   train_error = 0.05; test_error = 0.09; points = 1800;
+ *
  * Every message about a missing, corrupt or mismatched file names the file (and line) and the
  * command that regenerates it. */
 #ifndef CORUN_MODELFILE_H
@@ -19,9 +26,20 @@ struct modelfile {
     double c1, c2;   /* HSM eq. 3/5: predicted utilization = c1 * RBH + c2 */
     double r2;       /* of the fit, for people reading the file */
     unsigned points; /* training points */
+    /* Network models only (modelfile_holds_weights): layer widths, inputs first, and one flat
+     * array: input mean [layers[0]], input scale [layers[0]], then the network's parameters. */
+    unsigned *layers;
+    size_t nlayers;
+    double *weights;
+    size_t nweights;
+    double train_error, test_error; /* mean relative error of NP, for people reading the file */
 };
 
-extern const struct conf_table modelfile_table;
+extern const struct conf_table modelfile_table;         /* coefficient models (hsm) */
+extern const struct conf_table modelfile_network_table; /* network models (themis) */
+
+/* 1 when model's files hold a network (layers and weights) rather than coefficients. */
+int modelfile_holds_weights(const char *model);
 
 /* DATADIR/data/models/MODEL-GPU.cfg; the caller frees. */
 char *modelfile_path(const char *datadir, const char *model, const char *gpu);

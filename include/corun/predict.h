@@ -22,6 +22,7 @@ struct predict_gpu {
     double core_clock_mhz;      /* f */
     double peak_gbs;            /* B_max */
     unsigned request_bytes;     /* one DRAM request's size (HSM's ReqSize) */
+    double dram_clock_mhz;      /* memory clock: DRAM counters count its cycles */
 };
 
 /* Coefficients from a trained model file (DESIGN.md §7: data/models/MODEL-PRESET.cfg). The
@@ -31,6 +32,13 @@ struct predict_model {
     const char *path; /* where they came from, for explain */
     double coef[PREDICT_MAX_COEFS];
     unsigned ncoef;
+    /* A network (themis), too big for coef: layer widths, inputs first, and one flat array:
+     * input mean [layers[0]], input scale [layers[0]], then the parameters in mlp.h's order.
+     * Borrowed for the call to create only (a predictor copies what it keeps); NULL/0 else. */
+    const unsigned *layers;
+    unsigned nlayers;
+    const double *weights;
+    size_t nweights;
 };
 
 /* One epoch, as the predictor sees it. */
@@ -59,6 +67,10 @@ struct predictor_ops {
     const char *summary; /* one line for menus and help */
     bool needs_private;  /* reads the private-mode truth: simulation only */
     const char *model;   /* stem of its model files ("hsm": hsm-PRESET.cfg), NULL: none */
+    /* ASM's priority epochs: while this predictor is active the session runs the GPU with
+     * gpu_set_priority_epochs(this many core cycles), which fills the counters' prio_* fields
+     * (and, being a scheduling change, alters the run it measures). 0: none. */
+    uint64_t priority_epoch_cycles;
     /* State for gpu (model: the model file's coefficients, NULL when model is NULL). NULL with
      * a message in err when the coefficients cannot be used. */
     void *(*create)(const struct predict_gpu *gpu, const struct predict_model *model, char *err,
@@ -81,6 +93,9 @@ void predict_text_add(struct predict_text *t, const char *fmt, ...)
 
 extern const struct predictor_ops predictor_oracle;
 extern const struct predictor_ops predictor_hsm;
+extern const struct predictor_ops predictor_dase;
+extern const struct predictor_ops predictor_asm;
+extern const struct predictor_ops predictor_themis;
 
 /* Number of registered predictors. */
 size_t predict_registry_count(void);

@@ -1,9 +1,10 @@
-/* cmd_train — `corun train MODEL --gpu P`: fit a predictor's model from private-mode runs and
+/* cmd_train — `corun train MODEL --gpu P`: fit a predictor's model from simulated runs and
  * write its model file. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "corun/cli.h"
 #include "corun/conftable.h"
@@ -14,13 +15,14 @@
 #include "corun/util.h"
 
 /* Models that can be trained; the predictors without a model need no training. */
-static const char *const trainable[] = {"hsm"};
+static const char *const trainable[] = {"hsm", "themis"};
 
 struct options {
     const char *model;
     const char *gpu;
-    const char *out; /* NULL: the data directory's model file */
-    unsigned long cycles;
+    const char *out;      /* NULL: the data directory's model file */
+    unsigned long cycles; /* 0: the model's default */
+    unsigned long jobs, seed;
     int quick;
 };
 
@@ -31,23 +33,30 @@ static int parse(int argc, char **argv, struct options *o)
         {"cycles", required_argument, NULL, 'c'},
         {"quick", no_argument, NULL, 'q'},
         {"out", required_argument, NULL, 'o'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"seed", required_argument, NULL, 's'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct options){.gpu = "hbm80", .cycles = TRAIN_HSM_CYCLES};
+    *o = (struct options){.gpu = "hbm80", .jobs = 1, .seed = 1};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":g:c:qo:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:c:qo:j:s:", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':
             if (cli_parse_uint("--cycles", optarg, 1000, 1000000000, &o->cycles) != 0)
                 return -1;
             break;
-        case 'q':
-            o->quick = 1;
-            o->cycles = TRAIN_HSM_QUICK_CYCLES;
-            break;
+        case 'q': o->quick = 1; break;
         case 'o': o->out = optarg; break;
+        case 'j':
+            if (cli_parse_uint("--jobs", optarg, 1, 64, &o->jobs) != 0)
+                return -1;
+            break;
+        case 's':
+            if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &o->seed) != 0)
+                return -1;
+            break;
         default: return -1;
         }
     }
@@ -90,12 +99,11 @@ static char *describe(const struct train_hsm_result *r, const char *command)
     return text;
 }
 
-static int run_train(int argc, char **argv)
+static int run_hsm(const struct options *opt, const char *datadir)
 {
-    struct options o;
-    if (parse(argc, argv, &o) != 0)
-        return CLI_BAD_INPUT;
-    char *datadir = datadir_locate();
+    struct options o = *opt;
+    if (!o.cycles)
+        o.cycles = o.quick ? TRAIN_HSM_QUICK_CYCLES : TRAIN_HSM_CYCLES;
     struct diag d;
     diag_init(&d);
     struct train_hsm_result r;
@@ -134,21 +142,137 @@ static int run_train(int argc, char **argv)
     train_hsm_done(&r);
 out:
     diag_done(&d);
+    return rc;
+}
+
+static const char *const class_labels[] = {"all", "compute", "memory", "balanced"};
+
+/* The error table, as printed and as the model file's comment. The caller frees. */
+static char *themis_table(const struct train_themis_result *r, const char *prefix)
+{
+    char *text = xasprintf("%s%-6s %-9s %8s %9s %9s %10s %8s", prefix, "set", "class", "samples",
+                           "SD_scal", "SD_inter", "SD(eq.2)", "NP ARE");
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct train_themis_row *w = &r->rows[i];
+        if (w->samples == 0)
+            continue;
+        char *more =
+            xasprintf("%s\n%s%-6s %-9s %8zu %8.1f%% %8.1f%% %9.1f%% %7.1f%%", text, prefix,
+                      w->test ? "test" : "train", class_labels[w->cls], w->samples,
+                      100 * w->err_scal, 100 * w->err_inter, 100 * w->err_sd, 100 * w->are_np);
+        free(text);
+        text = more;
+    }
+    return text;
+}
+
+static const struct train_themis_row *themis_all(const struct train_themis_result *r, bool test)
+{
+    for (size_t i = 0; i < r->nrows; i++)
+        if (r->rows[i].test == test && r->rows[i].cls == KERNEL_CLASS_NONE)
+            return &r->rows[i];
+    return NULL;
+}
+
+static int train_themis_command(const struct options *o, const char *datadir)
+{
+    struct train_themis_options to = {
+        .quick = o->quick, .jobs = (unsigned)o->jobs, .seed = o->seed, .cycles = o->cycles};
+    struct diag d;
+    diag_init(&d);
+    struct train_themis_result r;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (train_themis(datadir, o->gpu, &to, progress, NULL, &r, &d) != 0) {
+        diag_print(&d, stderr);
+        diag_done(&d);
+        return CLI_BAD_INPUT;
+    }
+    diag_done(&d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    char *setup = xasprintf(
+        "Themis (section V) for GPU preset %s: %u-%u-%u-%u network, loss eq. 8 (alpha 2, "
+        "lambda 0.001), Adam.\n%zu training kernels x %zu levels x 2 pressure producers x %zu SM "
+        "splits, %zu test kernels in pairs;\n%zu runs of %llu cycles (after %llu of warm-up), "
+        "seed %lu.",
+        r.gpu, r.layers[0], r.layers[1], r.layers[2], r.layers[3], r.train_kernels, r.levels,
+        r.splits, r.test_kernels, r.runs, (unsigned long long)r.cycles,
+        (unsigned long long)r.cycles / 4, o->seed);
+    char *table = themis_table(&r, "");
+    printf("%s\n%s\n", setup, table);
+    printf("paper (Themis section VI-A, Fig. 5): 9.5%% average SD error on the 49 test pairs\n");
+    printf("loss (eq. 8) on the training samples: %.5f; took %.1f s with %lu job%s\n", r.loss,
+           seconds, o->jobs, o->jobs == 1 ? "" : "s");
+    char *path = o->out ? xstrdup(o->out) : modelfile_path(datadir, "themis", o->gpu);
+    char cycles[48] = "";
+    if (o->cycles)
+        snprintf(cycles, sizeof cycles, " --cycles %lu", o->cycles);
+    char *command = xasprintf("corun train themis --gpu %s%s%s --seed %lu -j %lu", o->gpu,
+                              o->quick ? " --quick" : "", cycles, o->seed, o->jobs);
+    char *indented = themis_table(&r, "  ");
+    char *comment = xasprintf("%s\nRegenerate with: %s (took %.0f s)\nmean relative errors:\n%s",
+                              setup, command, seconds, indented);
+    const struct train_themis_row *train = themis_all(&r, false), *test = themis_all(&r, true);
+    struct modelfile m = {.model = "themis",
+                          .gpu = r.gpu,
+                          .layers = r.layers,
+                          .nlayers = 4,
+                          .weights = r.weights,
+                          .nweights = r.nweights,
+                          .train_error = train ? train->are_np : 0,
+                          .test_error = test ? test->are_np : 0,
+                          .points = train ? (unsigned)train->samples : 0};
+    char err[512];
+    int rc = CLI_OK;
+    if (modelfile_write(path, &m, comment, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        rc = CLI_FAILED;
+    } else {
+        printf("wrote %s\n", path);
+    }
+    free(comment);
+    free(indented);
+    free(command);
+    free(path);
+    free(table);
+    free(setup);
+    train_themis_done(&r);
+    return rc;
+}
+
+static int run_train(int argc, char **argv)
+{
+    struct options o;
+    if (parse(argc, argv, &o) != 0)
+        return CLI_BAD_INPUT;
+    char *datadir = datadir_locate();
+    int rc =
+        strcmp(o.model, "themis") == 0 ? train_themis_command(&o, datadir) : run_hsm(&o, datadir);
     free(datadir);
     return rc;
 }
 
 const struct cli_command cmd_train = {
     .name = "train",
-    .args = "MODEL [--gpu P] [--quick] [--cycles N] [--out FILE]",
-    .summary = "fit a predictor's model from private-mode runs and write its model file",
-    .help = "MODEL is hsm: least squares of bandwidth utilization against row-buffer hit rate\n"
-            "(HSM section 2.3.2) over the preset's memory-bound training kernels, each run alone\n"
-            "on every SM. Prints the points, c1, c2 and R^2, and writes the model file.\n\n"
+    .args = "MODEL [--gpu P] [--quick] [--cycles N] [-j N] [--seed S] [--out FILE]",
+    .summary = "fit a predictor's model from simulated runs and write its model file",
+    .help = "MODEL is hsm or themis.\n\n"
+            "hsm: least squares of bandwidth utilization against row-buffer hit rate (HSM\n"
+            "section 2.3.2) over the preset's memory-bound training kernels, each run alone on\n"
+            "every SM. Prints the points, c1, c2 and R^2.\n\n"
+            "themis: Themis' 12-12-12-2 network (section V), trained on co-runs of the training\n"
+            "kernels with the cache and bandwidth pressure producers (12 levels, 5 SM splits)\n"
+            "and solo runs, tested on pairs of the test kernels (Table III). Prints the errors\n"
+            "per set and class beside the paper's.\n\n"
             "  --gpu P          GPU preset (default hbm80)\n"
-            "  --quick          a short window per kernel (for tests)\n"
-            "  --cycles N       the measured window per kernel (default 100000)\n"
-            "  --out FILE       write the model here instead of DATADIR/data/models/hsm-P.cfg\n\n"
+            "  --quick          fewer kernels and a short window per run (for tests)\n"
+            "  --cycles N       the measured window per run (default: hsm 100000,\n"
+            "                   themis 40000)\n"
+            "  -j, --jobs N     themis: simulate in N worker processes (default 1; the model\n"
+            "                   is the same for any N)\n"
+            "  --seed S         themis: seed of the runs and of the training (default 1)\n"
+            "  --out FILE       write the model here instead of DATADIR/data/models/MODEL-P.cfg\n\n"
             "A progress bar goes to stderr when it is a terminal.\n",
     .run = run_train,
 };

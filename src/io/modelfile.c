@@ -1,8 +1,10 @@
 /* modelfile — loading and writing trained predictor coefficients. */
 #include "corun/modelfile.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <libconfig.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,41 @@ static const struct conf_setting modelfile_settings[] = {
 const struct conf_table modelfile_table = {"model file", modelfile_settings,
                                            CORUN_ARRAY_LEN(modelfile_settings)};
 
+#define MF_ARRAY(name_, help_)                                                                     \
+    {                                                                                              \
+        name_, CONF_CUSTOM, 0, 0, NULL, NULL, help_, 0, NULL, NULL                                 \
+    }
+
+/* Network models: read_network below reads the arrays (conf_apply only knows their names). */
+static const struct conf_setting modelfile_network_settings[] = {
+    MF_FIELD(model, CONF_STRING, NULL, 0, 0, "which predictor the network is for"),
+    MF_FIELD(gpu, CONF_STRING, NULL, 0, 0, "the GPU preset it was trained on"),
+    MF_ARRAY("layers", "array of integers: nodes per layer, inputs first, outputs last"),
+    MF_ARRAY("input_mean", "array of floats: subtracted from each input"),
+    MF_ARRAY("input_scale", "array of floats (> 0): each centred input is divided by it"),
+    MF_ARRAY("weights", "array of floats: per layer its weight matrix (row-major), then biases"),
+    MF_FIELD(train_error, CONF_FLOAT, "0", 0, 1e9, "mean relative NP error on the training set"),
+    MF_FIELD(test_error, CONF_FLOAT, "0", 0, 1e9, "mean relative NP error on the test set"),
+    MF_FIELD(points, CONF_UINT, "0", 0, 100000000, "training samples"),
+};
+const struct conf_table modelfile_network_table = {"model file", modelfile_network_settings,
+                                                   CORUN_ARRAY_LEN(modelfile_network_settings)};
+
+/* The models whose files hold a network instead of coefficients. */
+static const char *const network_models[] = {"themis"};
+
+int modelfile_holds_weights(const char *model)
+{
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(network_models); i++)
+        if (strcmp(model, network_models[i]) == 0)
+            return 1;
+    return 0;
+}
+
+#define MF_MAX_LAYERS 8
+#define MF_MAX_WIDTH  64
+#define MF_MAX_VALUES 100000
+
 char *modelfile_path(const char *datadir, const char *model, const char *gpu)
 {
     return xasprintf("%s/data/models/%s-%s.cfg", datadir, model, gpu);
@@ -47,6 +84,109 @@ static int line_of(const struct conf_file *f, const char *name)
     return s ? (int)config_setting_source_line(s) : 0;
 }
 
+/* Array `name` of f as numbers into a new array (*out, *n). Returns 0, or -1 with a message. */
+static int read_array(const struct conf_file *f, const char *path, const char *name, int integers,
+                      double **out, size_t *n, struct diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    const config_setting_t *a =
+        config_setting_get_member((const config_setting_t *)confread_root(f), name);
+    if (!a) {
+        diag_add(d, "%s: %s: required setting is missing (expected an array of %s)", path, name,
+                 integers ? "integers" : "floats");
+        return -1;
+    }
+    int line = (int)config_setting_source_line(a), len = config_setting_length(a);
+    if (!config_setting_is_array(a) || len < 1 || len > MF_MAX_VALUES) {
+        diag_add(d, "%s:%d: %s: expected an array [...] of 1 to %d %s", path, line, name,
+                 MF_MAX_VALUES, integers ? "integers" : "floats");
+        return -1;
+    }
+    double *v = xmalloc((size_t)len * sizeof(*v));
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *e = config_setting_get_elem(a, (unsigned)i);
+        int type = config_setting_type(e);
+        if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64)
+            v[i] = (double)config_setting_get_int64(e);
+        else if (type == CONFIG_TYPE_FLOAT && !integers)
+            v[i] = config_setting_get_float(e);
+        else
+            v[i] = NAN;
+        if (!isfinite(v[i])) {
+            diag_add(d, "%s:%d: %s: element %d is not a finite %s", path, line, name, i,
+                     integers ? "integer" : "number");
+            free(v);
+            return -1;
+        }
+    }
+    *out = v;
+    *n = (size_t)len;
+    return 0;
+}
+
+/* layers, input_mean, input_scale and weights into m (weights: mean, scale, parameters). */
+static void read_network(const struct conf_file *f, const char *path, struct modelfile *m,
+                         struct diag *d)
+{
+    double *layers = NULL, *mean = NULL, *scale = NULL, *params = NULL;
+    size_t nl = 0, nmean = 0, nscale = 0, nparams = 0;
+    if (read_array(f, path, "layers", 1, &layers, &nl, d) != 0)
+        goto out;
+    size_t expect = 0;
+    if (nl < 2 || nl > MF_MAX_LAYERS) {
+        diag_add(d, "%s:%d: layers: expected 2 to %d layer widths, got %zu", path,
+                 line_of(f, "layers"), MF_MAX_LAYERS, nl);
+        goto out;
+    }
+    for (size_t l = 0; l < nl; l++) {
+        if (layers[l] < 1 || layers[l] > MF_MAX_WIDTH) {
+            diag_add(d, "%s:%d: layers: every width must be 1 to %d, got %g", path,
+                     line_of(f, "layers"), MF_MAX_WIDTH, layers[l]);
+            goto out;
+        }
+        if (l > 0)
+            expect += (size_t)(layers[l] * layers[l - 1] + layers[l]);
+    }
+    if (read_array(f, path, "input_mean", 0, &mean, &nmean, d) != 0 ||
+        read_array(f, path, "input_scale", 0, &scale, &nscale, d) != 0 ||
+        read_array(f, path, "weights", 0, &params, &nparams, d) != 0)
+        goto out;
+    size_t nin = (size_t)layers[0];
+    if (nmean != nin || nscale != nin) {
+        diag_add(d,
+                 "%s:%d: input_mean, input_scale: expected %zu values each (layers[0]), got "
+                 "%zu and %zu",
+                 path, line_of(f, "input_mean"), nin, nmean, nscale);
+        goto out;
+    }
+    for (size_t i = 0; i < nin; i++)
+        if (!(scale[i] > 0)) {
+            diag_add(d, "%s:%d: input_scale: element %zu must be > 0, got %g", path,
+                     line_of(f, "input_scale"), i, scale[i]);
+            goto out;
+        }
+    if (nparams != expect) {
+        diag_add(d, "%s:%d: weights: the layers need %zu values, got %zu", path,
+                 line_of(f, "weights"), expect, nparams);
+        goto out;
+    }
+    m->nlayers = nl;
+    m->layers = xmalloc(nl * sizeof(*m->layers));
+    for (size_t l = 0; l < nl; l++)
+        m->layers[l] = (unsigned)layers[l];
+    m->nweights = 2 * nin + nparams;
+    m->weights = xmalloc(m->nweights * sizeof(*m->weights));
+    memcpy(m->weights, mean, nin * sizeof(*mean));
+    memcpy(m->weights + nin, scale, nin * sizeof(*scale));
+    memcpy(m->weights + 2 * nin, params, nparams * sizeof(*params));
+out:
+    free(layers);
+    free(mean);
+    free(scale);
+    free(params);
+}
+
 /* Checks that need more than one setting, or the caller's expectations. */
 static void check_meaning(const struct conf_file *f, const char *path, const char *model,
                           const char *gpu, const struct modelfile *m, struct diag *d)
@@ -57,6 +197,8 @@ static void check_meaning(const struct conf_file *f, const char *path, const cha
     if (m->gpu && strcmp(m->gpu, gpu) != 0)
         diag_add(d, "%s:%d: gpu: the model was trained for \"%s\", not \"%s\"", path,
                  line_of(f, "gpu"), m->gpu, gpu);
+    if (modelfile_holds_weights(model))
+        return;
     /* HSM divides by c1 * RBH + c2: it must stay positive over RBH in [0, 1]. */
     if (!(m->c2 > 0) || !(m->c1 + m->c2 > 0))
         diag_add(d,
@@ -72,7 +214,11 @@ int modelfile_load(const char *path, const char *model, const char *gpu, struct 
     size_t before = diags->count;
     struct conf_file *f = confread_open(path, diags);
     if (f) {
-        conf_apply(&modelfile_table, confread_root(f), out, CONF_FULL, path, "", diags);
+        int network = modelfile_holds_weights(model);
+        conf_apply(network ? &modelfile_network_table : &modelfile_table, confread_root(f), out,
+                   CONF_FULL, path, "", diags);
+        if (diags->count == before && network)
+            read_network(f, path, out, diags);
         if (diags->count == before)
             check_meaning(f, path, model, gpu, out, diags);
         confread_close(f);
@@ -89,7 +235,33 @@ int modelfile_load(const char *path, const char *model, const char *gpu, struct 
 void modelfile_done(struct modelfile *m)
 {
     conf_free_strings(&modelfile_table, m);
+    free(m->layers);
+    free(m->weights);
     memset(m, 0, sizeof(*m));
+}
+
+/* values[0..n) as a libconfig array of floats (%e keeps every element a float). */
+static void write_floats(FILE *fp, const char *name, const double *values, size_t n)
+{
+    fprintf(fp, "%s = [", name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(fp, "%s%s%.9e", i ? "," : "", i % 6 == 0 ? "\n  " : " ", values[i]);
+    fprintf(fp, "\n];\n");
+}
+
+static void write_network(FILE *fp, const struct modelfile *m)
+{
+    fprintf(fp, "layers = [");
+    for (size_t l = 0; l < m->nlayers; l++)
+        fprintf(fp, "%s%u", l ? ", " : "", m->layers[l]);
+    fprintf(fp, "];\n");
+    size_t nin = m->layers[0];
+    assert(m->nweights >= 2 * nin);
+    write_floats(fp, "input_mean", m->weights, nin);
+    write_floats(fp, "input_scale", m->weights + nin, nin);
+    write_floats(fp, "weights", m->weights + 2 * nin, m->nweights - 2 * nin);
+    fprintf(fp, "train_error = %.6f;\ntest_error = %.6f;\npoints = %u;\n", m->train_error,
+            m->test_error, m->points);
 }
 
 int modelfile_write(const char *path, const struct modelfile *m, const char *comment, char *err,
@@ -112,8 +284,11 @@ int modelfile_write(const char *path, const struct modelfile *m, const char *com
         }
     }
     fprintf(fp, "model = \"%s\";\ngpu = \"%s\";\n", m->model, m->gpu);
-    fprintf(fp, "c1 = %.6f;\nc2 = %.6f;\nr2 = %.6f;\npoints = %u;\n", m->c1, m->c2, m->r2,
-            m->points);
+    if (m->nlayers > 0)
+        write_network(fp, m);
+    else
+        fprintf(fp, "c1 = %.6f;\nc2 = %.6f;\nr2 = %.6f;\npoints = %u;\n", m->c1, m->c2, m->r2,
+                m->points);
     int bad = ferror(fp);
     if (fclose(fp) != 0 || bad || rename(tmp, path) != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));

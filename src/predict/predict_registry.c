@@ -6,8 +6,7 @@
 #include "corun/util.h"
 
 static const struct predictor_ops *const registry[] = {
-    &predictor_oracle,
-    &predictor_hsm,
+    &predictor_oracle, &predictor_hsm, &predictor_dase, &predictor_asm, &predictor_themis,
 };
 
 size_t predict_registry_count(void)

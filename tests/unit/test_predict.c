@@ -16,8 +16,8 @@
 #include "corun/modelfile.h"
 #include "corun/predict.h"
 
-/* hbm80-like facts: 80 SMs, 2 schedulers each, 1.4 GHz, 900 GB/s, 64 B requests. */
-static const struct predict_gpu gpu80 = {"test", 80, 2, 1400, 900, 64};
+/* hbm80-like facts: 80 SMs, 2 schedulers each, 1.4 GHz, 900 GB/s, 64 B requests, 440 MHz HBM. */
+static const struct predict_gpu gpu80 = {"test", 80, 2, 1400, 900, 64, 440};
 #define EPOCH 100000
 
 static void registry_lists_each_once_and_only_oracle_sees_truth(void **state)

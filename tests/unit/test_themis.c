@@ -1,0 +1,328 @@
+/* Unit tests: the Themis predictor — its inputs from counters, NP̂ from a network with weights
+ * set by hand, PSP (eqs. 9-10) worked by hand, refusing unusable networks, and network model
+ * files (round trip, wrong preset, missing, corrupt, the shipped one). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "corun/modelfile.h"
+#include "corun/predict.h"
+#include "corun/themis.h"
+
+/* themis60-like facts: 60 SMs, 2 schedulers, 1.4 GHz, 448 GB/s, 128 B requests. */
+static const struct predict_gpu gpu60 = {
+    .preset = "test", .sms = 60, .schedulers_per_sm = 2, .core_clock_mhz = 1400, .peak_gbs = 448};
+
+/* Widths 12-2-2-2 with hand-set weights, inputs normalized by mean 0 and scale 1 except
+ * N_sm (scale 10): hidden 1 = (N_sm / 10, co-runner MemBW), hidden 2 = the same (identity),
+ * SD_scal = 0.5 * N_sm / 10 + 0.5 and SD_inter = 1 + co-runner MemBW. */
+static const unsigned layers[] = {12, 2, 2, 2};
+#define NWEIGHTS (24 + 26 + 6 + 6)
+static void hand_weights(double *w)
+{
+    memset(w, 0, NWEIGHTS * sizeof(*w));
+    for (int i = 0; i < 12; i++)
+        w[12 + i] = 1; /* scale */
+    w[12] = 10;        /* scale of N_sm */
+    double *p = w + 24;
+    p[0] = 1;       /* W1 row 0 picks N_sm */
+    p[12 + 11] = 1; /* W1 row 1 picks the co-runners' MemBW */
+    p += 26;        /* W1 (24) and b1 (2) */
+    p[0] = p[3] = 1;
+    p += 6; /* W2 (4) and b2 (2) */
+    p[0] = 0.5;
+    p[3] = 1;
+    p[4] = 0.5;
+    p[5] = 1;
+}
+
+static void *themis_with(const double *w, size_t n, const unsigned *l, char *err, size_t len)
+{
+    struct predict_model m = {
+        .path = "hand", .layers = l, .nlayers = 4, .weights = w, .nweights = n};
+    return predictor_themis.create(&gpu60, &m, err, len);
+}
+
+/* Two kernels on 30 SMs each for 1000 cycles. */
+static void two_kernels(struct gpu_kernel_counters *c)
+{
+    memset(c, 0, 2 * sizeof(*c));
+    c[0] = (struct gpu_kernel_counters){.cycles = 1000,
+                                        .sms = 30,
+                                        .instructions = 60000,
+                                        .l1d_accesses = 6000,
+                                        .l1d_misses = 3000,
+                                        .l2_accesses = 3000,
+                                        .l2_misses = 1500,
+                                        .bandwidth_util = 0.5};
+    c[1] = (struct gpu_kernel_counters){.cycles = 1000,
+                                        .sms = 30,
+                                        .instructions = 30000,
+                                        .l2_accesses = 5000,
+                                        .l2_misses = 4000,
+                                        .bandwidth_util = 0.25};
+}
+
+static void features_by_hand(void **state)
+{
+    (void)state;
+    struct gpu_kernel_counters c[2];
+    two_kernels(c);
+    double x[THEMIS_INPUTS];
+    assert_int_equal(themis_features(c, 2, 0, x), 0);
+    /* 30 SMs x 1000 cycles = 30000 SM-cycles for the kernel's own events. */
+    const double want[] = {30, 2, 0.2, 0.1, 0, 0, 0.1, 0.05, 0.5, 5, 4, 0.25};
+    for (int i = 0; i < THEMIS_INPUTS; i++)
+        assert_float_equal(x[i], want[i], 1e-12);
+    c[1].sms = 0;
+    assert_int_equal(themis_features(c, 2, 1, x), -1);
+}
+
+static void np_from_hand_set_weights(void **state)
+{
+    (void)state;
+    double w[NWEIGHTS];
+    hand_weights(w);
+    char err[256];
+    void *s = themis_with(w, NWEIGHTS, layers, err, sizeof err);
+    assert_non_null(s);
+    struct gpu_kernel_counters c[2];
+    two_kernels(c);
+    struct predict_input in = {1000, 2, c, NULL};
+    struct predict_output out;
+    predictor_themis.predict(s, &in, &out);
+    /* Kernel 0: SD_scal = 0.5 * 3 + 0.5 = 2, SD_inter = 1 + 0.25: NP̂ = 1 / 2.5 = 0.4.
+     * Kernel 1: SD_scal = 2, SD_inter = 1 + 0.5: NP̂ = 1 / 3. */
+    assert_float_equal(out.np[0], 0.4, 1e-12);
+    assert_float_equal(out.np[1], 1.0 / 3, 1e-12);
+    assert_int_equal(out.cls[0], KERNEL_CLASS_NONE);
+    struct predict_text t;
+    predictor_themis.explain(s, 0, &t);
+    assert_true(t.n >= 5);
+    int found = 0;
+    for (unsigned i = 0; i < t.n; i++)
+        found |= strstr(t.line[i], "SD_scal = 2.000") != NULL;
+    assert_true(found);
+    /* PSP from n = 30 of 60 (PG_scal_n = 0.5, SD_inter_n = 1.25):
+     * m = 15: 0.5 * 15 / 30 = 0.25 -> 0.2; m = 45: 0.5 + 0.5 * 15 / 30 = 0.75 -> 0.6;
+     * m = 60: 1 -> 0.8; m = 30: NP̂ itself. */
+    assert_float_equal(predictor_themis.np_at(s, 0, 15), 0.2, 1e-12);
+    assert_float_equal(predictor_themis.np_at(s, 0, 45), 0.6, 1e-12);
+    assert_float_equal(predictor_themis.np_at(s, 0, 60), 0.8, 1e-12);
+    assert_float_equal(predictor_themis.np_at(s, 0, 30), 0.4, 1e-12);
+    assert_true(isnan(predictor_themis.np_at(s, 5, 30)));
+    /* A kernel without SMs has nothing to predict from. */
+    c[1].sms = 0;
+    predictor_themis.predict(s, &in, &out);
+    assert_true(isnan(out.np[1]));
+    assert_true(isnan(predictor_themis.np_at(s, 1, 30)));
+    predictor_themis.destroy(s);
+}
+
+static void psp_by_hand(void **state)
+{
+    (void)state;
+    /* SD_scal 4 on 20 of 80 SMs (PG 0.25), SD_inter 2: m = 10 -> 0.125 / 2;
+     * m = 50 -> 0.25 + 0.75 * 30 / 60 = 0.625 -> 0.3125. A PG above 1 is held at 1. */
+    assert_float_equal(themis_psp_np(4, 2, 20, 10, 80), 0.0625, 1e-12);
+    assert_float_equal(themis_psp_np(4, 2, 20, 50, 80), 0.3125, 1e-12);
+    assert_float_equal(themis_psp_np(0.5, 1, 40, 20, 80), 0.5, 1e-12);
+    assert_true(isnan(themis_psp_np(4, 2, 0, 10, 80)));
+    assert_true(isnan(themis_psp_np(4, -1, 20, 10, 80)));
+}
+
+static void unusable_networks_are_refused(void **state)
+{
+    (void)state;
+    double w[NWEIGHTS];
+    hand_weights(w);
+    char err[256];
+    assert_null(themis_with(w, NWEIGHTS - 1, layers, err, sizeof err));
+    assert_non_null(strstr(err, "weights"));
+    const unsigned three_out[] = {12, 2, 2, 3};
+    assert_null(themis_with(w, NWEIGHTS, three_out, err, sizeof err));
+    assert_non_null(strstr(err, "outputs"));
+    w[12] = 0;
+    assert_null(themis_with(w, NWEIGHTS, layers, err, sizeof err));
+    assert_non_null(strstr(err, "input_scale"));
+    assert_null(predictor_themis.create(&gpu60, NULL, err, sizeof err));
+}
+
+static void fit_normalizes_and_learns(void **state)
+{
+    (void)state;
+    /* 48 samples: N_sm in {10, 20, 30, 40, 50, 60} x co-runner MemBW in 8 steps; labels
+     * SD_scal = 60 / N_sm (perfect scaling), SD_inter = 1 + co-runner MemBW. */
+    enum { N = 48 };
+    double x[N * THEMIS_INPUTS] = {0}, y[N * 2], w[THEMIS_WEIGHTS];
+    for (int r = 0; r < N; r++) {
+        x[r * THEMIS_INPUTS] = 10.0 * (1 + r % 6);
+        x[r * THEMIS_INPUTS + 11] = 0.1 * (r / 6);
+        y[2 * r] = 60 / x[r * THEMIS_INPUTS];
+        y[2 * r + 1] = 1 + x[r * THEMIS_INPUTS + 11];
+    }
+    double loss = themis_fit(x, y, N, 1500, 3, w);
+    assert_float_equal(w[0], 35, 1e-12);                         /* mean of N_sm */
+    assert_float_equal(w[THEMIS_INPUTS], sqrt(875.0 / 3), 1e-9); /* its deviation */
+    assert_float_equal(w[THEMIS_INPUTS + 1], 1, 0);              /* a constant input */
+    /* Untrained (both outputs 1) the data term alone is about 1.05; lambda * ||W||^2 stays. */
+    assert_true(loss < 0.05);
+    struct predict_model m = {.path = "fit",
+                              .layers = themis_widths,
+                              .nlayers = 4,
+                              .weights = w,
+                              .nweights = THEMIS_WEIGHTS};
+    char err[256];
+    void *s = predictor_themis.create(&gpu60, &m, err, sizeof err);
+    assert_non_null(s);
+    struct gpu_kernel_counters c[2] = {{.cycles = 1000, .sms = 30, .instructions = 1},
+                                       {.cycles = 1000, .sms = 30, .bandwidth_util = 0.4}};
+    struct predict_input in = {1000, 2, c, NULL};
+    struct predict_output out;
+    predictor_themis.predict(s, &in, &out);
+    /* Truth for kernel 0: SD_scal 2, SD_inter 1.4, NP 1 / 2.8. */
+    assert_true(fabs(out.np[0] * 2.8 - 1) < 0.1);
+    predictor_themis.destroy(s);
+}
+
+static int diag_has(const struct diag *d, ...)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        va_list ap;
+        va_start(ap, d);
+        int all = 1;
+        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+            all &= strstr(d->msgs[i], s) != NULL;
+        va_end(ap);
+        if (all)
+            return 1;
+    }
+    return 0;
+}
+
+static void network_model_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/corun-themis-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/themis-themis60.cfg", dir);
+    struct modelfile m;
+    struct diag d;
+
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    assert_true(diag_has(&d, path, "corun train themis --gpu themis60", NULL));
+    diag_done(&d);
+
+    double w[NWEIGHTS];
+    hand_weights(w);
+    unsigned l[4] = {12, 2, 2, 2};
+    struct modelfile out = {.model = "themis",
+                            .gpu = "themis60",
+                            .layers = l,
+                            .nlayers = 4,
+                            .weights = w,
+                            .nweights = NWEIGHTS,
+                            .train_error = 0.05,
+                            .test_error = 0.1,
+                            .points = 99};
+    char err[256];
+    assert_int_equal(modelfile_write(path, &out, "hand\nRegenerate with: x", err, sizeof err), 0);
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), 0);
+    assert_int_equal(m.nlayers, 4);
+    assert_int_equal(m.nweights, NWEIGHTS);
+    for (size_t i = 0; i < NWEIGHTS; i++)
+        assert_float_equal(m.weights[i], w[i], 1e-9);
+    assert_int_equal(m.points, 99);
+    modelfile_done(&m);
+    diag_done(&d);
+
+    /* The same file for another preset: refused, naming both. */
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "themis", "hbm80", &m, &d), -1);
+    assert_true(diag_has(&d, path, "themis60", "hbm80", NULL));
+    assert_true(diag_has(&d, "corun train themis --gpu hbm80", NULL));
+    diag_done(&d);
+
+    /* Corrupt: one weight short, and a non-number. */
+    FILE *f = fopen(path, "w");
+    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 2, 2, 2];\n"
+          "input_mean = [0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n"
+          "input_scale = [1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.];\nweights = [1.0, 2.0];\n",
+          f);
+    fclose(f);
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    char where[160];
+    snprintf(where, sizeof where, "%s:6:", path);
+    assert_true(diag_has(&d, where, "weights", "38", NULL));
+    assert_true(diag_has(&d, "corun train themis --gpu themis60", NULL));
+    diag_done(&d);
+    f = fopen(path, "w");
+    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = \"big\";\n", f);
+    fclose(f);
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    assert_true(diag_has(&d, path, "layers", NULL));
+    diag_done(&d);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void shipped_themis60_model_predicts(void **state)
+{
+    (void)state;
+    const char *datadir = getenv("CORUN_DATADIR");
+    if (!datadir)
+        skip();
+    char *path = modelfile_path(datadir, "themis", "themis60");
+    struct modelfile m;
+    struct diag d;
+    diag_init(&d);
+    int rc = modelfile_load(path, "themis", "themis60", &m, &d);
+    if (rc != 0)
+        diag_print(&d, stderr);
+    assert_int_equal(rc, 0);
+    struct predict_model pm = {.path = path,
+                               .layers = m.layers,
+                               .nlayers = (unsigned)m.nlayers,
+                               .weights = m.weights,
+                               .nweights = m.nweights};
+    char err[256];
+    void *s = predictor_themis.create(&gpu60, &pm, err, sizeof err);
+    assert_non_null(s);
+    struct gpu_kernel_counters c[2];
+    two_kernels(c);
+    struct predict_input in = {1000, 2, c, NULL};
+    struct predict_output out;
+    predictor_themis.predict(s, &in, &out);
+    assert_true(out.np[0] > 0 && out.np[0] < 20);
+    predictor_themis.destroy(s);
+    modelfile_done(&m);
+    diag_done(&d);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(features_by_hand),
+        cmocka_unit_test(np_from_hand_set_weights),
+        cmocka_unit_test(psp_by_hand),
+        cmocka_unit_test(unusable_networks_are_refused),
+        cmocka_unit_test(fit_normalizes_and_learns),
+        cmocka_unit_test(network_model_files),
+        cmocka_unit_test(shipped_themis60_model_predicts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
