@@ -62,7 +62,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *datadir, st
 int scenario_load_text(struct scenario *sc, const char *name, const char *text, const char *datadir,
                        struct diag *diags);
 /* Apply one "KEY=VALUE" change to a loaded scenario (`corun run --set`): KEY is a top-level
- * setting (not gpu, gpu_overrides or kernels) or gpu.SETTING[.SUB...] for the GPU; VALUE is
+ * setting (not gpu, gpu_overrides or kernels), gpu.SETTING[.SUB...] for the GPU,
+ * kernels[K].priority or kernels[K].qos_target, or weights=W1,W2,... (one per kernel); VALUE is
  * written as in a scenario file (a bare word is taken as a string). Validated through the same
  * tables, with messages naming "--set". Returns 0, or -1 with diags. */
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags);

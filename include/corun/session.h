@@ -92,6 +92,19 @@ const char *session_predictor_name(const struct session *s);
 /* The active predictor's explanation of kernel k's last prediction; 0, or -1 when there is no
  * predictor (out is then empty). */
 int session_predictor_explain(const struct session *s, unsigned k, struct predict_text *out);
+/* A fresh state of predictor ops for s's GPU preset, its model file loaded as
+ * session_set_predictor loads it; *model_path (when model_path is not NULL) gets the file's
+ * path or NULL, to free. NULL with a message in err (a missing model names the command that
+ * makes it). Free with ops->destroy. The session does not change. */
+void *session_predictor_new(const struct session *s, const struct predictor_ops *ops,
+                            char **model_path, char *err, size_t errlen);
+/* What ops (with state from session_predictor_new) predicts from epoch `epoch`'s counters, as if
+ * it had been active: the session's own predictor and results do not change. Under a static
+ * partition a predictor without priority epochs does not change the simulation, so one run
+ * serves all such predictors; call it for epochs in order, as a stateful predictor expects.
+ * Returns 0, or -1 when epoch is not done yet. */
+int session_predict_with(const struct session *s, const struct predictor_ops *ops, void *state,
+                         unsigned epoch, struct predict_output *out);
 
 /* ---- allocators, parameters and the mix ---- */
 
@@ -101,11 +114,14 @@ int session_predictor_explain(const struct session *s, unsigned k, struct predic
 int session_set_allocator(struct session *s, const char *name, char *err, size_t errlen);
 /* The active allocator's name ("static" when none was chosen). */
 const char *session_allocator_name(const struct session *s);
+/* The active allocator's last decision with its reason, whether or not it changed the
+ * partition (only changes are logged as events); "" before the first. */
+const char *session_last_decision(const struct session *s);
 
 /* A parameter the workbench can edit: a top-level scenario setting or, for "kernels[K].X",
  * kernel K's priority, qos_target or weight. */
 struct session_param {
-    const char *key;  /* "fairness_threshold", "epoch_cycles", "kernels[1].qos_target", ... */
+    char key[40];     /* "fairness_threshold", "epoch_cycles", "kernels[1].qos_target", ... */
     char value[64];   /* the current value, as a scenario file would write it */
     char range[96];   /* the valid values, for the editor ("0.01 to 1") */
     const char *help; /* one line */
@@ -117,18 +133,6 @@ size_t session_params(const struct session *s, struct session_param *out, size_t
  * Returns 0, or -1 with the message (naming the valid range) in err; nothing changes then. */
 int session_set_param(struct session *s, const char *key, const char *value, char *err,
                       size_t errlen);
-
-/* Change the mix at the next epoch boundary: add the kernel `name` (a built-in or a profile
- * in the data directory) with priority `priority` (0 low, 1 high). Its SMs come from the
- * active allocator's next decision (from an even split under "static"). Returns 0, or -1
- * with a message in err (unknown kernel, mix full). */
-int session_add_kernel(struct session *s, const char *name, int priority, char *err,
-                       size_t errlen);
-/* Remove kernel k at the next epoch boundary (its SMs are freed; at least one kernel stays).
- * Returns 0, or -1 with a message in err. */
-int session_remove_kernel(struct session *s, unsigned k, char *err, size_t errlen);
-/* Mix changes waiting for the next epoch boundary (0: none). */
-unsigned session_pending_changes(const struct session *s);
 
 /* ---- event log, recording, replay and branching ---- */
 

@@ -28,6 +28,15 @@ static void initial_partition(const struct scenario *sc, int *owner)
         owner[sm++] = GPU_SM_IDLE;
 }
 
+/* Prefix a name error with where the name came from: the scenario, not a command line. */
+static void scenario_place(const struct scenario *sc, const char *setting, int line, char *err,
+                           size_t errlen)
+{
+    char *why = xasprintf("%s:%d: %s: %s", sc->path ? sc->path : "scenario", line, setting, err);
+    snprintf(err, errlen, "%s", why);
+    free(why);
+}
+
 struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
 {
     const struct kernel_profile *profiles[GPU_MAX_KERNELS];
@@ -37,11 +46,16 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
     if (!gpu)
         return NULL;
     struct session *s = xcalloc(1, sizeof(*s));
-    s->sc = sc;
+    /* The session's own copy: parameters change it as the run goes. */
+    scenario_copy(&s->owned_sc, sc);
+    s->sc = &s->owned_sc;
+    s->owns_sc = true;
+    sc = s->sc;
     s->gpu = gpu;
     s->solo = solo_cache_new();
     for (unsigned k = 0; k < sc->nkernels; k++) {
-        s->ref[k] = solo_cache_get(s->solo, &sc->gpu, profiles[k], 0, sc->seed, err, errlen);
+        s->ref[k] =
+            solo_cache_get(s->solo, &sc->gpu, &sc->kernels[k].profile, 0, sc->seed, err, errlen);
         if (!s->ref[k]) {
             session_delete(s);
             return NULL;
@@ -57,11 +71,17 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
     }
     bool wants = sc->predictor && *sc->predictor && strcmp(sc->predictor, "none") != 0;
     if (wants && session_set_predictor(s, sc->predictor, err, errlen) != 0) {
-        /* Say where the name came from: the scenario, not a command line. */
-        char *why = xasprintf("%s:%d: predictor: %s", sc->path ? sc->path : "scenario",
-                              sc->predictor_line, err);
-        snprintf(err, errlen, "%s", why);
-        free(why);
+        scenario_place(sc, "predictor", sc->predictor_line, err, errlen);
+        session_delete(s);
+        return NULL;
+    }
+    const char *alloc = sc->allocator && *sc->allocator ? sc->allocator : "static";
+    /* The default needs no event; a chosen allocator is logged like a switch. */
+    s->replaying = strcmp(alloc, "static") == 0;
+    rc = session_set_allocator(s, alloc, err, errlen);
+    s->replaying = false;
+    if (rc != 0) {
+        scenario_place(sc, "allocator", sc->allocator_line, err, errlen);
         session_delete(s);
         return NULL;
     }
@@ -74,10 +94,12 @@ void session_delete(struct session *s)
         return;
     session_stop_recording(s);
     session_drop_predictor(s);
+    session_drop_allocator(s);
     gpu_delete(s->gpu);
     solo_cache_delete(s->solo);
     free(s->epochs);
     free(s->events);
+    free(s->rec_path);
     if (s->owns_sc)
         scenario_done(&s->owned_sc);
     free(s);
@@ -131,6 +153,12 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         return -1;
     }
     uint64_t len = sc->epoch_cycles;
+    /* The epoch boundary: the allocator decides from the last epoch. */
+    struct gpu_kernel_counters lastc[GPU_MAX_KERNELS];
+    unsigned last = s->nepochs;
+    for (unsigned k = 0; last && k < sc->nkernels; k++)
+        lastc[k] = s->epochs[last - 1].k[k].c;
+    int alloc_rc = session_allocate(s, last ? lastc : NULL, last ? &s->epochs[last - 1] : NULL);
     struct session_epoch *e = session_new_epoch(s);
     e->start_cycle = gpu_now(s->gpu);
     e->cycles = len;
@@ -141,13 +169,25 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     for (unsigned i = 0; i < e->nsms; i++)
         e->owner[i] = (int8_t)owner[i];
 
-    /* Progress: the shared run is the first half, the private-mode references the second. */
+    /* Progress: the shared run is the first half, the private-mode references the second.
+     * Allocators that decide more often than once an epoch are asked at each interval. */
     gpu_reset_counters(s->gpu);
+    uint64_t interval = s->alloc && s->alloc->uses_interval ? s->alloc_params.smqos_interval : 0;
+    struct gpu_kernel_counters prev[GPU_MAX_KERNELS], now[GPU_MAX_KERNELS];
+    memset(prev, 0, sizeof prev);
     uint64_t done = 0;
     for (unsigned i = 1; i <= PROGRESS_SLICES; i++) {
         uint64_t upto = len * i / PROGRESS_SLICES;
-        gpu_run(s->gpu, upto - done);
-        done = upto;
+        while (done < upto) {
+            uint64_t stop = interval ? (done / interval + 1) * interval : upto;
+            stop = stop < upto ? stop : upto;
+            gpu_run(s->gpu, stop - done);
+            done = stop;
+            if (interval && done % interval == 0 && done < len && alloc_rc == 0) {
+                session_interval_counters(s, prev, now);
+                alloc_rc = session_allocate(s, now, last ? &s->epochs[last - 1] : NULL);
+            }
+        }
         if (progress && progress(ctx, 0.5 * i / PROGRESS_SLICES) != 0)
             return 1;
     }
@@ -178,7 +218,8 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     s->nepochs++;
     if (progress)
         progress(ctx, 1);
-    return session_record_epoch(s, e);
+    int rc = session_record_epoch(s, e);
+    return alloc_rc != 0 ? -1 : rc;
 }
 
 unsigned session_epochs_done(const struct session *s)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "corun/alloc.h"
 #include "corun/runfile.h"
 #include "corun/session.h"
 #include "corun/solo.h"
@@ -26,6 +27,11 @@ struct session {
     char error[512];                  /* the last failure, for session_error */
     const struct predictor_ops *pred; /* the active predictor, or NULL */
     void *pred_state;
+    const struct allocator_ops *alloc; /* the active allocator (NULL only in a replay) */
+    void *alloc_state;
+    struct alloc_params alloc_params;     /* from the scenario, refreshed on parameter changes */
+    char last_decision[ALLOC_REASON_MAX]; /* the allocator's last reason, changed or not */
+    bool replaying; /* re-applying recorded switches in a branch: log nothing new */
 };
 
 /* A fresh epoch record at the end of s->epochs (not yet counted in nepochs). */
@@ -38,6 +44,19 @@ int session_record_epoch(struct session *s, const struct session_epoch *e);
 void session_predict_epoch(struct session *s, struct session_epoch *e);
 /* Drop the active predictor (no event). */
 void session_drop_predictor(struct session *s);
+/* Refresh s->alloc_params from the scenario. */
+void session_alloc_params(struct session *s);
+/* Drop the active allocator (no event). */
+void session_drop_allocator(struct session *s);
+/* Ask the allocator at a decision point (session_alloc.c); 0, or -1 with s->error. */
+int session_allocate(struct session *s, const struct gpu_kernel_counters *interval,
+                     const struct session_epoch *last);
+/* Counters since the snapshot prev (updated to now), for interval decisions. */
+void session_interval_counters(struct session *s, struct gpu_kernel_counters *prev,
+                               struct gpu_kernel_counters *out);
+/* Apply "KEY=VALUE" to the session's scenario if it is a parameter a run may change and the
+ * value is valid (session_param.c); 0, or -1 with a message in err and nothing changed. */
+int session_apply_set(struct session *s, const char *assignment, char *err, size_t errlen);
 /* Close the run file being recorded, if any; a failure is left in s->error. */
 int session_stop_recording(struct session *s);
 

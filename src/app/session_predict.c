@@ -26,10 +26,12 @@ static void unknown_predictor(const char *name, char *err, size_t errlen)
     free(known);
 }
 
-/* Load ops' model file for the session's preset into *model (path: *path_out, to free).
+/* Load ops' model file for the session's preset into *model (path: *path_out, to free). A
+ * network's arrays in *model stay *m's: release m with modelfile_done after create.
  * Returns 0, or -1 with every message joined in err. */
 static int load_model(const struct session *s, const struct predictor_ops *ops,
-                      struct predict_model *model, char **path_out, char *err, size_t errlen)
+                      struct predict_model *model, struct modelfile *mf, char **path_out, char *err,
+                      size_t errlen)
 {
     char *datadir = datadir_locate();
     char *path = modelfile_path(datadir, ops->model, s->sc->gpu_name);
@@ -38,6 +40,7 @@ static int load_model(const struct session *s, const struct predictor_ops *ops,
     diag_init(&d);
     struct modelfile m;
     int rc = modelfile_load(path, ops->model, s->sc->gpu_name, &m, &d);
+    *mf = m;
     if (rc != 0) {
         size_t used = 0;
         err[0] = '\0';
@@ -49,20 +52,52 @@ static int load_model(const struct session *s, const struct predictor_ops *ops,
         model->coef[0] = m.c1;
         model->coef[1] = m.c2;
         model->ncoef = 2;
+        model->layers = m.layers;
+        model->nlayers = (unsigned)m.nlayers;
+        model->weights = m.weights;
+        model->nweights = m.nweights;
         model->path = path;
         *path_out = path;
     }
-    modelfile_done(&m);
     diag_done(&d);
     return rc;
 }
 
 void session_drop_predictor(struct session *s)
 {
+    if (s->pred && s->pred->priority_epoch_cycles && s->gpu)
+        gpu_set_priority_epochs(s->gpu, 0);
     if (s->pred)
         s->pred->destroy(s->pred_state);
     s->pred = NULL;
     s->pred_state = NULL;
+}
+
+void *session_predictor_new(const struct session *s, const struct predictor_ops *ops,
+                            char **model_path, char *err, size_t errlen)
+{
+    const struct gpu_config *g = &s->sc->gpu;
+    struct predict_gpu pg = {
+        .preset = s->sc->gpu_name,
+        .sms = g->sms,
+        .schedulers_per_sm = g->schedulers_per_sm,
+        .core_clock_mhz = g->core_clock_mhz,
+        .peak_gbs = gpu_config_peak_gbs(g),
+        .request_bytes = g->dram.request_bytes,
+        .dram_clock_mhz = g->dram.clock_mhz,
+    };
+    struct predict_model model;
+    struct modelfile mf = {0};
+    char *path = NULL;
+    if (ops->model && load_model(s, ops, &model, &mf, &path, err, errlen) != 0)
+        return NULL;
+    void *state = ops->create(&pg, ops->model ? &model : NULL, err, errlen);
+    modelfile_done(&mf);
+    if (state && model_path)
+        *model_path = path;
+    else
+        free(path);
+    return state;
 }
 
 int session_set_predictor(struct session *s, const char *name, char *err, size_t errlen)
@@ -81,25 +116,8 @@ int session_set_predictor(struct session *s, const char *name, char *err, size_t
     }
     void *state = NULL;
     char *model_path = NULL;
-    if (ops) {
-        const struct gpu_config *g = &s->sc->gpu;
-        struct predict_gpu pg = {
-            .preset = s->sc->gpu_name,
-            .sms = g->sms,
-            .schedulers_per_sm = g->schedulers_per_sm,
-            .core_clock_mhz = g->core_clock_mhz,
-            .peak_gbs = gpu_config_peak_gbs(g),
-            .request_bytes = g->dram.request_bytes,
-        };
-        struct predict_model model;
-        if (ops->model && load_model(s, ops, &model, &model_path, err, errlen) != 0)
-            return -1;
-        state = ops->create(&pg, ops->model ? &model : NULL, err, errlen);
-        if (!state) {
-            free(model_path);
-            return -1;
-        }
-    }
+    if (ops && !(state = session_predictor_new(s, ops, &model_path, err, errlen)))
+        return -1;
     char text[256];
     snprintf(text, sizeof text, "%s -> %s%s%s%s%s", session_predictor_name(s),
              ops ? ops->name : "none", model_path ? " (model " : "", model_path ? model_path : "",
@@ -109,6 +127,8 @@ int session_set_predictor(struct session *s, const char *name, char *err, size_t
     session_drop_predictor(s);
     s->pred = ops;
     s->pred_state = state;
+    if (ops && ops->priority_epoch_cycles) /* ASM samples its alone rate in priority epochs */
+        gpu_set_priority_epochs(s->gpu, ops->priority_epoch_cycles);
     if (session_note(s, "predictor", text) != 0) {
         snprintf(err, errlen, "%s", s->error);
         return -1;
@@ -130,25 +150,45 @@ int session_predictor_explain(const struct session *s, unsigned k, struct predic
     return 0;
 }
 
-void session_predict_epoch(struct session *s, struct session_epoch *e)
+/* Run ops on epoch e's counters (and its private truth when ops needs it). */
+static void predict_from(const struct predictor_ops *ops, void *state,
+                         const struct session_epoch *e, struct predict_output *out)
 {
-    struct predict_output out;
     struct gpu_kernel_counters c[GPU_MAX_KERNELS];
     double np_private[GPU_MAX_KERNELS];
     for (unsigned k = 0; k < e->nkernels; k++) {
-        out.np[k] = NAN;
-        out.cls[k] = KERNEL_CLASS_NONE;
+        out->np[k] = NAN;
+        out->cls[k] = KERNEL_CLASS_NONE;
         c[k] = e->k[k].c;
         np_private[k] = e->k[k].np_true;
     }
+    struct predict_input in = {
+        .epoch_cycles = e->cycles,
+        .nkernels = e->nkernels,
+        .c = c,
+        .np_private = ops->needs_private ? np_private : NULL,
+    };
+    ops->predict(state, &in, out);
+}
+
+int session_predict_with(const struct session *s, const struct predictor_ops *ops, void *state,
+                         unsigned epoch, struct predict_output *out)
+{
+    if (epoch >= s->nepochs)
+        return -1;
+    predict_from(ops, state, &s->epochs[epoch], out);
+    return 0;
+}
+
+void session_predict_epoch(struct session *s, struct session_epoch *e)
+{
+    struct predict_output out;
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        out.np[k] = NAN;
+        out.cls[k] = KERNEL_CLASS_NONE;
+    }
     if (s->pred) {
-        struct predict_input in = {
-            .epoch_cycles = e->cycles,
-            .nkernels = e->nkernels,
-            .c = c,
-            .np_private = s->pred->needs_private ? np_private : NULL,
-        };
-        s->pred->predict(s->pred_state, &in, &out);
+        predict_from(s->pred, s->pred_state, e, &out);
         snprintf(e->predictor, sizeof e->predictor, "%s", s->pred->name);
     }
     for (unsigned k = 0; k < e->nkernels; k++) {

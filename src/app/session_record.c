@@ -101,10 +101,14 @@ static struct session_event *new_event(struct session *s)
 
 int session_note(struct session *s, const char *kind, const char *text)
 {
+    if (s->replaying)
+        return 0; /* a branch re-applying the recorded run: its log already has this */
     struct session_event *ev = new_event(s);
     ev->epoch = s->nepochs;
-    ev->cycle =
-        s->nepochs ? s->epochs[s->nepochs - 1].start_cycle + s->epochs[s->nepochs - 1].cycles : 0;
+    if (s->gpu)
+        ev->cycle = gpu_now(s->gpu);
+    else if (s->nepochs)
+        ev->cycle = s->epochs[s->nepochs - 1].start_cycle + s->epochs[s->nepochs - 1].cycles;
     snprintf(ev->kind, sizeof ev->kind, "%s", kind);
     snprintf(ev->text, sizeof ev->text, "%s", text);
     return record_event(s, ev);
@@ -299,6 +303,45 @@ static int branch_report(void *ctx, double done)
     return bp->progress(bp->ctx, (bp->epoch + done) / bp->total);
 }
 
+/* The name after "-> " in a switch event's text ("static -> fair (...)"). */
+static void switched_to(const char *text, char *name, size_t len)
+{
+    const char *arrow = strstr(text, "-> ");
+    snprintf(name, len, "%s", arrow ? arrow + 3 : "");
+    name[strcspn(name, " ")] = '\0';
+}
+
+/* Re-apply r's predictor, allocator and parameter switches made before epoch `epoch` (from
+ * event *next on) to the branch b, so that it simulates what was recorded. */
+static int reapply_switches(struct session *b, const struct session *r, unsigned epoch,
+                            unsigned *next, char *err, size_t errlen)
+{
+    for (; *next < r->nevents && r->events[*next].epoch <= epoch; (*next)++) {
+        const struct session_event *ev = &r->events[*next];
+        char name[64], why[256];
+        int rc = 0;
+        if (strcmp(ev->kind, "predictor") == 0) {
+            switched_to(ev->text, name, sizeof name);
+            rc = session_set_predictor(b, name, why, sizeof why);
+        } else if (strcmp(ev->kind, "allocator") == 0) {
+            switched_to(ev->text, name, sizeof name);
+            rc = session_set_allocator(b, name, why, sizeof why);
+        } else if (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0 &&
+                   ev->epoch > 0) {
+            /* Those before the first epoch are in the scenario already (apply_recorded_sets). */
+            rc = session_apply_set(b, ev->text + 4, why, sizeof why);
+        }
+        if (rc != 0) {
+            snprintf(err, errlen,
+                     "%s: the recorded change \"%s\" before epoch %u no longer "
+                     "applies: %s",
+                     r->rec_path, ev->text, epoch + 1, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Where the re-simulated epoch a differs from the recorded b, in words; NULL when equal. */
 static const char *first_difference(const struct session_epoch *a, const struct session_epoch *b,
                                     unsigned *kernel)
@@ -330,15 +373,17 @@ struct session *session_branch(const struct session *r, unsigned epochs,
     struct session *b = session_new(r->sc, err, errlen);
     if (!b)
         return NULL;
-    /* The branch owns a copy of the scenario, so it outlives the replay. */
-    scenario_copy(&b->owned_sc, r->sc);
-    b->sc = &b->owned_sc;
-    b->owns_sc = true;
-    /* The replay's log is the branch's history; it already holds the scenario's predictor. */
+    /* The replay's log up to the branch point is the branch's history. */
     b->nevents = 0;
-    for (unsigned i = 0; i < r->nevents && r->events[i].epoch <= epochs; i++)
+    for (unsigned i = 0; i < r->nevents && r->events[i].epoch < epochs; i++)
         *new_event(b) = r->events[i];
+    b->replaying = true;
+    unsigned next_event = 0;
     for (unsigned i = 0; i < epochs; i++) {
+        if (reapply_switches(b, r, i, &next_event, err, errlen) != 0) {
+            session_delete(b);
+            return NULL;
+        }
         struct branch_progress bp = {progress, ctx, i, epochs};
         int rc = session_step_epoch(b, progress ? branch_report : NULL, &bp);
         unsigned k = 0;
@@ -358,6 +403,7 @@ struct session *session_branch(const struct session *r, unsigned epochs,
             return NULL;
         }
     }
+    b->replaying = false;
     char note[256];
     snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);
     session_note(b, "note", note);
@@ -423,7 +469,7 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     run.gpu = sc->gpu_name;
     run.mix = mix;
     run.predictor = session_summary(s, &run.metrics);
-    run.allocator = "static";
+    run.allocator = session_allocator_name(s);
     run.seed = sc->seed;
     run.epochs = s->nepochs;
     run.epoch_cycles = sc->epoch_cycles;

@@ -10,16 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "corun/alloc.h"
 #include "corun/catalog.h"
 #include "corun/diag.h"
 #include "corun/predict.h"
 #include "corun/session.h"
 #include "corun/suite.h"
 #include "corun/util.h"
-
-/* The allocators a sweep can name. Until SM allocators exist the session keeps the scenario's
- * partition, and "static" says exactly that. */
-static const char *const allocators[] = {"static"};
 
 static int known_predictor(const char *name)
 {
@@ -52,11 +49,13 @@ int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, siz
                      "--combos: unknown predictor \"%s\"%s%s%s; see `corun help sweep`", p,
                      near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
             rc = -1;
-        } else if (strcmp(a, allocators[0]) != 0) {
+        } else if (!alloc_registry_find(a)) {
+            const char *names[32];
+            size_t n = alloc_registry_names(names, 32);
+            const char *near = util_suggest(a, names, n < 32 ? n : 32);
             snprintf(err, errlen,
-                     "--combos: unknown allocator \"%s\"; known: static (the scenario's "
-                     "partition, kept)",
-                     a);
+                     "--combos: unknown allocator \"%s\"%s%s%s; see `corun help allocators`", a,
+                     near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
             rc = -1;
         } else {
             struct sweep_combo *c = &o->combos[o->ncombos++];
@@ -104,12 +103,12 @@ static char *scenario_text(const struct sweep_options *o, const struct suite *s,
 {
     size_t cap = 1024, used = 0;
     char *t = xmalloc(cap);
-    used +=
-        (size_t)snprintf(t + used, cap - used,
-                         "name = \"%s %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
-                         "epoch_cycles = %u;\npredictor = \"%s\";\nkernels = (",
-                         s->name, it->key, s->gpu, (unsigned long long)o->seed,
-                         o->epochs ? o->epochs : s->epochs, s->epoch_cycles, it->combo->predictor);
+    used += (size_t)snprintf(
+        t + used, cap - used,
+        "name = \"%s %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
+        "epoch_cycles = %u;\npredictor = \"%s\";\nallocator = \"%s\";\nkernels = (",
+        s->name, it->key, s->gpu, (unsigned long long)o->seed, o->epochs ? o->epochs : s->epochs,
+        s->epoch_cycles, it->combo->predictor, it->combo->allocator);
     for (unsigned k = 0; k < it->mix->nkernels && used < cap; k++)
         used += (size_t)snprintf(t + used, cap - used, "%s { name = \"%s\"; sms = %u; }",
                                  k ? "," : "", it->mix->kernels[k], it->mix->sms[k]);

@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "corun/alloc.h"
 #include "corun/cli.h"
+#include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
 
@@ -31,9 +33,30 @@ static int help_run(int argc, char **argv)
         conf_print_help(&preset_kernel_table, stdout);
         return CLI_OK;
     }
+    if (strcmp(topic, "predictors") == 0) {
+        printf("Slowdown predictors (scenario: predictor = \"NAME\"; --predictor NAME):\n");
+        printf("  %-14s %s\n", "none", "no prediction");
+        for (size_t i = 0; i < predict_registry_count(); i++) {
+            const struct predictor_ops *p = predict_registry_at(i);
+            printf("  %-14s %s%s\n", p->name, p->summary,
+                   p->needs_private ? " [private-mode truth: simulation only]" : "");
+        }
+        return CLI_OK;
+    }
+    if (strcmp(topic, "allocators") == 0) {
+        printf("SM allocators (scenario: allocator = \"NAME\"; --allocator NAME):\n");
+        for (size_t i = 0; i < alloc_registry_count(); i++) {
+            const struct allocator_ops *a = alloc_registry_at(i);
+            printf("  %-14s %s%s\n", a->name, a->summary,
+                   a->uses_predictor ? " [uses the active predictor]" : "");
+        }
+        return CLI_OK;
+    }
     const struct cli_command *cmd = cli_find(topic);
     if (!cmd) {
-        fprintf(stderr, "corun help: no help on '%s'; topics: a command, scenario, gpu or kernel\n",
+        fprintf(stderr,
+                "corun help: no help on '%s'; topics: a command, scenario, gpu, kernel, "
+                "predictors or allocators\n",
                 topic);
         return CLI_BAD_INPUT;
     }
@@ -43,8 +66,9 @@ static int help_run(int argc, char **argv)
 
 const struct cli_command cmd_help = {
     .name = "help",
-    .args = "[COMMAND|scenario|gpu|kernel]",
-    .summary = "describe a command, or every setting of a scenario, GPU preset or kernel file",
+    .args = "[COMMAND|scenario|gpu|kernel|predictors|allocators]",
+    .summary = "describe a command, every setting of a scenario, GPU preset or kernel file, or "
+               "the predictors and allocators",
     .help = "",
     .run = help_run,
 };

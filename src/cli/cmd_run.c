@@ -21,6 +21,7 @@ struct options {
     const char *out;       /* run file to record, or NULL */
     const char *catalog;   /* NULL: the default catalog */
     const char *predictor; /* NULL: the scenario's */
+    const char *allocator; /* NULL: the scenario's */
     const char *sets[32];  /* --set KEY=VALUE, in order */
     unsigned nsets;
     int json;
@@ -29,15 +30,20 @@ struct options {
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'},    {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},       {"catalog", required_argument, NULL, 'c'},
-        {"set", required_argument, NULL, 'S'},       {"json", no_argument, NULL, 'j'},
-        {"predictor", required_argument, NULL, 'p'}, {NULL, 0, NULL, 0},
+        {"epochs", required_argument, NULL, 'e'},
+        {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},
+        {"catalog", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 'S'},
+        {"json", no_argument, NULL, 'j'},
+        {"predictor", required_argument, NULL, 'p'},
+        {"allocator", required_argument, NULL, 'a'},
+        {NULL, 0, NULL, 0},
     };
     *o = (struct options){0};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":e:s:o:c:jp:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":e:s:o:c:jp:a:", longopts)) != -1) {
         switch (c) {
         case 'e':
             if (cli_parse_uint("--epochs", optarg, 1, 1000000, &o->epochs) != 0)
@@ -55,6 +61,7 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'j': o->json = 1; break;
         case 'p': o->predictor = optarg; break;
+        case 'a': o->allocator = optarg; break;
         default: return -1;
         }
     }
@@ -75,13 +82,28 @@ static int progress(void *ctx, double done)
     return 0;
 }
 
+/* Print the log entries from *seen on (allocator decisions, switches) as text. */
+static void print_events(const struct session *s, unsigned *seen)
+{
+    for (; *seen < session_event_count(s); (*seen)++) {
+        const struct session_event *ev = session_event_at(s, *seen);
+        printf("  [%s] %s\n", ev->kind, ev->text);
+    }
+}
+
 /* Run the epochs, printing each; returns 0, or -1 when recording failed (message printed). */
 static int run_epochs(struct session *s, const struct scenario *sc, unsigned epochs, int json)
 {
+    unsigned seen = 0;
+    if (!json)
+        print_events(s, &seen);
     for (unsigned i = 0; i < epochs; i++) {
         double where[2] = {i, epochs};
         int rc = session_step_epoch(s, progress, where);
         const struct session_epoch *e = session_epoch_at(s, session_epochs_done(s) - 1);
+        /* The allocator's decision at this epoch's boundary comes before its rows. */
+        if (!json)
+            print_events(s, &seen);
         if (json)
             report_epoch_json(stdout, sc, e, i == 0);
         else
@@ -150,6 +172,10 @@ static int run_run(int argc, char **argv)
         fprintf(stderr, "corun: --predictor: %s\n", err);
         goto out;
     }
+    if (o.allocator && session_set_allocator(s, o.allocator, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: --allocator: %s\n", err);
+        goto out;
+    }
     /* Recorded as events, so a replay and a branch apply them to the recorded scenario too. */
     for (unsigned i = 0; i < o.nsets; i++) {
         char text[256];
@@ -191,8 +217,7 @@ out:
 const struct cli_command cmd_run = {
     .name = "run",
     .args = "SCENARIO [--epochs N] [--seed S] [--set K=V]... [--out RUN.h5] [--catalog PATH] "
-            "[--predictor P] "
-            "[--json]",
+            "[--predictor P] [--allocator A] [--json]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
             "true NP (private-mode cycles for the epoch's instructions / epoch cycles), DRAM\n"
@@ -207,9 +232,13 @@ const struct cli_command cmd_run = {
             "                   catalog\n"
             "  --catalog PATH   the catalog to add it to (default:\n"
             "                   $XDG_DATA_HOME/corun/catalog.db)\n"
-            "  --predictor P    predict each kernel's NP with P (oracle: the private-mode truth,\n"
-            "                   simulation only; hsm: HSM section 2) and print NP^, its error\n"
-            "                   |NP^ - NP| / NP and the predicted class; none: no predictor\n"
+            "  --predictor P    predict each kernel's NP with P and print NP^, its error\n"
+            "                   |NP^ - NP| / NP and the predicted class (`corun help predictors`;\n"
+            "                   oracle is the private-mode truth, simulation only; none: none)\n"
+            "  --allocator A    repartition the SMs with A at every epoch boundary (static: keep\n"
+            "                   the scenario's split; even, proportional, static-smqos, fair,\n"
+            "                   qos, themis-engine, smqos, bw-app: `corun help allocators`);\n"
+            "                   its decisions are printed and recorded with their reasons\n"
             "  --json           one JSON document on stdout\n\n"
             "A progress bar goes to stderr when it is a terminal.\n",
     .run = run_run,

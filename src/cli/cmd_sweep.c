@@ -148,18 +148,17 @@ const struct cli_command cmd_sweep = {
     .name = "sweep",
     .args = "SUITE [--combos P:A,...] [-j N] [--shard K/N] [--seed S] [--epochs N] [--catalog P]",
     .summary = "run every mix of a suite with every predictor:allocator pair into the catalog",
-    .help =
-        "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
-        "                    none or a registered one (oracle, hsm, ...); allocators: static\n"
-        "                    (the mix keeps its split, or an even one) until SM allocators land\n"
-        "  -j N              N worker processes\n"
-        "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
-        "                    machines sharing the catalog split the suite between them\n"
-        "  --seed S          seed of every run (default 1)\n"
-        "  --epochs N        epochs per mix instead of the suite's\n"
-        "  --catalog PATH    the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n\n"
-        "Items already in the catalog are skipped, so a killed sweep resumes where it\n"
-        "stopped. Prints the suite's results per pair; `corun runs query` reads them all\n"
-        "(table sweep_results).\n",
+    .help = "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
+            "                    none or any of `corun help predictors`; allocators: any of\n"
+            "                    `corun help allocators` (static: the mix keeps its split)\n"
+            "  -j N              N worker processes\n"
+            "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
+            "                    machines sharing the catalog split the suite between them\n"
+            "  --seed S          seed of every run (default 1)\n"
+            "  --epochs N        epochs per mix instead of the suite's\n"
+            "  --catalog PATH    the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n\n"
+            "Items already in the catalog are skipped, so a killed sweep resumes where it\n"
+            "stopped. Prints the suite's results per pair; `corun runs query` reads them all\n"
+            "(table sweep_results).\n",
     .run = sweep_main,
 };

@@ -36,9 +36,10 @@ static const struct conf_setting scenario_settings[] = {
      &scenario_kernel_table},
     SC_FIELD(lesson, CONF_STRING, "", 0, 0, NULL, "narrative text for a classroom"),
     SC_FIELD(predictor, CONF_STRING, "none", 0, 0, NULL,
-             "slowdown predictor active from the first epoch (`corun help run` lists them)"),
-    SC_FIELD(allocator, CONF_STRING, "static", 0, 0, NULL,
-             "SM allocator deciding from the first epoch boundary (`corun help run` lists them)"),
+             "slowdown predictor active from the first epoch (`corun help predictors` lists them)"),
+    SC_FIELD(
+        allocator, CONF_STRING, "static", 0, 0, NULL,
+        "SM allocator deciding from the first epoch boundary (`corun help allocators` lists them)"),
     SC_FIELD(fairness_threshold, CONF_FLOAT, "0.9", 0.01, 1, NULL,
              "fair, themis-engine: rebalance when fairness is below it"),
     SC_FIELD(qos_upper, CONF_FLOAT, "0.9", 0.01, 1, NULL,
@@ -250,6 +251,61 @@ static struct conf_file *parse_assignment(const char *key, const char *value)
     return f;
 }
 
+/* "weights=W1,W2,...": one weight per kernel, all 0 or summing to 1. */
+static void set_weights(struct scenario *sc, const char *value, struct diag *diags)
+{
+    double w[SCENARIO_MAX_KERNELS], sum = 0;
+    unsigned n = 0;
+    const char *p = value;
+    bool ok = true;
+    while (ok && *p) {
+        char *end;
+        double v = strtod(p, &end);
+        ok = end != p && v >= 0 && v <= 1 && n < sc->nkernels && (*end == ',' || !*end);
+        if (ok) {
+            w[n++] = v;
+            sum += v;
+            p = *end ? end + 1 : end;
+        }
+    }
+    if (!ok || n != sc->nkernels || (sum != 0 && fabs(sum - 1.0) > 1e-6)) {
+        diag_add(diags,
+                 "--set: weights: expected %u numbers from 0 to 1 separated by commas, summing "
+                 "to 1 (or all 0 for equal shares), got \"%s\"",
+                 sc->nkernels, value);
+        return;
+    }
+    for (unsigned k = 0; k < n; k++)
+        sc->kernels[k].weight = w[k];
+}
+
+/* "kernels[K].SETTING=VALUE" for the settings a run may change (priority, qos_target). */
+static void set_kernel(struct scenario *sc, const char *key, const char *value, struct diag *diags)
+{
+    unsigned k;
+    int used = 0;
+    char name[32];
+    if (sscanf(key, "kernels[%u].%31[a-z_]%n", &k, name, &used) != 2 || key[used] != '\0' ||
+        (strcmp(name, "priority") != 0 && strcmp(name, "qos_target") != 0)) {
+        diag_add(diags, "--set: %s: expected kernels[K].priority or kernels[K].qos_target", key);
+        return;
+    }
+    if (k >= sc->nkernels) {
+        diag_add(diags, "--set: %s: expected a kernel index from 0 to %u", key, sc->nkernels - 1);
+        return;
+    }
+    struct conf_file *f = parse_assignment(name, value);
+    if (!f) {
+        diag_add(diags, "--set: %s: cannot read the value \"%s\"", key, value);
+        return;
+    }
+    char *prefix = xasprintf("kernels[%u].", k);
+    conf_apply(&scenario_kernel_table, confread_root(f), &sc->kernels[k], CONF_OVERLAY, "--set",
+               prefix, diags);
+    free(prefix);
+    confread_close(f);
+}
+
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags)
 {
     const char *eq = strchr(assignment, '=');
@@ -261,8 +317,12 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
     char *key = xasprintf("%.*s", (int)(eq - assignment), assignment);
     int gpu = strncmp(key, "gpu.", 4) == 0;
     size_t before = diags->count;
-    if (!gpu && (strcmp(key, "gpu") == 0 || strcmp(key, "gpu_overrides") == 0 ||
-                 strcmp(key, "kernels") == 0 || strchr(key, '.'))) {
+    if (strncmp(key, "kernels[", 8) == 0) {
+        set_kernel(sc, key, eq + 1, diags);
+    } else if (strcmp(key, "weights") == 0) {
+        set_weights(sc, eq + 1, diags);
+    } else if (!gpu && (strcmp(key, "gpu") == 0 || strcmp(key, "gpu_overrides") == 0 ||
+                        strcmp(key, "kernels") == 0 || strchr(key, '.'))) {
         diag_add(diags,
                  "--set: %s: cannot be changed with --set (expected a top-level setting "
                  "or gpu.SETTING; edit the scenario for the preset or the mix)",

@@ -1,0 +1,199 @@
+/* session_alloc — the session's active allocator: choosing it, asking it at each decision
+ * point (every epoch boundary, and every smqos_interval cycles for allocators that decide
+ * more often) and applying its partition with the core's adaptive drain / context switch. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/conftable.h"
+#include "corun/solo.h"
+#include "corun/util.h"
+#include "session_internal.h"
+
+/* "unknown allocator" with the known names and a did-you-mean. */
+static void unknown_allocator(const char *name, char *err, size_t errlen)
+{
+    const char *names[32];
+    size_t n = alloc_registry_names(names, CORUN_ARRAY_LEN(names));
+    if (n > CORUN_ARRAY_LEN(names))
+        n = CORUN_ARRAY_LEN(names);
+    char *known = conf_known_names(name, names, n);
+    snprintf(err, errlen, "unknown allocator \"%s\"%s", name, known);
+    free(known);
+}
+
+void session_alloc_params(struct session *s)
+{
+    const struct scenario *sc = s->sc;
+    s->alloc_params = (struct alloc_params){
+        .fairness_threshold = sc->fairness_threshold,
+        .qos_upper = sc->qos_upper,
+        .hp_share = sc->hp_share,
+        .smqos_policy = sc->smqos_policy,
+        .smqos_interval = sc->smqos_interval,
+    };
+}
+
+void session_drop_allocator(struct session *s)
+{
+    if (s->alloc && s->alloc->destroy)
+        s->alloc->destroy(s->alloc_state);
+    s->alloc = NULL;
+    s->alloc_state = NULL;
+}
+
+int session_set_allocator(struct session *s, const char *name, char *err, size_t errlen)
+{
+    if (!s->gpu) {
+        snprintf(err, errlen, "a replay does not allocate: branch it first");
+        return -1;
+    }
+    const struct allocator_ops *ops = alloc_registry_find(name ? name : "");
+    if (!ops) {
+        unknown_allocator(name ? name : "", err, errlen);
+        return -1;
+    }
+    const char *names[GPU_MAX_KERNELS];
+    for (unsigned k = 0; k < s->sc->nkernels; k++)
+        names[k] = s->sc->kernels[k].name;
+    session_alloc_params(s);
+    struct alloc_setup setup = {s->sc->gpu.sms, s->sc->nkernels, names, &s->alloc_params};
+    void *state = ops->create ? ops->create(&setup, err, errlen) : NULL;
+    if (ops->create && !state)
+        return -1;
+    const char *sched = ops->dram_scheduler ? ops->dram_scheduler : "frfcfs";
+    if (gpu_set_dram_scheduler(s->gpu, sched) != 0) {
+        snprintf(err, errlen, "allocator %s needs the DRAM scheduler \"%s\", which is unknown",
+                 ops->name, sched);
+        if (ops->destroy)
+            ops->destroy(state);
+        return -1;
+    }
+    char text[256];
+    snprintf(text, sizeof text, "%s -> %s%s%s", session_allocator_name(s), ops->name,
+             ops->dram_scheduler ? " (DRAM scheduler " : "",
+             ops->dram_scheduler ? ops->dram_scheduler : "");
+    if (ops->dram_scheduler)
+        strcat(text, ")");
+    session_drop_allocator(s);
+    s->alloc = ops;
+    s->alloc_state = state;
+    if (!s->replaying && session_note(s, "allocator", text) != 0) {
+        snprintf(err, errlen, "%s", s->error);
+        return -1;
+    }
+    return 0;
+}
+
+const char *session_allocator_name(const struct session *s)
+{
+    if (s->alloc)
+        return s->alloc->name;
+    /* A replay: the allocator of its last allocator event, else the scenario's. */
+    for (unsigned i = s->nevents; i-- > 0;) {
+        const char *arrow = strstr(s->events[i].text, "-> ");
+        if (strcmp(s->events[i].kind, "allocator") == 0 && arrow) {
+            static char name[32];
+            sscanf(arrow + 3, "%31s", name);
+            return name;
+        }
+    }
+    return s->sc->allocator ? s->sc->allocator : "static";
+}
+
+const char *session_last_decision(const struct session *s)
+{
+    return s->last_decision;
+}
+
+/* The predictor's what-if for the allocator. */
+static double what_if(const void *ctx, unsigned k, double sms)
+{
+    const struct session *s = ctx;
+    if (!s->pred || !s->pred->np_at)
+        return NAN;
+    return s->pred->np_at(s->pred_state, k, sms);
+}
+
+/* Kernel k's IPC alone on every SM, from its private-mode reference so far (NaN before). */
+static double isolated_ipc(const struct session *s, unsigned k)
+{
+    const uint64_t *insts;
+    size_t n = solo_trace_samples(s->ref[k], &insts);
+    if (n < 2)
+        return NAN;
+    return (double)insts[n - 1] / ((double)(n - 1) * SOLO_SAMPLE_CYCLES);
+}
+
+/* Ask the allocator at a decision point; `interval` holds the counters since the last one
+ * and np_pred the last epoch's predictions (NULL at the first). Applies a changed partition
+ * and logs it. Returns 0, or -1 with s->error set. */
+int session_allocate(struct session *s, const struct gpu_kernel_counters *interval,
+                     const struct session_epoch *last)
+{
+    if (!s->alloc)
+        return 0;
+    const struct scenario *sc = s->sc;
+    unsigned nsms = sc->gpu.sms;
+    int owner[SESSION_MAX_SMS];
+    gpu_get_partition(s->gpu, owner);
+    struct alloc_input in = {
+        .sms = nsms,
+        .nkernels = sc->nkernels,
+        .cycle = gpu_now(s->gpu),
+        .predictor = session_predictor_name(s),
+        .np_at = s->pred && s->pred->np_at ? what_if : NULL,
+        .np_at_ctx = s,
+        .p = &s->alloc_params,
+    };
+    for (unsigned i = 0; i < nsms; i++) {
+        if (owner[i] >= 0)
+            in.k[owner[i]].sms++;
+        else if (owner[i] == GPU_SM_GATED)
+            in.gated++;
+    }
+    for (unsigned k = 0; k < sc->nkernels; k++) {
+        struct alloc_kernel *ak = &in.k[k];
+        ak->priority = sc->kernels[k].priority;
+        ak->qos_target = sc->kernels[k].qos_target;
+        ak->weight = sc->kernels[k].weight;
+        ak->np_pred = last ? last->k[k].np_pred : NAN;
+        ak->ipc = interval && interval[k].cycles ? interval[k].ipc : NAN;
+        ak->ipc_isolated = isolated_ipc(s, k);
+        ak->finished = false; /* kernels relaunch: none runs out of work */
+        ak->c = interval ? &interval[k] : NULL;
+    }
+    struct alloc_decision d;
+    memset(&d, 0, sizeof d);
+    s->alloc->decide(s->alloc_state, &in, &d);
+    snprintf(s->last_decision, sizeof s->last_decision, "%s", d.reason);
+    if (!d.changed)
+        return 0;
+    int next[SESSION_MAX_SMS];
+    alloc_place(&d, sc->nkernels, owner, nsms, next);
+    char err[256];
+    if (gpu_set_partition(s->gpu, next, nsms, GPU_SWITCH_ADAPTIVE, err, sizeof err) != 0) {
+        snprintf(s->error, sizeof s->error, "%s: %s", s->alloc->name, err);
+        return -1;
+    }
+    return session_note(s, "repartition", d.reason);
+}
+
+/* The counters since the previous call (cumulative counters minus the snapshot in prev,
+ * which is updated): what SMQoS's interval decisions see. */
+void session_interval_counters(struct session *s, struct gpu_kernel_counters *prev,
+                               struct gpu_kernel_counters *out)
+{
+    for (unsigned k = 0; k < s->sc->nkernels; k++) {
+        struct gpu_kernel_counters now;
+        gpu_kernel_counters(s->gpu, k, &now);
+        out[k] = now;
+        out[k].cycles = now.cycles - prev[k].cycles;
+        out[k].instructions = now.instructions - prev[k].instructions;
+        double sm_cycles = now.sms * (double)now.cycles - prev[k].sms * (double)prev[k].cycles;
+        out[k].sms = out[k].cycles ? sm_cycles / (double)out[k].cycles : now.sms;
+        out[k].ipc = out[k].cycles ? (double)out[k].instructions / (double)out[k].cycles : 0;
+        prev[k] = now;
+    }
+}

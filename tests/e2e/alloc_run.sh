@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Allocators end to end: `run --allocator` repartitions with a logged reason, the partition
+# really changes, a switch recorded in a run file is re-applied when the run is branched (the
+# branch reproduces the recorded epochs), and bad names and parameters are refused with the
+# valid range.
+. "$(dirname "$0")/../lib.sh"
+small="$top_srcdir/tests/data/good/small.cfg"
+
+# proportional: the high-priority kernel gets hp_share of the 16 SMs from the first epoch.
+sed 's/{ name = "stream"; }/{ name = "stream"; priority = "high"; }/' "$small" >"$TMPD/hp.cfg"
+"$CORUN" run "$TMPD/hp.cfg" --epochs 2 --allocator proportional --set hp_share=0.75 --json \
+    >"$TMPD/p.json" 2>"$TMPD/p.err" || fail "run --allocator proportional: $(cat "$TMPD/p.err")"
+python3 - "$TMPD/p.json" <<'PY' || fail "proportional partition: $(cat "$TMPD/p.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for e in r["epochs"]:
+    sms = [k["sms"] for k in e["kernels"]]
+    # 0.75 x 16 = 12 SMs for the high-priority stream, 4 for compute (time-weighted counts
+    # dip below while SMs drain at the first switch, so check the second epoch exactly).
+    if e["epoch"] == 2:
+        assert abs(sms[0] - 12) < 1e-3 and abs(sms[1] - 4) < 1e-3, sms
+ev = r["events"]
+assert any(x["kind"] == "allocator" and "proportional" in x["text"] for x in ev), ev
+assert any(x["kind"] == "repartition" and x["text"].startswith("proportional") for x in ev), ev
+assert any(x["kind"] == "parameter" and x["text"] == "set hp_share=0.75" for x in ev), ev
+PY
+
+# fair with HSM: the text output shows each decision with its reason.
+"$CORUN" run "$small" --epochs 3 --predictor hsm --allocator fair >"$TMPD/f.txt" 2>&1 ||
+    fail "run --allocator fair: $(cat "$TMPD/f.txt")"
+grep -q '^  \[allocator\] static -> fair' "$TMPD/f.txt" || fail "allocator event: $(cat "$TMPD/f.txt")"
+
+# A switch recorded in a run file is re-applied by a branch, which must then reproduce the
+# recorded epochs exactly (session_branch checks the counters).
+"$CORUN" run "$TMPD/hp.cfg" --epochs 3 --allocator proportional --out "$TMPD/r.h5" \
+    --catalog "$TMPD/cat.db" >/dev/null 2>&1 || fail "recorded run"
+"$CORUN" branch "$TMPD/r.h5" 2 --epochs 1 --out "$TMPD/b.h5" \
+    >"$TMPD/b.txt" 2>&1 || fail "branch of an allocator run: $(cat "$TMPD/b.txt")"
+"$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT allocator FROM runs' | grep -q proportional ||
+    fail "catalog allocator: $("$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT * FROM runs')"
+
+expect_bad() { # WHAT PATTERN CMD...
+    local what=$1 pattern=$2 rc
+    shift 2
+    set +e
+    "$@" >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2: $(cat "$TMPD/err")"
+    grep -q -- "$pattern" "$TMPD/err" || fail "$what: message: $(cat "$TMPD/err")"
+}
+expect_bad "--allocator fiar" 'unknown allocator "fiar".*did you mean fair' \
+    "$CORUN" run "$small" --epochs 1 --allocator fiar
+sed 's/^epochs = .*/epochs = 1;\nallocator = "evn";/' "$small" >"$TMPD/typo.cfg"
+expect_bad "scenario allocator typo" "typo.cfg:[0-9]*: allocator: .*did you mean even" \
+    "$CORUN" run "$TMPD/typo.cfg"
+expect_bad "fairness_threshold 1.5" 'fairness_threshold: expected a number from 0.01 to 1' \
+    "$CORUN" run "$small" --epochs 1 --set fairness_threshold=1.5
+expect_bad "smqos_policy 0" 'smqos_policy: expected a number from 0.01 to 1' \
+    "$CORUN" run "$small" --epochs 1 --set smqos_policy=0
+expect_bad "qos target above 1" 'kernels\[0\].qos_target: expected a number from 0.01 to 1' \
+    "$CORUN" run "$small" --epochs 1 --set 'kernels[0].qos_target=1.2'
+expect_bad "weights not summing to 1" 'weights: expected 2 numbers from 0 to 1.*summing to 1' \
+    "$CORUN" run "$small" --epochs 1 --set weights=0.3,0.3
+"$CORUN" help allocators | grep -q '^  fair ' || fail "help allocators: $("$CORUN" help allocators)"
+exit 0

@@ -1,0 +1,197 @@
+/* Unit tests for the session's allocator and parameter operations: a swap mid-run keeps the
+ * run going and is logged with its reason; parameters are validated (refusals change
+ * nothing) and logged; a recorded run with switches branches into the same epochs. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/scenario.h"
+#include "corun/session.h"
+
+/* Two kernels on 16 SMs of hbm80, 20 K-cycle epochs: quick, and unbalanced enough that
+ * HSM-Fair acts. */
+static const char *const scenario_text = "name = \"unit\";\n"
+                                         "gpu = \"hbm80\";\n"
+                                         "gpu_overrides = { sms = 16; };\n"
+                                         "seed = 7;\n"
+                                         "epochs = 3;\n"
+                                         "epoch_cycles = 20000;\n"
+                                         "kernels = ( { name = \"stream\"; priority = \"high\"; },"
+                                         " { name = \"compute\"; } );\n";
+
+static void load(struct scenario *sc)
+{
+    struct diag d;
+    diag_init(&d);
+    char *datadir = datadir_locate();
+    int rc = scenario_load_text(sc, "unit.cfg", scenario_text, datadir, &d);
+    free(datadir);
+    if (rc != 0 && d.count)
+        fprintf(stderr, "%s\n", d.msgs[0]);
+    assert_int_equal(rc, 0);
+    diag_done(&d);
+}
+
+/* The number of events of kind whose text starts with prefix. */
+static unsigned count_events(const struct session *s, const char *kind, const char *prefix)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        n += strcmp(ev->kind, kind) == 0 && strncmp(ev->text, prefix, strlen(prefix)) == 0;
+    }
+    return n;
+}
+
+static unsigned sms_of(const struct session *s, int kernel)
+{
+    int owner[64];
+    session_partition(s, owner);
+    unsigned n = 0;
+    for (unsigned i = 0; i < 16; i++)
+        n += owner[i] == kernel;
+    return n;
+}
+
+static void test_swap_mid_run(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_string_equal(session_allocator_name(s), "static");
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(sms_of(s, 0), 8);
+    /* proportional gives the high-priority stream 0.8 x 16 = 12.8 -> 13 (or 12) SMs. */
+    assert_int_equal(session_set_allocator(s, "proportional", err, sizeof err), 0);
+    assert_string_equal(session_allocator_name(s), "proportional");
+    assert_int_equal(count_events(s, "allocator", "static -> proportional"), 1);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_epochs_done(s), 2);
+    unsigned hp = sms_of(s, 0);
+    assert_true(hp == 12 || hp == 13);
+    assert_int_equal(sms_of(s, 1), 16 - hp);
+    assert_int_equal(count_events(s, "repartition", "proportional"), 1);
+    /* The second epoch ran on the new partition from its start. */
+    const struct session_epoch *e = session_epoch_at(s, 1);
+    unsigned owned = 0;
+    for (unsigned i = 0; i < e->nsms; i++)
+        owned += e->owner[i] == 0;
+    assert_int_equal(owned, hp);
+    /* Back to even: the split returns. */
+    assert_int_equal(session_set_allocator(s, "even", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(sms_of(s, 0), 8);
+    /* An unknown name changes nothing and says what is known. */
+    assert_int_equal(session_set_allocator(s, "fiar", err, sizeof err), -1);
+    assert_non_null(strstr(err, "did you mean fair"));
+    assert_string_equal(session_allocator_name(s), "even");
+    session_delete(s);
+    scenario_done(&sc);
+}
+
+static void test_params(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    struct session_param p[32];
+    size_t n = session_params(s, p, 32);
+    assert_true(n >= 8 && n <= 32);
+    int found = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(p[i].key, "fairness_threshold") == 0) {
+            assert_string_equal(p[i].value, "0.9");
+            assert_non_null(strstr(p[i].range, "0.01 to 1"));
+            found = 1;
+        }
+    assert_true(found);
+    /* Refused: out of range, unknown key, weights not summing to 1. Nothing changes. */
+    assert_int_equal(session_set_param(s, "fairness_threshold", "1.5", err, sizeof err), -1);
+    assert_non_null(strstr(err, "0.01 to 1"));
+    assert_int_equal(session_set_param(s, "gpu.sms", "8", err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a parameter a run can change"));
+    assert_int_equal(session_set_param(s, "weights", "0.5,0.6", err, sizeof err), -1);
+    assert_true(fabs(session_scenario(s)->fairness_threshold - 0.9) < 1e-12);
+    assert_int_equal(count_events(s, "parameter", ""), 0);
+    /* Accepted and logged. */
+    assert_int_equal(session_set_param(s, "fairness_threshold", "0.95", err, sizeof err), 0);
+    assert_true(fabs(session_scenario(s)->fairness_threshold - 0.95) < 1e-12);
+    assert_int_equal(session_set_param(s, "kernels[1].priority", "high", err, sizeof err), 0);
+    assert_int_equal(session_scenario(s)->kernels[1].priority, SCENARIO_HIGH);
+    assert_int_equal(session_set_param(s, "epoch_cycles", "10000", err, sizeof err), 0);
+    assert_int_equal(count_events(s, "parameter", "set "), 3);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_epoch_at(s, 0)->cycles, 10000);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
+/* A run recorded with switches mid-run branches into exactly the same epochs: the branch
+ * re-applies the recorded allocator and parameter events. */
+static void test_branch_reapplies(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512], path[] = "/tmp/corun-test-session-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_set_allocator(s, "proportional", err, sizeof err), 0);
+    assert_int_equal(session_set_param(s, "hp_share", "0.5", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_set_param(s, "hp_share", "0.25", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(sms_of(s, 0), 4);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    assert_non_null(r);
+    struct session *b = session_branch(r, 3, NULL, NULL, err, sizeof err);
+    if (!b)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(b);
+    assert_string_equal(session_allocator_name(b), "proportional");
+    assert_int_equal(sms_of(b, 0), 4);
+    /* Its log is the recorded one plus the branch note, nothing re-logged. */
+    assert_int_equal(count_events(b, "allocator", "static -> proportional"), 1);
+    assert_int_equal(count_events(b, "parameter", "set hp_share"), 2);
+    session_delete(b);
+    session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_swap_mid_run),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_branch_reapplies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
