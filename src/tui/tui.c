@@ -210,57 +210,14 @@ static void switch_to_branch(struct tui *t)
     relayout(t);
 }
 
-static void take_outcome(struct tui *t, const struct tui_outcome *o)
-{
-    switch (o->kind) {
-    case TUI_O_RECORD:
-        if (o->ok) {
-            snprintf(t->run_path, sizeof t->run_path, "%s", o->msg);
-            t->recording = true;
-            tui_log(t, "recording to %s", o->msg);
-            tui_message(t, "Saved", "recording to %s; later epochs are recorded as they finish.",
-                        o->msg);
-        } else {
-            tui_message(t, "Cannot save", "%s", o->msg);
-        }
-        break;
-    case TUI_O_BRANCH:
-        if (o->ok) {
-            switch_to_branch(t);
-        } else {
-            tui_log(t, "branch refused");
-            tui_message(t, "Cannot branch", "%s", o->msg);
-        }
-        t->branching = false;
-        break;
-    case TUI_O_PREDICTOR:
-        if (o->ok) {
-            const char *tab = strchr(o->msg, '\t');
-            size_t len = tab ? (size_t)(tab - o->msg) : strlen(o->msg);
-            snprintf(t->predictor, sizeof t->predictor, "%.*s", (int)len, o->msg);
-            tui_log(t, "predictor: %s", tab ? tab + 1 : o->msg);
-        } else {
-            tui_log(t, "predictor unchanged (%s)", t->predictor);
-            tui_message(t, "Cannot switch predictor", "%s", o->msg);
-        }
-        break;
-    case TUI_O_STEP_ERROR:
-        t->recording = false;
-        tui_log(t, "recording stopped");
-        tui_message(t, "Recording stopped",
-                    "%s. The run file keeps the epochs recorded before; s saves to a new one.",
-                    o->msg);
-        break;
-    }
-    tui_changed(t, TUI_CH_STATE);
-}
-
 /* Takes what the worker published and says what changed. */
 static void absorb(struct tui *t)
 {
     struct tui_outcome o;
     while (tui_worker_take_outcome(t->worker, &o))
-        take_outcome(t, &o);
+        if (tui_take_outcome(t, &o))
+            switch_to_branch(t);
+    tui_take_events(t);
     struct tui_result *res;
     struct tui_worker_status st;
     size_t n = tui_worker_take(t->worker, &res, &st);
@@ -281,98 +238,6 @@ static void absorb(struct tui *t)
         changes |= TUI_CH_PROGRESS;
     }
     tui_changed(t, changes);
-}
-
-static void clear_snapshot(struct tui *t)
-{
-    for (unsigned i = 0; i < t->nepochs; i++) {
-        free(t->epochs[i].owner);
-        free(t->epochs[i].explain);
-    }
-    t->nepochs = 0;
-}
-
-/* A session's epoch into the snapshot, with the partition it ran on. */
-static void copy_epoch(struct tui *t, const struct session_epoch *e)
-{
-    struct tui_result r = {.e = *e, .owner = xmalloc(t->sms * sizeof(int))};
-    for (unsigned i = 0; i < t->sms; i++)
-        r.owner[i] = i < e->nsms ? e->owner[i] : GPU_SM_IDLE;
-    if (t->nepochs == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 16;
-        t->epochs = xrealloc(t->epochs, t->cap * sizeof(*t->epochs));
-    }
-    t->epochs[t->nepochs++] = (struct tui_epoch){r.e, r.owner, 0, NULL};
-}
-
-void tui_attach(struct tui *t, struct session *s)
-{
-    clear_snapshot(t);
-    t->session = s;
-    t->sc = session_scenario(s);
-    t->live = !session_is_replay(s);
-    snprintf(t->predictor, sizeof t->predictor, "%s", session_predictor_name(s));
-    t->sms = t->sc->gpu.sms;
-    t->owner = xrealloc(t->owner, t->sms * sizeof(*t->owner));
-    session_partition(s, t->owner);
-    unsigned n = session_epochs_done(s);
-    for (unsigned i = 0; i < n; i++)
-        copy_epoch(t, session_epoch_at(s, i));
-    t->shown = n ? n - 1 : 0;
-    /* A replay's epochs are in its file; a branch's first ones are in the file it came from. */
-    t->saved_epochs = n;
-    const char *path = session_run_path(s);
-    t->recording = t->live && path;
-    snprintf(t->run_path, sizeof t->run_path, "%s", path ? path : "");
-    if (t->selected >= t->sc->nkernels)
-        t->selected = 0;
-    t->running = t->busy = t->branching = false;
-    t->queued = 0;
-    t->progress = 0;
-    /* The run's own event log comes first, stamped with the epoch it happened at. */
-    t->log.first = t->log.count = 0;
-    t->log_scroll = 0;
-    for (unsigned i = 0; i < session_event_count(s); i++) {
-        const struct session_event *ev = session_event_at(s, i);
-        unsigned now = t->nepochs;
-        t->nepochs = ev->epoch;
-        tui_log(t, "%s: %s", ev->kind, ev->text);
-        t->nepochs = now;
-    }
-    t->worker = tui_worker_start(s);
-    tui_changed(t, TUI_CH_ALL);
-}
-
-void tui_detach(struct tui *t)
-{
-    tui_worker_stop(t->worker);
-    t->worker = NULL;
-    session_delete(t->session);
-    t->session = NULL;
-}
-
-int tui_open_run(struct tui *t, const char *path)
-{
-    char err[512];
-    /* Read on this thread: a run file loads without simulating, and the current session is
-     * not touched unless this one opens. */
-    struct session *r = session_replay(path, t->datadir, err, sizeof err);
-    if (!r) {
-        tui_message(t, "Cannot open", "%s", err);
-        return TUI_R_HANDLED;
-    }
-    tui_open_overlay(t, NULL);
-    tui_detach(t);
-    tui_attach(t, r);
-    tui_log(t, "REPLAY of %s: %u epochs", path, t->nepochs);
-    return TUI_R_HANDLED | TUI_R_REPAINT;
-}
-
-static void tui_done(struct tui *t)
-{
-    clear_snapshot(t);
-    free(t->epochs);
-    free(t->owner);
 }
 
 /* ---- the loop ---- */
@@ -474,6 +339,6 @@ int tui_main(struct session *s, const char *datadir)
     endwin();
     delscreen(screen);
     restore_signals(old_handlers);
-    tui_done(&t);
+    tui_snapshot_done(&t);
     return 0;
 }

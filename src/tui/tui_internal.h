@@ -20,73 +20,7 @@
 
 #include "corun/scenario.h"
 #include "corun/session.h"
-
-/* ---- the worker thread (tui_worker.c) ---- */
-
-/* One finished epoch as the worker publishes it: a copy, so the UI never reads the session. */
-struct tui_result {
-    struct session_epoch e;
-    int *owner;    /* the partition after the epoch, one entry per SM; the receiver frees it */
-    double wall_s; /* how long the epoch took to compute */
-    /* The active predictor's explanation of each kernel's prediction ([nkernels]; the
-     * receiver frees it), NULL when no predictor made one. */
-    struct predict_text *explain;
-};
-
-struct tui_worker_status {
-    bool running;         /* stepping by itself; cleared when the run limit is reached */
-    bool busy;            /* an epoch is computing */
-    unsigned queued;      /* single steps waiting */
-    unsigned epochs_done; /* including those not taken yet */
-};
-
-struct tui_worker;
-
-/* What the worker did with a request other than a step, or a failure of a step. */
-enum tui_outcome_kind {
-    TUI_O_RECORD,     /* tui_worker_record: ok, or the reason in msg */
-    TUI_O_BRANCH,     /* tui_worker_branch: ok (tui_worker_take_branch), or the reason */
-    TUI_O_STEP_ERROR, /* an epoch was simulated but not recorded: recording stopped */
-    TUI_O_PREDICTOR,  /* tui_worker_set_predictor: ok (name, then the event's text), or why */
-};
-
-struct tui_outcome {
-    enum tui_outcome_kind kind;
-    bool ok;
-    char msg[512];
-};
-
-/* Starts the thread on s, which it owns until tui_worker_stop. */
-struct tui_worker *tui_worker_start(struct session *s);
-/* Abandons an epoch in flight at once, joins the thread and frees w; s is the caller's again
- * (fit only for session_delete when an epoch was abandoned). Results not taken are dropped. */
-void tui_worker_stop(struct tui_worker *w);
-/* Queues one epoch. */
-void tui_worker_step(struct tui_worker *w);
-/* Steps epoch after epoch until until_epochs are done, at most one every interval_s seconds. */
-void tui_worker_run(struct tui_worker *w, unsigned until_epochs, double interval_s);
-/* Stops stepping at the next epoch boundary: clears the run and the queued steps. */
-void tui_worker_pause(struct tui_worker *w);
-/* Changes the pace of a run. */
-void tui_worker_set_interval(struct tui_worker *w, double interval_s);
-/* Moves the finished epochs out (*out, caller frees each owner and the array; NULL when none)
- * and returns their count; fills st. */
-size_t tui_worker_take(struct tui_worker *w, struct tui_result **out, struct tui_worker_status *st);
-/* Fraction of the epoch (or branch) in flight that is done, in [0, 1]. */
-double tui_worker_progress(struct tui_worker *w);
-/* Starts recording the session to a new run file at path at the next epoch boundary and notes
- * it in the event log; the outcome follows (TUI_O_RECORD). */
-void tui_worker_record(struct tui_worker *w, const char *path);
-/* Branches the session, a replay, after its first `epochs` epochs (session_branch, with
- * progress; busy meanwhile); the outcome follows (TUI_O_BRANCH). */
-void tui_worker_branch(struct tui_worker *w, unsigned epochs);
-/* Makes name ("none": no predictor) the session's predictor at the next epoch boundary; the
- * outcome follows (TUI_O_PREDICTOR: msg is "NAME\tEVENT TEXT" when ok). */
-void tui_worker_set_predictor(struct tui_worker *w, const char *name);
-/* Moves the oldest outcome not taken into out: 1, or 0 when there is none. */
-int tui_worker_take_outcome(struct tui_worker *w, struct tui_outcome *out);
-/* The live session of a successful branch, now the caller's; NULL when there is none. */
-struct session *tui_worker_take_branch(struct tui_worker *w);
+#include "tui_worker.h"
 
 /* ---- the look: colours, attributes and glyphs (tui_style.c) ---- */
 
@@ -169,6 +103,13 @@ struct tui_prompt {
     int (*accept)(struct tui *t, const char *text);
 };
 
+/* A predictor or allocator switch of a replay's event log. */
+struct tui_switch {
+    unsigned epoch; /* epochs done when it happened: in force from epoch index epoch on */
+    char kind;      /* 'p' predictor, 'a' allocator */
+    char name[32];
+};
+
 struct tui {
     const struct scenario *sc; /* the session's */
     struct session *session;   /* the worker's while it runs; see tui_attach */
@@ -194,6 +135,11 @@ struct tui {
     double progress;
     unsigned speed;     /* index into the pace table (tui_keys.c) */
     char predictor[16]; /* the live session's active predictor ("none") */
+    char allocator[32]; /* the live session's active allocator ("static") */
+    /* In a replay: the predictor and allocator switches of its event log, oldest first, each
+     * kind starting with the one in force at epoch 0. */
+    struct tui_switch *switches;
+    unsigned nswitches;
 
     /* UI state. */
     unsigned selected; /* kernel */
@@ -203,7 +149,10 @@ struct tui {
     const struct tui_overlay *overlay;    /* a modal window on top (help), or NULL */
     struct tui_prompt prompt;             /* the input overlay's */
     char message_title[48], message[768]; /* the message overlay's */
-    unsigned menu_sel;                    /* the predictor menu's highlighted row */
+    unsigned menu_sel;                    /* a menu's highlighted row */
+    char param_key[64];                   /* the parameter being edited */
+    /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
+    int (*discard)(struct tui *t);
 
     /* The screen: one frame window per view and the interior the view draws in. */
     WINDOW *frame[TUI_V_COUNT], *inner[TUI_V_COUNT];
@@ -213,8 +162,8 @@ struct tui {
     bool too_small;
 };
 
-/* Makes s (live or a replay) the workbench's session: the snapshot is rebuilt from its
- * epochs and events and a worker started on it. No worker may be running. */
+/* Makes s (live or a replay) the workbench's session (tui_snapshot.c): the snapshot is
+ * rebuilt from its epochs and events and a worker started on it. No worker may be running. */
 void tui_attach(struct tui *t, struct session *s);
 /* Stops the worker and deletes its session: the snapshot stays until tui_attach. */
 void tui_detach(struct tui *t);
@@ -224,6 +173,25 @@ void tui_changed(struct tui *t, unsigned changes);
 const struct tui_epoch *tui_shown(const struct tui *t);
 /* Adds a line to the event log, stamped with the epoch count. */
 void tui_log(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds a session event to the event log ("KIND: TEXT"), stamped with its own epoch. */
+void tui_log_event(struct tui *t, const struct session_event *ev);
+
+/* ---- the session behind the snapshot (tui_snapshot.c) ---- */
+
+/* Acts on an outcome: the snapshot, the log, a dialog. Returns true when the screen must be
+ * rebuilt (a branch replaced the session). */
+bool tui_take_outcome(struct tui *t, const struct tui_outcome *o);
+/* Frees the snapshot (at the end: after tui_detach). */
+void tui_snapshot_done(struct tui *t);
+/* Logs the worker's new session events; allocator switches also update the header. */
+void tui_take_events(struct tui *t);
+/* Rebuilds the allocator of s (live: the active one) and, for a replay, its recorded switches
+ * of predictor and allocator. */
+void tui_switches_load(struct tui *t, const struct session *s);
+/* The allocator and predictor of epoch index i: the live ones, or in a replay the ones in force
+ * then (the predictor as the epoch's record and the switches say; "none" when unpredicted). */
+const char *tui_allocator_at(const struct tui *t, unsigned i);
+const char *tui_predictor_at(const struct tui *t, unsigned i);
 /* The label of a run pace ("max", "2/s") and its interval in seconds. */
 const char *tui_speed_label(unsigned speed);
 double tui_speed_interval(unsigned speed);
@@ -271,10 +239,14 @@ struct tui_overlay {
 };
 
 extern const struct tui_overlay tui_overlay_help, tui_overlay_prompt, tui_overlay_message,
-    tui_overlay_quit, tui_overlay_predictor;
+    tui_overlay_quit, tui_overlay_predictor, tui_overlay_allocator, tui_overlay_params;
 
 /* Opens the predictor menu (tui_menu.c): "none" and every registered predictor. */
 void tui_predictor_menu(struct tui *t);
+/* Opens the allocator menu (tui_menu.c): every registered allocator. */
+void tui_allocator_menu(struct tui *t);
+/* Opens the parameter editor (tui_params.c): the session's editable parameters. */
+void tui_params_editor(struct tui *t);
 
 /* Opens the input overlay with title, label, an initial text and what Enter does. */
 void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,

@@ -2,8 +2,7 @@
  * handler, which changes UI state or asks the worker and returns a reaction; it never draws.
  * The help screen and the key bar are generated from this table, so a key that is not here
  * does not exist; a key that does not apply in the current mode (live or replay) is absent
- * from both. The predictor menu (p) is one row; the allocator menu (a), the parameter editor
- * (e) and the mix editor (k) will be one row each once the session offers what they do. */
+ * from both. Menus and editors (p, a, e) are one row each. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,11 +115,17 @@ static int key_repaint(struct tui *t, int ch)
     return TUI_R_HANDLED | TUI_R_REPAINT;
 }
 
+/* Whether leaving the run would lose epochs: then q and o ask first (htop's way). */
+static bool unsaved(const struct tui *t)
+{
+    return t->live && !t->recording && t->nepochs > t->saved_epochs;
+}
+
 static int key_quit(struct tui *t, int ch)
 {
     (void)ch;
-    /* htop's way: a run whose epochs would be lost asks first. */
-    if (t->live && !t->recording && t->nepochs > t->saved_epochs) {
+    if (unsaved(t)) {
+        t->discard = NULL;
         tui_open_overlay(t, &tui_overlay_quit);
         return TUI_R_HANDLED;
     }
@@ -131,6 +136,20 @@ static int key_predictor(struct tui *t, int ch)
 {
     (void)ch;
     tui_predictor_menu(t);
+    return TUI_R_HANDLED;
+}
+
+static int key_allocator(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_allocator_menu(t);
+    return TUI_R_HANDLED;
+}
+
+static int key_params(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_params_editor(t);
     return TUI_R_HANDLED;
 }
 
@@ -240,11 +259,22 @@ static int accept_open(struct tui *t, const char *text)
     return tui_open_run(t, text);
 }
 
+static int prompt_open(struct tui *t)
+{
+    tui_prompt_open(t, "Open", "Replay the run file (.h5):", "", accept_open);
+    return TUI_R_HANDLED;
+}
+
 static int key_open(struct tui *t, int ch)
 {
     (void)ch;
-    tui_prompt_open(t, "Open", "Replay the run file (.h5):", "", accept_open);
-    return TUI_R_HANDLED;
+    /* Opening a run replaces this one: unsaved epochs would be lost, as with q. */
+    if (unsaved(t)) {
+        t->discard = prompt_open;
+        tui_open_overlay(t, &tui_overlay_quit);
+        return TUI_R_HANDLED;
+    }
+    return prompt_open(t);
 }
 
 #define CTRL(c) ((c)&0x1f)
@@ -265,6 +295,10 @@ const struct tui_key tui_keys[] = {
     {'-', LIVE, NULL, NULL, NULL, NULL, key_speed},
     {'p', LIVE, "p", NULL, "predictor menu: none or a registered model, from the next epoch",
      "Predict", key_predictor},
+    {'a', LIVE, "a", NULL, "allocator menu: how SMs are shared, from the next epoch", "Alloc",
+     key_allocator},
+    {'e', LIVE, "e", NULL, "edit parameters (fairness threshold, QoS targets ...)", "Params",
+     key_params},
     {KEY_LEFT, REPLAY, "Left Right", "← →", "show the previous / next epoch", "Epoch", key_move},
     {KEY_RIGHT, REPLAY, NULL, NULL, NULL, NULL, key_move},
     {KEY_HOME, REPLAY, "Home End", NULL, "show the first / last epoch", NULL, key_move},

@@ -1,96 +1,185 @@
-/* tui_menu — the predictor menu (p): "none" and every predictor of the registry, each with its
- * one-line summary, the active one marked. Choosing one asks the worker, which switches at the
- * next epoch boundary; the outcome lands in the event log. */
+/* tui_menu — the menus generated from the registries: the predictor menu (p: "none" and every
+ * predictor) and the allocator menu (a: every allocator, those that decide from the
+ * predictor's NP marked), each row with its one-line summary and the active one marked.
+ * Choosing one asks the worker, which switches at the next epoch boundary; the session's event
+ * lands in the event log, a refusal in a dialog. */
 #include <stdio.h>
 #include <string.h>
 
+#include "corun/alloc.h"
 #include "corun/predict.h"
 #include "tui_internal.h"
 
-#define SUMMARY_X 14
+/* One menu: its rows, what marks them and what choosing one does. */
+struct menu {
+    unsigned (*rows)(void);
+    const char *(*name)(unsigned i);
+    const char *(*summary)(unsigned i);
+    const char *tag;             /* the mark of rows for which has_tag is true */
+    bool (*has_tag)(unsigned i); /* NULL: no row is marked */
+    const char *(*active)(const struct tui *t);
+    void (*choose)(struct tui *t, const char *name);
+    int close_key;
+    const char *hint;
+};
 
-/* Rows: "none", then the registry in its order. */
-static unsigned menu_rows(void)
+/* ---- the predictor menu: "none", then the registry in its order ---- */
+
+static unsigned predictor_rows(void)
 {
     return (unsigned)predict_registry_count() + 1;
 }
 
-static const char *row_name(unsigned i)
+static const char *predictor_name(unsigned i)
 {
     return i == 0 ? "none" : predict_registry_at(i - 1)->name;
 }
 
-static const char *row_summary(unsigned i)
+static const char *predictor_summary(unsigned i)
 {
     if (i == 0)
         return "no prediction: NP pred and Error show a dash";
     return predict_registry_at(i - 1)->summary;
 }
 
-void tui_predictor_menu(struct tui *t)
+static const char *predictor_active(const struct tui *t)
+{
+    return t->predictor;
+}
+
+static void predictor_choose(struct tui *t, const char *name)
+{
+    tui_worker_set_predictor(t->worker, name);
+    if (t->busy)
+        tui_log(t, "predictor %s from the next epoch boundary", name);
+}
+
+static const struct menu predictor_menu = {
+    .rows = predictor_rows,
+    .name = predictor_name,
+    .summary = predictor_summary,
+    .active = predictor_active,
+    .choose = predictor_choose,
+    .close_key = 'p',
+    .hint = "Enter or 0-9 chooses (from the next epoch), Esc cancels; * active",
+};
+
+/* ---- the allocator menu: the registry in its order ---- */
+
+static unsigned allocator_rows(void)
+{
+    return (unsigned)alloc_registry_count();
+}
+
+static const char *allocator_name(unsigned i)
+{
+    return alloc_registry_at(i)->name;
+}
+
+static const char *allocator_summary(unsigned i)
+{
+    return alloc_registry_at(i)->summary;
+}
+
+static bool allocator_uses_predictor(unsigned i)
+{
+    return alloc_registry_at(i)->uses_predictor;
+}
+
+static const char *allocator_active(const struct tui *t)
+{
+    return t->allocator;
+}
+
+static void allocator_choose(struct tui *t, const char *name)
+{
+    tui_worker_set_allocator(t->worker, name);
+    if (t->busy)
+        tui_log(t, "allocator %s from the next epoch boundary", name);
+    const struct allocator_ops *ops = alloc_registry_find(name);
+    if (ops && ops->uses_predictor && strcmp(t->predictor, "none") == 0)
+        tui_log(t, "%s decides from a predictor's NP: p chooses one", name);
+}
+
+static const struct menu allocator_menu = {
+    .rows = allocator_rows,
+    .name = allocator_name,
+    .summary = allocator_summary,
+    .tag = "pred",
+    .has_tag = allocator_uses_predictor,
+    .active = allocator_active,
+    .choose = allocator_choose,
+    .close_key = 'a',
+    .hint = "Enter or 0-9 chooses, Esc cancels; * active; pred: decides from NP pred",
+};
+
+/* ---- drawing and keys, shared ---- */
+
+/* The column of the summaries: after the number, the mark, the longest name and the tag. */
+static int summary_x(const struct menu *m)
+{
+    int name_w = 0;
+    for (unsigned i = 0; i < m->rows(); i++) {
+        int n = tui_columns(m->name(i));
+        name_w = n > name_w ? n : name_w;
+    }
+    return 4 + name_w + 2 + (m->has_tag ? tui_columns(m->tag) + 2 : 0);
+}
+
+static void open_menu(struct tui *t, const struct menu *m, const struct tui_overlay *ov)
 {
     t->menu_sel = 0;
-    for (unsigned i = 0; i < menu_rows(); i++)
-        if (strcmp(row_name(i), t->predictor) == 0)
+    for (unsigned i = 0; i < m->rows(); i++)
+        if (strcmp(m->name(i), m->active(t)) == 0)
             t->menu_sel = i;
-    tui_open_overlay(t, &tui_overlay_predictor);
+    tui_open_overlay(t, ov);
 }
 
-static void size(const struct tui *t, int rows, int cols, int *h, int *w)
+static void menu_size(const struct menu *m, int rows, int cols, int *h, int *w)
 {
-    (void)t;
     /* Frame, the rows, a gap and the hint line. */
-    *h = (int)menu_rows() + 4;
-    /* Wide enough for the longest summary, when the screen is. */
-    *w = 76;
-    for (unsigned i = 0; i < menu_rows(); i++) {
-        int need = SUMMARY_X + tui_columns(row_summary(i)) + 3;
-        if (need > *w)
-            *w = need;
+    *h = (int)m->rows() + 4;
+    /* Wide enough for the longest summary and the hint, when the screen is. */
+    *w = tui_columns(m->hint) + 4;
+    *w = *w > 76 ? *w : 76;
+    for (unsigned i = 0; i < m->rows(); i++) {
+        int need = summary_x(m) + tui_columns(m->summary(i)) + 3;
+        *w = need > *w ? need : *w;
     }
-    if (*h > rows - 2)
-        *h = rows - 2;
-    if (*w > cols - 2)
-        *w = cols - 2;
+    *h = *h > rows - 2 ? rows - 2 : *h;
+    *w = *w > cols - 2 ? cols - 2 : *w;
 }
 
-static void draw(const struct tui *t, WINDOW *w)
+static void menu_draw(const struct menu *m, const struct tui *t, WINDOW *w)
 {
-    for (unsigned i = 0; i < menu_rows(); i++) {
-        const char *name = row_name(i);
+    int sx = summary_x(m);
+    const char *active = m->active(t);
+    for (unsigned i = 0; i < m->rows(); i++) {
+        const char *name = m->name(i);
         bool sel = i == t->menu_sel;
         if (sel) {
             wattron(w, A_REVERSE);
             mvwhline(w, (int)i, 0, ' ', getmaxx(w));
         }
-        const char *mark = strcmp(name, t->predictor) == 0 ? "*" : " ";
         wattron(w, A_BOLD);
-        tui_print(w, (int)i, 0, "%u %s %-8s", i, mark, name);
+        tui_print(w, (int)i, 0, "%u %s %s", i, strcmp(name, active) == 0 ? "*" : " ", name);
         wattroff(w, A_BOLD);
-        tui_print(w, (int)i, SUMMARY_X, "%s", row_summary(i));
+        if (m->has_tag && m->has_tag(i))
+            tui_print(w, (int)i, sx - tui_columns(m->tag) - 2, "%s", m->tag);
+        tui_print(w, (int)i, sx, "%s", m->summary(i));
         if (sel)
             wattroff(w, A_REVERSE);
     }
     wattron(w, t->style.dim);
-    tui_print(w, getmaxy(w) - 1, 1,
-              "Enter or 0-9 chooses (from the next epoch), Esc cancels; * active");
+    tui_print(w, getmaxy(w) - 1, 1, "%s", m->hint);
     wattroff(w, t->style.dim);
 }
 
-static int choose(struct tui *t, unsigned i)
+static int menu_key(const struct menu *m, struct tui *t, int ch)
 {
-    const char *name = row_name(i);
-    tui_open_overlay(t, NULL);
-    tui_worker_set_predictor(t->worker, name);
-    if (t->busy)
-        tui_log(t, "predictor %s from the next epoch boundary", name);
-    return TUI_R_HANDLED;
-}
-
-static int key(struct tui *t, int ch)
-{
-    unsigned n = menu_rows();
-    if (ch == 27 || ch == 'q' || ch == 'p') {
+    unsigned n = m->rows();
+    unsigned chosen = n;
+    if (ch == 27 || ch == 'q' || ch == m->close_key) {
         tui_open_overlay(t, NULL);
     } else if (ch == KEY_UP) {
         t->menu_sel = t->menu_sel > 0 ? t->menu_sel - 1 : n - 1;
@@ -99,16 +188,71 @@ static int key(struct tui *t, int ch)
         t->menu_sel = (t->menu_sel + 1) % n;
         t->overlay_dirty = true;
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
-        return choose(t, t->menu_sel);
+        chosen = t->menu_sel;
     } else if (ch >= '0' && ch <= '9' && (unsigned)(ch - '0') < n) {
-        return choose(t, (unsigned)(ch - '0'));
+        chosen = (unsigned)(ch - '0');
+    }
+    if (chosen < n) {
+        tui_open_overlay(t, NULL);
+        m->choose(t, m->name(chosen));
     }
     return TUI_R_HANDLED;
 }
 
+/* ---- the two overlays ---- */
+
+void tui_predictor_menu(struct tui *t)
+{
+    open_menu(t, &predictor_menu, &tui_overlay_predictor);
+}
+
+static void predictor_size(const struct tui *t, int rows, int cols, int *h, int *w)
+{
+    (void)t;
+    menu_size(&predictor_menu, rows, cols, h, w);
+}
+
+static void predictor_draw(const struct tui *t, WINDOW *w)
+{
+    menu_draw(&predictor_menu, t, w);
+}
+
+static int predictor_key(struct tui *t, int ch)
+{
+    return menu_key(&predictor_menu, t, ch);
+}
+
 const struct tui_overlay tui_overlay_predictor = {
     .title = "Predictor",
-    .size = size,
-    .draw = draw,
-    .key = key,
+    .size = predictor_size,
+    .draw = predictor_draw,
+    .key = predictor_key,
+};
+
+void tui_allocator_menu(struct tui *t)
+{
+    open_menu(t, &allocator_menu, &tui_overlay_allocator);
+}
+
+static void allocator_size(const struct tui *t, int rows, int cols, int *h, int *w)
+{
+    (void)t;
+    menu_size(&allocator_menu, rows, cols, h, w);
+}
+
+static void allocator_draw(const struct tui *t, WINDOW *w)
+{
+    menu_draw(&allocator_menu, t, w);
+}
+
+static int allocator_key(struct tui *t, int ch)
+{
+    return menu_key(&allocator_menu, t, ch);
+}
+
+const struct tui_overlay tui_overlay_allocator = {
+    .title = "Allocator",
+    .size = allocator_size,
+    .draw = allocator_draw,
+    .key = allocator_key,
 };

@@ -1,7 +1,7 @@
 /* tui_prompt — the small modal windows besides the help: an input field (a path to save to or
- * open, an epoch to go to), a message dialog (an error, a confirmation) and the question q asks
- * when the run is unsaved. Like every overlay they keep their state in struct tui and answer
- * keys with a reaction; what accepting a field does is the opener's callback. */
+ * open, an epoch to go to), a message dialog (an error, a confirmation) and the question q and
+ * o ask when the run is unsaved. Like every overlay they keep their state in struct tui and
+ * answer keys with a reaction; what accepting a field does is the opener's callback. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -196,7 +196,7 @@ const struct tui_overlay tui_overlay_message = {
     .key = close_key,
 };
 
-/* ---- quit without saving? ---- */
+/* ---- quit (or open another run) without saving? ---- */
 
 static void quit_size(const struct tui *t, int rows, int cols, int *h, int *w)
 {
@@ -212,7 +212,7 @@ static void quit_draw(const struct tui *t, WINDOW *w)
     tui_print(w, 0, 1, "%u epoch%s of this run %s not recorded.", unsaved, unsaved == 1 ? "" : "s",
               unsaved == 1 ? "is" : "are");
     wattron(w, A_BOLD);
-    tui_print(w, 2, 1, "quit without saving? y/n");
+    tui_print(w, 2, 1, "%s without saving? y/n", t->discard ? "open another run" : "quit");
     wattroff(w, A_BOLD);
     wattron(w, t->style.dim);
     tui_print(w, 3, 1, "(n goes back; s there saves the run)");
@@ -221,14 +221,22 @@ static void quit_draw(const struct tui *t, WINDOW *w)
 
 static int quit_key(struct tui *t, int ch)
 {
-    if (ch == 'y' || ch == 'Y')
+    if ((ch == 'y' || ch == 'Y') && !t->discard)
         return TUI_R_HANDLED | TUI_R_QUIT;
     tui_open_overlay(t, NULL);
+    if (ch == 'y' || ch == 'Y')
+        return t->discard(t);
     return TUI_R_HANDLED;
+}
+
+static const char *quit_title(const struct tui *t)
+{
+    return t->discard ? "Open" : "Quit";
 }
 
 const struct tui_overlay tui_overlay_quit = {
     .title = "Quit",
+    .title_fn = quit_title,
     .size = quit_size,
     .draw = quit_draw,
     .key = quit_key,

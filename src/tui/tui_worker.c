@@ -3,9 +3,9 @@
  *
  * Ownership keeps the locking small: the worker alone touches the session from
  * tui_worker_start to tui_worker_stop, and the mutex guards only the requests (step, run,
- * pause, stop, record, branch, predictor) and the mailbox of finished epochs and outcomes. The
- * progress fraction and the abandon flag are atomics because the progress callback runs mid-epoch,
- * where taking the lock would buy nothing. */
+ * pause, stop, record, branch, changes; tui_worker_ask.c) and the mailbox of finished epochs,
+ * events and outcomes. The progress fraction and the abandon flag are atomics because the
+ * progress callback runs mid-epoch, where taking the lock would buy nothing. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,39 +16,7 @@
 #include <time.h>
 
 #include "corun/util.h"
-#include "tui_internal.h"
-
-struct tui_worker {
-    pthread_t thread;
-    struct session *session;
-    unsigned sms;
-
-    pthread_mutex_t mu;
-    pthread_cond_t wake; /* requests changed */
-    /* Requests, under mu. */
-    bool quit;
-    bool running;
-    unsigned run_until; /* epochs */
-    double interval_s;
-    unsigned queued;
-    char *record_path; /* record from the next epoch boundary, or NULL */
-    unsigned branch_epochs;
-    bool branch;
-    char *predictor; /* switch to it at the next epoch boundary, or NULL */
-    /* State and mailbox, under mu. */
-    bool busy;
-    unsigned epochs_done;
-    double last_start; /* monotonic seconds, for the pace of a run */
-    struct tui_result *results;
-    size_t nresults, cap;
-#define MAX_OUTCOMES 8
-    struct tui_outcome outcomes[MAX_OUTCOMES];
-    unsigned noutcomes;
-    struct session *branched;
-
-    atomic_uint progress_milli;
-    atomic_bool abandon;
-};
+#include "tui_worker_state.h"
 
 static double now_s(void)
 {
@@ -99,6 +67,20 @@ static void wait_for(struct tui_worker *w, double seconds)
     (void)rc; /* ETIMEDOUT and a wake-up both mean: look again */
 }
 
+/* With mu held: the session's new events into the mailbox. The session is only read here
+ * by the worker itself, between its own calls. */
+static void forward_events(struct tui_worker *w)
+{
+    unsigned n = session_event_count(w->session);
+    for (; w->events_seen < n; w->events_seen++) {
+        if (w->nevents == w->events_cap) {
+            w->events_cap = w->events_cap ? 2 * w->events_cap : 8;
+            w->events = xrealloc(w->events, w->events_cap * sizeof(*w->events));
+        }
+        w->events[w->nevents++] = *session_event_at(w->session, w->events_seen);
+    }
+}
+
 static void publish(struct tui_worker *w, double wall_s)
 {
     /* Copy outside the lock: the session is the worker's alone. */
@@ -114,6 +96,7 @@ static void publish(struct tui_worker *w, double wall_s)
     }
 
     pthread_mutex_lock(&w->mu);
+    forward_events(w);
     if (w->nresults == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 8;
         w->results = xrealloc(w->results, w->cap * sizeof(*w->results));
@@ -124,8 +107,7 @@ static void publish(struct tui_worker *w, double wall_s)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* With mu held. Outcomes beyond the mailbox's room are dropped: the UI takes them every frame. */
-static void post(struct tui_worker *w, enum tui_outcome_kind kind, bool ok, const char *msg)
+void tui_worker_post(struct tui_worker *w, enum tui_outcome_kind kind, bool ok, const char *msg)
 {
     if (w->noutcomes == MAX_OUTCOMES)
         return;
@@ -151,26 +133,57 @@ static void do_record(struct tui_worker *w)
         }
     }
     pthread_mutex_lock(&w->mu);
-    post(w, TUI_O_RECORD, ok, ok ? path : err);
+    forward_events(w);
+    tui_worker_post(w, TUI_O_RECORD, ok, ok ? path : err);
     free(path);
 }
 
-/* With mu held, released meanwhile: switch the predictor (between epochs, so at a boundary). */
-static void do_predictor(struct tui_worker *w)
+/* The session's parameters into out[TUI_MAX_PARAMS], copied: the session's strings are only
+ * read on the thread that calls it. Returns the count kept. */
+static size_t copy_params(const struct session *s, struct tui_param *out)
 {
-    char *name = w->predictor, err[512] = "";
-    w->predictor = NULL;
-    pthread_mutex_unlock(&w->mu);
-    bool ok = session_set_predictor(w->session, name, err, sizeof err) == 0;
-    if (ok) {
-        /* The session logged the switch: hand its text over for the workbench's log. */
-        unsigned n = session_event_count(w->session);
-        const struct session_event *ev = n ? session_event_at(w->session, n - 1) : NULL;
-        snprintf(err, sizeof err, "%s\t%s", session_predictor_name(w->session), ev ? ev->text : "");
+    struct session_param p[TUI_MAX_PARAMS];
+    size_t n = session_params(s, p, TUI_MAX_PARAMS);
+    n = n < TUI_MAX_PARAMS ? n : TUI_MAX_PARAMS;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(out[i].key, sizeof out[i].key, "%.*s", (int)sizeof p[i].key - 1, p[i].key);
+        snprintf(out[i].value, sizeof out[i].value, "%s", p[i].value);
+        snprintf(out[i].range, sizeof out[i].range, "%s", p[i].range);
+        out[i].help = p[i].help;
     }
+    return n;
+}
+
+/* With mu held, released meanwhile: apply the oldest change (between epochs, so at a
+ * boundary). */
+static void do_change(struct tui_worker *w)
+{
+    struct change c = w->changes[0];
+    memmove(w->changes, w->changes + 1, --w->nchanges * sizeof(*w->changes));
+    pthread_mutex_unlock(&w->mu);
+    char err[512] = "";
+    struct session *s = w->session;
+    int rc;
+    if (c.kind == TUI_O_PREDICTOR)
+        rc = session_set_predictor(s, c.name, err, sizeof err);
+    else if (c.kind == TUI_O_ALLOCATOR)
+        rc = session_set_allocator(s, c.name, err, sizeof err);
+    else
+        rc = session_set_param(s, c.name, c.value, err, sizeof err);
+    struct tui_param params[TUI_MAX_PARAMS];
+    size_t nparams = copy_params(s, params);
+    if (rc == 0)
+        snprintf(err, sizeof err, "%s",
+                 c.kind == TUI_O_PREDICTOR   ? session_predictor_name(s)
+                 : c.kind == TUI_O_ALLOCATOR ? session_allocator_name(s)
+                                             : c.name);
     pthread_mutex_lock(&w->mu);
-    post(w, TUI_O_PREDICTOR, ok, err);
-    free(name);
+    memcpy(w->params, params, sizeof params);
+    w->nparams = nparams;
+    forward_events(w);
+    tui_worker_post(w, c.kind, rc == 0, err);
+    free(c.name);
+    free(c.value);
 }
 
 /* With mu held, released meanwhile: the branch re-simulates, so it shows progress. */
@@ -189,7 +202,7 @@ static void do_branch(struct tui_worker *w)
         session_delete(w->branched);
         w->branched = b;
     }
-    post(w, TUI_O_BRANCH, b != NULL, err);
+    tui_worker_post(w, TUI_O_BRANCH, b != NULL, err);
 }
 
 static void *worker_main(void *arg)
@@ -198,13 +211,13 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&w->mu);
     for (;;) {
         double wait_s;
-        while (!w->quit && !w->record_path && !w->branch && !w->predictor &&
+        while (!w->quit && !w->record_path && !w->branch && !w->nchanges &&
                !should_step(w, &wait_s))
             wait_for(w, wait_s);
         if (w->quit)
             break;
-        if (w->predictor) {
-            do_predictor(w);
+        if (w->nchanges) {
+            do_change(w);
             continue;
         }
         if (w->record_path) {
@@ -233,7 +246,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&w->mu);
         /* The epoch is in the session but not in the run file, which keeps what it had. */
         if (rc != 0)
-            post(w, TUI_O_STEP_ERROR, false, session_error(w->session));
+            tui_worker_post(w, TUI_O_STEP_ERROR, false, session_error(w->session));
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -245,6 +258,9 @@ struct tui_worker *tui_worker_start(struct session *s)
     w->session = s;
     w->sms = session_scenario(s)->gpu.sms;
     w->epochs_done = session_epochs_done(s);
+    /* The thread does not exist yet: the session is still this one's to read. */
+    w->events_seen = session_event_count(s);
+    w->nparams = copy_params(s, w->params);
     atomic_init(&w->progress_milli, 0);
     atomic_init(&w->abandon, false);
     pthread_mutex_init(&w->mu, NULL);
@@ -288,114 +304,13 @@ void tui_worker_stop(struct tui_worker *w)
     }
     free(w->results);
     free(w->record_path);
-    free(w->predictor);
+    for (unsigned i = 0; i < w->nchanges; i++) {
+        free(w->changes[i].name);
+        free(w->changes[i].value);
+    }
+    free(w->events);
     session_delete(w->branched);
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->mu);
     free(w);
-}
-
-void tui_worker_step(struct tui_worker *w)
-{
-    pthread_mutex_lock(&w->mu);
-    w->queued++;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-}
-
-void tui_worker_run(struct tui_worker *w, unsigned until_epochs, double interval_s)
-{
-    pthread_mutex_lock(&w->mu);
-    w->running = true;
-    w->run_until = until_epochs;
-    w->interval_s = interval_s;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-}
-
-void tui_worker_pause(struct tui_worker *w)
-{
-    pthread_mutex_lock(&w->mu);
-    w->running = false;
-    w->queued = 0;
-    pthread_mutex_unlock(&w->mu);
-}
-
-void tui_worker_set_interval(struct tui_worker *w, double interval_s)
-{
-    pthread_mutex_lock(&w->mu);
-    w->interval_s = interval_s;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-}
-
-size_t tui_worker_take(struct tui_worker *w, struct tui_result **out, struct tui_worker_status *st)
-{
-    pthread_mutex_lock(&w->mu);
-    size_t n = w->nresults;
-    *out = w->results;
-    w->results = NULL;
-    w->nresults = w->cap = 0;
-    /* A run that reached its limit while idle is over now, not at the next request. */
-    if (w->running && !w->busy && w->queued == 0 && w->epochs_done >= w->run_until)
-        w->running = false;
-    st->running = w->running;
-    st->busy = w->busy;
-    st->queued = w->queued;
-    st->epochs_done = w->epochs_done;
-    pthread_mutex_unlock(&w->mu);
-    return n;
-}
-
-double tui_worker_progress(struct tui_worker *w)
-{
-    return atomic_load(&w->progress_milli) / 1000.0;
-}
-
-void tui_worker_record(struct tui_worker *w, const char *path)
-{
-    pthread_mutex_lock(&w->mu);
-    free(w->record_path);
-    w->record_path = xstrdup(path);
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-}
-
-void tui_worker_set_predictor(struct tui_worker *w, const char *name)
-{
-    pthread_mutex_lock(&w->mu);
-    free(w->predictor);
-    w->predictor = xstrdup(name);
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-}
-
-void tui_worker_branch(struct tui_worker *w, unsigned epochs)
-{
-    pthread_mutex_lock(&w->mu);
-    w->branch = true;
-    w->branch_epochs = epochs;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-}
-
-int tui_worker_take_outcome(struct tui_worker *w, struct tui_outcome *out)
-{
-    pthread_mutex_lock(&w->mu);
-    int n = w->noutcomes > 0;
-    if (n) {
-        *out = w->outcomes[0];
-        memmove(w->outcomes, w->outcomes + 1, --w->noutcomes * sizeof(*w->outcomes));
-    }
-    pthread_mutex_unlock(&w->mu);
-    return n;
-}
-
-struct session *tui_worker_take_branch(struct tui_worker *w)
-{
-    pthread_mutex_lock(&w->mu);
-    struct session *b = w->branched;
-    w->branched = NULL;
-    pthread_mutex_unlock(&w->mu);
-    return b;
 }

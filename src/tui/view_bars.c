@@ -36,11 +36,10 @@ static void draw_run_row(const struct tui *t, WINDOW *w)
     else
         x += tui_print(w, 1, x, "Epoch %u/%u", e ? e->e.index + 1 : 0, t->nepochs);
     wattroff(w, A_BOLD);
-    /* Live: the active predictor; replay: the one recorded for the epoch shown. No SM allocator
-     * exists yet: the partition stays the scenario's (even unless it gives a split), which the
-     * catalog and sweeps call "static". */
-    const char *pred = t->live ? t->predictor : e && e->e.predictor[0] ? e->e.predictor : "none";
-    tui_print(w, 1, x, "  Cycle %s  Predictor: %s  Allocator: static", cyc, pred);
+    /* Live: the active predictor and allocator; replay: those of the epoch shown. */
+    unsigned i = e ? e->e.index : 0;
+    tui_print(w, 1, x, "  Cycle %s  Predictor: %s  Allocator: %s", cyc, tui_predictor_at(t, i),
+              tui_allocator_at(t, i));
 }
 
 /* A replay: the run file, or the branch being computed from it. */
@@ -113,19 +112,46 @@ const struct tui_view tui_view_header = {
     .draw = draw_header,
 };
 
+/* When the bar is too narrow for every name, these keys leave it first, in this order (the
+ * help lists every key). */
+static const int drop_order[] = {'\t', '+'};
+#define NDROP (sizeof drop_order / sizeof drop_order[0])
+
+/* Whether key row k is in the bar with the first `dropped` keys of drop_order left out. */
+static bool on_bar(const struct tui *t, const struct tui_key *k, size_t dropped)
+{
+    if (!k->bar || !tui_key_active(t, k))
+        return false;
+    for (size_t i = 0; i < dropped; i++)
+        if (k->code == drop_order[i])
+            return false;
+    return true;
+}
+
+/* The columns of the bar, gap columns between names. */
+static int bar_columns(const struct tui *t, size_t dropped, int gap)
+{
+    int need = -gap;
+    for (size_t i = 0; i < tui_nkeys; i++)
+        if (on_bar(t, &tui_keys[i], dropped))
+            need += tui_columns(tui_key_label(t, &tui_keys[i])) + 1 + tui_columns(tui_keys[i].bar) +
+                    gap;
+    return need;
+}
+
 static void draw_keybar(const struct tui *t, WINDOW *w)
 {
     const struct tui_style *st = &t->style;
-    int cols = getmaxx(w), x = 0, need = 0;
-    /* Two spaces between keys, one when that is what it takes to show them all. */
-    for (size_t i = 0; i < tui_nkeys; i++)
-        if (tui_keys[i].bar && tui_key_active(t, &tui_keys[i]))
-            need +=
-                tui_columns(tui_key_label(t, &tui_keys[i])) + 1 + tui_columns(tui_keys[i].bar) + 2;
-    const char *gap = need - 2 > cols ? " " : "  ";
+    int cols = getmaxx(w), x = 0;
+    /* Two spaces between keys; one when that is what it takes to show them all; then keys
+     * leave. */
+    size_t dropped = 0;
+    const char *gap = bar_columns(t, 0, 2) <= cols ? "  " : " ";
+    while (dropped < NDROP && bar_columns(t, dropped, 1) > cols)
+        dropped++;
     for (size_t i = 0; i < tui_nkeys && x < cols; i++) {
         const struct tui_key *k = &tui_keys[i];
-        if (!k->bar || !tui_key_active(t, k))
+        if (!on_bar(t, k, dropped))
             continue;
         wattron(w, A_BOLD);
         x += tui_print(w, 0, x, "%s", tui_key_label(t, k));

@@ -59,7 +59,7 @@ static void draw(const struct tui *t, WINDOW *w)
         return;
     }
     wattron(w, A_BOLD);
-    tui_print(w, y++, 0, "Predictor: %s", te->e.predictor);
+    tui_print(w, y++, 0, "Predictor: %s", tui_predictor_at(t, te->e.index));
     wattroff(w, A_BOLD);
     /* A replay keeps the predictions, not the predictor's state. */
     wattron(w, t->style.dim);

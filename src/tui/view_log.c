@@ -1,6 +1,6 @@
 /* view_log — what happened, newest at the bottom: epochs finished, run and pause, speed
- * changes; allocator decisions and switches will join them. Scrolls with the arrows when it
- * has focus. */
+ * changes, and the session's events (switches, parameter changes, the allocator's decisions
+ * with their reasons). Scrolls with the arrows when it has focus. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -24,6 +24,14 @@ void tui_log(struct tui *t, const char *fmt, ...)
     if (t->log_scroll > 0 && t->log_scroll < lg->count - 1)
         t->log_scroll++;
     tui_changed(t, TUI_CH_LOG);
+}
+
+void tui_log_event(struct tui *t, const struct session_event *ev)
+{
+    unsigned now = t->nepochs;
+    t->nepochs = ev->epoch;
+    tui_log(t, "%s: %s", ev->kind, ev->text);
+    t->nepochs = now;
 }
 
 static void draw(const struct tui *t, WINDOW *w)

@@ -1,0 +1,142 @@
+/* tui_params — the parameter editor (e): the session's editable parameters with their values,
+ * valid ranges and help, as the worker last published them. Enter edits the highlighted one in
+ * an input field; the worker sets it at the next epoch boundary, validated as a scenario file
+ * is. An accepted value is logged (a "parameter" event) and shows in the list; a refused one
+ * opens a dialog naming the valid range, and the old value stays. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tui_internal.h"
+
+#define VALUE_W 12
+
+struct list {
+    struct tui_param p[TUI_MAX_PARAMS];
+    unsigned n;
+    int key_w; /* the longest key */
+};
+
+static void fetch(const struct tui *t, struct list *l)
+{
+    size_t n = tui_worker_params(t->worker, l->p, TUI_MAX_PARAMS);
+    l->n = (unsigned)(n < TUI_MAX_PARAMS ? n : TUI_MAX_PARAMS);
+    l->key_w = 9; /* "Parameter" */
+    for (unsigned i = 0; i < l->n; i++) {
+        int c = tui_columns(l->p[i].key);
+        l->key_w = c > l->key_w ? c : l->key_w;
+    }
+}
+
+void tui_params_editor(struct tui *t)
+{
+    struct list l;
+    fetch(t, &l);
+    if (!l.n) {
+        tui_message(t, "Parameters", "this run has no parameters to change.");
+        return;
+    }
+    /* On the parameter edited last, if any. */
+    t->menu_sel = 0;
+    for (unsigned i = 0; i < l.n; i++)
+        if (strcmp(l.p[i].key, t->param_key) == 0)
+            t->menu_sel = i;
+    tui_open_overlay(t, &tui_overlay_params);
+}
+
+static void size(const struct tui *t, int rows, int cols, int *h, int *w)
+{
+    struct list l;
+    fetch(t, &l);
+    /* Frame, the column titles, the rows, a gap, the help of the highlighted row and the hint. */
+    *h = (int)l.n + 6;
+    *w = 76;
+    for (unsigned i = 0; i < l.n; i++) {
+        int need = l.key_w + 2 + VALUE_W + 2 + tui_columns(l.p[i].range) + 3;
+        *w = need > *w ? need : *w;
+    }
+    *h = *h > rows - 2 ? rows - 2 : *h;
+    *w = *w > cols - 2 ? cols - 2 : *w;
+}
+
+static void draw(const struct tui *t, WINDOW *w)
+{
+    struct list l;
+    fetch(t, &l);
+    int vx = l.key_w + 2, rx = vx + VALUE_W + 2;
+    wattron(w, A_BOLD);
+    tui_print(w, 0, 1, "Parameter");
+    tui_print(w, 0, 1 + vx, "Value");
+    tui_print(w, 0, 1 + rx, "Valid values");
+    wattroff(w, A_BOLD);
+    /* The highlighted row stays in view; a long list scrolls under it. */
+    int visible = getmaxy(w) - 4;
+    unsigned sel = t->menu_sel < l.n ? t->menu_sel : 0;
+    unsigned top = visible > 0 && sel >= (unsigned)visible ? sel - (unsigned)visible + 1 : 0;
+    for (unsigned i = top; i < l.n && (int)(i - top) < visible; i++) {
+        int y = 1 + (int)(i - top);
+        if (i == sel) {
+            wattron(w, A_REVERSE);
+            mvwhline(w, y, 0, ' ', getmaxx(w));
+        }
+        tui_print(w, y, 1, "%s", l.p[i].key);
+        wattron(w, A_BOLD);
+        tui_print(w, y, 1 + vx, "%.*s", VALUE_W, l.p[i].value);
+        wattroff(w, A_BOLD);
+        tui_print(w, y, 1 + rx, "%s", l.p[i].range);
+        if (i == sel)
+            wattroff(w, A_REVERSE);
+    }
+    int bottom = getmaxy(w) - 1;
+    tui_print(w, bottom - 1, 1, "%s", l.n ? l.p[sel].help : "");
+    wattron(w, t->style.dim);
+    tui_print(w, bottom, 1, "Enter edits (from the next epoch boundary), Esc closes");
+    wattroff(w, t->style.dim);
+}
+
+static int accept_value(struct tui *t, const char *text)
+{
+    if (!*text) {
+        snprintf(t->prompt.error, sizeof t->prompt.error, "enter a value for %s", t->param_key);
+        t->overlay_dirty = true;
+        return TUI_R_HANDLED;
+    }
+    /* Back to the list, which shows the value once the worker has taken it. */
+    tui_open_overlay(t, &tui_overlay_params);
+    tui_worker_set_param(t->worker, t->param_key, text);
+    if (t->busy)
+        tui_log(t, "%s=%s from the next epoch boundary", t->param_key, text);
+    return TUI_R_HANDLED;
+}
+
+static void edit(struct tui *t, const struct tui_param *p)
+{
+    snprintf(t->param_key, sizeof t->param_key, "%s", p->key);
+    char label[96];
+    snprintf(label, sizeof label, "%s (%s):", p->key, p->range);
+    tui_prompt_open(t, "Set parameter", label, p->value, accept_value);
+}
+
+static int key(struct tui *t, int ch)
+{
+    struct list l;
+    fetch(t, &l);
+    if (ch == 27 || ch == 'q' || ch == 'e' || !l.n) {
+        tui_open_overlay(t, NULL);
+    } else if (ch == KEY_UP) {
+        t->menu_sel = t->menu_sel > 0 ? t->menu_sel - 1 : l.n - 1;
+        t->overlay_dirty = true;
+    } else if (ch == KEY_DOWN) {
+        t->menu_sel = (t->menu_sel + 1) % l.n;
+        t->overlay_dirty = true;
+    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        edit(t, &l.p[t->menu_sel < l.n ? t->menu_sel : 0]);
+    }
+    return TUI_R_HANDLED;
+}
+
+const struct tui_overlay tui_overlay_params = {
+    .title = "Parameters",
+    .size = size,
+    .draw = draw,
+    .key = key,
+};

@@ -1,0 +1,265 @@
+/* tui_snapshot — the session behind the snapshot: attaching one (live, a replay, a branch) and
+ * what its worker answers: the outcome of a request (a recording, a branch, a predictor,
+ * allocator or parameter change), and the session's own events (switches, parameter changes,
+ * the allocator's repartitions with their reasons), which join the event log as a recorded
+ * run's do. It also knows which predictor and allocator an epoch of a replay ran under. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/util.h"
+#include "tui_internal.h"
+
+/* ---- attaching a session ---- */
+
+static void clear_snapshot(struct tui *t)
+{
+    for (unsigned i = 0; i < t->nepochs; i++) {
+        free(t->epochs[i].owner);
+        free(t->epochs[i].explain);
+    }
+    t->nepochs = 0;
+}
+
+/* A session's epoch into the snapshot, with the partition it ran on. */
+static void copy_epoch(struct tui *t, const struct session_epoch *e)
+{
+    struct tui_result r = {.e = *e, .owner = xmalloc(t->sms * sizeof(int))};
+    for (unsigned i = 0; i < t->sms; i++)
+        r.owner[i] = i < e->nsms ? e->owner[i] : GPU_SM_IDLE;
+    if (t->nepochs == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        t->epochs = xrealloc(t->epochs, t->cap * sizeof(*t->epochs));
+    }
+    t->epochs[t->nepochs++] = (struct tui_epoch){r.e, r.owner, 0, NULL};
+}
+
+void tui_attach(struct tui *t, struct session *s)
+{
+    clear_snapshot(t);
+    t->session = s;
+    t->sc = session_scenario(s);
+    t->live = !session_is_replay(s);
+    snprintf(t->predictor, sizeof t->predictor, "%s", session_predictor_name(s));
+    tui_switches_load(t, s);
+    t->sms = t->sc->gpu.sms;
+    t->owner = xrealloc(t->owner, t->sms * sizeof(*t->owner));
+    session_partition(s, t->owner);
+    unsigned n = session_epochs_done(s);
+    for (unsigned i = 0; i < n; i++)
+        copy_epoch(t, session_epoch_at(s, i));
+    t->shown = n ? n - 1 : 0;
+    /* A replay's epochs are in its file; a branch's first ones are in the file it came from. */
+    t->saved_epochs = n;
+    const char *path = session_run_path(s);
+    t->recording = t->live && path;
+    snprintf(t->run_path, sizeof t->run_path, "%s", path ? path : "");
+    if (t->selected >= t->sc->nkernels)
+        t->selected = 0;
+    t->running = t->busy = t->branching = false;
+    t->queued = 0;
+    t->progress = 0;
+    /* The run's own event log comes first, stamped with the epoch it happened at. */
+    t->log.first = t->log.count = 0;
+    t->log_scroll = 0;
+    for (unsigned i = 0; i < session_event_count(s); i++)
+        tui_log_event(t, session_event_at(s, i));
+    t->worker = tui_worker_start(s);
+    tui_changed(t, TUI_CH_ALL);
+}
+
+void tui_detach(struct tui *t)
+{
+    tui_worker_stop(t->worker);
+    t->worker = NULL;
+    session_delete(t->session);
+    t->session = NULL;
+}
+
+int tui_open_run(struct tui *t, const char *path)
+{
+    char err[512];
+    /* Read on this thread: a run file loads without simulating, and the current session is
+     * not touched unless this one opens. */
+    struct session *r = session_replay(path, t->datadir, err, sizeof err);
+    if (!r) {
+        tui_message(t, "Cannot open", "%s", err);
+        return TUI_R_HANDLED;
+    }
+    tui_open_overlay(t, NULL);
+    tui_detach(t);
+    tui_attach(t, r);
+    tui_log(t, "REPLAY of %s: %u epochs", path, t->nepochs);
+    return TUI_R_HANDLED | TUI_R_REPAINT;
+}
+
+void tui_snapshot_done(struct tui *t)
+{
+    clear_snapshot(t);
+    free(t->epochs);
+    free(t->owner);
+    free(t->switches);
+}
+
+/* ---- what the worker answers ---- */
+
+/* Parameter key's value as the worker last published it, into value. */
+static const char *param_value(const struct tui *t, const char *key, char *value, size_t len)
+{
+    struct tui_param p[TUI_MAX_PARAMS];
+    size_t n = tui_worker_params(t->worker, p, TUI_MAX_PARAMS);
+    snprintf(value, len, "?");
+    for (size_t i = 0; i < n && i < TUI_MAX_PARAMS; i++)
+        if (strcmp(p[i].key, key) == 0)
+            snprintf(value, len, "%s", p[i].value);
+    return value;
+}
+
+bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
+{
+    bool branch = false;
+    switch (o->kind) {
+    case TUI_O_RECORD:
+        /* The session's note ("recording to PATH") reaches the log with the events. */
+        if (o->ok) {
+            snprintf(t->run_path, sizeof t->run_path, "%s", o->msg);
+            t->recording = true;
+            tui_message(t, "Saved", "recording to %s; later epochs are recorded as they finish.",
+                        o->msg);
+        } else {
+            tui_message(t, "Cannot save", "%s", o->msg);
+        }
+        break;
+    case TUI_O_BRANCH:
+        if (o->ok) {
+            branch = true;
+        } else {
+            tui_log(t, "branch refused");
+            tui_message(t, "Cannot branch", "%s", o->msg);
+        }
+        t->branching = false;
+        break;
+    case TUI_O_PREDICTOR:
+        if (o->ok) {
+            snprintf(t->predictor, sizeof t->predictor, "%.15s", o->msg);
+        } else {
+            tui_log(t, "predictor unchanged (%s)", t->predictor);
+            tui_message(t, "Cannot switch predictor", "%s", o->msg);
+        }
+        break;
+    case TUI_O_ALLOCATOR:
+        if (o->ok) {
+            snprintf(t->allocator, sizeof t->allocator, "%.31s", o->msg);
+        } else {
+            tui_log(t, "allocator unchanged (%s)", t->allocator);
+            tui_message(t, "Cannot switch allocator", "%s", o->msg);
+        }
+        break;
+    case TUI_O_PARAM:
+        /* The editor, when open, shows the new value; a refusal keeps the old one. */
+        if (o->ok) {
+            t->overlay_dirty = true;
+        } else {
+            char old[64];
+            param_value(t, t->param_key, old, sizeof old);
+            tui_log(t, "%s unchanged (%s)", t->param_key, old);
+            tui_message(t, "Cannot set parameter", "%s (%s stays %s)", o->msg, t->param_key, old);
+        }
+        break;
+    case TUI_O_STEP_ERROR:
+        t->recording = false;
+        tui_log(t, "recording stopped");
+        tui_message(t, "Recording stopped",
+                    "%s. The run file keeps the epochs recorded before; s saves to a new one.",
+                    o->msg);
+        break;
+    }
+    tui_changed(t, TUI_CH_STATE);
+    return branch;
+}
+
+void tui_take_events(struct tui *t)
+{
+    struct session_event *ev;
+    size_t n = tui_worker_take_events(t->worker, &ev);
+    for (size_t i = 0; i < n; i++)
+        tui_log_event(t, &ev[i]);
+    free(ev);
+}
+
+/* A switch event's text is "OLD -> NEW", perhaps followed by a note ("(model ...)"). */
+static bool parse_switch(const char *text, char *from, char *to, size_t len)
+{
+    const char *arrow = strstr(text, " -> ");
+    if (!arrow)
+        return false;
+    snprintf(from, len, "%.*s", (int)(arrow - text), text);
+    const char *name = arrow + 4;
+    snprintf(to, len, "%.*s", (int)strcspn(name, " "), name);
+    return *to != '\0';
+}
+
+static void add_switch(struct tui *t, unsigned epoch, char kind, const char *name)
+{
+    t->switches = xrealloc(t->switches, (t->nswitches + 1) * sizeof(*t->switches));
+    struct tui_switch *sw = &t->switches[t->nswitches++];
+    sw->epoch = epoch;
+    sw->kind = kind;
+    snprintf(sw->name, sizeof sw->name, "%s", name);
+}
+
+/* The replay's switches of one kind ("predictor", "allocator"), after the one in force before
+ * the first of them (its "OLD"; now when there is none). */
+static void load_kind(struct tui *t, const struct session *s, const char *kind, const char *now)
+{
+    unsigned first = t->nswitches;
+    add_switch(t, 0, kind[0], now);
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        char from[32], to[32];
+        if (strcmp(ev->kind, kind) != 0 || !parse_switch(ev->text, from, to, sizeof to))
+            continue;
+        if (t->nswitches == first + 1)
+            snprintf(t->switches[first].name, sizeof t->switches[first].name, "%s", from);
+        add_switch(t, ev->epoch, kind[0], to);
+    }
+}
+
+void tui_switches_load(struct tui *t, const struct session *s)
+{
+    snprintf(t->allocator, sizeof t->allocator, "%s", session_allocator_name(s));
+    t->nswitches = 0;
+    if (!session_is_replay(s))
+        return;
+    load_kind(t, s, "predictor", session_predictor_name(s));
+    load_kind(t, s, "allocator", t->allocator);
+}
+
+/* In a replay: the last switch of kind at or before epoch index i (one made after n epochs
+ * were done was in force from index n on). */
+static const char *switch_at(const struct tui *t, char kind, unsigned i)
+{
+    const char *name = "?";
+    for (unsigned k = 0; k < t->nswitches; k++)
+        if (t->switches[k].kind == kind && t->switches[k].epoch <= i)
+            name = t->switches[k].name;
+    return name;
+}
+
+const char *tui_allocator_at(const struct tui *t, unsigned i)
+{
+    return t->live ? t->allocator : switch_at(t, 'a', i);
+}
+
+const char *tui_predictor_at(const struct tui *t, unsigned i)
+{
+    if (t->live)
+        return t->predictor;
+    /* A run file says whether an epoch was predicted, and its events by which predictor. */
+    const struct tui_epoch *e = i < t->nepochs ? &t->epochs[i] : NULL;
+    if (!e || !e->e.predictor[0])
+        return "none";
+    const char *name = switch_at(t, 'p', i);
+    return strcmp(e->e.predictor, "recorded") != 0 || strcmp(name, "none") == 0 ? e->e.predictor
+                                                                                : name;
+}

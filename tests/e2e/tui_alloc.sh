@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The allocator menu (a) and the parameter editor (e). On lbm + bino (memory- and compute-bound,
+# an unfair pair under the even split) the menu lists every registered allocator, the active one
+# and those that decide from the predictor marked; with hsm and fair chosen the header says so,
+# the event log gets the switch and fair's repartition with its reason, and the SM map changes.
+# The editor refuses fairness_threshold = 1.5 naming the valid range and keeps 0.9, and takes
+# 0.95, which is logged. o on the unsaved run asks first; a saved run replayed shows each
+# epoch's predictor and allocator in the header. Deadlines only, no timings.
+. "$(dirname "$0")/../lib.sh"
+cfg="$TMPD/pair.cfg"
+cat >"$cfg" <<'EOF'
+name = "tui alloc pair";
+gpu = "hbm80";
+seed = 7;
+epochs = 10;
+epoch_cycles = 20000;
+kernels = (
+  { name = "lbm"; },
+  { name = "bino"; }
+);
+EOF
+
+# The SM map panel's rows (cells and legend): the second of the panels side by side.
+smmap() {
+    tui_screen | awk -F'││' '/SM map, /{on = 1; next} on && /^└/{exit} on {print $2}'
+}
+# Steps one epoch and waits until it is on screen and nothing computes.
+step() {
+    tui_keys Space
+    tui_wait "Epoch $1/10"
+    tui_wait "idle: Space steps"
+}
+# The digit of menu row NAME on the screen (the menu is open).
+row_digit() {
+    grep -Eo "[0-9] [ *] $1 " "$TMPD/screen" | head -1 | cut -c1
+}
+
+tui_start 160 40 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/10"
+tui_wait "Allocator: static"
+tui_wait "a Alloc  e Params"
+for i in 1 2 3; do step $i; done
+
+# The help lists both keys.
+tui_keys '?'
+tui_wait "Press any key to close this help."
+grep -Eq 'a +allocator menu' "$TMPD/screen" || fail "the help does not list a:
+$(cat "$TMPD/screen")"
+grep -Eq 'e +edit parameters' "$TMPD/screen" || fail "the help does not list e:
+$(cat "$TMPD/screen")"
+tui_keys x
+tui_gone "Press any key to close this help."
+
+tui_keys p
+tui_wait "Esc cancels"
+n=$(row_digit hsm)
+[ -n "$n" ] || fail "the predictor menu has no hsm row:
+$(cat "$TMPD/screen")"
+tui_keys "$n"
+tui_wait "Predictor: hsm"
+
+# The allocator menu: the registry (the names an unknown --allocator is told about), static
+# active, the predictor's users marked.
+known=$(CORUN_DATADIR="$top_srcdir" "$CORUN" run "$cfg" --epochs 1 --allocator zzz 2>&1 |
+    sed -n 's/.*known: //p' | tr -d ,)
+case " $known " in *" fair "*) ;; *) fail "fair is not registered: '$known'" ;; esac
+tui_keys a
+tui_wait "pred: decides from NP pred"
+grep -Eq '0 \* static ' "$TMPD/screen" || fail "the menu does not mark static as active:
+$(cat "$TMPD/screen")"
+for name in $known; do
+    grep -Eq "[0-9] [ *] $name " "$TMPD/screen" || fail "the menu does not list $name:
+$(cat "$TMPD/screen")"
+done
+grep -Eq "[0-9] +fair +pred +HSM-Fair" "$TMPD/screen" ||
+    fail "fair is not marked as a user of the predictor:
+$(cat "$TMPD/screen")"
+grep -Eq "[0-9] +even +pred" "$TMPD/screen" && fail "even is marked as a user of the predictor:
+$(cat "$TMPD/screen")"
+n=$(row_digit fair)
+tui_keys "$n"
+tui_gone "pred: decides from NP pred"
+tui_wait "Allocator: fair"
+tui_wait "allocator: static -> fair"
+tui_screen >"$TMPD/s"
+grep -q "Predictor: hsm  Allocator: fair" "$TMPD/s" || fail "the header does not name hsm and fair:
+$(cat "$TMPD/s")"
+
+# Fair decides at an epoch boundary from the last epoch's NP̂: epoch 4 is the first hsm
+# predicts, so the repartition comes at the start of epoch 5.
+smmap >"$TMPD/before"
+grep -q "A 40 B 40" "$TMPD/before" || fail "the even split is not on the SM map:
+$(cat "$TMPD/before")"
+step 4
+step 5
+tui_wait "repartition: fair: fairness"
+smmap >"$TMPD/after"
+cmp -s "$TMPD/before" "$TMPD/after" && fail "the SM map did not change after fair's repartition:
+$(cat "$TMPD/after")"
+grep -q "A 40 B 40" "$TMPD/after" && fail "the legend still counts 40/40:
+$(cat "$TMPD/after")"
+
+# The parameter editor: Down to fairness_threshold, whose field says its range.
+tui_keys e
+tui_wait "Enter edits"
+grep -Eq "fairness_threshold +0\.9 +a number from 0\.01 to 1" "$TMPD/screen" ||
+    fail "the editor does not list fairness_threshold 0.9 with its range:
+$(cat "$TMPD/screen")"
+for _ in $(seq 30); do
+    tui_keys Enter
+    tui_wait "Enter accepts"
+    grep -q "fairness_threshold (" "$TMPD/screen" && break
+    tui_keys Escape
+    tui_gone "Enter accepts"
+    tui_keys e Down
+done
+grep -q "fairness_threshold (a number from 0.01 to 1)" "$TMPD/screen" ||
+    fail "no field for fairness_threshold:
+$(cat "$TMPD/screen")"
+tui_keys C-u 1.5 Enter
+tui_wait "Cannot set parameter"
+tui_wait "0.01 to 1"
+tui_wait "fairness_threshold stays 0.9"
+tui_keys x
+tui_gone "Cannot set parameter"
+tui_keys e
+tui_wait "Enter edits"
+grep -Eq "fairness_threshold +0\.9 " "$TMPD/screen" || fail "the refused value changed it:
+$(cat "$TMPD/screen")"
+tui_keys Enter
+tui_wait "fairness_threshold (a number"
+tui_keys C-u 0.95 Enter
+tui_wait "parameter: set fairness_threshold=0.95"
+tui_screen | grep -Eq "fairness_threshold +0\.95 +a number" || fail "the editor does not show 0.95:
+$(tui_screen)"
+tui_keys Escape
+tui_gone "Enter edits"
+
+# o on the unsaved run asks; n keeps it.
+tui_keys o
+tui_wait "open another run without saving? y/n"
+tui_keys n
+tui_gone "without saving"
+tui_wait "Epoch 5/10"
+
+# Saved, the run opens in a replay whose header follows the epoch shown: epoch 3 ran on static
+# without a predictor, epochs 4 and 5 on fair with hsm.
+tui_keys s
+tui_wait "Record this run"
+tui_keys C-u "$TMPD/alloc.h5" Enter
+tui_wait "later epochs are recorded"
+tui_keys x
+tui_gone "later epochs are recorded"
+tui_keys o
+tui_wait "Replay the run file"
+tui_keys "$TMPD/alloc.h5" Enter
+tui_wait "REPLAY"
+tui_wait "Epoch 5/5"
+tui_wait "Predictor: hsm  Allocator: fair"
+tui_keys Left
+tui_wait "Epoch 4/5"
+tui_wait "Predictor: hsm  Allocator: fair"
+tui_keys Left
+tui_wait "Epoch 3/5"
+tui_wait "Predictor: none  Allocator: static"
+tui_keys q
+tui_wait "exit=0"
+echo "tui alloc: menus list the registries; hsm + fair repartition; editor refuses 1.5, takes 0.95"
