@@ -93,4 +93,12 @@ int calibrate_run(const char *datadir, const char *gpu, uint64_t cycles, const c
                   struct calib_report *report, struct diag *diags);
 void calibrate_report_done(struct calib_report *r);
 
+/* Store what r measured in the catalog at catalog_path (NULL: the default catalog): each
+ * profile in the kernel library (its source: DATADIR/data/kernels/NAME.cfg, or "built-in")
+ * and its measurement on all of r->gpu's SMs. Returns the number of kernels stored, or -1 with
+ * a message in err when the catalog cannot be opened or a profile or write fails (the rows
+ * before it stay stored). */
+int calibrate_record(const char *datadir, const struct calib_report *r, const char *catalog_path,
+                     char *err, size_t errlen);
+
 #endif

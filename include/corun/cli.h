@@ -36,6 +36,8 @@ extern const struct cli_command cmd_calibrate;
 extern const struct cli_command cmd_suite;
 extern const struct cli_command cmd_train;
 extern const struct cli_command cmd_sweep;
+extern const struct cli_command cmd_reproduce;
+extern const struct cli_command cmd_rbhshift;
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);

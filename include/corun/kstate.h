@@ -60,7 +60,9 @@ struct kstate_hist {
 struct kstate {
     struct kernel_profile prof; /* copy; name and description owned */
     unsigned index;
-    uint64_t base; /* first byte address of the data */
+    uint64_t base;       /* first byte address of the data */
+    uint64_t base_line;  /* base / line_bytes */
+    uint64_t const_line; /* first line of the constant data */
     uint64_t footprint_lines;
     unsigned line_bytes;
     unsigned occupancy;  /* TBs per SM */

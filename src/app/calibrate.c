@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "corun/catalog.h"
 #include "corun/solo.h"
 #include "corun/util.h"
 
@@ -196,4 +198,57 @@ void calibrate_report_done(struct calib_report *r)
     free(r->rows);
     free(r->gpu);
     memset(r, 0, sizeof(*r));
+}
+
+/* The library row and the all-SM measurement of one calibrated kernel. */
+static int record_row(struct catalog *cat, const char *datadir, const struct calib_report *r,
+                      const struct calib_row *w, char *err, size_t errlen)
+{
+    struct kernel_profile p;
+    struct diag diags;
+    diag_init(&diags);
+    if (preset_kernel_load(datadir, w->kernel, &p, &diags) != 0) {
+        snprintf(err, errlen, "%s", diags.count ? diags.msgs[0] : "the profile did not load");
+        diag_done(&diags);
+        return -1;
+    }
+    diag_done(&diags);
+    char *path = xasprintf("%s/data/kernels/%s.cfg", datadir, w->kernel);
+    const char *source = access(path, R_OK) == 0 ? path : "built-in";
+    struct catalog_measurement m = {
+        .kernel = w->kernel,
+        .gpu = r->gpu,
+        .sms = w->m.sms,
+        .ipc = w->m.ipc,
+        .bandwidth_gbs = w->m.bandwidth_gbs,
+        .bandwidth_pct = w->m.bandwidth_pct,
+        .rbh = w->m.rbh,
+        .mpki = w->m.mpki_warp, /* solo_characterize's count, per 1000 warp instructions */
+        .class_name = calibrate_class_name(w->m.measured_class),
+    };
+    int rc = catalog_put_kernel(cat, &p, source, err, errlen) != 0 ||
+                     catalog_put_measurement(cat, &m, err, errlen) != 0
+                 ? -1
+                 : 0;
+    free(path);
+    kernel_profile_done(&p);
+    return rc;
+}
+
+int calibrate_record(const char *datadir, const struct calib_report *r, const char *catalog_path,
+                     char *err, size_t errlen)
+{
+    struct catalog *cat = catalog_open(catalog_path, err, errlen);
+    if (!cat)
+        return -1;
+    int stored = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        if (record_row(cat, datadir, r, &r->rows[i], err, errlen) != 0) {
+            stored = -1;
+            break;
+        }
+        stored++;
+    }
+    catalog_close(cat);
+    return stored;
 }

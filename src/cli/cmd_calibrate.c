@@ -12,6 +12,7 @@
 
 struct options {
     const char *gpu;
+    const char *catalog; /* NULL: the default catalog */
     unsigned long cycles;
     int json;
     char **only;
@@ -21,16 +22,14 @@ struct options {
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"gpu", required_argument, NULL, 'g'},
-        {"cycles", required_argument, NULL, 'c'},
-        {"quick", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
+        {"gpu", required_argument, NULL, 'g'},     {"cycles", required_argument, NULL, 'c'},
+        {"quick", no_argument, NULL, 'q'},         {"json", no_argument, NULL, 'j'},
+        {"catalog", required_argument, NULL, 'C'}, {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80", .cycles = CALIBRATE_DEFAULT_CYCLES};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":g:c:qj", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:c:qjC:", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':
@@ -39,6 +38,7 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'q': o->cycles = CALIBRATE_QUICK_CYCLES; break;
         case 'j': o->json = 1; break;
+        case 'C': o->catalog = optarg; break;
         default: return -1;
         }
     }
@@ -123,6 +123,12 @@ static int calibrate_cmd_run(int argc, char **argv)
         else
             print_text(&r);
         rc = r.failures ? CLI_FAILED : CLI_OK;
+        /* The catalog is a record of the measurement, not part of it: without one the
+         * calibration still stands. */
+        char err[512];
+        if (calibrate_record(datadir, &r, o.catalog, err, sizeof err) < 0)
+            fprintf(stderr, "corun: warning: the measurements were not stored in the catalog: %s\n",
+                    err);
         calibrate_report_done(&r);
     }
     diag_print(&diags, stderr);
@@ -133,7 +139,7 @@ static int calibrate_cmd_run(int argc, char **argv)
 
 const struct cli_command cmd_calibrate = {
     .name = "calibrate",
-    .args = "[--gpu P] [--quick] [--cycles C] [--json] [KERNEL...]",
+    .args = "[--gpu P] [--quick] [--cycles C] [--json] [--catalog PATH] [KERNEL...]",
     .summary = "re-measure the kernel profiles with targets on a preset against those targets",
     .help =
         "  --gpu P      the preset (default hbm80): measures every profile whose paper set its\n"
@@ -141,6 +147,10 @@ const struct cli_command cmd_calibrate = {
         "  --quick      a shorter window (20000 cycles)\n"
         "  --cycles C   cycles per run (default 50000); each kernel runs on all SMs and half\n"
         "  --json       one JSON object on stdout\n"
+        "  --catalog PATH\n"
+        "               store each profile and its all-SM measurement in this catalog's\n"
+        "               kernel library (default: $XDG_DATA_HOME/corun/catalog.db); a catalog\n"
+        "               that cannot be written is a warning, not a failure\n"
         "  KERNEL...    only these kernels\n"
         "MPKI is compared per 1000 thread instructions (the papers' count; corun's warp\n"
         "MPKI / 32) within 25 %; the class by measurement must match the paper's.\n"

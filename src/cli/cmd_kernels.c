@@ -8,14 +8,17 @@
 #include <string.h>
 
 #include "corun/calibrate.h"
+#include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/conftable.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/preset.h"
+#include "corun/util.h"
 
 struct options {
-    const char *gpu; /* NULL: the profile's target preset, else hbm80 */
+    const char *gpu;     /* NULL: the profile's target preset, else hbm80 */
+    const char *catalog; /* NULL: the default catalog */
     unsigned long cycles;
     int json;
     const char *sub, *name;
@@ -33,12 +36,13 @@ static int parse(int argc, char **argv, struct options *o)
         {"gpu", required_argument, NULL, 'g'},
         {"cycles", required_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},
+        {"catalog", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.cycles = CALIBRATE_DEFAULT_CYCLES};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":g:c:j", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:c:jC:", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':
@@ -46,6 +50,7 @@ static int parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'j': o->json = 1; break;
+        case 'C': o->catalog = optarg; break;
         default: return -1;
         }
     }
@@ -165,6 +170,40 @@ static void print_show(const struct kernel_profile *p, const char *gpu,
     printf("  class              %s (by measurement)\n", calibrate_class_name(m->measured_class));
 }
 
+static int print_measured_row(void *ctx, size_t ncols, const char *const *names,
+                              const char *const *values)
+{
+    (void)ctx;
+    (void)names;
+    if (values && ncols == 3)
+        printf("  last calibrated    on %s (%s SMs) at %s\n", values[0] ? values[0] : "?",
+               values[1] ? values[1] : "?", values[2] ? values[2] : "?");
+    return 0;
+}
+
+/* When `corun calibrate` last stored kernel name in the catalog, per preset. Quiet when there
+ * is no catalog to read: the line is a courtesy, the measurement above stands on its own. */
+static void print_last_calibrated(const char *catalog_path, const char *name)
+{
+    char err[512];
+    struct catalog *cat = catalog_open(catalog_path, err, sizeof err);
+    if (!cat)
+        return;
+    char *quoted = xstrdup(""); /* name as an SQL string literal's body: ' doubled */
+    for (const char *c = name; *c; c++) {
+        char *next = xasprintf("%s%s", quoted, *c == '\'' ? "\'\'" : (char[]){*c, 0});
+        free(quoted);
+        quoted = next;
+    }
+    char *sql = xasprintf("SELECT gpu, sms, measured_utc FROM kernel_measurements WHERE kernel = "
+                          "'%s' ORDER BY gpu, sms",
+                          quoted);
+    catalog_query(cat, sql, print_measured_row, NULL, err, sizeof err);
+    free(sql);
+    free(quoted);
+    catalog_close(cat);
+}
+
 static int show(const char *datadir, const struct options *o)
 {
     struct diag diags;
@@ -184,6 +223,8 @@ static int show(const char *datadir, const struct options *o)
             diag_add(&diags, "corun: kernels show: %s", err);
         } else {
             print_show(&p, gpu_name, &m, o->cycles, o->json);
+            if (!o->json)
+                print_last_calibrated(o->catalog, p.name);
             rc = 0;
         }
     }
@@ -207,7 +248,7 @@ static int kernels_run(int argc, char **argv)
 
 const struct cli_command cmd_kernels = {
     .name = "kernels",
-    .args = "list [--json] | show NAME [--gpu P] [--cycles C] [--json]",
+    .args = "list [--json] | show NAME [--gpu P] [--cycles C] [--catalog PATH] [--json]",
     .summary = "the kernel library; one profile with its measured solo characteristics",
     .help =
         "  list         every kernel: name, source (paper), class the paper gives, description\n"
@@ -216,6 +257,9 @@ const struct cli_command cmd_kernels = {
         "  --gpu P      preset to measure on (default: the one the paper's targets are for,\n"
         "               else hbm80)\n"
         "  --cycles C   cycles measured per run (default 50000)\n"
+        "  --catalog PATH\n"
+        "               where show looks up when `corun calibrate` last stored the kernel\n"
+        "               (default: $XDG_DATA_HOME/corun/catalog.db)\n"
         "  --json       JSON on stdout\n",
     .run = kernels_run,
 };

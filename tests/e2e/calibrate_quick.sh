@@ -21,6 +21,39 @@ check hbm80 pvc lbm 2dconv dxtc hotspot
 check smqos24 atax hs
 check themis60 srd2 kmeans tpac
 
+# Every measured profile lands in the catalog's kernel library with its measurement (the
+# checks above stored theirs in the default catalog; these go to a named one).
+cat_db="$TMPD/catalog.db"
+"$CORUN" calibrate --gpu hbm80 --quick --catalog "$cat_db" pvc bino >/dev/null ||
+    fail "calibrate --catalog: exit $?"
+"$CORUN" calibrate --gpu smqos24 --quick --catalog "$cat_db" atax >/dev/null ||
+    fail "calibrate --gpu smqos24 --catalog: exit $?"
+"$CORUN" runs --catalog "$cat_db" query "SELECT k.name, k.source, k.seq_run_lines, m.gpu,
+    m.sms, m.class, m.ipc > 0 AS ipc, m.rbh BETWEEN 0 AND 1 AS rbh,
+    m.measured_utc LIKE '____-__-__T__:__:__Z' AS utc
+    FROM kernels k JOIN kernel_measurements m ON m.kernel = k.name ORDER BY k.name" \
+    >"$TMPD/rows.tsv" || fail "runs query: exit $?"
+run_lines() { sed -n 's/^seq_run_lines = \([0-9]*\);.*/\1/p' "$top_srcdir/data/kernels/$1.cfg"; }
+{
+    printf 'name\tsource\tseq_run_lines\tgpu\tsms\tclass\tipc\trbh\tutc\n'
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t1\t1\t1\n' \
+        atax "$top_srcdir/data/kernels/atax.cfg" "$(run_lines atax)" smqos24 24 memory \
+        bino "$top_srcdir/data/kernels/bino.cfg" "$(run_lines bino)" hbm80 80 compute \
+        pvc "$top_srcdir/data/kernels/pvc.cfg" "$(run_lines pvc)" hbm80 80 memory
+} >"$TMPD/want.tsv"
+diff "$TMPD/want.tsv" "$TMPD/rows.tsv" >&2 || fail "catalog rows after calibrate (diff above)"
+"$CORUN" kernels show pvc --cycles 2000 --catalog "$cat_db" >"$TMPD/show.txt"
+grep -Eq '^  last calibrated +on hbm80 \(80 SMs\) at [0-9-]{10}T[0-9:]{8}Z$' "$TMPD/show.txt" ||
+    fail "kernels show, last calibrated: $(cat "$TMPD/show.txt")"
+"$CORUN" kernels show lbm --cycles 2000 --catalog "$cat_db" >"$TMPD/show.txt"
+! grep -q 'last calibrated' "$TMPD/show.txt" || fail "lbm was never calibrated: $(cat "$TMPD/show.txt")"
+# A catalog that cannot be opened costs a warning, not the calibration.
+"$CORUN" calibrate --gpu hbm80 --quick --catalog "$TMPD/want.tsv/x.db" bino >"$TMPD/out.txt" \
+    2>"$TMPD/err.txt" || fail "calibrate with a bad catalog: exit $?: $(cat "$TMPD/err.txt")"
+grep -q '^bino .* ok$' "$TMPD/out.txt" || fail "bad catalog, table: $(cat "$TMPD/out.txt")"
+grep -q 'warning: the measurements were not stored in the catalog: .*want.tsv' "$TMPD/err.txt" ||
+    fail "bad catalog, warning: $(cat "$TMPD/err.txt")"
+
 # Text form, and a drift is exit 1: a copy of the data with pvc made compute-bound.
 "$CORUN" calibrate --gpu hbm80 --quick bino | grep -q '^bino .* compute   compute   ok$' ||
     fail "calibrate text: $("$CORUN" calibrate --gpu hbm80 --quick bino)"
@@ -34,4 +67,4 @@ rc=$?
 set -e
 [ $rc -eq 1 ] || fail "a drifted profile: exit $rc, expected 1"
 grep -q '^pvc .*DRIFT (class)$' "$TMPD/drift.txt" || fail "drift row: $(cat "$TMPD/drift.txt")"
-echo "calibrate (quick): classes and MPKI within tolerance; drift detected"
+echo "calibrate (quick): classes and MPKI within tolerance; drift detected; catalog rows stored"

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "corun/calibrate.h"
+#include "corun/catalog.h"
 #include "corun/datadir.h"
 
 static void classify_follows_scaling_then_bandwidth(void **state)
@@ -81,6 +83,64 @@ static void short_run_measures_and_judges(void **state)
     free(datadir);
 }
 
+/* Collects "gpu sms class" of every row a query returns. */
+static int collect_row(void *ctx, size_t ncols, const char *const *names, const char *const *values)
+{
+    (void)names;
+    char *out = ctx;
+    if (values && ncols == 3)
+        snprintf(out + strlen(out), 256 - strlen(out), "%s %s %s;", values[0], values[1],
+                 values[2]);
+    return 0;
+}
+
+static void record_stores_kernels_and_measurements(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    struct calib_report r;
+    const char *only[] = {"bino"};
+    assert_int_equal(calibrate_run(datadir, "hbm80", 5000, only, 1, NULL, NULL, &r, &d), 0);
+    char dir[] = "/tmp/corun-calib-XXXXXX", err[512];
+    assert_non_null(mkdtemp(dir));
+    char path[64], bad[80];
+    snprintf(path, sizeof path, "%s/c.db", dir);
+    snprintf(bad, sizeof bad, "%s/c.db/x.db", dir);
+    assert_int_equal(calibrate_record(datadir, &r, path, err, sizeof err), 1);
+    assert_int_equal(calibrate_record(datadir, &r, path, err, sizeof err), 1); /* replaces */
+    assert_int_equal(calibrate_record(datadir, &r, bad, err, sizeof err), -1);
+    assert_non_null(strstr(err, bad));
+
+    struct catalog *cat = catalog_open(path, err, sizeof err);
+    assert_non_null(cat);
+    struct kernel_profile p;
+    char *source;
+    bool found;
+    assert_int_equal(catalog_get_kernel(cat, "bino", &p, &source, &found, err, sizeof err), 0);
+    assert_true(found);
+    char *want = malloc(strlen(datadir) + 32);
+    sprintf(want, "%s/data/kernels/bino.cfg", datadir);
+    assert_string_equal(source, want);
+    assert_int_equal(p.paper, KERNEL_PAPER_HSM);
+    char rows[256] = "";
+    assert_int_equal(catalog_query(cat, "SELECT gpu, sms, class FROM kernel_measurements",
+                                   collect_row, rows, err, sizeof err),
+                     0);
+    assert_string_equal(rows, "hbm80 80 compute;");
+    free(want);
+    free(source);
+    kernel_profile_done(&p);
+    catalog_close(cat);
+    calibrate_report_done(&r);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    diag_done(&d);
+    free(datadir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -88,6 +148,7 @@ int main(void)
         cmocka_unit_test(two_class_papers_ignore_balanced),
         cmocka_unit_test(profiles_carry_their_targets),
         cmocka_unit_test(short_run_measures_and_judges),
+        cmocka_unit_test(record_stores_kernels_and_measurements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

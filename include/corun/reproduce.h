@@ -1,0 +1,146 @@
+/* reproduce — a paper's predictor-accuracy experiment (`corun reproduce`): every mix of a suite
+ * simulated once under its static partition, every registered predictor evaluated on each
+ * epoch's counters (predictors do not change a static run, so one run serves them all), and
+ * the prediction errors aggregated overall and per category, for printing beside the figures
+ * the paper published. The published numbers are data for the table, never results. */
+#ifndef CORUN_REPRODUCE_H
+#define CORUN_REPRODUCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corun/suite.h"
+
+#define REPRO_MAX_PREDICTORS 8
+#define REPRO_MAX_EPOCHS     64
+#define REPRO_MAX_KERNELS    SUITE_MAX_KERNELS
+#define REPRO_MAX_GROUPS     32
+
+/* What an error is measured on. */
+enum repro_error {
+    REPRO_ERROR_NP, /* |NP^ - NP| / NP, as HSM reports */
+    REPRO_ERROR_SD, /* of slowdown SD = 1/NP: |SD^ - SD| / SD = |NP - NP^| / NP^, as Themis */
+};
+
+/* A figure a paper printed, as fractions (0.068 for 6.8 %); NaN where it gives none. */
+struct repro_published {
+    const char *predictor; /* the registered name it belongs to */
+    const char *source;    /* "HSM Fig. 10" */
+    double avg, max, median;
+};
+
+/* One suite of an experiment. */
+struct repro_part {
+    const char *suite;   /* file name under DATADIR/scenarios/suites/ */
+    const char *figure;  /* "HSM Fig. 10" */
+    const char *caption; /* one line: what the paper measured */
+    enum repro_error error;
+    bool by_split;        /* also aggregate per SM split */
+    unsigned quick_mixes; /* the --quick subset's size */
+    const struct repro_published *published;
+    size_t npublished;
+};
+
+struct repro_experiment {
+    const char *name;    /* "hsm", "themis" */
+    const char *summary; /* one line for --list */
+    const struct repro_part *parts;
+    size_t nparts;
+};
+
+size_t repro_experiment_count(void);
+/* The i-th experiment, or NULL past the end. */
+const struct repro_experiment *repro_experiment_at(size_t i);
+/* The experiment called name, or NULL. */
+const struct repro_experiment *repro_experiment_find(const char *name);
+
+/* One mix: every predictor's NP^ of each kernel in each epoch, and the true NP. */
+struct repro_mix_result {
+    unsigned mix;   /* index in the suite */
+    char key[96];   /* "pvc+lbm", "pfn+bp@10:50" */
+    char tag[32];   /* the suite's tag (category) */
+    char split[32]; /* "10:50"; "" for an even split */
+    unsigned nkernels, nepochs, npredictors;
+    int failed;     /* nonzero: error says why and nothing else is valid */
+    double seconds; /* wall time, references included */
+    uint64_t cycles[REPRO_MAX_EPOCHS];
+    /* [p]: predictor p's NP^ and the true NP of the run it was evaluated on; NaN: none */
+    double np_true[REPRO_MAX_PREDICTORS][REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
+    double np_pred[REPRO_MAX_PREDICTORS][REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
+    int own_run[REPRO_MAX_PREDICTORS];           /* 1: p changes the run (ASM), so it had its own */
+    char unavailable[REPRO_MAX_PREDICTORS][200]; /* why predictor p could not run ("": it ran) */
+    char error[256];
+};
+
+/* Count, mean, maximum and median of a set of errors; all NaN when n is 0. */
+struct repro_stats {
+    size_t n;
+    double avg, max, median;
+};
+
+/* The error of predicted against truth under e; -1 when either is not a positive number. */
+double repro_are(enum repro_error e, double predicted, double truth);
+
+/* 1 when mix m belongs to group: NULL (every mix), its tag or its split. */
+bool repro_in_group(const struct repro_mix_result *m, const char *group);
+
+/* Predictor p's errors over the mixes r[0..n) in group (NULL: every mix; else the mixes whose
+ * tag or split is group), failed mixes left out:
+ *   per_epoch over every kernel-epoch that has both NP and NP^;
+ *   per_run over every kernel, from its NP over the run (the private cycles of all its
+ *   instructions / the run's cycles = the cycle-weighted mean of its epoch NPs) and its
+ *   predicted NP over the run (the same mean of its epoch NP^s, i.e. predicted private cycles
+ *   / run cycles), both over the epochs that have an NP^. */
+void repro_aggregate(const struct repro_mix_result *r, size_t n, unsigned p, enum repro_error e,
+                     const char *group, struct repro_stats *per_epoch, struct repro_stats *per_run);
+
+/* The --quick subset of s: want mixes spread over the tags (an equal share of each tag, evenly
+ * spaced within it and shifted by the tag's rank) when there are at least as many as tags,
+ * else evenly spaced over the suite. Writes the chosen indices, in suite order, to out[0..want) and
+ * returns their count. */
+size_t repro_quick_select(const struct suite *s, unsigned want, size_t *out);
+
+/* ---- running a part (reproduce_run.c) ---- */
+
+struct repro_options {
+    const char *datadir; /* presets, kernels, models, suites */
+    const char *catalog; /* the trace cache's catalog; NULL: the default */
+    unsigned jobs;       /* worker processes (results do not depend on it) */
+    unsigned epochs;     /* 0: the suite's (REPRO_QUICK_EPOCHS with quick) */
+    bool quick;
+    uint64_t seed;
+    const char *predictors; /* comma-separated names to evaluate; NULL: every one */
+};
+
+#define REPRO_QUICK_EPOCHS 3
+
+struct repro_part_result {
+    const struct repro_part *part;
+    char suite[64], gpu[32];
+    unsigned epochs, epoch_cycles;
+    size_t suite_mixes;                /* in the whole suite (the run may take a subset) */
+    char groups[REPRO_MAX_GROUPS][32]; /* tags that have mixes, in the suite's order */
+    unsigned ngroups;
+    char splits[8][32]; /* splits that have mixes, in order of appearance */
+    unsigned nsplits;
+    char predictors[REPRO_MAX_PREDICTORS][16]; /* evaluated: the registry without the truth */
+    unsigned npredictors;
+    struct repro_mix_result *mixes; /* [nmixes], in suite order */
+    size_t nmixes;
+    double seconds;
+};
+
+/* Called as mixes finish: done (fractional while mixes are in flight) out of total. */
+typedef void (*repro_progress_fn)(void *ctx, double done, unsigned total);
+
+/* Run part with o: load its suite, simulate each mix (or the quick subset) once and evaluate
+ * every predictor. Returns 0 when every mix ran; 1 when some failed (their results say why);
+ * -1 with a message in err when nothing could start (a bad suite). Free out with
+ * repro_part_result_done either way. */
+int repro_run_part(const struct repro_options *o, const struct repro_part *part,
+                   repro_progress_fn progress, void *ctx, struct repro_part_result *out, char *err,
+                   size_t errlen);
+void repro_part_result_done(struct repro_part_result *r);
+
+#endif

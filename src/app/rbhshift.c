@@ -1,0 +1,355 @@
+/* rbhshift — HSM Fig. 4: private against shared RBH of the memory-bound HSM applications. */
+#include "corun/rbhshift.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "corun/gpu.h"
+#include "corun/preset.h"
+#include "corun/solo.h"
+#include "corun/util.h"
+
+/* One simulation: kernel a alone on all SMs (b < 0), or a and b on an even split. */
+struct task {
+    int a, b;
+};
+
+/* What a run hands back; small enough for one atomic pipe write (PIPE_BUF >= 512). */
+struct result {
+    uint32_t task;
+    int32_t failed;
+    double rbh[2];
+    char err[200];
+};
+
+struct job {
+    const struct gpu_config *cfg;
+    const struct rbhshift_options *o;
+    struct kernel_profile *hsm; /* every HSM application, by name */
+    size_t nhsm;
+    struct task *tasks;
+    size_t ntasks;
+};
+
+static void run_task(const struct job *j, uint32_t t, struct result *r)
+{
+    const struct task *task = &j->tasks[t];
+    *r = (struct result){.task = t};
+    char err[sizeof r->err];
+    if (task->b < 0) {
+        struct solo_result s;
+        if (solo_characterize(j->cfg, &j->hsm[task->a], 0, j->o->cycles, j->o->seed, &s, err,
+                              sizeof err) != 0)
+            goto fail;
+        r->rbh[0] = s.rbh;
+        return;
+    }
+    const struct kernel_profile *ps[2] = {&j->hsm[task->a], &j->hsm[task->b]};
+    struct gpu *g = gpu_new(j->cfg, ps, 2, j->o->seed, err, sizeof err);
+    if (!g)
+        goto fail;
+    int *own = xcalloc(j->cfg->sms, sizeof(*own));
+    gpu_partition_even(j->cfg->sms, 2, own);
+    int rc = gpu_set_partition(g, own, j->cfg->sms, GPU_SWITCH_DRAIN, err, sizeof err);
+    free(own);
+    if (rc == 0) {
+        gpu_run(g, j->o->cycles / 10);
+        gpu_reset_counters(g);
+        gpu_run(g, j->o->cycles);
+        for (unsigned k = 0; k < 2; k++) {
+            struct gpu_kernel_counters c;
+            gpu_kernel_counters(g, k, &c);
+            r->rbh[k] = c.rbh;
+        }
+    }
+    gpu_delete(g);
+    if (rc == 0)
+        return;
+fail:
+    r->failed = 1;
+    snprintf(r->err, sizeof r->err, "%s", err);
+}
+
+/* ---- forked workers ---- */
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* One read of exactly n bytes: tasks and results travel as single atomic pipe writes, so a
+ * reader shared with other processes never sees a part of one. 0 at EOF, -1 on error. */
+static int read_one(int fd, void *buf, size_t n)
+{
+    ssize_t r;
+    do
+        r = read(fd, buf, n);
+    while (r < 0 && errno == EINTR);
+    return r == (ssize_t)n ? 1 : r == 0 ? 0 : -1;
+}
+
+/* Every task goes into one pipe up front and idle workers take the next: a slow pair does not
+ * hold back the others. Results come back through a second pipe shared by all workers. */
+static void run_forked(const struct job *j, struct result *res, bool *got,
+                       rbhshift_progress_fn progress, void *user)
+{
+    int todo[2], done[2];
+    if (pipe(todo) != 0 || pipe(done) != 0)
+        return;
+    for (uint32_t t = 0; t < j->ntasks; t++)
+        write_all(todo[1], &t, sizeof t); /* 4 bytes each: fits a pipe's buffer for ~16 K */
+    close(todo[1]);
+    fflush(NULL);
+    unsigned started = 0;
+    pid_t pids[64];
+    for (unsigned w = 0; w < j->o->jobs && w < 64; w++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(done[0]);
+            uint32_t t;
+            struct result r;
+            while (read_one(todo[0], &t, sizeof t) == 1 && t < j->ntasks) {
+                run_task(j, t, &r);
+                if (write_all(done[1], &r, sizeof r) != 0)
+                    _exit(1);
+            }
+            _exit(0);
+        }
+        if (pid > 0)
+            pids[started++] = pid;
+    }
+    close(todo[0]);
+    close(done[1]);
+    struct result r;
+    size_t n = 0;
+    while (read_one(done[0], &r, sizeof r) == 1) {
+        if (r.task < j->ntasks && !got[r.task]) {
+            res[r.task] = r;
+            got[r.task] = true;
+            n++;
+        }
+        if (progress)
+            progress(user, (double)n, j->ntasks);
+    }
+    close(done[0]);
+    for (unsigned w = 0; w < started; w++)
+        waitpid(pids[w], NULL, 0);
+}
+
+static void run_all(const struct job *j, struct result *res, rbhshift_progress_fn progress,
+                    void *user)
+{
+    bool *got = xcalloc(j->ntasks + 1, sizeof(*got));
+    if (j->o->jobs > 1) {
+        run_forked(j, res, got, progress, user);
+    } else {
+        for (uint32_t t = 0; t < j->ntasks; t++) {
+            run_task(j, t, &res[t]);
+            got[t] = true;
+            if (progress)
+                progress(user, (double)t + 1, j->ntasks);
+        }
+    }
+    for (size_t t = 0; t < j->ntasks; t++)
+        if (!got[t]) {
+            res[t] = (struct result){.task = (uint32_t)t, .failed = 1};
+            snprintf(res[t].err, sizeof res[t].err, "its worker process died");
+        }
+    free(got);
+}
+
+/* ---- selection and the table ---- */
+
+static bool in_list(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static bool memory_bound(const struct kernel_profile *p)
+{
+    return p->target_class == KERNEL_CLASS_MEMORY;
+}
+
+/* Every HSM application, sorted by name, into j->hsm; names in o->only / o->with that are not
+ * (memory-bound) HSM applications go to diags. */
+static int load_hsm(const char *datadir, const struct rbhshift_options *o, struct job *j,
+                    struct diag *diags)
+{
+    struct name_list all;
+    preset_kernel_names(datadir, &all);
+    int rc = 0;
+    j->hsm = xcalloc(all.count + 1, sizeof(*j->hsm));
+    for (size_t i = 0; i < all.count; i++) {
+        struct kernel_profile p;
+        if (preset_kernel_load(datadir, all.names[i], &p, diags) != 0) {
+            rc = -1;
+            continue;
+        }
+        if (p.paper == KERNEL_PAPER_HSM)
+            j->hsm[j->nhsm++] = p;
+        else
+            kernel_profile_done(&p);
+    }
+    name_list_done(&all);
+    for (size_t i = 0; i < o->n_only + o->n_with; i++) {
+        bool only = i < o->n_only;
+        const char *name = only ? o->only[i] : o->with[i - o->n_only];
+        size_t k = 0;
+        while (k < j->nhsm && strcmp(j->hsm[k].name, name) != 0)
+            k++;
+        if (k == j->nhsm || (only && !memory_bound(&j->hsm[k]))) {
+            diag_add(diags, "corun: rbh-shift: \"%s\" is not %s HSM application%s", name,
+                     only ? "a memory-bound" : "an",
+                     k == j->nhsm ? " (profiles with paper = \"hsm\")" : "");
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static bool selected(const struct job *j, int k)
+{
+    return memory_bound(&j->hsm[k]) &&
+           (j->o->n_only == 0 || in_list(j->o->only, j->o->n_only, j->hsm[k].name));
+}
+
+static bool partners(const struct job *j, int k)
+{
+    return j->o->n_with == 0 || in_list(j->o->with, j->o->n_with, j->hsm[k].name);
+}
+
+/* The private runs, then each pair once (a pair of two selected applications serves both). */
+static void plan(struct job *j)
+{
+    size_t n = j->nhsm;
+    j->tasks = xcalloc(n + n * n + 1, sizeof(*j->tasks));
+    for (size_t a = 0; a < n; a++)
+        if (selected(j, (int)a))
+            j->tasks[j->ntasks++] = (struct task){(int)a, -1};
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            if ((selected(j, (int)a) && partners(j, (int)b)) ||
+                (selected(j, (int)b) && partners(j, (int)a)))
+                j->tasks[j->ntasks++] = (struct task){(int)a, (int)b};
+}
+
+/* Fill the row of application k from the runs. */
+static void tabulate(const struct job *j, const struct result *res, int k, struct rbhshift_row *w)
+{
+    w->kernel = xstrdup(j->hsm[k].name);
+    w->pairs = xcalloc(j->nhsm, sizeof(*w->pairs));
+    w->rbh_min = INFINITY;
+    w->rbh_max = -INFINITY;
+    double sum = 0;
+    for (size_t t = 0; t < j->ntasks; t++) {
+        const struct task *task = &j->tasks[t];
+        if (task->b < 0) {
+            if (task->a == k)
+                w->rbh_private = res[t].rbh[0];
+            continue;
+        }
+        int side = task->a == k ? 0 : task->b == k ? 1 : -1;
+        int other = side == 0 ? task->b : task->a;
+        if (side < 0 || !partners(j, other))
+            continue;
+        struct rbhshift_pair *p = &w->pairs[w->npairs++];
+        p->corunner = xstrdup(j->hsm[other].name);
+        p->rbh_shared = res[t].rbh[side];
+        sum += p->rbh_shared;
+        w->rbh_min = fmin(w->rbh_min, p->rbh_shared);
+        w->rbh_max = fmax(w->rbh_max, p->rbh_shared);
+    }
+    w->rbh_mean = w->npairs ? sum / (double)w->npairs : NAN;
+    for (size_t i = 0; i < w->npairs; i++) {
+        double shift = fabs(w->pairs[i].rbh_shared - w->rbh_private);
+        if (i == 0 || shift > w->max_shift) {
+            w->max_shift = shift;
+            w->worst = i;
+        }
+    }
+    w->ok = w->max_shift <= RBHSHIFT_TOLERANCE;
+}
+
+static void job_done(struct job *j)
+{
+    for (size_t i = 0; i < j->nhsm; i++)
+        kernel_profile_done(&j->hsm[i]);
+    free(j->hsm);
+    free(j->tasks);
+}
+
+int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
+                 rbhshift_progress_fn progress, void *user, struct rbhshift_report *report,
+                 struct diag *diags)
+{
+    memset(report, 0, sizeof(*report));
+    struct gpu_config cfg;
+    if (preset_gpu_find(datadir, o->gpu, "corun: --gpu", &cfg, diags) != 0)
+        return -1;
+    struct job j = {.cfg = &cfg, .o = o};
+    if (load_hsm(datadir, o, &j, diags) != 0) {
+        job_done(&j);
+        return -1;
+    }
+    plan(&j);
+    struct result *res = xcalloc(j.ntasks + 1, sizeof(*res));
+    run_all(&j, res, progress, user);
+    int rc = 0;
+    for (size_t t = 0; t < j.ntasks; t++)
+        if (res[t].failed) {
+            const struct task *task = &j.tasks[t];
+            diag_add(diags, "corun: rbh-shift: %s%s%s on %s: %s", j.hsm[task->a].name,
+                     task->b < 0 ? "" : " + ", task->b < 0 ? "" : j.hsm[task->b].name, o->gpu,
+                     res[t].err);
+            rc = -1;
+        }
+    if (rc == 0) {
+        report->gpu = xstrdup(o->gpu);
+        report->sms = cfg.sms;
+        report->sms_each = cfg.sms / 2;
+        report->cycles = o->cycles;
+        report->warmup_cycles = o->cycles / 10;
+        report->rows = xcalloc(j.nhsm + 1, sizeof(*report->rows));
+        for (size_t k = 0; k < j.nhsm; k++)
+            if (selected(&j, (int)k)) {
+                struct rbhshift_row *w = &report->rows[report->count++];
+                tabulate(&j, res, (int)k, w);
+                report->failures += !w->ok;
+            }
+    }
+    free(res);
+    job_done(&j);
+    return rc;
+}
+
+void rbhshift_report_done(struct rbhshift_report *r)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        for (size_t p = 0; p < r->rows[i].npairs; p++)
+            free(r->rows[i].pairs[p].corunner);
+        free(r->rows[i].pairs);
+        free(r->rows[i].kernel);
+    }
+    free(r->rows);
+    free(r->gpu);
+    memset(r, 0, sizeof(*r));
+}

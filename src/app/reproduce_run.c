@@ -1,0 +1,320 @@
+/* reproduce_run — simulating an experiment's mixes: one session per mix with no predictor, and
+ * after each epoch every registered predictor (but the private-mode truth) evaluated on the
+ * epoch's counters through session_predict_with. With -j N the mixes go to forked workers
+ * (reproduce_fork.c); results are stored by mix, so they do not depend on N. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "corun/catalog.h"
+#include "corun/diag.h"
+#include "corun/predict.h"
+#include "corun/reproduce.h"
+#include "corun/scenario.h"
+#include "corun/session.h"
+#include "corun/util.h"
+#include "reproduce_internal.h"
+
+double repro_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The scenario text of mix m: the suite's preset and epochs, no predictor, its split. */
+static char *scenario_text(const struct repro_job *j, const struct suite_mix *m)
+{
+    char kernels[1024] = "";
+    size_t used = 0;
+    for (unsigned k = 0; k < m->nkernels && used < sizeof kernels; k++)
+        used += (size_t)snprintf(kernels + used, sizeof kernels - used,
+                                 "%s { name = \"%s\"; sms = %u; }", k ? "," : "", m->kernels[k],
+                                 m->sms[k]);
+    return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
+                     "epoch_cycles = %u;\npredictor = \"none\";\nkernels = (%s );\n",
+                     j->s->name, j->s->gpu, (unsigned long long)j->o->seed, j->res->epochs,
+                     j->res->epoch_cycles, kernels);
+}
+
+/* "no model: run corun train ..." from a predictor's creation message (the line naming the
+ * command that makes the model, else the first line). */
+static void unavailable_reason(const char *err, char *out, size_t len)
+{
+    const char *cmd = strstr(err, "corun train");
+    if (cmd) {
+        size_t n = strcspn(cmd, "\n`'\"");
+        snprintf(out, len, "no model: run %.*s", (int)n, cmd);
+    } else {
+        snprintf(out, len, "%.*s", (int)strcspn(err, "\n"), err[0] ? err : "cannot be created");
+    }
+}
+
+/* Predictors that change the run they measure — ASM's priority epochs reorder the memory
+ * controllers' queues — are each simulated on their own run with themselves active, and
+ * measured against that run's truth; the others share one run without a predictor. */
+static bool needs_own_run(const struct predictor_ops *ops)
+{
+    return ops->priority_epoch_cycles != 0;
+}
+
+struct step_progress {
+    void (*report)(void *ctx, double done);
+    void *ctx;
+    double base, share; /* of the mix, for this run */
+    unsigned epoch, epochs;
+};
+
+static int step_report(void *ctx, double done)
+{
+    struct step_progress *sp = ctx;
+    sp->report(sp->ctx, sp->base + sp->share * (sp->epoch + done) / sp->epochs);
+    return 0;
+}
+
+/* One run of sc: with predictor `own` active (its own run), or with none while every shared
+ * predictor (own < 0) is evaluated on the epochs' counters. Fills their NP^ and truth in out.
+ * Returns 0, or -1 with a message in err. */
+static int simulate(const struct repro_job *j, const struct scenario *sc, int own,
+                    struct repro_mix_result *out, struct step_progress sp, char *err, size_t errlen)
+{
+    struct session *sess = session_new(sc, err, errlen);
+    if (!sess)
+        return -1;
+    if (j->cat && session_traces_from_catalog(sess, j->cat, err, errlen) != 0)
+        err[0] = '\0'; /* no cache: the references are simulated instead */
+    const struct predictor_ops *ops[REPRO_MAX_PREDICTORS] = {0};
+    void *state[REPRO_MAX_PREDICTORS] = {0};
+    bool evaluated[REPRO_MAX_PREDICTORS] = {0};
+    for (unsigned p = 0; p < out->npredictors; p++) {
+        ops[p] = predict_registry_find(j->res->predictors[p]);
+        char why[1024] = "";
+        if (own >= 0 ? (int)p != own : needs_own_run(ops[p]))
+            continue;
+        evaluated[p] = true;
+        if (own >= 0 ? session_set_predictor(sess, ops[p]->name, why, sizeof why) != 0
+                     : !(state[p] = session_predictor_new(sess, ops[p], NULL, why, sizeof why))) {
+            unavailable_reason(why, out->unavailable[p], sizeof out->unavailable[p]);
+            evaluated[p] = false;
+        }
+    }
+    int rc = 0;
+    if (own >= 0 && !evaluated[own]) {
+        session_delete(sess); /* no model: nothing to measure */
+        return 0;
+    }
+    for (unsigned e = 0; e < j->res->epochs && rc == 0; e++) {
+        sp.epoch = e;
+        if (session_step_epoch(sess, sp.report ? step_report : NULL, &sp) != 0) {
+            snprintf(err, errlen, "%s", session_error(sess));
+            rc = -1;
+            break;
+        }
+        const struct session_epoch *ep = session_epoch_at(sess, e);
+        out->cycles[e] = ep->cycles;
+        for (unsigned p = 0; p < out->npredictors; p++) {
+            if (!evaluated[p])
+                continue;
+            struct predict_output po;
+            for (unsigned k = 0; k < sc->nkernels; k++)
+                po.np[k] = own >= 0 ? ep->k[k].np_pred : NAN;
+            if (state[p])
+                session_predict_with(sess, ops[p], state[p], e, &po);
+            for (unsigned k = 0; k < sc->nkernels; k++) {
+                out->np_pred[p][e][k] = po.np[k];
+                out->np_true[p][e][k] = ep->k[k].np_true;
+            }
+        }
+        out->nepochs = e + 1;
+    }
+    if (rc == 0 && j->cat)
+        session_traces_to_catalog(sess, j->cat, err, errlen); /* a miss only costs time */
+    for (unsigned p = 0; p < out->npredictors; p++)
+        if (state[p])
+            ops[p]->destroy(state[p]);
+    session_delete(sess);
+    return rc;
+}
+
+void repro_run_mix(const struct repro_job *j, size_t mi, struct repro_mix_result *out,
+                   void (*report)(void *ctx, double done), void *ctx)
+{
+    const struct suite_mix *m = &j->s->mixes[mi];
+    double t0 = repro_wall_seconds();
+    out->nkernels = m->nkernels;
+    out->npredictors = j->res->npredictors;
+    for (unsigned p = 0; p < out->npredictors; p++)
+        for (unsigned e = 0; e < REPRO_MAX_EPOCHS; e++)
+            for (unsigned k = 0; k < REPRO_MAX_KERNELS; k++)
+                out->np_pred[p][e][k] = out->np_true[p][e][k] = NAN;
+    /* Run -1 is the shared one; then one per predictor that needs its own. */
+    int runs[REPRO_MAX_PREDICTORS + 1] = {-1};
+    unsigned nruns = 1;
+    for (unsigned p = 0; p < out->npredictors; p++)
+        if (needs_own_run(predict_registry_find(j->res->predictors[p]))) {
+            runs[nruns++] = (int)p;
+            out->own_run[p] = 1;
+        }
+    char *text = scenario_text(j, m);
+    char *name = xasprintf("%s:%d", j->s->path, m->line);
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    char err[512] = "";
+    int rc = scenario_load_text(&sc, name, text, j->o->datadir, &d);
+    if (rc != 0)
+        snprintf(err, sizeof err, "%s", d.count ? d.msgs[0] : "cannot build the mix's scenario");
+    for (unsigned r = 0; rc == 0 && r < nruns; r++) {
+        struct step_progress sp = {report, ctx, (double)r / nruns, 1.0 / nruns, 0, j->res->epochs};
+        rc = simulate(j, &sc, runs[r], out, sp, err, sizeof err);
+    }
+    if (rc != 0) {
+        out->failed = 1;
+        snprintf(out->error, sizeof out->error, "%s", err);
+    }
+    out->seconds = repro_wall_seconds() - t0;
+    scenario_done(&sc);
+    diag_done(&d);
+    free(name);
+    free(text);
+}
+
+/* ---- a part ---- */
+
+/* 1 when name is in the comma-separated list. */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* The predictors to evaluate: every registered one (or those o names) but those reading the
+ * private truth. */
+static void list_predictors(const struct repro_options *o, struct repro_part_result *res)
+{
+    for (size_t i = 0; i < predict_registry_count(); i++) {
+        const struct predictor_ops *ops = predict_registry_at(i);
+        if (ops->needs_private || res->npredictors == REPRO_MAX_PREDICTORS ||
+            (o->predictors && !listed(o->predictors, ops->name)))
+            continue;
+        snprintf(res->predictors[res->npredictors++], sizeof res->predictors[0], "%s", ops->name);
+    }
+}
+
+/* Fill the mix's identity (key, tag, split) and the groups it adds. */
+static void describe_mix(const struct suite *s, size_t mi, struct repro_part_result *res,
+                         struct repro_mix_result *r)
+{
+    const struct suite_mix *m = &s->mixes[mi];
+    r->mix = (unsigned)mi;
+    size_t used = 0;
+    for (unsigned k = 0; k < m->nkernels && used < sizeof r->key; k++)
+        used += (size_t)snprintf(r->key + used, sizeof r->key - used, "%s%s", k ? "+" : "",
+                                 m->kernels[k]);
+    for (unsigned k = 0; m->sms[0] && k < m->nkernels; k++) {
+        size_t at = strlen(r->split);
+        snprintf(r->split + at, sizeof r->split - at, "%s%u", k ? ":" : "", m->sms[k]);
+    }
+    if (r->split[0] && used < sizeof r->key)
+        snprintf(r->key + used, sizeof r->key - used, "@%s", r->split);
+    snprintf(r->tag, sizeof r->tag, "%s", m->tag ? m->tag : "");
+    if (!res->part->by_split || !r->split[0])
+        return;
+    for (unsigned i = 0; i < res->nsplits; i++)
+        if (strcmp(res->splits[i], r->split) == 0)
+            return;
+    if (res->nsplits < CORUN_ARRAY_LEN(res->splits))
+        snprintf(res->splits[res->nsplits++], sizeof res->splits[0], "%s", r->split);
+}
+
+struct inline_ctx {
+    repro_progress_fn progress;
+    void *ctx;
+    size_t done, total;
+};
+
+static void inline_report(void *ctx, double done)
+{
+    struct inline_ctx *ic = ctx;
+    ic->progress(ic->ctx, (double)ic->done + done, (unsigned)ic->total);
+}
+
+int repro_run_part(const struct repro_options *o, const struct repro_part *part,
+                   repro_progress_fn progress, void *ctx, struct repro_part_result *out, char *err,
+                   size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    out->part = part;
+    double t0 = repro_wall_seconds();
+    char *path = xasprintf("%s/scenarios/suites/%s", o->datadir, part->suite);
+    struct suite s;
+    struct diag d;
+    diag_init(&d);
+    int rc = suite_load(path, o->datadir, &s, &d);
+    free(path);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the suite");
+        diag_done(&d);
+        suite_done(&s);
+        return -1;
+    }
+    diag_done(&d);
+    snprintf(out->suite, sizeof out->suite, "%s", s.name);
+    snprintf(out->gpu, sizeof out->gpu, "%s", s.gpu);
+    out->epochs = o->epochs ? o->epochs : o->quick ? REPRO_QUICK_EPOCHS : s.epochs;
+    if (out->epochs > REPRO_MAX_EPOCHS)
+        out->epochs = REPRO_MAX_EPOCHS;
+    out->epoch_cycles = s.epoch_cycles;
+    out->suite_mixes = s.nmixes;
+    list_predictors(o, out);
+    size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen));
+    size_t n = s.nmixes;
+    if (o->quick)
+        n = repro_quick_select(&s, part->quick_mixes, chosen);
+    else
+        for (size_t i = 0; i < n; i++)
+            chosen[i] = i;
+    out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
+    out->nmixes = n;
+    for (size_t i = 0; i < n; i++)
+        describe_mix(&s, chosen[i], out, &out->mixes[i]);
+    for (size_t t = 0; t < s.ntags && out->ngroups < REPRO_MAX_GROUPS; t++)
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(out->mixes[i].tag, s.tags[t]) == 0) {
+                snprintf(out->groups[out->ngroups++], sizeof out->groups[0], "%s", s.tags[t]);
+                break;
+            }
+
+    struct repro_job j = {o, &s, out, NULL};
+    if (o->jobs > 1) {
+        repro_run_forked(&j, chosen, out, progress, ctx);
+    } else {
+        j.cat = catalog_open(o->catalog, err, errlen);
+        struct inline_ctx ic = {progress, ctx, 0, n};
+        for (size_t i = 0; i < n; i++, ic.done++)
+            repro_run_mix(&j, chosen[i], &out->mixes[i], progress ? inline_report : NULL, &ic);
+        catalog_close(j.cat);
+    }
+    if (progress)
+        progress(ctx, (double)n, (unsigned)n);
+    rc = 0;
+    for (size_t i = 0; i < n; i++)
+        rc |= out->mixes[i].failed != 0;
+    out->seconds = repro_wall_seconds() - t0;
+    free(chosen);
+    suite_done(&s);
+    return rc;
+}
+
+void repro_part_result_done(struct repro_part_result *r)
+{
+    free(r->mixes);
+    r->mixes = NULL;
+    r->nmixes = 0;
+}

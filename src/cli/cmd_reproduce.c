@@ -1,0 +1,234 @@
+/* cmd_reproduce — `corun reproduce EXPERIMENT --accuracy`: a paper's predictor-accuracy
+ * experiment, our errors printed beside the figures the paper published. */
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/predict.h"
+#include "corun/reproduce.h"
+#include "corun/util.h"
+#include "reproduce_report.h"
+
+struct options {
+    const struct repro_experiment *exp;
+    struct repro_options ro;
+    bool accuracy, json, list;
+};
+
+struct bar {
+    const char *suite;
+    double start;
+};
+
+static void progress(void *ctx, double done, unsigned total)
+{
+    const struct bar *b = ctx;
+    double elapsed = cli_wall_seconds() - b->start;
+    char eta[32] = "";
+    if (done > 0.05 && done < total) {
+        double left = elapsed / done * (total - done);
+        snprintf(eta, sizeof eta, ", ETA %.0fm%02.0fs", floor(left / 60), fmod(left, 60));
+    }
+    char label[96];
+    snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->suite, done, total, eta);
+    cli_progress(label, total ? done / total : 1);
+}
+
+static void list_experiments(void)
+{
+    for (size_t i = 0; i < repro_experiment_count(); i++) {
+        const struct repro_experiment *e = repro_experiment_at(i);
+        printf("%-8s --accuracy  %s\n", e->name, e->summary);
+        for (size_t p = 0; p < e->nparts; p++)
+            printf("%-8s             %s: scenarios/suites/%s (--quick: %u mixes, %d epochs)\n", "",
+                   e->parts[p].figure, e->parts[p].suite, e->parts[p].quick_mixes,
+                   REPRO_QUICK_EPOCHS);
+    }
+}
+
+static int unknown_experiment(const char *name)
+{
+    const char *names[16];
+    size_t n = 0;
+    for (; n < repro_experiment_count() && n < 16; n++)
+        names[n] = repro_experiment_at(n)->name;
+    const char *near = util_suggest(name, names, n);
+    fprintf(stderr,
+            "corun: reproduce: unknown experiment '%s'%s%s%s; see 'corun reproduce --list'\n", name,
+            near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    return CLI_BAD_INPUT;
+}
+
+/* Every name in the comma-separated list must be a registered predictor that is not the
+ * private-mode truth; prints a message and returns -1 otherwise. */
+static int check_predictors(const char *list)
+{
+    char *copy = xstrdup(list), *save = NULL;
+    int rc = 0;
+    for (char *name = strtok_r(copy, ",", &save); name && rc == 0;
+         name = strtok_r(NULL, ",", &save)) {
+        const struct predictor_ops *ops = predict_registry_find(name);
+        if (ops && !ops->needs_private)
+            continue;
+        const char *names[32];
+        size_t n = predict_registry_names(names, 32);
+        const char *near = ops ? NULL : util_suggest(name, names, n < 32 ? n : 32);
+        fprintf(stderr, "corun: --predictors: %s '%s'%s%s%s\n",
+                ops ? "the truth is not predicted, leave out" : "unknown predictor", name,
+                near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        rc = -1;
+    }
+    if (rc == 0 && !*list) {
+        fprintf(stderr, "corun: --predictors: expected names separated by commas\n");
+        rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"accuracy", no_argument, NULL, 'a'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"quick", no_argument, NULL, 'q'},
+        {"epochs", required_argument, NULL, 'e'},
+        {"seed", required_argument, NULL, 'S'},
+        {"catalog", required_argument, NULL, 'C'},
+        {"json", no_argument, NULL, 'J'},
+        {"list", no_argument, NULL, 'l'},
+        {"predictors", required_argument, NULL, 'P'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct options){.ro = {.jobs = 1, .seed = 1}};
+    unsigned long v;
+    int c;
+    cli_getopt_reset();
+    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:", longopts)) != -1) {
+        switch (c) {
+        case 'a': o->accuracy = true; break;
+        case 'j':
+            if (cli_parse_uint("-j", optarg, 1, 64, &v) != 0)
+                return CLI_BAD_INPUT;
+            o->ro.jobs = (unsigned)v;
+            break;
+        case 'q': o->ro.quick = true; break;
+        case 'e':
+            if (cli_parse_uint("--epochs", optarg, 1, REPRO_MAX_EPOCHS, &v) != 0)
+                return CLI_BAD_INPUT;
+            o->ro.epochs = (unsigned)v;
+            break;
+        case 'S':
+            if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &v) != 0)
+                return CLI_BAD_INPUT;
+            o->ro.seed = v;
+            break;
+        case 'C': o->ro.catalog = optarg; break;
+        case 'J': o->json = true; break;
+        case 'l': o->list = true; break;
+        case 'P':
+            if (check_predictors(optarg) != 0)
+                return CLI_BAD_INPUT;
+            o->ro.predictors = optarg;
+            break;
+        default: return CLI_BAD_INPUT;
+        }
+    }
+    if (o->list)
+        return optind == argc ? CLI_OK : (cli_usage_error(&cmd_reproduce), CLI_BAD_INPUT);
+    if (optind != argc - 1) {
+        cli_usage_error(&cmd_reproduce);
+        return CLI_BAD_INPUT;
+    }
+    if (!(o->exp = repro_experiment_find(argv[optind])))
+        return unknown_experiment(argv[optind]);
+    if (!o->accuracy) {
+        fprintf(stderr,
+                "corun: reproduce %s: say which experiment: --accuracy (the only one so "
+                "far); see 'corun reproduce --list'\n",
+                o->exp->name);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+static int reproduce_main(int argc, char **argv)
+{
+    struct options o;
+    int rc = parse(argc, argv, &o);
+    if (rc != CLI_OK)
+        return rc;
+    if (o.list) {
+        list_experiments();
+        return CLI_OK;
+    }
+    char *datadir = datadir_locate();
+    o.ro.datadir = datadir;
+    if (o.json)
+        printf("{\"experiment\": \"%s\", \"kind\": \"accuracy\", \"parts\": [\n", o.exp->name);
+    else
+        printf("corun reproduce %s --accuracy%s: %s\n", o.exp->name, o.ro.quick ? " --quick" : "",
+               o.exp->summary);
+    for (size_t i = 0; i < o.exp->nparts && rc != CLI_BAD_INPUT; i++) {
+        struct repro_part_result r;
+        char err[512];
+        struct bar bar = {o.exp->parts[i].suite, cli_wall_seconds()};
+        int prc = repro_run_part(&o.ro, &o.exp->parts[i], progress, &bar, &r, err, sizeof err);
+        if (prc < 0) {
+            fprintf(stderr, "corun: reproduce: %s\n", err);
+            rc = CLI_BAD_INPUT;
+        } else {
+            o.json ? reproduce_print_json(&o.ro, &r, i == 0) : reproduce_print_text(&o.ro, &r);
+            if (prc > 0)
+                rc = CLI_FAILED;
+        }
+        fflush(stdout);
+        repro_part_result_done(&r);
+    }
+    if (o.json)
+        printf("]}\n");
+    free(datadir);
+    return rc;
+}
+
+const struct cli_command cmd_reproduce = {
+    .name = "reproduce",
+    .args = "EXPERIMENT --accuracy [-j N] [--quick] [--epochs N] [--seed S] [--catalog P] "
+            "[--predictors P,...] [--json] | --list",
+    .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
+    .help =
+        "Experiments (--list): hsm (HSM Fig. 10: the 105 pairs on hbm80, 10 epochs of 500 K\n"
+        "cycles, even split) and themis (Themis Fig. 5: the 49 test pairs x 10:50, 20:40,\n"
+        "30:30 on themis60; Fig. 6: the 343 triples, 20:20:20).\n\n"
+        "Each mix is simulated once with its static partition; every registered predictor but\n"
+        "the private-mode truth (oracle) is evaluated on each epoch's counters, since\n"
+        "predictors do not change a static run. A predictor without a model for the preset is\n"
+        "listed with the command that trains it. A predictor that changes the run it measures\n"
+        "(ASM's priority epochs reorder the memory controllers' queues) gets its own run of\n"
+        "each mix and is measured against that run's NP.\n\n"
+        "Errors, in %: HSM's are ARE of NP, |NP^ - NP| / NP; Themis' are of slowdown (1/NP),\n"
+        "|SD^ - SD| / SD, as each paper reports. Per epoch: average and maximum over every\n"
+        "kernel-epoch. Over the run: a kernel's NP over the run is the private cycles of all\n"
+        "its instructions / the run's cycles (the mean of its epoch NPs); its predicted NP over\n"
+        "the run is the mean of its epoch NP^s (predicted private cycles / run cycles). Both\n"
+        "overall and per category (the suite's tags; Themis pairs also per split), beside the\n"
+        "paper's published figures, which are printed as published and never used as results.\n\n"
+        "  --accuracy      the prediction-accuracy experiment (the only one so far)\n"
+        "  -j N            N worker processes (1 to 64); results do not depend on N\n"
+        "  --quick         a subset spanning the categories (HSM: 15 pairs) with 3 epochs\n"
+        "  --epochs N      epochs per mix instead of the suite's (or --quick's)\n"
+        "  --seed S        seed of every run (default 1)\n"
+        "  --catalog PATH  the catalog whose trace cache shares private-mode references\n"
+        "                  (default $XDG_DATA_HOME/corun/catalog.db)\n"
+        "  --json          one JSON document on stdout, with per-mix errors\n"
+        "  --predictors P,...  evaluate only these registered predictors\n"
+        "  --list          list the experiments\n\n"
+        "A progress bar with an ETA goes to stderr when it is a terminal. The full hsm run\n"
+        "takes about 105 x 10 epochs x 2-5 s of one core.\n",
+    .run = reproduce_main,
+};

@@ -1,0 +1,252 @@
+/* reproduce_report — the tables of `corun reproduce`: our errors per predictor, overall and per
+ * category, beside the paper's published figures, as text or JSON. */
+#include "reproduce_report.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "corun/cli.h"
+
+static const struct repro_published *published_for(const struct repro_part *part, const char *name)
+{
+    for (size_t i = 0; i < part->npublished; i++)
+        if (strcmp(part->published[i].predictor, name) == 0)
+            return &part->published[i];
+    return NULL;
+}
+
+/* Why predictor p did not run: its message when it ran in no mix, else NULL. */
+static const char *unavailable(const struct repro_part_result *r, unsigned p)
+{
+    const char *why = NULL;
+    for (size_t i = 0; i < r->nmixes; i++) {
+        if (r->mixes[i].failed)
+            continue;
+        if (!r->mixes[i].unavailable[p][0])
+            return NULL;
+        why = r->mixes[i].unavailable[p];
+    }
+    return why;
+}
+
+static size_t mixes_in(const struct repro_part_result *r, const char *group, bool failed)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nmixes; i++)
+        n += repro_in_group(&r->mixes[i], group) && (r->mixes[i].failed != 0) == failed;
+    return n;
+}
+
+/* "   12.3%" or "       -": 8 columns */
+static void pct(double v)
+{
+    if (isnan(v))
+        printf(" %7s", "-");
+    else
+        printf(" %6.1f%%", 100 * v);
+}
+
+static void print_published(const struct repro_published *pub, bool median)
+{
+    printf("  |");
+    pct(pub ? pub->avg : NAN);
+    pct(pub ? pub->max : NAN);
+    if (median)
+        pct(pub ? pub->median : NAN);
+    printf("  %s\n", pub ? pub->source : "-");
+}
+
+static void print_group(const struct repro_part_result *r, unsigned p, const char *group,
+                        bool median, const struct repro_published *pub)
+{
+    struct repro_stats e, run;
+    repro_aggregate(r->mixes, r->nmixes, p, r->part->error, group, &e, &run);
+    printf("%-10s %-20s %5zu", group ? "" : r->predictors[p], group ? group : "all",
+           mixes_in(r, group, false));
+    pct(e.avg);
+    pct(e.max);
+    if (median)
+        pct(e.median);
+    printf("  ");
+    pct(run.avg);
+    pct(run.max);
+    if (median)
+        pct(run.median);
+    if (group)
+        printf("\n");
+    else
+        print_published(pub, median);
+}
+
+void reproduce_print_text(const struct repro_options *ro, const struct repro_part_result *r)
+{
+    const struct repro_part *part = r->part;
+    bool median = false;
+    for (size_t i = 0; i < part->npublished; i++)
+        median |= !isnan(part->published[i].median);
+    size_t failed = mixes_in(r, NULL, true);
+    double mix_seconds = 0;
+    for (size_t i = 0; i < r->nmixes; i++)
+        mix_seconds += r->mixes[i].seconds;
+    printf("\n%s: %s\n", part->figure, part->caption);
+    printf("suite %s (gpu %s): %zu of %zu mixes%s, %u epoch%s of %u cycles, seed %llu; "
+           "%zu failed; %.0f s wall, %.1f s per mix, %u worker%s\n",
+           r->suite, r->gpu, r->nmixes, r->suite_mixes, ro->quick ? " (--quick)" : "", r->epochs,
+           r->epochs == 1 ? "" : "s", r->epoch_cycles, (unsigned long long)ro->seed, failed,
+           r->seconds, r->nmixes ? mix_seconds / (double)r->nmixes : 0, ro->jobs,
+           ro->jobs == 1 ? "" : "s");
+    printf(
+        "error (%%): %s. per epoch: over every kernel-epoch; over the run: each kernel's NP\n"
+        "over the run (private cycles of all its instructions / run cycles) against its\n"
+        "predicted NP over the run (the mean of its epoch NP^s). published: the paper's own.\n\n",
+        part->error == REPRO_ERROR_SD ? "ARE of slowdown 1/NP, |SD^ - SD| / SD, as Themis"
+                                      : "ARE of NP, |NP^ - NP| / NP, as HSM");
+    const char *m = median ? "  median" : "";
+    int block = 8 * (median ? 3 : 2), label = 26 + 2 * block + 2;
+    printf("%37s%*s  %*s  |%*s\n", "", block, "per epoch", block, "over the run", block,
+           "published");
+    printf("%-10s %-20s %5s%8s%8s%s  %8s%8s%s  |%8s%8s%s  %s\n", "predictor", "group", "mixes",
+           "avg", "max", m, "avg", "max", m, "avg", "max", m, "source");
+    for (unsigned p = 0; p < r->npredictors; p++) {
+        const struct repro_published *pub = published_for(part, r->predictors[p]);
+        const char *why = unavailable(r, p);
+        if (why) {
+            printf("%-10s %-*s", r->predictors[p], label, why);
+            print_published(pub, median);
+            continue;
+        }
+        struct repro_stats e, run;
+        repro_aggregate(r->mixes, r->nmixes, p, part->error, NULL, &e, &run);
+        if (e.n == 0) {
+            printf("%-10s %-*s", r->predictors[p], label,
+                   "no prediction: NP^ undefined in every kernel-epoch");
+            print_published(pub, median);
+            continue;
+        }
+        print_group(r, p, NULL, median, pub);
+        for (unsigned g = 0; g < r->ngroups; g++)
+            print_group(r, p, r->groups[g], median, NULL);
+        for (unsigned g = 0; g < r->nsplits; g++)
+            print_group(r, p, r->splits[g], median, NULL);
+    }
+    for (size_t i = 0; i < part->npublished; i++) {
+        bool ours = false;
+        for (unsigned p = 0; p < r->npredictors; p++)
+            ours |= strcmp(r->predictors[p], part->published[i].predictor) == 0;
+        if (!ours) {
+            printf("%-10s %-*s", part->published[i].predictor, label,
+                   "not registered in this build");
+            print_published(&part->published[i], median);
+        }
+    }
+    for (unsigned p = 0; r->nmixes && p < r->npredictors; p++)
+        if (r->mixes[0].own_run[p])
+            printf("%s: measured on its own run of each mix, against that run's NP: its priority "
+                   "epochs change the memory schedule.\n",
+                   r->predictors[p]);
+    for (size_t i = 0; i < r->nmixes; i++)
+        if (r->mixes[i].failed)
+            printf("failed: %s: %s\n", r->mixes[i].key, r->mixes[i].error);
+}
+
+static void json_number(double v)
+{
+    if (isnan(v) || isinf(v))
+        printf("null");
+    else
+        printf("%.6g", v);
+}
+
+static void json_stats(const char *name, const struct repro_stats *s)
+{
+    printf("\"%s\": {\"n\": %zu, \"avg\": ", name, s->n);
+    json_number(s->avg);
+    printf(", \"max\": ");
+    json_number(s->max);
+    printf(", \"median\": ");
+    json_number(s->median);
+    printf("}");
+}
+
+static void json_group(const struct repro_part_result *r, unsigned p, const char *group)
+{
+    struct repro_stats e, run;
+    repro_aggregate(r->mixes, r->nmixes, p, r->part->error, group, &e, &run);
+    printf("{\"group\": ");
+    cli_json_string(stdout, group ? group : "all");
+    printf(", \"mixes\": %zu, ", mixes_in(r, group, false));
+    json_stats("per_epoch", &e);
+    printf(", ");
+    json_stats("per_run", &run);
+    printf("}");
+}
+
+void reproduce_print_json(const struct repro_options *ro, const struct repro_part_result *r,
+                          bool first)
+{
+    const struct repro_part *part = r->part;
+    printf("%s{\"figure\": ", first ? "" : ",\n");
+    cli_json_string(stdout, part->figure);
+    printf(", \"suite\": ");
+    cli_json_string(stdout, r->suite);
+    printf(", \"gpu\": ");
+    cli_json_string(stdout, r->gpu);
+    printf(", \"error\": \"%s\", \"quick\": %s, \"epochs\": %u, \"epoch_cycles\": %u, "
+           "\"seed\": %llu, \"mixes\": %zu, \"suite_mixes\": %zu, \"failed\": %zu, "
+           "\"seconds\": %.1f, \"jobs\": %u,\n \"predictors\": [",
+           part->error == REPRO_ERROR_SD ? "slowdown" : "np", ro->quick ? "true" : "false",
+           r->epochs, r->epoch_cycles, (unsigned long long)ro->seed, r->nmixes, r->suite_mixes,
+           mixes_in(r, NULL, true), r->seconds, ro->jobs);
+    for (unsigned p = 0; p < r->npredictors; p++) {
+        const struct repro_published *pub = published_for(part, r->predictors[p]);
+        const char *why = unavailable(r, p);
+        printf("%s\n  {\"name\": ", p ? "," : "");
+        cli_json_string(stdout, r->predictors[p]);
+        printf(", \"unavailable\": ");
+        why ? cli_json_string(stdout, why) : (void)printf("null");
+        printf(", \"published\": ");
+        if (pub) {
+            printf("{\"source\": ");
+            cli_json_string(stdout, pub->source);
+            printf(", \"avg\": ");
+            json_number(pub->avg);
+            printf(", \"max\": ");
+            json_number(pub->max);
+            printf(", \"median\": ");
+            json_number(pub->median);
+            printf("}");
+        } else {
+            printf("null");
+        }
+        printf(", \"groups\": [");
+        json_group(r, p, NULL);
+        for (unsigned g = 0; g < r->ngroups; g++)
+            printf(", "), json_group(r, p, r->groups[g]);
+        for (unsigned g = 0; g < r->nsplits; g++)
+            printf(", "), json_group(r, p, r->splits[g]);
+        printf("]}");
+    }
+    printf("],\n \"per_mix\": [");
+    for (size_t i = 0; i < r->nmixes; i++) {
+        const struct repro_mix_result *m = &r->mixes[i];
+        printf("%s\n  {\"mix\": ", i ? "," : "");
+        cli_json_string(stdout, m->key);
+        printf(", \"tag\": ");
+        cli_json_string(stdout, m->tag);
+        printf(", \"seconds\": %.1f, \"error\": ", m->seconds);
+        m->failed ? cli_json_string(stdout, m->error) : (void)printf("null");
+        for (unsigned p = 0; !m->failed && p < r->npredictors; p++) {
+            struct repro_stats e, run;
+            repro_aggregate(m, 1, p, part->error, NULL, &e, &run);
+            printf(", \"%s\": {", r->predictors[p]);
+            json_stats("per_epoch", &e);
+            printf(", ");
+            json_stats("per_run", &run);
+            printf("}");
+        }
+        printf("}");
+    }
+    printf("]}");
+}

@@ -1,0 +1,16 @@
+/* reproduce_report — printing a reproduce part's results (cmd_reproduce.c's tables). */
+#ifndef CORUN_CLI_REPRODUCE_REPORT_H
+#define CORUN_CLI_REPRODUCE_REPORT_H
+
+#include <stdbool.h>
+
+#include "corun/reproduce.h"
+
+/* r as a table on stdout: per predictor the per-epoch and over-the-run errors in %, overall
+ * (beside the published figures) and per category; predictors without a model say why. */
+void reproduce_print_text(const struct repro_options *ro, const struct repro_part_result *r);
+/* r as one JSON object on stdout (a ",\n" before it unless first), per-mix errors included. */
+void reproduce_print_json(const struct repro_options *ro, const struct repro_part_result *r,
+                          bool first);
+
+#endif

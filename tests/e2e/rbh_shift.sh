@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `corun rbh-shift` (HSM Fig. 4) in its quick form: two memory-bound applications, each alone
+# and beside a few co-runners, in forked workers. Checks the table's shape and its arithmetic,
+# not the simulated numbers (the full table is in the issue notes).
+. "$(dirname "$0")/../lib.sh"
+
+set +e
+"$CORUN" rbh-shift --quick -j 2 --json --with bino,pvc,srad srad lbm >"$TMPD/r.json" \
+    2>"$TMPD/err.txt"
+rc=$?
+set -e
+[ $rc -le 1 ] || fail "rbh-shift --json: exit $rc: $(cat "$TMPD/err.txt")"
+python3 - "$TMPD/r.json" "$rc" <<'PY' || fail "rbh-shift JSON: $(cat "$TMPD/r.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["gpu"] == "hbm80" and r["sms"] == 80 and r["sms_each"] == 40, r
+assert r["cycles"] == 20000 and r["warmup_cycles"] == 2000 and r["tolerance"] == 0.1, r
+ks = r["kernels"]
+assert [k["name"] for k in ks] == ["lbm", "srad"], ks  # sorted by name
+want = {"lbm": ["bino", "pvc", "srad"], "srad": ["bino", "pvc"]}  # never paired with itself
+for k in ks:
+    shared = k["shared"]
+    assert sorted(shared) == want[k["name"]], k
+    assert all(0 <= v <= 1 for v in list(shared.values()) + [k["rbh_private"]]), k
+    shifts = {c: abs(v - k["rbh_private"]) for c, v in shared.items()}
+    assert abs(k["max_shift"] - max(shifts.values())) < 1e-3, k
+    assert abs(shifts[k["against"]] - k["max_shift"]) < 1e-3, k
+    assert k["status"] == ("ok" if k["max_shift"] <= 0.1 else "out"), k
+failures = sum(k["status"] == "out" for k in ks)
+assert r["failures"] == failures and (failures > 0) == (sys.argv[2] == "1"), (r, sys.argv[2])
+PY
+
+# The pair lbm + srad is simulated once for both: the same numbers without workers.
+set +e
+"$CORUN" rbh-shift --quick --json --with bino,pvc,srad srad lbm >"$TMPD/r1.json"
+set -e
+cmp -s "$TMPD/r.json" "$TMPD/r1.json" || fail "-j 2 and -j 1 differ:
+$(diff "$TMPD/r.json" "$TMPD/r1.json")"
+
+# Text form: a header, one row per application, a verdict line.
+set +e
+"$CORUN" rbh-shift --cycles 5000 --with bino lbm >"$TMPD/r.txt"
+set -e
+[ "$(wc -l <"$TMPD/r.txt")" -eq 4 ] || fail "text table: $(cat "$TMPD/r.txt")"
+grep -q '^kernel  *private  *min  *mean  *max  *|shift|  *against  *verdict$' "$TMPD/r.txt" ||
+    fail "text header: $(cat "$TMPD/r.txt")"
+grep -Eq '^lbm +(0\.[0-9]{3} +){5} bino +(ok|OUT)$' "$TMPD/r.txt" ||
+    fail "text row: $(cat "$TMPD/r.txt")"
+grep -q '^[01] of 1 within 0.10' "$TMPD/r.txt" || fail "text verdict: $(cat "$TMPD/r.txt")"
+
+# Names it cannot use are bad input (exit 2) with a message.
+for args in "bino" "--with kmeans lbm" "nosuch"; do
+    set +e
+    # shellcheck disable=SC2086 # the words are the arguments
+    "$CORUN" rbh-shift --cycles 1000 $args >/dev/null 2>"$TMPD/bad.txt"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "rbh-shift $args: exit $rc, expected 2"
+    grep -q 'rbh-shift: ".*" is not' "$TMPD/bad.txt" || fail "rbh-shift $args: $(cat "$TMPD/bad.txt")"
+done
+echo "rbh-shift (quick): table shape, arithmetic and -j agree"

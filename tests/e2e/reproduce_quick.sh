@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# corun reproduce: the quick HSM accuracy experiment prints one table — every registered
+# predictor but the oracle, overall and per category, errors as percentages in range, the
+# published HSM Fig. 10 figures beside ours — and the same numbers as JSON; bad usage is
+# refused with a message and exit status 2.
+. "$(dirname "$0")/../lib.sh"
+
+"$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
+grep -q '^hsm .*--accuracy' "$TMPD/list" && grep -q '^themis .*--accuracy' "$TMPD/list" \
+    || fail "--list: $(cat "$TMPD/list")"
+
+"$CORUN" reproduce hsm --accuracy --quick -j 2 >"$TMPD/out" 2>"$TMPD/err" \
+    || fail "reproduce hsm --accuracy --quick -j 2: exit $? $(cat "$TMPD/err")"
+python3 - "$TMPD/out" <<'PY' || fail "table: $(cat "$TMPD/out")"
+import re, sys
+text = open(sys.argv[1]).read()
+assert "HSM Fig. 10:" in text, "no figure title"
+assert re.search(r"suite hsm-pairs \(gpu hbm80\): 15 of 105 mixes \(--quick\), 3 epochs of 500000 cycles, seed 1; 0 failed", text), "no suite line"
+lines = text.splitlines()
+head = [i for i, l in enumerate(lines) if l.split()[:3] == ["predictor", "group", "mixes"]]
+assert len(head) == 1, "no column header"
+rows = lines[head[0] + 1:]
+pct = r"\s+(-?\d+\.\d)%"
+# hsm: the overall row with the published figures, then one row per category.
+hsm = [l for l in rows if l.startswith("hsm ")]
+assert len(hsm) == 1, "no hsm row"
+m = re.match(r"hsm\s+all\s+15" + pct * 4 + r"\s+\|\s+6\.8%\s+30\.3%\s+HSM Fig\. 10$", hsm[0])
+assert m, "hsm row: " + hsm[0]
+i = rows.index(hsm[0])
+cats = {}
+for l in rows[i + 1:i + 4]:
+    c = re.match(r"\s+(\S+)\s+(\d+)" + pct * 4 + "$", l)
+    assert c, "category row: " + l
+    cats[c.group(1)] = int(c.group(2))
+    vals = [float(v) for v in c.groups()[2:]]
+    assert all(0 <= v <= 1000 for v in vals), l
+    assert vals[0] <= vals[1] and vals[2] <= vals[3], "avg above max: " + l
+assert cats == {"heterogeneous": 5, "memory-homogeneous": 5, "compute-homogeneous": 5}, cats
+vals = [float(v) for v in m.groups()]
+assert all(0 <= v <= 1000 for v in vals) and vals[0] <= vals[1] and vals[2] <= vals[3], vals
+# The oracle is the truth, never a row; every published predictor has one (ours or not).
+assert not any(l.startswith("oracle") for l in rows), "oracle listed"
+for name in ("dase", "themis"):
+    row = [l for l in rows if l.startswith(name + " ")]
+    assert row, "no row for " + name
+    assert "HSM Fig. 10" in row[0], row[0]
+PY
+
+# JSON: the same structure for machines (one epoch and one predictor keep it short).
+"$CORUN" reproduce hsm --accuracy --quick --epochs 1 -j 2 --predictors hsm --json >"$TMPD/j" 2>/dev/null \
+    || fail "--json: exit $?"
+python3 - "$TMPD/j" <<'PY' || fail "JSON: $(head -c 2000 "$TMPD/j")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["parts"][0]
+assert p["figure"] == "HSM Fig. 10" and p["mixes"] == 15 and p["epochs"] == 1 and p["failed"] == 0
+assert [x["name"] for x in p["predictors"]] == ["hsm"], p["predictors"]
+hsm = p["predictors"][0]
+assert hsm["published"]["avg"] == 0.068 and hsm["published"]["max"] == 0.303
+g = {x["group"]: x for x in hsm["groups"]}
+assert g["all"]["mixes"] == 15 and g["all"]["per_epoch"]["n"] == 30, g["all"]
+assert sum(g[c]["per_epoch"]["n"] for c in ("heterogeneous", "memory-homogeneous", "compute-homogeneous")) == 30
+assert 0 <= g["all"]["per_epoch"]["avg"] <= g["all"]["per_epoch"]["max"] < 10
+assert len(p["per_mix"]) == 15 and all(m["error"] is None for m in p["per_mix"])
+PY
+
+set +e
+"$CORUN" reproduce hsn --accuracy 2>"$TMPD/e1"; rc1=$?
+"$CORUN" reproduce hsm --accuracy --quick -j 0 2>"$TMPD/e2"; rc2=$?
+"$CORUN" reproduce hsm --quick 2>"$TMPD/e3"; rc3=$?
+"$CORUN" reproduce hsm --accuracy --quick -j two 2>"$TMPD/e4"; rc4=$?
+"$CORUN" reproduce hsm --accuracy --predictors oracle 2>"$TMPD/e5"; rc5=$?
+set -e
+[ $rc1 -eq 2 ] && grep -q "unknown experiment 'hsn' (did you mean 'hsm'?)" "$TMPD/e1" \
+    || fail "unknown experiment: $rc1 $(cat "$TMPD/e1")"
+[ $rc2 -eq 2 ] && grep -q -- "-j: expected a whole number from 1 to 64, got '0'" "$TMPD/e2" \
+    || fail "-j 0: $rc2 $(cat "$TMPD/e2")"
+[ $rc3 -eq 2 ] && grep -q -- "--accuracy" "$TMPD/e3" || fail "no experiment kind: $rc3 $(cat "$TMPD/e3")"
+[ $rc4 -eq 2 ] && grep -q -- "got 'two'" "$TMPD/e4" || fail "-j two: $rc4 $(cat "$TMPD/e4")"
+[ $rc5 -eq 2 ] && grep -q -- "leave out 'oracle'" "$TMPD/e5" || fail "--predictors oracle: $rc5 $(cat "$TMPD/e5")"
+echo "reproduce: quick HSM table, JSON and bad usage ok"
