@@ -147,6 +147,10 @@ void alloc_format_counts(const struct alloc_input *in, const unsigned *sms, char
  * other, else "lbm 40→33, bino 20→27, ..."; "no SM moves" when equal. */
 void alloc_format_moves(const void *state, const struct alloc_input *in, const unsigned *sms,
                         char *buf, size_t len);
+/* With out->sms holding the new counts, write the reason "NAME: WHY64/16 (unchanged)" or
+ * "NAME: WHY64/16 (10 SMs a→b)" (alloc_reason sets changed). */
+void alloc_conclude(const void *state, const struct alloc_input *in, struct alloc_decision *out,
+                    const char *name, const char *why);
 
 /* ---- the registry (alloc_registry.c) ---- */
 

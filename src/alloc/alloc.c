@@ -303,3 +303,16 @@ void alloc_format_moves(const void *state, const struct alloc_input *in, const u
         used += (size_t)n;
     }
 }
+
+/* out holds the new counts: "NAME: WHY 64/16 (unchanged)" or "... (10 SMs a→b)". */
+void alloc_conclude(const void *state, const struct alloc_input *in, struct alloc_decision *out,
+                    const char *name, const char *why)
+{
+    char counts[64], moves[128];
+    alloc_format_counts(in, out->sms, counts, sizeof counts);
+    alloc_format_moves(state, in, out->sms, moves, sizeof moves);
+    bool same = true;
+    for (unsigned k = 0; k < in->nkernels; k++)
+        same = same && out->sms[k] == in->k[k].sms;
+    alloc_reason(in, out, "%s: %s%s (%s)", name, why, counts, same ? "unchanged" : moves);
+}

@@ -18,14 +18,7 @@ static void bw_app_decide(void *state, const struct alloc_input *in, struct allo
     if (alloc_alone(state, in, out, "bw-app"))
         return;
     alloc_spread(in, in->sms, NULL, out->sms);
-    char counts[64], moves[128];
-    alloc_format_counts(in, out->sms, counts, sizeof counts);
-    alloc_format_moves(state, in, out->sms, moves, sizeof moves);
-    bool same = true;
-    for (unsigned k = 0; k < in->nkernels; k++)
-        same = same && out->sms[k] == in->k[k].sms;
-    alloc_reason(in, out, "bw-app: even %s (%s), bandwidth shared by the DRAM scheduler", counts,
-                 same ? "unchanged" : moves);
+    alloc_conclude(state, in, out, "bw-app", "bandwidth shared by the DRAM scheduler, even ");
 }
 
 const struct allocator_ops allocator_bw_app = {

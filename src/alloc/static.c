@@ -13,26 +13,13 @@ static void *fixed_create(const struct alloc_setup *setup, char *err, size_t err
     return alloc_state_new(setup, sizeof(struct alloc_common));
 }
 
-/* out holds the new counts: "NAME: WHY 64/16 (unchanged)" or "... (10 SMs a→b)". */
-static void conclude(const void *state, const struct alloc_input *in, struct alloc_decision *out,
-                     const char *name, const char *why)
-{
-    char counts[64], moves[128];
-    alloc_format_counts(in, out->sms, counts, sizeof counts);
-    alloc_format_moves(state, in, out->sms, moves, sizeof moves);
-    bool same = true;
-    for (unsigned k = 0; k < in->nkernels; k++)
-        same = same && out->sms[k] == in->k[k].sms;
-    alloc_reason(in, out, "%s: %s%s (%s)", name, why, counts, same ? "unchanged" : moves);
-}
-
 /* static: the partition stays as it is (idle and gated SMs too). */
 static void static_decide(void *state, const struct alloc_input *in, struct alloc_decision *out)
 {
     if (alloc_alone(state, in, out, "static"))
         return;
     alloc_base(in, false, out->sms, &out->gated);
-    conclude(state, in, out, "static", "");
+    alloc_conclude(state, in, out, "static", "");
 }
 
 /* even: every SM, split evenly over the unfinished kernels. */
@@ -41,7 +28,7 @@ static void even_decide(void *state, const struct alloc_input *in, struct alloc_
     if (alloc_alone(state, in, out, "even"))
         return;
     alloc_spread(in, in->sms, NULL, out->sms);
-    conclude(state, in, out, "even", "");
+    alloc_conclude(state, in, out, "even", "");
 }
 
 /* share * SMs rounded, leaving at least one SM per kernel on either side. */
@@ -76,9 +63,9 @@ static void proportional_decide(void *state, const struct alloc_input *in,
     char why[96];
     if (nhigh == 0 || nlow == 0) {
         alloc_spread(in, in->sms, NULL, out->sms);
-        conclude(state, in, out, "proportional",
-                 nhigh ? "every kernel has high priority, even "
-                       : "no high-priority kernel, even ");
+        alloc_conclude(state, in, out, "proportional",
+                       nhigh ? "every kernel has high priority, even "
+                             : "no high-priority kernel, even ");
         return;
     }
     unsigned share = share_of(in, in->p->hp_share, nhigh, nlow);
@@ -86,7 +73,7 @@ static void proportional_decide(void *state, const struct alloc_input *in,
     alloc_spread(in, in->sms - share, high, out->sms);
     snprintf(why, sizeof why, "high priority %u of %u (hp_share %.2f), ", share, in->sms,
              in->p->hp_share);
-    conclude(state, in, out, "proportional", why);
+    alloc_conclude(state, in, out, "proportional", why);
 }
 
 /* static-smqos (SMQoS §5): the latency-sensitive kernel gets smqos_policy of the SMs, the
@@ -105,7 +92,7 @@ static void static_smqos_decide(void *state, const struct alloc_input *in,
     char why[96];
     snprintf(why, sizeof why, "%s (LS) %u of %u (policy %.2f), ",
              alloc_kernel_name(state, (unsigned)ls), share, in->sms, in->p->smqos_policy);
-    conclude(state, in, out, "static-smqos", why);
+    alloc_conclude(state, in, out, "static-smqos", why);
 }
 
 const struct allocator_ops allocator_static = {

@@ -26,6 +26,18 @@ struct options {
     int quick;
 };
 
+/* Write the model file and say so; CLI_OK or CLI_FAILED (message printed). */
+static int write_model(const char *path, const struct modelfile *m, const char *comment)
+{
+    char err[512];
+    if (modelfile_write(path, m, comment, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        return CLI_FAILED;
+    }
+    printf("wrote %s\n", path);
+    return CLI_OK;
+}
+
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
@@ -129,13 +141,7 @@ static int run_hsm(const struct options *opt, const char *datadir)
                           .c2 = r.c2,
                           .r2 = r.r2,
                           .points = (unsigned)r.npoints};
-    char err[512];
-    if (modelfile_write(path, &m, comment, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
-        rc = CLI_FAILED;
-    } else {
-        printf("wrote %s\n", path);
-    }
+    rc = write_model(path, &m, comment);
     free(comment);
     free(command);
     free(path);
@@ -223,14 +229,7 @@ static int train_themis_command(const struct options *o, const char *datadir)
                           .train_error = train ? train->are_np : 0,
                           .test_error = test ? test->are_np : 0,
                           .points = train ? (unsigned)train->samples : 0};
-    char err[512];
-    int rc = CLI_OK;
-    if (modelfile_write(path, &m, comment, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
-        rc = CLI_FAILED;
-    } else {
-        printf("wrote %s\n", path);
-    }
+    int rc = write_model(path, &m, comment);
     free(comment);
     free(indented);
     free(command);
