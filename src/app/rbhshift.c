@@ -1,15 +1,12 @@
 /* rbhshift — HSM Fig. 4: private against shared RBH of the memory-bound HSM applications. */
 #include "corun/rbhshift.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "corun/forkpool.h"
 #include "corun/gpu.h"
 #include "corun/preset.h"
 #include "corun/solo.h"
@@ -20,12 +17,11 @@ struct task {
     int a, b;
 };
 
-/* What a run hands back; small enough for one atomic pipe write (PIPE_BUF >= 512). */
+/* What the parent keeps of a run; only rbh travels back from a worker. */
 struct result {
-    uint32_t task;
-    int32_t failed;
+    bool failed;
     double rbh[2];
-    char err[200];
+    char err[FORKPOOL_ERROR_LEN];
 };
 
 struct job {
@@ -37,26 +33,38 @@ struct job {
     size_t ntasks;
 };
 
-static void run_task(const struct job *j, uint32_t t, struct result *r)
+/* ---- the runs, here or in forked workers ---- */
+
+struct run_ctx {
+    const struct job *j;
+    struct result *res; /* [ntasks], filled in the parent */
+    rbhshift_progress_fn progress;
+    void *user;
+};
+
+/* Run task->index into rbh[2]; 0, or -1 with a message in task->error. */
+static int run_task(void *user, struct forkpool_task *ft, void *result)
 {
-    const struct task *task = &j->tasks[t];
-    *r = (struct result){.task = t};
-    char err[sizeof r->err];
+    const struct job *j = ((const struct run_ctx *)user)->j;
+    const struct task *task = &j->tasks[ft->index];
+    double *rbh = result;
+    char *err = ft->error;
+    size_t errlen = sizeof ft->error;
     if (task->b < 0) {
         struct solo_result s;
         if (solo_characterize(j->cfg, &j->hsm[task->a], 0, j->o->cycles, j->o->seed, &s, err,
-                              sizeof err) != 0)
-            goto fail;
-        r->rbh[0] = s.rbh;
-        return;
+                              errlen) != 0)
+            return -1;
+        rbh[0] = s.rbh;
+        return 0;
     }
     const struct kernel_profile *ps[2] = {&j->hsm[task->a], &j->hsm[task->b]};
-    struct gpu *g = gpu_new(j->cfg, ps, 2, j->o->seed, err, sizeof err);
+    struct gpu *g = gpu_new(j->cfg, ps, 2, j->o->seed, err, errlen);
     if (!g)
-        goto fail;
+        return -1;
     int *own = xcalloc(j->cfg->sms, sizeof(*own));
     gpu_partition_even(j->cfg->sms, 2, own);
-    int rc = gpu_set_partition(g, own, j->cfg->sms, GPU_SWITCH_DRAIN, err, sizeof err);
+    int rc = gpu_set_partition(g, own, j->cfg->sms, GPU_SWITCH_DRAIN, err, errlen);
     free(own);
     if (rc == 0) {
         gpu_run(g, j->o->cycles / 10);
@@ -65,113 +73,40 @@ static void run_task(const struct job *j, uint32_t t, struct result *r)
         for (unsigned k = 0; k < 2; k++) {
             struct gpu_kernel_counters c;
             gpu_kernel_counters(g, k, &c);
-            r->rbh[k] = c.rbh;
+            rbh[k] = c.rbh;
         }
     }
     gpu_delete(g);
-    if (rc == 0)
-        return;
-fail:
-    r->failed = 1;
-    snprintf(r->err, sizeof r->err, "%s", err);
+    return rc;
 }
 
-/* ---- forked workers ---- */
-
-static int write_all(int fd, const void *buf, size_t n)
+static void collect(void *user, size_t t, const void *rbh, const char *error)
 {
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
+    struct run_ctx *c = user;
+    if (rbh) {
+        memcpy(c->res[t].rbh, rbh, sizeof c->res[t].rbh);
+    } else {
+        c->res[t].failed = true;
+        snprintf(c->res[t].err, sizeof c->res[t].err, "%s", error);
     }
-    return 0;
 }
 
-/* One read of exactly n bytes: tasks and results travel as single atomic pipe writes, so a
- * reader shared with other processes never sees a part of one. 0 at EOF, -1 on error. */
-static int read_one(int fd, void *buf, size_t n)
+static void forward_progress(void *user, double done, size_t total)
 {
-    ssize_t r;
-    do
-        r = read(fd, buf, n);
-    while (r < 0 && errno == EINTR);
-    return r == (ssize_t)n ? 1 : r == 0 ? 0 : -1;
+    struct run_ctx *c = user;
+    if (c->progress)
+        c->progress(c->user, done, total);
 }
 
-/* Every task goes into one pipe up front and idle workers take the next: a slow pair does not
- * hold back the others. Results come back through a second pipe shared by all workers. */
-static void run_forked(const struct job *j, struct result *res, bool *got,
-                       rbhshift_progress_fn progress, void *user)
-{
-    int todo[2], done[2];
-    if (pipe(todo) != 0 || pipe(done) != 0)
-        return;
-    for (uint32_t t = 0; t < j->ntasks; t++)
-        write_all(todo[1], &t, sizeof t); /* 4 bytes each: fits a pipe's buffer for ~16 K */
-    close(todo[1]);
-    fflush(NULL);
-    unsigned started = 0;
-    pid_t pids[64];
-    for (unsigned w = 0; w < j->o->jobs && w < 64; w++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(done[0]);
-            uint32_t t;
-            struct result r;
-            while (read_one(todo[0], &t, sizeof t) == 1 && t < j->ntasks) {
-                run_task(j, t, &r);
-                if (write_all(done[1], &r, sizeof r) != 0)
-                    _exit(1);
-            }
-            _exit(0);
-        }
-        if (pid > 0)
-            pids[started++] = pid;
-    }
-    close(todo[0]);
-    close(done[1]);
-    struct result r;
-    size_t n = 0;
-    while (read_one(done[0], &r, sizeof r) == 1) {
-        if (r.task < j->ntasks && !got[r.task]) {
-            res[r.task] = r;
-            got[r.task] = true;
-            n++;
-        }
-        if (progress)
-            progress(user, (double)n, j->ntasks);
-    }
-    close(done[0]);
-    for (unsigned w = 0; w < started; w++)
-        waitpid(pids[w], NULL, 0);
-}
-
+/* Tasks go to whichever worker is idle, so a slow pair does not hold back the others; results
+ * land by task whatever the number of workers. */
 static void run_all(const struct job *j, struct result *res, rbhshift_progress_fn progress,
                     void *user)
 {
-    bool *got = xcalloc(j->ntasks + 1, sizeof(*got));
-    if (j->o->jobs > 1) {
-        run_forked(j, res, got, progress, user);
-    } else {
-        for (uint32_t t = 0; t < j->ntasks; t++) {
-            run_task(j, t, &res[t]);
-            got[t] = true;
-            if (progress)
-                progress(user, (double)t + 1, j->ntasks);
-        }
-    }
-    for (size_t t = 0; t < j->ntasks; t++)
-        if (!got[t]) {
-            res[t] = (struct result){.task = (uint32_t)t, .failed = 1};
-            snprintf(res[t].err, sizeof res[t].err, "its worker process died");
-        }
-    free(got);
+    struct run_ctx c = {j, res, progress, user};
+    const struct forkpool_ops ops = {
+        .run = run_task, .collect = collect, .progress = forward_progress};
+    forkpool_run(&ops, &c, j->ntasks, sizeof res->rbh, j->o->jobs);
 }
 
 /* ---- selection and the table ---- */

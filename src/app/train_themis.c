@@ -1,15 +1,11 @@
 /* train_themis — Themis' training runs (simulated, optionally in forked workers), then the
  * network fit and its train/test errors. */
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "corun/forkpool.h"
 #include "corun/mlp.h"
 #include "corun/themis.h"
 #include "corun/train.h"
@@ -27,14 +23,12 @@ struct item {
     unsigned a, b, n;
 };
 
-/* What a worker sends back; small enough for one atomic pipe write. */
+/* What the parent keeps of one simulation; only the counters travel back from a worker. */
 struct record {
-    size_t index;
     int ok;
     struct gpu_kernel_counters c[2];
-    char err[ERR_LEN];
+    char err[FORKPOOL_ERROR_LEN];
 };
-_Static_assert(sizeof(struct record) <= PIPE_BUF, "a record must fit one atomic pipe write");
 
 struct plan {
     struct gpu_config cfg;
@@ -48,17 +42,18 @@ struct plan {
     struct record *results; /* [nitems] */
 };
 
-static int run_item(const struct plan *p, const struct item *it, struct record *r)
+static int run_item(const struct plan *p, const struct item *it, struct gpu_kernel_counters *c,
+                    char *err, size_t errlen)
 {
     const struct kernel_profile *ps[2] = {&p->prof[it->a], &p->prof[it->b]};
     unsigned nk = it->alone ? 1 : 2, n = p->counts[it->n];
-    struct gpu *g = gpu_new(&p->cfg, ps, nk, p->seed, r->err, sizeof r->err);
+    struct gpu *g = gpu_new(&p->cfg, ps, nk, p->seed, err, errlen);
     if (!g)
         return -1;
     int owner[1024];
     for (unsigned i = 0; i < p->cfg.sms; i++)
         owner[i] = i < n ? 0 : it->alone ? GPU_SM_GATED : 1;
-    if (gpu_set_partition(g, owner, p->cfg.sms, GPU_SWITCH_DRAIN, r->err, sizeof r->err) != 0) {
+    if (gpu_set_partition(g, owner, p->cfg.sms, GPU_SWITCH_DRAIN, err, errlen) != 0) {
         gpu_delete(g);
         return -1;
     }
@@ -67,28 +62,9 @@ static int run_item(const struct plan *p, const struct item *it, struct record *
     gpu_reset_counters(g);
     gpu_run(g, p->cycles);
     for (unsigned k = 0; k < nk; k++)
-        gpu_kernel_counters(g, k, &r->c[k]);
+        gpu_kernel_counters(g, k, &c[k]);
     gpu_delete(g);
     return 0;
-}
-
-static void run_one(const struct plan *p, size_t i, struct record *r)
-{
-    memset(r, 0, sizeof(*r));
-    r->index = i;
-    r->ok = run_item(p, &p->items[i], r) == 0;
-}
-
-/* Items i = worker (mod jobs), written to fd. */
-static void worker(const struct plan *p, unsigned w, unsigned jobs, int fd)
-{
-    for (size_t i = w; i < p->nitems; i += jobs) {
-        struct record r;
-        run_one(p, i, &r);
-        if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
-            _exit(1);
-    }
-    _exit(0);
 }
 
 static const char *item_label(const struct plan *p, size_t i, char *buf, size_t len)
@@ -101,80 +77,54 @@ static const char *item_label(const struct plan *p, size_t i, char *buf, size_t 
     return buf;
 }
 
-/* Every item in jobs forked workers, results read from one pipe as they come. */
-static void run_forked(struct plan *p, unsigned jobs, bool *seen, calib_progress_fn progress,
-                       void *user, struct diag *d)
+/* ---- the runs, here or in forked workers ---- */
+
+struct run_ctx {
+    struct plan *p;
+    calib_progress_fn progress;
+    void *user;
+    size_t done;
+};
+
+/* Item task->index into counters c[2]; 0, or -1 with a message in task->error. */
+static int run_task(void *user, struct forkpool_task *task, void *c)
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
-        diag_add(d, "corun: train themis: cannot create a pipe for the workers");
-        return;
-    }
-    fflush(NULL);
-    pid_t pids[64];
-    unsigned started = 0;
-    jobs = jobs < 64 ? jobs : 64;
-    for (unsigned w = 0; w < jobs; w++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(fds[0]);
-            worker(p, w, jobs, fds[1]);
-        }
-        if (pid > 0)
-            pids[started++] = pid;
-    }
-    close(fds[1]);
-    struct record r;
-    size_t got = 0, done = 0;
-    char label[128];
-    for (;;) {
-        ssize_t n = read(fds[0], (char *)&r + got, sizeof r - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-        if (got < sizeof r)
-            continue;
-        got = 0;
-        if (r.index < p->nitems && !seen[r.index]) {
-            p->results[r.index] = r;
-            seen[r.index] = true;
-            if (progress)
-                progress(user, item_label(p, r.index, label, sizeof label), ++done, p->nitems);
-        }
-    }
-    close(fds[0]);
-    for (unsigned w = 0; w < started; w++)
-        waitpid(pids[w], NULL, 0);
+    const struct plan *p = ((const struct run_ctx *)user)->p;
+    return run_item(p, &p->items[task->index], c, task->error, sizeof task->error);
 }
 
-/* Every item, in jobs forked workers (or here when jobs is 1). */
+static void collect(void *user, size_t i, const void *c, const char *error)
+{
+    struct run_ctx *ctx = user;
+    struct record *r = &ctx->p->results[i];
+    r->ok = c != NULL;
+    if (c)
+        memcpy(r->c, c, sizeof r->c);
+    else
+        snprintf(r->err, sizeof r->err, "%s", error);
+    char label[128];
+    if (ctx->progress)
+        ctx->progress(ctx->user, item_label(ctx->p, i, label, sizeof label), ++ctx->done,
+                      ctx->p->nitems);
+}
+
+/* Every item, on jobs forked workers (or here when jobs is 1); results land by item whatever
+ * the number of workers. */
 static int run_all(struct plan *p, unsigned jobs, calib_progress_fn progress, void *user,
                    struct diag *d)
 {
+    struct run_ctx ctx = {p, progress, user, 0};
+    const struct forkpool_ops ops = {.run = run_task, .collect = collect};
+    if (forkpool_run(&ops, &ctx, p->nitems, sizeof p->results->c, jobs) == 0)
+        return 0;
     char label[128];
-    size_t before = d->count;
-    bool *seen = xcalloc(p->nitems ? p->nitems : 1, sizeof(*seen));
-    if (jobs > 1) {
-        run_forked(p, jobs, seen, progress, user, d);
-    } else {
-        for (size_t i = 0; i < p->nitems; i++) {
-            if (progress)
-                progress(user, item_label(p, i, label, sizeof label), i, p->nitems);
-            run_one(p, i, &p->results[i]);
-            seen[i] = true;
-        }
-    }
-    int rc = d->count > before ? -1 : 0;
-    for (size_t i = 0; i < p->nitems && rc == 0; i++)
-        if (!seen[i] || !p->results[i].ok) {
+    for (size_t i = 0; i < p->nitems; i++)
+        if (!p->results[i].ok) {
             diag_add(d, "corun: train themis: %s: %s", item_label(p, i, label, sizeof label),
-                     seen[i] ? p->results[i].err : "a worker died before running it");
-            rc = -1;
+                     p->results[i].err);
+            break;
         }
-    free(seen);
-    return rc;
+    return -1;
 }
 
 /* Add profile name to p; returns its index or -1. */

@@ -1,0 +1,225 @@
+/* Unit tests: forkpool — results by index whatever the worker count, dead workers, progress,
+ * hand-out to idle workers, no tasks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "corun/forkpool.h"
+
+#define NTASKS 23
+
+/* Bigger than a socket's small writes, so results travel in pieces. */
+struct blob {
+    uint64_t index;
+    double value;
+    char text[3000];
+};
+
+enum behaviour { NORMAL, ABORTS, EXITS, FAILS, WAITS };
+
+struct fixture {
+    enum behaviour how[NTASKS];
+    struct blob got[NTASKS];
+    char error[NTASKS][FORKPOOL_ERROR_LEN];
+    int collected[NTASKS];
+    size_t ncollected, nprogress;
+    double last_done;
+    int fractional_progress; /* a progress value between two whole tasks was seen */
+    int child_inits;
+    int release[2]; /* WAITS: a task waits for a byte on release[0] */
+};
+
+static void no_core_dumps(void *user)
+{
+    struct fixture *f = user;
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    f->child_inits++; /* in the child's copy only */
+}
+
+static int run(void *user, struct forkpool_task *task, void *result)
+{
+    struct fixture *f = user;
+    struct blob *b = result;
+    size_t i = task->index;
+    forkpool_report(task, 0.5);
+    switch (f->how[i]) {
+    case ABORTS: abort();
+    case EXITS: _exit(3);
+    case FAILS: snprintf(task->error, sizeof task->error, "task %zu refuses", i); return -1;
+    case WAITS: {
+        char c = 0;
+        struct pollfd p = {f->release[0], POLLIN, 0};
+        /* The limit only keeps a broken pool from hanging the suite. */
+        if (poll(&p, 1, 60 * 1000) == 1 && read(f->release[0], &c, 1) == 1)
+            b->value = 1;
+        b->index = i;
+        return 0;
+    }
+    case NORMAL: break;
+    }
+    b->index = i;
+    b->value = (double)i * 1.5 + 0.25;
+    for (size_t k = 0; k + 1 < sizeof b->text; k++)
+        b->text[k] = (char)('a' + (i + k) % 26);
+    return 0;
+}
+
+static void collect(void *user, size_t index, const void *result, const char *error)
+{
+    struct fixture *f = user;
+    assert_true(index < NTASKS);
+    f->collected[index]++;
+    f->ncollected++;
+    if (result) {
+        assert_null(error);
+        memcpy(&f->got[index], result, sizeof f->got[index]);
+    } else {
+        assert_non_null(error);
+        snprintf(f->error[index], sizeof f->error[index], "%s", error);
+    }
+    if (f->release[1] >= 0 && f->ncollected == NTASKS - 1) {
+        char c = 1;
+        assert_int_equal(write(f->release[1], &c, 1), 1);
+    }
+}
+
+static void progress(void *user, double done, size_t ntasks)
+{
+    struct fixture *f = user;
+    assert_int_equal(ntasks, NTASKS);
+    f->nprogress++;
+    f->last_done = done;
+    if (done != (double)(size_t)done)
+        f->fractional_progress = 1;
+}
+
+static const struct forkpool_ops ops = {run, collect, progress, no_core_dumps, NULL};
+
+static struct fixture *fixture_new(void)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    f->release[0] = f->release[1] = -1;
+    return f;
+}
+
+static void results_are_the_same_for_any_worker_count(void **state)
+{
+    (void)state;
+    struct fixture *ref = fixture_new();
+    assert_int_equal(forkpool_run(&ops, ref, NTASKS, sizeof(struct blob), 1), 0);
+    assert_int_equal(ref->ncollected, NTASKS);
+    for (size_t i = 0; i < NTASKS; i++) {
+        assert_int_equal(ref->collected[i], 1);
+        assert_int_equal(ref->got[i].index, i);
+        assert_true(ref->got[i].value == (double)i * 1.5 + 0.25);
+    }
+    const unsigned jobs[] = {2, 4};
+    for (size_t j = 0; j < 2; j++) {
+        struct fixture *f = fixture_new();
+        assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), jobs[j]), 0);
+        assert_int_equal(f->ncollected, NTASKS);
+        for (size_t i = 0; i < NTASKS; i++)
+            assert_int_equal(f->collected[i], 1);
+        assert_memory_equal(f->got, ref->got, sizeof ref->got);
+        assert_int_equal(f->child_inits, 0); /* the hook ran in the children, not here */
+        free(f);
+    }
+    free(ref);
+}
+
+static void a_dying_worker_fails_only_its_task(void **state)
+{
+    (void)state;
+    struct fixture *f = fixture_new();
+    f->how[3] = ABORTS;
+    f->how[4] = ABORTS; /* the replacement worker dies too */
+    f->how[10] = EXITS;
+    f->how[17] = FAILS;
+    assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), 2), 4);
+    assert_int_equal(f->ncollected, NTASKS);
+    for (size_t i = 0; i < NTASKS; i++) {
+        assert_int_equal(f->collected[i], 1);
+        if (f->how[i] == NORMAL)
+            assert_true(f->got[i].value == (double)i * 1.5 + 0.25);
+    }
+    assert_non_null(strstr(f->error[3], "killed by signal"));
+    assert_non_null(strstr(f->error[4], "killed by signal"));
+    assert_non_null(strstr(f->error[10], "exited with status 3"));
+    assert_string_equal(f->error[17], "task 17 refuses");
+    free(f);
+}
+
+static void a_failing_task_fails_in_process_too(void **state)
+{
+    (void)state;
+    struct fixture *f = fixture_new();
+    f->how[0] = FAILS;
+    assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), 1), 1);
+    assert_string_equal(f->error[0], "task 0 refuses");
+    assert_int_equal(f->ncollected, NTASKS);
+    free(f);
+}
+
+static void progress_arrives(void **state)
+{
+    (void)state;
+    for (unsigned jobs = 1; jobs <= 2; jobs++) {
+        struct fixture *f = fixture_new();
+        forkpool_run(&ops, f, NTASKS, sizeof(struct blob), jobs);
+        assert_true(f->nprogress >= NTASKS);
+        assert_true(f->fractional_progress); /* the tasks' halfway reports came through */
+        assert_true(f->last_done == NTASKS);
+        free(f);
+    }
+}
+
+/* Task 0 waits until every other task is collected: a pool that gave tasks to workers up
+ * front would leave some behind the waiting one and never release it. */
+static void idle_workers_take_the_next_task(void **state)
+{
+    (void)state;
+    struct fixture *f = fixture_new();
+    assert_int_equal(pipe(f->release), 0);
+    f->how[0] = WAITS;
+    assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), 2), 0);
+    assert_int_equal(f->ncollected, NTASKS);
+    assert_true(f->got[0].value == 1);
+    close(f->release[0]);
+    close(f->release[1]);
+    free(f);
+}
+
+static void zero_tasks(void **state)
+{
+    (void)state;
+    for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
+        struct fixture *f = fixture_new();
+        assert_int_equal(forkpool_run(&ops, f, 0, sizeof(struct blob), jobs), 0);
+        assert_int_equal(f->ncollected, 0);
+        free(f);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(results_are_the_same_for_any_worker_count),
+        cmocka_unit_test(a_dying_worker_fails_only_its_task),
+        cmocka_unit_test(a_failing_task_fails_in_process_too),
+        cmocka_unit_test(progress_arrives),
+        cmocka_unit_test(idle_workers_take_the_next_task),
+        cmocka_unit_test(zero_tasks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
