@@ -112,7 +112,7 @@ static void edit(struct tui *t, const struct tui_param *p)
 {
     snprintf(t->param_key, sizeof t->param_key, "%s", p->key);
     char label[96];
-    snprintf(label, sizeof label, "%s (%s):", p->key, p->range);
+    snprintf(label, sizeof label, "%.40s (%.50s):", p->key, p->range);
     tui_prompt_open(t, "Set parameter", label, p->value, accept_value);
 }
 
