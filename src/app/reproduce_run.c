@@ -173,7 +173,7 @@ void repro_run_mix(const struct repro_job *j, size_t mi, struct repro_mix_result
     }
     if (rc != 0) {
         out->failed = 1;
-        snprintf(out->error, sizeof out->error, "%s", err);
+        snprintf(out->error, sizeof out->error, "%.255s", err);
     }
     out->seconds = repro_wall_seconds() - t0;
     scenario_done(&sc);

@@ -1,0 +1,331 @@
+/* reproduce_alloc — the SM-allocation experiments, their published figures and the metric
+ * arithmetic (DESIGN.md §3) over each run's true NP. */
+#include "corun/reproduce_alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/util.h"
+
+#define END RALLOC_NMETRICS
+
+/* HSM §6.2/§6.4 (Figs. 11, 13): the 105 pairs, even split vs HSM-Fair and Fair driven by DASE
+ * and Themis, and BW-App. Relative figures are ours / even's - 1 over the group's means. */
+static const struct ralloc_policy hsm_fair_policies[] = {
+    {"even", "even", NULL, 0, 0, 0, 0, NULL},
+    {"fair/hsm", "fair", "hsm", 0, 0, 0, 0, NULL},
+    {"fair/dase", "fair", "dase", 0, 0, 0, 0, NULL},
+    {"fair/themis", "fair", "themis", 0, 0, 0, 0, NULL},
+    {"bw-app", "bw-app", NULL, 0, 0, 0, 0, NULL},
+};
+
+static const struct ralloc_published hsm_fair_published[] = {
+    {"even", NULL, NULL, RALLOC_FAIRNESS, 0.527, "HSM §6.2", "average fairness, even split"},
+    {"fair/hsm", NULL, NULL, RALLOC_FAIRNESS, 0.841, "HSM §6.2", "average fairness, HSM-Fair"},
+    {"fair/themis", NULL, NULL, RALLOC_FAIRNESS, 0.619, "HSM §6.2", "average fairness, Themis"},
+    {"fair/dase", NULL, NULL, RALLOC_FAIRNESS, 0.652, "HSM §6.2", "average fairness, DASE"},
+    {"fair/hsm", "even", "heterogeneous", RALLOC_STP, 0.072, "HSM §6.2",
+     "STP vs even, heterogeneous (up to +12.2 %)"},
+    {"fair/hsm", "even", "heterogeneous", RALLOC_ANTT, -0.158, "HSM §6.2",
+     "ANTT vs even, heterogeneous (up to -20.4 %)"},
+    {"bw-app", "even", "memory-homogeneous", RALLOC_FAIRNESS, 0.181, "HSM §6.4",
+     "fairness vs even, memory-bound mixes, BW-App"},
+    {"fair/hsm", "even", "memory-homogeneous", RALLOC_FAIRNESS, 0.75, "HSM §6.4",
+     "fairness vs even, memory-bound mixes, HSM-Fair"},
+    {"bw-app", "even", "heterogeneous", RALLOC_FAIRNESS, 0.053, "HSM §6.4",
+     "fairness vs even, heterogeneous, BW-App"},
+    {"fair/hsm", "even", "heterogeneous", RALLOC_FAIRNESS, 0.555, "HSM §6.4",
+     "fairness vs even, heterogeneous, HSM-Fair"},
+};
+
+/* HSM §6.3 (Fig. 12): QoS target 0.8 for the high-priority application. */
+static const struct ralloc_policy hsm_qos_policies[] = {
+    {"proportional", "proportional", NULL, 0.8, 0.8, 0, 0, NULL},
+    {"qos/hsm", "qos", "hsm", 0.8, 0, 0, 0, NULL},
+    {"qos/dase", "qos", "dase", 0.8, 0, 0, 0, NULL},
+    {"qos/themis", "qos", "themis", 0.8, 0, 0, 0, NULL},
+};
+
+static const struct ralloc_published hsm_qos_published[] = {
+    {"qos/hsm", NULL, NULL, RALLOC_MET, 1.0, "HSM §6.3",
+     "HSM-QoS meets 0.8 in every mix (proportional, Themis, DASE do not)"},
+    {"qos/hsm", "proportional", NULL, RALLOC_STP, 0.077, "HSM §6.3", "STP vs proportional"},
+    {"qos/hsm", "qos/themis", NULL, RALLOC_STP, 0.044, "HSM §6.3", "STP vs Themis"},
+    {"qos/hsm", "qos/dase", NULL, RALLOC_STP, 0.055, "HSM §6.3", "STP vs DASE"},
+    {"qos/hsm", "proportional", "heterogeneous", RALLOC_STP, 0.189, "HSM §6.3",
+     "STP vs proportional, heterogeneous"},
+    {"qos/hsm", "qos/themis", "heterogeneous", RALLOC_STP, 0.130, "HSM §6.3",
+     "STP vs Themis, heterogeneous"},
+    {"qos/hsm", "qos/dase", "heterogeneous", RALLOC_STP, 0.152, "HSM §6.3",
+     "STP vs DASE, heterogeneous"},
+};
+
+/* SMQoS §5.2: policies 80-95 %, SMQoS vs Static-SMQoS; the LS task is the first kernel.
+ * Energy and power are relative to the even split (the initial partition, §5.1). */
+#define SMQOS_PAIR(p, col)                                                                         \
+    {"smqos@" col, "smqos", NULL, p, 0, p, 0, col},                                                \
+    {                                                                                              \
+        "static-smqos@" col, "static-smqos", NULL, p, 0, p, 0, col                                 \
+    }
+static const struct ralloc_policy smqos_policies[] = {
+    {"even", "even", NULL, 0, 0, 0, 0, NULL},
+    SMQOS_PAIR(0.80, "80%"),
+    SMQOS_PAIR(0.85, "85%"),
+    SMQOS_PAIR(0.90, "90%"),
+    SMQOS_PAIR(0.95, "95%"),
+};
+
+static const struct ralloc_published smqos_published[] = {
+    {"smqos@95%", NULL, NULL, RALLOC_MET, 0.886, "SMQoS §5.2", "QoS_reach at 95 %, SMQoS"},
+    {"static-smqos@95%", NULL, NULL, RALLOC_MET, 0.583, "SMQoS §5.2",
+     "QoS_reach at 95 %, Static-SMQoS"},
+    {"static-smqos@95%", "smqos@95%", NULL, RALLOC_BATCH, -0.325, "SMQoS §5.2",
+     "batch throughput of Static-SMQoS vs SMQoS at 95 %"},
+};
+
+/* Themis §VII-C (Figs. 9, 10): weights <0.5,0.5> and <0.2,0.8> (first kernel, second), the
+ * static weighted split HP against the engine's Fair policy with the Themis predictor. */
+static const struct ralloc_policy themis_fair_policies[] = {
+    {"hp<.5,.5>", "static", NULL, 0, 0, 0, 0.5, "<0.5,0.5>"},
+    {"themis<.5,.5>", "themis-engine", "themis", 0, 0, 0, 0.5, "<0.5,0.5>"},
+    {"hp<.2,.8>", "static", NULL, 0, 0, 0, 0.2, "<0.2,0.8>"},
+    {"themis<.2,.8>", "themis-engine", "themis", 0, 0, 0, 0.2, "<0.2,0.8>"},
+};
+
+static const struct ralloc_published themis_fair_published[] = {
+    {"themis<.5,.5>", NULL, NULL, RALLOC_UNFAIRNESS, 0.15, "Themis §VII-C",
+     "average unfairness, Themis-Fair <0.5,0.5>"},
+    {"themis<.5,.5>", NULL, NULL, RALLOC_UNFAIRNESS_MEDIAN, 0.11, "Themis §VII-C",
+     "median unfairness, Themis-Fair <0.5,0.5>"},
+    {"themis<.5,.5>", "hp<.5,.5>", NULL, RALLOC_UNFAIRNESS, -0.47, "Themis §VII-C",
+     "average unfairness vs HP: lower by more than 47 %"},
+};
+
+/* Themis §VII-D (Fig. 12): QoS targets 0.6 to 0.9 for the LS (first) application. */
+#define THEMIS_QOS(t, label)                                                                       \
+    {                                                                                              \
+        label, "themis-engine", "themis", t, 0, 0, 0, NULL                                         \
+    }
+static const struct ralloc_policy themis_qos_policies[] = {
+    THEMIS_QOS(0.60, "themis@0.60"), THEMIS_QOS(0.65, "themis@0.65"),
+    THEMIS_QOS(0.70, "themis@0.70"), THEMIS_QOS(0.75, "themis@0.75"),
+    THEMIS_QOS(0.80, "themis@0.80"), THEMIS_QOS(0.85, "themis@0.85"),
+    THEMIS_QOS(0.90, "themis@0.90"),
+};
+
+static const struct ralloc_published themis_qos_published[] = {
+    {"themis@0.60", NULL, NULL, RALLOC_MET, 0.918, "Themis §VII-D",
+     "at every target at least 91.8 % met (worst case 8.2 % violate)"},
+    {"themis@0.90", NULL, NULL, RALLOC_MET, 0.918, "Themis §VII-D", "(the same bound)"},
+    {"themis@0.60", NULL, NULL, RALLOC_MET_NEAR, 1.0, "Themis §VII-D",
+     "every violation is under 5 % of the target"},
+    {"themis@0.90", NULL, NULL, RALLOC_MET_NEAR, 1.0, "Themis §VII-D", "(the same)"},
+};
+
+#define POLICIES(a)  a, (unsigned)CORUN_ARRAY_LEN(a)
+#define PUBLISHED(a) a, CORUN_ARRAY_LEN(a)
+
+static const struct ralloc_experiment experiments[] = {
+    {"hsm",
+     "fairness",
+     "hsm-pairs.cfg",
+     "HSM Figs. 11, 13",
+     "fairness, STP and ANTT of the 105 pairs on hbm80: even, Fair x {hsm, dase, themis}, BW-App",
+     NULL,
+     0,
+     false,
+     {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, END},
+     POLICIES(hsm_fair_policies),
+     PUBLISHED(hsm_fair_published),
+     "the threshold sensitivity of §6.5 is not run",
+     7.6},
+    {"hsm",
+     "qos",
+     "hsm-pairs.cfg",
+     "HSM Fig. 12",
+     "QoS target 0.8 on the memory-bound (else first) application of the 105 pairs: "
+     "proportional 64/80 vs QoS x {hsm, dase, themis}",
+     NULL,
+     -1,
+     true,
+     {RALLOC_MET, RALLOC_HP_NP, RALLOC_STP, RALLOC_BATCH, END},
+     POLICIES(hsm_qos_policies),
+     PUBLISHED(hsm_qos_published),
+     NULL,
+     7.6},
+    {"smqos",
+     "",
+     "smqos-pairs.cfg",
+     "SMQoS §5.2",
+     "QoS_reach, batch throughput and energy of the 132 LS x batch pairs on smqos24: SMQoS vs "
+     "Static-SMQoS at policies 80-95 %",
+     NULL,
+     0,
+     false,
+     {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
+     POLICIES(smqos_policies),
+     PUBLISHED(smqos_published),
+     "§5.5 (three tasks): no suite of 3-task SMQoS mixes exists in scenarios/suites; "
+     "§5.4's Offline allocation and §5.3's threshold sweep are not run",
+     1.8},
+    {"themis",
+     "fairness",
+     "themis-pairs.cfg",
+     "Themis Figs. 9, 10",
+     "weighted unfairness and aggregate progress of the 49 test pairs on themis60: static "
+     "weighted split (HP) vs themis-engine with the Themis predictor",
+     "30:30",
+     -1,
+     false,
+     {RALLOC_UNFAIRNESS, RALLOC_UNFAIRNESS_MEDIAN, RALLOC_STP, END},
+     POLICIES(themis_fair_policies),
+     PUBLISHED(themis_fair_published),
+     "Bubble-PSP, ASM-PSP and ASM-GPM-PSP are not implemented; Fig. 10 gives no numbers",
+     6.5},
+    {"themis",
+     "qos",
+     "themis-pairs.cfg",
+     "Themis Fig. 12",
+     "QoS targets 0.6-0.9 on the first (LS) application of the 49 test pairs: themis-engine "
+     "with the Themis predictor",
+     "30:30",
+     -1,
+     false,
+     {RALLOC_MET, RALLOC_MET_NEAR, RALLOC_HP_NP, RALLOC_BATCH, END},
+     POLICIES(themis_qos_policies),
+     PUBLISHED(themis_qos_published),
+     NULL,
+     6.5},
+};
+
+size_t ralloc_experiment_count(void)
+{
+    return CORUN_ARRAY_LEN(experiments);
+}
+
+const struct ralloc_experiment *ralloc_experiment_at(size_t i)
+{
+    return i < CORUN_ARRAY_LEN(experiments) ? &experiments[i] : NULL;
+}
+
+const struct ralloc_experiment *ralloc_experiment_find(const char *name, const char *flag)
+{
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(experiments); i++)
+        if (strcmp(experiments[i].name, name) == 0 && strcmp(experiments[i].flag, flag) == 0)
+            return &experiments[i];
+    return NULL;
+}
+
+bool ralloc_experiment_named(const char *name)
+{
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(experiments); i++)
+        if (strcmp(experiments[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+int ralloc_policy_index(const struct ralloc_experiment *x, const char *label)
+{
+    for (unsigned p = 0; p < x->npolicies; p++)
+        if (strcmp(x->policies[p].label, label) == 0)
+            return (int)p;
+    return -1;
+}
+
+void ralloc_run_metrics(const struct ralloc_experiment *x, const struct ralloc_mix_result *m,
+                        unsigned p, double *v)
+{
+    for (int i = 0; i < RALLOC_NMETRICS; i++)
+        v[i] = NAN;
+    const struct ralloc_run *r = &m->runs[p];
+    if (m->failed || r->failed || !(r->cycles > 0) || m->nkernels == 0)
+        return;
+    double np[RALLOC_MAX_KERNELS], lo = INFINITY, hi = 0, stp = 0, antt = 0;
+    /* The policy's weights <w0, 1 - w0> for a pair; else equal ones. */
+    double w0 = x->policies[p].weight0, wlo = INFINITY, whi = 0;
+    bool weighted = w0 > 0 && m->nkernels == 2;
+    for (unsigned k = 0; k < m->nkernels; k++) {
+        np[k] = r->private_cycles[k] / r->cycles;
+        if (!(np[k] > 0))
+            return;
+        lo = fmin(lo, np[k]);
+        hi = fmax(hi, np[k]);
+        stp += np[k];
+        antt += 1 / np[k];
+        double sw = (1 / np[k]) * (weighted ? (k ? 1 - w0 : w0) : 1);
+        wlo = fmin(wlo, sw);
+        whi = fmax(whi, sw);
+    }
+    v[RALLOC_FAIRNESS] = lo / hi;
+    v[RALLOC_STP] = stp;
+    v[RALLOC_ANTT] = antt / m->nkernels;
+    v[RALLOC_UNFAIRNESS] = v[RALLOC_UNFAIRNESS_MEDIAN] = (whi - wlo) / whi;
+    double target = x->policies[p].target;
+    if (target > 0 && m->hp >= 0 && (unsigned)m->hp < m->nkernels) {
+        double hp = np[m->hp];
+        v[RALLOC_MET] = hp >= target;
+        v[RALLOC_MET_NEAR] = hp >= 0.95 * target;
+        v[RALLOC_HP_NP] = hp / target;
+        v[RALLOC_BATCH] = stp - hp;
+    }
+    const struct ralloc_run *b = x->baseline >= 0 ? &m->runs[x->baseline] : NULL;
+    if (b && !b->failed && b->energy_j > 0 && b->cycles > 0) {
+        v[RALLOC_ENERGY] = r->energy_j / b->energy_j;
+        v[RALLOC_POWER] = (r->energy_j / r->cycles) / (b->energy_j / b->cycles);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void ralloc_aggregate(const struct ralloc_experiment *x, const struct ralloc_mix_result *r,
+                      size_t n, unsigned p, const char *group, struct ralloc_stats *out)
+{
+    double sum[RALLOC_NMETRICS] = {0};
+    size_t cnt[RALLOC_NMETRICS] = {0};
+    double *med = xmalloc((n + 1) * sizeof(*med));
+    out->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (group && strcmp(r[i].tag, group) != 0)
+            continue;
+        double v[RALLOC_NMETRICS];
+        ralloc_run_metrics(x, &r[i], p, v);
+        if (isnan(v[RALLOC_STP]))
+            continue; /* failed */
+        out->n++;
+        for (int m = 0; m < RALLOC_NMETRICS; m++)
+            if (!isnan(v[m])) {
+                if (m == RALLOC_UNFAIRNESS_MEDIAN)
+                    med[cnt[m]] = v[m];
+                sum[m] += v[m];
+                cnt[m]++;
+            }
+    }
+    for (int m = 0; m < RALLOC_NMETRICS; m++)
+        out->value[m] = cnt[m] ? sum[m] / (double)cnt[m] : NAN;
+    size_t c = cnt[RALLOC_UNFAIRNESS_MEDIAN];
+    if (c) {
+        qsort(med, c, sizeof(*med), cmp_double);
+        out->value[RALLOC_UNFAIRNESS_MEDIAN] =
+            c % 2 ? med[c / 2] : (med[c / 2 - 1] + med[c / 2]) / 2;
+    }
+    free(med);
+}
+
+double ralloc_published_ours(const struct ralloc_experiment *x, const struct ralloc_published *f,
+                             const struct ralloc_mix_result *r, size_t n)
+{
+    int p = ralloc_policy_index(x, f->policy), q = f->ref ? ralloc_policy_index(x, f->ref) : -1;
+    if (p < 0 || (f->ref && q < 0))
+        return NAN;
+    struct ralloc_stats a, b;
+    ralloc_aggregate(x, r, n, (unsigned)p, f->group, &a);
+    if (!f->ref)
+        return a.value[f->metric];
+    ralloc_aggregate(x, r, n, (unsigned)q, f->group, &b);
+    return a.value[f->metric] / b.value[f->metric] - 1;
+}

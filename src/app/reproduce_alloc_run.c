@@ -1,0 +1,283 @@
+/* reproduce_alloc_run — simulating an allocation experiment: each mix once per policy, each
+ * run its own session with the policy's allocator, predictor and settings in the scenario,
+ * summed over its epochs. The runs of one mix share the private-mode references through the
+ * catalog's trace cache (they do not change results). With -j N the mixes go to forked
+ * workers (reproduce_alloc_fork.c); results are stored by mix, so they do not depend on N. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/catalog.h"
+#include "corun/diag.h"
+#include "corun/kernel.h"
+#include "corun/reproduce_alloc.h"
+#include "corun/scenario.h"
+#include "corun/session.h"
+#include "corun/util.h"
+#include "reproduce_alloc_internal.h"
+#include "reproduce_internal.h"
+
+/* The scenario of mix m under policy pol (NULL: no allocator settings), hp the high-priority
+ * kernel. */
+static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m,
+                           const struct ralloc_policy *pol, int hp)
+{
+    char kernels[2048] = "", extra[128] = "";
+    size_t used = 0;
+    unsigned total = j->s->gpu_sms, sms[RALLOC_MAX_KERNELS];
+    for (unsigned k = 0; k < m->nkernels; k++)
+        sms[k] = m->sms[k];
+    if (pol && pol->weight0 > 0 && m->nkernels == 2) {
+        sms[0] = (unsigned)lround(total * pol->weight0);
+        sms[0] = sms[0] < 1 ? 1 : sms[0] >= total ? total - 1 : sms[0];
+        sms[1] = total - sms[0];
+    }
+    for (unsigned k = 0; k < m->nkernels && used < sizeof kernels; k++) {
+        char opt[96] = "";
+        if (pol && pol->target > 0 && (int)k == hp)
+            snprintf(opt, sizeof opt, " priority = \"high\"; qos_target = %.4g;", pol->target);
+        else if (pol && pol->weight0 > 0 && m->nkernels == 2)
+            snprintf(opt, sizeof opt, " weight = %.4g;", k ? 1 - pol->weight0 : pol->weight0);
+        used += (size_t)snprintf(kernels + used, sizeof kernels - used,
+                                 "%s { name = \"%s\"; sms = %u;%s }", k ? "," : "", m->kernels[k],
+                                 sms[k], opt);
+    }
+    if (pol && pol->hp_share > 0)
+        snprintf(extra, sizeof extra, "hp_share = %.4g;\n", pol->hp_share);
+    if (pol && pol->smqos > 0)
+        snprintf(extra, sizeof extra, "smqos_policy = %.4g;\n", pol->smqos);
+    return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
+                     "epoch_cycles = %u;\npredictor = \"%s\";\nallocator = \"%s\";\n%s"
+                     "kernels = (%s );\n",
+                     j->s->name, j->s->gpu, (unsigned long long)j->o->seed, j->res->epochs,
+                     j->res->epoch_cycles, pol && pol->predictor ? pol->predictor : "none",
+                     pol ? pol->allocator : "static", extra, kernels);
+}
+
+static int load(const struct ralloc_job *j, const struct suite_mix *m, const char *text,
+                struct scenario *sc, char *err, size_t errlen)
+{
+    char *name = xasprintf("%s:%d", j->s->path, m->line);
+    struct diag d;
+    diag_init(&d);
+    int rc = scenario_load_text(sc, name, text, j->o->datadir, &d);
+    if (rc != 0)
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot build the mix's scenario");
+    diag_done(&d);
+    free(name);
+    return rc;
+}
+
+/* The high-priority kernel: with memory_hp, the one memory-bound kernel (the class the paper
+ * gives its application) when exactly one is; else the first. */
+static int high_priority(const struct ralloc_job *j, const struct suite_mix *m, char *err,
+                         size_t errlen)
+{
+    if (!j->x->memory_hp)
+        return 0;
+    char *text = scenario_text(j, m, NULL, -1);
+    struct scenario sc;
+    int hp = 0, memory = 0, last = 0;
+    if (load(j, m, text, &sc, err, errlen) != 0)
+        hp = -1;
+    for (unsigned k = 0; hp == 0 && k < sc.nkernels; k++)
+        if (sc.kernels[k].profile.target_class == KERNEL_CLASS_MEMORY) {
+            memory++;
+            last = (int)k;
+        }
+    if (hp == 0 && memory == 1)
+        hp = last;
+    scenario_done(&sc);
+    free(text);
+    return hp;
+}
+
+struct step_ctx {
+    void (*report)(void *ctx, double done);
+    void *ctx;
+    double base, share;
+    unsigned epoch, epochs;
+};
+
+static int step_report(void *ctx, double done)
+{
+    struct step_ctx *sp = ctx;
+    sp->report(sp->ctx, sp->base + sp->share * (sp->epoch + done) / sp->epochs);
+    return 0;
+}
+
+/* One run of m under policy p into run. Returns 0, or -1 with a message in err. */
+static int run_policy(const struct ralloc_job *j, const struct suite_mix *m, unsigned p, int hp,
+                      struct ralloc_run *run, struct step_ctx sp, char *err, size_t errlen)
+{
+    char *text = scenario_text(j, m, &j->x->policies[p], hp);
+    struct scenario sc;
+    int rc = load(j, m, text, &sc, err, errlen);
+    struct session *sess = rc == 0 ? session_new(&sc, err, errlen) : NULL;
+    if (!sess)
+        rc = -1;
+    if (sess && j->cat && session_traces_from_catalog(sess, j->cat, err, errlen) != 0)
+        err[0] = '\0'; /* no cache: the references are simulated instead */
+    for (unsigned e = 0; rc == 0 && e < j->res->epochs; e++) {
+        sp.epoch = e;
+        if (session_step_epoch(sess, sp.report ? step_report : NULL, &sp) != 0) {
+            snprintf(err, errlen, "%s", session_error(sess));
+            rc = -1;
+            break;
+        }
+        const struct session_epoch *ep = session_epoch_at(sess, e);
+        double cycles = (double)ep->cycles;
+        run->cycles += cycles;
+        for (unsigned k = 0; k < sc.nkernels && k < RALLOC_MAX_KERNELS; k++) {
+            run->private_cycles[k] += ep->k[k].np_true * cycles;
+            run->sm_cycles[k] += ep->k[k].c.sms * cycles;
+        }
+        run->energy_j += ep->sys.energy_j;
+        run->epochs = e + 1;
+    }
+    if (rc == 0 && j->cat)
+        session_traces_to_catalog(sess, j->cat, err, errlen); /* a miss only costs time */
+    if (sess)
+        session_delete(sess);
+    scenario_done(&sc);
+    free(text);
+    run->failed = rc != 0;
+    return rc;
+}
+
+void ralloc_run_mix(const struct ralloc_job *j, size_t mi, struct ralloc_mix_result *out,
+                    void (*report)(void *ctx, double done), void *ctx)
+{
+    const struct suite_mix *m = &j->s->mixes[mi];
+    double t0 = repro_wall_seconds();
+    char err[512] = "";
+    out->hp = high_priority(j, m, err, sizeof err);
+    if (out->hp < 0) {
+        out->failed = 1;
+        snprintf(out->error, sizeof out->error, "%.255s", err);
+        return;
+    }
+    unsigned np = j->x->npolicies;
+    for (unsigned p = 0; p < np; p++) {
+        struct step_ctx sp = {report, ctx, (double)p / np, 1.0 / np, 0, j->res->epochs};
+        if (run_policy(j, m, p, out->hp, &out->runs[p], sp, err, sizeof err) != 0 && !out->failed) {
+            out->failed = 1;
+            snprintf(out->error, sizeof out->error, "%.40s: %.200s", j->x->policies[p].label, err);
+        }
+    }
+    out->seconds = repro_wall_seconds() - t0;
+}
+
+/* ---- an experiment ---- */
+
+/* 1 when m's split, written "10:50", is split. */
+static bool has_split(const struct suite_mix *m, const char *split)
+{
+    char buf[64] = "";
+    for (unsigned k = 0; m->sms[0] && k < m->nkernels; k++) {
+        size_t at = strlen(buf);
+        snprintf(buf + at, sizeof buf - at, "%s%u", k ? ":" : "", m->sms[k]);
+    }
+    return strcmp(buf, split) == 0;
+}
+
+static void describe_mix(const struct suite *s, size_t mi, struct ralloc_mix_result *r)
+{
+    const struct suite_mix *m = &s->mixes[mi];
+    r->mix = (unsigned)mi;
+    r->nkernels = m->nkernels;
+    size_t used = 0;
+    for (unsigned k = 0; k < m->nkernels && used < sizeof r->key; k++)
+        used += (size_t)snprintf(r->key + used, sizeof r->key - used, "%s%s", k ? "+" : "",
+                                 m->kernels[k]);
+    snprintf(r->tag, sizeof r->tag, "%s", m->tag ? m->tag : "");
+}
+
+/* The mixes to run, as suite indices into chosen; returns their count and sets *eligible. */
+static size_t choose(const struct ralloc_options *o, const struct ralloc_experiment *x,
+                     const struct suite *s, size_t *chosen, size_t *eligible)
+{
+    size_t *idx = xmalloc((s->nmixes + 1) * sizeof(*idx)), n = 0;
+    struct suite sub = *s;
+    sub.mixes = xmalloc((s->nmixes + 1) * sizeof(*sub.mixes));
+    for (size_t i = 0; i < s->nmixes; i++)
+        if (!x->split || has_split(&s->mixes[i], x->split)) {
+            sub.mixes[n] = s->mixes[i];
+            idx[n++] = i;
+        }
+    sub.nmixes = n;
+    *eligible = n;
+    unsigned want = o->mixes ? o->mixes : o->quick ? RALLOC_QUICK_MIXES : 0;
+    size_t got = n;
+    if (want && want < n) {
+        got = repro_quick_select(&sub, want, chosen);
+        for (size_t i = 0; i < got; i++)
+            chosen[i] = idx[chosen[i]];
+    } else {
+        memcpy(chosen, idx, n * sizeof(*idx));
+    }
+    free(sub.mixes);
+    free(idx);
+    return got;
+}
+
+int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x,
+               repro_progress_fn progress, void *ctx, struct ralloc_result *out, char *err,
+               size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    out->x = x;
+    double t0 = repro_wall_seconds();
+    char *path = xasprintf("%s/scenarios/suites/%s", o->datadir, x->suite);
+    struct suite s;
+    struct diag d;
+    diag_init(&d);
+    int rc = suite_load(path, o->datadir, &s, &d);
+    free(path);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the suite");
+        diag_done(&d);
+        suite_done(&s);
+        return -1;
+    }
+    diag_done(&d);
+    snprintf(out->suite, sizeof out->suite, "%s", s.name);
+    snprintf(out->gpu, sizeof out->gpu, "%s", s.gpu);
+    out->suite_epochs = s.epochs;
+    out->suite_epoch_cycles = s.epoch_cycles;
+    out->epochs = o->epochs ? o->epochs : o->quick ? RALLOC_QUICK_EPOCHS : s.epochs;
+    out->epoch_cycles = o->epoch_cycles ? o->epoch_cycles
+                        : o->quick      ? RALLOC_QUICK_CYCLES
+                                        : s.epoch_cycles;
+    size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen));
+    size_t n = choose(o, x, &s, chosen, &out->suite_mixes);
+    out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
+    out->nmixes = n;
+    for (size_t i = 0; i < n; i++)
+        describe_mix(&s, chosen[i], &out->mixes[i]);
+    for (size_t t = 0; t < s.ntags && out->ngroups < REPRO_MAX_GROUPS; t++)
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(out->mixes[i].tag, s.tags[t]) == 0) {
+                snprintf(out->groups[out->ngroups++], sizeof out->groups[0], "%s", s.tags[t]);
+                break;
+            }
+    struct ralloc_job j = {o, x, &s, out, NULL};
+    ralloc_run_forked(&j, chosen, progress, ctx);
+    if (progress)
+        progress(ctx, (double)n, (unsigned)n);
+    rc = 0;
+    for (size_t i = 0; i < n; i++)
+        rc |= out->mixes[i].failed != 0;
+    out->seconds = repro_wall_seconds() - t0;
+    free(chosen);
+    suite_done(&s);
+    return rc;
+}
+
+void ralloc_result_done(struct ralloc_result *r)
+{
+    free(r->mixes);
+    r->mixes = NULL;
+    r->nmixes = 0;
+}

@@ -1,0 +1,175 @@
+/* cmd_reproduce_alloc — `corun reproduce hsm --fairness`, `hsm --qos`, `smqos`,
+ * `themis --fairness`, `themis --qos`: the papers' SM-allocation experiments, reached through
+ * cmd_reproduce.c (which owns the command and the accuracy experiments). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/reproduce.h"
+#include "corun/util.h"
+#include "reproduce_alloc_report.h"
+
+bool reproduce_alloc_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--fairness") == 0 || strcmp(argv[i], "--qos") == 0 ||
+            (argv[i][0] != '-' && !repro_experiment_find(argv[i]) &&
+             ralloc_experiment_find(argv[i], "")))
+            return true;
+    return false;
+}
+
+void reproduce_alloc_list(void)
+{
+    for (size_t i = 0; i < ralloc_experiment_count(); i++) {
+        const struct ralloc_experiment *x = ralloc_experiment_at(i);
+        char flag[32] = "";
+        if (x->flag[0])
+            snprintf(flag, sizeof flag, "--%s", x->flag);
+        printf("%-8s %-11s %s: %s\n", x->name, flag, x->figure, x->caption);
+        printf("%-8s             scenarios/suites/%s, %u policies (--quick: %d mixes, %d epochs "
+               "of %d cycles)\n",
+               "", x->suite, x->npolicies, RALLOC_QUICK_MIXES, RALLOC_QUICK_EPOCHS,
+               RALLOC_QUICK_CYCLES);
+    }
+}
+
+struct bar {
+    const char *label;
+    double start;
+};
+
+static void progress(void *ctx, double done, unsigned total)
+{
+    const struct bar *b = ctx;
+    double elapsed = cli_wall_seconds() - b->start;
+    char eta[32] = "";
+    if (done > 0.05 && done < total) {
+        double left = elapsed / done * (total - done);
+        snprintf(eta, sizeof eta, ", ETA %.0fm%02.0fs", floor(left / 60), fmod(left, 60));
+    }
+    char label[96];
+    snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->label, done, total, eta);
+    cli_progress(label, total ? done / total : 1);
+}
+
+struct options {
+    const char *flag;
+    const struct ralloc_experiment *x;
+    struct ralloc_options ro;
+};
+
+/* "corun: reproduce: WHAT 'ARG'; see ..." and the usage status. */
+static int bad(const char *what, const char *arg)
+{
+    fprintf(stderr, "corun: reproduce: %s '%s'; see 'corun reproduce --list'\n", what, arg);
+    return CLI_BAD_INPUT;
+}
+
+static int set_flag(struct options *o, const char *flag)
+{
+    if (o->flag && strcmp(o->flag, flag) != 0)
+        return bad("choose one of --accuracy, --fairness and --qos, not both: already", o->flag);
+    o->flag = flag;
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"fairness", no_argument, NULL, 'f'},
+        {"qos", no_argument, NULL, 'Q'},
+        {"accuracy", no_argument, NULL, 'a'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"quick", no_argument, NULL, 'q'},
+        {"mixes", required_argument, NULL, 'm'},
+        {"epochs", required_argument, NULL, 'e'},
+        {"epoch-cycles", required_argument, NULL, 'c'},
+        {"seed", required_argument, NULL, 'S'},
+        {"catalog", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct options){.ro = {.jobs = 1, .seed = 1}};
+    unsigned long v;
+    int c, rc = CLI_OK;
+    cli_getopt_reset();
+    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":fQaj:qm:e:c:S:C:", longopts)) != -1) {
+        switch (c) {
+        case 'f': rc = set_flag(o, "fairness"); break;
+        case 'Q': rc = set_flag(o, "qos"); break;
+        case 'a': rc = set_flag(o, "accuracy"); break;
+        case 'j':
+            rc = cli_parse_uint("-j", optarg, 1, 64, &v) ? CLI_BAD_INPUT : CLI_OK;
+            o->ro.jobs = (unsigned)v;
+            break;
+        case 'q': o->ro.quick = true; break;
+        case 'm':
+            rc = cli_parse_uint("--mixes", optarg, 1, 100000, &v) ? CLI_BAD_INPUT : CLI_OK;
+            o->ro.mixes = (unsigned)v;
+            break;
+        case 'e':
+            rc = cli_parse_uint("--epochs", optarg, 1, 1000000, &v) ? CLI_BAD_INPUT : CLI_OK;
+            o->ro.epochs = (unsigned)v;
+            break;
+        case 'c':
+            rc = cli_parse_uint("--epoch-cycles", optarg, 1000, 100000000, &v) ? CLI_BAD_INPUT
+                                                                               : CLI_OK;
+            o->ro.epoch_cycles = (unsigned)v;
+            break;
+        case 'S':
+            rc = cli_parse_uint("--seed", optarg, 0, 4294967295ul, &v) ? CLI_BAD_INPUT : CLI_OK;
+            o->ro.seed = v;
+            break;
+        case 'C': o->ro.catalog = optarg; break;
+        default: return CLI_BAD_INPUT;
+        }
+    }
+    if (rc != CLI_OK)
+        return rc;
+    if (optind != argc - 1) {
+        cli_usage_error(&cmd_reproduce);
+        return CLI_BAD_INPUT;
+    }
+    const char *name = argv[optind];
+    if (!ralloc_experiment_named(name))
+        return bad("unknown allocation experiment (hsm, smqos, themis):", name);
+    if (o->flag && strcmp(o->flag, "accuracy") == 0)
+        return bad("--accuracy goes alone (no --fairness/--qos, no allocation experiment):", name);
+    if (!(o->x = ralloc_experiment_find(name, o->flag ? o->flag : ""))) {
+        fprintf(stderr, "corun: reproduce %s: %s; see 'corun reproduce --list'\n", name,
+                o->flag ? "no such experiment for it" : "say which: --fairness or --qos");
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+int reproduce_alloc_main(int argc, char **argv)
+{
+    struct options o;
+    int rc = parse(argc, argv, &o);
+    if (rc != CLI_OK)
+        return rc;
+    char *datadir = datadir_locate();
+    o.ro.datadir = datadir;
+    const struct ralloc_experiment *x = o.x;
+    printf("corun reproduce %s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
+           o.ro.quick ? " --quick" : "", x->figure);
+    fflush(stdout);
+    struct ralloc_result r;
+    char err[512];
+    struct bar bar = {x->suite, cli_wall_seconds()};
+    int prc = ralloc_run(&o.ro, x, progress, &bar, &r, err, sizeof err);
+    if (prc < 0) {
+        fprintf(stderr, "corun: reproduce: %s\n", err);
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
+    reproduce_alloc_print(&o.ro, &r);
+    ralloc_result_done(&r);
+    free(datadir);
+    return prc > 0 ? CLI_FAILED : CLI_OK;
+}

@@ -1,0 +1,25 @@
+/* reproduce_alloc_report — `corun reproduce` for the SM-allocation experiments
+ * (cmd_reproduce_alloc.c parses and runs; reproduce_alloc_report.c prints). */
+#ifndef CORUN_CLI_REPRODUCE_ALLOC_REPORT_H
+#define CORUN_CLI_REPRODUCE_ALLOC_REPORT_H
+
+#include <stdbool.h>
+
+#include "corun/reproduce_alloc.h"
+
+/* 1 when argv asks for an allocation experiment (--fairness, --qos, or an experiment only
+ * this family has, like smqos). */
+bool reproduce_alloc_wanted(int argc, char **argv);
+/* `corun reproduce EXPERIMENT --fairness|--qos ...`: parse, run, print; a CLI exit status. */
+int reproduce_alloc_main(int argc, char **argv);
+/* The --list lines of the allocation experiments. */
+void reproduce_alloc_list(void);
+
+/* Hours of one core for the whole of x at the suite's size (mixes x policies x cycles). */
+double reproduce_alloc_projected_hours(const struct ralloc_experiment *x, size_t mixes,
+                                       unsigned epochs, unsigned epoch_cycles);
+/* r as tables on stdout: per policy and group the experiment's metrics, then the published
+ * figures beside ours, what was not run, and failed mixes. */
+void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_result *r);
+
+#endif
