@@ -25,25 +25,22 @@ struct options {
     const char *sets[32];  /* --set KEY=VALUE, in order */
     unsigned nsets;
     int json;
+    int explain; /* print the predictor's explanation of each kernel after each epoch */
 };
 
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'},
-        {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},
-        {"catalog", required_argument, NULL, 'c'},
-        {"set", required_argument, NULL, 'S'},
-        {"json", no_argument, NULL, 'j'},
-        {"predictor", required_argument, NULL, 'p'},
-        {"allocator", required_argument, NULL, 'a'},
-        {NULL, 0, NULL, 0},
+        {"epochs", required_argument, NULL, 'e'},    {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},       {"catalog", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 'S'},       {"json", no_argument, NULL, 'j'},
+        {"predictor", required_argument, NULL, 'p'}, {"allocator", required_argument, NULL, 'a'},
+        {"explain", no_argument, NULL, 'x'},         {NULL, 0, NULL, 0},
     };
     *o = (struct options){0};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":e:s:o:c:jp:a:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":e:s:o:c:jp:a:x", longopts)) != -1) {
         switch (c) {
         case 'e':
             if (cli_parse_uint("--epochs", optarg, 1, 1000000, &o->epochs) != 0)
@@ -62,6 +59,7 @@ static int parse(int argc, char **argv, struct options *o)
         case 'j': o->json = 1; break;
         case 'p': o->predictor = optarg; break;
         case 'a': o->allocator = optarg; break;
+        case 'x': o->explain = 1; break;
         default: return -1;
         }
     }
@@ -91,8 +89,22 @@ static void print_events(const struct session *s, unsigned *seen)
     }
 }
 
+/* The active predictor's inputs and arithmetic for every kernel's last prediction. */
+static void print_explain(const struct session *s, const struct scenario *sc)
+{
+    for (unsigned k = 0; k < sc->nkernels; k++) {
+        struct predict_text t;
+        if (session_predictor_explain(s, k, &t) != 0)
+            return;
+        printf("  explain %s (%s):\n", sc->kernels[k].name, session_predictor_name(s));
+        for (unsigned i = 0; i < t.n; i++)
+            printf("    %s\n", t.line[i]);
+    }
+}
+
 /* Run the epochs, printing each; returns 0, or -1 when recording failed (message printed). */
-static int run_epochs(struct session *s, const struct scenario *sc, unsigned epochs, int json)
+static int run_epochs(struct session *s, const struct scenario *sc, unsigned epochs, int json,
+                      int explain)
 {
     unsigned seen = 0;
     if (!json)
@@ -108,6 +120,8 @@ static int run_epochs(struct session *s, const struct scenario *sc, unsigned epo
             report_epoch_json(stdout, sc, e, i == 0);
         else
             report_epoch_text(stdout, sc, e, i == 0);
+        if (explain && !json)
+            print_explain(s, sc);
         fflush(stdout);
         if (rc != 0) {
             fprintf(stderr, "corun: %s\n", session_error(s));
@@ -198,7 +212,7 @@ static int run_run(int argc, char **argv)
     else
         printf("%s (gpu %s): %u epochs of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
                sc.epoch_cycles, (unsigned long long)sc.seed);
-    rc = run_epochs(s, &sc, epochs, o.json) == 0 ? CLI_OK : CLI_FAILED;
+    rc = run_epochs(s, &sc, epochs, o.json, o.explain) == 0 ? CLI_OK : CLI_FAILED;
     if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)
         fprintf(stderr, "corun: note: traces not cached (%s)\n", err);
     catalog_close(cat);
@@ -217,7 +231,7 @@ out:
 const struct cli_command cmd_run = {
     .name = "run",
     .args = "SCENARIO [--epochs N] [--seed S] [--set K=V]... [--out RUN.h5] [--catalog PATH] "
-            "[--predictor P] [--allocator A] [--json]",
+            "[--predictor P] [--allocator A] [--explain] [--json]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
             "true NP (private-mode cycles for the epoch's instructions / epoch cycles), DRAM\n"
@@ -239,6 +253,8 @@ const struct cli_command cmd_run = {
             "                   the scenario's split; even, proportional, static-smqos, fair,\n"
             "                   qos, themis-engine, smqos, bw-app: `corun help allocators`);\n"
             "                   its decisions are printed and recorded with their reasons\n"
+            "  --explain        after each epoch, the predictor's inputs and intermediate values\n"
+            "                   for every kernel (as the workbench's explain panel shows them)\n"
             "  --json           one JSON document on stdout\n\n"
             "A progress bar goes to stderr when it is a terminal.\n",
     .run = run_run,

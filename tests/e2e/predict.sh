@@ -33,6 +33,13 @@ assert all(isinstance(k["np_pred"], float) for e in r["epochs"] for k in e["kern
     fail "text columns with a predictor"
 "$CORUN" run "$small" --epochs 1 2>/dev/null | grep -q 'NP^' && fail "NP^ column without a predictor"
 
+# --explain: each predictor's inputs and arithmetic after each epoch.
+"$CORUN" run "$small" --epochs 1 --predictor hsm --explain 2>/dev/null >"$TMPD/x.txt"
+grep -q '^  explain stream (hsm):' "$TMPD/x.txt" && grep -q 'NP^ = B_k / (c1 x RBH + c2)' "$TMPD/x.txt" ||
+    fail "--explain hsm: $(cat "$TMPD/x.txt")"
+"$CORUN" run "$small" --epochs 1 --predictor dase --explain 2>/dev/null | grep -q 'T_alone = T - stall' ||
+    fail "--explain dase"
+
 expect_bad() { # WHAT PATTERN CMD...
     local what=$1 pattern=$2 rc
     shift 2
