@@ -63,3 +63,16 @@ tui_gone() {
 $(cat "$TMPD/screen")"
 }
 tui_resize() { tui_tmux resize-window -t tui -x "$1" -y "$2"; }
+
+# Run CMD... expecting bad input: exit status 2 and a message on stderr matching PATTERN (a
+# grep regex); WHAT names the case in failures. Scripts with other needs define their own.
+expect_bad() { # WHAT PATTERN CMD...
+    local what=$1 pattern=$2 rc
+    shift 2
+    set +e
+    "$@" >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2: $(cat "$TMPD/err")"
+    grep -q -- "$pattern" "$TMPD/err" || fail "$what: message: $(cat "$TMPD/err")"
+}

@@ -39,16 +39,6 @@ grep -q '^  \[allocator\] static -> fair' "$TMPD/f.txt" || fail "allocator event
 "$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT allocator FROM runs' | grep -q proportional ||
     fail "catalog allocator: $("$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT * FROM runs')"
 
-expect_bad() { # WHAT PATTERN CMD...
-    local what=$1 pattern=$2 rc
-    shift 2
-    set +e
-    "$@" >/dev/null 2>"$TMPD/err"
-    rc=$?
-    set -e
-    [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2: $(cat "$TMPD/err")"
-    grep -q -- "$pattern" "$TMPD/err" || fail "$what: message: $(cat "$TMPD/err")"
-}
 expect_bad "--allocator fiar" 'unknown allocator "fiar".*did you mean fair' \
     "$CORUN" run "$small" --epochs 1 --allocator fiar
 sed 's/^epochs = .*/epochs = 1;\nallocator = "evn";/' "$small" >"$TMPD/typo.cfg"

@@ -40,16 +40,6 @@ grep -q '^  explain stream (hsm):' "$TMPD/x.txt" && grep -q 'NP^ = B_k / (c1 x R
 "$CORUN" run "$small" --epochs 1 --predictor dase --explain 2>/dev/null | grep -q 'T_alone = T - stall' ||
     fail "--explain dase"
 
-expect_bad() { # WHAT PATTERN CMD...
-    local what=$1 pattern=$2 rc
-    shift 2
-    set +e
-    "$@" >/dev/null 2>"$TMPD/err"
-    rc=$?
-    set -e
-    [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2: $(cat "$TMPD/err")"
-    grep -q -- "$pattern" "$TMPD/err" || fail "$what: message: $(cat "$TMPD/err")"
-}
 expect_bad "--predictor nope" 'unknown predictor "nope".*did you mean none' \
     "$CORUN" run "$small" --epochs 1 --predictor nope
 sed 's/^epochs = .*/epochs = 1;\npredictor = "hsn";/' "$small" >"$TMPD/typo.cfg"
