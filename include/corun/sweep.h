@@ -1,7 +1,7 @@
 /* sweep — every mix of a suite with every predictor/allocator combination, results into the
  * catalog's sweep_results. Resumable (finished items are skipped) and shardable (shard k of n
  * takes every n-th item), so several processes or machines sharing one catalog split a suite;
- * -j N forks N workers that split the shard the same way. */
+ * -j N runs the shard's items on N forked workers, each taking the next item when idle. */
 #ifndef CORUN_SWEEP_H
 #define CORUN_SWEEP_H
 

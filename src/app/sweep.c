@@ -5,14 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "corun/alloc.h"
 #include "corun/catalog.h"
 #include "corun/diag.h"
+#include "corun/forkpool.h"
 #include "corun/predict.h"
 #include "corun/session.h"
 #include "corun/suite.h"
@@ -155,83 +152,82 @@ static int run_item(const struct sweep_options *o, const struct suite *s, const 
     return rc;
 }
 
-/* Run items[i] for i % jobs == worker that are not done yet. Returns the failures. */
-static unsigned run_items(const struct sweep_options *o, const struct suite *s,
-                          const struct item *items, size_t n, unsigned worker, unsigned jobs,
-                          struct sweep_summary *sum)
-{
+/* What became of one item, sent back from whichever process ran it. */
+enum { ITEM_RUN, ITEM_SKIPPED, ITEM_FAILED, ITEM_NO_CATALOG };
+struct outcome {
+    int state;
     char err[512];
-    struct catalog *cat = catalog_open(o->catalog, err, sizeof err);
-    if (!cat) {
-        fprintf(stderr, "corun: sweep: %s\n", err);
-        return 1;
-    }
-    unsigned failed = 0;
-    for (size_t i = worker; i < n; i += jobs) {
-        struct catalog_sweep_key key = catalog_key(o, s, &items[i]);
-        bool done = false;
-        if (catalog_sweep_done(cat, &key, &done, err, sizeof err) != 0 ||
-            (!done && run_item(o, s, &items[i], cat, err, sizeof err) != 0)) {
-            fprintf(stderr, "corun: sweep: %s (%s with %s:%s): %s\n", s->name, items[i].key,
-                    items[i].combo->predictor, items[i].combo->allocator, err);
-            failed++;
-        } else if (sum) {
-            done ? sum->skipped++ : sum->run++;
-        }
-    }
-    catalog_close(cat);
-    return failed;
+};
+
+/* The items of a sweep as forkpool tasks; each process has its own catalog connection. */
+struct pool_ctx {
+    const struct sweep_options *o;
+    const struct suite *s;
+    const struct item *items;
+    struct catalog *cat; /* NULL: open_err says why */
+    char open_err[512];
+    void (*progress)(unsigned done, unsigned total);
+    struct sweep_summary *sum;
+};
+
+static void open_catalog(void *user)
+{
+    struct pool_ctx *pc = user;
+    pc->cat = catalog_open(pc->o->catalog, pc->open_err, sizeof pc->open_err);
 }
 
-/* Items of items[0..n) already in the catalog. */
-static unsigned count_done(const struct sweep_options *o, const struct suite *s,
-                           const struct item *items, size_t n)
+static void close_catalog(void *user)
 {
-    char err[512];
-    struct catalog *cat = catalog_open(o->catalog, err, sizeof err);
-    if (!cat)
+    struct pool_ctx *pc = user;
+    catalog_close(pc->cat);
+    pc->cat = NULL;
+}
+
+/* Skip the item when the catalog has it, else run it; a failure travels in the outcome. */
+static int run_task(void *user, struct forkpool_task *task, void *result)
+{
+    struct pool_ctx *pc = user;
+    struct outcome *out = result;
+    if (!pc->cat) {
+        out->state = ITEM_NO_CATALOG;
+        snprintf(out->err, sizeof out->err, "%s", pc->open_err);
         return 0;
-    unsigned done_count = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct catalog_sweep_key key = catalog_key(o, s, &items[i]);
-        bool done = false;
-        if (catalog_sweep_done(cat, &key, &done, err, sizeof err) == 0 && done)
-            done_count++;
     }
-    catalog_close(cat);
-    return done_count;
+    const struct item *it = &pc->items[task->index];
+    struct catalog_sweep_key key = catalog_key(pc->o, pc->s, it);
+    bool done = false;
+    if (catalog_sweep_done(pc->cat, &key, &done, out->err, sizeof out->err) != 0 ||
+        (!done && run_item(pc->o, pc->s, it, pc->cat, out->err, sizeof out->err) != 0))
+        out->state = ITEM_FAILED;
+    else
+        out->state = done ? ITEM_SKIPPED : ITEM_RUN;
+    return 0;
 }
 
-/* Fork o->jobs workers over items and wait, reporting progress from the catalog. */
-static unsigned run_forked(const struct sweep_options *o, const struct suite *s,
-                           const struct item *items, size_t n, void (*progress)(unsigned, unsigned))
+static void collect(void *user, size_t index, const void *result, const char *error)
 {
-    pid_t pids[64];
-    unsigned jobs = o->jobs < 64 ? o->jobs : 64, failed = 0, alive = 0;
-    fflush(NULL);
-    for (unsigned w = 0; w < jobs; w++) {
-        pids[w] = fork();
-        if (pids[w] == 0)
-            _exit(run_items(o, s, items, n, w, jobs, NULL) ? 1 : 0);
-        if (pids[w] < 0)
-            failed++;
+    struct pool_ctx *pc = user;
+    const struct outcome *out = result;
+    const struct item *it = &pc->items[index];
+    if (out && out->state == ITEM_RUN) {
+        pc->sum->run++;
+    } else if (out && out->state == ITEM_SKIPPED) {
+        pc->sum->skipped++;
+    } else {
+        if (out && out->state == ITEM_NO_CATALOG)
+            fprintf(stderr, "corun: sweep: %s\n", out->err);
         else
-            alive++;
+            fprintf(stderr, "corun: sweep: %s (%s with %s:%s): %s\n", pc->s->name, it->key,
+                    it->combo->predictor, it->combo->allocator, out ? out->err : error);
+        pc->sum->failed++;
     }
-    while (alive > 0) {
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid > 0) {
-            alive--;
-            failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-            continue;
-        }
-        if (progress)
-            progress(count_done(o, s, items, n), (unsigned)n);
-        struct timespec pause = {0, 300 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
-    return failed;
+}
+
+static void progress_of(void *user, double done, size_t ntasks)
+{
+    struct pool_ctx *pc = user;
+    if (pc->progress)
+        pc->progress((unsigned)done, (unsigned)ntasks);
 }
 
 int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, unsigned total),
@@ -261,18 +257,17 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
                           s.mixes[m].nkernels, it->key, sizeof it->key);
         }
     out->items = (unsigned)n;
-    unsigned before = count_done(o, &s, items, n);
-    if (o->jobs > 1) {
-        out->failed = run_forked(o, &s, items, n, progress);
-        out->skipped = before;
-        out->run = count_done(o, &s, items, n) - before;
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            out->failed += run_items(o, &s, items + i, 1, 0, 1, out);
-            if (progress)
-                progress((unsigned)(i + 1), (unsigned)n);
-        }
-    }
+    struct pool_ctx pc = {.o = o, .s = &s, .items = items, .progress = progress, .sum = out};
+    const struct forkpool_ops ops = {.run = run_task,
+                                     .collect = collect,
+                                     .progress = progress_of,
+                                     .child_init = open_catalog,
+                                     .child_done = close_catalog};
+    if (o->jobs <= 1)
+        open_catalog(&pc);
+    forkpool_run(&ops, &pc, n, sizeof(struct outcome), o->jobs);
+    if (o->jobs <= 1)
+        close_catalog(&pc);
     if (progress)
         progress((unsigned)n, (unsigned)n);
     int rc = out->failed ? -1 : 0;
