@@ -32,6 +32,7 @@ struct sweep_summary {
     unsigned skipped; /* already in the catalog */
     unsigned run;     /* simulated now */
     unsigned failed;
+    char suite[64]; /* the suite's name, as the catalog's sweep_results keep it */
 };
 
 /* Parse "P:A,P:A,..." into o->combos, checking the names. Returns 0, or -1 with a message. */

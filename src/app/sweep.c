@@ -244,6 +244,7 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
         return -1;
     }
     diag_done(&d);
+    snprintf(out->suite, sizeof out->suite, "%s", s.name);
     struct item *items = xcalloc(s.nmixes * o->ncombos + 1, sizeof(*items));
     size_t n = 0, index = 0;
     for (size_t m = 0; m < s.nmixes; m++)

@@ -130,13 +130,7 @@ static int sweep_main(int argc, char **argv)
     if (sum.items || rc == 0) {
         printf("%s, shard %u/%u: %u items, %u already in the catalog, %u run now, %u failed\n",
                o.suite, o.shard, o.shards, sum.items, sum.skipped, sum.run, sum.failed);
-        const char *base = strrchr(o.suite, '/');
-        char *name = xstrdup(base ? base + 1 : o.suite);
-        char *dot = strrchr(name, '.');
-        if (dot)
-            *dot = '\0';
-        print_results(&o, name);
-        free(name);
+        print_results(&o, sum.suite);
     }
     if (rc != 0)
         fprintf(stderr, "corun: sweep: %s\n", err);

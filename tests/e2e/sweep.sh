@@ -18,8 +18,11 @@ grep -q 'shard 1/2: 4 items' "$TMPD/s1" || fail "shard 1/2 items: $(cat "$TMPD/s
 dups=$("$CORUN" runs --catalog "$cat" query \
     "SELECT count(*) FROM (SELECT mix, predictor FROM sweep_results GROUP BY mix, predictor, allocator, seed HAVING count(*) > 1)" | tail -1)
 [ "$dups" = 0 ] || fail "$dups items stored twice"
-"$CORUN" sweep "$suite" --combos $combos --catalog "$cat" | grep -q '8 items, 8 already in the catalog, 0 run now' \
-    || fail "a finished sweep ran again"
+"$CORUN" sweep "$suite" --combos $combos --catalog "$cat" >"$TMPD/again"
+grep -q '8 items, 8 already in the catalog, 0 run now' "$TMPD/again" ||
+    fail "a finished sweep ran again: $(cat "$TMPD/again")"
+# The summary table has one row per combination, with the suite's 4 mixes each.
+grep -q '^  none:static  *4  *[0-9.]' "$TMPD/again" || fail "results table: $(cat "$TMPD/again")"
 "$CORUN" runs --catalog "$cat" query "SELECT mix FROM sweep_results" | grep -q '^stream+random@20:60$' \
     || fail "mix key with split"
 
