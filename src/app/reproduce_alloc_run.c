@@ -229,19 +229,9 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     memset(out, 0, sizeof(*out));
     out->x = x;
     double t0 = repro_wall_seconds();
-    char *path = xasprintf("%s/scenarios/suites/%s", o->datadir, x->suite);
     struct suite s;
-    struct diag d;
-    diag_init(&d);
-    int rc = suite_load(path, o->datadir, &s, &d);
-    free(path);
-    if (rc != 0) {
-        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the suite");
-        diag_done(&d);
-        suite_done(&s);
+    if (repro_load_suite(o->datadir, x->suite, &s, err, errlen) != 0)
         return -1;
-    }
-    diag_done(&d);
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     snprintf(out->gpu, sizeof out->gpu, "%s", s.gpu);
     out->suite_epochs = s.epochs;
@@ -266,7 +256,7 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     ralloc_run_forked(&j, chosen, progress, ctx);
     if (progress)
         progress(ctx, (double)n, (unsigned)n);
-    rc = 0;
+    int rc = 0;
     for (size_t i = 0; i < n; i++)
         rc |= out->mixes[i].failed != 0;
     out->seconds = repro_wall_seconds() - t0;

@@ -18,6 +18,10 @@ struct repro_job {
 
 /* Seconds on a monotonic clock. */
 double repro_wall_seconds(void);
+/* Load suite file `file` of DATADIR/scenarios/suites into s. Returns 0, or -1 with the first
+ * message in err (s is then released). */
+int repro_load_suite(const char *datadir, const char *file, struct suite *s, char *err,
+                     size_t errlen);
 /* Simulate suite mix mi once and evaluate every predictor in j->res on each epoch into out
  * (whose identity is filled already); report (may be NULL) gets the fraction done. A failure
  * is left in out->failed and out->error. */

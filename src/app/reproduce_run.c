@@ -245,6 +245,22 @@ static void inline_report(void *ctx, double done)
     ic->progress(ic->ctx, (double)ic->done + done, (unsigned)ic->total);
 }
 
+int repro_load_suite(const char *datadir, const char *file, struct suite *s, char *err,
+                     size_t errlen)
+{
+    char *path = xasprintf("%s/scenarios/suites/%s", datadir, file);
+    struct diag d;
+    diag_init(&d);
+    int rc = suite_load(path, datadir, s, &d);
+    free(path);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the suite");
+        suite_done(s);
+    }
+    diag_done(&d);
+    return rc;
+}
+
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
                    repro_progress_fn progress, void *ctx, struct repro_part_result *out, char *err,
                    size_t errlen)
@@ -252,19 +268,9 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     memset(out, 0, sizeof(*out));
     out->part = part;
     double t0 = repro_wall_seconds();
-    char *path = xasprintf("%s/scenarios/suites/%s", o->datadir, part->suite);
     struct suite s;
-    struct diag d;
-    diag_init(&d);
-    int rc = suite_load(path, o->datadir, &s, &d);
-    free(path);
-    if (rc != 0) {
-        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the suite");
-        diag_done(&d);
-        suite_done(&s);
+    if (repro_load_suite(o->datadir, part->suite, &s, err, errlen) != 0)
         return -1;
-    }
-    diag_done(&d);
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     snprintf(out->gpu, sizeof out->gpu, "%s", s.gpu);
     out->epochs = o->epochs ? o->epochs : o->quick ? REPRO_QUICK_EPOCHS : s.epochs;
@@ -303,7 +309,7 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     }
     if (progress)
         progress(ctx, (double)n, (unsigned)n);
-    rc = 0;
+    int rc = 0;
     for (size_t i = 0; i < n; i++)
         rc |= out->mixes[i].failed != 0;
     out->seconds = repro_wall_seconds() - t0;
