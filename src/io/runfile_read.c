@@ -126,9 +126,18 @@ static hid_t open_dataset(struct runfile *rf, const char *name, int rank, hsize_
     int got = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
     if (space >= 0)
         H5Sclose(space);
-    if (got != rank || (rank == 2 && dims[1] != width)) {
+    if (got < 0) {
+        /* HDF5 could not read the dataset's header: metadata torn by a crash (docs/runfile.md). */
         if (ds >= 0)
             H5Dclose(ds);
+        H5Eclear2(H5E_DEFAULT);
+        rf_fail(err, errlen,
+                "%s: damaged run file: /%s is unreadable (HDF5 metadata torn by a crash)", rf->path,
+                name);
+        return H5I_INVALID_HID;
+    }
+    if (got != rank || (rank == 2 && dims[1] != width)) {
+        H5Dclose(ds);
         rf_fail(err, errlen, "%s: damaged run file: /%s has an unexpected shape", rf->path, name);
         return H5I_INVALID_HID;
     }
