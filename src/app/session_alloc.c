@@ -90,16 +90,21 @@ const char *session_allocator_name(const struct session *s)
 {
     if (s->alloc)
         return s->alloc->name;
-    /* A replay: the allocator of its last allocator event, else the scenario's. */
+    if (s->replay_allocator[0])
+        return s->replay_allocator;
+    return s->sc->allocator ? s->sc->allocator : "static";
+}
+
+void session_replay_allocator(struct session *s)
+{
     for (unsigned i = s->nevents; i-- > 0;) {
         const char *arrow = strstr(s->events[i].text, "-> ");
         if (strcmp(s->events[i].kind, "allocator") == 0 && arrow) {
-            static char name[32];
-            sscanf(arrow + 3, "%31s", name);
-            return name;
+            snprintf(s->replay_allocator, sizeof s->replay_allocator, "%.*s",
+                     (int)strcspn(arrow + 3, " "), arrow + 3);
+            return;
         }
     }
-    return s->sc->allocator ? s->sc->allocator : "static";
 }
 
 const char *session_last_decision(const struct session *s)

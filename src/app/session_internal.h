@@ -31,7 +31,8 @@ struct session {
     void *alloc_state;
     struct alloc_params alloc_params;     /* from the scenario, refreshed on parameter changes */
     char last_decision[ALLOC_REASON_MAX]; /* the allocator's last reason, changed or not */
-    bool replaying; /* re-applying recorded switches in a branch: log nothing new */
+    bool replaying;            /* re-applying recorded switches in a branch: log nothing new */
+    char replay_allocator[32]; /* a replay: the allocator of its last allocator event */
 };
 
 /* A fresh epoch record at the end of s->epochs (not yet counted in nepochs). */
@@ -44,6 +45,8 @@ int session_record_epoch(struct session *s, const struct session_epoch *e);
 void session_predict_epoch(struct session *s, struct session_epoch *e);
 /* Drop the active predictor (no event). */
 void session_drop_predictor(struct session *s);
+/* A replay's allocator name from its events (session_alloc.c). */
+void session_replay_allocator(struct session *s);
 /* Refresh s->alloc_params from the scenario. */
 void session_alloc_params(struct session *s);
 /* Drop the active allocator (no event). */

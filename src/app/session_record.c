@@ -281,6 +281,7 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
     }
     if (apply_recorded_sets(s, runfile_header(rf), err, errlen) != 0)
         goto failed;
+    session_replay_allocator(s);
     runfile_close(rf, err, errlen);
     return s;
 failed:
