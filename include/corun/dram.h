@@ -69,10 +69,14 @@ struct dram_channel_counters {
     uint64_t row_hits, row_accesses;
 };
 
+/* Applications one memory system can serve over its life (dram_new's napps plus dram_add_app);
+ * the GPU's kernel limit (GPU_MAX_KERNELS) is the same. */
+#define DRAM_MAX_APPS 8
+
 struct dram_request {
     uint64_t addr;
     bool write;
-    unsigned app; /* application index, < napps given to dram_new */
+    unsigned app; /* application index, < the applications in use (dram_new, dram_add_app) */
     void *user;   /* handed back in the completion callback */
 };
 
@@ -81,10 +85,15 @@ typedef void (*dram_done_fn)(void *ctx, const struct dram_request *req, uint64_t
 
 struct dram;
 
-/* A memory system for cfg with napps applications; done (may be NULL) is called with ctx on each
- * completion. cfg is copied. Free with dram_delete. */
+/* A memory system for cfg with napps (1..DRAM_MAX_APPS) applications; done (may be NULL) is
+ * called with ctx on each completion. cfg is copied. Free with dram_delete. */
 struct dram *dram_new(const struct dram_config *cfg, unsigned napps, dram_done_fn done, void *ctx);
 void dram_delete(struct dram *d);
+/* Adds an application (a kernel joining a running mix) and returns its index, the count of
+ * applications before the call; it has no requests and zero counters, attained bandwidth and
+ * rank history, and the others' scheduling does not change. The caller keeps the count below
+ * DRAM_MAX_APPS (asserted). */
+unsigned dram_add_app(struct dram *d);
 
 /* true when the channel that addr maps to has a free queue entry. */
 bool dram_will_accept(const struct dram *d, uint64_t addr);

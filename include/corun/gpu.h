@@ -135,6 +135,30 @@ struct gpu;
 struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,
                     unsigned nkernels, uint64_t seed, char *err, size_t errlen);
 void gpu_delete(struct gpu *g);
+
+/* Mix changes. A kernel's index is stable for the GPU's life (run-file columns, SM-map letters
+ * use it): a kernel that leaves is retired and keeps its index, one that joins takes the next
+ * index, and at most GPU_MAX_KERNELS indices are ever handed out. */
+
+/* Adds a kernel to a running GPU (a mix change): it gets index gpu_kernels(g) as it was before
+ * the call, owns no SM until gpu_set_partition gives it some, draws its addresses and choices
+ * from the same PRNG stream it would have had in gpu_new at that index, and starts its first
+ * grid from the beginning. Its counters start at zero (the epoch's `cycles` is still the whole
+ * counter epoch's). The other kernels run exactly as before while it owns no SM; under
+ * priority epochs it takes its turn in the round robin. profile is copied. Returns the index,
+ * or -1 with a message (GPU_MAX_KERNELS kernels already, counting retired ones; an invalid
+ * profile) and nothing changed. */
+int gpu_add_kernel(struct gpu *g, const struct kernel_profile *profile, char *err, size_t errlen);
+/* Kernel k leaves the mix. It must own no SM in the partition: give its SMs away with
+ * gpu_set_partition first. TBs of it that SMs still hold drain or are saved as that switch
+ * said, and saved ones are never resumed. It keeps its index and its counters; a later
+ * partition that gives it an SM is refused, and priority epochs skip it (a turn it holds ends
+ * at once, nobody's until the turn's end). Returns 0, or -1 with a message (k out of range,
+ * already retired, still owning SMs) and nothing changed. */
+int gpu_retire_kernel(struct gpu *g, unsigned k, char *err, size_t errlen);
+/* True once kernel k was retired (false for an index out of range). */
+bool gpu_kernel_retired(const struct gpu *g, unsigned k);
+
 /* Runs the DRAM legality checker (dram_set_checking) inside g; call before gpu_run. */
 void gpu_set_dram_checking(struct gpu *g, bool on);
 /* SMs fast-forward through compute-only cycles (sm_ff.c) unless turned off; the counters are
@@ -144,16 +168,17 @@ void gpu_set_fast_forward(struct gpu *g, bool on);
 /* The memory controllers' channel scheduler, by dram_set_scheduler's names ("frfcfs",
  * "bw-app"); may change at any cycle. Returns 0, or -1 (nothing changed) for an unknown name. */
 int gpu_set_dram_scheduler(struct gpu *g, const char *name);
-/* ASM's priority epochs: every core_cycles core cycles the next kernel (round robin) gets the
- * highest priority at every memory controller (its requests first, FR-FCFS among them); the
- * prio_* counters count those turns. 0 turns them off (the default). */
+/* ASM's priority epochs: every core_cycles core cycles the next kernel (round robin over the
+ * kernels not retired; nobody when all are) gets the highest priority at every memory
+ * controller (its requests first, FR-FCFS among them); the prio_* counters count those turns.
+ * 0 turns them off (the default). */
 void gpu_set_priority_epochs(struct gpu *g, uint64_t core_cycles);
 /* The kernel that has the priority now, or -1. */
 int gpu_priority_kernel(const struct gpu *g);
 
 /* Gives SM i to owner_per_sm[i] (a kernel index, GPU_SM_IDLE or GPU_SM_GATED); n must be the
  * SM count. SMs that change owner switch as mode says. Returns 0, or -1 with a message (and
- * nothing changed) for a wrong length or an unknown owner. */
+ * nothing changed) for a wrong length, an unknown owner or a retired kernel. */
 int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu_switch_mode mode,
                       char *err, size_t errlen);
 /* The partition last set (owner_out has gpu_sms entries). */
@@ -167,6 +192,7 @@ void gpu_run(struct gpu *g, uint64_t core_cycles);
 /* Core cycles simulated since gpu_new. */
 uint64_t gpu_now(const struct gpu *g);
 unsigned gpu_sms(const struct gpu *g);
+/* Kernel indices handed out so far: gpu_new's kernels plus those added, retired ones included. */
 unsigned gpu_kernels(const struct gpu *g);
 const struct gpu_config *gpu_config(const struct gpu *g);
 

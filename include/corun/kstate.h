@@ -125,6 +125,9 @@ unsigned kstate_kernel_of_line(uint64_t line, unsigned line_bytes);
 void kstate_hist_init(struct kstate_hist *h, unsigned cap);
 void kstate_hist_done(struct kstate_hist *h);
 void kstate_hist_clear(struct kstate_hist *h);
+/* Enlarges h to cap lines (nothing when it holds that many already), keeping its lines and
+ * their order, so kstate_next_line draws exactly what it would have drawn from h before. */
+void kstate_hist_grow(struct kstate_hist *h, unsigned cap);
 
 void kstate_reset_counters(struct kstate *k);
 

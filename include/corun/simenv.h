@@ -18,7 +18,7 @@ struct wake;
 struct sim_env {
     const struct gpu_config *cfg;
     struct kstate **kernels;
-    unsigned nkernels;
+    unsigned nkernels; /* indices handed out, retired kernels included; grows (gpu_add_kernel) */
     struct sm **sms;
     unsigned nsms;
     struct llc *llc;

@@ -45,6 +45,10 @@ struct sm;
 /* SM number id in env, idle; seed feeds its PRNG; hist_lines sizes its reuse history. */
 struct sm *sm_new(unsigned id, struct sim_env *env, uint64_t seed, unsigned hist_lines);
 void sm_delete(struct sm *sm);
+/* Makes the SM's reuse history hold at least hist_lines lines (a kernel with a larger reuse
+ * window joined the mix); the lines it holds stay, so its current kernel's accesses do not
+ * change. */
+void sm_grow_hist(struct sm *sm, unsigned hist_lines);
 
 /* Steps the SM through every cycle before block_end at which it has work, then registers its
  * next such cycle with env->sm_wake. */

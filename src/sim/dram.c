@@ -53,9 +53,9 @@ static void channel_init(struct dram *d, struct dram_channel *ch, unsigned c)
     for (ch->ring_cap = 1; ch->ring_cap < in_flight; ch->ring_cap *= 2)
         continue; /* a power of two, so positions wrap with a mask */
     ch->ring = xcalloc(ch->ring_cap, sizeof(*ch->ring));
-    ch->bus_app = xcalloc(d->napps, sizeof(*ch->bus_app));
-    ch->bank_app = xcalloc((size_t)d->nbanks * d->napps, sizeof(*ch->bank_app));
-    ch->app = xcalloc(d->napps, sizeof(*ch->app));
+    ch->bus_app = xcalloc(DRAM_MAX_APPS, sizeof(*ch->bus_app));
+    ch->bank_app = xcalloc((size_t)d->nbanks * d->app_stride, sizeof(*ch->bank_app));
+    ch->app = xcalloc(DRAM_MAX_APPS, sizeof(*ch->app));
     /* Staggered so that the channels do not all stop for refresh in the same cycles. */
     ch->refresh_due =
         cfg->t.refi ? cfg->t.refi + (uint64_t)cfg->t.refi * c / cfg->channels : DRAM_NEVER;
@@ -66,11 +66,12 @@ struct dram *dram_new(const struct dram_config *cfg, unsigned napps, dram_done_f
 {
     char err[160];
     int bad = dram_config_check(cfg, err, sizeof(err));
-    assert(bad == 0 && napps > 0);
+    assert(bad == 0 && napps > 0 && napps <= DRAM_MAX_APPS);
     (void)bad;
     struct dram *d = xcalloc(1, sizeof(*d));
     d->cfg = *cfg;
     d->napps = napps;
+    d->app_stride = DRAM_MAX_APPS;
     d->nbanks = cfg->bank_groups * cfg->banks_per_group;
     d->burst_cycles = dram_burst_cycles(cfg);
     d->wr_to_pre = dram_wr_to_pre(cfg);
@@ -78,11 +79,11 @@ struct dram *dram_new(const struct dram_config *cfg, unsigned napps, dram_done_f
     d->columns = cfg->row_bytes / cfg->request_bytes;
     dram_map_plan_init(d);
     d->sched = dram_schedulers[0];
-    d->rank = xcalloc(napps, sizeof(*d->rank));
-    d->sched_rank = xcalloc(napps, sizeof(*d->sched_rank));
+    d->rank = xcalloc(DRAM_MAX_APPS, sizeof(*d->rank));
+    d->sched_rank = xcalloc(DRAM_MAX_APPS, sizeof(*d->sched_rank));
     d->prio_app = DRAM_APP_NONE;
-    d->bw_attained = xcalloc(napps, sizeof(*d->bw_attained));
-    d->bw_seen = xcalloc(napps, sizeof(*d->bw_seen));
+    d->bw_attained = xcalloc(DRAM_MAX_APPS, sizeof(*d->bw_attained));
+    d->bw_seen = xcalloc(DRAM_MAX_APPS, sizeof(*d->bw_seen));
     d->done = done;
     d->done_ctx = ctx;
     d->ch = xcalloc(cfg->channels, sizeof(*d->ch));
@@ -123,6 +124,17 @@ void dram_delete(struct dram *d)
     free(d->bw_seen);
     dram_checker_delete(d->checker);
     free(d);
+}
+
+unsigned dram_add_app(struct dram *d)
+{
+    assert(d->napps < DRAM_MAX_APPS);
+    /* Its entries were zeroed at dram_new and never written: its counters, bus and bank
+     * cycles, attained bandwidth and scheduler rank start at zero. Under a priority epoch it
+     * ranks behind the prioritized application like every other one. */
+    unsigned app = d->napps++;
+    dram_apply_ranks(d);
+    return app;
 }
 
 int dram_set_scheduler(struct dram *d, const char *name)
@@ -329,7 +341,7 @@ static uint64_t others_cycles(const struct dram *d, const struct dram_channel *c
                               unsigned app)
 {
     return ch->bus_cycles - ch->bus_app[app] + ch->banks[bank].busy_cycles -
-           ch->bank_app[(size_t)bank * d->napps + app];
+           ch->bank_app[(size_t)bank * d->app_stride + app];
 }
 
 void dram_add(struct dram *d, const struct dram_request *req)
@@ -410,7 +422,7 @@ static void charge_bank(struct dram *d, struct dram_channel *ch, unsigned b, uns
                         unsigned cycles)
 {
     ch->banks[b].busy_cycles += cycles;
-    ch->bank_app[(size_t)b * d->napps + app] += cycles;
+    ch->bank_app[(size_t)b * d->app_stride + app] += cycles;
 }
 
 static void issue_act(struct dram *d, unsigned c, unsigned b, struct dram_slot *s)

@@ -104,9 +104,11 @@ struct dram_channel {
     struct dram_transfer *ring; /* in flight, ordered by end */
     unsigned ring_head, ring_count, ring_cap;
 
+    /* Per-application arrays hold DRAM_MAX_APPS entries so an application can join a running
+     * system (dram_add_app); only the first napps are in use. */
     uint64_t bus_cycles;           /* data-bus cycles, all applications */
     uint64_t *bus_app;             /* [app] */
-    uint64_t *bank_app;            /* [bank * napps + app] command occupancy */
+    uint64_t *bank_app;            /* [bank * app_stride + app] command occupancy */
     struct dram_app_counters *app; /* [app] */
     struct dram_channel_counters counters;
 };
@@ -146,7 +148,8 @@ struct dram_map_plan {
 struct dram {
     struct dram_config cfg;
     struct dram_map_plan plan;
-    unsigned napps;
+    unsigned napps;        /* applications in use; the arrays below hold DRAM_MAX_APPS */
+    unsigned app_stride;   /* bank_app's row length: DRAM_MAX_APPS */
     unsigned nbanks;       /* per channel */
     unsigned burst_cycles; /* data-bus cycles per request */
     unsigned wr_to_pre;    /* WR -> PRE: tWL + burst + tWR */

@@ -10,6 +10,7 @@
 #include "corun/util.h"
 #include "corun/wake.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,12 +22,13 @@
 #define SM_BLOCK_MAX 8 /* cycles */
 
 /* ASM's priority epochs (gpu_set_priority_epochs): one kernel at a time has the highest
- * priority at every memory controller, round robin, each for `cycles` core cycles. */
+ * priority at every memory controller, round robin over the kernels not retired, each for
+ * `cycles` core cycles. */
 struct gpu_prio {
     uint64_t cycles;                      /* epoch length; 0: off */
     uint64_t next;                        /* when the next kernel's turn starts */
     int kernel;                           /* prioritized now; -1: none */
-    unsigned last;                        /* the kernel prioritized last (round robin) */
+    unsigned rr;                          /* the round robin looks here first for the next turn */
     uint64_t since, acc_at, miss_at;      /* the current turn's start within the counter epoch */
     uint64_t acc_cycles[GPU_MAX_KERNELS]; /* closed turns within the counter epoch */
     uint64_t acc_l2[GPU_MAX_KERNELS], acc_l2_misses[GPU_MAX_KERNELS];
@@ -34,12 +36,16 @@ struct gpu_prio {
 
 _Static_assert(GPU_SM_IDLE == SM_OWNER_IDLE && GPU_SM_GATED == SM_OWNER_GATED,
                "partition entries are passed to the SMs as they are");
+_Static_assert(GPU_MAX_KERNELS == DRAM_MAX_APPS, "each kernel is one DRAM application");
 
 struct gpu {
     struct gpu_config cfg;
     struct sim_env env;
-    unsigned nkernels;
+    uint64_t seed;
+    unsigned nkernels; /* over the run's life: retired kernels keep their index */
     struct kstate *kernels[GPU_MAX_KERNELS];
+    bool retired[GPU_MAX_KERNELS];
+    unsigned hist_lines; /* the SMs' reuse history capacity */
     struct sm **sms;
     int *partition;
     uint64_t *agents; /* scratch bit set for wake_take */
@@ -162,6 +168,13 @@ int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile 
     return 0;
 }
 
+/* Kernel k's run-time state: gpu_new and gpu_add_kernel build it alike, so a kernel's address
+ * stream depends on its index and the seed only. */
+static struct kstate *new_kstate(const struct gpu *g, const struct kernel_profile *p, unsigned k)
+{
+    return kstate_new(p, k, g->cfg.llc.line_bytes, g->cfg.tbs_per_sm, g->cfg.warps_per_sm, g->seed);
+}
+
 struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,
                     unsigned nkernels, uint64_t seed, char *err, size_t errlen)
 {
@@ -177,14 +190,15 @@ struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *c
 
     struct gpu *g = xcalloc(1, sizeof(*g));
     g->cfg = *cfg;
+    g->seed = seed;
     g->nkernels = nkernels;
     unsigned hist = 0;
     for (unsigned k = 0; k < nkernels; k++) {
-        g->kernels[k] = kstate_new(profiles[k], k, cfg->llc.line_bytes, cfg->tbs_per_sm,
-                                   cfg->warps_per_sm, seed);
+        g->kernels[k] = new_kstate(g, profiles[k], k);
         if (g->kernels[k]->hist_lines > hist)
             hist = g->kernels[k]->hist_lines;
     }
+    g->hist_lines = hist;
     struct sim_env *e = &g->env;
     e->cfg = &g->cfg;
     e->kernels = g->kernels;
@@ -220,8 +234,7 @@ struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *c
     g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
     e->next_dram_tick = 0;
     e->sm_fast_forward = true;
-    g->prio.kernel = -1;
-    g->prio.last = nkernels - 1; /* so kernel 0 has the first turn */
+    g->prio.kernel = -1; /* and rr = 0: kernel 0 has the first turn */
     return g;
 }
 
@@ -285,7 +298,7 @@ static void prio_open(struct gpu *g, int k)
     p->kernel = k;
     p->since = g->now;
     if (k >= 0) {
-        p->last = (unsigned)k;
+        p->rr = (unsigned)k + 1;
         p->acc_at = g->kernels[k]->c.l2_accesses;
         p->miss_at = g->kernels[k]->c.l2_misses;
         p->next = g->now + p->cycles;
@@ -293,12 +306,32 @@ static void prio_open(struct gpu *g, int k)
     dram_set_priority_app(g->env.dram, k >= 0 ? (unsigned)k : DRAM_APP_NONE);
 }
 
+/* Starts the next turn of the round robin at g->now, skipping retired kernels. With every
+ * kernel retired nobody has it, and the round robin looks again a turn later (a kernel may
+ * have joined by then). */
+static void prio_next_turn(struct gpu *g)
+{
+    struct gpu_prio *p = &g->prio;
+    for (unsigned i = 0; i < g->nkernels; i++) {
+        unsigned k = (p->rr + i) % g->nkernels;
+        if (!g->retired[k]) {
+            prio_open(g, (int)k);
+            return;
+        }
+    }
+    prio_open(g, -1);
+    p->next = g->now + p->cycles;
+}
+
 void gpu_set_priority_epochs(struct gpu *g, uint64_t core_cycles)
 {
     struct gpu_prio *p = &g->prio;
     prio_close(g);
     p->cycles = core_cycles;
-    prio_open(g, core_cycles ? (int)((p->last + 1) % g->nkernels) : -1);
+    if (core_cycles)
+        prio_next_turn(g);
+    else
+        prio_open(g, -1);
 }
 
 int gpu_priority_kernel(const struct gpu *g)
@@ -329,6 +362,11 @@ int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu
             return fail(err, errlen,
                         "SM %zu is given to kernel %d: expected 0..%u, idle (%d) or gated (%d)", i,
                         o, g->nkernels - 1, GPU_SM_IDLE, GPU_SM_GATED);
+        if (o >= 0 && g->retired[o])
+            return fail(err, errlen,
+                        "SM %zu is given to kernel %d (%s), which was retired from the mix: "
+                        "give it to a kernel still in the mix, idle (%d) or gated (%d)",
+                        i, o, g->kernels[o]->prof.name, GPU_SM_IDLE, GPU_SM_GATED);
     }
     if (mode != GPU_SWITCH_DRAIN && mode != GPU_SWITCH_CONTEXT && mode != GPU_SWITCH_ADAPTIVE)
         return fail(err, errlen, "unknown switch mode %d", (int)mode);
@@ -355,6 +393,66 @@ int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu
 void gpu_get_partition(const struct gpu *g, int *owner_out)
 {
     memcpy(owner_out, g->partition, g->cfg.sms * sizeof(int));
+}
+
+/* ---- mix changes ---- */
+
+int gpu_add_kernel(struct gpu *g, const struct kernel_profile *profile, char *err, size_t errlen)
+{
+    const char *name = profile->name ? profile->name : "(unnamed)";
+    if (g->nkernels >= GPU_MAX_KERNELS)
+        return fail(err, errlen,
+                    "cannot add kernel %s: the GPU has run %u kernels, the limit "
+                    "(GPU_MAX_KERNELS = %d, retired ones included)",
+                    name, g->nkernels, GPU_MAX_KERNELS);
+    if (gpu_profile_check(&g->cfg, profile, err, errlen))
+        return -1;
+    unsigned k = g->nkernels;
+    g->kernels[k] = new_kstate(g, profile, k);
+    /* SMs hold one reuse history, sized for the largest window; a longer one grows them all
+     * now, keeping what they hold, so the kernels they run see the same lines. */
+    unsigned hist = g->kernels[k]->hist_lines;
+    if (hist > g->hist_lines) {
+        for (unsigned i = 0; i < g->cfg.sms; i++)
+            sm_grow_hist(g->sms[i], hist);
+        g->hist_lines = hist;
+    }
+    unsigned app = dram_add_app(g->env.dram);
+    assert(app == k);
+    (void)app;
+    g->nkernels = k + 1;
+    g->env.nkernels = k + 1;
+    return (int)k;
+}
+
+int gpu_retire_kernel(struct gpu *g, unsigned k, char *err, size_t errlen)
+{
+    if (k >= g->nkernels)
+        return fail(err, errlen, "cannot retire kernel %u: the GPU has kernels 0..%u", k,
+                    g->nkernels - 1);
+    const char *name = g->kernels[k]->prof.name;
+    if (g->retired[k])
+        return fail(err, errlen, "kernel %u (%s) was retired already", k, name);
+    unsigned owned = 0;
+    for (unsigned i = 0; i < g->cfg.sms; i++)
+        owned += g->partition[i] == (int)k;
+    if (owned)
+        return fail(err, errlen,
+                    "cannot retire kernel %u (%s): it owns %u SMs; give them to other kernels "
+                    "(or idle/gate them) with gpu_set_partition first",
+                    k, name, owned);
+    g->retired[k] = true;
+    /* Its turn of priority ends here; the next turn starts when this one would have ended. */
+    if (g->prio.kernel == (int)k) {
+        prio_close(g);
+        prio_open(g, -1);
+    }
+    return 0;
+}
+
+bool gpu_kernel_retired(const struct gpu *g, unsigned k)
+{
+    return k < g->nkernels && g->retired[k];
 }
 
 /* ---- running ---- */
@@ -445,7 +543,7 @@ void gpu_run(struct gpu *g, uint64_t core_cycles)
         if (!turn)
             return;
         prio_close(g);
-        prio_open(g, (int)((g->prio.last + 1) % g->nkernels));
+        prio_next_turn(g);
     }
 }
 

@@ -193,6 +193,22 @@ void kstate_hist_clear(struct kstate_hist *h)
     h->pos = h->count = 0;
 }
 
+void kstate_hist_grow(struct kstate_hist *h, unsigned cap)
+{
+    if (cap <= h->cap)
+        return;
+    /* Oldest first from index 0: the line `back` places behind pos stays the same line. */
+    uint64_t *line = xmalloc(cap * sizeof(uint64_t));
+    for (unsigned j = 0; j < h->count; j++) {
+        unsigned back = h->count - j; /* <= count <= the old cap */
+        line[j] = h->line[h->pos >= back ? h->pos - back : h->pos + h->cap - back];
+    }
+    free(h->line);
+    h->line = line;
+    h->cap = cap;
+    h->pos = h->count; /* count <= the old cap < cap */
+}
+
 void kstate_reset_counters(struct kstate *k)
 {
     memset(&k->c, 0, sizeof(k->c));

@@ -33,7 +33,8 @@ struct slice { /* what every step reads first, in one host cache line */
     unsigned waiter_rr;
     uint64_t *waiters; /* SMs waiting for room in `in` */
     struct llc_out out[LLC_DRAM_ENTRIES];
-    /* ATD: [kernel][sampled set][way] tags (line + 1, 0: invalid) and last-use stamps */
+    /* ATD: [kernel < GPU_MAX_KERNELS][sampled set][way] tags (line + 1, 0: invalid) and
+     * last-use stamps */
     uint64_t *atd_tag, *atd_stamp;
     uint64_t atd_clock[GPU_MAX_KERNELS];
 };
@@ -61,7 +62,9 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
     unsigned sets = (unsigned)(slice_bytes / cfg->llc.line_bytes / cfg->llc.ways);
     l->ways = cfg->llc.ways;
     l->atd_sets = (sets + LLC_ATD_STRIDE - 1) / LLC_ATD_STRIDE;
-    size_t atd_lines = (size_t)env->nkernels * l->atd_sets * l->ways;
+    /* Room for every kernel the GPU may ever run, not just those of gpu_new: a kernel joining
+     * the mix (gpu_add_kernel) gets an empty private copy. */
+    size_t atd_lines = (size_t)GPU_MAX_KERNELS * l->atd_sets * l->ways;
     for (unsigned i = 0; i < l->nslices; i++) {
         struct slice *s = &l->s[i];
         s->cache = cache_new(slice_bytes, cfg->llc.ways, cfg->llc.line_bytes, cfg->llc.mshrs,

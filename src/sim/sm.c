@@ -107,6 +107,11 @@ void sm_delete(struct sm *sm)
     free(sm);
 }
 
+void sm_grow_hist(struct sm *sm, unsigned hist_lines)
+{
+    kstate_hist_grow(&sm->hist, hist_lines);
+}
+
 /* ---- loads completing ---- */
 
 /* One line of load slot (token & 31) of warp (token >> 5) has its data. */
