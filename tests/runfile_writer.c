@@ -1,9 +1,13 @@
 /* runfile_writer — a test driver for run files, with synthetic epochs (no simulation):
- *   runfile_writer write PATH [EPOCHS [DELAY_US]]  record EPOCHS epochs (0: until killed),
- *                                                  printing "epoch N done" after each
- *   runfile_writer check PATH                      read every epoch and event back, compare
- *                                                  with what write records, print the counts
- *   runfile_writer layout                          print the layout (docs/runfile.md)
+ *   runfile_writer write PATH [EPOCHS [DELAY_US [ADD_AT]]]
+ *       record EPOCHS epochs (0: until killed), printing "epoch N done" after each; with
+ *       ADD_AT > 0, add a fourth kernel before epoch ADD_AT (printing "kernel added"), and
+ *       take kernel 1 out of the mix (in_mix 0) from epoch ADD_AT + 10 on
+ *   runfile_writer check PATH [ADD_AT]
+ *       read every epoch and event back, compare with what write records (with the same
+ *       ADD_AT), print the counts
+ *   runfile_writer layout
+ *       print the layout (docs/runfile.md)
  * tests/e2e/runfile_crash.sh kills `write` at random moments and runs `check`. */
 #include <math.h>
 #include <stdbool.h>
@@ -27,27 +31,45 @@ static void fill(const struct runfile_table *t, void *base, uint64_t seed)
         case RUNFILE_U64: *(uint64_t *)p = seed * 1000003u + j * 7919u; break;
         case RUNFILE_UINT: *(unsigned *)p = (unsigned)((seed + j) % 1000u); break;
         case RUNFILE_DOUBLE: *(double *)p = (double)(seed + j) * 0.1 + 1.0 / 3.0; break;
+        case RUNFILE_FLAG: *(unsigned *)p = 1; break;
         default: break;
         }
     }
 }
 
-static void synth_epoch(uint64_t i, struct runfile_epoch *e)
+/* The kernels of the run when epoch i is recorded (add_at 0: none is added). */
+static unsigned kernels_at(uint64_t i, uint64_t add_at)
+{
+    return KERNELS + (add_at > 0 && i >= add_at);
+}
+
+/* Epoch i as recorded, or as read back from a file of nkernels kernels (0: as recorded): a
+ * kernel added later reads as absent. */
+static void synth_epoch(uint64_t i, uint64_t add_at, unsigned nkernels, struct runfile_epoch *e)
 {
     memset(e, 0, sizeof(*e));
     fill(&runfile_system_table, e, i);
     e->start_cycle = i * EPOCH_CYCLES;
     e->cycles = EPOCH_CYCLES;
     e->sys.cycles = EPOCH_CYCLES;
-    e->nkernels = KERNELS;
-    for (unsigned k = 0; k < KERNELS; k++) {
+    unsigned now = kernels_at(i, add_at);
+    e->nkernels = nkernels ? nkernels : now;
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        if (k >= now) {
+            for (size_t j = 0; j < runfile_per_kernel_table.count; j++)
+                if (runfile_per_kernel_table.fields[j].type == RUNFILE_DOUBLE)
+                    *(double *)((char *)&e->k[k] + runfile_per_kernel_table.fields[j].offset) = NAN;
+            continue;
+        }
         fill(&runfile_per_kernel_table, &e->k[k], i * 10 + k);
         if (k == 1)
             e->k[k].np_pred = NAN;
+        if (k == 1 && add_at > 0 && i >= add_at + 10)
+            e->k[k].in_mix = 0; /* removed: the values are whatever the recorder gives */
     }
     e->nsms = SMS;
     for (unsigned s = 0; s < SMS; s++)
-        e->owner[s] = (int)((s + i) % (KERNELS + 2)) - 2;
+        e->owner[s] = (int)((s + i) % (now + 2)) - 2;
 }
 
 static bool same_values(const struct runfile_table *t, const void *a, const void *b)
@@ -86,7 +108,7 @@ static void event_text(uint64_t i, char *buf, size_t len)
              (unsigned)(i % 7 + 1), (unsigned long long)i);
 }
 
-static int write_run(const char *path, uint64_t epochs, long delay_us)
+static int write_run(const char *path, uint64_t epochs, long delay_us, uint64_t add_at)
 {
     struct runfile_header h = {0};
     h.scenario_text = "name = \"crash\";\n";
@@ -109,7 +131,13 @@ static int write_run(const char *path, uint64_t epochs, long delay_us)
     fflush(stdout);
     struct runfile_epoch *e = malloc(sizeof(*e));
     for (uint64_t i = 0; epochs == 0 || i < epochs; i++) {
-        synth_epoch(i, e);
+        if (add_at > 0 && i == add_at) {
+            struct runfile_kernel added = {"HS", 0, 0.5, 0};
+            if (runfile_add_kernel(rf, &added, err, sizeof(err)) < 0)
+                break;
+            printf("kernel added\n");
+        }
+        synth_epoch(i, add_at, 0, e);
         if (i % 4 == 3) {
             char text[RUNFILE_TEXT_MAX];
             event_text(i, text, sizeof(text));
@@ -135,7 +163,24 @@ static int write_run(const char *path, uint64_t epochs, long delay_us)
     return 0;
 }
 
-static int check_run(const char *path)
+/* The kernels of rf are what write_run gave it by epoch n: 3, then 4 from add_at on (either
+ * when the recorder died between epoch add_at - 1 and add_at). */
+static bool right_kernels(const struct runfile *rf, uint64_t add_at)
+{
+    const struct runfile_header *h = runfile_header(rf);
+    uint64_t n = runfile_epoch_count(rf);
+    const char *names[] = {"LBM", "BINO", "SAD", "HS"};
+    if (h->nkernels_start != KERNELS || h->nkernels < KERNELS || h->nkernels > KERNELS + 1 ||
+        (h->nkernels > KERNELS && (add_at == 0 || n < add_at)) ||
+        (h->nkernels == KERNELS && add_at > 0 && n > add_at))
+        return false;
+    for (unsigned k = 0; k < h->nkernels; k++)
+        if (strcmp(h->kernels[k].name, names[k]) != 0)
+            return false;
+    return true;
+}
+
+static int check_run(const char *path, uint64_t add_at)
 {
     char err[512];
     struct runfile *rf = runfile_open(path, err, sizeof(err));
@@ -144,9 +189,15 @@ static int check_run(const char *path)
         return 1;
     }
     int rc = 0;
+    unsigned nkernels = runfile_header(rf)->nkernels;
+    if (!right_kernels(rf, add_at)) {
+        fprintf(stderr, "%s: %u kernels (%u at the start) after %llu epochs\n", path, nkernels,
+                runfile_header(rf)->nkernels_start, (unsigned long long)runfile_epoch_count(rf));
+        rc = 1;
+    }
     struct runfile_epoch *got = malloc(sizeof(*got)), *want = malloc(sizeof(*want));
     for (uint64_t i = 0; i < runfile_epoch_count(rf) && rc == 0; i++) {
-        synth_epoch(i, want);
+        synth_epoch(i, add_at, nkernels, want);
         if (runfile_read_epoch(rf, i, got, err, sizeof(err)) < 0) {
             fprintf(stderr, "%s\n", err);
             rc = 1;
@@ -172,8 +223,8 @@ static int check_run(const char *path)
         }
     }
     if (rc == 0)
-        printf("epochs %llu events %llu\n", (unsigned long long)runfile_epoch_count(rf),
-               (unsigned long long)runfile_event_count(rf));
+        printf("epochs %llu events %llu kernels %u\n", (unsigned long long)runfile_epoch_count(rf),
+               (unsigned long long)runfile_event_count(rf), nkernels);
     free(got);
     free(want);
     runfile_close(rf, err, sizeof(err));
@@ -186,11 +237,13 @@ int main(int argc, char **argv)
         runfile_print_layout(stdout);
         return 0;
     }
-    if (argc == 3 && strcmp(argv[1], "check") == 0)
-        return check_run(argv[2]);
-    if (argc >= 3 && argc <= 5 && strcmp(argv[1], "write") == 0)
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "check") == 0)
+        return check_run(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 0);
+    if (argc >= 3 && argc <= 6 && strcmp(argv[1], "write") == 0)
         return write_run(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 0,
-                         argc > 4 ? strtol(argv[4], NULL, 10) : 0);
-    fprintf(stderr, "usage: runfile_writer write PATH [EPOCHS [DELAY_US]] | check PATH | layout\n");
+                         argc > 4 ? strtol(argv[4], NULL, 10) : 0,
+                         argc > 5 ? strtoull(argv[5], NULL, 10) : 0);
+    fprintf(stderr, "usage: runfile_writer write PATH [EPOCHS [DELAY_US [ADD_AT]]] | check PATH "
+                    "[ADD_AT] | layout\n");
     return 2;
 }

@@ -14,15 +14,16 @@
 
 #include "corun/gpu.h"
 
-#define RUNFILE_SCHEMA_VERSION 1 /* major: readers refuse files with a newer one */
+#define RUNFILE_SCHEMA_VERSION 2 /* major: readers refuse files with a newer one */
 #define RUNFILE_SCHEMA_MINOR   0 /* additions that older readers may ignore */
 #define RUNFILE_MAX_SMS        1024
 #define RUNFILE_KIND_MAX       16  /* event kind, in bytes with the NUL */
 #define RUNFILE_TEXT_MAX       256 /* event text, in bytes with the NUL; longer text is cut */
+#define RUNFILE_NAME_MAX       32  /* kernel name, in bytes with the NUL; longer is refused */
 
-/* One kernel of the mix. */
+/* One kernel of the run. */
 struct runfile_kernel {
-    char *name;
+    char *name;   /* 1 to RUNFILE_NAME_MAX-1 bytes of UTF-8 */
     int priority; /* 0 low, 1 high (enum scenario_priority) */
     double qos_target, weight;
 };
@@ -37,10 +38,11 @@ struct runfile_header {
     uint64_t seed;
     char *gpu_preset;
     unsigned sms;
-    uint64_t epoch_cycles; /* core cycles per epoch */
-    unsigned nkernels;
-    struct runfile_kernel kernels[GPU_MAX_KERNELS];
-    char *created; /* ISO 8601 UTC; set by runfile_create */
+    uint64_t epoch_cycles;   /* core cycles per epoch */
+    unsigned nkernels;       /* every kernel of the run: those at the start, then those added */
+    unsigned nkernels_start; /* kernels at the start; set by runfile_create and runfile_open */
+    struct runfile_kernel kernels[GPU_MAX_KERNELS]; /* by index, stable for the whole run */
+    char *created;                                  /* ISO 8601 UTC; set by runfile_create */
 };
 
 /* One kernel over one epoch. */
@@ -48,12 +50,16 @@ struct runfile_kernel_epoch {
     struct gpu_kernel_counters c;
     double np_true; /* private cycles for the epoch's instructions / epoch cycles */
     double np_pred; /* the predictor's estimate; NaN when there is no predictor */
+    /* 1: the kernel was in the mix during the epoch; 0: it had not joined yet (a reader gets
+     * 0, NaN for the doubles and 0 for the counters) or had been removed (its values are what
+     * the writer gave). Writers set it; a schema-1 file reads 1 everywhere. */
+    unsigned in_mix;
 };
 
 /* What one epoch produced. */
 struct runfile_epoch {
     uint64_t start_cycle, cycles;
-    unsigned nkernels; /* must be the header's */
+    unsigned nkernels; /* must be the header's (the kernels added so far count) */
     struct runfile_kernel_epoch k[GPU_MAX_KERNELS];
     unsigned nsms;                  /* must be the header's sms */
     int owner[RUNFILE_MAX_SMS];     /* per SM: kernel index, GPU_SM_IDLE or GPU_SM_GATED */
@@ -76,6 +82,8 @@ enum runfile_type {
     RUNFILE_DOUBLE,   /* double, stored as 64-bit IEEE */
     RUNFILE_STRING,   /* char *, stored as a variable-length UTF-8 string */
     RUNFILE_PRIORITY, /* int 0/1, stored as an HDF5 enum {low, high} */
+    RUNFILE_NAME,     /* char *, stored as a UTF-8 string of RUNFILE_NAME_MAX bytes */
+    RUNFILE_FLAG,     /* unsigned 0/1, stored as an 8-bit unsigned integer */
 };
 
 struct runfile_field {
@@ -95,7 +103,7 @@ struct runfile_table {
 };
 
 extern const struct runfile_table runfile_header_table;     /* root attributes */
-extern const struct runfile_table runfile_kernel_table;     /* /kernels, [kernels] */
+extern const struct runfile_table runfile_kernel_table;     /* /kernels, [kernels], growing */
 extern const struct runfile_table runfile_per_kernel_table; /* /per_kernel, [epochs x kernels] */
 extern const struct runfile_table runfile_system_table;     /* /system, [epochs] */
 
@@ -111,14 +119,22 @@ struct runfile;
  * naming path when h is unusable or the file cannot be made. */
 struct runfile *runfile_create(const char *path, const struct runfile_header *h, char *err,
                                size_t errlen);
-/* Append epoch e and flush it to disk. Returns 0, or -1 with a message; after a failure
- * (e.g. a full disk) recording stops, and the file keeps every epoch appended before. */
+/* Append epoch e (e->nkernels: the header's nkernels, added kernels included) and flush it to
+ * disk. Returns 0, or -1 with a message; after a failure (e.g. a full disk) recording stops,
+ * and the file keeps every epoch appended before. */
 int runfile_append_epoch(struct runfile *rf, const struct runfile_epoch *e, char *err,
                          size_t errlen);
 /* Append an event (kind: 1 to RUNFILE_KIND_MAX-1 bytes; text is cut to RUNFILE_TEXT_MAX-1
  * bytes at a UTF-8 boundary) and flush it. Returns 0, or -1 with a message as above. */
 int runfile_append_event(struct runfile *rf, uint64_t epoch, uint64_t cycle, const char *kind,
                          const char *text, char *err, size_t errlen);
+/* Add kernel k to the mix from the next appended epoch on: /kernels/ and every /per_kernel/
+ * dataset grow by one (earlier epochs read as absent: in_mix 0, NaN for floats), flushed
+ * and committed like an epoch. The header's nkernels counts it. Returns 0, or -1 with a
+ * message (GPU_MAX_KERNELS kernels already; a name longer than RUNFILE_NAME_MAX - 1 bytes;
+ * a write failure as for appends). */
+int runfile_add_kernel(struct runfile *rf, const struct runfile_kernel *k, char *err,
+                       size_t errlen);
 /* Close and free rf (NULL is harmless). Returns 0, or -1 with a message when the final flush
  * failed or recording had stopped on an error. */
 int runfile_close(struct runfile *rf, char *err, size_t errlen);
@@ -128,7 +144,8 @@ int runfile_close(struct runfile *rf, char *err, size_t errlen);
 /* Open a run file for reading. Returns NULL with a message naming path and what is wrong
  * (missing, empty, not HDF5, damaged or truncated, not a run file, newer schema). */
 struct runfile *runfile_open(const char *path, char *err, size_t errlen);
-/* The header; valid until runfile_close. */
+/* The header, with every kernel in the file (nkernels_start of them from the start); valid
+ * until runfile_close. */
 const struct runfile_header *runfile_header(const struct runfile *rf);
 /* Complete epochs in the file (for a recorder: appended so far). */
 uint64_t runfile_epoch_count(const struct runfile *rf);

@@ -26,7 +26,11 @@ static const struct runfile_field header_fields[] = {
     HDR(gpu_preset, RUNFILE_STRING, NULL, "GPU preset name"),
     HDR(sms, RUNFILE_UINT, "SMs", "streaming multiprocessors of the GPU"),
     HDR(epoch_cycles, RUNFILE_U64, "cycles", "core cycles per epoch"),
-    HDR(nkernels, RUNFILE_UINT, "kernels", "kernels in the mix"),
+    /* The attribute keeps its schema-1 name; SWMR cannot rewrite an attribute, so it counts
+     * the kernels at the start, and /kernel_count every kernel. */
+    {"nkernels", RUNFILE_UINT, "kernels", offsetof(struct runfile_header, nkernels_start),
+     "kernels when recording began (an attribute cannot change under SWMR: /kernel_count "
+     "counts the added ones too)"},
     HDR(created, RUNFILE_STRING, NULL, "when recording began, ISO 8601 UTC"),
 };
 const struct runfile_table runfile_header_table = {"/", "attribute", "struct runfile_header",
@@ -37,7 +41,7 @@ const struct runfile_table runfile_header_table = {"/", "attribute", "struct run
 #f, t, u, offsetof(struct runfile_kernel, f), d                                            \
     }
 static const struct runfile_field kernel_fields[] = {
-    KER(name, RUNFILE_STRING, NULL, "kernel name, as in the scenario"),
+    KER(name, RUNFILE_NAME, NULL, "kernel name, as in the scenario"),
     KER(priority, RUNFILE_PRIORITY, NULL, "high: the QoS allocator protects it"),
     KER(qos_target, RUNFILE_DOUBLE, "1", "normalized progress to keep when it has high priority"),
     KER(weight, RUNFILE_DOUBLE, "1",
@@ -92,6 +96,10 @@ static const struct runfile_field per_kernel_fields[] = {
      "true normalized progress: private cycles for the epoch's instructions / cycles"},
     {"np_pred", RUNFILE_DOUBLE, "1", offsetof(struct runfile_kernel_epoch, np_pred),
      "the predictor's normalized progress (NaN: no predictor)"},
+    /* Last, so that the columns before it keep their schema-1 places in kernels.csv. */
+    {"in_mix", RUNFILE_FLAG, NULL, offsetof(struct runfile_kernel_epoch, in_mix),
+     "1: in the mix during the epoch; 0: not added yet (its other fields read NaN or 0) or "
+     "removed"},
 };
 const struct runfile_table runfile_per_kernel_table = {
     "/per_kernel", "[epochs x kernels]", "struct runfile_kernel_epoch", per_kernel_fields,
@@ -117,6 +125,11 @@ const struct runfile_table runfile_system_table = {"/system", "[epochs]", "struc
 
 const char *const rf_event_names[RF_EV_COUNT] = {"epoch", "cycle", "kind", "text"};
 
+size_t rf_in_mix_field(void)
+{
+    return runfile_per_kernel_table.count - 1;
+}
+
 /* ---- layout listing ---- */
 
 static const char *type_name(enum runfile_type t)
@@ -127,6 +140,8 @@ static const char *type_name(enum runfile_type t)
     case RUNFILE_DOUBLE: return "float64";
     case RUNFILE_STRING: return "string";
     case RUNFILE_PRIORITY: return "enum {low, high}";
+    case RUNFILE_NAME: return "string"; /* print_table adds the length */
+    case RUNFILE_FLAG: return "uint8";
     }
     return "?";
 }
@@ -140,8 +155,13 @@ static void print_table(FILE *out, const struct runfile_table *t)
     fprintf(out, "| name | type | unit | description |\n|---|---|---|---|\n");
     for (size_t i = 0; i < t->count; i++) {
         const struct runfile_field *f = &t->fields[i];
-        fprintf(out, "| `%s` | %s | %s | %s |\n", f->name, type_name(f->type),
-                f->unit ? f->unit : "", f->description);
+        char type[32];
+        if (f->type == RUNFILE_NAME)
+            snprintf(type, sizeof(type), "string (%d bytes)", RUNFILE_NAME_MAX);
+        else
+            snprintf(type, sizeof(type), "%s", type_name(f->type));
+        fprintf(out, "| `%s` | %s | %s | %s |\n", f->name, type, f->unit ? f->unit : "",
+                f->description);
     }
     fputc('\n', out);
 }
@@ -163,7 +183,9 @@ void runfile_print_layout(FILE *out)
             "repartition, mix, note, ... |\n"
             "| `/events/text` | string (%d bytes) | [events] | what happened and why, UTF-8 |\n"
             "| `/epoch_count` | uint64 | scalar | complete epochs: rows beyond it are partial |\n"
-            "| `/event_count` | uint64 | scalar | complete events |\n\n",
+            "| `/event_count` | uint64 | scalar | complete events |\n"
+            "| `/kernel_count` | uint64 | scalar | complete kernels, the added ones included: "
+            "entries of /kernels and columns of /per_kernel beyond it are partial |\n\n",
             RUNFILE_KIND_MAX, RUNFILE_TEXT_MAX);
 }
 
@@ -223,8 +245,36 @@ size_t rf_value_size(enum runfile_type t)
     case RUNFILE_DOUBLE: return sizeof(double);
     case RUNFILE_STRING: return sizeof(char *);
     case RUNFILE_PRIORITY: return sizeof(int);
+    case RUNFILE_NAME: return sizeof(char *);
+    case RUNFILE_FLAG: return sizeof(unsigned);
     }
     return 0;
+}
+
+size_t rf_row_size(enum runfile_type t)
+{
+    return t == RUNFILE_FLAG ? 1 : rf_value_size(t);
+}
+
+void rf_to_row(enum runfile_type t, const void *value, void *row)
+{
+    if (t == RUNFILE_FLAG)
+        *(unsigned char *)row = (unsigned char)*(const unsigned *)value;
+    else
+        memcpy(row, value, rf_value_size(t));
+}
+
+void rf_from_row(enum runfile_type t, const void *row, void *value)
+{
+    if (t == RUNFILE_FLAG)
+        *(unsigned *)value = *(const unsigned char *)row;
+    else
+        memcpy(value, row, rf_value_size(t));
+}
+
+bool rf_is_string(enum runfile_type t)
+{
+    return t == RUNFILE_STRING || t == RUNFILE_NAME;
 }
 
 static hid_t priority_type(hid_t base)
@@ -268,6 +318,8 @@ hid_t rf_mem_type(enum runfile_type t)
     case RUNFILE_DOUBLE: return H5Tcopy(H5T_NATIVE_DOUBLE);
     case RUNFILE_STRING: return vl_string();
     case RUNFILE_PRIORITY: return priority_type(H5T_NATIVE_INT);
+    case RUNFILE_NAME: return rf_fixed_string(RUNFILE_NAME_MAX);
+    case RUNFILE_FLAG: return H5Tcopy(H5T_NATIVE_UINT8); /* see rf_to_row */
     }
     return H5I_INVALID_HID;
 }
@@ -280,6 +332,8 @@ hid_t rf_file_type(enum runfile_type t)
     case RUNFILE_DOUBLE: return H5Tcopy(H5T_IEEE_F64LE);
     case RUNFILE_STRING: return vl_string();
     case RUNFILE_PRIORITY: return priority_type(H5T_STD_I8LE);
+    case RUNFILE_NAME: return rf_fixed_string(RUNFILE_NAME_MAX);
+    case RUNFILE_FLAG: return H5Tcopy(H5T_STD_U8LE);
     }
     return H5I_INVALID_HID;
 }
@@ -319,13 +373,16 @@ struct runfile *rf_new(const char *path, bool writing)
     rf->path = xstrdup(path);
     rf->writing = writing;
     rf->file = H5I_INVALID_HID;
+    rf->kernels = xmalloc(runfile_kernel_table.count * sizeof(hid_t));
+    for (size_t i = 0; i < runfile_kernel_table.count; i++)
+        rf->kernels[i] = H5I_INVALID_HID;
     rf->per_kernel = xmalloc(runfile_per_kernel_table.count * sizeof(hid_t));
     for (size_t i = 0; i < runfile_per_kernel_table.count; i++)
         rf->per_kernel[i] = H5I_INVALID_HID;
     rf->system = xmalloc(runfile_system_table.count * sizeof(hid_t));
     for (size_t i = 0; i < runfile_system_table.count; i++)
         rf->system[i] = H5I_INVALID_HID;
-    rf->partition = rf->epoch_count = rf->event_count = H5I_INVALID_HID;
+    rf->partition = rf->epoch_count = rf->event_count = rf->kernel_count = H5I_INVALID_HID;
     rf->guard.driver = H5I_INVALID_HID;
     for (int i = 0; i < RF_EV_COUNT; i++)
         rf->events[i] = H5I_INVALID_HID;
@@ -342,7 +399,7 @@ static void close_dataset(hid_t *id)
 static void free_strings(const struct runfile_table *t, void *target)
 {
     for (size_t i = 0; i < t->count; i++)
-        if (t->fields[i].type == RUNFILE_STRING) {
+        if (rf_is_string(t->fields[i].type)) {
             char **slot = (char **)((char *)target + t->fields[i].offset);
             free(*slot);
             *slot = NULL;
@@ -351,6 +408,8 @@ static void free_strings(const struct runfile_table *t, void *target)
 
 herr_t rf_free(struct runfile *rf)
 {
+    for (size_t i = 0; i < runfile_kernel_table.count; i++)
+        close_dataset(&rf->kernels[i]);
     for (size_t i = 0; i < runfile_per_kernel_table.count; i++)
         close_dataset(&rf->per_kernel[i]);
     for (size_t i = 0; i < runfile_system_table.count; i++)
@@ -360,11 +419,13 @@ herr_t rf_free(struct runfile *rf)
     close_dataset(&rf->partition);
     close_dataset(&rf->epoch_count);
     close_dataset(&rf->event_count);
+    close_dataset(&rf->kernel_count);
     herr_t rc = rf->file >= 0 ? H5Fclose(rf->file) : 0;
     rf_guard_done(&rf->guard);
     free_strings(&runfile_header_table, &rf->hdr);
     for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
         free_strings(&runfile_kernel_table, &rf->hdr.kernels[k]);
+    free(rf->kernels);
     free(rf->per_kernel);
     free(rf->system);
     free(rf->failed);

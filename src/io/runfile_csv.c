@@ -27,10 +27,12 @@ static void put_value(FILE *f, enum runfile_type t, const void *p)
 {
     switch (t) {
     case RUNFILE_U64: fprintf(f, "%" PRIu64, *(const uint64_t *)p); break;
-    case RUNFILE_UINT: fprintf(f, "%u", *(const unsigned *)p); break;
+    case RUNFILE_UINT:
+    case RUNFILE_FLAG: fprintf(f, "%u", *(const unsigned *)p); break;
     case RUNFILE_DOUBLE: put_double(f, *(const double *)p); break;
     case RUNFILE_PRIORITY: fputs(*(const int *)p ? "high" : "low", f); break;
-    case RUNFILE_STRING: fputs(*(char *const *)p, f); break;
+    case RUNFILE_STRING:
+    case RUNFILE_NAME: fputs(*(char *const *)p, f); break;
     }
 }
 

@@ -9,10 +9,11 @@
 #include "corun/runfile.h"
 
 /* Dataset and group names that are not generated from a table. */
-#define RF_PARTITION   "partition"
-#define RF_EPOCH_COUNT "epoch_count"
-#define RF_EVENT_COUNT "event_count"
-#define RF_EVENTS      "events"
+#define RF_PARTITION    "partition"
+#define RF_EPOCH_COUNT  "epoch_count"
+#define RF_EVENT_COUNT  "event_count"
+#define RF_KERNEL_COUNT "kernel_count" /* schema 2 on; schema 1: the root attribute nkernels */
+#define RF_EVENTS       "events"
 
 /* Rows per chunk of every growing dataset. One: under SWMR a rewritten chunk is moved, never
  * freed, so a chunk that grew epoch by epoch would leave a copy behind at every flush (see
@@ -39,11 +40,14 @@ struct runfile {
     char *path;
     bool writing;
     hid_t file;
-    hid_t *per_kernel; /* runfile_per_kernel_table.count datasets */
+    hid_t *kernels;    /* runfile_kernel_table.count datasets, open while recording */
+    hid_t *per_kernel; /* runfile_per_kernel_table.count datasets; in_mix's is invalid in a
+                        * schema-1 file, which has none */
     hid_t *system;     /* runfile_system_table.count datasets */
     hid_t partition;
     hid_t events[RF_EV_COUNT];
     hid_t epoch_count, event_count; /* scalar: how many rows are complete */
+    hid_t kernel_count;             /* scalar: how many kernels are complete; invalid: schema 1 */
     struct runfile_header hdr;
     uint64_t nepochs, nevents;
     struct rf_guard guard; /* of a recorder */
@@ -63,6 +67,16 @@ hid_t rf_file_type(enum runfile_type t);
 hid_t rf_fixed_string(size_t size);
 /* Bytes a value of type t occupies in its struct. */
 size_t rf_value_size(enum runfile_type t);
+/* Row buffers hand HDF5 values as the file stores them: a conversion would cost a 1 MB buffer
+ * that HDF5 allocates and clears at every read and write. A flag, an unsigned in its struct,
+ * is one byte in a row; every other value is as in its struct. */
+size_t rf_row_size(enum runfile_type t);
+void rf_to_row(enum runfile_type t, const void *value, void *row);
+void rf_from_row(enum runfile_type t, const void *row, void *value);
+/* Whether a value of type t is a char * the struct owns. */
+bool rf_is_string(enum runfile_type t);
+/* Where /per_kernel/in_mix is in runfile_per_kernel_table. */
+size_t rf_in_mix_field(void);
 
 /* -1, with the formatted message in err. */
 int rf_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -2,6 +2,7 @@
  * crash: such a file still carries its "open for SWMR write" flag, so it is opened for SWMR
  * reading, and only the rows its counters call complete are used. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,14 +107,17 @@ static int read_header(struct runfile *rf, char *err, size_t errlen)
             return rf_fail(err, errlen, "%s: damaged run file: attribute %s of / is %s", path,
                            t->fields[i].name,
                            H5Aexists(rf->file, t->fields[i].name) > 0 ? "unreadable" : "missing");
-    if (h->nkernels < 1 || h->nkernels > GPU_MAX_KERNELS || h->sms < 1 || h->sms > RUNFILE_MAX_SMS)
-        return rf_fail(err, errlen, "%s: damaged run file: %u kernels on %u SMs", path, h->nkernels,
-                       h->sms);
+    if (h->nkernels_start < 1 || h->nkernels_start > GPU_MAX_KERNELS || h->sms < 1 ||
+        h->sms > RUNFILE_MAX_SMS)
+        return rf_fail(err, errlen, "%s: damaged run file: %u kernels on %u SMs", path,
+                       h->nkernels_start, h->sms);
     return 0;
 }
 
+/* Open dataset name, of rank `rank` (0: scalar); its extent goes to dims (may be NULL). With
+ * width > 0, a 2-D dataset's second dimension must be width. */
 static hid_t open_dataset(struct runfile *rf, const char *name, int rank, hsize_t width,
-                          hsize_t *rows, char *err, size_t errlen)
+                          hsize_t *dims_out, char *err, size_t errlen)
 {
     if (H5Lexists(rf->file, name, H5P_DEFAULT) <= 0) {
         rf_fail(err, errlen, "%s: damaged run file: /%s is missing", rf->path, name);
@@ -136,51 +140,19 @@ static hid_t open_dataset(struct runfile *rf, const char *name, int rank, hsize_
                 name);
         return H5I_INVALID_HID;
     }
-    if (got != rank || (rank == 2 && dims[1] != width)) {
+    if (got != rank || (rank == 2 && width && dims[1] != width)) {
         H5Dclose(ds);
         rf_fail(err, errlen, "%s: damaged run file: /%s has an unexpected shape", rf->path, name);
         return H5I_INVALID_HID;
     }
-    if (rows)
-        *rows = dims[0];
+    if (dims_out)
+        memcpy(dims_out, dims, sizeof(dims));
     return ds;
 }
 
-static int read_kernels(struct runfile *rf, char *err, size_t errlen)
+static hsize_t min_size(hsize_t a, hsize_t b)
 {
-    const struct runfile_table *t = &runfile_kernel_table;
-    unsigned n = rf->hdr.nkernels;
-    for (size_t i = 0; i < t->count; i++) {
-        const struct runfile_field *f = &t->fields[i];
-        char *name = xasprintf("kernels/%s", f->name);
-        hsize_t rows = 0;
-        hid_t ds = open_dataset(rf, name, 1, 0, &rows, err, errlen);
-        size_t size = rf_value_size(f->type);
-        char *buf = xcalloc(GPU_MAX_KERNELS, size);
-        hid_t mt = rf_mem_type(f->type);
-        int rc = ds < 0 ? -1 : 0;
-        if (rc == 0 && (rows != n || H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
-            rc = rf_fail(err, errlen, "%s: damaged run file: /%s is unreadable or not %u long",
-                         rf->path, name, n);
-        for (unsigned k = 0; k < n && rc == 0; k++) {
-            void *slot = (char *)&rf->hdr.kernels[k] + f->offset;
-            if (f->type == RUNFILE_STRING) {
-                char *s = *(char **)(buf + k * size);
-                *(char **)slot = xstrdup(s ? s : "");
-                H5free_memory(s);
-            } else {
-                memcpy(slot, buf + k * size, size);
-            }
-        }
-        H5Tclose(mt);
-        free(buf);
-        free(name);
-        if (ds >= 0)
-            H5Dclose(ds);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
+    return a < b ? a : b;
 }
 
 /* A commit counter; 0 when unreadable, so that nothing uncertain is used. */
@@ -192,43 +164,148 @@ static uint64_t read_count(hid_t ds)
     return n;
 }
 
-/* Open every per-epoch dataset; the complete rows are the fewest any of them has, and no more
- * than the counter says. */
-static int open_series(struct runfile *rf, char *err, size_t errlen)
+/* Schema 1 has no /per_kernel/in_mix: its mix never changed. */
+static bool in_mix_absent(const struct runfile *rf, size_t field)
+{
+    return field == rf_in_mix_field() && rf->hdr.schema_version < 2 &&
+           H5Lexists(rf->file, "per_kernel/in_mix", H5P_DEFAULT) <= 0;
+}
+
+/* Open /kernels/ and /per_kernel/. The kernels a reader may use are no more than /kernel_count
+ * says (schema 1: the root nkernels) and than every one of those datasets holds, as for epochs
+ * (a crash in runfile_add_kernel may have grown some of them), but never fewer than at the
+ * start: the file had those before it appeared. *epochs: the fewest rows of /per_kernel/. */
+static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t errlen)
+{
+    struct runfile_header *h = &rf->hdr;
+    hsize_t n = h->nkernels_start, dims[2];
+    if (h->schema_version >= 2 || H5Lexists(rf->file, RF_KERNEL_COUNT, H5P_DEFAULT) > 0) {
+        rf->kernel_count = open_dataset(rf, RF_KERNEL_COUNT, 0, 0, NULL, err, errlen);
+        if (rf->kernel_count < 0)
+            return -1;
+        uint64_t committed = read_count(rf->kernel_count);
+        n = committed > n ? committed : n;
+    }
+    H5Eclear2(H5E_DEFAULT);
+    const struct runfile_table *t = &runfile_kernel_table;
+    for (size_t i = 0; i < t->count; i++) {
+        char *name = xasprintf("kernels/%s", t->fields[i].name);
+        rf->kernels[i] = open_dataset(rf, name, 1, 0, dims, err, errlen);
+        free(name);
+        if (rf->kernels[i] < 0)
+            return -1;
+        n = min_size(n, dims[0]);
+    }
+    t = &runfile_per_kernel_table;
+    for (size_t i = 0; i < t->count; i++) {
+        if (in_mix_absent(rf, i)) {
+            H5Eclear2(H5E_DEFAULT);
+            continue;
+        }
+        char *name = xasprintf("per_kernel/%s", t->fields[i].name);
+        rf->per_kernel[i] = open_dataset(rf, name, 2, 0, dims, err, errlen);
+        free(name);
+        if (rf->per_kernel[i] < 0)
+            return -1;
+        n = min_size(n, dims[1]);
+        *epochs = min_size(*epochs, dims[0]);
+    }
+    if (n < h->nkernels_start)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: it holds %llu kernels, fewer than the %u it began "
+                       "with",
+                       rf->path, (unsigned long long)n, h->nkernels_start);
+    h->nkernels = (unsigned)n;
+    return 0;
+}
+
+/* Read the first nkernels entries of every /kernels/ dataset into the header. */
+static int read_kernels(struct runfile *rf, char *err, size_t errlen)
+{
+    const struct runfile_table *t = &runfile_kernel_table;
+    unsigned n = rf->hdr.nkernels;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct runfile_field *f = &t->fields[i];
+        hid_t ds = rf->kernels[i];
+        hid_t mt = rf_mem_type(f->type);
+        size_t size = rf_value_size(f->type);
+        bool fixed = false; /* a fixed-length name (schema 2; schema 1's are variable-length) */
+        if (f->type == RUNFILE_NAME) {
+            hid_t ft = H5Dget_type(ds);
+            fixed = ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) == 0;
+            size = fixed ? H5Tget_size(ft) : size;
+            H5Tclose(mt);
+            mt = fixed ? rf_fixed_string(size) : rf_mem_type(RUNFILE_STRING);
+            if (ft >= 0)
+                H5Tclose(ft);
+        }
+        char *buf = xcalloc(n, size);
+        hsize_t start = 0, count = n;
+        hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &count, NULL);
+        int rc = fs < 0 || ms < 0 ? -1 : 0;
+        if (rc == 0 && (H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
+                        H5Dread(ds, mt, ms, fs, H5P_DEFAULT, buf) < 0)) {
+            rf_h5_reason(rf->why, sizeof(rf->why));
+            rc = rf_fail(err, errlen, "%s: damaged run file: cannot read /kernels/%s: %s", rf->path,
+                         f->name, rf->why);
+        }
+        for (unsigned k = 0; k < n && rc == 0; k++) {
+            char *slot = (char *)&rf->hdr.kernels[k] + f->offset;
+            if (fixed) {
+                *(char **)slot = xasprintf("%.*s", (int)size, buf + k * size);
+            } else if (f->type == RUNFILE_NAME) {
+                char *s = *(char **)(buf + k * size);
+                *(char **)slot = xstrdup(s ? s : "");
+                H5free_memory(s);
+            } else {
+                memcpy(slot, buf + k * size, size);
+            }
+        }
+        if (ms >= 0)
+            H5Sclose(ms);
+        if (fs >= 0)
+            H5Sclose(fs);
+        H5Tclose(mt);
+        free(buf);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Open every other per-epoch dataset; the complete rows are the fewest any of them has
+ * (epochs: those of /per_kernel/ already), and no more than the counter says. */
+static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t errlen)
 {
     const struct runfile_header *h = &rf->hdr;
-    hsize_t rows, epochs = UINT64_MAX, events = UINT64_MAX;
-    const struct runfile_table *tables[2] = {&runfile_per_kernel_table, &runfile_system_table};
-    hid_t *ids[2] = {rf->per_kernel, rf->system};
-    for (int t = 0; t < 2; t++)
-        for (size_t i = 0; i < tables[t]->count; i++) {
-            char *name = xasprintf("%s/%s", tables[t]->where + 1, tables[t]->fields[i].name);
-            ids[t][i] = open_dataset(rf, name, t == 0 ? 2 : 1, h->nkernels, &rows, err, errlen);
-            free(name);
-            if (ids[t][i] < 0)
-                return -1;
-            epochs = rows < epochs ? rows : epochs;
-        }
-    rf->partition = open_dataset(rf, RF_PARTITION, 2, h->sms, &rows, err, errlen);
+    hsize_t dims[2], events = UINT64_MAX;
+    const struct runfile_table *t = &runfile_system_table;
+    for (size_t i = 0; i < t->count; i++) {
+        char *name = xasprintf("system/%s", t->fields[i].name);
+        rf->system[i] = open_dataset(rf, name, 1, 0, dims, err, errlen);
+        free(name);
+        if (rf->system[i] < 0)
+            return -1;
+        epochs = min_size(epochs, dims[0]);
+    }
+    rf->partition = open_dataset(rf, RF_PARTITION, 2, h->sms, dims, err, errlen);
     if (rf->partition < 0)
         return -1;
-    epochs = rows < epochs ? rows : epochs;
+    epochs = min_size(epochs, dims[0]);
     for (int i = 0; i < RF_EV_COUNT; i++) {
         char *name = xasprintf("%s/%s", RF_EVENTS, rf_event_names[i]);
-        rf->events[i] = open_dataset(rf, name, 1, 0, &rows, err, errlen);
+        rf->events[i] = open_dataset(rf, name, 1, 0, dims, err, errlen);
         free(name);
         if (rf->events[i] < 0)
             return -1;
-        events = rows < events ? rows : events;
+        events = min_size(events, dims[0]);
     }
     rf->epoch_count = open_dataset(rf, RF_EPOCH_COUNT, 0, 0, NULL, err, errlen);
     rf->event_count = open_dataset(rf, RF_EVENT_COUNT, 0, 0, NULL, err, errlen);
     if (rf->epoch_count < 0 || rf->event_count < 0)
         return -1;
-    uint64_t n = read_count(rf->epoch_count);
-    rf->nepochs = n < epochs ? n : epochs;
-    n = read_count(rf->event_count);
-    rf->nevents = n < events ? n : events;
+    rf->nepochs = min_size(read_count(rf->epoch_count), epochs);
+    rf->nevents = min_size(read_count(rf->event_count), events);
     return 0;
 }
 
@@ -279,8 +356,9 @@ struct runfile *runfile_open(const char *path, char *err, size_t errlen)
         return NULL;
     struct runfile *rf = rf_new(path, false);
     rf->file = file;
-    if (read_header(rf, err, errlen) < 0 || read_kernels(rf, err, errlen) < 0 ||
-        open_series(rf, err, errlen) < 0) {
+    hsize_t epochs = UINT64_MAX;
+    if (read_header(rf, err, errlen) < 0 || open_kernels(rf, &epochs, err, errlen) < 0 ||
+        read_kernels(rf, err, errlen) < 0 || open_series(rf, epochs, err, errlen) < 0) {
         rf_free(rf);
         H5Eclear2(H5E_DEFAULT);
         return NULL;
@@ -339,7 +417,9 @@ static int read_table(struct runfile *rf, hid_t *ds, const struct runfile_table 
     unsigned n = width ? width : 1;
     for (size_t i = 0; i < t->count; i++) {
         const struct runfile_field *f = &t->fields[i];
-        size_t size = rf_value_size(f->type);
+        if (ds[i] < 0)
+            continue; /* a schema-1 file's in_mix: the caller fills it in */
+        size_t size = rf_row_size(f->type);
         unsigned char buf[GPU_MAX_KERNELS * sizeof(double)];
         hid_t mt = rf_mem_type(f->type);
         int rc = read_row(rf, ds[i], row, width, mt, buf);
@@ -350,7 +430,7 @@ static int read_table(struct runfile *rf, hid_t *ds, const struct runfile_table 
             return row_failed(rf, "epoch", row, name, err, errlen);
         }
         for (unsigned k = 0; k < n; k++)
-            memcpy((char *)base + k * stride + f->offset, buf + k * size, size);
+            rf_from_row(f->type, buf + k * size, (char *)base + k * stride + f->offset);
     }
     return 0;
 }
@@ -369,8 +449,14 @@ int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out
                    sizeof(out->k[0]), err, errlen) < 0 ||
         read_table(rf, rf->system, &runfile_system_table, i, 0, out, 0, err, errlen) < 0)
         return -1;
-    if (read_row(rf, rf->partition, i, out->nsms, H5T_NATIVE_INT, out->owner) < 0)
+    if (rf->per_kernel[rf_in_mix_field()] < 0)
+        for (unsigned k = 0; k < out->nkernels; k++)
+            out->k[k].in_mix = 1;
+    int16_t owner[RUNFILE_MAX_SMS]; /* as stored: see rf_to_row */
+    if (read_row(rf, rf->partition, i, out->nsms, H5T_NATIVE_INT16, owner) < 0)
         return row_failed(rf, "epoch", i, "/" RF_PARTITION, err, errlen);
+    for (unsigned s = 0; s < out->nsms; s++)
+        out->owner[s] = owner[s];
     out->sys.cycles = out->cycles;
     return 0;
 }

@@ -66,53 +66,98 @@ static int write_header(hid_t file, const struct runfile_header *h)
     return 0;
 }
 
-/* /kernels: one small dataset per field of the kernel table. */
-static int write_kernels(hid_t file, const struct runfile_header *h)
+/* Values never written read as missing: NaN for floats, 0 (or "") for the rest. */
+static void set_fill_value(hid_t dcpl, hid_t ftype)
+{
+    if (H5Tget_class(ftype) == H5T_FLOAT) {
+        double nan = NAN;
+        H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan);
+    } else {
+        static const unsigned char zeros[RUNFILE_TEXT_MAX];
+        if (H5Tget_size(ftype) <= sizeof(zeros))
+            H5Pset_fill_value(dcpl, ftype, zeros);
+    }
+}
+
+/* Write kernels [first, first + n) of rf's header into the /kernels datasets. */
+static int write_kernel_rows(struct runfile *rf, unsigned first, unsigned n)
+{
+    _Static_assert(RUNFILE_NAME_MAX >= sizeof(double), "a kernel value fits a name's room");
+    const struct runfile_table *t = &runfile_kernel_table;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct runfile_field *f = &t->fields[i];
+        size_t size = f->type == RUNFILE_NAME ? RUNFILE_NAME_MAX : rf_value_size(f->type);
+        unsigned char buf[GPU_MAX_KERNELS * RUNFILE_NAME_MAX] = {0};
+        for (unsigned k = 0; k < n; k++) {
+            const char *value = (const char *)&rf->hdr.kernels[first + k] + f->offset;
+            if (f->type == RUNFILE_NAME) /* checked to fit, with its NUL */
+                memcpy(buf + k * size, *(char *const *)value, strlen(*(char *const *)value));
+            else
+                memcpy(buf + k * size, value, size);
+        }
+        hsize_t start = first, count = n;
+        hid_t fs = H5Dget_space(rf->kernels[i]), ms = H5Screate_simple(1, &count, NULL);
+        hid_t mt = rf_mem_type(f->type);
+        herr_t rc = fs < 0 || ms < 0 ? -1 : 0;
+        if (rc >= 0)
+            rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+        if (rc >= 0)
+            rc = H5Dwrite(rf->kernels[i], mt, ms, fs, H5P_DEFAULT, buf);
+        if (rc < 0)
+            rf_h5_reason(rf->why, sizeof(rf->why));
+        H5Tclose(mt);
+        if (ms >= 0)
+            H5Sclose(ms);
+        if (fs >= 0)
+            H5Sclose(fs);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* /kernels: one small dataset per field of the kernel table, [kernels] growing up to
+ * GPU_MAX_KERNELS, one kernel per chunk so that adding one never rewrites another's. */
+static int make_kernels(struct runfile *rf)
 {
     const struct runfile_table *t = &runfile_kernel_table;
-    hid_t g = H5Gcreate2(file, "kernels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(rf->file, t->where + 1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0)
         return -1;
-    hsize_t n = h->nkernels;
-    hid_t space = H5Screate_simple(1, &n, NULL);
+    hsize_t n = rf->hdr.nkernels, max = GPU_MAX_KERNELS, chunk = 1;
+    hid_t space = H5Screate_simple(1, &n, &max);
     int rc = 0;
     for (size_t i = 0; i < t->count && rc == 0; i++) {
         const struct runfile_field *f = &t->fields[i];
-        size_t size = rf_value_size(f->type);
-        char *buf = xmalloc(h->nkernels * size);
-        for (unsigned k = 0; k < h->nkernels; k++)
-            memcpy(buf + k * size, (const char *)&h->kernels[k] + f->offset, size);
-        hid_t ft = rf_file_type(f->type), mt = rf_mem_type(f->type);
-        hid_t ds = H5Dcreate2(g, f->name, ft, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 ||
-            describe(ds, f->unit, f->description) < 0)
+        hid_t ft = rf_file_type(f->type);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 1, &chunk);
+        set_fill_value(dcpl, ft);
+        rf->kernels[i] = H5Dcreate2(g, f->name, ft, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        if (rf->kernels[i] < 0 || describe(rf->kernels[i], f->unit, f->description) < 0)
             rc = -1;
-        if (ds >= 0)
-            H5Dclose(ds);
+        H5Pclose(dcpl);
         H5Tclose(ft);
-        H5Tclose(mt);
-        free(buf);
     }
     H5Sclose(space);
     H5Gclose(g);
-    return rc;
+    return rc < 0 ? -1 : write_kernel_rows(rf, 0, rf->hdr.nkernels);
 }
 
-/* An empty dataset of shape [0 x width] (width 0: [0]) that grows by rows. */
-static hid_t make_series(hid_t loc, const char *name, hid_t ftype, hsize_t width, hsize_t rows,
-                         const char *unit, const char *description)
+/* An empty dataset of shape [0 x width] (width 0: [0]) that grows by rows, and in its second
+ * dimension up to max_width. */
+static hid_t make_series(hid_t loc, const char *name, hid_t ftype, hsize_t width, hsize_t max_width,
+                         hsize_t rows, const char *unit, const char *description)
 {
     int rank = width ? 2 : 1;
-    hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, width}, chunk[2] = {rows, width};
+    hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, max_width};
+    hsize_t chunk[2] = {rows, max_width};
     hid_t space = H5Screate_simple(rank, dims, maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, rank, chunk);
     H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, RF_DEFLATE_LEVEL);
-    if (H5Tget_class(ftype) == H5T_FLOAT) {
-        double nan = NAN; /* rows never written read as missing, not as 0 */
-        H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan);
-    }
+    set_fill_value(dcpl, ftype);
     hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
@@ -123,7 +168,8 @@ static hid_t make_series(hid_t loc, const char *name, hid_t ftype, hsize_t width
     return ds;
 }
 
-static int make_table_series(hid_t file, const struct runfile_table *t, hsize_t width, hid_t *out)
+static int make_table_series(hid_t file, const struct runfile_table *t, hsize_t width,
+                             hsize_t max_width, hid_t *out)
 {
     hid_t g = H5Gcreate2(file, t->where + 1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0)
@@ -131,8 +177,8 @@ static int make_table_series(hid_t file, const struct runfile_table *t, hsize_t 
     int rc = 0;
     for (size_t i = 0; i < t->count && rc == 0; i++) {
         hid_t ft = rf_file_type(t->fields[i].type);
-        out[i] = make_series(g, t->fields[i].name, ft, width, RF_CHUNK_ROWS, t->fields[i].unit,
-                             t->fields[i].description);
+        out[i] = make_series(g, t->fields[i].name, ft, width, max_width, RF_CHUNK_ROWS,
+                             t->fields[i].unit, t->fields[i].description);
         rc = out[i] < 0 ? -1 : 0;
         H5Tclose(ft);
     }
@@ -140,7 +186,7 @@ static int make_table_series(hid_t file, const struct runfile_table *t, hsize_t 
     return rc;
 }
 
-static hid_t make_count(hid_t file, const char *name, const char *description)
+static hid_t make_count(hid_t file, const char *name, uint64_t value, const char *description)
 {
     hid_t space = H5Screate(H5S_SCALAR);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -149,8 +195,7 @@ static hid_t make_count(hid_t file, const char *name, const char *description)
     hid_t ds = H5Dcreate2(file, name, H5T_STD_U64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
-    uint64_t zero = 0;
-    if (ds >= 0 && (H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &zero) < 0 ||
+    if (ds >= 0 && (H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value) < 0 ||
                     describe(ds, NULL, description) < 0)) {
         H5Dclose(ds);
         return H5I_INVALID_HID;
@@ -174,7 +219,7 @@ static int make_events(struct runfile *rf)
     int rc = 0;
     for (int i = 0; i < RF_EV_COUNT && rc == 0; i++) {
         rf->events[i] =
-            make_series(g, rf_event_names[i], types[i], 0, RF_CHUNK_ROWS, units[i], desc[i]);
+            make_series(g, rf_event_names[i], types[i], 0, 0, RF_CHUNK_ROWS, units[i], desc[i]);
         rc = rf->events[i] < 0 ? -1 : 0;
     }
     H5Tclose(u64);
@@ -187,23 +232,46 @@ static int make_events(struct runfile *rf)
 static int make_layout(struct runfile *rf)
 {
     const struct runfile_header *h = &rf->hdr;
-    if (write_header(rf->file, h) < 0 || write_kernels(rf->file, h) < 0 ||
-        make_table_series(rf->file, &runfile_per_kernel_table, h->nkernels, rf->per_kernel) < 0 ||
-        make_table_series(rf->file, &runfile_system_table, 0, rf->system) < 0 ||
+    /* /per_kernel rows are chunks of GPU_MAX_KERNELS columns, so that adding a kernel only
+     * widens the extent: no chunk is rewritten, and earlier rows read the fill values. */
+    if (write_header(rf->file, h) < 0 || make_kernels(rf) < 0 ||
+        make_table_series(rf->file, &runfile_per_kernel_table, h->nkernels, GPU_MAX_KERNELS,
+                          rf->per_kernel) < 0 ||
+        make_table_series(rf->file, &runfile_system_table, 0, 0, rf->system) < 0 ||
         make_events(rf) < 0)
         return -1;
     hid_t i16 = H5Tcopy(H5T_STD_I16LE);
-    rf->partition = make_series(rf->file, RF_PARTITION, i16, h->sms, RF_CHUNK_ROWS, NULL,
+    rf->partition = make_series(rf->file, RF_PARTITION, i16, h->sms, h->sms, RF_CHUNK_ROWS, NULL,
                                 "owner of each SM: kernel index, -1 idle, -2 power-gated");
     H5Tclose(i16);
     if (rf->partition < 0)
         return -1;
-    rf->epoch_count = make_count(rf->file, RF_EPOCH_COUNT, "complete epochs");
-    rf->event_count = make_count(rf->file, RF_EVENT_COUNT, "complete events");
-    return rf->epoch_count < 0 || rf->event_count < 0 ? -1 : 0;
+    rf->epoch_count = make_count(rf->file, RF_EPOCH_COUNT, 0, "complete epochs");
+    rf->event_count = make_count(rf->file, RF_EVENT_COUNT, 0, "complete events");
+    rf->kernel_count = make_count(rf->file, RF_KERNEL_COUNT, h->nkernels,
+                                  "complete kernels: /kernels entries and /per_kernel columns");
+    return rf->epoch_count < 0 || rf->event_count < 0 || rf->kernel_count < 0 ? -1 : 0;
 }
 
 /* ---- the header ---- */
+
+/* Kernel k (index i) can be recorded. */
+static int check_kernel(const char *path, const struct runfile_kernel *k, unsigned i, char *err,
+                        size_t errlen)
+{
+    if (!k->name || !k->name[0])
+        return rf_fail(err, errlen, "%s: kernel %u has no name", path, i);
+    size_t len = strlen(k->name);
+    if (len >= RUNFILE_NAME_MAX)
+        return rf_fail(err, errlen,
+                       "%s: kernel %u: the name \"%s\" has %zu bytes, a run file keeps at most "
+                       "%d; shorten it",
+                       path, i, k->name, len, RUNFILE_NAME_MAX - 1);
+    if (k->priority != 0 && k->priority != 1)
+        return rf_fail(err, errlen, "%s: kernel %s: priority %d is neither 0 (low) nor 1 (high)",
+                       path, k->name, k->priority);
+    return 0;
+}
 
 static int check_header(const char *path, const struct runfile_header *h, char *err, size_t errlen)
 {
@@ -213,21 +281,16 @@ static int check_header(const char *path, const struct runfile_header *h, char *
     if (h->sms < 1 || h->sms > RUNFILE_MAX_SMS)
         return rf_fail(err, errlen, "%s: cannot record %u SMs (1 to %d)", path, h->sms,
                        RUNFILE_MAX_SMS);
-    for (unsigned k = 0; k < h->nkernels; k++) {
-        if (!h->kernels[k].name || !h->kernels[k].name[0])
-            return rf_fail(err, errlen, "%s: kernel %u has no name", path, k);
-        if (h->kernels[k].priority != 0 && h->kernels[k].priority != 1)
-            return rf_fail(err, errlen,
-                           "%s: kernel %s: priority %d is neither 0 (low) nor 1 (high)", path,
-                           h->kernels[k].name, h->kernels[k].priority);
-    }
+    for (unsigned k = 0; k < h->nkernels; k++)
+        if (check_kernel(path, &h->kernels[k], k, err, errlen) < 0)
+            return -1;
     return 0;
 }
 
 static void copy_strings(const struct runfile_table *t, void *target)
 {
     for (size_t i = 0; i < t->count; i++)
-        if (t->fields[i].type == RUNFILE_STRING) {
+        if (rf_is_string(t->fields[i].type)) {
             char **slot = (char **)((char *)target + t->fields[i].offset);
             *slot = xstrdup(*slot ? *slot : "");
         }
@@ -239,6 +302,7 @@ static void copy_header(struct runfile_header *dst, const struct runfile_header 
     *dst = *src;
     dst->schema_version = RUNFILE_SCHEMA_VERSION;
     dst->schema_minor = RUNFILE_SCHEMA_MINOR;
+    dst->nkernels_start = src->nkernels;
     if (!dst->corun_version)
         dst->corun_version = PACKAGE_VERSION;
     char created[32];
@@ -413,6 +477,10 @@ static int check_epoch(const struct runfile *rf, const struct runfile_epoch *e, 
     if (e->nsms != h->sms)
         return rf_fail(err, errlen, "%s: epoch %llu has %u SMs, the run has %u", rf->path,
                        (unsigned long long)rf->nepochs, e->nsms, h->sms);
+    for (unsigned k = 0; k < e->nkernels; k++)
+        if (e->k[k].in_mix > 1)
+            return rf_fail(err, errlen, "%s: epoch %llu: kernel %u has in_mix %u (0 or 1)",
+                           rf->path, (unsigned long long)rf->nepochs, k, e->k[k].in_mix);
     for (unsigned s = 0; s < e->nsms; s++)
         if (e->owner[s] < GPU_SM_GATED || e->owner[s] >= (int)h->nkernels)
             return rf_fail(err, errlen, "%s: epoch %llu: SM %u has owner %d (-2 to %u)", rf->path,
@@ -426,10 +494,10 @@ static int append_table(struct runfile *rf, hid_t *ds, const struct runfile_tabl
     unsigned n = width ? width : 1;
     for (size_t i = 0; i < t->count; i++) {
         const struct runfile_field *f = &t->fields[i];
-        size_t size = rf_value_size(f->type);
+        size_t size = rf_row_size(f->type);
         unsigned char buf[GPU_MAX_KERNELS * sizeof(double)];
         for (unsigned k = 0; k < n; k++)
-            memcpy(buf + k * size, (const char *)base + k * stride + f->offset, size);
+            rf_to_row(f->type, (const char *)base + k * stride + f->offset, buf + k * size);
         hid_t mt = rf_mem_type(f->type);
         int rc = append_row(rf, ds[i], row, width, mt, buf);
         H5Tclose(mt);
@@ -446,16 +514,62 @@ int runfile_append_epoch(struct runfile *rf, const struct runfile_epoch *e, char
     if (check_writable(rf, err, errlen) < 0 || check_epoch(rf, e, err, errlen) < 0)
         return -1;
     uint64_t row = rf->nepochs;
+    int16_t owner[RUNFILE_MAX_SMS]; /* as stored: see rf_to_row */
+    for (unsigned s = 0; s < e->nsms; s++)
+        owner[s] = (int16_t)e->owner[s];
     if (append_table(rf, rf->per_kernel, &runfile_per_kernel_table, row, e->nkernels, e->k,
                      sizeof(e->k[0])) < 0 ||
         append_table(rf, rf->system, &runfile_system_table, row, 0, e, 0) < 0 ||
-        append_row(rf, rf->partition, row, e->nsms, H5T_NATIVE_INT, e->owner) < 0 ||
+        append_row(rf, rf->partition, row, e->nsms, H5T_NATIVE_INT16, owner) < 0 ||
         commit(rf, rf->epoch_count, row + 1) < 0) {
         char what[48];
         snprintf(what, sizeof(what), "epoch %llu", (unsigned long long)row);
         return stop(rf, what, err, errlen);
     }
     rf->nepochs = row + 1;
+    return 0;
+}
+
+/* Widen /kernels and /per_kernel to n kernels, the last one new (already in rf->hdr). */
+static int grow_kernels(struct runfile *rf, unsigned n)
+{
+    hsize_t dims[2] = {rf->nepochs, n};
+    for (size_t i = 0; i < runfile_kernel_table.count; i++)
+        if (H5Dset_extent(rf->kernels[i], &dims[1]) < 0) {
+            rf_h5_reason(rf->why, sizeof(rf->why));
+            return -1;
+        }
+    if (write_kernel_rows(rf, n - 1, 1) < 0)
+        return -1;
+    for (size_t i = 0; i < runfile_per_kernel_table.count; i++)
+        if (H5Dset_extent(rf->per_kernel[i], dims) < 0) {
+            rf_h5_reason(rf->why, sizeof(rf->why));
+            return -1;
+        }
+    return 0;
+}
+
+int runfile_add_kernel(struct runfile *rf, const struct runfile_kernel *k, char *err, size_t errlen)
+{
+    rf_quiet();
+    if (check_writable(rf, err, errlen) < 0)
+        return -1;
+    unsigned n = rf->hdr.nkernels;
+    if (n >= GPU_MAX_KERNELS)
+        return rf_fail(err, errlen,
+                       "%s: cannot add kernel %s: the run has had %d kernels, as many as a run "
+                       "file holds",
+                       rf->path, k->name ? k->name : "", GPU_MAX_KERNELS);
+    if (check_kernel(rf->path, k, n, err, errlen) < 0)
+        return -1;
+    rf->hdr.kernels[n] = *k;
+    copy_strings(&runfile_kernel_table, &rf->hdr.kernels[n]);
+    if (grow_kernels(rf, n + 1) < 0 || commit(rf, rf->kernel_count, n + 1) < 0) {
+        char what[64];
+        snprintf(what, sizeof(what), "kernel %s", k->name);
+        return stop(rf, what, err, errlen);
+    }
+    rf->hdr.nkernels = n + 1;
     return 0;
 }
 

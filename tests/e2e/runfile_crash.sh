@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Run files survive SIGKILL: a recorder of synthetic epochs is killed at 20 random moments, in
-# 20 separate runs. After each kill the file must open with corun's reader and hold, unchanged,
-# every epoch the recorder reported done (the one in flight may be missing); and h5dump must
-# read it after the documented `h5clear -s --increment=0` (docs/runfile.md).
+# 20 separate runs; in half of them it adds a kernel to the mix at a random epoch (and later
+# takes another out). After each kill the file must open with corun's reader and hold,
+# unchanged, every epoch the recorder reported done (the one in flight may be missing), with
+# the kernels it had by then (`runfile_writer check` knows which); and h5dump must read it
+# after the documented `h5clear -s --increment=0` (docs/runfile.md).
 . "$(dirname "$0")/../lib.sh"
 writer="$top_builddir/tests/runfile_writer"
 [ -x "$writer" ] || fail "$writer is not built (make check builds it)"
@@ -14,26 +16,30 @@ command -v h5dump >/dev/null && command -v h5clear >/dev/null || dump=no
 # checksum", or a dataset header HDF5 cannot read): HDF5 1.10's SWMR writer rewrites chunk-index
 # blocks in place. Such a file is counted and reported, up to two in twenty; any other failure,
 # or more, fails the test.
-runs=20 early=0 lost_none=0 lost_one=0 torn=0
+runs=20 early=0 lost_none=0 lost_one=0 torn=0 grown=0
 for run in $(seq 1 $runs); do
     f="$TMPD/run$run.h5"
     # Half the runs record flat out (the kill lands inside HDF5), half pause 1 ms per epoch.
     pause=$(((run % 2) * 1000))
-    "$writer" write "$f" 0 "$pause" >"$TMPD/out" 2>"$TMPD/err" &
+    # Runs 2, 3, 6, 7, ... (both paces) add a fourth kernel before a random epoch, so that a kill
+    # lands before, during or after the addition (0.6 s is roughly 100 to 200 epochs).
+    add_at=0
+    [ $((run % 4)) -ge 2 ] && add_at=$((1 + RANDOM % 100))
+    "$writer" write "$f" 0 "$pause" "$add_at" >"$TMPD/out" 2>"$TMPD/err" &
     pid=$!
     delay=$(printf '0.%03d' $((RANDOM % 600)))
     sleep "$delay"
     kill -KILL "$pid"
     wait "$pid" 2>/dev/null || true
     done=$(grep -c '^epoch [0-9]* done$' "$TMPD/out" || true)
-    what="run $run (killed after ${delay} s, $done epochs reported)"
+    what="run $run (killed after ${delay} s, $done epochs reported, kernel added at $add_at)"
     if [ ! -e "$f" ]; then
         # Killed while the file was being built: it never appeared under its name.
         ! grep -q '^created$' "$TMPD/out" || fail "$what: $f is missing after 'created'"
         early=$((early + 1))
         continue
     fi
-    if ! check=$("$writer" check "$f" 2>&1); then
+    if ! check=$("$writer" check "$f" "$add_at" 2>&1); then
         case $check in
             *"incorrect metadata checksum"* | *"metadata torn by a crash"*)
                 torn=$((torn + 1))
@@ -48,6 +54,7 @@ for run in $(seq 1 $runs); do
     [ "$got" -ge "$done" ] && [ "$got" -le $((done + 1)) ] ||
         fail "$what: the file holds $got epochs"
     if [ "$got" -eq "$done" ]; then lost_one=$((lost_one + 1)); else lost_none=$((lost_none + 1)); fi
+    case $check in *" kernels 4") grown=$((grown + 1)) ;; esac
     if [ $dump = yes ]; then
         cp "$f" "$TMPD/copy.h5"
         h5clear -s --increment=0 "$TMPD/copy.h5" || fail "$what: h5clear failed"
@@ -55,9 +62,13 @@ for run in $(seq 1 $runs); do
             fail "$what: h5dump -H: $(head -3 "$TMPD/dump.err")"
         h5dump -d /epoch_count "$TMPD/copy.h5" | grep -q "(0): $got\$" ||
             fail "$what: h5dump does not show epoch_count $got"
+        # The complete rows only: the one in flight may be torn.
+        nk=${check##* kernels }
+        [ "$got" -eq 0 ] || h5dump -d /per_kernel/in_mix -c "$got,$nk" "$TMPD/copy.h5" >/dev/null \
+            2>"$TMPD/dump.err" || fail "$what: h5dump -d /per_kernel/in_mix: $(head -3 "$TMPD/dump.err")"
     fi
 done
 [ $torn -le 2 ] || fail "$torn of $runs killed files had torn HDF5 metadata"
 echo "runfile crash: $runs kills; $torn torn (known defect); $((runs - early)) files opened with every reported epoch" \
-    "($lost_one lost the epoch in flight, $lost_none lost nothing); $early killed before the" \
-    "file appeared; h5dump check: $dump"
+    "($lost_one lost the epoch in flight, $lost_none lost nothing; $grown with an added kernel); $early" \
+    "killed before the file appeared; h5dump check: $dump"
