@@ -67,6 +67,14 @@ int scenario_load_text(struct scenario *sc, const char *name, const char *text, 
  * written as in a scenario file (a bare word is taken as a string). Validated through the same
  * tables, with messages naming "--set". Returns 0, or -1 with diags. */
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags);
+/* A mix change: append the library kernel `name` (built in or data/kernels/NAME.cfg under
+ * datadir, as kernels[].name in a scenario) with the kernel entry's defaults (low priority,
+ * weight 0, sms 0). Returns its index, or -1 with diags ("kernel NAME: ...": unknown, with the
+ * known names; sc already holds SCENARIO_MAX_KERNELS) and sc unchanged. */
+int scenario_add_kernel(struct scenario *sc, const char *name, const char *datadir,
+                        struct diag *diags);
+/* Drop kernels n and after (n >= 1): the mix a run started with, for a branch. */
+void scenario_keep_kernels(struct scenario *sc, unsigned n);
 /* A deep copy of src into dst (release with scenario_done). */
 void scenario_copy(struct scenario *dst, const struct scenario *src);
 void scenario_done(struct scenario *sc);

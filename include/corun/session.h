@@ -7,6 +7,7 @@
 #ifndef CORUN_SESSION_H
 #define CORUN_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct session_kernel_epoch {
     double np_pred;               /* the active predictor's NP̂; NaN without one */
     double are;                   /* |np_pred - np_true| / np_true; NaN when either is missing */
     int pred_class;               /* the predictor's enum kernel_class (NONE: it has none) */
+    bool in_mix; /* in the mix during the epoch (false: not added yet, or removed) */
 };
 
 #define SESSION_MAX_CHANNELS 256
@@ -31,7 +33,7 @@ struct session_kernel_epoch {
 struct session_epoch {
     unsigned index; /* 0-based */
     uint64_t start_cycle, cycles;
-    unsigned nkernels;
+    unsigned nkernels; /* kernels the run has had so far: k[i].in_mix says which ran */
     struct session_kernel_epoch k[GPU_MAX_KERNELS];
     struct gpu_system_counters sys;
     struct metrics m;   /* over np_true */
@@ -46,7 +48,7 @@ struct session_epoch {
 struct session_event {
     unsigned epoch; /* epochs completed when it happened */
     uint64_t cycle;
-    char kind[16]; /* "parameter", "predictor", "allocator", "repartition", "note" */
+    char kind[16]; /* "parameter", "predictor", "allocator", "repartition", "mix", "note" */
     char text[256];
 };
 
@@ -133,6 +135,29 @@ size_t session_params(const struct session *s, struct session_param *out, size_t
  * Returns 0, or -1 with the message (naming the valid range) in err; nothing changes then. */
 int session_set_param(struct session *s, const char *key, const char *value, char *err,
                       size_t errlen);
+
+/* The mix can change at an epoch boundary: kernels join and leave. Indices are stable for the
+ * whole run: a removed kernel keeps its index (the scenario's kernels[] and every epoch's k[]
+ * still hold it, with in_mix false), an added one takes the next index. A run has at most
+ * GPU_MAX_KERNELS kernels over its life. At the boundary the SMs are split evenly over the
+ * new mix (moving few SMs, with the core's adaptive drain / context switch), weights go back
+ * to equal shares, and the active predictor and allocator start afresh for the new mix; the
+ * allocator decides from the next boundary on. Each change is logged as a "mix" event and
+ * re-applied by a branch. */
+
+/* Kernel k is in the mix: live, at the end of the last epoch (pending changes not counted);
+ * in a replay, in its last epoch. */
+bool session_kernel_in_mix(const struct session *s, unsigned k);
+/* Add the library kernel `name` (built in or data/kernels/NAME.cfg) at the next epoch
+ * boundary. Returns the index it will have, or -1 with a message in err (unknown kernel with
+ * the known names; GPU_MAX_KERNELS kernels over the run already; a replay). */
+int session_add_kernel(struct session *s, const char *name, char *err, size_t errlen);
+/* Remove kernel k at the next epoch boundary (an addition not applied yet is simply
+ * withdrawn). Returns 0, or -1 with a message in err (no such kernel, already removed, the
+ * last kernel of the mix, a replay). */
+int session_remove_kernel(struct session *s, unsigned k, char *err, size_t errlen);
+/* The changes waiting for the next boundary, for the screen ("+lbm -bino"); "" when none. */
+const char *session_pending_mix(const struct session *s);
 
 /* ---- event log, recording, replay and branching ---- */
 

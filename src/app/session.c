@@ -1,6 +1,7 @@
 /* session — an experiment stepped epoch by epoch. */
 #include "corun/session.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
     s->owns_sc = true;
     sc = s->sc;
     s->gpu = gpu;
+    s->nkernels_start = sc->nkernels;
     s->solo = solo_cache_new();
     for (unsigned k = 0; k < sc->nkernels; k++) {
         s->ref[k] =
@@ -153,9 +155,13 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         return -1;
     }
     uint64_t len = sc->epoch_cycles;
-    /* The epoch boundary: the allocator decides from the last epoch. */
+    /* The epoch boundary: mix changes first, then the allocator decides from the last epoch
+     * (after a mix change it starts afresh, as at the first epoch). */
+    int mixed = session_apply_mix(s);
+    if (mixed < 0)
+        return -1;
     struct gpu_kernel_counters lastc[GPU_MAX_KERNELS];
-    unsigned last = s->nepochs;
+    unsigned last = mixed ? 0 : s->nepochs;
     for (unsigned k = 0; last && k < sc->nkernels; k++)
         lastc[k] = s->epochs[last - 1].k[k].c;
     int alloc_rc = session_allocate(s, last ? lastc : NULL, last ? &s->epochs[last - 1] : NULL);
@@ -163,6 +169,8 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     e->start_cycle = gpu_now(s->gpu);
     e->cycles = len;
     e->nkernels = sc->nkernels;
+    for (unsigned k = 0; k < sc->nkernels; k++)
+        e->k[k].in_mix = !s->gone[k];
     int owner[SESSION_MAX_SMS];
     gpu_get_partition(s->gpu, owner);
     e->nsms = sc->gpu.sms;
@@ -191,19 +199,25 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         if (progress && progress(ctx, 0.5 * i / PROGRESS_SLICES) != 0)
             return 1;
     }
-    double share = 0.5 / sc->nkernels;
-    for (unsigned k = 0; k < sc->nkernels; k++)
-        if (extend_reference(s, k, progress, ctx, 0.5 + k * share, share) != 0)
+    unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
+    double share = 0.5 / n;
+    for (unsigned i = 0; i < n; i++)
+        if (extend_reference(s, slot[i], progress, ctx, 0.5 + i * share, share) != 0)
             return 1;
 
     double np[GPU_MAX_KERNELS];
     for (unsigned k = 0; k < sc->nkernels; k++) {
         struct session_kernel_epoch *ke = &e->k[k];
         gpu_kernel_counters(s->gpu, k, &ke->c);
+        ke->np_true = NAN; /* a removed kernel's TBs may still drain: counted, not measured */
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = slot[i];
+        struct session_kernel_epoch *ke = &e->k[k];
         uint64_t end = gpu_kernel_instructions_total(s->gpu, k);
         ke->np_true = solo_true_np(s->ref[k], s->insts_at_start[k], end, len);
         s->insts_at_start[k] = end;
-        np[k] = ke->np_true;
+        np[i] = ke->np_true;
     }
     session_predict_epoch(s, e);
     gpu_system_counters(s->gpu, &e->sys);
@@ -214,7 +228,7 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         gpu_channel_counters(s->gpu, c, &cc);
         e->channel_util[c] = (float)cc.utilization;
     }
-    metrics_compute(np, sc->nkernels, &e->m);
+    metrics_compute(np, n, &e->m);
     s->nepochs++;
     if (progress)
         progress(ctx, 1);

@@ -43,6 +43,37 @@ void session_drop_allocator(struct session *s)
     s->alloc_state = NULL;
 }
 
+/* A state of ops for the kernels in the mix (compact: kernel i is the i-th in the mix);
+ * *state is NULL for an allocator without one. 0, or -1 with a message in err. */
+static int allocator_create(struct session *s, const struct allocator_ops *ops, void **state,
+                            char *err, size_t errlen)
+{
+    const char *names[GPU_MAX_KERNELS];
+    unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
+    for (unsigned i = 0; i < n; i++)
+        names[i] = s->sc->kernels[slot[i]].name;
+    session_alloc_params(s);
+    struct alloc_setup setup = {s->sc->gpu.sms, n, names, &s->alloc_params};
+    *state = ops->create ? ops->create(&setup, err, errlen) : NULL;
+    return ops->create && !*state ? -1 : 0;
+}
+
+int session_restart_allocator(struct session *s)
+{
+    if (!s->alloc)
+        return 0;
+    void *state;
+    char err[256];
+    if (allocator_create(s, s->alloc, &state, err, sizeof err) != 0) {
+        snprintf(s->error, sizeof s->error, "%s: %s", s->alloc->name, err);
+        return -1;
+    }
+    if (s->alloc->destroy)
+        s->alloc->destroy(s->alloc_state);
+    s->alloc_state = state;
+    return 0;
+}
+
 int session_set_allocator(struct session *s, const char *name, char *err, size_t errlen)
 {
     if (!s->gpu) {
@@ -54,13 +85,8 @@ int session_set_allocator(struct session *s, const char *name, char *err, size_t
         unknown_allocator(name ? name : "", err, errlen);
         return -1;
     }
-    const char *names[GPU_MAX_KERNELS];
-    for (unsigned k = 0; k < s->sc->nkernels; k++)
-        names[k] = s->sc->kernels[k].name;
-    session_alloc_params(s);
-    struct alloc_setup setup = {s->sc->gpu.sms, s->sc->nkernels, names, &s->alloc_params};
-    void *state = ops->create ? ops->create(&setup, err, errlen) : NULL;
-    if (ops->create && !state)
+    void *state;
+    if (allocator_create(s, ops, &state, err, errlen) != 0)
         return -1;
     const char *sched = ops->dram_scheduler ? ops->dram_scheduler : "frfcfs";
     if (gpu_set_dram_scheduler(s->gpu, sched) != 0) {
@@ -141,11 +167,20 @@ int session_allocate(struct session *s, const struct gpu_kernel_counters *interv
         return 0;
     const struct scenario *sc = s->sc;
     unsigned nsms = sc->gpu.sms;
+    /* The allocator sees the mix as a compact list: its kernel i is kernel slot[i]. */
+    unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
+    int compact[GPU_MAX_KERNELS];
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+        compact[k] = GPU_SM_IDLE;
+    for (unsigned i = 0; i < n; i++)
+        compact[slot[i]] = (int)i;
     int owner[SESSION_MAX_SMS];
     gpu_get_partition(s->gpu, owner);
+    for (unsigned i = 0; i < nsms; i++)
+        owner[i] = owner[i] >= 0 ? compact[owner[i]] : owner[i];
     struct alloc_input in = {
         .sms = nsms,
-        .nkernels = sc->nkernels,
+        .nkernels = n,
         .cycle = gpu_now(s->gpu),
         .predictor = session_predictor_name(s),
         .np_at = s->pred && s->pred->np_at ? what_if : NULL,
@@ -158,12 +193,13 @@ int session_allocate(struct session *s, const struct gpu_kernel_counters *interv
         else if (owner[i] == GPU_SM_GATED)
             in.gated++;
     }
-    for (unsigned k = 0; k < sc->nkernels; k++) {
-        struct alloc_kernel *ak = &in.k[k];
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = slot[i];
+        struct alloc_kernel *ak = &in.k[i];
         ak->priority = sc->kernels[k].priority;
         ak->qos_target = sc->kernels[k].qos_target;
         ak->weight = sc->kernels[k].weight;
-        ak->np_pred = last ? last->k[k].np_pred : NAN;
+        ak->np_pred = last && k < last->nkernels ? last->k[k].np_pred : NAN;
         ak->ipc = interval && interval[k].cycles ? interval[k].ipc : NAN;
         ak->ipc_isolated = isolated_ipc(s, k);
         ak->finished = false; /* kernels relaunch: none runs out of work */
@@ -176,7 +212,9 @@ int session_allocate(struct session *s, const struct gpu_kernel_counters *interv
     if (!d.changed)
         return 0;
     int next[SESSION_MAX_SMS];
-    alloc_place(&d, sc->nkernels, owner, nsms, next);
+    alloc_place(&d, n, owner, nsms, next);
+    for (unsigned i = 0; i < nsms; i++)
+        next[i] = next[i] >= 0 ? (int)slot[next[i]] : next[i];
     char err[256];
     if (gpu_set_partition(s->gpu, next, nsms, GPU_SWITCH_ADAPTIVE, err, sizeof err) != 0) {
         snprintf(s->error, sizeof s->error, "%s: %s", s->alloc->name, err);

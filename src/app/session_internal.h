@@ -31,7 +31,14 @@ struct session {
     void *alloc_state;
     struct alloc_params alloc_params;     /* from the scenario, refreshed on parameter changes */
     char last_decision[ALLOC_REASON_MAX]; /* the allocator's last reason, changed or not */
-    bool replaying;            /* re-applying recorded switches in a branch: log nothing new */
+    bool replaying;             /* re-applying recorded switches in a branch: log nothing new */
+    unsigned nkernels_start;    /* the scenario's kernels as loaded: the mix a run file records */
+    bool gone[GPU_MAX_KERNELS]; /* removed from the mix (the index stays) */
+    bool pending_remove[GPU_MAX_KERNELS];  /* to remove at the next epoch boundary */
+    char pending_add[GPU_MAX_KERNELS][32]; /* library kernels to add then, in order */
+    unsigned npending_add;
+    char pending_text[128];    /* session_pending_mix */
+    unsigned rec_kernels;      /* kernels the run file being recorded holds */
     char replay_allocator[32]; /* a replay: the allocator of its last allocator event */
 };
 
@@ -60,6 +67,16 @@ void session_interval_counters(struct session *s, struct gpu_kernel_counters *pr
 /* Apply "KEY=VALUE" to the session's scenario if it is a parameter a run may change and the
  * value is valid (session_param.c); 0, or -1 with a message in err and nothing changed. */
 int session_apply_set(struct session *s, const char *assignment, char *err, size_t errlen);
+/* The kernels in the mix (not gone), in index order: slot[i] is the i-th; returns how many.
+ * Predictors and allocators see this compact list: their kernel i is kernel slot[i]. */
+unsigned session_live(const struct session *s, unsigned *slot);
+/* Apply the pending mix changes at the epoch boundary (session_mix.c): 1 when the mix
+ * changed, 0 when nothing was pending, -1 with s->error. */
+int session_apply_mix(struct session *s);
+/* Replace the active predictor's state by a fresh one for the current mix (no event). */
+int session_restart_predictor(struct session *s);
+/* Likewise for the allocator. */
+int session_restart_allocator(struct session *s);
 /* Close the run file being recorded, if any; a failure is left in s->error. */
 int session_stop_recording(struct session *s);
 

@@ -70,7 +70,7 @@ size_t session_params(const struct session *s, struct session_param *out, size_t
     count++;
     static const char *const kernel_settings[] = {"priority", "qos_target"};
     for (unsigned k = 0; k < sc->nkernels; k++)
-        for (unsigned j = 0; j < 2; j++, count++) {
+        for (unsigned j = 0; j < 2 && !s->gone[k]; j++, count++) {
             if (count >= n)
                 continue;
             char key[40];

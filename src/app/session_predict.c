@@ -136,6 +136,21 @@ int session_set_predictor(struct session *s, const char *name, char *err, size_t
     return 0;
 }
 
+int session_restart_predictor(struct session *s)
+{
+    if (!s->pred)
+        return 0;
+    char err[400];
+    void *state = session_predictor_new(s, s->pred, NULL, err, sizeof err);
+    if (!state) {
+        snprintf(s->error, sizeof s->error, "%s: %s", s->pred->name, err);
+        return -1;
+    }
+    s->pred->destroy(s->pred_state);
+    s->pred_state = state;
+    return 0;
+}
+
 const char *session_predictor_name(const struct session *s)
 {
     return s->pred ? s->pred->name : "none";
@@ -144,31 +159,49 @@ const char *session_predictor_name(const struct session *s)
 int session_predictor_explain(const struct session *s, unsigned k, struct predict_text *out)
 {
     out->n = 0;
-    if (!s->pred)
-        return -1;
-    s->pred->explain(s->pred_state, k, out);
-    return 0;
+    unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
+    for (unsigned i = 0; s->pred && i < n; i++) {
+        if (slot[i] == k) { /* the predictor knows the mix as a compact list */
+            s->pred->explain(s->pred_state, i, out);
+            return 0;
+        }
+    }
+    return -1;
 }
 
-/* Run ops on epoch e's counters (and its private truth when ops needs it). */
+/* Run ops on epoch e's counters (and its private truth when ops needs it). The predictor
+ * sees the kernels in the mix as a compact list; out is indexed by kernel. */
 static void predict_from(const struct predictor_ops *ops, void *state,
                          const struct session_epoch *e, struct predict_output *out)
 {
     struct gpu_kernel_counters c[GPU_MAX_KERNELS];
     double np_private[GPU_MAX_KERNELS];
+    unsigned slot[GPU_MAX_KERNELS], n = 0;
     for (unsigned k = 0; k < e->nkernels; k++) {
         out->np[k] = NAN;
         out->cls[k] = KERNEL_CLASS_NONE;
-        c[k] = e->k[k].c;
-        np_private[k] = e->k[k].np_true;
+        if (!e->k[k].in_mix)
+            continue;
+        c[n] = e->k[k].c;
+        np_private[n] = e->k[k].np_true;
+        slot[n++] = k;
     }
     struct predict_input in = {
         .epoch_cycles = e->cycles,
-        .nkernels = e->nkernels,
+        .nkernels = n,
         .c = c,
         .np_private = ops->needs_private ? np_private : NULL,
     };
-    ops->predict(state, &in, out);
+    struct predict_output o;
+    for (unsigned i = 0; i < n; i++) {
+        o.np[i] = NAN;
+        o.cls[i] = KERNEL_CLASS_NONE;
+    }
+    ops->predict(state, &in, &o);
+    for (unsigned i = 0; i < n; i++) {
+        out->np[slot[i]] = o.np[i];
+        out->cls[slot[i]] = o.cls[i];
+    }
 }
 
 int session_predict_with(const struct session *s, const struct predictor_ops *ops, void *state,

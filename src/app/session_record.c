@@ -20,6 +20,7 @@ static void to_runfile_epoch(const struct session_epoch *e, struct runfile_epoch
         out->k[k].c = e->k[k].c;
         out->k[k].np_true = e->k[k].np_true;
         out->k[k].np_pred = e->k[k].np_pred;
+        out->k[k].in_mix = e->k[k].in_mix;
     }
     out->nsms = e->nsms;
     for (unsigned i = 0; i < e->nsms; i++)
@@ -39,6 +40,7 @@ static void from_runfile_epoch(const struct runfile_epoch *re, struct session_ep
         e->k[k].c = re->k[k].c;
         e->k[k].np_true = re->k[k].np_true;
         e->k[k].np_pred = re->k[k].np_pred;
+        e->k[k].in_mix = re->k[k].in_mix != 0;
         e->k[k].pred_class = KERNEL_CLASS_NONE; /* run files do not keep it */
         double are = isnan(re->k[k].np_pred) ? -1 : metrics_are(re->k[k].np_pred, re->k[k].np_true);
         e->k[k].are = are < 0 ? NAN : are;
@@ -63,6 +65,18 @@ static void fail_recording(struct session *s, const char *what)
     s->rec = NULL;
 }
 
+/* Kernels that joined the mix since the run file's last epoch go into it first. */
+static int record_kernels(struct session *s, unsigned nkernels, char *err, size_t errlen)
+{
+    for (; s->rec_kernels < nkernels; s->rec_kernels++) {
+        const struct scenario_kernel *sk = &s->sc->kernels[s->rec_kernels];
+        struct runfile_kernel rk = {sk->name, sk->priority, sk->qos_target, sk->weight};
+        if (runfile_add_kernel(s->rec, &rk, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int session_record_epoch(struct session *s, const struct session_epoch *e)
 {
     if (!s->rec)
@@ -70,7 +84,9 @@ int session_record_epoch(struct session *s, const struct session_epoch *e)
     struct runfile_epoch *re = xmalloc(sizeof(*re));
     to_runfile_epoch(e, re);
     char err[512];
-    int rc = runfile_append_epoch(s->rec, re, err, sizeof err);
+    int rc = record_kernels(s, e->nkernels, err, sizeof err);
+    if (rc == 0)
+        rc = runfile_append_epoch(s->rec, re, err, sizeof err);
     free(re);
     if (rc != 0)
         fail_recording(s, err);
@@ -138,8 +154,9 @@ int session_record(struct session *s, const char *path, char *err, size_t errlen
     h.gpu_preset = sc->gpu_name;
     h.sms = sc->gpu.sms;
     h.epoch_cycles = sc->epoch_cycles;
-    h.nkernels = sc->nkernels;
-    for (unsigned k = 0; k < sc->nkernels; k++) {
+    /* The mix the scenario text gives; kernels added later join the file as epochs need them. */
+    h.nkernels = s->nkernels_start;
+    for (unsigned k = 0; k < h.nkernels; k++) {
         h.kernels[k].name = sc->kernels[k].name;
         h.kernels[k].priority = sc->kernels[k].priority;
         h.kernels[k].qos_target = sc->kernels[k].qos_target;
@@ -148,6 +165,7 @@ int session_record(struct session *s, const char *path, char *err, size_t errlen
     s->rec = runfile_create(path, &h, err, errlen);
     if (!s->rec)
         return -1;
+    s->rec_kernels = h.nkernels;
     free(s->rec_path);
     s->rec_path = xstrdup(path);
     for (unsigned i = 0; i < s->nepochs; i++)
@@ -200,14 +218,25 @@ static int load_recorded_scenario(const char *path, const struct runfile_header 
     int rc = scenario_load_text(sc, name, h->scenario_text, datadir, &d);
     if (rc != 0)
         snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the recorded scenario");
-    else if (sc->nkernels != h->nkernels) {
+    else if (sc->nkernels != h->nkernels_start) {
         snprintf(err, errlen,
                  "%s: the recorded scenario now loads as %u kernels, the file holds %u (a "
                  "kernel changed since)",
-                 path, sc->nkernels, h->nkernels);
+                 path, sc->nkernels, h->nkernels_start);
         rc = -1;
     } else {
         sc->seed = h->seed;
+    }
+    /* Kernels added during the run, after the scenario's own. */
+    for (unsigned k = sc->nkernels; rc == 0 && k < h->nkernels; k++) {
+        if (scenario_add_kernel(sc, h->kernels[k].name, datadir, &d) < 0) {
+            snprintf(err, errlen, "%s: kernel %u, added during the run: %s", path, k,
+                     d.count ? d.msgs[0] : "cannot load it");
+            rc = -1;
+        } else {
+            sc->kernels[k].priority = h->kernels[k].priority;
+            sc->kernels[k].qos_target = h->kernels[k].qos_target;
+        }
     }
     diag_done(&d);
     free(name);
@@ -258,6 +287,7 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
     }
     s->sc = &s->owned_sc;
     s->owns_sc = true;
+    s->nkernels_start = runfile_header(rf)->nkernels_start;
     struct runfile_epoch *re = xmalloc(sizeof(*re));
     uint64_t n = runfile_epoch_count(rf);
     for (uint64_t i = 0; i < n; i++) {
@@ -269,6 +299,9 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
         s->nepochs++;
     }
     free(re);
+    /* The mix as the last epoch had it. */
+    for (unsigned k = 0; n && k < s->epochs[n - 1].nkernels; k++)
+        s->gone[k] = !s->epochs[n - 1].k[k].in_mix;
     for (uint64_t i = 0; i < runfile_event_count(rf); i++) {
         struct runfile_event rev;
         if (runfile_read_event(rf, i, &rev, err, errlen) != 0)
@@ -312,6 +345,26 @@ static void switched_to(const char *text, char *name, size_t len)
     name[strcspn(name, " ")] = '\0';
 }
 
+/* A recorded mix change ("add NAME as kernel K", "remove kernel K (NAME)") asked of b again;
+ * it applies at b's next epoch boundary, as it did in the recorded run. */
+static int reapply_mix(struct session *b, const char *text, char *err, size_t errlen)
+{
+    char name[64];
+    unsigned k;
+    if (sscanf(text, "add %63s as kernel %u", name, &k) == 2) {
+        int got = session_add_kernel(b, name, err, errlen);
+        if (got >= 0 && (unsigned)got != k) {
+            snprintf(err, errlen, "%s would be kernel %d, not %u", name, got, k);
+            return -1;
+        }
+        return got < 0 ? -1 : 0;
+    }
+    if (sscanf(text, "remove kernel %u", &k) == 1)
+        return session_remove_kernel(b, k, err, errlen);
+    snprintf(err, errlen, "expected \"add NAME as kernel K\" or \"remove kernel K (NAME)\"");
+    return -1;
+}
+
 /* Re-apply r's predictor, allocator and parameter switches made before epoch `epoch` (from
  * event *next on) to the branch b, so that it simulates what was recorded. */
 static int reapply_switches(struct session *b, const struct session *r, unsigned epoch,
@@ -327,6 +380,8 @@ static int reapply_switches(struct session *b, const struct session *r, unsigned
         } else if (strcmp(ev->kind, "allocator") == 0) {
             switched_to(ev->text, name, sizeof name);
             rc = session_set_allocator(b, name, why, sizeof why);
+        } else if (strcmp(ev->kind, "mix") == 0) {
+            rc = reapply_mix(b, ev->text, why, sizeof why);
         } else if (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0 &&
                    ev->epoch > 0) {
             /* Those before the first epoch are in the scenario already (apply_recorded_sets). */
@@ -357,7 +412,9 @@ static const char *first_difference(const struct session_epoch *a, const struct 
             return "DRAM bytes";
         if (a->k[k].c.row_hits != b->k[k].c.row_hits)
             return "row hits";
-        if (a->k[k].np_true != b->k[k].np_true)
+        if (a->k[k].in_mix != b->k[k].in_mix)
+            return "the mix";
+        if (a->k[k].in_mix && a->k[k].np_true != b->k[k].np_true)
             return "true NP";
     }
     return NULL;
@@ -371,7 +428,13 @@ struct session *session_branch(const struct session *r, unsigned epochs,
                  r->rec_path, epochs, r->nepochs);
         return NULL;
     }
-    struct session *b = session_new(r->sc, err, errlen);
+    /* The branch starts from the recorded scenario's mix; kernels added later join again at
+     * their epochs (reapply_switches). */
+    struct scenario start;
+    scenario_copy(&start, r->sc);
+    scenario_keep_kernels(&start, r->nkernels_start);
+    struct session *b = session_new(&start, err, errlen);
+    scenario_done(&start);
     if (!b)
         return NULL;
     /* The replay's log up to the branch point is the branch's history. */

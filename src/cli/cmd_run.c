@@ -9,6 +9,7 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/preset.h"
 #include "corun/report.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
@@ -26,7 +27,44 @@ struct options {
     unsigned nsets;
     int json;
     int explain; /* print the predictor's explanation of each kernel after each epoch */
+    struct mix_change {
+        unsigned long epoch; /* before this epoch (1-based) */
+        char what;           /* '+' add name, '-' remove kernel index */
+        const char *name;
+        unsigned long index;
+        const char *arg; /* as given, for messages */
+    } changes[16];
+    unsigned nchanges;
 };
+
+/* "--add N:NAME" or "--remove N:K" into o->changes. */
+static int parse_change(struct options *o, char what, const char *arg)
+{
+    const char *opt = what == '+' ? "--add" : "--remove";
+    if (o->nchanges == CORUN_ARRAY_LEN(o->changes)) {
+        fprintf(stderr, "corun: %s: at most %zu mix changes\n", opt, CORUN_ARRAY_LEN(o->changes));
+        return -1;
+    }
+    struct mix_change *c = &o->changes[o->nchanges];
+    const char *colon = strchr(arg, ':');
+    char *epoch = colon ? xasprintf("%.*s", (int)(colon - arg), arg) : NULL;
+    int rc = -1;
+    if (!colon || !colon[1])
+        fprintf(stderr, "corun: %s %s: expected EPOCH:%s (e.g. %s)\n", opt, arg,
+                what == '+' ? "KERNEL" : "INDEX", what == '+' ? "3:lbm" : "3:0");
+    else if (cli_parse_uint(opt, epoch, 1, 1000000, &c->epoch) == 0 &&
+             (what == '+' ||
+              cli_parse_uint(opt, colon + 1, 0, GPU_MAX_KERNELS - 1, &c->index) == 0))
+        rc = 0;
+    free(epoch);
+    if (rc == 0) {
+        c->what = what;
+        c->name = colon + 1;
+        c->arg = arg;
+        o->nchanges++;
+    }
+    return rc;
+}
 
 static int parse(int argc, char **argv, struct options *o)
 {
@@ -35,7 +73,8 @@ static int parse(int argc, char **argv, struct options *o)
         {"out", required_argument, NULL, 'o'},       {"catalog", required_argument, NULL, 'c'},
         {"set", required_argument, NULL, 'S'},       {"json", no_argument, NULL, 'j'},
         {"predictor", required_argument, NULL, 'p'}, {"allocator", required_argument, NULL, 'a'},
-        {"explain", no_argument, NULL, 'x'},         {NULL, 0, NULL, 0},
+        {"explain", no_argument, NULL, 'x'},         {"add", required_argument, NULL, '+'},
+        {"remove", required_argument, NULL, '-'},    {NULL, 0, NULL, 0},
     };
     *o = (struct options){0};
     cli_getopt_reset();
@@ -60,6 +99,11 @@ static int parse(int argc, char **argv, struct options *o)
         case 'p': o->predictor = optarg; break;
         case 'a': o->allocator = optarg; break;
         case 'x': o->explain = 1; break;
+        case '+':
+        case '-':
+            if (parse_change(o, (char)c, optarg) != 0)
+                return -1;
+            break;
         default: return -1;
         }
     }
@@ -90,8 +134,9 @@ static void print_events(const struct session *s, unsigned *seen)
 }
 
 /* The active predictor's inputs and arithmetic for every kernel's last prediction. */
-static void print_explain(const struct session *s, const struct scenario *sc)
+static void print_explain(const struct session *s)
 {
+    const struct scenario *sc = session_scenario(s);
     for (unsigned k = 0; k < sc->nkernels; k++) {
         struct predict_text t;
         if (session_predictor_explain(s, k, &t) != 0)
@@ -102,26 +147,50 @@ static void print_explain(const struct session *s, const struct scenario *sc)
     }
 }
 
-/* Run the epochs, printing each; returns 0, or -1 when recording failed (message printed). */
-static int run_epochs(struct session *s, const struct scenario *sc, unsigned epochs, int json,
-                      int explain)
+/* Ask the session for the mix changes due before epoch `epoch` (1-based). 0, or -1 with a
+ * message. */
+static int ask_changes(struct session *s, const struct options *o, unsigned epoch)
+{
+    char err[512];
+    for (unsigned i = 0; i < o->nchanges; i++) {
+        const struct mix_change *c = &o->changes[i];
+        if (c->epoch != epoch)
+            continue;
+        int rc = c->what == '+' ? session_add_kernel(s, c->name, err, sizeof err)
+                                : session_remove_kernel(s, (unsigned)c->index, err, sizeof err);
+        if (rc < 0) {
+            fprintf(stderr, "corun: %s %s: %s\n", c->what == '+' ? "--add" : "--remove", c->arg,
+                    err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Run the epochs, printing each; returns 0, -1 when recording failed, or -2 when a mix change
+ * was refused (messages printed). */
+static int run_epochs(struct session *s, const struct options *o, unsigned epochs)
 {
     unsigned seen = 0;
-    if (!json)
+    if (!o->json)
         print_events(s, &seen);
     for (unsigned i = 0; i < epochs; i++) {
+        if (ask_changes(s, o, i + 1) != 0)
+            return -2;
         double where[2] = {i, epochs};
         int rc = session_step_epoch(s, progress, where);
         const struct session_epoch *e = session_epoch_at(s, session_epochs_done(s) - 1);
-        /* The allocator's decision at this epoch's boundary comes before its rows. */
-        if (!json)
+        /* The allocator's decision at this epoch's boundary comes before its rows. Kernels
+         * added during the run are in the session's scenario. */
+        const struct scenario *sc = session_scenario(s);
+        if (!o->json)
             print_events(s, &seen);
-        if (json)
+        if (o->json)
             report_epoch_json(stdout, sc, e, i == 0);
         else
             report_epoch_text(stdout, sc, e, i == 0);
-        if (explain && !json)
-            print_explain(s, sc);
+        if (o->explain && !o->json)
+            print_explain(s);
         fflush(stdout);
         if (rc != 0) {
             fprintf(stderr, "corun: %s\n", session_error(s));
@@ -207,12 +276,34 @@ static int run_run(int argc, char **argv)
         goto out;
     }
     unsigned epochs = o.epochs ? (unsigned)o.epochs : sc.epochs;
+    /* Kernels to add are checked now, not when the run reaches them. */
+    for (unsigned i = 0; i < o.nchanges && !diags.count; i++) {
+        struct kernel_profile p = {0};
+        char *where = xasprintf("--add %s", o.changes[i].arg);
+        if (o.changes[i].what == '+')
+            preset_kernel_find(datadir, o.changes[i].name, where, &p, &diags);
+        free(where);
+        kernel_profile_done(&p);
+    }
+    if (diags.count) {
+        diag_print(&diags, stderr);
+        catalog_close(cat);
+        goto out;
+    }
+    for (unsigned i = 0; i < o.nchanges; i++)
+        if (o.changes[i].epoch > epochs) {
+            fprintf(stderr, "corun: %s %s: expected an epoch from 1 to %u (the run's length)\n",
+                    o.changes[i].what == '+' ? "--add" : "--remove", o.changes[i].arg, epochs);
+            catalog_close(cat);
+            goto out;
+        }
     if (o.json)
         report_json_begin(stdout, &sc);
     else
         printf("%s (gpu %s): %u epochs of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
                sc.epoch_cycles, (unsigned long long)sc.seed);
-    rc = run_epochs(s, &sc, epochs, o.json, o.explain) == 0 ? CLI_OK : CLI_FAILED;
+    int ran = run_epochs(s, &o, epochs);
+    rc = ran == 0 ? CLI_OK : ran == -2 ? CLI_BAD_INPUT : CLI_FAILED;
     if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)
         fprintf(stderr, "corun: note: traces not cached (%s)\n", err);
     catalog_close(cat);
@@ -231,7 +322,8 @@ out:
 const struct cli_command cmd_run = {
     .name = "run",
     .args = "SCENARIO [--epochs N] [--seed S] [--set K=V]... [--out RUN.h5] [--catalog PATH] "
-            "[--predictor P] [--allocator A] [--explain] [--json]",
+            "[--predictor P] [--allocator A] [--add N:KERNEL]... [--remove N:K]... [--explain] "
+            "[--json]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
             "true NP (private-mode cycles for the epoch's instructions / epoch cycles), DRAM\n"
@@ -253,6 +345,11 @@ const struct cli_command cmd_run = {
             "                   the scenario's split; even, proportional, static-smqos, fair,\n"
             "                   qos, themis-engine, smqos, bw-app: `corun help allocators`);\n"
             "                   its decisions are printed and recorded with their reasons\n"
+            "  --add N:KERNEL   before epoch N, add the library kernel KERNEL to the mix (it\n"
+            "                   takes the next index; the SMs are split evenly over the new mix)\n"
+            "  --remove N:K     before epoch N, remove kernel K (0-based) from the mix; its SMs\n"
+            "                   go to the others. Both are recorded as mix events (at most 8\n"
+            "                   kernels over a run, removed ones included)\n"
             "  --explain        after each epoch, the predictor's inputs and intermediate values\n"
             "                   for every kernel (as the workbench's explain panel shows them)\n"
             "  --json           one JSON document on stdout\n\n"

@@ -36,6 +36,8 @@ void report_epoch_text(FILE *out, const struct scenario *sc, const struct sessio
     }
     for (unsigned k = 0; k < e->nkernels; k++) {
         const struct session_kernel_epoch *ke = &e->k[k];
+        if (!ke->in_mix) /* not added yet, or removed: its columns are no measurement */
+            continue;
         fprintf(out, "%5u  %-12s %6.1f %8.1f %7.3f %9.1f %6.3f", e->index + 1, sc->kernels[k].name,
                 ke->c.sms, ke->c.ipc, ke->np_true, ke->c.bandwidth_gbs, ke->c.rbh);
         if (pred)
@@ -54,9 +56,11 @@ void report_epoch_json(FILE *out, const struct scenario *sc, const struct sessio
     fprintf(out, "%s{\"epoch\": %u, \"start_cycle\": %llu, \"cycles\": %llu, \"kernels\": [",
             first ? "" : ", ", e->index + 1, (unsigned long long)e->start_cycle,
             (unsigned long long)e->cycles);
-    for (unsigned k = 0; k < e->nkernels; k++) {
+    for (unsigned k = 0, listed = 0; k < e->nkernels; k++) {
         const struct session_kernel_epoch *ke = &e->k[k];
-        fprintf(out, "%s{\"name\": ", k ? ", " : "");
+        if (!ke->in_mix)
+            continue;
+        fprintf(out, "%s{\"index\": %u, \"name\": ", listed++ ? ", " : "", k);
         cli_json_string(out, sc->kernels[k].name);
         fprintf(out,
                 ", \"sms\": %.3f, \"ipc\": %.4f, \"np\": %.5f, \"instructions\": %llu, "

@@ -342,6 +342,56 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
     return diags->count == before ? 0 : -1;
 }
 
+int scenario_add_kernel(struct scenario *sc, const char *name, const char *datadir,
+                        struct diag *diags)
+{
+    if (sc->nkernels >= SCENARIO_MAX_KERNELS) {
+        diag_add(diags,
+                 "kernel %s: a run holds at most %d kernels over its life, and this one has had %u",
+                 name, SCENARIO_MAX_KERNELS, sc->nkernels);
+        return -1;
+    }
+    /* The name becomes a quoted string in a scenario text: keep it a plain word. */
+    if (!*name ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+            strlen(name)) {
+        diag_add(diags, "kernel \"%s\": expected a kernel name (letters, digits, '_', '.', '-')",
+                 name);
+        return -1;
+    }
+    struct scenario_kernel k;
+    memset(&k, 0, sizeof k);
+    char *text = xasprintf("name = \"%s\";", name);
+    struct conf_file *f = confread_parse("kernel", text, diags);
+    free(text);
+    size_t before = diags->count;
+    if (f) {
+        conf_apply(&scenario_kernel_table, confread_root(f), &k, CONF_FULL, "kernel", "", diags);
+        confread_close(f);
+    }
+    char *where = xasprintf("kernel %s", name);
+    if (diags->count == before)
+        preset_kernel_find(datadir, name, where, &k.profile, diags);
+    free(where);
+    if (!f || diags->count != before) {
+        conf_free_strings(&scenario_kernel_table, &k);
+        kernel_profile_done(&k.profile);
+        return -1;
+    }
+    sc->kernels[sc->nkernels] = k;
+    return (int)sc->nkernels++;
+}
+
+void scenario_keep_kernels(struct scenario *sc, unsigned n)
+{
+    for (; sc->nkernels > n && n >= 1; sc->nkernels--) {
+        struct scenario_kernel *k = &sc->kernels[sc->nkernels - 1];
+        conf_free_strings(&scenario_kernel_table, k);
+        kernel_profile_done(&k->profile);
+        memset(k, 0, sizeof(*k));
+    }
+}
+
 static char *dup_or_null(const char *s)
 {
     return s ? xstrdup(s) : NULL;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Changing the mix headless: `run --add N:KERNEL --remove N:K` adds a library kernel before
+# epoch N and removes one, the epochs list the kernels in the mix (by stable index), the run
+# file keeps the whole story (show reads it back, h5dump reads it), a branch after the
+# changes re-applies them and reproduces the run's next epoch exactly, and every mistake is
+# refused with a message and exit 2.
+. "$(dirname "$0")/../lib.sh"
+small="$top_srcdir/tests/data/good/small.cfg"
+
+"$CORUN" run "$small" --epochs 4 --add 2:lbm --remove 3:0 --out "$TMPD/m.h5" \
+    --catalog "$TMPD/cat.db" --json >"$TMPD/m.json" 2>"$TMPD/m.err" ||
+    fail "run with mix changes: $(cat "$TMPD/m.err")"
+python3 - "$TMPD/m.json" <<'PY' || fail "mix in the JSON: $(cat "$TMPD/m.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+mix = [[(k["index"], k["name"]) for k in e["kernels"]] for e in r["epochs"]]
+assert mix[0] == [(0, "stream"), (1, "compute")], mix
+assert mix[1] == [(0, "stream"), (1, "compute"), (2, "lbm")], mix
+assert mix[2] == mix[3] == [(1, "compute"), (2, "lbm")], mix
+# The added kernel runs and is measured; after the removal the two share the 16 SMs.
+e2 = r["epochs"][1]["kernels"]
+assert e2[2]["instructions"] > 0 and 0 < e2[2]["np"] <= 1.05, e2
+e4 = r["epochs"][3]["kernels"]
+assert abs(e4[0]["sms"] - 8) < 1e-6 and abs(e4[1]["sms"] - 8) < 1e-6, e4
+ev = [(x["epoch"], x["kind"], x["text"]) for x in r["events"]]
+assert (1, "mix", "add lbm as kernel 2") in ev, ev
+assert (2, "mix", "remove kernel 0 (stream)") in ev, ev
+assert any(k == "repartition" and t.startswith("mix change: even split") for _, k, t in ev), ev
+PY
+
+# The run file holds it: show lists the same kernels per epoch.
+"$CORUN" show "$TMPD/m.h5" --json >"$TMPD/s.json" 2>"$TMPD/s.err" ||
+    fail "show: $(cat "$TMPD/s.err")"
+python3 - "$TMPD/m.json" "$TMPD/s.json" <<'PY' || fail "show differs from the run"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+names = lambda r: [[k["name"] for k in e["kernels"]] for e in r["epochs"]]
+assert names(a) == names(b), (names(a), names(b))
+inst = lambda r: [[k["instructions"] for k in e["kernels"]] for e in r["epochs"]]
+assert inst(a) == inst(b), (inst(a), inst(b))
+PY
+if command -v h5dump >/dev/null; then
+    h5dump -d /per_kernel/in_mix "$TMPD/m.h5" >"$TMPD/dump" 2>&1 || fail "h5dump: $(cat "$TMPD/dump")"
+fi
+
+# A branch after epoch 3 re-applies both changes and simulates epoch 4 exactly as the run did.
+"$CORUN" branch "$TMPD/m.h5" 3 --epochs 1 --json >"$TMPD/b.json" 2>"$TMPD/b.err" ||
+    fail "branch: $(cat "$TMPD/b.err")"
+python3 - "$TMPD/m.json" "$TMPD/b.json" <<'PY' || fail "the branch's epoch 4 differs"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["epochs"][3]["kernels"] == b["epochs"][0]["kernels"], (a["epochs"][3], b["epochs"][0])
+PY
+
+# Mistakes.
+expect_bad "unknown kernel" "--add 2:nosuchkernel: .*nosuchkernel" \
+    "$CORUN" run "$small" --epochs 3 --add 2:nosuchkernel
+expect_bad "no epoch" "--add lbm: expected EPOCH:KERNEL" "$CORUN" run "$small" --add lbm
+expect_bad "epoch past the run" "expected an epoch from 1 to 3" \
+    "$CORUN" run "$small" --epochs 3 --add 9:lbm
+expect_bad "no such index" "--remove 2:5: no kernel 5" "$CORUN" run "$small" --remove 2:5
+expect_bad "the last kernel" "the last one in the mix" \
+    "$CORUN" run "$small" --remove 2:0 --remove 2:1
+expect_bad "bad index" "--remove" "$CORUN" run "$small" --remove 2:x
+echo "ok"

@@ -1,0 +1,266 @@
+/* Unit tests for changing the mix at an epoch boundary: a kernel added from the library runs
+ * from the next epoch with its own true NP, a removed one gives its SMs back and drops out of
+ * the metrics, every mistake is refused with a message, and a recorded run with mix changes
+ * replays and branches into the same epochs. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/scenario.h"
+#include "corun/session.h"
+
+/* Two kernels on 16 SMs of hbm80, 20 K-cycle epochs. */
+static const char *const scenario_text = "name = \"mix\";\n"
+                                         "gpu = \"hbm80\";\n"
+                                         "gpu_overrides = { sms = 16; };\n"
+                                         "seed = 3;\n"
+                                         "epochs = 4;\n"
+                                         "epoch_cycles = 20000;\n"
+                                         "kernels = ( { name = \"stream\"; weight = 0.7; },"
+                                         " { name = \"compute\"; weight = 0.3; } );\n";
+
+static void load(struct scenario *sc)
+{
+    struct diag d;
+    diag_init(&d);
+    char *datadir = datadir_locate();
+    int rc = scenario_load_text(sc, "mix.cfg", scenario_text, datadir, &d);
+    free(datadir);
+    if (rc != 0 && d.count)
+        fprintf(stderr, "%s\n", d.msgs[0]);
+    assert_int_equal(rc, 0);
+    diag_done(&d);
+}
+
+static unsigned count_events(const struct session *s, const char *kind, const char *prefix)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        n += strcmp(ev->kind, kind) == 0 && strncmp(ev->text, prefix, strlen(prefix)) == 0;
+    }
+    return n;
+}
+
+static unsigned sms_of(const struct session *s, int kernel)
+{
+    int owner[64];
+    session_partition(s, owner);
+    unsigned n = 0;
+    for (unsigned i = 0; i < 16; i++)
+        n += owner[i] == kernel;
+    return n;
+}
+
+static void step(struct session *s)
+{
+    int rc = session_step_epoch(s, NULL, NULL);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", session_error(s));
+    assert_int_equal(rc, 0);
+}
+
+static void test_add_and_remove(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    step(s);
+    assert_string_equal(session_pending_mix(s), "");
+
+    /* Added at the next boundary: nothing changes before it. */
+    assert_int_equal(session_add_kernel(s, "lbm", err, sizeof err), 2);
+    assert_string_equal(session_pending_mix(s), "+lbm");
+    assert_int_equal(session_scenario(s)->nkernels, 2);
+    assert_false(session_kernel_in_mix(s, 2));
+    step(s);
+    assert_string_equal(session_pending_mix(s), "");
+    assert_int_equal(session_scenario(s)->nkernels, 3);
+    assert_true(session_kernel_in_mix(s, 2));
+    assert_int_equal(count_events(s, "mix", "add lbm as kernel 2"), 1);
+    assert_int_equal(count_events(s, "repartition",
+                                  "mix change: even split of 16 SMs: stream 6, compute 5, lbm 5; "
+                                  "weights back to equal shares"),
+                     1);
+    assert_true(session_scenario(s)->kernels[0].weight == 0);
+    const struct session_epoch *e = session_epoch_at(s, 1);
+    assert_int_equal(e->nkernels, 3);
+    assert_int_equal(session_epoch_at(s, 0)->nkernels, 2);
+    unsigned owned[3] = {0};
+    for (unsigned i = 0; i < e->nsms; i++)
+        if (e->owner[i] >= 0)
+            owned[e->owner[i]]++;
+    assert_int_equal(owned[0], 6);
+    assert_int_equal(owned[1], 5);
+    assert_int_equal(owned[2], 5);
+    for (unsigned k = 0; k < 3; k++) {
+        assert_true(e->k[k].in_mix);
+        assert_true(e->k[k].np_true > 0 && e->k[k].np_true <= 1.05);
+    }
+    assert_true(e->k[2].c.instructions > 0);
+    assert_true(e->k[2].c.dram_requests > 0);
+    assert_true(e->m.valid);
+
+    /* Removed: its SMs go to the others; it leaves the metrics. */
+    assert_int_equal(session_remove_kernel(s, 0, err, sizeof err), 0);
+    assert_string_equal(session_pending_mix(s), "-stream");
+    assert_int_equal(session_remove_kernel(s, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kernel 0 (stream) is to be removed"));
+    step(s);
+    assert_false(session_kernel_in_mix(s, 0));
+    assert_int_equal(count_events(s, "mix", "remove kernel 0 (stream)"), 1);
+    assert_int_equal(sms_of(s, 0), 0);
+    assert_int_equal(sms_of(s, 1), 8);
+    assert_int_equal(sms_of(s, 2), 8);
+    e = session_epoch_at(s, 2);
+    assert_false(e->k[0].in_mix);
+    assert_true(isnan(e->k[0].np_true));
+    assert_true(e->m.valid);
+    assert_true(fabs(e->m.stp - (e->k[1].np_true + e->k[2].np_true)) < 1e-9);
+    /* A removed kernel's parameters are not offered. */
+    struct session_param p[32];
+    size_t n = session_params(s, p, 32);
+    for (size_t i = 0; i < n && i < 32; i++)
+        assert_null(strstr(p[i].key, "kernels[0]"));
+
+    /* Refusals. */
+    assert_int_equal(session_remove_kernel(s, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "already"));
+    assert_int_equal(session_remove_kernel(s, 9, err, sizeof err), -1);
+    assert_non_null(strstr(err, "expected an index from 0 to 2"));
+    assert_int_equal(session_remove_kernel(s, 1, err, sizeof err), 0);
+    assert_int_equal(session_remove_kernel(s, 2, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the last one in the mix"));
+    assert_int_equal(session_add_kernel(s, "nosuchkernel", err, sizeof err), -1);
+    assert_non_null(strstr(err, "nosuchkernel"));
+    assert_int_equal(session_add_kernel(s, "bad\"name", err, sizeof err), -1);
+    /* Eight kernels over the run's life, removed ones included: 3 + 5 pending, then no more. */
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(session_add_kernel(s, "compute", err, sizeof err), 3 + i);
+    assert_int_equal(session_add_kernel(s, "compute", err, sizeof err), -1);
+    assert_non_null(strstr(err, "at most 8 kernels"));
+    /* Withdrawing a pending addition. */
+    assert_int_equal(session_remove_kernel(s, 7, err, sizeof err), 0);
+    assert_int_equal(session_add_kernel(s, "lbm", err, sizeof err), 7);
+    step(s);
+    assert_int_equal(session_scenario(s)->nkernels, 8);
+    assert_false(session_kernel_in_mix(s, 1));
+    assert_int_equal(sms_of(s, 2), 3); /* 16 over kernels 2..7: 3,3,3,3,2,2 */
+    assert_int_equal(sms_of(s, 7), 2);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
+static int same_epoch(const struct session_epoch *a, const struct session_epoch *b)
+{
+    if (a->nkernels != b->nkernels || a->start_cycle != b->start_cycle)
+        return 0;
+    for (unsigned k = 0; k < a->nkernels; k++)
+        if (a->k[k].c.instructions != b->k[k].c.instructions ||
+            a->k[k].c.dram_bytes != b->k[k].c.dram_bytes || a->k[k].in_mix != b->k[k].in_mix)
+            return 0;
+    for (unsigned i = 0; i < a->nsms; i++)
+        if (a->owner[i] != b->owner[i])
+            return 0;
+    return 1;
+}
+
+/* Recorded with a kernel added and one removed under HSM-Fair: the replay shows the mix, and
+ * a branch re-simulates it into the same epochs and continues as the live run does. */
+static void test_record_replay_branch(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512], path[] = "/tmp/corun-test-mix-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);
+    assert_int_equal(session_set_allocator(s, "fair", err, sizeof err), 0);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    step(s);
+    assert_int_equal(session_add_kernel(s, "lbm", err, sizeof err), 2);
+    step(s);
+    /* The new kernel is predicted too (the predictor restarted for the new mix). */
+    assert_false(isnan(session_epoch_at(s, 1)->k[2].np_pred));
+    assert_int_equal(session_remove_kernel(s, 1, err, sizeof err), 0);
+    step(s);
+    assert_true(isnan(session_epoch_at(s, 2)->k[1].np_pred));
+    step(s);
+
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    if (!r)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(r);
+    assert_int_equal(session_epochs_done(r), 4);
+    assert_int_equal(session_scenario(r)->nkernels, 3);
+    assert_string_equal(session_scenario(r)->kernels[2].name, "lbm");
+    assert_false(session_kernel_in_mix(r, 1));
+    assert_true(session_kernel_in_mix(r, 2));
+    /* A replay's epochs all have the file's kernels; in_mix says which ran. */
+    assert_int_equal(session_epoch_at(r, 0)->nkernels, 3);
+    assert_false(session_epoch_at(r, 0)->k[2].in_mix);
+    assert_true(session_epoch_at(r, 1)->k[2].in_mix);
+    assert_false(session_epoch_at(r, 3)->k[1].in_mix);
+    assert_int_equal(count_events(r, "mix", "add lbm"), 1);
+
+    /* Branch after epoch 3 (both changes re-applied), then step both: the same epoch. */
+    struct session *b = session_branch(r, 3, NULL, NULL, err, sizeof err);
+    if (!b)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(b);
+    assert_int_equal(session_scenario(b)->nkernels, 3);
+    assert_false(session_kernel_in_mix(b, 1));
+    assert_int_equal(count_events(b, "mix", ""), 2);
+    step(b);
+    assert_true(same_epoch(session_epoch_at(b, 3), session_epoch_at(s, 3)));
+    session_delete(b);
+    /* Branch after epoch 2: the addition (applied as epoch 2 began) is re-applied, the
+     * removal (as epoch 3 began) is not: the branch goes its own way from there. */
+    b = session_branch(r, 2, NULL, NULL, err, sizeof err);
+    assert_non_null(b);
+    assert_int_equal(session_scenario(b)->nkernels, 3);
+    assert_true(same_epoch(session_epoch_at(b, 1), session_epoch_at(s, 1)));
+    step(b);
+    assert_true(session_kernel_in_mix(b, 1));
+    assert_true(session_epoch_at(b, 2)->k[1].in_mix);
+    assert_false(same_epoch(session_epoch_at(b, 2), session_epoch_at(s, 2)));
+    session_delete(b);
+    /* Branch after epoch 1: the addition came after it, so the branch has the first mix. */
+    b = session_branch(r, 1, NULL, NULL, err, sizeof err);
+    assert_non_null(b);
+    assert_int_equal(session_scenario(b)->nkernels, 2);
+    session_delete(b);
+    session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_and_remove),
+        cmocka_unit_test(test_record_replay_branch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
