@@ -101,7 +101,9 @@ static void relayout(struct tui *t)
      * next resize, so wgetch(stdscr) does not repaint over the views. */
     werase(stdscr);
     struct tui_rect r[TUI_V_COUNT];
-    t->too_small = tui_layout(rows, cols, t->sc->nkernels, r) != 0;
+    /* The kernel table has a row per kernel in the mix shown. */
+    t->layout_kernels = tui_mix_shown(t, NULL);
+    t->too_small = tui_layout(rows, cols, t->layout_kernels, r) != 0;
     if (t->too_small) {
         draw_too_small(t);
         return;
@@ -210,6 +212,17 @@ static void switch_to_branch(struct tui *t)
     relayout(t);
 }
 
+/* After the epoch shown or the mix changed: the selection stays on a kernel in the mix, and
+ * the kernel table gets a row per kernel in it, rebuilt as a resize rebuilds the screen. A
+ * replay moved by the arrows comes here too, before the next frame. */
+static void follow_mix(struct tui *t)
+{
+    if (tui_select_in_mix(t))
+        tui_changed(t, TUI_CH_SELECT);
+    if (tui_mix_shown(t, NULL) != t->layout_kernels)
+        relayout(t);
+}
+
 /* Takes what the worker published and says what changed. */
 static void absorb(struct tui *t)
 {
@@ -237,7 +250,16 @@ static void absorb(struct tui *t)
         t->progress = p;
         changes |= TUI_CH_PROGRESS;
     }
+    struct tui_mix mix;
+    tui_worker_mix(t->worker, &mix);
+    if (memcmp(&mix, &t->mix, sizeof mix) != 0) {
+        /* Pending changes show in the header and the mix editor; the rest with the epoch. */
+        t->mix = mix;
+        t->overlay_dirty = true;
+        changes |= TUI_CH_STATE | TUI_CH_EPOCH;
+    }
     tui_changed(t, changes);
+    follow_mix(t);
 }
 
 /* ---- the loop ---- */

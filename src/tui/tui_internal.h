@@ -140,6 +140,10 @@ struct tui {
      * kind starting with the one in force at epoch 0. */
     struct tui_switch *switches;
     unsigned nswitches;
+    /* Every kernel the run has had (names by stable index) and the pending mix changes, as
+     * the worker last published them: the input thread never reads the scenario's kernels,
+     * which the worker extends when one joins. */
+    struct tui_mix mix;
 
     /* UI state. */
     unsigned selected; /* kernel */
@@ -157,7 +161,8 @@ struct tui {
     /* The screen: one frame window per view and the interior the view draws in. */
     WINDOW *frame[TUI_V_COUNT], *inner[TUI_V_COUNT];
     WINDOW *overlay_win;
-    unsigned dirty; /* one bit per view */
+    unsigned layout_kernels; /* the kernel table's rows in the layout: rebuilt when it changes */
+    unsigned dirty;          /* one bit per view */
     bool overlay_dirty;
     bool too_small;
 };
@@ -171,6 +176,14 @@ void tui_detach(struct tui *t);
 void tui_changed(struct tui *t, unsigned changes);
 /* The epoch on screen: the newest (live) or the one moved to (replay); NULL before the first. */
 const struct tui_epoch *tui_shown(const struct tui *t);
+/* The kernels in the mix of the epoch shown (before the first epoch, the current mix): marks
+ * in[k] (when in is not NULL) and returns how many. */
+unsigned tui_mix_shown(const struct tui *t, bool in[GPU_MAX_KERNELS]);
+/* Kernel k's name ("?" beyond the kernels published). */
+const char *tui_kernel_name(const struct tui *t, unsigned k);
+/* Keeps the selection on a kernel of the mix shown: one that left it gives way to the next
+ * (else the previous). Returns true when the selection moved. */
+bool tui_select_in_mix(struct tui *t);
 /* Adds a line to the event log, stamped with the epoch count. */
 void tui_log(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds a session event to the event log ("KIND: TEXT"), stamped with its own epoch. */
@@ -239,7 +252,8 @@ struct tui_overlay {
 };
 
 extern const struct tui_overlay tui_overlay_help, tui_overlay_prompt, tui_overlay_message,
-    tui_overlay_quit, tui_overlay_predictor, tui_overlay_allocator, tui_overlay_params;
+    tui_overlay_quit, tui_overlay_predictor, tui_overlay_allocator, tui_overlay_params,
+    tui_overlay_mix;
 
 /* Opens the predictor menu (tui_menu.c): "none" and every registered predictor. */
 void tui_predictor_menu(struct tui *t);
@@ -247,6 +261,10 @@ void tui_predictor_menu(struct tui *t);
 void tui_allocator_menu(struct tui *t);
 /* Opens the parameter editor (tui_params.c): the session's editable parameters. */
 void tui_params_editor(struct tui *t);
+
+/* Opens the mix editor (tui_mix.c): the kernels in the mix, adding one from the library,
+ * removing one, their priorities. */
+void tui_mix_editor(struct tui *t);
 
 /* Opens the input overlay with title, label, an initial text and what Enter does. */
 void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,

@@ -2,7 +2,7 @@
  * handler, which changes UI state or asks the worker and returns a reaction; it never draws.
  * The help screen and the key bar are generated from this table, so a key that is not here
  * does not exist; a key that does not apply in the current mode (live or replay) is absent
- * from both. Menus and editors (p, a, e) are one row each. */
+ * from both. Menus and editors (p, a, e, k) are one row each. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,12 +98,17 @@ static int key_focus(struct tui *t, int ch)
     return TUI_R_HANDLED;
 }
 
+/* Up and Down move over the kernels in the mix shown, skipping those not in it. */
 static int key_select(struct tui *t, int ch)
 {
-    if (ch == KEY_UP && t->selected > 0)
-        t->selected--;
-    else if (ch == KEY_DOWN && t->selected + 1 < t->sc->nkernels)
-        t->selected++;
+    bool in[GPU_MAX_KERNELS];
+    tui_mix_shown(t, in);
+    int dir = ch == KEY_UP ? -1 : 1;
+    for (int k = (int)t->selected + dir; k >= 0 && k < GPU_MAX_KERNELS; k += dir)
+        if (in[k]) {
+            t->selected = (unsigned)k;
+            break;
+        }
     tui_changed(t, TUI_CH_SELECT);
     return TUI_R_HANDLED;
 }
@@ -150,6 +155,13 @@ static int key_params(struct tui *t, int ch)
 {
     (void)ch;
     tui_params_editor(t);
+    return TUI_R_HANDLED;
+}
+
+static int key_mix(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_mix_editor(t);
     return TUI_R_HANDLED;
 }
 
@@ -299,6 +311,7 @@ const struct tui_key tui_keys[] = {
      key_allocator},
     {'e', LIVE, "e", NULL, "edit parameters (fairness threshold, QoS targets ...)", "Params",
      key_params},
+    {'k', LIVE, "k", NULL, "edit the mix (add/remove a kernel, priority)", "Mix", key_mix},
     {KEY_LEFT, REPLAY, "Left Right", "← →", "show the previous / next epoch", "Epoch", key_move},
     {KEY_RIGHT, REPLAY, NULL, NULL, NULL, NULL, key_move},
     {KEY_HOME, REPLAY, "Home End", NULL, "show the first / last epoch", NULL, key_move},

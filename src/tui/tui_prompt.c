@@ -18,6 +18,35 @@ static void clip_size(int rows, int cols, int *h, int *w)
         *w = cols - 2;
 }
 
+/* Word-wraps text to cols columns: draws it from row y when w is given; returns the rows. */
+static int wrap(WINDOW *w, int y, const char *text, int cols)
+{
+    int rows = 0;
+    const char *s = text;
+    while (*s) {
+        /* The longest run of whole words that fits, or a hard cut of a word that cannot. */
+        int len = 0, cut = 0, col = 0;
+        for (int i = 0; s[i] && col <= cols; i++) {
+            if (((unsigned char)s[i] & 0xC0) != 0x80)
+                col++;
+            if (col > cols)
+                break;
+            len = i + 1;
+            if (s[i] == ' ')
+                cut = i;
+        }
+        if (s[len] && cut > 0)
+            len = cut;
+        if (w)
+            tui_print(w, y + rows, 1, "%.*s", len, s);
+        rows++;
+        s += len;
+        while (*s == ' ')
+            s++;
+    }
+    return rows;
+}
+
 /* ---- the input field ---- */
 
 void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,
@@ -39,10 +68,13 @@ static const char *prompt_title(const struct tui *t)
 
 static void prompt_size(const struct tui *t, int rows, int cols, int *h, int *w)
 {
-    (void)t;
-    /* Frame, label, field, error, gap and the hint line. */
+    /* Frame, label, field, the error (wrapped; a long one grows the window when it is opened
+     * again), gap and the hint line. */
     *h = 7;
     *w = FIELD_W + 4;
+    clip_size(rows, cols, h, w);
+    int error_rows = wrap(NULL, 0, t->prompt.error, *w - 4);
+    *h = 6 + (error_rows > 1 ? error_rows : 1);
     clip_size(rows, cols, h, w);
 }
 
@@ -66,7 +98,7 @@ static void prompt_draw(const struct tui *t, WINDOW *w)
     wattroff(w, A_REVERSE);
     if (p->error[0]) {
         wattron(w, A_BOLD);
-        tui_print(w, 2, 1, "%s", p->error);
+        wrap(w, 2, p->error, cols - 2);
         wattroff(w, A_BOLD);
     }
     wattron(w, t->style.dim);
@@ -128,35 +160,6 @@ void tui_message(struct tui *t, const char *title, const char *fmt, ...)
     vsnprintf(t->message, sizeof t->message, fmt, ap);
     va_end(ap);
     tui_open_overlay(t, &tui_overlay_message);
-}
-
-/* Word-wraps text to cols columns: draws it from row y when w is given; returns the rows. */
-static int wrap(WINDOW *w, int y, const char *text, int cols)
-{
-    int rows = 0;
-    const char *s = text;
-    while (*s) {
-        /* The longest run of whole words that fits, or a hard cut of a word that cannot. */
-        int len = 0, cut = 0, col = 0;
-        for (int i = 0; s[i] && col <= cols; i++) {
-            if (((unsigned char)s[i] & 0xC0) != 0x80)
-                col++;
-            if (col > cols)
-                break;
-            len = i + 1;
-            if (s[i] == ' ')
-                cut = i;
-        }
-        if (s[len] && cut > 0)
-            len = cut;
-        if (w)
-            tui_print(w, y + rows, 1, "%.*s", len, s);
-        rows++;
-        s += len;
-        while (*s == ' ')
-            s++;
-    }
-    return rows;
 }
 
 static const char *message_title(const struct tui *t)

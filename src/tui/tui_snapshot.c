@@ -1,8 +1,9 @@
 /* tui_snapshot — the session behind the snapshot: attaching one (live, a replay, a branch) and
  * what its worker answers: the outcome of a request (a recording, a branch, a predictor,
- * allocator or parameter change), and the session's own events (switches, parameter changes,
- * the allocator's repartitions with their reasons), which join the event log as a recorded
- * run's do. It also knows which predictor and allocator an epoch of a replay ran under. */
+ * allocator, parameter or mix change), and the session's own events (switches, parameter and
+ * mix changes, the allocator's repartitions with their reasons), which join the event log as a
+ * recorded run's do. It also knows which predictor and allocator an epoch of a replay ran
+ * under, and which kernels were in the mix of the epoch shown. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +55,9 @@ void tui_attach(struct tui *t, struct session *s)
     const char *path = session_run_path(s);
     t->recording = t->live && path;
     snprintf(t->run_path, sizeof t->run_path, "%s", path ? path : "");
-    if (t->selected >= t->sc->nkernels)
-        t->selected = 0;
+    /* The worker is not started yet: the session is this thread's to read. */
+    tui_mix_copy(s, &t->mix);
+    tui_select_in_mix(t);
     t->running = t->busy = t->branching = false;
     t->queued = 0;
     t->progress = 0;
@@ -99,6 +101,44 @@ void tui_snapshot_done(struct tui *t)
     free(t->epochs);
     free(t->owner);
     free(t->switches);
+}
+
+/* ---- the mix ---- */
+
+unsigned tui_mix_shown(const struct tui *t, bool in[GPU_MAX_KERNELS])
+{
+    const struct tui_epoch *e = tui_shown(t);
+    unsigned n = 0;
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++) {
+        bool is = e ? k < e->e.nkernels && e->e.k[k].in_mix : k < t->mix.n && t->mix.in_mix[k];
+        if (in)
+            in[k] = is;
+        n += is;
+    }
+    return n;
+}
+
+const char *tui_kernel_name(const struct tui *t, unsigned k)
+{
+    return k < t->mix.n ? t->mix.name[k] : "?";
+}
+
+bool tui_select_in_mix(struct tui *t)
+{
+    bool in[GPU_MAX_KERNELS];
+    if (!tui_mix_shown(t, in) || (t->selected < GPU_MAX_KERNELS && in[t->selected]))
+        return false;
+    unsigned k = t->selected < GPU_MAX_KERNELS ? t->selected : GPU_MAX_KERNELS - 1;
+    unsigned next = k;
+    while (next < GPU_MAX_KERNELS && !in[next])
+        next++;
+    if (next == GPU_MAX_KERNELS) {
+        next = k;
+        while (!in[next])
+            next--; /* some kernel is in the mix: one below k, as none is at or above it */
+    }
+    t->selected = next;
+    return true;
 }
 
 /* ---- what the worker answers ---- */
@@ -164,6 +204,16 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
             param_value(t, t->param_key, old, sizeof old);
             tui_log(t, "%s unchanged (%s)", t->param_key, old);
             tui_message(t, "Cannot set parameter", "%s (%s stays %s)", o->msg, t->param_key, old);
+        }
+        break;
+    case TUI_O_MIX:
+        /* The session's "mix" events follow at the boundary; the editor shows it pending. */
+        if (o->ok) {
+            tui_log(t, "%s", o->msg);
+            t->overlay_dirty = true;
+        } else {
+            tui_log(t, "mix unchanged");
+            tui_message(t, "Cannot change the mix", "%s", o->msg);
         }
         break;
     case TUI_O_STEP_ERROR:

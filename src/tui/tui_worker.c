@@ -81,6 +81,34 @@ static void forward_events(struct tui_worker *w)
     }
 }
 
+/* The session's parameters into out[TUI_MAX_PARAMS], copied: the session's strings are only
+ * read on the thread that calls it. Returns the count kept. */
+static size_t copy_params(const struct session *s, struct tui_param *out)
+{
+    struct session_param p[TUI_MAX_PARAMS];
+    size_t n = session_params(s, p, TUI_MAX_PARAMS);
+    n = n < TUI_MAX_PARAMS ? n : TUI_MAX_PARAMS;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(out[i].key, sizeof out[i].key, "%.*s", (int)sizeof p[i].key - 1, p[i].key);
+        snprintf(out[i].value, sizeof out[i].value, "%s", p[i].value);
+        snprintf(out[i].range, sizeof out[i].range, "%s", p[i].range);
+        out[i].help = p[i].help;
+    }
+    return n;
+}
+
+void tui_mix_copy(const struct session *s, struct tui_mix *out)
+{
+    const struct scenario *sc = session_scenario(s);
+    memset(out, 0, sizeof *out);
+    out->n = sc->nkernels < GPU_MAX_KERNELS ? sc->nkernels : GPU_MAX_KERNELS;
+    for (unsigned k = 0; k < out->n; k++) {
+        snprintf(out->name[k], sizeof out->name[k], "%s", sc->kernels[k].name);
+        out->in_mix[k] = session_kernel_in_mix(s, k);
+    }
+    snprintf(out->pending, sizeof out->pending, "%s", session_pending_mix(s));
+}
+
 static void publish(struct tui_worker *w, double wall_s)
 {
     /* Copy outside the lock: the session is the worker's alone. */
@@ -95,7 +123,16 @@ static void publish(struct tui_worker *w, double wall_s)
             session_predictor_explain(w->session, k, &r.explain[k]);
     }
 
+    /* A mix change at the boundary added a kernel's parameters or took a removed one's. */
+    struct tui_param params[TUI_MAX_PARAMS];
+    size_t nparams = copy_params(w->session, params);
+    struct tui_mix mix;
+    tui_mix_copy(w->session, &mix);
+
     pthread_mutex_lock(&w->mu);
+    memcpy(w->params, params, sizeof params);
+    w->nparams = nparams;
+    w->mix = mix;
     forward_events(w);
     if (w->nresults == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 8;
@@ -138,20 +175,31 @@ static void do_record(struct tui_worker *w)
     free(path);
 }
 
-/* The session's parameters into out[TUI_MAX_PARAMS], copied: the session's strings are only
- * read on the thread that calls it. Returns the count kept. */
-static size_t copy_params(const struct session *s, struct tui_param *out)
+/* A mix change asked of s: 0 with what the boundary will do in msg, or -1 with the session's
+ * reason. */
+static int change_mix(struct session *s, const struct change *c, char *msg, size_t len)
 {
-    struct session_param p[TUI_MAX_PARAMS];
-    size_t n = session_params(s, p, TUI_MAX_PARAMS);
-    n = n < TUI_MAX_PARAMS ? n : TUI_MAX_PARAMS;
-    for (size_t i = 0; i < n; i++) {
-        snprintf(out[i].key, sizeof out[i].key, "%.*s", (int)sizeof p[i].key - 1, p[i].key);
-        snprintf(out[i].value, sizeof out[i].value, "%s", p[i].value);
-        snprintf(out[i].range, sizeof out[i].range, "%s", p[i].range);
-        out[i].help = p[i].help;
+    if (c->name) {
+        int k = session_add_kernel(s, c->name, msg, len);
+        if (k < 0)
+            return -1;
+        snprintf(msg, len, "%s joins as kernel %c at the next epoch boundary", c->name,
+                 tui_kernel_letter((unsigned)k));
+        return 0;
     }
-    return n;
+    const struct scenario *sc = session_scenario(s);
+    unsigned k = c->kernel;
+    char name[32] = "";
+    if (k < sc->nkernels)
+        snprintf(name, sizeof name, "%s", sc->kernels[k].name);
+    if (session_remove_kernel(s, k, msg, len) != 0)
+        return -1;
+    if (name[0])
+        snprintf(msg, len, "kernel %c (%s) leaves at the next epoch boundary", tui_kernel_letter(k),
+                 name);
+    else
+        snprintf(msg, len, "the addition of kernel %c is withdrawn", tui_kernel_letter(k));
+    return 0;
 }
 
 /* With mu held, released meanwhile: apply the oldest change (between epochs, so at a
@@ -168,11 +216,15 @@ static void do_change(struct tui_worker *w)
         rc = session_set_predictor(s, c.name, err, sizeof err);
     else if (c.kind == TUI_O_ALLOCATOR)
         rc = session_set_allocator(s, c.name, err, sizeof err);
-    else
+    else if (c.kind == TUI_O_PARAM)
         rc = session_set_param(s, c.name, c.value, err, sizeof err);
+    else
+        rc = change_mix(s, &c, err, sizeof err);
     struct tui_param params[TUI_MAX_PARAMS];
     size_t nparams = copy_params(s, params);
-    if (rc == 0)
+    struct tui_mix mix;
+    tui_mix_copy(s, &mix);
+    if (rc == 0 && c.kind != TUI_O_MIX)
         snprintf(err, sizeof err, "%s",
                  c.kind == TUI_O_PREDICTOR   ? session_predictor_name(s)
                  : c.kind == TUI_O_ALLOCATOR ? session_allocator_name(s)
@@ -180,6 +232,7 @@ static void do_change(struct tui_worker *w)
     pthread_mutex_lock(&w->mu);
     memcpy(w->params, params, sizeof params);
     w->nparams = nparams;
+    w->mix = mix;
     forward_events(w);
     tui_worker_post(w, c.kind, rc == 0, err);
     free(c.name);
@@ -261,6 +314,7 @@ struct tui_worker *tui_worker_start(struct session *s)
     /* The thread does not exist yet: the session is still this one's to read. */
     w->events_seen = session_event_count(s);
     w->nparams = copy_params(s, w->params);
+    tui_mix_copy(s, &w->mix);
     atomic_init(&w->progress_milli, 0);
     atomic_init(&w->abandon, false);
     pthread_mutex_init(&w->mu, NULL);

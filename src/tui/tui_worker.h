@@ -36,6 +36,8 @@ enum tui_outcome_kind {
     TUI_O_PREDICTOR,  /* tui_worker_set_predictor: ok (msg: the active predictor), or why */
     TUI_O_ALLOCATOR,  /* tui_worker_set_allocator: ok (msg: the active allocator), or why */
     TUI_O_PARAM,      /* tui_worker_set_param: ok (msg: the key), or why (with the range) */
+    TUI_O_MIX, /* tui_worker_add_kernel / _remove_kernel: ok (msg: what the boundary will do), or
+                * why (the session's message) */
 };
 
 struct tui_outcome {
@@ -78,6 +80,12 @@ void tui_worker_set_allocator(struct tui_worker *w, const char *name);
 /* Sets parameter key (a session_params key) to value at the next epoch boundary; the outcome
  * follows (TUI_O_PARAM), and tui_worker_params shows the new value once it is taken. */
 void tui_worker_set_param(struct tui_worker *w, const char *key, const char *value);
+/* Adds the library kernel name to the mix at the next epoch boundary (session_add_kernel); the
+ * outcome follows (TUI_O_MIX), and tui_worker_mix shows it pending once it is taken. */
+void tui_worker_add_kernel(struct tui_worker *w, const char *name);
+/* Removes kernel k from the mix at the next epoch boundary (session_remove_kernel); the
+ * outcome follows (TUI_O_MIX: a refusal such as the last kernel of the mix says why). */
+void tui_worker_remove_kernel(struct tui_worker *w, unsigned k);
 
 /* An editable parameter as the worker last published it: a copy of a session_param. */
 struct tui_param {
@@ -91,6 +99,19 @@ struct tui_param {
 /* The session's editable parameters as of the last change: fills out[0..min(n, count)) and
  * returns the count. */
 size_t tui_worker_params(struct tui_worker *w, struct tui_param *out, size_t n);
+/* The session's mix as the worker last published it (at the start, after each change and
+ * after each epoch): every kernel the run has had so far, by its stable index. */
+struct tui_mix {
+    unsigned n;                     /* kernels so far, removed ones included */
+    char name[GPU_MAX_KERNELS][32]; /* kernel k's library name */
+    bool in_mix[GPU_MAX_KERNELS];   /* in the mix now (pending changes not counted) */
+    char pending[128];              /* the changes waiting for the boundary ("+lbm -bino"), or "" */
+};
+
+/* The mix of s into out; only on the thread that owns s (the worker's while it runs). */
+void tui_mix_copy(const struct session *s, struct tui_mix *out);
+/* The mix as of the last change or epoch into out. */
+void tui_worker_mix(struct tui_worker *w, struct tui_mix *out);
 /* Moves the session events noted since the last call (by epochs and changes) into *out (the
  * caller frees it; NULL when none) and returns their count. */
 size_t tui_worker_take_events(struct tui_worker *w, struct session_event **out);

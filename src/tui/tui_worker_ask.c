@@ -74,20 +74,27 @@ void tui_worker_record(struct tui_worker *w, const char *path)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* Queues a change; when the queue is full (many keys during one long epoch) it is refused. */
-static void ask(struct tui_worker *w, enum tui_outcome_kind kind, const char *name,
-                const char *value)
+/* Queues change c, whose strings it takes; when the queue is full (many keys during one long
+ * epoch) it is refused. */
+static void ask_change(struct tui_worker *w, struct change c)
 {
     pthread_mutex_lock(&w->mu);
     if (w->nchanges == MAX_CHANGES) {
-        tui_worker_post(w, kind, false,
+        tui_worker_post(w, c.kind, false,
                         "too many changes wait for the epoch in flight: try again after it");
+        free(c.name);
+        free(c.value);
     } else {
-        w->changes[w->nchanges++] =
-            (struct change){kind, xstrdup(name), value ? xstrdup(value) : NULL};
+        w->changes[w->nchanges++] = c;
         pthread_cond_signal(&w->wake);
     }
     pthread_mutex_unlock(&w->mu);
+}
+
+static void ask(struct tui_worker *w, enum tui_outcome_kind kind, const char *name,
+                const char *value)
+{
+    ask_change(w, (struct change){kind, xstrdup(name), value ? xstrdup(value) : NULL, 0});
 }
 
 void tui_worker_set_predictor(struct tui_worker *w, const char *name)
@@ -103,6 +110,23 @@ void tui_worker_set_allocator(struct tui_worker *w, const char *name)
 void tui_worker_set_param(struct tui_worker *w, const char *key, const char *value)
 {
     ask(w, TUI_O_PARAM, key, value);
+}
+
+void tui_worker_add_kernel(struct tui_worker *w, const char *name)
+{
+    ask(w, TUI_O_MIX, name, NULL);
+}
+
+void tui_worker_remove_kernel(struct tui_worker *w, unsigned k)
+{
+    ask_change(w, (struct change){.kind = TUI_O_MIX, .kernel = k});
+}
+
+void tui_worker_mix(struct tui_worker *w, struct tui_mix *out)
+{
+    pthread_mutex_lock(&w->mu);
+    *out = w->mix;
+    pthread_mutex_unlock(&w->mu);
 }
 
 size_t tui_worker_params(struct tui_worker *w, struct tui_param *out, size_t n)

@@ -11,9 +11,11 @@
 
 /* A change asked for: applied at the next epoch boundary, in the order asked. */
 struct change {
-    enum tui_outcome_kind kind; /* TUI_O_PREDICTOR, TUI_O_ALLOCATOR or TUI_O_PARAM */
-    char *name;                 /* the predictor, the allocator or the parameter's key */
-    char *value;                /* the parameter's value, else NULL */
+    enum tui_outcome_kind kind; /* TUI_O_PREDICTOR, TUI_O_ALLOCATOR, TUI_O_PARAM or TUI_O_MIX */
+    char *name;      /* the predictor, the allocator, the parameter's key or the kernel to add;
+                      * NULL: remove kernel (TUI_O_MIX) */
+    char *value;     /* the parameter's value, else NULL */
+    unsigned kernel; /* the kernel to remove */
 };
 
 #define MAX_CHANGES 8
@@ -51,6 +53,7 @@ struct tui_worker {
     unsigned events_seen; /* session events handed over so far */
     struct tui_param params[TUI_MAX_PARAMS];
     size_t nparams;
+    struct tui_mix mix;
 
     atomic_uint progress_milli;
     atomic_bool abandon;

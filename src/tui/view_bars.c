@@ -74,26 +74,36 @@ static void draw_activity_row(const struct tui *t, WINDOW *w, int cols)
         return;
     }
     int x = 1;
+    /* Mix changes wait for the next epoch boundary, which the epoch in flight ends. */
+    char mix[160] = "";
+    if (t->mix.pending[0])
+        snprintf(mix, sizeof mix, "  mix %s at next epoch", t->mix.pending);
     wattron(w, A_BOLD);
     x += tui_print(w, 2, x, "%s", t->running ? "Running" : "Paused");
     wattroff(w, A_BOLD);
     x += tui_print(w, 2, x, "  Speed: %s  ", tui_speed_label(t->speed));
     if (t->busy) {
         x += tui_print(w, 2, x, "computing epoch %u ", t->nepochs + 1);
-        int width = cols - x - 16;
+        int width = cols - x - 16 - tui_columns(mix);
         if (width > 30)
             width = 30;
         tui_bar(st, w, 2, x, width, t->progress);
         x += width > 0 ? width : 0;
         x += tui_print(w, 2, x, " %3.0f%%", t->progress * 100);
         if (t->queued)
-            tui_print(w, 2, x, "  +%u queued", t->queued);
+            x += tui_print(w, 2, x, "  +%u queued", t->queued);
     } else if (t->running) {
-        tui_print(w, 2, x, "waiting for the pace");
+        x += tui_print(w, 2, x, "waiting for the pace");
     } else {
         wattron(w, st->dim);
-        x += tui_print(w, 2, x, "idle: Space steps one epoch, r runs");
+        x += tui_print(w, 2, x, "%s",
+                       mix[0] ? "idle: Space steps" : "idle: Space steps one epoch, r runs");
         wattroff(w, st->dim);
+    }
+    if (mix[0]) {
+        wattron(w, A_BOLD);
+        x += tui_print(w, 2, x, "%s", mix);
+        wattroff(w, A_BOLD);
     }
     if (t->recording && !t->busy)
         tui_print(w, 2, x, "  %s recording to %s", st->sep, t->run_path);

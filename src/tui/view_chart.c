@@ -1,6 +1,7 @@
 /* view_chart — every kernel's true NP over the epochs, one column per epoch, on shared axes,
  * and the predictor's NP as a second series per kernel (its lowercase letter; none in epochs
- * without a predictor), so that true and predicted can be read against each other. */
+ * without a predictor), so that true and predicted can be read against each other. A kernel
+ * has no point in epochs it was not in the mix (before it joined, after it left). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,13 +19,16 @@ static unsigned charted(const struct tui *t)
 
 static void draw(const struct tui *t, WINDOW *w)
 {
-    unsigned nk = t->sc->nkernels, n = charted(t);
+    unsigned n = charted(t);
     if (n == 0) {
         wattron(w, t->style.dim);
         tui_print(w, getmaxy(w) / 2, 2, "no epochs yet: Space steps one");
         wattroff(w, t->style.dim);
         return;
     }
+    /* Every kernel the run has had by the epoch shown (the count only grows). */
+    unsigned nk = t->epochs[n - 1].e.nkernels;
+    nk = nk < GPU_MAX_KERNELS ? nk : GPU_MAX_KERNELS;
     /* values: true NP of every kernel, then predicted (-1: none). */
     double *values = xmalloc(2 * (size_t)nk * n * sizeof(*values));
     double *pred = values + (size_t)nk * n;
@@ -32,9 +36,12 @@ static void draw(const struct tui *t, WINDOW *w)
     for (unsigned k = 0; k < nk; k++)
         for (unsigned i = 0; i < n; i++) {
             const struct session_epoch *e = &t->epochs[i].e;
-            double v = e->k[k].np_true, p = e->k[k].np_pred;
+            bool in = k < e->nkernels && e->k[k].in_mix;
+            double v = in ? e->k[k].np_true : -1, p = in ? e->k[k].np_pred : -1;
             if (!e->predictor[0] || isnan(p))
                 p = -1;
+            if (isnan(v))
+                v = -1;
             values[(size_t)k * n + i] = v;
             pred[(size_t)k * n + i] = p;
             if (v > y_max)
@@ -59,8 +66,9 @@ static void draw(const struct tui *t, WINDOW *w)
             (struct tui_series){values + (size_t)k * n, tui_kernel_letter(k), t->style.kernel[k]};
     }
     unsigned s = t->selected;
-    series[ns++] = (struct tui_series){values + (size_t)s * n, tui_kernel_letter(s),
-                                       t->style.kernel[s] | A_UNDERLINE};
+    if (s < nk)
+        series[ns++] = (struct tui_series){values + (size_t)s * n, tui_kernel_letter(s),
+                                           t->style.kernel[s] | A_UNDERLINE};
     tui_chart(&t->style, w, series, ns, n, y_max);
     free(values);
 }

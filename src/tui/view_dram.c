@@ -1,5 +1,5 @@
 /* view_dram — the memory system in the epoch shown: every channel's data-bus utilization as a
- * bar of its own, and each kernel's row-buffer hit rate and bandwidth. */
+ * bar of its own, and the row-buffer hit rate and bandwidth of each kernel in its mix. */
 #include <stdio.h>
 
 #include "tui_internal.h"
@@ -52,11 +52,13 @@ static void draw(const struct tui *t, WINDOW *w)
     const struct session_epoch *e = &te->e;
     int y = 0;
     draw_channels(t, w, e, &y);
-    for (unsigned k = 0; k < e->nkernels; k++, y++) {
+    for (unsigned k = 0; k < e->nkernels && k < GPU_MAX_KERNELS; k++) {
+        if (!e->k[k].in_mix)
+            continue;
         wattron(w, t->style.kernel[k]);
         tui_print(w, y, 0, "%c", tui_kernel_letter(k));
         wattroff(w, t->style.kernel[k]);
-        tui_print(w, y, 2, "RBH %.2f %6.0f GB/s", e->k[k].c.rbh, e->k[k].c.bandwidth_gbs);
+        tui_print(w, y++, 2, "RBH %.2f %6.0f GB/s", e->k[k].c.rbh, e->k[k].c.bandwidth_gbs);
     }
 }
 

@@ -15,6 +15,13 @@ static void draw(const struct tui *t, WINDOW *w)
         wattroff(w, t->style.dim);
         return;
     }
+    if (k >= te->e.nkernels || !te->e.k[k].in_mix) {
+        /* The selection follows the mix; this shows only between a change and that. */
+        wattron(w, t->style.dim);
+        tui_print(w, 0, 0, "not in the mix in this epoch");
+        wattroff(w, t->style.dim);
+        return;
+    }
     const struct session_kernel_epoch *ke = &te->e.k[k];
     char insts[32], shared[32], priv[32];
     /* np_true = private-mode cycles for the epoch's instructions / epoch cycles, so the
@@ -71,7 +78,7 @@ static void title(const struct tui *t, int cols, char *buf, size_t n)
 {
     (void)cols;
     snprintf(buf, n, "Explain: %c %s", tui_kernel_letter(t->selected),
-             t->sc->kernels[t->selected].name);
+             tui_kernel_name(t, t->selected));
 }
 
 const struct tui_view tui_view_explain = {

@@ -1,5 +1,7 @@
-/* view_kernels — one row per kernel of the epoch shown. Values that do not exist yet (no
- * predictor, no classifier, no QoS tracking) print as a dash rather than a guess. */
+/* view_kernels — one row per kernel in the mix of the epoch shown (a kernel removed from the
+ * mix, or not added yet, has no row; the letters stay those of the stable indices). Values that do
+ * not exist yet (no predictor, no classifier, no QoS tracking) print as a dash rather than a guess.
+ */
 #include <math.h>
 #include <stdio.h>
 
@@ -74,7 +76,7 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k)
     tui_print(w, y, 1, "%c", tui_kernel_letter(k));
     wattroff(w, st->kernel[k]);
     wattron(w, row_attr);
-    tui_print(w, y, NAME_X, "%-*.*s", NAME_W - 1, NAME_W - 1, t->sc->kernels[k].name);
+    tui_print(w, y, NAME_X, "%-*.*s", NAME_W - 1, NAME_W - 1, tui_kernel_name(t, k));
     int x = FIRST_X;
     for (unsigned c = 0; c < NCOLS; c++) {
         x += col_w[c];
@@ -94,13 +96,21 @@ static void draw(const struct tui *t, WINDOW *w)
         tui_print_right(w, 0, x, "%s", col_title[c]);
     }
     wattroff(w, A_BOLD);
+    bool in[GPU_MAX_KERNELS];
+    unsigned row[GPU_MAX_KERNELS], n = 0, sel = 0;
+    tui_mix_shown(t, in);
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+        if (in[k]) {
+            sel = k == t->selected ? n : sel;
+            row[n++] = k;
+        }
     /* Scroll so that the selected kernel stays visible when they do not all fit. */
     int fit = rows - 1;
     unsigned top = 0;
-    if (fit > 0 && t->selected >= (unsigned)fit)
-        top = t->selected - (unsigned)fit + 1;
-    for (unsigned k = top; k < t->sc->nkernels && (int)(k - top) < fit; k++)
-        draw_row(t, w, 1 + (int)(k - top), k);
+    if (fit > 0 && sel >= (unsigned)fit)
+        top = sel - (unsigned)fit + 1;
+    for (unsigned i = top; i < n && (int)(i - top) < fit; i++)
+        draw_row(t, w, 1 + (int)(i - top), row[i]);
 }
 
 static void title(const struct tui *t, int cols, char *buf, size_t n)

@@ -30,15 +30,20 @@ static void draw_legend(const struct tui *t, WINDOW *w, int y, const int *owner)
 {
     unsigned count[GPU_MAX_KERNELS] = {0}, idle = 0, gated = 0;
     for (unsigned i = 0; i < t->sms; i++) {
-        if (owner[i] >= 0)
+        if (owner[i] >= 0 && owner[i] < GPU_MAX_KERNELS)
             count[owner[i]]++;
         else if (owner[i] == GPU_SM_GATED)
             gated++;
         else
             idle++;
     }
+    /* The kernels in the mix shown; one that left it is listed only while it holds SMs. */
+    bool in[GPU_MAX_KERNELS];
+    tui_mix_shown(t, in);
     int x = 0;
-    for (unsigned k = 0; k < t->sc->nkernels; k++) {
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++) {
+        if (!in[k] && !count[k])
+            continue;
         draw_cell(t, w, y, x, (int)k);
         x += 1 + tui_print(w, y, x + 1, " %u ", count[k]);
     }

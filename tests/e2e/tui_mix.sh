@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The mix editor (k) and the views that follow a changing mix. On stream + compute (16 SMs,
+# 20 K-cycle epochs) k adds lbm from the library after two epochs (an unknown name first keeps
+# the field open with the loader's message), and from the next epoch the kernel table lists lbm
+# as C with SMs, the SM map's legend counts it and the event log has the session's "mix" and
+# "repartition" events; removing A takes it out of the table and the legend; removing down to
+# the last kernel is refused in a dialog; h sets a priority (a "parameter" event). A replay of
+# the saved run shows the final mix at its last epoch and the first mix at epoch 1. Deadlines
+# only, no timings.
+. "$(dirname "$0")/../lib.sh"
+cfg="$TMPD/pair.cfg"
+cat >"$cfg" <<'EOF'
+name = "tui mix pair";
+gpu = "hbm80";
+gpu_overrides = { sms = 16; };
+seed = 7;
+epochs = 10;
+epoch_cycles = 20000;
+kernels = (
+  { name = "stream"; },
+  { name = "compute"; }
+);
+EOF
+
+# The kernel table's rows (between its title and its bottom edge).
+kernel_rows() {
+    tui_screen | awk '/Kernels, /{on = 1; next} on && /^└/{exit} on'
+}
+# The SM map's legend: the last row of the panel before its bottom edge.
+legend() {
+    tui_screen | awk -F'││' '/SM map, /{on = 1; next} on && /^└/{exit} on {last = $2} END {print last}'
+}
+# Steps one epoch and waits until it is on screen and nothing computes.
+step() {
+    tui_keys Space
+    tui_wait "Epoch $1/10"
+    tui_wait "idle: Space steps"
+}
+# Opens the mix editor.
+editor() {
+    tui_keys k
+    tui_wait "+ add a kernel from the library"
+}
+
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/10"
+tui_wait "k Mix"
+step 1
+step 2
+
+tui_keys '?'
+tui_wait "Press any key to close this help."
+grep -Eq 'k +edit the mix \(add/remove a kernel, priority\)' "$TMPD/screen" ||
+    fail "the help does not list k:
+$(cat "$TMPD/screen")"
+tui_keys x
+tui_gone "Press any key to close this help."
+
+# The editor lists the mix: letter, name, priority and SMs now (the even split, 8 each).
+editor
+grep -Eq '> A stream +low +8 ' "$TMPD/screen" || fail "the editor does not list A stream:
+$(cat "$TMPD/screen")"
+grep -Eq '  B compute +low +8 ' "$TMPD/screen" || fail "the editor does not list B compute:
+$(cat "$TMPD/screen")"
+grep -q "No change pending." "$TMPD/screen" || fail "the editor shows a pending change:
+$(cat "$TMPD/screen")"
+
+# An unknown name keeps the field open with the loader's message; lbm is asked of the worker.
+tui_keys Down Down Enter
+tui_wait "Library kernel"
+tui_keys zzz Enter
+tui_wait 'unknown kernel "zzz"'
+grep -q "Library kernel" "$TMPD/screen" || fail "the field closed on an unknown name:
+$(cat "$TMPD/screen")"
+grep -q "zzz_" "$TMPD/screen" || fail "the field lost its text:
+$(cat "$TMPD/screen")"
+tui_keys C-u lbm Enter
+tui_wait "Pending: +lbm (applied at the next epoch boundary)"
+tui_wait "mix +lbm at next epoch"
+tui_wait "lbm joins as kernel C"
+tui_keys Escape
+tui_gone "+ add a kernel from the library"
+kernel_rows | grep -q "lbm" && fail "lbm is in the table before the boundary:
+$(kernel_rows)"
+
+# At the boundary lbm joins as C with SMs of its own, and the log has the session's events.
+step 3
+tui_gone "mix +lbm at next epoch"
+tui_wait "mix: add lbm as kernel 2"
+tui_wait "repartition: mix change"
+kernel_rows >"$TMPD/rows"
+grep -Eq 'C lbm +([1-9][0-9]*|0)\.[0-9]' "$TMPD/rows" || fail "no row for C lbm:
+$(cat "$TMPD/rows")"
+grep -Eq 'C lbm +0\.0 ' "$TMPD/rows" && fail "C lbm has no SMs:
+$(cat "$TMPD/rows")"
+grep -q "A stream" "$TMPD/rows" || fail "A left the table:
+$(cat "$TMPD/rows")"
+legend | grep -Eq 'A [0-9]+ +B [0-9]+ +C [1-9][0-9]*' || fail "the SM map legend does not count C:
+$(legend)"
+
+# Removing A: pending until the boundary, then gone from the table and the legend.
+editor
+tui_keys d
+tui_wait "Pending: -stream"
+tui_wait "kernel A (stream) leaves"
+tui_keys Escape
+tui_gone "+ add a kernel from the library"
+step 4
+tui_wait "mix: remove kernel 0 (stream)"
+kernel_rows >"$TMPD/rows"
+grep -q "stream" "$TMPD/rows" && fail "A stream is still in the table:
+$(cat "$TMPD/rows")"
+grep -q "B compute" "$TMPD/rows" && grep -q "C lbm" "$TMPD/rows" || fail "B or C left the table:
+$(cat "$TMPD/rows")"
+legend >"$TMPD/legend"
+grep -Eq '(^| )A [0-9]' "$TMPD/legend" && fail "the SM map legend still lists A:
+$(cat "$TMPD/legend")"
+grep -Eq 'B 8 +C 8' "$TMPD/legend" || fail "the legend does not split 16 SMs over B and C:
+$(cat "$TMPD/legend")"
+
+# Down to the last kernel: B leaves at the boundary, so C cannot; the refusal is a dialog.
+editor
+grep -Eq '> B compute' "$TMPD/screen" || fail "the editor does not start on B:
+$(cat "$TMPD/screen")"
+tui_keys d
+tui_wait "Pending: -compute"
+tui_keys Down d
+tui_wait "Cannot change the mix"
+tui_wait "is the last one in the mix"
+tui_keys x
+tui_gone "Cannot change the mix"
+
+# h: C's priority high, which the editor and the log show.
+editor
+tui_keys Down h
+# The log panel is narrow: the whole event is checked in the run file below.
+tui_wait "parameter: set kernels[2].prio"
+tui_screen | grep -Eq '> C lbm +high +8 ' || fail "the editor does not show C high:
+$(tui_screen)"
+tui_keys Escape
+tui_gone "+ add a kernel from the library"
+step 5
+kernel_rows >"$TMPD/rows"
+[ "$(grep -c '^│' "$TMPD/rows")" = 2 ] && grep -q "C lbm" "$TMPD/rows" ||
+    fail "the table is not the heading and C lbm alone:
+$(cat "$TMPD/rows")"
+
+# Saved, quit, replayed: the last epoch shows the final mix, epoch 1 the first.
+tui_keys s
+tui_wait "Record this run"
+tui_keys C-u "$TMPD/mix.h5" Enter
+tui_wait "later epochs are recorded"
+tui_keys x
+tui_gone "later epochs are recorded"
+tui_keys q
+tui_wait "exit=0"
+
+# The run file holds the session's events in full.
+CORUN_DATADIR="$top_srcdir" "$CORUN" show "$TMPD/mix.h5" >"$TMPD/shown" ||
+    fail "corun show cannot read $TMPD/mix.h5"
+for ev in "epoch 2 +mix +add lbm as kernel 2" \
+    "epoch 2 +repartition +mix change: even split.*lbm" \
+    "epoch 3 +mix +remove kernel 0 \(stream\)" "epoch 4 +parameter +set kernels\[2\]\.priority=high" \
+    "epoch 4 +mix +remove kernel 1 \(compute\)"; do
+    grep -Eq "$ev" "$TMPD/shown" || fail "the run file has no event '$ev':
+$(cat "$TMPD/shown")"
+done
+
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/mix.h5"
+tui_wait "REPLAY"
+tui_wait "Epoch 5/5"
+tui_wait "Kernels, epoch 5 "
+tui_screen | grep -q "k Mix" && fail "k in the key bar of a replay"
+kernel_rows >"$TMPD/rows"
+grep -q "C lbm" "$TMPD/rows" || fail "the replay's last epoch has no C lbm:
+$(cat "$TMPD/rows")"
+grep -Eq "stream|compute" "$TMPD/rows" && fail "the replay's last epoch lists removed kernels:
+$(cat "$TMPD/rows")"
+# k does nothing in a replay: by the time Home is on screen, it would be.
+tui_keys k Home
+tui_wait "Kernels, epoch 1 "
+grep -q "+ add a kernel from the library" "$TMPD/screen" && fail "k opened the editor in a replay:
+$(cat "$TMPD/screen")"
+kernel_rows >"$TMPD/rows"
+grep -q "A stream" "$TMPD/rows" && grep -q "B compute" "$TMPD/rows" ||
+    fail "the replay's first epoch does not list A and B:
+$(cat "$TMPD/rows")"
+grep -q "lbm" "$TMPD/rows" && fail "the replay's first epoch lists lbm:
+$(cat "$TMPD/rows")"
+legend | grep -Eq 'A 8 +B 8' || fail "the legend of epoch 1 is not A 8 B 8:
+$(legend)"
+tui_keys q
+tui_wait "exit=0"
+echo "tui mix: lbm joins as C, A leaves, the last kernel stays, priorities; the replay follows"
