@@ -17,6 +17,7 @@
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "testsession.h"
 
 /* Two kernels on 16 SMs of hbm80, 20 K-cycle epochs: quick, and unbalanced enough that
  * HSM-Fair acts. */
@@ -31,36 +32,7 @@ static const char *const scenario_text = "name = \"unit\";\n"
 
 static void load(struct scenario *sc)
 {
-    struct diag d;
-    diag_init(&d);
-    char *datadir = datadir_locate();
-    int rc = scenario_load_text(sc, "unit.cfg", scenario_text, datadir, &d);
-    free(datadir);
-    if (rc != 0 && d.count)
-        fprintf(stderr, "%s\n", d.msgs[0]);
-    assert_int_equal(rc, 0);
-    diag_done(&d);
-}
-
-/* The number of events of kind whose text starts with prefix. */
-static unsigned count_events(const struct session *s, const char *kind, const char *prefix)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < session_event_count(s); i++) {
-        const struct session_event *ev = session_event_at(s, i);
-        n += strcmp(ev->kind, kind) == 0 && strncmp(ev->text, prefix, strlen(prefix)) == 0;
-    }
-    return n;
-}
-
-static unsigned sms_of(const struct session *s, int kernel)
-{
-    int owner[64];
-    session_partition(s, owner);
-    unsigned n = 0;
-    for (unsigned i = 0; i < 16; i++)
-        n += owner[i] == kernel;
-    return n;
+    test_scenario_text(sc, "unit.cfg", scenario_text);
 }
 
 static void test_swap_mid_run(void **state)
@@ -73,17 +45,17 @@ static void test_swap_mid_run(void **state)
     assert_non_null(s);
     assert_string_equal(session_allocator_name(s), "static");
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
-    assert_int_equal(sms_of(s, 0), 8);
+    assert_int_equal(test_sms_of(s, 0), 8);
     /* proportional gives the high-priority stream 0.8 x 16 = 12.8 -> 13 (or 12) SMs. */
     assert_int_equal(session_set_allocator(s, "proportional", err, sizeof err), 0);
     assert_string_equal(session_allocator_name(s), "proportional");
-    assert_int_equal(count_events(s, "allocator", "static -> proportional"), 1);
+    assert_int_equal(test_count_events(s, "allocator", "static -> proportional"), 1);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_epochs_done(s), 2);
-    unsigned hp = sms_of(s, 0);
+    unsigned hp = test_sms_of(s, 0);
     assert_true(hp == 12 || hp == 13);
-    assert_int_equal(sms_of(s, 1), 16 - hp);
-    assert_int_equal(count_events(s, "repartition", "proportional"), 1);
+    assert_int_equal(test_sms_of(s, 1), 16 - hp);
+    assert_int_equal(test_count_events(s, "repartition", "proportional"), 1);
     /* The second epoch ran on the new partition from its start. */
     const struct session_epoch *e = session_epoch_at(s, 1);
     unsigned owned = 0;
@@ -93,7 +65,7 @@ static void test_swap_mid_run(void **state)
     /* Back to even: the split returns. */
     assert_int_equal(session_set_allocator(s, "even", err, sizeof err), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
-    assert_int_equal(sms_of(s, 0), 8);
+    assert_int_equal(test_sms_of(s, 0), 8);
     /* An unknown name changes nothing and says what is known. */
     assert_int_equal(session_set_allocator(s, "fiar", err, sizeof err), -1);
     assert_non_null(strstr(err, "did you mean fair"));
@@ -128,14 +100,14 @@ static void test_params(void **state)
     assert_non_null(strstr(err, "not a parameter a run can change"));
     assert_int_equal(session_set_param(s, "weights", "0.5,0.6", err, sizeof err), -1);
     assert_true(fabs(session_scenario(s)->fairness_threshold - 0.9) < 1e-12);
-    assert_int_equal(count_events(s, "parameter", ""), 0);
+    assert_int_equal(test_count_events(s, "parameter", ""), 0);
     /* Accepted and logged. */
     assert_int_equal(session_set_param(s, "fairness_threshold", "0.95", err, sizeof err), 0);
     assert_true(fabs(session_scenario(s)->fairness_threshold - 0.95) < 1e-12);
     assert_int_equal(session_set_param(s, "kernels[1].priority", "high", err, sizeof err), 0);
     assert_int_equal(session_scenario(s)->kernels[1].priority, SCENARIO_HIGH);
     assert_int_equal(session_set_param(s, "epoch_cycles", "10000", err, sizeof err), 0);
-    assert_int_equal(count_events(s, "parameter", "set "), 3);
+    assert_int_equal(test_count_events(s, "parameter", "set "), 3);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_epoch_at(s, 0)->cycles, 10000);
     session_delete(s);
@@ -163,7 +135,7 @@ static void test_branch_reapplies(void **state)
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_set_param(s, "hp_share", "0.25", err, sizeof err), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
-    assert_int_equal(sms_of(s, 0), 4);
+    assert_int_equal(test_sms_of(s, 0), 4);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
 
     char *datadir = datadir_locate();
@@ -175,10 +147,10 @@ static void test_branch_reapplies(void **state)
         fprintf(stderr, "%s\n", err);
     assert_non_null(b);
     assert_string_equal(session_allocator_name(b), "proportional");
-    assert_int_equal(sms_of(b, 0), 4);
+    assert_int_equal(test_sms_of(b, 0), 4);
     /* Its log is the recorded one plus the branch note, nothing re-logged. */
-    assert_int_equal(count_events(b, "allocator", "static -> proportional"), 1);
-    assert_int_equal(count_events(b, "parameter", "set hp_share"), 2);
+    assert_int_equal(test_count_events(b, "allocator", "static -> proportional"), 1);
+    assert_int_equal(test_count_events(b, "parameter", "set hp_share"), 2);
     session_delete(b);
     session_delete(r);
     session_delete(s);

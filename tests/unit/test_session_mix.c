@@ -18,6 +18,7 @@
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "testsession.h"
 
 /* Two kernels on 16 SMs of hbm80, 20 K-cycle epochs. */
 static const char *const scenario_text = "name = \"mix\";\n"
@@ -31,35 +32,7 @@ static const char *const scenario_text = "name = \"mix\";\n"
 
 static void load(struct scenario *sc)
 {
-    struct diag d;
-    diag_init(&d);
-    char *datadir = datadir_locate();
-    int rc = scenario_load_text(sc, "mix.cfg", scenario_text, datadir, &d);
-    free(datadir);
-    if (rc != 0 && d.count)
-        fprintf(stderr, "%s\n", d.msgs[0]);
-    assert_int_equal(rc, 0);
-    diag_done(&d);
-}
-
-static unsigned count_events(const struct session *s, const char *kind, const char *prefix)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < session_event_count(s); i++) {
-        const struct session_event *ev = session_event_at(s, i);
-        n += strcmp(ev->kind, kind) == 0 && strncmp(ev->text, prefix, strlen(prefix)) == 0;
-    }
-    return n;
-}
-
-static unsigned sms_of(const struct session *s, int kernel)
-{
-    int owner[64];
-    session_partition(s, owner);
-    unsigned n = 0;
-    for (unsigned i = 0; i < 16; i++)
-        n += owner[i] == kernel;
-    return n;
+    test_scenario_text(sc, "mix.cfg", scenario_text);
 }
 
 static void step(struct session *s)
@@ -90,11 +63,12 @@ static void test_add_and_remove(void **state)
     assert_string_equal(session_pending_mix(s), "");
     assert_int_equal(session_scenario(s)->nkernels, 3);
     assert_true(session_kernel_in_mix(s, 2));
-    assert_int_equal(count_events(s, "mix", "add lbm as kernel 2"), 1);
-    assert_int_equal(count_events(s, "repartition",
-                                  "mix change: even split of 16 SMs: stream 6, compute 5, lbm 5; "
-                                  "weights back to equal shares"),
-                     1);
+    assert_int_equal(test_count_events(s, "mix", "add lbm as kernel 2"), 1);
+    assert_int_equal(
+        test_count_events(s, "repartition",
+                          "mix change: even split of 16 SMs: stream 6, compute 5, lbm 5; "
+                          "weights back to equal shares"),
+        1);
     assert_true(session_scenario(s)->kernels[0].weight == 0);
     const struct session_epoch *e = session_epoch_at(s, 1);
     assert_int_equal(e->nkernels, 3);
@@ -121,10 +95,10 @@ static void test_add_and_remove(void **state)
     assert_non_null(strstr(err, "kernel 0 (stream) is to be removed"));
     step(s);
     assert_false(session_kernel_in_mix(s, 0));
-    assert_int_equal(count_events(s, "mix", "remove kernel 0 (stream)"), 1);
-    assert_int_equal(sms_of(s, 0), 0);
-    assert_int_equal(sms_of(s, 1), 8);
-    assert_int_equal(sms_of(s, 2), 8);
+    assert_int_equal(test_count_events(s, "mix", "remove kernel 0 (stream)"), 1);
+    assert_int_equal(test_sms_of(s, 0), 0);
+    assert_int_equal(test_sms_of(s, 1), 8);
+    assert_int_equal(test_sms_of(s, 2), 8);
     e = session_epoch_at(s, 2);
     assert_false(e->k[0].in_mix);
     assert_true(isnan(e->k[0].np_true));
@@ -158,8 +132,8 @@ static void test_add_and_remove(void **state)
     step(s);
     assert_int_equal(session_scenario(s)->nkernels, 8);
     assert_false(session_kernel_in_mix(s, 1));
-    assert_int_equal(sms_of(s, 2), 3); /* 16 over kernels 2..7: 3,3,3,3,2,2 */
-    assert_int_equal(sms_of(s, 7), 2);
+    assert_int_equal(test_sms_of(s, 2), 3); /* 16 over kernels 2..7: 3,3,3,3,2,2 */
+    assert_int_equal(test_sms_of(s, 7), 2);
     session_delete(s);
     scenario_done(&sc);
 }
@@ -221,7 +195,7 @@ static void test_record_replay_branch(void **state)
     assert_false(session_epoch_at(r, 0)->k[2].in_mix);
     assert_true(session_epoch_at(r, 1)->k[2].in_mix);
     assert_false(session_epoch_at(r, 3)->k[1].in_mix);
-    assert_int_equal(count_events(r, "mix", "add lbm"), 1);
+    assert_int_equal(test_count_events(r, "mix", "add lbm"), 1);
 
     /* Branch after epoch 3 (both changes re-applied), then step both: the same epoch. */
     struct session *b = session_branch(r, 3, NULL, NULL, err, sizeof err);
@@ -230,7 +204,7 @@ static void test_record_replay_branch(void **state)
     assert_non_null(b);
     assert_int_equal(session_scenario(b)->nkernels, 3);
     assert_false(session_kernel_in_mix(b, 1));
-    assert_int_equal(count_events(b, "mix", ""), 2);
+    assert_int_equal(test_count_events(b, "mix", ""), 2);
     step(b);
     assert_true(same_epoch(session_epoch_at(b, 3), session_epoch_at(s, 3)));
     session_delete(b);

@@ -1,0 +1,49 @@
+/* testsession — helpers shared by the session unit tests. */
+#include "testsession.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/datadir.h"
+#include "corun/diag.h"
+
+void test_scenario_text(struct scenario *sc, const char *name, const char *text)
+{
+    struct diag d;
+    diag_init(&d);
+    char *datadir = datadir_locate();
+    int rc = scenario_load_text(sc, name, text, datadir, &d);
+    free(datadir);
+    if (rc != 0 && d.count)
+        fprintf(stderr, "%s\n", d.msgs[0]);
+    assert_int_equal(rc, 0);
+    diag_done(&d);
+}
+
+unsigned test_count_events(const struct session *s, const char *kind, const char *prefix)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        n += strcmp(ev->kind, kind) == 0 && strncmp(ev->text, prefix, strlen(prefix)) == 0;
+    }
+    return n;
+}
+
+unsigned test_sms_of(const struct session *s, int kernel)
+{
+    const struct scenario *sc = session_scenario(s);
+    int owner[SESSION_MAX_SMS];
+    session_partition(s, owner);
+    unsigned n = 0;
+    for (unsigned i = 0; i < sc->gpu.sms; i++)
+        n += owner[i] == kernel;
+    return n;
+}

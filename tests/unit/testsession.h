@@ -1,0 +1,16 @@
+/* testsession — helpers shared by the session unit tests (test_session, test_session_mix). */
+#ifndef CORUN_TESTSESSION_H
+#define CORUN_TESTSESSION_H
+
+#include "corun/scenario.h"
+#include "corun/session.h"
+
+/* Load the scenario text (named name in messages) with kernels from the data directory;
+ * fails the running test when it does not load. */
+void test_scenario_text(struct scenario *sc, const char *name, const char *text);
+/* The number of s's events of kind whose text starts with prefix. */
+unsigned test_count_events(const struct session *s, const char *kind, const char *prefix);
+/* SMs the session's current partition gives kernel (of the first 64). */
+unsigned test_sms_of(const struct session *s, int kernel);
+
+#endif
