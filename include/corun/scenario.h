@@ -14,6 +14,8 @@
 #define SCENARIO_MAX_KERNELS 8
 
 enum scenario_priority { SCENARIO_LOW, SCENARIO_HIGH };
+/* What the SMs that kernels[].sms leave over are at the start. */
+enum scenario_unassigned { SCENARIO_UNASSIGNED_IDLE, SCENARIO_UNASSIGNED_GATED };
 
 struct scenario_kernel {
     char *name;
@@ -46,6 +48,7 @@ struct scenario {
     double hp_share;           /* proportional: the high-priority kernel's share of SMs */
     double smqos_policy;       /* smqos, static-smqos: IPC target / isolated IPC */
     unsigned smqos_interval;   /* smqos: core cycles between decisions */
+    int unassigned_sms; /* enum scenario_unassigned: idle SMs cost static power, gated none */
     unsigned nkernels;
     struct scenario_kernel kernels[SCENARIO_MAX_KERNELS];
 };

@@ -14,7 +14,8 @@
 /* Progress callbacks are made this many times per epoch (the epoch is simulated in slices). */
 #define PROGRESS_SLICES 20
 
-/* The scenario's split when it gives one (contiguous blocks, the rest idle), else even. */
+/* The scenario's split when it gives one (contiguous blocks, the rest idle or gated as
+ * unassigned_sms says), else even. */
 static void initial_partition(const struct scenario *sc, int *owner)
 {
     if (sc->kernels[0].sms == 0) {
@@ -25,8 +26,9 @@ static void initial_partition(const struct scenario *sc, int *owner)
     for (unsigned k = 0; k < sc->nkernels; k++)
         for (unsigned i = 0; i < sc->kernels[k].sms && sm < sc->gpu.sms; i++)
             owner[sm++] = (int)k;
+    int rest = sc->unassigned_sms == SCENARIO_UNASSIGNED_GATED ? GPU_SM_GATED : GPU_SM_IDLE;
     while (sm < sc->gpu.sms)
-        owner[sm++] = GPU_SM_IDLE;
+        owner[sm++] = rest;
 }
 
 /* Prefix a name error with where the name came from: the scenario, not a command line. */

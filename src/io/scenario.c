@@ -12,6 +12,7 @@
 #include "corun/util.h"
 
 static const char *const priority_names[] = {"low", "high", NULL};
+static const char *const unassigned_names[] = {"idle", "gated", NULL};
 
 #define SC_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                      \
     {                                                                                              \
@@ -34,6 +35,9 @@ static const struct conf_setting scenario_settings[] = {
     {"kernels", CONF_CUSTOM, 0, 0, NULL, NULL,
      "a list ( {...}, ... ) of 1 to 8 kernels, each with the settings below", 0, NULL,
      &scenario_kernel_table},
+    {"unassigned_sms", CONF_CHOICE, 0, 0, "idle", NULL,
+     "the SMs that kernels[].sms leave over at the start: idle (static power) or gated (none)",
+     offsetof(struct scenario, unassigned_sms), unassigned_names, NULL},
     SC_FIELD(lesson, CONF_STRING, "", 0, 0, NULL, "narrative text for a classroom"),
     SC_FIELD(predictor, CONF_STRING, "none", 0, 0, NULL,
              "slowdown predictor active from the first epoch (`corun help predictors` lists them)"),
