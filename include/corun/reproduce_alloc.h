@@ -1,5 +1,6 @@
 /* reproduce_alloc — the papers' SM-allocation experiments (`corun reproduce hsm --fairness`,
- * `hsm --qos`, `smqos`, `themis --fairness`, `themis --qos`): every mix of a suite simulated
+ * `hsm --qos`, `hsm --threshold`, `smqos`, `smqos --triples`, `themis --fairness`,
+ * `themis --qos`; `corun reproduce --list` names them all): every mix of a suite simulated
  * once per policy (an allocator changes the run, so each (mix, policy) is its own run), the
  * run-level metrics of DESIGN.md §3 computed from each run's true NP, and their averages per
  * policy, overall and per category, printed beside the figures the paper published. The
@@ -28,6 +29,7 @@ struct ralloc_policy {
     double smqos;          /* > 0: the scenario's smqos_policy */
     double weight0;     /* > 0: weights <weight0, 1 - weight0> (pairs), SMs split in proportion */
     const char *column; /* the policies compared together ("80%", "<0.2,0.8>"); NULL: one set */
+    double fairness_threshold; /* > 0: the scenario's fairness_threshold; 0: its default */
 };
 
 /* What a published figure measures, per run and then averaged over the mixes of a group. */
@@ -50,7 +52,8 @@ enum ralloc_metric {
  * (ours / ref's - 1) when ref is not NULL; NaN where the paper gives a bound, not a value. */
 struct ralloc_published {
     const char *policy, *ref;
-    const char *group; /* a tag, or NULL for every mix */
+    const char *group; /* a tag; "first=NAME": the mixes whose first kernel is NAME; NULL:
+                          every mix */
     enum ralloc_metric metric;
     double value;
     const char *source; /* "HSM §6.2" */
@@ -82,6 +85,15 @@ const struct ralloc_experiment *ralloc_experiment_find(const char *name, const c
 /* 1 when some experiment is called name. */
 bool ralloc_experiment_named(const char *name);
 
+/* What the search for SMQoS §5.4's Offline partition found (see ralloc_offline_search). */
+struct ralloc_offline {
+    unsigned ls_sms, batch_sms; /* n and m; the other SMs were gated */
+    bool met;           /* some n meets the LS target (else n is the most the LS can have) */
+    unsigned runs;      /* static runs the search asked for */
+    unsigned simulated; /* of those, the ones simulated for it (the others were made by an
+                           earlier search of the same mix); set by whoever caches the runs */
+};
+
 /* One run: sums over its epochs. */
 struct ralloc_run {
     int failed;
@@ -90,6 +102,7 @@ struct ralloc_run {
     double private_cycles[RALLOC_MAX_KERNELS]; /* sum over epochs of NP * cycles */
     double sm_cycles[RALLOC_MAX_KERNELS];      /* time-weighted SMs * cycles */
     double energy_j;
+    struct ralloc_offline offline; /* a policy with allocator RALLOC_OFFLINE: its search */
 };
 
 struct ralloc_mix_result {
@@ -112,8 +125,9 @@ struct ralloc_stats {
     double value[RALLOC_NMETRICS]; /* means over them (medians for *_MEDIAN, shares for MET) */
 };
 
-/* Policy p's metrics over the mixes r[0..n) in group (NULL: every mix; else a tag); failed
- * mixes and runs are left out. Sums follow r's order, so results do not depend on -j. */
+/* Policy p's metrics over the mixes r[0..n) in group (NULL: every mix; else a tag, or
+ * "first=NAME" for the mixes whose first kernel is NAME); failed mixes and runs are left out.
+ * Sums follow r's order, so results do not depend on -j. */
 void ralloc_aggregate(const struct ralloc_experiment *x, const struct ralloc_mix_result *r,
                       size_t n, unsigned p, const char *group, struct ralloc_stats *out);
 /* Our value of figure f over r (absolute or relative, as f says); NaN when there is none. */
@@ -157,5 +171,49 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
                repro_progress_fn progress, void *ctx, struct ralloc_result *out, char *err,
                size_t errlen);
 void ralloc_result_done(struct ralloc_result *r);
+
+/* ---- SMQoS §5.4's Offline allocation (reproduce_offline.c) ----
+ *
+ * "The optimum SM allocation satisfies: (1) the LS task occupies just enough SMs to meet its
+ * QoS, and (2) the remaining SMs are assigned to batch tasks for better throughput." Offline is
+ * the static partition of a pair, LS n SMs and batch m SMs, the rest power-gated (gating is
+ * SMQoS's §4.3 idea; without it Offline's power could not be compared fairly), where n is the
+ * smallest count whose run meets the LS target with the batch on all the other SMs, and m the
+ * smallest count whose batch NP is within RALLOC_OFFLINE_THRESHOLD (SMQoS's threshold) of the
+ * best over m. A policy whose allocator is RALLOC_OFFLINE runs this search (its target is the
+ * policy) instead of one run, and the run it reports is the (n, m) run. */
+#define RALLOC_OFFLINE           "offline" /* not a registered allocator */
+#define RALLOC_OFFLINE_THRESHOLD 0.01
+
+struct scenario;
+struct catalog;
+struct ralloc_prober;
+
+/* One static run of the pair: the LS kernel on ls_sms SMs, the batch kernel on batch_sms, the
+ * rest gated, into out. Returns 0, or -1 with a message in err. */
+typedef int (*ralloc_probe_fn)(void *ctx, unsigned ls_sms, unsigned batch_sms,
+                               struct ralloc_run *out, char *err, size_t errlen);
+
+/* Search Offline's (n, m) on a GPU of sms SMs, kernel ls (0 or 1) being the LS one, meeting its
+ * target when its NP over the run is >= policy, through probe. Binary search over n, then over
+ * m, assuming the LS NP does not fall as n grows and the batch NP does not fall as m grows
+ * (exhaustive: try every n and m instead, to check that assumption). found gets (n, m) and the
+ * runs asked for; chosen the (n, m) run. Returns 0, or -1 with probe's message in err. */
+int ralloc_offline_search(unsigned sms, unsigned ls, double policy, bool exhaustive,
+                          ralloc_probe_fn probe, void *ctx, struct ralloc_offline *found,
+                          struct ralloc_run *chosen, char *err, size_t errlen);
+
+/* The static runs of one pair, simulated once each: sessions of sc with allocator static, no
+ * predictor, kernels[ls].sms and the other kernel's sms set and unassigned_sms "gated", for
+ * sc's epochs. cat (may be NULL) shares the private-mode references. NULL with a message in
+ * err when sc is not a pair or ls is not 0 or 1. */
+struct ralloc_prober *ralloc_prober_new(const struct scenario *sc, unsigned ls, struct catalog *cat,
+                                        char *err, size_t errlen);
+/* A ralloc_probe_fn: ctx is a prober; a partition asked for before is not simulated again. */
+int ralloc_prober_run(void *ctx, unsigned ls_sms, unsigned batch_sms, struct ralloc_run *out,
+                      char *err, size_t errlen);
+/* The runs the prober has simulated so far. */
+unsigned ralloc_prober_simulated(const struct ralloc_prober *p);
+void ralloc_prober_delete(struct ralloc_prober *p);
 
 #endif

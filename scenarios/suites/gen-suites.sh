@@ -129,3 +129,30 @@ for a in $smqos_ci $smqos_mi; do for b in $smqos_ci $smqos_mi; do
     mix "$f" "$(smqos_cat $a)-$(smqos_cat $b)" "$a $b"
 done; done
 footer "$f"
+
+# SMQoS section 5.5: three tasks, one LS (first) and two batch tasks. The paper picks three CI
+# and three MI applications of Table 3 without naming them; corun's: the first three of each
+# list above, except that LBM replaces gesummv since section 5.5 reports on LBM as the LS task.
+# Each of the 6 as LS with every unordered pair of the other 5: 6 x C(5,2) = 60 mixes; tag:
+# LS class / batch classes.
+smqos3_ci="smqos-bino merge cp"
+smqos3_mi="atax bicg smqos-lbm"
+f=$dir/smqos-triples.cfg
+header "$f" smqos-triples smqos24 200 10000 \
+    "SMQoS section 5.5: each of 3 CI and 3 MI applications of Table 3 as the LS task (first) with every pair of the other 5 as batch tasks, 60 mixes; tag: CI/MI of LS / of the batch pair" \
+    '"CI/CI-CI", "CI/CI-MI", "CI/MI-MI", "MI/CI-CI", "MI/CI-MI", "MI/MI-MI"'
+six="$smqos3_ci $smqos3_mi"
+for a in $six; do
+    i=0
+    for b in $six; do
+        i=$((i + 1))
+        [ "$b" != "$a" ] || continue
+        j=0
+        for c in $six; do
+            j=$((j + 1))
+            [ $j -gt $i ] && [ "$c" != "$a" ] || continue
+            mix "$f" "$(smqos_cat $a)/$(smqos_cat $b)-$(smqos_cat $c)" "$a $b $c"
+        done
+    done
+done
+footer "$f"

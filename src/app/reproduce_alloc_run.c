@@ -1,8 +1,11 @@
 /* reproduce_alloc_run — simulating an allocation experiment: each mix once per policy, each
  * run its own session with the policy's allocator, predictor and settings in the scenario,
  * summed over its epochs. The runs of one mix share the private-mode references through the
- * catalog's trace cache (they do not change results). With -j N the mixes go to forked
- * workers (reproduce_alloc_fork.c); results are stored by mix, so they do not depend on N. */
+ * catalog's trace cache (they do not change results). A policy whose allocator is
+ * RALLOC_OFFLINE is SMQoS §5.4's Offline: a search over static runs of the mix
+ * (reproduce_offline.c), whose runs the mix's Offline policies share. With -j N the mixes go to
+ * forked workers (reproduce_alloc_fork.c); results are stored by mix, so they do not depend on
+ * N. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,11 @@ static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m
         snprintf(extra, sizeof extra, "hp_share = %.4g;\n", pol->hp_share);
     if (pol && pol->smqos > 0)
         snprintf(extra, sizeof extra, "smqos_policy = %.4g;\n", pol->smqos);
+    if (pol && pol->fairness_threshold > 0) {
+        size_t at = strlen(extra);
+        snprintf(extra + at, sizeof extra - at, "fairness_threshold = %.4g;\n",
+                 pol->fairness_threshold);
+    }
     return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
                      "epoch_cycles = %u;\npredictor = \"%s\";\nallocator = \"%s\";\n%s"
                      "kernels = (%s );\n",
@@ -93,18 +101,65 @@ static int high_priority(const struct ralloc_job *j, const struct suite_mix *m, 
     return hp;
 }
 
+/* Where a run's progress lands in its mix's: [base, base + share). */
 struct step_ctx {
     void (*report)(void *ctx, double done);
     void *ctx;
     double base, share;
+};
+
+static void step_report(void *ctx, double done)
+{
+    struct step_ctx *sp = ctx;
+    sp->report(sp->ctx, sp->base + sp->share * done);
+}
+
+struct epoch_ctx {
+    void (*report)(void *ctx, double done);
+    void *ctx;
     unsigned epoch, epochs;
 };
 
-static int step_report(void *ctx, double done)
+static int epoch_report(void *ctx, double done)
 {
-    struct step_ctx *sp = ctx;
-    sp->report(sp->ctx, sp->base + sp->share * (sp->epoch + done) / sp->epochs);
+    struct epoch_ctx *ec = ctx;
+    ec->report(ec->ctx, (ec->epoch + done) / ec->epochs);
     return 0;
+}
+
+int ralloc_run_scenario(const struct scenario *sc, struct catalog *cat,
+                        void (*report)(void *ctx, double done), void *ctx, struct ralloc_run *run,
+                        char *err, size_t errlen)
+{
+    memset(run, 0, sizeof(*run));
+    struct session *sess = session_new(sc, err, errlen);
+    int rc = sess ? 0 : -1;
+    if (sess && cat && session_traces_from_catalog(sess, cat, err, errlen) != 0)
+        err[0] = '\0'; /* no cache: the references are simulated instead */
+    struct epoch_ctx ec = {report, ctx, 0, sc->epochs};
+    for (unsigned e = 0; rc == 0 && e < sc->epochs; e++) {
+        ec.epoch = e;
+        if (session_step_epoch(sess, report ? epoch_report : NULL, &ec) != 0) {
+            snprintf(err, errlen, "%s", session_error(sess));
+            rc = -1;
+            break;
+        }
+        const struct session_epoch *ep = session_epoch_at(sess, e);
+        double cycles = (double)ep->cycles;
+        run->cycles += cycles;
+        for (unsigned k = 0; k < sc->nkernels && k < RALLOC_MAX_KERNELS; k++) {
+            run->private_cycles[k] += ep->k[k].np_true * cycles;
+            run->sm_cycles[k] += ep->k[k].c.sms * cycles;
+        }
+        run->energy_j += ep->sys.energy_j;
+        run->epochs = e + 1;
+    }
+    if (rc == 0 && cat)
+        session_traces_to_catalog(sess, cat, err, errlen); /* a miss only costs time */
+    if (sess)
+        session_delete(sess);
+    run->failed = rc != 0;
+    return rc;
 }
 
 /* One run of m under policy p into run. Returns 0, or -1 with a message in err. */
@@ -114,36 +169,70 @@ static int run_policy(const struct ralloc_job *j, const struct suite_mix *m, uns
     char *text = scenario_text(j, m, &j->x->policies[p], hp);
     struct scenario sc;
     int rc = load(j, m, text, &sc, err, errlen);
-    struct session *sess = rc == 0 ? session_new(&sc, err, errlen) : NULL;
-    if (!sess)
-        rc = -1;
-    if (sess && j->cat && session_traces_from_catalog(sess, j->cat, err, errlen) != 0)
-        err[0] = '\0'; /* no cache: the references are simulated instead */
-    for (unsigned e = 0; rc == 0 && e < j->res->epochs; e++) {
-        sp.epoch = e;
-        if (session_step_epoch(sess, sp.report ? step_report : NULL, &sp) != 0) {
-            snprintf(err, errlen, "%s", session_error(sess));
-            rc = -1;
-            break;
-        }
-        const struct session_epoch *ep = session_epoch_at(sess, e);
-        double cycles = (double)ep->cycles;
-        run->cycles += cycles;
-        for (unsigned k = 0; k < sc.nkernels && k < RALLOC_MAX_KERNELS; k++) {
-            run->private_cycles[k] += ep->k[k].np_true * cycles;
-            run->sm_cycles[k] += ep->k[k].c.sms * cycles;
-        }
-        run->energy_j += ep->sys.energy_j;
-        run->epochs = e + 1;
-    }
-    if (rc == 0 && j->cat)
-        session_traces_to_catalog(sess, j->cat, err, errlen); /* a miss only costs time */
-    if (sess)
-        session_delete(sess);
+    if (rc == 0)
+        rc =
+            ralloc_run_scenario(&sc, j->cat, sp.report ? step_report : NULL, &sp, run, err, errlen);
     scenario_done(&sc);
     free(text);
     run->failed = rc != 0;
     return rc;
+}
+
+/* Offline's static runs report after each one: a search asks for about this many. */
+static unsigned offline_expected_runs(unsigned sms)
+{
+    unsigned bits = 0;
+    while ((1u << bits) < sms)
+        bits++;
+    return 2 * bits + 1;
+}
+
+struct offline_ctx {
+    struct ralloc_prober *prober;
+    struct step_ctx sp;
+    unsigned runs, expected;
+};
+
+static int offline_probe(void *ctx, unsigned ls_sms, unsigned batch_sms, struct ralloc_run *out,
+                         char *err, size_t errlen)
+{
+    struct offline_ctx *oc = ctx;
+    int rc = ralloc_prober_run(oc->prober, ls_sms, batch_sms, out, err, errlen);
+    oc->runs++;
+    if (oc->sp.report)
+        step_report(&oc->sp, oc->runs < oc->expected ? (double)oc->runs / oc->expected : 1);
+    return rc;
+}
+
+/* SMQoS §5.4's Offline for policy p of m into run: *prober (made at the first such policy of
+ * the mix) holds the static runs, which carry no policy setting, so the searches of every
+ * policy share them. Returns 0, or -1 with a message in err. */
+static int run_offline(const struct ralloc_job *j, const struct suite_mix *m, unsigned p, int hp,
+                       struct ralloc_prober **prober, struct ralloc_run *run, struct step_ctx sp,
+                       char *err, size_t errlen)
+{
+    memset(run, 0, sizeof(*run));
+    run->failed = 1;
+    if (!*prober) {
+        const struct ralloc_policy none = {.label = RALLOC_OFFLINE, .allocator = "static"};
+        char *text = scenario_text(j, m, &none, -1);
+        struct scenario sc;
+        if (load(j, m, text, &sc, err, errlen) == 0)
+            *prober = ralloc_prober_new(&sc, (unsigned)hp, j->cat, err, errlen);
+        scenario_done(&sc);
+        free(text);
+        if (!*prober)
+            return -1;
+    }
+    struct offline_ctx oc = {*prober, sp, 0, offline_expected_runs(j->s->gpu_sms)};
+    unsigned before = ralloc_prober_simulated(*prober);
+    struct ralloc_offline found;
+    if (ralloc_offline_search(j->s->gpu_sms, (unsigned)hp, j->x->policies[p].target, false,
+                              offline_probe, &oc, &found, run, err, errlen) != 0)
+        return -1;
+    found.simulated = ralloc_prober_simulated(*prober) - before;
+    run->offline = found;
+    return run->failed ? -1 : 0;
 }
 
 void ralloc_run_mix(const struct ralloc_job *j, size_t mi, struct ralloc_mix_result *out,
@@ -159,13 +248,19 @@ void ralloc_run_mix(const struct ralloc_job *j, size_t mi, struct ralloc_mix_res
         return;
     }
     unsigned np = j->x->npolicies;
+    struct ralloc_prober *prober = NULL;
     for (unsigned p = 0; p < np; p++) {
-        struct step_ctx sp = {report, ctx, (double)p / np, 1.0 / np, 0, j->res->epochs};
-        if (run_policy(j, m, p, out->hp, &out->runs[p], sp, err, sizeof err) != 0 && !out->failed) {
+        struct step_ctx sp = {report, ctx, (double)p / np, 1.0 / np};
+        const struct ralloc_policy *pol = &j->x->policies[p];
+        int rc = strcmp(pol->allocator, RALLOC_OFFLINE) == 0
+                     ? run_offline(j, m, p, out->hp, &prober, &out->runs[p], sp, err, sizeof err)
+                     : run_policy(j, m, p, out->hp, &out->runs[p], sp, err, sizeof err);
+        if (rc != 0 && !out->failed) {
             out->failed = 1;
-            snprintf(out->error, sizeof out->error, "%.40s: %.200s", j->x->policies[p].label, err);
+            snprintf(out->error, sizeof out->error, "%.40s: %.200s", pol->label, err);
         }
     }
+    ralloc_prober_delete(prober);
     out->seconds = repro_wall_seconds() - t0;
 }
 

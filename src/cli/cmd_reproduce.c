@@ -151,8 +151,8 @@ static int parse(int argc, char **argv, struct options *o)
         return unknown_experiment(argv[optind]);
     if (!o->accuracy) {
         fprintf(stderr,
-                "corun: reproduce %s: say which experiment: --accuracy, --fairness or "
-                "--qos; see 'corun reproduce --list'\n",
+                "corun: reproduce %s: say which experiment (--accuracy, or one of the flags "
+                "'corun reproduce --list' shows for it)\n",
                 o->exp->name);
         return CLI_BAD_INPUT;
     }
@@ -235,12 +235,17 @@ const struct cli_command cmd_reproduce = {
         "A progress bar with an ETA goes to stderr when it is a terminal. The full hsm run\n"
         "takes about 105 x 10 epochs x 2-5 s of one core.\n\n"
         "SM-allocation experiments (cmd_reproduce_alloc.c): hsm --fairness (HSM Figs. 11, 13),\n"
-        "hsm --qos (Fig. 12), smqos (SMQoS 5.2), themis --fairness (Themis Figs. 9, 10) and\n"
-        "themis --qos (Fig. 12). Each (mix, policy) is its own run; they take -j, --quick (6\n"
+        "hsm --qos (Fig. 12), hsm --threshold (HSM 6.5: HSM-Fair at fairness thresholds\n"
+        "0.70-0.95), smqos (SMQoS 5.2), smqos --offline (SMQoS 5.4, Figs. 11-13: SMQoS beside\n"
+        "the best static partition found by search, the rest of the SMs power-gated), smqos\n"
+        "--triples (SMQoS 5.5, Fig. 14: the 60 three-task\n"
+        "mixes of scenarios/suites/smqos-triples.cfg), themis --fairness (Themis Figs. 9, 10)\n"
+        "and themis --qos (Fig. 12). Each (mix, policy) is its own run; they take -j, --quick (6\n"
         "mixes x 3 epochs of 100 K cycles), --mixes N, --epochs N, --epoch-cycles N, --seed,\n"
         "--catalog. Measured: about 7.6 s of one core per million cycles of an hbm80 run\n"
         "(references included), so full runs take about 5.5 h (hsm --fairness: 105 x 5\n"
-        "policies x 5 M cycles) and 4.4 h (hsm --qos) of one core; each run prints its own\n"
-        "projection.\n",
+        "policies x 5 M cycles) and 4.4 h (hsm --qos) of one core; hsm --threshold (7\n"
+        "policies, 4.6 s measured) about 4.7 h, smqos --triples (60 mixes x 9 policies x 2 M\n"
+        "cycles, 2.3 s) about 0.7 h. Each run prints its own projection.\n",
     .run = reproduce_main,
 };

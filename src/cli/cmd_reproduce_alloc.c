@@ -1,6 +1,8 @@
-/* cmd_reproduce_alloc — `corun reproduce hsm --fairness`, `hsm --qos`, `smqos`,
- * `themis --fairness`, `themis --qos`: the papers' SM-allocation experiments, reached through
- * cmd_reproduce.c (which owns the command and the accuracy experiments). */
+/* cmd_reproduce_alloc — `corun reproduce hsm --fairness`, `hsm --qos`, `hsm --threshold`,
+ * `smqos`, `smqos --triples`, `themis --fairness`, `themis --qos`: the papers' SM-allocation
+ * experiments, reached through cmd_reproduce.c (which owns the command and the accuracy
+ * experiments). The flags come from the experiment table, so a new experiment needs no code
+ * here. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,14 +15,46 @@
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
 
+/* 1 when flag (without its dashes) is some allocation experiment's. */
+static bool is_experiment_flag(const char *flag)
+{
+    for (size_t i = 0; i < ralloc_experiment_count(); i++) {
+        const char *f = ralloc_experiment_at(i)->flag;
+        if (f[0] && strcmp(f, flag) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool reproduce_alloc_wanted(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--fairness") == 0 || strcmp(argv[i], "--qos") == 0 ||
+        if ((strncmp(argv[i], "--", 2) == 0 && is_experiment_flag(argv[i] + 2)) ||
             (argv[i][0] != '-' && !repro_experiment_find(argv[i]) &&
              ralloc_experiment_find(argv[i], "")))
             return true;
     return false;
+}
+
+/* "--fairness, --qos or --threshold": the flags of the experiments called name ("no flag" for
+ * one without a flag) into buf. */
+static void flags_of(const char *name, char *buf, size_t len)
+{
+    size_t n = 0, at = 0;
+    for (size_t i = 0; i < ralloc_experiment_count(); i++)
+        n += strcmp(ralloc_experiment_at(i)->name, name) == 0;
+    buf[0] = '\0';
+    for (size_t i = 0, k = 0; i < ralloc_experiment_count() && at < len; i++) {
+        const struct ralloc_experiment *x = ralloc_experiment_at(i);
+        if (strcmp(x->name, name) != 0)
+            continue;
+        k++;
+        at += (size_t)snprintf(buf + at, len - at, "%s%s%s",
+                               k == 1   ? ""
+                               : k == n ? " or "
+                                        : ", ",
+                               x->flag[0] ? "--" : "no flag", x->flag);
+    }
 }
 
 void reproduce_alloc_list(void)
@@ -58,7 +92,7 @@ static void progress(void *ctx, double done, unsigned total)
 }
 
 struct options {
-    const char *flag;
+    const char *flag; /* an experiment's flag, or "accuracy" */
     const struct ralloc_experiment *x;
     struct ralloc_options ro;
 };
@@ -73,34 +107,46 @@ static int bad(const char *what, const char *arg)
 static int set_flag(struct options *o, const char *flag)
 {
     if (o->flag && strcmp(o->flag, flag) != 0)
-        return bad("choose one of --accuracy, --fairness and --qos, not both: already", o->flag);
+        return bad("choose one experiment flag (--accuracy or an allocation experiment's), not "
+                   "two: already",
+                   o->flag);
     o->flag = flag;
     return CLI_OK;
 }
 
+/* getopt's value for experiment i's flag; the fixed options below use letters. */
+#define FLAG_OPT 1000
+
 static int parse(int argc, char **argv, struct options *o)
 {
-    static const struct option longopts[] = {
-        {"fairness", no_argument, NULL, 'f'},
-        {"qos", no_argument, NULL, 'Q'},
-        {"accuracy", no_argument, NULL, 'a'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"quick", no_argument, NULL, 'q'},
-        {"mixes", required_argument, NULL, 'm'},
-        {"epochs", required_argument, NULL, 'e'},
-        {"epoch-cycles", required_argument, NULL, 'c'},
-        {"seed", required_argument, NULL, 'S'},
-        {"catalog", required_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0},
+    static const struct option fixed[] = {
+        {"accuracy", no_argument, NULL, 'a'},     {"jobs", required_argument, NULL, 'j'},
+        {"quick", no_argument, NULL, 'q'},        {"mixes", required_argument, NULL, 'm'},
+        {"epochs", required_argument, NULL, 'e'}, {"epoch-cycles", required_argument, NULL, 'c'},
+        {"seed", required_argument, NULL, 'S'},   {"catalog", required_argument, NULL, 'C'},
     };
+    /* The fixed options, then every experiment's flag once, then the end. */
+    size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
+    struct option *longopts = xcalloc(nopt + nx + 1, sizeof(*longopts));
+    memcpy(longopts, fixed, sizeof fixed);
+    for (size_t i = 0; i < nx; i++) {
+        const char *f = ralloc_experiment_at(i)->flag;
+        bool seen = !f[0];
+        for (size_t k = CORUN_ARRAY_LEN(fixed); k < nopt && !seen; k++)
+            seen = strcmp(longopts[k].name, f) == 0;
+        if (!seen)
+            longopts[nopt++] = (struct option){f, no_argument, NULL, FLAG_OPT + (int)i};
+    }
     *o = (struct options){.ro = {.jobs = 1, .seed = 1}};
     unsigned long v;
     int c, rc = CLI_OK;
     cli_getopt_reset();
-    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":fQaj:qm:e:c:S:C:", longopts)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:", longopts)) != -1) {
+        if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < nx) {
+            rc = set_flag(o, ralloc_experiment_at((size_t)(c - FLAG_OPT))->flag);
+            continue;
+        }
         switch (c) {
-        case 'f': rc = set_flag(o, "fairness"); break;
-        case 'Q': rc = set_flag(o, "qos"); break;
         case 'a': rc = set_flag(o, "accuracy"); break;
         case 'j':
             rc = cli_parse_uint("-j", optarg, 1, 64, &v) ? CLI_BAD_INPUT : CLI_OK;
@@ -125,9 +171,10 @@ static int parse(int argc, char **argv, struct options *o)
             o->ro.seed = v;
             break;
         case 'C': o->ro.catalog = optarg; break;
-        default: return CLI_BAD_INPUT;
+        default: rc = CLI_BAD_INPUT; break;
         }
     }
+    free(longopts);
     if (rc != CLI_OK)
         return rc;
     if (optind != argc - 1) {
@@ -138,10 +185,12 @@ static int parse(int argc, char **argv, struct options *o)
     if (!ralloc_experiment_named(name))
         return bad("unknown allocation experiment (hsm, smqos, themis):", name);
     if (o->flag && strcmp(o->flag, "accuracy") == 0)
-        return bad("--accuracy goes alone (no --fairness/--qos, no allocation experiment):", name);
+        return bad("--accuracy goes alone (no allocation experiment's flag):", name);
     if (!(o->x = ralloc_experiment_find(name, o->flag ? o->flag : ""))) {
-        fprintf(stderr, "corun: reproduce %s: %s; see 'corun reproduce --list'\n", name,
-                o->flag ? "no such experiment for it" : "say which: --fairness or --qos");
+        char flags[160];
+        flags_of(name, flags, sizeof flags);
+        fprintf(stderr, "corun: reproduce %s: %s: %s; see 'corun reproduce --list'\n", name,
+                o->flag ? "no such experiment for it, it takes" : "say which", flags);
         return CLI_BAD_INPUT;
     }
     return CLI_OK;

@@ -80,6 +80,113 @@ double reproduce_alloc_projected_hours(const struct ralloc_experiment *x, size_t
     return (double)mixes * x->npolicies * mcycles * x->cpu_seconds_per_mcycle / 3600;
 }
 
+/* The policy compared with Offline policy o: the other one of o's column. -1: none. */
+static int offline_partner(const struct ralloc_experiment *x, unsigned o)
+{
+    for (unsigned p = 0; p < x->npolicies; p++)
+        if (p != o && x->policies[p].column && x->policies[o].column &&
+            strcmp(x->policies[p].column, x->policies[o].column) == 0 &&
+            strcmp(x->policies[p].allocator, RALLOC_OFFLINE) != 0)
+            return (int)p;
+    return -1;
+}
+
+/* Sums over the mixes of a group where both the policy and its Offline ran. */
+struct offline_sums {
+    size_t n, closer;
+    double np_s, np_o, sms_s, ls_sms, batch_sms, batch_s, batch_o, power_s, power_o;
+    double runs, simulated;
+    size_t npower;
+};
+
+static void offline_row(const struct ralloc_result *r, unsigned s, unsigned o, const char *group)
+{
+    const struct ralloc_experiment *x = r->x;
+    struct offline_sums t = {0};
+    for (size_t i = 0; i < r->nmixes; i++) {
+        const struct ralloc_mix_result *m = &r->mixes[i];
+        if (group && strcmp(m->tag, group) != 0)
+            continue;
+        double vs[RALLOC_NMETRICS], vo[RALLOC_NMETRICS];
+        ralloc_run_metrics(x, m, s, vs);
+        ralloc_run_metrics(x, m, o, vo);
+        if (isnan(vs[RALLOC_HP_NP]) || isnan(vo[RALLOC_HP_NP]))
+            continue;
+        const struct ralloc_run *rs = &m->runs[s], *ro = &m->runs[o];
+        t.n++;
+        t.closer += fabs(vs[RALLOC_HP_NP] - 1) < fabs(vo[RALLOC_HP_NP] - 1);
+        t.np_s += vs[RALLOC_HP_NP];
+        t.np_o += vo[RALLOC_HP_NP];
+        t.sms_s += rs->sm_cycles[m->hp] / rs->cycles;
+        t.ls_sms += ro->offline.ls_sms;
+        t.batch_sms += ro->offline.batch_sms;
+        t.batch_s += vs[RALLOC_BATCH];
+        t.batch_o += vo[RALLOC_BATCH];
+        t.runs += ro->offline.runs;
+        t.simulated += ro->offline.simulated;
+        if (!isnan(vs[RALLOC_POWER]) && !isnan(vo[RALLOC_POWER])) {
+            t.npower++;
+            t.power_s += vs[RALLOC_POWER];
+            t.power_o += vo[RALLOC_POWER];
+        }
+    }
+    printf("%-7s %-12s %5zu", group ? "" : x->policies[o].column, group ? group : "all", t.n);
+    if (!t.n) {
+        printf("\n");
+        return;
+    }
+    double n = (double)t.n;
+    printf(" %8.3f %8.3f %6.1f%% %7.1f %7.1f %7.1f %+7.1f%%", t.np_s / n, t.np_o / n,
+           100.0 * (double)t.closer / n, t.sms_s / n, t.ls_sms / n, t.batch_sms / n,
+           100 * (t.batch_s / t.batch_o - 1));
+    if (t.npower)
+        printf(" %+7.1f%%", 100 * (t.power_s / t.power_o - 1));
+    else
+        printf(" %8s", "-");
+    printf(" %6.1f %6.1f\n", t.runs / n, t.simulated / n);
+}
+
+/* SMQoS §5.4: each Offline policy against its column's other policy, per group. */
+static void offline_table(const struct ralloc_result *r)
+{
+    const struct ralloc_experiment *x = r->x;
+    bool any = false;
+    for (unsigned o = 0; o < x->npolicies; o++) {
+        int s = offline_partner(x, o);
+        if (strcmp(x->policies[o].allocator, RALLOC_OFFLINE) != 0 || s < 0)
+            continue;
+        if (!any) {
+            const char *name = x->policies[s].allocator;
+            printf(
+                "\n%s vs offline (SMQoS §5.4, Figs. 11-13). Offline: the static partition LS n "
+                "SMs, batch m\nSMs, the rest power-gated; n the smallest whose run meets the "
+                "target with the batch on all\nthe other SMs, then m the smallest whose batch NP "
+                "is within %.0f %% of the best over m; both by\nbinary search over static runs "
+                "(assumed: the LS NP rises with n, the batch NP with m).\n",
+                name, 100 * RALLOC_OFFLINE_THRESHOLD);
+            printf("  NP/T, off.NP/T: the LS task's NP / target, %s's and Offline's (Fig. 11)\n"
+                   "  closer: share of mixes where %s's NP/T is nearer 1 than Offline's\n"
+                   "  LS SMs: %s's time-weighted mean; n, m: Offline's partition\n"
+                   "  batch, power: %s's / Offline's - 1 over the group means (Figs. 12, 13)\n"
+                   "  runs: static runs per Offline search; new: those no earlier column's search "
+                   "made\n",
+                   name, name, name, name);
+            printf("%-7s %-12s %5s %8s %8s %7s %7s %7s %7s %8s %8s %6s %6s\n", "column", "group",
+                   "mixes", "NP/T", "off.NP/T", "closer", "LS SMs", "n", "m", "batch", "power",
+                   "runs", "new");
+            any = true;
+        }
+        offline_row(r, (unsigned)s, o, NULL);
+        for (unsigned g = 0; g < r->ngroups; g++)
+            offline_row(r, (unsigned)s, o, r->groups[g]);
+    }
+    if (any)
+        printf("%-7s %-12s %5s %8s %8s %6.1f%% %7s %7s %7s %+7.2f%% %+7.1f%%\n"
+               "  paper: SMQoS is closer to the target in every co-running (Fig. 11); batch and "
+               "power are\n  averages over all its runs (Figs. 12, 13)\n",
+               "paper", "all", "", "", "", 100.0, "", "", "", -7.07, 0.6);
+}
+
 void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_result *r)
 {
     unsigned full_epochs = r->suite_epochs, full_cycles = r->suite_epoch_cycles;
@@ -119,6 +226,7 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
         for (unsigned g = 0; g < r->ngroups; g++)
             row(r, p, r->groups[g]);
     }
+    offline_table(r);
     printf("\npublished beside ours (relative: ours / reference's - 1 over the group means):\n");
     printf("%-18s %-14s %-20s %-8s %9s %9s  %s\n", "policy", "vs", "group", "metric", "paper",
            "ours", "source: what the paper says");
@@ -130,6 +238,15 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
         figure(f, ralloc_published_ours(x, f, r->mixes, r->nmixes));
         printf("  %s: %s\n", f->source, f->what);
     }
+    bool words = false, first = false;
+    for (size_t i = 0; i < x->npublished; i++) {
+        words |= isnan(x->published[i].value);
+        first |= x->published[i].group && strncmp(x->published[i].group, "first=", 6) == 0;
+    }
+    if (words)
+        printf("paper -: the paper says it in words or as a bound, without a number\n");
+    if (first)
+        printf("group first=NAME: the mixes whose first kernel is NAME\n");
     if (x->missing)
         printf("not run: %s\n", x->missing);
     for (size_t i = 0; i < r->nmixes; i++)

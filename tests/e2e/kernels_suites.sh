@@ -31,6 +31,17 @@ PY
     fail "suite check"
 [ "$("$CORUN" suite list "$top_srcdir/scenarios/suites/smqos-pairs.cfg" | grep -c ' MI-CI ')" -eq 36 ] ||
     fail "smqos-pairs: 36 MI-CI mixes expected"
+# smqos-triples: each of 6 applications as LS with every pair of the other 5; a CI LS has 2 CI
+# and 3 MI others (1 CI-CI, 6 CI-MI, 3 MI-MI pairs), an MI LS 3 CI and 2 MI.
+"$CORUN" suite check "$top_srcdir/scenarios/suites/smqos-triples.cfg" |
+    grep -q 'ok (60 mixes, gpu smqos24)' || fail "suite check smqos-triples"
+"$CORUN" suite list "$top_srcdir/scenarios/suites/smqos-triples.cfg" >"$TMPD/triples.txt"
+for want in CI/CI-CI:3 CI/CI-MI:18 CI/MI-MI:9 MI/CI-CI:9 MI/CI-MI:18 MI/MI-MI:3; do
+    [ "$(grep -c " ${want%:*} " "$TMPD/triples.txt")" -eq "${want#*:}" ] ||
+        fail "smqos-triples: ${want#*:} ${want%:*} mixes expected"
+done
+[ "$(awk '$3 ~ /\+/ { print $3 }' "$TMPD/triples.txt" | sort -u | wc -l)" -eq 60 ] ||
+    fail "smqos-triples: 60 distinct mixes expected"
 
 expect_bad() { # MESSAGE ARGS...
     local want=$1

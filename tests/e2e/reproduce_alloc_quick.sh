@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # corun reproduce, SM-allocation experiments: the quickest form of each (2 mixes, 1 epoch of
-# 50 K cycles) prints its reduction, one row per policy and category with metrics in range,
-# and the published figures beside ours; results do not depend on -j; bad usage is refused
-# with a message and exit status 2.
+# 50 K cycles; 2 epochs for hsm --threshold, whose allocator first acts at the first epoch
+# boundary) prints its reduction, one row per policy and category with metrics in range, and
+# the published figures beside ours; results do not depend on -j; bad usage is refused with a
+# message and exit status 2.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
-for l in '^hsm +--fairness' '^hsm +--qos' '^smqos ' '^themis +--fairness' '^themis +--qos'; do
+for l in '^hsm +--fairness' '^hsm +--qos' '^hsm +--threshold' '^smqos ' '^smqos +--triples' \
+    '^smqos +--offline' '^themis +--fairness' '^themis +--qos'; do
     grep -Eq "$l" "$TMPD/list" || fail "--list has no $l: $(cat "$TMPD/list")"
 done
 
 tiny=(--quick --mixes 2 --epochs 1 --epoch-cycles 50000 --catalog "$TMPD/cat.db")
+epochs=1 # per run: check's expectation
 check() { # NAME FLAG SUITE-MIXES POLICIES PUBLISHED-TEXT
     local out="$TMPD/$1$2"
-    python3 - "$out" "$3" "$4" "$5" <<'PY' || fail "$1 $2: $(cat "$out")"
+    python3 - "$out" "$3" "$4" "$5" "$epochs" <<'PY' || fail "$1 $2: $(cat "$out")"
 import re, sys
 text = open(sys.argv[1]).read()
 suite_mixes, npol, published = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-assert re.search(r": 2 of %d mixes x %d policies, 1 epoch of 50000 cycles, seed 1; 0 failed"
-                 % (suite_mixes, npol), text), "suite line"
-assert re.search(r"^REDUCED \(--quick\): 2 of %d mixes, 1 x 50000 cycles per run instead of "
-                 r"the paper-sized \d+ x \d+ .*about [\d.]+ h of one core$" % suite_mixes,
+epochs = int(sys.argv[5])
+assert re.search(r": 2 of %d mixes x %d policies, %d epochs? of 50000 cycles, seed 1; 0 failed"
+                 % (suite_mixes, npol, epochs), text), "suite line"
+assert re.search(r"^REDUCED \(--quick\): 2 of %d mixes, %d x 50000 cycles per run instead of "
+                 r"the paper-sized \d+ x \d+ .*about [\d.]+ h of one core$" % (suite_mixes, epochs),
                  text, re.M), "no reduction line"
 lines = text.splitlines()
 head = [i for i, l in enumerate(lines) if l.split()[:3] == ["policy", "group", "mixes"]]
@@ -48,9 +52,10 @@ assert "published beside ours" in text and published in text, "no published figu
 PY
 }
 
-run() { # NAME FLAG...
-    local name=$1 flag=${2:-}
-    "$CORUN" reproduce $name $flag "${tiny[@]}" -j 2 >"$TMPD/$name$flag" 2>"$TMPD/err" \
+run() { # NAME FLAG ("" for none) [MORE OPTIONS...]
+    local name=$1 flag=$2
+    shift 2
+    "$CORUN" reproduce $name $flag "${tiny[@]}" "$@" -j 2 >"$TMPD/$name$flag" 2>"$TMPD/err" \
         || fail "reproduce $name $flag: exit $? $(cat "$TMPD/err")"
 }
 
@@ -58,9 +63,38 @@ run hsm --fairness
 check hsm --fairness 105 5 "84.1%"
 run hsm --qos
 check hsm --qos 105 4 "+18.9%"
-run smqos
+run smqos ""
 check smqos "" 132 9 "88.6%"
-grep -q "^not run: §5.5 (three tasks)" "$TMPD/smqos" || fail "smqos: 3-task mixes not mentioned"
+! grep -q "^not run:.*5\.5" "$TMPD/smqos" || fail "smqos: §5.5 still listed as not run"
+# HSM §6.5 gives a statement, no number: the paper's column shows "-", ours the change vs even.
+run hsm --threshold --epochs 2
+epochs=2 check hsm --threshold 105 7 "yielding stable STP"
+grep -Eq '^fair/hsm@0\.90 +even +all +fairness +- +[+-][0-9.]+%  HSM §6\.5: ' \
+    "$TMPD/hsm--threshold" || fail "hsm --threshold: no §6.5 row: $(cat "$TMPD/hsm--threshold")"
+! grep -q "^not run:.*6\.5" "$TMPD/hsm--fairness" || fail "hsm --fairness: §6.5 still not run"
+run smqos --triples
+check smqos --triples 60 9 "first=smqos-lbm"
+grep -Eq '^smqos@95% +- +all +met +100\.0% ' "$TMPD/smqos--triples" ||
+    fail "smqos --triples: no QoS_reach row: $(cat "$TMPD/smqos--triples")"
+# SMQoS §5.4: SMQoS against Offline, the static partition found by search, per column.
+run smqos --offline
+check smqos --offline 132 9 "Fig. 12: SMQoS's batch throughput is 7.07 % below Offline's"
+python3 - "$TMPD/smqos--offline" <<'PY' || fail "smqos --offline: $(cat "$TMPD/smqos--offline")"
+import re, sys
+text = open(sys.argv[1]).read()
+num = r" +([+-]?[\d.]+)%?"
+rows = re.findall(r"^(\d\d)% +all +2" + num * 10 + "$", text, re.M)
+assert [r[0] for r in rows] == ["80", "85", "90", "95"], "no smqos vs offline rows"
+for r in rows:
+    offnp, closer, n, m, runs, new = (float(v) for v in (r[2], r[3], r[5], r[6], r[9], r[10]))
+    # The n found meets the target, and fewer batch SMs only take interference away.
+    assert offnp >= 1.0, "Offline misses its target: " + str(r)
+    assert 0 <= closer <= 100 and 1 <= n <= 23 and 1 <= m <= 24 - n, str(r)
+    # 24 SMs: at most 1 + 5 runs to find n by bisection, 5 more for m.
+    assert 1 <= runs <= 2 * 5 + 1 and 0 <= new <= runs, "runs per search: " + str(r)
+assert re.search(r"^paper +all +100\.0% +-7\.07% +\+0\.6%$", text, re.M), "no paper row"
+PY
+! grep -q "^not run:.*Offline" "$TMPD/smqos" || fail "smqos: §5.4 Offline still listed as not run"
 run themis --fairness
 check themis --fairness 49 4 "0.150"
 run themis --qos
@@ -84,4 +118,7 @@ bad smqos --fairness
 bad hsm --fairness --qos
 bad themis --qos --mixes 0
 bad hsm --fairness extra
+bad hsm --threshold --fairness
+bad smqos --triples --qos
+bad themis --triples
 exit 0

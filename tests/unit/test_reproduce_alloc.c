@@ -1,7 +1,9 @@
 /* Unit tests: the allocation experiments' metric arithmetic on hand-built run sums — fairness,
  * STP, ANTT, QoS met, weighted unfairness, energy and power against the baseline, their means
- * (and medians) over mixes per category, relative published comparisons — and the registry's
- * consistency. Every expected value is worked out by hand in the comments. */
+ * (and medians) over mixes per category or first kernel, relative published comparisons — the
+ * registry's consistency and the tables of hsm --threshold and smqos --triples, and one small
+ * real run showing that a policy's fairness threshold reaches the allocator. Every expected
+ * value is worked out by hand in the comments. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +13,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <stdio.h>
+#include <unistd.h>
 
+#include "corun/datadir.h"
 #include "corun/reproduce_alloc.h"
+#include "corun/scenario.h"
 
 #define EPS 1e-9
 
@@ -203,12 +209,397 @@ static void registry_is_consistent(void **state)
     assert_null(ralloc_experiment_at(ralloc_experiment_count()));
 }
 
+/* hsm --threshold: even, then HSM-Fair with the hsm predictor at 0.70, 0.75, ..., 0.95; the
+ * paper gives a statement, no number, so every published value is NaN. No other experiment
+ * changes the scenario's threshold, and hsm --fairness no longer lists §6.5 as not run. */
+static void threshold_table(void **state)
+{
+    (void)state;
+    const struct ralloc_experiment *x = ralloc_experiment_find("hsm", "threshold");
+    assert_non_null(x);
+    assert_string_equal(x->suite, "hsm-pairs.cfg");
+    assert_int_equal(x->npolicies, 7);
+    assert_string_equal(x->policies[0].allocator, "even");
+    assert_true(x->policies[0].fairness_threshold == 0);
+    static const double want[] = {0.70, 0.75, 0.80, 0.85, 0.90, 0.95};
+    for (unsigned p = 1; p < 7; p++) {
+        char label[32];
+        snprintf(label, sizeof label, "fair/hsm@%.2f", want[p - 1]);
+        assert_int_equal(ralloc_policy_index(x, label), (int)p);
+        assert_string_equal(x->policies[p].allocator, "fair");
+        assert_string_equal(x->policies[p].predictor, "hsm");
+        assert_float_equal(x->policies[p].fairness_threshold, want[p - 1], EPS);
+        assert_true(x->policies[p].target == 0); /* no QoS target: a fairness policy */
+    }
+    assert_true(x->npublished >= 3);
+    for (size_t f = 0; f < x->npublished; f++) {
+        assert_true(isnan(x->published[f].value));
+        assert_string_equal(x->published[f].source, "HSM §6.5");
+        assert_string_equal(x->published[f].ref, "even");
+    }
+    for (size_t i = 0; i < ralloc_experiment_count(); i++) {
+        const struct ralloc_experiment *o = ralloc_experiment_at(i);
+        for (unsigned p = 0; o != x && p < o->npolicies; p++)
+            assert_true(o->policies[p].fairness_threshold == 0);
+    }
+    assert_null(ralloc_experiment_find("hsm", "fairness")->missing);
+}
+
+/* smqos --triples: the pairwise policies on the 3-task suite, LS first; QoS_reach 1.0 at every
+ * policy, the <2 % bound as NaN, and LBM at 90 % (+0.32 %) over the mixes LBM leads. §5.5 is no
+ * longer listed as not run for smqos; §5.3 still is. */
+static void triples_table(void **state)
+{
+    (void)state;
+    const struct ralloc_experiment *x = ralloc_experiment_find("smqos", "triples");
+    const struct ralloc_experiment *pairs = ralloc_experiment_find("smqos", "");
+    assert_non_null(x);
+    assert_non_null(pairs);
+    assert_string_equal(x->suite, "smqos-triples.cfg");
+    assert_false(x->memory_hp);
+    assert_int_equal(x->baseline, 0);
+    assert_int_equal(x->npolicies, pairs->npolicies);
+    for (unsigned p = 0; p < x->npolicies; p++) {
+        assert_string_equal(x->policies[p].label, pairs->policies[p].label);
+        assert_true(x->policies[p].target == pairs->policies[p].target);
+    }
+    unsigned met = 0, bound = 0, lbm = 0;
+    for (size_t f = 0; f < x->npublished; f++) {
+        const struct ralloc_published *g = &x->published[f];
+        int p = ralloc_policy_index(x, g->policy);
+        assert_true(p >= 0);
+        assert_string_equal(x->policies[p].allocator, "smqos");
+        if (g->metric == RALLOC_MET && !g->group) {
+            assert_float_equal(g->value, 1.0, EPS);
+            met++;
+        } else if (g->metric == RALLOC_HP_NP && !g->group) {
+            assert_true(isnan(g->value));
+            bound++;
+        } else {
+            assert_string_equal(g->group, "first=smqos-lbm");
+            assert_string_equal(g->policy, "smqos@90%");
+            assert_float_equal(g->value, 1.0032, EPS);
+            lbm++;
+        }
+    }
+    assert_int_equal(met, 4);
+    assert_int_equal(bound, 4);
+    assert_int_equal(lbm, 1);
+    assert_non_null(pairs->missing);
+    assert_null(strstr(pairs->missing, "5.5"));
+    assert_non_null(strstr(pairs->missing, "§5.3"));
+}
+
+/* "first=NAME" groups by the first kernel of the key: A smqos-lbm+atax+bicg hpNP .9/.9 = 1,
+ * B smqos-lbm+cp+merge .99/.9 = 1.1, C atax+smqos-lbm+cp (LBM second) and D smqos-lbm2+cp (a
+ * longer name) are out. smqos@90% is policy 5. Mean over A, B: 1.05; relative to nothing. */
+static void group_by_first_kernel(void **state)
+{
+    (void)state;
+    const struct ralloc_experiment *x = ralloc_experiment_find("smqos", "triples");
+    assert_non_null(x);
+    assert_int_equal(ralloc_policy_index(x, "smqos@90%"), 5);
+    static const char *const keys[] = {"smqos-lbm+atax+bicg", "smqos-lbm+cp+merge",
+                                       "atax+smqos-lbm+cp", "smqos-lbm2+cp"};
+    static const double hp[] = {900, 990, 100, 100};
+    struct ralloc_mix_result r[4];
+    for (int i = 0; i < 4; i++) {
+        set_tag(&r[i], "MI/CI-MI", 0);
+        snprintf(r[i].key, sizeof r[i].key, "%s", keys[i]);
+        set_run(&r[i], 5, 1000, hp[i], 500, 1);
+    }
+    struct ralloc_stats s;
+    ralloc_aggregate(x, r, 4, 5, "first=smqos-lbm", &s);
+    assert_int_equal(s.n, 2);
+    assert_float_equal(s.value[RALLOC_HP_NP], 1.05, EPS);
+    ralloc_aggregate(x, r, 4, 5, "MI/CI-MI", &s);
+    assert_int_equal(s.n, 4);
+    ralloc_aggregate(x, r, 4, 5, "first=smqos", &s);
+    assert_int_equal(s.n, 0);
+    struct ralloc_published lbm = {"smqos@90%", NULL, "first=smqos-lbm", RALLOC_HP_NP, 1, "t", "t"};
+    assert_float_equal(ralloc_published_ours(x, &lbm, r, 4), 1.05, EPS);
+}
+
+/* 1 when a and b summed the same epochs exactly. */
+static bool same_run(const struct ralloc_run *a, const struct ralloc_run *b)
+{
+    bool same = a->failed == b->failed && a->epochs == b->epochs && a->cycles == b->cycles &&
+                a->energy_j == b->energy_j;
+    for (unsigned k = 0; k < RALLOC_MAX_KERNELS; k++)
+        same = same && a->private_cycles[k] == b->private_cycles[k] &&
+               a->sm_cycles[k] == b->sm_cycles[k];
+    return same;
+}
+
+/* A real run of one hsm pair, 2 epochs of 50 K cycles (HSM-Fair decides at the boundary), under
+ * HSM-Fair at threshold 0.01 (never below it: the even split stays, 40 SMs each for every
+ * cycle), 1 (always below it: it repartitions; the pair chosen, euler3d+sc, is nearly fair,
+ * so this proves the setting arrives), 0 (the scenario's default) and 0.9 (the default
+ * written out: the very same run). */
+static void run_applies_threshold(void **state)
+{
+    (void)state;
+    static const struct ralloc_policy policies[] = {
+        {"t0.01", "fair", "hsm", 0, 0, 0, 0, NULL, 0.01},
+        {"t1", "fair", "hsm", 0, 0, 0, 0, NULL, 1},
+        {"default", "fair", "hsm", 0, 0, 0, 0, NULL, 0},
+        {"t0.9", "fair", "hsm", 0, 0, 0, 0, NULL, 0.9},
+    };
+    const struct ralloc_experiment *hsm = ralloc_experiment_find("hsm", "threshold");
+    struct ralloc_experiment x = *hsm;
+    x.policies = policies;
+    x.npolicies = 4;
+    x.npublished = 0;
+    char dir[] = "/tmp/corun-test-ralloc-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char db[64];
+    snprintf(db, sizeof db, "%s/cat.db", dir);
+    char *datadir = datadir_locate();
+    struct ralloc_options o = {.datadir = datadir,
+                               .catalog = db,
+                               .jobs = 1,
+                               .mixes = 1,
+                               .epochs = 2,
+                               .epoch_cycles = 50000,
+                               .seed = 1};
+    struct ralloc_result r;
+    char err[512] = "";
+    int rc = ralloc_run(&o, &x, NULL, NULL, &r, err, sizeof err);
+    free(datadir);
+    static const char *const left[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[80];
+        snprintf(path, sizeof path, "%s%s", db, left[i]);
+        unlink(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r.nmixes, 1);
+    const struct ralloc_mix_result *m = &r.mixes[0];
+    assert_int_equal(m->nkernels, 2);
+    const struct ralloc_run *never = &m->runs[0], *always = &m->runs[1];
+    assert_int_equal(never->epochs, 2);
+    for (unsigned k = 0; k < 2; k++)
+        assert_float_equal(never->sm_cycles[k], 40 * never->cycles, 1e-6 * never->cycles);
+    /* At least a tenth of an SM moved on average (one SM for part of epoch 2 does it). */
+    assert_true(fabs(always->sm_cycles[0] - 40 * always->cycles) > 0.1 * always->cycles);
+    assert_true(same_run(&m->runs[2], &m->runs[3]));
+    assert_false(same_run(&m->runs[2], &m->runs[1]));
+    ralloc_result_done(&r);
+}
+
+/* ---- SMQoS §5.4's Offline search ---- */
+
+/* A pair on 16 SMs whose NPs are formulas of the partition: the LS NP is n / ls_scale, the
+ * batch NP rises by 1/16 per SM up to `knee` SMs, then falls by `drop`/16 per SM beyond it. */
+struct synthetic {
+    double ls_scale, drop;
+    unsigned knee, calls, fail_at;
+    unsigned ls; /* the LS kernel's index */
+};
+
+static int synthetic_probe(void *ctx, unsigned n, unsigned m, struct ralloc_run *out, char *err,
+                           size_t errlen)
+{
+    struct synthetic *sy = ctx;
+    sy->calls++;
+    if (sy->fail_at && sy->calls == sy->fail_at) {
+        snprintf(err, errlen, "probe %u failed", sy->calls);
+        return -1;
+    }
+    assert_true(n >= 1 && m >= 1 && n + m <= 16);
+    memset(out, 0, sizeof(*out));
+    out->cycles = 1000;
+    double batch = m <= sy->knee ? m : sy->knee - sy->drop * (m - sy->knee);
+    out->private_cycles[sy->ls] = 1000 * n / sy->ls_scale;
+    out->private_cycles[1 - sy->ls] = 1000 * batch / 16;
+    return 0;
+}
+
+/* Policy 0.5, LS NP n/16: n = 8 (7/16 misses). Binary over n in [1, 15]: 15, 7 (miss), 11, 9,
+ * 8 -> 5 runs. The batch saturates at 6 SMs: of m in [1, 8], 8 (6/16; the n search's last
+ * run), 4 (miss), 6, 5 (miss) -> m = 6 in 3 more runs, 8 in all, none asked twice.
+ * Exhaustively: the same (8, 6), from 15 + 7 runs. */
+static void offline_search_binary(void **state)
+{
+    (void)state;
+    struct synthetic sy = {16, 0, 6, 0, 0, 0};
+    struct ralloc_offline f;
+    struct ralloc_run chosen;
+    char err[128] = "";
+    assert_int_equal(ralloc_offline_search(16, 0, 0.5, false, synthetic_probe, &sy, &f, &chosen,
+                                           err, sizeof err),
+                     0);
+    assert_int_equal(f.ls_sms, 8);
+    assert_int_equal(f.batch_sms, 6);
+    assert_true(f.met);
+    assert_int_equal(f.runs, 8);
+    assert_int_equal(sy.calls, 8);
+    assert_float_equal(chosen.private_cycles[0], 500, EPS);
+    assert_float_equal(chosen.private_cycles[1], 1000 * 6.0 / 16, EPS);
+    sy.calls = 0;
+    assert_int_equal(
+        ralloc_offline_search(16, 0, 0.5, true, synthetic_probe, &sy, &f, &chosen, err, sizeof err),
+        0);
+    assert_int_equal(f.ls_sms, 8);
+    assert_int_equal(f.batch_sms, 6);
+    assert_int_equal(f.runs, 22);
+    assert_int_equal(sy.calls, 22);
+    /* The LS as kernel 1: the search reads kernel 1's NP as the LS one's. */
+    struct synthetic second = {16, 0, 6, 0, 0, 1};
+    assert_int_equal(ralloc_offline_search(16, 1, 0.5, false, synthetic_probe, &second, &f, &chosen,
+                                           err, sizeof err),
+                     0);
+    assert_int_equal(f.ls_sms, 8);
+    assert_int_equal(f.batch_sms, 6);
+    assert_float_equal(chosen.private_cycles[1], 500, EPS);
+}
+
+/* The assumptions, and what breaks them. A batch NP that peaks at 5 SMs (5/16) and falls by
+ * 1/32 per SM after it (3.5/16 at 8): the binary search, starting from m = 8, passes m = 4
+ * (4/16 > 3.5/16, the best it has seen) and never sees the peak, so it keeps 4; trying every
+ * m finds the peak and keeps 5. An LS that cannot reach the target (n/32 < 0.5 for every n):
+ * met is false, the LS gets the most it can (15), the batch 1. A failing run stops the
+ * search with its message. */
+static void offline_search_limits(void **state)
+{
+    (void)state;
+    struct synthetic sy = {16, 0.5, 5, 0, 0, 0};
+    struct ralloc_offline f;
+    struct ralloc_run chosen;
+    char err[128] = "";
+    assert_int_equal(ralloc_offline_search(16, 0, 0.5, false, synthetic_probe, &sy, &f, &chosen,
+                                           err, sizeof err),
+                     0);
+    assert_int_equal(f.ls_sms, 8);
+    assert_int_equal(f.batch_sms, 4);
+    assert_int_equal(
+        ralloc_offline_search(16, 0, 0.5, true, synthetic_probe, &sy, &f, &chosen, err, sizeof err),
+        0);
+    assert_int_equal(f.batch_sms, 5);
+    struct synthetic weak = {32, 0, 16, 0, 0, 0};
+    assert_int_equal(ralloc_offline_search(16, 0, 0.5, false, synthetic_probe, &weak, &f, &chosen,
+                                           err, sizeof err),
+                     0);
+    assert_false(f.met);
+    assert_int_equal(f.ls_sms, 15);
+    assert_int_equal(f.batch_sms, 1);
+    assert_int_equal(f.runs, 1);
+    struct synthetic failing = {16, 0, 6, 0, 3, 0};
+    assert_int_equal(ralloc_offline_search(16, 0, 0.5, false, synthetic_probe, &failing, &f,
+                                           &chosen, err, sizeof err),
+                     -1);
+    assert_string_equal(err, "probe 3 failed");
+    assert_int_equal(ralloc_offline_search(1, 0, 0.5, false, synthetic_probe, &failing, &f, &chosen,
+                                           err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "2 SMs or more"));
+}
+
+/* Real static runs: the compute kernel as the LS task beside stream on an 8-SM smqos24, one
+ * epoch of 20 K cycles. Compute scales with its SMs (about n/8), so the n it needs grows with
+ * the policy: 0.45 -> 4 (3 SMs give about 0.375), 0.7 -> 6 (5 give about 0.625). For each, the
+ * (n, m) run meets the target, the n - 1 run (batch on the rest) does not, and the exhaustive
+ * search agrees; a search the prober has seen already simulates nothing new. */
+static void offline_search_real(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_load_text(&sc, "offline.cfg",
+                                        "name = \"offline\"; gpu = \"smqos24\";\n"
+                                        "gpu_overrides = { sms = 8; };\n"
+                                        "epochs = 1; epoch_cycles = 20000; allocator = \"even\";\n"
+                                        "kernels = ( { name = \"compute\"; },"
+                                        " { name = \"stream\"; } );\n",
+                                        datadir, &d),
+                     0);
+    char err[256] = "";
+    struct ralloc_prober *pr = ralloc_prober_new(&sc, 0, NULL, err, sizeof err);
+    assert_non_null(pr);
+    static const double policy[] = {0.45, 0.7};
+    static const unsigned want[] = {4, 6};
+    for (unsigned i = 0; i < 2; i++) {
+        struct ralloc_offline f, fx;
+        struct ralloc_run chosen, below, cx;
+        assert_int_equal(ralloc_offline_search(8, 0, policy[i], false, ralloc_prober_run, pr, &f,
+                                               &chosen, err, sizeof err),
+                         0);
+        assert_true(f.met);
+        assert_int_equal(f.ls_sms, want[i]);
+        assert_true(f.batch_sms >= 1 && f.ls_sms + f.batch_sms <= 8);
+        assert_true(chosen.private_cycles[0] / chosen.cycles >= policy[i]);
+        assert_int_equal(chosen.epochs, 1);
+        assert_int_equal(ralloc_prober_run(pr, f.ls_sms - 1, 9 - f.ls_sms, &below, err, sizeof err),
+                         0);
+        assert_true(below.private_cycles[0] / below.cycles < policy[i]);
+        unsigned made = ralloc_prober_simulated(pr);
+        assert_int_equal(ralloc_offline_search(8, 0, policy[i], false, ralloc_prober_run, pr, &fx,
+                                               &cx, err, sizeof err),
+                         0);
+        assert_int_equal(ralloc_prober_simulated(pr), made);
+        assert_memory_equal(&cx, &chosen, sizeof cx);
+        assert_int_equal(ralloc_offline_search(8, 0, policy[i], true, ralloc_prober_run, pr, &fx,
+                                               &cx, err, sizeof err),
+                         0);
+        assert_int_equal(fx.ls_sms, f.ls_sms);
+        assert_int_equal(fx.batch_sms, f.batch_sms);
+    }
+    struct ralloc_run bad;
+    assert_int_equal(ralloc_prober_run(pr, 4, 5, &bad, err, sizeof err), -1);
+    assert_non_null(strstr(err, "8 in all, got 4 + 5"));
+    ralloc_prober_delete(pr);
+    scenario_done(&sc);
+    /* Offline partitions pairs only. */
+    assert_int_equal(scenario_load_text(&sc, "one.cfg",
+                                        "name = \"one\"; gpu = \"smqos24\";\n"
+                                        "kernels = ( { name = \"compute\"; } );\n",
+                                        datadir, &d),
+                     0);
+    assert_null(ralloc_prober_new(&sc, 0, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "got 1 kernel with"));
+    scenario_done(&sc);
+    diag_done(&d);
+    free(datadir);
+}
+
+/* smqos --offline pairs each smqos policy with an Offline one in its column, at the same
+ * target, with the even split as the power reference. */
+static void offline_table(void **state)
+{
+    (void)state;
+    const struct ralloc_experiment *x = ralloc_experiment_find("smqos", "offline");
+    assert_non_null(x);
+    assert_int_equal(x->baseline, 0);
+    assert_string_equal(x->policies[0].allocator, "even");
+    unsigned offline = 0;
+    for (unsigned p = 1; p < x->npolicies; p++) {
+        const struct ralloc_policy *pol = &x->policies[p];
+        if (strcmp(pol->allocator, RALLOC_OFFLINE) != 0)
+            continue;
+        offline++;
+        const struct ralloc_policy *s = &x->policies[p - 1];
+        assert_string_equal(s->allocator, "smqos");
+        assert_string_equal(s->column, pol->column);
+        assert_float_equal(s->target, pol->target, EPS);
+        assert_float_equal(s->smqos, pol->target, EPS);
+    }
+    assert_int_equal(offline, 4);
+    assert_null(strstr(ralloc_experiment_find("smqos", "")->missing, "Offline"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fairness_stp_antt),      cmocka_unit_test(qos_met),
         cmocka_unit_test(energy_and_power),       cmocka_unit_test(weighted_unfairness),
-        cmocka_unit_test(registry_is_consistent),
+        cmocka_unit_test(registry_is_consistent), cmocka_unit_test(threshold_table),
+        cmocka_unit_test(triples_table),          cmocka_unit_test(group_by_first_kernel),
+        cmocka_unit_test(run_applies_threshold),  cmocka_unit_test(offline_search_binary),
+        cmocka_unit_test(offline_search_limits),  cmocka_unit_test(offline_search_real),
+        cmocka_unit_test(offline_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
