@@ -122,10 +122,7 @@ static void test_branch_reapplies(void **state)
     struct scenario sc;
     load(&sc);
     char err[512], path[] = "/tmp/corun-test-session-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    unlink(path);
+    test_tmp_path(path);
     struct session *s = session_new(&sc, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(session_record(s, path, err, sizeof err), 0);

@@ -160,10 +160,7 @@ static void test_record_replay_branch(void **state)
     struct scenario sc;
     load(&sc);
     char err[512], path[] = "/tmp/corun-test-mix-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    unlink(path);
+    test_tmp_path(path);
     struct session *s = session_new(&sc, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -46,4 +47,12 @@ unsigned test_sms_of(const struct session *s, int kernel)
     for (unsigned i = 0; i < sc->gpu.sms; i++)
         n += owner[i] == kernel;
     return n;
+}
+
+void test_tmp_path(char *tmpl)
+{
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(tmpl);
 }

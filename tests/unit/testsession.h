@@ -13,4 +13,7 @@ unsigned test_count_events(const struct session *s, const char *kind, const char
 /* SMs the session's current partition gives kernel (of the first 64). */
 unsigned test_sms_of(const struct session *s, int kernel);
 
+/* A fresh path from the mkstemp template tmpl (its file removed again), for a run file. */
+void test_tmp_path(char *tmpl);
+
 #endif
