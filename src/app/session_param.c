@@ -59,13 +59,15 @@ size_t session_params(const struct session *s, struct session_param *out, size_t
         snprintf(p->key, sizeof p->key, "weights");
         p->help = "weighted-fairness shares (themis-engine), one per kernel";
         p->value[0] = '\0';
-        for (unsigned k = 0; k < sc->nkernels; k++) {
+        unsigned slot[GPU_MAX_KERNELS], live = session_live(s, slot);
+        for (unsigned i = 0; i < live; i++) {
             size_t used = strlen(p->value);
-            snprintf(p->value + used, sizeof p->value - used, "%s%g", k ? "," : "",
-                     sc->kernels[k].weight);
+            snprintf(p->value + used, sizeof p->value - used, "%s%g", i ? "," : "",
+                     sc->kernels[slot[i]].weight);
         }
-        snprintf(p->range, sizeof p->range, "%u numbers from 0 to 1 summing to 1 (all 0: equal)",
-                 sc->nkernels);
+        snprintf(p->range, sizeof p->range,
+                 "%u numbers (one per kernel in the mix) from 0 to 1 summing to 1 (all 0: equal)",
+                 live);
     }
     count++;
     static const char *const kernel_settings[] = {"priority", "qos_target"};
@@ -79,6 +81,27 @@ size_t session_params(const struct session *s, struct session_param *out, size_t
                      &sc->kernels[k]);
         }
     return count;
+}
+
+/* "weights=W1,...": one weight per kernel in the mix (removed kernels keep their index and get
+ * 0); consumes d. */
+static int set_live_weights(struct session *s, const char *value, struct diag *d, char *err,
+                            size_t errlen)
+{
+    unsigned slot[GPU_MAX_KERNELS], live = session_live(s, slot);
+    double w[GPU_MAX_KERNELS];
+    int rc = scenario_parse_weights(value, live, w, d);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", d->count ? d->msgs[0] + strlen("--set: ") : "refused");
+    } else {
+        for (unsigned k = 0; k < s->owned_sc.nkernels; k++)
+            s->owned_sc.kernels[k].weight = 0;
+        for (unsigned i = 0; i < live; i++)
+            s->owned_sc.kernels[slot[i]].weight = w[i];
+        session_alloc_params(s);
+    }
+    diag_done(d);
+    return rc;
 }
 
 int session_apply_set(struct session *s, const char *assignment, char *err, size_t errlen)
@@ -99,6 +122,8 @@ int session_apply_set(struct session *s, const char *assignment, char *err, size
     }
     struct diag d;
     diag_init(&d);
+    if (keylen == 7 && strncmp(assignment, "weights", 7) == 0 && eq)
+        return set_live_weights(s, eq + 1, &d, err, errlen);
     /* Validate on a copy, so a refused value changes nothing. */
     struct scenario trial;
     scenario_copy(&trial, s->sc);

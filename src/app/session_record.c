@@ -227,10 +227,23 @@ static int load_recorded_scenario(const char *path, const struct runfile_header 
     } else {
         sc->seed = h->seed;
     }
-    /* Kernels added during the run, after the scenario's own. */
+    diag_done(&d);
+    free(name);
+    return rc;
+}
+
+/* The kernels added during the recorded run, after the scenario's own (and after its `--set`
+ * changes, which were made for the mix the run started with). */
+static int add_recorded_kernels(struct session *s, const struct runfile_header *h,
+                                const char *datadir, char *err, size_t errlen)
+{
+    struct scenario *sc = &s->owned_sc;
+    struct diag d;
+    diag_init(&d);
+    int rc = 0;
     for (unsigned k = sc->nkernels; rc == 0 && k < h->nkernels; k++) {
         if (scenario_add_kernel(sc, h->kernels[k].name, datadir, &d) < 0) {
-            snprintf(err, errlen, "%s: kernel %u, added during the run: %s", path, k,
+            snprintf(err, errlen, "%s: kernel %u, added during the run: %s", s->rec_path, k,
                      d.count ? d.msgs[0] : "cannot load it");
             rc = -1;
         } else {
@@ -239,7 +252,6 @@ static int load_recorded_scenario(const char *path, const struct runfile_header 
         }
     }
     diag_done(&d);
-    free(name);
     return rc;
 }
 
@@ -312,7 +324,8 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
         snprintf(ev->kind, sizeof ev->kind, "%s", rev.kind);
         snprintf(ev->text, sizeof ev->text, "%s", rev.text);
     }
-    if (apply_recorded_sets(s, runfile_header(rf), err, errlen) != 0)
+    if (apply_recorded_sets(s, runfile_header(rf), err, errlen) != 0 ||
+        add_recorded_kernels(s, runfile_header(rf), datadir, err, errlen) != 0)
         goto failed;
     session_replay_allocator(s);
     runfile_close(rf, err, errlen);

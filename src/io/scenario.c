@@ -255,31 +255,39 @@ static struct conf_file *parse_assignment(const char *key, const char *value)
     return f;
 }
 
-/* "weights=W1,W2,...": one weight per kernel, all 0 or summing to 1. */
-static void set_weights(struct scenario *sc, const char *value, struct diag *diags)
+int scenario_parse_weights(const char *value, unsigned n, double *w, struct diag *diags)
 {
-    double w[SCENARIO_MAX_KERNELS], sum = 0;
-    unsigned n = 0;
+    double sum = 0;
+    unsigned got = 0;
     const char *p = value;
     bool ok = true;
     while (ok && *p) {
         char *end;
         double v = strtod(p, &end);
-        ok = end != p && v >= 0 && v <= 1 && n < sc->nkernels && (*end == ',' || !*end);
+        ok = end != p && v >= 0 && v <= 1 && got < n && (*end == ',' || !*end);
         if (ok) {
-            w[n++] = v;
+            w[got++] = v;
             sum += v;
             p = *end ? end + 1 : end;
         }
     }
-    if (!ok || n != sc->nkernels || (sum != 0 && fabs(sum - 1.0) > 1e-6)) {
+    if (!ok || got != n || (sum != 0 && fabs(sum - 1.0) > 1e-6)) {
         diag_add(diags,
                  "--set: weights: expected %u numbers from 0 to 1 separated by commas, summing "
                  "to 1 (or all 0 for equal shares), got \"%s\"",
-                 sc->nkernels, value);
-        return;
+                 n, value);
+        return -1;
     }
-    for (unsigned k = 0; k < n; k++)
+    return 0;
+}
+
+/* "weights=W1,W2,...": one weight per kernel, all 0 or summing to 1. */
+static void set_weights(struct scenario *sc, const char *value, struct diag *diags)
+{
+    double w[SCENARIO_MAX_KERNELS];
+    if (scenario_parse_weights(value, sc->nkernels, w, diags) != 0)
+        return;
+    for (unsigned k = 0; k < sc->nkernels; k++)
         sc->kernels[k].weight = w[k];
 }
 

@@ -104,6 +104,13 @@ static void test_add_and_remove(void **state)
     assert_true(isnan(e->k[0].np_true));
     assert_true(e->m.valid);
     assert_true(fabs(e->m.stp - (e->k[1].np_true + e->k[2].np_true)) < 1e-9);
+    /* Weights are one per kernel in the mix; the removed one keeps its index with 0. */
+    assert_int_equal(session_set_param(s, "weights", "0.5,0.5,0", err, sizeof err), -1);
+    assert_non_null(strstr(err, "expected 2 numbers"));
+    assert_int_equal(session_set_param(s, "weights", "0.25,0.75", err, sizeof err), 0);
+    assert_true(session_scenario(s)->kernels[0].weight == 0);
+    assert_true(session_scenario(s)->kernels[1].weight == 0.25);
+    assert_true(session_scenario(s)->kernels[2].weight == 0.75);
     /* A removed kernel's parameters are not offered. */
     struct session_param p[32];
     size_t n = session_params(s, p, 32);
@@ -166,6 +173,8 @@ static void test_record_replay_branch(void **state)
     assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);
     assert_int_equal(session_set_allocator(s, "fair", err, sizeof err), 0);
     assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    /* Set for the first mix: the replay applies it before the added kernel joins. */
+    assert_int_equal(session_set_param(s, "weights", "0.6,0.4", err, sizeof err), 0);
     step(s);
     assert_int_equal(session_add_kernel(s, "lbm", err, sizeof err), 2);
     step(s);
