@@ -77,6 +77,10 @@ int session_apply_mix(struct session *s);
 int session_restart_predictor(struct session *s);
 /* Likewise for the allocator. */
 int session_restart_allocator(struct session *s);
+/* A new, zeroed entry at the end of the event log (session_record.c). */
+struct session_event *session_new_event(struct session *s);
+/* A replayed epoch from its run-file record (session_replay.c). */
+void session_from_runfile_epoch(const struct runfile_epoch *re, struct session_epoch *e);
 /* Close the run file being recorded, if any; a failure is left in s->error. */
 int session_stop_recording(struct session *s);
 

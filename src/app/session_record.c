@@ -1,4 +1,4 @@
-/* session_record — the event log, recording to run files, replay and branching. */
+/* session_record — the event log, recording to run files, and the run's summary. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,32 +29,6 @@ static void to_runfile_epoch(const struct session_epoch *e, struct runfile_epoch
     out->stp = e->m.valid ? e->m.stp : NAN;
     out->antt = e->m.valid ? e->m.antt : NAN;
     out->fairness = e->m.valid ? e->m.fairness : NAN;
-}
-
-static void from_runfile_epoch(const struct runfile_epoch *re, struct session_epoch *e)
-{
-    e->start_cycle = re->start_cycle;
-    e->cycles = re->cycles;
-    e->nkernels = re->nkernels;
-    for (unsigned k = 0; k < re->nkernels; k++) {
-        e->k[k].c = re->k[k].c;
-        e->k[k].np_true = re->k[k].np_true;
-        e->k[k].np_pred = re->k[k].np_pred;
-        e->k[k].in_mix = re->k[k].in_mix != 0;
-        e->k[k].pred_class = KERNEL_CLASS_NONE; /* run files do not keep it */
-        double are = isnan(re->k[k].np_pred) ? -1 : metrics_are(re->k[k].np_pred, re->k[k].np_true);
-        e->k[k].are = are < 0 ? NAN : are;
-        if (!isnan(re->k[k].np_pred))
-            snprintf(e->predictor, sizeof e->predictor, "recorded");
-    }
-    e->sys = re->sys;
-    e->m.valid = !isnan(re->stp);
-    e->m.stp = re->stp;
-    e->m.antt = re->antt;
-    e->m.fairness = re->fairness;
-    e->nsms = re->nsms < SESSION_MAX_SMS ? re->nsms : SESSION_MAX_SMS;
-    for (unsigned i = 0; i < e->nsms; i++)
-        e->owner[i] = (int8_t)re->owner[i];
 }
 
 static void fail_recording(struct session *s, const char *what)
@@ -104,7 +78,7 @@ static int record_event(struct session *s, const struct session_event *ev)
     return 0;
 }
 
-static struct session_event *new_event(struct session *s)
+struct session_event *session_new_event(struct session *s)
 {
     if (s->nevents == s->events_cap) {
         s->events_cap = s->events_cap ? s->events_cap * 2 : 16;
@@ -119,7 +93,7 @@ int session_note(struct session *s, const char *kind, const char *text)
 {
     if (s->replaying)
         return 0; /* a branch re-applying the recorded run: its log already has this */
-    struct session_event *ev = new_event(s);
+    struct session_event *ev = session_new_event(s);
     ev->epoch = s->nepochs;
     if (s->gpu)
         ev->cycle = gpu_now(s->gpu);
@@ -200,291 +174,6 @@ int session_finish(struct session *s, char *err, size_t errlen)
     if (rc != 0)
         snprintf(err, errlen, "%s", s->error);
     return rc;
-}
-
-int session_is_replay(const struct session *s)
-{
-    return s->gpu == NULL;
-}
-
-/* Load the scenario recorded in h (with its seed) into sc. */
-static int load_recorded_scenario(const char *path, const struct runfile_header *h,
-                                  const char *datadir, struct scenario *sc, char *err,
-                                  size_t errlen)
-{
-    char *name = xasprintf("%s (recorded scenario)", path);
-    struct diag d;
-    diag_init(&d);
-    int rc = scenario_load_text(sc, name, h->scenario_text, datadir, &d);
-    if (rc != 0)
-        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the recorded scenario");
-    else if (sc->nkernels != h->nkernels_start) {
-        snprintf(err, errlen,
-                 "%s: the recorded scenario now loads as %u kernels, the file holds %u (a "
-                 "kernel changed since)",
-                 path, sc->nkernels, h->nkernels_start);
-        rc = -1;
-    } else {
-        sc->seed = h->seed;
-    }
-    diag_done(&d);
-    free(name);
-    return rc;
-}
-
-/* The kernels added during the recorded run, after the scenario's own (and after its `--set`
- * changes, which were made for the mix the run started with). */
-static int add_recorded_kernels(struct session *s, const struct runfile_header *h,
-                                const char *datadir, char *err, size_t errlen)
-{
-    struct scenario *sc = &s->owned_sc;
-    struct diag d;
-    diag_init(&d);
-    int rc = 0;
-    for (unsigned k = sc->nkernels; rc == 0 && k < h->nkernels; k++) {
-        if (scenario_add_kernel(sc, h->kernels[k].name, datadir, &d) < 0) {
-            snprintf(err, errlen, "%s: kernel %u, added during the run: %s", s->rec_path, k,
-                     d.count ? d.msgs[0] : "cannot load it");
-            rc = -1;
-        } else {
-            sc->kernels[k].priority = h->kernels[k].priority;
-            sc->kernels[k].qos_target = h->kernels[k].qos_target;
-        }
-    }
-    diag_done(&d);
-    return rc;
-}
-
-/* Re-apply the run's `--set` changes (parameter events "set KEY=VALUE" before its first epoch)
- * to the recorded scenario, so that a branch simulates what was recorded. */
-static int apply_recorded_sets(struct session *s, const struct runfile_header *h, char *err,
-                               size_t errlen)
-{
-    struct diag d;
-    diag_init(&d);
-    for (unsigned i = 0; i < s->nevents; i++) {
-        const struct session_event *ev = &s->events[i];
-        if (ev->epoch == 0 && strcmp(ev->kind, "parameter") == 0 &&
-            strncmp(ev->text, "set ", 4) == 0)
-            scenario_set(&s->owned_sc, ev->text + 4, &d);
-    }
-    int rc = 0;
-    if (d.count) {
-        snprintf(err, errlen, "%s: a recorded change no longer applies: %s", s->rec_path,
-                 d.msgs[0]);
-        rc = -1;
-    } else if (s->owned_sc.gpu.sms != h->sms) {
-        snprintf(err, errlen,
-                 "%s: the recorded scenario now gives %u SMs, the file holds %u (a preset "
-                 "changed since)",
-                 s->rec_path, s->owned_sc.gpu.sms, h->sms);
-        rc = -1;
-    } else {
-        s->owned_sc.seed = h->seed;
-    }
-    diag_done(&d);
-    return rc;
-}
-
-struct session *session_replay(const char *path, const char *datadir, char *err, size_t errlen)
-{
-    struct runfile *rf = runfile_open(path, err, errlen);
-    if (!rf)
-        return NULL;
-    struct session *s = xcalloc(1, sizeof(*s));
-    s->rec_path = xstrdup(path);
-    if (load_recorded_scenario(path, runfile_header(rf), datadir, &s->owned_sc, err, errlen)) {
-        s->sc = &s->owned_sc;
-        goto failed;
-    }
-    s->sc = &s->owned_sc;
-    s->owns_sc = true;
-    s->nkernels_start = runfile_header(rf)->nkernels_start;
-    struct runfile_epoch *re = xmalloc(sizeof(*re));
-    uint64_t n = runfile_epoch_count(rf);
-    for (uint64_t i = 0; i < n; i++) {
-        if (runfile_read_epoch(rf, i, re, err, errlen) != 0) {
-            free(re);
-            goto failed;
-        }
-        from_runfile_epoch(re, session_new_epoch(s));
-        s->nepochs++;
-    }
-    free(re);
-    /* The mix as the last epoch had it. */
-    for (unsigned k = 0; n && k < s->epochs[n - 1].nkernels; k++)
-        s->gone[k] = !s->epochs[n - 1].k[k].in_mix;
-    for (uint64_t i = 0; i < runfile_event_count(rf); i++) {
-        struct runfile_event rev;
-        if (runfile_read_event(rf, i, &rev, err, errlen) != 0)
-            goto failed;
-        struct session_event *ev = new_event(s);
-        ev->epoch = (unsigned)rev.epoch;
-        ev->cycle = rev.cycle;
-        snprintf(ev->kind, sizeof ev->kind, "%s", rev.kind);
-        snprintf(ev->text, sizeof ev->text, "%s", rev.text);
-    }
-    if (apply_recorded_sets(s, runfile_header(rf), err, errlen) != 0 ||
-        add_recorded_kernels(s, runfile_header(rf), datadir, err, errlen) != 0)
-        goto failed;
-    session_replay_allocator(s);
-    runfile_close(rf, err, errlen);
-    return s;
-failed:
-    runfile_close(rf, s->error, sizeof s->error);
-    s->owns_sc = true;
-    session_delete(s);
-    return NULL;
-}
-
-/* Progress over the re-simulation of `total` epochs, for a branch. */
-struct branch_progress {
-    session_progress_fn progress;
-    void *ctx;
-    unsigned epoch, total;
-};
-
-static int branch_report(void *ctx, double done)
-{
-    const struct branch_progress *bp = ctx;
-    return bp->progress(bp->ctx, (bp->epoch + done) / bp->total);
-}
-
-/* The name after "-> " in a switch event's text ("static -> fair (...)"). */
-static void switched_to(const char *text, char *name, size_t len)
-{
-    const char *arrow = strstr(text, "-> ");
-    snprintf(name, len, "%s", arrow ? arrow + 3 : "");
-    name[strcspn(name, " ")] = '\0';
-}
-
-/* A recorded mix change ("add NAME as kernel K", "remove kernel K (NAME)") asked of b again;
- * it applies at b's next epoch boundary, as it did in the recorded run. */
-static int reapply_mix(struct session *b, const char *text, char *err, size_t errlen)
-{
-    char name[64];
-    unsigned k;
-    if (sscanf(text, "add %63s as kernel %u", name, &k) == 2) {
-        int got = session_add_kernel(b, name, err, errlen);
-        if (got >= 0 && (unsigned)got != k) {
-            snprintf(err, errlen, "%s would be kernel %d, not %u", name, got, k);
-            return -1;
-        }
-        return got < 0 ? -1 : 0;
-    }
-    if (sscanf(text, "remove kernel %u", &k) == 1)
-        return session_remove_kernel(b, k, err, errlen);
-    snprintf(err, errlen, "expected \"add NAME as kernel K\" or \"remove kernel K (NAME)\"");
-    return -1;
-}
-
-/* Re-apply r's predictor, allocator and parameter switches made before epoch `epoch` (from
- * event *next on) to the branch b, so that it simulates what was recorded. */
-static int reapply_switches(struct session *b, const struct session *r, unsigned epoch,
-                            unsigned *next, char *err, size_t errlen)
-{
-    for (; *next < r->nevents && r->events[*next].epoch <= epoch; (*next)++) {
-        const struct session_event *ev = &r->events[*next];
-        char name[64], why[256];
-        int rc = 0;
-        if (strcmp(ev->kind, "predictor") == 0) {
-            switched_to(ev->text, name, sizeof name);
-            rc = session_set_predictor(b, name, why, sizeof why);
-        } else if (strcmp(ev->kind, "allocator") == 0) {
-            switched_to(ev->text, name, sizeof name);
-            rc = session_set_allocator(b, name, why, sizeof why);
-        } else if (strcmp(ev->kind, "mix") == 0) {
-            rc = reapply_mix(b, ev->text, why, sizeof why);
-        } else if (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0 &&
-                   ev->epoch > 0) {
-            /* Those before the first epoch are in the scenario already (apply_recorded_sets). */
-            rc = session_apply_set(b, ev->text + 4, why, sizeof why);
-        }
-        if (rc != 0) {
-            snprintf(err, errlen,
-                     "%s: the recorded change \"%s\" before epoch %u no longer "
-                     "applies: %s",
-                     r->rec_path, ev->text, epoch + 1, why);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Where the re-simulated epoch a differs from the recorded b, in words; NULL when equal. */
-static const char *first_difference(const struct session_epoch *a, const struct session_epoch *b,
-                                    unsigned *kernel)
-{
-    for (unsigned k = 0; k < a->nkernels; k++) {
-        *kernel = k;
-        if (a->k[k].c.instructions != b->k[k].c.instructions)
-            return "instructions";
-        if (a->k[k].c.l2_misses != b->k[k].c.l2_misses)
-            return "L2 misses";
-        if (a->k[k].c.dram_bytes != b->k[k].c.dram_bytes)
-            return "DRAM bytes";
-        if (a->k[k].c.row_hits != b->k[k].c.row_hits)
-            return "row hits";
-        if (a->k[k].in_mix != b->k[k].in_mix)
-            return "the mix";
-        if (a->k[k].in_mix && a->k[k].np_true != b->k[k].np_true)
-            return "true NP";
-    }
-    return NULL;
-}
-
-struct session *session_branch(const struct session *r, unsigned epochs,
-                               session_progress_fn progress, void *ctx, char *err, size_t errlen)
-{
-    if (!session_is_replay(r) || epochs > r->nepochs) {
-        snprintf(err, errlen, "%s: cannot branch at epoch %u: the run holds epochs 0 to %u",
-                 r->rec_path, epochs, r->nepochs);
-        return NULL;
-    }
-    /* The branch starts from the recorded scenario's mix; kernels added later join again at
-     * their epochs (reapply_switches). */
-    struct scenario start;
-    scenario_copy(&start, r->sc);
-    scenario_keep_kernels(&start, r->nkernels_start);
-    struct session *b = session_new(&start, err, errlen);
-    scenario_done(&start);
-    if (!b)
-        return NULL;
-    /* The replay's log up to the branch point is the branch's history. */
-    b->nevents = 0;
-    for (unsigned i = 0; i < r->nevents && r->events[i].epoch < epochs; i++)
-        *new_event(b) = r->events[i];
-    b->replaying = true;
-    unsigned next_event = 0;
-    for (unsigned i = 0; i < epochs; i++) {
-        if (reapply_switches(b, r, i, &next_event, err, errlen) != 0) {
-            session_delete(b);
-            return NULL;
-        }
-        struct branch_progress bp = {progress, ctx, i, epochs};
-        int rc = session_step_epoch(b, progress ? branch_report : NULL, &bp);
-        unsigned k = 0;
-        const char *what = rc == 0 ? first_difference(&b->epochs[i], &r->epochs[i], &k) : NULL;
-        if (rc != 0 || what) {
-            if (rc == 1)
-                snprintf(err, errlen, "%s: branching abandoned", r->rec_path);
-            else if (rc != 0)
-                snprintf(err, errlen, "%s", b->error);
-            else
-                snprintf(err, errlen,
-                         "%s: epoch %u simulates differently now (%s of %s); the run was "
-                         "recorded by another corun or with other presets or kernels, so a "
-                         "branch would not continue it",
-                         r->rec_path, i + 1, what, r->sc->kernels[k].name);
-            session_delete(b);
-            return NULL;
-        }
-    }
-    b->replaying = false;
-    char note[256];
-    snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);
-    session_note(b, "note", note);
-    return b;
 }
 
 const char *session_summary(const struct session *s, struct catalog_metrics *out)
