@@ -58,6 +58,14 @@ const struct cli_command *cli_lookup(const char *name);
  * line. Nothing is printed when stderr is not a terminal. */
 void cli_progress(const char *label, double done);
 
+/* A progress bar over an experiment's mixes with an ETA ("SUITE: 3.5 of 105 mixes, ETA 12m03s"):
+ * pass cli_mixes_progress as the callback and a struct cli_mixes_bar as its context. */
+struct cli_mixes_bar {
+    const char *label; /* the suite */
+    double start;      /* cli_wall_seconds() when the run began */
+};
+void cli_mixes_progress(void *ctx, double done, unsigned total);
+
 /* Write s as a JSON string literal (quoted and escaped). */
 void cli_json_string(FILE *out, const char *s);
 /* Seconds on a monotonic clock, for wall-time figures. */

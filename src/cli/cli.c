@@ -2,6 +2,8 @@
 #include "corun/cli.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -101,6 +103,20 @@ double cli_wall_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cli_mixes_progress(void *ctx, double done, unsigned total)
+{
+    const struct cli_mixes_bar *b = ctx;
+    double elapsed = cli_wall_seconds() - b->start;
+    char eta[32] = "";
+    if (done > 0.05 && done < total) {
+        double left = elapsed / done * (total - done);
+        snprintf(eta, sizeof eta, ", ETA %.0fm%02.0fs", floor(left / 60), fmod(left, 60));
+    }
+    char label[96];
+    snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->label, done, total, eta);
+    cli_progress(label, total ? done / total : 1);
 }
 
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,

@@ -1,7 +1,6 @@
 /* cmd_reproduce — `corun reproduce EXPERIMENT --accuracy`: a paper's predictor-accuracy
  * experiment, our errors printed beside the figures the paper published. */
 #include <getopt.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,25 +19,6 @@ struct options {
     struct repro_options ro;
     bool accuracy, json, list;
 };
-
-struct bar {
-    const char *suite;
-    double start;
-};
-
-static void progress(void *ctx, double done, unsigned total)
-{
-    const struct bar *b = ctx;
-    double elapsed = cli_wall_seconds() - b->start;
-    char eta[32] = "";
-    if (done > 0.05 && done < total) {
-        double left = elapsed / done * (total - done);
-        snprintf(eta, sizeof eta, ", ETA %.0fm%02.0fs", floor(left / 60), fmod(left, 60));
-    }
-    char label[96];
-    snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->suite, done, total, eta);
-    cli_progress(label, total ? done / total : 1);
-}
 
 static void list_experiments(void)
 {
@@ -181,8 +161,9 @@ static int reproduce_main(int argc, char **argv)
     for (size_t i = 0; i < o.exp->nparts && rc != CLI_BAD_INPUT; i++) {
         struct repro_part_result r;
         char err[512];
-        struct bar bar = {o.exp->parts[i].suite, cli_wall_seconds()};
-        int prc = repro_run_part(&o.ro, &o.exp->parts[i], progress, &bar, &r, err, sizeof err);
+        struct cli_mixes_bar bar = {o.exp->parts[i].suite, cli_wall_seconds()};
+        int prc =
+            repro_run_part(&o.ro, &o.exp->parts[i], cli_mixes_progress, &bar, &r, err, sizeof err);
         if (prc < 0) {
             fprintf(stderr, "corun: reproduce: %s\n", err);
             rc = CLI_BAD_INPUT;

@@ -4,7 +4,6 @@
  * experiments). The flags come from the experiment table, so a new experiment needs no code
  * here. */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,25 +69,6 @@ void reproduce_alloc_list(void)
                "", x->suite, x->npolicies, RALLOC_QUICK_MIXES, RALLOC_QUICK_EPOCHS,
                RALLOC_QUICK_CYCLES);
     }
-}
-
-struct bar {
-    const char *label;
-    double start;
-};
-
-static void progress(void *ctx, double done, unsigned total)
-{
-    const struct bar *b = ctx;
-    double elapsed = cli_wall_seconds() - b->start;
-    char eta[32] = "";
-    if (done > 0.05 && done < total) {
-        double left = elapsed / done * (total - done);
-        snprintf(eta, sizeof eta, ", ETA %.0fm%02.0fs", floor(left / 60), fmod(left, 60));
-    }
-    char label[96];
-    snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->label, done, total, eta);
-    cli_progress(label, total ? done / total : 1);
 }
 
 struct options {
@@ -210,8 +190,8 @@ int reproduce_alloc_main(int argc, char **argv)
     fflush(stdout);
     struct ralloc_result r;
     char err[512];
-    struct bar bar = {x->suite, cli_wall_seconds()};
-    int prc = ralloc_run(&o.ro, x, progress, &bar, &r, err, sizeof err);
+    struct cli_mixes_bar bar = {x->suite, cli_wall_seconds()};
+    int prc = ralloc_run(&o.ro, x, cli_mixes_progress, &bar, &r, err, sizeof err);
     if (prc < 0) {
         fprintf(stderr, "corun: reproduce: %s\n", err);
         free(datadir);
