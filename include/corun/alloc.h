@@ -23,6 +23,7 @@ struct alloc_params {
     double hp_share;           /* proportional: the high-priority kernel's share (0.8 = 64/80) */
     double smqos_policy;       /* smqos, static-smqos: IPC target / isolated IPC (0.9) */
     unsigned smqos_interval;   /* smqos: decision interval, core cycles (10000) */
+    double smqos_threshold;    /* smqos: Algorithm 2's IPC gain or loss that counts (0.01) */
 };
 
 /* One kernel, as the allocator sees it at a decision point. */

@@ -48,6 +48,7 @@ struct scenario {
     double hp_share;           /* proportional: the high-priority kernel's share of SMs */
     double smqos_policy;       /* smqos, static-smqos: IPC target / isolated IPC */
     unsigned smqos_interval;   /* smqos: core cycles between decisions */
+    double smqos_threshold;    /* smqos: Algorithm 2's threshold */
     int unassigned_sms; /* enum scenario_unassigned: idle SMs cost static power, gated none */
     unsigned nkernels;
     struct scenario_kernel kernels[SCENARIO_MAX_KERNELS];

@@ -7,7 +7,8 @@
  * batch kernel while that kernel is below its optimal count opt_k or opt_k's upper bound is
  * not known yet, else the batch kernel gives one too (probing the lower bound) or the SM is
  * power-gated. Algorithm 2 learns opt_k one SM at a time from the batch kernel's IPC one
- * interval after each of its moves: a gain of more than the threshold (1 %) from its last SM
+ * interval after each of its moves: a gain of more than smqos_threshold (1 %, the paper's best,
+ * §5.3) from its last SM
  * raises opt_k, none marks the upper bound; a loss from giving one up marks the lower bound.
  * Once both bounds are known opt_k stays put.
  *
@@ -19,8 +20,6 @@
 #include <string.h>
 
 #include "corun/alloc.h"
-
-#define SMQOS_THRESHOLD 0.01 /* Algorithm 2's threshold: the paper's best (§5.5) */
 
 enum smqos_move { MOVE_NONE, MOVE_IN, MOVE_OUT };
 
@@ -56,7 +55,7 @@ static void *smqos_create(const struct alloc_setup *setup, char *err, size_t err
  * SMs (c; NULL: unknown, taken as done) still show the old count the interval says nothing
  * about the move and the evaluation waits. */
 static void learn_opt_k(struct smqos_batch *b, unsigned sms_now, double ipc,
-                        const struct gpu_kernel_counters *c)
+                        const struct gpu_kernel_counters *c, double threshold)
 {
     enum smqos_move last = b->last;
     if (last == MOVE_NONE)
@@ -67,14 +66,14 @@ static void learn_opt_k(struct smqos_batch *b, unsigned sms_now, double ipc,
     if ((b->upper && b->lower) || b->sm_last != b->opt_k || isnan(ipc) || isnan(b->ipc_last))
         return;
     if (last == MOVE_IN) {
-        if (ipc > b->ipc_last * (1 + SMQOS_THRESHOLD)) {
+        if (ipc > b->ipc_last * (1 + threshold)) {
             b->lower = true; /* the SM paid off: opt_k is at least this */
             b->opt_k = sms_now;
         } else {
             b->upper = true; /* it did not: opt_k stays below */
         }
     } else {
-        if (ipc < b->ipc_last * (1 - SMQOS_THRESHOLD)) {
+        if (ipc < b->ipc_last * (1 - threshold)) {
             b->lower = true; /* losing the SM hurt: opt_k stays above */
         } else {
             b->upper = true;
@@ -129,7 +128,7 @@ static void smqos_decide(void *state, const struct alloc_input *in, struct alloc
             continue;
         if (!b->started)
             *b = (struct smqos_batch){.started = true, .opt_k = s[k]};
-        learn_opt_k(b, s[k], in->k[k].ipc, in->k[k].c);
+        learn_opt_k(b, s[k], in->k[k].ipc, in->k[k].c, in->p->smqos_threshold);
     }
 
     /* Algorithm 1. */

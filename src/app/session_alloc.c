@@ -32,6 +32,7 @@ void session_alloc_params(struct session *s)
         .hp_share = sc->hp_share,
         .smqos_policy = sc->smqos_policy,
         .smqos_interval = sc->smqos_interval,
+        .smqos_threshold = sc->smqos_threshold,
     };
 }
 

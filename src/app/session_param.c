@@ -12,7 +12,8 @@
 
 /* The top-level scenario settings a run may change. */
 static const char *const editable[] = {
-    "epoch_cycles", "fairness_threshold", "qos_upper", "hp_share", "smqos_policy", "smqos_interval",
+    "epoch_cycles", "fairness_threshold", "qos_upper",       "hp_share",
+    "smqos_policy", "smqos_interval",     "smqos_threshold",
 };
 
 static const struct conf_setting *find_setting(const struct conf_table *t, const char *name)
@@ -113,11 +114,13 @@ int session_apply_set(struct session *s, const char *assignment, char *err, size
     for (size_t i = 0; i < CORUN_ARRAY_LEN(editable) && !known; i++)
         known = strlen(editable[i]) == keylen && strncmp(assignment, editable[i], keylen) == 0;
     if (!known) {
+        char keys[256] = "";
+        for (size_t i = 0, at = 0; i < CORUN_ARRAY_LEN(editable) && at < sizeof keys; i++)
+            at += (size_t)snprintf(keys + at, sizeof keys - at, "%s, ", editable[i]);
         snprintf(err, errlen,
-                 "%.*s: not a parameter a run can change (expected one of epoch_cycles, "
-                 "fairness_threshold, qos_upper, hp_share, smqos_policy, smqos_interval, "
-                 "weights, kernels[K].priority, kernels[K].qos_target)",
-                 (int)keylen, assignment);
+                 "%.*s: not a parameter a run can change (expected one of %sweights, "
+                 "kernels[K].priority, kernels[K].qos_target)",
+                 (int)keylen, assignment, keys);
         return -1;
     }
     struct diag d;

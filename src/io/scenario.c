@@ -54,6 +54,9 @@ static const struct conf_setting scenario_settings[] = {
              "smqos, static-smqos: IPC target as a fraction of the isolated IPC"),
     SC_FIELD(smqos_interval, CONF_UINT, "10000", 1000, 100000000, "core cycles",
              "smqos: how often it moves one SM"),
+    SC_FIELD(smqos_threshold, CONF_FLOAT, "0.01", 0.001, 0.5, NULL,
+             "smqos: the relative IPC change of a batch kernel that counts as a gain or a loss "
+             "when it learns opt_k (Algorithm 2)"),
 };
 const struct conf_table scenario_table = {"scenario", scenario_settings,
                                           CORUN_ARRAY_LEN(scenario_settings)};

@@ -48,6 +48,8 @@ expect_bad "fairness_threshold 1.5" 'fairness_threshold: expected a number from 
     "$CORUN" run "$small" --epochs 1 --set fairness_threshold=1.5
 expect_bad "smqos_policy 0" 'smqos_policy: expected a number from 0.01 to 1' \
     "$CORUN" run "$small" --epochs 1 --set smqos_policy=0
+expect_bad "smqos_threshold 0.6" 'smqos_threshold: expected a number from 0.001 to 0.5' \
+    "$CORUN" run "$small" --epochs 1 --set smqos_threshold=0.6
 expect_bad "qos target above 1" 'kernels\[0\].qos_target: expected a number from 0.01 to 1' \
     "$CORUN" run "$small" --epochs 1 --set 'kernels[0].qos_target=1.2'
 expect_bad "weights not summing to 1" 'weights: expected 2 numbers from 0 to 1.*summing to 1' \

@@ -19,7 +19,8 @@ static const struct alloc_params params = {.fairness_threshold = 0.9,
                                            .qos_upper = 0.9,
                                            .hp_share = 0.8,
                                            .smqos_policy = 0.9,
-                                           .smqos_interval = 10000};
+                                           .smqos_interval = 10000,
+                                           .smqos_threshold = 0.01};
 
 struct fake {
     double slope[GPU_MAX_KERNELS], cap[GPU_MAX_KERNELS];
@@ -433,13 +434,15 @@ static void themis_equal_weights_and_qos(void **state)
 struct smqos_world {
     unsigned sms[2], gated;
     double ls_per_sm, batch_cap;
+    double threshold; /* Algorithm 2's */
 };
 
 static struct alloc_decision smqos_step(void *s, struct smqos_world *w)
 {
     struct alloc_input in = input(24, 2, w->sms, NULL);
     in.gated = w->gated;
-    in.p = &(struct alloc_params){.smqos_policy = 0.5, .smqos_interval = 10000};
+    in.p = &(struct alloc_params){
+        .smqos_policy = 0.5, .smqos_interval = 10000, .smqos_threshold = w->threshold};
     in.k[0].ipc = w->ls_per_sm * w->sms[0];
     in.k[0].ipc_isolated = 24;
     in.k[1].ipc = w->sms[1] < w->batch_cap ? w->sms[1] : w->batch_cap;
@@ -462,7 +465,7 @@ static void smqos_converges_and_gates(void **state)
      * batch kernel while it has fewer than opt_k (4 → 6), then are gated. The LS kernel stops
      * at 12 SMs (IPC 12 is not above 12), after decision 26: 12/6, 6 gated. */
     void *s = make(&allocator_smqos, 24, 2);
-    struct smqos_world w = {{4, 20}, 0, 1, 6};
+    struct smqos_world w = {{4, 20}, 0, 1, 6, 0.01};
     for (int i = 1; i <= 17; i++) {
         smqos_step(s, &w);
         assert_int_equal(w.sms[0], i < 17 ? 4 + i : 20);
@@ -489,11 +492,23 @@ static void smqos_converges_and_gates(void **state)
     /* A compute-bound batch kernel (no cap): losing its first SM costs 19 < 20 × 0.99, so
      * opt_k stays 20 and every SM the LS kernel gives back goes to it: 12/12, none gated. */
     s = make(&allocator_smqos, 24, 2);
-    w = (struct smqos_world){{4, 20}, 0, 1, 1e9};
+    w = (struct smqos_world){{4, 20}, 0, 1, 1e9, 0.01};
     for (int i = 0; i < 40; i++)
         d = smqos_step(s, &w);
     assert_counts(d, 12, 12);
     assert_int_equal(w.gated, 0);
+    allocator_smqos.destroy(s);
+
+    /* The same with threshold 0.1 (SMQoS §5.3's large end): as the LS kernel takes SMs, losing
+     * one from n costs (n − 1)/n, which counts as a loss only when n − 1 < 0.9 n, n < 10. So
+     * opt_k walks down to 9 and the move 9 → 8 marks the lower bound: opt_k = 9 for good, and
+     * of the 12 SMs the LS kernel gives back the batch kernel gets 8 → 9, 3 are gated. */
+    s = make(&allocator_smqos, 24, 2);
+    w = (struct smqos_world){{4, 20}, 0, 1, 1e9, 0.1};
+    for (int i = 0; i < 40; i++)
+        d = smqos_step(s, &w);
+    assert_counts(d, 12, 9);
+    assert_int_equal(w.gated, 3);
     allocator_smqos.destroy(s);
 }
 
@@ -505,7 +520,7 @@ static struct alloc_decision smqos_two_giveaways(unsigned batch_active)
 {
     void *s = make(&allocator_smqos, 24, 2);
     struct alloc_input in = input(24, 2, (unsigned[]){12, 12}, NULL);
-    in.p = &(struct alloc_params){.smqos_policy = 0.5};
+    in.p = &(struct alloc_params){.smqos_policy = 0.5, .smqos_threshold = 0.01};
     in.k[0].ipc = 30;
     in.k[0].ipc_isolated = 24;
     in.k[1].ipc = 10;
