@@ -185,26 +185,35 @@ static int cmp_size(const void *a, const void *b)
 size_t repro_quick_select(const struct suite *s, unsigned want, size_t *out)
 {
     size_t *all = xmalloc((s->nmixes + 1) * sizeof(*all));
+    /* The tags some mix has (a filtered suite keeps the tags of the mixes it left out). */
+    size_t *tag = xmalloc((s->ntags + 1) * sizeof(*tag)), ntags = 0;
+    for (size_t t = 0; t < s->ntags; t++)
+        for (size_t i = 0; i < s->nmixes; i++)
+            if (strcmp(s->mixes[i].tag, s->tags[t]) == 0) {
+                tag[ntags++] = t;
+                break;
+            }
     for (size_t i = 0; i < s->nmixes; i++)
         all[i] = i;
     size_t got = 0;
-    if (s->ntags == 0 || want < s->ntags) {
+    if (ntags == 0 || want < ntags) {
         got = spread(all, s->nmixes, want, 0, out);
     } else {
         /* An equal share per tag; the remainder goes to the first tags. Each tag's picks are
          * shifted by its rank, so that in a suite listed split by split (themis-pairs) tags
          * with few picks do not all land in the same split. */
-        size_t share = want / s->ntags, extra = want % s->ntags;
-        for (size_t t = 0; t < s->ntags; t++) {
+        size_t share = want / ntags, extra = want % ntags;
+        for (size_t t = 0; t < ntags; t++) {
             size_t n = 0, mine = share + (t < extra);
             for (size_t i = 0; i < s->nmixes; i++)
-                if (strcmp(s->mixes[i].tag, s->tags[t]) == 0)
+                if (strcmp(s->mixes[i].tag, s->tags[tag[t]]) == 0)
                     all[n++] = i;
-            size_t offset = mine ? t * n / (mine * s->ntags) : 0;
+            size_t offset = mine ? t * n / (mine * ntags) : 0;
             got += spread(all, n, mine, offset, out + got);
         }
         qsort(out, got, sizeof(*out), cmp_size);
     }
+    free(tag);
     free(all);
     return got;
 }

@@ -143,7 +143,8 @@ static void slowdown_error(void **state)
  * shifted by rank t x n / (2 x 3) members (a: 0, b: 4/6 -> 0, c: 4/6 -> 0) — a: members 1 and
  * 4; b: 6 + 1, 6 + 3; c: 10, 11. Three: one per tag at its middle, shifted by t x n / 3 —
  * a: 3; b: 6 + (2 + 1); c: 10 + (1 + 1) % 2. Two (fewer than tags): over the suite, 12 mixes
- * in halves: 3 and 9. */
+ * in halves: 3 and 9. A tag no mix has (a suite filtered by an experiment) takes no share:
+ * with an empty tag listed first, six are the same six. */
 static void quick_subset(void **state)
 {
     (void)state;
@@ -165,6 +166,12 @@ static void quick_subset(void **state)
     assert_int_equal(repro_quick_select(&s, 2, out), 2);
     assert_int_equal(out[0], 3);
     assert_int_equal(out[1], 9);
+    char *more[] = {"empty", "a", "b", "c"};
+    s.tags = more;
+    s.ntags = 4;
+    assert_int_equal(repro_quick_select(&s, 6, out), 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(out[i], want6[i]);
 }
 
 static void experiments_are_listed(void **state)
