@@ -29,7 +29,8 @@ struct ralloc_policy {
     double smqos;          /* > 0: the scenario's smqos_policy */
     double weight0;     /* > 0: weights <weight0, 1 - weight0> (pairs), SMs split in proportion */
     const char *column; /* the policies compared together ("80%", "<0.2,0.8>"); NULL: one set */
-    double fairness_threshold; /* > 0: the scenario's fairness_threshold; 0: its default */
+    double threshold;   /* > 0: the allocator's threshold in the scenario (smqos_threshold for
+                           smqos, else fairness_threshold); 0: its default */
 };
 
 /* What a published figure measures, per run and then averaged over the mixes of a group. */
@@ -64,10 +65,11 @@ struct ralloc_experiment {
     const char *name, *flag; /* "hsm", "fairness"; flag "" when the experiment has none */
     const char *suite;
     const char *figure, *caption;
-    const char *split; /* only the suite's mixes with this split ("30:30"); NULL: every mix */
-    int baseline;      /* the policy energy and power are relative to; -1: none */
-    bool memory_hp;    /* the high-priority kernel is the memory-bound one of a mix with one
-                          memory-bound kernel (else the first) */
+    const char *only; /* only the suite's mixes with this split ("30:30") or, written
+                         "first=NAME", whose first kernel is NAME; NULL: every mix */
+    int baseline;     /* the policy energy and power are relative to; -1: none */
+    bool memory_hp;   /* the high-priority kernel is the memory-bound one of a mix with one
+                         memory-bound kernel (else the first) */
     enum ralloc_metric metrics[6]; /* the table's columns, ended by RALLOC_NMETRICS */
     const struct ralloc_policy *policies;
     unsigned npolicies;
@@ -76,6 +78,7 @@ struct ralloc_experiment {
     const char *missing; /* parts of the paper's experiment not run, and why; NULL: none */
     double cpu_seconds_per_mcycle; /* measured: one core's seconds per million cycles of one
                                       run (references included), for the projection */
+    bool by_mix; /* also print metrics[0] per mix and policy (a figure with a bar per mix) */
 };
 
 size_t ralloc_experiment_count(void);

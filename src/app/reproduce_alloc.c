@@ -160,6 +160,30 @@ static const struct ralloc_published smqos_offline_published[] = {
     SMQOS_VS_OFFLINE("95%", "(the same average)", "(the same average)"),
 };
 
+/* SMQoS §5.3 (Fig. 10): Algorithm 2's threshold from 0.01 to 0.1 with LBM as the LS task at
+ * the 95 % policy, against each batch task; the figure is each batch task's throughput
+ * normalized to isolated execution (our batch NP), with no numbers in the text. */
+#define SMQOS_THRESHOLD(t, name)                                                                   \
+    {                                                                                              \
+        .label = name, .allocator = "smqos", .target = 0.95, .smqos = 0.95, .threshold = t         \
+    }
+static const struct ralloc_policy smqos_threshold_policies[] = {
+    SMQOS_THRESHOLD(0.01, "smqos@t0.01"), SMQOS_THRESHOLD(0.02, "smqos@t0.02"),
+    SMQOS_THRESHOLD(0.03, "smqos@t0.03"), SMQOS_THRESHOLD(0.04, "smqos@t0.04"),
+    SMQOS_THRESHOLD(0.05, "smqos@t0.05"), SMQOS_THRESHOLD(0.06, "smqos@t0.06"),
+    SMQOS_THRESHOLD(0.07, "smqos@t0.07"), SMQOS_THRESHOLD(0.08, "smqos@t0.08"),
+    SMQOS_THRESHOLD(0.09, "smqos@t0.09"), SMQOS_THRESHOLD(0.10, "smqos@t0.10"),
+};
+
+static const struct ralloc_published smqos_threshold_published[] = {
+    {"smqos@t0.01", NULL, NULL, RALLOC_BATCH, NAN, "SMQoS §5.3",
+     "0.01 gives the best results across all task mixes (Fig. 10 has no numbers)"},
+    {"smqos@t0.05", "smqos@t0.01", NULL, RALLOC_BATCH, NAN, "SMQoS §5.3",
+     "each batch task's throughput stays the same while the threshold is small (0.01-0.05)"},
+    {"smqos@t0.10", "smqos@t0.01", NULL, RALLOC_BATCH, NAN, "SMQoS §5.3",
+     "beyond that it falls significantly for every batch task (0.06-0.1: opt_k stops short)"},
+};
+
 /* Themis §VII-C (Figs. 9, 10): weights <0.5,0.5> and <0.2,0.8> (first kernel, second), the
  * static weighted split HP against the engine's Fair policy with the Themis predictor. */
 static const struct ralloc_policy themis_fair_policies[] = {
@@ -199,125 +223,126 @@ static const struct ralloc_published themis_qos_published[] = {
     {"themis@0.90", NULL, NULL, RALLOC_MET_NEAR, 1.0, "Themis §VII-D", "(the same)"},
 };
 
-#define POLICIES(a)  a, (unsigned)CORUN_ARRAY_LEN(a)
-#define PUBLISHED(a) a, CORUN_ARRAY_LEN(a)
+#define POLICIES(a)  .policies = a, .npolicies = (unsigned)CORUN_ARRAY_LEN(a)
+#define PUBLISHED(a) .published = a, .npublished = CORUN_ARRAY_LEN(a)
 
 static const struct ralloc_experiment experiments[] = {
-    {"hsm",
-     "fairness",
-     "hsm-pairs.cfg",
-     "HSM Figs. 11, 13",
-     "fairness, STP and ANTT of the 105 pairs on hbm80: even, Fair x {hsm, dase, themis}, BW-App",
-     NULL,
-     0,
-     false,
-     {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, END},
+    {.name = "hsm",
+     .flag = "fairness",
+     .suite = "hsm-pairs.cfg",
+     .figure = "HSM Figs. 11, 13",
+     .caption = "fairness, STP and ANTT of the 105 pairs on hbm80: even, Fair x {hsm, dase, "
+                "themis}, BW-App",
+     .baseline = 0,
+     .metrics = {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, END},
      POLICIES(hsm_fair_policies),
      PUBLISHED(hsm_fair_published),
-     NULL,
-     7.6},
-    {"hsm",
-     "qos",
-     "hsm-pairs.cfg",
-     "HSM Fig. 12",
-     "QoS target 0.8 on the memory-bound (else first) application of the 105 pairs: "
-     "proportional 64/80 vs QoS x {hsm, dase, themis}",
-     NULL,
-     -1,
-     true,
-     {RALLOC_MET, RALLOC_HP_NP, RALLOC_STP, RALLOC_BATCH, END},
+     .cpu_seconds_per_mcycle = 7.6},
+    {.name = "hsm",
+     .flag = "qos",
+     .suite = "hsm-pairs.cfg",
+     .figure = "HSM Fig. 12",
+     .caption = "QoS target 0.8 on the memory-bound (else first) application of the 105 pairs: "
+                "proportional 64/80 vs QoS x {hsm, dase, themis}",
+     .baseline = -1,
+     .memory_hp = true,
+     .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_STP, RALLOC_BATCH, END},
      POLICIES(hsm_qos_policies),
      PUBLISHED(hsm_qos_published),
-     NULL,
-     7.6},
-    {"hsm",
-     "threshold",
-     "hsm-pairs.cfg",
-     "HSM §6.5",
-     "fairness threshold sensitivity: fairness, STP and ANTT of the 105 pairs on hbm80, even vs "
-     "HSM-Fair (fair/hsm) at thresholds 0.70-0.95",
-     NULL,
-     0,
-     false,
-     {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, END},
+     .cpu_seconds_per_mcycle = 7.6},
+    {.name = "hsm",
+     .flag = "threshold",
+     .suite = "hsm-pairs.cfg",
+     .figure = "HSM §6.5",
+     .caption = "fairness threshold sensitivity: fairness, STP and ANTT of the 105 pairs on hbm80, "
+                "even vs HSM-Fair (fair/hsm) at thresholds 0.70-0.95",
+     .baseline = 0,
+     .metrics = {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, END},
      POLICIES(hsm_threshold_policies),
      PUBLISHED(hsm_threshold_published),
-     NULL,
-     4.6},
-    {"smqos",
-     "",
-     "smqos-pairs.cfg",
-     "SMQoS §5.2",
-     "QoS_reach, batch throughput and energy of the 132 LS x batch pairs on smqos24: SMQoS vs "
-     "Static-SMQoS at policies 80-95 %",
-     NULL,
-     0,
-     false,
-     {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
+     .cpu_seconds_per_mcycle = 4.6},
+    {.name = "smqos",
+     .flag = "",
+     .suite = "smqos-pairs.cfg",
+     .figure = "SMQoS §5.2",
+     .caption =
+         "QoS_reach, batch throughput and energy of the 132 LS x batch pairs on smqos24: SMQoS vs "
+         "Static-SMQoS at policies 80-95 %",
+     .baseline = 0,
+     .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
      POLICIES(smqos_policies),
      PUBLISHED(smqos_published),
-     "§5.3's threshold sweep is not run",
-     1.8},
-    {"smqos",
-     "triples",
-     "smqos-triples.cfg",
-     "SMQoS §5.5, Fig. 14",
-     "QoS of the LS task in the 60 three-task mixes on smqos24 (LS first, 2 batch tasks; "
-     "corun's CI smqos-bino, merge, cp and MI atax, bicg, smqos-lbm): SMQoS vs Static-SMQoS at "
-     "policies 80-95 %",
-     NULL,
-     0,
-     false,
-     {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
+     .cpu_seconds_per_mcycle = 1.8},
+    {.name = "smqos",
+     .flag = "threshold",
+     .suite = "smqos-pairs.cfg",
+     .figure = "SMQoS §5.3, Fig. 10",
+     .caption = "threshold sensitivity: batch throughput (NP) of the 11 pairs with LBM as the LS "
+                "task on smqos24 at the 95 % policy, SMQoS with Algorithm 2's threshold "
+                "0.01-0.1",
+     .only = "first=smqos-lbm",
+     .baseline = 0,
+     .metrics = {RALLOC_BATCH, RALLOC_HP_NP, RALLOC_MET, RALLOC_POWER, END},
+     POLICIES(smqos_threshold_policies),
+     PUBLISHED(smqos_threshold_published),
+     .cpu_seconds_per_mcycle = 1.8,
+     .by_mix = true},
+    {.name = "smqos",
+     .flag = "triples",
+     .suite = "smqos-triples.cfg",
+     .figure = "SMQoS §5.5, Fig. 14",
+     .caption =
+         "QoS of the LS task in the 60 three-task mixes on smqos24 (LS first, 2 batch tasks; "
+         "corun's CI smqos-bino, merge, cp and MI atax, bicg, smqos-lbm): SMQoS vs Static-SMQoS at "
+         "policies 80-95 %",
+     .baseline = 0,
+     .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
      POLICIES(smqos_policies),
      PUBLISHED(smqos_triples_published),
-     NULL,
-     2.3},
-    {"smqos",
-     "offline",
-     "smqos-pairs.cfg",
-     "SMQoS §5.4, Figs. 11-13",
-     "SMQoS vs Offline (the static partition LS n SMs, batch m SMs, the rest power-gated; n the "
-     "smallest meeting the QoS target, then m the smallest whose batch throughput is within 1 % "
-     "of the best over m) on the 132 LS x batch pairs on smqos24 at policies 80-95 %",
-     NULL,
-     0,
-     false,
-     {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
+     .cpu_seconds_per_mcycle = 2.3},
+    {.name = "smqos",
+     .flag = "offline",
+     .suite = "smqos-pairs.cfg",
+     .figure = "SMQoS §5.4, Figs. 11-13",
+     .caption = "SMQoS vs Offline (the static partition LS n SMs, batch m SMs, the rest "
+                "power-gated; n the "
+                "smallest meeting the QoS target, then m the smallest whose batch throughput is "
+                "within 1 % "
+                "of the best over m) on the 132 LS x batch pairs on smqos24 at policies 80-95 %",
+     .baseline = 0,
+     .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
      POLICIES(smqos_offline_policies),
      PUBLISHED(smqos_offline_published),
-     NULL,
-     /* smqos's 1.8 s x 1.7: --quick took 40 s of one core here (searches included), 23 s
-        for smqos */
+     .cpu_seconds_per_mcycle = /* smqos's 1.8 s x 1.7: --quick took 40 s of one core here (searches
+        included), 23 s for smqos */
      3.1},
-    {"themis",
-     "fairness",
-     "themis-pairs.cfg",
-     "Themis Figs. 9, 10",
-     "weighted unfairness and aggregate progress of the 49 test pairs on themis60: static "
-     "weighted split (HP) vs themis-engine with the Themis predictor",
-     "30:30",
-     -1,
-     false,
-     {RALLOC_UNFAIRNESS, RALLOC_UNFAIRNESS_MEDIAN, RALLOC_STP, END},
+    {.name = "themis",
+     .flag = "fairness",
+     .suite = "themis-pairs.cfg",
+     .figure = "Themis Figs. 9, 10",
+     .caption =
+         "weighted unfairness and aggregate progress of the 49 test pairs on themis60: static "
+         "weighted split (HP) vs themis-engine with the Themis predictor",
+     .only = "30:30",
+     .baseline = -1,
+     .metrics = {RALLOC_UNFAIRNESS, RALLOC_UNFAIRNESS_MEDIAN, RALLOC_STP, END},
      POLICIES(themis_fair_policies),
      PUBLISHED(themis_fair_published),
-     "Bubble-PSP, ASM-PSP and ASM-GPM-PSP are not implemented; Fig. 10 gives no numbers",
-     6.5},
-    {"themis",
-     "qos",
-     "themis-pairs.cfg",
-     "Themis Fig. 12",
-     "QoS targets 0.6-0.9 on the first (LS) application of the 49 test pairs: themis-engine "
-     "with the Themis predictor",
-     "30:30",
-     -1,
-     false,
-     {RALLOC_MET, RALLOC_MET_NEAR, RALLOC_HP_NP, RALLOC_BATCH, END},
+     .missing = "Bubble-PSP, ASM-PSP and ASM-GPM-PSP are not implemented; Fig. 10 gives no numbers",
+     .cpu_seconds_per_mcycle = 6.5},
+    {.name = "themis",
+     .flag = "qos",
+     .suite = "themis-pairs.cfg",
+     .figure = "Themis Fig. 12",
+     .caption =
+         "QoS targets 0.6-0.9 on the first (LS) application of the 49 test pairs: themis-engine "
+         "with the Themis predictor",
+     .only = "30:30",
+     .baseline = -1,
+     .metrics = {RALLOC_MET, RALLOC_MET_NEAR, RALLOC_HP_NP, RALLOC_BATCH, END},
      POLICIES(themis_qos_policies),
      PUBLISHED(themis_qos_published),
-     NULL,
-     6.5},
+     .cpu_seconds_per_mcycle = 6.5},
 };
 
 size_t ralloc_experiment_count(void)

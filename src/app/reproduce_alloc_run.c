@@ -50,10 +50,11 @@ static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m
         snprintf(extra, sizeof extra, "hp_share = %.4g;\n", pol->hp_share);
     if (pol && pol->smqos > 0)
         snprintf(extra, sizeof extra, "smqos_policy = %.4g;\n", pol->smqos);
-    if (pol && pol->fairness_threshold > 0) {
+    if (pol && pol->threshold > 0) {
         size_t at = strlen(extra);
-        snprintf(extra + at, sizeof extra - at, "fairness_threshold = %.4g;\n",
-                 pol->fairness_threshold);
+        snprintf(extra + at, sizeof extra - at, "%s = %.4g;\n",
+                 strcmp(pol->allocator, "smqos") == 0 ? "smqos_threshold" : "fairness_threshold",
+                 pol->threshold);
     }
     return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
                      "epoch_cycles = %u;\npredictor = \"%s\";\nallocator = \"%s\";\n%s"
@@ -266,15 +267,22 @@ void ralloc_run_mix(const struct ralloc_job *j, size_t mi, struct ralloc_mix_res
 
 /* ---- an experiment ---- */
 
-/* 1 when m's split, written "10:50", is split. */
-static bool has_split(const struct suite_mix *m, const char *split)
+/* 1 when m is one of x's mixes: m's split, written "10:50", is x->only, or x->only is
+ * "first=NAME" and m's first kernel is NAME; every mix without x->only. */
+static bool chosen_by(const struct ralloc_experiment *x, const struct suite_mix *m)
 {
+    static const char first[] = "first=";
+    const char *only = x->only;
+    if (!only)
+        return true;
+    if (strncmp(only, first, sizeof first - 1) == 0)
+        return m->nkernels > 0 && strcmp(m->kernels[0], only + sizeof first - 1) == 0;
     char buf[64] = "";
     for (unsigned k = 0; m->sms[0] && k < m->nkernels; k++) {
         size_t at = strlen(buf);
         snprintf(buf + at, sizeof buf - at, "%s%u", k ? ":" : "", m->sms[k]);
     }
-    return strcmp(buf, split) == 0;
+    return strcmp(buf, only) == 0;
 }
 
 static void describe_mix(const struct suite *s, size_t mi, struct ralloc_mix_result *r)
@@ -297,7 +305,7 @@ static size_t choose(const struct ralloc_options *o, const struct ralloc_experim
     struct suite sub = *s;
     sub.mixes = xmalloc((s->nmixes + 1) * sizeof(*sub.mixes));
     for (size_t i = 0; i < s->nmixes; i++)
-        if (!x->split || has_split(&s->mixes[i], x->split)) {
+        if (chosen_by(x, &s->mixes[i])) {
             sub.mixes[n] = s->mixes[i];
             idx[n++] = i;
         }

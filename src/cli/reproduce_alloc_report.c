@@ -187,6 +187,32 @@ static void offline_table(const struct ralloc_result *r)
                "paper", "all", "", "", "", 100.0, "", "", "", -7.07, 0.6);
 }
 
+/* x->by_mix: metrics[0] of every mix under every policy, a policy per column headed by its
+ * label after the '@' ("t0.01"), for figures with a bar per mix. */
+static void by_mix_table(const struct ralloc_result *r)
+{
+    const struct ralloc_experiment *x = r->x;
+    enum ralloc_metric m = x->metrics[0];
+    printf("\n%s per mix and policy:\n%-26s", metric_names[m], "mix");
+    for (unsigned p = 0; p < x->npolicies; p++) {
+        const char *at = strchr(x->policies[p].label, '@');
+        printf(" %7.7s", at ? at + 1 : x->policies[p].label);
+    }
+    printf("\n");
+    for (size_t i = 0; i < r->nmixes; i++) {
+        printf("%-26.26s", r->mixes[i].key);
+        for (unsigned p = 0; p < x->npolicies; p++) {
+            double v[RALLOC_NMETRICS];
+            ralloc_run_metrics(x, &r->mixes[i], p, v);
+            if (isnan(v[m]))
+                printf(" %7s", "-");
+            else
+                printf(" %7.3f", is_share(m) ? 100 * v[m] : v[m]);
+        }
+        printf("\n");
+    }
+}
+
 void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_result *r)
 {
     unsigned full_epochs = r->suite_epochs, full_cycles = r->suite_epoch_cycles;
@@ -217,6 +243,8 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
            "instructions / run cycles; values are means over the mixes.\n");
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)
         printf("  %s\n", metric_help[x->metrics[c]]);
+    if (x->baseline >= 0)
+        printf("  the baseline run: %s's\n", x->policies[x->baseline].label);
     printf("\n%-18s %-20s %5s", "policy", "group", "mixes");
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)
         printf(" %8s", metric_names[x->metrics[c]]);
@@ -227,6 +255,8 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
             row(r, p, r->groups[g]);
     }
     offline_table(r);
+    if (x->by_mix)
+        by_mix_table(r);
     printf("\npublished beside ours (relative: ours / reference's - 1 over the group means):\n");
     printf("%-18s %-14s %-20s %-8s %9s %9s  %s\n", "policy", "vs", "group", "metric", "paper",
            "ours", "source: what the paper says");

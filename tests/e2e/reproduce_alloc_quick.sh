@@ -8,7 +8,7 @@
 
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
 for l in '^hsm +--fairness' '^hsm +--qos' '^hsm +--threshold' '^smqos ' '^smqos +--triples' \
-    '^smqos +--offline' '^themis +--fairness' '^themis +--qos'; do
+    '^smqos +--offline' '^smqos +--threshold' '^themis +--fairness' '^themis +--qos'; do
     grep -Eq "$l" "$TMPD/list" || fail "--list has no $l: $(cat "$TMPD/list")"
 done
 
@@ -95,6 +95,20 @@ for r in rows:
 assert re.search(r"^paper +all +100\.0% +-7\.07% +\+0\.6%$", text, re.M), "no paper row"
 PY
 ! grep -q "^not run:.*Offline" "$TMPD/smqos" || fail "smqos: §5.4 Offline still listed as not run"
+# SMQoS §5.3: the threshold sweep over the 11 pairs LBM leads, with a batch-NP table per mix.
+run smqos --threshold
+check smqos --threshold 11 10 "0.01 gives the best results across all task mixes"
+python3 - "$TMPD/smqos--threshold" <<'PY' || fail "smqos --threshold: $(cat "$TMPD/smqos--threshold")"
+import re, sys
+text = open(sys.argv[1]).read()
+head = re.search(r"^batchNP per mix and policy:\nmix +((?:t0\.\d\d +){9}t0\.10)$", text, re.M)
+assert head, "no per-mix table header"
+rows = re.findall(r"^(smqos-lbm\+\S+)((?: +[\d.]+){10})$", text, re.M)
+assert len(rows) == 2, "per-mix rows: %d" % len(rows)
+for key, vals in rows:
+    assert all(0 < float(v) < 2 for v in vals.split()), key + vals
+PY
+! grep -q "^not run:" "$TMPD/smqos" || fail "smqos: something still listed as not run"
 run themis --fairness
 check themis --fairness 49 4 "0.150"
 run themis --qos
