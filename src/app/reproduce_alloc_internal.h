@@ -1,6 +1,5 @@
-/* reproduce_alloc_internal — what reproduce_alloc_run.c (a mix, an experiment),
- * reproduce_alloc_fork.c (workers) and reproduce_offline.c (Offline's static runs) share.
- * Nothing outside src/app includes it. */
+/* reproduce_alloc_internal — what reproduce_alloc_run.c (a mix, an experiment) and
+ * reproduce_offline.c (Offline's static runs) share. Nothing outside src/app includes it. */
 #ifndef CORUN_REPRODUCE_ALLOC_INTERNAL_H
 #define CORUN_REPRODUCE_ALLOC_INTERNAL_H
 
@@ -24,13 +23,5 @@ struct ralloc_job {
 int ralloc_run_scenario(const struct scenario *sc, struct catalog *cat,
                         void (*report)(void *ctx, double done), void *ctx, struct ralloc_run *run,
                         char *err, size_t errlen);
-/* Run every policy of suite mix mi into out (whose identity is filled); report (may be NULL)
- * gets the fraction of the mix done. A failure is left in out->failed and out->error. */
-void ralloc_run_mix(const struct ralloc_job *j, size_t mi, struct ralloc_mix_result *out,
-                    void (*report)(void *ctx, double done), void *ctx);
-/* Run j->res->mixes (suite mixes chosen[0..nmixes)) inline when j->o->jobs is 1, else in that
- * many forked workers, each with its own catalog connection; results land by position. */
-void ralloc_run_forked(struct ralloc_job *j, const size_t *chosen, repro_progress_fn progress,
-                       void *ctx);
 
 #endif

@@ -4,9 +4,9 @@
  * catalog's trace cache (they do not change results). A policy whose allocator is
  * RALLOC_OFFLINE is SMQoS §5.4's Offline: a search over static runs of the mix
  * (reproduce_offline.c), whose runs the mix's Offline policies share. With -j N the mixes go to
- * forked workers (reproduce_alloc_fork.c); results are stored by mix, so they do not depend on
- * N. */
+ * forked workers (reproduce_fork.c); results are stored by mix, so they do not depend on N. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,9 +236,12 @@ static int run_offline(const struct ralloc_job *j, const struct suite_mix *m, un
     return run->failed ? -1 : 0;
 }
 
-void ralloc_run_mix(const struct ralloc_job *j, size_t mi, struct ralloc_mix_result *out,
+/* repro_mix_ops.run: every policy of suite mix mi. */
+static void run_mix(const void *job, size_t mi, void *result,
                     void (*report)(void *ctx, double done), void *ctx)
 {
+    const struct ralloc_job *j = job;
+    struct ralloc_mix_result *out = result;
     const struct suite_mix *m = &j->s->mixes[mi];
     double t0 = repro_wall_seconds();
     char err[512] = "";
@@ -264,6 +267,25 @@ void ralloc_run_mix(const struct ralloc_job *j, size_t mi, struct ralloc_mix_res
     ralloc_prober_delete(prober);
     out->seconds = repro_wall_seconds() - t0;
 }
+
+static void fail_mix(void *result, const char *why)
+{
+    struct ralloc_mix_result *r = result;
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "%s", why);
+}
+
+static bool mix_failed(const void *result)
+{
+    return ((const struct ralloc_mix_result *)result)->failed != 0;
+}
+
+static const struct repro_mix_ops mix_ops = {
+    .result_size = sizeof(struct ralloc_mix_result),
+    .run = run_mix,
+    .fail = fail_mix,
+    .failed = mix_failed,
+};
 
 /* ---- an experiment ---- */
 
@@ -349,19 +371,17 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     out->nmixes = n;
     for (size_t i = 0; i < n; i++)
         describe_mix(&s, chosen[i], &out->mixes[i]);
-    for (size_t t = 0; t < s.ntags && out->ngroups < REPRO_MAX_GROUPS; t++)
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(out->mixes[i].tag, s.tags[t]) == 0) {
-                snprintf(out->groups[out->ngroups++], sizeof out->groups[0], "%s", s.tags[t]);
-                break;
-            }
+    out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
     struct ralloc_job j = {o, x, &s, out, NULL};
-    ralloc_run_forked(&j, chosen, progress, ctx);
-    if (progress)
-        progress(ctx, (double)n, (unsigned)n);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++)
-        rc |= out->mixes[i].failed != 0;
+    const struct repro_mixes mixes = {.ops = &mix_ops,
+                                      .job = &j,
+                                      .cat = &j.cat,
+                                      .catalog = o->catalog,
+                                      .jobs = o->jobs,
+                                      .chosen = chosen,
+                                      .results = out->mixes,
+                                      .n = n};
+    int rc = repro_run_mixes(&mixes, progress, ctx) != 0;
     out->seconds = repro_wall_seconds() - t0;
     free(chosen);
     suite_done(&s);

@@ -1,8 +1,10 @@
-/* reproduce_internal — what reproduce_run.c (a mix, a part) and reproduce_fork.c (workers)
- * share. Nothing outside src/app includes it. */
+/* reproduce_internal — what reproduce_run.c (a mix, a part), reproduce_alloc_run.c (an
+ * allocation experiment) and reproduce_fork.c (workers) share. Nothing outside src/app includes
+ * it. */
 #ifndef CORUN_REPRODUCE_INTERNAL_H
 #define CORUN_REPRODUCE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "corun/catalog.h"
@@ -22,14 +24,40 @@ double repro_wall_seconds(void);
  * message in err (s is then released). */
 int repro_load_suite(const char *datadir, const char *file, struct suite *s, char *err,
                      size_t errlen);
-/* Simulate suite mix mi once and evaluate every predictor in j->res on each epoch into out
- * (whose identity is filled already); report (may be NULL) gets the fraction done. A failure
- * is left in out->failed and out->error. */
-void repro_run_mix(const struct repro_job *j, size_t mi, struct repro_mix_result *out,
-                   void (*report)(void *ctx, double done), void *ctx);
-/* Run res->mixes (suite mixes chosen[0..res->nmixes)) in j->o->jobs forked workers, each with
- * its own catalog connection; results land in res->mixes by position. */
-void repro_run_forked(struct repro_job *j, const size_t *chosen, struct repro_part_result *res,
-                      repro_progress_fn progress, void *ctx);
+/* The suite's tags that some mix chosen[0..n) of s carries, in the suite's order, into groups;
+ * returns their count. */
+unsigned repro_list_groups(const struct suite *s, const size_t *chosen, size_t n,
+                           char groups[REPRO_MAX_GROUPS][32]);
+
+/* One kind of experiment's mix result, for repro_run_mixes. */
+struct repro_mix_ops {
+    size_t result_size;
+    /* Simulate suite mix mi into result (whose identity is filled); report (may be NULL) gets
+     * the fraction done. A failure is left in the result. */
+    void (*run)(const void *job, size_t mi, void *result, void (*report)(void *ctx, double done),
+                void *ctx);
+    /* Mark result failed with message why (its worker died running it). */
+    void (*fail)(void *result, const char *why);
+    bool (*failed)(const void *result);
+};
+
+/* An experiment's mixes: results[i] (ops->result_size bytes, identity filled) is suite mix
+ * chosen[i]. */
+struct repro_mixes {
+    const struct repro_mix_ops *ops;
+    const void *job;      /* handed to ops->run */
+    struct catalog **cat; /* where job keeps its trace-cache connection */
+    const char *catalog;  /* the cache's catalog; NULL: the default */
+    unsigned jobs;        /* worker processes; <= 1: here, in order */
+    const size_t *chosen; /* [n] */
+    void *results;        /* [n] */
+    size_t n;
+};
+
+/* Run m's mixes on m->jobs forked workers (here, in order, when it is <= 1), each process with
+ * its own connection to the trace cache in *m->cat; results land in m->results by position, so
+ * they do not depend on m->jobs. progress (may be NULL) hears of the mixes done, last n of n.
+ * Returns how many mixes failed. */
+size_t repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress, void *ctx);
 
 #endif

@@ -139,9 +139,13 @@ static int simulate(const struct repro_job *j, const struct scenario *sc, int ow
     return rc;
 }
 
-void repro_run_mix(const struct repro_job *j, size_t mi, struct repro_mix_result *out,
-                   void (*report)(void *ctx, double done), void *ctx)
+/* repro_mix_ops.run: suite mix mi once, every predictor in the job's part evaluated on each
+ * epoch. */
+static void run_mix(const void *job, size_t mi, void *result,
+                    void (*report)(void *ctx, double done), void *ctx)
 {
+    const struct repro_job *j = job;
+    struct repro_mix_result *out = result;
     const struct suite_mix *m = &j->s->mixes[mi];
     double t0 = repro_wall_seconds();
     out->nkernels = m->nkernels;
@@ -181,6 +185,25 @@ void repro_run_mix(const struct repro_job *j, size_t mi, struct repro_mix_result
     free(name);
     free(text);
 }
+
+static void fail_mix(void *result, const char *why)
+{
+    struct repro_mix_result *r = result;
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "%s", why);
+}
+
+static bool mix_failed(const void *result)
+{
+    return ((const struct repro_mix_result *)result)->failed != 0;
+}
+
+static const struct repro_mix_ops mix_ops = {
+    .result_size = sizeof(struct repro_mix_result),
+    .run = run_mix,
+    .fail = fail_mix,
+    .failed = mix_failed,
+};
 
 /* ---- a part ---- */
 
@@ -233,18 +256,6 @@ static void describe_mix(const struct suite *s, size_t mi, struct repro_part_res
         snprintf(res->splits[res->nsplits++], sizeof res->splits[0], "%s", r->split);
 }
 
-struct inline_ctx {
-    repro_progress_fn progress;
-    void *ctx;
-    size_t done, total;
-};
-
-static void inline_report(void *ctx, double done)
-{
-    struct inline_ctx *ic = ctx;
-    ic->progress(ic->ctx, (double)ic->done + done, (unsigned)ic->total);
-}
-
 int repro_load_suite(const char *datadir, const char *file, struct suite *s, char *err,
                      size_t errlen)
 {
@@ -259,6 +270,21 @@ int repro_load_suite(const char *datadir, const char *file, struct suite *s, cha
     }
     diag_done(&d);
     return rc;
+}
+
+unsigned repro_list_groups(const struct suite *s, const size_t *chosen, size_t n,
+                           char groups[REPRO_MAX_GROUPS][32])
+{
+    unsigned ngroups = 0;
+    for (size_t t = 0; t < s->ntags && ngroups < REPRO_MAX_GROUPS; t++)
+        for (size_t i = 0; i < n; i++) {
+            const char *tag = s->mixes[chosen[i]].tag;
+            if (strcmp(tag ? tag : "", s->tags[t]) == 0) {
+                snprintf(groups[ngroups++], sizeof groups[0], "%s", s->tags[t]);
+                break;
+            }
+        }
+    return ngroups;
 }
 
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
@@ -290,28 +316,17 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     out->nmixes = n;
     for (size_t i = 0; i < n; i++)
         describe_mix(&s, chosen[i], out, &out->mixes[i]);
-    for (size_t t = 0; t < s.ntags && out->ngroups < REPRO_MAX_GROUPS; t++)
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(out->mixes[i].tag, s.tags[t]) == 0) {
-                snprintf(out->groups[out->ngroups++], sizeof out->groups[0], "%s", s.tags[t]);
-                break;
-            }
-
+    out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
     struct repro_job j = {o, &s, out, NULL};
-    if (o->jobs > 1) {
-        repro_run_forked(&j, chosen, out, progress, ctx);
-    } else {
-        j.cat = catalog_open(o->catalog, err, errlen);
-        struct inline_ctx ic = {progress, ctx, 0, n};
-        for (size_t i = 0; i < n; i++, ic.done++)
-            repro_run_mix(&j, chosen[i], &out->mixes[i], progress ? inline_report : NULL, &ic);
-        catalog_close(j.cat);
-    }
-    if (progress)
-        progress(ctx, (double)n, (unsigned)n);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++)
-        rc |= out->mixes[i].failed != 0;
+    const struct repro_mixes mixes = {.ops = &mix_ops,
+                                      .job = &j,
+                                      .cat = &j.cat,
+                                      .catalog = o->catalog,
+                                      .jobs = o->jobs,
+                                      .chosen = chosen,
+                                      .results = out->mixes,
+                                      .n = n};
+    int rc = repro_run_mixes(&mixes, progress, ctx) != 0;
     out->seconds = repro_wall_seconds() - t0;
     free(chosen);
     suite_done(&s);
