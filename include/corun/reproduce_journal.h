@@ -1,0 +1,61 @@
+/* reproduce_journal — the results journal behind `corun reproduce ... --resume FILE`: every
+ * finished mix's fixed-size result is appended to FILE and pushed to the disk, so a run killed
+ * after hours loses at most the mix being written, and a rerun with the same FILE loads what it
+ * holds and runs only the rest.
+ *
+ * A journal belongs to one run identity (the experiment, its options and the build, one line)
+ * and one result size; opening it for another is an error, never a silent reuse. A record is
+ * keyed by (part, index): the experiment's part and the mix's index in its suite. Results are
+ * copied byte for byte, padding included, so a caller zeroes a result before filling it.
+ *
+ * One process at a time: open takes a write lock on the file and fails while another process
+ * holds it. Functions that can fail return NULL or -1 with a message in err that names the file,
+ * what was expected and what was found. */
+#ifndef CORUN_REPRODUCE_JOURNAL_H
+#define CORUN_REPRODUCE_JOURNAL_H
+
+#include <stddef.h>
+
+/* Room for repro_build_id's answer, NUL included. */
+#define REPRO_BUILD_ID_LEN 17
+
+struct repro_journal;
+
+/* Open the journal at path (creating it when missing or empty) for the run called identity
+ * (one line, no newline) whose results are result_size bytes each, and load every intact
+ * record it holds; a torn or corrupt tail is cut off the file (see repro_journal_dropped).
+ * NULL with a message when path is not a journal, was written for another identity or result
+ * size, is in use by another process, or cannot be read or written. Close with
+ * repro_journal_close. */
+struct repro_journal *repro_journal_open(const char *path, const char *identity, size_t result_size,
+                                         char *err, size_t errlen);
+
+/* The stored result of (part, index) (result_size bytes, owned by the journal and valid until
+ * the next put of the same key or close), or NULL when there is none. */
+const void *repro_journal_get(const struct repro_journal *j, unsigned part, size_t index);
+
+/* Append the result of (part, index) and push it to the disk (fflush + fsync). A key already
+ * stored is replaced in memory and appended again: the last record wins on load. 0, or -1 with
+ * a message; after a failure the file holds what it held before (the partial record is cut
+ * off again) and the journal stays usable. */
+int repro_journal_put(struct repro_journal *j, unsigned part, size_t index, const void *result,
+                      char *err, size_t errlen);
+
+/* Distinct keys held: loaded plus put. */
+size_t repro_journal_count(const struct repro_journal *j);
+
+/* Bytes of a torn or corrupt tail cut off when opening (0: none), for a note to the user. */
+size_t repro_journal_dropped(const struct repro_journal *j);
+
+/* The path as given to repro_journal_open. */
+const char *repro_journal_path(const struct repro_journal *j);
+
+/* Close the file and free everything; NULL is fine. */
+void repro_journal_close(struct repro_journal *j);
+
+/* This executable's identity, to put in journal identities so that a different build never
+ * reuses results: a 64-bit FNV-1a of /proc/self/exe as 16 hex digits (REPRO_BUILD_ID_LEN
+ * bytes with the NUL); "unknown-" and the package version when the executable cannot be read. */
+void repro_build_id(char *out, size_t len);
+
+#endif
