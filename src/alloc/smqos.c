@@ -197,6 +197,7 @@ const struct allocator_ops allocator_smqos = {
     .name = "smqos",
     .summary = "SMQoS: one SM per interval keeps the LS kernel's IPC target; idle SMs gated",
     .uses_interval = true,
+    .uses_isolated_ipc = true,
     .create = smqos_create,
     .destroy = alloc_state_delete,
     .decide = smqos_decide,

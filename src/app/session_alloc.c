@@ -148,14 +148,24 @@ static double what_if(const void *ctx, unsigned k, double sms)
     return s->pred->np_at(s->pred_state, k, sms);
 }
 
-/* Kernel k's IPC alone on every SM, from its private-mode reference so far (NaN before). */
-static double isolated_ipc(const struct session *s, unsigned k)
+/* Kernel k's IPC alone on every SM over the run's planned length (its epochs x epoch_cycles
+ * when first asked), SMQoS's offline profile, from its private-mode reference (extended to that
+ * length once). A fixed window, not the reference so far: how much of it a cached trace already
+ * holds must not change the answer. */
+static double isolated_ipc(struct session *s, unsigned k)
 {
+    if (s->ipc_isolated[k] > 0)
+        return s->ipc_isolated[k];
+    uint64_t samples = (uint64_t)s->sc->epochs * s->sc->epoch_cycles / SOLO_SAMPLE_CYCLES;
+    if (samples == 0)
+        samples = 1;
+    solo_trace_extend(s->ref[k], samples * SOLO_SAMPLE_CYCLES);
     const uint64_t *insts;
     size_t n = solo_trace_samples(s->ref[k], &insts);
-    if (n < 2)
+    if (n <= samples)
         return NAN;
-    return (double)insts[n - 1] / ((double)(n - 1) * SOLO_SAMPLE_CYCLES);
+    s->ipc_isolated[k] = (double)insts[samples] / ((double)samples * SOLO_SAMPLE_CYCLES);
+    return s->ipc_isolated[k];
 }
 
 /* Ask the allocator at a decision point; `interval` holds the counters since the last one
@@ -202,7 +212,7 @@ int session_allocate(struct session *s, const struct gpu_kernel_counters *interv
         ak->weight = sc->kernels[k].weight;
         ak->np_pred = last && k < last->nkernels ? last->k[k].np_pred : NAN;
         ak->ipc = interval && interval[k].cycles ? interval[k].ipc : NAN;
-        ak->ipc_isolated = isolated_ipc(s, k);
+        ak->ipc_isolated = s->alloc->uses_isolated_ipc ? isolated_ipc(s, k) : NAN;
         ak->finished = false; /* kernels relaunch: none runs out of work */
         ak->c = interval ? &interval[k] : NULL;
     }

@@ -17,6 +17,7 @@ struct session {
     struct gpu *gpu; /* NULL for a replay */
     struct solo_cache *solo;
     struct solo_trace *ref[GPU_MAX_KERNELS]; /* private-mode reference of each kernel */
+    double ipc_isolated[GPU_MAX_KERNELS];    /* its IPC alone over the planned run; 0: not yet */
     uint64_t insts_at_start[GPU_MAX_KERNELS];
     struct session_epoch *epochs;
     unsigned nepochs, cap;
