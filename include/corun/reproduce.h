@@ -111,9 +111,18 @@ struct repro_options {
     bool quick;
     uint64_t seed;
     const char *predictors; /* comma-separated names to evaluate; NULL: every one */
+    const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
+                           not run again. NULL: none */
 };
 
 #define REPRO_QUICK_EPOCHS 3
+
+/* What --resume did for a run. */
+struct repro_resume {
+    size_t resumed;  /* mixes read from the journal, not simulated */
+    size_t dropped;  /* bytes of a torn or corrupt tail cut off the journal when opened */
+    char error[256]; /* why a finished mix could not be put in the journal ("" when none) */
+};
 
 struct repro_part_result {
     const struct repro_part *part;
@@ -129,6 +138,7 @@ struct repro_part_result {
     struct repro_mix_result *mixes; /* [nmixes], in suite order */
     size_t nmixes;
     double seconds;
+    struct repro_resume resume;
 };
 
 /* Called as mixes finish: done (fractional while mixes are in flight) out of total. */

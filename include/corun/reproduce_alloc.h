@@ -149,6 +149,8 @@ struct ralloc_options {
     unsigned epochs;       /* 0: the suite's (RALLOC_QUICK_EPOCHS with quick) */
     unsigned epoch_cycles; /* 0: the suite's (RALLOC_QUICK_CYCLES with quick) */
     uint64_t seed;
+    const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
+                           not run again. NULL: none */
 };
 
 #define RALLOC_QUICK_MIXES  6
@@ -166,6 +168,7 @@ struct ralloc_result {
     struct ralloc_mix_result *mixes;
     size_t nmixes;
     double seconds;
+    struct repro_resume resume;
 };
 
 /* Run x with o. Returns 0 when every run worked, 1 when some failed (their mixes say why), -1

@@ -44,7 +44,7 @@ int repro_journal_put(struct repro_journal *j, unsigned part, size_t index, cons
 /* Distinct keys held: loaded plus put. */
 size_t repro_journal_count(const struct repro_journal *j);
 
-/* Bytes of a torn or corrupt tail cut off when opening (0: none), for a note to the user. */
+/* Bytes of a torn or corrupt tail cut off when opening (0: none, or j NULL), for a note. */
 size_t repro_journal_dropped(const struct repro_journal *j);
 
 /* The path as given to repro_journal_open. */
@@ -57,5 +57,16 @@ void repro_journal_close(struct repro_journal *j);
  * reuses results: a 64-bit FNV-1a of /proc/self/exe as 16 hex digits (REPRO_BUILD_ID_LEN
  * bytes with the NUL); "unknown-" and the package version when the executable cannot be read. */
 void repro_build_id(char *out, size_t len);
+
+/* The data a run reads, for the same purpose: a 64-bit FNV-1a of the names and contents of
+ * every file under datadir/data (presets, kernels, models) and datadir/scenarios/suites, in
+ * name order, as 16 hex digits (REPRO_BUILD_ID_LEN bytes with the NUL). */
+void repro_data_id(const char *datadir, char *out, size_t len);
+
+/* repro_journal_open for a run described by what (the experiment and every option that changes
+ * its results), with this build's and datadir's ids added to the identity. */
+struct repro_journal *repro_journal_open_run(const char *path, const char *datadir,
+                                             const char *what, size_t result_size, char *err,
+                                             size_t errlen);
 
 #endif

@@ -3,16 +3,20 @@
  * ran it. Every worker opens its own connection to the trace cache. The accuracy and the
  * allocation experiments both run their mixes here; what differs is behind repro_mix_ops. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "corun/catalog.h"
 #include "corun/forkpool.h"
+#include "corun/util.h"
 #include "reproduce_internal.h"
 
 struct pool_ctx {
     const struct repro_mixes *m;
     repro_progress_fn progress;
     void *ctx;
+    const size_t *todo; /* [ntodo]: positions in m->results still to run */
+    size_t ntodo, resumed;
 };
 
 static void *result_at(const struct repro_mixes *m, size_t index)
@@ -42,41 +46,68 @@ static void report(void *task, double done)
 /* A mix's own failure travels in its result; the task fails only when its worker does. */
 static int run_mix(void *user, struct forkpool_task *task, void *result)
 {
-    const struct repro_mixes *m = ((struct pool_ctx *)user)->m;
-    memcpy(result, result_at(m, task->index), m->ops->result_size);
-    m->ops->run(m->job, m->chosen[task->index], result, report, task);
+    const struct pool_ctx *pc = user;
+    const struct repro_mixes *m = pc->m;
+    size_t i = pc->todo[task->index];
+    memcpy(result, result_at(m, i), m->ops->result_size);
+    m->ops->run(m->job, m->chosen[i], result, report, task);
     return 0;
 }
 
+/* A finished mix lands in its slot and, unless it failed, in the journal; a failed one runs
+ * again on the next resume. */
 static void collect(void *user, size_t index, const void *result, const char *error)
 {
-    const struct repro_mixes *m = ((struct pool_ctx *)user)->m;
-    if (result)
-        memcpy(result_at(m, index), result, m->ops->result_size);
-    else
-        m->ops->fail(result_at(m, index), error);
+    const struct pool_ctx *pc = user;
+    const struct repro_mixes *m = pc->m;
+    size_t i = pc->todo[index];
+    if (!result) {
+        m->ops->fail(result_at(m, i), error);
+        return;
+    }
+    memcpy(result_at(m, i), result, m->ops->result_size);
+    char err[512];
+    if (m->journal && !m->ops->failed(result) &&
+        repro_journal_put(m->journal, m->part, m->chosen[i], result, err, sizeof err) != 0 &&
+        m->journal_error && !m->journal_error[0])
+        snprintf(m->journal_error, 256, "%.255s", err);
 }
 
 static void progress(void *user, double done, size_t ntasks)
 {
     struct pool_ctx *pc = user;
+    (void)ntasks;
     if (pc->progress)
-        pc->progress(pc->ctx, done, (unsigned)ntasks);
+        pc->progress(pc->ctx, (double)pc->resumed + done, (unsigned)pc->m->n);
 }
 
 size_t repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress_fn, void *ctx)
 {
-    struct pool_ctx pc = {m, progress_fn, ctx};
+    size_t *todo = xmalloc((m->n + 1) * sizeof(*todo)), ntodo = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const void *kept = m->journal ? repro_journal_get(m->journal, m->part, m->chosen[i]) : NULL;
+        if (kept)
+            memcpy(result_at(m, i), kept, m->ops->result_size);
+        else
+            todo[ntodo++] = i;
+    }
+    if (m->resumed)
+        *m->resumed = m->n - ntodo;
+    if (m->journal_error)
+        m->journal_error[0] = '\0';
+    struct pool_ctx pc = {m, progress_fn, ctx, todo, ntodo, m->n - ntodo};
     const struct forkpool_ops ops = {.run = run_mix,
                                      .collect = collect,
                                      .progress = progress,
                                      .child_init = open_cache,
                                      .child_done = close_cache};
-    if (m->jobs <= 1) /* forkpool runs the mixes here, where no worker opens the cache */
+    if (m->jobs <= 1 && ntodo) /* forkpool runs the mixes here, where no worker opens the cache */
         open_cache(&pc);
-    forkpool_run(&ops, &pc, m->n, m->ops->result_size, m->jobs);
-    if (m->jobs <= 1)
+    if (ntodo)
+        forkpool_run(&ops, &pc, ntodo, m->ops->result_size, m->jobs);
+    if (m->jobs <= 1 && ntodo)
         close_cache(&pc);
+    free(todo);
     if (progress_fn)
         progress_fn(ctx, (double)m->n, (unsigned)m->n);
     size_t failed = 0;

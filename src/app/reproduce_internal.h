@@ -9,6 +9,7 @@
 
 #include "corun/catalog.h"
 #include "corun/reproduce.h"
+#include "corun/reproduce_journal.h"
 
 /* What every mix of a part shares. */
 struct repro_job {
@@ -52,12 +53,19 @@ struct repro_mixes {
     const size_t *chosen; /* [n] */
     void *results;        /* [n] */
     size_t n;
+    struct repro_journal *journal; /* NULL: none; else the mixes it holds under (part, suite
+                                      index) are read from it, and each mix that finishes
+                                      without failing is put in it */
+    unsigned part;
+    size_t *resumed;     /* out (may be NULL): mixes read from the journal */
+    char *journal_error; /* out, [256] (may be NULL): why a put failed ("" when none) */
 };
 
 /* Run m's mixes on m->jobs forked workers (here, in order, when it is <= 1), each process with
  * its own connection to the trace cache in *m->cat; results land in m->results by position, so
- * they do not depend on m->jobs. progress (may be NULL) hears of the mixes done, last n of n.
- * Returns how many mixes failed. */
+ * they do not depend on m->jobs. Mixes m->journal holds are not run. progress (may be NULL)
+ * hears of the mixes done (those read from the journal included), last n of n. Returns how
+ * many mixes failed. */
 size_t repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress, void *ctx);
 
 #endif

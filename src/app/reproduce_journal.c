@@ -29,6 +29,7 @@
 #include "corun/reproduce_journal.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -416,7 +417,7 @@ size_t repro_journal_count(const struct repro_journal *j)
 
 size_t repro_journal_dropped(const struct repro_journal *j)
 {
-    return j->dropped;
+    return j ? j->dropped : 0;
 }
 
 const char *repro_journal_path(const struct repro_journal *j)
@@ -450,4 +451,55 @@ void repro_build_id(char *out, size_t len)
         snprintf(out, len, "unknown-%s", PACKAGE_VERSION);
     else
         snprintf(out, len, "%016" PRIx64, h);
+}
+
+/* Fold every regular file under dir (recursively, in name order) into *h: names and bytes. */
+static void hash_tree(uint64_t *h, const char *dir)
+{
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        char *path = name[0] == '.' ? NULL : xasprintf("%s/%s", dir, name);
+        struct stat st;
+        if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            hash_tree(h, path);
+        } else if (path && S_ISREG(st.st_mode)) {
+            *h = fnv1a(*h, name, strlen(name) + 1);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            unsigned char buf[16384];
+            ssize_t got;
+            while (fd >= 0 && (got = read_full(fd, buf, sizeof buf)) > 0)
+                *h = fnv1a(*h, buf, (size_t)got);
+            if (fd >= 0)
+                close(fd);
+        }
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+}
+
+void repro_data_id(const char *datadir, char *out, size_t len)
+{
+    uint64_t h = FNV_OFFSET;
+    char *data = xasprintf("%s/data", datadir), *suites = xasprintf("%s/scenarios/suites", datadir);
+    hash_tree(&h, data);
+    hash_tree(&h, suites);
+    free(data);
+    free(suites);
+    snprintf(out, len, "%016" PRIx64, h);
+}
+
+struct repro_journal *repro_journal_open_run(const char *path, const char *datadir,
+                                             const char *what, size_t result_size, char *err,
+                                             size_t errlen)
+{
+    char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
+    repro_build_id(build, sizeof build);
+    repro_data_id(datadir, data, sizeof data);
+    char *identity = xasprintf("%s; corun build %s, data %s", what, build, data);
+    struct repro_journal *j = repro_journal_open(path, identity, result_size, err, errlen);
+    free(identity);
+    return j;
 }

@@ -287,6 +287,28 @@ unsigned repro_list_groups(const struct suite *s, const size_t *chosen, size_t n
     return ngroups;
 }
 
+/* o->resume's journal for part: one file serves every part of the experiment, each under its
+ * own number. NULL with a message in err when it cannot be opened. */
+static struct repro_journal *open_journal(const struct repro_options *o,
+                                          const struct repro_part *part, unsigned *part_no,
+                                          char *err, size_t errlen)
+{
+    const struct repro_experiment *e = NULL;
+    for (size_t i = 0; i < repro_experiment_count() && !e; i++) {
+        const struct repro_experiment *x = repro_experiment_at(i);
+        if (part >= x->parts && part < x->parts + x->nparts)
+            e = x;
+    }
+    *part_no = e ? (unsigned)(part - e->parts) : 0;
+    char what[256];
+    snprintf(what, sizeof what,
+             "reproduce %s --accuracy (quick %d, epochs %u, seed %llu, predictors %s)",
+             e ? e->name : part->suite, o->quick, o->epochs, (unsigned long long)o->seed,
+             o->predictors ? o->predictors : "all");
+    return repro_journal_open_run(o->resume, o->datadir, what, sizeof(struct repro_mix_result), err,
+                                  errlen);
+}
+
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
                    repro_progress_fn progress, void *ctx, struct repro_part_result *out, char *err,
                    size_t errlen)
@@ -317,6 +339,14 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     for (size_t i = 0; i < n; i++)
         describe_mix(&s, chosen[i], out, &out->mixes[i]);
     out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
+    struct repro_journal *journal = NULL;
+    unsigned part_no = 0;
+    if (o->resume && !(journal = open_journal(o, part, &part_no, err, errlen))) {
+        free(chosen);
+        suite_done(&s);
+        return -1;
+    }
+    out->resume.dropped = repro_journal_dropped(journal);
     struct repro_job j = {o, &s, out, NULL};
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,
@@ -325,8 +355,13 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
                                       .jobs = o->jobs,
                                       .chosen = chosen,
                                       .results = out->mixes,
-                                      .n = n};
+                                      .n = n,
+                                      .journal = journal,
+                                      .part = part_no,
+                                      .resumed = &out->resume.resumed,
+                                      .journal_error = out->resume.error};
     int rc = repro_run_mixes(&mixes, progress, ctx) != 0;
+    repro_journal_close(journal);
     out->seconds = repro_wall_seconds() - t0;
     free(chosen);
     suite_done(&s);

@@ -85,13 +85,14 @@ static int parse(int argc, char **argv, struct options *o)
         {"json", no_argument, NULL, 'J'},
         {"list", no_argument, NULL, 'l'},
         {"predictors", required_argument, NULL, 'P'},
+        {"resume", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.ro = {.jobs = 1, .seed = 1}};
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:R:", longopts)) != -1) {
         switch (c) {
         case 'a': o->accuracy = true; break;
         case 'j':
@@ -111,6 +112,7 @@ static int parse(int argc, char **argv, struct options *o)
             o->ro.seed = v;
             break;
         case 'C': o->ro.catalog = optarg; break;
+        case 'R': o->ro.resume = optarg; break;
         case 'J': o->json = true; break;
         case 'l': o->list = true; break;
         case 'P':
@@ -184,7 +186,7 @@ static int reproduce_main(int argc, char **argv)
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
     .args = "EXPERIMENT --accuracy [-j N] [--quick] [--epochs N] [--seed S] [--catalog P] "
-            "[--predictors P,...] [--json] | --list",
+            "[--predictors P,...] [--resume FILE] [--json] | --list",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
     .help =
         "Experiments (--list): hsm (HSM Fig. 10: the 105 pairs on hbm80, 10 epochs of 500 K\n"
@@ -212,6 +214,10 @@ const struct cli_command cmd_reproduce = {
         "                  (default $XDG_DATA_HOME/corun/catalog.db)\n"
         "  --json          one JSON document on stdout, with per-mix errors\n"
         "  --predictors P,...  evaluate only these registered predictors\n"
+        "  --resume FILE   keep each finished mix in FILE (created when missing) and skip the\n"
+        "                  mixes it holds: rerun the same command after a kill or a stop and\n"
+        "                  it picks up where it was, with the same table. FILE is refused for\n"
+        "                  another experiment, other options or another build of corun\n"
         "  --list          list the experiments\n\n"
         "A progress bar with an ETA goes to stderr when it is a terminal. The full hsm run\n"
         "takes about 105 x 10 epochs x 2-5 s of one core.\n\n"
@@ -223,10 +229,12 @@ const struct cli_command cmd_reproduce = {
         "mixes of scenarios/suites/smqos-triples.cfg), themis --fairness (Themis Figs. 9, 10)\n"
         "and themis --qos (Fig. 12). Each (mix, policy) is its own run; they take -j, --quick (6\n"
         "mixes x 3 epochs of 100 K cycles), --mixes N, --epochs N, --epoch-cycles N, --seed,\n"
-        "--catalog. Measured: about 7.6 s of one core per million cycles of an hbm80 run\n"
+        "--catalog, --resume FILE. Measured: about 7.6 s of one core per million cycles of an "
+        "hbm80 run\n"
         "(references included), so full runs take about 5.5 h (hsm --fairness: 105 x 5\n"
         "policies x 5 M cycles) and 4.4 h (hsm --qos) of one core; hsm --threshold (7\n"
         "policies, 4.6 s measured) about 4.7 h, smqos --triples (60 mixes x 9 policies x 2 M\n"
-        "cycles, 2.3 s) about 0.7 h. Each run prints its own projection.\n",
+        "cycles, 2.3 s) about 0.7 h, smqos --threshold (SMQoS 5.3, Fig. 10: 11 pairs x 10\n"
+        "thresholds) about 0.1 h. Each run prints its own projection.\n",
     .run = reproduce_main,
 };

@@ -104,6 +104,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"quick", no_argument, NULL, 'q'},        {"mixes", required_argument, NULL, 'm'},
         {"epochs", required_argument, NULL, 'e'}, {"epoch-cycles", required_argument, NULL, 'c'},
         {"seed", required_argument, NULL, 'S'},   {"catalog", required_argument, NULL, 'C'},
+        {"resume", required_argument, NULL, 'R'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -121,7 +122,7 @@ static int parse(int argc, char **argv, struct options *o)
     unsigned long v;
     int c, rc = CLI_OK;
     cli_getopt_reset();
-    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:", longopts)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < nx) {
             rc = set_flag(o, ralloc_experiment_at((size_t)(c - FLAG_OPT))->flag);
             continue;
@@ -151,6 +152,7 @@ static int parse(int argc, char **argv, struct options *o)
             o->ro.seed = v;
             break;
         case 'C': o->ro.catalog = optarg; break;
+        case 'R': o->ro.resume = optarg; break;
         default: rc = CLI_BAD_INPUT; break;
         }
     }

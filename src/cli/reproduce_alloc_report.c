@@ -2,6 +2,7 @@
  * per category, the run-level metrics averaged over the mixes, then each published figure
  * beside ours. */
 #include "reproduce_alloc_report.h"
+#include "reproduce_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -230,6 +231,7 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
            r->epochs == 1 ? "" : "s", r->epoch_cycles, (unsigned long long)o->seed, failed,
            r->seconds, r->nmixes ? mix_seconds / (double)r->nmixes : 0, o->jobs,
            o->jobs == 1 ? "" : "s");
+    reproduce_print_resume(o->resume, &r->resume, r->nmixes);
     if (r->nmixes < r->suite_mixes || r->epochs != full_epochs || r->epoch_cycles != full_cycles)
         printf("REDUCED%s: %zu of %zu mixes, %u x %u cycles per run instead of the paper-sized "
                "%u x %u (%.1f%% of the simulated cycles); the full run takes about %.1f h of one "

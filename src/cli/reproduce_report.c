@@ -80,6 +80,22 @@ static void print_group(const struct repro_part_result *r, unsigned p, const cha
         print_published(pub, median);
 }
 
+void reproduce_print_resume(const char *path, const struct repro_resume *r, size_t nmixes)
+{
+    if (!path)
+        return;
+    printf("resumed from %s: %zu of %zu mixes read from it, not simulated (their seconds are as "
+           "recorded)\n",
+           path, r->resumed, nmixes);
+    if (r->dropped)
+        printf("resumed from %s: cut off a torn last record (%zu bytes), whose mix ran again\n",
+               path, r->dropped);
+    if (r->error[0])
+        printf("NOT KEPT: a finished mix could not be put in %s (%s); a later --resume runs it "
+               "again\n",
+               path, r->error);
+}
+
 void reproduce_print_text(const struct repro_options *ro, const struct repro_part_result *r)
 {
     const struct repro_part *part = r->part;
@@ -97,6 +113,7 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
            r->epochs == 1 ? "" : "s", r->epoch_cycles, (unsigned long long)ro->seed, failed,
            r->seconds, r->nmixes ? mix_seconds / (double)r->nmixes : 0, ro->jobs,
            ro->jobs == 1 ? "" : "s");
+    reproduce_print_resume(ro->resume, &r->resume, r->nmixes);
     printf(
         "error (%%): %s. per epoch: over every kernel-epoch; over the run: each kernel's NP\n"
         "over the run (private cycles of all its instructions / run cycles) against its\n"
@@ -195,10 +212,10 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
     cli_json_string(stdout, r->gpu);
     printf(", \"error\": \"%s\", \"quick\": %s, \"epochs\": %u, \"epoch_cycles\": %u, "
            "\"seed\": %llu, \"mixes\": %zu, \"suite_mixes\": %zu, \"failed\": %zu, "
-           "\"seconds\": %.1f, \"jobs\": %u,\n \"predictors\": [",
+           "\"seconds\": %.1f, \"jobs\": %u, \"resumed\": %zu,\n \"predictors\": [",
            part->error == REPRO_ERROR_SD ? "slowdown" : "np", ro->quick ? "true" : "false",
            r->epochs, r->epoch_cycles, (unsigned long long)ro->seed, r->nmixes, r->suite_mixes,
-           mixes_in(r, NULL, true), r->seconds, ro->jobs);
+           mixes_in(r, NULL, true), r->seconds, ro->jobs, r->resume.resumed);
     for (unsigned p = 0; p < r->npredictors; p++) {
         const struct repro_published *pub = published_for(part, r->predictors[p]);
         const char *why = unavailable(r, p);

@@ -6,6 +6,9 @@
 
 #include "corun/reproduce.h"
 
+/* What --resume FILE (path; NULL: none) did for a run of nmixes mixes, a line or three on
+ * stdout: mixes read from the journal, a torn tail cut off, a mix that could not be kept. */
+void reproduce_print_resume(const char *path, const struct repro_resume *r, size_t nmixes);
 /* r as a table on stdout: per predictor the per-epoch and over-the-run errors in %, overall
  * (beside the published figures) and per category; predictors without a model say why. */
 void reproduce_print_text(const struct repro_options *ro, const struct repro_part_result *r);

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# corun reproduce --resume FILE: a run killed part-way, rerun with the same FILE (at another
+# -j), reads the mixes the journal kept, runs the rest and prints the same table as a run never
+# interrupted; a third run simulates nothing; the journal is refused for other options, another
+# file type, and in a missing directory, with a message and exit status 2. The accuracy
+# experiments take it too, one file for all their parts.
+. "$(dirname "$0")/../lib.sh"
+
+export XDG_DATA_HOME="$TMPD/xdg"
+args=(smqos --threshold --mixes 4 --epochs 2 --epoch-cycles 50000)
+table() { grep -v -e ' s wall' -e '^resumed from' "$1"; }
+
+"$CORUN" reproduce "${args[@]}" -j 1 >"$TMPD/whole" 2>/dev/null || fail "uninterrupted: exit $?"
+
+# Kill the run once the journal holds its first mix (header and one record), before the end.
+"$CORUN" reproduce "${args[@]}" -j 1 --resume "$TMPD/j" >"$TMPD/killed" 2>/dev/null &
+pid=$!
+for _ in $(seq 1 600); do
+    size=$(stat -c %s "$TMPD/j" 2>/dev/null || echo 0)
+    [ "$size" -gt 3000 ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+killed_at=$(stat -c %s "$TMPD/j" 2>/dev/null || echo 0)
+kill -9 "$pid" 2>/dev/null || fail "the run ended before it could be killed"
+wait "$pid" 2>/dev/null || true
+! grep -q "^published beside ours" "$TMPD/killed" || fail "the killed run printed its table"
+
+"$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/j" >"$TMPD/resumed" 2>/dev/null ||
+    fail "resumed: exit $? $(cat "$TMPD/resumed")"
+grep -Eq "^resumed from $TMPD/j: [1-3] of 4 mixes read from it" "$TMPD/resumed" ||
+    fail "no resume line: $(cat "$TMPD/resumed")"
+diff <(table "$TMPD/whole") <(table "$TMPD/resumed") >"$TMPD/diff" ||
+    fail "the resumed table differs: $(cat "$TMPD/diff")"
+
+"$CORUN" reproduce "${args[@]}" -j 1 --resume "$TMPD/j" >"$TMPD/again" 2>/dev/null ||
+    fail "again: exit $?"
+grep -q "^resumed from $TMPD/j: 4 of 4 mixes read from it" "$TMPD/again" ||
+    fail "the third run simulated again: $(cat "$TMPD/again")"
+diff <(table "$TMPD/whole") <(table "$TMPD/again") >"$TMPD/diff" ||
+    fail "the third table differs: $(cat "$TMPD/diff")"
+
+# A torn last record (a kill while writing it) is cut off; its mix runs again.
+size=$(stat -c %s "$TMPD/j")
+truncate -s $((size - 7)) "$TMPD/j"
+"$CORUN" reproduce "${args[@]}" -j 1 --resume "$TMPD/j" >"$TMPD/torn" 2>/dev/null ||
+    fail "torn: exit $?"
+grep -q "^resumed from $TMPD/j: 3 of 4 mixes" "$TMPD/torn" || fail "torn: $(cat "$TMPD/torn")"
+grep -q "cut off a torn last record" "$TMPD/torn" || fail "no torn note: $(cat "$TMPD/torn")"
+diff <(table "$TMPD/whole") <(table "$TMPD/torn") >/dev/null || fail "the torn-resume table differs"
+
+expect_bad() { # WHAT MESSAGE-REGEX ARGS...
+    local what=$1 msg=$2 rc=0
+    shift 2
+    "$CORUN" reproduce "$@" >/dev/null 2>"$TMPD/err" || rc=$?
+    [ "$rc" = 2 ] || fail "$what: exit $rc, expected 2"
+    grep -Eq "$msg" "$TMPD/err" || fail "$what: $(cat "$TMPD/err")"
+}
+expect_bad "other options" "j: written for another run; it holds: .*2 epochs.*this run is: .*3 epochs" \
+    smqos --threshold --mixes 4 --epochs 3 --epoch-cycles 50000 --resume "$TMPD/j"
+echo "not a journal" >"$TMPD/text"
+expect_bad "a text file" "text: not a corun reproduce journal \(its first line is 'not a journal'" \
+    smqos --threshold --mixes 4 --resume "$TMPD/text"
+expect_bad "a missing directory" "nodir/j: .*No such file or directory" \
+    smqos --threshold --resume "$TMPD/nodir/j"
+cmp -s "$TMPD/text" <(echo "not a journal") || fail "the refused file was changed"
+
+# Accuracy: both Themis parts in one journal; the rerun reads all 6 mixes and agrees.
+acc=(themis --accuracy --quick --epochs 1 --predictors themis)
+"$CORUN" reproduce "${acc[@]}" --resume "$TMPD/acc" -j 2 >"$TMPD/acc1" 2>/dev/null ||
+    fail "accuracy: exit $?"
+"$CORUN" reproduce "${acc[@]}" --resume "$TMPD/acc" -j 1 >"$TMPD/acc2" 2>/dev/null ||
+    fail "accuracy again: exit $?"
+[ "$(grep -c '^resumed from .*: \([0-9]*\) of \1 mixes read' "$TMPD/acc2")" = 2 ] ||
+    fail "accuracy: not every part resumed: $(grep resumed "$TMPD/acc2")"
+diff <(table "$TMPD/acc1") <(table "$TMPD/acc2") >"$TMPD/diff" ||
+    fail "accuracy tables differ: $(cat "$TMPD/diff")"
+echo "resume: killed at $killed_at bytes of journal; tables equal after resume, torn tail, rerun"
