@@ -7,6 +7,7 @@
  * forked workers (reproduce_fork.c); results are stored by mix, so they do not depend on N. */
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,23 +269,12 @@ static void run_mix(const void *job, size_t mi, void *result,
     out->seconds = repro_wall_seconds() - t0;
 }
 
-static void fail_mix(void *result, const char *why)
-{
-    struct ralloc_mix_result *r = result;
-    r->failed = 1;
-    snprintf(r->error, sizeof r->error, "%s", why);
-}
-
-static bool mix_failed(const void *result)
-{
-    return ((const struct ralloc_mix_result *)result)->failed != 0;
-}
-
 static const struct repro_mix_ops mix_ops = {
     .result_size = sizeof(struct ralloc_mix_result),
     .run = run_mix,
-    .fail = fail_mix,
-    .failed = mix_failed,
+    .failed_at = offsetof(struct ralloc_mix_result, failed),
+    .error_at = offsetof(struct ralloc_mix_result, error),
+    .error_size = sizeof(((struct ralloc_mix_result *)0)->error),
 };
 
 /* ---- an experiment ---- */

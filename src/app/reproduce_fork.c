@@ -2,6 +2,7 @@
  * mix does not hold back the others, and each result lands in its mix's slot whichever worker
  * ran it. Every worker opens its own connection to the trace cache. The accuracy and the
  * allocation experiments both run their mixes here; what differs is behind repro_mix_ops. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,20 @@ struct pool_ctx {
 static void *result_at(const struct repro_mixes *m, size_t index)
 {
     return (char *)m->results + index * m->ops->result_size;
+}
+
+static bool failed(const struct repro_mix_ops *ops, const void *result)
+{
+    int f;
+    memcpy(&f, (const char *)result + ops->failed_at, sizeof f);
+    return f != 0;
+}
+
+static void fail(const struct repro_mix_ops *ops, void *result, const char *why)
+{
+    int one = 1;
+    memcpy((char *)result + ops->failed_at, &one, sizeof one);
+    snprintf((char *)result + ops->error_at, ops->error_size, "%s", why);
 }
 
 static void open_cache(void *user)
@@ -62,12 +77,12 @@ static void collect(void *user, size_t index, const void *result, const char *er
     const struct repro_mixes *m = pc->m;
     size_t i = pc->todo[index];
     if (!result) {
-        m->ops->fail(result_at(m, i), error);
+        fail(m->ops, result_at(m, i), error);
         return;
     }
     memcpy(result_at(m, i), result, m->ops->result_size);
     char err[512];
-    if (m->journal && !m->ops->failed(result) &&
+    if (m->journal && !failed(m->ops, result) &&
         repro_journal_put(m->journal, m->part, m->chosen[i], result, err, sizeof err) != 0 &&
         m->journal_error && !m->journal_error[0])
         snprintf(m->journal_error, 256, "%.255s", err);
@@ -110,8 +125,8 @@ size_t repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress_f
     free(todo);
     if (progress_fn)
         progress_fn(ctx, (double)m->n, (unsigned)m->n);
-    size_t failed = 0;
+    size_t nfailed = 0;
     for (size_t i = 0; i < m->n; i++)
-        failed += m->ops->failed(result_at(m, i));
-    return failed;
+        nfailed += failed(m->ops, result_at(m, i));
+    return nfailed;
 }

@@ -37,9 +37,9 @@ struct repro_mix_ops {
      * the fraction done. A failure is left in the result. */
     void (*run)(const void *job, size_t mi, void *result, void (*report)(void *ctx, double done),
                 void *ctx);
-    /* Mark result failed with message why (its worker died running it). */
-    void (*fail)(void *result, const char *why);
-    bool (*failed)(const void *result);
+    /* Where a result keeps its failure: an int, nonzero when it failed, and the message
+     * (error_size bytes), set by the driver when the mix's worker died. */
+    size_t failed_at, error_at, error_size;
 };
 
 /* An experiment's mixes: results[i] (ops->result_size bytes, identity filled) is suite mix

@@ -290,6 +290,25 @@ static void triples_table(void **state)
     assert_null(pairs->missing); /* §5.3 and §5.5 have their own experiments */
 }
 
+/* A catalog path in a fresh directory made from the template dir ("...-XXXXXX"). */
+static void temp_catalog(char *dir, char *db, size_t len)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, len, "%s/cat.db", dir);
+}
+
+/* Remove the catalog db (with SQLite's side files) and its directory. */
+static void remove_catalog(const char *dir, const char *db)
+{
+    static const char *const left[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[80];
+        snprintf(path, sizeof path, "%s%s", db, left[i]);
+        unlink(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* smqos --threshold (SMQoS §5.3, Fig. 10): SMQoS at 95 % with Algorithm 2's threshold 0.01,
  * 0.02, ..., 0.10 over the pairs whose LS (first) task is LBM, a table per mix; the paper
  * gives no numbers. Run for 3 x 100 K cycles on LBM with bino (a one-pair suite in tests/data),
@@ -326,10 +345,8 @@ static void smqos_threshold_table(void **state)
     y.policies = policies;
     y.npolicies = 2;
     y.npublished = 0;
-    char dir[] = "/tmp/corun-test-smqos-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char db[64];
-    snprintf(db, sizeof db, "%s/cat.db", dir);
+    char dir[] = "/tmp/corun-test-smqos-XXXXXX", db[64];
+    temp_catalog(dir, db, sizeof db);
     char *datadir = datadir_locate();
     struct ralloc_options o = {.datadir = datadir,
                                .catalog = db,
@@ -342,13 +359,7 @@ static void smqos_threshold_table(void **state)
     assert_int_equal(ralloc_run(&o, &y, NULL, NULL, &r, err, sizeof err), 0);
     assert_int_equal(ralloc_run(&o, &y, NULL, NULL, &warm, err, sizeof err), 0);
     free(datadir);
-    static const char *const left[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < 4; i++) {
-        char path[80];
-        snprintf(path, sizeof path, "%s%s", db, left[i]);
-        unlink(path);
-    }
-    assert_int_equal(rmdir(dir), 0);
+    remove_catalog(dir, db);
     for (unsigned p = 0; p < 2; p++) {
         const struct ralloc_run *c = &r.mixes[0].runs[p], *w = &warm.mixes[0].runs[p];
         assert_true(c->cycles == w->cycles && c->energy_j == w->energy_j);
@@ -426,10 +437,8 @@ static void run_applies_threshold(void **state)
     x.policies = policies;
     x.npolicies = 4;
     x.npublished = 0;
-    char dir[] = "/tmp/corun-test-ralloc-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char db[64];
-    snprintf(db, sizeof db, "%s/cat.db", dir);
+    char dir[] = "/tmp/corun-test-ralloc-XXXXXX", db[64];
+    temp_catalog(dir, db, sizeof db);
     char *datadir = datadir_locate();
     struct ralloc_options o = {.datadir = datadir,
                                .catalog = db,
@@ -442,13 +451,7 @@ static void run_applies_threshold(void **state)
     char err[512] = "";
     int rc = ralloc_run(&o, &x, NULL, NULL, &r, err, sizeof err);
     free(datadir);
-    static const char *const left[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < 4; i++) {
-        char path[80];
-        snprintf(path, sizeof path, "%s%s", db, left[i]);
-        unlink(path);
-    }
-    assert_int_equal(rmdir(dir), 0);
+    remove_catalog(dir, db);
     assert_int_equal(rc, 0);
     assert_int_equal(r.nmixes, 1);
     const struct ralloc_mix_result *m = &r.mixes[0];
