@@ -362,23 +362,12 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     for (size_t i = 0; i < n; i++)
         describe_mix(&s, chosen[i], &out->mixes[i]);
     out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
-    struct repro_journal *journal = NULL;
-    if (o->resume) {
-        char what[256];
-        snprintf(what, sizeof what,
-                 "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
-                 "seed %llu)",
-                 x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n,
-                 out->epochs, out->epoch_cycles, (unsigned long long)o->seed);
-        journal =
-            repro_journal_open_run(o->resume, o->datadir, what, sizeof(*out->mixes), err, errlen);
-        if (!journal) {
-            free(chosen);
-            suite_done(&s);
-            return -1;
-        }
-        out->resume.dropped = repro_journal_dropped(journal);
-    }
+    char what[256];
+    snprintf(what, sizeof what,
+             "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
+             "seed %llu)",
+             x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n,
+             out->epochs, out->epoch_cycles, (unsigned long long)o->seed);
     struct ralloc_job j = {o, x, &s, out, NULL};
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,
@@ -388,15 +377,15 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
                                       .chosen = chosen,
                                       .results = out->mixes,
                                       .n = n,
-                                      .journal = journal,
-                                      .resumed = &out->resume.resumed,
-                                      .journal_error = out->resume.error};
-    int rc = repro_run_mixes(&mixes, progress, ctx) != 0;
-    repro_journal_close(journal);
+                                      .resume = o->resume,
+                                      .datadir = o->datadir,
+                                      .what = what,
+                                      .resumed = &out->resume};
+    long failed = repro_run_mixes(&mixes, progress, ctx, err, errlen);
     out->seconds = repro_wall_seconds() - t0;
     free(chosen);
     suite_done(&s);
-    return rc;
+    return failed < 0 ? -1 : failed > 0;
 }
 
 void ralloc_result_done(struct ralloc_result *r)

@@ -14,6 +14,7 @@
 
 struct pool_ctx {
     const struct repro_mixes *m;
+    struct repro_journal *journal;
     repro_progress_fn progress;
     void *ctx;
     const size_t *todo; /* [ntodo]: positions in m->results still to run */
@@ -82,10 +83,11 @@ static void collect(void *user, size_t index, const void *result, const char *er
     }
     memcpy(result_at(m, i), result, m->ops->result_size);
     char err[512];
-    if (m->journal && !failed(m->ops, result) &&
-        repro_journal_put(m->journal, m->part, m->chosen[i], result, err, sizeof err) != 0 &&
-        m->journal_error && !m->journal_error[0])
-        snprintf(m->journal_error, 256, "%.255s", err);
+    char *kept = m->resumed->error;
+    if (pc->journal && !failed(m->ops, result) &&
+        repro_journal_put(pc->journal, m->part, m->chosen[i], result, err, sizeof err) != 0 &&
+        !kept[0])
+        snprintf(kept, sizeof m->resumed->error, "%.255s", err);
 }
 
 static void progress(void *user, double done, size_t ntasks)
@@ -96,21 +98,28 @@ static void progress(void *user, double done, size_t ntasks)
         pc->progress(pc->ctx, (double)pc->resumed + done, (unsigned)pc->m->n);
 }
 
-size_t repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress_fn, void *ctx)
+long repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress_fn, void *ctx,
+                     char *err, size_t errlen)
 {
+    struct repro_journal *journal = NULL;
+    *m->resumed = (struct repro_resume){0};
+    if (m->resume) {
+        journal = repro_journal_open_run(m->resume, m->datadir, m->what, m->ops->result_size, err,
+                                         errlen);
+        if (!journal)
+            return -1;
+        m->resumed->dropped = repro_journal_dropped(journal);
+    }
     size_t *todo = xmalloc((m->n + 1) * sizeof(*todo)), ntodo = 0;
     for (size_t i = 0; i < m->n; i++) {
-        const void *kept = m->journal ? repro_journal_get(m->journal, m->part, m->chosen[i]) : NULL;
+        const void *kept = journal ? repro_journal_get(journal, m->part, m->chosen[i]) : NULL;
         if (kept)
             memcpy(result_at(m, i), kept, m->ops->result_size);
         else
             todo[ntodo++] = i;
     }
-    if (m->resumed)
-        *m->resumed = m->n - ntodo;
-    if (m->journal_error)
-        m->journal_error[0] = '\0';
-    struct pool_ctx pc = {m, progress_fn, ctx, todo, ntodo, m->n - ntodo};
+    m->resumed->resumed = m->n - ntodo;
+    struct pool_ctx pc = {m, journal, progress_fn, ctx, todo, ntodo, m->n - ntodo};
     const struct forkpool_ops ops = {.run = run_mix,
                                      .collect = collect,
                                      .progress = progress,
@@ -123,9 +132,10 @@ size_t repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress_f
     if (m->jobs <= 1 && ntodo)
         close_cache(&pc);
     free(todo);
+    repro_journal_close(journal);
     if (progress_fn)
         progress_fn(ctx, (double)m->n, (unsigned)m->n);
-    size_t nfailed = 0;
+    long nfailed = 0;
     for (size_t i = 0; i < m->n; i++)
         nfailed += failed(m->ops, result_at(m, i));
     return nfailed;

@@ -53,19 +53,21 @@ struct repro_mixes {
     const size_t *chosen; /* [n] */
     void *results;        /* [n] */
     size_t n;
-    struct repro_journal *journal; /* NULL: none; else the mixes it holds under (part, suite
-                                      index) are read from it, and each mix that finishes
-                                      without failing is put in it */
+    /* --resume: the journal's path (NULL: none). The mixes it holds under (part, suite index)
+     * are read from it, and each mix that finishes without failing is put in it. Its identity
+     * is `what` (the run and every option that changes results) with the build's and
+     * datadir's ids. */
+    const char *resume, *datadir, *what;
     unsigned part;
-    size_t *resumed;     /* out (may be NULL): mixes read from the journal */
-    char *journal_error; /* out, [256] (may be NULL): why a put failed ("" when none) */
+    struct repro_resume *resumed; /* out: what the journal did */
 };
 
 /* Run m's mixes on m->jobs forked workers (here, in order, when it is <= 1), each process with
  * its own connection to the trace cache in *m->cat; results land in m->results by position, so
- * they do not depend on m->jobs. Mixes m->journal holds are not run. progress (may be NULL)
- * hears of the mixes done (those read from the journal included), last n of n. Returns how
- * many mixes failed. */
-size_t repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress, void *ctx);
+ * they do not depend on m->jobs. Mixes m->resume's journal holds are not run. progress (may be
+ * NULL) hears of the mixes done (those read from the journal included), last n of n. Returns
+ * how many mixes failed, or -1 with a message in err when the journal cannot be opened. */
+long repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress, void *ctx, char *err,
+                     size_t errlen);
 
 #endif

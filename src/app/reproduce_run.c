@@ -277,11 +277,10 @@ unsigned repro_list_groups(const struct suite *s, const size_t *chosen, size_t n
     return ngroups;
 }
 
-/* o->resume's journal for part: one file serves every part of the experiment, each under its
- * own number. NULL with a message in err when it cannot be opened. */
-static struct repro_journal *open_journal(const struct repro_options *o,
-                                          const struct repro_part *part, unsigned *part_no,
-                                          char *err, size_t errlen)
+/* The --resume journal's description of the run (one file serves every part of the
+ * experiment, each under its own number, *part_no) into what. */
+static void journal_what(const struct repro_options *o, const struct repro_part *part,
+                         unsigned *part_no, char *what, size_t len)
 {
     const struct repro_experiment *e = NULL;
     for (size_t i = 0; i < repro_experiment_count() && !e; i++) {
@@ -290,13 +289,9 @@ static struct repro_journal *open_journal(const struct repro_options *o,
             e = x;
     }
     *part_no = e ? (unsigned)(part - e->parts) : 0;
-    char what[256];
-    snprintf(what, sizeof what,
-             "reproduce %s --accuracy (quick %d, epochs %u, seed %llu, predictors %s)",
+    snprintf(what, len, "reproduce %s --accuracy (quick %d, epochs %u, seed %llu, predictors %s)",
              e ? e->name : part->suite, o->quick, o->epochs, (unsigned long long)o->seed,
              o->predictors ? o->predictors : "all");
-    return repro_journal_open_run(o->resume, o->datadir, what, sizeof(struct repro_mix_result), err,
-                                  errlen);
 }
 
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
@@ -329,14 +324,9 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     for (size_t i = 0; i < n; i++)
         describe_mix(&s, chosen[i], out, &out->mixes[i]);
     out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
-    struct repro_journal *journal = NULL;
-    unsigned part_no = 0;
-    if (o->resume && !(journal = open_journal(o, part, &part_no, err, errlen))) {
-        free(chosen);
-        suite_done(&s);
-        return -1;
-    }
-    out->resume.dropped = repro_journal_dropped(journal);
+    char what[256];
+    unsigned part_no;
+    journal_what(o, part, &part_no, what, sizeof what);
     struct repro_job j = {o, &s, out, NULL};
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,
@@ -346,16 +336,16 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
                                       .chosen = chosen,
                                       .results = out->mixes,
                                       .n = n,
-                                      .journal = journal,
+                                      .resume = o->resume,
+                                      .datadir = o->datadir,
+                                      .what = what,
                                       .part = part_no,
-                                      .resumed = &out->resume.resumed,
-                                      .journal_error = out->resume.error};
-    int rc = repro_run_mixes(&mixes, progress, ctx) != 0;
-    repro_journal_close(journal);
+                                      .resumed = &out->resume};
+    long failed = repro_run_mixes(&mixes, progress, ctx, err, errlen);
     out->seconds = repro_wall_seconds() - t0;
     free(chosen);
     suite_done(&s);
-    return rc;
+    return failed < 0 ? -1 : failed > 0;
 }
 
 void repro_part_result_done(struct repro_part_result *r)
