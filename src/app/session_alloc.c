@@ -148,15 +148,19 @@ static double what_if(const void *ctx, unsigned k, double sms)
     return s->pred->np_at(s->pred_state, k, sms);
 }
 
+/* The longest window of an isolated-IPC profile: SMQoS runs each mix for 2 M cycles (§5.1). */
+#define PROFILE_CYCLES 2000000u
+
 /* Kernel k's IPC alone on every SM over the run's planned length (its epochs x epoch_cycles
- * when first asked), SMQoS's offline profile, from its private-mode reference (extended to that
- * length once). A fixed window, not the reference so far: how much of it a cached trace already
- * holds must not change the answer. */
+ * when first asked, at most PROFILE_CYCLES), SMQoS's offline profile, from its private-mode
+ * reference (extended to that length once). A fixed window, not the reference so far: how
+ * much of it a cached trace already holds must not change the answer. */
 static double isolated_ipc(struct session *s, unsigned k)
 {
     if (s->ipc_isolated[k] > 0)
         return s->ipc_isolated[k];
-    uint64_t samples = (uint64_t)s->sc->epochs * s->sc->epoch_cycles / SOLO_SAMPLE_CYCLES;
+    uint64_t planned = (uint64_t)s->sc->epochs * s->sc->epoch_cycles;
+    uint64_t samples = (planned < PROFILE_CYCLES ? planned : PROFILE_CYCLES) / SOLO_SAMPLE_CYCLES;
     if (samples == 0)
         samples = 1;
     solo_trace_extend(s->ref[k], samples * SOLO_SAMPLE_CYCLES);
