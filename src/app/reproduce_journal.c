@@ -437,17 +437,24 @@ void repro_journal_close(struct repro_journal *j)
     free(j);
 }
 
+/* Fold the bytes of the file at path into *h. 0, or -1 when it cannot be opened or read. */
+static int hash_file(uint64_t *h, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    unsigned char buf[16384];
+    ssize_t got;
+    while ((got = read_full(fd, buf, sizeof buf)) > 0)
+        *h = fnv1a(*h, buf, (size_t)got);
+    close(fd);
+    return got < 0 ? -1 : 0;
+}
+
 void repro_build_id(char *out, size_t len)
 {
-    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
     uint64_t h = FNV_OFFSET;
-    unsigned char buf[16384];
-    ssize_t got = fd < 0 ? -1 : 0;
-    while (fd >= 0 && (got = read_full(fd, buf, sizeof buf)) > 0)
-        h = fnv1a(h, buf, (size_t)got);
-    if (fd >= 0)
-        close(fd);
-    if (got < 0)
+    if (hash_file(&h, "/proc/self/exe") != 0)
         snprintf(out, len, "unknown-%s", PACKAGE_VERSION);
     else
         snprintf(out, len, "%016" PRIx64, h);
@@ -466,13 +473,7 @@ static void hash_tree(uint64_t *h, const char *dir)
             hash_tree(h, path);
         } else if (path && S_ISREG(st.st_mode)) {
             *h = fnv1a(*h, name, strlen(name) + 1);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            unsigned char buf[16384];
-            ssize_t got;
-            while (fd >= 0 && (got = read_full(fd, buf, sizeof buf)) > 0)
-                *h = fnv1a(*h, buf, (size_t)got);
-            if (fd >= 0)
-                close(fd);
+            hash_file(h, path); /* an unreadable file adds its name only */
         }
         free(path);
         free(names[i]);
