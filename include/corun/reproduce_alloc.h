@@ -136,6 +136,8 @@ void ralloc_aggregate(const struct ralloc_experiment *x, const struct ralloc_mix
 /* Our value of figure f over r (absolute or relative, as f says); NaN when there is none. */
 double ralloc_published_ours(const struct ralloc_experiment *x, const struct ralloc_published *f,
                              const struct ralloc_mix_result *r, size_t n);
+/* NAME when group is written "first=NAME" (the mixes whose first kernel is NAME), else NULL. */
+const char *ralloc_group_first(const char *group);
 /* The policy labelled label, or -1. */
 int ralloc_policy_index(const struct ralloc_experiment *x, const char *label);
 

@@ -428,15 +428,20 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+const char *ralloc_group_first(const char *group)
+{
+    static const char first[] = "first=";
+    return group && strncmp(group, first, sizeof first - 1) == 0 ? group + sizeof first - 1 : NULL;
+}
+
 /* 1 when m is in group: a tag, or "first=NAME" (m's first kernel is NAME); NULL: every mix. */
 static bool in_group(const struct ralloc_mix_result *m, const char *group)
 {
-    static const char first[] = "first=";
+    const char *name = ralloc_group_first(group);
     if (!group)
         return true;
-    if (strncmp(group, first, sizeof first - 1) != 0)
+    if (!name)
         return strcmp(m->tag, group) == 0;
-    const char *name = group + sizeof first - 1;
     size_t len = strlen(name);
     return strncmp(m->key, name, len) == 0 && (m->key[len] == '+' || m->key[len] == '\0');
 }

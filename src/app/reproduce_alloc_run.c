@@ -283,12 +283,11 @@ static const struct repro_mix_ops mix_ops = {
  * "first=NAME" and m's first kernel is NAME; every mix without x->only. */
 static bool chosen_by(const struct ralloc_experiment *x, const struct suite_mix *m)
 {
-    static const char first[] = "first=";
-    const char *only = x->only;
+    const char *only = x->only, *first = ralloc_group_first(only);
     if (!only)
         return true;
-    if (strncmp(only, first, sizeof first - 1) == 0)
-        return m->nkernels > 0 && strcmp(m->kernels[0], only + sizeof first - 1) == 0;
+    if (first)
+        return m->nkernels > 0 && strcmp(m->kernels[0], first) == 0;
     char buf[64] = "";
     for (unsigned k = 0; m->sms[0] && k < m->nkernels; k++) {
         size_t at = strlen(buf);

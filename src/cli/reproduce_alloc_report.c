@@ -273,7 +273,7 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
     bool words = false, first = false;
     for (size_t i = 0; i < x->npublished; i++) {
         words |= isnan(x->published[i].value);
-        first |= x->published[i].group && strncmp(x->published[i].group, "first=", 6) == 0;
+        first |= ralloc_group_first(x->published[i].group) != NULL;
     }
     if (words)
         printf("paper -: the paper says it in words or as a bound, without a number\n");
