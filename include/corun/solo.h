@@ -6,8 +6,9 @@
  * shared-mode interval in which the kernel went from instruction count a to b in C cycles is
  * (private cycles from a to b) / C, with private cycles interpolated in the trace; a trace is
  * extended on demand when shared mode has gone further. Traces are cached in memory by (GPU
- * configuration hash, profile hash, SMs, seed); another layer may persist them through the
- * export and put functions below. */
+ * configuration hash, profile hash, SMs, seed), where the configuration hash also covers the
+ * simulator's own id (a checksum of its sources, made by the build), so another layer may
+ * persist them through the export and put functions below without handing out stale ones. */
 #ifndef CORUN_SOLO_H
 #define CORUN_SOLO_H
 

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "corun/cli.h"
+#include "corun_sim_id.h"
 
 int main(int argc, char **argv)
 {
@@ -17,7 +18,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
-        printf("corun %s\n", PACKAGE_VERSION);
+        printf("corun %s (simulator %08x)\n", PACKAGE_VERSION, CORUN_SIM_ID);
         return CLI_OK;
     }
     if (first[0] == '-') {

@@ -1,5 +1,6 @@
 /* solo — private-mode traces, the true-NP oracle and solo characterization. */
 #include "corun/solo.h"
+#include "corun_sim_id.h"
 
 #include "corun/util.h"
 
@@ -54,6 +55,7 @@ static void h_cache(uint64_t *h, const struct cache_config *c)
 uint64_t solo_config_hash(const struct gpu_config *c)
 {
     uint64_t h = 0xcbf29ce484222325ull;
+    h_u(&h, CORUN_SIM_ID); /* another simulator makes another trace of the same GPU */
     h_u(&h, c->sms);
     h_d(&h, c->core_clock_mhz);
     h_u(&h, c->warps_per_sm);

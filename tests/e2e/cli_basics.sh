@@ -6,7 +6,12 @@ out=$("$CORUN" --help)
 for c in tui check help; do
     grep -q "^  $c " <<<"$out" || fail "--help does not list '$c'"
 done
-"$CORUN" --version | grep -qx 'corun [0-9.]*' || fail "--version"
+# The simulator id is the checksum of the simulator's sources as they are now: a stale one would
+# let the catalog hand out private-mode traces of another simulator.
+: "${SIM_ID_INPUTS:?run this test through make check}"
+sum=$(cd "$top_srcdir" && cat $SIM_ID_INPUTS | cksum | cut -d' ' -f1)
+"$CORUN" --version | grep -qx "corun [0-9.]* (simulator $(printf %08x "$sum"))" \
+    || fail "--version: $("$CORUN" --version), expected simulator $(printf %08x "$sum")"
 
 "$CORUN" help scenario | grep -q 'epoch_cycles' || fail "help scenario lacks epoch_cycles"
 "$CORUN" help scenario | grep -q 'an integer from 1000 to 100000000, in core cycles; default: 500000' \
