@@ -84,9 +84,9 @@ void reproduce_print_resume(const char *path, const struct repro_resume *r, size
 {
     if (!path)
         return;
-    printf("resumed from %s: %zu of %zu mixes read from it, not simulated (their seconds are as "
-           "recorded)\n",
-           path, r->resumed, nmixes);
+    printf("resumed from %s: %zu of %zu mixes read from it%s\n", path, r->resumed, nmixes,
+           r->resumed ? ", not simulated (their seconds are as recorded)"
+                      : "; each mix is kept there as it finishes");
     if (r->dropped)
         printf("resumed from %s: cut off a torn last record (%zu bytes), whose mix ran again\n",
                path, r->dropped);

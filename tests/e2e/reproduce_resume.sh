@@ -71,6 +71,8 @@ acc=(themis --accuracy --quick --epochs 1 --predictors themis)
     fail "accuracy: exit $?"
 "$CORUN" reproduce "${acc[@]}" --resume "$TMPD/acc" -j 1 >"$TMPD/acc2" 2>/dev/null ||
     fail "accuracy again: exit $?"
+[ "$(grep -c '^resumed from .*: 0 of [0-9]* mixes read from it; each mix is kept' "$TMPD/acc1")" = 2 ] ||
+    fail "accuracy: a new journal is not announced: $(grep resumed "$TMPD/acc1")"
 [ "$(grep -c '^resumed from .*: \([0-9]*\) of \1 mixes read' "$TMPD/acc2")" = 2 ] ||
     fail "accuracy: not every part resumed: $(grep resumed "$TMPD/acc2")"
 diff <(table "$TMPD/acc1") <(table "$TMPD/acc2") >"$TMPD/diff" ||
