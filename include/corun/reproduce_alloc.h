@@ -46,6 +46,8 @@ enum ralloc_metric {
     RALLOC_BATCH,    /* sum of the other kernels' NP (batch throughput / isolated) */
     RALLOC_ENERGY,   /* energy / the baseline run's */
     RALLOC_POWER,    /* energy per cycle / the baseline run's */
+    RALLOC_MOVED,    /* SMs the kernels gained from one epoch to the next, summed over the run */
+    RALLOC_HP_SMS,   /* the high-priority kernel's SMs, time-weighted over the run */
     RALLOC_NMETRICS
 };
 
@@ -105,6 +107,7 @@ struct ralloc_run {
     double private_cycles[RALLOC_MAX_KERNELS]; /* sum over epochs of NP * cycles */
     double sm_cycles[RALLOC_MAX_KERNELS];      /* time-weighted SMs * cycles */
     double energy_j;
+    double sms_moved;              /* SMs the kernels gained from one epoch to the next, summed */
     struct ralloc_offline offline; /* a policy with allocator RALLOC_OFFLINE: its search */
 };
 

@@ -129,6 +129,17 @@ static int epoch_report(void *ctx, double done)
     return 0;
 }
 
+/* SMs the kernels gained from epoch a to epoch b: the sum of their increases in time-weighted
+ * SMs, so an SM given from one kernel to another counts once, drained or not, and a gated
+ * one not at all. */
+static double sms_moved(const struct session_epoch *a, const struct session_epoch *b)
+{
+    double moved = 0;
+    for (unsigned k = 0; k < a->nkernels && k < b->nkernels; k++)
+        moved += fmax(0, b->k[k].c.sms - a->k[k].c.sms);
+    return moved;
+}
+
 int ralloc_run_scenario(const struct scenario *sc, struct catalog *cat,
                         void (*report)(void *ctx, double done), void *ctx, struct ralloc_run *run,
                         char *err, size_t errlen)
@@ -154,6 +165,8 @@ int ralloc_run_scenario(const struct scenario *sc, struct catalog *cat,
             run->sm_cycles[k] += ep->k[k].c.sms * cycles;
         }
         run->energy_j += ep->sys.energy_j;
+        if (e > 0)
+            run->sms_moved += sms_moved(session_epoch_at(sess, e - 1), ep);
         run->epochs = e + 1;
     }
     if (rc == 0 && cat)

@@ -20,6 +20,8 @@ static const char *const metric_names[RALLOC_NMETRICS] = {
     [RALLOC_BATCH] = "batchNP",
     [RALLOC_ENERGY] = "energy",
     [RALLOC_POWER] = "power",
+    [RALLOC_MOVED] = "moved",
+    [RALLOC_HP_SMS] = "hpSMs",
 };
 
 static const char *const metric_help[RALLOC_NMETRICS] = {
@@ -34,6 +36,9 @@ static const char *const metric_help[RALLOC_NMETRICS] = {
     [RALLOC_BATCH] = "batchNP: sum of the other kernels' NP (throughput / isolated)",
     [RALLOC_ENERGY] = "energy: / the baseline run's",
     [RALLOC_POWER] = "power: energy per cycle / the baseline run's",
+    [RALLOC_MOVED] = "moved: SMs the kernels gained at repartitions over the run (0: never "
+                     "repartitioned)",
+    [RALLOC_HP_SMS] = "hpSMs: the high-priority kernel's SMs, time-weighted over the run",
 };
 
 static bool is_share(enum ralloc_metric m)
@@ -48,6 +53,8 @@ static void value(enum ralloc_metric m, double v)
         printf(" %8s", "-");
     else if (is_share(m))
         printf(" %7.1f%%", 100 * v);
+    else if (m == RALLOC_MOVED || m == RALLOC_HP_SMS)
+        printf(" %8.1f", v);
     else
         printf(" %8.3f", v);
 }

@@ -29,7 +29,8 @@ assert re.search(r"^REDUCED \(--quick\): 2 of %d mixes, %d x 50000 cycles per ru
 lines = text.splitlines()
 head = [i for i, l in enumerate(lines) if l.split()[:3] == ["policy", "group", "mixes"]]
 assert len(head) == 1, "no column header"
-ncols = len(lines[head[0]].split()) - 3
+names = lines[head[0]].split()[3:]
+ncols = len(names)
 rows, alls = lines[head[0] + 1:], 0
 for l in rows:
     if not l.strip():
@@ -40,11 +41,13 @@ for l in rows:
         f = f[1:]
     vals = f[2:]
     assert len(vals) == ncols and int(f[1]) <= 2, "row: " + l
-    for v in vals:
+    for name, v in zip(names, vals):
         if v == "-":
             continue
         if v.endswith("%"):
             assert 0 <= float(v[:-1]) <= 100, "share out of range: " + l
+        elif name == "moved":  # SMs moved over the run: 0 in a run of one epoch
+            assert 0 <= float(v) <= 80 * epochs, "SMs moved out of range: " + l
         else:
             assert 0 < float(v) < 100, "value out of range: " + l
 assert alls == npol, "%d policy rows, expected %d" % (alls, npol)
@@ -72,6 +75,12 @@ epochs=2 check hsm --threshold 105 7 "yielding stable STP"
 grep -Eq '^fair/hsm@0\.90 +even +all +fairness +- +[+-][0-9.]+%  HSM §6\.5: ' \
     "$TMPD/hsm--threshold" || fail "hsm --threshold: no §6.5 row: $(cat "$TMPD/hsm--threshold")"
 ! grep -q "^not run:.*6\.5" "$TMPD/hsm--fairness" || fail "hsm --fairness: §6.5 still not run"
+# SMs moved: none under the even split, some under HSM-Fair at a threshold of 0.95 once it has
+# had an epoch boundary to act at (not in both mixes necessarily: the mean is above 0).
+grep -Eq '^even +all +2 +[0-9.]+% +[0-9.]+ +[0-9.]+ +0\.0$' "$TMPD/hsm--threshold" ||
+    fail "hsm --threshold: even moved SMs: $(cat "$TMPD/hsm--threshold")"
+grep -Eq '^fair/hsm@0\.95 +all +2 +[0-9.]+% +[0-9.]+ +[0-9.]+ +([1-9][0-9.]*|0\.[1-9])$' \
+    "$TMPD/hsm--threshold" || fail "hsm --threshold: HSM-Fair moved no SMs"
 run smqos --triples
 check smqos --triples 60 9 "first=smqos-lbm"
 grep -Eq '^smqos@95% +- +all +met +100\.0% ' "$TMPD/smqos--triples" ||

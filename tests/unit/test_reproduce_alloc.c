@@ -1,9 +1,9 @@
 /* Unit tests: the allocation experiments' metric arithmetic on hand-built run sums — fairness,
- * STP, ANTT, QoS met, weighted unfairness, energy and power against the baseline, their means
- * (and medians) over mixes per category or first kernel, relative published comparisons — the
- * registry's consistency and the tables of hsm --threshold and smqos --triples, and one small
- * real run showing that a policy's fairness threshold reaches the allocator. Every expected
- * value is worked out by hand in the comments. */
+ * STP, ANTT, QoS met, SMs moved and held, weighted unfairness, energy and power against the
+ * baseline, their means (and medians) over mixes per category or first kernel, relative
+ * published comparisons — the registry's consistency and the tables of hsm --threshold and
+ * smqos --triples, and one small real run showing that a policy's fairness threshold reaches the
+ * allocator and what SMs it moved. Every expected value is worked out by hand in the comments. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -99,7 +99,9 @@ static void fairness_stp_antt(void **state)
 /* hsm --qos (target 0.8), policy 1 qos/hsm.
  * A: hp 1, NP .3/.85 -> met, within 5 %, HP NP/T .85/.8 = 1.0625, batch .3.
  * B: hp 0, NP .77/.5 -> not met (.77 < .8), within 5 % (.77 >= .76), .9625, batch .5.
- * Means: met .5, near 1, HP 1.0125, batch .4. */
+ * Means: met .5, near 1, HP 1.0125, batch .4.
+ * SMs: A's hp (kernel 1) held 56 SMs on average, B's (kernel 0) 64 -> hpSMs 60; A moved 3 SMs,
+ * B none -> moved 1.5. */
 static void qos_met(void **state)
 {
     (void)state;
@@ -110,8 +112,18 @@ static void qos_met(void **state)
     set_run(&r[0], 1, 1000, 300, 850, 1);
     set_tag(&r[1], "memory-homogeneous", 0);
     set_run(&r[1], 1, 1000, 770, 500, 1);
+    r[0].runs[1].sm_cycles[1] = 56 * 1000;
+    r[0].runs[1].sm_cycles[0] = 24 * 1000;
+    r[0].runs[1].sms_moved = 3;
+    r[1].runs[1].sm_cycles[0] = 64 * 1000;
+    double v[RALLOC_NMETRICS];
+    ralloc_run_metrics(x, &r[0], 1, v);
+    assert_float_equal(v[RALLOC_HP_SMS], 56, EPS);
+    assert_float_equal(v[RALLOC_MOVED], 3, EPS);
     struct ralloc_stats s;
     ralloc_aggregate(x, r, 2, 1, NULL, &s);
+    assert_float_equal(s.value[RALLOC_HP_SMS], 60, EPS);
+    assert_float_equal(s.value[RALLOC_MOVED], 1.5, EPS);
     assert_int_equal(s.n, 2);
     assert_float_equal(s.value[RALLOC_MET], 0.5, EPS);
     assert_float_equal(s.value[RALLOC_MET_NEAR], 1.0, EPS);
@@ -461,7 +473,12 @@ static void run_applies_threshold(void **state)
     for (unsigned k = 0; k < 2; k++)
         assert_float_equal(never->sm_cycles[k], 40 * never->cycles, 1e-6 * never->cycles);
     /* At least a tenth of an SM moved on average (one SM for part of epoch 2 does it). */
-    assert_true(fabs(always->sm_cycles[0] - 40 * always->cycles) > 0.1 * always->cycles);
+    double shift = fabs(always->sm_cycles[0] - 40 * always->cycles) / always->cycles;
+    assert_true(shift > 0.1);
+    /* SMs moved: none under the even split; under the other, what kernel 0 lost or gained in
+     * epoch 2 (half the run), as a time-weighted count: twice its shift over the run. */
+    assert_float_equal(never->sms_moved, 0, EPS);
+    assert_float_equal(always->sms_moved, 2 * shift, 1e-6);
     assert_true(same_run(&m->runs[2], &m->runs[3]));
     assert_false(same_run(&m->runs[2], &m->runs[1]));
     ralloc_result_done(&r);
