@@ -41,7 +41,16 @@
  * holds the estimate at S_k / sigma; the interference accounting changes what explain shows
  * (NP_raw), not NP. That matches HSM's figures — 119.9 % error uncapped, 17.9 % capped — if the
  * cap bound there too; it is kept as specified rather than changed to make DASE look
- * different. What-if: NP linear in SMs through the origin, as for HSM. */
+ * different. What-if: NP linear in SMs through the origin, as for HSM.
+ *
+ * What that means for allocation: NP^ = S_k / sigma predicts every split fair and every kernel
+ * proportional to its SMs, so fair with dase never repartitions (DASE-Fair is the even split)
+ * and qos with dase gives the high-priority kernel target x sigma SMs (DASE-QoS is HSM's
+ * proportional 64/80 baseline); `corun reproduce hsm --fairness` and `--qos` show it in their
+ * moved and hpSMs columns. HSM's DASE-Fair did move SMs (65.2 % fairness against even's
+ * 52.7 %), so its DASE must predict sublinear scaling to all SMs for some kernels; how, HSM does
+ * not say and DASE's own paper is not among our references. A bandwidth or row-buffer bound
+ * would be a model of our choosing, picked after seeing the tables, so none is added. */
 #include "corun/dase.h"
 
 #include <math.h>
