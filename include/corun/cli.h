@@ -4,6 +4,7 @@
 #define CORUN_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -59,10 +60,18 @@ const struct cli_command *cli_lookup(const char *name);
 void cli_progress(const char *label, double done);
 
 /* A progress bar over an experiment's mixes with an ETA ("SUITE: 3.5 of 105 mixes, ETA 12m03s"):
- * pass cli_mixes_progress as the callback and a struct cli_mixes_bar as its context. */
+ * pass cli_mixes_progress as the callback and a struct cli_mixes_bar as its context. When stderr
+ * is not a terminal (a run under nohup, its stderr in a file) it writes a line instead each time
+ * a mix finishes ("SUITE: 12 of 105 mixes done, 25m10s, ETA 1h52m"). The ETA is projected from
+ * the mixes simulated in this run: mixes read from a --resume journal count as done, not as
+ * time spent. */
 struct cli_mixes_bar {
     const char *label; /* the suite */
     double start;      /* cli_wall_seconds() when the run began */
+    /* set by cli_mixes_progress; zero them */
+    bool started;
+    double base;     /* mixes done at the first call (read from a journal) */
+    unsigned logged; /* whole mixes already written as lines */
 };
 void cli_mixes_progress(void *ctx, double done, unsigned total);
 

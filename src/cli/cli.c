@@ -105,18 +105,40 @@ double cli_wall_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A duration as "12m03s", or "1h52m" from an hour on. */
+static void format_duration(char *buf, size_t len, double seconds)
+{
+    if (seconds >= 3600)
+        snprintf(buf, len, "%.0fh%02.0fm", floor(seconds / 3600), floor(fmod(seconds, 3600) / 60));
+    else
+        snprintf(buf, len, "%.0fm%02.0fs", floor(seconds / 60), floor(fmod(seconds, 60)));
+}
+
 void cli_mixes_progress(void *ctx, double done, unsigned total)
 {
-    const struct cli_mixes_bar *b = ctx;
-    double elapsed = cli_wall_seconds() - b->start;
-    char eta[32] = "";
-    if (done > 0.05 && done < total) {
-        double left = elapsed / done * (total - done);
-        snprintf(eta, sizeof eta, ", ETA %.0fm%02.0fs", floor(left / 60), fmod(left, 60));
+    struct cli_mixes_bar *b = ctx;
+    if (!b->started) {
+        b->started = true;
+        b->base = done;
+        b->logged = (unsigned)done;
     }
-    char label[96];
-    snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->label, done, total, eta);
-    cli_progress(label, total ? done / total : 1);
+    double elapsed = cli_wall_seconds() - b->start, ran = done - b->base;
+    char eta[32] = "", took[16];
+    if (ran > 0.05 && done < total) {
+        char left[16];
+        format_duration(left, sizeof left, elapsed / ran * (total - done));
+        snprintf(eta, sizeof eta, ", ETA %s", left);
+    }
+    if (isatty(STDERR_FILENO)) {
+        char label[96];
+        snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->label, done, total, eta);
+        cli_progress(label, total ? done / total : 1);
+    } else if ((unsigned)done > b->logged) {
+        b->logged = (unsigned)done;
+        format_duration(took, sizeof took, elapsed);
+        fprintf(stderr, "%s: %u of %u mixes done, %s%s\n", b->label, b->logged, total, took, eta);
+        fflush(stderr);
+    }
 }
 
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,

@@ -163,7 +163,7 @@ static int reproduce_main(int argc, char **argv)
     for (size_t i = 0; i < o.exp->nparts && rc != CLI_BAD_INPUT; i++) {
         struct repro_part_result r;
         char err[512];
-        struct cli_mixes_bar bar = {o.exp->parts[i].suite, cli_wall_seconds()};
+        struct cli_mixes_bar bar = {.label = o.exp->parts[i].suite, .start = cli_wall_seconds()};
         int prc =
             repro_run_part(&o.ro, &o.exp->parts[i], cli_mixes_progress, &bar, &r, err, sizeof err);
         if (prc < 0) {
@@ -219,9 +219,10 @@ const struct cli_command cmd_reproduce = {
         "                  it picks up where it was, with the same table. FILE is refused for\n"
         "                  another experiment, other options or another build of corun\n"
         "  --list          list the experiments\n\n"
-        "A progress bar with an ETA goes to stderr when it is a terminal. The full hsm run\n"
-        "took 1.9 h of one core (--predictors hsm,dase,themis); themis is projected at\n"
-        "about 10 h (147 pairs and 343 triples, ASM with runs of its own).\n\n"
+        "A progress bar with an ETA goes to stderr when it is a terminal; otherwise (nohup,\n"
+        "stderr in a file) a line per finished mix with the time so far and the ETA. The full\n"
+        "hsm run took 1.9 h of one core (--predictors hsm,dase,themis); themis is projected\n"
+        "at about 10 h (147 pairs and 343 triples, ASM with runs of its own).\n\n"
         "SM-allocation experiments (cmd_reproduce_alloc.c): hsm --fairness (HSM Figs. 11, 13),\n"
         "hsm --qos (Fig. 12), hsm --threshold (HSM 6.5: HSM-Fair at fairness thresholds\n"
         "0.70-0.95), smqos (SMQoS 5.2), smqos --offline (SMQoS 5.4, Figs. 11-13: SMQoS beside\n"

@@ -192,7 +192,7 @@ int reproduce_alloc_main(int argc, char **argv)
     fflush(stdout);
     struct ralloc_result r;
     char err[512];
-    struct cli_mixes_bar bar = {x->suite, cli_wall_seconds()};
+    struct cli_mixes_bar bar = {.label = x->suite, .start = cli_wall_seconds()};
     int prc = ralloc_run(&o.ro, x, cli_mixes_progress, &bar, &r, err, sizeof err);
     if (prc < 0) {
         fprintf(stderr, "corun: reproduce: %s\n", err);

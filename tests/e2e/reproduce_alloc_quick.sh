@@ -2,8 +2,8 @@
 # corun reproduce, SM-allocation experiments: the quickest form of each (2 mixes, 1 epoch of
 # 50 K cycles; 2 epochs for hsm --threshold, whose allocator first acts at the first epoch
 # boundary) prints its reduction, one row per policy and category with metrics in range, and
-# the published figures beside ours; results do not depend on -j; bad usage is refused with a
-# message and exit status 2.
+# the published figures beside ours, and a progress line per mix on a stderr that is not a
+# terminal; results do not depend on -j; bad usage is refused with a message and exit status 2.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
@@ -64,6 +64,10 @@ run() { # NAME FLAG ("" for none) [MORE OPTIONS...]
 
 run hsm --fairness
 check hsm --fairness 105 5 "84.1%"
+# stderr is not a terminal here: a line per finished mix, the last one without an ETA.
+grep -Eq '^hsm-pairs\.cfg: 1 of 2 mixes done, [0-9]+m[0-9]{2}s, ETA [0-9]+m[0-9]{2}s$' "$TMPD/err" &&
+    grep -Eq '^hsm-pairs\.cfg: 2 of 2 mixes done, [0-9]+m[0-9]{2}s$' "$TMPD/err" ||
+    fail "reproduce hsm --fairness: no progress lines on stderr: $(cat "$TMPD/err")"
 run hsm --qos
 check hsm --qos 105 4 "+18.9%"
 run smqos ""
