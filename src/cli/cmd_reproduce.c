@@ -234,8 +234,8 @@ const struct cli_command cmd_reproduce = {
         "--catalog, --resume FILE. Full runs measured, in hours of one core: hsm --fairness 3.2\n"
         "(105 x 5 policies x 5 M cycles: 4.4 s per million hbm80 cycles, references\n"
         "included), smqos 0.7, smqos --threshold 0.07, smqos --triples 0.3, themis --fairness\n"
-        "1.2, themis --qos 1.6; at hsm --fairness's rate, hsm --qos takes about 2.6 and hsm\n"
-        "--threshold about 4.5; the source tree's docs/results.md has their tables. Each run\n"
-        "prints its own projection.\n",
+        "1.2, themis --qos 1.6, hsm --qos 2.3; at hsm --fairness's rate, hsm --threshold\n"
+        "takes about 4.5. The source tree's docs/results.md has their tables. Each run prints\n"
+        "its own projection.\n",
     .run = reproduce_main,
 };
