@@ -231,11 +231,12 @@ const struct cli_command cmd_reproduce = {
         "mixes of scenarios/suites/smqos-triples.cfg), themis --fairness (Themis Figs. 9, 10)\n"
         "and themis --qos (Fig. 12). Each (mix, policy) is its own run; they take -j, --quick (6\n"
         "mixes x 3 epochs of 100 K cycles), --mixes N, --epochs N, --epoch-cycles N, --seed,\n"
-        "--catalog, --resume FILE. Full runs measured, in hours of one core: hsm --fairness 3.2\n"
-        "(105 x 5 policies x 5 M cycles: 4.4 s per million hbm80 cycles, references\n"
-        "included), smqos 0.7, smqos --threshold 0.07, smqos --triples 0.3, themis --fairness\n"
-        "1.2, themis --qos 1.6, hsm --qos 2.3; at hsm --fairness's rate, hsm --threshold\n"
-        "takes about 4.5. The source tree's docs/results.md has their tables. Each run prints\n"
-        "its own projection.\n",
+        "--catalog, --resume FILE and --json (one JSON document with each run's NP and SMs\n"
+        "per mix; with --resume of a finished run it reprints without simulating). Full runs\n"
+        "measured, in hours of one core: hsm --fairness 3.2 (105 x 5 policies x 5 M cycles:\n"
+        "4.4 s per million hbm80 cycles, references included), smqos 0.7, smqos --threshold\n"
+        "0.07, smqos --triples 0.3, themis --fairness 1.2, themis --qos 1.6, hsm --qos 2.3; at\n"
+        "hsm --fairness's rate, hsm --threshold takes about 4.5. The source tree's\n"
+        "docs/results.md has their tables. Each run prints its own projection.\n",
     .run = reproduce_main,
 };

@@ -75,6 +75,7 @@ struct options {
     const char *flag; /* an experiment's flag, or "accuracy" */
     const struct ralloc_experiment *x;
     struct ralloc_options ro;
+    bool json;
 };
 
 /* "corun: reproduce: WHAT 'ARG'; see ..." and the usage status. */
@@ -104,7 +105,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"quick", no_argument, NULL, 'q'},        {"mixes", required_argument, NULL, 'm'},
         {"epochs", required_argument, NULL, 'e'}, {"epoch-cycles", required_argument, NULL, 'c'},
         {"seed", required_argument, NULL, 'S'},   {"catalog", required_argument, NULL, 'C'},
-        {"resume", required_argument, NULL, 'R'},
+        {"resume", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'J'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -153,6 +154,7 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'C': o->ro.catalog = optarg; break;
         case 'R': o->ro.resume = optarg; break;
+        case 'J': o->json = true; break;
         default: rc = CLI_BAD_INPUT; break;
         }
     }
@@ -187,9 +189,11 @@ int reproduce_alloc_main(int argc, char **argv)
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
     const struct ralloc_experiment *x = o.x;
-    printf("corun reproduce %s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
-           o.ro.quick ? " --quick" : "", x->figure);
-    fflush(stdout);
+    if (!o.json) {
+        printf("corun reproduce %s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
+               o.ro.quick ? " --quick" : "", x->figure);
+        fflush(stdout);
+    }
     struct ralloc_result r;
     char err[512];
     struct cli_mixes_bar bar = {.label = x->suite, .start = cli_wall_seconds()};
@@ -199,7 +203,10 @@ int reproduce_alloc_main(int argc, char **argv)
         free(datadir);
         return CLI_BAD_INPUT;
     }
-    reproduce_alloc_print(&o.ro, &r);
+    if (o.json)
+        reproduce_alloc_print_json(&o.ro, &r);
+    else
+        reproduce_alloc_print(&o.ro, &r);
     ralloc_result_done(&r);
     free(datadir);
     return prc > 0 ? CLI_FAILED : CLI_OK;

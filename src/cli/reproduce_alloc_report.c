@@ -36,8 +36,8 @@ static const char *const metric_help[RALLOC_NMETRICS] = {
     [RALLOC_BATCH] = "batchNP: sum of the other kernels' NP (throughput / isolated)",
     [RALLOC_ENERGY] = "energy: / the baseline run's",
     [RALLOC_POWER] = "power: energy per cycle / the baseline run's",
-    [RALLOC_MOVED] = "moved: SMs the kernels gained at repartitions over the run (0: never "
-                     "repartitioned)",
+    [RALLOC_MOVED] = "moved: SMs the kernels gained from each epoch to the next (time-weighted), "
+                     "summed over the run (0: the split never changed after epoch 1)",
     [RALLOC_HP_SMS] = "hpSMs: the high-priority kernel's SMs, time-weighted over the run",
 };
 

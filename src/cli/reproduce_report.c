@@ -168,7 +168,7 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
             printf("failed: %s: %s\n", r->mixes[i].key, r->mixes[i].error);
 }
 
-static void json_number(double v)
+void reproduce_json_number(double v)
 {
     if (isnan(v) || isinf(v))
         printf("null");
@@ -179,11 +179,11 @@ static void json_number(double v)
 static void json_stats(const char *name, const struct repro_stats *s)
 {
     printf("\"%s\": {\"n\": %zu, \"avg\": ", name, s->n);
-    json_number(s->avg);
+    reproduce_json_number(s->avg);
     printf(", \"max\": ");
-    json_number(s->max);
+    reproduce_json_number(s->max);
     printf(", \"median\": ");
-    json_number(s->median);
+    reproduce_json_number(s->median);
     printf("}");
 }
 
@@ -228,11 +228,11 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
             printf("{\"source\": ");
             cli_json_string(stdout, pub->source);
             printf(", \"avg\": ");
-            json_number(pub->avg);
+            reproduce_json_number(pub->avg);
             printf(", \"max\": ");
-            json_number(pub->max);
+            reproduce_json_number(pub->max);
             printf(", \"median\": ");
-            json_number(pub->median);
+            reproduce_json_number(pub->median);
             printf("}");
         } else {
             printf("null");

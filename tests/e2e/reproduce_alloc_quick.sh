@@ -3,7 +3,8 @@
 # 50 K cycles; 2 epochs for hsm --threshold, whose allocator first acts at the first epoch
 # boundary) prints its reduction, one row per policy and category with metrics in range, and
 # the published figures beside ours, and a progress line per mix on a stderr that is not a
-# terminal; results do not depend on -j; bad usage is refused with a message and exit status 2.
+# terminal; --json holds the same numbers and each run's per kernel; results do not depend on
+# -j; bad usage is refused with a message and exit status 2.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
@@ -68,8 +69,44 @@ check hsm --fairness 105 5 "84.1%"
 grep -Eq '^hsm-pairs\.cfg: 1 of 2 mixes done, [0-9]+m[0-9]{2}s, ETA [0-9]+m[0-9]{2}s$' "$TMPD/err" &&
     grep -Eq '^hsm-pairs\.cfg: 2 of 2 mixes done, [0-9]+m[0-9]{2}s$' "$TMPD/err" ||
     fail "reproduce hsm --fairness: no progress lines on stderr: $(cat "$TMPD/err")"
-run hsm --qos
+run hsm --qos --resume "$TMPD/qos.journal"
 check hsm --qos 105 4 "+18.9%"
+# --json from the same journal: nothing simulated again, the table's numbers, and per mix and
+# policy each kernel's NP and SMs, whose means are the table's.
+"$CORUN" reproduce hsm --qos "${tiny[@]}" -j 2 --resume "$TMPD/qos.journal" --json \
+    >"$TMPD/qos.json" 2>"$TMPD/err" || fail "hsm --qos --json: exit $? $(cat "$TMPD/err")"
+python3 - "$TMPD/qos.json" "$TMPD/hsm--qos" <<'PY' || fail "hsm --qos --json: $(cat "$TMPD/qos.json")"
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+assert (doc["experiment"], doc["flag"], doc["kind"]) == ("hsm", "qos", "allocation"), "head"
+assert doc["mixes"] == 2 and doc["resumed"] == 2 and doc["failed"] == 0, "counts"
+assert doc["table_metrics"] == ["met", "hp_np_over_target", "stp", "batch_np", "hp_sms"]
+labels = [p["label"] for p in doc["policies"]]
+assert labels == ["proportional", "qos/hsm", "qos/dase", "qos/themis"], labels
+for p in doc["policies"]:
+    g = p["groups"][0]
+    assert g["group"] == "all" and g["mixes"] == 2, g
+    row = re.search(r"^%s +all +2 +([\d.]+)%% +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$"
+                    % re.escape(p["label"]), text, re.M)
+    assert row, "no table row for " + p["label"]
+    v = g["values"]
+    assert "%.1f" % (100 * v["met"]) == row.group(1), (p["label"], "met")
+    assert "%.3f" % v["stp"] == row.group(3), (p["label"], "stp")
+    assert "%.1f" % v["hp_sms"] == row.group(5), (p["label"], "hpSMs")
+for m in doc["per_mix"]:
+    assert m["error"] is None and len(m["runs"]) == 4, m["mix"]
+    hp = m["high_priority"]
+    for r in m["runs"]:
+        assert len(r["np"]) == 2 and len(r["sms"]) == 2, r
+        assert 70 < sum(r["sms"]) <= 80 + 1e-3, ("more SMs than the GPU has", r)
+        assert abs(sum(r["np"]) - r["values"]["stp"]) < 1e-5, r  # 6 digits each
+        assert abs(r["sms"][hp] - r["values"]["hp_sms"]) < 1e-9, r
+        assert "unfairness_median" not in r["values"], "a median of one run"
+for i, p in enumerate(doc["policies"]):
+    mean = sum(m["runs"][i]["values"]["stp"] for m in doc["per_mix"]) / 2
+    assert abs(mean - p["groups"][0]["values"]["stp"]) < 1e-5, (p["label"], "mean STP")
+PY
 run smqos ""
 check smqos "" 132 9 "88.6%"
 ! grep -q "^not run:.*5\.5" "$TMPD/smqos" || fail "smqos: §5.5 still listed as not run"
