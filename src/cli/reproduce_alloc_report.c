@@ -8,38 +8,38 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const metric_names[RALLOC_NMETRICS] = {
-    [RALLOC_FAIRNESS] = "fairness",
-    [RALLOC_STP] = "STP",
-    [RALLOC_ANTT] = "ANTT",
-    [RALLOC_UNFAIRNESS] = "unfair",
-    [RALLOC_UNFAIRNESS_MEDIAN] = "unf.med",
-    [RALLOC_MET] = "met",
-    [RALLOC_MET_NEAR] = "met-5%",
-    [RALLOC_HP_NP] = "hpNP/T",
-    [RALLOC_BATCH] = "batchNP",
-    [RALLOC_ENERGY] = "energy",
-    [RALLOC_POWER] = "power",
-    [RALLOC_MOVED] = "moved",
-    [RALLOC_HP_SMS] = "hpSMs",
+/* Each metric's column in the tables, its key in --json, and its line under the table. */
+static const struct metric_text {
+    const char *column, *key, *help;
+} metric_info[RALLOC_NMETRICS] = {
+    [RALLOC_FAIRNESS] = {"fairness", "fairness", "fairness: min NP / max NP over the run"},
+    [RALLOC_STP] = {"STP", "stp", "STP: sum of NP"},
+    [RALLOC_ANTT] = {"ANTT", "antt", "ANTT: mean 1/NP"},
+    [RALLOC_UNFAIRNESS] = {"unfair", "unfairness",
+                           "unfair: Themis eq. 11, (max s*w - min s*w) / max s*w, s = 1/NP"},
+    [RALLOC_UNFAIRNESS_MEDIAN] = {"unf.med", "unfairness_median",
+                                  "unf.med: its median over the mixes"},
+    [RALLOC_MET] = {"met", "met",
+                    "met: share of runs (QoS_reach) whose high-priority NP over the run >= "
+                    "target"},
+    [RALLOC_MET_NEAR] = {"met-5%", "met_within_5pct", "met-5%: share with NP >= 0.95 x target"},
+    [RALLOC_HP_NP] = {"hpNP/T", "hp_np_over_target",
+                      "hpNP/T: the high-priority kernel's NP / target"},
+    [RALLOC_BATCH] = {"batchNP", "batch_np",
+                      "batchNP: sum of the other kernels' NP (throughput / isolated)"},
+    [RALLOC_ENERGY] = {"energy", "energy_vs_baseline", "energy: / the baseline run's"},
+    [RALLOC_POWER] = {"power", "power_vs_baseline", "power: energy per cycle / the baseline run's"},
+    [RALLOC_MOVED] = {"moved", "sms_moved",
+                      "moved: SMs the kernels gained from each epoch to the next (time-weighted), "
+                      "summed over the run (0: the split never changed after epoch 1)"},
+    [RALLOC_HP_SMS] = {"hpSMs", "hp_sms",
+                       "hpSMs: the high-priority kernel's SMs, time-weighted over the run"},
 };
 
-static const char *const metric_help[RALLOC_NMETRICS] = {
-    [RALLOC_FAIRNESS] = "fairness: min NP / max NP over the run",
-    [RALLOC_STP] = "STP: sum of NP",
-    [RALLOC_ANTT] = "ANTT: mean 1/NP",
-    [RALLOC_UNFAIRNESS] = "unfair: Themis eq. 11, (max s*w - min s*w) / max s*w, s = 1/NP",
-    [RALLOC_UNFAIRNESS_MEDIAN] = "unf.med: its median over the mixes",
-    [RALLOC_MET] = "met: share of runs (QoS_reach) whose high-priority NP over the run >= target",
-    [RALLOC_MET_NEAR] = "met-5%: share with NP >= 0.95 x target",
-    [RALLOC_HP_NP] = "hpNP/T: the high-priority kernel's NP / target",
-    [RALLOC_BATCH] = "batchNP: sum of the other kernels' NP (throughput / isolated)",
-    [RALLOC_ENERGY] = "energy: / the baseline run's",
-    [RALLOC_POWER] = "power: energy per cycle / the baseline run's",
-    [RALLOC_MOVED] = "moved: SMs the kernels gained from each epoch to the next (time-weighted), "
-                     "summed over the run (0: the split never changed after epoch 1)",
-    [RALLOC_HP_SMS] = "hpSMs: the high-priority kernel's SMs, time-weighted over the run",
-};
+const char *reproduce_alloc_metric_key(enum ralloc_metric m)
+{
+    return metric_info[m].key;
+}
 
 static bool is_share(enum ralloc_metric m)
 {
@@ -201,7 +201,7 @@ static void by_mix_table(const struct ralloc_result *r)
 {
     const struct ralloc_experiment *x = r->x;
     enum ralloc_metric m = x->metrics[0];
-    printf("\n%s per mix and policy:\n%-26s", metric_names[m], "mix");
+    printf("\n%s per mix and policy:\n%-26s", metric_info[m].column, "mix");
     for (unsigned p = 0; p < x->npolicies; p++) {
         const char *at = strchr(x->policies[p].label, '@');
         printf(" %7.7s", at ? at + 1 : x->policies[p].label);
@@ -251,12 +251,12 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
     printf("each (mix, policy) is its own run; NP over the run = private cycles of all its\n"
            "instructions / run cycles; values are means over the mixes.\n");
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)
-        printf("  %s\n", metric_help[x->metrics[c]]);
+        printf("  %s\n", metric_info[x->metrics[c]].help);
     if (x->baseline >= 0)
         printf("  the baseline run: %s's\n", x->policies[x->baseline].label);
     printf("\n%-18s %-20s %5s", "policy", "group", "mixes");
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)
-        printf(" %8s", metric_names[x->metrics[c]]);
+        printf(" %8s", metric_info[x->metrics[c]].column);
     printf("\n");
     for (unsigned p = 0; p < x->npolicies; p++) {
         row(r, p, NULL);
@@ -272,7 +272,7 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
     for (size_t i = 0; i < x->npublished; i++) {
         const struct ralloc_published *f = &x->published[i];
         printf("%-18s %-14s %-20s %-8s", f->policy, f->ref ? f->ref : "-",
-               f->group ? f->group : "all", metric_names[f->metric]);
+               f->group ? f->group : "all", metric_info[f->metric].column);
         figure(f, f->value);
         figure(f, ralloc_published_ours(x, f, r->mixes, r->nmixes));
         printf("  %s: %s\n", f->source, f->what);

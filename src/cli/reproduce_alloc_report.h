@@ -21,6 +21,8 @@ double reproduce_alloc_projected_hours(const struct ralloc_experiment *x, size_t
 /* r as tables on stdout: per policy and group the experiment's metrics, then the published
  * figures beside ours, what was not run, and failed mixes. */
 void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_result *r);
+/* m's key in --json ("stp", "hp_sms"). */
+const char *reproduce_alloc_metric_key(enum ralloc_metric m);
 /* r as one JSON document on stdout (reproduce_alloc_json.c): per policy and group the metrics,
  * the published figures beside ours, and per mix and policy each kernel's NP and SMs. */
 void reproduce_alloc_print_json(const struct ralloc_options *o, const struct ralloc_result *r);
