@@ -175,8 +175,8 @@ static void dase_explain(const void *state, unsigned k, struct predict_text *t)
 
 const struct predictor_ops predictor_dase = {
     .name = "dase",
-    .summary = "DASE-style: LLC (sampled ATD) and DRAM interference subtracted, capped "
-               "(Hu et al., via HSM)",
+    .summary = "DASE-style: LLC (sampled ATD) and DRAM interference subtracted; the HSM cap "
+               "binds, NP^ = S_k/SMs (Hu et al., via HSM)",
     .needs_private = false,
     .model = NULL,
     .create = dase_create,
