@@ -77,6 +77,8 @@ void cli_mixes_progress(void *ctx, double done, unsigned total);
 
 /* Write s as a JSON string literal (quoted and escaped). */
 void cli_json_string(FILE *out, const char *s);
+/* Write v as a JSON number (6 significant digits), or null when it is NaN or infinite. */
+void cli_json_number(FILE *out, double v);
 /* Seconds on a monotonic clock, for wall-time figures. */
 double cli_wall_seconds(void);
 /* Returned by cli_getopt for an unknown option or one missing its value (a message has been

@@ -98,6 +98,14 @@ void cli_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void cli_json_number(FILE *out, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.6g", v);
+}
+
 double cli_wall_seconds(void)
 {
     struct timespec ts;

@@ -10,7 +10,6 @@
 
 #include "corun/cli.h"
 #include "reproduce_alloc_report.h"
-#include "reproduce_report.h"
 
 /* before (the punctuation and the key: ", \"gpu\": "), then s as a JSON string, or null. */
 static void text(const char *before, const char *s)
@@ -31,7 +30,7 @@ static void values(const double *v, bool one_run)
         if (isnan(v[m]) || (one_run && m == RALLOC_UNFAIRNESS_MEDIAN))
             continue;
         printf("%s\"%s\": ", sep, reproduce_alloc_metric_key(m));
-        reproduce_json_number(v[m]);
+        cli_json_number(stdout, v[m]);
         sep = ", ";
     }
     printf("}");
@@ -75,9 +74,9 @@ static void published(const struct ralloc_result *r)
         text(", \"vs\": ", f->ref);
         text(", \"group\": ", f->group ? f->group : "all");
         printf(", \"metric\": \"%s\", \"paper\": ", reproduce_alloc_metric_key(f->metric));
-        reproduce_json_number(f->value);
+        cli_json_number(stdout, f->value);
         printf(", \"ours\": ");
-        reproduce_json_number(ralloc_published_ours(x, f, r->mixes, r->nmixes));
+        cli_json_number(stdout, ralloc_published_ours(x, f, r->mixes, r->nmixes));
         text(", \"source\": ", f->source);
         text(", \"what\": ", f->what);
         printf("}");
@@ -96,12 +95,12 @@ static void run(const struct ralloc_experiment *x, const struct ralloc_mix_resul
     }
     printf(", \"cycles\": %.0f, \"np\": [", run->cycles);
     for (unsigned k = 0; k < m->nkernels; k++)
-        printf("%s", k ? ", " : ""), reproduce_json_number(run->private_cycles[k] / run->cycles);
+        printf("%s", k ? ", " : ""), cli_json_number(stdout, run->private_cycles[k] / run->cycles);
     printf("], \"sms\": [");
     for (unsigned k = 0; k < m->nkernels; k++)
-        printf("%s", k ? ", " : ""), reproduce_json_number(run->sm_cycles[k] / run->cycles);
+        printf("%s", k ? ", " : ""), cli_json_number(stdout, run->sm_cycles[k] / run->cycles);
     printf("], \"energy_j\": ");
-    reproduce_json_number(run->energy_j);
+    cli_json_number(stdout, run->energy_j);
     double v[RALLOC_NMETRICS];
     ralloc_run_metrics(x, m, p, v);
     printf(", \"values\": ");

@@ -168,22 +168,14 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
             printf("failed: %s: %s\n", r->mixes[i].key, r->mixes[i].error);
 }
 
-void reproduce_json_number(double v)
-{
-    if (isnan(v) || isinf(v))
-        printf("null");
-    else
-        printf("%.6g", v);
-}
-
 static void json_stats(const char *name, const struct repro_stats *s)
 {
     printf("\"%s\": {\"n\": %zu, \"avg\": ", name, s->n);
-    reproduce_json_number(s->avg);
+    cli_json_number(stdout, s->avg);
     printf(", \"max\": ");
-    reproduce_json_number(s->max);
+    cli_json_number(stdout, s->max);
     printf(", \"median\": ");
-    reproduce_json_number(s->median);
+    cli_json_number(stdout, s->median);
     printf("}");
 }
 
@@ -228,11 +220,11 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
             printf("{\"source\": ");
             cli_json_string(stdout, pub->source);
             printf(", \"avg\": ");
-            reproduce_json_number(pub->avg);
+            cli_json_number(stdout, pub->avg);
             printf(", \"max\": ");
-            reproduce_json_number(pub->max);
+            cli_json_number(stdout, pub->max);
             printf(", \"median\": ");
-            reproduce_json_number(pub->median);
+            cli_json_number(stdout, pub->median);
             printf("}");
         } else {
             printf("null");

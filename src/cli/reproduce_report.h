@@ -12,8 +12,6 @@ void reproduce_print_resume(const char *path, const struct repro_resume *r, size
 /* r as a table on stdout: per predictor the per-epoch and over-the-run errors in %, overall
  * (beside the published figures) and per category; predictors without a model say why. */
 void reproduce_print_text(const struct repro_options *ro, const struct repro_part_result *r);
-/* v as a JSON number on stdout; null when it is NaN or infinite. */
-void reproduce_json_number(double v);
 /* r as one JSON object on stdout (a ",\n" before it unless first), per-mix errors included. */
 void reproduce_print_json(const struct repro_options *ro, const struct repro_part_result *r,
                           bool first);
