@@ -66,7 +66,7 @@ void cli_progress(const char *label, double done);
  * the mixes simulated in this run: mixes read from a --resume journal count as done, not as
  * time spent. */
 struct cli_mixes_bar {
-    const char *label; /* the suite */
+    const char *label; /* the suite, and its part in an experiment of several */
     double start;      /* cli_wall_seconds() when the run began */
     /* set by cli_mixes_progress; zero them */
     bool started;

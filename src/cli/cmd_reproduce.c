@@ -163,7 +163,13 @@ static int reproduce_main(int argc, char **argv)
     for (size_t i = 0; i < o.exp->nparts && rc != CLI_BAD_INPUT; i++) {
         struct repro_part_result r;
         char err[512];
-        struct cli_mixes_bar bar = {.label = o.exp->parts[i].suite, .start = cli_wall_seconds()};
+        char label[64]; /* an ETA is the part's: say there is more after it */
+        if (o.exp->nparts > 1)
+            snprintf(label, sizeof label, "%s (part %zu of %zu)", o.exp->parts[i].suite, i + 1,
+                     o.exp->nparts);
+        else
+            snprintf(label, sizeof label, "%s", o.exp->parts[i].suite);
+        struct cli_mixes_bar bar = {.label = label, .start = cli_wall_seconds()};
         int prc =
             repro_run_part(&o.ro, &o.exp->parts[i], cli_mixes_progress, &bar, &r, err, sizeof err);
         if (prc < 0) {

@@ -67,8 +67,12 @@ cmp -s "$TMPD/text" <(echo "not a journal") || fail "the refused file was change
 
 # Accuracy: both Themis parts in one journal; the rerun reads all 6 mixes and agrees.
 acc=(themis --accuracy --quick --epochs 1 --predictors themis)
-"$CORUN" reproduce "${acc[@]}" --resume "$TMPD/acc" -j 2 >"$TMPD/acc1" 2>/dev/null ||
+"$CORUN" reproduce "${acc[@]}" --resume "$TMPD/acc" -j 2 >"$TMPD/acc1" 2>"$TMPD/acc1.err" ||
     fail "accuracy: exit $?"
+# Its progress lines (stderr is a file) say which part an ETA belongs to.
+grep -Eq '^themis-pairs\.cfg \(part 1 of 2\): [0-9]+ of [0-9]+ mixes done, ' "$TMPD/acc1.err" &&
+    grep -Eq '^themis-triples\.cfg \(part 2 of 2\): [0-9]+ of [0-9]+ mixes done, ' "$TMPD/acc1.err" ||
+    fail "accuracy: progress lines without their part: $(cat "$TMPD/acc1.err")"
 "$CORUN" reproduce "${acc[@]}" --resume "$TMPD/acc" -j 1 >"$TMPD/acc2" 2>/dev/null ||
     fail "accuracy again: exit $?"
 [ "$(grep -c '^resumed from .*: 0 of [0-9]* mixes read from it; each mix is kept' "$TMPD/acc1")" = 2 ] ||
