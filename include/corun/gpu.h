@@ -23,14 +23,25 @@ struct cache_config {
     unsigned latency_cycles; /* hit latency, core cycles */
 };
 
+/* An SM execution unit other than the FP32/INT ALUs, shared by the SM's schedulers. */
+struct unit_config {
+    unsigned lanes;          /* threads served per cycle: a warp instruction holds the unit for
+                                32 / lanes cycles (more than 32 lanes: several per cycle) */
+    unsigned latency_cycles; /* until the warp's next instruction may issue */
+};
+
 struct gpu_config {
     unsigned sms;
     double core_clock_mhz;
     unsigned warps_per_sm;      /* resident warp limit */
     unsigned tbs_per_sm;        /* resident thread-block limit */
     unsigned schedulers_per_sm; /* GTO warp schedulers, one instruction each per cycle */
-    unsigned regs_per_sm;       /* 32-bit registers, for context-switch cost */
-    unsigned smem_per_sm_bytes; /* shared memory, for context-switch cost */
+    unsigned regs_per_sm;       /* 32-bit registers: occupancy, context-switch cost */
+    unsigned smem_per_sm_bytes; /* shared memory: occupancy, context-switch cost */
+    unsigned alu_latency_cycles; /* dependent FP32/INT issue (kernels with dep_latency 0) */
+    struct unit_config sfu;      /* special functions */
+    struct unit_config fp64;     /* double precision */
+    struct unit_config shmem;    /* shared memory: lanes are banks */
     struct cache_config l1d;    /* per SM */
     struct cache_config l1c;    /* constant cache, per SM */
     struct cache_config llc;    /* size_bytes is the total over all slices */
@@ -48,7 +59,11 @@ struct gpu_config {
 double gpu_config_peak_gbs(const struct gpu_config *cfg);
 /* 0 when cfg can be simulated; else -1 with a message naming the field and its valid range. */
 int gpu_config_check(const struct gpu_config *cfg, char *err, size_t errlen);
-/* Likewise for a kernel profile on cfg. */
+/* Resident thread blocks of p on one SM of cfg; *limit (when limit is not NULL) names what
+ * bounds it ("registers", "shared memory", "warp slots", ...). */
+unsigned gpu_occupancy(const struct gpu_config *cfg, const struct kernel_profile *p,
+                       const char **limit);
+/* 0 when profile p can run on cfg; else -1 with a message naming the field. */
 int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile *p, char *err,
                       size_t errlen);
 

@@ -12,7 +12,24 @@
  * shared by all its SMs, as the TBs resident at one time on a real GPU cover neighbouring
  * tiles of the grid: consecutive lines land in consecutive DRAM channels, so a run of L lines
  * brings about L / channels accesses to each row it touches, close together in time. That is
- * where row-buffer locality comes from; seq_run_lines is its knob. */
+ * where row-buffer locality comes from; seq_run_lines is its knob. That is the legacy model
+ * (pattern = "legacy").
+ *
+ * Per-TB streams (every other pattern, kernel.h). Each TB walks its own tile of the kernel's
+ * arrays: the input array at the data base, an output array (stores) footprint_bytes above it.
+ * TB b of a launch gets tile b; the TB's warps take the next line of the TB's walk in turn
+ * (kstate_tb_line), so a TB's accesses are coalesced and sequential within its tile, and what
+ * the DRAM banks see is the interleaving of every resident TB's walk: row-buffer locality then
+ * depends on how many TBs run at once (the SM count and the occupancy) and on what the
+ * co-runners' TBs put between them. Reuse is real: a line is hit again only when the pattern
+ * revisits it (a stencil's neighbouring rows, the panels a GEMM tile shares with its row and
+ * column, a tile re-walked because it is smaller than the TB's accesses, a hot set, or the
+ * next launch re-reading a footprint that still sits in the LLC).
+ *
+ * Instruction classes. A warp issues runs of FP32/INT ALU instructions (geometric lengths),
+ * each followed by one instruction of another class: a global load or store, a constant
+ * load, an SFU, FP64 or shared-memory instruction, or a __syncthreads barrier every
+ * barrier_interval instructions. */
 #ifndef CORUN_KSTATE_H
 #define CORUN_KSTATE_H
 
@@ -28,7 +45,7 @@
 #define KSTATE_HIST_MAX     16384        /* reuse history cap, lines (2 MB of 128 B lines) */
 
 /* Instruction kinds a warp issues. */
-enum kstate_inst { KI_COMPUTE, KI_LOAD, KI_STORE, KI_CONST };
+enum kstate_inst { KI_COMPUTE, KI_LOAD, KI_STORE, KI_CONST, KI_SFU, KI_FP64, KI_SHARED, KI_BAR };
 
 /* Raw events of one kernel since the last kstate_reset_counters. */
 struct kstate_counters {
@@ -37,18 +54,31 @@ struct kstate_counters {
     uint64_t l2_accesses, l2_misses, l2_writebacks;
     uint64_t tbs_finished, tbs_saved, tbs_restored;
     uint64_t sm_cycles; /* SM-cycles attributed so far (the gpu adds the open intervals) */
+    uint64_t sfu_insts, fp64_insts, shared_insts, barriers;
 };
 
 /* One warp's progress, as saved by a context switch. */
 struct kstate_warp_ctx {
-    uint32_t insts_left, compute_left;
-    uint8_t next_kind, next_lines;
+    uint32_t insts_left, compute_left, bar_left;
+    uint8_t next_kind, next_lines, at_bar;
+};
+
+/* Where a TB is in its walk of the kernel's arrays (per-TB patterns). */
+struct kstate_tbaddr {
+    uint32_t tile;       /* the TB's index in its grid */
+    uint32_t pos, spos;  /* loads and stores made so far */
 };
 
 /* A preempted TB waiting to resume on some SM of its kernel. */
 struct kstate_saved_tb {
     unsigned nwarps;
+    struct kstate_tbaddr addr;
     struct kstate_warp_ctx warp[];
+};
+
+/* The SM's limits that bound a kernel's occupancy. */
+struct kstate_sm_limits {
+    unsigned tbs, warps, regs, smem_bytes;
 };
 
 /* An SM's recent history of new lines, for reuse. */
@@ -66,6 +96,12 @@ struct kstate {
     uint64_t footprint_lines;
     unsigned line_bytes;
     unsigned occupancy;  /* TBs per SM */
+    const char *occupancy_limit; /* what bounds it: "warps", "registers", ... */
+    uint64_t out_line;   /* first line of the output array (per-TB patterns) */
+    uint32_t tile_lines; /* per-TB patterns: the tile, resolved */
+    uint32_t grid_side;  /* tiled: TBs per grid row */
+    uint64_t thr_hot;    /* gather: access in the hot set */
+    uint64_t hot_lines;
     unsigned hist_lines; /* reuse window in lines, capped at KSTATE_HIST_MAX */
 
     /* grid */
@@ -83,7 +119,9 @@ struct kstate {
 
     /* instruction mix, precomputed */
     double inv_log_compute; /* 1 / ln(1 - p_noncompute), for geometric compute runs */
-    uint64_t thr_mem;       /* non-compute is memory (vs constant) */
+    uint64_t thr_mem;       /* non-compute is memory (vs the other classes) */
+    bool has_classes;       /* SFU, FP64 or shared instructions exist */
+    uint64_t thr_cls[3];    /* non-memory: cumulative thresholds of constant, SFU, FP64 */
     uint64_t thr_store;     /* memory instruction is a store */
     uint64_t thr_reuse;
     uint64_t thr_extra_line; /* fractional part of lines_per_access */
@@ -97,12 +135,17 @@ struct kstate {
  * TB limits tbs_per_sm and warps_per_sm; seed feeds the address stream's PRNG. The caller has
  * validated p (gpu_new does). Free with kstate_delete. */
 struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsigned line_bytes,
-                          unsigned tbs_per_sm, unsigned warps_per_sm, uint64_t seed);
+                          const struct kstate_sm_limits *sm, uint64_t seed);
+/* Resident TBs of p per SM: the smallest of the SM's TB slots, its warps over the TB's warps,
+ * its registers over the TB's (allocated per warp in units of 256), its shared memory over
+ * the TB's (in units of 256 B) and the profile's own cap. *limit names the binding one. */
+unsigned kstate_occupancy(const struct kernel_profile *p, const struct kstate_sm_limits *sm,
+                          const char **limit);
 void kstate_delete(struct kstate *k);
 
 /* Hands out the next TB: a preempted one first (returned in *saved, to be freed by the caller
  * with free()), else a fresh one (*saved = NULL). Returns false when none is left. */
-bool kstate_take_tb(struct kstate *k, struct kstate_saved_tb **saved);
+bool kstate_take_tb(struct kstate *k, struct kstate_saved_tb **saved, uint32_t *tile);
 /* Records a finished TB at cycle now; when it completes the grid the kernel is relaunched.
  * Returns true when new TBs became available. */
 bool kstate_tb_finished(struct kstate *k, uint64_t now);
@@ -117,6 +160,10 @@ uint32_t kstate_draw_compute_run(const struct kstate *k, struct rng *r);
 void kstate_draw_mem(const struct kstate *k, struct rng *r, uint8_t *kind, uint8_t *lines);
 /* The line number of the next data access by an SM with history h. */
 uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h);
+/* The line number of a TB's next load (store: next store) under a per-TB pattern; r is
+ * drawn from only by the gather pattern. */
+uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a,
+                        bool store);
 /* The line number of a constant load. */
 uint64_t kstate_const_line(const struct kstate *k, struct rng *r);
 /* Kernel index owning a line number (from its address). */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "corun/confread.h"
+#include "corun/sm.h"
 #include "corun/util.h"
 
 #define CACHE_FIELD(field_, def_, lo_, hi_, unit_, help_)                                          \
@@ -52,6 +53,21 @@ static const struct conf_setting timing_settings[] = {
 };
 static const struct conf_table timing_table = {"DRAM timing", timing_settings,
                                                CORUN_ARRAY_LEN(timing_settings)};
+
+#define UNIT_FIELD(field_, def_, lo_, hi_, unit_, help_)                                            \
+    {                                                                                              \
+#field_, CONF_UINT, lo_, hi_, def_, unit_, help_, offsetof(struct unit_config, field_),    \
+            NULL, NULL                                                                             \
+    }
+
+static const struct conf_setting unit_settings[] = {
+    UNIT_FIELD(lanes, "16", 1, 1024, "threads per cycle",
+               "a warp instruction holds the unit 32 / lanes cycles"),
+    UNIT_FIELD(latency_cycles, "20", 1, SM_UNIT_MAX_LATENCY, "core cycles",
+               "until the warp's next instruction may issue"),
+};
+static const struct conf_table unit_table = {"execution unit", unit_settings,
+                                             CORUN_ARRAY_LEN(unit_settings)};
 
 static const char *const mapping_names[] = {"hashed", "linear", NULL};
 
@@ -100,6 +116,11 @@ static const struct conf_setting gpu_settings[] = {
     GPU_FIELD(regs_per_sm, CONF_UINT, "65536", 1024, 1 << 22, "registers",
               "32-bit registers per SM"),
     GPU_FIELD(smem_per_sm_bytes, CONF_UINT, "98304", 0, 1 << 24, "bytes", "shared memory per SM"),
+    GPU_FIELD(alu_latency_cycles, CONF_UINT, "6", 1, SM_MAX_DEP_LATENCY, "core cycles",
+              "dependent FP32/INT issue (kernels whose dep_latency is 0)"),
+    GPU_GROUP(sfu, unit_table, "special-function unit (sin, exp, rcp, sqrt), per SM"),
+    GPU_GROUP(fp64, unit_table, "double-precision unit, per SM"),
+    GPU_GROUP(shmem, unit_table, "shared memory, per SM (lanes: banks)"),
     GPU_GROUP(l1d, cache_table, "L1 data cache, per SM"),
     GPU_GROUP(l1c, cache_table, "constant cache, per SM"),
     GPU_GROUP(llc, cache_table, "last-level cache (size over all slices)"),
@@ -135,13 +156,16 @@ const struct conf_table preset_gpu_table = {"gpu", gpu_settings, CORUN_ARRAY_LEN
 static const char *const paper_names[] = {"none", "hsm", "themis", "smqos", "teaching", NULL};
 static const char *const class_names[] = {"none", "compute", "memory", "balanced", NULL};
 static const char *const split_names[] = {"none", "train", "test", NULL};
+static const char *const pattern_names[] = {"legacy", "stream", "strided", "stencil",
+                                            "tiled",  "gather", NULL};
 
 static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the kernel is"),
     KERNEL_FIELD(tbs, CONF_UINT, NULL, 1, 1 << 24, NULL, "thread blocks in the grid"),
     KERNEL_FIELD(warps_per_tb, CONF_UINT, NULL, 1, 32, NULL, "warps per thread block"),
-    KERNEL_FIELD(tbs_per_sm, CONF_UINT, NULL, 1, 64, NULL,
-                 "occupancy: thread blocks one SM can hold"),
+    KERNEL_FIELD(tbs_per_sm, CONF_UINT, "0", 0, 64, NULL,
+                 "an explicit cap on resident thread blocks per SM (0: none; the SM's warps, "
+                 "registers, shared memory and TB slots limit it too)"),
     KERNEL_FIELD(insts_per_warp, CONF_UINT, NULL, 1, 1 << 30, "instructions",
                  "warp instructions each warp executes"),
     KERNEL_FIELD(mem_fraction, CONF_FLOAT, NULL, 0, 1, NULL,
@@ -150,8 +174,9 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(lines_per_access, CONF_FLOAT, "1.0", 1, 32, "lines",
                  "128 B line requests per memory instruction (coalescing)"),
     KERNEL_FIELD(mlp, CONF_UINT, "4", 1, 64, "loads", "loads a warp may have outstanding"),
-    KERNEL_FIELD(dep_latency, CONF_UINT, "8", 1, 1000, "core cycles",
-                 "latency before a compute result can be used"),
+    KERNEL_FIELD(dep_latency, CONF_UINT, "0", 0, SM_MAX_DEP_LATENCY, "core cycles",
+                 "latency before an ALU result can be used (0: the preset's "
+                 "alu_latency_cycles)"),
     KERNEL_FIELD(const_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
                  "constant-cache loads among all instructions"),
     KERNEL_FIELD(footprint_bytes, CONF_U64, NULL, 128, 1ull << 40, "bytes",
@@ -163,9 +188,30 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(reuse_window_bytes, CONF_U64, "0", 0, 1ull << 40, "bytes",
                  "how far back those revisits reach (cache locality)"),
     KERNEL_FIELD(regs_per_thread, CONF_UINT, "32", 1, 255, "registers",
-                 "registers per thread (context-switch cost)"),
+                 "registers per thread (occupancy, context-switch cost)"),
     KERNEL_FIELD(smem_per_tb_bytes, CONF_UINT, "0", 0, 1 << 20, "bytes",
-                 "shared memory per thread block (context-switch cost)"),
+                 "shared memory per thread block (occupancy, context-switch cost)"),
+    KERNEL_FIELD(sfu_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
+                 "special-function instructions (sin, exp, rcp, sqrt) among all"),
+    KERNEL_FIELD(fp64_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
+                 "double-precision instructions among all"),
+    KERNEL_FIELD(shared_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
+                 "shared-memory loads and stores among all instructions"),
+    KERNEL_FIELD(shared_conflict_ways, CONF_UINT, "1", 1, 32, "passes",
+                 "bank-conflict degree of a shared-memory access (1: none)"),
+    KERNEL_FIELD(barrier_interval, CONF_UINT, "0", 0, 1 << 30, "instructions",
+                 "instructions per warp between __syncthreads barriers (0: none)"),
+    {"pattern", CONF_CHOICE, 0, 0, "legacy", NULL,
+     "address stream: legacy (one cursor per kernel), stream, strided, stencil, tiled, gather",
+     offsetof(struct kernel_profile, pattern), pattern_names, NULL},
+    KERNEL_FIELD(tile_lines, CONF_UINT, "0", 0, 1 << 30, "lines",
+                 "lines of each array a thread block walks (0: as many as it accesses)"),
+    KERNEL_FIELD(stride_lines, CONF_UINT, "0", 0, 1 << 30, "lines",
+                 "strided: distance between accesses; stencil: row pitch; tiled: panel length"),
+    KERNEL_FIELD(hot_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
+                 "gather: accesses that fall in the hot set"),
+    KERNEL_FIELD(hot_bytes, CONF_U64, "0", 0, 1ull << 38, "bytes",
+                 "gather: size of the hot set (e.g. a graph's vertex data)"),
     KERNEL_CHOICE(paper, paper_names, "whose workload this models (hsm, themis, smqos)"),
     KERNEL_CHOICE(target_class, class_names, "the class the paper gives (checked by calibrate)"),
     KERNEL_CHOICE(split, split_names, "Themis' train/test split"),

@@ -104,6 +104,21 @@ int gpu_config_check(const struct gpu_config *cfg, char *err, size_t errlen)
     if (cfg->schedulers_per_sm < 1 || cfg->schedulers_per_sm > SM_MAX_SCHEDULERS)
         return fail(err, errlen, "schedulers_per_sm is %u: expected 1..%d", cfg->schedulers_per_sm,
                     SM_MAX_SCHEDULERS);
+    if (cfg->alu_latency_cycles < 1 || cfg->alu_latency_cycles > SM_MAX_DEP_LATENCY)
+        return fail(err, errlen, "alu_latency_cycles is %u: expected 1..%d",
+                    cfg->alu_latency_cycles, SM_MAX_DEP_LATENCY);
+    const struct {
+        const char *name;
+        const struct unit_config *u;
+    } units[] = {{"sfu", &cfg->sfu}, {"fp64", &cfg->fp64}, {"shmem", &cfg->shmem}};
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(units); i++) {
+        const struct unit_config *u = units[i].u;
+        if (u->lanes < 1 || u->lanes > 1024)
+            return fail(err, errlen, "%s.lanes is %u: expected 1..1024", units[i].name, u->lanes);
+        if (u->latency_cycles < 1 || u->latency_cycles > SM_UNIT_MAX_LATENCY)
+            return fail(err, errlen, "%s.latency_cycles is %u: expected 1..%d", units[i].name,
+                        u->latency_cycles, SM_UNIT_MAX_LATENCY);
+    }
     /* The constant cache's line size only sets its capacity in lines: constant loads move
      * 128-byte lines like every other request. */
     if (check_cache("l1d", &cfg->l1d, true, err, errlen) ||
@@ -131,21 +146,68 @@ int gpu_config_check(const struct gpu_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+static struct kstate_sm_limits gpu_sm_limits(const struct gpu_config *cfg)
+{
+    unsigned tbs = cfg->tbs_per_sm < SM_MAX_TBS ? cfg->tbs_per_sm : SM_MAX_TBS;
+    unsigned warps = cfg->warps_per_sm < SM_MAX_WARPS ? cfg->warps_per_sm : SM_MAX_WARPS;
+    return (struct kstate_sm_limits){tbs, warps, cfg->regs_per_sm, cfg->smem_per_sm_bytes};
+}
+
+unsigned gpu_occupancy(const struct gpu_config *cfg, const struct kernel_profile *p,
+                       const char **limit)
+{
+    struct kstate_sm_limits lim = gpu_sm_limits(cfg);
+    return kstate_occupancy(p, &lim, limit);
+}
+
 int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile *p, char *err,
                       size_t errlen)
 {
     const char *n = p->name ? p->name : "(unnamed)";
-    if (p->tbs < 1 || p->warps_per_tb < 1 || p->tbs_per_sm < 1 || p->insts_per_warp < 1)
-        return fail(err, errlen,
-                    "kernel %s: tbs, warps_per_tb, tbs_per_sm and insts_per_warp "
-                    "must be positive",
+    if (p->tbs < 1 || p->warps_per_tb < 1 || p->insts_per_warp < 1)
+        return fail(err, errlen, "kernel %s: tbs, warps_per_tb and insts_per_warp must be positive",
                     n);
     if (p->warps_per_tb > cfg->warps_per_sm)
         return fail(err, errlen, "kernel %s: warps_per_tb is %u but an SM holds %u warps", n,
                     p->warps_per_tb, cfg->warps_per_sm);
-    if (!(p->mem_fraction >= 0 && p->const_fraction >= 0 &&
-          p->mem_fraction + p->const_fraction <= 1))
-        return fail(err, errlen, "kernel %s: mem_fraction + const_fraction must lie in [0, 1]", n);
+    if (p->tbs_per_sm > SM_MAX_TBS)
+        return fail(err, errlen, "kernel %s: tbs_per_sm is %u: expected 0..%d", n, p->tbs_per_sm,
+                    SM_MAX_TBS);
+    struct kstate_sm_limits lim = gpu_sm_limits(cfg);
+    const char *limit;
+    if (kstate_occupancy(p, &lim, &limit) == 0)
+        return fail(err, errlen,
+                    "kernel %s: no thread block fits on an SM (%s: %u registers per thread, "
+                    "%u B of shared memory per block; an SM has %u registers and %u B)",
+                    n, limit, p->regs_per_thread, p->smem_per_tb_bytes, cfg->regs_per_sm,
+                    cfg->smem_per_sm_bytes);
+    const double fr[] = {p->mem_fraction, p->const_fraction, p->sfu_fraction, p->fp64_fraction,
+                         p->shared_fraction};
+    double sum = 0;
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(fr); i++) {
+        if (!(fr[i] >= 0 && fr[i] <= 1))
+            return fail(err, errlen, "kernel %s: instruction fractions must lie in [0, 1]", n);
+        sum += fr[i];
+    }
+    if (!(sum <= 1))
+        return fail(err, errlen,
+                    "kernel %s: mem_fraction + const_fraction + sfu_fraction + fp64_fraction + "
+                    "shared_fraction is %g: expected at most 1",
+                    n, sum);
+    if (p->pattern != KERNEL_PATTERN_LEGACY && p->footprint_bytes >= KSTATE_CONST_OFFSET / 2)
+        return fail(err, errlen,
+                    "kernel %s: footprint_bytes must be below 2^38 with a per-TB pattern "
+                    "(the output array sits above it)",
+                    n);
+    if ((p->pattern == KERNEL_PATTERN_STRIDED || p->pattern == KERNEL_PATTERN_STENCIL) &&
+        p->stride_lines == 0)
+        return fail(err, errlen, "kernel %s: the %s pattern needs stride_lines (at least 1)", n,
+                    p->pattern == KERNEL_PATTERN_STRIDED ? "strided" : "stencil");
+    if (!(p->hot_fraction >= 0 && p->hot_fraction <= 1))
+        return fail(err, errlen, "kernel %s: hot_fraction must lie in [0, 1]", n);
+    if (p->shared_conflict_ways > 32)
+        return fail(err, errlen, "kernel %s: shared_conflict_ways is %u: expected 0..32", n,
+                    p->shared_conflict_ways);
     if (!(p->store_fraction >= 0 && p->store_fraction <= 1) ||
         !(p->reuse_fraction >= 0 && p->reuse_fraction <= 1))
         return fail(err, errlen,
@@ -172,7 +234,8 @@ int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile 
  * stream depends on its index and the seed only. */
 static struct kstate *new_kstate(const struct gpu *g, const struct kernel_profile *p, unsigned k)
 {
-    return kstate_new(p, k, g->cfg.llc.line_bytes, g->cfg.tbs_per_sm, g->cfg.warps_per_sm, g->seed);
+    struct kstate_sm_limits lim = gpu_sm_limits(&g->cfg);
+    return kstate_new(p, k, g->cfg.llc.line_bytes, &lim, g->seed);
 }
 
 struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,

@@ -8,8 +8,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+static unsigned round_up(unsigned v, unsigned unit)
+{
+    return (v + unit - 1) / unit * unit;
+}
+
+unsigned kstate_occupancy(const struct kernel_profile *p, const struct kstate_sm_limits *sm,
+                          const char **limit)
+{
+    const char *why = "thread-block slots";
+    unsigned occ = sm->tbs;
+    unsigned by_warps = sm->warps / p->warps_per_tb;
+    if (by_warps < occ) {
+        occ = by_warps;
+        why = "warp slots";
+    }
+    /* Registers are allocated per warp in units of 256, shared memory in units of 256 B
+     * (the allocation granularities of Kepler through Volta). */
+    uint64_t regs_tb = (uint64_t)round_up(p->regs_per_thread * 32u, 256) * p->warps_per_tb;
+    if (regs_tb && sm->regs / regs_tb < occ) {
+        occ = (unsigned)(sm->regs / regs_tb);
+        why = "registers";
+    }
+    unsigned smem_tb = round_up(p->smem_per_tb_bytes, 256);
+    if (smem_tb && sm->smem_bytes / smem_tb < occ) {
+        occ = sm->smem_bytes / smem_tb;
+        why = "shared memory";
+    }
+    if (p->tbs_per_sm && p->tbs_per_sm < occ) {
+        occ = p->tbs_per_sm;
+        why = "the profile's tbs_per_sm";
+    }
+    if (limit)
+        *limit = why;
+    return occ;
+}
+
+/* Accesses of one kind a TB makes in its life (at least 1). */
+static uint64_t tb_accesses(const struct kernel_profile *p, bool store)
+{
+    double share = store ? p->store_fraction : 1 - p->store_fraction;
+    double n = (double)p->warps_per_tb * p->insts_per_warp * p->mem_fraction *
+               p->lines_per_access * share;
+    return n < 1 ? 1 : n > (double)UINT32_MAX ? UINT32_MAX : (uint64_t)n;
+}
+
 struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsigned line_bytes,
-                          unsigned tbs_per_sm, unsigned warps_per_sm, uint64_t seed)
+                          const struct kstate_sm_limits *sm, uint64_t seed)
 {
     struct kstate *k = xcalloc(1, sizeof(*k));
     k->prof = *p;
@@ -23,21 +68,34 @@ struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsign
     k->footprint_lines = p->footprint_bytes / line_bytes;
     if (k->footprint_lines == 0)
         k->footprint_lines = 1;
-    unsigned occ = tbs_per_sm;
-    if (p->tbs_per_sm < occ)
-        occ = p->tbs_per_sm;
-    if (warps_per_sm / p->warps_per_tb < occ)
-        occ = warps_per_sm / p->warps_per_tb;
-    k->occupancy = occ;
+    k->occupancy = kstate_occupancy(p, sm, &k->occupancy_limit);
+    k->out_line = k->base_line + k->footprint_lines;
+    k->tile_lines = p->tile_lines ? p->tile_lines : (uint32_t)tb_accesses(p, false);
+    unsigned side = 1;
+    while ((uint64_t)side * side < p->tbs)
+        side++;
+    k->grid_side = side;
+    k->hot_lines = p->hot_bytes / line_bytes ? p->hot_bytes / line_bytes : 1;
+    k->thr_hot = p->hot_bytes ? rng_threshold(p->hot_fraction) : 0;
     uint64_t hist = p->reuse_window_bytes / line_bytes;
     k->hist_lines = (unsigned)(hist > KSTATE_HIST_MAX ? KSTATE_HIST_MAX : hist);
     rng_seed(&k->rng, seed, 0x6b000000ull + index);
     k->cursor = rng_below(&k->rng, k->footprint_lines);
     k->run_left = p->seq_run_lines;
 
-    double pn = p->mem_fraction + p->const_fraction;
+    double other = p->sfu_fraction + p->fp64_fraction + p->shared_fraction;
+    double pn = p->mem_fraction + p->const_fraction + other;
     k->inv_log_compute = pn > 0 && pn < 1 ? 1.0 / log1p(-pn) : 0;
     k->thr_mem = rng_threshold(pn > 0 ? p->mem_fraction / pn : 0);
+    k->has_classes = other > 0;
+    if (k->has_classes) {
+        double rest = pn - p->mem_fraction, acc = 0;
+        const double f[3] = {p->const_fraction, p->sfu_fraction, p->fp64_fraction};
+        for (int i = 0; i < 3; i++) {
+            acc += f[i];
+            k->thr_cls[i] = rng_threshold(acc / rest);
+        }
+    }
     k->thr_store = rng_threshold(p->store_fraction);
     k->thr_reuse = k->hist_lines ? rng_threshold(p->reuse_fraction) : 0;
     k->base_lines = (unsigned)p->lines_per_access;
@@ -61,18 +119,19 @@ bool kstate_has_tb(const struct kstate *k)
     return k->saved_count > 0 || k->tbs_next < k->prof.tbs;
 }
 
-bool kstate_take_tb(struct kstate *k, struct kstate_saved_tb **saved)
+bool kstate_take_tb(struct kstate *k, struct kstate_saved_tb **saved, uint32_t *tile)
 {
     *saved = NULL;
     if (k->saved_count > 0) {
         *saved = k->saved[k->saved_head];
+        *tile = (*saved)->addr.tile;
         k->saved_head = (k->saved_head + 1) % k->saved_cap;
         k->saved_count--;
         k->c.tbs_restored++;
         return true;
     }
     if (k->tbs_next < k->prof.tbs) {
-        k->tbs_next++;
+        *tile = (uint32_t)k->tbs_next++;
         return true;
     }
     return false;
@@ -115,7 +174,8 @@ void kstate_save_tb(struct kstate *k, struct kstate_saved_tb *tb)
 
 uint32_t kstate_draw_compute_run(const struct kstate *k, struct rng *r)
 {
-    double pn = k->prof.mem_fraction + k->prof.const_fraction;
+    double pn = k->prof.mem_fraction + k->prof.const_fraction + k->prof.sfu_fraction +
+                k->prof.fp64_fraction + k->prof.shared_fraction;
     if (pn >= 1)
         return 0;
     if (pn <= 0)
@@ -130,8 +190,16 @@ uint32_t kstate_draw_compute_run(const struct kstate *k, struct rng *r)
 void kstate_draw_mem(const struct kstate *k, struct rng *r, uint8_t *kind, uint8_t *lines)
 {
     if (rng_next(r) >= k->thr_mem) {
-        *kind = KI_CONST;
         *lines = 1;
+        if (!k->has_classes) { /* one draw, as before the classes existed */
+            *kind = KI_CONST;
+            return;
+        }
+        uint64_t u = rng_next(r);
+        *kind = u < k->thr_cls[0]   ? KI_CONST
+                : u < k->thr_cls[1] ? KI_SFU
+                : u < k->thr_cls[2] ? KI_FP64
+                                    : KI_SHARED;
         return;
     }
     *kind = rng_next(r) < k->thr_store ? KI_STORE : KI_LOAD;
@@ -161,6 +229,53 @@ uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h
             h->count++;
     }
     return line;
+}
+
+uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a,
+                        bool store)
+{
+    const uint64_t F = k->footprint_lines, T = k->tile_lines, b = a->tile;
+    uint64_t i = store ? a->spos++ : a->pos++, off;
+    switch (k->prof.pattern) {
+    case KERNEL_PATTERN_STRIDED: {
+        /* S consecutive TBs interleave: together they cover S * T contiguous lines. */
+        uint64_t S = k->prof.stride_lines ? k->prof.stride_lines : 1;
+        off = (b / S) * S * T + b % S + (i % T) * S;
+        break;
+    }
+    case KERNEL_PATTERN_STENCIL: {
+        /* Point p of the tile reads the line above (p - W), its own, and the one below. */
+        uint64_t W = k->prof.stride_lines, p = b * T + (i / 3) % T;
+        if (store) {
+            off = b * T + i % T;
+            break;
+        }
+        unsigned d = (unsigned)(i % 3);
+        off = d == 0 ? p + F - W % F : d == 1 ? p : p + W;
+        break;
+    }
+    case KERNEL_PATTERN_TILED: {
+        /* Alternately a line of row panel bi of A (first half of the footprint) and of
+         * column panel bj of B (second half); a panel is stride_lines long. */
+        uint64_t P = k->prof.stride_lines ? k->prof.stride_lines : T, half = F / 2 ? F / 2 : 1;
+        uint64_t bi = b / k->grid_side, bj = b % k->grid_side, q = (i / 2) % P;
+        if (store)
+            off = b * T + i % T;
+        else
+            off = i % 2 == 0 ? (bi * P + q) % half : half + (bj * P + q) % half;
+        break;
+    }
+    case KERNEL_PATTERN_GATHER:
+        if (k->thr_hot && rng_next(r) < k->thr_hot)
+            off = rng_below(r, k->hot_lines);
+        else
+            off = rng_below(r, F);
+        break;
+    default: /* stream */
+        off = b * T + i % T;
+        break;
+    }
+    return (store ? k->out_line : k->base_line) + off % F;
 }
 
 uint64_t kstate_const_line(const struct kstate *k, struct rng *r)

@@ -127,6 +127,10 @@ static void complete_line(struct sm *sm, uint32_t token)
     if (sm->insts_left[slot] == 0) {
         if (sm->loads_out[slot] == 0)
             sm_warp_done(sm, slot);
+    } else if (sm->loads_out[slot] == 0 && (sm->bar_park >> slot & 1)) {
+        sm->bar_park &= ~(1ull << slot); /* its loads are in: on to the barrier */
+        sm->ready_at[slot] = sm->now;
+        sm_maybe_ready(sm, slot);
     } else if (sm->loads_out[slot] + 1u == sm->mlp) {
         sm_maybe_ready(sm, slot);
     }
@@ -182,6 +186,14 @@ static void finish_mem_issue(struct sm *sm, unsigned slot)
     sm->soon |= 1ull << slot;
 }
 
+/* The next data line of warp slot's stream (its TB's walk, or the kernel's legacy cursor). */
+static uint64_t data_line(struct sm *sm, unsigned slot, bool store)
+{
+    if (sm->tb_streams)
+        return kstate_tb_line(sm->k, &sm->rng, &sm->tb[sm->wtb[slot]].addr, store);
+    return kstate_next_line(sm->k, &sm->rng, &sm->hist);
+}
+
 static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_const)
 {
     unsigned ls = (unsigned)__builtin_ctz(sm->free_slots[slot]);
@@ -194,8 +206,7 @@ static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_c
     struct cache *c = is_const ? sm->l1c : sm->l1d;
     struct cache_victim v;
     for (unsigned i = 0; i < n; i++) {
-        uint64_t line =
-            is_const ? kstate_const_line(k, &sm->rng) : kstate_next_line(k, &sm->rng, &sm->hist);
+        uint64_t line = is_const ? kstate_const_line(k, &sm->rng) : data_line(sm, slot, false);
         enum cache_outcome r = cache_read(c, line, token, &v);
         assert(r != CACHE_STALL);
         if (r == CACHE_HIT) {
@@ -217,34 +228,121 @@ static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_c
         k->c.l1d_accesses += n;
 }
 
-/* Issues warp slot's non-compute instruction; false when a structure it needs is full. */
-static bool issue_mem(struct sm *sm, unsigned slot)
+/* An SFU, FP64 or shared-memory instruction of warp slot: it takes its unit (false when the
+ * unit is still busy this cycle) and the warp waits for its result. */
+static bool issue_unit(struct sm *sm, unsigned slot, unsigned u)
+{
+    uint64_t now_fix = sm->now * SM_UNIT_FIX;
+    if (sm->unit_free[u] >= now_fix + SM_UNIT_FIX) {
+        uint64_t t = sm->unit_free[u] / SM_UNIT_FIX;
+        sm->unit_retry = min64(sm->unit_retry, t);
+        return false;
+    }
+    unsigned cost = sm->unit_cost[u];
+    if (u == KI_SHARED - KI_SFU && sm->k->prof.shared_conflict_ways > 1)
+        cost *= sm->k->prof.shared_conflict_ways;
+    sm->unit_free[u] = (sm->unit_free[u] > now_fix ? sm->unit_free[u] : now_fix) + cost;
+    uint64_t *cnt[SM_UNITS] = {&sm->k->c.sfu_insts, &sm->k->c.fp64_insts, &sm->k->c.shared_insts};
+    (*cnt[u])++;
+
+    sm->insts_local++;
+    uint64_t bit = 1ull << sm->rank_of_slot[slot];
+    sm->ready &= ~bit;
+    if (--sm->insts_left[slot] == 0) {
+        sm->memnext &= ~bit;
+        if (sm->loads_out[slot] == 0)
+            sm_warp_done(sm, slot);
+        return true;
+    }
+    sm_draw_next(sm, slot);
+    sm_set_memnext(sm, slot);
+    uint64_t t = sm->now + sm->unit_lat[u];
+    sm->ready_at[slot] = t;
+    struct sm_unitq *q = &sm->unitq[u];
+    assert(q->count < SM_MAX_WARPS);
+    q->e[(q->head + q->count++) % SM_MAX_WARPS] = t << 8 | slot;
+    sm->unitq_count++;
+    return true;
+}
+
+/* A __syncthreads of warp slot. The warp first waits for its own loads (the data a tiled
+ * kernel stores to shared memory before the barrier); then it waits until every live warp of
+ * its TB has arrived. Returns -1 when it parked for its loads (nothing issued). */
+static int issue_barrier(struct sm *sm, unsigned slot)
+{
+    uint64_t bit = 1ull << sm->rank_of_slot[slot];
+    sm->ready &= ~bit;
+    if (sm->loads_out[slot]) {
+        sm->bar_park |= 1ull << slot;
+        sm->ready_at[slot] = SM_NEVER;
+        return -1;
+    }
+    sm->insts_local++;
+    sm->k->c.barriers++;
+    unsigned t = sm->wtb[slot];
+    if (--sm->insts_left[slot] == 0) {
+        sm->memnext &= ~bit;
+        sm_warp_done(sm, slot); /* the last instruction: it arrives and leaves */
+        return 1;
+    }
+    sm->bar_left[slot] = sm->bar_interval;
+    sm_draw_next(sm, slot);
+    sm_set_memnext(sm, slot);
+    sm->ready_at[slot] = SM_NEVER;
+    sm->at_bar |= 1ull << slot;
+    sm->tb[t].bar_wait++;
+    sm_bar_check(sm, t);
+    return 1;
+}
+
+void sm_bar_check(struct sm *sm, unsigned t)
+{
+    struct sm_tbslot *tb = &sm->tb[t];
+    if (!tb->bar_wait || tb->bar_wait < tb->live)
+        return;
+    uint64_t mask = (sm->wpt == 64 ? ~0ull : (1ull << sm->wpt) - 1) << (t * sm->wpt);
+    for (uint64_t b = sm->at_bar & mask; b; b &= b - 1) {
+        unsigned slot = (unsigned)__builtin_ctzll(b);
+        sm->ready_at[slot] = sm->now + 1;
+        sm->soon |= 1ull << slot;
+    }
+    sm->at_bar &= ~mask;
+    tb->bar_wait = 0;
+}
+
+/* Issues warp slot's non-compute instruction: 1 done, 0 when a structure it needs is full,
+ * -1 when the warp turned out not to be able to issue (a barrier waiting for loads). */
+static int issue_mem(struct sm *sm, unsigned slot)
 {
     unsigned n = sm->next_lines[slot], room = SM_OUTQ - sm->outq_count;
     switch (sm->next_kind[slot]) {
+    case KI_SFU:
+    case KI_FP64:
+    case KI_SHARED: return issue_unit(sm, slot, sm->next_kind[slot] - KI_SFU);
+    case KI_BAR: return issue_barrier(sm, slot);
     case KI_LOAD:
         if (room < n || !cache_can_miss(sm->l1d, n))
-            return false;
+            return 0;
         issue_load_lines(sm, slot, n, false);
         sm->k->c.loads++;
         break;
     case KI_CONST:
         if (room < 1 || !cache_can_miss(sm->l1c, 1))
-            return false;
+            return 0;
         issue_load_lines(sm, slot, 1, true);
         sm->k->c.const_loads++;
         break;
     default: /* store: write-through, no L1 allocation */
         if (room < n)
-            return false;
+            return 0;
         for (unsigned i = 0; i < n; i++)
-            outq_push(sm, kstate_next_line(sm->k, &sm->rng, &sm->hist), LLC_WRITE);
+            outq_push(sm, data_line(sm, slot, true), LLC_WRITE);
         sm->k->c.stores++;
         break;
     }
     sm_draw_next(sm, slot);
     finish_mem_issue(sm, slot);
-    return true;
+    return 1;
 }
 
 /* Issues a compute instruction of warp slot (rank r): the common case, kept short. */
@@ -290,9 +388,14 @@ static bool issue(struct sm *sm)
                 issue_compute(sm, slot, r);
                 break;
             }
-            if (issue_mem(sm, slot)) {
+            int rc = issue_mem(sm, slot);
+            if (rc > 0) {
                 sm->greedy[s] = (int)slot;
                 break;
+            }
+            if (rc < 0) { /* parked at a barrier: try the next warp */
+                elig &= ~(1ull << r);
+                continue;
             }
             blocked = true;
             elig &= ~sm->memnext;
@@ -315,6 +418,17 @@ static uint64_t step(struct sm *sm, uint64_t now)
         sm->depq_count--;
         sm_maybe_ready(sm, e & 0xff);
     }
+    if (sm->unitq_count) {
+        for (unsigned u = 0; u < SM_UNITS; u++) {
+            struct sm_unitq *q = &sm->unitq[u];
+            while (q->count && q->e[q->head] >> 8 <= now) {
+                sm_maybe_ready(sm, q->e[q->head] & 0xff);
+                q->head = (q->head + 1) % SM_MAX_WARPS;
+                q->count--;
+                sm->unitq_count--;
+            }
+        }
+    }
     if (sm->ev_next <= now) {
         while (fifo_next(&sm->hits_d) <= now)
             complete_line(sm, fifo_pop(&sm->hits_d).token);
@@ -335,6 +449,7 @@ static uint64_t step(struct sm *sm, uint64_t now)
 
     bool runs = sm->state == SM_RUN || sm->state == SM_DRAIN;
     bool blocked = false;
+    sm->unit_retry = SM_NEVER;
     if (runs && now >= sm->stall_until) {
         blocked = issue(sm);
         if (sm->tb_freed)
@@ -360,7 +475,12 @@ static uint64_t step(struct sm *sm, uint64_t now)
             next = now + 1;
         else if (sm->depq_count)
             next = min64(next, sm->depq[sm->depq_head] >> 8);
+        if (blocked)
+            next = min64(next, sm->unit_retry);
     }
+    for (unsigned u = 0; sm->unitq_count && u < SM_UNITS; u++)
+        if (sm->unitq[u].count)
+            next = min64(next, sm->unitq[u].e[sm->unitq[u].head] >> 8);
     return next;
 }
 
@@ -373,7 +493,7 @@ void sm_run_block(struct sm *sm, uint64_t block_end)
         /* The cheap necessary conditions of a rotation (sm_ff.c) first: most cycles fail them,
          * and then the call is not worth making. */
         if (sm->env->sm_fast_forward && sm->depq_count == sm->nsched * sm->dep && !sm->soon &&
-            !sm->outq_count && sm->depq[sm->depq_head] >> 8 == t) {
+            !sm->outq_count && !sm->unitq_count && sm->depq[sm->depq_head] >> 8 == t) {
             t = sm_fast_forward(sm, t, block_end);
             if (t >= block_end)
                 break;

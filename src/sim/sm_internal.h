@@ -43,6 +43,21 @@ struct sm_fifo {
 
 struct sm_tbslot {
     uint8_t used, live;
+    uint8_t bar_wait; /* live warps waiting at the TB's barrier */
+    struct kstate_tbaddr addr;
+};
+
+/* The SM's units other than the ALUs (gpu_config), in the order of enum kstate_inst from
+ * KI_SFU. */
+#define SM_UNITS    3
+#define SM_UNIT_FIX 64 /* unit times are kept in 1/64 cycles */
+
+/* Warps waiting for one unit's result, in issue order (the unit's latency is fixed, so their
+ * ready cycles never decrease): entries (ready cycle << 8 | slot). A warp waits on at most
+ * one such result, so SM_MAX_WARPS entries suffice. */
+struct sm_unitq {
+    uint64_t e[SM_MAX_WARPS];
+    unsigned head, count;
 };
 
 struct sm {
@@ -53,6 +68,8 @@ struct sm {
     enum sm_state state;
     unsigned wpt, occ, mlp, dep, nsched;
     struct kstate *k; /* kernel whose TBs are here */
+    bool tb_streams;  /* per-TB address streams (the kernel's pattern is not legacy) */
+    unsigned bar_interval;
     uint64_t now, stall_until, wake_time;
     uint64_t ev_next;     /* earliest head of hits_d, hits_c and replies */
     uint64_t insts_local; /* instructions not yet added to the kernel's counters */
@@ -82,6 +99,17 @@ struct sm {
     uint8_t next_kind[SM_MAX_WARPS], next_lines[SM_MAX_WARPS];
     uint8_t loads_out[SM_MAX_WARPS], wtb[SM_MAX_WARPS];
     uint8_t pending[SM_MAX_WARPS][SM_MAX_MLP]; /* lines outstanding per load slot */
+    uint32_t bar_left[SM_MAX_WARPS]; /* instructions to the next barrier, inclusive */
+    uint64_t at_bar;   /* slot space: waiting at the TB's barrier */
+    uint64_t bar_park; /* slot space: at a barrier, waiting for its own loads first */
+
+    /* SFU, FP64 and shared memory */
+    uint64_t unit_free[SM_UNITS]; /* 1/64 cycles: when the unit takes its next instruction */
+    unsigned unit_cost[SM_UNITS]; /* 1/64 cycles a warp instruction holds it */
+    unsigned unit_lat[SM_UNITS];
+    unsigned unitq_count; /* over the three queues */
+    uint64_t unit_retry;  /* earliest cycle a refused unit frees (SM_NEVER: none) */
+    struct sm_unitq unitq[SM_UNITS];
 
     struct rng rng;
     int owner; /* target owner */
@@ -117,11 +145,24 @@ static inline void sm_set_memnext(struct sm *sm, unsigned slot)
         sm->memnext &= ~bit;
 }
 
-/* Draws the warp's next run of compute instructions and the non-compute one after it. */
+/* Draws the warp's next run of compute instructions and the non-compute one after it; a run
+ * that would pass the warp's next barrier stops at it, and the barrier comes next. */
 static inline void sm_draw_next(struct sm *sm, unsigned slot)
 {
-    sm->compute_left[slot] = kstate_draw_compute_run(sm->k, &sm->rng);
+    uint32_t run = kstate_draw_compute_run(sm->k, &sm->rng);
     kstate_draw_mem(sm->k, &sm->rng, &sm->next_kind[slot], &sm->next_lines[slot]);
+    if (sm->bar_interval) {
+        uint64_t group = (uint64_t)run + 1, left = sm->bar_left[slot];
+        if (group >= left) {
+            run = (uint32_t)(left - 1);
+            sm->next_kind[slot] = KI_BAR;
+            sm->next_lines[slot] = 0;
+            sm->bar_left[slot] = 0;
+        } else {
+            sm->bar_left[slot] = (uint32_t)(left - group);
+        }
+    }
+    sm->compute_left[slot] = run;
 }
 
 /* Adds the instructions counted locally to the kernel's counters. */
@@ -146,6 +187,8 @@ void sm_lazy_materialize(struct sm *sm, uint64_t to);
 /* In sm_tb.c: */
 void sm_tb_fill(struct sm *sm);
 void sm_warp_done(struct sm *sm, unsigned slot);
+/* Releases TB t's warps from its barrier when every live warp has arrived. */
+void sm_bar_check(struct sm *sm, unsigned t);
 void sm_after_tb_change(struct sm *sm, uint64_t now);
 void sm_try_save(struct sm *sm, uint64_t now);
 void sm_attribute(struct sm *sm, uint64_t now);

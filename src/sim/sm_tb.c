@@ -16,18 +16,19 @@ static uint64_t cut_bits(uint64_t m, unsigned lo, unsigned n)
     return low | high;
 }
 
-static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved);
+static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, uint32_t tile);
 
 /* Takes one TB of sm's kernel into a free slot; false when none is left. */
 static bool take_one(struct sm *sm)
 {
     struct kstate_saved_tb *saved;
-    if (!kstate_take_tb(sm->k, &saved))
+    uint32_t tile;
+    if (!kstate_take_tb(sm->k, &saved, &tile))
         return false;
     unsigned t = 0;
     while (sm->tb[t].used)
         t++;
-    tb_place(sm, t, saved);
+    tb_place(sm, t, saved, tile);
     return true;
 }
 
@@ -84,6 +85,8 @@ void sm_warp_done(struct sm *sm, unsigned slot)
     assert(sm->tb[t].live > 0);
     if (--sm->tb[t].live == 0)
         tb_finish(sm, t);
+    else if (sm->tb[t].bar_wait)
+        sm_bar_check(sm, t); /* the others may all be waiting at a barrier */
 }
 
 static uint64_t tb_state_bytes(const struct kstate *k)
@@ -99,10 +102,12 @@ static uint64_t transfer_cycles(const struct sm *sm, uint64_t bytes)
 }
 
 /* Places one TB (fresh, or restored from saved) into free TB slot t. */
-static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved)
+static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, uint32_t tile)
 {
     sm->tb[t].used = 1;
     sm->tb[t].live = 0;
+    sm->tb[t].bar_wait = 0;
+    sm->tb[t].addr = saved ? saved->addr : (struct kstate_tbaddr){tile, 0, 0};
     sm->ntbs++;
     if (saved) { /* the restore streams the TB's state back in before any warp issues */
         uint64_t from = sm->stall_until > sm->now ? sm->stall_until : sm->now;
@@ -114,14 +119,24 @@ static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved)
         sm->free_slots[slot] = sm->mlp == 32 ? UINT32_MAX : (1u << sm->mlp) - 1;
         sm->loads_out[slot] = 0;
         sm->ready_at[slot] = sm->now;
+        uint64_t sbit = 1ull << slot;
+        sm->at_bar &= ~sbit;
+        sm->bar_park &= ~sbit;
         if (saved) {
             const struct kstate_warp_ctx *c = &saved->warp[i];
             sm->insts_left[slot] = c->insts_left;
             sm->compute_left[slot] = c->compute_left;
+            sm->bar_left[slot] = c->bar_left;
             sm->next_kind[slot] = c->next_kind;
             sm->next_lines[slot] = c->next_lines;
+            if (c->at_bar && c->insts_left) {
+                sm->at_bar |= sbit;
+                sm->ready_at[slot] = SM_NEVER;
+                sm->tb[t].bar_wait++;
+            }
         } else {
             sm->insts_left[slot] = sm->k->prof.insts_per_warp;
+            sm->bar_left[slot] = sm->bar_interval;
             sm_draw_next(sm, slot);
         }
         unsigned r = sm->nranks++;
@@ -138,6 +153,8 @@ static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved)
     free(saved);
     if (sm->tb[t].live == 0)
         tb_finish(sm, t);
+    else if (sm->tb[t].bar_wait)
+        sm_bar_check(sm, t);
 }
 
 void sm_tb_fill(struct sm *sm)
@@ -175,6 +192,11 @@ static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
     for (unsigned s = 0; s < SM_MAX_SCHEDULERS; s++)
         sm->greedy[s] = -1;
     sm->depq_count = 0;
+    sm->at_bar = sm->bar_park = 0;
+    memset(sm->unit_free, 0, sizeof(sm->unit_free));
+    for (unsigned u = 0; u < SM_UNITS; u++)
+        sm->unitq[u].head = sm->unitq[u].count = 0;
+    sm->unitq_count = 0;
     /* A new kernel starts with cold L1s, as after a kernel boundary on a real GPU. */
     cache_invalidate_all(sm->l1d);
     cache_invalidate_all(sm->l1c);
@@ -187,7 +209,16 @@ static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
         sm->wpt = sm->k->prof.warps_per_tb;
         sm->occ = sm->k->occupancy;
         sm->mlp = sm->k->prof.mlp;
-        sm->dep = sm->k->prof.dep_latency ? sm->k->prof.dep_latency : 1;
+        const struct gpu_config *cfg = sm->env->cfg;
+        sm->dep = sm->k->prof.dep_latency ? sm->k->prof.dep_latency : cfg->alu_latency_cycles;
+        sm->tb_streams = sm->k->prof.pattern != KERNEL_PATTERN_LEGACY;
+        sm->bar_interval = sm->k->prof.barrier_interval;
+        const struct unit_config *units[SM_UNITS] = {&cfg->sfu, &cfg->fp64, &cfg->shmem};
+        for (unsigned u = 0; u < SM_UNITS; u++) {
+            unsigned lanes = units[u]->lanes ? units[u]->lanes : 1;
+            sm->unit_cost[u] = (32 * SM_UNIT_FIX + lanes - 1) / lanes;
+            sm->unit_lat[u] = units[u]->latency_cycles ? units[u]->latency_cycles : 1;
+        }
     } else {
         sm->k = NULL;
         sm->state = owner == SM_OWNER_GATED ? SM_GATED : SM_IDLE;
@@ -213,10 +244,17 @@ static void save_tbs(struct sm *sm)
         struct kstate_saved_tb *tb =
             xmalloc(sizeof(*tb) + sm->wpt * sizeof(struct kstate_warp_ctx));
         tb->nwarps = sm->wpt;
+        tb->addr = sm->tb[t].addr;
         for (unsigned i = 0; i < sm->wpt; i++) {
             unsigned slot = t * sm->wpt + i;
-            tb->warp[i] = (struct kstate_warp_ctx){sm->insts_left[slot], sm->compute_left[slot],
-                                                   sm->next_kind[slot], sm->next_lines[slot]};
+            tb->warp[i] = (struct kstate_warp_ctx){
+                .insts_left = sm->insts_left[slot],
+                .compute_left = sm->compute_left[slot],
+                .bar_left = sm->bar_left[slot],
+                .next_kind = sm->next_kind[slot],
+                .next_lines = sm->next_lines[slot],
+                .at_bar = (uint8_t)(sm->at_bar >> slot & 1),
+            };
         }
         kstate_save_tb(sm->k, tb);
         sm->tb[t].used = 0;

@@ -63,6 +63,12 @@ uint64_t solo_config_hash(const struct gpu_config *c)
     h_u(&h, c->schedulers_per_sm);
     h_u(&h, c->regs_per_sm);
     h_u(&h, c->smem_per_sm_bytes);
+    h_u(&h, c->alu_latency_cycles);
+    const struct unit_config *u[] = {&c->sfu, &c->fp64, &c->shmem};
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(u); i++) {
+        h_u(&h, u[i]->lanes);
+        h_u(&h, u[i]->latency_cycles);
+    }
     h_cache(&h, &c->l1d);
     h_cache(&h, &c->l1c);
     h_cache(&h, &c->llc);
@@ -107,6 +113,16 @@ uint64_t solo_profile_hash(const struct kernel_profile *p)
     h_u(&h, p->reuse_window_bytes);
     h_u(&h, p->regs_per_thread);
     h_u(&h, p->smem_per_tb_bytes);
+    h_d(&h, p->sfu_fraction);
+    h_d(&h, p->fp64_fraction);
+    h_d(&h, p->shared_fraction);
+    h_u(&h, p->shared_conflict_ways);
+    h_u(&h, p->barrier_interval);
+    h_u(&h, (uint64_t)p->pattern);
+    h_u(&h, p->tile_lines);
+    h_u(&h, p->stride_lines);
+    h_d(&h, p->hot_fraction);
+    h_u(&h, p->hot_bytes);
     return h;
 }
 
