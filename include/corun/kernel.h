@@ -75,7 +75,8 @@ enum kernel_pattern {
                                below (pitch stride_lines): halo reuse */
     KERNEL_PATTERN_TILED,   /* GEMM-like: TB (i, j) walks row panel i of A and column panel j
                                of B, shared with the TBs of its row and column */
-    KERNEL_PATTERN_GATHER,  /* irregular: uniform over the footprint, or in a hot set */
+    KERNEL_PATTERN_GATHER,  /* irregular: hot_fraction of the accesses land anywhere in a hot
+                               set of hot_bytes, the rest stream the TB's tile */
 };
 
 /* Release what the loader allocated inside p (not p itself). */

@@ -64,10 +64,11 @@ void report_epoch_json(FILE *out, const struct scenario *sc, const struct sessio
         cli_json_string(out, sc->kernels[k].name);
         fprintf(out,
                 ", \"sms\": %.3f, \"ipc\": %.4f, \"np\": %.5f, \"instructions\": %llu, "
-                "\"bandwidth_gbs\": %.3f, \"rbh\": %.4f, \"l2_misses\": %llu, "
-                "\"dram_interference_cycles\": %llu, \"energy_j\": %.6g",
+                "\"bandwidth_gbs\": %.3f, \"rbh\": %.4f, \"l2_accesses\": %llu, "
+                "\"l2_misses\": %llu, \"dram_interference_cycles\": %llu, \"energy_j\": %.6g",
                 ke->c.sms, ke->c.ipc, ke->np_true, (unsigned long long)ke->c.instructions,
-                ke->c.bandwidth_gbs, ke->c.rbh, (unsigned long long)ke->c.l2_misses,
+                ke->c.bandwidth_gbs, ke->c.rbh, (unsigned long long)ke->c.l2_accesses,
+                (unsigned long long)ke->c.l2_misses,
                 (unsigned long long)ke->c.dram_interference_cycles, ke->c.energy_j);
         json_number(out, "np_pred", ke->np_pred);
         json_number(out, "are", ke->are);

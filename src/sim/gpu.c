@@ -720,6 +720,11 @@ void gpu_kernel_counters(const struct gpu *g, unsigned k, struct gpu_kernel_coun
     }
 
     out->tbs_finished = c->tbs_finished;
+    out->sfu_instructions = c->sfu_insts;
+    out->fp64_instructions = c->fp64_insts;
+    out->shared_instructions = c->shared_insts;
+    out->barriers = c->barriers;
+    out->occupancy_tbs = g->kernels[k]->occupancy;
     out->tbs_saved = c->tbs_saved;
     out->tbs_restored = c->tbs_restored;
     out->launches = ks->launches;

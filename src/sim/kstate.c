@@ -266,10 +266,17 @@ uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tba
         break;
     }
     case KERNEL_PATTERN_GATHER:
-        if (k->thr_hot && rng_next(r) < k->thr_hot)
+        /* Indirect accesses land anywhere in the hot set (hot_bytes = footprint_bytes: a
+         * uniform gather); the others stream the TB's tile (indices, its own elements). */
+        if (k->thr_hot && rng_next(r) < k->thr_hot) {
             off = rng_below(r, k->hot_lines);
-        else
-            off = rng_below(r, F);
+            if (!store)
+                a->pos--; /* the tile's stream did not move */
+            else
+                a->spos--;
+        } else {
+            off = b * T + i % T;
+        }
         break;
     default: /* stream */
         off = b * T + i % T;

@@ -69,6 +69,7 @@ struct sm {
     unsigned wpt, occ, mlp, dep, nsched;
     struct kstate *k; /* kernel whose TBs are here */
     bool tb_streams;  /* per-TB address streams (the kernel's pattern is not legacy) */
+    uint64_t launch_seen; /* the kernel's launch whose data the L1 may hold */
     unsigned bar_interval;
     uint64_t now, stall_until, wake_time;
     uint64_t ev_next;     /* earliest head of hits_d, hits_c and replies */

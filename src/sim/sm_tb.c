@@ -25,6 +25,12 @@ static bool take_one(struct sm *sm)
     uint32_t tile;
     if (!kstate_take_tb(sm->k, &saved, &tile))
         return false;
+    if (sm->tb_streams && sm->launch_seen != sm->k->launches) {
+        /* A new launch of the grid: the L1 is not coherent, so the GPU invalidates it at a
+         * kernel boundary (per-TB streams only: the legacy model keeps what it had). */
+        sm->launch_seen = sm->k->launches;
+        cache_invalidate_all(sm->l1d);
+    }
     unsigned t = 0;
     while (sm->tb[t].used)
         t++;
@@ -205,6 +211,7 @@ static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
     sm->save_started = false;
     if (owner >= 0) {
         sm->k = sm->env->kernels[owner];
+        sm->launch_seen = sm->k->launches;
         sm->state = SM_RUN;
         sm->wpt = sm->k->prof.warps_per_tb;
         sm->occ = sm->k->occupancy;
