@@ -70,7 +70,12 @@ struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsign
         k->footprint_lines = 1;
     k->occupancy = kstate_occupancy(p, sm, &k->occupancy_limit);
     k->out_line = k->base_line + k->footprint_lines;
-    k->tile_lines = p->tile_lines ? p->tile_lines : (uint32_t)tb_accesses(p, false);
+    /* Stream: a chunk per TB and step, a line per warp by default. Others: the TB's whole
+     * walk. */
+    uint64_t deftile = p->pattern == KERNEL_PATTERN_STREAM
+                           ? (uint64_t)p->warps_per_tb * (p->lines_per_access > 1 ? (unsigned)p->lines_per_access : 1)
+                           : tb_accesses(p, false);
+    k->tile_lines = p->tile_lines ? p->tile_lines : (uint32_t)deftile;
     unsigned side = 1;
     while ((uint64_t)side * side < p->tbs)
         side++;
@@ -278,8 +283,8 @@ uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tba
             off = b * T + i % T;
         }
         break;
-    default: /* stream */
-        off = b * T + i % T;
+    default: /* stream: at step s every TB reads its chunk of T lines of row s of the grid */
+        off = ((i / T) * k->prof.tbs + b) * T + i % T;
         break;
     }
     return (store ? k->out_line : k->base_line) + off % F;
