@@ -71,6 +71,9 @@ int scenario_load_text(struct scenario *sc, const char *name, const char *text, 
  * written as in a scenario file (a bare word is taken as a string). Validated through the same
  * tables, with messages naming "--set". Returns 0, or -1 with diags. */
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags);
+/* Applies one "gpu.SETTING=VALUE" to a preset alone (as --set does to a scenario's GPU);
+ * 0, or -1 with a message in diags. The caller checks the result with gpu_config_check. */
+int scenario_set_gpu(struct gpu_config *gpu, const char *assignment, struct diag *diags);
 /* Read "W1,W2,..." into w[0..n): n numbers from 0 to 1, all 0 (equal shares) or summing to 1.
  * Returns 0, or -1 with diags ("--set: weights: expected ..."). */
 int scenario_parse_weights(const char *value, unsigned n, double *w, struct diag *diags);

@@ -7,7 +7,10 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/gpu.h"
 #include "corun/preset.h"
+#include "corun/scenario.h"
+#include "corun/util.h"
 #include "corun/solo.h"
 
 struct options {
@@ -17,20 +20,24 @@ struct options {
     unsigned long cycles;
     unsigned long seed;
     int json;
+    char **sets; /* --set gpu.K=V, in order */
+    int nsets;
 };
 
-static int parse(int argc, char **argv, struct options *o)
+static int parse(int argc, char **argv, struct options *o, char **sets)
 {
     static const struct option longopts[] = {
         {"gpu", required_argument, NULL, 'g'},    {"sms", required_argument, NULL, 'n'},
         {"cycles", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},         {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},         {"set", required_argument, NULL, 'S'},
+        {NULL, 0, NULL, 0},
     };
-    *o = (struct options){.gpu = "hbm80", .cycles = 200000, .seed = 1};
+    *o = (struct options){.gpu = "hbm80", .cycles = 200000, .seed = 1, .sets = sets};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":g:n:c:s:j", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":g:n:c:s:jS:", longopts)) != -1) {
         switch (c) {
+        case 'S': o->sets[o->nsets++] = optarg; break;
         case 'g': o->gpu = optarg; break;
         case 'n':
             if (cli_parse_uint("--sms", optarg, 1, 1024, &o->sms) != 0)
@@ -59,8 +66,11 @@ static int parse(int argc, char **argv, struct options *o)
 static int solo_run(int argc, char **argv)
 {
     struct options o;
-    if (parse(argc, argv, &o) != 0)
+    char **sets = xcalloc((size_t)argc + 1, sizeof(*sets));
+    if (parse(argc, argv, &o, sets) != 0) {
+        free(sets);
         return CLI_BAD_INPUT;
+    }
     char *datadir = datadir_locate();
     struct diag diags;
     diag_init(&diags);
@@ -72,6 +82,16 @@ static int solo_run(int argc, char **argv)
         diag_print(&diags, stderr);
         goto out;
     }
+    for (int i = 0; i < o.nsets; i++)
+        if (scenario_set_gpu(&gpu, o.sets[i], &diags) != 0) {
+            diag_print(&diags, stderr);
+            goto out;
+        }
+    char err[512];
+    if (o.nsets && gpu_config_check(&gpu, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: --set: %s\n", err);
+        goto out;
+    }
     if (o.sms > gpu.sms) {
         fprintf(stderr,
                 "corun: --sms: expected a whole number from 1 to %u (%s has %u SMs), got "
@@ -80,11 +100,12 @@ static int solo_run(int argc, char **argv)
         goto out;
     }
     struct solo_result r;
-    char err[512];
     if (solo_characterize(&gpu, &p, (unsigned)o.sms, o.cycles, o.seed, &r, err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
     }
+    const char *limit;
+    unsigned occ = gpu_occupancy(&gpu, &p, &limit);
     if (o.json) {
         printf("{\"kernel\": ");
         cli_json_string(stdout, o.kernel);
@@ -93,15 +114,23 @@ static int solo_run(int argc, char **argv)
         printf(", \"sms\": %u, \"cycles\": %llu, \"instructions\": %llu, \"ipc\": %.4f, "
                "\"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"rbh\": %.4f, "
                "\"l1d_miss_rate\": %.4f, \"l1c_miss_rate\": %.4f, \"l2_miss_rate\": %.4f, "
-               "\"mpki\": %.4f, \"dram_requests\": %llu}\n",
+               "\"mpki\": %.4f, \"dram_requests\": %llu, \"occupancy_tbs\": %u, "
+               "\"occupancy_warps\": %u, \"occupancy_limit\": ",
                r.sms, (unsigned long long)r.cycles, (unsigned long long)r.instructions, r.ipc,
                r.bandwidth_gbs, r.bandwidth_pct, r.rbh, r.l1d_miss_rate, r.l1c_miss_rate,
-               r.l2_miss_rate, r.mpki, (unsigned long long)r.dram_requests);
+               r.l2_miss_rate, r.mpki, (unsigned long long)r.dram_requests, occ,
+               occ * p.warps_per_tb);
+        cli_json_string(stdout, limit);
+        printf("}\n");
     } else {
         printf("%s alone on %u of %s's %u SMs, %llu cycles measured after %llu of warm-up\n",
                o.kernel, r.sms, o.gpu, gpu.sms, (unsigned long long)r.cycles,
                (unsigned long long)r.warmup_cycles);
-        printf("  IPC          %.2f warp instructions per cycle\n", r.ipc);
+        printf("  occupancy    %u TBs of %u warps per SM: %u of %u warps (%.0f %%), bound by %s\n",
+               occ, p.warps_per_tb, occ * p.warps_per_tb, gpu.warps_per_sm,
+               100.0 * occ * p.warps_per_tb / gpu.warps_per_sm, limit);
+        printf("  IPC          %.2f warp instructions per cycle (%.3f per SM)\n", r.ipc,
+               r.ipc / r.sms);
         printf("  bandwidth    %.1f GB/s, %.1f %% of peak\n", r.bandwidth_gbs, r.bandwidth_pct);
         printf("  RBH          %.3f\n", r.rbh);
         printf("  miss rates   L1d %.3f, L1c %.3f, L2 %.3f\n", r.l1d_miss_rate, r.l1c_miss_rate,
@@ -113,17 +142,21 @@ out:
     kernel_profile_done(&p);
     diag_done(&diags);
     free(datadir);
+    free(sets);
     return rc;
 }
 
 const struct cli_command cmd_solo = {
     .name = "solo",
-    .args = "KERNEL [--gpu P] [--sms N] [--cycles C] [--seed S] [--json]",
+    .args = "KERNEL [--gpu P] [--sms N] [--cycles C] [--seed S] [--set gpu.K=V]... [--json]",
     .summary = "characterize a kernel alone on N SMs: IPC, bandwidth, RBH, miss rates, MPKI",
     .help = "  --gpu P      GPU preset (default hbm80)\n"
             "  --sms N      SMs to give the kernel; the rest are power-gated (default: all)\n"
             "  --cycles C   core cycles to measure, after C/10 of warm-up (default 200000)\n"
             "  --seed S     seed of the kernel's address streams (default 1)\n"
+            "  --set gpu.K=V\n"
+            "               change a setting of the preset (gpu.llc.latency_cycles=240,\n"
+            "               gpu.sfu.lanes=32, ...: `corun help gpu`); repeatable\n"
             "  --json       one JSON object on stdout\n",
     .run = solo_run,
 };

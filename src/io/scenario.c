@@ -357,6 +357,28 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
     return diags->count == before ? 0 : -1;
 }
 
+int scenario_set_gpu(struct gpu_config *gpu, const char *assignment, struct diag *diags)
+{
+    const char *eq = strchr(assignment, '=');
+    if (strncmp(assignment, "gpu.", 4) != 0 || !eq || eq - assignment < 5 || !eq[1]) {
+        diag_add(diags, "--set: expected gpu.SETTING=VALUE (e.g. gpu.llc.latency_cycles=240), "
+                        "got \"%s\"",
+                 assignment);
+        return -1;
+    }
+    size_t before = diags->count;
+    char *key = xasprintf("%.*s", (int)(eq - assignment - 4), assignment + 4);
+    struct conf_file *f = parse_assignment(key, eq + 1);
+    if (!f)
+        diag_add(diags, "--set: gpu.%s: cannot read the value \"%s\"", key, eq + 1);
+    else
+        conf_apply(&preset_gpu_table, confread_root(f), gpu, CONF_OVERLAY, "--set", "gpu.",
+                   diags);
+    confread_close(f);
+    free(key);
+    return diags->count == before ? 0 : -1;
+}
+
 int scenario_add_kernel(struct scenario *sc, const char *name, const char *datadir,
                         struct diag *diags)
 {
