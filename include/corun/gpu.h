@@ -109,6 +109,7 @@ struct gpu_kernel_counters {
     uint64_t sfu_instructions, fp64_instructions, shared_instructions; /* of instructions */
     uint64_t barriers;      /* __syncthreads instructions */
     unsigned occupancy_tbs; /* resident TBs per SM its resources allow */
+    unsigned phase;         /* the application's kernel running now (0-based) */
     uint64_t launches;                /* grids completed since gpu_new (relaunches follow) */
     uint64_t instructions_total;      /* since gpu_new */
     uint64_t first_launch_cycle;      /* when the first grid completed (0: not yet) */

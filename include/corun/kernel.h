@@ -6,6 +6,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define KERNEL_MAX_PHASES   5
+#define KERNEL_PHASE_SETS   24 /* settings one phase may change */
+
+/* One setting a phase changes: the bytes of a kernel_profile field. Kept as plain bytes so
+ * that profiles stay copyable by value. */
+struct kernel_phase_set {
+    uint16_t offset;
+    uint8_t size;
+    uint64_t bits;
+};
+
+/* One kernel of an application: the profile's settings with a few of them changed. */
+struct kernel_phase {
+    unsigned nsets;
+    struct kernel_phase_set set[KERNEL_PHASE_SETS];
+};
+
 struct kernel_profile {
     char *name;
     char *description;
@@ -43,6 +60,11 @@ struct kernel_profile {
                                     pitch; tiled: panel length */
     double hot_fraction;         /* gather: accesses that fall in the hot set */
     uint64_t hot_bytes;          /* gather: the hot set (e.g. a graph's vertex data) */
+    uint64_t gap_cycles;         /* idle cycles before each launch of the grid (host work) */
+    /* An application of several kernels run in order, then from the first again: phase i is
+     * this profile with phase[i]'s settings changed (0 phases: one kernel). */
+    unsigned nphases;
+    struct kernel_phase phase[KERNEL_MAX_PHASES];
     /* Provenance and calibration targets: they never change a simulation. */
     int paper;          /* enum kernel_paper: whose workload the profile models */
     int target_class;   /* enum kernel_class: the class the paper gives */
@@ -78,6 +100,11 @@ enum kernel_pattern {
     KERNEL_PATTERN_GATHER,  /* irregular: hot_fraction of the accesses land anywhere in a hot
                                set of hot_bytes, the rest stream the TB's tile */
 };
+
+/* Profile of phase i of base (i < base->nphases): base with that phase's settings; strings
+ * are base's (not copied). */
+void kernel_phase_profile(const struct kernel_profile *base, unsigned i,
+                          struct kernel_profile *out);
 
 /* Release what the loader allocated inside p (not p itself). */
 void kernel_profile_done(struct kernel_profile *p);

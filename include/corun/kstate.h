@@ -88,7 +88,12 @@ struct kstate_hist {
 };
 
 struct kstate {
-    struct kernel_profile prof; /* copy; name and description owned */
+    struct kernel_profile prof; /* the kernel running now (the application's current phase);
+                                   its strings are app's */
+    struct kernel_profile app;  /* copy of the profile; name and description owned */
+    unsigned phase;             /* index into app.phase (0 without phases) */
+    uint64_t launch_at;         /* the current launch's TBs may not start before this cycle */
+    struct kstate_sm_limits limits;
     unsigned index;
     uint64_t base;       /* first byte address of the data */
     uint64_t base_line;  /* base / line_bytes */

@@ -65,11 +65,13 @@ void report_epoch_json(FILE *out, const struct scenario *sc, const struct sessio
         fprintf(out,
                 ", \"sms\": %.3f, \"ipc\": %.4f, \"np\": %.5f, \"instructions\": %llu, "
                 "\"bandwidth_gbs\": %.3f, \"rbh\": %.4f, \"l2_accesses\": %llu, "
-                "\"l2_misses\": %llu, \"dram_interference_cycles\": %llu, \"energy_j\": %.6g",
+                "\"l2_misses\": %llu, \"dram_interference_cycles\": %llu, \"energy_j\": %.6g, "
+                "\"phase\": %u",
                 ke->c.sms, ke->c.ipc, ke->np_true, (unsigned long long)ke->c.instructions,
                 ke->c.bandwidth_gbs, ke->c.rbh, (unsigned long long)ke->c.l2_accesses,
                 (unsigned long long)ke->c.l2_misses,
-                (unsigned long long)ke->c.dram_interference_cycles, ke->c.energy_j);
+                (unsigned long long)ke->c.dram_interference_cycles, ke->c.energy_j,
+                ke->c.phase + 1);
         json_number(out, "np_pred", ke->np_pred);
         json_number(out, "are", ke->are);
         fputs(", \"class_pred\": ", out);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <libconfig.h>
+
 #include "corun/confread.h"
 #include "corun/sm.h"
 #include "corun/util.h"
@@ -212,6 +214,13 @@ static const struct conf_setting kernel_settings[] = {
                  "gather: accesses that fall in the hot set"),
     KERNEL_FIELD(hot_bytes, CONF_U64, "0", 0, 1ull << 38, "bytes",
                  "gather: size of the hot set (e.g. a graph's vertex data)"),
+    KERNEL_FIELD(gap_cycles, CONF_U64, "0", 0, 1ull << 32, "core cycles",
+                 "idle cycles before each launch of the grid (the host's work between kernels)"),
+    {"phases", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "a list ( { SETTING = VALUE; ... }, ... ) of up to 5 kernels the application runs in "
+     "order, then again from the first: each is this profile with the settings it names "
+     "changed",
+     0, NULL, NULL},
     KERNEL_CHOICE(paper, paper_names, "whose workload this models (hsm, themis, smqos)"),
     KERNEL_CHOICE(target_class, class_names, "the class the paper gives (checked by calibrate)"),
     KERNEL_CHOICE(split, split_names, "Themis' train/test split"),
@@ -313,6 +322,101 @@ int preset_gpu_load(const char *datadir, const char *name, struct gpu_config *cf
     return rc;
 }
 
+/* Settings a phase may not change: they describe the application, not one of its kernels. */
+static bool application_wide(const char *name)
+{
+    static const char *const names[] = {"description", "paper", "target_class", "split",
+                                        "target_mpki"};
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(names); i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static size_t setting_size(const struct conf_setting *st)
+{
+    switch (st->type) {
+    case CONF_UINT: return sizeof(unsigned);
+    case CONF_U64: return sizeof(uint64_t);
+    case CONF_FLOAT: return sizeof(double);
+    case CONF_CHOICE: return sizeof(int);
+    default: return 0;
+    }
+}
+
+/* Reads the profile's `phases` list from f into p (already loaded): each phase is p with the
+ * settings it names changed, kept as the bytes that differ. */
+static int load_phases(const struct conf_file *f, const char *path, struct kernel_profile *p,
+                       struct diag *diags)
+{
+    const config_setting_t *ps =
+        config_setting_get_member((const config_setting_t *)confread_root(f), "phases");
+    if (!ps)
+        return 0;
+    int line = (int)config_setting_source_line(ps);
+    int n = config_setting_is_list(ps) ? config_setting_length(ps) : -1;
+    if (n < 2 || n > KERNEL_MAX_PHASES) {
+        diag_add(diags, "%s:%d: phases: expected a list ( {...}, ... ) of 2 to %d kernels%s", path,
+                 line, KERNEL_MAX_PHASES, n < 0 ? "" : ", got fewer or more");
+        return -1;
+    }
+    size_t before = diags->count;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(ps, (unsigned)i);
+        int eline = (int)config_setting_source_line(e);
+        if (!config_setting_is_group(e)) {
+            diag_add(diags, "%s:%d: phases[%d]: expected a group { SETTING = VALUE; ... }", path,
+                     eline, i);
+            continue;
+        }
+        if (config_setting_get_member(e, "phases")) {
+            diag_add(diags, "%s:%d: phases[%d].phases: a phase cannot have phases", path, eline, i);
+            continue;
+        }
+        bool wide = false;
+        for (int m = 0; m < config_setting_length(e); m++) {
+            const char *mn = config_setting_name(config_setting_get_elem(e, (unsigned)m));
+            if (application_wide(mn)) {
+                diag_add(diags, "%s:%d: phases[%d].%s: describes the application, not one of "
+                                "its kernels: set it once, outside the phases",
+                         path, eline, i, mn);
+                wide = true;
+            }
+        }
+        if (wide)
+            continue;
+        struct kernel_profile q = *p; /* its strings are p's: no string setting reaches it */
+        char *prefix = xasprintf("phases[%d].", i);
+        size_t errs = conf_apply(&preset_kernel_table, (const struct conf_group *)e, &q,
+                                 CONF_OVERLAY, path, prefix, diags);
+        free(prefix);
+        if (errs)
+            continue;
+        struct kernel_phase *ph = &p->phase[i];
+        ph->nsets = 0;
+        for (size_t j = 0; j < preset_kernel_table.count; j++) {
+            const struct conf_setting *st = &preset_kernel_table.settings[j];
+            size_t size = setting_size(st);
+            if (!size || !config_setting_get_member(e, st->name))
+                continue;
+            if (ph->nsets == KERNEL_PHASE_SETS) {
+                diag_add(diags, "%s:%d: phases[%d]: more than %d settings changed", path, eline, i,
+                         KERNEL_PHASE_SETS);
+                break;
+            }
+            struct kernel_phase_set *set = &ph->set[ph->nsets++];
+            set->offset = (uint16_t)st->offset;
+            set->size = (uint8_t)size;
+            set->bits = 0;
+            memcpy(&set->bits, (const char *)&q + st->offset, size);
+        }
+    }
+    if (diags->count != before)
+        return -1;
+    p->nphases = (unsigned)n;
+    return 0;
+}
+
 int preset_kernel_load(const char *datadir, const char *name, struct kernel_profile *out,
                        struct diag *diags)
 {
@@ -321,7 +425,14 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
     struct stat st;
     int rc;
     if (stat(path, &st) == 0) {
-        rc = load_file(path, &preset_kernel_table, out, diags);
+        struct conf_file *f = confread_open(path, diags);
+        rc = -1;
+        if (f) {
+            size_t errors = conf_apply(&preset_kernel_table, confread_root(f), out, CONF_FULL,
+                                       path, "", diags);
+            rc = errors ? -1 : load_phases(f, path, out, diags);
+            confread_close(f);
+        }
         out->name = xstrdup(name);
     } else {
         const struct kernel_profile *b = kernel_builtin_find(name);

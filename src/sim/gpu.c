@@ -164,6 +164,17 @@ int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile 
                       size_t errlen)
 {
     const char *n = p->name ? p->name : "(unnamed)";
+    if (p->nphases > KERNEL_MAX_PHASES)
+        return fail(err, errlen, "kernel %s: %u phases: expected at most %d", n, p->nphases,
+                    KERNEL_MAX_PHASES);
+    for (unsigned i = 0; i < p->nphases; i++) {
+        struct kernel_profile q;
+        kernel_phase_profile(p, i, &q);
+        q.nphases = 0;
+        char sub[512];
+        if (gpu_profile_check(cfg, &q, sub, sizeof sub) != 0)
+            return fail(err, errlen, "%s (in phase %u)", sub, i + 1);
+    }
     if (p->tbs < 1 || p->warps_per_tb < 1 || p->insts_per_warp < 1)
         return fail(err, errlen, "kernel %s: tbs, warps_per_tb and insts_per_warp must be positive",
                     n);
@@ -725,6 +736,7 @@ void gpu_kernel_counters(const struct gpu *g, unsigned k, struct gpu_kernel_coun
     out->shared_instructions = c->shared_insts;
     out->barriers = c->barriers;
     out->occupancy_tbs = g->kernels[k]->occupancy;
+    out->phase = g->kernels[k]->phase;
     out->tbs_saved = c->tbs_saved;
     out->tbs_restored = c->tbs_restored;
     out->launches = ks->launches;

@@ -258,6 +258,15 @@ static const struct kernel_profile builtins[] = {
     },
 };
 
+void kernel_phase_profile(const struct kernel_profile *base, unsigned i,
+                          struct kernel_profile *out)
+{
+    *out = *base;
+    const struct kernel_phase *ph = &base->phase[i];
+    for (unsigned j = 0; j < ph->nsets; j++)
+        memcpy((char *)out + ph->set[j].offset, &ph->set[j].bits, ph->set[j].size);
+}
+
 void kernel_profile_done(struct kernel_profile *p)
 {
     free(p->name);

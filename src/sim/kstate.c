@@ -53,40 +53,27 @@ static uint64_t tb_accesses(const struct kernel_profile *p, bool store)
     return n < 1 ? 1 : n > (double)UINT32_MAX ? UINT32_MAX : (uint64_t)n;
 }
 
-struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsigned line_bytes,
-                          const struct kstate_sm_limits *sm, uint64_t seed)
+/* The fields that follow from k->prof alone (again at each phase change). */
+static void derive(struct kstate *k)
 {
-    struct kstate *k = xcalloc(1, sizeof(*k));
-    k->prof = *p;
-    k->prof.name = xstrdup(p->name ? p->name : "");
-    k->prof.description = xstrdup(p->description ? p->description : "");
-    k->index = index;
-    k->line_bytes = line_bytes;
-    k->base = (uint64_t)(index + 1) << KSTATE_ADDR_SHIFT;
-    k->base_line = k->base / line_bytes;
-    k->const_line = (k->base + KSTATE_CONST_OFFSET) / line_bytes;
-    k->footprint_lines = p->footprint_bytes / line_bytes;
+    const struct kernel_profile *p = &k->prof;
+    k->footprint_lines = p->footprint_bytes / k->line_bytes;
     if (k->footprint_lines == 0)
         k->footprint_lines = 1;
-    k->occupancy = kstate_occupancy(p, sm, &k->occupancy_limit);
+    k->occupancy = kstate_occupancy(p, &k->limits, &k->occupancy_limit);
     k->out_line = k->base_line + k->footprint_lines;
     /* Stream: a chunk per TB and step, a line per warp by default. Others: the TB's whole
      * walk. */
-    uint64_t deftile = p->pattern == KERNEL_PATTERN_STREAM
-                           ? (uint64_t)p->warps_per_tb * (p->lines_per_access > 1 ? (unsigned)p->lines_per_access : 1)
-                           : tb_accesses(p, false);
+    unsigned lpa = p->lines_per_access > 1 ? (unsigned)p->lines_per_access : 1;
+    uint64_t deftile = p->pattern == KERNEL_PATTERN_STREAM ? (uint64_t)p->warps_per_tb * lpa
+                                                           : tb_accesses(p, false);
     k->tile_lines = p->tile_lines ? p->tile_lines : (uint32_t)deftile;
     unsigned side = 1;
     while ((uint64_t)side * side < p->tbs)
         side++;
     k->grid_side = side;
-    k->hot_lines = p->hot_bytes / line_bytes ? p->hot_bytes / line_bytes : 1;
+    k->hot_lines = p->hot_bytes / k->line_bytes ? p->hot_bytes / k->line_bytes : 1;
     k->thr_hot = p->hot_bytes ? rng_threshold(p->hot_fraction) : 0;
-    uint64_t hist = p->reuse_window_bytes / line_bytes;
-    k->hist_lines = (unsigned)(hist > KSTATE_HIST_MAX ? KSTATE_HIST_MAX : hist);
-    rng_seed(&k->rng, seed, 0x6b000000ull + index);
-    k->cursor = rng_below(&k->rng, k->footprint_lines);
-    k->run_left = p->seq_run_lines;
 
     double other = p->sfu_fraction + p->fp64_fraction + p->shared_fraction;
     double pn = p->mem_fraction + p->const_fraction + other;
@@ -105,6 +92,39 @@ struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsign
     k->thr_reuse = k->hist_lines ? rng_threshold(p->reuse_fraction) : 0;
     k->base_lines = (unsigned)p->lines_per_access;
     k->thr_extra_line = rng_threshold(p->lines_per_access - k->base_lines);
+}
+
+struct kstate *kstate_new(const struct kernel_profile *p, unsigned index, unsigned line_bytes,
+                          const struct kstate_sm_limits *sm, uint64_t seed)
+{
+    struct kstate *k = xcalloc(1, sizeof(*k));
+    k->app = *p;
+    k->app.name = xstrdup(p->name ? p->name : "");
+    k->app.description = xstrdup(p->description ? p->description : "");
+    if (p->nphases)
+        kernel_phase_profile(&k->app, 0, &k->prof);
+    else
+        k->prof = k->app;
+    k->index = index;
+    k->line_bytes = line_bytes;
+    k->limits = *sm;
+    k->base = (uint64_t)(index + 1) << KSTATE_ADDR_SHIFT;
+    k->base_line = k->base / line_bytes;
+    k->const_line = (k->base + KSTATE_CONST_OFFSET) / line_bytes;
+    uint64_t window = p->reuse_window_bytes;
+    for (unsigned i = 0; i < p->nphases; i++) {
+        struct kernel_profile q;
+        kernel_phase_profile(p, i, &q);
+        if (q.reuse_window_bytes > window)
+            window = q.reuse_window_bytes;
+    }
+    uint64_t hist = window / line_bytes;
+    k->hist_lines = (unsigned)(hist > KSTATE_HIST_MAX ? KSTATE_HIST_MAX : hist);
+    derive(k);
+    rng_seed(&k->rng, seed, 0x6b000000ull + index);
+    k->cursor = rng_below(&k->rng, k->footprint_lines);
+    k->run_left = k->prof.seq_run_lines;
+    k->launch_at = k->prof.gap_cycles;
     return k;
 }
 
@@ -115,7 +135,7 @@ void kstate_delete(struct kstate *k)
     for (unsigned i = 0; i < k->saved_count; i++)
         free(k->saved[(k->saved_head + i) % k->saved_cap]);
     free(k->saved);
-    kernel_profile_done(&k->prof);
+    kernel_profile_done(&k->app); /* k->prof shares its strings */
     free(k);
 }
 
@@ -149,12 +169,19 @@ bool kstate_tb_finished(struct kstate *k, uint64_t now)
     assert(k->tbs_done <= k->prof.tbs);
     if (k->tbs_done < k->prof.tbs)
         return false;
-    /* The grid is done: relaunch it from the beginning, as the papers' methodology does. */
+    /* The grid is done: relaunch it from the beginning, as the papers' methodology does; an
+     * application of several kernels goes on to its next one. */
     k->launches++;
     if (k->launches == 1) {
         k->first_launch_cycle = now;
         k->first_launch_insts = k->insts_total;
     }
+    if (k->app.nphases) {
+        k->phase = (k->phase + 1) % k->app.nphases;
+        kernel_phase_profile(&k->app, k->phase, &k->prof);
+        derive(k);
+    }
+    k->launch_at = now + k->prof.gap_cycles;
     k->tbs_next = 0;
     k->tbs_done = 0;
     return true;

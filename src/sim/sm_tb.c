@@ -17,6 +17,7 @@ static uint64_t cut_bits(uint64_t m, unsigned lo, unsigned n)
 }
 
 static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, uint32_t tile);
+static void load_params(struct sm *sm);
 
 /* Takes one TB of sm's kernel into a free slot; false when none is left. */
 static bool take_one(struct sm *sm)
@@ -25,11 +26,17 @@ static bool take_one(struct sm *sm)
     uint32_t tile;
     if (!kstate_take_tb(sm->k, &saved, &tile))
         return false;
-    if (sm->tb_streams && sm->launch_seen != sm->k->launches) {
-        /* A new launch of the grid: the L1 is not coherent, so the GPU invalidates it at a
-         * kernel boundary (per-TB streams only: the legacy model keeps what it had). */
+    if (sm->launch_seen != sm->k->launches) {
+        /* A new launch of the grid (no TB of the last one is left anywhere). The L1 is not
+         * coherent, so the GPU invalidates it at a kernel boundary (per-TB streams only: the
+         * legacy model keeps what it had); an application's next kernel brings its own
+         * parameters. */
+        assert(sm->ntbs == 0);
         sm->launch_seen = sm->k->launches;
-        cache_invalidate_all(sm->l1d);
+        if (sm->k->app.nphases)
+            load_params(sm);
+        if (sm->tb_streams)
+            cache_invalidate_all(sm->l1d);
     }
     unsigned t = 0;
     while (sm->tb[t].used)
@@ -115,6 +122,8 @@ static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, u
     sm->tb[t].bar_wait = 0;
     sm->tb[t].addr = saved ? saved->addr : (struct kstate_tbaddr){tile, 0, 0};
     sm->ntbs++;
+    if (!saved && sm->k->launch_at > sm->now && sm->k->launch_at > sm->stall_until)
+        sm->stall_until = sm->k->launch_at; /* the launch gap: the host is not done yet */
     if (saved) { /* the restore streams the TB's state back in before any warp issues */
         uint64_t from = sm->stall_until > sm->now ? sm->stall_until : sm->now;
         sm->stall_until = from + transfer_cycles(sm, tb_state_bytes(sm->k));
@@ -183,6 +192,25 @@ void sm_attribute(struct sm *sm, uint64_t now)
     sm->attr_since = now;
 }
 
+/* The running kernel's parameters the SM keeps at hand (it holds none of its TBs). */
+static void load_params(struct sm *sm)
+{
+    const struct kernel_profile *p = &sm->k->prof;
+    const struct gpu_config *cfg = sm->env->cfg;
+    sm->wpt = p->warps_per_tb;
+    sm->occ = sm->k->occupancy;
+    sm->mlp = p->mlp;
+    sm->dep = p->dep_latency ? p->dep_latency : cfg->alu_latency_cycles;
+    sm->tb_streams = p->pattern != KERNEL_PATTERN_LEGACY;
+    sm->bar_interval = p->barrier_interval;
+    const struct unit_config *units[SM_UNITS] = {&cfg->sfu, &cfg->fp64, &cfg->shmem};
+    for (unsigned u = 0; u < SM_UNITS; u++) {
+        unsigned lanes = units[u]->lanes ? units[u]->lanes : 1;
+        sm->unit_cost[u] = (32 * SM_UNIT_FIX + lanes - 1) / lanes;
+        sm->unit_lat[u] = units[u]->latency_cycles ? units[u]->latency_cycles : 1;
+    }
+}
+
 /* The SM holds no TBs: it becomes owner's, and takes TBs at once when fill is set (else the
  * caller dispatches them across SMs). */
 static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
@@ -213,19 +241,8 @@ static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
         sm->k = sm->env->kernels[owner];
         sm->launch_seen = sm->k->launches;
         sm->state = SM_RUN;
-        sm->wpt = sm->k->prof.warps_per_tb;
-        sm->occ = sm->k->occupancy;
-        sm->mlp = sm->k->prof.mlp;
-        const struct gpu_config *cfg = sm->env->cfg;
-        sm->dep = sm->k->prof.dep_latency ? sm->k->prof.dep_latency : cfg->alu_latency_cycles;
-        sm->tb_streams = sm->k->prof.pattern != KERNEL_PATTERN_LEGACY;
-        sm->bar_interval = sm->k->prof.barrier_interval;
-        const struct unit_config *units[SM_UNITS] = {&cfg->sfu, &cfg->fp64, &cfg->shmem};
-        for (unsigned u = 0; u < SM_UNITS; u++) {
-            unsigned lanes = units[u]->lanes ? units[u]->lanes : 1;
-            sm->unit_cost[u] = (32 * SM_UNIT_FIX + lanes - 1) / lanes;
-            sm->unit_lat[u] = units[u]->latency_cycles ? units[u]->latency_cycles : 1;
-        }
+        load_params(sm);
+
     } else {
         sm->k = NULL;
         sm->state = owner == SM_OWNER_GATED ? SM_GATED : SM_IDLE;

@@ -123,6 +123,13 @@ uint64_t solo_profile_hash(const struct kernel_profile *p)
     h_u(&h, p->stride_lines);
     h_d(&h, p->hot_fraction);
     h_u(&h, p->hot_bytes);
+    h_u(&h, p->gap_cycles);
+    h_u(&h, p->nphases);
+    for (unsigned i = 0; i < p->nphases && i < KERNEL_MAX_PHASES; i++)
+        for (unsigned j = 0; j < p->phase[i].nsets && j < KERNEL_PHASE_SETS; j++) {
+            h_u(&h, p->phase[i].set[j].offset);
+            h_u(&h, p->phase[i].set[j].bits);
+        }
     return h;
 }
 
