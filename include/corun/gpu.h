@@ -33,18 +33,18 @@ struct unit_config {
 struct gpu_config {
     unsigned sms;
     double core_clock_mhz;
-    unsigned warps_per_sm;      /* resident warp limit */
-    unsigned tbs_per_sm;        /* resident thread-block limit */
-    unsigned schedulers_per_sm; /* GTO warp schedulers, one instruction each per cycle */
-    unsigned regs_per_sm;       /* 32-bit registers: occupancy, context-switch cost */
-    unsigned smem_per_sm_bytes; /* shared memory: occupancy, context-switch cost */
+    unsigned warps_per_sm;       /* resident warp limit */
+    unsigned tbs_per_sm;         /* resident thread-block limit */
+    unsigned schedulers_per_sm;  /* GTO warp schedulers, one instruction each per cycle */
+    unsigned regs_per_sm;        /* 32-bit registers: occupancy, context-switch cost */
+    unsigned smem_per_sm_bytes;  /* shared memory: occupancy, context-switch cost */
     unsigned alu_latency_cycles; /* dependent FP32/INT issue (kernels with dep_latency 0) */
     struct unit_config sfu;      /* special functions */
     struct unit_config fp64;     /* double precision */
     struct unit_config shmem;    /* shared memory: lanes are banks */
-    struct cache_config l1d;    /* per SM */
-    struct cache_config l1c;    /* constant cache, per SM */
-    struct cache_config llc;    /* size_bytes is the total over all slices */
+    struct cache_config l1d;     /* per SM */
+    struct cache_config l1c;     /* constant cache, per SM */
+    struct cache_config llc;     /* size_bytes is the total over all slices */
     unsigned llc_slices;
     unsigned noc_bytes_per_cycle; /* crossbar channel width, per core cycle */
     unsigned noc_latency_cycles;
@@ -105,14 +105,14 @@ struct gpu_kernel_counters {
     uint64_t dram_queue_cycles;        /* memory cycles, summed over requests */
     uint64_t dram_interference_cycles; /* memory cycles delayed by other kernels */
     uint64_t tbs_finished;
-    uint64_t tbs_saved, tbs_restored; /* by context switches */
+    uint64_t tbs_saved, tbs_restored;                                  /* by context switches */
     uint64_t sfu_instructions, fp64_instructions, shared_instructions; /* of instructions */
-    uint64_t barriers;      /* __syncthreads instructions */
-    unsigned occupancy_tbs; /* resident TBs per SM its resources allow */
-    unsigned phase;         /* the application's kernel running now (0-based) */
-    uint64_t launches;                /* grids completed since gpu_new (relaunches follow) */
-    uint64_t instructions_total;      /* since gpu_new */
-    uint64_t first_launch_cycle;      /* when the first grid completed (0: not yet) */
+    uint64_t barriers;           /* __syncthreads instructions */
+    unsigned occupancy_tbs;      /* resident TBs per SM its resources allow */
+    unsigned phase;              /* the application's kernel running now (0-based) */
+    uint64_t launches;           /* grids completed since gpu_new (relaunches follow) */
+    uint64_t instructions_total; /* since gpu_new */
+    uint64_t first_launch_cycle; /* when the first grid completed (0: not yet) */
     uint64_t first_launch_instructions;
     /* Sampled auxiliary tag directory (ATD, as DASE and ASM propose in hardware): for a few
      * sampled LLC sets, a private tag copy per kernel tells which accesses would have missed

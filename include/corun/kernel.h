@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KERNEL_MAX_PHASES   5
-#define KERNEL_PHASE_SETS   24 /* settings one phase may change */
+#define KERNEL_MAX_PHASES 5
+#define KERNEL_PHASE_SETS 24 /* settings one phase may change */
 
 /* One setting a phase changes: the bytes of a kernel_profile field. Kept as plain bytes so
  * that profiles stay copyable by value. */
@@ -47,20 +47,20 @@ struct kernel_profile {
     unsigned smem_per_tb_bytes;  /* occupancy and context-switch cost */
     /* Instruction classes beyond the FP32/INT ALU (kstate.h): fractions of all instructions,
      * each issued through its SM unit (gpu_config) and waited on for that unit's latency. */
-    double sfu_fraction;         /* transcendentals, reciprocals, square roots */
-    double fp64_fraction;        /* double precision arithmetic */
-    double shared_fraction;      /* shared-memory loads and stores */
+    double sfu_fraction;           /* transcendentals, reciprocals, square roots */
+    double fp64_fraction;          /* double precision arithmetic */
+    double shared_fraction;        /* shared-memory loads and stores */
     unsigned shared_conflict_ways; /* bank conflicts: passes per shared access (0, 1: none) */
-    unsigned barrier_interval;   /* instructions per warp between __syncthreads (0: none) */
+    unsigned barrier_interval;     /* instructions per warp between __syncthreads (0: none) */
     /* Per-TB address streams (kstate.h); KERNEL_PATTERN_LEGACY keeps the one shared cursor
      * of seq_run_lines / reuse_fraction. */
-    int pattern;                 /* enum kernel_pattern */
-    unsigned tile_lines;         /* lines of each array a TB walks (0: its accesses' worth) */
-    unsigned stride_lines;       /* strided: distance between a TB's accesses; stencil: row
-                                    pitch; tiled: panel length */
-    double hot_fraction;         /* gather: accesses that fall in the hot set */
-    uint64_t hot_bytes;          /* gather: the hot set (e.g. a graph's vertex data) */
-    uint64_t gap_cycles;         /* idle cycles before each launch of the grid (host work) */
+    int pattern;           /* enum kernel_pattern */
+    unsigned tile_lines;   /* lines of each array a TB walks (0: its accesses' worth) */
+    unsigned stride_lines; /* strided: distance between a TB's accesses; stencil: row
+                              pitch; tiled: panel length */
+    double hot_fraction;   /* gather: accesses that fall in the hot set */
+    uint64_t hot_bytes;    /* gather: the hot set (e.g. a graph's vertex data) */
+    uint64_t gap_cycles;   /* idle cycles before each launch of the grid (host work) */
     /* An application of several kernels run in order, then from the first again: phase i is
      * this profile with phase[i]'s settings changed (0 phases: one kernel). */
     unsigned nphases;

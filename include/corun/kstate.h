@@ -65,8 +65,8 @@ struct kstate_warp_ctx {
 
 /* Where a TB is in its walk of the kernel's arrays (per-TB patterns). */
 struct kstate_tbaddr {
-    uint32_t tile;       /* the TB's index in its grid */
-    uint32_t pos, spos;  /* loads and stores made so far */
+    uint32_t tile;      /* the TB's index in its grid */
+    uint32_t pos, spos; /* loads and stores made so far */
 };
 
 /* A preempted TB waiting to resume on some SM of its kernel. */
@@ -100,12 +100,12 @@ struct kstate {
     uint64_t const_line; /* first line of the constant data */
     uint64_t footprint_lines;
     unsigned line_bytes;
-    unsigned occupancy;  /* TBs per SM */
+    unsigned occupancy;          /* TBs per SM */
     const char *occupancy_limit; /* what bounds it: "warps", "registers", ... */
-    uint64_t out_line;   /* first line of the output array (per-TB patterns) */
-    uint32_t tile_lines; /* per-TB patterns: the tile, resolved */
-    uint32_t grid_side;  /* tiled: TBs per grid row */
-    uint64_t thr_hot;    /* gather: access in the hot set */
+    uint64_t out_line;           /* first line of the output array (per-TB patterns) */
+    uint32_t tile_lines;         /* per-TB patterns: the tile, resolved */
+    uint32_t grid_side;          /* tiled: TBs per grid row */
+    uint64_t thr_hot;            /* gather: access in the hot set */
     uint64_t hot_lines;
     unsigned hist_lines; /* reuse window in lines, capped at KSTATE_HIST_MAX */
 
@@ -167,8 +167,7 @@ void kstate_draw_mem(const struct kstate *k, struct rng *r, uint8_t *kind, uint8
 uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h);
 /* The line number of a TB's next load (store: next store) under a per-TB pattern; r is
  * drawn from only by the gather pattern. */
-uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a,
-                        bool store);
+uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a, bool store);
 /* The line number of a constant load. */
 uint64_t kstate_const_line(const struct kstate *k, struct rng *r);
 /* Kernel index owning a line number (from its address). */

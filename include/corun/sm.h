@@ -21,15 +21,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SM_MAX_WARPS       64
-#define SM_MAX_TBS         64
-#define SM_MAX_SCHEDULERS  8
-#define SM_MAX_MLP         32
-#define SM_MAX_DEP_LATENCY 255 /* dependency wheel span - 1 */
+#define SM_MAX_WARPS        64
+#define SM_MAX_TBS          64
+#define SM_MAX_SCHEDULERS   8
+#define SM_MAX_MLP          32
+#define SM_MAX_DEP_LATENCY  255  /* dependency wheel span - 1 */
 #define SM_UNIT_MAX_LATENCY 1000 /* SFU, FP64 and shared-memory latency */
-#define SM_MAX_LINES       32  /* line requests of one memory instruction */
-#define SM_OWNER_IDLE      (-1)
-#define SM_OWNER_GATED     (-2)
+#define SM_MAX_LINES        32   /* line requests of one memory instruction */
+#define SM_OWNER_IDLE       (-1)
+#define SM_OWNER_GATED      (-2)
 
 enum sm_state {
     SM_IDLE,  /* powered, no kernel */

@@ -10,8 +10,8 @@
 #include "corun/gpu.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
-#include "corun/util.h"
 #include "corun/solo.h"
+#include "corun/util.h"
 
 struct options {
     const char *kernel;
@@ -27,9 +27,12 @@ struct options {
 static int parse(int argc, char **argv, struct options *o, char **sets)
 {
     static const struct option longopts[] = {
-        {"gpu", required_argument, NULL, 'g'},    {"sms", required_argument, NULL, 'n'},
-        {"cycles", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},         {"set", required_argument, NULL, 'S'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"sms", required_argument, NULL, 'n'},
+        {"cycles", required_argument, NULL, 'c'},
+        {"seed", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},
+        {"set", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80", .cycles = 200000, .seed = 1, .sets = sets};

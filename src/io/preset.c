@@ -56,7 +56,7 @@ static const struct conf_setting timing_settings[] = {
 static const struct conf_table timing_table = {"DRAM timing", timing_settings,
                                                CORUN_ARRAY_LEN(timing_settings)};
 
-#define UNIT_FIELD(field_, def_, lo_, hi_, unit_, help_)                                            \
+#define UNIT_FIELD(field_, def_, lo_, hi_, unit_, help_)                                           \
     {                                                                                              \
 #field_, CONF_UINT, lo_, hi_, def_, unit_, help_, offsetof(struct unit_config, field_),    \
             NULL, NULL                                                                             \
@@ -377,8 +377,9 @@ static int load_phases(const struct conf_file *f, const char *path, struct kerne
         for (int m = 0; m < config_setting_length(e); m++) {
             const char *mn = config_setting_name(config_setting_get_elem(e, (unsigned)m));
             if (application_wide(mn)) {
-                diag_add(diags, "%s:%d: phases[%d].%s: describes the application, not one of "
-                                "its kernels: set it once, outside the phases",
+                diag_add(diags,
+                         "%s:%d: phases[%d].%s: describes the application, not one of "
+                         "its kernels: set it once, outside the phases",
                          path, eline, i, mn);
                 wide = true;
             }
@@ -428,8 +429,8 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
         struct conf_file *f = confread_open(path, diags);
         rc = -1;
         if (f) {
-            size_t errors = conf_apply(&preset_kernel_table, confread_root(f), out, CONF_FULL,
-                                       path, "", diags);
+            size_t errors =
+                conf_apply(&preset_kernel_table, confread_root(f), out, CONF_FULL, path, "", diags);
             rc = errors ? -1 : load_phases(f, path, out, diags);
             confread_close(f);
         }

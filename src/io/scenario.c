@@ -361,8 +361,9 @@ int scenario_set_gpu(struct gpu_config *gpu, const char *assignment, struct diag
 {
     const char *eq = strchr(assignment, '=');
     if (strncmp(assignment, "gpu.", 4) != 0 || !eq || eq - assignment < 5 || !eq[1]) {
-        diag_add(diags, "--set: expected gpu.SETTING=VALUE (e.g. gpu.llc.latency_cycles=240), "
-                        "got \"%s\"",
+        diag_add(diags,
+                 "--set: expected gpu.SETTING=VALUE (e.g. gpu.llc.latency_cycles=240), "
+                 "got \"%s\"",
                  assignment);
         return -1;
     }
@@ -372,8 +373,7 @@ int scenario_set_gpu(struct gpu_config *gpu, const char *assignment, struct diag
     if (!f)
         diag_add(diags, "--set: gpu.%s: cannot read the value \"%s\"", key, eq + 1);
     else
-        conf_apply(&preset_gpu_table, confread_root(f), gpu, CONF_OVERLAY, "--set", "gpu.",
-                   diags);
+        conf_apply(&preset_gpu_table, confread_root(f), gpu, CONF_OVERLAY, "--set", "gpu.", diags);
     confread_close(f);
     free(key);
     return diags->count == before ? 0 : -1;

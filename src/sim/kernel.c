@@ -258,8 +258,7 @@ static const struct kernel_profile builtins[] = {
     },
 };
 
-void kernel_phase_profile(const struct kernel_profile *base, unsigned i,
-                          struct kernel_profile *out)
+void kernel_phase_profile(const struct kernel_profile *base, unsigned i, struct kernel_profile *out)
 {
     *out = *base;
     const struct kernel_phase *ph = &base->phase[i];

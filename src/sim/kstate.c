@@ -48,8 +48,8 @@ unsigned kstate_occupancy(const struct kernel_profile *p, const struct kstate_sm
 static uint64_t tb_accesses(const struct kernel_profile *p, bool store)
 {
     double share = store ? p->store_fraction : 1 - p->store_fraction;
-    double n = (double)p->warps_per_tb * p->insts_per_warp * p->mem_fraction *
-               p->lines_per_access * share;
+    double n =
+        (double)p->warps_per_tb * p->insts_per_warp * p->mem_fraction * p->lines_per_access * share;
     return n < 1 ? 1 : n > (double)UINT32_MAX ? UINT32_MAX : (uint64_t)n;
 }
 
@@ -263,8 +263,7 @@ uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h
     return line;
 }
 
-uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a,
-                        bool store)
+uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a, bool store)
 {
     const uint64_t F = k->footprint_lines, T = k->tile_lines, b = a->tile;
     uint64_t i = store ? a->spos++ : a->pos++, off;

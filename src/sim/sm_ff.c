@@ -40,8 +40,7 @@ static uint64_t rotation_end(const struct sm *sm, uint64_t t)
 {
     unsigned D = sm->dep, ns = sm->nsched, n = ns * D;
     if (D < 2 || sm->depq_count != n || sm->soon || sm->outq_count || sm->unitq_count ||
-        sm->tb_freed ||
-        sm->stall_until > t || (sm->state != SM_RUN && sm->state != SM_DRAIN))
+        sm->tb_freed || sm->stall_until > t || (sm->state != SM_RUN && sm->state != SM_DRAIN))
         return t;
     uint64_t end = sm->ev_next;
     if (end < t + FF_MIN_CYCLES)

@@ -67,8 +67,8 @@ struct sm {
     struct sim_env *env;
     enum sm_state state;
     unsigned wpt, occ, mlp, dep, nsched;
-    struct kstate *k; /* kernel whose TBs are here */
-    bool tb_streams;  /* per-TB address streams (the kernel's pattern is not legacy) */
+    struct kstate *k;     /* kernel whose TBs are here */
+    bool tb_streams;      /* per-TB address streams (the kernel's pattern is not legacy) */
     uint64_t launch_seen; /* the kernel's launch whose data the L1 may hold */
     unsigned bar_interval;
     uint64_t now, stall_until, wake_time;
@@ -100,8 +100,8 @@ struct sm {
     uint8_t next_kind[SM_MAX_WARPS], next_lines[SM_MAX_WARPS];
     uint8_t loads_out[SM_MAX_WARPS], wtb[SM_MAX_WARPS];
     uint8_t pending[SM_MAX_WARPS][SM_MAX_MLP]; /* lines outstanding per load slot */
-    uint32_t bar_left[SM_MAX_WARPS]; /* instructions to the next barrier, inclusive */
-    uint64_t at_bar;   /* slot space: waiting at the TB's barrier */
+    uint32_t bar_left[SM_MAX_WARPS];           /* instructions to the next barrier, inclusive */
+    uint64_t at_bar;                           /* slot space: waiting at the TB's barrier */
     uint64_t bar_park; /* slot space: at a barrier, waiting for its own loads first */
 
     /* SFU, FP64 and shared memory */

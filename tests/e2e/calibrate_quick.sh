@@ -33,7 +33,11 @@ cat_db="$TMPD/catalog.db"
     m.measured_utc LIKE '____-__-__T__:__:__Z' AS utc
     FROM kernels k JOIN kernel_measurements m ON m.kernel = k.name ORDER BY k.name" \
     >"$TMPD/rows.tsv" || fail "runs query: exit $?"
-run_lines() { sed -n 's/^seq_run_lines = \([0-9]*\);.*/\1/p' "$top_srcdir/data/kernels/$1.cfg"; }
+run_lines() { # the profile's seq_run_lines, or its default (1) where it sets none
+    local v
+    v=$(sed -n 's/^seq_run_lines = \([0-9]*\);.*/\1/p' "$top_srcdir/data/kernels/$1.cfg")
+    echo "${v:-1}"
+}
 {
     printf 'name\tsource\tseq_run_lines\tgpu\tsms\tclass\tipc\trbh\tutc\n'
     printf '%s\t%s\t%s\t%s\t%s\t%s\t1\t1\t1\n' \

@@ -156,7 +156,7 @@ static void barriers_count_and_hold(void **state)
 {
     (void)state;
     struct kernel_profile p = loader();
-    p.tbs_per_sm = 1; /* 8 warps: too few to hide the loads */
+    p.tbs_per_sm = 1;        /* 8 warps: too few to hide the loads */
     p.barrier_interval = 40; /* 400 / 40 = 10 barriers per warp, the last its last instruction */
     struct gpu *g = one_kernel(&p, 4);
     gpu_run(g, 200000);
