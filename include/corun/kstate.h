@@ -43,6 +43,7 @@
 #define KSTATE_CONST_OFFSET (1ull << 39) /* constant data, above any footprint */
 #define KSTATE_CONST_LINES  32           /* constant working set: 4 KB of 128 B lines */
 #define KSTATE_HIST_MAX     16384        /* reuse history cap, lines (2 MB of 128 B lines) */
+#define KSTATE_GEO          64           /* table of short compute runs */
 
 /* Instruction kinds a warp issues. */
 enum kstate_inst { KI_COMPUTE, KI_LOAD, KI_STORE, KI_CONST, KI_SFU, KI_FP64, KI_SHARED, KI_BAR };
@@ -123,7 +124,10 @@ struct kstate {
     uint64_t run_left;
 
     /* instruction mix, precomputed */
-    double inv_log_compute; /* 1 / ln(1 - p_noncompute), for geometric compute runs */
+    double pn;              /* non-ALU instructions among all */
+    double inv_log_compute; /* 1 / ln(1 - pn), for geometric compute runs */
+    unsigned geo_n;         /* entries of geo (0: draw with the logarithm) */
+    uint64_t geo[KSTATE_GEO]; /* thresholds (1 - pn)^(n + 1) of a run longer than n */
     uint64_t thr_mem;       /* non-compute is memory (vs the other classes) */
     bool has_classes;       /* SFU, FP64 or shared instructions exist */
     uint64_t thr_cls[3];    /* non-memory: cumulative thresholds of constant, SFU, FP64 */

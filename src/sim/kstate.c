@@ -77,7 +77,17 @@ static void derive(struct kstate *k)
 
     double other = p->sfu_fraction + p->fp64_fraction + p->shared_fraction;
     double pn = p->mem_fraction + p->const_fraction + other;
+    k->pn = pn;
     k->inv_log_compute = pn > 0 && pn < 1 ? 1.0 / log1p(-pn) : 0;
+    /* v2 profiles draw short runs from a table (the legacy ones keep their exact draws). */
+    k->geo_n = 0;
+    if ((p->pattern != KERNEL_PATTERN_LEGACY || other > 0) && pn > 0 && pn < 1) {
+        double q = 1.0;
+        while (k->geo_n < KSTATE_GEO && q * (1 - pn) > 1e-6) {
+            q *= 1 - pn;
+            k->geo[k->geo_n++] = rng_threshold(q);
+        }
+    }
     k->thr_mem = rng_threshold(pn > 0 ? p->mem_fraction / pn : 0);
     k->has_classes = other > 0;
     if (k->has_classes) {
@@ -206,12 +216,22 @@ void kstate_save_tb(struct kstate *k, struct kstate_saved_tb *tb)
 
 uint32_t kstate_draw_compute_run(const struct kstate *k, struct rng *r)
 {
-    double pn = k->prof.mem_fraction + k->prof.const_fraction + k->prof.sfu_fraction +
-                k->prof.fp64_fraction + k->prof.shared_fraction;
+    double pn = k->pn;
     if (pn >= 1)
         return 0;
     if (pn <= 0)
         return UINT32_MAX;
+    if (k->geo_n) {
+        /* The same geometric law read off a table: the run is at least n while the draw is
+         * below (1 - pn)^n; short runs, the common case here, cost a few comparisons. */
+        uint64_t u = rng_next(r);
+        for (unsigned n = 0; n < k->geo_n; n++)
+            if (u >= k->geo[n])
+                return n;
+        double v = ((double)(u >> 11) + 0.5) * 0x1.0p-53; /* the rare long run */
+        double m = floor(log(v) * k->inv_log_compute);
+        return m >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+    }
     /* Geometric number of failures before the first non-compute instruction: one draw per
      * memory instruction instead of one per instruction. */
     double u = 1.0 - rng_uniform(r); /* (0, 1] */
