@@ -28,6 +28,7 @@ struct repro_published {
     const char *predictor; /* the registered name it belongs to */
     const char *source;    /* "HSM Fig. 10" */
     double avg, max, median;
+    const char *gpu; /* the preset it was measured on; NULL: the suite's own */
 };
 
 /* One suite of an experiment. */
@@ -44,6 +45,7 @@ struct repro_part {
 
 struct repro_experiment {
     const char *name;    /* "hsm", "themis" */
+    const char *flag;    /* "accuracy", or another flag naming a second one ("quads") */
     const char *summary; /* one line for --list */
     const struct repro_part *parts;
     size_t nparts;
@@ -52,8 +54,10 @@ struct repro_experiment {
 size_t repro_experiment_count(void);
 /* The i-th experiment, or NULL past the end. */
 const struct repro_experiment *repro_experiment_at(size_t i);
-/* The experiment called name, or NULL. */
-const struct repro_experiment *repro_experiment_find(const char *name);
+/* The experiment called name with flag (without its dashes: "accuracy"), or NULL. */
+const struct repro_experiment *repro_experiment_find(const char *name, const char *flag);
+/* 1 when some accuracy experiment is called name. */
+bool repro_experiment_named(const char *name);
 
 /* One mix: every predictor's NP^ of each kernel in each epoch, and the true NP. */
 struct repro_mix_result {
@@ -81,6 +85,10 @@ struct repro_stats {
 
 /* The error of predicted against truth under e; -1 when either is not a positive number. */
 double repro_are(enum repro_error e, double predicted, double truth);
+
+/* 1 when a figure published on preset published_gpu (NULL: the suite's own, suite_gpu) is
+ * comparable with a run on gpu: the same preset. */
+bool repro_published_on(const char *published_gpu, const char *gpu, const char *suite_gpu);
 
 /* 1 when mix m belongs to group: NULL (every mix), its tag or its split. */
 bool repro_in_group(const struct repro_mix_result *m, const char *group);
@@ -111,6 +119,7 @@ struct repro_options {
     bool quick;
     uint64_t seed;
     const char *predictors; /* comma-separated names to evaluate; NULL: every one */
+    const char *gpu;        /* run every mix on this preset (splits scaled); NULL: the suite's */
     const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
                            not run again. NULL: none */
 };
@@ -127,6 +136,7 @@ struct repro_resume {
 struct repro_part_result {
     const struct repro_part *part;
     char suite[64], gpu[32];
+    char suite_gpu[32]; /* the suite's own preset (gpu differs with --gpu) */
     unsigned epochs, epoch_cycles;
     size_t suite_mixes;                /* in the whole suite (the run may take a subset) */
     char groups[REPRO_MAX_GROUPS][32]; /* tags that have mixes, in the suite's order */

@@ -61,6 +61,7 @@ struct ralloc_published {
     double value;
     const char *source; /* "HSM §6.2" */
     const char *what;   /* one line: what the paper says */
+    const char *gpu;    /* the preset it was measured on; NULL: the suite's own */
 };
 
 struct ralloc_experiment {
@@ -156,6 +157,7 @@ struct ralloc_options {
     uint64_t seed;
     const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
                            not run again. NULL: none */
+    const char *gpu;    /* run every mix on this preset (splits scaled); NULL: the suite's */
 };
 
 #define RALLOC_QUICK_MIXES  6
@@ -165,6 +167,7 @@ struct ralloc_options {
 struct ralloc_result {
     const struct ralloc_experiment *x;
     char suite[64], gpu[32];
+    char suite_gpu[32]; /* the suite's own preset (gpu differs with --gpu) */
     unsigned epochs, epoch_cycles;
     unsigned suite_epochs, suite_epoch_cycles; /* the paper-sized run's */
     size_t suite_mixes;                        /* eligible mixes in the suite */

@@ -25,7 +25,9 @@ struct suite_mix {
 struct suite {
     char *path;
     char *name, *description, *gpu;
-    unsigned gpu_sms; /* the preset's SM count, for splits */
+    unsigned gpu_sms;   /* the preset's SM count, for splits */
+    unsigned split_sms; /* the SM count the mixes' splits are written for: gpu_sms, unless
+                           suite_retarget moved the suite to another preset */
     unsigned epochs, epoch_cycles;
     char **tags;
     size_t ntags;
@@ -38,5 +40,15 @@ struct suite {
  * suite_done either way. */
 int suite_load(const char *path, const char *datadir, struct suite *out, struct diag *diags);
 void suite_done(struct suite *s);
+
+/* Run s on preset gpu instead of its own (`corun reproduce --gpu`): s->gpu and gpu_sms become
+ * the preset's; the mixes keep their splits as written (for their names and filters), and
+ * suite_split scales them. An unknown preset goes to diags naming `where`; returns 0 or -1. */
+int suite_retarget(struct suite *s, const char *datadir, const char *gpu, const char *where,
+                   struct diag *diags);
+/* Mix m's split on s's GPU into out[m->nkernels]: as written, or scaled from split_sms to
+ * gpu_sms SMs by largest remainders (each at least 1, the sum scaled alike); all 0 when m has
+ * no split (even partition). */
+void suite_split(const struct suite *s, const struct suite_mix *m, unsigned *out);
 
 #endif

@@ -26,6 +26,7 @@ struct train_point {
 
 struct train_hsm_result {
     char *gpu;
+    unsigned sms;    /* the preset's SM count, every kernel ran on */
     uint64_t cycles; /* measured window per kernel */
     double c1, c2, r2;
     struct train_point *points;
@@ -69,6 +70,7 @@ struct train_themis_row {
 
 struct train_themis_result {
     char *gpu;
+    unsigned sms; /* the preset's SM count, which the runs split */
     uint64_t cycles;
     size_t train_kernels, test_kernels, levels, splits, runs;
     double loss; /* eq. 8 on the training samples after training */

@@ -117,6 +117,40 @@ for a in $themis_test; do for b in $themis_test; do for c in $themis_test; do
 done; done; done
 footer "$f"
 
+# Themis section VI-C: 150 of the 7^4 = 2401 ordered four-application mixes of the test set,
+# 15:15:15:15. The paper picks them at random without listing them; corun's are drawn by a
+# fixed linear congruential generator (x = 1103515245 x + 12345 mod 2^31 from x = 1, mix
+# number x mod 2401 in base 7, repeats skipped), so the list is the same on every machine.
+# Tag: how many of the four are CI, BA and MI.
+tags4=""
+for ci in 0 1 2 3 4; do for ba in 0 1 2 3 4; do
+    mi=$((4 - ci - ba))
+    [ $mi -ge 0 ] || continue
+    tags4="$tags4${tags4:+, }\"CI$ci-BA$ba-MI$mi\""
+done; done
+f=$dir/themis-quads.cfg
+header "$f" themis-quads themis60 10 500000 \
+    "Themis section VI-C: 150 of the 2401 ordered four-application mixes of the 7 test applications (corun's draw; the paper's are random and unlisted), 15:15:15:15; tag: how many are CI, BA, MI" \
+    "$tags4"
+set -- $themis_test
+t0=$1 t1=$2 t2=$3 t3=$4 t4=$5 t5=$6 t6=$7
+app() { eval "echo \$t$1"; }
+x=1 n=0 seen=" "
+while [ $n -lt 150 ]; do
+    x=$(((1103515245 * x + 12345) % 2147483648))
+    i=$((x % 2401))
+    case "$seen" in *" $i "*) continue ;; esac
+    seen="$seen$i "
+    n=$((n + 1))
+    a=$(app $((i / 343))) b=$(app $((i / 49 % 7))) c=$(app $((i / 7 % 7))) d=$(app $((i % 7)))
+    ci=0 ba=0 mi=0
+    for k in $a $b $c $d; do
+        case $(themis_cat $k) in CI) ci=$((ci + 1)) ;; BA) ba=$((ba + 1)) ;; *) mi=$((mi + 1)) ;; esac
+    done
+    mix "$f" "CI$ci-BA$ba-MI$mi" "$a $b $c $d" "15, 15, 15, 15"
+done
+footer "$f"
+
 # SMQoS (Parallel Computing 2022) section 5.1: every ordered pair of a latency-sensitive (LS,
 # first) and a batch task (second) of the 12 applications, 2 M cycles in 10 K-cycle epochs,
 # starting from an even split.

@@ -10,23 +10,31 @@
 /* HSM §6.1 (Fig. 10): average and maximum NP error over the 105 pairs, with DASE's and Themis'
  * predictions capped at S_max/S_k. */
 static const struct repro_published hsm_fig10[] = {
-    {"hsm", "HSM Fig. 10", 0.068, 0.303, NAN},
-    {"dase", "HSM Fig. 10", 0.179, 0.753, NAN},
-    {"themis", "HSM Fig. 10", 0.338, 0.998, NAN},
+    {"hsm", "HSM Fig. 10", 0.068, 0.303, NAN, NULL},
+    {"dase", "HSM Fig. 10", 0.179, 0.753, NAN, NULL},
+    {"themis", "HSM Fig. 10", 0.338, 0.998, NAN, NULL},
+    /* HSM §6.5, "GDDR5": the 40-SM GPU with GDDR5 (gddr5_40), HSM's average error only. */
+    {"hsm", "HSM §6.5 GDDR5", 0.065, NAN, NAN, "gddr5_40"},
 };
 
 /* Themis §VI-A (Fig. 5): the 49 test pairs at 10:50, 20:40 and 30:30 — Themis averages 9.5 %;
  * for ASM the text gives only §III's figure for the same 49 pairs (Fig. 1b): 45 %, up to 105 %.
  * Themis reports slowdown error. */
 static const struct repro_published themis_fig5[] = {
-    {"themis", "Themis Fig. 5", 0.095, NAN, NAN},
-    {"asm", "Themis Fig. 1b", 0.45, 1.05, NAN},
+    {"themis", "Themis Fig. 5", 0.095, NAN, NAN, NULL},
+    {"asm", "Themis Fig. 1b", 0.45, 1.05, NAN, NULL},
 };
 
 /* Themis §VI-C (Fig. 6): all 343 three-application mixes, SMs split evenly: 10 % average, 7 %
  * median. */
 static const struct repro_published themis_fig6[] = {
-    {"themis", "Themis Fig. 6", 0.10, NAN, 0.07},
+    {"themis", "Themis Fig. 6", 0.10, NAN, 0.07, NULL},
+};
+
+/* Themis §VI-C (Fig. 6): 150 randomly picked four-application mixes, SMs split evenly: 10 %
+ * average, 8 % median. */
+static const struct repro_published themis_fig6_quads[] = {
+    {"themis", "Themis Fig. 6", 0.10, NAN, 0.08, NULL},
 };
 
 static const struct repro_part hsm_parts[] = {
@@ -44,13 +52,25 @@ static const struct repro_part themis_parts[] = {
      REPRO_ERROR_SD, false, 9, themis_fig6, CORUN_ARRAY_LEN(themis_fig6)},
 };
 
+static const struct repro_part themis_quad_parts[] = {
+    {"themis-quads.cfg", "Themis Fig. 6",
+     "slowdown error of 150 four-application mixes of the test applications, 15:15:15:15",
+     REPRO_ERROR_SD, false, 6, themis_fig6_quads, CORUN_ARRAY_LEN(themis_fig6_quads)},
+};
+
 static const struct repro_experiment experiments[] = {
-    {"hsm", "HSM Fig. 10: HSM, DASE and Themis accuracy over the 105 HSM pairs (hbm80)", hsm_parts,
-     CORUN_ARRAY_LEN(hsm_parts)},
-    {"themis",
+    {"hsm", "accuracy",
+     "HSM Fig. 10: HSM, DASE and Themis accuracy over the 105 HSM pairs (hbm80; --gpu gddr5_40: "
+     "HSM §6.5)",
+     hsm_parts, CORUN_ARRAY_LEN(hsm_parts)},
+    {"themis", "accuracy",
      "Themis Fig. 5/6: Themis and ASM over the 49 test pairs x 3 splits and the 343 "
      "triples (themis60)",
      themis_parts, CORUN_ARRAY_LEN(themis_parts)},
+    {"themis", "quads",
+     "Themis Fig. 6: Themis and ASM over 150 four-application mixes of the test applications "
+     "(themis60)",
+     themis_quad_parts, CORUN_ARRAY_LEN(themis_quad_parts)},
 };
 
 size_t repro_experiment_count(void)
@@ -63,12 +83,20 @@ const struct repro_experiment *repro_experiment_at(size_t i)
     return i < CORUN_ARRAY_LEN(experiments) ? &experiments[i] : NULL;
 }
 
-const struct repro_experiment *repro_experiment_find(const char *name)
+const struct repro_experiment *repro_experiment_find(const char *name, const char *flag)
+{
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(experiments); i++)
+        if (strcmp(experiments[i].name, name) == 0 && strcmp(experiments[i].flag, flag) == 0)
+            return &experiments[i];
+    return NULL;
+}
+
+bool repro_experiment_named(const char *name)
 {
     for (size_t i = 0; i < CORUN_ARRAY_LEN(experiments); i++)
         if (strcmp(experiments[i].name, name) == 0)
-            return &experiments[i];
-    return NULL;
+            return true;
+    return false;
 }
 
 double repro_are(enum repro_error e, double predicted, double truth)
@@ -117,6 +145,11 @@ static void values_stats(struct values *vs, struct repro_stats *out)
     qsort(vs->v, vs->n, sizeof(*vs->v), cmp_double);
     size_t h = vs->n / 2;
     out->median = vs->n % 2 ? vs->v[h] : (vs->v[h - 1] + vs->v[h]) / 2;
+}
+
+bool repro_published_on(const char *published_gpu, const char *gpu, const char *suite_gpu)
+{
+    return strcmp(gpu, published_gpu ? published_gpu : suite_gpu) == 0;
 }
 
 bool repro_in_group(const struct repro_mix_result *m, const char *group)

@@ -21,22 +21,43 @@ static const struct ralloc_policy hsm_fair_policies[] = {
 };
 
 static const struct ralloc_published hsm_fair_published[] = {
-    {"even", NULL, NULL, RALLOC_FAIRNESS, 0.527, "HSM §6.2", "average fairness, even split"},
-    {"fair/hsm", NULL, NULL, RALLOC_FAIRNESS, 0.841, "HSM §6.2", "average fairness, HSM-Fair"},
-    {"fair/themis", NULL, NULL, RALLOC_FAIRNESS, 0.619, "HSM §6.2", "average fairness, Themis"},
-    {"fair/dase", NULL, NULL, RALLOC_FAIRNESS, 0.652, "HSM §6.2", "average fairness, DASE"},
+    {"even", NULL, NULL, RALLOC_FAIRNESS, 0.527, "HSM §6.2", "average fairness, even split", NULL},
+    {"fair/hsm", NULL, NULL, RALLOC_FAIRNESS, 0.841, "HSM §6.2", "average fairness, HSM-Fair",
+     NULL},
+    {"fair/themis", NULL, NULL, RALLOC_FAIRNESS, 0.619, "HSM §6.2", "average fairness, Themis",
+     NULL},
+    {"fair/dase", NULL, NULL, RALLOC_FAIRNESS, 0.652, "HSM §6.2", "average fairness, DASE", NULL},
     {"fair/hsm", "even", "heterogeneous", RALLOC_STP, 0.072, "HSM §6.2",
-     "STP vs even, heterogeneous (up to +12.2 %)"},
+     "STP vs even, heterogeneous (up to +12.2 %)", NULL},
     {"fair/hsm", "even", "heterogeneous", RALLOC_ANTT, -0.158, "HSM §6.2",
-     "ANTT vs even, heterogeneous (up to -20.4 %)"},
+     "ANTT vs even, heterogeneous (up to -20.4 %)", NULL},
     {"bw-app", "even", "memory-homogeneous", RALLOC_FAIRNESS, 0.181, "HSM §6.4",
-     "fairness vs even, memory-bound mixes, BW-App"},
+     "fairness vs even, memory-bound mixes, BW-App", NULL},
     {"fair/hsm", "even", "memory-homogeneous", RALLOC_FAIRNESS, 0.75, "HSM §6.4",
-     "fairness vs even, memory-bound mixes, HSM-Fair"},
+     "fairness vs even, memory-bound mixes, HSM-Fair", NULL},
     {"bw-app", "even", "heterogeneous", RALLOC_FAIRNESS, 0.053, "HSM §6.4",
-     "fairness vs even, heterogeneous, BW-App"},
+     "fairness vs even, heterogeneous, BW-App", NULL},
     {"fair/hsm", "even", "heterogeneous", RALLOC_FAIRNESS, 0.555, "HSM §6.4",
-     "fairness vs even, heterogeneous, HSM-Fair"},
+     "fairness vs even, heterogeneous, HSM-Fair", NULL},
+    {"fair/hsm", NULL, NULL, RALLOC_FAIRNESS, 0.887, "HSM §6.5 GDDR5",
+     "average fairness, HSM-Fair, on the 40-SM GDDR5 GPU", "gddr5_40"},
+};
+
+/* HSM §6.5 (Fig. 15): four-program mixes (scenarios/suites/hsm-quads.cfg, corun's choice: the
+ * paper lists none), even split vs HSM-Fair (which balances the highest and lowest NP in each
+ * epoch), and Fair driven by DASE and Themis beside them. */
+static const struct ralloc_policy hsm_quads_policies[] = {
+    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0},
+    {"fair/hsm", "fair", "hsm", 0, 0, 0, 0, NULL, 0},
+    {"fair/dase", "fair", "dase", 0, 0, 0, 0, NULL, 0},
+    {"fair/themis", "fair", "themis", 0, 0, 0, 0, NULL, 0},
+};
+
+static const struct ralloc_published hsm_quads_published[] = {
+    {"fair/hsm", "even", NULL, RALLOC_FAIRNESS, 1.2, "HSM §6.5, Fig. 15",
+     "HSM-Fair improves fairness 2.2x over even (ours / even's - 1 = +120 %)", NULL},
+    {"fair/hsm", "even", NULL, RALLOC_STP, NAN, "HSM §6.5, Fig. 15",
+     "\"while delivering similar STP\" (no number)", NULL},
 };
 
 /* HSM §6.3 (Fig. 12): QoS target 0.8 for the high-priority application. */
@@ -49,16 +70,16 @@ static const struct ralloc_policy hsm_qos_policies[] = {
 
 static const struct ralloc_published hsm_qos_published[] = {
     {"qos/hsm", NULL, NULL, RALLOC_MET, 1.0, "HSM §6.3",
-     "HSM-QoS meets 0.8 in every mix (proportional, Themis, DASE do not)"},
-    {"qos/hsm", "proportional", NULL, RALLOC_STP, 0.077, "HSM §6.3", "STP vs proportional"},
-    {"qos/hsm", "qos/themis", NULL, RALLOC_STP, 0.044, "HSM §6.3", "STP vs Themis"},
-    {"qos/hsm", "qos/dase", NULL, RALLOC_STP, 0.055, "HSM §6.3", "STP vs DASE"},
+     "HSM-QoS meets 0.8 in every mix (proportional, Themis, DASE do not)", NULL},
+    {"qos/hsm", "proportional", NULL, RALLOC_STP, 0.077, "HSM §6.3", "STP vs proportional", NULL},
+    {"qos/hsm", "qos/themis", NULL, RALLOC_STP, 0.044, "HSM §6.3", "STP vs Themis", NULL},
+    {"qos/hsm", "qos/dase", NULL, RALLOC_STP, 0.055, "HSM §6.3", "STP vs DASE", NULL},
     {"qos/hsm", "proportional", "heterogeneous", RALLOC_STP, 0.189, "HSM §6.3",
-     "STP vs proportional, heterogeneous"},
+     "STP vs proportional, heterogeneous", NULL},
     {"qos/hsm", "qos/themis", "heterogeneous", RALLOC_STP, 0.130, "HSM §6.3",
-     "STP vs Themis, heterogeneous"},
+     "STP vs Themis, heterogeneous", NULL},
     {"qos/hsm", "qos/dase", "heterogeneous", RALLOC_STP, 0.152, "HSM §6.3",
-     "STP vs DASE, heterogeneous"},
+     "STP vs DASE, heterogeneous", NULL},
 };
 
 /* HSM §6.5: HSM-Fair's sensitivity to its fairness threshold (0.7 to 0.95; 0.9 everywhere
@@ -78,12 +99,13 @@ static const struct ralloc_policy hsm_threshold_policies[] = {
 static const struct ralloc_published hsm_threshold_published[] = {
     {"fair/hsm@0.90", "even", NULL, RALLOC_FAIRNESS, NAN, "HSM §6.5",
      "\"as long as the fairness threshold is set to at least 0.9 [...], HSM-Fair significantly "
-     "improves fairness, meanwhile improving ANTT and yielding stable STP\" (no numbers)"},
-    {"fair/hsm@0.90", "even", NULL, RALLOC_ANTT, NAN, "HSM §6.5", "ANTT improves (lower)"},
-    {"fair/hsm@0.90", "even", NULL, RALLOC_STP, NAN, "HSM §6.5", "STP stable"},
-    {"fair/hsm@0.95", "even", NULL, RALLOC_FAIRNESS, NAN, "HSM §6.5", "(the same at 0.95)"},
-    {"fair/hsm@0.95", "even", NULL, RALLOC_ANTT, NAN, "HSM §6.5", "(the same)"},
-    {"fair/hsm@0.95", "even", NULL, RALLOC_STP, NAN, "HSM §6.5", "(the same)"},
+     "improves fairness, meanwhile improving ANTT and yielding stable STP\" (no numbers)",
+     NULL},
+    {"fair/hsm@0.90", "even", NULL, RALLOC_ANTT, NAN, "HSM §6.5", "ANTT improves (lower)", NULL},
+    {"fair/hsm@0.90", "even", NULL, RALLOC_STP, NAN, "HSM §6.5", "STP stable", NULL},
+    {"fair/hsm@0.95", "even", NULL, RALLOC_FAIRNESS, NAN, "HSM §6.5", "(the same at 0.95)", NULL},
+    {"fair/hsm@0.95", "even", NULL, RALLOC_ANTT, NAN, "HSM §6.5", "(the same)", NULL},
+    {"fair/hsm@0.95", "even", NULL, RALLOC_STP, NAN, "HSM §6.5", "(the same)", NULL},
 };
 
 /* SMQoS §5.2: policies 80-95 %, SMQoS vs Static-SMQoS; the LS task is the first kernel.
@@ -102,11 +124,11 @@ static const struct ralloc_policy smqos_policies[] = {
 };
 
 static const struct ralloc_published smqos_published[] = {
-    {"smqos@95%", NULL, NULL, RALLOC_MET, 0.886, "SMQoS §5.2", "QoS_reach at 95 %, SMQoS"},
+    {"smqos@95%", NULL, NULL, RALLOC_MET, 0.886, "SMQoS §5.2", "QoS_reach at 95 %, SMQoS", NULL},
     {"static-smqos@95%", NULL, NULL, RALLOC_MET, 0.583, "SMQoS §5.2",
-     "QoS_reach at 95 %, Static-SMQoS"},
+     "QoS_reach at 95 %, Static-SMQoS", NULL},
     {"static-smqos@95%", "smqos@95%", NULL, RALLOC_BATCH, -0.325, "SMQoS §5.2",
-     "batch throughput of Static-SMQoS vs SMQoS at 95 %"},
+     "batch throughput of Static-SMQoS vs SMQoS at 95 %", NULL},
 };
 
 /* SMQoS §5.5 (Fig. 14): three tasks, the LS task first and two batch tasks, under the
@@ -114,17 +136,17 @@ static const struct ralloc_published smqos_published[] = {
  * targets" is read as QoS_reach 1.0 at each; "exceeds by less than 2 %" is a bound (NaN). */
 static const struct ralloc_published smqos_triples_published[] = {
     {"smqos@80%", NULL, NULL, RALLOC_MET, 1.0, "SMQoS §5.5",
-     "LS tasks meet their QoS under all targets (our reading: QoS_reach 1.0)"},
-    {"smqos@85%", NULL, NULL, RALLOC_MET, 1.0, "SMQoS §5.5", "(the same)"},
-    {"smqos@90%", NULL, NULL, RALLOC_MET, 1.0, "SMQoS §5.5", "(the same)"},
-    {"smqos@95%", NULL, NULL, RALLOC_MET, 1.0, "SMQoS §5.5", "(the same)"},
+     "LS tasks meet their QoS under all targets (our reading: QoS_reach 1.0)", NULL},
+    {"smqos@85%", NULL, NULL, RALLOC_MET, 1.0, "SMQoS §5.5", "(the same)", NULL},
+    {"smqos@90%", NULL, NULL, RALLOC_MET, 1.0, "SMQoS §5.5", "(the same)", NULL},
+    {"smqos@95%", NULL, NULL, RALLOC_MET, 1.0, "SMQoS §5.5", "(the same)", NULL},
     {"smqos@80%", NULL, NULL, RALLOC_HP_NP, NAN, "SMQoS §5.5",
-     "in most cases SMQoS exceeds the target by less than 2 % (hpNP/T < 1.02; a bound)"},
-    {"smqos@85%", NULL, NULL, RALLOC_HP_NP, NAN, "SMQoS §5.5", "(the same)"},
-    {"smqos@90%", NULL, NULL, RALLOC_HP_NP, NAN, "SMQoS §5.5", "(the same)"},
-    {"smqos@95%", NULL, NULL, RALLOC_HP_NP, NAN, "SMQoS §5.5", "(the same)"},
+     "in most cases SMQoS exceeds the target by less than 2 % (hpNP/T < 1.02; a bound)", NULL},
+    {"smqos@85%", NULL, NULL, RALLOC_HP_NP, NAN, "SMQoS §5.5", "(the same)", NULL},
+    {"smqos@90%", NULL, NULL, RALLOC_HP_NP, NAN, "SMQoS §5.5", "(the same)", NULL},
+    {"smqos@95%", NULL, NULL, RALLOC_HP_NP, NAN, "SMQoS §5.5", "(the same)", NULL},
     {"smqos@90%", NULL, "first=smqos-lbm", RALLOC_HP_NP, 1.0032, "SMQoS §5.5",
-     "LBM as the LS task at 90 %: only 0.32 % above the target"},
+     "LBM as the LS task at 90 %: only 0.32 % above the target", NULL},
 };
 
 /* SMQoS §5.4 (Figs. 11-13): SMQoS against Offline at each policy. Offline is the static
@@ -146,9 +168,9 @@ static const struct ralloc_policy smqos_offline_policies[] = {
 };
 
 #define SMQOS_VS_OFFLINE(col, what12, what13)                                                      \
-    {"smqos@" col, "offline@" col, NULL, RALLOC_BATCH, -0.0707, "SMQoS §5.4", what12},             \
+    {"smqos@" col, "offline@" col, NULL, RALLOC_BATCH, -0.0707, "SMQoS §5.4", what12, NULL},       \
     {                                                                                              \
-        "smqos@" col, "offline@" col, NULL, RALLOC_POWER, 0.006, "SMQoS §5.4", what13              \
+        "smqos@" col, "offline@" col, NULL, RALLOC_POWER, 0.006, "SMQoS §5.4", what13, NULL        \
     }
 static const struct ralloc_published smqos_offline_published[] = {
     SMQOS_VS_OFFLINE("80%",
@@ -177,11 +199,11 @@ static const struct ralloc_policy smqos_threshold_policies[] = {
 
 static const struct ralloc_published smqos_threshold_published[] = {
     {"smqos@t0.01", NULL, NULL, RALLOC_BATCH, NAN, "SMQoS §5.3",
-     "0.01 gives the best results across all task mixes (Fig. 10 has no numbers)"},
+     "0.01 gives the best results across all task mixes (Fig. 10 has no numbers)", NULL},
     {"smqos@t0.05", "smqos@t0.01", NULL, RALLOC_BATCH, NAN, "SMQoS §5.3",
-     "each batch task's throughput stays the same while the threshold is small (0.01-0.05)"},
+     "each batch task's throughput stays the same while the threshold is small (0.01-0.05)", NULL},
     {"smqos@t0.10", "smqos@t0.01", NULL, RALLOC_BATCH, NAN, "SMQoS §5.3",
-     "beyond that it falls significantly for every batch task (0.06-0.1: opt_k stops short)"},
+     "beyond that it falls significantly for every batch task (0.06-0.1: opt_k stops short)", NULL},
 };
 
 /* Themis §VII-C (Figs. 9, 10): weights <0.5,0.5> and <0.2,0.8> (first kernel, second), the
@@ -195,11 +217,11 @@ static const struct ralloc_policy themis_fair_policies[] = {
 
 static const struct ralloc_published themis_fair_published[] = {
     {"themis<.5,.5>", NULL, NULL, RALLOC_UNFAIRNESS, 0.15, "Themis §VII-C",
-     "average unfairness, Themis-Fair <0.5,0.5>"},
+     "average unfairness, Themis-Fair <0.5,0.5>", NULL},
     {"themis<.5,.5>", NULL, NULL, RALLOC_UNFAIRNESS_MEDIAN, 0.11, "Themis §VII-C",
-     "median unfairness, Themis-Fair <0.5,0.5>"},
+     "median unfairness, Themis-Fair <0.5,0.5>", NULL},
     {"themis<.5,.5>", "hp<.5,.5>", NULL, RALLOC_UNFAIRNESS, -0.47, "Themis §VII-C",
-     "average unfairness vs HP: lower by more than 47 %"},
+     "average unfairness vs HP: lower by more than 47 %", NULL},
 };
 
 /* Themis §VII-D (Fig. 12): QoS targets 0.6 to 0.9 for the LS (first) application. */
@@ -216,11 +238,11 @@ static const struct ralloc_policy themis_qos_policies[] = {
 
 static const struct ralloc_published themis_qos_published[] = {
     {"themis@0.60", NULL, NULL, RALLOC_MET, 0.918, "Themis §VII-D",
-     "at every target at least 91.8 % met (worst case 8.2 % violate)"},
-    {"themis@0.90", NULL, NULL, RALLOC_MET, 0.918, "Themis §VII-D", "(the same bound)"},
+     "at every target at least 91.8 % met (worst case 8.2 % violate)", NULL},
+    {"themis@0.90", NULL, NULL, RALLOC_MET, 0.918, "Themis §VII-D", "(the same bound)", NULL},
     {"themis@0.60", NULL, NULL, RALLOC_MET_NEAR, 1.0, "Themis §VII-D",
-     "every violation is under 5 % of the target"},
-    {"themis@0.90", NULL, NULL, RALLOC_MET_NEAR, 1.0, "Themis §VII-D", "(the same)"},
+     "every violation is under 5 % of the target", NULL},
+    {"themis@0.90", NULL, NULL, RALLOC_MET_NEAR, 1.0, "Themis §VII-D", "(the same)", NULL},
 };
 
 #define POLICIES(a)  .policies = a, .npolicies = (unsigned)CORUN_ARRAY_LEN(a)
@@ -262,6 +284,17 @@ static const struct ralloc_experiment experiments[] = {
      POLICIES(hsm_threshold_policies),
      PUBLISHED(hsm_threshold_published),
      .cpu_seconds_per_mcycle = 4.6},
+    {.name = "hsm",
+     .flag = "quads",
+     .suite = "hsm-quads.cfg",
+     .figure = "HSM §6.5, Fig. 15",
+     .caption = "fairness, STP and ANTT of 20 four-program mixes on hbm80 (corun's choice; the "
+                "paper lists none): even vs Fair x {hsm, dase, themis}",
+     .baseline = 0,
+     .metrics = {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, RALLOC_MOVED, END},
+     POLICIES(hsm_quads_policies),
+     PUBLISHED(hsm_quads_published),
+     .cpu_seconds_per_mcycle = 4.4}, /* hsm --fairness's rate until measured */
     {.name = "smqos",
      .flag = "",
      .suite = "smqos-pairs.cfg",

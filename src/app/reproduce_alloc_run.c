@@ -30,8 +30,7 @@ static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m
     char kernels[2048] = "", extra[128] = "";
     size_t used = 0;
     unsigned total = j->s->gpu_sms, sms[RALLOC_MAX_KERNELS];
-    for (unsigned k = 0; k < m->nkernels; k++)
-        sms[k] = m->sms[k];
+    suite_split(j->s, m, sms);
     if (pol && pol->weight0 > 0 && m->nkernels == 2) {
         sms[0] = (unsigned)lround(total * pol->weight0);
         sms[0] = sms[0] < 1 ? 1 : sms[0] >= total ? total - 1 : sms[0];
@@ -357,10 +356,16 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     out->x = x;
     double t0 = repro_wall_seconds();
     struct suite s;
-    if (repro_load_suite(o->datadir, x->suite, &s, err, errlen) != 0)
+    char suite_gpu[32] = "";
+    if (repro_load_suite(o->datadir, x->suite, NULL, &s, err, errlen) != 0)
+        return -1;
+    snprintf(suite_gpu, sizeof suite_gpu, "%s", s.gpu);
+    suite_done(&s);
+    if (repro_load_suite(o->datadir, x->suite, o->gpu, &s, err, errlen) != 0)
         return -1;
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     snprintf(out->gpu, sizeof out->gpu, "%s", s.gpu);
+    snprintf(out->suite_gpu, sizeof out->suite_gpu, "%s", suite_gpu);
     out->suite_epochs = s.epochs;
     out->suite_epoch_cycles = s.epoch_cycles;
     out->epochs = o->epochs ? o->epochs : o->quick ? RALLOC_QUICK_EPOCHS : s.epochs;
@@ -377,9 +382,9 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     char what[256];
     snprintf(what, sizeof what,
              "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
-             "seed %llu)",
+             "seed %llu, gpu %s)",
              x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n,
-             out->epochs, out->epoch_cycles, (unsigned long long)o->seed);
+             out->epochs, out->epoch_cycles, (unsigned long long)o->seed, s.gpu);
     struct ralloc_job j = {o, x, &s, out, NULL};
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,

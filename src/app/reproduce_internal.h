@@ -21,10 +21,11 @@ struct repro_job {
 
 /* Seconds on a monotonic clock. */
 double repro_wall_seconds(void);
-/* Load suite file `file` of DATADIR/scenarios/suites into s. Returns 0, or -1 with the first
- * message in err (s is then released). */
-int repro_load_suite(const char *datadir, const char *file, struct suite *s, char *err,
-                     size_t errlen);
+/* Load suite file `file` of DATADIR/scenarios/suites into s, moved to preset gpu when gpu is
+ * not NULL (suite_retarget). Returns 0, or -1 with the first message in err (s is then
+ * released). */
+int repro_load_suite(const char *datadir, const char *file, const char *gpu, struct suite *s,
+                     char *err, size_t errlen);
 /* The suite's tags that some mix chosen[0..n) of s carries, in the suite's order, into groups;
  * returns their count. */
 unsigned repro_list_groups(const struct suite *s, const size_t *chosen, size_t n,

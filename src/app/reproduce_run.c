@@ -31,10 +31,12 @@ static char *scenario_text(const struct repro_job *j, const struct suite_mix *m)
 {
     char kernels[1024] = "";
     size_t used = 0;
+    unsigned sms[SUITE_MAX_KERNELS];
+    suite_split(j->s, m, sms);
     for (unsigned k = 0; k < m->nkernels && used < sizeof kernels; k++)
         used += (size_t)snprintf(kernels + used, sizeof kernels - used,
                                  "%s { name = \"%s\"; sms = %u; }", k ? "," : "", m->kernels[k],
-                                 m->sms[k]);
+                                 sms[k]);
     return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
                      "epoch_cycles = %u;\npredictor = \"none\";\nkernels = (%s );\n",
                      j->s->name, j->s->gpu, (unsigned long long)j->o->seed, j->res->epochs,
@@ -246,13 +248,15 @@ static void describe_mix(const struct suite *s, size_t mi, struct repro_part_res
         snprintf(res->splits[res->nsplits++], sizeof res->splits[0], "%s", r->split);
 }
 
-int repro_load_suite(const char *datadir, const char *file, struct suite *s, char *err,
-                     size_t errlen)
+int repro_load_suite(const char *datadir, const char *file, const char *gpu, struct suite *s,
+                     char *err, size_t errlen)
 {
     char *path = xasprintf("%s/scenarios/suites/%s", datadir, file);
     struct diag d;
     diag_init(&d);
     int rc = suite_load(path, datadir, s, &d);
+    if (rc == 0 && gpu)
+        rc = suite_retarget(s, datadir, gpu, "--gpu", &d);
     free(path);
     if (rc != 0) {
         snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the suite");
@@ -289,9 +293,10 @@ static void journal_what(const struct repro_options *o, const struct repro_part 
             e = x;
     }
     *part_no = e ? (unsigned)(part - e->parts) : 0;
-    snprintf(what, len, "reproduce %s --accuracy (quick %d, epochs %u, seed %llu, predictors %s)",
-             e ? e->name : part->suite, o->quick, o->epochs, (unsigned long long)o->seed,
-             o->predictors ? o->predictors : "all");
+    snprintf(what, len, "reproduce %s --%s (quick %d, epochs %u, seed %llu, predictors %s, gpu %s)",
+             e ? e->name : part->suite, e ? e->flag : "accuracy", o->quick, o->epochs,
+             (unsigned long long)o->seed, o->predictors ? o->predictors : "all",
+             o->gpu ? o->gpu : "the suite's");
 }
 
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
@@ -302,10 +307,16 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     out->part = part;
     double t0 = repro_wall_seconds();
     struct suite s;
-    if (repro_load_suite(o->datadir, part->suite, &s, err, errlen) != 0)
+    char suite_gpu[32] = "";
+    if (repro_load_suite(o->datadir, part->suite, NULL, &s, err, errlen) != 0)
+        return -1;
+    snprintf(suite_gpu, sizeof suite_gpu, "%s", s.gpu);
+    suite_done(&s);
+    if (repro_load_suite(o->datadir, part->suite, o->gpu, &s, err, errlen) != 0)
         return -1;
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     snprintf(out->gpu, sizeof out->gpu, "%s", s.gpu);
+    snprintf(out->suite_gpu, sizeof out->suite_gpu, "%s", suite_gpu);
     out->epochs = o->epochs ? o->epochs : o->quick ? REPRO_QUICK_EPOCHS : s.epochs;
     if (out->epochs > REPRO_MAX_EPOCHS)
         out->epochs = REPRO_MAX_EPOCHS;

@@ -10,6 +10,8 @@
 #include "corun/session.h"
 #include "corun/solo.h"
 
+#define SESSION_MAX_PREDICTORS 8 /* registered predictors, for model_warned */
+
 struct session {
     const struct scenario *sc; /* &owned_sc when the session loaded it itself */
     struct scenario owned_sc;
@@ -41,6 +43,9 @@ struct session {
     char pending_text[128];    /* session_pending_mix */
     unsigned rec_kernels;      /* kernels the run file being recorded holds */
     char replay_allocator[32]; /* a replay: the allocator of its last allocator event */
+    /* The last training-range warning logged per registered predictor, so each is logged once
+     * (another one when the configuration changes). */
+    char model_warned[SESSION_MAX_PREDICTORS][256];
 };
 
 /* A fresh epoch record at the end of s->epochs (not yet counted in nepochs). */
@@ -74,7 +79,8 @@ unsigned session_live(const struct session *s, unsigned *slot);
 /* Apply the pending mix changes at the epoch boundary (session_mix.c): 1 when the mix
  * changed, 0 when nothing was pending, -1 with s->error. */
 int session_apply_mix(struct session *s);
-/* Replace the active predictor's state by a fresh one for the current mix (no event). */
+/* Replace the active predictor's state by a fresh one for the current mix (no event but a
+ * training-range warning not logged before). */
 int session_restart_predictor(struct session *s);
 /* Likewise for the allocator. */
 int session_restart_allocator(struct session *s);

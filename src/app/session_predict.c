@@ -27,11 +27,12 @@ static void unknown_predictor(const char *name, char *err, size_t errlen)
 }
 
 /* Load ops' model file for the session's preset into *model (path: *path_out, to free). A
- * network's arrays in *model stay *m's: release m with modelfile_done after create.
- * Returns 0, or -1 with every message joined in err. */
+ * network's arrays in *model stay *m's: release m with modelfile_done after create. When it
+ * was trained on another configuration than the session's (or does not say), warning[wlen]
+ * says so; else it is empty. Returns 0, or -1 with every message joined in err. */
 static int load_model(const struct session *s, const struct predictor_ops *ops,
-                      struct predict_model *model, struct modelfile *mf, char **path_out, char *err,
-                      size_t errlen)
+                      struct predict_model *model, struct modelfile *mf, char **path_out,
+                      char *warning, size_t wlen, char *err, size_t errlen)
 {
     char *datadir = datadir_locate();
     char *path = modelfile_path(datadir, ops->model, s->sc->gpu_name);
@@ -58,6 +59,7 @@ static int load_model(const struct session *s, const struct predictor_ops *ops,
         model->nweights = m.nweights;
         model->path = path;
         *path_out = path;
+        modelfile_training_warning(&m, path, s->sc->gpu_name, s->sc->gpu.sms, warning, wlen);
     }
     diag_done(&d);
     return rc;
@@ -73,9 +75,11 @@ void session_drop_predictor(struct session *s)
     s->pred_state = NULL;
 }
 
-void *session_predictor_new(const struct session *s, const struct predictor_ops *ops,
-                            char **model_path, char *err, size_t errlen)
+/* session_predictor_new, and the model's training-range warning in warning[wlen] ("" none). */
+static void *predictor_new(const struct session *s, const struct predictor_ops *ops,
+                           char **model_path, char *warning, size_t wlen, char *err, size_t errlen)
 {
+    warning[0] = '\0';
     const struct gpu_config *g = &s->sc->gpu;
     struct predict_gpu pg = {
         .preset = s->sc->gpu_name,
@@ -89,7 +93,7 @@ void *session_predictor_new(const struct session *s, const struct predictor_ops 
     struct predict_model model;
     struct modelfile mf = {0};
     char *path = NULL;
-    if (ops->model && load_model(s, ops, &model, &mf, &path, err, errlen) != 0)
+    if (ops->model && load_model(s, ops, &model, &mf, &path, warning, wlen, err, errlen) != 0)
         return NULL;
     void *state = ops->create(&pg, ops->model ? &model : NULL, err, errlen);
     modelfile_done(&mf);
@@ -98,6 +102,26 @@ void *session_predictor_new(const struct session *s, const struct predictor_ops 
     else
         free(path);
     return state;
+}
+
+void *session_predictor_new(const struct session *s, const struct predictor_ops *ops,
+                            char **model_path, char *err, size_t errlen)
+{
+    char warning[8];
+    return predictor_new(s, ops, model_path, warning, sizeof warning, err, errlen);
+}
+
+/* Log warning (a model used outside its training configuration) as a "warning" event, once
+ * per predictor and configuration: not again while the warning stays the same. */
+static int warn_once(struct session *s, const struct predictor_ops *ops, const char *warning)
+{
+    size_t i = 0;
+    while (i < predict_registry_count() && predict_registry_at(i) != ops)
+        i++;
+    if (i >= SESSION_MAX_PREDICTORS || strcmp(s->model_warned[i], warning) == 0)
+        return 0;
+    snprintf(s->model_warned[i], sizeof s->model_warned[i], "%s", warning);
+    return *warning ? session_note(s, "warning", warning) : 0;
 }
 
 int session_set_predictor(struct session *s, const char *name, char *err, size_t errlen)
@@ -115,8 +139,8 @@ int session_set_predictor(struct session *s, const char *name, char *err, size_t
         }
     }
     void *state = NULL;
-    char *model_path = NULL;
-    if (ops && !(state = session_predictor_new(s, ops, &model_path, err, errlen)))
+    char *model_path = NULL, warning[256] = "";
+    if (ops && !(state = predictor_new(s, ops, &model_path, warning, sizeof warning, err, errlen)))
         return -1;
     char text[256];
     snprintf(text, sizeof text, "%s -> %s%s%s%s%s", session_predictor_name(s),
@@ -129,7 +153,7 @@ int session_set_predictor(struct session *s, const char *name, char *err, size_t
     s->pred_state = state;
     if (ops && ops->priority_epoch_cycles) /* ASM samples its alone rate in priority epochs */
         gpu_set_priority_epochs(s->gpu, ops->priority_epoch_cycles);
-    if (session_note(s, "predictor", text) != 0) {
+    if (session_note(s, "predictor", text) != 0 || (ops && warn_once(s, ops, warning) != 0)) {
         snprintf(err, errlen, "%s", s->error);
         return -1;
     }
@@ -140,15 +164,15 @@ int session_restart_predictor(struct session *s)
 {
     if (!s->pred)
         return 0;
-    char err[400];
-    void *state = session_predictor_new(s, s->pred, NULL, err, sizeof err);
+    char err[400], warning[256];
+    void *state = predictor_new(s, s->pred, NULL, warning, sizeof warning, err, sizeof err);
     if (!state) {
         snprintf(s->error, sizeof s->error, "%s: %s", s->pred->name, err);
         return -1;
     }
     s->pred->destroy(s->pred_state);
     s->pred_state = state;
-    return 0;
+    return warn_once(s, s->pred, warning);
 }
 
 const char *session_predictor_name(const struct session *s)

@@ -63,6 +63,7 @@ int train_hsm(const char *datadir, const char *gpu, uint64_t cycles, calib_progr
         return -1;
     }
     out->gpu = xstrdup(gpu);
+    out->sms = cfg.sms;
     out->cycles = cycles;
     out->points = xcalloc(names.count, sizeof(*out->points));
     double *x = xmalloc(names.count * sizeof(*x)), *y = xmalloc(names.count * sizeof(*y));

@@ -361,6 +361,7 @@ int train_themis(const char *datadir, const char *gpu, const struct train_themis
         if (progress)
             progress(user, "fitting the network", p->nitems, p->nitems);
         out->gpu = xstrdup(gpu);
+        out->sms = p->cfg.sms;
         memcpy(out->layers, themis_widths, sizeof(out->layers));
         out->nweights = THEMIS_WEIGHTS;
         out->weights = xcalloc(THEMIS_WEIGHTS, sizeof(*out->weights));

@@ -17,14 +17,17 @@
 struct options {
     const struct repro_experiment *exp;
     struct repro_options ro;
-    bool accuracy, json, list;
+    const char *flag; /* "accuracy" or another accuracy experiment's flag ("quads") */
+    bool json, list;
 };
 
 static void list_experiments(void)
 {
     for (size_t i = 0; i < repro_experiment_count(); i++) {
         const struct repro_experiment *e = repro_experiment_at(i);
-        printf("%-8s --accuracy  %s\n", e->name, e->summary);
+        char flag[32];
+        snprintf(flag, sizeof flag, "--%s", e->flag);
+        printf("%-8s %-11s %s\n", e->name, flag, e->summary);
         for (size_t p = 0; p < e->nparts; p++)
             printf("%-8s             %s: scenarios/suites/%s (--quick: %u mixes, %d epochs)\n", "",
                    e->parts[p].figure, e->parts[p].suite, e->parts[p].quick_mixes,
@@ -73,28 +76,22 @@ static int check_predictors(const char *list)
     return rc;
 }
 
-static int parse(int argc, char **argv, struct options *o)
+/* getopt's value for accuracy experiment i's flag (other than --accuracy). */
+#define FLAG_OPT 1000
+
+static int parse_options(int argc, char **argv, struct options *o, const struct option *longopts)
 {
-    static const struct option longopts[] = {
-        {"accuracy", no_argument, NULL, 'a'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"quick", no_argument, NULL, 'q'},
-        {"epochs", required_argument, NULL, 'e'},
-        {"seed", required_argument, NULL, 'S'},
-        {"catalog", required_argument, NULL, 'C'},
-        {"json", no_argument, NULL, 'J'},
-        {"list", no_argument, NULL, 'l'},
-        {"predictors", required_argument, NULL, 'P'},
-        {"resume", required_argument, NULL, 'R'},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct options){.ro = {.jobs = 1, .seed = 1}};
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:R:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:R:g:", longopts)) != -1) {
+        if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < repro_experiment_count()) {
+            o->flag = repro_experiment_at((size_t)(c - FLAG_OPT))->flag;
+            continue;
+        }
         switch (c) {
-        case 'a': o->accuracy = true; break;
+        case 'a': o->flag = "accuracy"; break;
+        case 'g': o->ro.gpu = optarg; break;
         case 'j':
             if (cli_parse_uint("-j", optarg, 1, 64, &v) != 0)
                 return CLI_BAD_INPUT;
@@ -123,19 +120,62 @@ static int parse(int argc, char **argv, struct options *o)
         default: return CLI_BAD_INPUT;
         }
     }
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    static const struct option fixed[] = {
+        {"accuracy", no_argument, NULL, 'a'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"quick", no_argument, NULL, 'q'},
+        {"epochs", required_argument, NULL, 'e'},
+        {"seed", required_argument, NULL, 'S'},
+        {"catalog", required_argument, NULL, 'C'},
+        {"json", no_argument, NULL, 'J'},
+        {"list", no_argument, NULL, 'l'},
+        {"predictors", required_argument, NULL, 'P'},
+        {"resume", required_argument, NULL, 'R'},
+        {"gpu", required_argument, NULL, 'g'},
+    };
+    /* The fixed options, then every other accuracy experiment's flag once, then the end. */
+    size_t nx = repro_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
+    struct option *longopts = xcalloc(nopt + nx + 1, sizeof(*longopts));
+    memcpy(longopts, fixed, sizeof fixed);
+    for (size_t i = 0; i < nx; i++) {
+        const char *f = repro_experiment_at(i)->flag;
+        bool seen = strcmp(f, "accuracy") == 0;
+        for (size_t k = CORUN_ARRAY_LEN(fixed); k < nopt && !seen; k++)
+            seen = strcmp(longopts[k].name, f) == 0;
+        if (!seen)
+            longopts[nopt++] = (struct option){f, no_argument, NULL, FLAG_OPT + (int)i};
+    }
+    *o = (struct options){.ro = {.jobs = 1, .seed = 1}};
+    int rc = parse_options(argc, argv, o, longopts);
+    free(longopts);
+    if (rc != CLI_OK)
+        return rc;
     if (o->list)
         return optind == argc ? CLI_OK : (cli_usage_error(&cmd_reproduce), CLI_BAD_INPUT);
     if (optind != argc - 1) {
         cli_usage_error(&cmd_reproduce);
         return CLI_BAD_INPUT;
     }
-    if (!(o->exp = repro_experiment_find(argv[optind])))
-        return unknown_experiment(argv[optind]);
-    if (!o->accuracy) {
+    const char *name = argv[optind];
+    if (!repro_experiment_named(name))
+        return unknown_experiment(name);
+    if (!o->flag) {
         fprintf(stderr,
                 "corun: reproduce %s: say which experiment (--accuracy, or one of the flags "
                 "'corun reproduce --list' shows for it)\n",
-                o->exp->name);
+                name);
+        return CLI_BAD_INPUT;
+    }
+    if (!(o->exp = repro_experiment_find(name, o->flag))) {
+        fprintf(stderr,
+                "corun: reproduce %s: no --%s experiment for it; see 'corun reproduce "
+                "--list'\n",
+                name, o->flag);
         return CLI_BAD_INPUT;
     }
     return CLI_OK;
@@ -156,9 +196,12 @@ static int reproduce_main(int argc, char **argv)
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
     if (o.json)
-        printf("{\"experiment\": \"%s\", \"kind\": \"accuracy\", \"parts\": [\n", o.exp->name);
+        printf("{\"experiment\": \"%s\", \"flag\": \"%s\", \"kind\": \"accuracy\", "
+               "\"parts\": [\n",
+               o.exp->name, o.exp->flag);
     else
-        printf("corun reproduce %s --accuracy%s: %s\n", o.exp->name, o.ro.quick ? " --quick" : "",
+        printf("corun reproduce %s --%s%s%s%s: %s\n", o.exp->name, o.exp->flag,
+               o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
                o.exp->summary);
     for (size_t i = 0; i < o.exp->nparts && rc != CLI_BAD_INPUT; i++) {
         struct repro_part_result r;
@@ -191,13 +234,16 @@ static int reproduce_main(int argc, char **argv)
 
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
-    .args = "EXPERIMENT --accuracy [-j N] [--quick] [--epochs N] [--seed S] [--catalog P] "
-            "[--predictors P,...] [--resume FILE] [--json] | --list",
+    .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
+            "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--json] | --list",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
     .help =
-        "Experiments (--list): hsm (HSM Fig. 10: the 105 pairs on hbm80, 10 epochs of 500 K\n"
-        "cycles, even split) and themis (Themis Fig. 5: the 49 test pairs x 10:50, 20:40,\n"
-        "30:30 on themis60; Fig. 6: the 343 triples, 20:20:20).\n\n"
+        "Experiments (--list): hsm --accuracy (HSM Fig. 10: the 105 pairs on hbm80, 10\n"
+        "epochs of 500 K cycles, even split; with --gpu gddr5_40, HSM 6.5's GDDR5 GPU, beside\n"
+        "its 6.5 % average error), themis --accuracy (Themis Fig. 5: the 49 test pairs x\n"
+        "10:50, 20:40, 30:30 on themis60; Fig. 6: the 343 triples, 20:20:20) and themis\n"
+        "--quads (Themis Fig. 6: 150 four-application mixes of scenarios/suites/\n"
+        "themis-quads.cfg, 15:15:15:15, drawn by corun since the paper lists none).\n\n"
         "Each mix is simulated once with its static partition; every registered predictor but\n"
         "the private-mode truth (oracle) is evaluated on each epoch's counters, since\n"
         "predictors do not change a static run. A predictor without a model for the preset is\n"
@@ -211,7 +257,7 @@ const struct cli_command cmd_reproduce = {
         "the run is the mean of its epoch NP^s (predicted private cycles / run cycles). Both\n"
         "overall and per category (the suite's tags; Themis pairs also per split), beside the\n"
         "paper's published figures, which are printed as published and never used as results.\n\n"
-        "  --accuracy      the prediction-accuracy experiment\n"
+        "  --accuracy      the prediction-accuracy experiment (themis --quads: the other one)\n"
         "  -j N            N worker processes (1 to 64); results do not depend on N\n"
         "  --quick         a subset spanning the categories (HSM: 15 pairs) with 3 epochs\n"
         "  --epochs N      epochs per mix instead of the suite's (or --quick's)\n"
@@ -220,6 +266,9 @@ const struct cli_command cmd_reproduce = {
         "                  (default $XDG_DATA_HOME/corun/catalog.db)\n"
         "  --json          one JSON document on stdout, with per-mix errors\n"
         "  --predictors P,...  evaluate only these registered predictors\n"
+        "  --gpu PRESET    run every mix on PRESET instead of the suite's GPU; a suite's SM\n"
+        "                  splits are scaled to its SMs (themis60's 10:50 is 13:67 on hbm80),\n"
+        "                  and the paper's figures are printed only where it measured PRESET\n"
         "  --resume FILE   keep each finished mix in FILE (created when missing) and skip the\n"
         "                  mixes it holds: rerun the same command after a kill or a stop and\n"
         "                  it picks up where it was, with the same table. FILE is refused for\n"
@@ -228,21 +277,26 @@ const struct cli_command cmd_reproduce = {
         "A progress bar with an ETA goes to stderr when it is a terminal; otherwise (nohup,\n"
         "stderr in a file) a line per finished mix with the time so far and the ETA. The full\n"
         "hsm run took 1.9 h of one core (--predictors hsm,dase,themis); the full themis run\n"
-        "took 5.7 h (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n\n"
+        "took 5.7 h (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n"
+        "Not yet run in full: hsm --gpu gddr5_40 (--quick, every predictor: 2.6 min on two\n"
+        "busy cores) and themis --quads (150 mixes; at the triples' rate about 2 h).\n\n"
         "SM-allocation experiments (cmd_reproduce_alloc.c): hsm --fairness (HSM Figs. 11, 13),\n"
         "hsm --qos (Fig. 12), hsm --threshold (HSM 6.5: HSM-Fair at fairness thresholds\n"
-        "0.70-0.95), smqos (SMQoS 5.2), smqos --threshold (SMQoS 5.3: Algorithm 2's threshold\n"
-        "0.01-0.1), smqos --offline (SMQoS 5.4, Figs. 11-13: SMQoS beside the best static\n"
-        "partition found by search, the rest of the SMs power-gated), smqos --triples (SMQoS\n"
-        "5.5, Fig. 14: the 60 three-task mixes of scenarios/suites/smqos-triples.cfg), themis\n"
-        "--fairness (Themis Figs. 9, 10) and themis --qos (Fig. 12). Each (mix, policy) is its\n"
-        "own run; they take -j, --quick (6 mixes x 3 epochs of 100 K cycles), --mixes N,\n"
-        "--epochs N, --epoch-cycles N, --seed, --catalog, --resume FILE and --json (one JSON\n"
-        "document with each run's NP and SMs per mix; with --resume of a finished run it\n"
-        "reprints without simulating). Full runs measured, in hours of one core: hsm --fairness\n"
-        "3.2 (105 x 5 policies x 5 M cycles: 4.4 s per million hbm80 cycles, references\n"
-        "included), hsm --qos 2.3, hsm --threshold 4.7, smqos 0.7, smqos --threshold 0.07,\n"
-        "smqos --offline 2.6, smqos --triples 0.3, themis --fairness 1.2, themis --qos 1.6. The\n"
-        "source tree's docs/results.md has their tables. Each run prints its own projection.\n",
+        "0.70-0.95), hsm --quads (HSM 6.5, Fig. 15: even vs Fair on the 20 four-program\n"
+        "mixes of scenarios/suites/hsm-quads.cfg), smqos (SMQoS 5.2), smqos --threshold\n"
+        "(SMQoS 5.3: Algorithm 2's threshold 0.01-0.1), smqos --offline (SMQoS 5.4, Figs.\n"
+        "11-13: SMQoS beside the best static partition found by search, the rest of the SMs\n"
+        "power-gated), smqos --triples (SMQoS 5.5, Fig. 14: the 60 three-task mixes of\n"
+        "scenarios/suites/smqos-triples.cfg), themis --fairness (Themis Figs. 9, 10) and\n"
+        "themis --qos (Fig. 12). Each (mix, policy) is its own run; they take -j, --quick (6\n"
+        "mixes x 3 epochs of 100 K cycles), --mixes N, --epochs N, --epoch-cycles N, --seed,\n"
+        "--catalog, --gpu PRESET, --resume FILE and --json (one JSON document with each run's\n"
+        "NP and SMs per mix; with --resume of a finished run it reprints without simulating).\n"
+        "Full runs measured, in hours of one core: hsm --fairness 3.2 (105 x 5 policies x 5 M\n"
+        "cycles: 4.4 s per million hbm80 cycles, references included), hsm --qos 2.3, hsm\n"
+        "--threshold 4.7, smqos 0.7, smqos --threshold 0.07, smqos --offline 2.6, smqos\n"
+        "--triples 0.3, themis --fairness 1.2, themis --qos 1.6; hsm --quads is not yet run in\n"
+        "full (--quick: 14 s on two cores). The source tree's docs/results.md has their\n"
+        "tables. Each run prints its own projection.\n",
     .run = reproduce_main,
 };

@@ -27,9 +27,18 @@ static bool is_experiment_flag(const char *flag)
 
 bool reproduce_alloc_wanted(int argc, char **argv)
 {
+    /* The experiment named, so that a flag both kinds use (hsm --quads allocates, themis
+     * --quads predicts) goes where that experiment has it. */
+    const char *name = NULL;
+    for (int i = 1; i < argc && !name; i++)
+        if (argv[i][0] != '-' &&
+            (repro_experiment_named(argv[i]) || ralloc_experiment_named(argv[i])))
+            name = argv[i];
     for (int i = 1; i < argc; i++)
-        if ((strncmp(argv[i], "--", 2) == 0 && is_experiment_flag(argv[i] + 2)) ||
-            (argv[i][0] != '-' && !repro_experiment_find(argv[i]) &&
+        if ((strncmp(argv[i], "--", 2) == 0 && is_experiment_flag(argv[i] + 2) &&
+             (!name || ralloc_experiment_find(name, argv[i] + 2) ||
+              !repro_experiment_find(name, argv[i] + 2))) ||
+            (argv[i][0] != '-' && !repro_experiment_named(argv[i]) &&
              ralloc_experiment_find(argv[i], "")))
             return true;
     return false;
@@ -106,6 +115,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"epochs", required_argument, NULL, 'e'}, {"epoch-cycles", required_argument, NULL, 'c'},
         {"seed", required_argument, NULL, 'S'},   {"catalog", required_argument, NULL, 'C'},
         {"resume", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'J'},
+        {"gpu", required_argument, NULL, 'g'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -123,7 +133,7 @@ static int parse(int argc, char **argv, struct options *o)
     unsigned long v;
     int c, rc = CLI_OK;
     cli_getopt_reset();
-    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:", longopts)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:g:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < nx) {
             rc = set_flag(o, ralloc_experiment_at((size_t)(c - FLAG_OPT))->flag);
             continue;
@@ -154,6 +164,7 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'C': o->ro.catalog = optarg; break;
         case 'R': o->ro.resume = optarg; break;
+        case 'g': o->ro.gpu = optarg; break;
         case 'J': o->json = true; break;
         default: rc = CLI_BAD_INPUT; break;
         }
@@ -190,8 +201,9 @@ int reproduce_alloc_main(int argc, char **argv)
     o.ro.datadir = datadir;
     const struct ralloc_experiment *x = o.x;
     if (!o.json) {
-        printf("corun reproduce %s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
-               o.ro.quick ? " --quick" : "", x->figure);
+        printf("corun reproduce %s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
+               o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
+               x->figure);
         fflush(stdout);
     }
     struct ralloc_result r;

@@ -137,6 +137,7 @@ static int run_hsm(const struct options *opt, const char *datadir)
     char *comment = describe(&r, command);
     struct modelfile m = {.model = "hsm",
                           .gpu = r.gpu,
+                          .sms = r.sms,
                           .c1 = r.c1,
                           .c2 = r.c2,
                           .r2 = r.r2,
@@ -222,6 +223,7 @@ static int train_themis_command(const struct options *o, const char *datadir)
     const struct train_themis_row *train = themis_all(&r, false), *test = themis_all(&r, true);
     struct modelfile m = {.model = "themis",
                           .gpu = r.gpu,
+                          .sms = r.sms,
                           .layers = r.layers,
                           .nlayers = 4,
                           .weights = r.weights,

@@ -68,9 +68,11 @@ static void published(const struct ralloc_result *r)
 {
     const struct ralloc_experiment *x = r->x;
     printf(",\n \"published\": [");
-    for (size_t i = 0; i < x->npublished; i++) {
+    for (size_t i = 0, n = 0; i < x->npublished; i++) {
         const struct ralloc_published *f = &x->published[i];
-        text(i ? ",\n  {\"policy\": " : "\n  {\"policy\": ", f->policy);
+        if (!repro_published_on(f->gpu, r->gpu, r->suite_gpu))
+            continue;
+        text(n++ ? ",\n  {\"policy\": " : "\n  {\"policy\": ", f->policy);
         text(", \"vs\": ", f->ref);
         text(", \"group\": ", f->group ? f->group : "all");
         printf(", \"metric\": \"%s\", \"paper\": ", reproduce_alloc_metric_key(f->metric));
@@ -141,6 +143,7 @@ void reproduce_alloc_print_json(const struct ralloc_options *o, const struct ral
     text(", \"caption\": ", x->caption);
     text(",\n \"suite\": ", r->suite);
     text(", \"gpu\": ", r->gpu);
+    text(", \"suite_gpu\": ", r->suite_gpu);
     printf(", \"quick\": %s, \"epochs\": %u, \"epoch_cycles\": %u, \"seed\": %llu, \"mixes\": %zu, "
            "\"suite_mixes\": %zu, \"failed\": %zu, \"seconds\": %.1f, \"jobs\": %u, "
            "\"resumed\": %zu",

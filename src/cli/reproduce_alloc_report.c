@@ -232,6 +232,10 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
         mix_seconds += r->mixes[i].seconds;
     }
     printf("\n%s: %s\n", x->figure, x->caption);
+    if (strcmp(r->gpu, r->suite_gpu) != 0)
+        printf("run on %s instead of the suite's %s (--gpu; splits scaled to its SMs); published "
+               "figures only where the paper measured %s\n",
+               r->gpu, r->suite_gpu, r->gpu);
     printf("suite %s (gpu %s): %zu of %zu mixes x %u policies, %u epoch%s of %u cycles, seed "
            "%llu; %zu failed; %.0f s wall, %.1f s per mix, %u worker%s\n",
            r->suite, r->gpu, r->nmixes, r->suite_mixes, x->npolicies, r->epochs,
@@ -271,6 +275,8 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
            "ours", "source: what the paper says");
     for (size_t i = 0; i < x->npublished; i++) {
         const struct ralloc_published *f = &x->published[i];
+        if (!repro_published_on(f->gpu, r->gpu, r->suite_gpu))
+            continue;
         printf("%-18s %-14s %-20s %-8s", f->policy, f->ref ? f->ref : "-",
                f->group ? f->group : "all", metric_info[f->metric].column);
         figure(f, f->value);
@@ -279,6 +285,8 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
     }
     bool words = false, first = false;
     for (size_t i = 0; i < x->npublished; i++) {
+        if (!repro_published_on(x->published[i].gpu, r->gpu, r->suite_gpu))
+            continue;
         words |= isnan(x->published[i].value);
         first |= ralloc_group_first(x->published[i].group) != NULL;
     }

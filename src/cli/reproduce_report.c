@@ -9,10 +9,14 @@
 
 #include "corun/cli.h"
 
-static const struct repro_published *published_for(const struct repro_part *part, const char *name)
+/* Predictor name's published figure measured on the run's preset, or NULL. */
+static const struct repro_published *published_for(const struct repro_part_result *r,
+                                                   const char *name)
 {
+    const struct repro_part *part = r->part;
     for (size_t i = 0; i < part->npublished; i++)
-        if (strcmp(part->published[i].predictor, name) == 0)
+        if (strcmp(part->published[i].predictor, name) == 0 &&
+            repro_published_on(part->published[i].gpu, r->gpu, r->suite_gpu))
             return &part->published[i];
     return NULL;
 }
@@ -107,6 +111,10 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
     for (size_t i = 0; i < r->nmixes; i++)
         mix_seconds += r->mixes[i].seconds;
     printf("\n%s: %s\n", part->figure, part->caption);
+    if (strcmp(r->gpu, r->suite_gpu) != 0)
+        printf("run on %s instead of the suite's %s (--gpu; splits scaled to its SMs); published "
+               "figures only where the paper measured %s\n",
+               r->gpu, r->suite_gpu, r->gpu);
     printf("suite %s (gpu %s): %zu of %zu mixes%s, %u epoch%s of %u cycles, seed %llu; "
            "%zu failed; %.0f s wall, %.1f s per mix, %u worker%s\n",
            r->suite, r->gpu, r->nmixes, r->suite_mixes, ro->quick ? " (--quick)" : "", r->epochs,
@@ -127,7 +135,7 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
     printf("%-10s %-20s %5s%8s%8s%s  %8s%8s%s  |%8s%8s%s  %s\n", "predictor", "group", "mixes",
            "avg", "max", m, "avg", "max", m, "avg", "max", m, "source");
     for (unsigned p = 0; p < r->npredictors; p++) {
-        const struct repro_published *pub = published_for(part, r->predictors[p]);
+        const struct repro_published *pub = published_for(r, r->predictors[p]);
         const char *why = unavailable(r, p);
         if (why) {
             printf("%-10s %-*s", r->predictors[p], label, why);
@@ -149,6 +157,8 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
             print_group(r, p, r->splits[g], median, NULL);
     }
     for (size_t i = 0; i < part->npublished; i++) {
+        if (!repro_published_on(part->published[i].gpu, r->gpu, r->suite_gpu))
+            continue;
         bool ours = false;
         for (unsigned p = 0; p < r->npredictors; p++)
             ours |= strcmp(r->predictors[p], part->published[i].predictor) == 0;
@@ -202,6 +212,8 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
     cli_json_string(stdout, r->suite);
     printf(", \"gpu\": ");
     cli_json_string(stdout, r->gpu);
+    printf(", \"suite_gpu\": ");
+    cli_json_string(stdout, r->suite_gpu);
     printf(", \"error\": \"%s\", \"quick\": %s, \"epochs\": %u, \"epoch_cycles\": %u, "
            "\"seed\": %llu, \"mixes\": %zu, \"suite_mixes\": %zu, \"failed\": %zu, "
            "\"seconds\": %.1f, \"jobs\": %u, \"resumed\": %zu,\n \"predictors\": [",
@@ -209,7 +221,7 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
            r->epochs, r->epoch_cycles, (unsigned long long)ro->seed, r->nmixes, r->suite_mixes,
            mixes_in(r, NULL, true), r->seconds, ro->jobs, r->resume.resumed);
     for (unsigned p = 0; p < r->npredictors; p++) {
-        const struct repro_published *pub = published_for(part, r->predictors[p]);
+        const struct repro_published *pub = published_for(r, r->predictors[p]);
         const char *why = unavailable(r, p);
         printf("%s\n  {\"name\": ", p ? "," : "");
         cli_json_string(stdout, r->predictors[p]);

@@ -24,6 +24,7 @@
 static const struct conf_setting modelfile_settings[] = {
     MF_FIELD(model, CONF_STRING, NULL, 0, 0, "which predictor the coefficients are for"),
     MF_FIELD(gpu, CONF_STRING, NULL, 0, 0, "the GPU preset they were trained on"),
+    MF_FIELD(sms, CONF_UINT, "0", 0, 100000, "the SM count they were trained on (0: not recorded)"),
     MF_FIELD(c1, CONF_FLOAT, NULL, -2, 2, "HSM: bandwidth utilization gained per unit of RBH"),
     MF_FIELD(c2, CONF_FLOAT, NULL, -2, 2, "HSM: bandwidth utilization when no access hits"),
     MF_FIELD(r2, CONF_FLOAT, "0", -1e9, 1, "coefficient of determination of the fit"),
@@ -41,6 +42,7 @@ const struct conf_table modelfile_table = {"model file", modelfile_settings,
 static const struct conf_setting modelfile_network_settings[] = {
     MF_FIELD(model, CONF_STRING, NULL, 0, 0, "which predictor the network is for"),
     MF_FIELD(gpu, CONF_STRING, NULL, 0, 0, "the GPU preset it was trained on"),
+    MF_FIELD(sms, CONF_UINT, "0", 0, 100000, "the SM count it was trained on (0: not recorded)"),
     MF_ARRAY("layers", "array of integers: nodes per layer, inputs first, outputs last"),
     MF_ARRAY("input_mean", "array of floats: subtracted from each input"),
     MF_ARRAY("input_scale", "array of floats (> 0): each centred input is divided by it"),
@@ -189,14 +191,11 @@ out:
 
 /* Checks that need more than one setting, or the caller's expectations. */
 static void check_meaning(const struct conf_file *f, const char *path, const char *model,
-                          const char *gpu, const struct modelfile *m, struct diag *d)
+                          const struct modelfile *m, struct diag *d)
 {
     if (m->model && strcmp(m->model, model) != 0)
         diag_add(d, "%s:%d: model: expected \"%s\", got \"%s\"", path, line_of(f, "model"), model,
                  m->model);
-    if (m->gpu && strcmp(m->gpu, gpu) != 0)
-        diag_add(d, "%s:%d: gpu: the model was trained for \"%s\", not \"%s\"", path,
-                 line_of(f, "gpu"), m->gpu, gpu);
     if (modelfile_holds_weights(model))
         return;
     /* HSM divides by c1 * RBH + c2: it must stay positive over RBH in [0, 1]. */
@@ -220,7 +219,7 @@ int modelfile_load(const char *path, const char *model, const char *gpu, struct 
         if (diags->count == before && network)
             read_network(f, path, out, diags);
         if (diags->count == before)
-            check_meaning(f, path, model, gpu, out, diags);
+            check_meaning(f, path, model, out, diags);
         confread_close(f);
     }
     if (diags->count == before)
@@ -230,6 +229,29 @@ int modelfile_load(const char *path, const char *model, const char *gpu, struct 
     free(cmd);
     modelfile_done(out);
     return -1;
+}
+
+int modelfile_training_warning(const struct modelfile *m, const char *path, const char *gpu,
+                               unsigned sms, char *out, size_t len)
+{
+    char *cmd = modelfile_regenerate_command(m->model, gpu);
+    int rc = 1;
+    if (m->sms == 0)
+        snprintf(out, len,
+                 "%s model: training configuration unknown (trained on %s, SM count not "
+                 "recorded), used on %s with %u SMs (%s; `%s` records it)",
+                 m->model, m->gpu, gpu, sms, path, cmd);
+    else if (strcmp(m->gpu, gpu) != 0 || m->sms != sms)
+        snprintf(out, len,
+                 "%s model trained on %s with %u SMs, used on %s with %u SMs: predictions "
+                 "outside its training range (%s)",
+                 m->model, m->gpu, m->sms, gpu, sms, path);
+    else
+        rc = 0;
+    if (rc == 0 && len)
+        out[0] = '\0';
+    free(cmd);
+    return rc;
 }
 
 void modelfile_done(struct modelfile *m)
@@ -284,6 +306,8 @@ int modelfile_write(const char *path, const struct modelfile *m, const char *com
         }
     }
     fprintf(fp, "model = \"%s\";\ngpu = \"%s\";\n", m->model, m->gpu);
+    if (m->sms)
+        fprintf(fp, "sms = %u;\n", m->sms);
     if (m->nlayers > 0)
         write_network(fp, m);
     else

@@ -2,6 +2,7 @@
 #include "corun/suite.h"
 
 #include <libconfig.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,7 +154,7 @@ static void load_body(struct suite *s, const struct conf_file *f, const char *da
         const config_setting_t *g = config_setting_get_member(root, "gpu");
         char *where = xasprintf("%s:%d: gpu", s->path, line_of(g));
         if (preset_gpu_find(datadir, s->gpu, where, &cfg, d) == 0)
-            s->gpu_sms = cfg.sms;
+            s->gpu_sms = s->split_sms = cfg.sms;
         free(where);
     }
     const config_setting_t *tags = config_setting_get_member(root, "tags");
@@ -205,4 +206,56 @@ void suite_done(struct suite *s)
     conf_free_strings(&suite_table, s);
     free(s->path);
     memset(s, 0, sizeof(*s));
+}
+
+int suite_retarget(struct suite *s, const char *datadir, const char *gpu, const char *where,
+                   struct diag *diags)
+{
+    struct gpu_config cfg;
+    if (preset_gpu_find(datadir, gpu, where, &cfg, diags) != 0)
+        return -1;
+    free(s->gpu);
+    s->gpu = xstrdup(gpu);
+    s->gpu_sms = cfg.sms;
+    return 0;
+}
+
+void suite_split(const struct suite *s, const struct suite_mix *m, unsigned *out)
+{
+    unsigned sum = 0;
+    for (unsigned k = 0; k < m->nkernels; k++)
+        sum += out[k] = m->sms[k];
+    if (sum == 0 || s->split_sms == s->gpu_sms || s->split_sms == 0)
+        return;
+    /* Hamilton's method: each gets the whole part of its scaled share, and the SMs left go
+     * to the largest remainders (the earlier kernel on a tie). */
+    double scale = (double)s->gpu_sms / s->split_sms, rest[SUITE_MAX_KERNELS];
+    unsigned total = (unsigned)lround(sum * scale), given = 0;
+    if (total < m->nkernels)
+        total = m->nkernels;
+    for (unsigned k = 0; k < m->nkernels; k++) {
+        double share = m->sms[k] * (double)total / sum;
+        out[k] = (unsigned)share;
+        rest[k] = share - out[k];
+        given += out[k];
+    }
+    for (; given < total; given++) {
+        unsigned best = 0;
+        for (unsigned k = 1; k < m->nkernels; k++)
+            if (rest[k] > rest[best])
+                best = k;
+        out[best]++;
+        rest[best] = -1;
+    }
+    /* A share rounded to 0 takes one SM from the largest. */
+    for (unsigned k = 0; k < m->nkernels; k++) {
+        if (out[k] > 0)
+            continue;
+        unsigned big = 0;
+        for (unsigned i = 1; i < m->nkernels; i++)
+            if (out[i] > out[big])
+                big = i;
+        out[big]--;
+        out[k] = 1;
+    }
 }

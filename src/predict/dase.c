@@ -32,25 +32,30 @@
  *          the per-request view HSM faults DASE for; no counter says how much warps hide.
  *          N is held at >= 1 so that dividing never makes a stall longer than its requests.)
  *   alone on its own SMs: T_alone = T - stall          (stall <= T: X <= Q)
- *   to all SMs, linearly (private mode runs on all sigma SMs; DASE scales performance in
- *          proportion to SMs, per the brief that asked for this predictor):
- *          NP_raw = (S_k / sigma) * (T_alone / T)
+ *   to all sigma SMs (private mode runs on every SM), a roofline (ours: HSM says only that
+ *          DASE predicts time alone; how it scales to sigma SMs is our reconstruction). With
+ *          the kernel's I warp instructions in the epoch:
+ *            linear:    IPC_lin = (I / T_alone) * sigma / S_k     every SM as fast as its own
+ *            bandwidth: IPC_bw  = P / b                           P = B_max / f_c bytes per
+ *                       b = D * (1 - ρ) / I                       core cycle at peak; D the
+ *                                                                 DRAM bytes moved, less ρ's
+ *                                                                 share that exists only shared
+ *            IPC_alone = min(IPC_lin, IPC_bw)
+ *          NP_raw = (I / T) / IPC_alone = max(NP_lin, NP_bw), where (no division by I, so it
+ *          holds for an idle epoch too)
+ *            NP_lin = (S_k / sigma) * (T_alone / T)
+ *            NP_bw  = D * (1 - ρ) / (T * P)       the alone-traffic's share of peak bandwidth
+ *          A kernel that moves more than its SMs' share of peak bandwidth cannot run sigma/S_k
+ *          times faster alone, since alone it cannot exceed peak: NP_raw > S_k / sigma.
  *   cap (HSM §6): slowdown 1/NP at most S_max/S_k, i.e. NP = max(NP_raw, S_k / sigma).
  *
- * Note what the last two lines imply: T_alone <= T, so NP_raw <= S_k / sigma and the cap always
- * holds the estimate at S_k / sigma; the interference accounting changes what explain shows
- * (NP_raw), not NP. That matches HSM's figures — 119.9 % error uncapped, 17.9 % capped — if the
- * cap bound there too; it is kept as specified rather than changed to make DASE look
- * different. What-if: NP linear in SMs through the origin, as for HSM.
- *
- * What that means for allocation: NP^ = S_k / sigma predicts every split fair and every kernel
- * proportional to its SMs, so fair with dase never repartitions (DASE-Fair is the even split)
- * and qos with dase gives the high-priority kernel target x sigma SMs (DASE-QoS is HSM's
- * proportional 64/80 baseline); `corun reproduce hsm --fairness` and `--qos` show it in their
- * moved and hpSMs columns. HSM's DASE-Fair did move SMs (65.2 % fairness against even's
- * 52.7 %), so its DASE must predict sublinear scaling to all SMs for some kernels; how, HSM does
- * not say and DASE's own paper is not among our references. A bandwidth or row-buffer bound
- * would be a model of our choosing, picked after seeing the tables, so none is added. */
+ * So NP^ = S_k / sigma exactly when NP_bw <= S_k / sigma, whatever the interference accounting
+ * says (NP_lin <= S_k / sigma always: T_alone <= T): compute-bound kernels and memory-bound
+ * ones that move less than their SMs' share of peak are held at S_k / sigma; the others are
+ * predicted above it, and fair/qos with dase move SMs away from them. Peak bandwidth is the
+ * preset's B_max, not what the DRAM attains at the kernel's row-buffer locality (that is
+ * HSM's refinement), so NP_bw errs low. What-if: NP linear in SMs through the origin,
+ * as for HSM (shared-mode speed in proportion to SMs against a fixed speed alone). */
 #include "corun/dase.h"
 
 #include <math.h>
@@ -78,12 +83,26 @@ void dase_estimate(const struct predict_gpu *gpu, const struct gpu_kernel_counte
         out->stall_cycles = fmin(out->stall_cycles, t); /* holds already; guards rounding */
     }
     out->t_alone_cycles = t - out->stall_cycles;
-    if (!(t > 0) || !(c->sms > 0) || gpu->sms == 0) {
-        out->np_raw = out->np_floor = out->np = NAN;
+    out->peak_bytes_per_cycle =
+        gpu->core_clock_mhz > 0 ? gpu->peak_gbs * 1e3 / gpu->core_clock_mhz : NAN;
+    out->alone_bytes = (double)c->dram_bytes * (1 - out->miss_fraction);
+    out->bytes_per_inst = c->instructions ? out->alone_bytes / (double)c->instructions : NAN;
+    if (!(t > 0) || !(c->sms > 0) || gpu->sms == 0 || !(out->peak_bytes_per_cycle > 0)) {
+        out->np_lin = out->np_bw = out->np_raw = out->np_floor = out->np = NAN;
+        out->ipc_lin = out->ipc_bw = out->ipc_alone = NAN;
         return;
     }
     out->np_floor = c->sms / gpu->sms;
-    out->np_raw = out->np_floor * out->t_alone_cycles / t;
+    out->np_lin = out->np_floor * out->t_alone_cycles / t;
+    out->np_bw = out->alone_bytes / (t * out->peak_bytes_per_cycle);
+    out->bw_bound = out->np_bw > out->np_lin;
+    out->np_raw = out->bw_bound ? out->np_bw : out->np_lin;
+    double insts = (double)c->instructions;
+    out->ipc_lin = out->t_alone_cycles > 0 ? insts / out->t_alone_cycles / out->np_floor : NAN;
+    out->ipc_bw = !(out->alone_bytes > 0) ? INFINITY
+                  : insts > 0             ? out->peak_bytes_per_cycle / out->bytes_per_inst
+                                          : 0;
+    out->ipc_alone = fmin(out->ipc_lin, out->ipc_bw);
     out->capped = !(out->np_raw >= out->np_floor);
     out->np = out->capped ? out->np_floor : out->np_raw;
 }
@@ -100,11 +119,12 @@ static void *dase_create(const struct predict_gpu *gpu, const struct predict_mod
                          char *err, size_t errlen)
 {
     (void)model;
-    if (!(gpu->dram_clock_mhz > 0) || !(gpu->core_clock_mhz > 0) || gpu->sms == 0) {
+    if (!(gpu->dram_clock_mhz > 0) || !(gpu->core_clock_mhz > 0) || gpu->sms == 0 ||
+        !(gpu->peak_gbs > 0)) {
         snprintf(err, errlen,
-                 "dase: needs the SM count and both clocks (got %u SMs, core %g MHz, "
-                 "memory %g MHz)",
-                 gpu->sms, gpu->core_clock_mhz, gpu->dram_clock_mhz);
+                 "dase: needs the SM count, both clocks and the peak bandwidth (got %u SMs, "
+                 "core %g MHz, memory %g MHz, %g GB/s)",
+                 gpu->sms, gpu->core_clock_mhz, gpu->dram_clock_mhz, gpu->peak_gbs);
         return NULL;
     }
     struct dase_state *s = xcalloc(1, sizeof(*s));
@@ -148,7 +168,7 @@ static void dase_explain(const void *state, unsigned k, struct predict_text *t)
     }
     const struct gpu_kernel_counters *c = &s->c[k];
     const struct dase_estimate *e = &s->e[k];
-    predict_text_add(t, "DASE-style accounting (reconstructed; HSM §6 cap at S_max/S_k)");
+    predict_text_add(t, "DASE-style accounting + roofline (reconstructed; HSM §6 cap)");
     predict_text_add(t, "inputs: T %.0f cycles, S_k %.2f of %u SMs, LLC accesses %llu", e->t_cycles,
                      c->sms, s->gpu.sms, (unsigned long long)c->l2_accesses);
     predict_text_add(t, "ATD: %llu sampled accesses, %llu misses alone, %llu shared",
@@ -166,7 +186,12 @@ static void dase_explain(const void *state, unsigned k, struct predict_text *t)
                      e->outstanding, e->stall_cycles);
     predict_text_add(t, "T_alone = T - stall = %.0f (%.1f %% of T)", e->t_alone_cycles,
                      e->t_cycles > 0 ? 100 * e->t_alone_cycles / e->t_cycles : NAN);
-    predict_text_add(t, "NP_raw = (S_k/sigma)(T_alone/T) = %.3f; slowdown %.2f", e->np_raw,
+    predict_text_add(t, "roofline to %u SMs: IPC_lin = (I/T_alone)(sigma/S_k) = %.1f", s->gpu.sms,
+                     e->ipc_lin);
+    predict_text_add(t, "  IPC_bw = P/b = %.1f B/cycle / %.2f B/inst = %.1f -> IPC_alone %.1f",
+                     e->peak_bytes_per_cycle, e->bytes_per_inst, e->ipc_bw, e->ipc_alone);
+    predict_text_add(t, "NP_raw = max(NP_lin %.3f, NP_bw %.3f) = %.3f (%s roof); slowdown %.2f",
+                     e->np_lin, e->np_bw, e->np_raw, e->bw_bound ? "bandwidth" : "SM",
                      1 / e->np_raw);
     predict_text_add(t, "cap: slowdown <= sigma/S_k = %.2f, NP >= %.3f -> NP^ = %.3f%s",
                      1 / e->np_floor, e->np_floor, e->np, e->capped ? " (capped)" : "");
@@ -175,8 +200,8 @@ static void dase_explain(const void *state, unsigned k, struct predict_text *t)
 
 const struct predictor_ops predictor_dase = {
     .name = "dase",
-    .summary = "DASE-style: LLC (sampled ATD) and DRAM interference subtracted; the HSM cap "
-               "binds, NP^ = S_k/SMs (Hu et al., via HSM)",
+    .summary = "DASE-style: LLC (sampled ATD) and DRAM interference subtracted, a roofline "
+               "to all SMs, the HSM cap (Hu et al., via HSM; reconstructed)",
     .needs_private = false,
     .model = NULL,
     .create = dase_create,

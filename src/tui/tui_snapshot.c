@@ -232,8 +232,13 @@ void tui_take_events(struct tui *t)
 {
     struct session_event *ev;
     size_t n = tui_worker_take_events(t->worker, &ev);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         tui_log_event(t, &ev[i]);
+        /* A model used outside its training configuration: the whole text, which names both
+         * configurations, in a message (the log's column cuts it); the log keeps it too. */
+        if (strcmp(ev[i].kind, "warning") == 0 && !t->overlay)
+            tui_message(t, "Warning", "%s", ev[i].text);
+    }
     free(ev);
 }
 

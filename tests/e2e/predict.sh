@@ -59,10 +59,27 @@ cp "$TMPD/m.cfg" "$TMPD/d/data/models/hsm-hbm80.cfg"
 CORUN_DATADIR="$TMPD/d" "$CORUN" run "$small" --epochs 1 --predictor hsm 2>/dev/null |
     grep -q ' NP^' || fail "run with the trained model"
 
+# The model records its training configuration; on the 16-SM small scenario it warns once on
+# stderr, naming both, JSON or not; a model file without the SM count warns that it is unknown.
+grep -q '^sms = 80;' "$TMPD/m.cfg" || fail "trained model without its SM count: $(cat "$TMPD/m.cfg")"
+CORUN_DATADIR="$TMPD/d" "$CORUN" run "$small" --epochs 2 --predictor hsm --json \
+    --catalog "$TMPD/cat.db" >/dev/null 2>"$TMPD/warn.txt" || fail "run with the trained model: exit $?"
+[ "$(grep -c 'warning: hsm model trained on hbm80 with 80 SMs, used on hbm80 with 16 SMs.*hsm-hbm80.cfg' \
+    "$TMPD/warn.txt")" = 1 ] || fail "out-of-range warning, once: $(cat "$TMPD/warn.txt")"
+"$CORUN" run "$top_srcdir/scenarios/default.cfg" --epochs 1 --set epoch_cycles=20000 \
+    --predictor themis --catalog "$TMPD/cat.db" >/dev/null 2>"$TMPD/warn.txt" ||
+    fail "themis on hbm80: exit $?"
+grep -q 'warning' "$TMPD/warn.txt" && fail "themis on its own preset warns: $(cat "$TMPD/warn.txt")"
+sed '/^sms = /d' "$TMPD/m.cfg" >"$TMPD/d/data/models/hsm-hbm80.cfg"
+CORUN_DATADIR="$TMPD/d" "$CORUN" run "$small" --epochs 1 --predictor hsm \
+    --catalog "$TMPD/cat.db" >/dev/null 2>"$TMPD/warn.txt" || fail "run with an older model: exit $?"
+grep -q 'warning: hsm model: training configuration unknown (trained on hbm80, SM count not recorded), used on hbm80 with 16 SMs (.*hsm-hbm80.cfg' \
+    "$TMPD/warn.txt" || fail "older model: $(cat "$TMPD/warn.txt")"
+
 # A corrupt model: file, line, and the command that regenerates it.
 sed 's/^c2 = .*/c2 = "x";/' "$TMPD/m.cfg" >"$TMPD/d/data/models/hsm-hbm80.cfg"
 CORUN_DATADIR="$TMPD/d" expect_bad "corrupt model" "hsm-hbm80.cfg:[0-9]*: c2" \
     "$CORUN" run "$small" --epochs 1 --predictor hsm
 grep -q 'regenerate it with `corun train hsm --gpu hbm80`' "$TMPD/err" ||
     fail "corrupt model: no regenerate command: $(cat "$TMPD/err")"
-echo "predict: run --predictor, recording, catalog, bad names, train and model files"
+echo "predict: run --predictor, recording, catalog, bad names, train, model files and their training range"

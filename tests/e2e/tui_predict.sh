@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The predictor menu (p): it lists "none" and every registered predictor with its summary;
-# choosing hsm switches at the epoch boundary, the header and the event log say so, and the
+# choosing hsm switches at the epoch boundary, the header and the event log say so (and warn
+# that its model was trained on more SMs than the scenario has), and the
 # next epoch's kernel table has a predicted NP and an error for every kernel, the chart a
 # lowercase series and the explain panel HSM's arithmetic. Deadlines only, no timings.
 . "$(dirname "$0")/../lib.sh"
@@ -32,6 +33,14 @@ tui_keys "$n"
 tui_gone "Esc cancels"
 tui_wait "Predictor: hsm"
 tui_wait "predictor: none -> hsm"
+# hbm80's model was trained on all 80 SMs; this scenario has 16: a message names both, once,
+# and the log keeps it.
+tui_wait "hsm model trained on hbm80 with 80 SMs, used on hbm80 with 16 SMs"
+tui_wait "Press any key to continue."
+tui_keys x
+tui_gone "Press any key to continue."
+grep -q "e1 warning: hsm model trained" "$TMPD/screen" || fail "the log has no warning:
+$(cat "$TMPD/screen")"
 
 # The next epoch is predicted: a number in NP pred and Error for each kernel.
 tui_keys Space

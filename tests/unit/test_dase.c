@@ -1,7 +1,7 @@
 /* Unit tests: the DASE-style predictor (dase.h) on hand-built counters with hand-computed
  * answers. The test GPU has 80 SMs, a 1000 MHz core and a 500 MHz memory clock, so one memory
  * cycle is two core cycles and an epoch of T = 100000 core cycles is T_m = 50000 memory
- * cycles. */
+ * cycles; its peak of 900 GB/s is P = 900 bytes per core cycle. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,6 +141,87 @@ static void cap_bounds_the_slowdown(void **state)
     assert_true(e.capped);
 }
 
+/* Roofline, compute-bound (the SM roof): cache_contention_only's counters with I = 750000
+ * instructions and R x 128 = 512000 DRAM bytes:
+ *   alone bytes = 512000 x (1 - 0.25) = 384000; b = 384000 / 750000 = 0.512 bytes/inst
+ *   IPC_lin = 750000 / 75000 x 80 / 40 = 20; IPC_bw = 900 / 0.512 = 1757.8125; IPC_alone = 20
+ *   NP_lin = 0.375; NP_bw = 384000 / (100000 x 900) = 0.0042667
+ *   NP_raw = 0.375 < S_k / sigma = 0.5: the cap binds, NP^ = 0.5. */
+static void roofline_compute_bound_cap_binds(void **state)
+{
+    (void)state;
+    struct gpu_kernel_counters c = counters(40, 10000, 500, 100, 150, 4000, 200000, 0);
+    c.instructions = 750000;
+    c.dram_bytes = 512000;
+    struct dase_estimate e;
+    dase_estimate(&gpu, &c, &e);
+    assert_float_equal(e.peak_bytes_per_cycle, 900, EPS);
+    assert_float_equal(e.alone_bytes, 384000, EPS);
+    assert_float_equal(e.bytes_per_inst, 0.512, EPS);
+    assert_float_equal(e.ipc_lin, 20, EPS);
+    assert_float_equal(e.ipc_bw, 1757.8125, 1e-6);
+    assert_float_equal(e.ipc_alone, 20, EPS);
+    assert_float_equal(e.np_lin, 0.375, EPS);
+    assert_float_equal(e.np_bw, 384000.0 / 90e6, EPS);
+    assert_false(e.bw_bound);
+    assert_float_equal(e.np_raw, 0.375, EPS);
+    assert_true(e.capped);
+    assert_float_equal(e.np, 0.5, EPS);
+}
+
+/* Roofline, memory-bound (the bandwidth roof), the cap not binding. 40 SMs, I = 200000,
+ * D = 108e6 bytes in R = 843750 requests queueing Q = 8437500 memory cycles, none for others;
+ * the ATD says half of them are contention misses (500 of 1000 sampled, A = 843750):
+ *   dM = 500 x 843750 / 1000 = 421875; rho = 0.5; X_llc = 4218750; X_dram = 0
+ *   N = 8437500 / 50000 = 168.75; stall = 4218750 / 168.75 x 2 = 50000; T_alone = 50000
+ *   NP_lin = 0.5 x 0.5 = 0.25 (IPC_lin = 200000 / 50000 x 2 = 8)
+ *   alone bytes = 54e6, b = 270, IPC_bw = 900 / 270 = 3.3333; NP_bw = 54e6 / 90e6 = 0.6
+ *   NP_raw = 0.6 = IPC 2 / IPC_alone 3.3333 > 0.5: NP^ = 0.6, above S_k / sigma. */
+static void roofline_memory_bound_cap_free(void **state)
+{
+    (void)state;
+    struct gpu_kernel_counters c = counters(40, 843750, 1000, 100, 600, 843750, 8437500, 0);
+    c.instructions = 200000;
+    c.dram_bytes = 108000000;
+    struct dase_estimate e;
+    dase_estimate(&gpu, &c, &e);
+    assert_float_equal(e.miss_fraction, 0.5, EPS);
+    assert_float_equal(e.stall_cycles, 50000, EPS);
+    assert_float_equal(e.np_lin, 0.25, EPS);
+    assert_float_equal(e.ipc_lin, 8, EPS);
+    assert_float_equal(e.bytes_per_inst, 270, EPS);
+    assert_float_equal(e.ipc_bw, 900.0 / 270, EPS);
+    assert_float_equal(e.ipc_alone, 900.0 / 270, EPS);
+    assert_float_equal(e.np_bw, 0.6, EPS);
+    assert_true(e.bw_bound);
+    assert_float_equal(e.np_raw, 0.6, EPS);
+    assert_false(e.capped);
+    assert_float_equal(e.np, 0.6, EPS);
+    /* Without the contention misses' bytes taken out it would be 108e6 / 90e6 = 1.2. */
+}
+
+/* The bandwidth roof is the lower one and still under S_k / sigma: the cap binds. 40 SMs,
+ * I = 100000, D = 27e6 bytes (NP_bw = 0.3), R = 200000 requests queueing Q = 2e6 memory
+ * cycles, I_int = 1e6 of them for others, no contention misses:
+ *   X_dram = 1e6; N = 2e6 / 50000 = 40; stall = 1e6 / 40 x 2 = 50000; NP_lin = 0.25
+ *   NP_bw = 27e6 / 90e6 = 0.3 > 0.25: bandwidth roof; 0.3 < 0.5: capped, NP^ = 0.5. */
+static void roofline_bandwidth_roof_under_the_cap(void **state)
+{
+    (void)state;
+    struct gpu_kernel_counters c = counters(40, 200000, 1000, 500, 500, 200000, 2000000, 1000000);
+    c.instructions = 100000;
+    c.dram_bytes = 27000000;
+    struct dase_estimate e;
+    dase_estimate(&gpu, &c, &e);
+    assert_float_equal(e.stall_cycles, 50000, EPS);
+    assert_float_equal(e.np_lin, 0.25, EPS);
+    assert_float_equal(e.np_bw, 0.3, EPS);
+    assert_true(e.bw_bound);
+    assert_float_equal(e.np_raw, 0.3, EPS);
+    assert_true(e.capped);
+    assert_float_equal(e.np, 0.5, EPS);
+}
+
 /* A kernel without SMs or cycles has no estimate. */
 static void no_sms_no_estimate(void **state)
 {
@@ -164,21 +245,28 @@ static void predictor_in_the_registry(void **state)
     bad.dram_clock_mhz = 0;
     assert_null(ops->create(&bad, NULL, err, sizeof err));
     assert_non_null(strstr(err, "memory"));
+    bad = gpu;
+    bad.peak_gbs = 0;
+    assert_null(ops->create(&bad, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "peak bandwidth"));
 
     void *st = ops->create(&gpu, NULL, err, sizeof err);
     assert_non_null(st);
     assert_true(isnan(ops->np_at(st, 0, 40)));
     struct gpu_kernel_counters c[2] = {
         counters(40, 10000, 500, 100, 150, 4000, 200000, 0),
-        counters(40, 10000, 500, 100, 100, 2000, 100000, 0),
+        counters(40, 843750, 1000, 100, 600, 843750, 8437500, 0),
     };
+    c[1].instructions = 200000;
+    c[1].dram_bytes = 108000000;
     struct predict_input in = {.epoch_cycles = 100000, .nkernels = 2, .c = c};
     struct predict_output out;
     ops->predict(st, &in, &out);
     assert_float_equal(out.np[0], 0.5, EPS);
-    assert_float_equal(out.np[1], 0.5, EPS);
-    /* g = 0.5 / 40 per SM: 60 SMs give 0.75. */
+    assert_float_equal(out.np[1], 0.6, EPS); /* roofline_memory_bound_cap_free's kernel */
+    /* g = 0.5 / 40 per SM: 60 SMs give 0.75; kernel 1: 0.6 / 40 x 20 = 0.3. */
     assert_float_equal(ops->np_at(st, 0, 60), 0.75, EPS);
+    assert_float_equal(ops->np_at(st, 1, 20), 0.3, EPS);
     struct predict_text t;
     ops->explain(st, 0, &t);
     assert_true(t.n >= 8);
@@ -188,15 +276,26 @@ static void predictor_in_the_registry(void **state)
         cap |= strstr(t.line[i], "(capped)") != NULL;
     }
     assert_true(raw && cap);
+    ops->explain(st, 1, &t);
+    int roof = 0;
+    for (unsigned i = 0; i < t.n; i++)
+        roof |= strstr(t.line[i], "NP_bw 0.600") && strstr(t.line[i], "bandwidth roof");
+    assert_true(roof);
     ops->destroy(st);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(alone_is_the_sm_share),     cmocka_unit_test(cache_contention_only),
-        cmocka_unit_test(dram_interference_only),    cmocka_unit_test(both_are_not_counted_twice),
-        cmocka_unit_test(cap_bounds_the_slowdown),   cmocka_unit_test(no_sms_no_estimate),
+        cmocka_unit_test(alone_is_the_sm_share),
+        cmocka_unit_test(cache_contention_only),
+        cmocka_unit_test(dram_interference_only),
+        cmocka_unit_test(both_are_not_counted_twice),
+        cmocka_unit_test(cap_bounds_the_slowdown),
+        cmocka_unit_test(roofline_compute_bound_cap_binds),
+        cmocka_unit_test(roofline_memory_bound_cap_free),
+        cmocka_unit_test(roofline_bandwidth_roof_under_the_cap),
+        cmocka_unit_test(no_sms_no_estimate),
         cmocka_unit_test(predictor_in_the_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,16 +242,33 @@ static void model_file_messages(void **state)
     assert_true(diag_has(&d, "corun train hsm --gpu hbm80", NULL));
     diag_done(&d);
 
-    /* Trained for another preset: refused, naming both. */
+    /* Trained for another preset, in a file from before the SM count was recorded: it loads;
+     * the warning names both presets and says the SM count is unknown. */
     write_text(path, "model = \"hsm\";\ngpu = \"themis60\";\nc1 = 0.5;\nc2 = 0.3;\n");
     diag_init(&d);
+    assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), 0);
+    assert_int_equal(m.sms, 0);
+    char warning[512];
+    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 1);
+    assert_non_null(strstr(warning, path));
+    assert_non_null(strstr(warning, "training configuration unknown"));
+    assert_non_null(strstr(warning, "trained on themis60"));
+    assert_non_null(strstr(warning, "used on hbm80 with 80 SMs"));
+    assert_non_null(strstr(warning, "corun train hsm --gpu hbm80"));
+    modelfile_done(&m);
+    diag_done(&d);
+
+    /* An SM count that is not a count: refused at its line. */
+    write_text(path, "model = \"hsm\";\ngpu = \"hbm80\";\nsms = -3;\nc1 = 0.5;\nc2 = 0.3;\n");
+    snprintf(where, sizeof where, "%s:3:", path);
+    diag_init(&d);
     assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), -1);
-    assert_true(diag_has(&d, "themis60", "hbm80", NULL));
+    assert_true(diag_has(&d, where, "sms", NULL));
     diag_done(&d);
 
     /* Written, then loaded back. */
     struct modelfile w = {
-        .model = "hsm", .gpu = "hbm80", .c1 = 0.61, .c2 = 0.32, .r2 = 0.9, .points = 10};
+        .model = "hsm", .gpu = "hbm80", .sms = 80, .c1 = 0.61, .c2 = 0.32, .r2 = 0.9, .points = 10};
     char err[256];
     assert_int_equal(modelfile_write(path, &w, "a comment\nRegenerate with: x", err, sizeof err),
                      0);
@@ -260,6 +277,10 @@ static void model_file_messages(void **state)
     assert_float_equal(m.c1, 0.61, 1e-9);
     assert_float_equal(m.c2, 0.32, 1e-9);
     assert_int_equal(m.points, 10);
+    assert_int_equal(m.sms, 80);
+    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 0);
+    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 16, warning, sizeof warning), 1);
+    assert_non_null(strstr(warning, "trained on hbm80 with 80 SMs, used on hbm80 with 16 SMs"));
     modelfile_done(&m);
     diag_done(&d);
     unlink(path);
@@ -281,6 +302,9 @@ static void shipped_hbm80_model_loads(void **state)
         diag_print(&d, stderr);
     assert_int_equal(rc, 0);
     assert_true(m.points >= 2);
+    char warning[512];
+    /* The shipped file records what it was trained on: no warning on the preset itself. */
+    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 0);
     modelfile_done(&m);
     diag_done(&d);
     free(path);

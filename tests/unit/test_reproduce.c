@@ -177,13 +177,34 @@ static void quick_subset(void **state)
 static void experiments_are_listed(void **state)
 {
     (void)state;
-    const struct repro_experiment *hsm = repro_experiment_find("hsm");
+    const struct repro_experiment *hsm = repro_experiment_find("hsm", "accuracy");
     assert_non_null(hsm);
     assert_string_equal(hsm->parts[0].suite, "hsm-pairs.cfg");
     assert_int_equal(hsm->parts[0].quick_mixes, 15);
-    assert_non_null(repro_experiment_find("themis"));
-    assert_null(repro_experiment_find("hsn"));
+    assert_non_null(repro_experiment_find("themis", "accuracy"));
+    const struct repro_experiment *quads = repro_experiment_find("themis", "quads");
+    assert_non_null(quads);
+    assert_string_equal(quads->parts[0].suite, "themis-quads.cfg");
+    assert_null(repro_experiment_find("hsm", "quads")); /* an allocation experiment's */
+    assert_null(repro_experiment_find("hsn", "accuracy"));
+    assert_true(repro_experiment_named("themis"));
+    assert_false(repro_experiment_named("smqos"));
     assert_null(repro_experiment_at(repro_experiment_count()));
+    /* HSM's GDDR5 figure is printed only beside a gddr5_40 run; Fig. 10's only on hbm80. */
+    const struct repro_published *gddr5 = NULL, *fig10 = NULL;
+    for (size_t i = 0; i < hsm->parts[0].npublished; i++) {
+        const struct repro_published *p = &hsm->parts[0].published[i];
+        if (strcmp(p->predictor, "hsm") == 0)
+            *(p->gpu ? &gddr5 : &fig10) = p;
+    }
+    assert_non_null(gddr5);
+    assert_non_null(fig10);
+    assert_float_equal(gddr5->avg, 0.065, 1e-12);
+    assert_true(repro_published_on(gddr5->gpu, "gddr5_40", "hbm80"));
+    assert_false(repro_published_on(gddr5->gpu, "hbm80", "hbm80"));
+    assert_true(repro_published_on(fig10->gpu, "hbm80", "hbm80"));
+    assert_false(repro_published_on(fig10->gpu, "gddr5_40", "hbm80"));
+    assert_false(repro_published_on(fig10->gpu, "themis60", "hbm80"));
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /* Unit tests for the session's allocator and parameter operations: a swap mid-run keeps the
  * run going and is logged with its reason; parameters are validated (refusals change
- * nothing) and logged; a recorded run with switches branches into the same epochs. */
+ * nothing) and logged; a recorded run with switches branches into the same epochs; a model
+ * used outside its training configuration is warned of once. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -155,12 +156,51 @@ static void test_branch_reapplies(void **state)
     scenario_done(&sc);
 }
 
+/* A model trained on all 80 SMs of hbm80, used on this 16-SM hbm80: a "warning" event naming
+ * both configurations, once per model however often the predictor is chosen again; a
+ * predictor without a model, and the full preset, warn of nothing. */
+static void test_model_out_of_range(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_set_predictor(s, "themis", err, sizeof err), 0);
+    assert_int_equal(test_count_events(s, "warning", ""), 1);
+    const struct session_event *ev = session_event_at(s, session_event_count(s) - 1);
+    assert_string_equal(ev->kind, "warning");
+    assert_non_null(strstr(ev->text, "themis-hbm80.cfg"));
+    assert_non_null(strstr(ev->text, "trained on hbm80 with 80 SMs, used on hbm80 with 16 SMs"));
+    assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);
+    assert_int_equal(test_count_events(s, "warning", ""), 2);
+    assert_int_equal(session_set_predictor(s, "themis", err, sizeof err), 0);
+    assert_int_equal(session_set_predictor(s, "dase", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(test_count_events(s, "warning", ""), 2);
+    session_delete(s);
+    scenario_done(&sc);
+
+    test_scenario_text(&sc, "full.cfg",
+                       "name = \"full\";\ngpu = \"hbm80\";\nepochs = 1;\nepoch_cycles = 20000;\n"
+                       "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_set_predictor(s, "themis", err, sizeof err), 0);
+    assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);
+    assert_int_equal(test_count_events(s, "warning", ""), 0);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_swap_mid_run),
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_branch_reapplies),
+        cmocka_unit_test(test_model_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,7 +89,7 @@ static void paper_suites_load(void **state)
     } want[] = {
         {"hsm-pairs", "hbm80", 105, 2},       {"hsm-quads", "hbm80", 20, 4},
         {"themis-pairs", "themis60", 147, 2}, {"themis-triples", "themis60", 343, 3},
-        {"smqos-pairs", "smqos24", 132, 2},
+        {"themis-quads", "themis60", 150, 4}, {"smqos-pairs", "smqos24", 132, 2},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         struct loaded l = {0};
@@ -131,6 +131,60 @@ static void themis_pairs_carry_the_three_splits(void **state)
     assert_int_equal(n[1], 49);
     assert_int_equal(n[2], 49);
     unload(&l);
+}
+
+/* --gpu: the Themis suites moved from 60 SMs to hbm80's 80 and gddr5_40's 40 keep their
+ * splits as written, and suite_split scales them by largest remainders:
+ *   10:50 on 80: 13.33 + 66.67 -> 13 + 66, the SM left to the larger remainder: 13:67
+ *   20:40 on 80: 26.67 + 53.33 -> 26 + 53 + 1 to the first: 27:53;  30:30 -> 40:40
+ *   20:20:20 on 80: 26.67 each -> 26 x 3 + 2 to the first two (a tie): 27:27:26
+ *   10:50 on 40: 6.67 + 33.33 -> 7:33. An even mix (no split) stays all 0. */
+static void retargeted_splits_are_scaled(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct loaded l = {0};
+    load_suite_file(&l, "themis-pairs");
+    assert_int_equal(l.rc, 0);
+    assert_int_equal(suite_retarget(&l.s, datadir, "hbm80", "--gpu", &l.d), 0);
+    assert_string_equal(l.s.gpu, "hbm80");
+    assert_int_equal(l.s.gpu_sms, 80);
+    assert_int_equal(l.s.split_sms, 60);
+    static const unsigned want80[3][2] = {{13, 67}, {27, 53}, {40, 40}};
+    for (size_t m = 0; m < l.s.nmixes; m++) {
+        unsigned out[SUITE_MAX_KERNELS];
+        suite_split(&l.s, &l.s.mixes[m], out);
+        unsigned row = l.s.mixes[m].sms[0] / 10 - 1; /* still as written */
+        assert_int_equal(out[0], want80[row][0]);
+        assert_int_equal(out[1], want80[row][1]);
+    }
+    assert_int_equal(suite_retarget(&l.s, datadir, "gddr5_40", "--gpu", &l.d), 0);
+    unsigned out[SUITE_MAX_KERNELS];
+    suite_split(&l.s, &l.s.mixes[0], out);
+    assert_int_equal(l.s.mixes[0].sms[0], 10);
+    assert_int_equal(out[0], 7);
+    assert_int_equal(out[1], 33);
+    /* An unknown preset: refused, naming where it came from; the suite is unchanged. */
+    assert_int_equal(suite_retarget(&l.s, datadir, "hbm8", "--gpu", &l.d), -1);
+    assert_true(has_message(&l, "--gpu: unknown GPU preset \"hbm8\""));
+    assert_string_equal(l.s.gpu, "gddr5_40");
+    unload(&l);
+
+    load_suite_file(&l, "themis-triples");
+    assert_int_equal(suite_retarget(&l.s, datadir, "hbm80", "--gpu", &l.d), 0);
+    suite_split(&l.s, &l.s.mixes[0], out);
+    assert_int_equal(out[0], 27);
+    assert_int_equal(out[1], 27);
+    assert_int_equal(out[2], 26);
+    unload(&l);
+
+    load_suite_file(&l, "hsm-pairs");
+    assert_int_equal(suite_retarget(&l.s, datadir, "gddr5_40", "--gpu", &l.d), 0);
+    suite_split(&l.s, &l.s.mixes[0], out);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 0);
+    unload(&l);
+    free(datadir);
 }
 
 #define HEAD "name = \"t\";\ngpu = \"hbm80\";\ntags = [\"a\", \"b\"];\nmixes = (\n"
@@ -204,6 +258,7 @@ int main(void)
         cmocka_unit_test(paper_suites_load),
         cmocka_unit_test(hsm_pairs_are_tagged_as_the_paper_counts),
         cmocka_unit_test(themis_pairs_carry_the_three_splits),
+        cmocka_unit_test(retargeted_splits_are_scaled),
         cmocka_unit_test(good_text_loads),
         cmocka_unit_test(unknown_kernel_is_named_with_its_line),
         cmocka_unit_test(bad_tag_is_named),

@@ -228,6 +228,7 @@ static void network_model_files(void **state)
     unsigned l[4] = {12, 2, 2, 2};
     struct modelfile out = {.model = "themis",
                             .gpu = "themis60",
+                            .sms = 60,
                             .layers = l,
                             .nlayers = 4,
                             .weights = w,
@@ -244,14 +245,26 @@ static void network_model_files(void **state)
     for (size_t i = 0; i < NWEIGHTS; i++)
         assert_float_equal(m.weights[i], w[i], 1e-9);
     assert_int_equal(m.points, 99);
+    assert_int_equal(m.sms, 60);
+    char warning[512];
+    assert_int_equal(modelfile_training_warning(&m, path, "themis60", 60, warning, sizeof warning),
+                     0);
+    assert_string_equal(warning, "");
+    /* On 16 SMs of the same preset (--set gpu.sms=16): a warning naming both. */
+    assert_int_equal(modelfile_training_warning(&m, path, "themis60", 16, warning, sizeof warning),
+                     1);
+    assert_non_null(strstr(warning, path));
+    assert_non_null(strstr(warning, "trained on themis60 with 60 SMs, used on themis60 with 16"));
     modelfile_done(&m);
     diag_done(&d);
 
-    /* The same file for another preset: refused, naming both. */
+    /* The same file for another preset: it loads, and the warning names both. */
     diag_init(&d);
-    assert_int_equal(modelfile_load(path, "themis", "hbm80", &m, &d), -1);
-    assert_true(diag_has(&d, path, "themis60", "hbm80", NULL));
-    assert_true(diag_has(&d, "corun train themis --gpu hbm80", NULL));
+    assert_int_equal(modelfile_load(path, "themis", "hbm80", &m, &d), 0);
+    assert_int_equal(d.count, 0);
+    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 1);
+    assert_non_null(strstr(warning, "trained on themis60 with 60 SMs, used on hbm80 with 80"));
+    modelfile_done(&m);
     diag_done(&d);
 
     /* Corrupt: one weight short, and a non-number. */
