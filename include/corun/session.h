@@ -94,6 +94,9 @@ const char *session_predictor_name(const struct session *s);
 /* The active predictor's explanation of kernel k's last prediction; 0, or -1 when there is no
  * predictor (out is then empty). */
 int session_predictor_explain(const struct session *s, unsigned k, struct predict_text *out);
+/* The explanation the predictor of epoch i gave of kernel k's NP (lines separated by '\n';
+ * for a replay, as the run file keeps it), or NULL (no predictor, an older run file). */
+const char *session_epoch_explain(const struct session *s, unsigned i, unsigned k);
 /* A fresh state of predictor ops for s's GPU preset, its model file loaded as
  * session_set_predictor loads it; *model_path (when model_path is not NULL) gets the file's
  * path or NULL, to free. NULL with a message in err (a missing model names the command that

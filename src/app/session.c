@@ -101,6 +101,10 @@ void session_delete(struct session *s)
     session_drop_allocator(s);
     gpu_delete(s->gpu);
     solo_cache_delete(s->solo);
+    for (unsigned i = 0; i < s->nepochs; i++)
+        for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+            free(s->explain[i][k]);
+    free(s->explain);
     free(s->epochs);
     free(s->events);
     free(s->rec_path);
@@ -142,7 +146,10 @@ struct session_epoch *session_new_epoch(struct session *s)
     if (s->nepochs == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
         s->epochs = xrealloc(s->epochs, s->cap * sizeof(*s->epochs));
+        s->explain = xrealloc(s->explain, s->cap * sizeof(*s->explain));
     }
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+        s->explain[s->nepochs][k] = NULL;
     struct session_epoch *e = &s->epochs[s->nepochs];
     memset(e, 0, sizeof(*e));
     e->index = s->nepochs;

@@ -21,6 +21,9 @@ struct session {
     uint64_t insts_at_start[GPU_MAX_KERNELS];
     struct session_epoch *epochs;
     unsigned nepochs, cap;
+    /* Beside epochs[i]: each kernel's explanation by the predictor of the epoch (lines joined
+     * by '\n'), heap strings or NULL; a replay's come from the run file. */
+    char *(*explain)[GPU_MAX_KERNELS];
     struct session_event *events;
     unsigned nevents, events_cap;
     struct runfile *rec;              /* recording to this run file, or NULL */

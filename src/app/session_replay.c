@@ -21,7 +21,7 @@ void session_from_runfile_epoch(const struct runfile_epoch *re, struct session_e
         e->k[k].np_true = re->k[k].np_true;
         e->k[k].np_pred = re->k[k].np_pred;
         e->k[k].in_mix = re->k[k].in_mix != 0;
-        e->k[k].pred_class = KERNEL_CLASS_NONE; /* run files do not keep it */
+        e->k[k].pred_class = re->k[k].pred_class; /* NONE in a file older than 2.1 */
         double are = isnan(re->k[k].np_pred) ? -1 : metrics_are(re->k[k].np_pred, re->k[k].np_true);
         e->k[k].are = are < 0 ? NAN : are;
         if (!isnan(re->k[k].np_pred))
@@ -143,6 +143,9 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
             goto failed;
         }
         session_from_runfile_epoch(re, session_new_epoch(s));
+        for (unsigned k = 0; k < re->nkernels; k++)
+            if (re->k[k].explain[0])
+                s->explain[i][k] = xstrdup(re->k[k].explain);
         s->nepochs++;
     }
     free(re);

@@ -69,6 +69,8 @@ const struct cli_command cmd_tui = {
             "  o           open a run file and replay it (one that cannot be opened keeps\n"
             "              this run); see 'corun help replay' for the replay keys\n"
             "  Up, Down    select a kernel (scroll the event log when it has focus)\n"
+            "  Enter       open whole, wrapped: the event log's bottom line when the log has\n"
+            "              focus, else the explain panel of the selected kernel\n"
             "  Ctrl-L      redraw the screen\n"
             "  q           quit at once, even while an epoch computes; with epochs not\n"
             "              recorded it asks first (y quits)\n\n"

@@ -72,6 +72,40 @@ int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     return put_clipped(w, y, x_end - tui_columns(buf), buf);
 }
 
+int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
+{
+    int rows = 0;
+    const char *s = text;
+    if (cols < 1)
+        cols = 1;
+    while (*s) {
+        /* The longest run of whole words that fits, or a hard cut of a word that cannot; a
+         * line break ends the row. */
+        int len = 0, cut = 0, col = 0;
+        for (int i = 0; s[i] && s[i] != '\n' && col <= cols; i++) {
+            if (((unsigned char)s[i] & 0xC0) != 0x80)
+                col++;
+            if (col > cols)
+                break;
+            len = i + 1;
+            if (s[i] == ' ')
+                cut = i;
+        }
+        if (s[len] && s[len] != '\n' && s[len] != ' ' && cut > 0)
+            len = cut;
+        if (w)
+            tui_print(w, y + rows, x, "%.*s", len, s);
+        rows++;
+        s += len;
+        if (*s == '\n')
+            s++;
+        else
+            while (*s == ' ')
+                s++;
+    }
+    return rows;
+}
+
 static cchar_t wide(const wchar_t *glyph)
 {
     cchar_t c;

@@ -82,7 +82,7 @@ struct tui_epoch {
 };
 
 #define TUI_LOG_LINES 256
-#define TUI_LOG_WIDTH 120
+#define TUI_LOG_WIDTH 320 /* an event's text (256 bytes) and its stamp */
 
 struct tui_log {
     char line[TUI_LOG_LINES][TUI_LOG_WIDTH];
@@ -150,11 +150,11 @@ struct tui {
     enum tui_view_id focus;
     unsigned log_scroll; /* lines back from the newest */
     struct tui_log log;
-    const struct tui_overlay *overlay;    /* a modal window on top (help), or NULL */
-    struct tui_prompt prompt;             /* the input overlay's */
-    char message_title[48], message[768]; /* the message overlay's */
-    unsigned menu_sel;                    /* a menu's highlighted row */
-    char param_key[64];                   /* the parameter being edited */
+    const struct tui_overlay *overlay;     /* a modal window on top (help), or NULL */
+    struct tui_prompt prompt;              /* the input overlay's */
+    char message_title[48], message[2048]; /* the message overlay's */
+    unsigned menu_sel;                     /* a menu's highlighted row */
+    char param_key[64];                    /* the parameter being edited */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);
 
@@ -312,6 +312,9 @@ int tui_print(WINDOW *w, int y, int x, const char *fmt, ...) __attribute__((form
 /* Like tui_print with the text right-aligned to end at column x_end (exclusive). */
 int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Word-wraps text (a line break ends a row) to cols columns, drawing it from row y at column x
+ * when w is not NULL. Returns the rows it takes. */
+int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols);
 /* Display columns of a UTF-8 string. */
 int tui_columns(const char *s);
 /* A frame around w with title (focused: bracketed and highlighted). */
@@ -332,12 +335,15 @@ struct tui_series {
     attr_t attr;
 };
 
-#define TUI_CHART_LABEL_COLS 5 /* "1.00" and the axis */
+#define TUI_CHART_LABEL_COLS 5   /* "1.00" and the axis */
+#define TUI_CHART_SEVERAL    '*' /* a cell where more points meet than their slot has room for */
 
-/* A scatter chart of series, one column per point with the newest at the right (the last that
- * fit when there are more points than columns), y from 0 to y_max, labelled on the left;
- * later series are drawn over earlier ones. */
-void tui_chart(const struct tui_style *st, WINDOW *w, const struct tui_series *series,
-               unsigned nseries, unsigned npoints, double y_max);
+/* A scatter chart of series in the top rows of w, y from 0 to y_max labelled on the left, the x
+ * axis spanning span points (npoints of them drawn; more than span: all, squeezed) over the
+ * width. Coinciding points stand side by side in their point's columns, or show as
+ * TUI_CHART_SEVERAL when those are full; negative and non-finite values are not drawn, and a
+ * non-finite y_max draws nothing. Returns whether TUI_CHART_SEVERAL was drawn. */
+bool tui_chart(const struct tui_style *st, WINDOW *w, int rows, const struct tui_series *series,
+               unsigned nseries, unsigned npoints, unsigned span, double y_max);
 
 #endif

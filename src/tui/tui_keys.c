@@ -113,6 +113,13 @@ static int key_select(struct tui *t, int ch)
     return TUI_R_HANDLED;
 }
 
+/* Enter on the event log opens its line (the view takes it first); anywhere else, the explain
+ * panel whole. */
+static int key_enter(struct tui *t, int ch)
+{
+    return tui_view_explain.key(t, ch);
+}
+
 static int key_repaint(struct tui *t, int ch)
 {
     (void)t;
@@ -328,6 +335,11 @@ const struct tui_key tui_keys[] = {
     {KEY_UP, ANY, "Up Down", "↑ ↓", "select a kernel (scroll the event log when it has focus)",
      NULL, key_select},
     {KEY_DOWN, ANY, NULL, NULL, NULL, NULL, key_select},
+    {'\r', ANY, "Enter", NULL,
+     "open whole: the event log's bottom line (log focused), else the explain panel", NULL,
+     key_enter},
+    {'\n', ANY, NULL, NULL, NULL, NULL, key_enter},
+    {KEY_ENTER, ANY, NULL, NULL, NULL, NULL, key_enter},
     {CTRL('l'), ANY, "Ctrl-L", NULL, "redraw the screen", NULL, key_repaint},
     {'q', ANY, "q", NULL, "quit at once, even mid-epoch; asks if epochs are unsaved", "Quit",
      key_quit},

@@ -20,8 +20,8 @@ static struct tui_rect rect(int y, int x, int h, int w)
 
 /*  header (3 rows)
  *  kernel table (one row per kernel, at most a third of the rest)
- *  NP history (1/2) | SM map (1/4) | system (1/4)      55 % of what is left
- *  DRAM (3/10)      | event log    | explain           the other 45 %
+ *  NP history (1/2) | SM map (1/4) | system (1/4)      60 % of what is left
+ *  DRAM (3/10)      | event log    | explain           the other 40 %
  *  key bar */
 int tui_layout(int rows, int cols, unsigned nkernels, struct tui_rect out[TUI_V_COUNT])
 {
@@ -32,7 +32,7 @@ int tui_layout(int rows, int cols, unsigned nkernels, struct tui_rect out[TUI_V_
     if (kernels_h > body / 3)
         kernels_h = body / 3;
     int rest = body - kernels_h;
-    int mid_h = rest * 55 / 100, low_h = rest - mid_h;
+    int mid_h = rest * 60 / 100, low_h = rest - mid_h;
     int mid_y = HEADER_ROWS + kernels_h, low_y = mid_y + mid_h;
 
     out[TUI_V_HEADER] = rect(0, 0, HEADER_ROWS, cols);

@@ -116,12 +116,7 @@ static void publish(struct tui_worker *w, double wall_s)
     struct tui_result r = {.e = *session_epoch_at(w->session, i), .wall_s = wall_s};
     r.owner = xmalloc(w->sms * sizeof(*r.owner));
     session_partition(w->session, r.owner);
-    /* The predictor's explanation is of its last prediction: this epoch's. */
-    if (r.e.predictor[0]) {
-        r.explain = xcalloc(r.e.nkernels ? r.e.nkernels : 1, sizeof(*r.explain));
-        for (unsigned k = 0; k < r.e.nkernels; k++)
-            session_predictor_explain(w->session, k, &r.explain[k]);
-    }
+    r.explain = tui_explain_copy(w->session, &r.e);
 
     /* A mix change at the boundary added a kernel's parameters or took a removed one's. */
     struct tui_param params[TUI_MAX_PARAMS];

@@ -19,6 +19,11 @@ struct tui_result {
     struct predict_text *explain;
 };
 
+/* The explanations s keeps for epoch e, one predict_text per kernel ([nkernels], to free), or
+ * NULL when it keeps none (no predictor; a replay of an older run file). Only the thread that
+ * owns s may call it. */
+struct predict_text *tui_explain_copy(const struct session *s, const struct session_epoch *e);
+
 struct tui_worker_status {
     bool running;         /* stepping by itself; cleared when the run limit is reached */
     bool busy;            /* an epoch is computing */

@@ -134,7 +134,7 @@ tui_gone "Cannot change the mix"
 editor
 tui_keys Down h
 # The log panel is narrow: the whole event is checked in the run file below.
-tui_wait "parameter: set kernels[2].prio"
+tui_wait "kernels[2].priority=high"
 tui_screen | grep -Eq '> C lbm +high +8 ' || fail "the editor does not show C high:
 $(tui_screen)"
 tui_keys Escape
