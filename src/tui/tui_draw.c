@@ -1,6 +1,7 @@
 /* tui_draw — small drawing helpers every view uses: clipped text, frames, bars, numbers. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -104,6 +105,43 @@ int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
                 s++;
     }
     return rows;
+}
+
+/* Draws text into w (a window or a pad) from row 0; the first line in first_attr. */
+static void draw_text(WINDOW *w, const char *text, attr_t first_attr, int cols)
+{
+    size_t first = strcspn(text, "\n");
+    char *head = strndup(text, first);
+    if (!head)
+        return;
+    wattron(w, first_attr);
+    int y = tui_wrap(w, 0, 0, head, cols);
+    wattroff(w, first_attr);
+    free(head);
+    if (text[first])
+        tui_wrap(w, y, 0, text + first + 1, cols);
+}
+
+void tui_text_panel(const struct tui_style *st, WINDOW *w, const char *text, attr_t first_attr,
+                    const char *more)
+{
+    int rows, cols;
+    getmaxyx(w, rows, cols);
+    int total = tui_wrap(NULL, 0, 0, text, cols);
+    if (total <= rows) {
+        draw_text(w, text, first_attr, cols);
+        return;
+    }
+    WINDOW *pad = newpad(total, cols);
+    if (!pad)
+        return;
+    draw_text(pad, text, first_attr, cols);
+    if (rows > 1)
+        copywin(pad, w, 0, 0, 0, 0, rows - 2, cols - 1, FALSE);
+    delwin(pad);
+    wattron(w, st->dim);
+    tui_print(w, rows - 1, 0, "%s", more);
+    wattroff(w, st->dim);
 }
 
 static cchar_t wide(const wchar_t *glyph)

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "corun/lesson.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "tui_worker.h"
@@ -37,8 +38,9 @@ struct tui_style {
     const char *times, *sep; /* "x" in 80x24, a field separator */
 };
 
-/* Chooses colours and glyphs after the terminal is set up (reads NO_COLOR, LANG, TERM). */
-void tui_style_init(struct tui_style *st);
+/* Chooses colours and glyphs after the terminal is set up (reads NO_COLOR, LANG, TERM); the
+ * projector theme is bold and high-contrast (still monochrome under NO_COLOR). */
+void tui_style_init(struct tui_style *st, bool projector);
 
 /* ---- the snapshot and UI state ---- */
 
@@ -51,6 +53,7 @@ enum tui_view_id {
     TUI_V_DRAM,
     TUI_V_LOG,
     TUI_V_EXPLAIN,
+    TUI_V_LESSON,
     TUI_V_KEYBAR,
     TUI_V_COUNT
 };
@@ -158,6 +161,23 @@ struct tui {
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);
 
+    /* The classroom (tui_lesson.c). */
+    bool projector;
+    const struct lesson *lesson;  /* NULL: none */
+    bool lesson_shown;            /* L shows and hides the panel */
+    unsigned step;                /* the step shown */
+    unsigned steps_opened;        /* steps whose actions have run (n opens the next one) */
+    enum tui_view_id side;        /* the lesson layout's panel under the chart */
+    enum tui_view_id layout_side; /* the one the windows were built for */
+    /* Predict, then reveal: the truth of epochs from hide_from on stays hidden while hiding;
+     * once guess_due epochs are done the guess form opens. */
+    bool hiding, guess_offered; /* the form opened by itself once: after Esc, g opens it */
+    unsigned hide_from, guess_due;
+    unsigned nguess, guess_field; /* fields of the form (kernels shown, fairness, STP), next */
+    unsigned guess_kernel[GPU_MAX_KERNELS];
+    double guess[GPU_MAX_KERNELS + 2];
+    unsigned score_hits, score_guesses; /* over the lesson so far */
+
     /* The screen: one frame window per view and the interior the view draws in. */
     WINDOW *frame[TUI_V_COUNT], *inner[TUI_V_COUNT];
     WINDOW *overlay_win;
@@ -225,7 +245,8 @@ struct tui_view {
 };
 
 extern const struct tui_view tui_view_header, tui_view_kernels, tui_view_chart, tui_view_smmap,
-    tui_view_system, tui_view_dram, tui_view_log, tui_view_explain, tui_view_keybar;
+    tui_view_system, tui_view_dram, tui_view_log, tui_view_explain, tui_view_lesson,
+    tui_view_keybar;
 extern const struct tui_view *const tui_views[TUI_V_COUNT];
 
 struct tui_rect {
@@ -235,8 +256,20 @@ struct tui_rect {
 #define TUI_MIN_ROWS 24
 #define TUI_MIN_COLS 80
 
-/* Places every view on a rows x cols screen. Returns 0, or -1 when it is below 80x24. */
-int tui_layout(int rows, int cols, unsigned nkernels, struct tui_rect out[TUI_V_COUNT]);
+/* What decides the layout besides the size. */
+struct tui_layout_opts {
+    bool projector;        /* a taller chart */
+    bool lesson;           /* the lesson panel is shown */
+    enum tui_view_id side; /* with the lesson: the panel under the chart (system, DRAM, SM map,
+                            * explain; else the event log) */
+};
+
+/* Places the views on a rows x cols screen; a view left out has a rectangle of height 0.
+ * Returns 0, or -1 when it is below 80x24. */
+int tui_layout(int rows, int cols, unsigned nkernels, const struct tui_layout_opts *o,
+               struct tui_rect out[TUI_V_COUNT]);
+/* Whether view v is on the screen now. */
+bool tui_view_shown(const struct tui *t, enum tui_view_id v);
 
 /* ---- overlays: modal windows on top of the views (help, input fields, messages) ---- */
 
@@ -279,10 +312,28 @@ int tui_open_run(struct tui *t, const char *path);
 /* Opens ov on top (NULL closes the one open). */
 void tui_open_overlay(struct tui *t, const struct tui_overlay *ov);
 
+/* ---- the classroom (tui_lesson.c) ---- */
+
+/* Opens step 0 of the lesson, if any: its actions run. */
+void tui_lesson_start(struct tui *t);
+/* After epochs arrived: opens the guess form once a predict step's epochs are done. */
+void tui_lesson_poll(struct tui *t);
+/* Whether the truth (true NP, fairness, STP, QoS) of epoch index i is hidden for guessing. */
+bool tui_hidden(const struct tui *t, unsigned i);
+/* The lesson keys: n (next step), N (previous), L (panel), g (guess form). */
+int tui_lesson_key(struct tui *t, int ch);
+/* The whole text of the step shown, lines separated by '\n', into buf. */
+void tui_lesson_text(const struct tui *t, char *buf, size_t n);
+
 /* ---- keys (tui_keys.c) ---- */
 
 /* The modes a key works in: one that does not apply is absent from the help and key bar. */
-enum tui_mode { TUI_M_LIVE = 1 << 0, TUI_M_REPLAY = 1 << 1, TUI_M_ANY = TUI_M_LIVE | TUI_M_REPLAY };
+enum tui_mode {
+    TUI_M_LIVE = 1 << 0,
+    TUI_M_REPLAY = 1 << 1,
+    TUI_M_ANY = TUI_M_LIVE | TUI_M_REPLAY,
+    TUI_M_LESSON = 1 << 2, /* with the modes it works in: only while a lesson is open */
+};
 
 struct tui_key {
     int code;
@@ -315,6 +366,10 @@ int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
 /* Word-wraps text (a line break ends a row) to cols columns, drawing it from row y at column x
  * when w is not NULL. Returns the rows it takes. */
 int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols);
+/* Text of lines separated by '\n' (the first in first_attr), wrapped into all of w; when it does
+ * not fit, the last row says more (dimmed) instead. */
+void tui_text_panel(const struct tui_style *st, WINDOW *w, const char *text, attr_t first_attr,
+                    const char *more);
 /* Display columns of a UTF-8 string. */
 int tui_columns(const char *s);
 /* A frame around w with title (focused: bracketed and highlighted). */

@@ -92,7 +92,7 @@ static int key_focus(struct tui *t, int ch)
     int v = (int)t->focus;
     do
         v = (v + dir + TUI_V_COUNT) % TUI_V_COUNT;
-    while (!tui_views[v]->focusable);
+    while (!tui_views[v]->focusable || !tui_view_shown(t, (enum tui_view_id)v));
     t->focus = (enum tui_view_id)v;
     tui_changed(t, TUI_CH_FOCUS);
     return TUI_R_HANDLED;
@@ -301,10 +301,17 @@ static int key_open(struct tui *t, int ch)
 #define LIVE   TUI_M_LIVE
 #define REPLAY TUI_M_REPLAY
 #define ANY    TUI_M_ANY
+#define LESSON (TUI_M_LIVE | TUI_M_LESSON)
 
 const struct tui_key tui_keys[] = {
     {KEY_F(1), ANY, "F1 ?", NULL, "show this help; any key closes it", "Help", key_help},
     {'?', ANY, NULL, NULL, NULL, NULL, key_help},
+    {'n', LESSON, "n N", NULL, "lesson: open the next step (it does what it says) / back one",
+     "Next", tui_lesson_key},
+    {'N', LESSON, NULL, NULL, NULL, NULL, tui_lesson_key},
+    {'L', LESSON, "L", NULL, "lesson: show / hide the lesson panel", "Lesson", tui_lesson_key},
+    {'g', LESSON, "g", NULL, "lesson: enter the class's guesses (predict, then reveal)", NULL,
+     tui_lesson_key},
     {' ', LIVE, "Space", NULL, "step one epoch; while one computes, queue another", "Step",
      key_step},
     {'r', LIVE, "r", NULL, "run / pause (a pause waits for the epoch in flight)", "Run", key_run},
@@ -349,6 +356,8 @@ const size_t tui_nkeys = sizeof tui_keys / sizeof tui_keys[0];
 
 bool tui_key_active(const struct tui *t, const struct tui_key *k)
 {
+    if ((k->modes & TUI_M_LESSON) && !t->lesson)
+        return false;
     return (k->modes & (t->live ? TUI_M_LIVE : TUI_M_REPLAY)) != 0;
 }
 

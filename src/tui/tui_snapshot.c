@@ -234,6 +234,10 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
             tui_message(t, "Cannot change the mix", "%s", o->msg);
         }
         break;
+    case TUI_O_NOTE:
+        if (!o->ok)
+            tui_message(t, "Cannot record the event", "%s", o->msg);
+        break;
     case TUI_O_STEP_ERROR:
         t->recording = false;
         tui_log(t, "recording stopped");

@@ -41,8 +41,9 @@ enum tui_outcome_kind {
     TUI_O_PREDICTOR,  /* tui_worker_set_predictor: ok (msg: the active predictor), or why */
     TUI_O_ALLOCATOR,  /* tui_worker_set_allocator: ok (msg: the active allocator), or why */
     TUI_O_PARAM,      /* tui_worker_set_param: ok (msg: the key), or why (with the range) */
-    TUI_O_MIX, /* tui_worker_add_kernel / _remove_kernel: ok (msg: what the boundary will do), or
-                * why (the session's message) */
+    TUI_O_MIX,  /* tui_worker_add_kernel / _remove_kernel: ok (msg: what the boundary will do), or
+                 * why (the session's message) */
+    TUI_O_NOTE, /* tui_worker_note: ok, or why it could not be recorded */
 };
 
 struct tui_outcome {
@@ -91,6 +92,9 @@ void tui_worker_add_kernel(struct tui_worker *w, const char *name);
 /* Removes kernel k from the mix at the next epoch boundary (session_remove_kernel); the
  * outcome follows (TUI_O_MIX: a refusal such as the last kernel of the mix says why). */
 void tui_worker_remove_kernel(struct tui_worker *w, unsigned k);
+/* Adds an event of kind with text to the session's log (and the run file when recording), in
+ * order with the changes asked before it; the outcome follows (TUI_O_NOTE). */
+void tui_worker_note(struct tui_worker *w, const char *kind, const char *text);
 
 /* An editable parameter as the worker last published it: a copy of a session_param. */
 struct tui_param {

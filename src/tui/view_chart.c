@@ -92,7 +92,9 @@ static void draw(const struct tui *t, WINDOW *w)
         for (unsigned i = 0; i < n; i++) {
             const struct session_epoch *e = &t->epochs[i].e;
             bool in = k < e->nkernels && e->k[k].in_mix;
-            double v = in ? e->k[k].np_true : -1, p = in ? e->k[k].np_pred : -1;
+            /* Predict, then reveal: hidden true values have no point yet. */
+            double v = in && !tui_hidden(t, i) ? e->k[k].np_true : -1;
+            double p = in ? e->k[k].np_pred : -1;
             if (!e->predictor[0] || !isfinite(p))
                 p = -1;
             if (!isfinite(v))

@@ -45,6 +45,10 @@ static bool explain_text(const struct tui *t, char *buf, size_t cap)
         add(&x, "not in the mix in this epoch");
         return false;
     }
+    if (tui_hidden(t, te->e.index)) {
+        add(&x, "hidden until the class has guessed (predict, then reveal)");
+        return false;
+    }
     const struct session_kernel_epoch *ke = &te->e.k[k];
     char insts[32], shared[32], priv[32];
     /* np_true = private-mode cycles for the epoch's instructions / epoch cycles, so the
@@ -81,40 +85,14 @@ static bool explain_text(const struct tui *t, char *buf, size_t cap)
 static void draw(const struct tui *t, WINDOW *w)
 {
     char text[TEXT_MAX];
-    int rows, cols;
-    getmaxyx(w, rows, cols);
     if (!explain_text(t, text, sizeof text)) {
         wattron(w, t->style.dim);
         tui_print(w, 0, 0, "%s", text);
         wattroff(w, t->style.dim);
         return;
     }
-    int y = 0;
-    char *line = text;
-    bool first = true;
-    while (line && y < rows) {
-        char *next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        int h = tui_wrap(NULL, 0, 0, line, cols);
-        if (y + h > rows || (next && y + h == rows)) {
-            /* No room for the rest: say where it is. */
-            wattron(w, t->style.dim);
-            tui_print(w, rows - 1, 0, "... Enter shows all");
-            wattroff(w, t->style.dim);
-            if (y + h <= rows - 1 || y == 0)
-                tui_wrap(w, y, 0, line, cols);
-            break;
-        }
-        if (first)
-            wattron(w, t->style.kernel[t->selected % GPU_MAX_KERNELS]);
-        tui_wrap(w, y, 0, line, cols);
-        if (first)
-            wattroff(w, t->style.kernel[t->selected % GPU_MAX_KERNELS]);
-        first = false;
-        y += h;
-        line = next;
-    }
+    tui_text_panel(&t->style, w, text, t->style.kernel[t->selected % GPU_MAX_KERNELS],
+                   "... Enter shows all");
 }
 
 static int key(struct tui *t, int ch)
