@@ -161,6 +161,13 @@ struct tui {
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);
 
+    /* The kernel picker (tui_picker.c): the library, loaded when first opened. */
+    struct tui_pick {
+        char name[32], suite[16], cls[16], description[160];
+    } * picker;
+    unsigned npicker, picker_sel;
+    char picker_filter[32];
+
     /* The classroom (tui_lesson.c). */
     bool projector;
     const struct lesson *lesson;  /* NULL: none */
@@ -286,7 +293,7 @@ struct tui_overlay {
 
 extern const struct tui_overlay tui_overlay_help, tui_overlay_prompt, tui_overlay_message,
     tui_overlay_quit, tui_overlay_predictor, tui_overlay_allocator, tui_overlay_params,
-    tui_overlay_mix;
+    tui_overlay_mix, tui_overlay_picker;
 
 /* Opens the predictor menu (tui_menu.c): "none" and every registered predictor. */
 void tui_predictor_menu(struct tui *t);
@@ -298,6 +305,10 @@ void tui_params_editor(struct tui *t);
 /* Opens the mix editor (tui_mix.c): the kernels in the mix, adding one from the library,
  * removing one, their priorities. */
 void tui_mix_editor(struct tui *t);
+
+/* Opens the kernel picker (tui_picker.c): every library kernel with its suite, class and
+ * description, filtered as the user types; Enter adds one to the mix. */
+void tui_kernel_picker(struct tui *t);
 
 /* Opens the input overlay with title, label, an initial text and what Enter does. */
 void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,

@@ -119,6 +119,7 @@ void tui_snapshot_done(struct tui *t)
     free(t->epochs);
     free(t->owner);
     free(t->switches);
+    free(t->picker);
 }
 
 /* ---- the mix ---- */
