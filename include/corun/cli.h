@@ -40,6 +40,7 @@ extern const struct cli_command cmd_sweep;
 extern const struct cli_command cmd_reproduce;
 extern const struct cli_command cmd_rbhshift;
 extern const struct cli_command cmd_lesson;
+extern const struct cli_command cmd_plot;
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);
