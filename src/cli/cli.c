@@ -13,10 +13,10 @@
 #include "corun/util.h"
 
 static const struct cli_command *const commands[] = {
-    &cmd_tui,        &cmd_lesson, &cmd_replay,    &cmd_check,     &cmd_run,
-    &cmd_show, &cmd_plot,       &cmd_export, &cmd_branch,    &cmd_runs,      &cmd_solo,
-    &cmd_dram_trace, &cmd_bench,  &cmd_kernels,   &cmd_calibrate, &cmd_suite,
-    &cmd_train,      &cmd_sweep,  &cmd_reproduce, &cmd_rbhshift,  &cmd_help,
+    &cmd_tui,       &cmd_lesson,   &cmd_replay,    &cmd_check, &cmd_run,   &cmd_show,
+    &cmd_plot,      &cmd_export,   &cmd_branch,    &cmd_runs,  &cmd_solo,  &cmd_dram_trace,
+    &cmd_bench,     &cmd_kernels,  &cmd_calibrate, &cmd_suite, &cmd_train, &cmd_sweep,
+    &cmd_reproduce, &cmd_rbhshift, &cmd_help,
 };
 
 const struct cli_command *cli_at(size_t i)
