@@ -202,7 +202,11 @@ int session_is_replay(const struct session *s);
 /* A live session that continues replay r after its first `epochs` epochs: r's scenario and
  * seed are simulated again for those epochs and checked against the file, so the branch
  * starts exactly where the recorded run was. NULL with a message in err when the file cannot
- * be reproduced (e.g. it was recorded by another corun version) or epochs is out of range. */
+ * be reproduced (e.g. it was recorded by another corun version) or epochs is out of range.
+ * r may also be a live session (a rewind): its scenario as it began is simulated again with
+ * its switches, parameter and mix changes, and checked against its epochs in memory. Either
+ * way no GPU state is kept per epoch: the simulator is deterministic, so re-simulating is
+ * exact, and memory does not grow with the run. */
 struct session *session_branch(const struct session *r, unsigned epochs,
                                session_progress_fn progress, void *ctx, char *err, size_t errlen);
 

@@ -53,6 +53,8 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
     scenario_copy(&s->owned_sc, sc);
     s->sc = &s->owned_sc;
     s->owns_sc = true;
+    scenario_copy(&s->start_sc, sc);
+    s->has_start = true;
     sc = s->sc;
     s->gpu = gpu;
     s->nkernels_start = sc->nkernels;
@@ -110,6 +112,8 @@ void session_delete(struct session *s)
     free(s->rec_path);
     if (s->owns_sc)
         scenario_done(&s->owned_sc);
+    if (s->has_start)
+        scenario_done(&s->start_sc);
     free(s);
 }
 

@@ -14,6 +14,10 @@ struct session {
     const struct scenario *sc; /* &owned_sc when the session loaded it itself */
     struct scenario owned_sc;
     bool owns_sc;
+    /* A live session's scenario as it began (parameter and mix changes alter owned_sc), from
+     * which a rewind re-simulates; has_start is false for a replay. */
+    struct scenario start_sc;
+    bool has_start;
     struct gpu *gpu; /* NULL for a replay */
     struct solo_cache *solo;
     struct solo_trace *ref[GPU_MAX_KERNELS]; /* private-mode reference of each kernel */

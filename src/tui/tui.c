@@ -219,9 +219,14 @@ static void switch_to_branch(struct tui *t)
 {
     struct session *b = tui_worker_take_branch(t->worker);
     unsigned at = t->branch_at;
+    bool rewound = t->rewinding;
     tui_detach(t);
     tui_attach(t, b);
-    tui_log(t, "LIVE on a branch after epoch %u: Space steps", at);
+    t->rewinding = false;
+    if (rewound)
+        tui_log(t, "rewound to the end of epoch %u: p, a or e change the policy, Space steps", at);
+    else
+        tui_log(t, "LIVE on a branch after epoch %u: Space steps", at);
     relayout(t);
 }
 

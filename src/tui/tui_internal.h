@@ -131,6 +131,7 @@ struct tui {
     bool recording;
     unsigned saved_epochs; /* epochs kept in a run file: q asks when more exist and unrecorded */
     bool branching;        /* the worker is computing a branch after branch_at epochs */
+    bool rewinding;        /* that branch rewinds the live run (Left) */
     unsigned branch_at;
     bool running; /* as last published by the worker */
     bool busy;

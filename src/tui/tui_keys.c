@@ -234,6 +234,33 @@ static int key_branch(struct tui *t, int ch)
     return TUI_R_HANDLED;
 }
 
+/* ---- live rewind ---- */
+
+/* Left in a live run: back to the end of the epoch before the newest, from where another
+ * policy can be tried. The worker re-simulates the run up to there (the simulator is
+ * deterministic, so the state is exactly the one the run had) and checks it against the
+ * epochs in memory; nothing needs saving first. Later epochs are dropped. */
+static int key_rewind(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->branching)
+        return TUI_R_HANDLED;
+    if (t->running || t->busy) {
+        tui_message(t, "Rewind", "Pause first (r): the run is going on.");
+        return TUI_R_HANDLED;
+    }
+    if (t->nepochs == 0) {
+        tui_message(t, "Rewind", "No epoch to go back from yet.");
+        return TUI_R_HANDLED;
+    }
+    t->branching = t->rewinding = true;
+    t->branch_at = t->nepochs - 1;
+    tui_worker_branch(t->worker, t->branch_at);
+    tui_log(t, "rewinding to the end of epoch %u: re-simulating", t->branch_at);
+    tui_changed(t, TUI_CH_STATE);
+    return TUI_R_HANDLED;
+}
+
 /* ---- run files ---- */
 
 static int accept_save(struct tui *t, const char *text)
@@ -326,6 +353,9 @@ const struct tui_key tui_keys[] = {
     {'e', LIVE, "e", NULL, "edit parameters (fairness threshold, QoS targets ...)", "Params",
      key_params},
     {'k', LIVE, "k", NULL, "edit the mix (add/remove a kernel, priority)", "Mix", key_mix},
+    {KEY_LEFT, LIVE, "Left", "←",
+     "rewind one epoch (re-simulated exactly), then try another policy from there", "Rewind",
+     key_rewind},
     {KEY_LEFT, REPLAY, "Left Right", "← →", "show the previous / next epoch", "Epoch", key_move},
     {KEY_RIGHT, REPLAY, NULL, NULL, NULL, NULL, key_move},
     {KEY_HOME, REPLAY, "Home End", NULL, "show the first / last epoch", NULL, key_move},

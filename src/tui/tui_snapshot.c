@@ -193,6 +193,7 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
         if (o->ok) {
             branch = true;
         } else {
+            t->rewinding = false;
             tui_log(t, "branch refused");
             tui_message(t, "Cannot branch", "%s", o->msg);
         }
