@@ -278,9 +278,13 @@ void rf_to_row(enum runfile_type t, const void *value, void *row)
         *(unsigned char *)row = (unsigned char)*(const unsigned *)value;
     else if (t == RUNFILE_CLASS)
         *(signed char *)row = (signed char)*(const int *)value;
-    else if (t == RUNFILE_TEXT) /* always terminated, whatever the writer left at the end */
-        snprintf(row, RUNFILE_EXPLAIN_MAX, "%s", (const char *)value);
-    else
+    else if (t == RUNFILE_TEXT) {
+        /* Terminated whatever the writer left at the end, and the rest zero: the bytes after
+         * the NUL are compressed and written too. */
+        size_t n = strnlen(value, RUNFILE_EXPLAIN_MAX - 1);
+        memcpy(row, value, n);
+        memset((char *)row + n, 0, RUNFILE_EXPLAIN_MAX - n);
+    } else
         memcpy(row, value, rf_value_size(t));
 }
 
