@@ -332,7 +332,8 @@ void tui_lesson_start(struct tui *t);
 void tui_lesson_poll(struct tui *t);
 /* Whether the truth (true NP, fairness, STP, QoS) of epoch index i is hidden for guessing. */
 bool tui_hidden(const struct tui *t, unsigned i);
-/* The lesson keys: n (next step), N (previous), L (panel), g (guess form). */
+/* The classroom keys: n (next step), N (previous), L (panel) in a lesson; G (the next epoch
+ * hidden until guessed) and g (the guess form) in any live run. */
 int tui_lesson_key(struct tui *t, int ch);
 /* The whole text of the step shown, lines separated by '\n', into buf. */
 void tui_lesson_text(const struct tui *t, char *buf, size_t n);

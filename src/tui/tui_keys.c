@@ -337,8 +337,11 @@ const struct tui_key tui_keys[] = {
      "Next", tui_lesson_key},
     {'N', LESSON, NULL, NULL, NULL, NULL, tui_lesson_key},
     {'L', LESSON, "L", NULL, "lesson: show / hide the lesson panel", "Lesson", tui_lesson_key},
-    {'g', LESSON, "g", NULL, "lesson: enter the class's guesses (predict, then reveal)", NULL,
-     tui_lesson_key},
+    {'G', LIVE, "G g", NULL,
+     "predict, then reveal: step one epoch with its truth hidden until the class has guessed "
+     "(g opens the guess form again)",
+     "Guess", tui_lesson_key},
+    {'g', LIVE, NULL, NULL, NULL, NULL, tui_lesson_key},
     {' ', LIVE, "Space", NULL, "step one epoch; while one computes, queue another", "Step",
      key_step},
     {'r', LIVE, "r", NULL, "run / pause (a pause waits for the epoch in flight)", "Run", key_run},

@@ -174,11 +174,12 @@ static void reveal(struct tui *t)
             reveal_line(text + len, sizeof text - len, "STP", t->guess[nk + 1], te->e.m.stp, &hits);
     t->score_hits += hits;
     t->score_guesses += t->nguess;
-    char score[256];
-    snprintf(score, sizeof score,
-             "step %u, epoch %u: %u of %u guesses within %.0f%%; lesson so far %u of %u",
-             t->step + 1, te->e.index + 1, hits, t->nguess, GOOD_ERROR * 100, t->score_hits,
-             t->score_guesses);
+    char score[256], where[32] = "";
+    if (t->lesson)
+        snprintf(where, sizeof where, "step %u, ", t->step + 1);
+    snprintf(score, sizeof score, "%sepoch %u: %u of %u guesses within %.0f%%; %s so far %u of %u",
+             where, te->e.index + 1, hits, t->nguess, GOOD_ERROR * 100,
+             t->lesson ? "lesson" : "run", t->score_hits, t->score_guesses);
     if (len < sizeof text)
         snprintf(text + len, sizeof text - len, "\nScore: %s", score);
     tui_worker_note(t->worker, "score", score);
@@ -216,8 +217,36 @@ void tui_lesson_poll(struct tui *t)
 
 /* ---- keys and text ---- */
 
+/* G, in any live run: the next epoch's truth stays hidden until the class has guessed. */
+static int guess_next(struct tui *t)
+{
+    if (t->hiding) {
+        tui_message(t, "Guess", "The class is guessing already: g opens the form.");
+        return TUI_R_HANDLED;
+    }
+    if (t->running || t->busy) {
+        tui_message(t, "Guess", "Pause first (r): predict, then reveal works one epoch at a time.");
+        return TUI_R_HANDLED;
+    }
+    t->hiding = true;
+    t->guess_offered = false;
+    t->hide_from = t->nepochs;
+    t->guess_due = t->nepochs + 1;
+    tui_worker_step(t->worker);
+    tui_log(t, "predict, then reveal: epoch %u is hidden until the class has guessed",
+            t->nepochs + 1);
+    tui_changed(t, TUI_CH_ALL);
+    return TUI_R_HANDLED;
+}
+
 int tui_lesson_key(struct tui *t, int ch)
 {
+    if (ch == 'G')
+        return guess_next(t);
+    if (ch == 'g' && !t->lesson && t->hiding && t->nepochs >= t->guess_due && !t->busy) {
+        open_form(t);
+        return TUI_R_HANDLED;
+    }
     if (!t->lesson)
         return 0;
     switch (ch) {

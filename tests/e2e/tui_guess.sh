@@ -77,6 +77,25 @@ $(cat "$TMPD/shown")"
 grep -q "lesson.*even-split, step 1 of 3: Guess first" "$TMPD/shown" || fail "no lesson event:
 $(cat "$TMPD/shown")"
 
+# Outside a lesson, G steps one epoch with its truth hidden; the reveal scores the run.
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$top_srcdir/tests/data/good/tui_fast.cfg"
+tui_wait "Epoch 0/10"
+tui_keys G
+tui_wait "Your guess, 1 of 4"
+tui_wait "NP of A stream"
+grep -Eq "A stream +8.0 +[0-9.]+ +\? " "$TMPD/screen" || fail "stream's NP is not hidden:
+$(cat "$TMPD/screen")"
+for g in 0.5 0.5 0.9 1.0; do
+    tui_keys -l "$g"
+    tui_keys Enter
+    sleep 0.2
+done
+tui_wait "Reveal"
+tui_wait "Score: epoch 1: "
+tui_wait "run so far"
+tui_keys x q y
+tui_wait "exit=0"
+
 # The projector theme: colour without NO_COLOR, none with it; a taller chart at 80x24.
 chart_rows() { awk '/NP history/ {on = 1} on && /^└/ {print NR - s; exit} /NP history/ {s = NR}' \
     "$1"; }
