@@ -15,7 +15,7 @@ mode=${1:-run}
 [ $# -gt 0 ] && shift
 
 PACKAGES=(gcc make autoconf automake libtool pkg-config
-          libncurses-dev libconfig-dev libsqlite3-dev libhdf5-dev libcmocka-dev
+          libncurses-dev libconfig-dev libsqlite3-dev libhdf5-dev libcmocka-dev libcairo2-dev
           tmux clang-format python3 valgrind hdf5-tools)
 
 say() { printf 'setup: %s\n' "$*" >&2; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Layers only look down (DESIGN.md §1, STYLE.md rule 2). Usage: check_layering.sh [TREE]
 #   util < sim < io, predict, accel < alloc < app < tui < cli
-#   ncurses only under src/tui; HDF5, SQLite and libconfig only under src/io.
+#   ncurses only under src/tui; HDF5, SQLite, libconfig and cairo only under src/io.
 # A header include/corun/X.h belongs to the layer of the src/LAYER/X.c that implements it; a
 # header-only module says its layer in a comment line "Layer: NAME".
 . "$(dirname "$0")/lib.sh"
@@ -43,7 +43,7 @@ for f in $(find src -name '*.[ch]' | sort); do
         case $inc in
             *curses.h* | *ncurses*)
                 [ "$layer" = tui ] || violation "$f:$line: ncurses outside src/tui" ;;
-            *hdf5.h* | *H5*.h* | *sqlite3.h* | *libconfig.h*)
+            *hdf5.h* | *H5*.h* | *sqlite3.h* | *libconfig.h* | *cairo*.h*)
                 [ "$layer" = io ] || violation "$f:$line: $inc outside src/io" ;;
         esac
         dep=$(printf '%s' "$inc" | sed -n 's/.*"corun\/\([a-z0-9_]*\)\.h".*/\1/p')

@@ -39,6 +39,8 @@ extern const struct cli_command cmd_train;
 extern const struct cli_command cmd_sweep;
 extern const struct cli_command cmd_reproduce;
 extern const struct cli_command cmd_rbhshift;
+extern const struct cli_command cmd_lesson;
+extern const struct cli_command cmd_plot;
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);
@@ -48,6 +50,15 @@ const struct cli_command *cli_at(size_t i);
 void cli_print_command_help(const struct cli_command *cmd, FILE *out);
 /* "usage: corun NAME ARGS" for cmd on stderr, from the command table (a usage mistake). */
 void cli_usage_error(const struct cli_command *cmd);
+/* argv[i] as the workbench's --theme option ("--theme NAME" or "--theme=NAME", NAME projector or
+ * default): returns the arguments it takes (1 or 2) and sets *projector; 0 when argv[i] is
+ * something else; -1 with a message on stderr for a bad or missing NAME. */
+int cli_theme_option(int argc, char **argv, int i, bool *projector);
+struct lesson;
+struct diag;
+/* The predictor and allocator names of l's steps are registered (cmd_lesson.c): 0, or -1
+ * with a message per unknown name in d. */
+int cli_lesson_check_names(const struct lesson *l, struct diag *d);
 /* Print the program's usage and the list of commands. */
 void cli_print_usage(FILE *out);
 /* 1 when argv holds -h or --help. */

@@ -15,11 +15,12 @@
 #include "corun/gpu.h"
 
 #define RUNFILE_SCHEMA_VERSION 2 /* major: readers refuse files with a newer one */
-#define RUNFILE_SCHEMA_MINOR   0 /* additions that older readers may ignore */
+#define RUNFILE_SCHEMA_MINOR   1 /* additions that older readers may ignore */
 #define RUNFILE_MAX_SMS        1024
-#define RUNFILE_KIND_MAX       16  /* event kind, in bytes with the NUL */
-#define RUNFILE_TEXT_MAX       256 /* event text, in bytes with the NUL; longer text is cut */
-#define RUNFILE_NAME_MAX       32  /* kernel name, in bytes with the NUL; longer is refused */
+#define RUNFILE_KIND_MAX       16   /* event kind, in bytes with the NUL */
+#define RUNFILE_TEXT_MAX       256  /* event text, in bytes with the NUL; longer text is cut */
+#define RUNFILE_NAME_MAX       32   /* kernel name, in bytes with the NUL; longer is refused */
+#define RUNFILE_EXPLAIN_MAX    1536 /* a predictor's explanation, with the NUL; longer is cut */
 
 /* One kernel of the run. */
 struct runfile_kernel {
@@ -54,6 +55,10 @@ struct runfile_kernel_epoch {
      * 0, NaN for the doubles and 0 for the counters) or had been removed (its values are what
      * the writer gave). Writers set it; a schema-1 file reads 1 everywhere. */
     unsigned in_mix;
+    /* Schema 2.1 on (an older file reads KERNEL_CLASS_NONE and ""): the predictor's class of
+     * the kernel (enum kernel_class), and its explanation, lines separated by '\n'. */
+    int pred_class;
+    char explain[RUNFILE_EXPLAIN_MAX];
 };
 
 /* What one epoch produced. */
@@ -84,6 +89,8 @@ enum runfile_type {
     RUNFILE_PRIORITY, /* int 0/1, stored as an HDF5 enum {low, high} */
     RUNFILE_NAME,     /* char *, stored as a UTF-8 string of RUNFILE_NAME_MAX bytes */
     RUNFILE_FLAG,     /* unsigned 0/1, stored as an 8-bit unsigned integer */
+    RUNFILE_CLASS,    /* int (enum kernel_class), stored as an 8-bit signed integer */
+    RUNFILE_TEXT,     /* char[RUNFILE_EXPLAIN_MAX] in its struct, stored as a string that long */
 };
 
 struct runfile_field {

@@ -94,6 +94,9 @@ const char *session_predictor_name(const struct session *s);
 /* The active predictor's explanation of kernel k's last prediction; 0, or -1 when there is no
  * predictor (out is then empty). */
 int session_predictor_explain(const struct session *s, unsigned k, struct predict_text *out);
+/* The explanation the predictor of epoch i gave of kernel k's NP (lines separated by '\n';
+ * for a replay, as the run file keeps it), or NULL (no predictor, an older run file). */
+const char *session_epoch_explain(const struct session *s, unsigned i, unsigned k);
 /* A fresh state of predictor ops for s's GPU preset, its model file loaded as
  * session_set_predictor loads it; *model_path (when model_path is not NULL) gets the file's
  * path or NULL, to free. NULL with a message in err (a missing model names the command that
@@ -199,7 +202,11 @@ int session_is_replay(const struct session *s);
 /* A live session that continues replay r after its first `epochs` epochs: r's scenario and
  * seed are simulated again for those epochs and checked against the file, so the branch
  * starts exactly where the recorded run was. NULL with a message in err when the file cannot
- * be reproduced (e.g. it was recorded by another corun version) or epochs is out of range. */
+ * be reproduced (e.g. it was recorded by another corun version) or epochs is out of range.
+ * r may also be a live session (a rewind): its scenario as it began is simulated again with
+ * its switches, parameter and mix changes, and checked against its epochs in memory. Either
+ * way no GPU state is kept per epoch: the simulator is deterministic, so re-simulating is
+ * exact, and memory does not grow with the run. */
 struct session *session_branch(const struct session *r, unsigned epochs,
                                session_progress_fn progress, void *ctx, char *err, size_t errlen);
 

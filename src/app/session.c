@@ -53,6 +53,8 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
     scenario_copy(&s->owned_sc, sc);
     s->sc = &s->owned_sc;
     s->owns_sc = true;
+    scenario_copy(&s->start_sc, sc);
+    s->has_start = true;
     sc = s->sc;
     s->gpu = gpu;
     s->nkernels_start = sc->nkernels;
@@ -101,11 +103,17 @@ void session_delete(struct session *s)
     session_drop_allocator(s);
     gpu_delete(s->gpu);
     solo_cache_delete(s->solo);
+    for (unsigned i = 0; i < s->nepochs; i++)
+        for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+            free(s->explain[i][k]);
+    free(s->explain);
     free(s->epochs);
     free(s->events);
     free(s->rec_path);
     if (s->owns_sc)
         scenario_done(&s->owned_sc);
+    if (s->has_start)
+        scenario_done(&s->start_sc);
     free(s);
 }
 
@@ -142,7 +150,10 @@ struct session_epoch *session_new_epoch(struct session *s)
     if (s->nepochs == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
         s->epochs = xrealloc(s->epochs, s->cap * sizeof(*s->epochs));
+        s->explain = xrealloc(s->explain, s->cap * sizeof(*s->explain));
     }
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+        s->explain[s->nepochs][k] = NULL;
     struct session_epoch *e = &s->epochs[s->nepochs];
     memset(e, 0, sizeof(*e));
     e->index = s->nepochs;

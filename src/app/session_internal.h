@@ -16,6 +16,10 @@ struct session {
     const struct scenario *sc; /* &owned_sc when the session loaded it itself */
     struct scenario owned_sc;
     bool owns_sc;
+    /* A live session's scenario as it began (parameter and mix changes alter owned_sc), from
+     * which a rewind re-simulates; has_start is false for a replay. */
+    struct scenario start_sc;
+    bool has_start;
     struct gpu *gpu; /* NULL for a replay */
     struct solo_cache *solo;
     struct solo_trace *ref[GPU_MAX_KERNELS]; /* private-mode reference of each kernel */
@@ -23,6 +27,9 @@ struct session {
     uint64_t insts_at_start[GPU_MAX_KERNELS];
     struct session_epoch *epochs;
     unsigned nepochs, cap;
+    /* Beside epochs[i]: each kernel's explanation by the predictor of the epoch (lines joined
+     * by '\n'), heap strings or NULL; a replay's come from the run file. */
+    char *(*explain)[GPU_MAX_KERNELS];
     struct session_event *events;
     unsigned nevents, events_cap;
     struct runfile *rec;              /* recording to this run file, or NULL */

@@ -237,6 +237,33 @@ int session_predict_with(const struct session *s, const struct predictor_ops *op
     return 0;
 }
 
+/* Keeps the predictor's explanation of every kernel of e beside it. */
+static void keep_explanations(struct session *s, const struct session_epoch *e)
+{
+    for (unsigned k = 0; k < e->nkernels && k < GPU_MAX_KERNELS; k++) {
+        struct predict_text x;
+        if (!e->k[k].in_mix || session_predictor_explain(s, k, &x) != 0 || !x.n)
+            continue;
+        size_t len = 0;
+        for (unsigned i = 0; i < x.n; i++)
+            len += strlen(x.line[i]) + 1;
+        char *text = xmalloc(len);
+        text[0] = '\0';
+        for (unsigned i = 0; i < x.n; i++) {
+            strcat(text, x.line[i]);
+            if (i + 1 < x.n)
+                strcat(text, "\n");
+        }
+        free(s->explain[e->index][k]);
+        s->explain[e->index][k] = text;
+    }
+}
+
+const char *session_epoch_explain(const struct session *s, unsigned i, unsigned k)
+{
+    return i < s->nepochs && k < GPU_MAX_KERNELS ? s->explain[i][k] : NULL;
+}
+
 void session_predict_epoch(struct session *s, struct session_epoch *e)
 {
     struct predict_output out;
@@ -255,4 +282,6 @@ void session_predict_epoch(struct session *s, struct session_epoch *e)
         double are = isnan(out.np[k]) ? -1 : metrics_are(out.np[k], ke->np_true);
         ke->are = are < 0 ? NAN : are;
     }
+    if (s->pred)
+        keep_explanations(s, e);
 }

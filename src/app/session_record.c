@@ -10,7 +10,8 @@
 #include "corun/util.h"
 #include "session_internal.h"
 
-static void to_runfile_epoch(const struct session_epoch *e, struct runfile_epoch *out)
+static void to_runfile_epoch(const struct session *s, const struct session_epoch *e,
+                             struct runfile_epoch *out)
 {
     memset(out, 0, sizeof(*out));
     out->start_cycle = e->start_cycle;
@@ -21,6 +22,10 @@ static void to_runfile_epoch(const struct session_epoch *e, struct runfile_epoch
         out->k[k].np_true = e->k[k].np_true;
         out->k[k].np_pred = e->k[k].np_pred;
         out->k[k].in_mix = e->k[k].in_mix;
+        out->k[k].pred_class = e->k[k].pred_class;
+        const char *x = session_epoch_explain(s, e->index, k);
+        if (x) /* cut to the room a run file has */
+            snprintf(out->k[k].explain, sizeof out->k[k].explain, "%s", x);
     }
     out->nsms = e->nsms;
     for (unsigned i = 0; i < e->nsms; i++)
@@ -56,7 +61,7 @@ int session_record_epoch(struct session *s, const struct session_epoch *e)
     if (!s->rec)
         return 0;
     struct runfile_epoch *re = xmalloc(sizeof(*re));
-    to_runfile_epoch(e, re);
+    to_runfile_epoch(s, e, re);
     char err[512];
     int rc = record_kernels(s, e->nkernels, err, sizeof err);
     if (rc == 0)

@@ -21,7 +21,7 @@ void session_from_runfile_epoch(const struct runfile_epoch *re, struct session_e
         e->k[k].np_true = re->k[k].np_true;
         e->k[k].np_pred = re->k[k].np_pred;
         e->k[k].in_mix = re->k[k].in_mix != 0;
-        e->k[k].pred_class = KERNEL_CLASS_NONE; /* run files do not keep it */
+        e->k[k].pred_class = re->k[k].pred_class; /* NONE in a file older than 2.1 */
         double are = isnan(re->k[k].np_pred) ? -1 : metrics_are(re->k[k].np_pred, re->k[k].np_true);
         e->k[k].are = are < 0 ? NAN : are;
         if (!isnan(re->k[k].np_pred))
@@ -143,6 +143,9 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
             goto failed;
         }
         session_from_runfile_epoch(re, session_new_epoch(s));
+        for (unsigned k = 0; k < re->nkernels; k++)
+            if (re->k[k].explain[0])
+                s->explain[i][k] = xstrdup(re->k[k].explain);
         s->nepochs++;
     }
     free(re);
@@ -215,6 +218,12 @@ static int reapply_mix(struct session *b, const char *text, char *err, size_t er
 
 /* Re-apply r's predictor, allocator and parameter switches made before epoch `epoch` (from
  * event *next on) to the branch b, so that it simulates what was recorded. */
+/* What a message calls r: its run file, or a live run. */
+static const char *run_name(const struct session *r)
+{
+    return r->rec_path ? r->rec_path : "the live run";
+}
+
 static int reapply_switches(struct session *b, const struct session *r, unsigned epoch,
                             unsigned *next, char *err, size_t errlen)
 {
@@ -231,15 +240,16 @@ static int reapply_switches(struct session *b, const struct session *r, unsigned
         } else if (strcmp(ev->kind, "mix") == 0) {
             rc = reapply_mix(b, ev->text, why, sizeof why);
         } else if (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0 &&
-                   ev->epoch > 0) {
-            /* Those before the first epoch are in the scenario already (apply_recorded_sets). */
+                   (ev->epoch > 0 || r->has_start)) {
+            /* A replay's before the first epoch are in its scenario already
+             * (apply_recorded_sets); a live run began from start_sc, without them. */
             rc = session_apply_set(b, ev->text + 4, why, sizeof why);
         }
         if (rc != 0) {
             snprintf(err, errlen,
                      "%s: the recorded change \"%s\" before epoch %u no longer "
                      "applies: %s",
-                     r->rec_path, ev->text, epoch + 1, why);
+                     run_name(r), ev->text, epoch + 1, why);
             return -1;
         }
     }
@@ -271,15 +281,15 @@ static const char *first_difference(const struct session_epoch *a, const struct 
 struct session *session_branch(const struct session *r, unsigned epochs,
                                session_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
-    if (!session_is_replay(r) || epochs > r->nepochs) {
+    if (epochs > r->nepochs || (!session_is_replay(r) && !r->has_start)) {
         snprintf(err, errlen, "%s: cannot branch at epoch %u: the run holds epochs 0 to %u",
-                 r->rec_path, epochs, r->nepochs);
+                 run_name(r), epochs, r->nepochs);
         return NULL;
     }
-    /* The branch starts from the recorded scenario's mix; kernels added later join again at
-     * their epochs (reapply_switches). */
+    /* The branch starts from the recorded scenario's mix (a live run's: as it began); kernels
+     * added later join again at their epochs (reapply_switches). */
     struct scenario start;
-    scenario_copy(&start, r->sc);
+    scenario_copy(&start, r->has_start ? &r->start_sc : r->sc);
     scenario_keep_kernels(&start, r->nkernels_start);
     struct session *b = session_new(&start, err, errlen);
     scenario_done(&start);
@@ -302,7 +312,7 @@ struct session *session_branch(const struct session *r, unsigned epochs,
         const char *what = rc == 0 ? first_difference(&b->epochs[i], &r->epochs[i], &k) : NULL;
         if (rc != 0 || what) {
             if (rc == 1)
-                snprintf(err, errlen, "%s: branching abandoned", r->rec_path);
+                snprintf(err, errlen, "%s: branching abandoned", run_name(r));
             else if (rc != 0)
                 snprintf(err, errlen, "%s", b->error);
             else
@@ -310,14 +320,17 @@ struct session *session_branch(const struct session *r, unsigned epochs,
                          "%s: epoch %u simulates differently now (%s of %s); the run was "
                          "recorded by another corun or with other presets or kernels, so a "
                          "branch would not continue it",
-                         r->rec_path, i + 1, what, r->sc->kernels[k].name);
+                         run_name(r), i + 1, what, r->sc->kernels[k].name);
             session_delete(b);
             return NULL;
         }
     }
     b->replaying = false;
     char note[256];
-    snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);
+    if (session_is_replay(r))
+        snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);
+    else
+        snprintf(note, sizeof note, "rewound to the end of epoch %u of the live run", epochs);
     session_note(b, "note", note);
     return b;
 }

@@ -13,10 +13,10 @@
 #include "corun/util.h"
 
 static const struct cli_command *const commands[] = {
-    &cmd_tui,    &cmd_replay,    &cmd_check,     &cmd_run,   &cmd_show,
-    &cmd_export, &cmd_branch,    &cmd_runs,      &cmd_solo,  &cmd_dram_trace,
-    &cmd_bench,  &cmd_kernels,   &cmd_calibrate, &cmd_suite, &cmd_train,
-    &cmd_sweep,  &cmd_reproduce, &cmd_rbhshift,  &cmd_help,
+    &cmd_tui,       &cmd_lesson,   &cmd_replay,    &cmd_check, &cmd_run,   &cmd_show,
+    &cmd_plot,      &cmd_export,   &cmd_branch,    &cmd_runs,  &cmd_solo,  &cmd_dram_trace,
+    &cmd_bench,     &cmd_kernels,  &cmd_calibrate, &cmd_suite, &cmd_train, &cmd_sweep,
+    &cmd_reproduce, &cmd_rbhshift, &cmd_help,
 };
 
 const struct cli_command *cli_at(size_t i)
@@ -58,6 +58,32 @@ void cli_print_command_help(const struct cli_command *cmd, FILE *out)
 void cli_usage_error(const struct cli_command *cmd)
 {
     fprintf(stderr, "usage: corun %s %s\n", cmd->name, cmd->args);
+}
+
+int cli_theme_option(int argc, char **argv, int i, bool *projector)
+{
+    const char *name;
+    int used;
+    if (strcmp(argv[i], "--theme") == 0) {
+        if (i + 1 >= argc) {
+            fprintf(stderr, "corun: --theme: expected a theme name (projector or default)\n");
+            return -1;
+        }
+        name = argv[i + 1];
+        used = 2;
+    } else if (strncmp(argv[i], "--theme=", 8) == 0) {
+        name = argv[i] + 8;
+        used = 1;
+    } else {
+        return 0;
+    }
+    if (strcmp(name, "projector") != 0 && strcmp(name, "default") != 0) {
+        fprintf(stderr, "corun: --theme: unknown theme \"%s\" (expected projector or default)\n",
+                name);
+        return -1;
+    }
+    *projector = strcmp(name, "projector") == 0;
+    return used;
 }
 
 void cli_print_usage(FILE *out)

@@ -5,7 +5,24 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/lesson.h"
 #include "corun/scenario.h"
+
+/* A lesson: its settings, steps and names, and the scenario it runs. */
+static int check_lesson(const char *path, const char *datadir, struct diag *diags)
+{
+    struct lesson l;
+    int rc = lesson_load(path, datadir, &l, diags);
+    if (rc == 0)
+        rc = cli_lesson_check_names(&l, diags);
+    if (rc == 0) {
+        struct scenario sc;
+        rc = scenario_load(&sc, l.scenario_path, datadir, diags);
+        scenario_done(&sc);
+    }
+    lesson_done(&l);
+    return rc;
+}
 
 static int check_run(int argc, char **argv)
 {
@@ -16,13 +33,18 @@ static int check_run(int argc, char **argv)
     char *datadir = datadir_locate();
     struct diag diags;
     diag_init(&diags);
-    struct scenario sc;
-    int rc = scenario_load(&sc, argv[1], datadir, &diags);
+    int rc;
+    if (lesson_probe(argv[1]) == 1) {
+        rc = check_lesson(argv[1], datadir, &diags);
+    } else {
+        struct scenario sc;
+        rc = scenario_load(&sc, argv[1], datadir, &diags);
+        scenario_done(&sc);
+    }
     if (rc == 0)
         printf("ok\n");
     else
         diag_print(&diags, stderr);
-    scenario_done(&sc);
     diag_done(&diags);
     free(datadir);
     return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
@@ -30,10 +52,11 @@ static int check_run(int argc, char **argv)
 
 const struct cli_command cmd_check = {
     .name = "check",
-    .args = "SCENARIO",
-    .summary = "validate a scenario file: prints ok, or every mistake with its file and line",
+    .args = "SCENARIO | LESSON",
+    .summary = "validate a scenario or lesson file: prints ok, or every mistake with its line",
     .help = "Loads SCENARIO, its GPU preset and its kernels as a run would, and reports each\n"
             "mistake as FILE:LINE: SETTING: what was expected. Exit status 2 when any is found.\n"
-            "'corun help scenario' lists every setting with its range and default.\n",
+            "'corun help scenario' lists every setting with its range and default. A lesson\n"
+            "(a file with steps, see 'corun help lesson') is checked with the scenario it runs.\n",
     .run = check_run,
 };

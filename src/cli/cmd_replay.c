@@ -10,24 +10,40 @@
 
 static int replay_run(int argc, char **argv)
 {
-    if (argc != 2 || argv[1][0] == '-') {
+    bool projector = false;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        int used = cli_theme_option(argc, argv, i, &projector);
+        if (used < 0)
+            return CLI_BAD_INPUT;
+        if (used > 0) {
+            i += used - 1;
+        } else if (!path && argv[i][0] != '-') {
+            path = argv[i];
+        } else {
+            cli_usage_error(&cmd_replay);
+            return CLI_BAD_INPUT;
+        }
+    }
+    if (!path) {
         cli_usage_error(&cmd_replay);
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
+    struct tui_options opt = {.datadir = datadir, .projector = projector};
     char err[512];
     int rc = CLI_OK;
     /* A run file that cannot be opened is reported before curses takes the terminal. */
-    struct session *r = session_replay(argv[1], datadir, err, sizeof err);
+    struct session *r = session_replay(path, datadir, err, sizeof err);
     if (!r) {
         fprintf(stderr, "corun: %s\n", err);
         rc = CLI_BAD_INPUT;
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "corun: the workbench needs a terminal; 'corun show %s' prints the run\n",
-                argv[1]);
+                path);
         session_delete(r);
         rc = CLI_BAD_INPUT;
-    } else if (tui_main(r, datadir) != 0) {
+    } else if (tui_main(r, &opt) != 0) {
         rc = CLI_FAILED;
     }
     free(datadir);
@@ -36,7 +52,7 @@ static int replay_run(int argc, char **argv)
 
 const struct cli_command cmd_replay = {
     .name = "replay",
-    .args = "RUN.h5",
+    .args = "RUN.h5 [--theme projector]",
     .summary = "open the workbench on a recorded run, to move through its epochs and branch",
     .help = "The same screen as 'corun tui', showing REPLAY and the run file: the panels show the\n"
             "epoch moved to (the DRAM panel has no per-channel figures: run files do not keep\n"

@@ -12,12 +12,23 @@
 
 static int tui_run(int argc, char **argv)
 {
-    if (argc > 2) {
-        cli_usage_error(&cmd_tui);
-        return CLI_BAD_INPUT;
+    bool projector = false;
+    const char *given = NULL;
+    for (int i = 1; i < argc; i++) {
+        int used = cli_theme_option(argc, argv, i, &projector);
+        if (used < 0)
+            return CLI_BAD_INPUT;
+        if (used > 0) {
+            i += used - 1;
+        } else if (!given && (argv[i][0] != '-' || !argv[i][1])) {
+            given = argv[i];
+        } else {
+            cli_usage_error(&cmd_tui);
+            return CLI_BAD_INPUT;
+        }
     }
     char *datadir = datadir_locate();
-    char *path = argc == 2 ? NULL : datadir_default_scenario(datadir);
+    char *path = given ? NULL : datadir_default_scenario(datadir);
     struct diag diags;
     diag_init(&diags);
     struct scenario sc;
@@ -26,7 +37,8 @@ static int tui_run(int argc, char **argv)
     int rc = CLI_OK;
     /* A bad scenario, or one that cannot be simulated, is reported before curses takes the
      * terminal. */
-    if (scenario_load(&sc, path ? path : argv[1], datadir, &diags) != 0) {
+    struct tui_options opt = {.datadir = datadir, .projector = projector};
+    if (scenario_load(&sc, path ? path : given, datadir, &diags) != 0) {
         diag_print(&diags, stderr);
         rc = CLI_BAD_INPUT;
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -35,7 +47,7 @@ static int tui_run(int argc, char **argv)
     } else if (!(s = session_new(&sc, err, sizeof err))) {
         fprintf(stderr, "corun: %s: %s\n", sc.path, err);
         rc = CLI_BAD_INPUT;
-    } else if (tui_main(s, datadir) != 0) {
+    } else if (tui_main(s, &opt) != 0) {
         rc = CLI_FAILED;
     }
     scenario_done(&sc);
@@ -47,7 +59,7 @@ static int tui_run(int argc, char **argv)
 
 const struct cli_command cmd_tui = {
     .name = "tui",
-    .args = "[SCENARIO]",
+    .args = "[SCENARIO] [--theme projector]",
     .summary = "open the workbench on SCENARIO (default: scenarios/default.cfg)",
     .help = "The screen: a header (scenario, GPU, epoch, cycle, predictor, allocator, LIVE or\n"
             "REPLAY, running or paused, the epoch in flight), the kernel table, the NP history,\n"
@@ -63,16 +75,27 @@ const struct cli_command cmd_tui = {
             "              the choice applies from the next epoch boundary and is logged, and\n"
             "              the table's NP pred, Error and Class, the chart's lowercase series\n"
             "              and the explain panel show its predictions\n"
+            "  Left        rewind one epoch: the run is re-simulated to the end of the epoch\n"
+            "              before (exactly: the simulator is deterministic), later epochs are\n"
+            "              dropped, and p, a or e can try another policy from there\n"
+            "  G           predict, then reveal: step one epoch whose true NP, fairness and STP\n"
+            "              stay hidden until the class has typed its guesses (g opens the form\n"
+            "              again); the reveal shows each beside the truth, and the score is an\n"
+            "              event of the run\n"
             "  Tab         focus the next panel (Shift-Tab: the previous one)\n"
             "  s           save: record the run to a new run file (default\n"
             "              corun-YYYYMMDD-HHMMSS.h5), then every later epoch as it finishes\n"
             "  o           open a run file and replay it (one that cannot be opened keeps\n"
             "              this run); see 'corun help replay' for the replay keys\n"
             "  Up, Down    select a kernel (scroll the event log when it has focus)\n"
+            "  Enter       open whole, wrapped: the event log's bottom line when the log has\n"
+            "              focus, else the explain panel of the selected kernel\n"
             "  Ctrl-L      redraw the screen\n"
             "  q           quit at once, even while an epoch computes; with epochs not\n"
             "              recorded it asks first (y quits)\n\n"
             "Needs a terminal of at least 80x24. NO_COLOR (non-empty) turns colour off; without\n"
-            "a UTF-8 locale, or on TERM=vt100, only ASCII is drawn.\n",
+            "a UTF-8 locale, or on TERM=vt100, only ASCII is drawn. --theme projector is for a\n"
+            "classroom: bold high-contrast text and a taller chart (NO_COLOR still holds).\n"
+            "'corun lesson list' lists the guided lessons.\n",
     .run = tui_run,
 };

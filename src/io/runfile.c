@@ -96,10 +96,15 @@ static const struct runfile_field per_kernel_fields[] = {
      "true normalized progress: private cycles for the epoch's instructions / cycles"},
     {"np_pred", RUNFILE_DOUBLE, "1", offsetof(struct runfile_kernel_epoch, np_pred),
      "the predictor's normalized progress (NaN: no predictor)"},
-    /* Last, so that the columns before it keep their schema-1 places in kernels.csv. */
+    /* After the schema-1 fields, so that those keep their places in kernels.csv. */
     {"in_mix", RUNFILE_FLAG, NULL, offsetof(struct runfile_kernel_epoch, in_mix),
      "1: in the mix during the epoch; 0: not added yet (its other fields read NaN or 0) or "
      "removed"},
+    /* Schema 2.1: what the replay needs to show the Class column and the explain panel. */
+    {"pred_class", RUNFILE_CLASS, NULL, offsetof(struct runfile_kernel_epoch, pred_class),
+     "the predictor's class of the kernel: 0 none, 1 compute, 2 memory, 3 balanced (2.1 on)"},
+    {"explain", RUNFILE_TEXT, NULL, offsetof(struct runfile_kernel_epoch, explain),
+     "the predictor's explanation of its NP, lines separated by a line break (2.1 on)"},
 };
 const struct runfile_table runfile_per_kernel_table = {
     "/per_kernel", "[epochs x kernels]", "struct runfile_kernel_epoch", per_kernel_fields,
@@ -127,7 +132,12 @@ const char *const rf_event_names[RF_EV_COUNT] = {"epoch", "cycle", "kind", "text
 
 size_t rf_in_mix_field(void)
 {
-    return runfile_per_kernel_table.count - 1;
+    return runfile_per_kernel_table.count - 3;
+}
+
+size_t rf_first_minor1_field(void)
+{
+    return runfile_per_kernel_table.count - 2;
 }
 
 /* ---- layout listing ---- */
@@ -142,6 +152,8 @@ static const char *type_name(enum runfile_type t)
     case RUNFILE_PRIORITY: return "enum {low, high}";
     case RUNFILE_NAME: return "string"; /* print_table adds the length */
     case RUNFILE_FLAG: return "uint8";
+    case RUNFILE_CLASS: return "int8";
+    case RUNFILE_TEXT: return "string"; /* print_table adds the length */
     }
     return "?";
 }
@@ -158,6 +170,8 @@ static void print_table(FILE *out, const struct runfile_table *t)
         char type[32];
         if (f->type == RUNFILE_NAME)
             snprintf(type, sizeof(type), "string (%d bytes)", RUNFILE_NAME_MAX);
+        else if (f->type == RUNFILE_TEXT)
+            snprintf(type, sizeof(type), "string (%d bytes)", RUNFILE_EXPLAIN_MAX);
         else
             snprintf(type, sizeof(type), "%s", type_name(f->type));
         fprintf(out, "| `%s` | %s | %s | %s |\n", f->name, type, f->unit ? f->unit : "",
@@ -247,20 +261,30 @@ size_t rf_value_size(enum runfile_type t)
     case RUNFILE_PRIORITY: return sizeof(int);
     case RUNFILE_NAME: return sizeof(char *);
     case RUNFILE_FLAG: return sizeof(unsigned);
+    case RUNFILE_CLASS: return sizeof(int);
+    case RUNFILE_TEXT: return RUNFILE_EXPLAIN_MAX;
     }
     return 0;
 }
 
 size_t rf_row_size(enum runfile_type t)
 {
-    return t == RUNFILE_FLAG ? 1 : rf_value_size(t);
+    return t == RUNFILE_FLAG || t == RUNFILE_CLASS ? 1 : rf_value_size(t);
 }
 
 void rf_to_row(enum runfile_type t, const void *value, void *row)
 {
     if (t == RUNFILE_FLAG)
         *(unsigned char *)row = (unsigned char)*(const unsigned *)value;
-    else
+    else if (t == RUNFILE_CLASS)
+        *(signed char *)row = (signed char)*(const int *)value;
+    else if (t == RUNFILE_TEXT) {
+        /* Terminated whatever the writer left at the end, and the rest zero: the bytes after
+         * the NUL are compressed and written too. */
+        size_t n = strnlen(value, RUNFILE_EXPLAIN_MAX - 1);
+        memcpy(row, value, n);
+        memset((char *)row + n, 0, RUNFILE_EXPLAIN_MAX - n);
+    } else
         memcpy(row, value, rf_value_size(t));
 }
 
@@ -268,6 +292,10 @@ void rf_from_row(enum runfile_type t, const void *row, void *value)
 {
     if (t == RUNFILE_FLAG)
         *(unsigned *)value = *(const unsigned char *)row;
+    else if (t == RUNFILE_CLASS)
+        *(int *)value = *(const signed char *)row;
+    else if (t == RUNFILE_TEXT)
+        snprintf(value, RUNFILE_EXPLAIN_MAX, "%.*s", RUNFILE_EXPLAIN_MAX - 1, (const char *)row);
     else
         memcpy(value, row, rf_value_size(t));
 }
@@ -320,6 +348,8 @@ hid_t rf_mem_type(enum runfile_type t)
     case RUNFILE_PRIORITY: return priority_type(H5T_NATIVE_INT);
     case RUNFILE_NAME: return rf_fixed_string(RUNFILE_NAME_MAX);
     case RUNFILE_FLAG: return H5Tcopy(H5T_NATIVE_UINT8); /* see rf_to_row */
+    case RUNFILE_CLASS: return H5Tcopy(H5T_NATIVE_SCHAR);
+    case RUNFILE_TEXT: return rf_fixed_string(RUNFILE_EXPLAIN_MAX);
     }
     return H5I_INVALID_HID;
 }
@@ -334,6 +364,8 @@ hid_t rf_file_type(enum runfile_type t)
     case RUNFILE_PRIORITY: return priority_type(H5T_STD_I8LE);
     case RUNFILE_NAME: return rf_fixed_string(RUNFILE_NAME_MAX);
     case RUNFILE_FLAG: return H5Tcopy(H5T_STD_U8LE);
+    case RUNFILE_CLASS: return H5Tcopy(H5T_STD_I8LE);
+    case RUNFILE_TEXT: return rf_fixed_string(RUNFILE_EXPLAIN_MAX);
     }
     return H5I_INVALID_HID;
 }

@@ -23,6 +23,8 @@ static void put_double(FILE *f, double v)
     fputs(buf, f);
 }
 
+static void put_text(FILE *f, const char *s);
+
 static void put_value(FILE *f, enum runfile_type t, const void *p)
 {
     switch (t) {
@@ -33,6 +35,8 @@ static void put_value(FILE *f, enum runfile_type t, const void *p)
     case RUNFILE_PRIORITY: fputs(*(const int *)p ? "high" : "low", f); break;
     case RUNFILE_STRING:
     case RUNFILE_NAME: fputs(*(char *const *)p, f); break;
+    case RUNFILE_CLASS: fprintf(f, "%d", *(const int *)p); break;
+    case RUNFILE_TEXT: put_text(f, p); break;
     }
 }
 

@@ -75,8 +75,12 @@ void rf_to_row(enum runfile_type t, const void *value, void *row);
 void rf_from_row(enum runfile_type t, const void *row, void *value);
 /* Whether a value of type t is a char * the struct owns. */
 bool rf_is_string(enum runfile_type t);
-/* Where /per_kernel/in_mix is in runfile_per_kernel_table. */
+/* Where /per_kernel/in_mix is in runfile_per_kernel_table, and the first field of schema 2.1
+ * (those from it on may be absent from an older file). */
 size_t rf_in_mix_field(void);
+size_t rf_first_minor1_field(void);
+/* Room for one row of any field: GPU_MAX_KERNELS values of the widest type. */
+#define RF_ROW_MAX (GPU_MAX_KERNELS * RUNFILE_EXPLAIN_MAX)
 
 /* -1, with the formatted message in err. */
 int rf_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -164,11 +164,22 @@ static uint64_t read_count(hid_t ds)
     return n;
 }
 
-/* Schema 1 has no /per_kernel/in_mix: its mix never changed. */
-static bool in_mix_absent(const struct runfile *rf, size_t field)
+/* Schema 1 has no /per_kernel/in_mix: its mix never changed; before 2.1 there are no
+ * pred_class and explain. */
+static bool field_absent(const struct runfile *rf, size_t field)
 {
-    return field == rf_in_mix_field() && rf->hdr.schema_version < 2 &&
-           H5Lexists(rf->file, "per_kernel/in_mix", H5P_DEFAULT) <= 0;
+    const struct runfile_header *h = &rf->hdr;
+    bool older;
+    if (field == rf_in_mix_field())
+        older = h->schema_version < 2;
+    else if (field >= rf_first_minor1_field())
+        older = h->schema_version < 2 || (h->schema_version == 2 && h->schema_minor < 1);
+    else
+        return false;
+    char *name = xasprintf("per_kernel/%s", runfile_per_kernel_table.fields[field].name);
+    bool absent = older && H5Lexists(rf->file, name, H5P_DEFAULT) <= 0;
+    free(name);
+    return absent;
 }
 
 /* Open /kernels/ and /per_kernel/. The kernels a reader may use are no more than /kernel_count
@@ -198,7 +209,7 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
     }
     t = &runfile_per_kernel_table;
     for (size_t i = 0; i < t->count; i++) {
-        if (in_mix_absent(rf, i)) {
+        if (field_absent(rf, i)) {
             H5Eclear2(H5E_DEFAULT);
             continue;
         }
@@ -418,9 +429,9 @@ static int read_table(struct runfile *rf, hid_t *ds, const struct runfile_table 
     for (size_t i = 0; i < t->count; i++) {
         const struct runfile_field *f = &t->fields[i];
         if (ds[i] < 0)
-            continue; /* a schema-1 file's in_mix: the caller fills it in */
+            continue; /* absent from an older file: the caller fills it in */
         size_t size = rf_row_size(f->type);
-        unsigned char buf[GPU_MAX_KERNELS * sizeof(double)];
+        unsigned char buf[RF_ROW_MAX];
         hid_t mt = rf_mem_type(f->type);
         int rc = read_row(rf, ds[i], row, width, mt, buf);
         H5Tclose(mt);
@@ -452,6 +463,7 @@ int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out
     if (rf->per_kernel[rf_in_mix_field()] < 0)
         for (unsigned k = 0; k < out->nkernels; k++)
             out->k[k].in_mix = 1;
+    /* pred_class and explain of an older file: memset left KERNEL_CLASS_NONE (0) and "". */
     int16_t owner[RUNFILE_MAX_SMS]; /* as stored: see rf_to_row */
     if (read_row(rf, rf->partition, i, out->nsms, H5T_NATIVE_INT16, owner) < 0)
         return row_failed(rf, "epoch", i, "/" RF_PARTITION, err, errlen);

@@ -495,7 +495,7 @@ static int append_table(struct runfile *rf, hid_t *ds, const struct runfile_tabl
     for (size_t i = 0; i < t->count; i++) {
         const struct runfile_field *f = &t->fields[i];
         size_t size = rf_row_size(f->type);
-        unsigned char buf[GPU_MAX_KERNELS * sizeof(double)];
+        unsigned char buf[RF_ROW_MAX];
         for (unsigned k = 0; k < n; k++)
             rf_to_row(f->type, (const char *)base + k * stride + f->offset, buf + k * size);
         hid_t mt = rf_mem_type(f->type);

@@ -26,6 +26,11 @@ static void on_quit_signal(int sig)
 #define BUSY_TIMEOUT_MS 100
 #define IDLE_TIMEOUT_MS 500
 
+bool tui_view_shown(const struct tui *t, enum tui_view_id v)
+{
+    return t->frame[v] != NULL;
+}
+
 void tui_changed(struct tui *t, unsigned changes)
 {
     for (unsigned v = 0; v < TUI_V_COUNT; v++)
@@ -103,17 +108,23 @@ static void relayout(struct tui *t)
     struct tui_rect r[TUI_V_COUNT];
     /* The kernel table has a row per kernel in the mix shown. */
     t->layout_kernels = tui_mix_shown(t, NULL);
-    t->too_small = tui_layout(rows, cols, t->layout_kernels, r) != 0;
+    struct tui_layout_opts o = {t->projector, t->lesson && t->lesson_shown, t->side};
+    t->too_small = tui_layout(rows, cols, t->layout_kernels, &o, r) != 0;
     if (t->too_small) {
         draw_too_small(t);
         return;
     }
     wnoutrefresh(stdscr);
     for (unsigned v = 0; v < TUI_V_COUNT; v++) {
+        if (r[v].h <= 0 || r[v].w <= 0)
+            continue; /* not on the screen in this layout */
         t->frame[v] = newwin(r[v].h, r[v].w, r[v].y, r[v].x);
         t->inner[v] =
             tui_views[v]->title ? derwin(t->frame[v], r[v].h - 2, r[v].w - 2, 1, 1) : t->frame[v];
     }
+    /* Focus stays on a panel that is shown. */
+    if (!t->frame[t->focus])
+        t->focus = TUI_V_KERNELS;
     place_overlay(t);
     tui_changed(t, TUI_CH_ALL);
 }
@@ -168,7 +179,7 @@ static void frame(struct tui *t)
         return;
     bool drawn = false;
     for (unsigned v = 0; v < TUI_V_COUNT; v++) {
-        if (t->dirty & (1u << v)) {
+        if ((t->dirty & (1u << v)) && t->frame[v]) {
             draw_view(t, v);
             drawn = true;
         }
@@ -195,7 +206,9 @@ static void add_epoch(struct tui *t, struct tui_result *r)
     t->epochs[t->nepochs++] = (struct tui_epoch){r->e, r->owner, r->wall_s, r->explain};
     memcpy(t->owner, r->owner, t->sms * sizeof(*t->owner));
     const struct session_epoch *e = &r->e;
-    if (e->m.valid)
+    if (t->lesson)
+        return; /* a class reads the header's epoch count; the log keeps the reasons */
+    if (e->m.valid && !tui_hidden(t, e->index))
         tui_log(t, "done %.2f s STP %.3f fair %.3f", r->wall_s, e->m.stp, e->m.fairness);
     else
         tui_log(t, "done %.2f s", r->wall_s);
@@ -206,9 +219,14 @@ static void switch_to_branch(struct tui *t)
 {
     struct session *b = tui_worker_take_branch(t->worker);
     unsigned at = t->branch_at;
+    bool rewound = t->rewinding;
     tui_detach(t);
     tui_attach(t, b);
-    tui_log(t, "LIVE on a branch after epoch %u: Space steps", at);
+    t->rewinding = false;
+    if (rewound)
+        tui_log(t, "rewound to the end of epoch %u: p, a or e change the policy, Space steps", at);
+    else
+        tui_log(t, "LIVE on a branch after epoch %u: Space steps", at);
     relayout(t);
 }
 
@@ -238,8 +256,12 @@ static void absorb(struct tui *t)
         add_epoch(t, &res[i]);
     free(res);
     unsigned changes = n ? TUI_CH_EPOCH : 0;
-    if (t->running && !st.running)
-        tui_log(t, "run complete (%u epochs)", t->sc->epochs);
+    if (t->running && !st.running && !t->lesson) {
+        if (st.epochs_done >= t->sc->epochs)
+            tui_log(t, "run complete (%u epochs)", t->sc->epochs);
+        else
+            tui_log(t, "run paused after epoch %u", st.epochs_done);
+    }
     if (st.running != t->running || st.busy != t->busy || st.queued != t->queued)
         changes |= TUI_CH_STATE;
     t->running = st.running;
@@ -260,6 +282,7 @@ static void absorb(struct tui *t)
     }
     tui_changed(t, changes);
     follow_mix(t);
+    tui_lesson_poll(t);
 }
 
 /* ---- the loop ---- */
@@ -304,6 +327,11 @@ static void loop(struct tui *t)
         int r = tui_key_dispatch(t, ch);
         if (r & TUI_R_QUIT)
             return;
+        /* A step may show another panel in the lesson layout. */
+        if (t->lesson && t->lesson_shown && t->side != t->layout_side) {
+            t->layout_side = t->side;
+            relayout(t);
+        }
         if (r & TUI_R_REPAINT) {
             clearok(curscr, TRUE);
             relayout(t);
@@ -311,7 +339,7 @@ static void loop(struct tui *t)
     }
 }
 
-int tui_main(struct session *s, const char *datadir)
+int tui_main(struct session *s, const struct tui_options *opt)
 {
     /* Before newterm, so that ncurses keeps to SIGWINCH and leaves these to us. */
     struct sigaction old_handlers[NQUIT_SIGNALS];
@@ -343,15 +371,20 @@ int tui_main(struct session *s, const char *datadir)
 
     struct tui t;
     memset(&t, 0, sizeof t);
-    t.datadir = datadir;
+    t.datadir = opt->datadir;
     t.focus = TUI_V_KERNELS;
-    tui_style_init(&t.style);
+    t.projector = opt->projector;
+    t.lesson = opt->lesson;
+    t.side = t.layout_side = TUI_V_LOG;
+    tui_style_init(&t.style, opt->projector);
     tui_attach(&t, s);
     if (t.live)
         tui_log(&t, "ready: Space steps, r runs, ? helps");
     else
         tui_log(&t, "REPLAY of %s: %s moves, b branches", t.run_path,
                 t.style.utf8 ? "← →" : "Left/Right");
+    tui_lesson_start(&t);
+    t.layout_side = t.side;
     relayout(&t);
     loop(&t);
     /* Quit abandons an epoch in flight: the worker stops within one slice of it; a recording

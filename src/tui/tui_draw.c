@@ -1,6 +1,7 @@
 /* tui_draw — small drawing helpers every view uses: clipped text, frames, bars, numbers. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -70,6 +71,77 @@ int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     return put_clipped(w, y, x_end - tui_columns(buf), buf);
+}
+
+int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
+{
+    int rows = 0;
+    const char *s = text;
+    if (cols < 1)
+        cols = 1;
+    while (*s) {
+        /* The longest run of whole words that fits, or a hard cut of a word that cannot; a
+         * line break ends the row. */
+        int len = 0, cut = 0, col = 0;
+        for (int i = 0; s[i] && s[i] != '\n' && col <= cols; i++) {
+            if (((unsigned char)s[i] & 0xC0) != 0x80)
+                col++;
+            if (col > cols)
+                break;
+            len = i + 1;
+            if (s[i] == ' ')
+                cut = i;
+        }
+        if (s[len] && s[len] != '\n' && s[len] != ' ' && cut > 0)
+            len = cut;
+        if (w)
+            tui_print(w, y + rows, x, "%.*s", len, s);
+        rows++;
+        s += len;
+        if (*s == '\n')
+            s++;
+        else
+            while (*s == ' ')
+                s++;
+    }
+    return rows;
+}
+
+/* Draws text into w (a window or a pad) from row 0; the first line in first_attr. */
+static void draw_text(WINDOW *w, const char *text, attr_t first_attr, int cols)
+{
+    size_t first = strcspn(text, "\n");
+    char *head = strndup(text, first);
+    if (!head)
+        return;
+    wattron(w, first_attr);
+    int y = tui_wrap(w, 0, 0, head, cols);
+    wattroff(w, first_attr);
+    free(head);
+    if (text[first])
+        tui_wrap(w, y, 0, text + first + 1, cols);
+}
+
+void tui_text_panel(const struct tui_style *st, WINDOW *w, const char *text, attr_t first_attr,
+                    const char *more)
+{
+    int rows, cols;
+    getmaxyx(w, rows, cols);
+    int total = tui_wrap(NULL, 0, 0, text, cols);
+    if (total <= rows) {
+        draw_text(w, text, first_attr, cols);
+        return;
+    }
+    WINDOW *pad = newpad(total, cols);
+    if (!pad)
+        return;
+    draw_text(pad, text, first_attr, cols);
+    if (rows > 1)
+        copywin(pad, w, 0, 0, 0, 0, rows - 2, cols - 1, FALSE);
+    delwin(pad);
+    wattron(w, st->dim);
+    tui_print(w, rows - 1, 0, "%s", more);
+    wattroff(w, st->dim);
 }
 
 static cchar_t wide(const wchar_t *glyph)

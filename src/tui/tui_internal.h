@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "corun/lesson.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "tui_worker.h"
@@ -37,8 +38,9 @@ struct tui_style {
     const char *times, *sep; /* "x" in 80x24, a field separator */
 };
 
-/* Chooses colours and glyphs after the terminal is set up (reads NO_COLOR, LANG, TERM). */
-void tui_style_init(struct tui_style *st);
+/* Chooses colours and glyphs after the terminal is set up (reads NO_COLOR, LANG, TERM); the
+ * projector theme is bold and high-contrast (still monochrome under NO_COLOR). */
+void tui_style_init(struct tui_style *st, bool projector);
 
 /* ---- the snapshot and UI state ---- */
 
@@ -51,6 +53,7 @@ enum tui_view_id {
     TUI_V_DRAM,
     TUI_V_LOG,
     TUI_V_EXPLAIN,
+    TUI_V_LESSON,
     TUI_V_KEYBAR,
     TUI_V_COUNT
 };
@@ -82,7 +85,7 @@ struct tui_epoch {
 };
 
 #define TUI_LOG_LINES 256
-#define TUI_LOG_WIDTH 120
+#define TUI_LOG_WIDTH 320 /* an event's text (256 bytes) and its stamp */
 
 struct tui_log {
     char line[TUI_LOG_LINES][TUI_LOG_WIDTH];
@@ -128,6 +131,7 @@ struct tui {
     bool recording;
     unsigned saved_epochs; /* epochs kept in a run file: q asks when more exist and unrecorded */
     bool branching;        /* the worker is computing a branch after branch_at epochs */
+    bool rewinding;        /* that branch rewinds the live run (Left) */
     unsigned branch_at;
     bool running; /* as last published by the worker */
     bool busy;
@@ -150,13 +154,37 @@ struct tui {
     enum tui_view_id focus;
     unsigned log_scroll; /* lines back from the newest */
     struct tui_log log;
-    const struct tui_overlay *overlay;    /* a modal window on top (help), or NULL */
-    struct tui_prompt prompt;             /* the input overlay's */
-    char message_title[48], message[768]; /* the message overlay's */
-    unsigned menu_sel;                    /* a menu's highlighted row */
-    char param_key[64];                   /* the parameter being edited */
+    const struct tui_overlay *overlay;     /* a modal window on top (help), or NULL */
+    struct tui_prompt prompt;              /* the input overlay's */
+    char message_title[48], message[2048]; /* the message overlay's */
+    unsigned menu_sel;                     /* a menu's highlighted row */
+    char param_key[64];                    /* the parameter being edited */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);
+
+    /* The kernel picker (tui_picker.c): the library, loaded when first opened. */
+    struct tui_pick {
+        char name[32], suite[16], cls[16], description[160];
+    } * picker;
+    unsigned npicker, picker_sel;
+    char picker_filter[32];
+
+    /* The classroom (tui_lesson.c). */
+    bool projector;
+    const struct lesson *lesson;  /* NULL: none */
+    bool lesson_shown;            /* L shows and hides the panel */
+    unsigned step;                /* the step shown */
+    unsigned steps_opened;        /* steps whose actions have run (n opens the next one) */
+    enum tui_view_id side;        /* the lesson layout's panel under the chart */
+    enum tui_view_id layout_side; /* the one the windows were built for */
+    /* Predict, then reveal: the truth of epochs from hide_from on stays hidden while hiding;
+     * once guess_due epochs are done the guess form opens. */
+    bool hiding, guess_offered; /* the form opened by itself once: after Esc, g opens it */
+    unsigned hide_from, guess_due;
+    unsigned nguess, guess_field; /* fields of the form (kernels shown, fairness, STP), next */
+    unsigned guess_kernel[GPU_MAX_KERNELS];
+    double guess[GPU_MAX_KERNELS + 2];
+    unsigned score_hits, score_guesses; /* over the lesson so far */
 
     /* The screen: one frame window per view and the interior the view draws in. */
     WINDOW *frame[TUI_V_COUNT], *inner[TUI_V_COUNT];
@@ -225,7 +253,8 @@ struct tui_view {
 };
 
 extern const struct tui_view tui_view_header, tui_view_kernels, tui_view_chart, tui_view_smmap,
-    tui_view_system, tui_view_dram, tui_view_log, tui_view_explain, tui_view_keybar;
+    tui_view_system, tui_view_dram, tui_view_log, tui_view_explain, tui_view_lesson,
+    tui_view_keybar;
 extern const struct tui_view *const tui_views[TUI_V_COUNT];
 
 struct tui_rect {
@@ -235,8 +264,20 @@ struct tui_rect {
 #define TUI_MIN_ROWS 24
 #define TUI_MIN_COLS 80
 
-/* Places every view on a rows x cols screen. Returns 0, or -1 when it is below 80x24. */
-int tui_layout(int rows, int cols, unsigned nkernels, struct tui_rect out[TUI_V_COUNT]);
+/* What decides the layout besides the size. */
+struct tui_layout_opts {
+    bool projector;        /* a taller chart */
+    bool lesson;           /* the lesson panel is shown */
+    enum tui_view_id side; /* with the lesson: the panel under the chart (system, DRAM, SM map,
+                            * explain; else the event log) */
+};
+
+/* Places the views on a rows x cols screen; a view left out has a rectangle of height 0.
+ * Returns 0, or -1 when it is below 80x24. */
+int tui_layout(int rows, int cols, unsigned nkernels, const struct tui_layout_opts *o,
+               struct tui_rect out[TUI_V_COUNT]);
+/* Whether view v is on the screen now. */
+bool tui_view_shown(const struct tui *t, enum tui_view_id v);
 
 /* ---- overlays: modal windows on top of the views (help, input fields, messages) ---- */
 
@@ -253,7 +294,7 @@ struct tui_overlay {
 
 extern const struct tui_overlay tui_overlay_help, tui_overlay_prompt, tui_overlay_message,
     tui_overlay_quit, tui_overlay_predictor, tui_overlay_allocator, tui_overlay_params,
-    tui_overlay_mix;
+    tui_overlay_mix, tui_overlay_picker;
 
 /* Opens the predictor menu (tui_menu.c): "none" and every registered predictor. */
 void tui_predictor_menu(struct tui *t);
@@ -265,6 +306,10 @@ void tui_params_editor(struct tui *t);
 /* Opens the mix editor (tui_mix.c): the kernels in the mix, adding one from the library,
  * removing one, their priorities. */
 void tui_mix_editor(struct tui *t);
+
+/* Opens the kernel picker (tui_picker.c): every library kernel with its suite, class and
+ * description, filtered as the user types; Enter adds one to the mix. */
+void tui_kernel_picker(struct tui *t);
 
 /* Opens the input overlay with title, label, an initial text and what Enter does. */
 void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,
@@ -279,10 +324,29 @@ int tui_open_run(struct tui *t, const char *path);
 /* Opens ov on top (NULL closes the one open). */
 void tui_open_overlay(struct tui *t, const struct tui_overlay *ov);
 
+/* ---- the classroom (tui_lesson.c) ---- */
+
+/* Opens step 0 of the lesson, if any: its actions run. */
+void tui_lesson_start(struct tui *t);
+/* After epochs arrived: opens the guess form once a predict step's epochs are done. */
+void tui_lesson_poll(struct tui *t);
+/* Whether the truth (true NP, fairness, STP, QoS) of epoch index i is hidden for guessing. */
+bool tui_hidden(const struct tui *t, unsigned i);
+/* The classroom keys: n (next step), N (previous), L (panel) in a lesson; G (the next epoch
+ * hidden until guessed) and g (the guess form) in any live run. */
+int tui_lesson_key(struct tui *t, int ch);
+/* The whole text of the step shown, lines separated by '\n', into buf. */
+void tui_lesson_text(const struct tui *t, char *buf, size_t n);
+
 /* ---- keys (tui_keys.c) ---- */
 
 /* The modes a key works in: one that does not apply is absent from the help and key bar. */
-enum tui_mode { TUI_M_LIVE = 1 << 0, TUI_M_REPLAY = 1 << 1, TUI_M_ANY = TUI_M_LIVE | TUI_M_REPLAY };
+enum tui_mode {
+    TUI_M_LIVE = 1 << 0,
+    TUI_M_REPLAY = 1 << 1,
+    TUI_M_ANY = TUI_M_LIVE | TUI_M_REPLAY,
+    TUI_M_LESSON = 1 << 2, /* with the modes it works in: only while a lesson is open */
+};
 
 struct tui_key {
     int code;
@@ -312,6 +376,13 @@ int tui_print(WINDOW *w, int y, int x, const char *fmt, ...) __attribute__((form
 /* Like tui_print with the text right-aligned to end at column x_end (exclusive). */
 int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Word-wraps text (a line break ends a row) to cols columns, drawing it from row y at column x
+ * when w is not NULL. Returns the rows it takes. */
+int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols);
+/* Text of lines separated by '\n' (the first in first_attr), wrapped into all of w; when it does
+ * not fit, the last row says more (dimmed) instead. */
+void tui_text_panel(const struct tui_style *st, WINDOW *w, const char *text, attr_t first_attr,
+                    const char *more);
 /* Display columns of a UTF-8 string. */
 int tui_columns(const char *s);
 /* A frame around w with title (focused: bracketed and highlighted). */
@@ -332,12 +403,15 @@ struct tui_series {
     attr_t attr;
 };
 
-#define TUI_CHART_LABEL_COLS 5 /* "1.00" and the axis */
+#define TUI_CHART_LABEL_COLS 5   /* "1.00" and the axis */
+#define TUI_CHART_SEVERAL    '*' /* a cell where more points meet than their slot has room for */
 
-/* A scatter chart of series, one column per point with the newest at the right (the last that
- * fit when there are more points than columns), y from 0 to y_max, labelled on the left;
- * later series are drawn over earlier ones. */
-void tui_chart(const struct tui_style *st, WINDOW *w, const struct tui_series *series,
-               unsigned nseries, unsigned npoints, double y_max);
+/* A scatter chart of series in the top rows of w, y from 0 to y_max labelled on the left, the x
+ * axis spanning span points (npoints of them drawn; more than span: all, squeezed) over the
+ * width. Coinciding points stand side by side in their point's columns, or show as
+ * TUI_CHART_SEVERAL when those are full; negative and non-finite values are not drawn, and a
+ * non-finite y_max draws nothing. Returns whether TUI_CHART_SEVERAL was drawn. */
+bool tui_chart(const struct tui_style *st, WINDOW *w, int rows, const struct tui_series *series,
+               unsigned nseries, unsigned npoints, unsigned span, double y_max);
 
 #endif

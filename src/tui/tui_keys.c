@@ -92,7 +92,7 @@ static int key_focus(struct tui *t, int ch)
     int v = (int)t->focus;
     do
         v = (v + dir + TUI_V_COUNT) % TUI_V_COUNT;
-    while (!tui_views[v]->focusable);
+    while (!tui_views[v]->focusable || !tui_view_shown(t, (enum tui_view_id)v));
     t->focus = (enum tui_view_id)v;
     tui_changed(t, TUI_CH_FOCUS);
     return TUI_R_HANDLED;
@@ -111,6 +111,13 @@ static int key_select(struct tui *t, int ch)
         }
     tui_changed(t, TUI_CH_SELECT);
     return TUI_R_HANDLED;
+}
+
+/* Enter on the event log opens its line (the view takes it first); anywhere else, the explain
+ * panel whole. */
+static int key_enter(struct tui *t, int ch)
+{
+    return tui_view_explain.key(t, ch);
 }
 
 static int key_repaint(struct tui *t, int ch)
@@ -227,6 +234,33 @@ static int key_branch(struct tui *t, int ch)
     return TUI_R_HANDLED;
 }
 
+/* ---- live rewind ---- */
+
+/* Left in a live run: back to the end of the epoch before the newest, from where another
+ * policy can be tried. The worker re-simulates the run up to there (the simulator is
+ * deterministic, so the state is exactly the one the run had) and checks it against the
+ * epochs in memory; nothing needs saving first. Later epochs are dropped. */
+static int key_rewind(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->branching)
+        return TUI_R_HANDLED;
+    if (t->running || t->busy) {
+        tui_message(t, "Rewind", "Pause first (r): the run is going on.");
+        return TUI_R_HANDLED;
+    }
+    if (t->nepochs == 0) {
+        tui_message(t, "Rewind", "No epoch to go back from yet.");
+        return TUI_R_HANDLED;
+    }
+    t->branching = t->rewinding = true;
+    t->branch_at = t->nepochs - 1;
+    tui_worker_branch(t->worker, t->branch_at);
+    tui_log(t, "rewinding to the end of epoch %u: re-simulating", t->branch_at);
+    tui_changed(t, TUI_CH_STATE);
+    return TUI_R_HANDLED;
+}
+
 /* ---- run files ---- */
 
 static int accept_save(struct tui *t, const char *text)
@@ -294,10 +328,20 @@ static int key_open(struct tui *t, int ch)
 #define LIVE   TUI_M_LIVE
 #define REPLAY TUI_M_REPLAY
 #define ANY    TUI_M_ANY
+#define LESSON (TUI_M_LIVE | TUI_M_LESSON)
 
 const struct tui_key tui_keys[] = {
     {KEY_F(1), ANY, "F1 ?", NULL, "show this help; any key closes it", "Help", key_help},
     {'?', ANY, NULL, NULL, NULL, NULL, key_help},
+    {'n', LESSON, "n N", NULL, "lesson: open the next step (it does what it says) / back one",
+     "Next", tui_lesson_key},
+    {'N', LESSON, NULL, NULL, NULL, NULL, tui_lesson_key},
+    {'L', LESSON, "L", NULL, "lesson: show / hide the lesson panel", "Lesson", tui_lesson_key},
+    {'G', LIVE, "G g", NULL,
+     "predict, then reveal: step one epoch with its truth hidden until the class has guessed "
+     "(g opens the guess form again)",
+     "Guess", tui_lesson_key},
+    {'g', LIVE, NULL, NULL, NULL, NULL, tui_lesson_key},
     {' ', LIVE, "Space", NULL, "step one epoch; while one computes, queue another", "Step",
      key_step},
     {'r', LIVE, "r", NULL, "run / pause (a pause waits for the epoch in flight)", "Run", key_run},
@@ -312,6 +356,9 @@ const struct tui_key tui_keys[] = {
     {'e', LIVE, "e", NULL, "edit parameters (fairness threshold, QoS targets ...)", "Params",
      key_params},
     {'k', LIVE, "k", NULL, "edit the mix (add/remove a kernel, priority)", "Mix", key_mix},
+    {KEY_LEFT, LIVE, "Left", "←",
+     "rewind one epoch (re-simulated exactly), then try another policy from there", "Rewind",
+     key_rewind},
     {KEY_LEFT, REPLAY, "Left Right", "← →", "show the previous / next epoch", "Epoch", key_move},
     {KEY_RIGHT, REPLAY, NULL, NULL, NULL, NULL, key_move},
     {KEY_HOME, REPLAY, "Home End", NULL, "show the first / last epoch", NULL, key_move},
@@ -328,6 +375,11 @@ const struct tui_key tui_keys[] = {
     {KEY_UP, ANY, "Up Down", "↑ ↓", "select a kernel (scroll the event log when it has focus)",
      NULL, key_select},
     {KEY_DOWN, ANY, NULL, NULL, NULL, NULL, key_select},
+    {'\r', ANY, "Enter", NULL,
+     "open whole: the event log's bottom line (log focused), else the explain panel", NULL,
+     key_enter},
+    {'\n', ANY, NULL, NULL, NULL, NULL, key_enter},
+    {KEY_ENTER, ANY, NULL, NULL, NULL, NULL, key_enter},
     {CTRL('l'), ANY, "Ctrl-L", NULL, "redraw the screen", NULL, key_repaint},
     {'q', ANY, "q", NULL, "quit at once, even mid-epoch; asks if epochs are unsaved", "Quit",
      key_quit},
@@ -337,6 +389,8 @@ const size_t tui_nkeys = sizeof tui_keys / sizeof tui_keys[0];
 
 bool tui_key_active(const struct tui *t, const struct tui_key *k)
 {
+    if ((k->modes & TUI_M_LESSON) && !t->lesson)
+        return false;
     return (k->modes & (t->live ? TUI_M_LIVE : TUI_M_REPLAY)) != 0;
 }
 

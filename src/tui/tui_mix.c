@@ -2,8 +2,7 @@
  * that adds one from the library. Every change goes to the worker, which hands it to the
  * session; the session applies it at the next epoch boundary (until then the editor and the
  * header show it pending), and a refusal (an unknown kernel, the last one of the mix) comes
- * back as an outcome shown in a dialog. A name is checked against the library here first, so
- * that a typo keeps the field open with the loader's message. */
+ * back as an outcome shown in a dialog. The add row opens the kernel picker (tui_picker.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -112,33 +111,6 @@ static void draw(const struct tui *t, WINDOW *w)
     wattroff(w, t->style.dim);
 }
 
-/* The name is checked against the library here, so that a typo keeps the field open with the
- * loader's message; whether the kernel fits this GPU and this run is the session's to say. */
-static int accept_add(struct tui *t, const char *text)
-{
-    struct diag d;
-    diag_init(&d);
-    struct kernel_profile p;
-    memset(&p, 0, sizeof p);
-    int rc = *text ? preset_kernel_find(t->datadir, text, "library", &p, &d) : -1;
-    if (rc == 0)
-        kernel_profile_done(&p);
-    if (rc != 0) {
-        snprintf(t->prompt.error, sizeof t->prompt.error, "%s",
-                 !*text    ? "enter the name of a library kernel (corun kernels lists them)"
-                 : d.count ? d.msgs[0]
-                           : "cannot load the kernel");
-        diag_done(&d);
-        /* Again, to size the field for the message. */
-        tui_open_overlay(t, &tui_overlay_prompt);
-        return TUI_R_HANDLED;
-    }
-    diag_done(&d);
-    tui_open_overlay(t, &tui_overlay_mix);
-    tui_worker_add_kernel(t->worker, text);
-    return TUI_R_HANDLED;
-}
-
 static void toggle_priority(struct tui *t, unsigned k)
 {
     char value[64];
@@ -160,9 +132,7 @@ static int key(struct tui *t, int ch)
     } else if (ch == KEY_DOWN) {
         t->menu_sel = sel < n ? sel + 1 : 0;
     } else if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER) && sel == n) {
-        tui_prompt_open(t, "Add a kernel",
-                        "Library kernel (data/kernels or built in) to join at the next epoch:", "",
-                        accept_add);
+        tui_kernel_picker(t);
         return TUI_R_HANDLED;
     } else if ((ch == 'd' || ch == KEY_DC) && sel < n) {
         tui_worker_remove_kernel(t->worker, row[sel]);

@@ -18,33 +18,9 @@ static void clip_size(int rows, int cols, int *h, int *w)
         *w = cols - 2;
 }
 
-/* Word-wraps text to cols columns: draws it from row y when w is given; returns the rows. */
 static int wrap(WINDOW *w, int y, const char *text, int cols)
 {
-    int rows = 0;
-    const char *s = text;
-    while (*s) {
-        /* The longest run of whole words that fits, or a hard cut of a word that cannot. */
-        int len = 0, cut = 0, col = 0;
-        for (int i = 0; s[i] && col <= cols; i++) {
-            if (((unsigned char)s[i] & 0xC0) != 0x80)
-                col++;
-            if (col > cols)
-                break;
-            len = i + 1;
-            if (s[i] == ' ')
-                cut = i;
-        }
-        if (s[len] && cut > 0)
-            len = cut;
-        if (w)
-            tui_print(w, y + rows, 1, "%.*s", len, s);
-        rows++;
-        s += len;
-        while (*s == ' ')
-            s++;
-    }
-    return rows;
+    return tui_wrap(w, y, 1, text, cols);
 }
 
 /* ---- the input field ---- */

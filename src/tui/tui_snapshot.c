@@ -22,8 +22,26 @@ static void clear_snapshot(struct tui *t)
     t->nepochs = 0;
 }
 
+struct predict_text *tui_explain_copy(const struct session *s, const struct session_epoch *e)
+{
+    struct predict_text *x = NULL;
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        const char *text = session_epoch_explain(s, e->index, k);
+        if (!text)
+            continue;
+        if (!x)
+            x = xcalloc(e->nkernels, sizeof(*x));
+        for (const char *p = text; *p && x[k].n < PREDICT_EXPLAIN_LINES;) {
+            size_t len = strcspn(p, "\n");
+            predict_text_add(&x[k], "%.*s", (int)len, p);
+            p += len + (p[len] == '\n');
+        }
+    }
+    return x;
+}
+
 /* A session's epoch into the snapshot, with the partition it ran on. */
-static void copy_epoch(struct tui *t, const struct session_epoch *e)
+static void copy_epoch(struct tui *t, const struct session *s, const struct session_epoch *e)
 {
     struct tui_result r = {.e = *e, .owner = xmalloc(t->sms * sizeof(int))};
     for (unsigned i = 0; i < t->sms; i++)
@@ -32,7 +50,7 @@ static void copy_epoch(struct tui *t, const struct session_epoch *e)
         t->cap = t->cap ? 2 * t->cap : 16;
         t->epochs = xrealloc(t->epochs, t->cap * sizeof(*t->epochs));
     }
-    t->epochs[t->nepochs++] = (struct tui_epoch){r.e, r.owner, 0, NULL};
+    t->epochs[t->nepochs++] = (struct tui_epoch){r.e, r.owner, 0, tui_explain_copy(s, e)};
 }
 
 void tui_attach(struct tui *t, struct session *s)
@@ -48,7 +66,7 @@ void tui_attach(struct tui *t, struct session *s)
     session_partition(s, t->owner);
     unsigned n = session_epochs_done(s);
     for (unsigned i = 0; i < n; i++)
-        copy_epoch(t, session_epoch_at(s, i));
+        copy_epoch(t, s, session_epoch_at(s, i));
     t->shown = n ? n - 1 : 0;
     /* A replay's epochs are in its file; a branch's first ones are in the file it came from. */
     t->saved_epochs = n;
@@ -101,6 +119,7 @@ void tui_snapshot_done(struct tui *t)
     free(t->epochs);
     free(t->owner);
     free(t->switches);
+    free(t->picker);
 }
 
 /* ---- the mix ---- */
@@ -174,6 +193,7 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
         if (o->ok) {
             branch = true;
         } else {
+            t->rewinding = false;
             tui_log(t, "branch refused");
             tui_message(t, "Cannot branch", "%s", o->msg);
         }
@@ -215,6 +235,10 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
             tui_log(t, "mix unchanged");
             tui_message(t, "Cannot change the mix", "%s", o->msg);
         }
+        break;
+    case TUI_O_NOTE:
+        if (!o->ok)
+            tui_message(t, "Cannot record the event", "%s", o->msg);
         break;
     case TUI_O_STEP_ERROR:
         t->recording = false;

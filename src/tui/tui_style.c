@@ -41,10 +41,11 @@ static bool want_utf8(void)
     return !(term && (strncmp(term, "vt", 2) == 0 || strcmp(term, "dumb") == 0));
 }
 
-static void init_colors(struct tui_style *st)
+static void init_colors(struct tui_style *st, bool projector)
 {
+    /* A projector washes out the terminal's own background: draw on black. */
     short bg = COLOR_BLACK;
-    if (use_default_colors() == OK)
+    if (!projector && use_default_colors() == OK)
         bg = -1;
     for (unsigned k = 0; k < GPU_MAX_KERNELS; k++) {
         init_pair((short)(PAIR_KERNEL + k), kernel_colors[k], bg);
@@ -64,6 +65,13 @@ static void init_colors(struct tui_style *st)
     st->key = COLOR_PAIR(PAIR_KEY);
     st->idle = COLOR_PAIR(PAIR_IDLE) | A_DIM;
     st->gated = COLOR_PAIR(PAIR_IDLE) | A_DIM;
+    if (projector) {
+        /* Nothing dim; the header and the focus in white on blue, which projects well. */
+        init_pair(PAIR_HEADER, COLOR_WHITE, COLOR_BLUE);
+        init_pair(PAIR_KEY, COLOR_WHITE, COLOR_BLUE);
+        init_pair(PAIR_TITLE, COLOR_WHITE, bg);
+        st->idle = st->gated = COLOR_PAIR(PAIR_IDLE);
+    }
 }
 
 static void init_mono(struct tui_style *st)
@@ -83,7 +91,7 @@ static void init_mono(struct tui_style *st)
     st->gated = A_DIM;
 }
 
-void tui_style_init(struct tui_style *st)
+void tui_style_init(struct tui_style *st, bool projector)
 {
     static const char *const utf8_levels[9] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
     static const char *const ascii_levels[9] = {" ", ".", ":", "-", "=", "+", "*", "#", "@"};
@@ -96,11 +104,18 @@ void tui_style_init(struct tui_style *st)
     }
     st->utf8 = want_utf8();
     if (st->color)
-        init_colors(st);
+        init_colors(st, projector);
     else
         init_mono(st);
     st->dim = A_DIM;
     st->strong = A_BOLD;
+    if (projector) {
+        /* Dim text vanishes on a projector; emphasis is bold and underlined. */
+        st->dim = A_NORMAL;
+        st->strong = A_BOLD | A_UNDERLINE;
+        if (!st->color)
+            st->idle = st->gated = A_NORMAL;
+    }
     const char *const *levels = st->utf8 ? utf8_levels : ascii_levels;
     for (unsigned i = 0; i < 9; i++)
         st->level[i] = levels[i];

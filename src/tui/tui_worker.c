@@ -116,12 +116,7 @@ static void publish(struct tui_worker *w, double wall_s)
     struct tui_result r = {.e = *session_epoch_at(w->session, i), .wall_s = wall_s};
     r.owner = xmalloc(w->sms * sizeof(*r.owner));
     session_partition(w->session, r.owner);
-    /* The predictor's explanation is of its last prediction: this epoch's. */
-    if (r.e.predictor[0]) {
-        r.explain = xcalloc(r.e.nkernels ? r.e.nkernels : 1, sizeof(*r.explain));
-        for (unsigned k = 0; k < r.e.nkernels; k++)
-            session_predictor_explain(w->session, k, &r.explain[k]);
-    }
+    r.explain = tui_explain_copy(w->session, &r.e);
 
     /* A mix change at the boundary added a kernel's parameters or took a removed one's. */
     struct tui_param params[TUI_MAX_PARAMS];
@@ -218,13 +213,17 @@ static void do_change(struct tui_worker *w)
         rc = session_set_allocator(s, c.name, err, sizeof err);
     else if (c.kind == TUI_O_PARAM)
         rc = session_set_param(s, c.name, c.value, err, sizeof err);
+    else if (c.kind == TUI_O_NOTE && (rc = session_note(s, c.name, c.value)) != 0)
+        snprintf(err, sizeof err, "%s", session_error(s));
+    else if (c.kind == TUI_O_NOTE)
+        rc = 0;
     else
         rc = change_mix(s, &c, err, sizeof err);
     struct tui_param params[TUI_MAX_PARAMS];
     size_t nparams = copy_params(s, params);
     struct tui_mix mix;
     tui_mix_copy(s, &mix);
-    if (rc == 0 && c.kind != TUI_O_MIX)
+    if (rc == 0 && c.kind != TUI_O_MIX && c.kind != TUI_O_NOTE)
         snprintf(err, sizeof err, "%s",
                  c.kind == TUI_O_PREDICTOR   ? session_predictor_name(s)
                  : c.kind == TUI_O_ALLOCATOR ? session_allocator_name(s)

@@ -19,6 +19,11 @@ struct tui_result {
     struct predict_text *explain;
 };
 
+/* The explanations s keeps for epoch e, one predict_text per kernel ([nkernels], to free), or
+ * NULL when it keeps none (no predictor; a replay of an older run file). Only the thread that
+ * owns s may call it. */
+struct predict_text *tui_explain_copy(const struct session *s, const struct session_epoch *e);
+
 struct tui_worker_status {
     bool running;         /* stepping by itself; cleared when the run limit is reached */
     bool busy;            /* an epoch is computing */
@@ -36,8 +41,9 @@ enum tui_outcome_kind {
     TUI_O_PREDICTOR,  /* tui_worker_set_predictor: ok (msg: the active predictor), or why */
     TUI_O_ALLOCATOR,  /* tui_worker_set_allocator: ok (msg: the active allocator), or why */
     TUI_O_PARAM,      /* tui_worker_set_param: ok (msg: the key), or why (with the range) */
-    TUI_O_MIX, /* tui_worker_add_kernel / _remove_kernel: ok (msg: what the boundary will do), or
-                * why (the session's message) */
+    TUI_O_MIX,  /* tui_worker_add_kernel / _remove_kernel: ok (msg: what the boundary will do), or
+                 * why (the session's message) */
+    TUI_O_NOTE, /* tui_worker_note: ok, or why it could not be recorded */
 };
 
 struct tui_outcome {
@@ -86,6 +92,9 @@ void tui_worker_add_kernel(struct tui_worker *w, const char *name);
 /* Removes kernel k from the mix at the next epoch boundary (session_remove_kernel); the
  * outcome follows (TUI_O_MIX: a refusal such as the last kernel of the mix says why). */
 void tui_worker_remove_kernel(struct tui_worker *w, unsigned k);
+/* Adds an event of kind with text to the session's log (and the run file when recording), in
+ * order with the changes asked before it; the outcome follows (TUI_O_NOTE). */
+void tui_worker_note(struct tui_worker *w, const char *kind, const char *text);
 
 /* An editable parameter as the worker last published it: a copy of a session_param. */
 struct tui_param {

@@ -122,6 +122,11 @@ void tui_worker_remove_kernel(struct tui_worker *w, unsigned k)
     ask_change(w, (struct change){.kind = TUI_O_MIX, .kernel = k});
 }
 
+void tui_worker_note(struct tui_worker *w, const char *kind, const char *text)
+{
+    ask(w, TUI_O_NOTE, kind, text);
+}
+
 void tui_worker_mix(struct tui_worker *w, struct tui_mix *out)
 {
     pthread_mutex_lock(&w->mu);

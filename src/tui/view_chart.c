@@ -1,7 +1,8 @@
-/* view_chart — every kernel's true NP over the epochs, one column per epoch, on shared axes,
- * and the predictor's NP as a second series per kernel (its lowercase letter; none in epochs
- * without a predictor), so that true and predicted can be read against each other. A kernel
- * has no point in epochs it was not in the mix (before it joined, after it left). */
+/* view_chart — every kernel's true NP over the epochs on shared axes, and the predictor's NP as
+ * a second series per kernel (its lowercase letter; none in epochs without a predictor), so
+ * that true and predicted can be read against each other. The x axis spans the run's planned
+ * epochs (or all done, past them) over the width; a legend on the bottom row names the glyphs.
+ * A kernel has no point in epochs it was not in the mix (before it joined, after it left). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,60 @@ static unsigned charted(const struct tui *t)
 {
     const struct tui_epoch *e = tui_shown(t);
     return e ? e->e.index + 1 : 0;
+}
+
+/* The x range: the scenario's epochs, or every epoch done when a run went past them. */
+static unsigned span(const struct tui *t)
+{
+    unsigned n = t->sc->epochs;
+    return t->nepochs > n ? t->nepochs : (n ? n : 1);
+}
+
+/* Predictions far off the scale would squash the true values into the bottom rows: the axis
+ * stops here, and such points sit on the top row. */
+#define Y_MAX_CAP 2.0
+
+/* The bottom row: each kernel's letter, with its name when there is room, and what the lower
+ * case and TUI_CHART_SEVERAL mean. */
+static void legend(const struct tui *t, WINDOW *w, int y, unsigned nk, bool predicted, bool several)
+{
+    bool in[GPU_MAX_KERNELS];
+    tui_mix_shown(t, in);
+    int cols = getmaxx(w), need = 0;
+    for (unsigned k = 0; k < nk; k++)
+        if (in[k])
+            need += 3 + tui_columns(tui_kernel_name(t, k));
+    bool names = need + 30 <= cols;
+    int x = 0;
+    for (unsigned k = 0; k < nk; k++) {
+        if (!in[k])
+            continue;
+        wattron(w, t->style.kernel[k]);
+        x += tui_print(w, y, x, "%c", tui_kernel_letter(k));
+        wattroff(w, t->style.kernel[k]);
+        x += tui_print(w, y, x, names ? " %s  " : " ", tui_kernel_name(t, k));
+    }
+    wattron(w, t->style.dim);
+    x += tui_print(w, y, x, names ? "true NP  " : "true  ");
+    wattroff(w, t->style.dim);
+    if (predicted) {
+        /* The lower-case letters, drawn as their series are. */
+        for (unsigned k = 0; k < nk; k++) {
+            if (!in[k])
+                continue;
+            wattron(w, t->style.kernel[k] | t->style.dim);
+            x += tui_print(w, y, x, "%c ", tolower((unsigned char)tui_kernel_letter(k)));
+            wattroff(w, t->style.kernel[k] | t->style.dim);
+        }
+        wattron(w, t->style.dim);
+        x += tui_print(w, y, x, "predicted  ");
+        wattroff(w, t->style.dim);
+    }
+    if (several) {
+        wattron(w, t->style.dim);
+        tui_print(w, y, x, "%c several", TUI_CHART_SEVERAL);
+        wattroff(w, t->style.dim);
+    }
 }
 
 static void draw(const struct tui *t, WINDOW *w)
@@ -37,10 +92,12 @@ static void draw(const struct tui *t, WINDOW *w)
         for (unsigned i = 0; i < n; i++) {
             const struct session_epoch *e = &t->epochs[i].e;
             bool in = k < e->nkernels && e->k[k].in_mix;
-            double v = in ? e->k[k].np_true : -1, p = in ? e->k[k].np_pred : -1;
-            if (!e->predictor[0] || isnan(p))
+            /* Predict, then reveal: hidden true values have no point yet. */
+            double v = in && !tui_hidden(t, i) ? e->k[k].np_true : -1;
+            double p = in ? e->k[k].np_pred : -1;
+            if (!e->predictor[0] || !isfinite(p))
                 p = -1;
-            if (isnan(v))
+            if (!isfinite(v))
                 v = -1;
             values[(size_t)k * n + i] = v;
             pred[(size_t)k * n + i] = p;
@@ -50,26 +107,34 @@ static void draw(const struct tui *t, WINDOW *w)
                 y_max = p;
         }
     /* Round the top up to a quarter so the labels stay short and steady. */
-    y_max = ceil(y_max * 4) / 4;
+    y_max = y_max > Y_MAX_CAP ? Y_MAX_CAP : ceil(y_max * 4) / 4;
+    bool predicted = false;
+    for (size_t i = 0; i < (size_t)nk * n && !predicted; i++)
+        predicted = pred[i] >= 0;
     struct tui_series series[2 * GPU_MAX_KERNELS];
     unsigned ns = 0;
-    /* Predictions first, so that a true value is on top where the two meet. */
+    /* Series take the columns of an epoch's slot in order: the selected kernel's true NP
+     * first, then the others', then the predictions in the same order. */
+    unsigned order[GPU_MAX_KERNELS], no = 0;
+    if (t->selected < nk)
+        order[no++] = t->selected;
     for (unsigned k = 0; k < nk; k++)
+        if (k != t->selected)
+            order[no++] = k;
+    for (unsigned i = 0; i < no; i++) {
+        unsigned k = order[i];
+        attr_t a = t->style.kernel[k] | (k == t->selected ? A_UNDERLINE : 0);
+        series[ns++] = (struct tui_series){values + (size_t)k * n, tui_kernel_letter(k), a};
+    }
+    for (unsigned i = 0; i < no; i++) {
+        unsigned k = order[i];
         series[ns++] = (struct tui_series){pred + (size_t)k * n,
                                            (char)tolower((unsigned char)tui_kernel_letter(k)),
                                            t->style.kernel[k] | t->style.dim};
-    /* The selected kernel last, so its points are on top where two kernels meet. */
-    for (unsigned k = 0; k < nk; k++) {
-        if (k == t->selected)
-            continue;
-        series[ns++] =
-            (struct tui_series){values + (size_t)k * n, tui_kernel_letter(k), t->style.kernel[k]};
     }
-    unsigned s = t->selected;
-    if (s < nk)
-        series[ns++] = (struct tui_series){values + (size_t)s * n, tui_kernel_letter(s),
-                                           t->style.kernel[s] | A_UNDERLINE};
-    tui_chart(&t->style, w, series, ns, n, y_max);
+    int rows = getmaxy(w) - 1;
+    bool several = tui_chart(&t->style, w, rows, series, ns, n, span(t), y_max);
+    legend(t, w, rows, nk, predicted, several);
     free(values);
 }
 
@@ -80,10 +145,8 @@ static void title(const struct tui *t, int cols, char *buf, size_t n)
         snprintf(buf, n, "NP history");
         return;
     }
-    /* The chart shows the newest epochs that fit. */
-    unsigned fit = cols > TUI_CHART_LABEL_COLS ? (unsigned)(cols - TUI_CHART_LABEL_COLS) : 1;
-    unsigned first = last > fit ? last - fit + 1 : 1;
-    snprintf(buf, n, "NP history, epochs %u-%u", first, last);
+    (void)cols;
+    snprintf(buf, n, "NP history, epochs 1-%u of %u", last, span(t));
 }
 
 const struct tui_view tui_view_chart = {

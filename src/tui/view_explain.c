@@ -1,26 +1,53 @@
 /* view_explain — where the selected kernel's NP comes from in the epoch shown: the counters
  * and the private-mode reference behind it, then the active predictor's inputs and
- * arithmetic, line by line as the session explains them. */
+ * arithmetic, line by line as the session explains them (a replay reads them from the run
+ * file). Lines wrap; what does not fit opens whole with Enter. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tui_internal.h"
 
-static void draw(const struct tui *t, WINDOW *w)
+struct text {
+    char *buf;
+    size_t len, cap;
+};
+
+static void add(struct text *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(struct text *x, const char *fmt, ...)
 {
+    if (x->len + 1 >= x->cap)
+        return;
+    if (x->len)
+        x->buf[x->len++] = '\n';
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(x->buf + x->len, x->cap - x->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        x->len += (size_t)n < x->cap - x->len ? (size_t)n : x->cap - x->len - 1;
+}
+
+/* The panel's text, one line per '\n'; the first line is the kernel's true NP. Returns false
+ * (with the reason in buf) when there is nothing to explain. */
+static bool explain_text(const struct tui *t, char *buf, size_t cap)
+{
+    struct text x = {buf, 0, cap};
+    buf[0] = '\0';
     const struct tui_epoch *te = tui_shown(t);
     unsigned k = t->selected;
     if (!te) {
-        wattron(w, t->style.dim);
-        tui_print(w, 0, 0, "no epochs yet");
-        wattroff(w, t->style.dim);
-        return;
+        add(&x, "no epochs yet");
+        return false;
     }
     if (k >= te->e.nkernels || !te->e.k[k].in_mix) {
         /* The selection follows the mix; this shows only between a change and that. */
-        wattron(w, t->style.dim);
-        tui_print(w, 0, 0, "not in the mix in this epoch");
-        wattroff(w, t->style.dim);
-        return;
+        add(&x, "not in the mix in this epoch");
+        return false;
+    }
+    if (tui_hidden(t, te->e.index)) {
+        add(&x, "hidden until the class has guessed (predict, then reveal)");
+        return false;
     }
     const struct session_kernel_epoch *ke = &te->e.k[k];
     char insts[32], shared[32], priv[32];
@@ -30,48 +57,55 @@ static void draw(const struct tui *t, WINDOW *w)
     tui_thousands(insts, sizeof insts, (unsigned long long)ke->c.instructions);
     tui_thousands(shared, sizeof shared, (unsigned long long)te->e.cycles);
     tui_thousands(priv, sizeof priv, (unsigned long long)(private_cycles + 0.5));
-    int y = 0;
-    if (te->e.predictor[0] && te->explain) {
-        /* The panel is small: the truth in one line, then the predictor's own lines. */
-        wattron(w, t->style.kernel[k]);
-        if (ke->np_true >= 0)
-            tui_print(w, y++, 0, "NP true = %s / %s = %.3f", priv, shared, ke->np_true);
-        else
-            tui_print(w, y++, 0, "NP true = %s (no progress)", t->style.dash);
-        wattroff(w, t->style.kernel[k]);
-        const struct predict_text *x = &te->explain[k];
-        for (unsigned i = 0; i < x->n; i++)
-            tui_print(w, y++, 0, "%s", x->line[i]);
-        return;
+    if (ke->np_true >= 0)
+        add(&x, "NP true = private / shared = %s / %s = %.3f", priv, shared, ke->np_true);
+    else
+        add(&x, "NP true = %s (no progress)", t->style.dash);
+    const struct predict_text *pt = te->explain ? &te->explain[k] : NULL;
+    if (te->e.predictor[0] && pt && pt->n) {
+        for (unsigned i = 0; i < pt->n; i++)
+            add(&x, "%s", pt->line[i]);
+        return true;
     }
-    wattron(w, A_BOLD);
-    tui_print(w, y++, 0, "NP = private / shared");
-    wattroff(w, A_BOLD);
-    if (ke->np_true >= 0) {
-        tui_print(w, y++, 0, "   = %s / %s", priv, shared);
-        wattron(w, t->style.kernel[k]);
-        tui_print(w, y++, 0, "   = %.3f", ke->np_true);
-        wattroff(w, t->style.kernel[k]);
-    } else {
-        tui_print(w, y++, 0, "   = %s (no progress)", t->style.dash);
-    }
-    tui_print(w, y++, 0, "Instructions %s", insts);
-    tui_print(w, y++, 0, "Shared: %.1f SMs, IPC %.1f", ke->c.sms, ke->c.ipc);
+    add(&x, "Instructions %s", insts);
+    add(&x, "Shared: %.1f SMs, IPC %.1f", ke->c.sms, ke->c.ipc);
     /* The reference runs the same instructions alone on the whole GPU. */
     if (private_cycles > 0)
-        tui_print(w, y++, 0, "Alone: %u SMs, IPC %.1f", t->sms,
-                  (double)ke->c.instructions / private_cycles);
-    if (!te->e.predictor[0]) {
-        tui_print(w, y++, 0, "Predictor: none");
+        add(&x, "Alone: %u SMs, IPC %.1f", t->sms, (double)ke->c.instructions / private_cycles);
+    if (!te->e.predictor[0])
+        add(&x, "Predictor: none");
+    else
+        add(&x, "Predictor: %s (its explanation was not recorded: an older run file)",
+            tui_predictor_at(t, te->e.index));
+    return true;
+}
+
+#define TEXT_MAX (PREDICT_EXPLAIN_LINES * PREDICT_EXPLAIN_WIDTH + 256)
+
+static void draw(const struct tui *t, WINDOW *w)
+{
+    char text[TEXT_MAX];
+    if (!explain_text(t, text, sizeof text)) {
+        wattron(w, t->style.dim);
+        tui_print(w, 0, 0, "%s", text);
+        wattroff(w, t->style.dim);
         return;
     }
-    wattron(w, A_BOLD);
-    tui_print(w, y++, 0, "Predictor: %s", tui_predictor_at(t, te->e.index));
-    wattroff(w, A_BOLD);
-    /* A replay keeps the predictions, not the predictor's state. */
-    wattron(w, t->style.dim);
-    tui_print(w, y++, 0, "  (no explanation kept for this epoch)");
-    wattroff(w, t->style.dim);
+    tui_text_panel(&t->style, w, text, t->style.kernel[t->selected % GPU_MAX_KERNELS],
+                   "... Enter shows all");
+}
+
+static int key(struct tui *t, int ch)
+{
+    if (ch != '\r' && ch != '\n' && ch != KEY_ENTER)
+        return 0;
+    char text[TEXT_MAX];
+    explain_text(t, text, sizeof text);
+    char title[48];
+    snprintf(title, sizeof title, "Explain: %c %s", tui_kernel_letter(t->selected),
+             tui_kernel_name(t, t->selected));
+    tui_message(t, title, "%s", text);
+    return TUI_R_HANDLED;
 }
 
 static void title(const struct tui *t, int cols, char *buf, size_t n)
@@ -87,4 +121,5 @@ const struct tui_view tui_view_explain = {
     .focusable = true,
     .draw = draw,
     .title_fn = title,
+    .key = key,
 };

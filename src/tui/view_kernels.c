@@ -48,12 +48,16 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k)
         const struct session_kernel_epoch *ke = &e->e.k[k];
         snprintf(v[0], sizeof v[0], "%.1f", ke->c.sms);
         snprintf(v[1], sizeof v[1], "%.1f", ke->c.ipc);
-        if (ke->np_true >= 0)
+        /* Predict, then reveal: the truth waits for the class's guesses. */
+        bool hide = tui_hidden(t, e->e.index);
+        if (hide)
+            snprintf(v[2], sizeof v[2], "?");
+        else if (ke->np_true >= 0)
             snprintf(v[2], sizeof v[2], "%.3f", ke->np_true);
         /* Only when a predictor was active in the epoch shown. */
         if (e->e.predictor[0] && !isnan(ke->np_pred))
             snprintf(v[3], sizeof v[3], "%.3f", ke->np_pred);
-        if (e->e.predictor[0] && !isnan(ke->are))
+        if (e->e.predictor[0] && !isnan(ke->are) && !hide)
             snprintf(v[4], sizeof v[4], ke->are < 9.995 ? "%.1f%%" : "%.0f%%", ke->are * 100);
         const char *cls = e->e.predictor[0] ? class_label(ke->pred_class) : NULL;
         if (cls)

@@ -1,6 +1,7 @@
 /* view_log — what happened, newest at the bottom: epochs finished, run and pause, speed
  * changes, and the session's events (switches, parameter changes, the allocator's decisions
- * with their reasons). Scrolls with the arrows when it has focus. */
+ * with their reasons). Long lines wrap, so a reason is never cut; the arrows scroll when it
+ * has focus, and Enter opens the bottom line in a window of its own. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -34,19 +35,56 @@ void tui_log_event(struct tui *t, const struct session_event *ev)
     t->nepochs = now;
 }
 
+static const char *line_at(const struct tui_log *lg, int i)
+{
+    return lg->line[(lg->first + (unsigned)i) % TUI_LOG_LINES];
+}
+
+/* The line at the bottom of the view: log_scroll lines back from the newest; -1 when none. */
+static int bottom_line(const struct tui *t)
+{
+    return (int)t->log.count - 1 - (int)t->log_scroll;
+}
+
 static void draw(const struct tui *t, WINDOW *w)
 {
-    const struct tui_log *lg = &t->log;
-    int rows = getmaxy(w);
-    /* The newest line shown is log_scroll lines back from the newest. */
-    int last = (int)lg->count - 1 - (int)t->log_scroll;
-    for (int y = rows - 1, i = last; y >= 0 && i >= 0; y--, i--)
-        tui_print(w, y, 0, "%s", lg->line[(lg->first + (unsigned)i) % TUI_LOG_LINES]);
+    int rows, cols;
+    getmaxyx(w, rows, cols);
+    /* Bottom up, each line wrapped; the oldest one shown may lose its first rows. */
+    int y = rows;
+    for (int i = bottom_line(t); y > 0 && i >= 0; i--) {
+        const char *text = line_at(&t->log, i);
+        int h = tui_wrap(NULL, 0, 0, text, cols);
+        y -= h;
+        if (y >= 0) {
+            tui_wrap(w, y, 0, text, cols);
+        } else {
+            /* Draw it in a scratch pad and copy its last rows. */
+            WINDOW *pad = newpad(h, cols);
+            if (pad) {
+                tui_wrap(pad, 0, 0, text, cols);
+                copywin(pad, w, -y, 0, 0, 0, h + y - 1, cols - 1, FALSE);
+                delwin(pad);
+            }
+        }
+    }
+}
+
+/* Enter: the bottom line whole, in a window of its own. */
+static int open_line(struct tui *t)
+{
+    int i = bottom_line(t);
+    if (i < 0)
+        return TUI_R_HANDLED;
+    tui_message(t, "Event log", "%s", line_at(&t->log, i));
+    return TUI_R_HANDLED;
 }
 
 static int key(struct tui *t, int ch)
 {
     unsigned count = t->log.count;
+    if (ch == '\r' || ch == '\n' || ch == KEY_ENTER)
+        return open_line(t);
     if (ch == KEY_UP) {
         if (t->log_scroll + 1 < count)
             t->log_scroll++;

@@ -29,7 +29,10 @@ static void draw(const struct tui *t, WINDOW *w)
     char v[7][32];
     for (unsigned i = 0; i < 7; i++)
         snprintf(v[i], sizeof v[i], "%s", st->dash);
-    if (e && e->e.m.valid) {
+    if (e && tui_hidden(t, e->e.index)) {
+        for (unsigned i = 0; i < 3; i++)
+            snprintf(v[i], sizeof v[i], "?");
+    } else if (e && e->e.m.valid) {
         snprintf(v[0], sizeof v[0], "%.3f", e->e.m.stp);
         snprintf(v[1], sizeof v[1], "%.3f", e->e.m.antt);
         snprintf(v[2], sizeof v[2], "%.3f", e->e.m.fairness);

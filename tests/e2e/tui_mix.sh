@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The mix editor (k) and the views that follow a changing mix. On stream + compute (16 SMs,
-# 20 K-cycle epochs) k adds lbm from the library after two epochs (an unknown name first keeps
-# the field open with the loader's message), and from the next epoch the kernel table lists lbm
+# 20 K-cycle epochs) k adds lbm from the kernel picker after two epochs (a filter that matches
+# nothing says so), and from the next epoch the kernel table lists lbm
 # as C with SMs, the SM map's legend counts it and the event log has the session's "mix" and
 # "repartition" events; removing A takes it out of the table and the legend; removing down to
 # the last kernel is refused in a dialog; h sets a priority (a "parameter" event). A replay of
@@ -65,16 +65,28 @@ $(cat "$TMPD/screen")"
 grep -q "No change pending." "$TMPD/screen" || fail "the editor shows a pending change:
 $(cat "$TMPD/screen")"
 
-# An unknown name keeps the field open with the loader's message; lbm is asked of the worker.
+# The add row opens the kernel picker: every library kernel with its suite, class and
+# description, as `corun kernels list` gives them; typing filters, and a filter that matches
+# nothing says so; lbm, first among the matches of "lbm", is asked of the worker.
+total=$("$CORUN" kernels list | wc -l)
+lbm_line=$("$CORUN" kernels list | awk '$1 == "lbm" {print $2, $3}')
 tui_keys Down Down Enter
-tui_wait "Library kernel"
-tui_keys zzz Enter
-tui_wait 'unknown kernel "zzz"'
-grep -q "Library kernel" "$TMPD/screen" || fail "the field closed on an unknown name:
-$(cat "$TMPD/screen")"
-grep -q "zzz_" "$TMPD/screen" || fail "the field lost its text:
-$(cat "$TMPD/screen")"
-tui_keys C-u lbm Enter
+tui_wait "Add a kernel"
+tui_wait "$total of $total"
+tui_keys -l zzz
+tui_wait 'no library kernel matches "zzz"'
+tui_wait "0 of $total"
+tui_keys C-u
+tui_keys -l memory-bound
+tui_gone "$total of $total"
+tui_screen | grep -Eq '^.*> ' || fail "nothing highlighted in the picker"
+tui_keys C-u
+tui_keys -l lbm
+tui_wait "Filter: lbm_"
+tui_screen | grep -Eq "> lbm +$(echo "$lbm_line" | awk '{print $1 " +" $2}') +Lattice" ||
+    fail "lbm is not first, with its suite and class ($lbm_line):
+$(tui_screen)"
+tui_keys Enter
 tui_wait "Pending: +lbm (applied at the next epoch boundary)"
 tui_wait "mix +lbm at next epoch"
 tui_wait "lbm joins as kernel C"
@@ -134,7 +146,7 @@ tui_gone "Cannot change the mix"
 editor
 tui_keys Down h
 # The log panel is narrow: the whole event is checked in the run file below.
-tui_wait "parameter: set kernels[2].prio"
+tui_wait "kernels[2].priority=high"
 tui_screen | grep -Eq '> C lbm +high +8 ' || fail "the editor does not show C high:
 $(tui_screen)"
 tui_keys Escape

@@ -109,6 +109,10 @@ static void fill(const struct runfile_table *t, void *base, uint64_t seed)
         case RUNFILE_UINT: *(unsigned *)p = (unsigned)(seed * 31 + j); break;
         case RUNFILE_DOUBLE: *(double *)p = (double)seed / 7.0 + (double)j * 1e-3; break;
         case RUNFILE_FLAG: *(unsigned *)p = 1; break;
+        case RUNFILE_CLASS: *(int *)p = (int)(seed % 4); break;
+        case RUNFILE_TEXT:
+            snprintf(p, RUNFILE_EXPLAIN_MAX, "why %llu", (unsigned long long)seed);
+            break;
         default: fail_msg("unexpected type in %s", t->where);
         }
     }
@@ -141,7 +145,9 @@ static void assert_same_table(const struct runfile_table *t, const void *a, cons
         case RUNFILE_U64: assert_int_equal(*(const uint64_t *)pa, *(const uint64_t *)pb); break;
         case RUNFILE_UINT:
         case RUNFILE_FLAG: assert_int_equal(*(const unsigned *)pa, *(const unsigned *)pb); break;
-        case RUNFILE_PRIORITY: assert_int_equal(*(const int *)pa, *(const int *)pb); break;
+        case RUNFILE_PRIORITY:
+        case RUNFILE_CLASS: assert_int_equal(*(const int *)pa, *(const int *)pb); break;
+        case RUNFILE_TEXT: assert_string_equal(pa, pb); break;
         case RUNFILE_STRING:
         case RUNFILE_NAME: assert_string_equal(*(char *const *)pa, *(char *const *)pb); break;
         case RUNFILE_DOUBLE: {
@@ -683,8 +689,8 @@ static void test_csv_export(void **state)
              (unsigned long long)(101 * 0x100000001b3u + 0),
              (unsigned long long)(101 * 0x100000001b3u + 1));
     assert_non_null(strstr(text, row));
-    assert_non_null(strstr(text, ",np_true,np_pred,in_mix\n"));
-    assert_non_null(strstr(text, ",nan,1\n")); /* the last kernel's np_pred, in the mix */
+    assert_non_null(strstr(text, ",np_true,np_pred,in_mix,pred_class,explain\n"));
+    assert_non_null(strstr(text, ",nan,1,")); /* the last kernel's np_pred, in the mix */
     free(text);
 
     snprintf(file, sizeof(file), "%s/system.csv", out);
@@ -878,12 +884,18 @@ static void test_grown_mix(void **state)
     assert_int_equal(lines, 1 + 5 * 3);
     char *line = csv_line(text, "\n0,2,SAD,"); /* cycles, instructions, sms, active, owned, ipc */
     assert_true(strncmp(line, "0,2,SAD,0,0,nan,0,0,nan,", 24) == 0);
-    assert_true(ends_with(line, ",nan,nan,0")); /* np_true, np_pred, in_mix */
+    /* np_true, np_pred, in_mix, pred_class, explain */
+    assert_true(ends_with(line, ",nan,nan,0,0,"));
     free(line);
     line = csv_line(text, "\n3,2,SAD,");
-    assert_true(ends_with(line, ",nan,1")); /* the last kernel has no prediction */
+    assert_non_null(strstr(line, ",nan,1,")); /* the last kernel has no prediction */
     free(line);
     line = csv_line(text, "\n4,0,LBM,");
+    /* Removed: in_mix 0 before its class and explanation, and values that are not absent. */
+    char *why = strstr(line, ",why ");
+    assert_non_null(why);
+    *why = '\0';
+    *strrchr(line, ',') = '\0';
     assert_true(ends_with(line, ",0") && !ends_with(line, ",nan,0"));
     free(line);
     free(text);
@@ -1149,6 +1161,8 @@ static void v1_fill(const struct runfile_table *t, void *base, uint64_t seed)
         case RUNFILE_UINT: *(unsigned *)p = (unsigned)((seed + j) % 1000u); break;
         case RUNFILE_DOUBLE: *(double *)p = (double)(seed + j) * 0.1 + 1.0 / 3.0; break;
         case RUNFILE_FLAG: *(unsigned *)p = 1; break;
+        case RUNFILE_CLASS: *(int *)p = 0; break; /* schema 2.1 on: an older file reads none */
+        case RUNFILE_TEXT: *(char *)p = '\0'; break;
         default: fail_msg("unexpected type in %s", t->where);
         }
     }
@@ -1227,7 +1241,7 @@ static void test_schema1_file(void **state)
     assert_string_equal(ev.kind, "repartition");
     assert_string_equal(ev.text, "fair: fairness 0.61 < 0.90, moved 1 SMs LBM\u2192BINO (epoch 7)");
 
-    /* Its CSV has the in_mix column, 1 in every row. */
+    /* Its CSV has the in_mix column, 1 in every row, then no class and no explanation. */
     const char *out = in_dir("v1-csv");
     if (runfile_export_csv(rf, out, err, sizeof(err)) != 0)
         fail_msg("%s", err);
@@ -1237,12 +1251,86 @@ static void test_schema1_file(void **state)
     size_t rows = 0;
     for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
         size_t n = strcspn(line + 1, "\n");
-        assert_true(n > 2 && strncmp(line + 1 + n - 2, ",1", 2) == 0);
+        assert_true(n > 5 && strncmp(line + 1 + n - 5, ",1,0,", 5) == 0);
         rows++;
     }
     assert_int_equal(rows, 8 * 3);
     free(text);
     close_ok(rf);
+}
+
+/* Schema 2.1 keeps the predictor's class and explanation (several lines, any bytes a CSV must
+ * quote); a 2.0 file, without them, reads class none and no explanation; a 2.1 file without
+ * them is damaged. */
+static void test_explain_kept(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    const char *path = in_dir("explain.h5");
+    struct runfile_header h;
+    make_header(&h, 2, 8);
+    struct runfile *rf = runfile_create(path, &h, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    struct runfile_epoch *e = calloc(1, sizeof(*e)), *got = calloc(1, sizeof(*got));
+    synth_epoch(0, 2, 8, e);
+    e->k[0].pred_class = 2;
+    snprintf(e->k[0].explain, sizeof e->k[0].explain, "B_k = 410.2 GB/s\nNP = \"B_k\" / B_p, 0.61");
+    /* A text that fills the room is kept up to its last byte. */
+    memset(e->k[1].explain, 'x', RUNFILE_EXPLAIN_MAX - 1);
+    e->k[1].explain[RUNFILE_EXPLAIN_MAX - 1] = '\0';
+    if (runfile_append_epoch(rf, e, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    close_ok(rf);
+    rf = runfile_open(path, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    assert_int_equal(runfile_header(rf)->schema_minor, RUNFILE_SCHEMA_MINOR);
+    assert_int_equal(runfile_read_epoch(rf, 0, got, err, sizeof(err)), 0);
+    assert_int_equal(got->k[0].pred_class, 2);
+    assert_string_equal(got->k[0].explain, e->k[0].explain);
+    assert_string_equal(got->k[1].explain, e->k[1].explain);
+    const char *out = in_dir("explain-csv");
+    if (runfile_export_csv(rf, out, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    close_ok(rf);
+    char file[600];
+    snprintf(file, sizeof(file), "%s/kernels.csv", out);
+    char *text = read_all(file, NULL);
+    assert_non_null(strstr(text, ",2,\"B_k = 410.2 GB/s\nNP = \"\"B_k\"\" / B_p, 0.61\"\n"));
+    free(text);
+
+    /* The same file as corun 2.0 would have written it. */
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    assert_true(H5Ldelete(f, "per_kernel/pred_class", H5P_DEFAULT) >= 0);
+    assert_true(H5Ldelete(f, "per_kernel/explain", H5P_DEFAULT) >= 0);
+    hid_t a = H5Aopen(f, "schema_minor", H5P_DEFAULT);
+    unsigned minor = 0;
+    assert_true(H5Awrite(a, H5T_NATIVE_UINT, &minor) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    rf = runfile_open(path, err, sizeof(err));
+    if (!rf)
+        fail_msg("%s", err);
+    assert_int_equal(runfile_read_epoch(rf, 0, got, err, sizeof(err)), 0);
+    assert_int_equal(got->k[0].pred_class, 0);
+    assert_string_equal(got->k[0].explain, "");
+    assert_true(got->k[0].np_true == e->k[0].np_true);
+    close_ok(rf);
+
+    /* Claiming 2.1 without them is damage. */
+    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    a = H5Aopen(f, "schema_minor", H5P_DEFAULT);
+    minor = 1;
+    assert_true(H5Awrite(a, H5T_NATIVE_UINT, &minor) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    char msg[600];
+    snprintf(msg, sizeof(msg), "%s: damaged run file: /per_kernel/pred_class is missing", path);
+    expect_open_error(path, msg);
+    free(e);
+    free(got);
 }
 
 /* docs/runfile.md holds the layout exactly as the tables print it. */
@@ -1296,6 +1384,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_add_kernel_torn, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_kernel_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema1_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_docs_match_tables, setup, teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

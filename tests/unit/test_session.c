@@ -194,13 +194,60 @@ static void test_model_out_of_range(void **state)
     scenario_done(&sc);
 }
 
+/* A live rewind: the run, with a parameter set before its first epoch and a switch and
+ * parameter changes later, re-simulated from its starting scenario to epoch 2 gives the same
+ * epochs and the allocator and share in force then; the rewound session keeps its parameter
+ * change, and is independent of the live one. */
+static void test_rewind_live(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_set_param(s, "epoch_cycles", "15000", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_set_allocator(s, "proportional", err, sizeof err), 0);
+    assert_int_equal(session_set_param(s, "hp_share", "0.5", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_set_param(s, "hp_share", "0.25", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(test_sms_of(s, 0), 4);
+
+    struct session *b = session_branch(s, 2, NULL, NULL, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(session_epochs_done(b), 2);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct session_epoch *x = session_epoch_at(b, i), *y = session_epoch_at(s, i);
+        assert_int_equal(x->cycles, 15000);
+        assert_int_equal(x->k[0].c.instructions, y->k[0].c.instructions);
+        assert_int_equal(x->k[1].c.l2_misses, y->k[1].c.l2_misses);
+    }
+    assert_string_equal(session_allocator_name(b), "proportional");
+    assert_int_equal(test_sms_of(b, 0), 8); /* hp_share 0.5 was in force after epoch 2 */
+    assert_int_equal(test_count_events(b, "note", "rewound to the end of epoch 2"), 1);
+    /* Another policy from there changes only the rewound run. */
+    assert_int_equal(session_set_allocator(b, "static", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(b, NULL, NULL), 0);
+    assert_int_equal(session_epochs_done(s), 3);
+    assert_int_equal(session_epochs_done(b), 3);
+    assert_int_equal(test_sms_of(b, 0), 8);
+    /* Out of range. */
+    assert_null(session_branch(s, 4, NULL, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "the live run: cannot branch at epoch 4"));
+    session_delete(b);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_swap_mid_run),
-        cmocka_unit_test(test_params),
-        cmocka_unit_test(test_branch_reapplies),
-        cmocka_unit_test(test_model_out_of_range),
+        cmocka_unit_test(test_swap_mid_run),     cmocka_unit_test(test_params),
+        cmocka_unit_test(test_branch_reapplies), cmocka_unit_test(test_model_out_of_range),
+        cmocka_unit_test(test_rewind_live),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,29 @@
+/* plot — pictures of a run for slides: NP history (true and predicted per kernel), fairness
+ * and STP, and the SM partition over the epochs, drawn with cairo into an SVG or PNG file.
+ * The caller hands plain arrays (cmd_plot reads them from a run file). */
+#ifndef CORUN_PLOT_H
+#define CORUN_PLOT_H
+
+#include <stddef.h>
+
+#include "corun/gpu.h"
+
+struct plot_data {
+    const char *title; /* the scenario's name */
+    unsigned nepochs;  /* >= 1 */
+    unsigned nkernels; /* 1 to GPU_MAX_KERNELS */
+    const char *name[GPU_MAX_KERNELS];
+    /* [nepochs] each; NaN where there is no value (a kernel not in the mix, no prediction). */
+    const double *np_true[GPU_MAX_KERNELS], *np_pred[GPU_MAX_KERNELS];
+    const double *fairness, *stp;
+    unsigned sms;
+    const int *owner; /* [nepochs x sms]: kernel index, or negative (idle, gated) */
+};
+
+/* Draw d into path, an SVG or a PNG by its extension (.svg, .png), width x height pixels (SVG:
+ * points). Returns 0, or -1 with a message naming path (another extension, a size out of 200
+ * to 10000, a file that cannot be written). */
+int plot_write(const struct plot_data *d, const char *path, unsigned width, unsigned height,
+               char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,165 @@
+/* cmd_lesson — `corun lesson list` and `corun lesson NAME`: the classroom lessons under
+ * scenarios/lessons/, listed one line each or opened in the workbench with the lesson panel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "corun/alloc.h"
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/lesson.h"
+#include "corun/predict.h"
+#include "corun/scenario.h"
+#include "corun/session.h"
+#include "corun/tui.h"
+
+int cli_lesson_check_names(const struct lesson *l, struct diag *d)
+{
+    size_t before = d->count;
+    for (size_t i = 0; i < l->nsteps; i++) {
+        const struct lesson_step *st = &l->steps[i];
+        if (*st->predictor && strcmp(st->predictor, "none") != 0 &&
+            !predict_registry_find(st->predictor))
+            diag_add(d,
+                     "%s:%d: steps[%zu].predictor: unknown predictor \"%s\" (see 'corun help "
+                     "predictors')",
+                     l->path, st->line, i, st->predictor);
+        if (*st->allocator && !alloc_registry_find(st->allocator))
+            diag_add(d,
+                     "%s:%d: steps[%zu].allocator: unknown allocator \"%s\" (see 'corun help "
+                     "allocators')",
+                     l->path, st->line, i, st->allocator);
+    }
+    return d->count > before ? -1 : 0;
+}
+
+static int list(const char *datadir)
+{
+    size_t n;
+    char **names = lesson_names(datadir, &n);
+    int rc = CLI_OK;
+    for (size_t i = 0; i < n; i++) {
+        char *path = lesson_path(datadir, names[i]);
+        struct lesson l;
+        struct diag d;
+        diag_init(&d);
+        if (lesson_load(path, datadir, &l, &d) == 0) {
+            printf("%-16s %s: %s\n", names[i], l.title, l.summary);
+        } else {
+            diag_print(&d, stderr);
+            rc = CLI_BAD_INPUT;
+        }
+        lesson_done(&l);
+        diag_done(&d);
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+    if (n == 0) {
+        fprintf(stderr, "corun: no lessons in %s/scenarios/lessons\n", datadir);
+        rc = CLI_BAD_INPUT;
+    }
+    return rc;
+}
+
+static int open_lesson(const char *datadir, const char *name, bool projector)
+{
+    char *path = lesson_path(datadir, name);
+    if (!path) {
+        fprintf(stderr,
+                "corun: lesson: \"%s\" is not a lesson name; 'corun lesson list' lists "
+                "them\n",
+                name);
+        return CLI_BAD_INPUT;
+    }
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "corun: lesson: no lesson \"%s\" (no %s); 'corun lesson list' lists them\n",
+                name, path);
+        free(path);
+        return CLI_BAD_INPUT;
+    }
+    struct lesson l;
+    struct diag d;
+    diag_init(&d);
+    struct scenario sc;
+    memset(&sc, 0, sizeof sc);
+    bool have_sc = false;
+    struct session *s = NULL;
+    char err[512];
+    int rc = CLI_OK;
+    if (lesson_load(path, datadir, &l, &d) != 0 || cli_lesson_check_names(&l, &d) != 0) {
+        diag_print(&d, stderr);
+        rc = CLI_BAD_INPUT;
+    } else if (scenario_load(&sc, l.scenario_path, datadir, &d) != 0) {
+        have_sc = true;
+        diag_print(&d, stderr);
+        rc = CLI_BAD_INPUT;
+    } else if ((have_sc = true) && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "corun: a lesson needs a terminal; 'corun lesson list' lists them\n");
+        rc = CLI_BAD_INPUT;
+    } else if (!(s = session_new(&sc, err, sizeof err))) {
+        fprintf(stderr, "corun: %s: %s\n", sc.path, err);
+        rc = CLI_BAD_INPUT;
+    } else {
+        struct tui_options opt = {.datadir = datadir, .projector = projector, .lesson = &l};
+        if (tui_main(s, &opt) != 0)
+            rc = CLI_FAILED;
+    }
+    if (have_sc)
+        scenario_done(&sc);
+    lesson_done(&l);
+    diag_done(&d);
+    free(path);
+    return rc;
+}
+
+static int lesson_run(int argc, char **argv)
+{
+    bool projector = false;
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        int used = cli_theme_option(argc, argv, i, &projector);
+        if (used < 0)
+            return CLI_BAD_INPUT;
+        if (used > 0) {
+            i += used - 1;
+        } else if (!name && argv[i][0] != '-') {
+            name = argv[i];
+        } else {
+            cli_usage_error(&cmd_lesson);
+            return CLI_BAD_INPUT;
+        }
+    }
+    if (!name) {
+        cli_usage_error(&cmd_lesson);
+        return CLI_BAD_INPUT;
+    }
+    char *datadir = datadir_locate();
+    int rc = strcmp(name, "list") == 0 ? list(datadir) : open_lesson(datadir, name, projector);
+    free(datadir);
+    return rc;
+}
+
+const struct cli_command cmd_lesson = {
+    .name = "lesson",
+    .args = "list | NAME [--theme projector]",
+    .summary = "list the classroom lessons, or open lesson NAME in the workbench",
+    .help = "A lesson is a scenario and a script of steps (scenarios/lessons/NAME.cfg): each\n"
+            "step has its text, what the class does, a question and what to notice, and may run\n"
+            "epochs, switch the predictor or allocator, set parameters, change the mix, show a\n"
+            "panel, or hide the truth until the class has guessed (predict, then reveal).\n\n"
+            "  list             one line per lesson: its name, title and what it teaches\n"
+            "  NAME             open the lesson: the workbench with the lesson panel showing\n"
+            "                   the first step\n"
+            "  --theme projector  high contrast, a larger chart and lesson panel\n\n"
+            "Keys besides the workbench's (see 'corun help tui'): n opens the next step and\n"
+            "does what it says, N goes back to the previous one (its text only), L shows or\n"
+            "hides the lesson panel, Enter on the lesson panel opens the step whole. In a\n"
+            "predict step, g opens the guess form: type each kernel's NP, then fairness and\n"
+            "STP; Enter reveals the truth beside the guesses with the error, and the step's\n"
+            "score joins the event log (and the run file when the run is saved).\n"
+            "'corun check LESSON.cfg' validates a lesson file.\n",
+    .run = lesson_run,
+};

@@ -1,0 +1,129 @@
+/* cmd_plot — `corun plot RUN.h5 --out FILE.svg|.png`: a recorded run as a picture for slides
+ * (NP history true and predicted, fairness and STP, the SM partition over the epochs). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/plot.h"
+#include "corun/session.h"
+#include "corun/util.h"
+
+static int parse_size(const char *text, unsigned *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < 200 || v > 10000) {
+        fprintf(stderr, "corun plot: size \"%s\": expected a whole number from 200 to 10000\n",
+                text);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* r's epochs as plot arrays (freed by the caller: one block each). */
+static void fill(const struct session *r, struct plot_data *d, double **block, int **owner)
+{
+    unsigned n = session_epochs_done(r), nk = session_epoch_at(r, n - 1)->nkernels;
+    const struct scenario *sc = session_scenario(r);
+    d->title = sc->name;
+    d->nepochs = n;
+    d->nkernels = nk;
+    d->sms = sc->gpu.sms;
+    *block = xmalloc((2 * (size_t)nk + 2) * n * sizeof(double));
+    *owner = xmalloc((size_t)n * d->sms * sizeof(int));
+    double *b = *block;
+    for (unsigned k = 0; k < nk; k++) {
+        d->name[k] = sc->kernels[k].name;
+        d->np_true[k] = b + (2 * (size_t)k) * n;
+        d->np_pred[k] = b + (2 * (size_t)k + 1) * n;
+    }
+    double *fair = b + 2 * (size_t)nk * n, *stp = fair + n;
+    d->fairness = fair;
+    d->stp = stp;
+    for (unsigned i = 0; i < n; i++) {
+        const struct session_epoch *e = session_epoch_at(r, i);
+        for (unsigned k = 0; k < nk; k++) {
+            bool in = k < e->nkernels && e->k[k].in_mix;
+            ((double *)d->np_true[k])[i] = in ? e->k[k].np_true : NAN;
+            ((double *)d->np_pred[k])[i] = in && e->predictor[0] ? e->k[k].np_pred : NAN;
+        }
+        fair[i] = e->m.valid ? e->m.fairness : NAN;
+        stp[i] = e->m.valid ? e->m.stp : NAN;
+        for (unsigned s = 0; s < d->sms; s++)
+            (*owner)[(size_t)i * d->sms + s] = s < e->nsms ? e->owner[s] : GPU_SM_IDLE;
+    }
+    d->owner = *owner;
+}
+
+static int plot_run(int argc, char **argv)
+{
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
+                                         {"width", required_argument, NULL, 'w'},
+                                         {"height", required_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    unsigned width = 1200, height = 900;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else if (c == 'w' && parse_size(optarg, &width) != 0)
+            return CLI_BAD_INPUT;
+        else if (c == 'h' && parse_size(optarg, &height) != 0)
+            return CLI_BAD_INPUT;
+        else if (c == '?') {
+            cli_usage_error(&cmd_plot);
+            return CLI_BAD_INPUT;
+        }
+    }
+    if (!out || optind != argc - 1) {
+        cli_usage_error(&cmd_plot);
+        return CLI_BAD_INPUT;
+    }
+    char *datadir = datadir_locate();
+    char err[512];
+    int rc = CLI_OK;
+    struct session *r = session_replay(argv[optind], datadir, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "corun: %s\n", err);
+        rc = CLI_BAD_INPUT;
+    } else if (session_epochs_done(r) == 0) {
+        fprintf(stderr, "corun: %s: the run has no epochs to draw\n", argv[optind]);
+        rc = CLI_BAD_INPUT;
+    } else {
+        struct plot_data d;
+        memset(&d, 0, sizeof d);
+        double *block;
+        int *owner;
+        fill(r, &d, &block, &owner);
+        if (plot_write(&d, out, width, height, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: %s\n", err);
+            rc = CLI_BAD_INPUT;
+        } else {
+            printf("corun: drew %u epochs of %s in %s\n", d.nepochs, argv[optind], out);
+        }
+        free(block);
+        free(owner);
+    }
+    session_delete(r);
+    free(datadir);
+    return rc;
+}
+
+const struct cli_command cmd_plot = {
+    .name = "plot",
+    .args = "RUN.h5 --out FILE.svg|FILE.png [--width W] [--height H]",
+    .summary = "draw a recorded run for slides: NP history, fairness and STP, SM partition",
+    .help = "Three panels over the run's epochs: each kernel's true NP (solid) and the\n"
+            "predictor's (dashed), fairness and STP, and the SM partition (one column per\n"
+            "epoch, each SM in its owner's colour; idle white, power-gated grey). The file's\n"
+            "extension chooses SVG or PNG; the size defaults to 1200x900 (200 to 10000 each).\n",
+    .run = plot_run,
+};

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# corun plot: a recorded run (a predictor, the fair allocator moving SMs) drawn as SVG and as
+# PNG; the PNG has the PNG signature and the size asked for, the SVG parses as XML with an
+# <svg> root of that size and has drawing in it; a bad extension, size or run file is refused
+# with status 2 and a message.
+. "$(dirname "$0")/../lib.sh"
+export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
+"$CORUN" run "$top_srcdir/tests/data/good/tui_fast.cfg" --epochs 4 --predictor hsm \
+    --allocator fair --out "$TMPD/r.h5" --catalog "$TMPD/c.db" >/dev/null ||
+    fail "the run could not be recorded"
+
+"$CORUN" plot "$TMPD/r.h5" --out "$TMPD/p.png" --width 800 --height 600 >"$TMPD/out" ||
+    fail "plot to PNG failed"
+grep -q "drew 4 epochs" "$TMPD/out" || fail "no summary: $(cat "$TMPD/out")"
+[ "$(od -An -tx1 -N8 "$TMPD/p.png" | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+    fail "p.png has no PNG signature"
+# IHDR: width and height, big-endian, at bytes 16-23.
+[ "$(od -An -tu1 -j16 -N8 "$TMPD/p.png" | tr -s ' ' | sed 's/^ //')" = "0 0 3 32 0 0 2 88" ] ||
+    fail "p.png is not 800x600: $(od -An -tu1 -j16 -N8 "$TMPD/p.png")"
+[ "$(stat -c %s "$TMPD/p.png")" -gt 5000 ] || fail "p.png is nearly empty"
+
+"$CORUN" plot "$TMPD/r.h5" --out "$TMPD/p.svg" >/dev/null || fail "plot to SVG failed"
+if command -v python3 >/dev/null; then
+    python3 - "$TMPD/p.svg" <<'PY' || fail "p.svg is not a well-formed SVG of 1200x900"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+assert root.get("viewBox") == "0 0 1200 900", root.get("viewBox")
+paths = root.iter("{http://www.w3.org/2000/svg}path")
+assert sum(1 for _ in paths) > 50
+PY
+else
+    head -c 200 "$TMPD/p.svg" | grep -q "<svg" || fail "p.svg has no <svg> element"
+fi
+
+expect_bad "a JPEG" "p.jpg: expected a file name ending in .svg or .png" \
+    "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/p.jpg"
+expect_bad "a tiny picture" 'size "10": expected a whole number from 200 to 10000' \
+    "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/q.png" --width 10
+expect_bad "a missing run" "nothere.h5" "$CORUN" plot "$TMPD/nothere.h5" --out "$TMPD/q.png"
+expect_bad "no --out" "usage: corun plot" "$CORUN" plot "$TMPD/r.h5"
+expect_bad "an unwritable path" "cannot write the picture" \
+    "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/no/such/dir/p.png"
+[ ! -e "$TMPD/q.png" ] || fail "a refused plot left a file"
+echo "plot: SVG and PNG of a recorded run, bad input refused"

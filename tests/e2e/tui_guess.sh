@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Predict, then reveal (lesson even-split, step 1): while the step's epochs run and until the
+# class has guessed, true NP is "?" and the chart has no true points; Esc leaves the form and g
+# opens it again; a guess out of range is refused; the reveal shows each guess beside the
+# truth (the numbers a headless run of the same scenario prints) with the error and the score,
+# which the run file keeps as a "score" event. The projector theme honours NO_COLOR.
+. "$(dirname "$0")/../lib.sh"
+export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
+"$CORUN" run "$top_srcdir/scenarios/demo-pair.cfg" --epochs 2 >"$TMPD/run" ||
+    fail "the demo pair does not run"
+truth() { awk -v k="$1" '$1 == 2 && $2 == k {print $5}' "$TMPD/run"; }
+lbm=$(truth lbm)
+bino=$(truth bino)
+fairness=$(awk '/system:/ {f = $7} END {print f}' "$TMPD/run")
+[ -n "$lbm" ] && [ -n "$bino" ] && [ -n "$fairness" ] || fail "no truth in: $(cat "$TMPD/run")"
+
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- lesson even-split
+tui_wait "Your guess, 1 of 4"
+tui_wait "NP of A lbm"
+tui_screen >"$TMPD/hidden"
+grep -Eq "A lbm +20.0 +[0-9.]+ +\? " "$TMPD/hidden" || fail "lbm's NP is not hidden:
+$(cat "$TMPD/hidden")"
+grep -q "$lbm" "$TMPD/hidden" && fail "the truth $lbm shows while hidden:
+$(cat "$TMPD/hidden")"
+# Esc leaves the form; n refuses to go on; s records the run; g opens the form again.
+tui_keys Escape
+tui_gone "Your guess, 1 of 4"
+tui_keys n
+tui_wait "Guess first"
+tui_keys x
+tui_keys s
+tui_wait "Record this run"
+tui_keys C-u
+tui_keys -l "$TMPD/class.h5"
+tui_keys Enter
+tui_wait "Saved"
+tui_keys x
+tui_gone "Saved"
+tui_keys g
+tui_wait "Your guess, 1 of 4"
+tui_keys -l 7
+tui_keys Enter
+tui_wait "'7': enter a number from 0 to 1.5"
+tui_keys C-u
+tui_keys -l 0.9
+tui_keys Enter
+tui_wait "Your guess, 2 of 4"
+tui_wait "NP of B bino"
+tui_keys -l 0.5
+tui_keys Enter
+tui_wait "Fairness (min NP / max NP"
+tui_keys -l 0.5
+tui_keys Enter
+tui_wait "STP (the sum of the NPs)"
+tui_keys -l 1.5
+tui_keys Enter
+tui_wait "Reveal"
+tui_screen >"$TMPD/reveal"
+grep -Eq "NP A lbm +guess +0.900 +true +$lbm +error" "$TMPD/reveal" || fail "no lbm line:
+$(cat "$TMPD/reveal")"
+grep -Eq "NP B bino +guess +0.500 +true +$bino +error" "$TMPD/reveal" || fail "no bino line:
+$(cat "$TMPD/reveal")"
+grep -Eq "Fairness +guess +0.500 +true +$fairness +error" "$TMPD/reveal" ||
+    fail "no fairness line:
+$(cat "$TMPD/reveal")"
+grep -Eq "Score: step 1, epoch 2: [0-4] of 4 guesses within 10%; lesson so far [0-4] of 4" \
+    "$TMPD/reveal" || fail "no score:
+$(cat "$TMPD/reveal")"
+tui_keys x
+tui_gone "Reveal"
+tui_wait "$lbm"
+tui_keys q
+tui_wait "exit=0"
+"$CORUN" show "$TMPD/class.h5" >"$TMPD/shown" || fail "corun show cannot read the class's run"
+grep -Eq "score.*step 1, epoch 2: [0-4] of 4 guesses" "$TMPD/shown" || fail "no score event:
+$(cat "$TMPD/shown")"
+grep -q "lesson.*even-split, step 1 of 3: Guess first" "$TMPD/shown" || fail "no lesson event:
+$(cat "$TMPD/shown")"
+
+# Outside a lesson, G steps one epoch with its truth hidden; the reveal scores the run.
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$top_srcdir/tests/data/good/tui_fast.cfg"
+tui_wait "Epoch 0/10"
+tui_keys G
+tui_wait "Your guess, 1 of 4"
+tui_wait "NP of A stream"
+grep -Eq "A stream +8.0 +[0-9.]+ +\? " "$TMPD/screen" || fail "stream's NP is not hidden:
+$(cat "$TMPD/screen")"
+for g in 0.5 0.5 0.9 1.0; do
+    tui_keys -l "$g"
+    tui_keys Enter
+    sleep 0.2
+done
+tui_wait "Reveal"
+tui_wait "Score: epoch 1: "
+tui_wait "run so far"
+tui_keys x q y
+tui_wait "exit=0"
+
+# The projector theme: colour without NO_COLOR, none with it; a taller chart at 80x24.
+chart_rows() { awk '/NP history/ {on = 1} on && /^└/ {print NR - s; exit} /NP history/ {s = NR}' \
+    "$1"; }
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- lesson scaling --theme projector
+tui_wait "Epoch 2/12"
+tui_screen -e >"$TMPD/proj-color"
+tui_screen >"$TMPD/proj"
+grep -q $'\e\\[3[0-7]m\|\e\\[38;5' "$TMPD/proj-color" || fail "no colour in the projector theme"
+tui_keys q y
+tui_wait "exit=0"
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color NO_COLOR=1 -- lesson scaling --theme projector
+tui_wait "Epoch 2/12"
+tui_screen -e >"$TMPD/proj-mono"
+grep -q $'\e\\[3[0-7]m\|\e\\[38;5\|\e\\[4[0-7]m' "$TMPD/proj-mono" && fail "colour despite NO_COLOR"
+tui_keys q y
+tui_wait "exit=0"
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- lesson scaling
+tui_wait "Epoch 2/12"
+tui_screen >"$TMPD/plain"
+tui_keys q y
+tui_wait "exit=0"
+[ "$(chart_rows "$TMPD/proj")" -gt "$(chart_rows "$TMPD/plain")" ] ||
+    fail "the projector chart is not taller: $(chart_rows "$TMPD/proj") vs $(chart_rows "$TMPD/plain")"
+expect_bad "an unknown theme" 'unknown theme "neon"' "$CORUN" lesson scaling --theme neon
+echo "guess: hidden truth, form, refusal, reveal = headless truth, score in the run file; projector"

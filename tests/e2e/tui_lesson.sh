@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Lessons. `corun lesson list` prints every lesson of scenarios/lessons one line each and
+# `corun check` accepts each (and refuses a bad one with its file and line). hsm-fair is
+# stepped through at 80x24 with n: each step does what it says (the predictor, the allocator
+# and its reasons in the log, a parameter), N goes back, L hides the panel; the screen shows the
+# chart's legend and the allocator's reason uncut. The 200x60 screen shows them too.
+. "$(dirname "$0")/../lib.sh"
+export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
+
+"$CORUN" lesson list >"$TMPD/list" || fail "corun lesson list failed"
+n=$(ls "$top_srcdir"/scenarios/lessons/*.cfg | wc -l)
+[ "$n" -ge 8 ] || fail "only $n lessons"
+[ "$(wc -l <"$TMPD/list")" -eq "$n" ] || fail "lesson list is not one line per lesson:
+$(cat "$TMPD/list")"
+for f in "$top_srcdir"/scenarios/lessons/*.cfg; do
+    name=$(basename "$f" .cfg)
+    title=$(sed -n 's/^title = "\(.*\)";$/\1/p' "$f")
+    grep -qF "$name" "$TMPD/list" || fail "$name is not listed"
+    grep -qF "$title: " "$TMPD/list" || fail "$name's title '$title' is not listed"
+    "$CORUN" check "$f" >/dev/null 2>"$TMPD/err" || fail "corun check $f: $(cat "$TMPD/err")"
+done
+for f in "$top_srcdir"/scenarios/demo-*.cfg; do
+    "$CORUN" check "$f" >/dev/null 2>"$TMPD/err" || fail "corun check $f: $(cat "$TMPD/err")"
+done
+# A bad lesson: every mistake with its file and line, status 2.
+cat >"$TMPD/bad.cfg" <<'CFG'
+title = "bad";
+summary = "bad";
+scenario = "nothere.cfg";
+steps = (
+  { title = "one"; predictor = "zzz"; view = "everything"; set = ["novalue"]; }
+);
+CFG
+expect_bad "a bad lesson" 'bad.cfg:3: scenario: no scenario file "nothere.cfg"' \
+    "$CORUN" check "$TMPD/bad.cfg"
+grep -q 'bad.cfg:5: steps\[0\].view' "$TMPD/err" || fail "no message for view: $(cat "$TMPD/err")"
+grep -q 'steps\[0\].set\[0\]: expected "KEY=VALUE"' "$TMPD/err" ||
+    fail "no message for set: $(cat "$TMPD/err")"
+sed -i 's/nothere.cfg/demo-pair.cfg/; s/ view = "everything";//; s/"novalue"/"hp_share=0.5"/' \
+    "$TMPD/bad.cfg"
+expect_bad "an unknown predictor" 'bad.cfg:5: steps\[0\].predictor: unknown predictor "zzz"' \
+    "$CORUN" check "$TMPD/bad.cfg"
+expect_bad "an unknown lesson" 'no lesson "zzz"' "$CORUN" lesson zzz
+expect_bad "a path for a name" 'is not a lesson name' "$CORUN" lesson ../x
+
+# The reason of the fair allocator's first repartition in this lesson's pair, as a headless run
+# with the same switches prints it (HSM from epoch 1, fair from epoch 3).
+"$CORUN" run "$top_srcdir/scenarios/demo-pair.cfg" --epochs 5 --predictor hsm >/dev/null ||
+    fail "the demo pair does not run"
+
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- lesson hsm-fair
+tui_wait "Lesson 1/4: HSM-Fair at work"
+tui_wait "Step 1 of 4: A predictor watches"
+tui_wait "Predictor: hsm"
+tui_wait "Epoch 2/12"
+tui_wait "A B true  a b predicted"
+tui_wait "[ Explain: A lbm ]"
+tui_keys n
+tui_wait "Lesson 2/4: "
+tui_wait "Allocator: fair"
+tui_wait "Epoch 5/12"
+tui_wait "[ Event log ]"
+tui_wait "repartition: fair:"
+tui_screen >"$TMPD/step2-80x24"
+# The reason's words, wrapped but whole: the log rows under "repartition", joined.
+reason=$(LC_ALL=C.UTF-8 sed -n 's/^│\(.\{38\}\)│.*/\1/p' "$TMPD/step2-80x24" |
+    sed -n '/repartition: fair:/,$p' | tr -s ' \n' ' ')
+case "$reason" in
+*"repartition: fair: fairness "*" < 0.90, moved "*" SM"*" lbm→bino ("*" predicted)"*) ;;
+*) fail "the reason is not whole in the log at 80x24: '$reason'
+$(cat "$TMPD/step2-80x24")" ;;
+esac
+grep -q "A B true  a b predicted" "$TMPD/step2-80x24" || fail "no legend at 80x24"
+# Enter on the lesson panel opens the step whole.
+tui_keys Tab
+tui_wait "[ Lesson 2/4: HSM-Fair at work ]"
+tui_keys Enter
+tui_wait "Press any key to continue."
+tui_wait "opens a line whole)."
+tui_keys x
+tui_gone "Press any key to continue."
+tui_keys n
+tui_wait "Lesson 3/4: "
+tui_wait "Epoch 8/12"
+tui_wait "[ System ]"
+tui_keys n
+tui_wait "Lesson 4/4: "
+tui_wait "fairness_threshold=0.97"
+tui_wait "Epoch 11/12"
+# N goes back without doing the step again; n returns; past the last step, a message.
+tui_keys N
+tui_wait "Lesson 3/4: "
+tui_keys n
+tui_wait "Lesson 4/4: "
+tui_keys n
+tui_wait "That was the last step of hsm-fair."
+tui_keys x
+tui_gone "That was the last step"
+grep -q "Epoch 11/12" "$TMPD/screen" || fail "going back and forth ran epochs"
+# L hides the panel: the usual layout, with the SM map.
+tui_keys L
+tui_gone "HSM-Fair at work"
+tui_wait "SM map, 40 SMs"
+tui_keys L
+tui_wait "HSM-Fair at work"
+tui_keys q
+tui_wait "quit without saving?"
+tui_keys y
+tui_wait "exit=0"
+
+# 200x60: the legend, the whole step and the reason in one line.
+tui_start 200 60 LC_ALL=C.UTF-8 TERM=xterm -- lesson hsm-fair
+tui_wait "Epoch 2/12"
+tui_keys n
+tui_wait "Epoch 5/12"
+tui_wait "repartition: fair: fairness "
+tui_screen >"$TMPD/step2-200x60"
+grep -q "A lbm  B bino  true NP  a b predicted" "$TMPD/step2-200x60" ||
+    fail "no legend with names at 200x60:
+$(cat "$TMPD/step2-200x60")"
+grep -Eq "repartition: fair: fairness [0-9.]+ < 0.90, moved [0-9]+ SMs? lbm→bino \([0-9.]+ predicted\)" \
+    "$TMPD/step2-200x60" || fail "the reason is not on one line at 200x60:
+$(cat "$TMPD/step2-200x60")"
+grep -q "Enter shows the whole step" "$TMPD/step2-200x60" && fail "the step does not fit 200x60"
+tui_keys q y
+tui_wait "exit=0"
+# The captures, for the record.
+if [ -n "${CORUN_CAPTURES:-}" ]; then
+    cp "$TMPD/step2-80x24" "$CORUN_CAPTURES/lesson-80x24.txt"
+    cp "$TMPD/step2-200x60" "$CORUN_CAPTURES/lesson-200x60.txt"
+fi
+echo "lesson: list, check, hsm-fair stepped through at 80x24 and 200x60"

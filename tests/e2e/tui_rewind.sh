@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Live rewind: after three epochs under the even split (HSM predicting), Left goes back to the
+# end of epoch 2 without saving: the re-simulated epoch 2 is the one the run had, and epoch 3 is
+# gone; with the fair allocator chosen there, the next epoch 3 differs from the first one (fair
+# moves SMs), while a second rewind without a change gives epoch 3 back exactly. A run going on
+# is not rewound.
+. "$(dirname "$0")/../lib.sh"
+cfg="$TMPD/pair.cfg"
+sed 's/^epochs = 10;/epochs = 10;\npredictor = "hsm";/' "$top_srcdir/tests/data/good/tui_fast.cfg" \
+    >"$cfg"
+grep -q 'predictor = "hsm"' "$cfg" || fail "could not make $cfg"
+row() { grep -E "^│.A stream " "$TMPD/screen" | head -1; }
+
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/10"
+tui_keys Space
+tui_wait "Epoch 1/10"
+tui_keys Space
+tui_wait "Epoch 2/10"
+tui_wait "idle: Space steps"
+epoch2=$(row)
+tui_keys Space
+tui_wait "Epoch 3/10"
+tui_wait "idle: Space steps"
+epoch3=$(row)
+[ -n "$epoch2" ] && [ -n "$epoch3" ] || fail "no stream row"
+
+# Rewind, then the same epoch 3 again.
+tui_keys Left
+tui_wait "rewound to the end of epoch 2"
+tui_wait "Epoch 2/10"
+[ "$(row)" = "$epoch2" ] || fail "the rewound epoch 2 differs:
+$epoch2
+$(row)"
+tui_keys Space
+tui_wait "Epoch 3/10"
+tui_wait "idle: Space steps"
+[ "$(row)" = "$epoch3" ] || fail "epoch 3 after a rewind without a change differs:
+$epoch3
+$(row)"
+
+# Rewind, switch to fair, step: another epoch 3.
+tui_keys Left
+tui_wait "rewound to the end of epoch 2"
+tui_wait "Epoch 2/10"
+tui_keys a
+tui_wait "Esc cancels"
+n=$(grep -Eo "[0-9] [ *] fair " "$TMPD/screen" | head -1 | cut -c1)
+[ -n "$n" ] || fail "no fair in the menu: $(cat "$TMPD/screen")"
+tui_keys "$n"
+tui_wait "Allocator: fair"
+tui_keys Space
+tui_wait "Epoch 3/10"
+tui_wait "idle: Space steps"
+tui_wait "repartition: fair"
+[ "$(row)" != "$epoch3" ] || fail "epoch 3 under fair is the same as under the even split:
+$(row)"
+
+# A run going on (slowest pace: it cannot end first) is not rewound.
+tui_keys - - - - - - -
+tui_wait "Speed: 1 per 5 s"
+tui_keys r
+tui_wait "Running"
+tui_keys Left
+tui_wait "Pause first (r)"
+tui_keys x
+tui_keys r
+tui_keys q
+tui_wait "quit without saving?"
+tui_keys y
+tui_wait "exit=0"
+echo "rewind: exact epoch 2 and 3 again; fair after a rewind changes epoch 3"

@@ -1,0 +1,109 @@
+/* Unit tests: plot — a run with gaps (a kernel joining late, epochs without a prediction,
+ * undefined metrics, idle and gated SMs) draws as PNG and SVG; bad names and sizes are
+ * refused without a file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+#include "corun/plot.h"
+
+#define N   6
+#define SMS 8
+
+static double np_a[N] = {0.5, 0.6, 0.7, NAN, 0.8, 0.9};
+static double np_b[N] = {NAN, NAN, 0.4, 0.45, 0.5, INFINITY};
+static double pred_a[N] = {NAN, NAN, 0.65, 0.7, 0.75, 0.8};
+static double fair[N] = {NAN, NAN, 0.5, 0.6, 0.7, 0.8};
+static double stp[N] = {0.5, 0.6, 1.1, 1.2, 1.3, 1.4};
+static int owner[N * SMS];
+
+static void make(struct plot_data *d)
+{
+    memset(d, 0, sizeof *d);
+    d->title = "test pair";
+    d->nepochs = N;
+    d->nkernels = 2;
+    d->name[0] = "lbm";
+    d->name[1] = "bino";
+    d->np_true[0] = np_a;
+    d->np_true[1] = np_b;
+    d->np_pred[0] = pred_a;
+    d->np_pred[1] = NULL;
+    d->fairness = fair;
+    d->stp = stp;
+    d->sms = SMS;
+    for (int i = 0; i < N * SMS; i++)
+        owner[i] = i % SMS < 4 ? 0 : i % SMS < 6 ? 1 : i % SMS == 6 ? GPU_SM_IDLE : GPU_SM_GATED;
+    d->owner = owner;
+}
+
+static void test_png_and_svg(void **state)
+{
+    (void)state;
+    struct plot_data d;
+    make(&d);
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64], svg[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/p.png", dir);
+    snprintf(svg, sizeof svg, "%s/p.svg", dir);
+    if (plot_write(&d, png, 640, 480, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    FILE *f = fopen(png, "rb");
+    unsigned char head[24];
+    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+    assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], 640);
+    assert_int_equal((head[20] << 24) | (head[21] << 16) | (head[22] << 8) | head[23], 480);
+    if (plot_write(&d, svg, 640, 480, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    f = fopen(svg, "r");
+    char text[256] = "";
+    assert_true(fread(text, 1, sizeof text - 1, f) > 100);
+    fclose(f);
+    assert_non_null(strstr(text, "<svg"));
+    assert_non_null(strstr(text, "viewBox=\"0 0 640 480\""));
+    unlink(png);
+    unlink(svg);
+    rmdir(dir);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    struct plot_data d;
+    make(&d);
+    char err[256] = "";
+    const char *jpg = "/tmp/corun-plot-refused.jpg";
+    assert_int_equal(plot_write(&d, jpg, 640, 480, err, sizeof err), -1);
+    assert_string_equal(err, "/tmp/corun-plot-refused.jpg: expected a file name ending in .svg or "
+                             ".png");
+    assert_int_equal(plot_write(&d, "/tmp/corun-plot-refused.png", 100, 480, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a size of 100x480; expected 200 to 10000"));
+    d.nepochs = 0;
+    assert_int_equal(plot_write(&d, "/tmp/corun-plot-refused.png", 640, 480, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no epochs"));
+    struct stat st;
+    assert_int_not_equal(stat("/tmp/corun-plot-refused.png", &st), 0);
+    d.nepochs = N;
+    assert_int_equal(plot_write(&d, "/nonexistent/dir/p.png", 640, 480, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/dir/p.png: cannot write the picture"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_png_and_svg),
+        cmocka_unit_test(test_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

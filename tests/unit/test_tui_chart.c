@@ -1,0 +1,120 @@
+/* tui_chart: the x axis spans the given points over the width, coinciding points stand side by
+ * side or show as TUI_CHART_SEVERAL, and values that are negative, NaN or infinite (and a y_max
+ * that is not finite) draw nothing and end. Drawn into a pad of a terminal on /dev/null. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "../../src/tui/tui_internal.h"
+
+static SCREEN *screen;
+static FILE *out, *in;
+static struct tui_style style;
+
+static int setup(void **state)
+{
+    (void)state;
+    out = fopen("/dev/null", "w");
+    in = fopen("/dev/null", "r");
+    screen = newterm("vt100", out, in);
+    if (!screen)
+        return -1;
+    memset(&style, 0, sizeof style); /* monochrome ASCII, as on a vt100 */
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    endwin();
+    delscreen(screen);
+    fclose(out);
+    fclose(in);
+    return 0;
+}
+
+/* The character at (y, x) of w. */
+static char at(WINDOW *w, int y, int x)
+{
+    return (char)(mvwinch(w, y, x) & A_CHARTEXT);
+}
+
+/* Where glyph g is in row y: its first column, or -1. */
+static int find(WINDOW *w, int y, char g)
+{
+    for (int x = 0; x < getmaxx(w); x++)
+        if (at(w, y, x) == g)
+            return x;
+    return -1;
+}
+
+static void test_span_and_coincide(void **state)
+{
+    (void)state;
+    WINDOW *w = newpad(6, TUI_CHART_LABEL_COLS + 40);
+    /* Two points of 10: each has a slot of 4 columns; A and B coincide at point 0. */
+    double a[2] = {0.5, 1.0}, b[2] = {0.5, 0.0};
+    struct tui_series s[2] = {{a, 'A', 0}, {b, 'B', 0}};
+    assert_false(tui_chart(&style, w, 5, s, 2, 2, 10, 1.0));
+    assert_int_equal(at(w, 2, TUI_CHART_LABEL_COLS), 'A'); /* 0.5 is the middle row of 5 */
+    assert_int_equal(at(w, 2, TUI_CHART_LABEL_COLS + 1), 'B');
+    assert_int_equal(at(w, 0, TUI_CHART_LABEL_COLS + 4), 'A'); /* point 1's slot */
+    assert_int_equal(at(w, 4, TUI_CHART_LABEL_COLS + 4), 'B');
+    assert_int_equal(find(w, 5, 'A'), -1); /* the rows below the chart are left alone */
+    delwin(w);
+
+    /* 40 points on 40 columns: one column each, so coinciding points show as several. */
+    w = newpad(6, TUI_CHART_LABEL_COLS + 40);
+    double c[40], d[40];
+    for (int i = 0; i < 40; i++)
+        c[i] = d[i] = 0.25;
+    s[0].values = c;
+    s[1].values = d;
+    assert_true(tui_chart(&style, w, 5, s, 2, 40, 40, 1.0));
+    assert_int_equal(at(w, 3, TUI_CHART_LABEL_COLS + 39), TUI_CHART_SEVERAL);
+    assert_int_equal(find(w, 3, 'B'), -1);
+    delwin(w);
+}
+
+static void test_non_finite(void **state)
+{
+    (void)state;
+    WINDOW *w = newpad(6, TUI_CHART_LABEL_COLS + 20);
+    double v[5] = {NAN, INFINITY, -INFINITY, -1, 0.75};
+    struct tui_series s = {v, 'A', 0};
+    assert_false(tui_chart(&style, w, 6, &s, 1, 5, 5, 1.0));
+    /* Only the finite, non-negative point is drawn, in the last point's slot. */
+    int drawn = 0;
+    for (int y = 0; y < 6; y++)
+        for (int x = TUI_CHART_LABEL_COLS; x < getmaxx(w); x++)
+            drawn += at(w, y, x) == 'A';
+    assert_int_equal(drawn, 1);
+    assert_int_equal(at(w, 1, TUI_CHART_LABEL_COLS + 16), 'A');
+    /* A y_max that is not finite, zero or negative draws nothing and returns. */
+    const double bad[] = {INFINITY, NAN, 0, -1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        werase(w);
+        assert_false(tui_chart(&style, w, 6, &s, 1, 5, 5, bad[i]));
+        assert_int_equal(find(w, 0, '|'), -1);
+    }
+    /* A huge y_max still ends, its labels on at most every row. */
+    werase(w);
+    tui_chart(&style, w, 6, &s, 1, 5, 5, 1e300);
+    delwin(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_span_and_coincide),
+        cmocka_unit_test(test_non_finite),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
