@@ -124,14 +124,14 @@ struct kstate {
     uint64_t run_left;
 
     /* instruction mix, precomputed */
-    double pn;              /* non-ALU instructions among all */
-    double inv_log_compute; /* 1 / ln(1 - pn), for geometric compute runs */
-    unsigned geo_n;         /* entries of geo (0: draw with the logarithm) */
+    double pn;                /* non-ALU instructions among all */
+    double inv_log_compute;   /* 1 / ln(1 - pn), for geometric compute runs */
+    unsigned geo_n;           /* entries of geo (0: draw with the logarithm) */
     uint64_t geo[KSTATE_GEO]; /* thresholds (1 - pn)^(n + 1) of a run longer than n */
-    uint64_t thr_mem;       /* non-compute is memory (vs the other classes) */
-    bool has_classes;       /* SFU, FP64 or shared instructions exist */
-    uint64_t thr_cls[3];    /* non-memory: cumulative thresholds of constant, SFU, FP64 */
-    uint64_t thr_store;     /* memory instruction is a store */
+    uint64_t thr_mem;         /* non-compute is memory (vs the other classes) */
+    bool has_classes;         /* SFU, FP64 or shared instructions exist */
+    uint64_t thr_cls[3];      /* non-memory: cumulative thresholds of constant, SFU, FP64 */
+    uint64_t thr_store;       /* memory instruction is a store */
     uint64_t thr_reuse;
     uint64_t thr_extra_line; /* fractional part of lines_per_access */
     unsigned base_lines;

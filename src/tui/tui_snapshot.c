@@ -259,8 +259,10 @@ void tui_take_events(struct tui *t)
     for (size_t i = 0; i < n; i++) {
         tui_log_event(t, &ev[i]);
         /* A model used outside its training configuration: the whole text, which names both
-         * configurations, in a message (the log's column cuts it); the log keeps it too. */
-        if (strcmp(ev[i].kind, "warning") == 0 && !t->overlay)
+         * configurations, in a message (the log's column cuts it); the log keeps it too. In a
+         * lesson (whose demos run on cut-down GPUs) the log alone: a window would stop the
+         * class at every step that switches a predictor. */
+        if (strcmp(ev[i].kind, "warning") == 0 && !t->overlay && !t->lesson)
             tui_message(t, "Warning", "%s", ev[i].text);
     }
     free(ev);
