@@ -49,6 +49,7 @@ struct runfile {
     hid_t epoch_count, event_count; /* scalar: how many rows are complete */
     hid_t kernel_count;             /* scalar: how many kernels are complete; invalid: schema 1 */
     struct runfile_header hdr;
+    unsigned kernels_named; /* kernels the file names, committed or not (<= GPU_MAX_KERNELS) */
     uint64_t nepochs, nevents;
     struct rf_guard guard; /* of a recorder */
     char *failed;          /* why recording stopped; NULL while it goes on */

@@ -2,6 +2,7 @@
  * crash: such a file still carries its "open for SWMR write" flag, so it is opened for SWMR
  * reading, and only the rows its counters call complete are used. */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,10 +108,20 @@ static int read_header(struct runfile *rf, char *err, size_t errlen)
             return rf_fail(err, errlen, "%s: damaged run file: attribute %s of / is %s", path,
                            t->fields[i].name,
                            H5Aexists(rf->file, t->fields[i].name) > 0 ? "unreadable" : "missing");
-    if (h->nkernels_start < 1 || h->nkernels_start > GPU_MAX_KERNELS || h->sms < 1 ||
-        h->sms > RUNFILE_MAX_SMS)
-        return rf_fail(err, errlen, "%s: damaged run file: %u kernels on %u SMs", path,
-                       h->nkernels_start, h->sms);
+    if (h->schema_version < 1)
+        return rf_fail(err, errlen, "%s: damaged run file: schema_version is %u (expected 1 to %d)",
+                       path, h->schema_version, RUNFILE_SCHEMA_VERSION);
+    if (h->nkernels_start < 1 || h->nkernels_start > GPU_MAX_KERNELS)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: attribute nkernels is %u (expected 1 to %d)", path,
+                       h->nkernels_start, GPU_MAX_KERNELS);
+    if (h->sms < 1 || h->sms > RUNFILE_MAX_SMS)
+        return rf_fail(err, errlen, "%s: damaged run file: attribute sms is %u (expected 1 to %d)",
+                       path, h->sms, RUNFILE_MAX_SMS);
+    if (h->epoch_cycles < 1)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: attribute epoch_cycles is 0 (expected at least 1)",
+                       path);
     return 0;
 }
 
@@ -155,13 +166,38 @@ static hsize_t min_size(hsize_t a, hsize_t b)
     return a < b ? a : b;
 }
 
-/* A commit counter; 0 when unreadable, so that nothing uncertain is used. */
-static uint64_t read_count(hid_t ds)
+/* A commit counter into *n: 0 when its value is unreadable, so that nothing uncertain is used
+ * (a crash may tear it), but -1 with a message when it is plainly not a counter: not an
+ * integer, negative, or above max, none of which the writer makes. */
+static int read_count(const struct runfile *rf, hid_t ds, const char *name, uint64_t max,
+                      uint64_t *n, char *err, size_t errlen)
 {
-    uint64_t n = 0;
-    if (H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &n) < 0)
+    *n = 0;
+    hid_t ft = H5Dget_type(ds);
+    H5T_class_t cls = ft < 0 ? H5T_NO_CLASS : H5Tget_class(ft);
+    H5T_sign_t sign = cls == H5T_INTEGER ? H5Tget_sign(ft) : H5T_SGN_ERROR;
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (cls != H5T_INTEGER)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: /%s is not an integer (expected a count)", rf->path,
+                       name);
+    int64_t v = 0;
+    if (sign == H5T_SGN_2) {
+        if (H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
+            return 0;
+        if (v < 0)
+            return rf_fail(err, errlen, "%s: damaged run file: /%s is %lld (expected 0 to %llu)",
+                           rf->path, name, (long long)v, (unsigned long long)max);
+        *n = (uint64_t)v;
+    } else if (H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, n) < 0) {
+        *n = 0;
         return 0;
-    return n;
+    }
+    if (*n > max)
+        return rf_fail(err, errlen, "%s: damaged run file: /%s is %llu (expected 0 to %llu)",
+                       rf->path, name, (unsigned long long)*n, (unsigned long long)max);
+    return 0;
 }
 
 /* Schema 1 has no /per_kernel/in_mix: its mix never changed. */
@@ -183,9 +219,13 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
         rf->kernel_count = open_dataset(rf, RF_KERNEL_COUNT, 0, 0, NULL, err, errlen);
         if (rf->kernel_count < 0)
             return -1;
-        uint64_t committed = read_count(rf->kernel_count);
+        uint64_t committed;
+        if (read_count(rf, rf->kernel_count, RF_KERNEL_COUNT, GPU_MAX_KERNELS, &committed, err,
+                       errlen) < 0)
+            return -1;
         n = committed > n ? committed : n;
     }
+    rf->kernels_named = (unsigned)n;
     H5Eclear2(H5E_DEFAULT);
     const struct runfile_table *t = &runfile_kernel_table;
     for (size_t i = 0; i < t->count; i++) {
@@ -194,6 +234,8 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
         free(name);
         if (rf->kernels[i] < 0)
             return -1;
+        if (dims[0] > rf->kernels_named)
+            rf->kernels_named = (unsigned)min_size(dims[0], GPU_MAX_KERNELS);
         n = min_size(n, dims[0]);
     }
     t = &runfile_per_kernel_table;
@@ -217,6 +259,17 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
                        rf->path, (unsigned long long)n, h->nkernels_start);
     h->nkernels = (unsigned)n;
     return 0;
+}
+
+/* A double of a table that is infinite: NaN means "not defined" in a run file, but no writer
+ * records an infinity, and a reader that scales an axis to one would never finish. */
+static const char *infinite_field(const struct runfile_table *t, const void *base)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (t->fields[i].type == RUNFILE_DOUBLE &&
+            isinf(*(const double *)((const char *)base + t->fields[i].offset)))
+            return t->fields[i].name;
+    return NULL;
 }
 
 /* Read the first nkernels entries of every /kernels/ dataset into the header. */
@@ -273,6 +326,20 @@ static int read_kernels(struct runfile *rf, char *err, size_t errlen)
     return 0;
 }
 
+/* The kernels' parameters are what a scenario accepts: finite. */
+static int check_kernels(const struct runfile *rf, char *err, size_t errlen)
+{
+    for (unsigned k = 0; k < rf->hdr.nkernels; k++) {
+        const char *inf = infinite_field(&runfile_kernel_table, &rf->hdr.kernels[k]);
+        if (inf)
+            return rf_fail(err, errlen,
+                           "%s: damaged run file: /kernels/%s[%u] is infinite (expected a finite "
+                           "number)",
+                           rf->path, inf, k);
+    }
+    return 0;
+}
+
 /* Open every other per-epoch dataset; the complete rows are the fewest any of them has
  * (epochs: those of /per_kernel/ already), and no more than the counter says. */
 static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t errlen)
@@ -304,8 +371,12 @@ static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t err
     rf->event_count = open_dataset(rf, RF_EVENT_COUNT, 0, 0, NULL, err, errlen);
     if (rf->epoch_count < 0 || rf->event_count < 0)
         return -1;
-    rf->nepochs = min_size(read_count(rf->epoch_count), epochs);
-    rf->nevents = min_size(read_count(rf->event_count), events);
+    uint64_t nepochs, nevents;
+    if (read_count(rf, rf->epoch_count, RF_EPOCH_COUNT, INT64_MAX, &nepochs, err, errlen) < 0 ||
+        read_count(rf, rf->event_count, RF_EVENT_COUNT, INT64_MAX, &nevents, err, errlen) < 0)
+        return -1;
+    rf->nepochs = min_size(nepochs, epochs);
+    rf->nevents = min_size(nevents, events);
     return 0;
 }
 
@@ -358,7 +429,8 @@ struct runfile *runfile_open(const char *path, char *err, size_t errlen)
     rf->file = file;
     hsize_t epochs = UINT64_MAX;
     if (read_header(rf, err, errlen) < 0 || open_kernels(rf, &epochs, err, errlen) < 0 ||
-        read_kernels(rf, err, errlen) < 0 || open_series(rf, epochs, err, errlen) < 0) {
+        read_kernels(rf, err, errlen) < 0 || check_kernels(rf, err, errlen) < 0 ||
+        open_series(rf, epochs, err, errlen) < 0) {
         rf_free(rf);
         H5Eclear2(H5E_DEFAULT);
         return NULL;
@@ -435,6 +507,43 @@ static int read_table(struct runfile *rf, hid_t *ds, const struct runfile_table 
     return 0;
 }
 
+/* What the writer would have refused in epoch i (runfile_write.c, check_epoch). */
+static int check_epoch(const struct runfile *rf, uint64_t i, const struct runfile_epoch *e,
+                       char *err, size_t errlen)
+{
+    const char *path = rf->path;
+    unsigned long long row = (unsigned long long)i;
+    for (unsigned k = 0; k < e->nkernels; k++) {
+        if (e->k[k].in_mix > 1)
+            return rf_fail(err, errlen,
+                           "%s: damaged run file: /per_kernel/in_mix[%llu][%u] is %u (expected 0 "
+                           "or 1)",
+                           path, row, k, e->k[k].in_mix);
+        const char *inf = infinite_field(&runfile_per_kernel_table, &e->k[k]);
+        if (inf)
+            return rf_fail(err, errlen,
+                           "%s: damaged run file: /per_kernel/%s[%llu][%u] is infinite (expected "
+                           "a finite number, or NaN when undefined)",
+                           path, inf, row, k);
+    }
+    const char *inf = infinite_field(&runfile_system_table, e);
+    if (inf)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: /system/%s[%llu] is infinite (expected a finite "
+                       "number, or NaN when undefined)",
+                       path, inf, row);
+    /* A kernel whose addition a crash left uncommitted may own SMs: it is named in the file,
+     * and GPU_MAX_KERNELS bounds every array an owner indexes. */
+    unsigned named = rf->kernels_named > e->nkernels ? rf->kernels_named : e->nkernels;
+    for (unsigned s = 0; s < e->nsms; s++)
+        if (e->owner[s] < GPU_SM_GATED || e->owner[s] >= (int)named)
+            return rf_fail(err, errlen,
+                           "%s: damaged run file: /" RF_PARTITION "[%llu][%u] is %d (expected a "
+                           "kernel index 0 to %u, -1 idle or -2 power-gated)",
+                           path, row, s, e->owner[s], named - 1);
+    return 0;
+}
+
 int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out, char *err,
                        size_t errlen)
 {
@@ -458,7 +567,7 @@ int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out
     for (unsigned s = 0; s < out->nsms; s++)
         out->owner[s] = owner[s];
     out->sys.cycles = out->cycles;
-    return 0;
+    return check_epoch(rf, i, out, err, errlen);
 }
 
 int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out, char *err,

@@ -21,8 +21,8 @@ void tui_chart(const struct tui_style *st, WINDOW *w, const struct tui_series *s
     int rows, cols;
     getmaxyx(w, rows, cols);
     int plot_cols = cols - TUI_CHART_LABEL_COLS;
-    if (rows < 2 || plot_cols < 1 || y_max <= 0)
-        return;
+    if (rows < 2 || plot_cols < 1 || !(y_max > 0) || !isfinite(y_max))
+        return; /* an infinite or NaN scale has no round labels to find */
     const char *axis = st->utf8 ? "┤" : "|";
     const char *rule = st->utf8 ? "│" : "|";
     wattron(w, st->dim);
@@ -32,8 +32,8 @@ void tui_chart(const struct tui_style *st, WINDOW *w, const struct tui_series *s
     double step = 0.25;
     while ((rows - 1) * step / y_max < 2 && step < y_max)
         step *= 2;
-    for (double v = 0; v <= y_max + 1e-9; v += step)
-        tui_print(w, row_of(v, y_max, rows), 0, "%4.2f%s", v, axis);
+    for (int r = 0; r < rows && r * step <= y_max + 1e-9; r++)
+        tui_print(w, row_of(r * step, y_max, rows), 0, "%4.2f%s", r * step, axis);
     wattroff(w, st->dim);
     /* Oldest at the left; when they do not all fit, the newest plot_cols. */
     unsigned first = npoints > (unsigned)plot_cols ? npoints - (unsigned)plot_cols : 0;
@@ -41,7 +41,7 @@ void tui_chart(const struct tui_style *st, WINDOW *w, const struct tui_series *s
         wattron(w, series[s].attr);
         for (unsigned i = first; i < npoints; i++) {
             double v = series[s].values[i];
-            if (!(v >= 0))
+            if (!(v >= 0) || !isfinite(v))
                 continue;
             int x = TUI_CHART_LABEL_COLS + (int)(i - first);
             mvwaddch(w, row_of(v, y_max, rows), x, (chtype)(unsigned char)series[s].glyph);
