@@ -321,6 +321,25 @@ static void set_kernel(struct scenario *sc, const char *key, const char *value, 
     confread_close(f);
 }
 
+/* After a --set of a GPU setting: the mix must still fit, one SM per kernel at least and the
+ * kernels' fixed SM counts within the GPU, as scenario_load demands of a file. */
+static void check_sms_fit(const struct scenario *sc, const char *key, struct diag *diags)
+{
+    unsigned split = 0;
+    for (unsigned i = 0; i < sc->nkernels; i++)
+        split += sc->kernels[i].sms;
+    if (sc->nkernels > sc->gpu.sms)
+        diag_add(diags,
+                 "--set: %s: the GPU would have %u SMs for %u kernels (expected at least one SM "
+                 "per kernel)",
+                 key, sc->gpu.sms, sc->nkernels);
+    else if (split > sc->gpu.sms)
+        diag_add(diags,
+                 "--set: %s: the GPU would have %u SMs, but the kernels' sms settings add up to "
+                 "%u (expected at least that many)",
+                 key, sc->gpu.sms, split);
+}
+
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags)
 {
     const char *eq = strchr(assignment, '=');
@@ -346,9 +365,9 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
         struct conf_file *f = parse_assignment(gpu ? key + 4 : key, eq + 1);
         if (!f)
             diag_add(diags, "--set: %s: cannot read the value \"%s\"", key, eq + 1);
-        else if (gpu)
-            conf_apply(&preset_gpu_table, confread_root(f), &sc->gpu, CONF_OVERLAY, "--set", "gpu.",
-                       diags);
+        else if (gpu && conf_apply(&preset_gpu_table, confread_root(f), &sc->gpu, CONF_OVERLAY,
+                                   "--set", "gpu.", diags) == 0)
+            check_sms_fit(sc, key, diags);
         else
             conf_apply(&scenario_table, confread_root(f), sc, CONF_OVERLAY, "--set", "", diags);
         confread_close(f);
