@@ -6,6 +6,7 @@
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
+#include "corun/session.h"
 
 static int check_run(int argc, char **argv)
 {
@@ -18,6 +19,16 @@ static int check_run(int argc, char **argv)
     diag_init(&diags);
     struct scenario sc;
     int rc = scenario_load(&sc, argv[1], datadir, &diags);
+    if (rc == 0) {
+        /* What `run` builds before its first epoch (the GPU, the predictor, the allocator), so
+         * that check accepts exactly what run does. */
+        char err[512] = "";
+        struct session *s = session_new(&sc, err, sizeof(err));
+        if (!s)
+            diag_add(&diags, "%s", err);
+        session_delete(s);
+        rc = s ? 0 : -1;
+    }
     if (rc == 0)
         printf("ok\n");
     else

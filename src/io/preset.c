@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "corun/confread.h"
+#include "corun/kstate.h"
+#include "corun/sm.h"
 #include "corun/util.h"
 
 #define CACHE_FIELD(field_, def_, lo_, hi_, unit_, help_)                                          \
@@ -94,9 +96,10 @@ static const struct conf_table dram_table = {"DRAM", dram_settings, CORUN_ARRAY_
 static const struct conf_setting gpu_settings[] = {
     GPU_FIELD(sms, CONF_UINT, NULL, 1, 1024, NULL, "streaming multiprocessors"),
     GPU_FIELD(core_clock_mhz, CONF_FLOAT, NULL, 1, 10000, "MHz", "SM clock"),
-    GPU_FIELD(warps_per_sm, CONF_UINT, "64", 1, 256, NULL, "resident warps per SM"),
-    GPU_FIELD(tbs_per_sm, CONF_UINT, "32", 1, 256, NULL, "resident thread blocks per SM"),
-    GPU_FIELD(schedulers_per_sm, CONF_UINT, "2", 1, 8, NULL, "GTO warp schedulers per SM"),
+    GPU_FIELD(warps_per_sm, CONF_UINT, "64", 1, SM_MAX_WARPS, NULL, "resident warps per SM"),
+    GPU_FIELD(tbs_per_sm, CONF_UINT, "32", 1, SM_MAX_TBS, NULL, "resident thread blocks per SM"),
+    GPU_FIELD(schedulers_per_sm, CONF_UINT, "2", 1, SM_MAX_SCHEDULERS, NULL,
+              "GTO warp schedulers per SM"),
     GPU_FIELD(regs_per_sm, CONF_UINT, "65536", 1024, 1 << 22, "registers",
               "32-bit registers per SM"),
     GPU_FIELD(smem_per_sm_bytes, CONF_UINT, "98304", 0, 1 << 24, "bytes", "shared memory per SM"),
@@ -140,21 +143,21 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the kernel is"),
     KERNEL_FIELD(tbs, CONF_UINT, NULL, 1, 1 << 24, NULL, "thread blocks in the grid"),
     KERNEL_FIELD(warps_per_tb, CONF_UINT, NULL, 1, 32, NULL, "warps per thread block"),
-    KERNEL_FIELD(tbs_per_sm, CONF_UINT, NULL, 1, 64, NULL,
+    KERNEL_FIELD(tbs_per_sm, CONF_UINT, NULL, 1, SM_MAX_TBS, NULL,
                  "occupancy: thread blocks one SM can hold"),
     KERNEL_FIELD(insts_per_warp, CONF_UINT, NULL, 1, 1 << 30, "instructions",
                  "warp instructions each warp executes"),
     KERNEL_FIELD(mem_fraction, CONF_FLOAT, NULL, 0, 1, NULL,
                  "memory instructions among all instructions"),
     KERNEL_FIELD(store_fraction, CONF_FLOAT, "0.0", 0, 1, NULL, "stores among memory instructions"),
-    KERNEL_FIELD(lines_per_access, CONF_FLOAT, "1.0", 1, 32, "lines",
+    KERNEL_FIELD(lines_per_access, CONF_FLOAT, "1.0", 1, SM_MAX_LINES, "lines",
                  "128 B line requests per memory instruction (coalescing)"),
-    KERNEL_FIELD(mlp, CONF_UINT, "4", 1, 64, "loads", "loads a warp may have outstanding"),
-    KERNEL_FIELD(dep_latency, CONF_UINT, "8", 1, 1000, "core cycles",
+    KERNEL_FIELD(mlp, CONF_UINT, "4", 1, SM_MAX_MLP, "loads", "loads a warp may have outstanding"),
+    KERNEL_FIELD(dep_latency, CONF_UINT, "8", 1, SM_MAX_DEP_LATENCY, "core cycles",
                  "latency before a compute result can be used"),
     KERNEL_FIELD(const_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
                  "constant-cache loads among all instructions"),
-    KERNEL_FIELD(footprint_bytes, CONF_U64, NULL, 128, 1ull << 40, "bytes",
+    KERNEL_FIELD(footprint_bytes, CONF_U64, NULL, 128, KSTATE_CONST_OFFSET - 1, "bytes",
                  "data the kernel touches"),
     KERNEL_FIELD(seq_run_lines, CONF_UINT, "1", 1, 1 << 20, "lines",
                  "consecutive lines a stream reads before it jumps (row locality)"),

@@ -105,9 +105,14 @@ static void load_gpu(struct scenario *sc, const struct conf_file *f, const char 
     if (ov && config_setting_type(ov) != CONFIG_TYPE_GROUP)
         diag_add(d, "%s:%d: gpu_overrides: expected a group { ... } of gpu settings", sc->path,
                  line_of(ov));
-    else if (ov)
-        conf_apply(&preset_gpu_table, (const struct conf_group *)ov, &sc->gpu, CONF_OVERLAY,
-                   sc->path, "gpu_overrides.", d);
+    else if (ov && conf_apply(&preset_gpu_table, (const struct conf_group *)ov, &sc->gpu,
+                              CONF_OVERLAY, sc->path, "gpu_overrides.", d) == 0) {
+        /* What the core refuses across settings (a line size, a cache's geometry), here, so
+         * that `check` and `run` agree and the message names the place. */
+        char why[256];
+        if (gpu_config_check(&sc->gpu, why, sizeof(why)) != 0)
+            diag_add(d, "%s:%d: gpu_overrides: %s", sc->path, line_of(ov), why);
+    }
 }
 
 static void load_kernel(struct scenario *sc, unsigned i, const config_setting_t *ks,
@@ -127,7 +132,12 @@ static void load_kernel(struct scenario *sc, unsigned i, const config_setting_t 
         return; /* missing: already reported by the table */
     char *where = xasprintf("%s:%d: kernels[%u].name", sc->path,
                             line_of(config_setting_get_member(ks, "name")), i);
+    size_t before = d->count;
     preset_kernel_find(datadir, k->name, where, &k->profile, d);
+    char why[256];
+    if (d->count == before && sc->gpu.sms &&
+        gpu_profile_check(&sc->gpu, &k->profile, why, sizeof(why)) != 0)
+        diag_add(d, "%s: on GPU %s: %s", where, sc->gpu_name, why);
     free(where);
 }
 
@@ -328,7 +338,10 @@ static void check_sms_fit(const struct scenario *sc, const char *key, struct dia
     unsigned split = 0;
     for (unsigned i = 0; i < sc->nkernels; i++)
         split += sc->kernels[i].sms;
-    if (sc->nkernels > sc->gpu.sms)
+    char why[256];
+    if (gpu_config_check(&sc->gpu, why, sizeof(why)) != 0)
+        diag_add(diags, "--set: %s: %s", key, why);
+    else if (sc->nkernels > sc->gpu.sms)
         diag_add(diags,
                  "--set: %s: the GPU would have %u SMs for %u kernels (expected at least one SM "
                  "per kernel)",

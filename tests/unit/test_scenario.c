@@ -167,7 +167,7 @@ static void large_integers_do_not_wrap(void **state)
 
     /* Names with digits, hexadecimal, 64-bit literals and reals are left as they were. */
     load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\nepochs = 0x10;\nseed = 12345678901L;\n"
-                  "gpu_overrides = { l1d = { size_bytes = 32768; }; };\n"
+                  "gpu_overrides = { l1d = { latency_cycles = 20; }; };\n"
                   "kernels = ( { name = \"stream\"; qos_target = 5e-1; } );\n");
     assert_int_equal(l.rc, 0);
     assert_int_equal(l.sc.epochs, 16);
