@@ -1,5 +1,6 @@
 /* cmd_run — `corun run SCENARIO`: run a scenario headless, print each epoch, and record it. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,62 @@ static int ask_changes(struct session *s, const struct options *o, unsigned epoc
     return 0;
 }
 
+/* The mix changes in the order the run meets them (by epoch, then as given), rehearsed on the
+ * kernels' places alone: what session_add_kernel and session_remove_kernel would refuse when
+ * the run reached them. Returns 0, or -1 with a message. */
+static int rehearse_changes(const struct options *o, unsigned nkernels)
+{
+    unsigned order[CORUN_ARRAY_LEN(o->changes)];
+    for (unsigned i = 0; i < o->nchanges; i++) {
+        unsigned j = i;
+        for (; j > 0 && o->changes[order[j - 1]].epoch > o->changes[i].epoch; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    bool gone[GPU_MAX_KERNELS] = {false};
+    unsigned total = nkernels, live = nkernels, applied = nkernels;
+    unsigned long epoch = 0;
+    for (unsigned i = 0; i < o->nchanges; i++) {
+        const struct mix_change *c = &o->changes[order[i]];
+        if (c->epoch != epoch) { /* the additions of the epoch before joined */
+            epoch = c->epoch;
+            applied = total;
+        }
+        const char *why = NULL;
+        char text[160];
+        if (c->what == '+' && total >= GPU_MAX_KERNELS) {
+            snprintf(text, sizeof text, "a run holds at most %d kernels over its life",
+                     GPU_MAX_KERNELS);
+            why = text;
+        } else if (c->what == '+') {
+            total++;
+            live++;
+        } else if (c->index >= total) {
+            snprintf(text, sizeof text,
+                     "no kernel %lu at epoch %lu: expected an index from 0 to %u", c->index,
+                     c->epoch, total - 1);
+            why = text;
+        } else if (gone[c->index]) {
+            snprintf(text, sizeof text, "kernel %lu is already removed by epoch %lu", c->index,
+                     c->epoch);
+            why = text;
+        } else if (live <= 1) {
+            snprintf(text, sizeof text, "kernel %lu is the last one in the mix at epoch %lu",
+                     c->index, c->epoch);
+            why = text;
+        } else {
+            gone[c->index] = c->index < applied; /* else it withdraws a pending addition */
+            live--;
+        }
+        if (why) {
+            fprintf(stderr, "corun: %s %s: %s\n", c->what == '+' ? "--add" : "--remove", c->arg,
+                    why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Run the epochs, printing each; returns 0, -1 when recording failed, or -2 when a mix change
  * was refused (messages printed). */
 static int run_epochs(struct session *s, const struct options *o, unsigned epochs)
@@ -265,16 +322,8 @@ static int run_run(int argc, char **argv)
         snprintf(text, sizeof text, "set %s", o.sets[i]);
         session_note(s, "parameter", text);
     }
-    /* The catalog's trace cache spares re-simulating the private-mode references; without a
-     * usable catalog the run goes on and simulates them. */
-    struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
-    if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) != 0)
-        fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
-    if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
-        catalog_close(cat);
-        fprintf(stderr, "corun: %s\n", err);
-        goto out;
-    }
+    /* Every mix change is checked before anything is simulated or recorded: a refused one
+     * must leave no run file or catalog row behind. */
     unsigned epochs = o.epochs ? (unsigned)o.epochs : sc.epochs;
     /* Kernels to add are checked now, not when the run reaches them. */
     for (unsigned i = 0; i < o.nchanges && !diags.count; i++) {
@@ -287,16 +336,26 @@ static int run_run(int argc, char **argv)
     }
     if (diags.count) {
         diag_print(&diags, stderr);
-        catalog_close(cat);
         goto out;
     }
     for (unsigned i = 0; i < o.nchanges; i++)
         if (o.changes[i].epoch > epochs) {
             fprintf(stderr, "corun: %s %s: expected an epoch from 1 to %u (the run's length)\n",
                     o.changes[i].what == '+' ? "--add" : "--remove", o.changes[i].arg, epochs);
-            catalog_close(cat);
             goto out;
         }
+    if (rehearse_changes(&o, sc.nkernels) != 0)
+        goto out;
+    /* The catalog's trace cache spares re-simulating the private-mode references; without a
+     * usable catalog the run goes on and simulates them. */
+    struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
+    if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) != 0)
+        fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
+    if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
+        catalog_close(cat);
+        fprintf(stderr, "corun: %s\n", err);
+        goto out;
+    }
     if (o.json)
         report_json_begin(stdout, &sc);
     else
