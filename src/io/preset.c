@@ -233,7 +233,8 @@ void preset_gpu_names(const char *datadir, struct name_list *out)
     char *dir = xasprintf("%s/data/gpus", datadir);
     scan_cfg_stems(dir, out);
     free(dir);
-    qsort(out->names, out->count, sizeof(*out->names), compare_names);
+    if (out->count > 1) /* qsort must not see the NULL of an empty list */
+        qsort(out->names, out->count, sizeof(*out->names), compare_names);
 }
 
 void preset_kernel_names(const char *datadir, struct name_list *out)
@@ -245,7 +246,8 @@ void preset_kernel_names(const char *datadir, struct name_list *out)
     char *dir = xasprintf("%s/data/kernels", datadir);
     scan_cfg_stems(dir, out);
     free(dir);
-    qsort(out->names, out->count, sizeof(*out->names), compare_names);
+    if (out->count > 1) /* qsort must not see the NULL of an empty list */
+        qsort(out->names, out->count, sizeof(*out->names), compare_names);
 }
 
 /* Read path and apply table to target in full. */
@@ -303,10 +305,18 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
 #define NAMES_SPELLED_OUT 12
 
 static int check_known(const struct name_list *names, const char *name, const char *what,
-                       const char *list_cmd, const char *where, struct diag *diags)
+                       const char *list_cmd, const char *list_dir, const char *datadir,
+                       const char *where, struct diag *diags)
 {
     if (name_list_has(names, name))
         return 0;
+    if (names->count == 0) {
+        diag_add(diags,
+                 "%s: unknown %s \"%s\"; none is known (expected %s under the data directory "
+                 "\"%s\"; set CORUN_DATADIR to corun's source or installed data)",
+                 where, what, name, list_dir, datadir);
+        return -1;
+    }
     if (names->count > NAMES_SPELLED_OUT) {
         const char *near = util_suggest(name, (const char *const *)names->names, names->count);
         diag_add(diags, "%s: unknown %s \"%s\"%s%s%s; %zu are known: see `%s`", where, what, name,
@@ -325,7 +335,8 @@ int preset_gpu_find(const char *datadir, const char *name, const char *where,
 {
     struct name_list names;
     preset_gpu_names(datadir, &names);
-    int rc = check_known(&names, name, "GPU preset", "ls data/gpus", where, diags);
+    int rc = check_known(&names, name, "GPU preset", "ls data/gpus", "data/gpus/*.cfg", datadir,
+                         where, diags);
     name_list_done(&names);
     return rc == 0 ? preset_gpu_load(datadir, name, cfg, diags) : -1;
 }
@@ -335,7 +346,8 @@ int preset_kernel_find(const char *datadir, const char *name, const char *where,
 {
     struct name_list names;
     preset_kernel_names(datadir, &names);
-    int rc = check_known(&names, name, "kernel", "corun kernels list", where, diags);
+    int rc = check_known(&names, name, "kernel", "corun kernels list", "data/kernels/*.cfg",
+                         datadir, where, diags);
     name_list_done(&names);
     if (rc != 0) {
         memset(out, 0, sizeof(*out));

@@ -219,6 +219,33 @@ static void set_sms_keeps_one_per_kernel(void **state)
     unload(&l);
 }
 
+/* Issue 21, defect 10: a data directory without presets sorted a NULL list (UBSan) and said
+ * "known: " with nothing after it. */
+static void empty_datadir(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/corun-test-empty-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct name_list names;
+    preset_gpu_names(dir, &names);
+    assert_int_equal(names.count, 0);
+    name_list_done(&names);
+    char *path = write_temp("name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = "
+                            "\"stream\"; } );\n");
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_load(&sc, path, dir, &d), -1);
+    assert_int_equal(d.count, 1);
+    assert_non_null(strstr(d.msgs[0], ":2: gpu: unknown GPU preset \"hbm80\"; none is known "
+                                      "(expected data/gpus/*.cfg under the data directory"));
+    scenario_done(&sc);
+    diag_done(&d);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+}
+
 static void weights_must_sum_to_one(void **state)
 {
     (void)state;
@@ -384,6 +411,7 @@ int main(void)
         cmocka_unit_test(all_errors_are_collected),
         cmocka_unit_test(weights_must_sum_to_one),
         cmocka_unit_test(large_integers_do_not_wrap),
+        cmocka_unit_test(empty_datadir),
         cmocka_unit_test(set_sms_keeps_one_per_kernel),
         cmocka_unit_test(missing_file_is_named),
         cmocka_unit_test(text_loads_like_a_file),
