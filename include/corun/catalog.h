@@ -34,8 +34,8 @@ struct catalog;
  * NULL when neither XDG_DATA_HOME nor a home directory is known. */
 char *catalog_default_path(void);
 
-/* Open (creating the file and its directories, and migrating its schema) the catalog at path,
- * or at catalog_default_path() when path is NULL. A read-only file opens for reading only.
+/* Open (creating the file, and migrating its schema) the catalog at path, whose directory must
+ * exist, or at catalog_default_path() when path is NULL (its directories are made). A read-only file opens for reading only.
  * Returns the handle, or NULL with a message. */
 struct catalog *catalog_open(const char *path, char *err, size_t errlen);
 void catalog_close(struct catalog *cat);

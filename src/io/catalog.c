@@ -570,7 +570,9 @@ struct catalog *catalog_open(const char *path, char *err, size_t errlen)
         free(own);
         return NULL;
     }
-    if (make_parent_dirs(own, err, errlen) != 0 || check_header(own, err, errlen) != 0) {
+    /* Only the default place is made: a path the user gives names a directory that exists. */
+    if ((!path && make_parent_dirs(own, err, errlen) != 0) ||
+        check_header(own, err, errlen) != 0) {
         free(own);
         return NULL;
     }

@@ -1,12 +1,14 @@
 /* runfile_csv — a run file as CSV tables for spreadsheets and pandas, columns from the layout
  * tables, units in the header row ("bandwidth_gbs [GB/s]"). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "corun/util.h"
 #include "runfile_internal.h"
@@ -134,6 +136,28 @@ static int write_events(struct runfile *rf, FILE *f, char *err, size_t errlen)
     return 0;
 }
 
+/* path for writing, replacing a regular file; what is not one (a symbolic link, whose target
+ * would be overwritten, a FIFO, a device) is refused. NULL with a message. */
+static FILE *create_regular(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        rf_fail(err, errlen,
+                "%s: exists and is not a regular file (%s); remove it or export to "
+                "another directory",
+                path, S_ISLNK(st.st_mode) ? "a symbolic link, not followed" : "not replaced");
+        return NULL;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        rf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
 int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
@@ -142,11 +166,9 @@ int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t er
     char *paths[CSV_COUNT] = {NULL};
     for (int i = 0; i < CSV_COUNT; i++) {
         paths[i] = xasprintf("%s/%s", dir, csv_names[i]);
-        f[i] = fopen(paths[i], "w");
-        if (!f[i]) {
-            int rc = rf_fail(err, errlen, "%s: cannot create: %s", paths[i], strerror(errno));
-            return close_all(f, paths, rc, err, errlen);
-        }
+        f[i] = create_regular(paths[i], err, errlen);
+        if (!f[i])
+            return close_all(f, paths, -1, err, errlen);
     }
     put_header(f[CSV_KERNELS], "epoch,kernel,name", &runfile_per_kernel_table);
     put_header(f[CSV_SYSTEM], "epoch", &runfile_system_table);

@@ -1,6 +1,7 @@
 /* Unit tests for the run-file reader's validation: a file whose structure HDF5 accepts but whose
  * values no writer makes (issue 21, defects 1 to 3) is refused with a message naming the file,
- * the dataset or attribute and what was expected, never handed on to a replay or an export. */
+ * the dataset or attribute and what was expected, never handed on to a replay or an export;
+ * and the CSV export never writes through a link. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CYCLES  50000
@@ -251,12 +253,60 @@ static void test_bad_counters(void **state)
     expect_refused("/kernel_count is 1099511627776 (expected 0 to 8)");
 }
 
+/* Issue 21, defect 11: export --csv DIR followed a symbolic link at DIR/kernels.csv and
+ * overwrote its target. */
+static void test_export_keeps_off_links(void **state)
+{
+    (void)state;
+    char out[320], victim[320], link[340];
+    snprintf(out, sizeof(out), "%s/csv", dir);
+    snprintf(victim, sizeof(victim), "%s/victim.txt", dir);
+    snprintf(link, sizeof(link), "%s/kernels.csv", out);
+    assert_int_equal(mkdir(out, 0777), 0);
+    FILE *v = fopen(victim, "w");
+    assert_non_null(v);
+    fputs("precious\n", v);
+    fclose(v);
+    assert_int_equal(symlink(victim, link), 0);
+    char err[512] = "";
+    struct runfile *rf = runfile_open(good, err, sizeof(err));
+    assert_non_null(rf);
+    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -1);
+    runfile_close(rf, NULL, 0);
+    char want[700];
+    snprintf(want, sizeof(want),
+             "%s: exists and is not a regular file (a symbolic link, not "
+             "followed)",
+             link);
+    if (!strstr(err, want))
+        fail_msg("got \"%s\", expected \"%s\"", err, want);
+    char text[32] = "";
+    v = fopen(victim, "r");
+    assert_non_null(v);
+    assert_non_null(fgets(text, sizeof(text), v));
+    fclose(v);
+    assert_string_equal(text, "precious\n");
+    unlink(link);
+    unlink(victim);
+    const char *names[] = {"system.csv", "events.csv", "partition.csv"};
+    for (int i = 0; i < 3; i++) {
+        char p[400];
+        snprintf(p, sizeof(p), "%s/%s", out, names[i]);
+        unlink(p);
+    }
+    rmdir(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_file_reads), cmocka_unit_test(test_infinite_values),
-        cmocka_unit_test(test_bad_owners),      cmocka_unit_test(test_bad_in_mix),
-        cmocka_unit_test(test_bad_header),      cmocka_unit_test(test_bad_counters),
+        cmocka_unit_test(test_good_file_reads),
+        cmocka_unit_test(test_infinite_values),
+        cmocka_unit_test(test_bad_owners),
+        cmocka_unit_test(test_bad_in_mix),
+        cmocka_unit_test(test_bad_header),
+        cmocka_unit_test(test_bad_counters),
+        cmocka_unit_test(test_export_keeps_off_links),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
