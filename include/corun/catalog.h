@@ -35,8 +35,8 @@ struct catalog;
 char *catalog_default_path(void);
 
 /* Open (creating the file, and migrating its schema) the catalog at path, whose directory must
- * exist, or at catalog_default_path() when path is NULL (its directories are made). A read-only file opens for reading only.
- * Returns the handle, or NULL with a message. */
+ * exist, or at catalog_default_path() when path is NULL (its directories are made). A read-only
+ * file opens for reading only. Returns the handle, or NULL with a message. */
 struct catalog *catalog_open(const char *path, char *err, size_t errlen);
 void catalog_close(struct catalog *cat);
 
@@ -94,9 +94,14 @@ typedef int (*catalog_row_fn)(void *ctx, size_t ncols, const char *const *names,
                               const char *const *values);
 
 /* Run one read-only statement (the user's own SQL) on a read-only connection. A statement
- * that would write, several statements, or a syntax error fail with a message quoting sql. */
+ * that would write, several statements, a syntax error, or one that runs longer than the
+ * query limit (a recursive query may never end) fail with a message quoting sql. */
 int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void *ctx, char *err,
                   size_t errlen);
+
+#define CATALOG_QUERY_LIMIT_S 30 /* default limit of catalog_query, in seconds */
+/* How long catalog_query may run, in seconds (0: no limit). */
+void catalog_set_query_limit(struct catalog *cat, unsigned seconds);
 
 /* ---- private-mode traces ----------------------------------------------------------------- */
 

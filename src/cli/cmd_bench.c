@@ -1,8 +1,11 @@
 /* cmd_bench — `corun bench`: the simulator's performance figures. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "corun/bench.h"
 #include "corun/cli.h"
@@ -11,6 +14,7 @@
 #include "corun/dramtrace.h"
 #include "corun/preset.h"
 #include "corun/trace.h"
+#include "corun/util.h"
 
 struct options {
     int quick;
@@ -151,6 +155,29 @@ static int bench_dram(const struct options *o, const struct gpu_config *gpu)
     return rc;
 }
 
+/* Every trace --traces needs is there before any timing starts. */
+static int check_traces(const char *dir)
+{
+    static const char *const patterns[] = {"stream", "random", "mix", "mix2k"};
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(patterns); i++) {
+        char *path = xasprintf("%s/%s.trace", dir, patterns[i]);
+        struct stat st;
+        const char *why = stat(path, &st) != 0      ? strerror(errno)
+                          : !S_ISREG(st.st_mode)    ? "not a regular file"
+                          : access(path, R_OK) != 0 ? strerror(errno)
+                                                    : NULL;
+        if (why)
+            fprintf(stderr,
+                    "corun: bench: --traces %s: cannot read %s: %s (expected %s.trace, made by "
+                    "tools/gen_dram_traces.py)\n",
+                    dir, path, why, patterns[i]);
+        free(path);
+        if (why)
+            return -1;
+    }
+    return 0;
+}
+
 static int bench_run(int argc, char **argv)
 {
     struct options o;
@@ -162,6 +189,8 @@ static int bench_run(int argc, char **argv)
     struct gpu_config gpu;
     struct kernel_profile mem = {0}, compute = {0};
     int rc = CLI_BAD_INPUT;
+    if (o.traces && check_traces(o.traces) != 0)
+        goto out;
     if (preset_gpu_find(datadir, o.gpu, "corun: --gpu", &gpu, &diags) != 0 ||
         preset_kernel_find(datadir, "stream", "corun: bench", &mem, &diags) != 0 ||
         preset_kernel_find(datadir, "compute", "corun: bench", &compute, &diags) != 0) {

@@ -97,8 +97,16 @@ static int parse(int argc, char **argv, struct options *o)
             o->sets[o->nsets++] = optarg;
             break;
         case 'j': o->json = 1; break;
-        case 'p': o->predictor = optarg; break;
-        case 'a': o->allocator = optarg; break;
+        case 'p':
+            if (cli_nonempty("--predictor", optarg) != 0)
+                return -1;
+            o->predictor = optarg;
+            break;
+        case 'a':
+            if (cli_nonempty("--allocator", optarg) != 0)
+                return -1;
+            o->allocator = optarg;
+            break;
         case 'x': o->explain = 1; break;
         case '+':
         case '-':
@@ -348,7 +356,16 @@ static int run_run(int argc, char **argv)
         goto out;
     /* The catalog's trace cache spares re-simulating the private-mode references; without a
      * usable catalog the run goes on and simulates them. */
+    if (o.out && o.catalog && cli_same_file(o.out, o.catalog)) {
+        fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o.out);
+        goto out;
+    }
     struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
+    if (!cat && o.out) {
+        /* The run would end without its catalog row: say so before simulating it. */
+        fprintf(stderr, "corun: %s; the run was not started\n", err);
+        goto out;
+    }
     if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) != 0)
         fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
     if (o.out && session_record(s, o.out, err, sizeof err) != 0) {

@@ -21,7 +21,7 @@ static const char *const unassigned_names[] = {"idle", "gated", NULL};
     }
 
 static const struct conf_setting scenario_settings[] = {
-    SC_FIELD(name, CONF_STRING, NULL, 0, 0, NULL, "a short title, shown in the header"),
+    SC_FIELD(name, CONF_STRING, NULL, 1, 0, NULL, "a short title, shown in the header"),
     SC_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the scenario explores"),
     {"gpu", CONF_STRING, 0, 0, NULL, NULL, "GPU preset: the stem of a file in data/gpus",
      offsetof(struct scenario, gpu_name), NULL, NULL},

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue 21's command-line defects, one check each: what used to hang, write where it should
+# not, or be accepted silently is refused up front with a message naming the place.
+. "$(dirname "$0")/../lib.sh"
+small="$top_srcdir/scenarios/default.cfg"
+
+expect_refused() { # WHAT MESSAGE-REGEX COMMAND...
+    local what=$1 want=$2
+    shift 2
+    set +e
+    "$@" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -ne 0 ] || fail "$what: accepted"
+    grep -Eq -- "$want" "$TMPD/err" || fail "$what: want /$want/, got: $(cat "$TMPD/err")"
+}
+
+# Defect 4: dram-trace read /dev/zero without end and blocked on a FIFO.
+expect_refused "dram-trace /dev/zero" "/dev/zero: cannot read: not a regular file" \
+    "$CORUN" dram-trace /dev/zero
+mkfifo "$TMPD/fifo"
+expect_refused "dram-trace FIFO" "fifo: cannot read: not a regular file" \
+    "$CORUN" dram-trace "$TMPD/fifo"
+
+# Defect 11: the same file for the run and the catalog; a catalog that cannot be made, said
+# before the run (which leaves no file); empty names; missing traces; an endless query.
+expect_refused "--out = --catalog" "--out and --catalog both name .*: expected two files" \
+    "$CORUN" run "$small" --epochs 1 --out "$TMPD/same" --catalog "$TMPD/same"
+[ ! -e "$TMPD/same" ] || fail "--out = --catalog left $TMPD/same behind"
+expect_refused "unusable catalog" \
+    "cannot create catalog $TMPD/no/such/c.db: .*; the run was not started" \
+    "$CORUN" run "$small" --epochs 1 --out "$TMPD/r.h5" --catalog "$TMPD/no/such/c.db"
+[ ! -e "$TMPD/r.h5" ] || fail "an unusable catalog left a run file behind"
+[ ! -e "$TMPD/no" ] || fail "--catalog made directories"
+! grep -q '^ *1 ' "$TMPD/out" || fail "an unusable catalog: the run was simulated first"
+expect_refused "--predictor ''" "--predictor: expected a name, got an empty one" \
+    "$CORUN" run "$small" --epochs 1 --predictor ''
+expect_refused "--allocator ''" "--allocator: expected a name, got an empty one" \
+    "$CORUN" run "$small" --epochs 1 --allocator ''
+expect_refused "bench --traces /missing" \
+    "--traces $TMPD/missing: cannot read $TMPD/missing/stream.trace: No such file" \
+    "$CORUN" bench --quick --traces "$TMPD/missing"
+grep -q 'GPU core' "$TMPD/out" && fail "bench timed the core before finding the traces missing"
+expect_refused "endless query" "the query ran for more than 1 s and was stopped" \
+    "$CORUN" runs --catalog "$TMPD/q.db" --timeout 1 query \
+    "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
+echo "hardening: every refusal came first, with its message"
