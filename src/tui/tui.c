@@ -361,6 +361,8 @@ int tui_main(struct session *s, const char *datadir)
     endwin();
     delscreen(screen);
     restore_signals(old_handlers);
+    if (t.saved_note[0])
+        fprintf(stderr, "corun: %s\n", t.saved_note);
     tui_snapshot_done(&t);
     return 0;
 }

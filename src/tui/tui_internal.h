@@ -124,7 +124,8 @@ struct tui {
     unsigned sms;   /* entries in owner */
     bool live;      /* LIVE, or REPLAY of run_path */
     unsigned shown; /* in a replay: the index of the epoch on screen */
-    char run_path[TUI_PROMPT_MAX]; /* replayed from or recording to; "" none */
+    char run_path[TUI_PROMPT_MAX];        /* replayed from or recording to; "" none */
+    char saved_note[TUI_PROMPT_MAX + 96]; /* what tui_detach did with a recording; "" none */
     bool recording;
     unsigned saved_epochs; /* epochs kept in a run file: q asks when more exist and unrecorded */
     bool branching;        /* the worker is computing a branch after branch_at epochs */

@@ -70,10 +70,29 @@ void tui_attach(struct tui *t, struct session *s)
     tui_changed(t, TUI_CH_ALL);
 }
 
+/* A recording made in the workbench ends as `run --out` does: the file is completed and
+ * the run gets its catalog row (the default catalog). What happened goes to saved_note. */
+static void finish_recording(struct tui *t)
+{
+    struct session *s = t->session;
+    t->saved_note[0] = '\0';
+    if (!s || session_is_replay(s) || !session_run_path(s))
+        return;
+    char err[512];
+    int64_t id;
+    if (session_finish(s, err, sizeof err) != 0 || session_catalog(s, NULL, &id, err, sizeof err))
+        snprintf(t->saved_note, sizeof t->saved_note, "the run is in %s, but: %s",
+                 session_run_path(s), err);
+    else
+        snprintf(t->saved_note, sizeof t->saved_note, "recorded %u epochs in %s (catalog run %lld)",
+                 session_epochs_done(s), session_run_path(s), (long long)id);
+}
+
 void tui_detach(struct tui *t)
 {
     tui_worker_stop(t->worker);
     t->worker = NULL;
+    finish_recording(t);
     session_delete(t->session);
     t->session = NULL;
 }
@@ -91,6 +110,8 @@ int tui_open_run(struct tui *t, const char *path)
     tui_open_overlay(t, NULL);
     tui_detach(t);
     tui_attach(t, r);
+    if (t->saved_note[0])
+        tui_log(t, "%s", t->saved_note);
     tui_log(t, "REPLAY of %s: %u epochs", path, t->nepochs);
     return TUI_R_HANDLED | TUI_R_REPAINT;
 }

@@ -44,4 +44,11 @@ grep -q 'GPU core' "$TMPD/out" && fail "bench timed the core before finding the 
 expect_refused "endless query" "the query ran for more than 1 s and was stopped" \
     "$CORUN" runs --catalog "$TMPD/q.db" --timeout 1 query \
     "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
+
+# Defect 13: the catalog kept the run file's path as given, relative to where the run was.
+mkdir "$TMPD/rel"
+(cd "$TMPD/rel" && "$CORUN" run "$small" --epochs 1 --out r.h5 --catalog c.db >/dev/null 2>&1) ||
+    fail "a run recorded with relative paths failed"
+(cd / && "$CORUN" runs --catalog "$TMPD/rel/c.db" show 1) >"$TMPD/show" || fail "runs show 1"
+grep -qx "  file       $TMPD/rel/r.h5" "$TMPD/show" || fail "the catalog's path: $(cat "$TMPD/show")"
 echo "hardening: every refusal came first, with its message"
