@@ -1,4 +1,4 @@
-/* alloc — SM allocators (DESIGN.md §5): each is a const table of function pointers, and
+/* alloc — SM allocators (docs/design.md §5): each is a const table of function pointers, and
  * alloc_registry.c lists them all in one array.
  *
  * At every decision point (an epoch boundary, or every interval_cycles for allocators that

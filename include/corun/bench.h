@@ -20,7 +20,7 @@ int bench_epochs(const struct gpu_config *cfg, const struct kernel_profile *cons
 /* The median of v[0..n) (v is reordered). */
 double bench_median(double *v, size_t n);
 
-/* Fill addrs[0..n) with one of the request streams of ../shared/tools/gen_dram_traces.py
+/* Fill addrs[0..n) with one of the request streams of tools/gen_dram_traces.py
  * (pattern "stream", "random", "mix" or "mix2k"; 64 B requests over 4 GiB; p = 0.5). Returns 0,
  * or -1 for an unknown pattern. The PRNG differs from Python's, so the streams are alike in
  * kind, not identical. */

@@ -1,4 +1,4 @@
-/* catalog — the SQLite catalog (DESIGN.md §7): the kernel library with measured solo
+/* catalog — the SQLite catalog (docs/design.md §7): the kernel library with measured solo
  * characteristics per GPU preset, runs with their summary metrics, results of headless sweeps
  * and the cache of private-mode traces, in one file ($XDG_DATA_HOME/corun/catalog.db unless
  * the user names another with --catalog).

@@ -215,7 +215,8 @@ const struct cli_command cmd_bench = {
             "  --quick        shorter epochs and traces\n"
             "  --gpu P        the preset to measure (default hbm80)\n"
             "  --traces DIR   time DIR/{stream,random,mix,mix2k}.trace (as written by\n"
-            "                 ../shared/tools/gen_dram_traces.py), parsing included; without it\n"
-            "                 corun generates streams of the same kinds in memory\n",
+            "                 tools/gen_dram_traces.py -o DIR in corun's source tree), parsing\n"
+            "                 included; without it corun generates streams of the same kinds\n"
+            "                 in memory\n",
     .run = bench_run,
 };

@@ -51,4 +51,16 @@ mkdir "$TMPD/rel"
     fail "a run recorded with relative paths failed"
 (cd / && "$CORUN" runs --catalog "$TMPD/rel/c.db" show 1) >"$TMPD/show" || fail "runs show 1"
 grep -qx "  file       $TMPD/rel/r.h5" "$TMPD/show" || fail "the catalog's path: $(cat "$TMPD/show")"
+
+# Defect 15: the project stands alone; nothing it ships points outside its tree.
+for topic in dram-trace bench; do
+    "$CORUN" help "$topic" >"$TMPD/help" 2>&1 || fail "help $topic"
+    ! grep -q 'shared/' "$TMPD/help" || fail "help $topic points outside: $(grep shared/ "$TMPD/help")"
+    grep -q 'tools/gen_dram_traces.py' "$TMPD/help" || fail "help $topic does not name the tool"
+done
+[ -x "$top_srcdir/tools/gen_dram_traces.py" ] || fail "tools/gen_dram_traces.py is missing"
+[ -s "$top_srcdir/docs/design.md" ] || fail "docs/design.md is missing"
+outside=$(cd "$top_srcdir" && grep -rln '\.\./shared' README.md corun.1 docs include src tools \
+    tests/e2e/*.sh tests/unit 2>/dev/null | grep -v 'tests/e2e/hardening.sh' || true)
+[ -z "$outside" ] || fail "these point at ../shared: $outside"
 echo "hardening: every refusal came first, with its message"
