@@ -229,7 +229,7 @@ const struct cli_command cmd_reproduce = {
         "stderr in a file) a line per finished mix with the time so far and the ETA. The full\n"
         "hsm run took 1.9 h of one core (--predictors hsm,dase,themis); the full themis run\n"
         "took 5.7 h (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n\n"
-        "SM-allocation experiments (cmd_reproduce_alloc.c): hsm --fairness (HSM Figs. 11, 13),\n"
+        "SM-allocation experiments: hsm --fairness (HSM Figs. 11, 13),\n"
         "hsm --qos (Fig. 12), hsm --threshold (HSM 6.5: HSM-Fair at fairness thresholds\n"
         "0.70-0.95), smqos (SMQoS 5.2), smqos --threshold (SMQoS 5.3: Algorithm 2's threshold\n"
         "0.01-0.1), smqos --offline (SMQoS 5.4, Figs. 11-13: SMQoS beside the best static\n"

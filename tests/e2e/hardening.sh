@@ -63,4 +63,10 @@ done
 outside=$(cd "$top_srcdir" && grep -rln '\.\./shared' README.md corun.1 docs include src tools \
     tests/e2e/*.sh tests/unit 2>/dev/null | grep -v 'tests/e2e/hardening.sh' || true)
 [ -z "$outside" ] || fail "these point at ../shared: $outside"
+
+# Defect 17: a command's help speaks of the program, not of its source files.
+for cmd in $("$CORUN" help | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p'); do
+    ! "$CORUN" help "$cmd" | grep -Eq '[a-z_]+\.c\b' ||
+        fail "help $cmd names a source file: $("$CORUN" help "$cmd" | grep -E '[a-z_]+\.c\b')"
+done
 echo "hardening: every refusal came first, with its message"
