@@ -76,6 +76,7 @@ struct allocator_ops {
     bool uses_predictor;        /* decides from the active predictor's NP̂ / what-if */
     bool uses_interval;         /* decides every p->smqos_interval cycles, not once per epoch */
     bool uses_isolated_ipc;     /* reads alloc_kernel.ipc_isolated (NaN for the others) */
+    bool needs_high_priority;   /* does nothing unless a kernel has priority high */
     const char *dram_scheduler; /* the channel scheduler it needs ("bw-app"); NULL: default */
     void *(*create)(const struct alloc_setup *setup, char *err, size_t errlen);
     void (*destroy)(void *state);

@@ -45,6 +45,19 @@ expect_refused "endless query" "the query ran for more than 1 s and was stopped"
     "$CORUN" runs --catalog "$TMPD/q.db" --timeout 1 query \
     "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
 
+# Defect 12: an allocator that cannot act says so instead of changing nothing silently.
+"$CORUN" run "$small" --epochs 1 --allocator fair >"$TMPD/out" 2>&1 || fail "run --allocator fair"
+grep -q "\[allocator\] fair decides from a predictor's NP̂ and none is active, so it keeps the partition" \
+    "$TMPD/out" || fail "fair without a predictor said nothing: $(cat "$TMPD/out")"
+printf 'name = "low";\ngpu = "hbm80";\nkernels = ( { name = "stream"; }, { name = "compute"; } );\n' \
+    >"$TMPD/low.cfg"
+"$CORUN" run "$TMPD/low.cfg" --epochs 1 --predictor hsm --allocator qos >"$TMPD/out" 2>&1 ||
+    fail "run --allocator qos"
+grep -q "\[allocator\] qos protects a high-priority kernel and the mix has none" "$TMPD/out" ||
+    fail "qos without a high-priority kernel said nothing: $(cat "$TMPD/out")"
+"$CORUN" run "$small" --epochs 1 --predictor hsm --allocator fair >"$TMPD/out" 2>&1 || fail "fair+hsm"
+! grep -q "keeps the partition" "$TMPD/out" || fail "fair with a predictor was called idle"
+
 # Defect 13: the catalog kept the run file's path as given, relative to where the run was.
 mkdir "$TMPD/rel"
 (cd "$TMPD/rel" && "$CORUN" run "$small" --epochs 1 --out r.h5 --catalog c.db >/dev/null 2>&1) ||
