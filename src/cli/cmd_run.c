@@ -253,7 +253,8 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
         if (o->json)
             report_epoch_json(stdout, sc, e, i == 0);
         else
-            report_epoch_text(stdout, sc, e, i == 0);
+            report_epoch_text(stdout, sc, e,
+                              i ? session_epoch_at(s, session_epochs_done(s) - 2) : NULL);
         if (o->explain && !o->json)
             print_explain(s);
         fflush(stdout);
@@ -278,7 +279,8 @@ static int finish_recording(struct session *s, const struct options *o)
         fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
         return -1;
     }
-    fprintf(stderr, "corun: recorded %u epochs in %s (catalog run %lld)\n", session_epochs_done(s),
+    unsigned n = session_epochs_done(s);
+    fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n, n == 1 ? "" : "s",
             o->out, (long long)id);
     return 0;
 }
@@ -376,8 +378,8 @@ static int run_run(int argc, char **argv)
     if (o.json)
         report_json_begin(stdout, &sc);
     else
-        printf("%s (gpu %s): %u epochs of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
-               sc.epoch_cycles, (unsigned long long)sc.seed);
+        printf("%s (gpu %s): %u epoch%s of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
+               epochs == 1 ? "" : "s", sc.epoch_cycles, (unsigned long long)sc.seed);
     int ran = run_epochs(s, &o, epochs);
     rc = ran == 0 ? CLI_OK : ran == -2 ? CLI_BAD_INPUT : CLI_FAILED;
     if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)

@@ -101,17 +101,18 @@ static int write_epochs(struct runfile *rf, FILE **f, char *err, size_t errlen)
     const struct runfile_header *h = &rf->hdr;
     struct runfile_epoch *e = xmalloc(sizeof(*e));
     int rc = 0;
+    /* Epochs are numbered from 1, as corun numbers them everywhere else. */
     for (uint64_t i = 0; i < rf->nepochs && rc == 0; i++) {
         rc = runfile_read_epoch(rf, i, e, err, errlen);
         for (unsigned k = 0; k < h->nkernels && rc == 0; k++) {
-            fprintf(f[CSV_KERNELS], "%" PRIu64 ",%u,", i, k);
+            fprintf(f[CSV_KERNELS], "%" PRIu64 ",%u,", i + 1, k);
             put_text(f[CSV_KERNELS], h->kernels[k].name);
             put_row(f[CSV_KERNELS], &runfile_per_kernel_table, &e->k[k]);
         }
         if (rc == 0) {
-            fprintf(f[CSV_SYSTEM], "%" PRIu64, i);
+            fprintf(f[CSV_SYSTEM], "%" PRIu64, i + 1);
             put_row(f[CSV_SYSTEM], &runfile_system_table, e);
-            fprintf(f[CSV_PARTITION], "%" PRIu64, i);
+            fprintf(f[CSV_PARTITION], "%" PRIu64, i + 1);
             for (unsigned s = 0; s < h->sms; s++)
                 fprintf(f[CSV_PARTITION], ",%d", e->owner[s]);
             fputc('\n', f[CSV_PARTITION]);
@@ -176,7 +177,7 @@ int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t er
     for (unsigned s = 0; s < rf->hdr.sms; s++)
         fprintf(f[CSV_PARTITION], ",sm%u", s);
     fputc('\n', f[CSV_PARTITION]);
-    fputs("epoch,cycle,kind,text\n", f[CSV_EVENTS]);
+    fputs("after_epoch,cycle,kind,text\n", f[CSV_EVENTS]); /* 0: before epoch 1 */
     errno = 0;
     int rc = write_epochs(rf, f, err, errlen);
     if (rc == 0)

@@ -84,8 +84,9 @@ static void finish_recording(struct tui *t)
         snprintf(t->saved_note, sizeof t->saved_note, "the run is in %s, but: %s",
                  session_run_path(s), err);
     else
-        snprintf(t->saved_note, sizeof t->saved_note, "recorded %u epochs in %s (catalog run %lld)",
-                 session_epochs_done(s), session_run_path(s), (long long)id);
+        snprintf(t->saved_note, sizeof t->saved_note,
+                 "recorded %u epoch%s in %s (catalog run %lld)", session_epochs_done(s),
+                 session_epochs_done(s) == 1 ? "" : "s", session_run_path(s), (long long)id);
 }
 
 void tui_detach(struct tui *t)
@@ -112,7 +113,7 @@ int tui_open_run(struct tui *t, const char *path)
     tui_attach(t, r);
     if (t->saved_note[0])
         tui_log(t, "%s", t->saved_note);
-    tui_log(t, "REPLAY of %s: %u epochs", path, t->nepochs);
+    tui_log(t, "REPLAY of %s: %u epoch%s", path, t->nepochs, t->nepochs == 1 ? "" : "s");
     return TUI_R_HANDLED | TUI_R_REPAINT;
 }
 
@@ -185,9 +186,10 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
         if (o->ok) {
             snprintf(t->run_path, sizeof t->run_path, "%s", o->msg);
             t->recording = true;
-            tui_message(t, "Saved", "recording to %s; later epochs are recorded as they finish.",
-                        o->msg);
+            tui_notice(t, "Saved", "recording to %s; later epochs are recorded as they finish.",
+                       o->msg);
         } else {
+            tui_log(t, "not saved: %s", o->msg);
             tui_message(t, "Cannot save", "%s", o->msg);
         }
         break;

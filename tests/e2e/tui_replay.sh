@@ -117,9 +117,11 @@ tui_keys -l "$TMPD/saved.h5"
 tui_keys Enter
 tui_wait "Saved"
 tui_wait "LIVE, REC"
-tui_keys x
-tui_gone "Press any key to continue."
+# The notice needs no answer: the key that closes it acts too (issue 21, defect 17: it was
+# eaten), so one Space closes it and steps.
+tui_wait "Any key continues (and acts)."
 tui_keys Space
+tui_gone "Any key continues"
 tui_wait "Epoch 4/10"
 tui_wait "idle: Space steps"
 

@@ -77,15 +77,19 @@ tui_wait "Speed: 1/s"
 tui_keys +
 tui_wait "Speed: 2/s"
 tui_wait "speed 2/s"
+# Stepping through paces leaves one line in the log, not one a step.
+[ "$(grep -c 'speed [0-9]' "$TMPD/screen")" = 1 ] || fail "one log line per pace step:
+$(cat "$TMPD/screen")"
 
-# Past the scenario's end r goes on until paused, and a pause holds.
+# Past the scenario's end r goes on until paused, and a pause holds; the header says how many
+# were planned rather than "Epoch 11/10" (issue 21, defect 17).
 tui_keys r
 tui_wait "Running"
-tui_wait "Epoch 11/10"
+tui_wait "Epoch 11 (10 planned)"
 tui_keys r
 tui_wait "Paused"
 tui_wait "idle: Space steps"
-epoch=$(grep -o 'Epoch [0-9]*/10' "$TMPD/screen")
+epoch=$(grep -o 'Epoch [0-9]* (10 planned)' "$TMPD/screen")
 sleep 1.5
 tui_screen | grep -qF "$epoch" || fail "epochs went on after the pause ($epoch):
 $(tui_screen)"
