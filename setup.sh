@@ -16,7 +16,7 @@ mode=${1:-run}
 
 PACKAGES=(gcc make autoconf automake libtool pkg-config
           libncurses-dev libconfig-dev libsqlite3-dev libhdf5-dev libcmocka-dev
-          tmux clang-format python3 valgrind hdf5-tools)
+          tmux clang-format clang python3 valgrind hdf5-tools)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 

@@ -76,6 +76,18 @@ void rf_to_row(enum runfile_type t, const void *value, void *row);
 void rf_from_row(enum runfile_type t, const void *row, void *value);
 /* Whether a value of type t is a char * the struct owns. */
 bool rf_is_string(enum runfile_type t);
+/* ---- runfile_check.c: what the reader refuses ---- */
+
+/* The commit counter ds (named name) into *n: 0 when its value is unreadable, -1 with a
+ * message when it is not a count (not an integer, negative, above max). */
+int rf_read_count(const struct runfile *rf, hid_t ds, const char *name, uint64_t max, uint64_t *n,
+                  char *err, size_t errlen);
+/* The kernels' parameters are finite. 0, or -1 with a message naming the dataset. */
+int rf_check_kernels(const struct runfile *rf, char *err, size_t errlen);
+/* Epoch i as read holds only what a writer could have written. 0, or -1 with a message. */
+int rf_check_epoch(const struct runfile *rf, uint64_t i, const struct runfile_epoch *e, char *err,
+                   size_t errlen);
+
 /* Where /per_kernel/in_mix is in runfile_per_kernel_table. */
 size_t rf_in_mix_field(void);
 

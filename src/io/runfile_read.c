@@ -3,11 +3,14 @@
  * reading, and only the rows its counters call complete are used. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "corun/util.h"
 #include "runfile_internal.h"
@@ -166,40 +169,6 @@ static hsize_t min_size(hsize_t a, hsize_t b)
     return a < b ? a : b;
 }
 
-/* A commit counter into *n: 0 when its value is unreadable, so that nothing uncertain is used
- * (a crash may tear it), but -1 with a message when it is plainly not a counter: not an
- * integer, negative, or above max, none of which the writer makes. */
-static int read_count(const struct runfile *rf, hid_t ds, const char *name, uint64_t max,
-                      uint64_t *n, char *err, size_t errlen)
-{
-    *n = 0;
-    hid_t ft = H5Dget_type(ds);
-    H5T_class_t cls = ft < 0 ? H5T_NO_CLASS : H5Tget_class(ft);
-    H5T_sign_t sign = cls == H5T_INTEGER ? H5Tget_sign(ft) : H5T_SGN_ERROR;
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (cls != H5T_INTEGER)
-        return rf_fail(err, errlen,
-                       "%s: damaged run file: /%s is not an integer (expected a count)", rf->path,
-                       name);
-    int64_t v = 0;
-    if (sign == H5T_SGN_2) {
-        if (H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
-            return 0;
-        if (v < 0)
-            return rf_fail(err, errlen, "%s: damaged run file: /%s is %lld (expected 0 to %llu)",
-                           rf->path, name, (long long)v, (unsigned long long)max);
-        *n = (uint64_t)v;
-    } else if (H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, n) < 0) {
-        *n = 0;
-        return 0;
-    }
-    if (*n > max)
-        return rf_fail(err, errlen, "%s: damaged run file: /%s is %llu (expected 0 to %llu)",
-                       rf->path, name, (unsigned long long)*n, (unsigned long long)max);
-    return 0;
-}
-
 /* Schema 1 has no /per_kernel/in_mix: its mix never changed. */
 static bool in_mix_absent(const struct runfile *rf, size_t field)
 {
@@ -220,8 +189,8 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
         if (rf->kernel_count < 0)
             return -1;
         uint64_t committed;
-        if (read_count(rf, rf->kernel_count, RF_KERNEL_COUNT, GPU_MAX_KERNELS, &committed, err,
-                       errlen) < 0)
+        if (rf_read_count(rf, rf->kernel_count, RF_KERNEL_COUNT, GPU_MAX_KERNELS, &committed, err,
+                          errlen) < 0)
             return -1;
         n = committed > n ? committed : n;
     }
@@ -259,17 +228,6 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
                        rf->path, (unsigned long long)n, h->nkernels_start);
     h->nkernels = (unsigned)n;
     return 0;
-}
-
-/* A double of a table that is infinite: NaN means "not defined" in a run file, but no writer
- * records an infinity, and a reader that scales an axis to one would never finish. */
-static const char *infinite_field(const struct runfile_table *t, const void *base)
-{
-    for (size_t i = 0; i < t->count; i++)
-        if (t->fields[i].type == RUNFILE_DOUBLE &&
-            isinf(*(const double *)((const char *)base + t->fields[i].offset)))
-            return t->fields[i].name;
-    return NULL;
 }
 
 /* Read the first nkernels entries of every /kernels/ dataset into the header. */
@@ -326,20 +284,6 @@ static int read_kernels(struct runfile *rf, char *err, size_t errlen)
     return 0;
 }
 
-/* The kernels' parameters are what a scenario accepts: finite. */
-static int check_kernels(const struct runfile *rf, char *err, size_t errlen)
-{
-    for (unsigned k = 0; k < rf->hdr.nkernels; k++) {
-        const char *inf = infinite_field(&runfile_kernel_table, &rf->hdr.kernels[k]);
-        if (inf)
-            return rf_fail(err, errlen,
-                           "%s: damaged run file: /kernels/%s[%u] is infinite (expected a finite "
-                           "number)",
-                           rf->path, inf, k);
-    }
-    return 0;
-}
-
 /* Open every other per-epoch dataset; the complete rows are the fewest any of them has
  * (epochs: those of /per_kernel/ already), and no more than the counter says. */
 static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t errlen)
@@ -372,8 +316,8 @@ static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t err
     if (rf->epoch_count < 0 || rf->event_count < 0)
         return -1;
     uint64_t nepochs, nevents;
-    if (read_count(rf, rf->epoch_count, RF_EPOCH_COUNT, INT64_MAX, &nepochs, err, errlen) < 0 ||
-        read_count(rf, rf->event_count, RF_EVENT_COUNT, INT64_MAX, &nevents, err, errlen) < 0)
+    if (rf_read_count(rf, rf->epoch_count, RF_EPOCH_COUNT, INT64_MAX, &nepochs, err, errlen) < 0 ||
+        rf_read_count(rf, rf->event_count, RF_EVENT_COUNT, INT64_MAX, &nevents, err, errlen) < 0)
         return -1;
     rf->nepochs = min_size(nepochs, epochs);
     rf->nevents = min_size(nevents, events);
@@ -416,20 +360,76 @@ static hid_t open_hdf5(const char *path, const struct probe *p, char *err, size_
     return file;
 }
 
+static struct runfile *open_here(const char *path, const struct probe *p, char *err, size_t errlen);
+
+/* Open path and read every epoch and event; 0 when all of it reads. */
+static int read_everything(const char *path, const struct probe *p)
+{
+    char err[16];
+    struct runfile *rf = open_here(path, p, err, sizeof err);
+    if (!rf)
+        return 1;
+    struct runfile_epoch *e = xmalloc(sizeof(*e));
+    struct runfile_event ev;
+    int rc = 0;
+    for (uint64_t i = 0; rc == 0 && i < rf->nepochs; i++)
+        rc = runfile_read_epoch(rf, i, e, err, sizeof err);
+    for (uint64_t i = 0; rc == 0 && i < rf->nevents; i++)
+        rc = runfile_read_event(rf, i, &ev, err, sizeof err);
+    free(e);
+    rf_free(rf);
+    return rc == 0 ? 0 : 1;
+}
+
+/* HDF5 1.10 trusts structures that a damaged file can forge: reading a variable-length string
+ * whose global-heap entry is corrupt makes it copy a negative length, and the process dies
+ * (found by tests/fuzz). So a child process reads the whole file first; a child killed by a
+ * signal means the file would kill us too, and it is refused. A child that merely finds the
+ * file bad exits, and the reading here gives the message. -1 with a message when refused. */
+static int survives_reading(const char *path, const struct probe *p, char *err, size_t errlen)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0; /* no child to spare: read it here, unprotected */
+    if (pid == 0) {
+        /* A crash must end the child: a handler inherited from the parent (a test framework
+         * catches SIGSEGV) would carry on in the child's copy of the parent instead. */
+        static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+        for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+            signal(fatal[i], SIG_DFL);
+        _exit(read_everything(path, p)); /* _exit: the parent's atexit handlers are its own */
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFSIGNALED(status))
+        return 0;
+    return rf_fail(err, errlen,
+                   "%s: damaged run file: the HDF5 library crashed reading it (signal %d, %s); "
+                   "corun refuses it rather than crash too",
+                   path, WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
 struct runfile *runfile_open(const char *path, char *err, size_t errlen)
 {
     rf_quiet();
     struct probe p;
-    if (probe_file(path, &p, err, errlen) < 0)
+    if (probe_file(path, &p, err, errlen) < 0 || survives_reading(path, &p, err, errlen) < 0)
         return NULL;
-    hid_t file = open_hdf5(path, &p, err, errlen);
+    return open_here(path, &p, err, errlen);
+}
+
+static struct runfile *open_here(const char *path, const struct probe *p, char *err, size_t errlen)
+{
+    hid_t file = open_hdf5(path, p, err, errlen);
     if (file < 0)
         return NULL;
     struct runfile *rf = rf_new(path, false);
     rf->file = file;
     hsize_t epochs = UINT64_MAX;
     if (read_header(rf, err, errlen) < 0 || open_kernels(rf, &epochs, err, errlen) < 0 ||
-        read_kernels(rf, err, errlen) < 0 || check_kernels(rf, err, errlen) < 0 ||
+        read_kernels(rf, err, errlen) < 0 || rf_check_kernels(rf, err, errlen) < 0 ||
         open_series(rf, epochs, err, errlen) < 0) {
         rf_free(rf);
         H5Eclear2(H5E_DEFAULT);
@@ -507,43 +507,6 @@ static int read_table(struct runfile *rf, hid_t *ds, const struct runfile_table 
     return 0;
 }
 
-/* What the writer would have refused in epoch i (runfile_write.c, check_epoch). */
-static int check_epoch(const struct runfile *rf, uint64_t i, const struct runfile_epoch *e,
-                       char *err, size_t errlen)
-{
-    const char *path = rf->path;
-    unsigned long long row = (unsigned long long)i;
-    for (unsigned k = 0; k < e->nkernels; k++) {
-        if (e->k[k].in_mix > 1)
-            return rf_fail(err, errlen,
-                           "%s: damaged run file: /per_kernel/in_mix[%llu][%u] is %u (expected 0 "
-                           "or 1)",
-                           path, row, k, e->k[k].in_mix);
-        const char *inf = infinite_field(&runfile_per_kernel_table, &e->k[k]);
-        if (inf)
-            return rf_fail(err, errlen,
-                           "%s: damaged run file: /per_kernel/%s[%llu][%u] is infinite (expected "
-                           "a finite number, or NaN when undefined)",
-                           path, inf, row, k);
-    }
-    const char *inf = infinite_field(&runfile_system_table, e);
-    if (inf)
-        return rf_fail(err, errlen,
-                       "%s: damaged run file: /system/%s[%llu] is infinite (expected a finite "
-                       "number, or NaN when undefined)",
-                       path, inf, row);
-    /* A kernel whose addition a crash left uncommitted may own SMs: it is named in the file,
-     * and GPU_MAX_KERNELS bounds every array an owner indexes. */
-    unsigned named = rf->kernels_named > e->nkernels ? rf->kernels_named : e->nkernels;
-    for (unsigned s = 0; s < e->nsms; s++)
-        if (e->owner[s] < GPU_SM_GATED || e->owner[s] >= (int)named)
-            return rf_fail(err, errlen,
-                           "%s: damaged run file: /" RF_PARTITION "[%llu][%u] is %d (expected a "
-                           "kernel index 0 to %u, -1 idle or -2 power-gated)",
-                           path, row, s, e->owner[s], named - 1);
-    return 0;
-}
-
 int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out, char *err,
                        size_t errlen)
 {
@@ -567,7 +530,7 @@ int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out
     for (unsigned s = 0; s < out->nsms; s++)
         out->owner[s] = owner[s];
     out->sys.cycles = out->cycles;
-    return check_epoch(rf, i, out, err, errlen);
+    return rf_check_epoch(rf, i, out, err, errlen);
 }
 
 int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out, char *err,

@@ -253,6 +253,28 @@ static void test_bad_counters(void **state)
     expect_refused("/kernel_count is 1099511627776 (expected 0 to 8)");
 }
 
+/* Found by tests/fuzz: a schema-1 file whose global heap (the variable-length header strings)
+ * is damaged so that HDF5 1.10 copies a negative length and the process dies. The file is
+ * read in a child first, and refused when the child dies. */
+static void test_hdf5_crash_refused(void **state)
+{
+    (void)state;
+    const char *srcdir = getenv("top_srcdir");
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/tests/data/runfile-heap-crash.h5",
+             srcdir ? srcdir : CORUN_TEST_SRCDIR);
+    char err[512] = "";
+    struct runfile *rf = runfile_open(path, err, sizeof(err));
+    if (rf) { /* an HDF5 that reads it safely may open it: then it must read cleanly */
+        runfile_close(rf, NULL, 0);
+        return;
+    }
+    char want[1100];
+    snprintf(want, sizeof(want), "%s: damaged run file: ", path);
+    if (!strstr(err, want))
+        fail_msg("got \"%s\"", err);
+}
+
 /* Issue 21, defect 11: export --csv DIR followed a symbolic link at DIR/kernels.csv and
  * overwrote its target. */
 static void test_export_keeps_off_links(void **state)
@@ -307,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_bad_header),
         cmocka_unit_test(test_bad_counters),
         cmocka_unit_test(test_export_keeps_off_links),
+        cmocka_unit_test(test_hdf5_crash_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
