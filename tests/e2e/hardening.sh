@@ -77,7 +77,13 @@ outside=$(cd "$top_srcdir" && grep -rln '\.\./shared' README.md corun.1 docs inc
     tests/e2e/*.sh tests/unit 2>/dev/null | grep -v 'tests/e2e/hardening.sh' || true)
 [ -z "$outside" ] || fail "these point at ../shared: $outside"
 
-# Defect 17: a command's help speaks of the program, not of its source files.
+# Defect 17: one epoch is "1 epoch"; a command's help speaks of the program, not of its source
+# files.
+"$CORUN" run "$small" --epochs 1 --out "$TMPD/one.h5" --catalog "$TMPD/one.db" >"$TMPD/out" \
+    2>"$TMPD/err" || fail "run --epochs 1"
+grep -q ': 1 epoch of 500000 cycles' "$TMPD/out" || fail "run header: $(head -1 "$TMPD/out")"
+grep -q 'recorded 1 epoch in' "$TMPD/err" || fail "run's last line: $(cat "$TMPD/err")"
+"$CORUN" show "$TMPD/one.h5" | grep -q ': 1 epoch of 500000 cycles' || fail "show header"
 for cmd in $("$CORUN" help | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p'); do
     ! "$CORUN" help "$cmd" | grep -Eq '[a-z_]+\.c\b' ||
         fail "help $cmd names a source file: $("$CORUN" help "$cmd" | grep -E '[a-z_]+\.c\b')"

@@ -38,6 +38,12 @@ for k in 'F1 \? +show this help' 'Space +step one epoch' ' r +run / pause' '\+ -
     grep -Eq -- "$k" "$TMPD/screen" || fail "the help does not list '$k':
 $(cat "$TMPD/screen")"
 done
+# What the numbers mean, NP above 1 and the two SM counts included (issue 21, defect 17).
+for k in 'Above 1: faster than its private-mode run' 'SMavg: an epoch.s time-weighted SMs'; do
+    grep -Eq -- "$k" "$TMPD/screen" || fail "the help does not say '$k':
+$(cat "$TMPD/screen")"
+done
+grep -q "Kernel  *SMavg" "$TMPD/s" || fail "the kernel table's SM column is not headed SMavg"
 tui_keys Escape
 tui_gone "Press any key to close this help."
 tui_keys F1
