@@ -21,6 +21,12 @@
 #define RF_CHUNK_ROWS    1
 #define RF_DEFLATE_LEVEL 6
 
+/* Fewer bytes than any epoch or event takes in a file (an epoch writes a chunk and its index
+ * entry in each of some 45 datasets, about 1.5 KB in all; an event, in 4): bounds on what a
+ * damaged file may claim to hold. */
+#define RF_MIN_EPOCH_BYTES 256
+#define RF_MIN_EVENT_BYTES 32
+
 enum { RF_EV_EPOCH, RF_EV_CYCLE, RF_EV_KIND, RF_EV_TEXT, RF_EV_COUNT };
 extern const char *const rf_event_names[RF_EV_COUNT];
 
@@ -51,6 +57,7 @@ struct runfile {
     struct runfile_header hdr;
     unsigned kernels_named; /* kernels the file names, committed or not (<= GPU_MAX_KERNELS) */
     uint64_t nepochs, nevents;
+    uint64_t file_bytes;   /* of a file opened for reading, when it was opened */
     struct rf_guard guard; /* of a recorder */
     char *failed;          /* why recording stopped; NULL while it goes on */
     char why[256];         /* what HDF5 said about the last failed row (rf_h5_reason) */

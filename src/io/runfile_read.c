@@ -321,6 +321,15 @@ static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t err
         return -1;
     rf->nepochs = min_size(nepochs, epochs);
     rf->nevents = min_size(nevents, events);
+    /* A forged count and extent (an old-format header carries no checksum) could promise
+     * more rows than a lifetime can read; every real row takes room in the file. */
+    if (rf->nepochs > rf->file_bytes / RF_MIN_EPOCH_BYTES ||
+        rf->nevents > rf->file_bytes / RF_MIN_EVENT_BYTES)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: it claims %llu epochs and %llu events, more than "
+                       "its %llu bytes can hold",
+                       rf->path, (unsigned long long)rf->nepochs, (unsigned long long)rf->nevents,
+                       (unsigned long long)rf->file_bytes);
     return 0;
 }
 
@@ -426,6 +435,7 @@ static struct runfile *open_here(const char *path, const struct probe *p, char *
     if (file < 0)
         return NULL;
     struct runfile *rf = rf_new(path, false);
+    rf->file_bytes = (uint64_t)p->size;
     rf->file = file;
     hsize_t epochs = UINT64_MAX;
     if (read_header(rf, err, errlen) < 0 || open_kernels(rf, &epochs, err, errlen) < 0 ||

@@ -253,6 +253,36 @@ static void test_bad_counters(void **state)
     expect_refused("/kernel_count is 1099511627776 (expected 0 to 8)");
 }
 
+/* Found by tests/fuzz: a count and extents that promise more epochs than the file can hold
+ * (an old-format header has no checksum) made reading every epoch run for hours. */
+static void test_too_many_epochs(void **state)
+{
+    (void)state;
+    hid_t f = damage_copy();
+    const hsize_t rows = 10000000;
+    const struct runfile_table *tables[] = {&runfile_per_kernel_table, &runfile_system_table};
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < tables[t]->count; i++) {
+            char name[96];
+            snprintf(name, sizeof(name), "%s/%s", tables[t]->where + 1, tables[t]->fields[i].name);
+            hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+            assert_true(ds >= 0);
+            hsize_t dims[2] = {rows, KERNELS};
+            assert_true(H5Dset_extent(ds, dims) >= 0);
+            H5Dclose(ds);
+        }
+    hid_t ds = H5Dopen2(f, "partition", H5P_DEFAULT);
+    hsize_t dims[2] = {rows, SMS};
+    assert_true(H5Dset_extent(ds, dims) >= 0);
+    H5Dclose(ds);
+    uint64_t n = rows;
+    ds = H5Dopen2(f, "epoch_count", H5P_DEFAULT);
+    assert_true(H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &n) >= 0);
+    H5Dclose(ds);
+    H5Fclose(f);
+    expect_refused("it claims 10000000 epochs and 0 events, more than its");
+}
+
 /* Found by tests/fuzz: a schema-1 file whose global heap (the variable-length header strings)
  * is damaged so that HDF5 1.10 copies a negative length and the process dies. The file is
  * read in a child first, and refused when the child dies. */
@@ -330,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_bad_counters),
         cmocka_unit_test(test_export_keeps_off_links),
         cmocka_unit_test(test_hdf5_crash_refused),
+        cmocka_unit_test(test_too_many_epochs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
