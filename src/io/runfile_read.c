@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,11 @@
 #define SB_SWMR_WRITE_ACCESS 0x04
 
 #define RF_SWMR_READ_ATTEMPTS 10
+
+/* CPU time of the child that reads a file first (survives_reading): reading runs at several
+ * MB a CPU second, so this is many times what a good file needs. */
+#define RF_CHILD_CPU_S        10
+#define RF_CHILD_CPU_S_PER_MB 2
 
 struct probe {
     off_t size;
@@ -404,9 +410,14 @@ static int survives_reading(const char *path, const struct probe *p, char *err, 
     if (pid == 0) {
         /* A crash must end the child: a handler inherited from the parent (a test framework
          * catches SIGSEGV) would carry on in the child's copy of the parent instead. */
-        static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+        static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGXCPU};
         for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
             signal(fatal[i], SIG_DFL);
+        /* HDF5 can also loop for ever on a forged global heap (found by tests/fuzz): the child
+         * gets CPU time for reading the file many times over, then SIGXCPU ends it. */
+        rlim_t cpu_s = RF_CHILD_CPU_S + (rlim_t)(p->size >> 20) * RF_CHILD_CPU_S_PER_MB;
+        struct rlimit limit = {cpu_s, cpu_s + 1};
+        setrlimit(RLIMIT_CPU, &limit);
         _exit(read_everything(path, p)); /* _exit: the parent's atexit handlers are its own */
     }
     int status = 0;
@@ -414,6 +425,11 @@ static int survives_reading(const char *path, const struct probe *p, char *err, 
         ;
     if (!WIFSIGNALED(status))
         return 0;
+    if (WTERMSIG(status) == SIGXCPU)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: the HDF5 library did not finish reading it (more "
+                       "than %d s of CPU time); corun refuses it rather than hang",
+                       path, (int)(RF_CHILD_CPU_S + (p->size >> 20) * RF_CHILD_CPU_S_PER_MB));
     return rf_fail(err, errlen,
                    "%s: damaged run file: the HDF5 library crashed reading it (signal %d, %s); "
                    "corun refuses it rather than crash too",
