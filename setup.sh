@@ -16,7 +16,7 @@ mode=${1:-run}
 
 PACKAGES=(gcc make autoconf automake libtool pkg-config
           libncurses-dev libconfig-dev libsqlite3-dev libhdf5-dev libcmocka-dev libcairo2-dev
-          tmux clang-format python3 valgrind hdf5-tools)
+          tmux clang-format clang python3 valgrind hdf5-tools)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -53,10 +53,35 @@ install_packages() {
     fi
     say "installing: $missing"
     export DEBIAN_FRONTEND=noninteractive
+    apt_waiting "${sudo[@]}" apt-get update -q
     # shellcheck disable=SC2086
-    "${sudo[@]}" apt-get update -q
-    # shellcheck disable=SC2086
-    "${sudo[@]}" apt-get install -y -q --no-install-recommends $missing
+    apt_waiting "${sudo[@]}" apt-get install -y -q --no-install-recommends $missing
+}
+
+# Run an apt-get command; while another apt or dpkg holds its lock (an unattended upgrade, a
+# second terminal), say so and wait for it rather than fail with apt's raw lock error.
+# SETUP_APT_POLL (seconds between tries, default 5) and SETUP_APT_WAIT (seconds in all,
+# default 1800) bound the wait.
+apt_waiting() {
+    local poll=${SETUP_APT_POLL:-5} limit=${SETUP_APT_WAIT:-1800} waited=0 rc err
+    err=$(mktemp)
+    while :; do
+        rc=0
+        "$@" 2>"$err" || rc=$?
+        cat "$err" >&2
+        if [ $rc -eq 0 ] || ! grep -Eq 'Could not get lock|Unable to acquire|Unable to lock' "$err"; then
+            rm -f "$err"
+            return $rc
+        fi
+        if awk -v w="$waited" -v l="$limit" 'BEGIN { exit !(w >= l) }'; then
+            say "apt's lock is still held after ${limit} s; stop the other apt or dpkg and run me again"
+            rm -f "$err"
+            return $rc
+        fi
+        say "another apt or dpkg holds the package lock; waiting for it (${waited} s so far)"
+        sleep "$poll"
+        waited=$(awk -v w="$waited" -v p="$poll" 'BEGIN { print w + p }')
+    done
 }
 
 build_corun() {
@@ -108,6 +133,8 @@ case "$mode" in
     run) install_packages; build_corun; exec "$build/corun" "$@" ;;
     test) install_packages; build_corun; run_tests ;;
     build) install_packages; build_corun ;;
+    # Internal: apt-get ARGS... with apt_waiting (tests/e2e/setup_apt_lock.sh drives it).
+    apt-waiting) apt_waiting apt-get "$@" ;;
     -h|--help|help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) say "unknown mode '$mode' (expected run, test or build; see ./setup.sh --help)"; exit 2 ;;
 esac

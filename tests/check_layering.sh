@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Layers only look down (DESIGN.md §1, STYLE.md rule 2). Usage: check_layering.sh [TREE]
+# Layers only look down (docs/design.md §1). Usage: check_layering.sh [TREE]
 #   util < sim < io, predict, accel < alloc < app < tui < cli
 #   ncurses only under src/tui; HDF5, SQLite, libconfig and cairo only under src/io.
 # A header include/corun/X.h belongs to the layer of the src/LAYER/X.c that implements it; a

@@ -1,4 +1,4 @@
-/* alloc — SM allocators (DESIGN.md §5): each is a const table of function pointers, and
+/* alloc — SM allocators (docs/design.md §5): each is a const table of function pointers, and
  * alloc_registry.c lists them all in one array.
  *
  * At every decision point (an epoch boundary, or every interval_cycles for allocators that
@@ -76,6 +76,7 @@ struct allocator_ops {
     bool uses_predictor;        /* decides from the active predictor's NP̂ / what-if */
     bool uses_interval;         /* decides every p->smqos_interval cycles, not once per epoch */
     bool uses_isolated_ipc;     /* reads alloc_kernel.ipc_isolated (NaN for the others) */
+    bool needs_high_priority;   /* does nothing unless a kernel has priority high */
     const char *dram_scheduler; /* the channel scheduler it needs ("bw-app"); NULL: default */
     void *(*create)(const struct alloc_setup *setup, char *err, size_t errlen);
     void (*destroy)(void *state);

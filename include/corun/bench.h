@@ -1,6 +1,7 @@
-/* bench — the performance figures `corun bench` prints: simulated cycles per wall second for
- * whole-GPU epochs, how that cost scales with SMs and epochs, and DRAM requests per wall second
- * on trace-driven runs. Figures, not tests: nothing here passes or fails. */
+/* bench — the performance figures `corun bench` prints: simulated cycles per CPU second for
+ * whole-GPU epochs, how that cost scales with SMs and epochs, and DRAM requests per CPU second
+ * on trace-driven runs. CPU time rather than wall time, so that a loaded machine does not
+ * swing the figures. Figures, not tests: nothing here passes or fails. */
 #ifndef CORUN_BENCH_H
 #define CORUN_BENCH_H
 
@@ -10,7 +11,10 @@
 #include "corun/gpu.h"
 #include "corun/kernel.h"
 
-/* Wall time of each of `epochs` consecutive epochs of epoch_cycles core cycles on cfg with the
+/* The CPU time the calling thread has used, in seconds. */
+double bench_cpu_seconds(void);
+
+/* CPU time in ms of each of `epochs` consecutive epochs of epoch_cycles core cycles on cfg with the
  * given kernels on an even split of cfg->sms SMs (ms_out[epochs]). Returns 0, or -1 with a
  * message. */
 int bench_epochs(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,
@@ -20,7 +24,7 @@ int bench_epochs(const struct gpu_config *cfg, const struct kernel_profile *cons
 /* The median of v[0..n) (v is reordered). */
 double bench_median(double *v, size_t n);
 
-/* Fill addrs[0..n) with one of the request streams of ../shared/tools/gen_dram_traces.py
+/* Fill addrs[0..n) with one of the request streams of tools/gen_dram_traces.py
  * (pattern "stream", "random", "mix" or "mix2k"; 64 B requests over 4 GiB; p = 0.5). Returns 0,
  * or -1 for an unknown pattern. The PRNG differs from Python's, so the streams are alike in
  * kind, not identical. */

@@ -1,4 +1,4 @@
-/* catalog — the SQLite catalog (DESIGN.md §7): the kernel library with measured solo
+/* catalog — the SQLite catalog (docs/design.md §7): the kernel library with measured solo
  * characteristics per GPU preset, runs with their summary metrics, results of headless sweeps
  * and the cache of private-mode traces, in one file ($XDG_DATA_HOME/corun/catalog.db unless
  * the user names another with --catalog).
@@ -34,9 +34,9 @@ struct catalog;
  * NULL when neither XDG_DATA_HOME nor a home directory is known. */
 char *catalog_default_path(void);
 
-/* Open (creating the file and its directories, and migrating its schema) the catalog at path,
- * or at catalog_default_path() when path is NULL. A read-only file opens for reading only.
- * Returns the handle, or NULL with a message. */
+/* Open (creating the file, and migrating its schema) the catalog at path, whose directory must
+ * exist, or at catalog_default_path() when path is NULL (its directories are made). A read-only
+ * file opens for reading only. Returns the handle, or NULL with a message. */
 struct catalog *catalog_open(const char *path, char *err, size_t errlen);
 void catalog_close(struct catalog *cat);
 
@@ -94,9 +94,14 @@ typedef int (*catalog_row_fn)(void *ctx, size_t ncols, const char *const *names,
                               const char *const *values);
 
 /* Run one read-only statement (the user's own SQL) on a read-only connection. A statement
- * that would write, several statements, or a syntax error fail with a message quoting sql. */
+ * that would write, several statements, a syntax error, or one that runs longer than the
+ * query limit (a recursive query may never end) fail with a message quoting sql. */
 int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void *ctx, char *err,
                   size_t errlen);
+
+#define CATALOG_QUERY_LIMIT_S 30 /* default limit of catalog_query, in seconds */
+/* How long catalog_query may run, in seconds (0: no limit). */
+void catalog_set_query_limit(struct catalog *cat, unsigned seconds);
 
 /* ---- private-mode traces ----------------------------------------------------------------- */
 

@@ -105,4 +105,10 @@ void cli_getopt_reset(void);
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,
                    unsigned long *out);
 
+/* Whether paths a and b name one file: the same text, or the same existing file. */
+bool cli_same_file(const char *a, const char *b);
+/* A name given to an option (--predictor, --allocator, ...) must not be empty: prints a
+ * message naming opt and returns -1 when it is. */
+int cli_nonempty(const char *opt, const char *text);
+
 #endif

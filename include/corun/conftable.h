@@ -24,7 +24,7 @@ enum conf_type {
 struct conf_setting {
     const char *name;
     enum conf_type type;
-    double min, max;              /* inclusive range for numbers */
+    double min, max;              /* inclusive range for numbers; strings: min 1, not empty */
     const char *def;              /* default, as it would be written; NULL: required */
     const char *unit;             /* NULL when unitless */
     const char *help;             /* one line */

@@ -70,8 +70,11 @@ int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile 
 /* ---- runtime ---- */
 
 #define GPU_MAX_KERNELS 8
-#define GPU_SM_IDLE     (-1) /* partition entry: powered but unused */
-#define GPU_SM_GATED    (-2) /* partition entry: power-gated (no static power) */
+/* Cache lines over the whole GPU (every SM's L1s and the LLC): about 40 bytes of host memory
+ * each, so the bound keeps a GPU under a few hundred MB. */
+#define GPU_MAX_CACHE_LINES (4ull << 20)
+#define GPU_SM_IDLE         (-1) /* partition entry: powered but unused */
+#define GPU_SM_GATED        (-2) /* partition entry: power-gated (no static power) */
 
 /* How an SM that changes owner gets rid of the TBs it holds. */
 enum gpu_switch_mode {

@@ -1,4 +1,4 @@
-/* metrics — the multi-program metrics of DESIGN.md §3 over one set of normalized progresses:
+/* metrics — the multi-program metrics of docs/design.md §3 over one set of normalized progresses:
  * STP = sum NP, ANTT = mean 1/NP, fairness = min NP / max NP, and prediction error. */
 #ifndef CORUN_METRICS_H
 #define CORUN_METRICS_H

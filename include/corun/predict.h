@@ -1,4 +1,4 @@
-/* predict — slowdown predictors (DESIGN.md §4): each is a const table of function pointers,
+/* predict — slowdown predictors (docs/design.md §4): each is a const table of function pointers,
  * and predict_registry.c lists them all in one array.
  *
  * A predictor turns one epoch's counters — only what a real GPU could count
@@ -25,7 +25,7 @@ struct predict_gpu {
     double dram_clock_mhz;      /* memory clock: DRAM counters count its cycles */
 };
 
-/* Coefficients from a trained model file (DESIGN.md §7: data/models/MODEL-PRESET.cfg). The
+/* Coefficients from a trained model file (docs/design.md §7: data/models/MODEL-PRESET.cfg). The
  * session loads the file through io and hands the values over, so predictors never read files. */
 #define PREDICT_MAX_COEFS 8
 struct predict_model {

@@ -7,9 +7,11 @@
 
 #include "corun/session.h"
 
-/* The table heading, then one row per kernel and a system row for epoch e. */
+/* One row per kernel and a system row for epoch e, after the table heading when e is the first
+ * (prev NULL) or its columns differ from those of prev, the epoch printed before it (a
+ * predictor chosen or dropped adds or removes the prediction columns). */
 void report_epoch_text(FILE *out, const struct scenario *sc, const struct session_epoch *e,
-                       int heading);
+                       const struct session_epoch *prev);
 /* Epoch e as a JSON object, preceded by ", " unless first. */
 void report_epoch_json(FILE *out, const struct scenario *sc, const struct session_epoch *e,
                        int first);

@@ -2,7 +2,7 @@
  * `hsm --qos`, `hsm --threshold`, `smqos`, `smqos --triples`, `themis --fairness`,
  * `themis --qos`; `corun reproduce --list` names them all): every mix of a suite simulated
  * once per policy (an allocator changes the run, so each (mix, policy) is its own run), the
- * run-level metrics of DESIGN.md §3 computed from each run's true NP, and their averages per
+ * run-level metrics of docs/design.md §3 computed from each run's true NP, and their averages per
  * policy, overall and per category, printed beside the figures the paper published. The
  * published numbers are data for the table, never results. */
 #ifndef CORUN_REPRODUCE_ALLOC_H

@@ -17,6 +17,9 @@ void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 /* printf into a fresh heap string; the caller frees it. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* path made absolute against the working directory (heap; the caller frees it); path itself
+ * when it is absolute already or the working directory is unknown. */
+char *util_absolute_path(const char *path);
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Edit distance (insert, delete, substitute; case-insensitive) between a and b. */

@@ -142,6 +142,7 @@ static void qos_decide(void *state, const struct alloc_input *in, struct alloc_d
 const struct allocator_ops allocator_qos = {
     .name = "qos",
     .summary = "HSM-QoS: the high-priority kernel just reaches qos_target, the rest maximize NP",
+    .needs_high_priority = true,
     .uses_predictor = true,
     .create = qos_create,
     .destroy = alloc_state_delete,

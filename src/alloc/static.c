@@ -1,5 +1,5 @@
 /* static, even, proportional, static-smqos — the allocators that need no measurement: each
- * fixes a partition from the mix alone (DESIGN.md §5) and only redraws it when a kernel
+ * fixes a partition from the mix alone (docs/design.md §5) and only redraws it when a kernel
  * finishes, so that no SM stays with a kernel that has no work. */
 #include <math.h>
 #include <stdio.h>

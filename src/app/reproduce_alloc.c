@@ -1,5 +1,5 @@
 /* reproduce_alloc — the SM-allocation experiments, their published figures and the metric
- * arithmetic (DESIGN.md §3) over each run's true NP. */
+ * arithmetic (docs/design.md §3) over each run's true NP. */
 #include "corun/reproduce_alloc.h"
 
 #include <math.h>

@@ -106,6 +106,7 @@ int session_set_allocator(struct session *s, const char *name, char *err, size_t
     session_drop_allocator(s);
     s->alloc = ops;
     s->alloc_state = state;
+    s->alloc_idle_note[0] = '\0'; /* a new allocator: say again if it cannot act */
     if (!s->replaying && session_note(s, "allocator", text) != 0) {
         snprintf(err, errlen, "%s", s->error);
         return -1;
@@ -172,6 +173,28 @@ static double isolated_ipc(struct session *s, unsigned k)
     return s->ipc_isolated[k];
 }
 
+/* An allocator that cannot act in this session (no predictor to decide from, no kernel to
+ * protect) keeps the partition silently; say so in the log, once each time it starts. */
+static int note_idle_allocator(struct session *s, const struct alloc_input *in)
+{
+    char why[ALLOC_REASON_MAX] = "";
+    const char *name = s->alloc->name;
+    if (s->alloc->uses_predictor && !s->pred)
+        snprintf(why, sizeof why,
+                 "%s decides from a predictor's NP̂ and none is active, so it keeps the "
+                 "partition: choose one (--predictor P, or p in the workbench)",
+                 name);
+    else if (s->alloc->needs_high_priority && alloc_high_priority(in) < 0)
+        snprintf(why, sizeof why,
+                 "%s protects a high-priority kernel and the mix has none, so it keeps the "
+                 "partition: give one priority = \"high\" (or h in the workbench's mix editor)",
+                 name);
+    if (strcmp(why, s->alloc_idle_note) == 0)
+        return 0;
+    snprintf(s->alloc_idle_note, sizeof s->alloc_idle_note, "%s", why);
+    return why[0] ? session_note(s, "allocator", why) : 0;
+}
+
 /* Ask the allocator at a decision point; `interval` holds the counters since the last one
  * and np_pred the last epoch's predictions (NULL at the first). Applies a changed partition
  * and logs it. Returns 0, or -1 with s->error set. */
@@ -220,6 +243,8 @@ int session_allocate(struct session *s, const struct gpu_kernel_counters *interv
         ak->finished = false; /* kernels relaunch: none runs out of work */
         ak->c = interval ? &interval[k] : NULL;
     }
+    if (note_idle_allocator(s, &in) != 0)
+        return -1;
     struct alloc_decision d;
     memset(&d, 0, sizeof d);
     s->alloc->decide(s->alloc_state, &in, &d);

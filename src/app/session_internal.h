@@ -39,8 +39,9 @@ struct session {
     void *pred_state;
     const struct allocator_ops *alloc; /* the active allocator (NULL only in a replay) */
     void *alloc_state;
-    struct alloc_params alloc_params;     /* from the scenario, refreshed on parameter changes */
-    char last_decision[ALLOC_REASON_MAX]; /* the allocator's last reason, changed or not */
+    struct alloc_params alloc_params;       /* from the scenario, refreshed on parameter changes */
+    char last_decision[ALLOC_REASON_MAX];   /* the allocator's last reason, changed or not */
+    char alloc_idle_note[ALLOC_REASON_MAX]; /* why the allocator can do nothing, as last logged */
     bool replaying;             /* re-applying recorded switches in a branch: log nothing new */
     unsigned nkernels_start;    /* the scenario's kernels as loaded: the mix a run file records */
     bool gone[GPU_MAX_KERNELS]; /* removed from the mix (the index stays) */

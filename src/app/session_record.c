@@ -234,7 +234,9 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
         size_t used = strlen(mix);
         snprintf(mix + used, sizeof mix - used, "%s%s", k ? "+" : "", sc->kernels[k].name);
     }
-    run.run_path = s->rec_path;
+    /* Absolute, so that the row means the same file from any directory. */
+    char *abs = s->rec_path ? util_absolute_path(s->rec_path) : NULL;
+    run.run_path = abs;
     run.scenario_name = sc->name;
     run.scenario_path = sc->path;
     run.gpu = sc->gpu_name;
@@ -245,9 +247,8 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     run.epochs = s->nepochs;
     run.epoch_cycles = sc->epoch_cycles;
     struct catalog *cat = catalog_open(catalog_path, err, errlen);
-    if (!cat)
-        return -1;
-    int rc = catalog_add_run(cat, &run, id, err, errlen);
+    int rc = cat ? catalog_add_run(cat, &run, id, err, errlen) : -1;
     catalog_close(cat);
+    free(abs);
     return rc;
 }

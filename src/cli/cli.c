@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,6 +189,23 @@ int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned
     }
     *out = v;
     return 0;
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return true;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int cli_nonempty(const char *opt, const char *text)
+{
+    if (*text)
+        return 0;
+    fprintf(stderr, "corun: %s: expected a name, got an empty one\n", opt);
+    return -1;
 }
 
 void cli_progress(const char *label, double done)

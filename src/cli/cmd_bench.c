@@ -1,8 +1,11 @@
 /* cmd_bench — `corun bench`: the simulator's performance figures. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "corun/bench.h"
 #include "corun/cli.h"
@@ -11,6 +14,7 @@
 #include "corun/dramtrace.h"
 #include "corun/preset.h"
 #include "corun/trace.h"
+#include "corun/util.h"
 
 struct options {
     int quick;
@@ -44,7 +48,7 @@ static int parse(int argc, char **argv, struct options *o)
     return 0;
 }
 
-/* Median ms per epoch of `epochs` epochs of the pair on cfg; -1 on error. */
+/* Median CPU ms per epoch of `epochs` epochs of the pair on cfg; -1 on error. */
 static double epoch_ms(const struct gpu_config *cfg, const struct kernel_profile *const *pair,
                        unsigned epochs, uint64_t cycles, double *total_ms)
 {
@@ -79,11 +83,11 @@ static int bench_core(const struct options *o, const struct gpu_config *gpu,
     cli_progress("epochs", 1);
     if (med < 0)
         return -1;
-    printf("  median epoch     %.1f ms wall (%u epochs)\n", med, epochs);
-    printf("  speed            %.2f M core cycles per wall second\n", cycles / med / 1e3);
+    printf("  median epoch     %.1f ms CPU (%u epochs)\n", med, epochs);
+    printf("  speed            %.2f M core cycles per CPU second\n", cycles / med / 1e3);
     printf("  slowdown         %.0fx the simulated GPU's real time\n", med * 1e3 / real_us);
 
-    printf("  scaling in SMs   (median ms per epoch)\n");
+    printf("  scaling in SMs   (median CPU ms per epoch)\n");
     for (unsigned sms = gpu->sms / 2; sms <= gpu->sms; sms += gpu->sms / 4) {
         struct gpu_config c = *gpu;
         c.sms = sms;
@@ -92,7 +96,7 @@ static int bench_core(const struct options *o, const struct gpu_config *gpu,
             return -1;
         printf("    %4u SMs        %7.1f ms  (%.2f ms per 10 SMs)\n", sms, m, m * 10 / sms);
     }
-    printf("  scaling in epochs (total ms of N consecutive epochs)\n");
+    printf("  scaling in epochs (total CPU ms of N consecutive epochs)\n");
     double one = 0;
     for (unsigned n = 1; n <= 4; n++) {
         double total;
@@ -119,7 +123,7 @@ static int bench_dram(const struct options *o, const struct gpu_config *gpu)
     for (size_t i = 0; i < 4 && rc == 0; i++) {
         struct trace t = {0};
         char err[512];
-        double t0 = cli_wall_seconds();
+        double t0 = bench_cpu_seconds();
         if (o->traces) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.trace", o->traces, patterns[i]);
@@ -130,7 +134,7 @@ static int bench_dram(const struct options *o, const struct gpu_config *gpu)
             }
         } else {
             bench_gen_trace(patterns[i], n, 12345, addrs);
-            t0 = cli_wall_seconds();
+            t0 = bench_cpu_seconds();
         }
         struct dramtrace_result r;
         const uint64_t *a = o->traces ? t.addrs : addrs;
@@ -140,15 +144,39 @@ static int bench_dram(const struct options *o, const struct gpu_config *gpu)
             fprintf(stderr, "corun: bench: %s\n", err);
             rc = -1;
         } else {
-            double s = cli_wall_seconds() - t0;
-            printf("  %-7s %8zu requests  %6.2f M requests/s  (%.1f %% of peak, RBH %.2f)\n",
-                   patterns[i], count, (double)count / s / 1e6, r.utilization_pct, r.row_hit_rate);
+            double s = bench_cpu_seconds() - t0;
+            printf(
+                "  %-7s %8zu requests  %6.2f M requests per CPU s  (%.1f %% of peak, RBH %.2f)\n",
+                patterns[i], count, (double)count / s / 1e6, r.utilization_pct, r.row_hit_rate);
         }
         trace_free(&t);
         cli_progress("DRAM traces", (double)(i + 1) / 4);
     }
     free(addrs);
     return rc;
+}
+
+/* Every trace --traces needs is there before any timing starts. */
+static int check_traces(const char *dir)
+{
+    static const char *const patterns[] = {"stream", "random", "mix", "mix2k"};
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(patterns); i++) {
+        char *path = xasprintf("%s/%s.trace", dir, patterns[i]);
+        struct stat st;
+        const char *why = stat(path, &st) != 0      ? strerror(errno)
+                          : !S_ISREG(st.st_mode)    ? "not a regular file"
+                          : access(path, R_OK) != 0 ? strerror(errno)
+                                                    : NULL;
+        if (why)
+            fprintf(stderr,
+                    "corun: bench: --traces %s: cannot read %s: %s (expected %s.trace, made by "
+                    "tools/gen_dram_traces.py)\n",
+                    dir, path, why, patterns[i]);
+        free(path);
+        if (why)
+            return -1;
+    }
+    return 0;
 }
 
 static int bench_run(int argc, char **argv)
@@ -162,6 +190,8 @@ static int bench_run(int argc, char **argv)
     struct gpu_config gpu;
     struct kernel_profile mem = {0}, compute = {0};
     int rc = CLI_BAD_INPUT;
+    if (o.traces && check_traces(o.traces) != 0)
+        goto out;
     if (preset_gpu_find(datadir, o.gpu, "corun: --gpu", &gpu, &diags) != 0 ||
         preset_kernel_find(datadir, "stream", "corun: bench", &mem, &diags) != 0 ||
         preset_kernel_find(datadir, "compute", "corun: bench", &compute, &diags) != 0) {
@@ -182,11 +212,14 @@ const struct cli_command cmd_bench = {
     .name = "bench",
     .args = "[--quick] [--gpu P] [--traces DIR]",
     .summary = "measure the simulator's speed: cycles per second, scaling, DRAM requests/s",
-    .help = "Prints figures; it is not a test and passes no judgement.\n\n"
+    .help = "Prints figures; it is not a test and passes no judgement. Times are CPU time of the\n"
+            "simulating thread (medians over several epochs), so other load on the machine does\n"
+            "not swing them the way it swings wall time.\n\n"
             "  --quick        shorter epochs and traces\n"
             "  --gpu P        the preset to measure (default hbm80)\n"
             "  --traces DIR   time DIR/{stream,random,mix,mix2k}.trace (as written by\n"
-            "                 ../shared/tools/gen_dram_traces.py), parsing included; without it\n"
-            "                 corun generates streams of the same kinds in memory\n",
+            "                 tools/gen_dram_traces.py -o DIR in corun's source tree), parsing\n"
+            "                 included; without it corun generates streams of the same kinds\n"
+            "                 in memory\n",
     .run = bench_run,
 };

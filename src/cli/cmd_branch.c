@@ -76,7 +76,8 @@ static int branch_run(int argc, char **argv)
         if (json)
             report_epoch_json(stdout, sc, e, i == 0);
         else
-            report_epoch_text(stdout, sc, e, i == 0);
+            report_epoch_text(stdout, sc, e,
+                              i ? session_epoch_at(b, session_epochs_done(b) - 2) : NULL);
         if (step != 0) {
             fprintf(stderr, "corun: %s\n", session_error(b));
             rc = CLI_FAILED;

@@ -1,11 +1,13 @@
 /* cmd_calibrate — `corun calibrate [--gpu P]`: re-measure the profiles whose targets are for
  * preset P and print measured against target; exit 1 when one is out of tolerance. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "corun/calibrate.h"
+#include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
@@ -116,6 +118,15 @@ static int calibrate_cmd_run(int argc, char **argv)
     diag_init(&diags);
     struct calib_report r;
     int rc = CLI_BAD_INPUT;
+    /* The catalog is a record of the measurement, not part of it: without one the calibration
+     * still stands, and the user hears so before it starts, not after. */
+    char err[512];
+    struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
+    bool record = cat != NULL;
+    catalog_close(cat);
+    if (!record)
+        fprintf(stderr, "corun: warning: the measurements will not be stored in the catalog: %s\n",
+                err);
     if (calibrate_run(datadir, o.gpu, o.cycles, (const char *const *)o.only, o.n_only, progress,
                       NULL, &r, &diags) == 0) {
         if (o.json)
@@ -123,10 +134,7 @@ static int calibrate_cmd_run(int argc, char **argv)
         else
             print_text(&r);
         rc = r.failures ? CLI_FAILED : CLI_OK;
-        /* The catalog is a record of the measurement, not part of it: without one the
-         * calibration still stands. */
-        char err[512];
-        if (calibrate_record(datadir, &r, o.catalog, err, sizeof err) < 0)
+        if (record && calibrate_record(datadir, &r, o.catalog, err, sizeof err) < 0)
             fprintf(stderr, "corun: warning: the measurements were not stored in the catalog: %s\n",
                     err);
         calibrate_report_done(&r);

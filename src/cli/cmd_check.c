@@ -7,6 +7,7 @@
 #include "corun/diag.h"
 #include "corun/lesson.h"
 #include "corun/scenario.h"
+#include "corun/session.h"
 
 /* A lesson: its settings, steps and names, and the scenario it runs. */
 static int check_lesson(const char *path, const char *datadir, struct diag *diags)
@@ -39,6 +40,16 @@ static int check_run(int argc, char **argv)
     } else {
         struct scenario sc;
         rc = scenario_load(&sc, argv[1], datadir, &diags);
+        if (rc == 0) {
+            /* What `run` builds before its first epoch (the GPU, the predictor, the
+             * allocator), so that check accepts exactly what run does. */
+            char err[512] = "";
+            struct session *s = session_new(&sc, err, sizeof(err));
+            if (!s)
+                diag_add(&diags, "%s", err);
+            session_delete(s);
+            rc = s ? 0 : -1;
+        }
         scenario_done(&sc);
     }
     if (rc == 0)

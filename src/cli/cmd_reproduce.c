@@ -280,7 +280,7 @@ const struct cli_command cmd_reproduce = {
         "took 5.7 h (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n"
         "Not yet run in full: hsm --gpu gddr5_40 (--quick, every predictor: 2.6 min on two\n"
         "busy cores) and themis --quads (150 mixes; at the triples' rate about 2 h).\n\n"
-        "SM-allocation experiments (cmd_reproduce_alloc.c): hsm --fairness (HSM Figs. 11, 13),\n"
+        "SM-allocation experiments: hsm --fairness (HSM Figs. 11, 13),\n"
         "hsm --qos (Fig. 12), hsm --threshold (HSM 6.5: HSM-Fair at fairness thresholds\n"
         "0.70-0.95), hsm --quads (HSM 6.5, Fig. 15: even vs Fair on the 20 four-program\n"
         "mixes of scenarios/suites/hsm-quads.cfg), smqos (SMQoS 5.2), smqos --threshold\n"

@@ -1,5 +1,6 @@
 /* cmd_run — `corun run SCENARIO`: run a scenario headless, print each epoch, and record it. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +97,16 @@ static int parse(int argc, char **argv, struct options *o)
             o->sets[o->nsets++] = optarg;
             break;
         case 'j': o->json = 1; break;
-        case 'p': o->predictor = optarg; break;
-        case 'a': o->allocator = optarg; break;
+        case 'p':
+            if (cli_nonempty("--predictor", optarg) != 0)
+                return -1;
+            o->predictor = optarg;
+            break;
+        case 'a':
+            if (cli_nonempty("--allocator", optarg) != 0)
+                return -1;
+            o->allocator = optarg;
+            break;
         case 'x': o->explain = 1; break;
         case '+':
         case '-':
@@ -171,6 +180,62 @@ static int ask_changes(struct session *s, const struct options *o, unsigned epoc
     return 0;
 }
 
+/* The mix changes in the order the run meets them (by epoch, then as given), rehearsed on the
+ * kernels' places alone: what session_add_kernel and session_remove_kernel would refuse when
+ * the run reached them. Returns 0, or -1 with a message. */
+static int rehearse_changes(const struct options *o, unsigned nkernels)
+{
+    unsigned order[CORUN_ARRAY_LEN(o->changes)];
+    for (unsigned i = 0; i < o->nchanges; i++) {
+        unsigned j = i;
+        for (; j > 0 && o->changes[order[j - 1]].epoch > o->changes[i].epoch; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    bool gone[GPU_MAX_KERNELS] = {false};
+    unsigned total = nkernels, live = nkernels, applied = nkernels;
+    unsigned long epoch = 0;
+    for (unsigned i = 0; i < o->nchanges; i++) {
+        const struct mix_change *c = &o->changes[order[i]];
+        if (c->epoch != epoch) { /* the additions of the epoch before joined */
+            epoch = c->epoch;
+            applied = total;
+        }
+        const char *why = NULL;
+        char text[160];
+        if (c->what == '+' && total >= GPU_MAX_KERNELS) {
+            snprintf(text, sizeof text, "a run holds at most %d kernels over its life",
+                     GPU_MAX_KERNELS);
+            why = text;
+        } else if (c->what == '+') {
+            total++;
+            live++;
+        } else if (c->index >= total) {
+            snprintf(text, sizeof text,
+                     "no kernel %lu at epoch %lu: expected an index from 0 to %u", c->index,
+                     c->epoch, total - 1);
+            why = text;
+        } else if (gone[c->index]) {
+            snprintf(text, sizeof text, "kernel %lu is already removed by epoch %lu", c->index,
+                     c->epoch);
+            why = text;
+        } else if (live <= 1) {
+            snprintf(text, sizeof text, "kernel %lu is the last one in the mix at epoch %lu",
+                     c->index, c->epoch);
+            why = text;
+        } else {
+            gone[c->index] = c->index < applied; /* else it withdraws a pending addition */
+            live--;
+        }
+        if (why) {
+            fprintf(stderr, "corun: %s %s: %s\n", c->what == '+' ? "--add" : "--remove", c->arg,
+                    why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Run the epochs, printing each; returns 0, -1 when recording failed, or -2 when a mix change
  * was refused (messages printed). */
 static int run_epochs(struct session *s, const struct options *o, unsigned epochs)
@@ -190,7 +255,8 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
         if (o->json)
             report_epoch_json(stdout, sc, e, i == 0);
         else
-            report_epoch_text(stdout, sc, e, i == 0);
+            report_epoch_text(stdout, sc, e,
+                              i ? session_epoch_at(s, session_epochs_done(s) - 2) : NULL);
         if (o->explain && !o->json)
             print_explain(s);
         fflush(stdout);
@@ -215,7 +281,8 @@ static int finish_recording(struct session *s, const struct options *o)
         fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
         return -1;
     }
-    fprintf(stderr, "corun: recorded %u epochs in %s (catalog run %lld)\n", session_epochs_done(s),
+    unsigned n = session_epochs_done(s);
+    fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n, n == 1 ? "" : "s",
             o->out, (long long)id);
     return 0;
 }
@@ -267,16 +334,8 @@ static int run_run(int argc, char **argv)
         snprintf(text, sizeof text, "set %s", o.sets[i]);
         session_note(s, "parameter", text);
     }
-    /* The catalog's trace cache spares re-simulating the private-mode references; without a
-     * usable catalog the run goes on and simulates them. */
-    struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
-    if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) != 0)
-        fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
-    if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
-        catalog_close(cat);
-        fprintf(stderr, "corun: %s\n", err);
-        goto out;
-    }
+    /* Every mix change is checked before anything is simulated or recorded: a refused one
+     * must leave no run file or catalog row behind. */
     unsigned epochs = o.epochs ? (unsigned)o.epochs : sc.epochs;
     /* Kernels to add are checked now, not when the run reaches them. */
     for (unsigned i = 0; i < o.nchanges && !diags.count; i++) {
@@ -289,21 +348,40 @@ static int run_run(int argc, char **argv)
     }
     if (diags.count) {
         diag_print(&diags, stderr);
-        catalog_close(cat);
         goto out;
     }
     for (unsigned i = 0; i < o.nchanges; i++)
         if (o.changes[i].epoch > epochs) {
             fprintf(stderr, "corun: %s %s: expected an epoch from 1 to %u (the run's length)\n",
                     o.changes[i].what == '+' ? "--add" : "--remove", o.changes[i].arg, epochs);
-            catalog_close(cat);
             goto out;
         }
+    if (rehearse_changes(&o, sc.nkernels) != 0)
+        goto out;
+    /* The catalog's trace cache spares re-simulating the private-mode references; without a
+     * usable catalog the run goes on and simulates them. */
+    if (o.out && o.catalog && cli_same_file(o.out, o.catalog)) {
+        fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o.out);
+        goto out;
+    }
+    struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
+    if (!cat && o.out) {
+        /* The run would end without its catalog row: say so before simulating it. */
+        fprintf(stderr, "corun: %s; the run was not started\n", err);
+        goto out;
+    }
+    if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) != 0)
+        fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
+    if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
+        catalog_close(cat);
+        fprintf(stderr, "corun: %s\n", err);
+        goto out;
+    }
     if (o.json)
         report_json_begin(stdout, &sc);
     else
-        printf("%s (gpu %s): %u epochs of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
-               sc.epoch_cycles, (unsigned long long)sc.seed);
+        printf("%s (gpu %s): %u epoch%s of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
+               epochs == 1 ? "" : "s", sc.epoch_cycles, (unsigned long long)sc.seed);
     int ran = run_epochs(s, &o, epochs);
     rc = ran == 0 ? CLI_OK : ran == -2 ? CLI_BAD_INPUT : CLI_FAILED;
     if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)

@@ -36,10 +36,16 @@ static int usage(void)
 static int runs_run(int argc, char **argv)
 {
     const char *path = NULL;
+    unsigned long timeout_s = CATALOG_QUERY_LIMIT_S;
     int i = 1;
-    if (argc > 2 && strcmp(argv[1], "--catalog") == 0) {
-        path = argv[2];
-        i = 3;
+    for (; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--catalog") == 0)
+            path = argv[i + 1];
+        else if (strcmp(argv[i], "--timeout") == 0) {
+            if (cli_parse_uint("--timeout", argv[i + 1], 0, 86400, &timeout_s) != 0)
+                return CLI_BAD_INPUT;
+        } else
+            break;
     }
     if (i >= argc)
         return usage();
@@ -54,6 +60,7 @@ static int runs_run(int argc, char **argv)
         fprintf(stderr, "corun: %s\n", err);
         return CLI_BAD_INPUT;
     }
+    catalog_set_query_limit(cat, (unsigned)timeout_s);
     int rc = 0;
     if (strcmp(verb, "list") == 0) {
         printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
@@ -91,12 +98,14 @@ static int runs_run(int argc, char **argv)
 
 const struct cli_command cmd_runs = {
     .name = "runs",
-    .args = "[--catalog PATH] list | show ID | query SQL",
+    .args = "[--catalog PATH] [--timeout S] list | show ID | query SQL",
     .summary = "the catalog of recorded runs: list them, show one, or query it with SQL",
     .help = "The catalog is $XDG_DATA_HOME/corun/catalog.db (~/.local/share/corun/catalog.db)\n"
             "unless --catalog names another. `query` runs one read-only SQL statement and prints\n"
             "tab-separated rows under a header, e.g.\n"
             "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"
+            "and stops a query that runs longer than --timeout S seconds (default 30; 0: no\n"
+            "limit), such as a recursive one that never ends.\n"
             "Tables: runs, kernels, kernel_measurements, solo_traces, sweep_results.\n",
     .run = runs_run,
 };

@@ -44,10 +44,11 @@ static int show_run(int argc, char **argv)
             report_epoch_json(stdout, sc, session_epoch_at(s, i), i == 0);
         report_json_end(stdout, s);
     } else {
-        printf("%s (gpu %s): %u epochs of %u cycles, seed %llu, from %s\n", sc->name, sc->gpu_name,
-               n, sc->epoch_cycles, (unsigned long long)sc->seed, path);
+        printf("%s (gpu %s): %u epoch%s of %u cycles, seed %llu, from %s\n", sc->name, sc->gpu_name,
+               n, n == 1 ? "" : "s", sc->epoch_cycles, (unsigned long long)sc->seed, path);
         for (unsigned i = 0; i < n; i++)
-            report_epoch_text(stdout, sc, session_epoch_at(s, i), i == 0);
+            report_epoch_text(stdout, sc, session_epoch_at(s, i),
+                              i ? session_epoch_at(s, i - 1) : NULL);
         report_events_text(stdout, s);
     }
     session_delete(s);

@@ -10,8 +10,8 @@
 
 static void list(const struct suite *s)
 {
-    printf("%s (gpu %s, %u epochs of %u cycles): %zu mixes\n", s->name, s->gpu, s->epochs,
-           s->epoch_cycles, s->nmixes);
+    printf("%s (gpu %s, %u epoch%s of %u cycles): %zu mix%s\n", s->name, s->gpu, s->epochs,
+           s->epochs == 1 ? "" : "s", s->epoch_cycles, s->nmixes, s->nmixes == 1 ? "" : "es");
     for (size_t i = 0; i < s->nmixes; i++) {
         const struct suite_mix *m = &s->mixes[i];
         printf("%4zu  %-20s", i + 1, m->tag);

@@ -22,12 +22,12 @@ static const char *class_name(int cls)
 }
 
 void report_epoch_text(FILE *out, const struct scenario *sc, const struct session_epoch *e,
-                       int heading)
+                       const struct session_epoch *prev)
 {
     /* Prediction columns only when a predictor made this epoch's, so plain runs read as
      * before. */
     int pred = e->predictor[0] != '\0';
-    if (heading) {
+    if (!prev || pred != (prev->predictor[0] != '\0')) {
         fprintf(out, "%5s  %-12s %6s %8s %7s %9s %6s", "epoch", "kernel", "SMs", "IPC", "NP",
                 "BW GB/s", "RBH");
         if (pred)

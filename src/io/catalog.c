@@ -570,7 +570,8 @@ struct catalog *catalog_open(const char *path, char *err, size_t errlen)
         free(own);
         return NULL;
     }
-    if (make_parent_dirs(own, err, errlen) != 0 || check_header(own, err, errlen) != 0) {
+    /* Only the default place is made: a path the user gives names a directory that exists. */
+    if ((!path && make_parent_dirs(own, err, errlen) != 0) || check_header(own, err, errlen) != 0) {
         free(own);
         return NULL;
     }
@@ -581,6 +582,7 @@ struct catalog *catalog_open(const char *path, char *err, size_t errlen)
     }
     struct catalog *cat = xcalloc(1, sizeof(*cat));
     cat->path = own;
+    cat->query_limit_s = CATALOG_QUERY_LIMIT_S;
     int rc = sqlite3_open_v2(own, &cat->db, flags, NULL);
     if (rc != SQLITE_OK) {
         int sys = cat->db ? sqlite3_system_errno(cat->db) : 0;

@@ -14,7 +14,8 @@ struct catalog {
     sqlite3 *db;
     char *path;
     unsigned busy_ms;
-    bool readonly; /* the file could only be opened for reading */
+    unsigned query_limit_s; /* catalog_query's limit; 0: none */
+    bool readonly;          /* the file could only be opened for reading */
 };
 
 /* The message for SQLite result rc of connection db on the catalog at path, while doing what,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "catalog_internal.h"
 #include "corun/util.h"
@@ -30,6 +31,24 @@ static int query_fail(const struct catalog *cat, sqlite3 *db, const char *sql, c
         return catalog_describe(db, cat->path, cat->busy_ms, rc, "running a query", err, errlen);
     snprintf(err, errlen, "catalog %s: query failed: %s: %s", cat->path, sqlite3_errmsg(db), sql);
     return -1;
+}
+
+void catalog_set_query_limit(struct catalog *cat, unsigned seconds)
+{
+    cat->query_limit_s = seconds;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* SQLite's progress handler: nonzero interrupts the statement once the deadline passed. */
+static int past_deadline(void *deadline)
+{
+    return monotonic_s() > *(const double *)deadline;
 }
 
 /* Copy the row's values as text; blobs are described rather than dumped. */
@@ -62,6 +81,9 @@ int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void 
     }
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, (int)cat->busy_ms);
+    double deadline = monotonic_s() + cat->query_limit_s;
+    if (cat->query_limit_s)
+        sqlite3_progress_handler(db, 10000, past_deadline, &deadline);
     sqlite3_stmt *st = NULL;
     const char *tail = NULL;
     int ret = -1;
@@ -102,6 +124,11 @@ int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void 
     }
     if (stop || rc == SQLITE_DONE)
         ret = 0;
+    else if (rc == SQLITE_INTERRUPT)
+        snprintf(err, errlen,
+                 "catalog %s: the query ran for more than %u s and was stopped (runs --timeout S "
+                 "allows longer; 0: no limit): %s",
+                 cat->path, cat->query_limit_s, sql);
     else
         query_fail(cat, db, sql, err, errlen);
     free(names);

@@ -1,8 +1,11 @@
 /* confread — reading a libconfig file. */
 #include "corun/confread.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <libconfig.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +71,95 @@ struct conf_file *confread_open(const char *path, struct diag *diags)
     return f;
 }
 
+/* Skip a comment or string literal starting at p; returns where scanning resumes (p itself
+ * when there is none). Lines are counted in *line. */
+static const char *skip_non_code(const char *p, int *line)
+{
+    if (*p == '#' || (p[0] == '/' && p[1] == '/'))
+        return p + strcspn(p, "\n");
+    const char *end = NULL;
+    if (p[0] == '/' && p[1] == '*') {
+        end = strstr(p + 2, "*/");
+        end = end ? end + 2 : p + strlen(p);
+    } else if (*p == '"') {
+        end = p + 1;
+        while (*end && *end != '"')
+            end += end[0] == '\\' && end[1] ? 2 : 1;
+        end += *end == '"';
+    } else {
+        return p;
+    }
+    for (const char *q = p; q < end; q++)
+        *line += *q == '\n';
+    return end;
+}
+
+/* libconfig 1.5 keeps an integer literal without the L suffix in 32 bits and wraps the rest
+ * silently (4294967298 reads as 2). Give every literal outside that range its L, so that it
+ * reads as the 64-bit number it is and range checks see it; one beyond 64 bits is refused.
+ * Returns the text to parse (heap), or NULL with a message. */
+static char *widen_integers(const char *name, const char *text, struct diag *diags)
+{
+    size_t len = strlen(text);
+    char *out = xmalloc(2 * len + 1); /* at most one L per two characters */
+    char *o = out;
+    int line = 1;
+    const char *p = text;
+    while (*p) {
+        const char *q = skip_non_code(p, &line);
+        if (q != p) {
+            memcpy(o, p, (size_t)(q - p));
+            o += q - p;
+            p = q;
+            continue;
+        }
+        bool word = isalpha((unsigned char)*p) || *p == '_' || *p == '*';
+        if (word || !isdigit((unsigned char)*p)) {
+            /* A name may hold digits (l1d): copy it whole. */
+            do {
+                line += *p == '\n';
+                *o++ = *p++;
+            } while (word && *p && (isalnum((unsigned char)*p) || strchr("-_*", *p)));
+            continue;
+        }
+        const char *start = p;
+        bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+        p += hex ? 2 : 0;
+        while (hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p))
+            p++;
+        bool real = !hex && (*p == '.' || *p == 'e' || *p == 'E');
+        bool negative = start > text && start[-1] == '-';
+        size_t n = (size_t)(p - start);
+        memcpy(o, start, n);
+        o += n;
+        if (real || *p == 'L')
+            continue;
+        errno = 0;
+        unsigned long long v = strtoull(start, NULL, hex ? 16 : 10);
+        if (errno == ERANGE || v > INT64_MAX) {
+            diag_add(diags, "%s:%d: the integer %.*s is too large (expected at most %lld)", name,
+                     line, (int)n, start, (long long)INT64_MAX);
+            free(out);
+            return NULL;
+        }
+        if (v > (negative ? (unsigned long long)INT32_MAX + 1 : (unsigned long long)INT32_MAX))
+            *o++ = 'L';
+    }
+    *o = '\0';
+    return out;
+}
+
 struct conf_file *confread_parse(const char *name, const char *text, struct diag *diags)
 {
+    char *wide = widen_integers(name, text, diags);
+    if (!wide)
+        return NULL;
     struct conf_file *f = xcalloc(1, sizeof(*f));
     f->text = xstrdup(text);
     config_init(&f->cfg);
-    if (config_read_string(&f->cfg, text) != CONFIG_TRUE) {
+    int ok = config_read_string(&f->cfg, wide);
+    free(wide);
+    if (ok != CONFIG_TRUE) {
         diag_add(diags,
                  "%s:%d: libconfig syntax: %s (expected settings of the form  name = value;)", name,
                  config_error_line(&f->cfg), config_error_text(&f->cfg));

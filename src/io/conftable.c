@@ -69,7 +69,7 @@ char *conf_expected(const struct conf_setting *s)
     case CONF_U64: return xasprintf("an integer from %s to %s", lo, hi);
     case CONF_FLOAT: return xasprintf("a number from %s to %s", lo, hi);
     case CONF_BOOL: return xstrdup("true or false");
-    case CONF_STRING: return xstrdup("a string");
+    case CONF_STRING: return xstrdup(s->min >= 1 ? "a non-empty string" : "a string");
     case CONF_CHOICE: {
         char *list = choices_list(s->choices);
         char *out = xasprintf("one of %s", list);
@@ -182,6 +182,10 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
     case CONF_STRING: {
         if (type != CONFIG_TYPE_STRING) {
             report(d, file, line, prefix, s, type_phrase(type));
+            return 1;
+        }
+        if (s->min >= 1 && !*config_setting_get_string(cs)) { /* min: a length, for strings */
+            report(d, file, line, prefix, s, "\"\"");
             return 1;
         }
         char **slot = field(target, s);

@@ -10,6 +10,7 @@
 #include <libconfig.h>
 
 #include "corun/confread.h"
+#include "corun/kstate.h"
 #include "corun/sm.h"
 #include "corun/util.h"
 
@@ -112,9 +113,10 @@ static const struct conf_table dram_table = {"DRAM", dram_settings, CORUN_ARRAY_
 static const struct conf_setting gpu_settings[] = {
     GPU_FIELD(sms, CONF_UINT, NULL, 1, 1024, NULL, "streaming multiprocessors"),
     GPU_FIELD(core_clock_mhz, CONF_FLOAT, NULL, 1, 10000, "MHz", "SM clock"),
-    GPU_FIELD(warps_per_sm, CONF_UINT, "64", 1, 256, NULL, "resident warps per SM"),
-    GPU_FIELD(tbs_per_sm, CONF_UINT, "32", 1, 256, NULL, "resident thread blocks per SM"),
-    GPU_FIELD(schedulers_per_sm, CONF_UINT, "2", 1, 8, NULL, "GTO warp schedulers per SM"),
+    GPU_FIELD(warps_per_sm, CONF_UINT, "64", 1, SM_MAX_WARPS, NULL, "resident warps per SM"),
+    GPU_FIELD(tbs_per_sm, CONF_UINT, "32", 1, SM_MAX_TBS, NULL, "resident thread blocks per SM"),
+    GPU_FIELD(schedulers_per_sm, CONF_UINT, "2", 1, SM_MAX_SCHEDULERS, NULL,
+              "GTO warp schedulers per SM"),
     GPU_FIELD(regs_per_sm, CONF_UINT, "65536", 1024, 1 << 22, "registers",
               "32-bit registers per SM"),
     GPU_FIELD(smem_per_sm_bytes, CONF_UINT, "98304", 0, 1 << 24, "bytes", "shared memory per SM"),
@@ -165,7 +167,7 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the kernel is"),
     KERNEL_FIELD(tbs, CONF_UINT, NULL, 1, 1 << 24, NULL, "thread blocks in the grid"),
     KERNEL_FIELD(warps_per_tb, CONF_UINT, NULL, 1, 32, NULL, "warps per thread block"),
-    KERNEL_FIELD(tbs_per_sm, CONF_UINT, "0", 0, 64, NULL,
+    KERNEL_FIELD(tbs_per_sm, CONF_UINT, "0", 0, SM_MAX_TBS, NULL,
                  "an explicit cap on resident thread blocks per SM (0: none; the SM's warps, "
                  "registers, shared memory and TB slots limit it too)"),
     KERNEL_FIELD(insts_per_warp, CONF_UINT, NULL, 1, 1 << 30, "instructions",
@@ -173,15 +175,15 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(mem_fraction, CONF_FLOAT, NULL, 0, 1, NULL,
                  "memory instructions among all instructions"),
     KERNEL_FIELD(store_fraction, CONF_FLOAT, "0.0", 0, 1, NULL, "stores among memory instructions"),
-    KERNEL_FIELD(lines_per_access, CONF_FLOAT, "1.0", 1, 32, "lines",
+    KERNEL_FIELD(lines_per_access, CONF_FLOAT, "1.0", 1, SM_MAX_LINES, "lines",
                  "128 B line requests per memory instruction (coalescing)"),
-    KERNEL_FIELD(mlp, CONF_UINT, "4", 1, 64, "loads", "loads a warp may have outstanding"),
+    KERNEL_FIELD(mlp, CONF_UINT, "4", 1, SM_MAX_MLP, "loads", "loads a warp may have outstanding"),
     KERNEL_FIELD(dep_latency, CONF_UINT, "0", 0, SM_MAX_DEP_LATENCY, "core cycles",
                  "latency before an ALU result can be used (0: the preset's "
                  "alu_latency_cycles)"),
     KERNEL_FIELD(const_fraction, CONF_FLOAT, "0.0", 0, 1, NULL,
                  "constant-cache loads among all instructions"),
-    KERNEL_FIELD(footprint_bytes, CONF_U64, NULL, 128, 1ull << 40, "bytes",
+    KERNEL_FIELD(footprint_bytes, CONF_U64, NULL, 128, KSTATE_CONST_OFFSET - 1, "bytes",
                  "data the kernel touches"),
     KERNEL_FIELD(seq_run_lines, CONF_UINT, "1", 1, 1 << 20, "lines",
                  "consecutive lines a stream reads before it jumps (row locality)"),
@@ -285,7 +287,8 @@ void preset_gpu_names(const char *datadir, struct name_list *out)
     char *dir = xasprintf("%s/data/gpus", datadir);
     scan_cfg_stems(dir, out);
     free(dir);
-    qsort(out->names, out->count, sizeof(*out->names), compare_names);
+    if (out->count > 1) /* qsort must not see the NULL of an empty list */
+        qsort(out->names, out->count, sizeof(*out->names), compare_names);
 }
 
 void preset_kernel_names(const char *datadir, struct name_list *out)
@@ -297,7 +300,8 @@ void preset_kernel_names(const char *datadir, struct name_list *out)
     char *dir = xasprintf("%s/data/kernels", datadir);
     scan_cfg_stems(dir, out);
     free(dir);
-    qsort(out->names, out->count, sizeof(*out->names), compare_names);
+    if (out->count > 1) /* qsort must not see the NULL of an empty list */
+        qsort(out->names, out->count, sizeof(*out->names), compare_names);
 }
 
 /* Read path and apply table to target in full. */
@@ -458,10 +462,18 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
 #define NAMES_SPELLED_OUT 12
 
 static int check_known(const struct name_list *names, const char *name, const char *what,
-                       const char *list_cmd, const char *where, struct diag *diags)
+                       const char *list_cmd, const char *list_dir, const char *datadir,
+                       const char *where, struct diag *diags)
 {
     if (name_list_has(names, name))
         return 0;
+    if (names->count == 0) {
+        diag_add(diags,
+                 "%s: unknown %s \"%s\"; none is known (expected %s under the data directory "
+                 "\"%s\"; set CORUN_DATADIR to corun's source or installed data)",
+                 where, what, name, list_dir, datadir);
+        return -1;
+    }
     if (names->count > NAMES_SPELLED_OUT) {
         const char *near = util_suggest(name, (const char *const *)names->names, names->count);
         diag_add(diags, "%s: unknown %s \"%s\"%s%s%s; %zu are known: see `%s`", where, what, name,
@@ -480,7 +492,8 @@ int preset_gpu_find(const char *datadir, const char *name, const char *where,
 {
     struct name_list names;
     preset_gpu_names(datadir, &names);
-    int rc = check_known(&names, name, "GPU preset", "ls data/gpus", where, diags);
+    int rc = check_known(&names, name, "GPU preset", "ls data/gpus", "data/gpus/*.cfg", datadir,
+                         where, diags);
     name_list_done(&names);
     return rc == 0 ? preset_gpu_load(datadir, name, cfg, diags) : -1;
 }
@@ -490,7 +503,8 @@ int preset_kernel_find(const char *datadir, const char *name, const char *where,
 {
     struct name_list names;
     preset_kernel_names(datadir, &names);
-    int rc = check_known(&names, name, "kernel", "corun kernels list", where, diags);
+    int rc = check_known(&names, name, "kernel", "corun kernels list", "data/kernels/*.cfg",
+                         datadir, where, diags);
     name_list_done(&names);
     if (rc != 0) {
         memset(out, 0, sizeof(*out));

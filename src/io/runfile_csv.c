@@ -1,12 +1,14 @@
 /* runfile_csv — a run file as CSV tables for spreadsheets and pandas, columns from the layout
  * tables, units in the header row ("bandwidth_gbs [GB/s]"). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "corun/util.h"
 #include "runfile_internal.h"
@@ -103,17 +105,18 @@ static int write_epochs(struct runfile *rf, FILE **f, char *err, size_t errlen)
     const struct runfile_header *h = &rf->hdr;
     struct runfile_epoch *e = xmalloc(sizeof(*e));
     int rc = 0;
+    /* Epochs are numbered from 1, as corun numbers them everywhere else. */
     for (uint64_t i = 0; i < rf->nepochs && rc == 0; i++) {
         rc = runfile_read_epoch(rf, i, e, err, errlen);
         for (unsigned k = 0; k < h->nkernels && rc == 0; k++) {
-            fprintf(f[CSV_KERNELS], "%" PRIu64 ",%u,", i, k);
+            fprintf(f[CSV_KERNELS], "%" PRIu64 ",%u,", i + 1, k);
             put_text(f[CSV_KERNELS], h->kernels[k].name);
             put_row(f[CSV_KERNELS], &runfile_per_kernel_table, &e->k[k]);
         }
         if (rc == 0) {
-            fprintf(f[CSV_SYSTEM], "%" PRIu64, i);
+            fprintf(f[CSV_SYSTEM], "%" PRIu64, i + 1);
             put_row(f[CSV_SYSTEM], &runfile_system_table, e);
-            fprintf(f[CSV_PARTITION], "%" PRIu64, i);
+            fprintf(f[CSV_PARTITION], "%" PRIu64, i + 1);
             for (unsigned s = 0; s < h->sms; s++)
                 fprintf(f[CSV_PARTITION], ",%d", e->owner[s]);
             fputc('\n', f[CSV_PARTITION]);
@@ -138,6 +141,28 @@ static int write_events(struct runfile *rf, FILE *f, char *err, size_t errlen)
     return 0;
 }
 
+/* path for writing, replacing a regular file; what is not one (a symbolic link, whose target
+ * would be overwritten, a FIFO, a device) is refused. NULL with a message. */
+static FILE *create_regular(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        rf_fail(err, errlen,
+                "%s: exists and is not a regular file (%s); remove it or export to "
+                "another directory",
+                path, S_ISLNK(st.st_mode) ? "a symbolic link, not followed" : "not replaced");
+        return NULL;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        rf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
 int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
@@ -146,11 +171,9 @@ int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t er
     char *paths[CSV_COUNT] = {NULL};
     for (int i = 0; i < CSV_COUNT; i++) {
         paths[i] = xasprintf("%s/%s", dir, csv_names[i]);
-        f[i] = fopen(paths[i], "w");
-        if (!f[i]) {
-            int rc = rf_fail(err, errlen, "%s: cannot create: %s", paths[i], strerror(errno));
-            return close_all(f, paths, rc, err, errlen);
-        }
+        f[i] = create_regular(paths[i], err, errlen);
+        if (!f[i])
+            return close_all(f, paths, -1, err, errlen);
     }
     put_header(f[CSV_KERNELS], "epoch,kernel,name", &runfile_per_kernel_table);
     put_header(f[CSV_SYSTEM], "epoch", &runfile_system_table);
@@ -158,7 +181,7 @@ int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t er
     for (unsigned s = 0; s < rf->hdr.sms; s++)
         fprintf(f[CSV_PARTITION], ",sm%u", s);
     fputc('\n', f[CSV_PARTITION]);
-    fputs("epoch,cycle,kind,text\n", f[CSV_EVENTS]);
+    fputs("after_epoch,cycle,kind,text\n", f[CSV_EVENTS]); /* 0: before epoch 1 */
     errno = 0;
     int rc = write_epochs(rf, f, err, errlen);
     if (rc == 0)

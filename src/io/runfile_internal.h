@@ -21,6 +21,12 @@
 #define RF_CHUNK_ROWS    1
 #define RF_DEFLATE_LEVEL 6
 
+/* Fewer bytes than any epoch or event takes in a file (an epoch writes a chunk and its index
+ * entry in each of some 45 datasets, about 1.5 KB in all; an event, in 4): bounds on what a
+ * damaged file may claim to hold. */
+#define RF_MIN_EPOCH_BYTES 256
+#define RF_MIN_EVENT_BYTES 32
+
 enum { RF_EV_EPOCH, RF_EV_CYCLE, RF_EV_KIND, RF_EV_TEXT, RF_EV_COUNT };
 extern const char *const rf_event_names[RF_EV_COUNT];
 
@@ -49,7 +55,9 @@ struct runfile {
     hid_t epoch_count, event_count; /* scalar: how many rows are complete */
     hid_t kernel_count;             /* scalar: how many kernels are complete; invalid: schema 1 */
     struct runfile_header hdr;
+    unsigned kernels_named; /* kernels the file names, committed or not (<= GPU_MAX_KERNELS) */
     uint64_t nepochs, nevents;
+    uint64_t file_bytes;   /* of a file opened for reading, when it was opened */
     struct rf_guard guard; /* of a recorder */
     char *failed;          /* why recording stopped; NULL while it goes on */
     char why[256];         /* what HDF5 said about the last failed row (rf_h5_reason) */
@@ -75,6 +83,18 @@ void rf_to_row(enum runfile_type t, const void *value, void *row);
 void rf_from_row(enum runfile_type t, const void *row, void *value);
 /* Whether a value of type t is a char * the struct owns. */
 bool rf_is_string(enum runfile_type t);
+/* ---- runfile_check.c: what the reader refuses ---- */
+
+/* The commit counter ds (named name) into *n: 0 when its value is unreadable, -1 with a
+ * message when it is not a count (not an integer, negative, above max). */
+int rf_read_count(const struct runfile *rf, hid_t ds, const char *name, uint64_t max, uint64_t *n,
+                  char *err, size_t errlen);
+/* The kernels' parameters are finite. 0, or -1 with a message naming the dataset. */
+int rf_check_kernels(const struct runfile *rf, char *err, size_t errlen);
+/* Epoch i as read holds only what a writer could have written. 0, or -1 with a message. */
+int rf_check_epoch(const struct runfile *rf, uint64_t i, const struct runfile_epoch *e, char *err,
+                   size_t errlen);
+
 /* Where /per_kernel/in_mix is in runfile_per_kernel_table, and the first field of schema 2.1
  * (those from it on may be absent from an older file). */
 size_t rf_in_mix_field(void);

@@ -2,11 +2,16 @@
  * crash: such a file still carries its "open for SWMR write" flag, so it is opened for SWMR
  * reading, and only the rows its counters call complete are used. */
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "corun/util.h"
 #include "runfile_internal.h"
@@ -18,6 +23,11 @@
 #define SB_SWMR_WRITE_ACCESS 0x04
 
 #define RF_SWMR_READ_ATTEMPTS 10
+
+/* CPU time of the child that reads a file first (survives_reading): reading runs at several
+ * MB a CPU second, so this is many times what a good file needs. */
+#define RF_CHILD_CPU_S        10
+#define RF_CHILD_CPU_S_PER_MB 2
 
 struct probe {
     off_t size;
@@ -107,10 +117,20 @@ static int read_header(struct runfile *rf, char *err, size_t errlen)
             return rf_fail(err, errlen, "%s: damaged run file: attribute %s of / is %s", path,
                            t->fields[i].name,
                            H5Aexists(rf->file, t->fields[i].name) > 0 ? "unreadable" : "missing");
-    if (h->nkernels_start < 1 || h->nkernels_start > GPU_MAX_KERNELS || h->sms < 1 ||
-        h->sms > RUNFILE_MAX_SMS)
-        return rf_fail(err, errlen, "%s: damaged run file: %u kernels on %u SMs", path,
-                       h->nkernels_start, h->sms);
+    if (h->schema_version < 1)
+        return rf_fail(err, errlen, "%s: damaged run file: schema_version is %u (expected 1 to %d)",
+                       path, h->schema_version, RUNFILE_SCHEMA_VERSION);
+    if (h->nkernels_start < 1 || h->nkernels_start > GPU_MAX_KERNELS)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: attribute nkernels is %u (expected 1 to %d)", path,
+                       h->nkernels_start, GPU_MAX_KERNELS);
+    if (h->sms < 1 || h->sms > RUNFILE_MAX_SMS)
+        return rf_fail(err, errlen, "%s: damaged run file: attribute sms is %u (expected 1 to %d)",
+                       path, h->sms, RUNFILE_MAX_SMS);
+    if (h->epoch_cycles < 1)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: attribute epoch_cycles is 0 (expected at least 1)",
+                       path);
     return 0;
 }
 
@@ -155,15 +175,6 @@ static hsize_t min_size(hsize_t a, hsize_t b)
     return a < b ? a : b;
 }
 
-/* A commit counter; 0 when unreadable, so that nothing uncertain is used. */
-static uint64_t read_count(hid_t ds)
-{
-    uint64_t n = 0;
-    if (H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &n) < 0)
-        return 0;
-    return n;
-}
-
 /* Schema 1 has no /per_kernel/in_mix: its mix never changed; before 2.1 there are no
  * pred_class and explain. */
 static bool field_absent(const struct runfile *rf, size_t field)
@@ -194,9 +205,13 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
         rf->kernel_count = open_dataset(rf, RF_KERNEL_COUNT, 0, 0, NULL, err, errlen);
         if (rf->kernel_count < 0)
             return -1;
-        uint64_t committed = read_count(rf->kernel_count);
+        uint64_t committed;
+        if (rf_read_count(rf, rf->kernel_count, RF_KERNEL_COUNT, GPU_MAX_KERNELS, &committed, err,
+                          errlen) < 0)
+            return -1;
         n = committed > n ? committed : n;
     }
+    rf->kernels_named = (unsigned)n;
     H5Eclear2(H5E_DEFAULT);
     const struct runfile_table *t = &runfile_kernel_table;
     for (size_t i = 0; i < t->count; i++) {
@@ -205,6 +220,8 @@ static int open_kernels(struct runfile *rf, hsize_t *epochs, char *err, size_t e
         free(name);
         if (rf->kernels[i] < 0)
             return -1;
+        if (dims[0] > rf->kernels_named)
+            rf->kernels_named = (unsigned)min_size(dims[0], GPU_MAX_KERNELS);
         n = min_size(n, dims[0]);
     }
     t = &runfile_per_kernel_table;
@@ -315,8 +332,21 @@ static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t err
     rf->event_count = open_dataset(rf, RF_EVENT_COUNT, 0, 0, NULL, err, errlen);
     if (rf->epoch_count < 0 || rf->event_count < 0)
         return -1;
-    rf->nepochs = min_size(read_count(rf->epoch_count), epochs);
-    rf->nevents = min_size(read_count(rf->event_count), events);
+    uint64_t nepochs, nevents;
+    if (rf_read_count(rf, rf->epoch_count, RF_EPOCH_COUNT, INT64_MAX, &nepochs, err, errlen) < 0 ||
+        rf_read_count(rf, rf->event_count, RF_EVENT_COUNT, INT64_MAX, &nevents, err, errlen) < 0)
+        return -1;
+    rf->nepochs = min_size(nepochs, epochs);
+    rf->nevents = min_size(nevents, events);
+    /* A forged count and extent (an old-format header carries no checksum) could promise
+     * more rows than a lifetime can read; every real row takes room in the file. */
+    if (rf->nepochs > rf->file_bytes / RF_MIN_EPOCH_BYTES ||
+        rf->nevents > rf->file_bytes / RF_MIN_EVENT_BYTES)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: it claims %llu epochs and %llu events, more than "
+                       "its %llu bytes can hold",
+                       rf->path, (unsigned long long)rf->nepochs, (unsigned long long)rf->nevents,
+                       (unsigned long long)rf->file_bytes);
     return 0;
 }
 
@@ -356,20 +386,88 @@ static hid_t open_hdf5(const char *path, const struct probe *p, char *err, size_
     return file;
 }
 
+static struct runfile *open_here(const char *path, const struct probe *p, char *err, size_t errlen);
+
+/* Open path and read every epoch and event; 0 when all of it reads. */
+static int read_everything(const char *path, const struct probe *p)
+{
+    char err[16];
+    struct runfile *rf = open_here(path, p, err, sizeof err);
+    if (!rf)
+        return 1;
+    struct runfile_epoch *e = xmalloc(sizeof(*e));
+    struct runfile_event ev;
+    int rc = 0;
+    for (uint64_t i = 0; rc == 0 && i < rf->nepochs; i++)
+        rc = runfile_read_epoch(rf, i, e, err, sizeof err);
+    for (uint64_t i = 0; rc == 0 && i < rf->nevents; i++)
+        rc = runfile_read_event(rf, i, &ev, err, sizeof err);
+    free(e);
+    rf_free(rf);
+    return rc == 0 ? 0 : 1;
+}
+
+/* HDF5 1.10 trusts structures that a damaged file can forge: reading a variable-length string
+ * whose global-heap entry is corrupt makes it copy a negative length, and the process dies
+ * (found by tests/fuzz). So a child process reads the whole file first; a child killed by a
+ * signal means the file would kill us too, and it is refused. A child that merely finds the
+ * file bad exits, and the reading here gives the message. -1 with a message when refused. */
+static int survives_reading(const char *path, const struct probe *p, char *err, size_t errlen)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0; /* no child to spare: read it here, unprotected */
+    if (pid == 0) {
+        /* A crash must end the child: a handler inherited from the parent (a test framework
+         * catches SIGSEGV) would carry on in the child's copy of the parent instead. */
+        static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGXCPU};
+        for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+            signal(fatal[i], SIG_DFL);
+        /* HDF5 can also loop for ever on a forged global heap (found by tests/fuzz): the child
+         * gets CPU time for reading the file many times over, then SIGXCPU ends it. */
+        rlim_t cpu_s = RF_CHILD_CPU_S + (rlim_t)(p->size >> 20) * RF_CHILD_CPU_S_PER_MB;
+        struct rlimit limit = {cpu_s, cpu_s + 1};
+        setrlimit(RLIMIT_CPU, &limit);
+        _exit(read_everything(path, p)); /* _exit: the parent's atexit handlers are its own */
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFSIGNALED(status))
+        return 0;
+    if (WTERMSIG(status) == SIGXCPU)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: the HDF5 library did not finish reading it (more "
+                       "than %d s of CPU time); corun refuses it rather than hang",
+                       path, (int)(RF_CHILD_CPU_S + (p->size >> 20) * RF_CHILD_CPU_S_PER_MB));
+    return rf_fail(err, errlen,
+                   "%s: damaged run file: the HDF5 library crashed reading it (signal %d, %s); "
+                   "corun refuses it rather than crash too",
+                   path, WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
 struct runfile *runfile_open(const char *path, char *err, size_t errlen)
 {
     rf_quiet();
     struct probe p;
-    if (probe_file(path, &p, err, errlen) < 0)
+    if (probe_file(path, &p, err, errlen) < 0 || survives_reading(path, &p, err, errlen) < 0)
         return NULL;
-    hid_t file = open_hdf5(path, &p, err, errlen);
+    return open_here(path, &p, err, errlen);
+}
+
+static struct runfile *open_here(const char *path, const struct probe *p, char *err, size_t errlen)
+{
+    hid_t file = open_hdf5(path, p, err, errlen);
     if (file < 0)
         return NULL;
     struct runfile *rf = rf_new(path, false);
+    rf->file_bytes = (uint64_t)p->size;
     rf->file = file;
     hsize_t epochs = UINT64_MAX;
     if (read_header(rf, err, errlen) < 0 || open_kernels(rf, &epochs, err, errlen) < 0 ||
-        read_kernels(rf, err, errlen) < 0 || open_series(rf, epochs, err, errlen) < 0) {
+        read_kernels(rf, err, errlen) < 0 || rf_check_kernels(rf, err, errlen) < 0 ||
+        open_series(rf, epochs, err, errlen) < 0) {
         rf_free(rf);
         H5Eclear2(H5E_DEFAULT);
         return NULL;
@@ -470,7 +568,7 @@ int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out
     for (unsigned s = 0; s < out->nsms; s++)
         out->owner[s] = owner[s];
     out->sys.cycles = out->cycles;
-    return 0;
+    return rf_check_epoch(rf, i, out, err, errlen);
 }
 
 int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out, char *err,

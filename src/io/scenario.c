@@ -21,7 +21,7 @@ static const char *const unassigned_names[] = {"idle", "gated", NULL};
     }
 
 static const struct conf_setting scenario_settings[] = {
-    SC_FIELD(name, CONF_STRING, NULL, 0, 0, NULL, "a short title, shown in the header"),
+    SC_FIELD(name, CONF_STRING, NULL, 1, 0, NULL, "a short title, shown in the header"),
     SC_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the scenario explores"),
     {"gpu", CONF_STRING, 0, 0, NULL, NULL, "GPU preset: the stem of a file in data/gpus",
      offsetof(struct scenario, gpu_name), NULL, NULL},
@@ -105,9 +105,14 @@ static void load_gpu(struct scenario *sc, const struct conf_file *f, const char 
     if (ov && config_setting_type(ov) != CONFIG_TYPE_GROUP)
         diag_add(d, "%s:%d: gpu_overrides: expected a group { ... } of gpu settings", sc->path,
                  line_of(ov));
-    else if (ov)
-        conf_apply(&preset_gpu_table, (const struct conf_group *)ov, &sc->gpu, CONF_OVERLAY,
-                   sc->path, "gpu_overrides.", d);
+    else if (ov && conf_apply(&preset_gpu_table, (const struct conf_group *)ov, &sc->gpu,
+                              CONF_OVERLAY, sc->path, "gpu_overrides.", d) == 0) {
+        /* What the core refuses across settings (a line size, a cache's geometry), here, so
+         * that `check` and `run` agree and the message names the place. */
+        char why[256];
+        if (gpu_config_check(&sc->gpu, why, sizeof(why)) != 0)
+            diag_add(d, "%s:%d: gpu_overrides: %s", sc->path, line_of(ov), why);
+    }
 }
 
 static void load_kernel(struct scenario *sc, unsigned i, const config_setting_t *ks,
@@ -127,7 +132,12 @@ static void load_kernel(struct scenario *sc, unsigned i, const config_setting_t 
         return; /* missing: already reported by the table */
     char *where = xasprintf("%s:%d: kernels[%u].name", sc->path,
                             line_of(config_setting_get_member(ks, "name")), i);
+    size_t before = d->count;
     preset_kernel_find(datadir, k->name, where, &k->profile, d);
+    char why[256];
+    if (d->count == before && sc->gpu.sms &&
+        gpu_profile_check(&sc->gpu, &k->profile, why, sizeof(why)) != 0)
+        diag_add(d, "%s: on GPU %s: %s", where, sc->gpu_name, why);
     free(where);
 }
 
@@ -321,6 +331,28 @@ static void set_kernel(struct scenario *sc, const char *key, const char *value, 
     confread_close(f);
 }
 
+/* After a --set of a GPU setting: the mix must still fit, one SM per kernel at least and the
+ * kernels' fixed SM counts within the GPU, as scenario_load demands of a file. */
+static void check_sms_fit(const struct scenario *sc, const char *key, struct diag *diags)
+{
+    unsigned split = 0;
+    for (unsigned i = 0; i < sc->nkernels; i++)
+        split += sc->kernels[i].sms;
+    char why[256];
+    if (gpu_config_check(&sc->gpu, why, sizeof(why)) != 0)
+        diag_add(diags, "--set: %s: %s", key, why);
+    else if (sc->nkernels > sc->gpu.sms)
+        diag_add(diags,
+                 "--set: %s: the GPU would have %u SMs for %u kernels (expected at least one SM "
+                 "per kernel)",
+                 key, sc->gpu.sms, sc->nkernels);
+    else if (split > sc->gpu.sms)
+        diag_add(diags,
+                 "--set: %s: the GPU would have %u SMs, but the kernels' sms settings add up to "
+                 "%u (expected at least that many)",
+                 key, sc->gpu.sms, split);
+}
+
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags)
 {
     const char *eq = strchr(assignment, '=');
@@ -346,9 +378,9 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
         struct conf_file *f = parse_assignment(gpu ? key + 4 : key, eq + 1);
         if (!f)
             diag_add(diags, "--set: %s: cannot read the value \"%s\"", key, eq + 1);
-        else if (gpu)
-            conf_apply(&preset_gpu_table, confread_root(f), &sc->gpu, CONF_OVERLAY, "--set", "gpu.",
-                       diags);
+        else if (gpu && conf_apply(&preset_gpu_table, confread_root(f), &sc->gpu, CONF_OVERLAY,
+                                   "--set", "gpu.", diags) == 0)
+            check_sms_fit(sc, key, diags);
         else
             conf_apply(&scenario_table, confread_root(f), sc, CONF_OVERLAY, "--set", "", diags);
         confread_close(f);

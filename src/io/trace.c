@@ -179,9 +179,23 @@ static char *read_all(int fd, size_t *len)
 int trace_load(const char *path, struct trace *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    int fd = open(path, O_RDONLY);
+    /* Non-blocking, so that a FIFO without a writer is refused rather than waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(EISDIR));
+        close(fd);
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen,
+                 "%s: cannot read: not a regular file (expected a Ramulator-format trace file)",
+                 path);
+        close(fd);
         return -1;
     }
     size_t len = 0;

@@ -137,6 +137,15 @@ int gpu_config_check(const struct gpu_config *cfg, char *err, size_t errlen)
         return fail(err, errlen, "noc_bytes_per_cycle is 0: expected at least 1");
     if (cfg->context_switch_bytes_per_cycle < 1)
         return fail(err, errlen, "context_switch_bytes_per_cycle is 0: expected at least 1");
+    /* Every cache line the model keeps costs host memory: bound the whole GPU's. */
+    uint64_t lines = (uint64_t)cfg->sms * (cfg->l1d.size_bytes / cfg->l1d.line_bytes +
+                                           cfg->l1c.size_bytes / cfg->l1c.line_bytes) +
+                     cfg->llc.size_bytes / cfg->llc.line_bytes;
+    if (lines > GPU_MAX_CACHE_LINES)
+        return fail(err, errlen,
+                    "the caches hold %llu lines over %u SMs: expected at most %llu (the model "
+                    "keeps every line in memory; make l1d, l1c or llc smaller)",
+                    (unsigned long long)lines, cfg->sms, (unsigned long long)GPU_MAX_CACHE_LINES);
     const struct dram_config *d = &cfg->dram;
     if (dram_config_check(d, err, errlen))
         return -1;

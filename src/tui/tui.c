@@ -86,12 +86,25 @@ static void draw_too_small(const struct tui *t)
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     werase(stdscr);
-    char msg[96];
+    char msg[96], need[48], have[48];
     snprintf(msg, sizeof msg, "terminal too small (need %d%s%d, have %d%s%d)", TUI_MIN_COLS,
              t->style.times, TUI_MIN_ROWS, cols, t->style.times, rows);
-    int x = (cols - tui_columns(msg)) / 2;
-    tui_print(stdscr, rows / 2, x > 0 ? x : 0, "%s", msg);
-    tui_print(stdscr, rows / 2 + 1, cols > 8 ? (cols - 8) / 2 : 0, "q quits");
+    snprintf(need, sizeof need, "need %d%s%d,", TUI_MIN_COLS, t->style.times, TUI_MIN_ROWS);
+    snprintf(have, sizeof have, "have %d%s%d", cols, t->style.times, rows);
+    /* One line when it fits, else short lines, so that no part is cut. Only the keys named
+     * here act until the terminal grows (the quit question is answered here too). */
+    const char *lines[4] = {msg};
+    int n = 1;
+    if (tui_columns(msg) > cols) {
+        lines[0] = "terminal too small:";
+        lines[n++] = need;
+        lines[n++] = have;
+    }
+    lines[n++] = t->overlay == &tui_overlay_quit ? "quit without saving? y/n" : "q quits";
+    for (int i = 0; i < n; i++) {
+        int x = (cols - tui_columns(lines[i])) / 2;
+        tui_print(stdscr, rows / 2 - n / 2 + i, x > 0 ? x : 0, "%s", lines[i]);
+    }
     wnoutrefresh(stdscr);
     doupdate();
 }
@@ -258,7 +271,7 @@ static void absorb(struct tui *t)
     unsigned changes = n ? TUI_CH_EPOCH : 0;
     if (t->running && !st.running && !t->lesson) {
         if (st.epochs_done >= t->sc->epochs)
-            tui_log(t, "run complete (%u epochs)", t->sc->epochs);
+            tui_log(t, "run complete (%u epoch%s)", t->sc->epochs, t->sc->epochs == 1 ? "" : "s");
         else
             tui_log(t, "run paused after epoch %u", st.epochs_done);
     }
@@ -324,6 +337,12 @@ static void loop(struct tui *t)
             relayout(t);
             continue;
         }
+        /* Too small, the screen shows no view: only q, and y/n to its question, act. */
+        bool asking = t->overlay == &tui_overlay_quit;
+        if (t->too_small && ch != 'q' && !(asking && (ch == 'y' || ch == 'n' || ch == 27)))
+            continue;
+        if (t->too_small && ch == 'q' && t->overlay && !asking)
+            tui_open_overlay(t, NULL); /* a menu or dialog it cannot show gives way to q */
         int r = tui_key_dispatch(t, ch);
         if (r & TUI_R_QUIT)
             return;
@@ -332,6 +351,8 @@ static void loop(struct tui *t)
             t->layout_side = t->side;
             relayout(t);
         }
+        if (t->too_small)
+            draw_too_small(t); /* the question q may have asked, or its answer */
         if (r & TUI_R_REPAINT) {
             clearok(curscr, TRUE);
             relayout(t);
@@ -394,6 +415,8 @@ int tui_main(struct session *s, const struct tui_options *opt)
     endwin();
     delscreen(screen);
     restore_signals(old_handlers);
+    if (t.saved_note[0])
+        fprintf(stderr, "corun: %s\n", t.saved_note);
     tui_snapshot_done(&t);
     return 0;
 }

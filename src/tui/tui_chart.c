@@ -34,6 +34,8 @@ static void slot_of(unsigned i, unsigned span, int plot_cols, int *x0, int *widt
 
 static void draw_axis(const struct tui_style *st, WINDOW *w, int rows, double y_max)
 {
+    if (rows < 2 || !(y_max > 0) || !isfinite(y_max))
+        return; /* an infinite or NaN scale has no round labels to find */
     const char *axis = st->utf8 ? "┤" : "|";
     const char *rule = st->utf8 ? "│" : "|";
     wattron(w, st->dim);

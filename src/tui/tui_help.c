@@ -5,6 +5,9 @@
 static const char *const notes[] = {
     "NP: normalized progress = private-mode cycles for the",
     "    epoch's instructions / shared cycles (true NP).",
+    "    Above 1: faster than its private-mode run over the same",
+    "    instructions (e.g. fewer SMs thrash its caches less).",
+    "SMavg: an epoch's time-weighted SMs; the SM map: owners now.",
     "STP = sum of NP; ANTT = mean 1/NP; fairness = min/max NP.",
     "A dash: no value (no predictor, allocator or QoS).",
     "Live: a run stops after the scenario's epochs; r goes on.",

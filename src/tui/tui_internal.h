@@ -127,7 +127,8 @@ struct tui {
     unsigned sms;   /* entries in owner */
     bool live;      /* LIVE, or REPLAY of run_path */
     unsigned shown; /* in a replay: the index of the epoch on screen */
-    char run_path[TUI_PROMPT_MAX]; /* replayed from or recording to; "" none */
+    char run_path[TUI_PROMPT_MAX];        /* replayed from or recording to; "" none */
+    char saved_note[TUI_PROMPT_MAX + 96]; /* what tui_detach did with a recording; "" none */
     bool recording;
     unsigned saved_epochs; /* epochs kept in a run file: q asks when more exist and unrecorded */
     bool branching;        /* the worker is computing a branch after branch_at epochs */
@@ -157,8 +158,9 @@ struct tui {
     const struct tui_overlay *overlay;     /* a modal window on top (help), or NULL */
     struct tui_prompt prompt;              /* the input overlay's */
     char message_title[48], message[2048]; /* the message overlay's */
-    unsigned menu_sel;                     /* a menu's highlighted row */
-    char param_key[64];                    /* the parameter being edited */
+    bool message_passes_key; /* a notice: the key that closes it also acts (tui_notice) */
+    unsigned menu_sel;       /* a menu's highlighted row */
+    char param_key[64];      /* the parameter being edited */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);
 
@@ -214,6 +216,9 @@ const char *tui_kernel_name(const struct tui *t, unsigned k);
 bool tui_select_in_mix(struct tui *t);
 /* Adds a line to the event log, stamped with the epoch count. */
 void tui_log(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Removes the newest line of the event log when its text (after the stamp) starts with
+ * prefix, so that a setting stepped through many values leaves one line, not one a step. */
+void tui_log_drop_last(struct tui *t, const char *prefix);
 /* Adds a session event to the event log ("KIND: TEXT"), stamped with its own epoch. */
 void tui_log_event(struct tui *t, const struct session_event *ev);
 
@@ -314,8 +319,12 @@ void tui_kernel_picker(struct tui *t);
 /* Opens the input overlay with title, label, an initial text and what Enter does. */
 void tui_prompt_open(struct tui *t, const char *title, const char *label, const char *text,
                      int (*accept)(struct tui *t, const char *text));
-/* Opens a message dialog (an error, a confirmation); any key closes it. */
+/* Opens a message dialog (an error, a question answered); any key closes it. */
 void tui_message(struct tui *t, const char *title, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Opens a notice: a message that needs no answer, so the key that closes it (other than Esc
+ * and Enter) also does what it does without the notice. */
+void tui_notice(struct tui *t, const char *title, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Opens the run file at path in REPLAY mode, or says in a dialog why it cannot be opened
  * and keeps the current run. Returns TUI_R_*. */

@@ -81,6 +81,7 @@ static int key_speed(struct tui *t, int ch)
     else
         return TUI_R_HANDLED; /* already at the end of the scale */
     tui_worker_set_interval(t->worker, tui_speed_interval(t->speed));
+    tui_log_drop_last(t, "speed ");
     tui_log(t, "speed %s", tui_speed_label(t->speed));
     tui_changed(t, TUI_CH_STATE);
     return TUI_R_HANDLED;
@@ -273,7 +274,7 @@ static int accept_save(struct tui *t, const char *text)
     tui_open_overlay(t, NULL);
     /* The worker starts it at an epoch boundary; the outcome opens a dialog. */
     tui_worker_record(t->worker, text);
-    tui_log(t, "saving to %s at the next epoch boundary", text);
+    tui_log(t, "asked to save to %s at the next epoch boundary", text);
     return TUI_R_HANDLED;
 }
 

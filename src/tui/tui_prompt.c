@@ -135,6 +135,18 @@ void tui_message(struct tui *t, const char *title, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(t->message, sizeof t->message, fmt, ap);
     va_end(ap);
+    t->message_passes_key = false;
+    tui_open_overlay(t, &tui_overlay_message);
+}
+
+void tui_notice(struct tui *t, const char *title, const char *fmt, ...)
+{
+    snprintf(t->message_title, sizeof t->message_title, "%s", title);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->message, sizeof t->message, fmt, ap);
+    va_end(ap);
+    t->message_passes_key = true;
     tui_open_overlay(t, &tui_overlay_message);
 }
 
@@ -156,14 +168,18 @@ static void message_draw(const struct tui *t, WINDOW *w)
 {
     wrap(w, 0, t->message, getmaxx(w) - 2);
     wattron(w, t->style.dim);
-    tui_print(w, getmaxy(w) - 1, 1, "Press any key to continue.");
+    tui_print(w, getmaxy(w) - 1, 1, "%s",
+              t->message_passes_key ? "Any key continues (and acts)."
+                                    : "Press any key to continue.");
     wattroff(w, t->style.dim);
 }
 
 static int close_key(struct tui *t, int ch)
 {
-    (void)ch;
     tui_open_overlay(t, NULL);
+    bool closing_only = ch == 27 || ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+    if (t->message_passes_key && !closing_only)
+        return tui_key_dispatch(t, ch);
     return TUI_R_HANDLED;
 }
 

@@ -88,10 +88,30 @@ void tui_attach(struct tui *t, struct session *s)
     tui_changed(t, TUI_CH_ALL);
 }
 
+/* A recording made in the workbench ends as `run --out` does: the file is completed and
+ * the run gets its catalog row (the default catalog). What happened goes to saved_note. */
+static void finish_recording(struct tui *t)
+{
+    struct session *s = t->session;
+    t->saved_note[0] = '\0';
+    if (!s || session_is_replay(s) || !session_run_path(s))
+        return;
+    char err[512];
+    int64_t id;
+    if (session_finish(s, err, sizeof err) != 0 || session_catalog(s, NULL, &id, err, sizeof err))
+        snprintf(t->saved_note, sizeof t->saved_note, "the run is in %s, but: %s",
+                 session_run_path(s), err);
+    else
+        snprintf(t->saved_note, sizeof t->saved_note,
+                 "recorded %u epoch%s in %s (catalog run %lld)", session_epochs_done(s),
+                 session_epochs_done(s) == 1 ? "" : "s", session_run_path(s), (long long)id);
+}
+
 void tui_detach(struct tui *t)
 {
     tui_worker_stop(t->worker);
     t->worker = NULL;
+    finish_recording(t);
     session_delete(t->session);
     t->session = NULL;
 }
@@ -109,7 +129,9 @@ int tui_open_run(struct tui *t, const char *path)
     tui_open_overlay(t, NULL);
     tui_detach(t);
     tui_attach(t, r);
-    tui_log(t, "REPLAY of %s: %u epochs", path, t->nepochs);
+    if (t->saved_note[0])
+        tui_log(t, "%s", t->saved_note);
+    tui_log(t, "REPLAY of %s: %u epoch%s", path, t->nepochs, t->nepochs == 1 ? "" : "s");
     return TUI_R_HANDLED | TUI_R_REPAINT;
 }
 
@@ -183,9 +205,10 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
         if (o->ok) {
             snprintf(t->run_path, sizeof t->run_path, "%s", o->msg);
             t->recording = true;
-            tui_message(t, "Saved", "recording to %s; later epochs are recorded as they finish.",
-                        o->msg);
+            tui_notice(t, "Saved", "recording to %s; later epochs are recorded as they finish.",
+                       o->msg);
         } else {
+            tui_log(t, "not saved: %s", o->msg);
             tui_message(t, "Cannot save", "%s", o->msg);
         }
         break;

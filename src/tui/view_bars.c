@@ -31,7 +31,9 @@ static void draw_run_row(const struct tui *t, WINDOW *w)
     int x = 1;
     wattron(w, A_BOLD);
     /* Live: epochs done of the scenario's; replay: the one shown of the file's. */
-    if (t->live)
+    if (t->live && t->nepochs > t->sc->epochs) /* r or Space went on past the planned run */
+        x += tui_print(w, 1, x, "Epoch %u (%u planned)", t->nepochs, t->sc->epochs);
+    else if (t->live)
         x += tui_print(w, 1, x, "Epoch %u/%u", t->nepochs, t->sc->epochs);
     else
         x += tui_print(w, 1, x, "Epoch %u/%u", e ? e->e.index + 1 : 0, t->nepochs);

@@ -22,7 +22,8 @@ static const char *class_label(int cls)
 /* Widths of the columns after "> A name": SMs, IPC, NP true, NP pred, error, BW, RBH, class,
  * QoS. */
 static const int col_w[] = {6, 7, 8, 8, 6, 9, 6, 7, 5};
-static const char *const col_title[] = {"SMs",     "IPC", "NP true", "NP pred", "Error",
+/* SMs: the epoch's time-weighted mean (the SM map shows the owners now). */
+static const char *const col_title[] = {"SMavg",   "IPC", "NP true", "NP pred", "Error",
                                         "BW GB/s", "RBH", "Class",   "QoS"};
 #define NCOLS   (sizeof(col_w) / sizeof(col_w[0]))
 #define NAME_X  3

@@ -4,6 +4,7 @@
  * has focus, and Enter opens the bottom line in a window of its own. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tui_internal.h"
 
@@ -25,6 +26,19 @@ void tui_log(struct tui *t, const char *fmt, ...)
     if (t->log_scroll > 0 && t->log_scroll < lg->count - 1)
         t->log_scroll++;
     tui_changed(t, TUI_CH_LOG);
+}
+
+void tui_log_drop_last(struct tui *t, const char *prefix)
+{
+    struct tui_log *lg = &t->log;
+    if (lg->count == 0)
+        return;
+    const char *line = lg->line[(lg->first + lg->count - 1) % TUI_LOG_LINES];
+    const char *text = strchr(line, ' '); /* after the "eN " stamp */
+    if (text && strncmp(text + 1, prefix, strlen(prefix)) == 0) {
+        lg->count--;
+        tui_changed(t, TUI_CH_LOG);
+    }
 }
 
 void tui_log_event(struct tui *t, const struct session_event *ev)

@@ -83,7 +83,7 @@ static void draw(const struct tui *t, WINDOW *w)
 static void title(const struct tui *t, int cols, char *buf, size_t n)
 {
     (void)cols;
-    snprintf(buf, n, "SM map, %u SMs", t->sms);
+    snprintf(buf, n, "SM map, %u SMs, now", t->sms); /* owners now; the table: means */
 }
 
 const struct tui_view tui_view_smmap = {

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -140,8 +143,17 @@ static int spawn(struct pool *pl, unsigned i)
         return -1;
     }
     fflush(NULL); /* or the child would print the parent's buffered output again */
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* A worker dies with its parent, however the parent ends (SIGKILL, SIGTERM, a crash):
+         * none may run on and write results nobody collects. The second test covers a parent
+         * that died before the first took effect. */
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        if (getppid() != parent)
+            _exit(1);
         close(sv[0]);
         for (unsigned k = 0; k < pl->nws; k++)
             if (pl->ws[k].fd >= 0)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void out_of_memory(size_t size)
 {
@@ -111,4 +112,14 @@ int util_ends_with(const char *s, const char *suffix)
 {
     size_t ls = strlen(s), lx = strlen(suffix);
     return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+char *util_absolute_path(const char *path)
+{
+    char cwd[4096];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return xstrdup(path);
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    return xasprintf("%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", path);
 }

@@ -5,6 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 locker=$top_builddir/tests/catalog_locker
 [ -x "$locker" ] || fail "$locker not built (make check builds it)"
+mkdir "$TMPD/shard"
 cat=$TMPD/shard/catalog.db
 
 "$locker" hold "$cat" 2 "$TMPD/ready" &

@@ -4,7 +4,8 @@
 # message and exit status 2.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
-# A sequential and a random stream of 64 B reads, as ../shared/tools/gen_dram_traces.py makes.
+# A sequential and a random stream of 64 B reads, as tools/gen_dram_traces.py makes them (the
+# tool itself is checked below).
 awk 'BEGIN { for (i = 0; i < 20000; i++) printf "0x%x R\n", i * 64 }' >"$TMPD/stream.trace"
 awk 'BEGIN { srand(7); for (i = 0; i < 20000; i++) printf "0x%x R\n", int(rand() * 67108864) * 64 }' \
     >"$TMPD/random.trace"
@@ -44,4 +45,24 @@ expect_bad "$TMPD/bad.trace:3: expected" "$TMPD/bad.trace"
 printf '# nothing\n\n' >"$TMPD/empty.trace"
 expect_bad "$TMPD/empty.trace: the trace holds no requests" "$TMPD/empty.trace"
 expect_bad "$TMPD/none.trace: cannot open" "$TMPD/none.trace"
-echo "dram-trace: report, JSON and bad input ok"
+
+# The project's own trace tool: its four patterns parse, streams are sequential, the same seed
+# gives the same trace, and the sequential stream keeps rows open far more than the random one.
+gen="$top_srcdir/tools/gen_dram_traces.py"
+python3 "$gen" -n 5000 -o "$TMPD/gen" --write-frac 0.25 >"$TMPD/gen.out" || fail "gen_dram_traces.py"
+for p in stream random mix mix2k; do
+    [ "$(wc -l <"$TMPD/gen/$p.trace")" = 5000 ] || fail "$p.trace: not 5000 requests"
+    "$CORUN" dram-trace "$TMPD/gen/$p.trace" --json >"$TMPD/$p.json" || fail "dram-trace $p.trace"
+done
+[ "$(sed -n 3p "$TMPD/gen/stream.trace" | cut -d' ' -f1)" = 0x80 ] || fail "stream: not 64 B apart"
+python3 "$gen" -n 5000 -o "$TMPD/gen2" --write-frac 0.25 --patterns mix >/dev/null
+cmp -s "$TMPD/gen/mix.trace" "$TMPD/gen2/mix.trace" || fail "the same seed gave another trace"
+python3 - "$TMPD/stream.json" "$TMPD/random.json" <<'PY' || fail "stream vs random row hits"
+import json, sys
+s, r = (json.load(open(p)) for p in sys.argv[1:3])
+assert 0.15 < s["writes"] / s["requests"] < 0.35, s
+assert s["row_hits"] > 2 * r["row_hits"], (s, r)
+PY
+if python3 "$gen" --patterns nosuch -o "$TMPD/x" 2>"$TMPD/err"; then fail "unknown pattern accepted"; fi
+grep -q "unknown pattern nosuch" "$TMPD/err" || fail "unknown pattern: $(cat "$TMPD/err")"
+echo "dram-trace: report, JSON, bad input and the trace tool ok"

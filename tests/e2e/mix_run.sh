@@ -62,4 +62,18 @@ expect_bad "no such index" "--remove 2:5: no kernel 5" "$CORUN" run "$small" --r
 expect_bad "the last kernel" "the last one in the mix" \
     "$CORUN" run "$small" --remove 2:0 --remove 2:1
 expect_bad "bad index" "--remove" "$CORUN" run "$small" --remove 2:x
+
+# A refused change leaves nothing behind: no run file, no catalog row, no epoch simulated
+# (issue 21, defect 8), so the same command can be retried once corrected.
+for change in "--add 2:nosuchkernel" "--remove 2:5" "--remove 2:0 --remove 3:0" "--add 9:lbm"; do
+    rm -f "$TMPD/r.h5" "$TMPD/r.db"
+    # shellcheck disable=SC2086
+    if "$CORUN" run "$small" --epochs 3 $change --out "$TMPD/r.h5" --catalog "$TMPD/r.db" \
+        >"$TMPD/r.out" 2>"$TMPD/r.err"; then
+        fail "run $change: accepted"
+    fi
+    [ ! -e "$TMPD/r.h5" ] || fail "run $change: left $TMPD/r.h5 behind"
+    [ ! -e "$TMPD/r.db" ] || fail "run $change: made a catalog"
+    ! grep -q '^ *1 ' "$TMPD/r.out" || fail "run $change: simulated an epoch: $(cat "$TMPD/r.out")"
+done
 echo "ok"

@@ -61,8 +61,40 @@ tui_wait "Esc cancels"
 tui_keys 0
 tui_wait "Predictor: none"
 tui_wait "predictor: hsm -> none"
+tui_keys Space
+tui_wait "Epoch 3/10"
+tui_wait "idle: Space steps"
+
+# A save that fails says so in the log too, not only that it was asked for (issue 21,
+# defect 17: the log said "saving to" and nothing more).
+tui_keys s
+tui_wait "Record this run"
+tui_keys C-u
+tui_keys -l "$TMPD/no/such/p.h5"
+tui_keys Enter
+tui_wait "Cannot save"
+tui_keys x
+tui_gone "Cannot save"
+tui_wait "not saved: "
+
+# Saved and shown: the table's heading comes again wherever the prediction columns appear
+# or go (issue 21, defect 17: epoch 2's predictions printed under epoch 1's heading).
+tui_keys s
+tui_wait "Record this run"
+tui_keys C-u
+tui_keys -l "$TMPD/p.h5"
+tui_keys Enter
+tui_wait "Saved"
+tui_keys x
+tui_gone "Any key continues"
 tui_keys q
-tui_wait "quit without saving? y/n"
-tui_keys y
 tui_wait "exit=0"
+CORUN_DATADIR="$top_srcdir" "$CORUN" show "$TMPD/p.h5" >"$TMPD/shown" || fail "show p.h5"
+awk '/^epoch +kernel/ { heading = $0; next }
+     $1 ~ /^[0-9]+$/ && NF >= 7 { cols = (NF > 7); head = (heading ~ /NP\^/);
+         if (cols != head) { print "epoch " $1 ": " NF " columns under: " heading; bad = 1 } }
+     END { exit bad }' "$TMPD/shown" || fail "a heading does not fit its rows:
+$(cat "$TMPD/shown")"
+[ "$(grep -c '^epoch  *kernel' "$TMPD/shown")" = 3 ] || fail "expected 3 headings:
+$(cat "$TMPD/shown")"
 echo "tui predict: the menu lists the registry; hsm predicts every kernel after the switch"

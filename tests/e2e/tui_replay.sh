@@ -40,7 +40,7 @@ set -e
 grep -q "missing.h5" "$TMPD/err" || fail "no message naming the file: $(cat "$TMPD/err")"
 [ ! -s "$TMPD/out" ] || fail "replay of a missing file wrote to the terminal: $(cat -v "$TMPD/out")"
 
-tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/r.h5"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- replay "$TMPD/r.h5"
 tui_wait "REPLAY"
 tui_wait "Epoch 3/3"
 tui_wait "Run file: $TMPD/r.h5"
@@ -117,9 +117,11 @@ tui_keys -l "$TMPD/saved.h5"
 tui_keys Enter
 tui_wait "Saved"
 tui_wait "LIVE, REC"
-tui_keys x
-tui_gone "Press any key to continue."
+# The notice needs no answer: the key that closes it acts too (issue 21, defect 17: it was
+# eaten), so one Space closes it and steps.
+tui_wait "Any key continues (and acts)."
 tui_keys Space
+tui_gone "Any key continues"
 tui_wait "Epoch 4/10"
 tui_wait "idle: Space steps"
 
@@ -130,8 +132,15 @@ tui_keys -l "$TMPD/r.h5"
 tui_keys Enter
 tui_wait "REPLAY"
 tui_wait "Epoch 3/3"
+# The saved run got its catalog row as `run --out` gives one, with an absolute path (issue
+# 21, defect 13: the workbench's runs had none, and relative paths meant nothing elsewhere).
+tui_wait "recorded 4 epochs in "
 tui_keys q
 tui_wait "exit=0"
+(cd / && "$CORUN" runs --catalog "$TMPD/xdg/corun/catalog.db" query \
+    "SELECT run_path, epochs FROM runs") >"$TMPD/rows" || fail "runs query: $(cat "$TMPD/rows")"
+printf "run_path\tepochs\n%s\t4\n" "$TMPD/saved.h5" | diff - "$TMPD/rows" >&2 ||
+    fail "the catalog row of the workbench's run (diff above)"
 
 "$CORUN" show "$TMPD/saved.h5" >"$TMPD/saved" || fail "corun show cannot read the saved run"
 grep -q "4 epochs" "$TMPD/saved" || fail "the saved run does not hold 4 epochs:

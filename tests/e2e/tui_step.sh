@@ -38,6 +38,12 @@ for k in 'F1 \? +show this help' 'Space +step one epoch' ' r +run / pause' '\+ -
     grep -Eq -- "$k" "$TMPD/screen" || fail "the help does not list '$k':
 $(cat "$TMPD/screen")"
 done
+# What the numbers mean, NP above 1 and the two SM counts included (issue 21, defect 17).
+for k in 'Above 1: faster than its private-mode run' 'SMavg: an epoch.s time-weighted SMs'; do
+    grep -Eq -- "$k" "$TMPD/screen" || fail "the help does not say '$k':
+$(cat "$TMPD/screen")"
+done
+grep -q "Kernel  *SMavg" "$TMPD/s" || fail "the kernel table's SM column is not headed SMavg"
 tui_keys Escape
 tui_gone "Press any key to close this help."
 tui_keys F1
@@ -77,15 +83,19 @@ tui_wait "Speed: 1/s"
 tui_keys +
 tui_wait "Speed: 2/s"
 tui_wait "speed 2/s"
+# Stepping through paces leaves one line in the log, not one a step.
+[ "$(grep -c 'speed [0-9]' "$TMPD/screen")" = 1 ] || fail "one log line per pace step:
+$(cat "$TMPD/screen")"
 
-# Past the scenario's end r goes on until paused, and a pause holds.
+# Past the scenario's end r goes on until paused, and a pause holds; the header says how many
+# were planned rather than "Epoch 11/10" (issue 21, defect 17).
 tui_keys r
 tui_wait "Running"
-tui_wait "Epoch 11/10"
+tui_wait "Epoch 11 (10 planned)"
 tui_keys r
 tui_wait "Paused"
 tui_wait "idle: Space steps"
-epoch=$(grep -o 'Epoch [0-9]*/10' "$TMPD/screen")
+epoch=$(grep -o 'Epoch [0-9]* (10 planned)' "$TMPD/screen")
 sleep 1.5
 tui_screen | grep -qF "$epoch" || fail "epochs went on after the pause ($epoch):
 $(tui_screen)"

@@ -36,6 +36,15 @@ sleep 0.5
 check_screen 60
 tui_resize 60 20
 tui_wait "terminal too small (need 80×24, have 60×20)"
+# Keys other than q do nothing while no view shows (issue 21, defect 17): Space steps no epoch.
+tui_keys Space
+tui_keys r
+tui_resize 40 12
+# At 40x12 the notice is split into lines that fit rather than cut.
+tui_wait "terminal too small:"
+tui_wait "need 80×24,"
+tui_wait "have 40×12"
+tui_wait "q quits"
 tui_resize 80 24
 tui_gone "terminal too small"
 tui_wait "Explain: A stream"

@@ -29,7 +29,7 @@
 
 struct fixture {
     char dir[64];
-    char path[128]; /* dir/sub/catalog.db: opening creates sub */
+    char path[128]; /* dir/sub/catalog.db, sub made by setup */
 };
 
 static int setup(void **state)
@@ -39,6 +39,10 @@ static int setup(void **state)
     if (!mkdtemp(f->dir))
         return -1;
     snprintf(f->path, sizeof f->path, "%s/sub/catalog.db", f->dir);
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s/sub", f->dir);
+    if (mkdir(sub, 0777) != 0)
+        return -1;
     *state = f;
     return 0;
 }
@@ -699,26 +703,49 @@ static void test_newer_schema_refused(void **state)
     assert_string_equal(raw_text(f->path, "PRAGMA user_version"), "2"); /* left alone */
 }
 
+/* A path given with --catalog names a directory that exists: none is made (issue 21, defect
+ * 11, where `--catalog /x/y/c.db` made /x/y). Only the default place gets its directories. */
 static void test_bad_directories(void **state)
 {
     struct fixture *f = *state;
-    char path[128], file[128], want[512];
+    char path[256], file[128], dir[160], want[512];
     snprintf(file, sizeof file, "%s/plain", f->dir);
     write_file(file, "x", 1);
     snprintf(path, sizeof path, "%s/plain/sub/catalog.db", f->dir);
-    snprintf(want, sizeof want, "cannot use catalog %s: %s is not a directory", path, file);
+    snprintf(want, sizeof want, "cannot create catalog %s: cannot write in directory %s/sub (%s)",
+             path, file, strerror(ENOTDIR));
     expect_open_error(path, want);
     expect_open_error("", "the catalog path is empty; use --catalog PATH");
-
-    if (geteuid() == 0)
-        return; /* root may write anywhere: the permission cases below cannot fail */
-    char ro[128];
-    snprintf(ro, sizeof ro, "%s/ro", f->dir);
-    assert_int_equal(mkdir(ro, 0500), 0);
-    snprintf(path, sizeof path, "%s/ro/new/catalog.db", f->dir);
-    snprintf(want, sizeof want, "cannot create directory %s/ro/new for catalog %s: %s", f->dir,
-             path, strerror(EACCES));
+    snprintf(dir, sizeof dir, "%s/x/y", f->dir);
+    snprintf(path, sizeof path, "%s/c.db", dir);
+    snprintf(want, sizeof want, "cannot create catalog %s: cannot write in directory %s (%s)", path,
+             dir, strerror(ENOENT));
     expect_open_error(path, want);
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/x", f->dir);
+    assert_int_equal(stat(dir, &st), -1); /* nothing made */
+
+    char *old_xdg = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME")) : NULL;
+    snprintf(dir, sizeof dir, "%s/xdg", f->dir);
+    setenv("XDG_DATA_HOME", dir, 1);
+    char err[512] = "";
+    struct catalog *cat = catalog_open(NULL, err, sizeof err);
+    if (!cat)
+        fail_msg("catalog_open(NULL): %s", err);
+    catalog_close(cat);
+    snprintf(path, sizeof path, "%s/corun/catalog.db", dir);
+    assert_int_equal(stat(path, &st), 0);
+    snprintf(dir, sizeof dir, "%s", file); /* a file where a directory should be */
+    setenv("XDG_DATA_HOME", dir, 1);
+    snprintf(want, sizeof want, "is not a directory");
+    cat = catalog_open(NULL, err, sizeof err);
+    assert_null(cat);
+    assert_non_null(strstr(err, want));
+    if (old_xdg)
+        setenv("XDG_DATA_HOME", old_xdg, 1);
+    else
+        unsetenv("XDG_DATA_HOME");
+    free(old_xdg);
 }
 
 /* A read-only file can be read (list, query) but not written, with a message saying why. */

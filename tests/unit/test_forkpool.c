@@ -1,5 +1,6 @@
 /* Unit tests: forkpool — results by index whatever the worker count, dead workers, progress,
  * hand-out to idle workers, no tasks. */
+#define _DEFAULT_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +11,10 @@
 
 #include <cmocka.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "corun/forkpool.h"
@@ -211,6 +215,71 @@ static void zero_tasks(void **state)
     }
 }
 
+/* Issue 21, defect 9: workers ran on after their parent was killed. The test adopts orphans
+ * (a child subreaper), so it can see how each worker ended: killed, not done with its task. */
+struct orphans {
+    int pids; /* each worker writes its pid here when its task starts */
+};
+
+static int orphan_run(void *user, struct forkpool_task *task, void *result)
+{
+    (void)task;
+    (void)result;
+    const struct orphans *o = user;
+    pid_t me = getpid();
+    if (write(o->pids, &me, sizeof me) != (ssize_t)sizeof me)
+        return -1;
+    for (int i = 0; i < 400; i++) /* 20 s: ends by itself only when nobody kills it */
+        usleep(50000);
+    return 0;
+}
+
+static void orphan_collect(void *user, size_t index, const void *result, const char *error)
+{
+    (void)user;
+    (void)index;
+    (void)result;
+    (void)error;
+}
+
+static const struct forkpool_ops orphan_ops = {orphan_run, orphan_collect, NULL, NULL, NULL};
+
+static void workers_die_with_parent(void **state)
+{
+    (void)state;
+    const int sigs[] = {SIGKILL, SIGTERM, SIGINT};
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    for (size_t s = 0; s < sizeof(sigs) / sizeof(sigs[0]); s++) {
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t parent = fork();
+        assert_true(parent >= 0);
+        if (parent == 0) {
+            close(p[0]);
+            struct orphans o = {p[1]};
+            forkpool_run(&orphan_ops, &o, 2, 1, 2);
+            _exit(0);
+        }
+        close(p[1]);
+        pid_t workers[2];
+        for (int w = 0; w < 2; w++)
+            assert_int_equal(read(p[0], &workers[w], sizeof workers[w]), sizeof workers[w]);
+        close(p[0]);
+        int status;
+        assert_int_equal(kill(parent, sigs[s]), 0);
+        assert_int_equal(waitpid(parent, &status, 0), parent);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == sigs[s]);
+        for (int w = 0; w < 2; w++) {
+            assert_int_equal(waitpid(workers[w], &status, 0), workers[w]);
+            if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+                fail_msg("after signal %d to the parent, worker %d ended with status %#x, not "
+                         "killed",
+                         sigs[s], (int)workers[w], status);
+        }
+    }
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +289,7 @@ int main(void)
         cmocka_unit_test(progress_arrives),
         cmocka_unit_test(idle_workers_take_the_next_task),
         cmocka_unit_test(zero_tasks),
+        cmocka_unit_test(workers_die_with_parent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -683,9 +683,9 @@ static void test_csv_export(void **state)
     }
     assert_int_equal(lines, 1 + 3 * 2);
     assert_int_equal(commas, 2 + runfile_per_kernel_table.count);
-    /* Epoch 1, kernel 1: cycles is the first field, seed 101. */
+    /* Row 1 (epoch 2), kernel 1: cycles is the first field, seed 101. */
     char row[128];
-    snprintf(row, sizeof(row), "\n1,1,BINO,%llu,%llu,",
+    snprintf(row, sizeof(row), "\n2,1,BINO,%llu,%llu,", /* epochs are numbered from 1 */
              (unsigned long long)(101 * 0x100000001b3u + 0),
              (unsigned long long)(101 * 0x100000001b3u + 1));
     assert_non_null(strstr(text, row));
@@ -697,18 +697,18 @@ static void test_csv_export(void **state)
     text = read_all(file, NULL);
     head = "epoch,start_cycle [cycles],cycles [cycles],";
     assert_true(strncmp(text, head, strlen(head)) == 0);
-    assert_non_null(strstr(text, "\n2,100000,50000,"));
+    assert_non_null(strstr(text, "\n3,100000,50000,"));
     assert_non_null(strstr(text, ",stp,antt,fairness\n"));
     free(text);
 
     snprintf(file, sizeof(file), "%s/partition.csv", out);
     text = read_all(file, NULL);
-    assert_string_equal(text, "epoch,sm0,sm1,sm2,sm3\n0,-2,1,0,-1\n1,-1,-2,1,0\n2,0,-1,-2,1\n");
+    assert_string_equal(text, "epoch,sm0,sm1,sm2,sm3\n1,-2,1,0,-1\n2,-1,-2,1,0\n3,0,-1,-2,1\n");
     free(text);
 
     snprintf(file, sizeof(file), "%s/events.csv", out);
     text = read_all(file, NULL);
-    assert_string_equal(text, "epoch,cycle,kind,text\n2,100017,note,a note\n"
+    assert_string_equal(text, "after_epoch,cycle,kind,text\n2,100017,note,a note\n"
                               "2,123,allocator,\"switched to \"\"hsm-fair\"\", then back\"\n");
     free(text);
 
@@ -882,15 +882,15 @@ static void test_grown_mix(void **state)
     for (char *p = text; *p; p++)
         lines += *p == '\n';
     assert_int_equal(lines, 1 + 5 * 3);
-    char *line = csv_line(text, "\n0,2,SAD,"); /* cycles, instructions, sms, active, owned, ipc */
-    assert_true(strncmp(line, "0,2,SAD,0,0,nan,0,0,nan,", 24) == 0);
+    char *line = csv_line(text, "\n1,2,SAD,"); /* cycles, instructions, sms, active, owned, ipc */
+    assert_true(strncmp(line, "1,2,SAD,0,0,nan,0,0,nan,", 24) == 0);
     /* np_true, np_pred, in_mix, pred_class, explain */
     assert_true(ends_with(line, ",nan,nan,0,0,"));
     free(line);
-    line = csv_line(text, "\n3,2,SAD,");
+    line = csv_line(text, "\n4,2,SAD,");
     assert_non_null(strstr(line, ",nan,1,")); /* the last kernel has no prediction */
     free(line);
-    line = csv_line(text, "\n4,0,LBM,");
+    line = csv_line(text, "\n5,0,LBM,");
     /* Removed: in_mix 0 before its class and explanation, and values that are not absent. */
     char *why = strstr(line, ",why ");
     assert_non_null(why);
@@ -906,7 +906,7 @@ static void test_grown_mix(void **state)
     for (uint64_t i = 0; i < 5; i++) {
         grown_epoch(i, e);
         size_t n = strlen(want);
-        snprintf(want + n, sizeof(want) - n, "%llu", (unsigned long long)i);
+        snprintf(want + n, sizeof(want) - n, "%llu", (unsigned long long)i + 1);
         for (unsigned s = 0; s < GROW_SMS; s++) {
             n = strlen(want);
             snprintf(want + n, sizeof(want) - n, ",%d", e->owner[s]);

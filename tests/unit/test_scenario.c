@@ -136,6 +136,116 @@ static void all_errors_are_collected(void **state)
     unload(&l);
 }
 
+/* Issue 21, defect 5: integers beyond 32 bits wrapped silently in libconfig and passed. */
+static void large_integers_do_not_wrap(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\nepochs = 4294967298;\n"
+                  "epoch_cycles = 4294987296; # 42949672960 in a comment\n"
+                  "description = \"4294967298 in a string\";\n"
+                  "gpu_overrides = { sms = 4294967312; l1d = { size_bytes = -4294967296; }; };\n"
+                  "kernels = ( { name = \"stream\"; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_int_equal(l.d.count, 4);
+    assert_non_null(strstr(l.d.msgs[0], ":3: epochs: expected an integer from 1 to 1000000 "
+                                        "(epochs), got 4294967298"));
+    assert_non_null(strstr(l.d.msgs[1], ":4: epoch_cycles: expected an integer from 1000 to "
+                                        "100000000 (core cycles), got 4294987296"));
+    assert_non_null(strstr(l.d.msgs[2], ":6: gpu_overrides.sms: expected an integer from 1 to "));
+    assert_non_null(strstr(l.d.msgs[2], "got 4294967312"));
+    assert_non_null(strstr(l.d.msgs[3], ":6: gpu_overrides.l1d.size_bytes: expected"));
+    assert_non_null(strstr(l.d.msgs[3], "got -4294967296"));
+    unload(&l);
+
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\n\nepochs = 99999999999999999999;\n"
+                  "kernels = ( { name = \"stream\"; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_int_equal(l.d.count, 1);
+    assert_non_null(strstr(l.d.msgs[0], ":4: the integer 99999999999999999999 is too large"));
+    unload(&l);
+
+    /* Names with digits, hexadecimal, 64-bit literals and reals are left as they were. */
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\nepochs = 0x10;\nseed = 12345678901L;\n"
+                  "gpu_overrides = { l1d = { latency_cycles = 20; }; };\n"
+                  "kernels = ( { name = \"stream\"; qos_target = 5e-1; } );\n");
+    assert_int_equal(l.rc, 0);
+    assert_int_equal(l.sc.epochs, 16);
+    assert_true(l.sc.seed == 12345678901ull);
+    unload(&l);
+
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = \"stream\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    sc = l.sc;
+    assert_int_equal(scenario_set(&sc, "gpu.sms=4294967297", &d), -1);
+    assert_non_null(strstr(d.msgs[0], "gpu.sms: expected an integer from 1 to"));
+    assert_non_null(strstr(d.msgs[0], "got 4294967297"));
+    assert_int_equal(scenario_set(&sc, "epochs=99999999999", &d), -1);
+    assert_non_null(strstr(d.msgs[d.count - 1], "got 99999999999"));
+    l.sc = sc;
+    unload(&l);
+    diag_done(&d);
+}
+
+/* Issue 21, defect 6: --set gpu.sms below the kernel count ran a kernel on no SM. */
+static void set_sms_keeps_one_per_kernel(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\n"
+                  "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_set(&l.sc, "gpu.sms=2", &d), 0);
+    assert_int_equal(scenario_set(&l.sc, "gpu.sms=1", &d), -1);
+    assert_int_equal(d.count, 1);
+    assert_string_equal(d.msgs[0], "--set: gpu.sms: the GPU would have 1 SMs for 2 kernels "
+                                   "(expected at least one SM per kernel)");
+    diag_done(&d);
+    unload(&l);
+
+    load_text(
+        &l, "name = \"x\";\ngpu = \"hbm80\";\n"
+            "kernels = ( { name = \"stream\"; sms = 30; }, { name = \"compute\"; sms = 30; } );\n");
+    assert_int_equal(l.rc, 0);
+    diag_init(&d);
+    assert_int_equal(scenario_set(&l.sc, "gpu.sms=40", &d), -1);
+    assert_non_null(strstr(d.msgs[0], "add up to 60"));
+    diag_done(&d);
+    unload(&l);
+}
+
+/* Issue 21, defect 10: a data directory without presets sorted a NULL list (UBSan) and said
+ * "known: " with nothing after it. */
+static void empty_datadir(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/corun-test-empty-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct name_list names;
+    preset_gpu_names(dir, &names);
+    assert_int_equal(names.count, 0);
+    name_list_done(&names);
+    char *path = write_temp("name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = "
+                            "\"stream\"; } );\n");
+    struct scenario sc;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_load(&sc, path, dir, &d), -1);
+    assert_int_equal(d.count, 1);
+    assert_non_null(strstr(d.msgs[0], ":2: gpu: unknown GPU preset \"hbm80\"; none is known "
+                                      "(expected data/gpus/*.cfg under the data directory"));
+    scenario_done(&sc);
+    diag_done(&d);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+}
+
 static void weights_must_sum_to_one(void **state)
 {
     (void)state;
@@ -300,6 +410,9 @@ int main(void)
         cmocka_unit_test(overrides_replace_preset_values),
         cmocka_unit_test(all_errors_are_collected),
         cmocka_unit_test(weights_must_sum_to_one),
+        cmocka_unit_test(large_integers_do_not_wrap),
+        cmocka_unit_test(empty_datadir),
+        cmocka_unit_test(set_sms_keeps_one_per_kernel),
         cmocka_unit_test(missing_file_is_named),
         cmocka_unit_test(text_loads_like_a_file),
         cmocka_unit_test(builtin_kernels_are_known),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int parse(const char *text, struct trace *t, char *err, size_t errlen)
@@ -124,6 +125,26 @@ static void test_load_files(void **state)
     assert_string_equal(err, "/tmp: cannot read: Is a directory");
 }
 
+/* Issue 21, defect 4: /dev/zero was read without end and a FIFO blocked. */
+static void test_not_regular_files(void **state)
+{
+    (void)state;
+    struct trace t;
+    char err[512];
+    assert_int_equal(trace_load("/dev/zero", &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "/dev/zero: cannot read: not a regular file (expected a "
+                             "Ramulator-format trace file)");
+    char dir[] = "/tmp/corun-test-fifo-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(trace_load(fifo, &t, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "not a regular file"));
+    unlink(fifo);
+    rmdir(dir);
+}
+
 static void test_large_trace(void **state)
 {
     (void)state;
@@ -147,7 +168,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accepted_spellings), cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_empty_traces),       cmocka_unit_test(test_load_files),
-        cmocka_unit_test(test_large_trace),
+        cmocka_unit_test(test_large_trace),        cmocka_unit_test(test_not_regular_files),
     };
     return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "corun/diag.h"
 #include "corun/util.h"
@@ -57,6 +58,25 @@ static void diag_keeps_every_message(void **state)
     assert_int_equal(d.count, 0);
 }
 
+/* The catalog stores run files by absolute path (issue 21, defect 13). */
+static void absolute_paths(void **state)
+{
+    (void)state;
+    char cwd[4096], want[4200];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    char *p = util_absolute_path("/a/b.h5");
+    assert_string_equal(p, "/a/b.h5");
+    free(p);
+    p = util_absolute_path("./r.h5");
+    snprintf(want, sizeof want, "%s/r.h5", cwd);
+    assert_string_equal(p, want);
+    free(p);
+    p = util_absolute_path("d/r.h5");
+    snprintf(want, sizeof want, "%s/d/r.h5", cwd);
+    assert_string_equal(p, want);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -64,6 +84,7 @@ int main(void)
         cmocka_unit_test(suggest_finds_near_misses_only),
         cmocka_unit_test(asprintf_formats),
         cmocka_unit_test(diag_keeps_every_message),
+        cmocka_unit_test(absolute_paths),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Issue 21's command-line defects, one check each: what used to hang, write where it should
+# not, or be accepted silently is refused up front with a message naming the place.
+. "$(dirname "$0")/../lib.sh"
+small="$top_srcdir/scenarios/default.cfg"
+
+expect_refused() { # WHAT MESSAGE-REGEX COMMAND...
+    local what=$1 want=$2
+    shift 2
+    set +e
+    "$@" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -ne 0 ] || fail "$what: accepted"
+    grep -Eq -- "$want" "$TMPD/err" || fail "$what: want /$want/, got: $(cat "$TMPD/err")"
+}
+
+# Defect 4: dram-trace read /dev/zero without end and blocked on a FIFO.
+expect_refused "dram-trace /dev/zero" "/dev/zero: cannot read: not a regular file" \
+    "$CORUN" dram-trace /dev/zero
+mkfifo "$TMPD/fifo"
+expect_refused "dram-trace FIFO" "fifo: cannot read: not a regular file" \
+    "$CORUN" dram-trace "$TMPD/fifo"
+
+# Defect 11: the same file for the run and the catalog; a catalog that cannot be made, said
+# before the run (which leaves no file); empty names; missing traces; an endless query.
+expect_refused "--out = --catalog" "--out and --catalog both name .*: expected two files" \
+    "$CORUN" run "$small" --epochs 1 --out "$TMPD/same" --catalog "$TMPD/same"
+[ ! -e "$TMPD/same" ] || fail "--out = --catalog left $TMPD/same behind"
+expect_refused "unusable catalog" \
+    "cannot create catalog $TMPD/no/such/c.db: .*; the run was not started" \
+    "$CORUN" run "$small" --epochs 1 --out "$TMPD/r.h5" --catalog "$TMPD/no/such/c.db"
+[ ! -e "$TMPD/r.h5" ] || fail "an unusable catalog left a run file behind"
+[ ! -e "$TMPD/no" ] || fail "--catalog made directories"
+! grep -q '^ *1 ' "$TMPD/out" || fail "an unusable catalog: the run was simulated first"
+expect_refused "--predictor ''" "--predictor: expected a name, got an empty one" \
+    "$CORUN" run "$small" --epochs 1 --predictor ''
+expect_refused "--allocator ''" "--allocator: expected a name, got an empty one" \
+    "$CORUN" run "$small" --epochs 1 --allocator ''
+expect_refused "bench --traces /missing" \
+    "--traces $TMPD/missing: cannot read $TMPD/missing/stream.trace: No such file" \
+    "$CORUN" bench --quick --traces "$TMPD/missing"
+grep -q 'GPU core' "$TMPD/out" && fail "bench timed the core before finding the traces missing"
+expect_refused "endless query" "the query ran for more than 1 s and was stopped" \
+    "$CORUN" runs --catalog "$TMPD/q.db" --timeout 1 query \
+    "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
+
+# Defect 12: an allocator that cannot act says so instead of changing nothing silently.
+"$CORUN" run "$small" --epochs 1 --allocator fair >"$TMPD/out" 2>&1 || fail "run --allocator fair"
+grep -q "\[allocator\] fair decides from a predictor's NP̂ and none is active, so it keeps the partition" \
+    "$TMPD/out" || fail "fair without a predictor said nothing: $(cat "$TMPD/out")"
+printf 'name = "low";\ngpu = "hbm80";\nkernels = ( { name = "stream"; }, { name = "compute"; } );\n' \
+    >"$TMPD/low.cfg"
+"$CORUN" run "$TMPD/low.cfg" --epochs 1 --predictor hsm --allocator qos >"$TMPD/out" 2>&1 ||
+    fail "run --allocator qos"
+grep -q "\[allocator\] qos protects a high-priority kernel and the mix has none" "$TMPD/out" ||
+    fail "qos without a high-priority kernel said nothing: $(cat "$TMPD/out")"
+"$CORUN" run "$small" --epochs 1 --predictor hsm --allocator fair >"$TMPD/out" 2>&1 || fail "fair+hsm"
+! grep -q "keeps the partition" "$TMPD/out" || fail "fair with a predictor was called idle"
+
+# Defect 13: the catalog kept the run file's path as given, relative to where the run was.
+mkdir "$TMPD/rel"
+(cd "$TMPD/rel" && "$CORUN" run "$small" --epochs 1 --out r.h5 --catalog c.db >/dev/null 2>&1) ||
+    fail "a run recorded with relative paths failed"
+(cd / && "$CORUN" runs --catalog "$TMPD/rel/c.db" show 1) >"$TMPD/show" || fail "runs show 1"
+grep -qx "  file       $TMPD/rel/r.h5" "$TMPD/show" || fail "the catalog's path: $(cat "$TMPD/show")"
+
+# Defect 15: the project stands alone; nothing it ships points outside its tree.
+for topic in dram-trace bench; do
+    "$CORUN" help "$topic" >"$TMPD/help" 2>&1 || fail "help $topic"
+    ! grep -q 'shared/' "$TMPD/help" || fail "help $topic points outside: $(grep shared/ "$TMPD/help")"
+    grep -q 'tools/gen_dram_traces.py' "$TMPD/help" || fail "help $topic does not name the tool"
+done
+[ -x "$top_srcdir/tools/gen_dram_traces.py" ] || fail "tools/gen_dram_traces.py is missing"
+[ -s "$top_srcdir/docs/design.md" ] || fail "docs/design.md is missing"
+outside=$(cd "$top_srcdir" && grep -rln '\.\./shared' README.md corun.1 docs include src tools \
+    tests/e2e/*.sh tests/unit 2>/dev/null | grep -v 'tests/e2e/hardening.sh' || true)
+[ -z "$outside" ] || fail "these point at ../shared: $outside"
+
+# Defect 17: one epoch is "1 epoch"; a command's help speaks of the program, not of its source
+# files.
+"$CORUN" run "$small" --epochs 1 --out "$TMPD/one.h5" --catalog "$TMPD/one.db" >"$TMPD/out" \
+    2>"$TMPD/err" || fail "run --epochs 1"
+grep -q ': 1 epoch of 500000 cycles' "$TMPD/out" || fail "run header: $(head -1 "$TMPD/out")"
+grep -q 'recorded 1 epoch in' "$TMPD/err" || fail "run's last line: $(cat "$TMPD/err")"
+"$CORUN" show "$TMPD/one.h5" | grep -q ': 1 epoch of 500000 cycles' || fail "show header"
+for cmd in $("$CORUN" help | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p'); do
+    ! "$CORUN" help "$cmd" | grep -Eq '[a-z_]+\.c\b' ||
+        fail "help $cmd names a source file: $("$CORUN" help "$cmd" | grep -E '[a-z_]+\.c\b')"
+done
+echo "hardening: every refusal came first, with its message"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The libFuzzer harnesses (tests/fuzz): the scenario loader and the run-file reader. In CI (or
+# with CORUN_FUZZ=1) a clang tree with ASan+UBSan and libFuzzer instrumentation is built in
+# tests/fuzz-build, then each harness runs for FUZZ_SECONDS (default 30) from its seed corpus
+# in the source tree (new inputs go to a scratch directory, never into the tree). A crash, a
+# leak or undefined behaviour fails the test and leaves the input in tests/fuzz-build/crashes.
+# `make fuzz` runs the same for longer.
+. "$(dirname "$0")/lib.sh"
+if [ -z "${CI:-}" ] && [ -z "${CORUN_FUZZ:-}" ]; then
+    skip "fuzzing runs in CI, with CORUN_FUZZ=1 or with make fuzz"
+fi
+command -v clang >/dev/null || skip "clang not found (Debian package clang)"
+[ ! -f "$top_srcdir/config.status" ] || skip "source tree is configured in place; the fuzz build needs a clean one"
+seconds=${FUZZ_SECONDS:-30}
+fz="$top_builddir/tests/fuzz-build"
+mkdir -p "$fz/crashes"
+cd "$fz"
+if [ ! -f Makefile ]; then
+    "$top_srcdir/configure" --quiet CC=clang --enable-sanitizers --enable-fuzzing \
+        --disable-dependency-tracking >configure.log 2>&1 || { cat configure.log; fail "configure"; }
+fi
+make -j"$(nproc)" corun_sim_id.h tests/fuzz/fuzz_scenario tests/fuzz/fuzz_runfile >make.log 2>&1 ||
+    { tail -50 make.log; fail "fuzz build"; }
+export CORUN_DATADIR="$top_srcdir"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export LSAN_OPTIONS="suppressions=$top_srcdir/tests/fuzz/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for h in scenario runfile; do
+    rm -rf "scratch-$h"
+    mkdir "scratch-$h"
+    set +e
+    nice "tests/fuzz/fuzz_$h" -max_total_time="$seconds" -print_final_stats=1 \
+        -artifact_prefix="$fz/crashes/$h-" "scratch-$h" "$top_srcdir/tests/fuzz/corpus/$h" \
+        >"$h.log" 2>&1
+    rc=$?
+    set -e
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$h.log" | tail -1)
+    if [ $rc -ne 0 ]; then
+        grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "$h.log" | head -20 >&2
+        fail "fuzz_$h failed after ${runs:-?} executions (log: $fz/$h.log)"
+    fi
+    echo "fuzz_$h: ${runs:-?} executions in $seconds s, 0 crashes"
+done
