@@ -8,6 +8,7 @@
 # a scenario that names a kernel runs each version's profile of it. One untimed run of each
 # first fills the private-mode caches, as a second run of the same mix would find them.
 set -euo pipefail
+[ -x /usr/bin/time ] || { echo "$0: needs GNU time (Debian: apt-get install time)" >&2; exit 2; }
 runs=5 epochs=4
 while getopts n:e: o; do
     case $o in n) runs=$OPTARG ;; e) epochs=$OPTARG ;; *) exit 2 ;; esac
@@ -31,7 +32,7 @@ for sc in "$@"; do
     for _ in $(seq "$runs"); do
         for b in old new; do
             if [ $b = old ]; then bin=$old d=$oldd x=o; else bin=$new d=$newd x=n; fi
-            s=$( { /usr/bin/env time -f '%U %S' env CORUN_DATADIR="$d" XDG_DATA_HOME="$tmp/$x" \
+            s=$( { /usr/bin/time -f '%U %S' env CORUN_DATADIR="$d" XDG_DATA_HOME="$tmp/$x" \
                    "$bin" run "$sc" --epochs "$epochs" >/dev/null; } 2>&1 | tail -1 | awk '{print $1 + $2}')
             echo "$s" >>"$tmp/$b.t"
         done
