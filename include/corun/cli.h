@@ -54,6 +54,11 @@ void cli_usage_error(const struct cli_command *cmd);
  * default): returns the arguments it takes (1 or 2) and sets *projector; 0 when argv[i] is
  * something else; -1 with a message on stderr for a bad or missing NAME. */
 int cli_theme_option(int argc, char **argv, int i, bool *projector);
+/* The argument list of a workbench command: at most one operand (into *arg, NULL when none;
+ * "-" counts as one when dash_ok) and --theme. 0, or -1 after a message (cmd's usage on an
+ * unexpected argument). */
+int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
+                      const char **arg, bool *projector);
 struct lesson;
 struct diag;
 /* The predictor and allocator names of l's steps are registered (cmd_lesson.c): 0, or -1

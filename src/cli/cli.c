@@ -87,6 +87,27 @@ int cli_theme_option(int argc, char **argv, int i, bool *projector)
     return used;
 }
 
+int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
+                      const char **arg, bool *projector)
+{
+    *arg = NULL;
+    *projector = false;
+    for (int i = 1; i < argc; i++) {
+        int used = cli_theme_option(argc, argv, i, projector);
+        if (used < 0)
+            return -1;
+        if (used > 0) {
+            i += used - 1;
+        } else if (!*arg && (argv[i][0] != '-' || (dash_ok && !argv[i][1]))) {
+            *arg = argv[i];
+        } else {
+            cli_usage_error(cmd);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void cli_print_usage(FILE *out)
 {
     fprintf(out,

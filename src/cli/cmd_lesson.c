@@ -117,21 +117,10 @@ static int open_lesson(const char *datadir, const char *name, bool projector)
 
 static int lesson_run(int argc, char **argv)
 {
-    bool projector = false;
-    const char *name = NULL;
-    for (int i = 1; i < argc; i++) {
-        int used = cli_theme_option(argc, argv, i, &projector);
-        if (used < 0)
-            return CLI_BAD_INPUT;
-        if (used > 0) {
-            i += used - 1;
-        } else if (!name && argv[i][0] != '-') {
-            name = argv[i];
-        } else {
-            cli_usage_error(&cmd_lesson);
-            return CLI_BAD_INPUT;
-        }
-    }
+    bool projector;
+    const char *name;
+    if (cli_theme_and_arg(argc, argv, &cmd_lesson, false, &name, &projector) != 0)
+        return CLI_BAD_INPUT;
     if (!name) {
         cli_usage_error(&cmd_lesson);
         return CLI_BAD_INPUT;

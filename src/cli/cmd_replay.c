@@ -10,21 +10,10 @@
 
 static int replay_run(int argc, char **argv)
 {
-    bool projector = false;
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        int used = cli_theme_option(argc, argv, i, &projector);
-        if (used < 0)
-            return CLI_BAD_INPUT;
-        if (used > 0) {
-            i += used - 1;
-        } else if (!path && argv[i][0] != '-') {
-            path = argv[i];
-        } else {
-            cli_usage_error(&cmd_replay);
-            return CLI_BAD_INPUT;
-        }
-    }
+    bool projector;
+    const char *path;
+    if (cli_theme_and_arg(argc, argv, &cmd_replay, false, &path, &projector) != 0)
+        return CLI_BAD_INPUT;
     if (!path) {
         cli_usage_error(&cmd_replay);
         return CLI_BAD_INPUT;

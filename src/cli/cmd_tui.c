@@ -12,21 +12,10 @@
 
 static int tui_run(int argc, char **argv)
 {
-    bool projector = false;
-    const char *given = NULL;
-    for (int i = 1; i < argc; i++) {
-        int used = cli_theme_option(argc, argv, i, &projector);
-        if (used < 0)
-            return CLI_BAD_INPUT;
-        if (used > 0) {
-            i += used - 1;
-        } else if (!given && (argv[i][0] != '-' || !argv[i][1])) {
-            given = argv[i];
-        } else {
-            cli_usage_error(&cmd_tui);
-            return CLI_BAD_INPUT;
-        }
-    }
+    bool projector;
+    const char *given;
+    if (cli_theme_and_arg(argc, argv, &cmd_tui, true, &given, &projector) != 0)
+        return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     char *path = given ? NULL : datadir_default_scenario(datadir);
     struct diag diags;
