@@ -3,10 +3,8 @@
 #include "tui_internal.h"
 
 static const char *const notes[] = {
-    "NP: normalized progress = private-mode cycles for the",
-    "    epoch's instructions / shared cycles (true NP).",
-    "    Above 1: faster than its private-mode run over the same",
-    "    instructions (e.g. fewer SMs thrash its caches less).",
+    "NP = private-mode cycles of the epoch's instructions / shared cycles.",
+    "Above 1: faster than its private-mode run over the same instructions.",
     "SMavg: an epoch's time-weighted SMs; the SM map: owners now.",
     "STP = sum of NP; ANTT = mean 1/NP; fairness = min/max NP.",
     "A dash: no value (no predictor, allocator or QoS).",
@@ -25,8 +23,11 @@ static unsigned listed_keys(const struct tui *t)
 
 static void size(const struct tui *t, int rows, int cols, int *h, int *w)
 {
-    /* Frame, heading and gap, the keys, a gap, the notes, a gap and the closing line. */
+    /* Frame, heading and gap, the keys, a gap, the notes, a gap and the closing line; on a
+     * short screen the heading and the gaps go first (compact()). */
     *h = (int)(listed_keys(t) + NNOTES) + 7;
+    if (*h > rows - 2)
+        *h = (int)(listed_keys(t) + NNOTES) + 3;
     if (*h > rows - 2)
         *h = rows - 2;
     *w = 76;
@@ -37,10 +38,14 @@ static void size(const struct tui *t, int rows, int cols, int *h, int *w)
 static void draw(const struct tui *t, WINDOW *w)
 {
     int y = 0;
-    wattron(w, A_BOLD);
-    tui_print(w, y++, 1, "Keys");
-    wattroff(w, A_BOLD);
-    y++;
+    /* Without room for the heading and the gaps, every key and note still shows. */
+    bool roomy = getmaxy(w) >= (int)(listed_keys(t) + NNOTES) + 5;
+    if (roomy) {
+        wattron(w, A_BOLD);
+        tui_print(w, y++, 1, "Keys");
+        wattroff(w, A_BOLD);
+        y++;
+    }
     for (size_t i = 0; i < tui_nkeys; i++) {
         const struct tui_key *k = &tui_keys[i];
         if (!k->label || !tui_key_active(t, k))
@@ -50,7 +55,7 @@ static void draw(const struct tui *t, WINDOW *w)
         wattroff(w, A_BOLD);
         tui_print(w, y++, 2 + LABEL_COLS, "%s", k->help);
     }
-    y++;
+    y += roomy;
     wattron(w, t->style.dim);
     for (size_t i = 0; i < NNOTES; i++)
         tui_print(w, y++, 1, "%s", notes[i]);
