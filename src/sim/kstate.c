@@ -286,7 +286,9 @@ uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h
 uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a, bool store)
 {
     const uint64_t F = k->footprint_lines, T = k->tile_lines, b = a->tile;
-    uint64_t i = store ? a->spos++ : a->pos++, off;
+    uint32_t *walked = store ? &a->spos : &a->pos;
+    uint64_t i = *walked, off;
+    bool moves = true; /* the access is the next of the TB's walk */
     switch (k->prof.pattern) {
     case KERNEL_PATTERN_STRIDED: {
         /* S consecutive TBs interleave: together they cover S * T contiguous lines. */
@@ -321,10 +323,7 @@ uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tba
          * uniform gather); the others stream the TB's tile (indices, its own elements). */
         if (k->thr_hot && rng_next(r) < k->thr_hot) {
             off = rng_below(r, k->hot_lines);
-            if (!store)
-                a->pos--; /* the tile's stream did not move */
-            else
-                a->spos--;
+            moves = false;
         } else {
             off = b * T + i % T;
         }
@@ -333,6 +332,7 @@ uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tba
         off = ((i / T) * k->prof.tbs + b) * T + i % T;
         break;
     }
+    *walked += moves;
     return (store ? k->out_line : k->base_line) + off % F;
 }
 
