@@ -10,36 +10,10 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "corun/datadir.h"
 #include "corun/lesson.h"
-
-/* text in a temporary file; returns its path (to unlink and free). */
-static char *write_temp(const char *text)
-{
-    char *path = strdup("/tmp/corun-lesson-XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *fp = fdopen(fd, "w");
-    fputs(text, fp);
-    fclose(fp);
-    return path;
-}
-
-/* Whether some message of d holds every one of the NULL-terminated needles. */
-static int has_message(const struct diag *d, ...)
-{
-    for (size_t i = 0; i < d->count; i++) {
-        va_list ap;
-        va_start(ap, d);
-        int all = 1;
-        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
-            all &= strstr(d->msgs[i], s) != NULL;
-        va_end(ap);
-        if (all)
-            return 1;
-    }
-    return 0;
-}
 
 static void test_committed_lessons(void **state)
 {
@@ -83,25 +57,25 @@ static void test_bad_lesson(void **state)
 {
     (void)state;
     char *datadir = datadir_locate();
-    char *path = write_temp("title = \"t\";\n"
-                            "summary = \"s\";\n"
-                            "scenario = \"../etc/passwd\";\n"
-                            "steps = (\n"
-                            "  { text = \"no title\"; run = 5000; },\n"
-                            "  { title = \"x\"; view = \"movie\"; predict = 3; },\n"
-                            "  { title = \"y\"; set = [\"a=1\", \"=2\"]; colour = \"red\"; }\n"
-                            ");\n");
+    char *path = test_write_temp("title = \"t\";\n"
+                                 "summary = \"s\";\n"
+                                 "scenario = \"../etc/passwd\";\n"
+                                 "steps = (\n"
+                                 "  { text = \"no title\"; run = 5000; },\n"
+                                 "  { title = \"x\"; view = \"movie\"; predict = 3; },\n"
+                                 "  { title = \"y\"; set = [\"a=1\", \"=2\"]; colour = \"red\"; }\n"
+                                 ");\n");
     struct lesson l;
     struct diag d;
     diag_init(&d);
     assert_int_equal(lesson_load(path, datadir, &l, &d), -1);
-    assert_true(has_message(&d, path, ":3: scenario: no scenario file \"../etc/passwd\"", NULL));
-    assert_true(has_message(&d, ":5:", "steps[0].title", NULL));
-    assert_true(has_message(&d, ":5:", "steps[0].run", "1000", NULL));
-    assert_true(has_message(&d, ":6:", "steps[1].view", NULL));
-    assert_true(has_message(&d, ":6:", "steps[1].predict", NULL));
-    assert_true(has_message(&d, ":7:", "steps[2].set[1]: expected \"KEY=VALUE\"", NULL));
-    assert_true(has_message(&d, ":7:", "steps[2].colour", NULL));
+    assert_true(test_diag_has(&d, path, ":3: scenario: no scenario file \"../etc/passwd\"", NULL));
+    assert_true(test_diag_has(&d, ":5:", "steps[0].title", NULL));
+    assert_true(test_diag_has(&d, ":5:", "steps[0].run", "1000", NULL));
+    assert_true(test_diag_has(&d, ":6:", "steps[1].view", NULL));
+    assert_true(test_diag_has(&d, ":6:", "steps[1].predict", NULL));
+    assert_true(test_diag_has(&d, ":7:", "steps[2].set[1]: expected \"KEY=VALUE\"", NULL));
+    assert_true(test_diag_has(&d, ":7:", "steps[2].colour", NULL));
     assert_int_equal(l.steps[2].nset, 1);
     lesson_done(&l);
     diag_done(&d);
@@ -109,10 +83,10 @@ static void test_bad_lesson(void **state)
     free(path);
 
     /* No steps at all. */
-    path = write_temp("title = \"t\"; summary = \"s\"; scenario = \"demo-pair.cfg\";\n");
+    path = test_write_temp("title = \"t\"; summary = \"s\"; scenario = \"demo-pair.cfg\";\n");
     diag_init(&d);
     assert_int_equal(lesson_load(path, datadir, &l, &d), -1);
-    assert_true(has_message(&d, "steps: expected a list", NULL));
+    assert_true(test_diag_has(&d, "steps: expected a list", NULL));
     lesson_done(&l);
     diag_done(&d);
     unlink(path);

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "corun/hsm.h"
 #include "corun/modelfile.h"
 #include "corun/predict.h"
@@ -191,22 +193,6 @@ static void least_squares_on_known_points(void **state)
     assert_int_equal(hsm_fit_line(same, y, 2, &c1, &c2, &r2), -1);
 }
 
-/* Does any message in d contain every one of the (NULL-terminated) strings? */
-static int diag_has(const struct diag *d, ...)
-{
-    for (size_t i = 0; i < d->count; i++) {
-        va_list ap;
-        va_start(ap, d);
-        int all = 1;
-        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
-            all &= strstr(d->msgs[i], s) != NULL;
-        va_end(ap);
-        if (all)
-            return 1;
-    }
-    return 0;
-}
-
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -228,8 +214,8 @@ static void model_file_messages(void **state)
     /* Missing: names the file and the command that regenerates it. */
     diag_init(&d);
     assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), -1);
-    assert_true(diag_has(&d, path, NULL));
-    assert_true(diag_has(&d, path, "corun train hsm --gpu hbm80", NULL));
+    assert_true(test_diag_has(&d, path, NULL));
+    assert_true(test_diag_has(&d, path, "corun train hsm --gpu hbm80", NULL));
     diag_done(&d);
 
     /* A bad value on line 3: file:line, the setting, and the command. */
@@ -238,8 +224,8 @@ static void model_file_messages(void **state)
     write_text(path, "model = \"hsm\";\ngpu = \"hbm80\";\nc1 = \"abc\";\nc2 = 0.3;\n");
     diag_init(&d);
     assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), -1);
-    assert_true(diag_has(&d, where, "c1", NULL));
-    assert_true(diag_has(&d, "corun train hsm --gpu hbm80", NULL));
+    assert_true(test_diag_has(&d, where, "c1", NULL));
+    assert_true(test_diag_has(&d, "corun train hsm --gpu hbm80", NULL));
     diag_done(&d);
 
     /* Trained for another preset, in a file from before the SM count was recorded: it loads;
@@ -263,7 +249,7 @@ static void model_file_messages(void **state)
     snprintf(where, sizeof where, "%s:3:", path);
     diag_init(&d);
     assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), -1);
-    assert_true(diag_has(&d, where, "sms", NULL));
+    assert_true(test_diag_has(&d, where, "sms", NULL));
     diag_done(&d);
 
     /* Written, then loaded back. */

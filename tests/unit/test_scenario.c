@@ -11,22 +11,12 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "corun/datadir.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
-
-/* Write text to a fresh temporary file; returns its path (free it and unlink it). */
-static char *write_temp(const char *text)
-{
-    char *path = strdup("/tmp/corun-test-XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *fp = fdopen(fd, "w");
-    fputs(text, fp);
-    fclose(fp);
-    return path;
-}
 
 struct loaded {
     struct scenario sc;
@@ -37,7 +27,7 @@ struct loaded {
 static void load_text(struct loaded *l, const char *text)
 {
     char *datadir = datadir_locate();
-    char *path = write_temp(text);
+    char *path = test_write_temp(text);
     diag_init(&l->d);
     l->rc = scenario_load(&l->sc, path, datadir, &l->d);
     unlink(path);
@@ -230,8 +220,8 @@ static void empty_datadir(void **state)
     preset_gpu_names(dir, &names);
     assert_int_equal(names.count, 0);
     name_list_done(&names);
-    char *path = write_temp("name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = "
-                            "\"stream\"; } );\n");
+    char *path = test_write_temp("name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = "
+                                 "\"stream\"; } );\n");
     struct scenario sc;
     struct diag d;
     diag_init(&d);

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "corun/modelfile.h"
 #include "corun/predict.h"
 #include "corun/themis.h"
@@ -193,21 +195,6 @@ static void fit_normalizes_and_learns(void **state)
     predictor_themis.destroy(s);
 }
 
-static int diag_has(const struct diag *d, ...)
-{
-    for (size_t i = 0; i < d->count; i++) {
-        va_list ap;
-        va_start(ap, d);
-        int all = 1;
-        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
-            all &= strstr(d->msgs[i], s) != NULL;
-        va_end(ap);
-        if (all)
-            return 1;
-    }
-    return 0;
-}
-
 static void network_model_files(void **state)
 {
     (void)state;
@@ -220,7 +207,7 @@ static void network_model_files(void **state)
 
     diag_init(&d);
     assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
-    assert_true(diag_has(&d, path, "corun train themis --gpu themis60", NULL));
+    assert_true(test_diag_has(&d, path, "corun train themis --gpu themis60", NULL));
     diag_done(&d);
 
     double w[NWEIGHTS];
@@ -278,15 +265,15 @@ static void network_model_files(void **state)
     assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
     char where[160];
     snprintf(where, sizeof where, "%s:6:", path);
-    assert_true(diag_has(&d, where, "weights", "38", NULL));
-    assert_true(diag_has(&d, "corun train themis --gpu themis60", NULL));
+    assert_true(test_diag_has(&d, where, "weights", "38", NULL));
+    assert_true(test_diag_has(&d, "corun train themis --gpu themis60", NULL));
     diag_done(&d);
     f = fopen(path, "w");
     fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = \"big\";\n", f);
     fclose(f);
     diag_init(&d);
     assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
-    assert_true(diag_has(&d, path, "layers", NULL));
+    assert_true(test_diag_has(&d, path, "layers", NULL));
     diag_done(&d);
     unlink(path);
     rmdir(dir);

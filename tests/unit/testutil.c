@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -24,4 +27,30 @@ void test_preset(const char *name, struct gpu_config *out)
     diag_done(&d);
     free(datadir);
     assert_int_equal(rc, 0);
+}
+
+char *test_write_temp(const char *text)
+{
+    char *path = strdup("/tmp/corun-test-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+int test_diag_has(const struct diag *d, ...)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        va_list ap;
+        va_start(ap, d);
+        int all = 1;
+        for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+            all &= strstr(d->msgs[i], s) != NULL;
+        va_end(ap);
+        if (all)
+            return 1;
+    }
+    return 0;
 }

@@ -2,11 +2,17 @@
 #ifndef CORUN_TESTUTIL_H
 #define CORUN_TESTUTIL_H
 
+#include "corun/diag.h"
 #include "corun/gpu.h"
 
 /* Load the GPU preset called name from the data directory ($CORUN_DATADIR, as make check sets
  * it) into out; fails the running test when it does not load. The presets are the one source of
  * the papers' parameters, so tests do not restate them. */
 void test_preset(const char *name, struct gpu_config *out);
+
+/* Writes text to a fresh temporary file; returns its path (free it and unlink it). */
+char *test_write_temp(const char *text);
+/* Whether some message of d holds every one of the NULL-terminated needles. */
+int test_diag_has(const struct diag *d, ...);
 
 #endif
