@@ -30,4 +30,20 @@ double bench_median(double *v, size_t n);
  * kind, not identical. */
 int bench_gen_trace(const char *pattern, size_t n, uint64_t seed, uint64_t *addrs);
 
+/* One run of another program, for `corun bench --compare`: argv[0] is run (no PATH search)
+ * with stdout to out_path and stderr to err_path; datadir, when not NULL, becomes its
+ * CORUN_DATADIR and xdg its XDG_DATA_HOME (so each binary keeps its own caches). *cpu_s gets
+ * the CPU time (user + system) the child and its children used, *status its wait status.
+ * Returns 0 once the child was waited for, or -1 with a message when it could not be started. */
+int bench_spawn(char *const argv[], const char *datadir, const char *xdg, const char *out_path,
+                const char *err_path, double *cpu_s, int *status, char *err, size_t errlen);
+
+/* 1 when the files at a and b hold the same bytes, 0 when not (*first_diff: the offset of the
+ * first difference), -1 when one cannot be read (message in err). */
+int bench_files_equal(const char *a, const char *b, long *first_diff, char *err, size_t errlen);
+
+/* The simulated core cycles a `corun run --json` document on the file at path covers (the sum
+ * of its epochs' "cycles"), or 0 when it holds none. */
+double bench_json_cycles(const char *path);
+
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd_bench_compare.h"
 #include "corun/bench.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
@@ -20,6 +21,9 @@ struct options {
     int quick;
     const char *traces; /* directory of generated .trace files, or NULL */
     const char *gpu;
+    struct bench_compare_options cmp; /* cmp.other set: --compare */
+    int ncmp_only;                    /* how many --compare-only options were given */
+    int runs_set, epochs_set;
 };
 
 static int parse(int argc, char **argv, struct options *o)
@@ -28,24 +32,86 @@ static int parse(int argc, char **argv, struct options *o)
         {"quick", no_argument, NULL, 'q'},
         {"traces", required_argument, NULL, 't'},
         {"gpu", required_argument, NULL, 'g'},
+        {"compare", required_argument, NULL, 'c'},
+        {"runs", required_argument, NULL, 'n'},
+        {"epochs", required_argument, NULL, 'e'},
+        {"args", required_argument, NULL, 'a'},
+        {"other-args", required_argument, NULL, 'A'},
+        {"other-datadir", required_argument, NULL, 'D'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct options){.gpu = "hbm80"};
+    *o = (struct options){.gpu = "hbm80", .cmp = {.runs = 5, .epochs = 2}};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":qt:g:", longopts)) != -1) {
+    unsigned long v;
+    while ((c = cli_getopt(argc, argv, ":qt:g:c:n:e:a:A:D:", longopts)) != -1) {
         switch (c) {
         case 'q': o->quick = 1; break;
         case 't': o->traces = optarg; break;
         case 'g': o->gpu = optarg; break;
+        case 'c': o->cmp.other = optarg; break;
+        case 'n':
+            if (cli_parse_uint("--runs", optarg, 1, 99, &v) != 0)
+                return -1;
+            o->cmp.runs = (unsigned)v, o->ncmp_only++, o->runs_set = 1;
+            break;
+        case 'e':
+            if (cli_parse_uint("--epochs", optarg, 1, 1000, &v) != 0)
+                return -1;
+            o->cmp.epochs = (unsigned)v, o->ncmp_only++, o->epochs_set = 1;
+            break;
+        case 'a': o->cmp.args = optarg, o->ncmp_only++; break;
+        case 'A': o->cmp.other_args = optarg, o->ncmp_only++; break;
+        case 'D': o->cmp.other_datadir = optarg, o->ncmp_only++; break;
         default: return -1;
         }
     }
-    if (optind != argc) {
+    if (!o->cmp.other && (o->ncmp_only || optind != argc)) {
+        fprintf(stderr, "corun: bench: %s\n",
+                optind != argc ? "scenarios are given only with --compare OTHER"
+                               : "--runs, --epochs, --args, --other-args and --other-datadir "
+                                 "go with --compare OTHER");
         cli_usage_error(&cmd_bench);
         return -1;
     }
+    if (o->cmp.other && (o->traces || strcmp(o->gpu, "hbm80") != 0)) {
+        fprintf(stderr, "corun: bench: --compare times scenarios; --gpu and --traces do not "
+                        "apply (give the preset in the scenario or with --args \"--set gpu=P\")\n");
+        return -1;
+    }
     return 0;
+}
+
+/* --compare: the scenarios named, or the default one and a four-kernel mix. */
+static int run_compare(struct options *o, int argc, char **argv)
+{
+    if (access(o->cmp.other, X_OK) != 0) {
+        fprintf(stderr, "corun: bench: --compare %s: %s (expected an executable corun binary)\n",
+                o->cmp.other, strerror(errno));
+        return CLI_BAD_INPUT;
+    }
+    if (o->quick && !o->runs_set)
+        o->cmp.runs = 3;
+    if (o->quick && !o->epochs_set)
+        o->cmp.epochs = 1;
+    char *datadir = datadir_locate();
+    char *defaults[2] = {datadir_default_scenario(datadir),
+                         xasprintf("%s/scenarios/studies/quad-mixed.cfg", datadir)};
+    char **scenarios = optind < argc ? argv + optind : defaults;
+    size_t n = optind < argc ? (size_t)(argc - optind) : 2;
+    int rc = CLI_OK;
+    for (size_t i = 0; i < n; i++)
+        if (access(scenarios[i], R_OK) != 0) {
+            fprintf(stderr, "corun: bench: %s: %s (expected a scenario file)\n", scenarios[i],
+                    strerror(errno));
+            rc = CLI_BAD_INPUT;
+        }
+    if (rc == CLI_OK)
+        rc = bench_compare(&o->cmp, scenarios, n);
+    free(defaults[0]);
+    free(defaults[1]);
+    free(datadir);
+    return rc;
 }
 
 /* Median CPU ms per epoch of `epochs` epochs of the pair on cfg; -1 on error. */
@@ -184,6 +250,8 @@ static int bench_run(int argc, char **argv)
     struct options o;
     if (parse(argc, argv, &o) != 0)
         return CLI_BAD_INPUT;
+    if (o.cmp.other)
+        return run_compare(&o, argc, argv);
     char *datadir = datadir_locate();
     struct diag diags;
     diag_init(&diags);
@@ -210,8 +278,9 @@ out:
 
 const struct cli_command cmd_bench = {
     .name = "bench",
-    .args = "[--quick] [--gpu P] [--traces DIR]",
-    .summary = "measure the simulator's speed: cycles per second, scaling, DRAM requests/s",
+    .args = "[--quick] [--gpu P] [--traces DIR] | --compare OTHER [options] [SCENARIO...]",
+    .summary = "measure the simulator's speed: cycles per second, scaling, DRAM requests/s; "
+               "or compare two binaries",
     .help = "Prints figures; it is not a test and passes no judgement. Times are CPU time of the\n"
             "simulating thread (medians over several epochs), so other load on the machine does\n"
             "not swing them the way it swings wall time.\n\n"
@@ -220,6 +289,22 @@ const struct cli_command cmd_bench = {
             "  --traces DIR   time DIR/{stream,random,mix,mix2k}.trace (as written by\n"
             "                 tools/gen_dram_traces.py -o DIR in corun's source tree), parsing\n"
             "                 included; without it corun generates streams of the same kinds\n"
-            "                 in memory\n",
+            "                 in memory\n\n"
+            "With --compare OTHER, this binary and the corun binary OTHER each run `run SCENARIO\n"
+            "--epochs N --json` on every SCENARIO (default: the default scenario and\n"
+            "studies/quad-mixed.cfg, a four-kernel mix), one untimed run each first (it fills\n"
+            "the private-mode caches, kept apart per binary), then the timed runs interleaved,\n"
+            "alternating which goes first. Prints the median CPU seconds (user + system) per\n"
+            "simulated M core cycles of each, the speed-up (other / this: above 1 this binary is\n"
+            "faster), and whether the two binaries' --json outputs are byte-identical.\n\n"
+            "  --compare OTHER        the other corun binary (e.g. the build before a change)\n"
+            "  --runs N               timed runs of each binary per scenario (default 5)\n"
+            "  --epochs N             epochs per run (default 2)\n"
+            "  --args \"A B\"          extra arguments for this binary's runs (split on blanks),\n"
+            "                         e.g. \"--set gpu.sms=40\"\n"
+            "  --other-args \"A B\"    extra arguments for the other binary's runs\n"
+            "  --other-datadir DIR    the other binary's data directory (its CORUN_DATADIR), when\n"
+            "                         its profiles differ from this one's\n"
+            "  --quick                3 runs of 1 epoch\n",
     .run = bench_run,
 };

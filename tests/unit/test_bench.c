@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +21,7 @@
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/preset.h"
+#include "testutil.h"
 
 static double wall_seconds(void)
 {
@@ -77,10 +79,69 @@ static void figures_are_cpu_time(void **state)
     free(datadir);
 }
 
+/* --compare counts the cycles of a `run --json` document: every epoch's "cycles", not
+ * "start_cycle" or "epoch_cycles". */
+static void json_cycles_sum_the_epochs(void **state)
+{
+    (void)state;
+    char *path = test_write_temp(
+        "{\"epoch_cycles\": 500000, \"epochs\": [{\"epoch\": 1, \"start_cycle\": 0, "
+        "\"cycles\": 500000, \"kernels\": [{\"dram_interference_cycles\": 7}]}, {\"epoch\": 2, "
+        "\"start_cycle\": 500000, \"cycles\": 250000}]}\n");
+    assert_float_equal(bench_json_cycles(path), 750000, 0);
+    unlink(path);
+    free(path);
+    assert_float_equal(bench_json_cycles("/nonexistent/run.json"), 0, 0);
+}
+
+static void files_equal_finds_the_first_difference(void **state)
+{
+    (void)state;
+    char *a = test_write_temp("abcdef"), *b = test_write_temp("abcXef"),
+         *c = test_write_temp("abc");
+    long at = -1;
+    char err[256];
+    assert_int_equal(bench_files_equal(a, a, &at, err, sizeof err), 1);
+    assert_int_equal(bench_files_equal(a, b, &at, err, sizeof err), 0);
+    assert_int_equal(at, 3);
+    assert_int_equal(bench_files_equal(a, c, &at, err, sizeof err), 0); /* c is a prefix */
+    assert_int_equal(at, 3);
+    assert_int_equal(bench_files_equal(a, "/nonexistent/x", &at, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/x"));
+    for (char *p[] = {a, b, c}, **q = p; q < p + 3; q++)
+        unlink(*q), free(*q);
+}
+
+/* bench_spawn reports the child's exit status and CPU time, and refuses what cannot run. */
+static void spawn_reports_status_and_cpu(void **state)
+{
+    (void)state;
+    char *out = test_write_temp(""), *errf = test_write_temp("");
+    char *argv[] = {"/bin/sh", "-c",
+                    "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo hi; exit 4", NULL};
+    double cpu = -1;
+    int status = 0;
+    char err[256];
+    assert_int_equal(bench_spawn(argv, NULL, NULL, out, errf, &cpu, &status, err, sizeof err), 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 4);
+    assert_true(cpu > 0);
+    assert_float_equal(bench_json_cycles(out), 0, 0);
+    char *missing[] = {"/nonexistent/corun", NULL};
+    assert_int_equal(bench_spawn(missing, NULL, NULL, out, errf, &cpu, &status, err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "/nonexistent/corun"));
+    unlink(out), unlink(errf);
+    free(out), free(errf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(figures_are_cpu_time),
+        cmocka_unit_test(json_cycles_sum_the_epochs),
+        cmocka_unit_test(files_equal_finds_the_first_difference),
+        cmocka_unit_test(spawn_reports_status_and_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,233 @@
+/* cmd_bench_compare — `corun bench --compare OTHER`: this binary and another run the same
+ * scenarios, interleaved, and the CPU time per simulated cycle of each is printed as a ratio,
+ * with whether their outputs are identical. */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd_bench_compare.h"
+#include "corun/bench.h"
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/util.h"
+
+enum { THIS, OTHER, SIDES };
+
+struct side {
+    const char *label;
+    char *binary;
+    const char *datadir; /* NULL: inherit CORUN_DATADIR */
+    char *xdg;           /* its own caches */
+    char **extra;        /* --args / --other-args, split on blanks */
+    size_t nextra;
+};
+
+static char **split_blanks(const char *text, size_t *n)
+{
+    char *copy = xstrdup(text ? text : ""), *save = NULL;
+    char **v = NULL;
+    *n = 0;
+    for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        v = xrealloc(v, (*n + 1) * sizeof(*v));
+        v[(*n)++] = xstrdup(w);
+    }
+    free(copy);
+    return v;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* The tail of a child's stderr, so a failure says why. */
+static void print_tail(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512], last[4][512] = {{0}};
+    unsigned n = 0;
+    while (fgets(line, sizeof line, f))
+        snprintf(last[n++ % 4], sizeof last[0], "%s", line);
+    fclose(f);
+    for (unsigned i = n > 4 ? n - 4 : 0; i < n; i++)
+        fprintf(stderr, "    %s", last[i % 4]);
+}
+
+/* One `run SCENARIO --epochs N --json` of side s; its stdout goes to out. Returns the CPU
+ * seconds, or -1 after a message. */
+static double run_once(const struct side *s, const char *scenario, unsigned epochs, const char *out,
+                       const char *errfile)
+{
+    char ep[16];
+    snprintf(ep, sizeof ep, "%u", epochs);
+    char **argv = xmalloc((s->nextra + 8) * sizeof(*argv));
+    size_t n = 0;
+    argv[n++] = s->binary;
+    argv[n++] = "run";
+    argv[n++] = (char *)scenario;
+    argv[n++] = "--epochs";
+    argv[n++] = ep;
+    argv[n++] = "--json";
+    for (size_t i = 0; i < s->nextra; i++)
+        argv[n++] = s->extra[i];
+    argv[n] = NULL;
+    double cpu = -1;
+    int status;
+    char err[512];
+    if (bench_spawn(argv, s->datadir, s->xdg, out, errfile, &cpu, &status, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: bench: %s\n", err);
+        cpu = -1;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "corun: bench: %s binary %s failed on %s (%s %d); its last words:\n",
+                s->label, s->binary, scenario, WIFEXITED(status) ? "exit" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        print_tail(errfile);
+        cpu = -1;
+    }
+    free(argv);
+    return cpu;
+}
+
+/* The first line `BINARY --version` prints, for the heading. */
+static void version_of(const struct side *s, const char *tmp, char *buf, size_t len)
+{
+    char *out = xasprintf("%s/version", tmp), *errf = xasprintf("%s/version.err", tmp);
+    char *argv[] = {s->binary, "--version", NULL};
+    double cpu;
+    int status;
+    char err[256];
+    snprintf(buf, len, "version unknown");
+    if (bench_spawn(argv, s->datadir, s->xdg, out, errf, &cpu, &status, err, sizeof err) == 0) {
+        FILE *f = fopen(out, "r");
+        if (f && fgets(buf, (int)len, f))
+            buf[strcspn(buf, "\n")] = '\0';
+        if (f)
+            fclose(f);
+    }
+    free(out);
+    free(errf);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Times one scenario; prints its row. Returns 0, or -1 when a run failed. */
+static int compare_scenario(struct side *sides, const char *scenario, const char *tmp,
+                            const struct bench_compare_options *o)
+{
+    double *cpu[SIDES];
+    char *first[SIDES], *out[SIDES], *errf[SIDES];
+    int rc = 0, deterministic[SIDES] = {1, 1};
+    for (int s = 0; s < SIDES; s++) {
+        cpu[s] = xmalloc(o->runs * sizeof(*cpu[s]));
+        first[s] = xasprintf("%s/%s.first.json", tmp, sides[s].label);
+        out[s] = xasprintf("%s/%s.json", tmp, sides[s].label);
+        errf[s] = xasprintf("%s/%s.err", tmp, sides[s].label);
+        /* untimed: fills the private-mode caches, as a second run of the mix finds them */
+        if (run_once(&sides[s], scenario, 1, out[s], errf[s]) < 0)
+            rc = -1;
+    }
+    for (unsigned r = 0; rc == 0 && r < o->runs; r++) {
+        for (int k = 0; k < SIDES && rc == 0; k++) {
+            int s = r % 2 ? SIDES - 1 - k : k; /* alternate who goes first */
+            cpu[s][r] = run_once(&sides[s], scenario, o->epochs, r ? out[s] : first[s], errf[s]);
+            long at;
+            char err[512];
+            if (cpu[s][r] < 0)
+                rc = -1;
+            else if (r && bench_files_equal(first[s], out[s], &at, err, sizeof err) != 1)
+                deterministic[s] = 0;
+        }
+        cli_progress(base_name(scenario), (double)(r + 1) / o->runs);
+    }
+    if (rc == 0) {
+        double cycles = bench_json_cycles(first[THIS]) / 1e6;
+        long at = -1;
+        char err[512];
+        int same = bench_files_equal(first[THIS], first[OTHER], &at, err, sizeof err);
+        double mine = bench_median(cpu[THIS], o->runs) / cycles;
+        double theirs = bench_median(cpu[OTHER], o->runs) / cycles;
+        char verdict[64];
+        if (same == 1)
+            snprintf(verdict, sizeof verdict, "identical");
+        else
+            snprintf(verdict, sizeof verdict, "DIFFER (byte %ld)", at);
+        printf("%-28s %8.2f M %11.3f %12.3f %8.2fx   %s%s%s\n", base_name(scenario), cycles, mine,
+               theirs, theirs / mine, verdict, deterministic[THIS] ? "" : ", this varies",
+               deterministic[OTHER] ? "" : ", other varies");
+    }
+    for (int s = 0; s < SIDES; s++) {
+        free(cpu[s]);
+        free(first[s]);
+        free(out[s]);
+        free(errf[s]);
+    }
+    return rc;
+}
+
+int bench_compare(const struct bench_compare_options *o, char **scenarios, size_t nscenarios)
+{
+    char tmpl[] = "/tmp/corun-bench-XXXXXX";
+    char *tmp = mkdtemp(tmpl);
+    if (!tmp) {
+        perror("corun: bench: cannot make a temporary directory");
+        return CLI_FAILED;
+    }
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len < 0) {
+        perror("corun: bench: cannot find this binary (/proc/self/exe)");
+        return CLI_FAILED;
+    }
+    self[len] = '\0';
+    struct side sides[SIDES] = {
+        {.label = "this", .binary = xstrdup(self), .datadir = o->this_datadir},
+        {.label = "other", .binary = xstrdup(o->other), .datadir = o->other_datadir},
+    };
+    sides[THIS].extra = split_blanks(o->args, &sides[THIS].nextra);
+    sides[OTHER].extra = split_blanks(o->other_args, &sides[OTHER].nextra);
+    char version[SIDES][128];
+    for (int s = 0; s < SIDES; s++) {
+        sides[s].xdg = xasprintf("%s/%s", tmp, sides[s].label);
+        if (mkdir(sides[s].xdg, 0700) != 0)
+            perror("corun: bench: mkdir");
+        version_of(&sides[s], tmp, version[s], sizeof version[s]);
+    }
+    printf(
+        "CPU seconds per simulated M core cycles, `run SCENARIO --epochs %u --json`, median of %u "
+        "runs each, interleaved\n",
+        o->epochs, o->runs);
+    for (int s = 0; s < SIDES; s++)
+        printf("  %-5s %s (%s)%s%s\n", sides[s].label, sides[s].binary, version[s],
+               sides[s].nextra ? " with " : "",
+               sides[s].nextra ? (s ? o->other_args : o->args) : "");
+    printf("%-28s %10s %11s %12s %9s   %s\n", "scenario", "simulated", "this s/Mcyc",
+           "other s/Mcyc", "speed-up", "outputs");
+    int rc = CLI_OK;
+    for (size_t i = 0; i < nscenarios && rc == CLI_OK; i++)
+        if (compare_scenario(sides, scenarios[i], tmp, o) != 0)
+            rc = CLI_FAILED;
+    if (rc == CLI_OK)
+        printf("speed-up = other's CPU time / this one's (> 1: this binary is faster); outputs: "
+               "the --json documents of the two binaries' first timed runs\n");
+    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    for (int s = 0; s < SIDES; s++) {
+        free(sides[s].binary);
+        free(sides[s].xdg);
+        for (size_t i = 0; i < sides[s].nextra; i++)
+            free(sides[s].extra[i]);
+        free(sides[s].extra);
+    }
+    return rc;
+}

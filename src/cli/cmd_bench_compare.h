@@ -1,0 +1,18 @@
+/* cmd_bench_compare — the --compare form of `corun bench` (cmd_bench.c parses it). */
+#ifndef CORUN_CMD_BENCH_COMPARE_H
+#define CORUN_CMD_BENCH_COMPARE_H
+
+#include <stddef.h>
+
+struct bench_compare_options {
+    const char *other;         /* the other binary */
+    const char *other_datadir; /* its CORUN_DATADIR, or NULL for ours */
+    const char *this_datadir;  /* NULL: inherit */
+    const char *args, *other_args;
+    unsigned runs, epochs;
+};
+
+/* Runs every scenario on both binaries and prints a table; returns a CLI_* code. */
+int bench_compare(const struct bench_compare_options *o, char **scenarios, size_t nscenarios);
+
+#endif

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `corun bench --compare OTHER`: two binaries on the same scenario give a speed-up column and
+# say whether their outputs are identical; a binary whose output differs is flagged, one that
+# fails is reported with its last words, and bad options are refused with exit status 2.
+. "$(dirname "$0")/../lib.sh"
+short=(--runs 1 --epochs 1 --args "--set epoch_cycles=20000")
+sc="$top_srcdir/scenarios/default.cfg"
+
+"$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=20000" "$sc" \
+    >"$TMPD/out" 2>"$TMPD/err" || fail "bench --compare itself: $(cat "$TMPD/err")"
+grep -Eq '^default\.cfg +0\.02 M +[0-9.]+ +[0-9.]+ +[0-9.]+x +identical$' "$TMPD/out" ||
+    fail "row against itself: $(cat "$TMPD/out")"
+grep -q '^  other .*with --set epoch_cycles=20000$' "$TMPD/out" || fail "heading: $(cat "$TMPD/out")"
+
+# The same binary with another seed: its output is not the same.
+"$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=20000 --seed 2" \
+    "$sc" >"$TMPD/out" || fail "bench --compare, other seed"
+grep -Eq '^default\.cfg .* DIFFER \(byte [0-9]+\)$' "$TMPD/out" || fail "seed 2 not flagged: $(cat "$TMPD/out")"
+
+# A binary that fails: its stderr is shown and the exit status is 1.
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo broken 0; exit 0; }\necho "broken: out of luck" >&2\nexit 3\n' \
+    >"$TMPD/broken"
+chmod +x "$TMPD/broken"
+set +e
+"$CORUN" bench --compare "$TMPD/broken" "${short[@]}" "$sc" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "broken binary: exit $rc, expected 1"
+grep -q 'other binary .*broken failed on .*default.cfg (exit 3)' "$TMPD/err" || fail "$(cat "$TMPD/err")"
+grep -q 'broken: out of luck' "$TMPD/err" || fail "last words missing: $(cat "$TMPD/err")"
+
+expect_bad() { # MESSAGE ARGS...
+    local want=$1
+    shift
+    set +e
+    "$CORUN" bench "$@" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "bench $*: exit $rc, expected 2"
+    grep -qF -- "$want" "$TMPD/err" || fail "bench $*: want '$want', got '$(cat "$TMPD/err")'"
+}
+expect_bad "--compare $TMPD/none: No such file or directory (expected an executable corun binary)" \
+    --compare "$TMPD/none"
+expect_bad "go with --compare OTHER" --runs 3
+expect_bad "scenarios are given only with --compare OTHER" "$sc"
+expect_bad "--runs: expected a whole number from 1 to 99, got '0'" --compare "$CORUN" --runs 0
+expect_bad "$TMPD/nope.cfg: No such file or directory (expected a scenario file)" \
+    --compare "$CORUN" "$TMPD/nope.cfg"
+expect_bad "--gpu and --traces do not apply" --compare "$CORUN" --gpu gddr5_40
+echo ok
