@@ -33,6 +33,8 @@ struct dram_config {
     double clock_mhz;             /* memory clock */
     unsigned queue_entries;       /* per channel request queue */
     unsigned row_hit_cap;         /* FR-FCFS: max consecutive row hits before an older miss */
+    bool dual_command;            /* HBM: separate row and column command buses, so one ACT/PRE
+                                   * and one RD/WR may issue in the same cycle */
     enum dram_mapping mapping;
     struct dram_timing t;
 };

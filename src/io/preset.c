@@ -92,6 +92,9 @@ static const struct conf_setting dram_settings[] = {
     DRAM_FIELD(queue_entries, CONF_UINT, "64", 1, 4096, NULL, "request queue per channel"),
     DRAM_FIELD(row_hit_cap, CONF_UINT, "5", 1, 1000, NULL,
                "FR-FCFS: row hits served before an older miss"),
+    DRAM_FIELD(dual_command, CONF_BOOL, "false", 0, 0, NULL,
+               "separate row and column command buses (HBM): an ACT or PRE may issue in the "
+               "same cycle as a RD or WR"),
     {"mapping", CONF_CHOICE, 0, 0, "hashed", NULL, "address mapping",
      offsetof(struct dram_config, mapping), mapping_names, NULL},
     {"timing", CONF_GROUP, 0, 0, NULL, NULL, "timing constraints, in memory cycles",

@@ -619,6 +619,18 @@ static void refresh_step(struct dram *d, unsigned c)
     }
 }
 
+static void issue_pick(struct dram *d, unsigned c, const struct dram_pick *p)
+{
+    struct dram_channel *ch = &d->ch[c];
+    switch (p->cmd) {
+    case DRAM_CMD_ACT: issue_act(d, c, p->bank, &ch->slots[p->slot]); break;
+    case DRAM_CMD_PRE: issue_pre(d, c, p->bank, &ch->slots[p->slot]); break;
+    case DRAM_CMD_RD:
+    case DRAM_CMD_WR: issue_column(d, c, p->bank, p->slot); break;
+    case DRAM_CMD_REF: assert(!"schedulers do not refresh"); break;
+    }
+}
+
 static void channel_schedule(struct dram *d, unsigned c)
 {
     struct dram_channel *ch = &d->ch[c];
@@ -636,13 +648,12 @@ static void channel_schedule(struct dram *d, unsigned c)
         ch->wake = dram_min(wake, ch->refresh_due);
         return;
     }
-    switch (p.cmd) {
-    case DRAM_CMD_ACT: issue_act(d, c, p.bank, &ch->slots[p.slot]); break;
-    case DRAM_CMD_PRE: issue_pre(d, c, p.bank, &ch->slots[p.slot]); break;
-    case DRAM_CMD_RD:
-    case DRAM_CMD_WR: issue_column(d, c, p.bank, p.slot); break;
-    case DRAM_CMD_REF: assert(!"schedulers do not refresh"); break;
-    }
+    issue_pick(d, c, &p);
+    /* HBM's row and column command buses: the other kind may go in the same cycle, as in
+     * DRAMsim3's dual command issue (not during refresh, as there). */
+    bool column = p.cmd == DRAM_CMD_RD || p.cmd == DRAM_CMD_WR;
+    if (d->cfg.dual_command && ch->queued && dram_pick_other_bus(d, ch, d->now, !column, &p))
+        issue_pick(d, c, &p);
     ch->wake = d->now + 1;
 }
 

@@ -25,8 +25,9 @@ struct check_group {
 struct check_channel {
     struct check_bank *banks;
     struct check_group *groups;
-    int64_t act, col, rd, wr_end, ref, data_end, last_cmd;
-    int64_t acts[4]; /* the last four ACTs; acts[acts_pos] is the oldest */
+    int64_t act, col, rd, wr_end, ref, data_end;
+    int64_t last_cmd[2]; /* the last command on the row bus [0] and the column bus [1] */
+    int64_t acts[4];     /* the last four ACTs; acts[acts_pos] is the oldest */
     unsigned acts_pos;
 };
 
@@ -35,6 +36,11 @@ struct dram_checker {
     unsigned nbanks, burst;
     struct check_channel *ch;
 };
+
+static int is_column(enum dram_command cmd)
+{
+    return cmd == DRAM_CMD_RD || cmd == DRAM_CMD_WR;
+}
 
 struct dram_checker *dram_checker_new(const struct dram_config *cfg)
 {
@@ -51,7 +57,8 @@ struct dram_checker *dram_checker_new(const struct dram_config *cfg)
         ch->groups = xcalloc(cfg->bank_groups, sizeof(*ch->groups));
         for (unsigned g = 0; g < cfg->bank_groups; g++)
             ch->groups[g] = (struct check_group){LONG_AGO, LONG_AGO, LONG_AGO};
-        ch->act = ch->col = ch->rd = ch->wr_end = ch->ref = ch->last_cmd = LONG_AGO;
+        ch->act = ch->col = ch->rd = ch->wr_end = ch->ref = ch->last_cmd[0] = ch->last_cmd[1] =
+            LONG_AGO;
         ch->data_end = LONG_AGO;
         for (unsigned k = 0; k < 4; k++)
             ch->acts[k] = LONG_AGO;
@@ -183,7 +190,17 @@ static void record(struct dram_checker *c, struct check_channel *ch, struct chec
         break;
     case DRAM_CMD_REF: ch->ref = t; break;
     }
-    ch->last_cmd = t;
+    ch->last_cmd[is_column(cmd->cmd)] = t;
+}
+
+/* The command bus a command takes: one shared bus, or (dual_command, HBM) the row bus for
+ * ACT/PRE/REF and the column bus for RD/WR, each one command per cycle. */
+static bool bus_busy(const struct dram_checker *c, const struct check_channel *ch,
+                     enum dram_command cmd, int64_t t)
+{
+    if (c->cfg.dual_command)
+        return t <= ch->last_cmd[is_column(cmd)];
+    return t <= ch->last_cmd[0] || t <= ch->last_cmd[1];
 }
 
 const char *dram_checker_check(struct dram_checker *c, const struct dram_command_info *cmd)
@@ -196,7 +213,7 @@ const char *dram_checker_check(struct dram_checker *c, const struct dram_command
     struct check_bank *bk = &ch->banks[cmd->bank_group * c->cfg.banks_per_group + cmd->bank];
     int64_t t = (int64_t)cmd->cycle;
     const char *bad = NULL;
-    if (t <= ch->last_cmd)
+    if (bus_busy(c, ch, cmd->cmd, t))
         bad = "command bus";
     else if (cmd->cmd == DRAM_CMD_ACT)
         bad = check_act(c, ch, bk, g, t);

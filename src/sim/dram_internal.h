@@ -125,6 +125,12 @@ struct dram;
 /* A channel scheduling policy. pick chooses the command ch issues at now and returns true, or
  * returns false and sets *wake to the earliest cycle at which any command may become legal
  * (DRAM_NEVER if none). ch has queued requests and no refresh pending. */
+/* With separate row and column command buses (cfg.dual_command), the second command of a cycle:
+ * the best legal offer of the other class than the one just issued (column: RD/WR; else
+ * ACT/PRE), by the same keys as the pick (rank, then age). False if there is none. */
+bool dram_pick_other_bus(const struct dram *d, const struct dram_channel *ch, uint64_t now,
+                         bool column, struct dram_pick *out);
+
 struct dram_scheduler {
     const char *name;
     bool (*pick)(const struct dram *d, const struct dram_channel *ch, uint64_t now,

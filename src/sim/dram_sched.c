@@ -78,6 +78,20 @@ static bool frfcfs_pick(const struct dram *d, const struct dram_channel *ch, uin
     return false;
 }
 
+bool dram_pick_other_bus(const struct dram *d, const struct dram_channel *ch, uint64_t now,
+                         bool column, struct dram_pick *out)
+{
+    const uint64_t *offer = ch->offer;
+    uint64_t best;
+    if (column)
+        best = dram_min(oldest_legal(ch, offer[DRAM_CMD_RD], dram_channel_rd_ready(d, ch), now),
+                        oldest_legal(ch, offer[DRAM_CMD_WR], dram_channel_wr_ready(d, ch), now));
+    else
+        best = dram_min(oldest_legal(ch, offer[DRAM_CMD_PRE], 0, now),
+                        oldest_legal(ch, offer[DRAM_CMD_ACT], dram_channel_act_ready(ch), now));
+    return take(ch, best, out);
+}
+
 /* BW-App (HSM §6, after Jog et al.): the application with the lowest attained bandwidth goes
  * first. Attained bandwidth is the data-bus cycles an application got over the whole memory
  * system, halved every re-ranking (a half-life of DRAM_RERANK_CYCLES), so it follows phases.

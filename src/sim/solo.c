@@ -86,6 +86,8 @@ uint64_t solo_config_hash(const struct gpu_config *c)
     h_d(&h, d->clock_mhz);
     h_u(&h, d->queue_entries);
     h_u(&h, d->row_hit_cap);
+    if (d->dual_command) /* absent from the hash when off: old caches stay valid */
+        h_u(&h, 0xd0a1);
     h_u(&h, (uint64_t)d->mapping);
     const unsigned t[] = {d->t.rc,    d->t.rcd,   d->t.rp,  d->t.cl,  d->t.wl,    d->t.ras,
                           d->t.rrd_l, d->t.rrd_s, d->t.faw, d->t.rtp, d->t.ccd_l, d->t.ccd_s,
