@@ -99,6 +99,22 @@ static const struct conf_setting dram_settings[] = {
 };
 static const struct conf_table dram_table = {"DRAM", dram_settings, CORUN_ARRAY_LEN(dram_settings)};
 
+#define PCIE_FIELD(field_, def_, help_)                                                            \
+    {                                                                                              \
+#field_, CONF_FLOAT, 0.01, 1000, def_, "GB/s", help_,                                      \
+            offsetof(struct pcie_config, field_), NULL, NULL                                       \
+    }
+
+/* The defaults are those of the k40 preset (PCIe 3.0 x16; data/gpus/k40.cfg says why). */
+static const struct conf_setting pcie_settings[] = {
+    PCIE_FIELD(shared_gbs, "6.0",
+               "a bandwidth-sharing (pageable) copy alone; n of them split it evenly"),
+    PCIE_FIELD(exclusive_gbs, "10.0",
+               "a bandwidth-exclusive (pinned) copy, which holds the whole link"),
+};
+static const struct conf_table pcie_table = {"PCIe link", pcie_settings,
+                                             CORUN_ARRAY_LEN(pcie_settings)};
+
 #define GPU_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                     \
     {                                                                                              \
 #field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct gpu_config, field_), NULL,   \
@@ -141,6 +157,7 @@ static const struct conf_setting gpu_settings[] = {
     GPU_FIELD(dram_burst_nj, CONF_FLOAT, "4.0", 0, 1000, "nJ",
               "energy per DRAM request transferred"),
     GPU_GROUP(dram, dram_table, "the memory system"),
+    GPU_GROUP(pcie, pcie_table, "the host link, each direction (accelerator scenarios)"),
 };
 const struct conf_table preset_gpu_table = {"gpu", gpu_settings, CORUN_ARRAY_LEN(gpu_settings)};
 
