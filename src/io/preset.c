@@ -297,6 +297,15 @@ static void scan_cfg_stems(const char *dir, struct name_list *l)
     closedir(d);
 }
 
+void preset_cfg_names(const char *dir, struct name_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    scan_cfg_stems(dir, out);
+    if (out->count > 1) /* qsort must not see the NULL of an empty list */
+        qsort(out->names, out->count, sizeof(*out->names), compare_names);
+}
+
 void preset_gpu_names(const char *datadir, struct name_list *out)
 {
     out->names = NULL;
@@ -472,6 +481,27 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
     if (rc != 0)
         kernel_profile_done(out);
     return rc;
+}
+
+int preset_kernel_from_group(const struct conf_group *g, const char *file, const char *prefix,
+                             const char *name, struct kernel_profile *out, struct diag *diags)
+{
+    memset(out, 0, sizeof(*out));
+    const config_setting_t *cs = (const config_setting_t *)g;
+    size_t errors = conf_apply(&preset_kernel_table, g, out, CONF_FULL, file, prefix, diags);
+    const config_setting_t *ps = config_setting_get_member(cs, "phases");
+    if (ps) {
+        diag_add(diags,
+                 "%s:%d: %sphases: an inline kernel is one kernel (list its phases as tasks)", file,
+                 (int)config_setting_source_line(ps), prefix);
+        errors++;
+    }
+    out->name = xstrdup(name);
+    if (errors) {
+        kernel_profile_done(out);
+        return -1;
+    }
+    return 0;
 }
 
 /* Add "WHERE: unknown WHAT "name"; known: ..." to diags unless name is in names. */
