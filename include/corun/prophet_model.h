@@ -42,7 +42,8 @@ unsigned prophet_batches(const struct prophet_hw *hw, const struct prophet_kerne
 unsigned prophet_batch_pes(const struct prophet_hw *hw, const struct prophet_kernel *k,
                            unsigned warps_left, unsigned free_pes);
 /* Eq. 2: one batch of k alone, without bandwidth contention:
- * t / batches x min(1, GB / (bw x N_p)). */
+ * t / batches x min(1, GB / (bw x P)), where the paper has P = N_p and corun takes the PEs k's
+ * warps fill alone (at most N_p): a task too small for every PE never asked bw x N_p. */
 double prophet_batch_solo_ns(const struct prophet_hw *hw, const struct prophet_kernel *k);
 /* Eq. 3: a batch of solo_batch_ns on pe PEs of bandwidth bw per PE, beside other active tasks
  * that ask others_gbs (the sum of bw_i x pe_i): solo_batch_ns x max(1, (bw x pe + others) / GB). */

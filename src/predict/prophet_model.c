@@ -36,7 +36,10 @@ unsigned prophet_batch_pes(const struct prophet_hw *hw, const struct prophet_ker
 double prophet_batch_solo_ns(const struct prophet_hw *hw, const struct prophet_kernel *k)
 {
     unsigned nb = prophet_batches(hw, k);
-    double demand = k->bw_per_pe_gbs * hw->pes;
+    /* The paper writes bw x N_p: the demand of the task on every PE. A task whose warps fill
+     * fewer PEs than there are runs alone on those only, so corun counts them. */
+    unsigned pes = prophet_batch_pes(hw, k, k->warps, hw->pes);
+    double demand = k->bw_per_pe_gbs * pes;
     double scale = demand > hw->mem_gbs ? hw->mem_gbs / demand : 1.0;
     return k->solo_ns / (nb ? nb : 1) * scale;
 }

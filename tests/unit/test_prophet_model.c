@@ -44,6 +44,12 @@ static void batches_of_warps(void **state)
     assert_int_equal(prophet_warps_per_pe(&hw, &kb), 48);
     assert_int_equal(prophet_batches(&hw, &kb), 2);
     NEAR(prophet_batch_solo_ns(&hw, &kb), 150000);
+    /* 448 warps at occupancy 1 fill 7 PEs: 7 x 30 = 210 < 240 GB/s alone, so no scaling
+     * (bw x N_p = 450 would have scaled it to 100 x 240 / 450). */
+    const struct prophet_kernel small = {
+        .solo_ns = 100, .warps = 448, .occupancy = 1.0, .bw_per_pe_gbs = 30.0};
+    assert_int_equal(prophet_batches(&hw, &small), 1);
+    NEAR(prophet_batch_solo_ns(&hw, &small), 100);
 }
 
 /* Observation 1: a batch takes the PEs its warps fill, no more than are free. B's 1000 warps
