@@ -15,7 +15,8 @@ export CORUN_DATADIR="$top_srcdir"
 cd "$top_builddir"
 n=0
 for t in test_util test_conftable test_scenario test_metrics test_trace test_cache test_dram \
-    test_solo test_runfile test_runfile_damage test_catalog test_lesson test_plot; do
+    test_solo test_runfile test_runfile_damage test_catalog test_lesson test_plot test_pcie \
+    test_accel_scenario test_prophet_model test_prophet_schedule; do
     [ -x "tests/unit/$t" ] || continue
     vg "tests/unit/$t" >"$TMPD/$t.out" 2>&1 || { cat "$TMPD/$t.out"; fail "$t under valgrind"; }
     n=$((n + 1))
@@ -27,4 +28,9 @@ vg "$CORUN" check "$top_srcdir/tests/data/bad/several_mistakes.cfg" >/dev/null 2
 rc=$?
 set -e
 [ $rc -eq 2 ] || { cat "$TMPD/check.err"; fail "corun check under valgrind: exit $rc"; }
-echo "valgrind: $n unit test programs, a run and a failing check are clean"
+set +e
+vg "$CORUN" check "$top_srcdir/tests/data/bad/accel_unknown_app.cfg" >/dev/null 2>"$TMPD/acheck.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$TMPD/acheck.err"; fail "corun check (accelerator) under valgrind: exit $rc"; }
+echo "valgrind: $n unit test programs, a run and two failing checks are clean"

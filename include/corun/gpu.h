@@ -10,6 +10,7 @@
 
 #include "corun/dram.h"
 #include "corun/kernel.h"
+#include "corun/pcie.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,6 +54,7 @@ struct gpu_config {
     double inst_energy_nj;                   /* dynamic energy per warp instruction */
     double dram_activate_nj, dram_burst_nj;  /* per ACT, per request transferred */
     struct dram_config dram;
+    struct pcie_config pcie; /* the host link (accelerator scenarios), each direction */
 };
 
 /* Peak DRAM bandwidth in GB/s. */

@@ -27,6 +27,9 @@ void preset_gpu_names(const char *datadir, struct name_list *out);
 /* The kernels: built-in synthetic ones and the .cfg files in DATADIR/data/kernels. */
 void preset_kernel_names(const char *datadir, struct name_list *out);
 
+/* The stems of the .cfg files in dir, sorted (empty when dir cannot be read). */
+void preset_cfg_names(const char *dir, struct name_list *out);
+
 /* Resolve a GPU preset or kernel named by the user: an unknown name adds
  * "WHERE: unknown GPU preset "x"; known: ... (did you mean y?)" to diags (where is e.g.
  * "s.cfg:3: gpu" or "--gpu"); a known one is loaded as below. Returns 0 or -1. */
@@ -43,5 +46,11 @@ int preset_gpu_load(const char *datadir, const char *name, struct gpu_config *cf
  * Release with kernel_profile_done. Returns 0 or -1 with diags. */
 int preset_kernel_load(const char *datadir, const char *name, struct kernel_profile *out,
                        struct diag *diags);
+
+/* A kernel profile written inline as the libconfig group g (a kernel file's settings, without
+ * phases), named name. Mistakes go to diags as "FILE:LINE: PREFIXSETTING: ...". Release with
+ * kernel_profile_done. Returns 0 or -1. */
+int preset_kernel_from_group(const struct conf_group *g, const char *file, const char *prefix,
+                             const char *name, struct kernel_profile *out, struct diag *diags);
 
 #endif

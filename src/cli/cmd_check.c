@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "corun/accel_scenario.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
@@ -37,6 +38,10 @@ static int check_run(int argc, char **argv)
     int rc;
     if (lesson_probe(argv[1]) == 1) {
         rc = check_lesson(argv[1], datadir, &diags);
+    } else if (accel_scenario_probe(argv[1]) == 1) {
+        struct accel_scenario sc;
+        rc = accel_scenario_load(&sc, argv[1], datadir, &diags);
+        accel_scenario_done(&sc);
     } else {
         struct scenario sc;
         rc = scenario_load(&sc, argv[1], datadir, &diags);
@@ -68,6 +73,8 @@ const struct cli_command cmd_check = {
     .help = "Loads SCENARIO, its GPU preset and its kernels as a run would, and reports each\n"
             "mistake as FILE:LINE: SETTING: what was expected. Exit status 2 when any is found.\n"
             "'corun help scenario' lists every setting with its range and default. A lesson\n"
-            "(a file with steps, see 'corun help lesson') is checked with the scenario it runs.\n",
+            "(a file with steps, see 'corun help lesson') is checked with the scenario it runs.\n"
+            "An accelerator scenario (mode = \"accelerator\", see 'corun help accelerator') is\n"
+            "checked with its application profiles and kernels.\n",
     .run = check_run,
 };

@@ -1,7 +1,8 @@
-/* cmd_help — `corun help [COMMAND | scenario | gpu | kernel]`. */
+/* cmd_help — `corun help [COMMAND | scenario | accelerator | gpu | kernel | ...]`. */
 #include <stdio.h>
 #include <string.h>
 
+#include "corun/accel_scenario.h"
 #include "corun/alloc.h"
 #include "corun/cli.h"
 #include "corun/predict.h"
@@ -23,6 +24,17 @@ static int help_run(int argc, char **argv)
         conf_print_help(&scenario_table, stdout);
         printf("\nEach entry of kernels:\n");
         conf_print_help(&scenario_kernel_table, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(topic, "accelerator") == 0) {
+        printf("An accelerator scenario (mode = \"accelerator\"): applications share a\n"
+               "non-preemptive GPU as streams of tasks (docs/accelerator.md).\n\n");
+        conf_print_help(&accel_scenario_table, stdout);
+        printf("\nEach entry of applications:\n");
+        conf_print_help(&accel_app_table, stdout);
+        printf("\nEach task of a trace (an entry's tasks, or an application profile's in "
+               "data/apps):\n");
+        conf_print_help(&accel_task_table, stdout);
         return CLI_OK;
     }
     if (strcmp(topic, "gpu") == 0) {
@@ -55,8 +67,8 @@ static int help_run(int argc, char **argv)
     const struct cli_command *cmd = cli_find(topic);
     if (!cmd) {
         fprintf(stderr,
-                "corun help: no help on '%s'; topics: a command, scenario, gpu, kernel, "
-                "predictors or allocators\n",
+                "corun help: no help on '%s'; topics: a command, scenario, accelerator, gpu, "
+                "kernel, predictors or allocators\n",
                 topic);
         return CLI_BAD_INPUT;
     }
@@ -66,9 +78,9 @@ static int help_run(int argc, char **argv)
 
 const struct cli_command cmd_help = {
     .name = "help",
-    .args = "[COMMAND|scenario|gpu|kernel|predictors|allocators]",
-    .summary = "describe a command, every setting of a scenario, GPU preset or kernel file, or "
-               "the predictors and allocators",
+    .args = "[COMMAND|scenario|accelerator|gpu|kernel|predictors|allocators]",
+    .summary = "describe a command, every setting of a scenario (spatial or accelerator), GPU "
+               "preset or kernel file, or the predictors and allocators",
     .help = "",
     .run = help_run,
 };

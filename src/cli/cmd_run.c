@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/accel_scenario.h"
 #include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
@@ -287,11 +288,37 @@ static int finish_recording(struct session *s, const struct options *o)
     return 0;
 }
 
+/* An accelerator scenario: validated as `check` does; the task engine that would run it over
+ * the simulation core is not built yet, and run says so rather than run something else. */
+static int run_accelerator(const char *path, const char *datadir)
+{
+    struct diag diags;
+    diag_init(&diags);
+    struct accel_scenario sc;
+    int rc = accel_scenario_load(&sc, path, datadir, &diags);
+    accel_scenario_done(&sc);
+    diag_print(&diags, stderr);
+    diag_done(&diags);
+    if (rc != 0)
+        return CLI_BAD_INPUT;
+    fprintf(stderr,
+            "corun: %s: a valid accelerator scenario, but corun cannot run one yet (the task "
+            "engine over the simulation core is not built); `corun check` validates it\n",
+            path);
+    return CLI_FAILED;
+}
+
 static int run_run(int argc, char **argv)
 {
     struct options o;
     if (parse(argc, argv, &o) != 0)
         return CLI_BAD_INPUT;
+    if (accel_scenario_probe(o.scenario) == 1) {
+        char *dir = datadir_locate();
+        int arc = run_accelerator(o.scenario, dir);
+        free(dir);
+        return arc;
+    }
     char *datadir = datadir_locate();
     struct diag diags;
     diag_init(&diags);
@@ -433,6 +460,8 @@ const struct cli_command cmd_run = {
             "  --explain        after each epoch, the predictor's inputs and intermediate values\n"
             "                   for every kernel (as the workbench's explain panel shows them)\n"
             "  --json           one JSON document on stdout\n\n"
-            "A progress bar goes to stderr when it is a terminal.\n",
+            "A progress bar goes to stderr when it is a terminal. An accelerator scenario\n"
+            "(mode = \"accelerator\") is validated as `corun check` does, then refused with exit\n"
+            "status 1: the engine that runs its tasks over the core is not built yet.\n",
     .run = run_run,
 };

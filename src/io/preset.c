@@ -102,6 +102,22 @@ static const struct conf_setting dram_settings[] = {
 };
 static const struct conf_table dram_table = {"DRAM", dram_settings, CORUN_ARRAY_LEN(dram_settings)};
 
+#define PCIE_FIELD(field_, def_, help_)                                                            \
+    {                                                                                              \
+#field_, CONF_FLOAT, 0.01, 1000, def_, "GB/s", help_,                                      \
+            offsetof(struct pcie_config, field_), NULL, NULL                                       \
+    }
+
+/* The defaults are those of the k40 preset (PCIe 3.0 x16; data/gpus/k40.cfg says why). */
+static const struct conf_setting pcie_settings[] = {
+    PCIE_FIELD(shared_gbs, "6.0",
+               "a bandwidth-sharing (pageable) copy alone; n of them split it evenly"),
+    PCIE_FIELD(exclusive_gbs, "10.0",
+               "a bandwidth-exclusive (pinned) copy, which holds the whole link"),
+};
+static const struct conf_table pcie_table = {"PCIe link", pcie_settings,
+                                             CORUN_ARRAY_LEN(pcie_settings)};
+
 #define GPU_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                     \
     {                                                                                              \
 #field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct gpu_config, field_), NULL,   \
@@ -144,6 +160,7 @@ static const struct conf_setting gpu_settings[] = {
     GPU_FIELD(dram_burst_nj, CONF_FLOAT, "4.0", 0, 1000, "nJ",
               "energy per DRAM request transferred"),
     GPU_GROUP(dram, dram_table, "the memory system"),
+    GPU_GROUP(pcie, pcie_table, "the host link, each direction (accelerator scenarios)"),
 };
 const struct conf_table preset_gpu_table = {"gpu", gpu_settings, CORUN_ARRAY_LEN(gpu_settings)};
 
@@ -281,6 +298,15 @@ static void scan_cfg_stems(const char *dir, struct name_list *l)
         free(stem);
     }
     closedir(d);
+}
+
+void preset_cfg_names(const char *dir, struct name_list *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    scan_cfg_stems(dir, out);
+    if (out->count > 1) /* qsort must not see the NULL of an empty list */
+        qsort(out->names, out->count, sizeof(*out->names), compare_names);
 }
 
 void preset_gpu_names(const char *datadir, struct name_list *out)
@@ -458,6 +484,27 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
     if (rc != 0)
         kernel_profile_done(out);
     return rc;
+}
+
+int preset_kernel_from_group(const struct conf_group *g, const char *file, const char *prefix,
+                             const char *name, struct kernel_profile *out, struct diag *diags)
+{
+    memset(out, 0, sizeof(*out));
+    const config_setting_t *cs = (const config_setting_t *)g;
+    size_t errors = conf_apply(&preset_kernel_table, g, out, CONF_FULL, file, prefix, diags);
+    const config_setting_t *ps = config_setting_get_member(cs, "phases");
+    if (ps) {
+        diag_add(diags,
+                 "%s:%d: %sphases: an inline kernel is one kernel (list its phases as tasks)", file,
+                 (int)config_setting_source_line(ps), prefix);
+        errors++;
+    }
+    out->name = xstrdup(name);
+    if (errors) {
+        kernel_profile_done(out);
+        return -1;
+    }
+    return 0;
 }
 
 /* Add "WHERE: unknown WHAT "name"; known: ..." to diags unless name is in names. */

@@ -21,6 +21,10 @@ static const char *const unassigned_names[] = {"idle", "gated", NULL};
     }
 
 static const struct conf_setting scenario_settings[] = {
+    {"mode", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "\"spatial\" (the default: kernels own SMs) or \"accelerator\" (applications share the GPU "
+     "as streams of tasks; `corun help accelerator`)",
+     0, NULL, NULL},
     SC_FIELD(name, CONF_STRING, NULL, 1, 0, NULL, "a short title, shown in the header"),
     SC_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the scenario explores"),
     {"gpu", CONF_STRING, 0, 0, NULL, NULL, "GPU preset: the stem of a file in data/gpus",
@@ -193,6 +197,22 @@ static int load_parsed(struct scenario *sc, const char *path, struct conf_file *
                        const char *datadir, struct diag *diags, size_t before)
 {
     sc->text = xstrdup(confread_text(f));
+    const config_setting_t *ms = member(f, "mode");
+    const char *mode = ms ? config_setting_get_string(ms) : "spatial";
+    if (!mode || strcmp(mode, "spatial") != 0) {
+        if (mode && strcmp(mode, "accelerator") == 0)
+            diag_add(diags,
+                     "%s:%d: mode: an accelerator scenario (`corun check` validates it); this "
+                     "command needs a spatial one",
+                     path, line_of(ms));
+        else
+            diag_add(diags, "%s:%d: mode: expected \"spatial\" or \"accelerator\"", path,
+                     line_of(ms));
+        confread_close(f);
+        scenario_done(sc);
+        sc->path = xstrdup(path);
+        return -1;
+    }
     conf_apply(&scenario_table, confread_root(f), sc, CONF_FULL, path, "", diags);
     load_gpu(sc, f, datadir, diags);
     load_kernels(sc, f, datadir, diags);

@@ -34,7 +34,7 @@ expect_bad() { # MESSAGE ARGS...
     [ $rc -eq 2 ] || fail "dram-trace $*: exit $rc, expected 2"
     grep -qF -- "$want" "$TMPD/err" || fail "dram-trace $*: want '$want', got '$(cat "$TMPD/err")'"
 }
-expect_bad 'corun: --gpu: unknown GPU preset "hbm8"; known: gddr5_40, hbm80, smqos24, themis60 (did you mean hbm80?)' \
+expect_bad 'corun: --gpu: unknown GPU preset "hbm8"; known: gddr5_40, hbm80, k40, smqos24, themis60 (did you mean hbm80?)' \
     "$TMPD/stream.trace" --gpu hbm8
 expect_bad "--request-bytes: expected a whole number from 32 to 1024, got 'lots'" \
     "$TMPD/stream.trace" --request-bytes lots

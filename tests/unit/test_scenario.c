@@ -73,7 +73,7 @@ static void every_preset_loads(void **state)
     char *datadir = datadir_locate();
     struct name_list names;
     preset_gpu_names(datadir, &names);
-    assert_int_equal(names.count, 4);
+    assert_int_equal(names.count, 5);
     for (size_t i = 0; i < names.count; i++) {
         struct gpu_config cfg;
         struct diag d;
@@ -85,6 +85,11 @@ static void every_preset_loads(void **state)
             assert_true(peak > 900 && peak < 902);
         if (strcmp(names.names[i], "gddr5_40") == 0)
             assert_true(peak > 483 && peak < 485);
+        if (strcmp(names.names[i], "k40") == 0) { /* Prophet's GPU: 15 SMX, 288 GB/s */
+            assert_int_equal(cfg.sms, 15);
+            assert_true(peak > 287 && peak < 289);
+            assert_true(cfg.pcie.exclusive_gbs > cfg.pcie.shared_gbs);
+        }
         diag_done(&d);
     }
     name_list_done(&names);
@@ -117,7 +122,8 @@ static void all_errors_are_collected(void **state)
     assert_int_equal(l.d.count, 4);
     assert_non_null(strstr(l.d.msgs[0], ":3: epochs: expected an integer from 1 to 1000000"));
     assert_non_null(strstr(l.d.msgs[1], ":2: gpu: unknown GPU preset \"hbm08\"; known: "
-                                        "gddr5_40, hbm80, smqos24, themis60 (did you mean "
+                                        "gddr5_40, hbm80, k40, smqos24, themis60 (did you "
+                                        "mean "
                                         "hbm80?)"));
     assert_non_null(strstr(l.d.msgs[2], ":4: kernels[0].name: unknown kernel \"strem\""));
     assert_non_null(strstr(l.d.msgs[2], "(did you mean stream?)"));

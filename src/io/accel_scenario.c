@@ -1,0 +1,411 @@
+/* accel_scenario — loading and validating accelerator scenarios and application profiles. */
+#include "corun/accel_scenario.h"
+
+#include <libconfig.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/confread.h"
+#include "corun/preset.h"
+#include "corun/util.h"
+
+static const char *const mode_names[] = {"spatial", "accelerator", NULL};
+static const char *const type_names[] = {"h2d", "kernel", "d2h", NULL};
+static const char *const copy_names[] = {"shared", "exclusive", NULL};
+static const char *const role_names[] = {"ls", "batch", NULL};
+static const char *const arrival_names[] = {"closed", "poisson", NULL};
+
+#define SC_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                      \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct accel_scenario, field_),     \
+            NULL, NULL                                                                             \
+    }
+
+static const struct conf_setting scenario_settings[] = {
+    {"mode", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "\"accelerator\": applications share a non-preemptive GPU as streams of tasks", 0, NULL, NULL},
+    SC_FIELD(name, CONF_STRING, NULL, 1, 0, NULL, "a short title, shown in the header"),
+    SC_FIELD(description, CONF_STRING, "", 0, 0, NULL, "what the scenario explores"),
+    {"gpu", CONF_STRING, 0, 0, NULL, NULL, "GPU preset: the stem of a file in data/gpus (k40)",
+     offsetof(struct accel_scenario, gpu_name), NULL, NULL},
+    SC_FIELD(seed, CONF_U64, "1", 0, 1e18, NULL, "seed of every random stream (Poisson arrivals)"),
+    {"applications", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "a list ( {...}, ... ) of applications, each with the settings of an application entry", 0,
+     NULL, NULL},
+};
+const struct conf_table accel_scenario_table = {"accelerator scenario", scenario_settings,
+                                                CORUN_ARRAY_LEN(scenario_settings)};
+
+#define APP_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                     \
+    {                                                                                              \
+#field_, type_, lo_, hi_, def_, unit_, help_, offsetof(struct accel_app, field_), NULL,    \
+            NULL                                                                                   \
+    }
+
+static const struct conf_setting app_settings[] = {
+    APP_FIELD(name, CONF_STRING, NULL, 1, 0, NULL,
+              "the application: data/apps/NAME.cfg gives its tasks unless `tasks` is set"),
+    {"role", CONF_CHOICE, 0, 0, NULL, NULL,
+     "ls (latency-sensitive: issues queries, has a QoS target) or batch (loops)",
+     offsetof(struct accel_app, role), role_names, NULL},
+    APP_FIELD(instances, CONF_UINT, "1", 1, 15, NULL, "batch: copies that run side by side"),
+    {"arrival", CONF_CHOICE, 0, 0, "closed", NULL,
+     "ls: closed (the next query when the last one completes) or poisson (at rate_qps)",
+     offsetof(struct accel_app, arrival), arrival_names, NULL},
+    APP_FIELD(rate_qps, CONF_FLOAT, "0", 0.001, 1e6, "queries/s", "ls, poisson: mean arrival rate"),
+    APP_FIELD(queries, CONF_UINT, "100", 1, 1000000, "queries", "ls: queries measured"),
+    APP_FIELD(qos_target, CONF_FLOAT, "0", 1, 100, "x solo p99",
+              "ls, required: 99th-percentile latency bound, as a multiple of the solo one"),
+    {"tasks", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "its own trace instead of data/apps/NAME.cfg: a list of tasks, each with the settings of a "
+     "task",
+     0, NULL, NULL},
+};
+const struct conf_table accel_app_table = {"application entry", app_settings,
+                                           CORUN_ARRAY_LEN(app_settings)};
+
+static const struct conf_setting task_settings[] = {
+    {"type", CONF_CHOICE, 0, 0, NULL, NULL,
+     "h2d (copy to the GPU), kernel, d2h (copy back); an application's tasks run in order",
+     offsetof(struct accel_task, type), type_names, NULL},
+    {"bytes", CONF_U64, 1, 1ull << 40, "0", "bytes", "copies, required: bytes moved",
+     offsetof(struct accel_task, bytes), NULL, NULL},
+    {"copy", CONF_CHOICE, 0, 0, "shared", NULL,
+     "copies: shared (pageable: shares the link) or exclusive (pinned: takes it whole)",
+     offsetof(struct accel_task, copy), copy_names, NULL},
+    {"kernel", CONF_CUSTOM, 0, 0, NULL, NULL,
+     "kernels, required: a kernel's name (built in or data/kernels) or its profile inline "
+     "{ ... } (see `corun help kernel`)",
+     0, NULL, NULL},
+};
+const struct conf_table accel_task_table = {"task", task_settings, CORUN_ARRAY_LEN(task_settings)};
+
+static int line_of(const config_setting_t *s)
+{
+    return (int)config_setting_source_line(s);
+}
+
+static void load_task_kernel(struct accel_task *t, const config_setting_t *ts, const char *file,
+                             const char *prefix, const char *owner, unsigned i, const char *datadir,
+                             struct diag *d)
+{
+    const config_setting_t *ks = config_setting_get_member(ts, "kernel");
+    if (t->type != ACCEL_KERNEL) {
+        if (ks)
+            diag_add(d, "%s:%d: %skernel: only a kernel task runs a kernel (this one is %s)", file,
+                     line_of(ks), prefix, type_names[t->type]);
+        return;
+    }
+    if (!ks) {
+        diag_add(d,
+                 "%s:%d: %skernel: required for a kernel task (expected a kernel's name or its "
+                 "profile inline { ... })",
+                 file, line_of(ts), prefix);
+        return;
+    }
+    if (config_setting_type(ks) == CONFIG_TYPE_STRING) {
+        char *where = xasprintf("%s:%d: %skernel", file, line_of(ks), prefix);
+        preset_kernel_find(datadir, config_setting_get_string(ks), where, &t->kernel, d);
+        free(where);
+    } else if (config_setting_is_group(ks)) {
+        char *sub = xasprintf("%skernel.", prefix);
+        char *name = xasprintf("%s-k%u", owner, i);
+        preset_kernel_from_group((const struct conf_group *)ks, file, sub, name, &t->kernel, d);
+        free(name);
+        free(sub);
+    } else {
+        diag_add(d, "%s:%d: %skernel: expected a kernel's name or its profile inline { ... }", file,
+                 line_of(ks), prefix);
+    }
+}
+
+/* The list ts of tasks into t; prefix names the list ("tasks" or "applications[0].tasks"). */
+static void load_tasks(struct accel_trace *t, const config_setting_t *ts, const char *file,
+                       const char *prefix, const char *owner, const char *datadir, struct diag *d)
+{
+    int n = config_setting_is_list(ts) ? config_setting_length(ts) : -1;
+    if (n < 1 || n > ACCEL_MAX_TASKS) {
+        diag_add(d, "%s:%d: %s: expected a list ( {...}, ... ) of 1 to %d tasks, got %s", file,
+                 line_of(ts), prefix, ACCEL_MAX_TASKS,
+                 n < 0 ? "something else" : (n < 1 ? "an empty list" : "too many tasks"));
+        return;
+    }
+    t->ntasks = (unsigned)n;
+    t->tasks = xcalloc((size_t)n, sizeof(*t->tasks));
+    for (unsigned i = 0; i < t->ntasks; i++) {
+        const config_setting_t *e = config_setting_get_elem(ts, i);
+        char *p = xasprintf("%s[%u].", prefix, i);
+        if (!config_setting_is_group(e)) {
+            diag_add(d, "%s:%d: %s[%u]: expected a group { type = \"...\"; ... }", file, line_of(e),
+                     prefix, i);
+            free(p);
+            continue;
+        }
+        struct accel_task *k = &t->tasks[i];
+        size_t before = d->count;
+        conf_apply(&accel_task_table, (const struct conf_group *)e, k, CONF_FULL, file, p, d);
+        if (d->count == before) {
+            const config_setting_t *bs = config_setting_get_member(e, "bytes");
+            if (k->type != ACCEL_KERNEL && k->bytes == 0)
+                diag_add(d,
+                         "%s:%d: %sbytes: required for a copy (expected an integer from 1 to "
+                         "1099511627776)",
+                         file, line_of(e), p);
+            else if (k->type == ACCEL_KERNEL && bs)
+                diag_add(d, "%s:%d: %sbytes: a kernel task moves no bytes over the link", file,
+                         line_of(bs), p);
+            load_task_kernel(k, e, file, p, owner, i, datadir, d);
+        }
+        free(p);
+    }
+}
+
+void accel_trace_done(struct accel_trace *t)
+{
+    for (unsigned i = 0; t->tasks && i < t->ntasks; i++)
+        kernel_profile_done(&t->tasks[i].kernel);
+    free(t->tasks);
+    free(t->description);
+    free(t->source);
+    memset(t, 0, sizeof(*t));
+}
+
+static const struct conf_setting trace_settings[] = {
+    {"description", CONF_STRING, 0, 0, "", NULL, "what the application does",
+     offsetof(struct accel_trace, description), NULL, NULL},
+    {"source", CONF_STRING, 1, 0, NULL, NULL, "where its numbers come from",
+     offsetof(struct accel_trace, source), NULL, NULL},
+    {"tasks", CONF_CUSTOM, 0, 0, NULL, NULL, "its trace: a list of tasks run in order", 0, NULL,
+     NULL},
+};
+static const struct conf_table trace_table = {"application profile", trace_settings,
+                                              CORUN_ARRAY_LEN(trace_settings)};
+
+int accel_trace_load(const char *datadir, const char *name, struct accel_trace *t,
+                     struct diag *diags)
+{
+    memset(t, 0, sizeof(*t));
+    char *path = xasprintf("%s/data/apps/%s.cfg", datadir, name);
+    size_t before = diags->count;
+    struct conf_file *f = confread_open(path, diags);
+    if (f) {
+        conf_apply(&trace_table, confread_root(f), t, CONF_FULL, path, "", diags);
+        const config_setting_t *ts =
+            config_setting_get_member((const config_setting_t *)confread_root(f), "tasks");
+        if (!ts)
+            diag_add(diags, "%s: tasks: required setting is missing (expected a list of tasks)",
+                     path);
+        else
+            load_tasks(t, ts, path, "tasks", name, datadir, diags);
+        confread_close(f);
+    }
+    free(path);
+    if (diags->count != before) {
+        accel_trace_done(t);
+        return -1;
+    }
+    return 0;
+}
+
+/* The settings that mean something for one role only. */
+static void check_role(const struct accel_app *a, const config_setting_t *e, const char *file,
+                       const char *p, struct diag *d)
+{
+    static const char *const ls_only[] = {"arrival", "rate_qps", "queries", "qos_target"};
+    if (a->role == ACCEL_BATCH) {
+        for (size_t i = 0; i < CORUN_ARRAY_LEN(ls_only); i++) {
+            const config_setting_t *s = config_setting_get_member(e, ls_only[i]);
+            if (s)
+                diag_add(d, "%s:%d: %s%s: only an LS application has it (this one is batch)", file,
+                         line_of(s), p, ls_only[i]);
+        }
+        return;
+    }
+    const config_setting_t *is = config_setting_get_member(e, "instances");
+    if (is)
+        diag_add(d, "%s:%d: %sinstances: an LS application runs once (batch ones may repeat)", file,
+                 line_of(is), p);
+    if (!config_setting_get_member(e, "qos_target"))
+        diag_add(d,
+                 "%s:%d: %sqos_target: required for an LS application (expected a number from 1 "
+                 "to 100: its 99th-percentile latency bound as a multiple of the solo one)",
+                 file, line_of(e), p);
+    if (a->arrival == ACCEL_POISSON && !config_setting_get_member(e, "rate_qps"))
+        diag_add(d,
+                 "%s:%d: %srate_qps: required for Poisson arrivals (expected a number from "
+                 "0.001 to 1000000 queries per second)",
+                 file, line_of(e), p);
+    else if (a->arrival == ACCEL_CLOSED && config_setting_get_member(e, "rate_qps"))
+        diag_add(d,
+                 "%s:%d: %srate_qps: closed-loop queries have no rate (set arrival = "
+                 "\"poisson\" for one)",
+                 file, line_of(config_setting_get_member(e, "rate_qps")), p);
+}
+
+static void load_app(struct accel_scenario *sc, unsigned i, const config_setting_t *e,
+                     const char *datadir, struct diag *d)
+{
+    struct accel_app *a = &sc->apps[i];
+    char *p = xasprintf("applications[%u].", i);
+    if (!config_setting_is_group(e)) {
+        diag_add(d, "%s:%d: applications[%u]: expected a group { name = \"...\"; ... }", sc->path,
+                 line_of(e), i);
+        free(p);
+        return;
+    }
+    conf_apply(&accel_app_table, (const struct conf_group *)e, a, CONF_FULL, sc->path, p, d);
+    const config_setting_t *rs = config_setting_get_member(e, "role");
+    const char *role = rs ? config_setting_get_string(rs) : NULL;
+    if (role && (strcmp(role, "ls") == 0 || strcmp(role, "batch") == 0))
+        check_role(a, e, sc->path, p, d);
+    const config_setting_t *ts = config_setting_get_member(e, "tasks");
+    if (ts) {
+        char *list = xasprintf("applications[%u].tasks", i);
+        load_tasks(&a->trace, ts, sc->path, list, a->name ? a->name : "app", datadir, d);
+        free(list);
+    } else if (a->name) {
+        struct name_list known;
+        char *dir = xasprintf("%s/data/apps", datadir);
+        preset_cfg_names(dir, &known);
+        free(dir);
+        if (name_list_has(&known, a->name)) {
+            accel_trace_load(datadir, a->name, &a->trace, d);
+        } else if (known.count == 0) {
+            diag_add(d,
+                     "%s:%d: %sname: unknown application \"%s\"; none is known (expected "
+                     "data/apps/*.cfg under the data directory \"%s\", or its own tasks = "
+                     "( ... ))",
+                     sc->path, line_of(config_setting_get_member(e, "name")), p, a->name, datadir);
+        } else {
+            char *names = conf_known_names(a->name, (const char *const *)known.names, known.count);
+            diag_add(d,
+                     "%s:%d: %sname: unknown application \"%s\" (no data/apps/%s.cfg, no tasks = "
+                     "( ... ) of its own)%s",
+                     sc->path, line_of(config_setting_get_member(e, "name")), p, a->name, a->name,
+                     names);
+            free(names);
+        }
+        name_list_done(&known);
+    }
+    char why[256];
+    for (unsigned k = 0; sc->gpu.sms && k < a->trace.ntasks; k++) {
+        const struct accel_task *t = &a->trace.tasks[k];
+        if (t->type == ACCEL_KERNEL && t->kernel.name &&
+            gpu_profile_check(&sc->gpu, &t->kernel, why, sizeof(why)) != 0)
+            diag_add(d, "%s:%d: %stasks[%u].kernel: on GPU %s: %s", sc->path, line_of(e), p, k,
+                     sc->gpu_name, why);
+    }
+    free(p);
+}
+
+static void load_apps(struct accel_scenario *sc, const config_setting_t *root, const char *datadir,
+                      struct diag *d)
+{
+    const config_setting_t *as = config_setting_get_member(root, "applications");
+    if (!as) {
+        diag_add(d,
+                 "%s: applications: required setting is missing (expected a list ( {...}, ... ) "
+                 "of 1 to %d applications)",
+                 sc->path, ACCEL_MAX_APPS);
+        return;
+    }
+    int n = config_setting_is_list(as) ? config_setting_length(as) : -1;
+    if (n < 1 || n > ACCEL_MAX_APPS) {
+        diag_add(d,
+                 "%s:%d: applications: expected a list ( {...}, ... ) of 1 to %d "
+                 "applications, got %s",
+                 sc->path, line_of(as), ACCEL_MAX_APPS,
+                 n < 0 ? "something else" : (n < 1 ? "an empty list" : "too many"));
+        return;
+    }
+    sc->napps = (unsigned)n;
+    for (unsigned i = 0; i < sc->napps; i++)
+        load_app(sc, i, config_setting_get_elem(as, i), datadir, d);
+    unsigned processes = 0;
+    for (unsigned i = 0; i < sc->napps; i++)
+        processes += sc->apps[i].role == ACCEL_BATCH ? sc->apps[i].instances : 1;
+    if (processes > ACCEL_MAX_APPS)
+        diag_add(d,
+                 "%s:%d: applications: expected at most %d processes on the GPU (MPS's limit; "
+                 "each batch instance is one), got %u",
+                 sc->path, line_of(as), ACCEL_MAX_APPS, processes);
+}
+
+static int load_parsed(struct accel_scenario *sc, struct conf_file *f, const char *datadir,
+                       struct diag *d, size_t before)
+{
+    const config_setting_t *root = (const config_setting_t *)confread_root(f);
+    sc->text = xstrdup(confread_text(f));
+    const config_setting_t *ms = config_setting_get_member(root, "mode");
+    const char *mode = ms ? config_setting_get_string(ms) : NULL;
+    if (!mode || strcmp(mode, mode_names[1]) != 0) {
+        diag_add(d, "%s:%d: mode: expected \"accelerator\" in an accelerator scenario", sc->path,
+                 ms ? line_of(ms) : 0);
+    } else {
+        conf_apply(&accel_scenario_table, confread_root(f), sc, CONF_FULL, sc->path, "", d);
+        const config_setting_t *gs = config_setting_get_member(root, "gpu");
+        if (sc->gpu_name && gs) {
+            char *where = xasprintf("%s:%d: gpu", sc->path, line_of(gs));
+            preset_gpu_find(datadir, sc->gpu_name, where, &sc->gpu, d);
+            free(where);
+        }
+        load_apps(sc, root, datadir, d);
+    }
+    confread_close(f);
+    if (d->count != before) {
+        char *path = xstrdup(sc->path);
+        accel_scenario_done(sc);
+        sc->path = path;
+        return -1;
+    }
+    return 0;
+}
+
+int accel_scenario_load(struct accel_scenario *sc, const char *path, const char *datadir,
+                        struct diag *diags)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = xstrdup(path);
+    size_t before = diags->count;
+    struct conf_file *f = confread_open(path, diags);
+    return f ? load_parsed(sc, f, datadir, diags, before) : -1;
+}
+
+int accel_scenario_load_text(struct accel_scenario *sc, const char *name, const char *text,
+                             const char *datadir, struct diag *diags)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = xstrdup(name);
+    size_t before = diags->count;
+    struct conf_file *f = confread_parse(name, text, diags);
+    return f ? load_parsed(sc, f, datadir, diags, before) : -1;
+}
+
+void accel_scenario_done(struct accel_scenario *sc)
+{
+    for (unsigned i = 0; i < sc->napps; i++) {
+        free(sc->apps[i].name);
+        accel_trace_done(&sc->apps[i].trace);
+    }
+    free(sc->path);
+    free(sc->text);
+    free(sc->name);
+    free(sc->description);
+    free(sc->gpu_name);
+    memset(sc, 0, sizeof(*sc));
+}
+
+int accel_scenario_probe(const char *path)
+{
+    config_t cfg;
+    config_init(&cfg);
+    int rc = -1;
+    if (config_read_file(&cfg, path) == CONFIG_TRUE) {
+        const char *mode = NULL;
+        rc = config_lookup_string(&cfg, "mode", &mode) == CONFIG_TRUE &&
+             strcmp(mode, mode_names[1]) == 0;
+    }
+    config_destroy(&cfg);
+    return rc;
+}

@@ -1,0 +1,139 @@
+/* Unit tests: prophet_schedule — the schedule predictor on small traces whose predicted
+ * timelines are worked out by hand (15 PEs of 64 warps, 240 GB/s, times in ns). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "corun/prophet_schedule.h"
+
+static const struct prophet_hw hw = {.pes = 15, .max_warps_per_pe = 64, .mem_gbs = 240.0};
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
+
+static struct prophet_task kernel(double solo, unsigned warps, double occu, double bw)
+{
+    return (struct prophet_task){
+        .type = PROPHET_KERNEL,
+        .solo_ns = solo,
+        .kernel = {.solo_ns = solo, .warps = warps, .occupancy = occu, .bw_per_pe_gbs = bw}};
+}
+
+static struct prophet_task copy(int type, double solo, int exclusive)
+{
+    return (struct prophet_task){.type = type, .solo_ns = solo, .exclusive = exclusive};
+}
+
+/* Alone, a trace takes its solo time: 100 + 6 batches of 150 us + 50; twice over. */
+static void alone_is_solo(void **state)
+{
+    (void)state;
+    struct prophet_task t[] = {copy(PROPHET_H2D, 100, 0), kernel(900000, 2880, 0.5, 8.0),
+                               copy(PROPHET_D2H, 50, 0)};
+    double ends[2];
+    struct prophet_app app = {t, 3, 0, 2, ends};
+    NEAR(prophet_schedule(&hw, &app, 1), 1800300);
+    NEAR(ends[0], 900150);
+    NEAR(ends[1], 1800300);
+}
+
+/* Fig. 8's case. K1 (640 warps at 32 per PE: a batch on all 15 PEs, then 160 warps on 5;
+ * 100 ns a batch) starts at 0; K2 (320 warps: 10 PEs, one 100 ns batch) is submitted at 50 and
+ * finds no free PE. At 100 K1's second batch takes 5 PEs and K2 the other 10: both end at 200,
+ * K2 150 ns after its submission (100 alone; the sequential model says 250). */
+static void queued_task_takes_the_free_pes(void **state)
+{
+    (void)state;
+    struct prophet_task t1[] = {kernel(200, 640, 0.5, 0)};
+    struct prophet_task t2[] = {kernel(100, 320, 0.5, 0)};
+    double e1, e2;
+    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1}, {t2, 1, 50, 1, &e2}};
+    prophet_schedule(&hw, apps, 2);
+    NEAR(e1, 200);
+    NEAR(e2, 200);
+}
+
+/* Two kernels that fit side by side (7 + 8 PEs) asking 30 GB/s per PE: 210 + 240 = 450 of
+ * 240 GB/s slows both by 1.875: 100 ns each becomes 187.5. */
+static void concurrent_tasks_share_bandwidth(void **state)
+{
+    (void)state;
+    struct prophet_task t1[] = {kernel(100, 448, 1.0, 30.0)};
+    struct prophet_task t2[] = {kernel(100, 512, 1.0, 30.0)};
+    double e1, e2;
+    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1}, {t2, 1, 0, 1, &e2}};
+    prophet_schedule(&hw, apps, 2);
+    NEAR(e1, 187.5);
+    NEAR(e2, 187.5);
+}
+
+/* Copies: a sharing copy of 1000 ns at 0, an exclusive one of 500 ns at 200 pauses it (it
+ * ends at 1500, the exclusive one at 700); a copy the other way is not touched (300). */
+static void exclusive_copy_pauses_sharing_one(void **state)
+{
+    (void)state;
+    struct prophet_task tl[] = {copy(PROPHET_H2D, 1000, 0)};
+    struct prophet_task tb[] = {copy(PROPHET_H2D, 500, 1)};
+    struct prophet_task tc[] = {copy(PROPHET_D2H, 300, 0)};
+    double el, eb, ec;
+    struct prophet_app apps[] = {{tl, 1, 0, 1, &el}, {tb, 1, 200, 1, &eb}, {tc, 1, 0, 1, &ec}};
+    prophet_schedule(&hw, apps, 3);
+    NEAR(el, 1500);
+    NEAR(eb, 700);
+    NEAR(ec, 300);
+}
+
+/* Sharing copies of 1000 and 500 ns submitted together (eqs. 6–8: the second joins the
+ * first): 1000 and 1500. A sharing copy submitted at 100 behind an exclusive one of 400
+ * (eq. 9) starts at 400 and ends at 700. */
+static void sharing_and_queued_copies(void **state)
+{
+    (void)state;
+    struct prophet_task ta[] = {copy(PROPHET_H2D, 1000, 0)};
+    struct prophet_task tb[] = {copy(PROPHET_H2D, 500, 0)};
+    double ea, eb;
+    struct prophet_app apps[] = {{ta, 1, 0, 1, &ea}, {tb, 1, 0, 1, &eb}};
+    prophet_schedule(&hw, apps, 2);
+    NEAR(ea, 1500);
+    NEAR(eb, 1000);
+
+    struct prophet_task tx[] = {copy(PROPHET_D2H, 400, 1)};
+    struct prophet_task ty[] = {copy(PROPHET_D2H, 300, 0)};
+    double ex, ey;
+    struct prophet_app q[] = {{tx, 1, 0, 1, &ex}, {ty, 1, 100, 1, &ey}};
+    prophet_schedule(&hw, q, 2);
+    NEAR(ex, 400);
+    NEAR(ey, 700);
+}
+
+/* A looping batch application beside two LS passes. The batch kernel (15 PEs, 300 ns) starts
+ * at 0; the LS kernel (15 PEs, 100 ns) submitted at 10 waits and runs 300-400 (pass 1), before
+ * the batch's next kernel (submitted at 300, later than the LS one). That one runs 400-700, the
+ * LS pass 2 (submitted at 400) 700-800. */
+static void looping_batch_and_ls_passes(void **state)
+{
+    (void)state;
+    struct prophet_task ls[] = {kernel(100, 960, 1.0, 0)};
+    struct prophet_task batch[] = {kernel(300, 960, 1.0, 0)};
+    double ends[2];
+    struct prophet_app apps[] = {{ls, 1, 10, 2, ends}, {batch, 1, 0, 0, NULL}};
+    NEAR(prophet_schedule(&hw, apps, 2), 800);
+    NEAR(ends[0], 400);
+    NEAR(ends[1], 800);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(alone_is_solo),
+        cmocka_unit_test(queued_task_takes_the_free_pes),
+        cmocka_unit_test(concurrent_tasks_share_bandwidth),
+        cmocka_unit_test(exclusive_copy_pauses_sharing_one),
+        cmocka_unit_test(sharing_and_queued_copies),
+        cmocka_unit_test(looping_batch_and_ls_passes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
