@@ -10,25 +10,13 @@
 #include "corun/datadir.h"
 #include "corun/sweep.h"
 #include "corun/util.h"
+#include "slurm_cli.h"
 
 static void progress(unsigned done, unsigned total)
 {
     char label[64];
     snprintf(label, sizeof label, "%u of %u mixes", done, total);
     cli_progress(label, total ? (double)done / total : 1);
-}
-
-static int parse_shard(const char *text, struct sweep_options *o)
-{
-    unsigned k, n;
-    char tail;
-    if (sscanf(text, "%u/%u%c", &k, &n, &tail) != 2 || n == 0 || n > 1000 || k == 0 || k > n) {
-        fprintf(stderr, "corun: --shard: expected K/N with 1 <= K <= N <= 1000, got '%s'\n", text);
-        return -1;
-    }
-    o->shard = k;
-    o->shards = n;
-    return 0;
 }
 
 static int print_row(void *ctx, size_t ncols, const char *const *names, const char *const *values)
@@ -82,6 +70,10 @@ static int sweep_main(int argc, char **argv)
         {"catalog", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
+    struct slurm_options so;
+    bool slurm;
+    if (slurm_cli_take_options(&argc, argv, &slurm, &so) != 0)
+        return CLI_BAD_INPUT;
     struct sweep_options o = {.shard = 1, .shards = 1, .jobs = 1, .seed = 1};
     const char *combos = "none:static";
     char err[512];
@@ -97,7 +89,7 @@ static int sweep_main(int argc, char **argv)
             o.jobs = (unsigned)v;
             break;
         case 's':
-            if (parse_shard(optarg, &o) != 0)
+            if (cli_parse_shard(optarg, &o.shard, &o.shards) != 0)
                 return CLI_BAD_INPUT;
             break;
         case 'S':
@@ -123,6 +115,9 @@ static int sweep_main(int argc, char **argv)
         fprintf(stderr, "corun: %s\n", err);
         return CLI_BAD_INPUT;
     }
+    if (slurm)
+        return o.shards > 1 ? slurm_cli_shard_refused()
+                            : slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so);
     char *datadir = datadir_locate();
     o.datadir = datadir;
     struct sweep_summary sum;
@@ -140,19 +135,23 @@ static int sweep_main(int argc, char **argv)
 
 const struct cli_command cmd_sweep = {
     .name = "sweep",
-    .args = "SUITE [--combos P:A,...] [-j N] [--shard K/N] [--seed S] [--epochs N] [--catalog P]",
+    .args = "SUITE [--combos P:A,...] [-j N] [--shard K/N] [--seed S] [--epochs N] [--catalog P] "
+            "[--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]]",
     .summary = "run every mix of a suite with every predictor:allocator pair into the catalog",
-    .help = "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
-            "                    none or any of `corun help predictors`; allocators: any of\n"
-            "                    `corun help allocators` (static: the mix keeps its split)\n"
-            "  -j N              N worker processes\n"
-            "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
-            "                    machines sharing the catalog split the suite between them\n"
-            "  --seed S          seed of every run (default 1)\n"
-            "  --epochs N        epochs per mix instead of the suite's\n"
-            "  --catalog PATH    the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n\n"
-            "Items already in the catalog are skipped, so a killed sweep resumes where it\n"
-            "stopped. Prints the suite's results per pair; `corun runs query` reads them all\n"
-            "(table sweep_results).\n",
+    .help =
+        "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
+        "                    none or any of `corun help predictors`; allocators: any of\n"
+        "                    `corun help allocators` (static: the mix keeps its split)\n"
+        "  -j N              N worker processes\n"
+        "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
+        "                    machines sharing the catalog split the suite between them\n"
+        "  --seed S          seed of every run (default 1)\n"
+        "  --epochs N        epochs per mix instead of the suite's\n"
+        "  --catalog PATH    the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n" SLURM_CLI_HELP
+        "\nItems already in the catalog are skipped, so a killed sweep resumes where it\n"
+        "stopped. Prints the suite's results per pair; `corun runs query` reads them all\n"
+        "(table sweep_results). With --slurm each array task runs one shard into a catalog\n"
+        "of its own in the job directory; `corun slurm collect JOB` merges them into\n"
+        "--catalog's and prints the table.\n",
     .run = sweep_main,
 };
