@@ -1,9 +1,8 @@
-/* spawn — posix_spawnp with a pipe on the child's stdout. */
+/* spawn — fork and execvp with a pipe on the child's stdout. */
 #include "corun/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +10,6 @@
 #include <unistd.h>
 
 #include "corun/util.h"
-
-extern char **environ;
 
 int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char *err, size_t errlen)
 {
@@ -22,20 +19,18 @@ int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char 
         snprintf(err, errlen, "cannot run %s: pipe: %s", argv[0], strerror(errno));
         return -1;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    if (quiet)
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || (quiet && dup2(null, 2) < 0))
+            _exit(127);
+        execvp(argv[0], argv);
+        _exit(127); /* what a shell answers for a command it cannot run */
+    }
     close(fds[1]);
-    if (rc != 0) {
+    if (pid < 0) {
         close(fds[0]);
-        snprintf(err, errlen, "cannot run %s: %s%s", argv[0], strerror(rc),
-                 rc == ENOENT ? " (is it installed and in PATH?)" : "");
+        snprintf(err, errlen, "cannot run %s: fork: %s", argv[0], strerror(errno));
         return -1;
     }
     size_t used = 0, cap = 4096;
@@ -56,6 +51,14 @@ int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char 
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+    /* The child could not run the program (execvp failed), or it said nothing and ended as a
+     * shell does for a command it cannot find. */
+    if (*status == 127 && used == 0) {
+        free(buf);
+        snprintf(err, errlen, "cannot run %s (exit status 127: is it installed and in PATH?)",
+                 argv[0]);
+        return -1;
+    }
     if (out)
         *out = buf;
     else
