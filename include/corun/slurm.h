@@ -110,8 +110,9 @@ int slurm_job_status(const struct slurm_job *j, struct slurm_shard *out, char *e
 const char *slurm_state_name(enum slurm_state s);
 
 /* The shards to submit again (not run, failed, stopped, or run by another simulator) into
- * shards (room for j->shards), their count returned; the files of a shard run by another
- * simulator are removed, so that it starts afresh. */
+ * shards (room for j->shards), their count returned; their state files are removed, and so
+ * are the catalog and journal of a shard that a corun of another simulator started, so that
+ * it starts afresh. */
 size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard *st,
                             unsigned *shards);
 

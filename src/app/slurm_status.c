@@ -167,8 +167,9 @@ size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard 
         enum slurm_state s = st[k - 1].state;
         if (s == SLURM_PENDING || s == SLURM_RUNNING || s == SLURM_DONE)
             continue;
-        const char *gone[] = {"state", s == SLURM_OTHER_SIM ? "db" : NULL,
-                              s == SLURM_OTHER_SIM ? "journal" : NULL};
+        /* What another simulator made, finished or not, must not be resumed from. */
+        bool foreign = st[k - 1].simulator && st[k - 1].simulator != CORUN_SIM_ID;
+        const char *gone[] = {"state", foreign ? "db" : NULL, foreign ? "journal" : NULL};
         for (size_t g = 0; g < CORUN_ARRAY_LEN(gone) && gone[g]; g++) {
             char *path = slurm_shard_path(j, k, gone[g]);
             unlink(path);

@@ -386,6 +386,10 @@ static void test_states_reruns_and_another_simulator(void **state)
     assert_int_equal(slurm_task_end(j, 4, 0, err, sizeof err), 0);
     char *state4 = slurm_shard_path(j, 4, "state");
     write_text(state4, "simulator 7\nhost h\ntask 1_4\nfinished 0\n", 0644);
+    /* Shard 5 was started by another simulator's corun and killed. */
+    char *state5 = slurm_shard_path(j, 5, "state"), *journal5 = slurm_shard_path(j, 5, "journal");
+    write_text(state5, "simulator 7\nhost h\ntask 1_5\nstarted 2026-01-01T00:00:00Z\n", 0644);
+    write_text(journal5, "corun reproduce journal 1\n", 0644);
     char *db2 = slurm_shard_path(j, 2, "db"), *db4 = slurm_shard_path(j, 4, "db");
     struct catalog *c = catalog_open(db2, err, sizeof err);
     put_result(c, "a+b", 1.5);
@@ -401,7 +405,7 @@ static void test_states_reruns_and_another_simulator(void **state)
     assert_int_equal(st[2].state, SLURM_FAILED);
     assert_non_null(strstr(st[2].detail, "exit status 1"));
     assert_int_equal(st[3].state, SLURM_OTHER_SIM);
-    assert_int_equal(st[4].state, SLURM_NOT_RUN);
+    assert_int_equal(st[4].state, SLURM_STOPPED);
 
     /* Merging takes shard 2 and refuses shard 4; twice changes nothing. */
     struct slurm_merged m;
@@ -423,6 +427,10 @@ static void test_states_reruns_and_another_simulator(void **state)
     assert_int_equal(access(db4, F_OK), -1); /* another simulator's results are gone */
     assert_int_equal(access(state4, F_OK), -1);
     assert_int_equal(access(db2, F_OK), 0);
+    assert_int_equal(access(journal5, F_OK), -1);
+    assert_int_equal(access(state5, F_OK), -1);
+    free(journal5);
+    free(state5);
     free(db2);
     free(db4);
     free(state4);
