@@ -2,8 +2,6 @@
  * catalogs and journals, and a job directory (manifest, submission through a stand-in sbatch,
  * shard states from their files, what to run again, refusing another simulator's shard). Each
  * test works in its own mkdtemp directory, with PATH and XDG_DATA_HOME pointing into it. */
-#define _XOPEN_SOURCE 700 /* nftw */
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +9,6 @@
 
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +22,7 @@
 #include "corun/spawn.h"
 #include "corun/util.h"
 #include "corun_sim_id.h"
+#include "testutil.h"
 
 struct fixture {
     char dir[64];
@@ -51,17 +49,11 @@ static int setup(void **state)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     struct fixture *f = *state;
     setenv("PATH", f->old_path, 1);
-    nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(f->dir);
     free(f->old_path);
     free(f);
     return 0;
