@@ -8,6 +8,8 @@
 #include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/suite.h"
 #include "corun/sweep.h"
 #include "corun/util.h"
 #include "slurm_cli.h"
@@ -57,6 +59,20 @@ static void print_results(const struct sweep_options *o, const char *suite_name)
         fprintf(stderr, "corun: %s\n", err);
     free(sql);
     catalog_close(cat);
+}
+
+/* A suite checked before a job is submitted for it, so that no task fails on it. */
+static int suite_checked(const char *path, const char *datadir)
+{
+    struct suite s;
+    struct diag d;
+    diag_init(&d);
+    int rc = suite_load(path, datadir, &s, &d) == 0 ? CLI_OK : CLI_BAD_INPUT;
+    if (rc != CLI_OK)
+        diag_print(&d, stderr);
+    suite_done(&s);
+    diag_done(&d);
+    return rc;
 }
 
 static int sweep_main(int argc, char **argv)
@@ -115,11 +131,14 @@ static int sweep_main(int argc, char **argv)
         fprintf(stderr, "corun: %s\n", err);
         return CLI_BAD_INPUT;
     }
-    if (slurm)
-        return o.shards > 1 ? slurm_cli_shard_refused()
-                            : slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so);
     char *datadir = datadir_locate();
     o.datadir = datadir;
+    if (slurm) {
+        int checked = o.shards > 1 ? slurm_cli_shard_refused() : suite_checked(o.suite, datadir);
+        free(datadir);
+        return checked == CLI_OK ? slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so)
+                                 : checked;
+    }
     struct sweep_summary sum;
     int rc = sweep_run(&o, progress, &sum, err, sizeof err);
     if (sum.items || rc == 0) {

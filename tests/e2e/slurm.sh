@@ -149,6 +149,8 @@ expect_bad "--shard with --slurm" "leave out --shard" \
     "$CORUN" reproduce "${args[@]}" --slurm --shard 1/2 --slurm-dir "$TMPD/bad"
 expect_bad "a Slurm option alone" "go with --slurm" "$CORUN" reproduce "${args[@]}" --shards 3
 expect_bad "an unknown job" "no job '999999'" "$CORUN" slurm status 999999
+expect_bad "a missing suite" "missing.cfg" \
+    "$CORUN" sweep "$TMPD/missing.cfg" --slurm --slurm-dir "$TMPD/bad"
 [ ! -e "$TMPD/bad" ] || fail "a refused submission made its directory"
 
 # A sweep over 2 tasks, waited for: the same table as a local sweep.
