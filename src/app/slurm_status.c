@@ -62,12 +62,12 @@ static void read_state(const struct slurm_job *j, unsigned k, struct slurm_shard
     else if (started)
         s->state = SLURM_STOPPED;
     if (finished && s->exit_status != 0)
-        snprintf(s->detail, sizeof s->detail, "exit status %d on %s", s->exit_status, host);
+        snprintf(s->detail, sizeof s->detail, "exit status %d on %.64s", s->exit_status, host);
     else if (s->state == SLURM_OTHER_SIM)
         snprintf(s->detail, sizeof s->detail, "simulator %u, this corun's is %u", s->simulator,
                  (unsigned)CORUN_SIM_ID);
     else
-        snprintf(s->detail, sizeof s->detail, "on %s", host);
+        snprintf(s->detail, sizeof s->detail, "on %.64s", host);
 }
 
 /* Run a Slurm query; its output (heap) or NULL when it failed. */
