@@ -17,6 +17,8 @@ mode=${1:-run}
 PACKAGES=(gcc make autoconf automake libtool pkg-config
           libncurses-dev libconfig-dev libsqlite3-dev libhdf5-dev libcmocka-dev libcairo2-dev
           tmux clang-format clang python3 valgrind hdf5-tools)
+# Only the test suite needs these: a single-node Slurm that tests/e2e/slurm.sh starts itself.
+TEST_PACKAGES=(slurm-wlm munge)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -131,7 +133,7 @@ run_tests() {
 
 case "$mode" in
     run) install_packages; build_corun; exec "$build/corun" "$@" ;;
-    test) install_packages; build_corun; run_tests ;;
+    test) PACKAGES+=("${TEST_PACKAGES[@]}"); install_packages; build_corun; run_tests ;;
     build) install_packages; build_corun ;;
     # Internal: apt-get ARGS... with apt_waiting (tests/e2e/setup_apt_lock.sh drives it).
     apt-waiting) apt_waiting apt-get "$@" ;;

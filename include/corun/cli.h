@@ -41,6 +41,7 @@ extern const struct cli_command cmd_reproduce;
 extern const struct cli_command cmd_rbhshift;
 extern const struct cli_command cmd_lesson;
 extern const struct cli_command cmd_plot;
+extern const struct cli_command cmd_slurm;
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);
@@ -109,6 +110,11 @@ void cli_getopt_reset(void);
  * when text is not one. */
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,
                    unsigned long *out);
+
+/* --shard K/N: 1 <= K <= N <= CLI_MAX_SHARDS into *k and *n; prints a message and returns -1
+ * when text is not one. */
+#define CLI_MAX_SHARDS 1000
+int cli_parse_shard(const char *text, unsigned *k, unsigned *n);
 
 /* Whether paths a and b name one file: the same text, or the same existing file. */
 bool cli_same_file(const char *a, const char *b);

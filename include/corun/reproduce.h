@@ -109,6 +109,10 @@ void repro_aggregate(const struct repro_mix_result *r, size_t n, unsigned p, enu
  * returns their count. */
 size_t repro_quick_select(const struct suite *s, unsigned want, size_t *out);
 
+/* Shard k of n (1 <= k <= n) of the mixes chosen[0..count): keeps, in order, those at the
+ * positions p with p % n == k - 1 and returns how many. n of 0 or 1 keeps them all. */
+size_t repro_shard_select(size_t *chosen, size_t count, unsigned k, unsigned n);
+
 /* ---- running a part (reproduce_run.c) ---- */
 
 struct repro_options {
@@ -122,6 +126,7 @@ struct repro_options {
     const char *gpu;        /* run every mix on this preset (splits scaled); NULL: the suite's */
     const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
                            not run again. NULL: none */
+    unsigned shard, shards; /* run only shard `shard` of `shards` (repro_shard_select); 0: all */
 };
 
 #define REPRO_QUICK_EPOCHS 3

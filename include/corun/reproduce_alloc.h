@@ -158,6 +158,7 @@ struct ralloc_options {
     const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
                            not run again. NULL: none */
     const char *gpu;    /* run every mix on this preset (splits scaled); NULL: the suite's */
+    unsigned shard, shards; /* run only shard `shard` of `shards` (repro_shard_select); 0: all */
 };
 
 #define RALLOC_QUICK_MIXES  6

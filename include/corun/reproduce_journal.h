@@ -69,4 +69,18 @@ struct repro_journal *repro_journal_open_run(const char *path, const char *datad
                                              const char *what, size_t result_size, char *err,
                                              size_t errlen);
 
+/* What repro_journal_merge did. */
+struct repro_journal_merged {
+    size_t added;   /* records copied */
+    size_t present; /* records the target held already (kept as they were) */
+};
+
+/* Copy into the journal at `into` (created when missing) every record of the journal at `from`
+ * that it does not hold, so merging twice adds nothing. `from` must come from this build of
+ * corun with the data under datadir (its identity ends with their ids), and `into` must belong
+ * to the same run; otherwise, or when either cannot be read or written, -1 with a message (the
+ * records copied before a failed write stay; merging again completes them). */
+int repro_journal_merge(const char *into, const char *from, const char *datadir,
+                        struct repro_journal_merged *out, char *err, size_t errlen);
+
 #endif

@@ -1,6 +1,7 @@
 /* reproduce — the experiments, their published figures and the error arithmetic. */
 #include "corun/reproduce.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,4 +250,15 @@ size_t repro_quick_select(const struct suite *s, unsigned want, size_t *out)
     free(tag);
     free(all);
     return got;
+}
+
+size_t repro_shard_select(size_t *chosen, size_t count, unsigned k, unsigned n)
+{
+    if (n <= 1)
+        return count;
+    assert(k >= 1 && k <= n);
+    size_t kept = 0;
+    for (size_t p = k - 1; p < count; p += n)
+        chosen[kept++] = chosen[p];
+    return kept;
 }

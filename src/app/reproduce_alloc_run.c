@@ -374,17 +374,19 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
                                         : s.epoch_cycles;
     size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen));
     size_t n = choose(o, x, &s, chosen, &out->suite_mixes);
-    out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
-    out->nmixes = n;
-    for (size_t i = 0; i < n; i++)
-        describe_mix(&s, chosen[i], &out->mixes[i]);
-    out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
+    /* The run's identity names every mix it has, so that all shards share one journal's. */
     char what[256];
     snprintf(what, sizeof what,
              "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
              "seed %llu, gpu %s)",
              x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n,
              out->epochs, out->epoch_cycles, (unsigned long long)o->seed, s.gpu);
+    n = repro_shard_select(chosen, n, o->shard, o->shards);
+    out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
+    out->nmixes = n;
+    for (size_t i = 0; i < n; i++)
+        describe_mix(&s, chosen[i], &out->mixes[i]);
+    out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
     struct ralloc_job j = {o, x, &s, out, NULL};
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,

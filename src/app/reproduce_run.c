@@ -330,6 +330,7 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     else
         for (size_t i = 0; i < n; i++)
             chosen[i] = i;
+    n = repro_shard_select(chosen, n, o->shard, o->shards);
     out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
     out->nmixes = n;
     for (size_t i = 0; i < n; i++)

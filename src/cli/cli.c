@@ -14,10 +14,10 @@
 #include "corun/util.h"
 
 static const struct cli_command *const commands[] = {
-    &cmd_tui,       &cmd_lesson,   &cmd_replay,    &cmd_check, &cmd_run,   &cmd_show,
-    &cmd_plot,      &cmd_export,   &cmd_branch,    &cmd_runs,  &cmd_solo,  &cmd_dram_trace,
-    &cmd_bench,     &cmd_kernels,  &cmd_calibrate, &cmd_suite, &cmd_train, &cmd_sweep,
-    &cmd_reproduce, &cmd_rbhshift, &cmd_help,
+    &cmd_tui,       &cmd_lesson,  &cmd_replay,    &cmd_check, &cmd_run,   &cmd_show,
+    &cmd_plot,      &cmd_export,  &cmd_branch,    &cmd_runs,  &cmd_solo,  &cmd_dram_trace,
+    &cmd_bench,     &cmd_kernels, &cmd_calibrate, &cmd_suite, &cmd_train, &cmd_sweep,
+    &cmd_reproduce, &cmd_slurm,   &cmd_rbhshift,  &cmd_help,
 };
 
 const struct cli_command *cli_at(size_t i)
@@ -262,4 +262,19 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
         return CLI_OPT_BAD;
     }
     return c;
+}
+
+int cli_parse_shard(const char *text, unsigned *k, unsigned *n)
+{
+    unsigned kk, nn;
+    char tail;
+    if (sscanf(text, "%u/%u%c", &kk, &nn, &tail) != 2 || nn == 0 || nn > CLI_MAX_SHARDS ||
+        kk == 0 || kk > nn) {
+        fprintf(stderr, "corun: --shard: expected K/N with 1 <= K <= N <= %d, got '%s'\n",
+                CLI_MAX_SHARDS, text);
+        return -1;
+    }
+    *k = kk;
+    *n = nn;
+    return 0;
 }

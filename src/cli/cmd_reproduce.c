@@ -13,6 +13,7 @@
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
 #include "reproduce_report.h"
+#include "slurm_cli.h"
 
 struct options {
     const struct repro_experiment *exp;
@@ -84,7 +85,7 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:R:g:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:R:g:s:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < repro_experiment_count()) {
             o->flag = repro_experiment_at((size_t)(c - FLAG_OPT))->flag;
             continue;
@@ -110,6 +111,10 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
             break;
         case 'C': o->ro.catalog = optarg; break;
         case 'R': o->ro.resume = optarg; break;
+        case 's':
+            if (cli_parse_shard(optarg, &o->ro.shard, &o->ro.shards) != 0)
+                return CLI_BAD_INPUT;
+            break;
         case 'J': o->json = true; break;
         case 'l': o->list = true; break;
         case 'P':
@@ -137,6 +142,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"predictors", required_argument, NULL, 'P'},
         {"resume", required_argument, NULL, 'R'},
         {"gpu", required_argument, NULL, 'g'},
+        {"shard", required_argument, NULL, 's'},
     };
     /* The fixed options, then every other accuracy experiment's flag once, then the end. */
     size_t nx = repro_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -183,12 +189,20 @@ static int parse(int argc, char **argv, struct options *o)
 
 static int reproduce_main(int argc, char **argv)
 {
-    if (reproduce_alloc_wanted(argc, argv))
-        return reproduce_alloc_main(argc, argv); /* --fairness, --qos, smqos */
+    struct slurm_options so;
+    bool slurm;
+    if (slurm_cli_take_options(&argc, argv, &slurm, &so) != 0)
+        return CLI_BAD_INPUT;
+    if (reproduce_alloc_wanted(argc, argv)) /* --fairness, --qos, smqos */
+        return reproduce_alloc_main(argc, argv, slurm ? &so : NULL);
     struct options o;
     int rc = parse(argc, argv, &o);
     if (rc != CLI_OK)
         return rc;
+    if (slurm && !o.list)
+        return o.ro.shards
+                   ? slurm_cli_shard_refused()
+                   : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, &so);
     if (o.list) {
         list_experiments();
         return CLI_OK;
@@ -235,7 +249,9 @@ static int reproduce_main(int argc, char **argv)
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
     .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
-            "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--json] | --list",
+            "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--shard K/N] "
+            "[--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]] | "
+            "--list",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
     .help =
         "Experiments (--list): hsm --accuracy (HSM Fig. 10: the 105 pairs on hbm80, 10\n"
@@ -273,7 +289,12 @@ const struct cli_command cmd_reproduce = {
         "                  mixes it holds: rerun the same command after a kill or a stop and\n"
         "                  it picks up where it was, with the same table. FILE is refused for\n"
         "                  another experiment, other options or another build of corun\n"
-        "  --list          list the experiments\n\n"
+        "  --shard K/N     run only every N-th mix starting at the K-th (what each task of a\n"
+        "                  --slurm job does); the table covers those mixes alone\n"
+        "  --list          list the experiments\n" SLURM_CLI_HELP
+        "  With --slurm every task keeps its mixes in a journal of its own in the job\n"
+        "  directory; `corun slurm collect JOB` merges them into --resume's FILE (default:\n"
+        "  the job directory's results.journal) and prints the table a run here prints.\n\n"
         "A progress bar with an ETA goes to stderr when it is a terminal; otherwise (nohup,\n"
         "stderr in a file) a line per finished mix with the time so far and the ETA. The full\n"
         "hsm run took 1.9 h of one core (--predictors hsm,dase,themis); the full themis run\n"
@@ -290,8 +311,9 @@ const struct cli_command cmd_reproduce = {
         "scenarios/suites/smqos-triples.cfg), themis --fairness (Themis Figs. 9, 10) and\n"
         "themis --qos (Fig. 12). Each (mix, policy) is its own run; they take -j, --quick (6\n"
         "mixes x 3 epochs of 100 K cycles), --mixes N, --epochs N, --epoch-cycles N, --seed,\n"
-        "--catalog, --gpu PRESET, --resume FILE and --json (one JSON document with each run's\n"
-        "NP and SMs per mix; with --resume of a finished run it reprints without simulating).\n"
+        "--catalog, --gpu PRESET, --resume FILE, --shard K/N, --slurm with its options\n"
+        "and --json (one JSON document with each run's NP and SMs per mix; with --resume of\n"
+        "a finished run it reprints without simulating).\n"
         "Full runs measured, in hours of one core: hsm --fairness 3.2 (105 x 5 policies x 5 M\n"
         "cycles: 4.4 s per million hbm80 cycles, references included), hsm --qos 2.3, hsm\n"
         "--threshold 4.7, smqos 0.7, smqos --threshold 0.07, smqos --offline 2.6, smqos\n"

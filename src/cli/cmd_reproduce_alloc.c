@@ -13,6 +13,7 @@
 #include "corun/reproduce.h"
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
+#include "slurm_cli.h"
 
 /* 1 when flag (without its dashes) is some allocation experiment's. */
 static bool is_experiment_flag(const char *flag)
@@ -115,7 +116,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"epochs", required_argument, NULL, 'e'}, {"epoch-cycles", required_argument, NULL, 'c'},
         {"seed", required_argument, NULL, 'S'},   {"catalog", required_argument, NULL, 'C'},
         {"resume", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'J'},
-        {"gpu", required_argument, NULL, 'g'},
+        {"gpu", required_argument, NULL, 'g'},    {"shard", required_argument, NULL, 's'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -133,7 +134,7 @@ static int parse(int argc, char **argv, struct options *o)
     unsigned long v;
     int c, rc = CLI_OK;
     cli_getopt_reset();
-    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:g:", longopts)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:g:s:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < nx) {
             rc = set_flag(o, ralloc_experiment_at((size_t)(c - FLAG_OPT))->flag);
             continue;
@@ -165,6 +166,9 @@ static int parse(int argc, char **argv, struct options *o)
         case 'C': o->ro.catalog = optarg; break;
         case 'R': o->ro.resume = optarg; break;
         case 'g': o->ro.gpu = optarg; break;
+        case 's':
+            rc = cli_parse_shard(optarg, &o->ro.shard, &o->ro.shards) ? CLI_BAD_INPUT : CLI_OK;
+            break;
         case 'J': o->json = true; break;
         default: rc = CLI_BAD_INPUT; break;
         }
@@ -191,12 +195,16 @@ static int parse(int argc, char **argv, struct options *o)
     return CLI_OK;
 }
 
-int reproduce_alloc_main(int argc, char **argv)
+int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slurm)
 {
     struct options o;
     int rc = parse(argc, argv, &o);
     if (rc != CLI_OK)
         return rc;
+    if (slurm)
+        return o.ro.shards ? slurm_cli_shard_refused()
+                           : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog,
+                                              o.ro.resume, slurm);
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
     const struct ralloc_experiment *x = o.x;

@@ -8,27 +8,17 @@
 #include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
+#include "corun/diag.h"
+#include "corun/suite.h"
 #include "corun/sweep.h"
 #include "corun/util.h"
+#include "slurm_cli.h"
 
 static void progress(unsigned done, unsigned total)
 {
     char label[64];
     snprintf(label, sizeof label, "%u of %u mixes", done, total);
     cli_progress(label, total ? (double)done / total : 1);
-}
-
-static int parse_shard(const char *text, struct sweep_options *o)
-{
-    unsigned k, n;
-    char tail;
-    if (sscanf(text, "%u/%u%c", &k, &n, &tail) != 2 || n == 0 || n > 1000 || k == 0 || k > n) {
-        fprintf(stderr, "corun: --shard: expected K/N with 1 <= K <= N <= 1000, got '%s'\n", text);
-        return -1;
-    }
-    o->shard = k;
-    o->shards = n;
-    return 0;
 }
 
 static int print_row(void *ctx, size_t ncols, const char *const *names, const char *const *values)
@@ -71,6 +61,20 @@ static void print_results(const struct sweep_options *o, const char *suite_name)
     catalog_close(cat);
 }
 
+/* A suite checked before a job is submitted for it, so that no task fails on it. */
+static int suite_checked(const char *path, const char *datadir)
+{
+    struct suite s;
+    struct diag d;
+    diag_init(&d);
+    int rc = suite_load(path, datadir, &s, &d) == 0 ? CLI_OK : CLI_BAD_INPUT;
+    if (rc != CLI_OK)
+        diag_print(&d, stderr);
+    suite_done(&s);
+    diag_done(&d);
+    return rc;
+}
+
 static int sweep_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -82,6 +86,10 @@ static int sweep_main(int argc, char **argv)
         {"catalog", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
+    struct slurm_options so;
+    bool slurm;
+    if (slurm_cli_take_options(&argc, argv, &slurm, &so) != 0)
+        return CLI_BAD_INPUT;
     struct sweep_options o = {.shard = 1, .shards = 1, .jobs = 1, .seed = 1};
     const char *combos = "none:static";
     char err[512];
@@ -97,7 +105,7 @@ static int sweep_main(int argc, char **argv)
             o.jobs = (unsigned)v;
             break;
         case 's':
-            if (parse_shard(optarg, &o) != 0)
+            if (cli_parse_shard(optarg, &o.shard, &o.shards) != 0)
                 return CLI_BAD_INPUT;
             break;
         case 'S':
@@ -125,6 +133,12 @@ static int sweep_main(int argc, char **argv)
     }
     char *datadir = datadir_locate();
     o.datadir = datadir;
+    if (slurm) {
+        int checked = o.shards > 1 ? slurm_cli_shard_refused() : suite_checked(o.suite, datadir);
+        free(datadir);
+        return checked == CLI_OK ? slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so)
+                                 : checked;
+    }
     struct sweep_summary sum;
     int rc = sweep_run(&o, progress, &sum, err, sizeof err);
     if (sum.items || rc == 0) {
@@ -140,19 +154,23 @@ static int sweep_main(int argc, char **argv)
 
 const struct cli_command cmd_sweep = {
     .name = "sweep",
-    .args = "SUITE [--combos P:A,...] [-j N] [--shard K/N] [--seed S] [--epochs N] [--catalog P]",
+    .args = "SUITE [--combos P:A,...] [-j N] [--shard K/N] [--seed S] [--epochs N] [--catalog P] "
+            "[--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]]",
     .summary = "run every mix of a suite with every predictor:allocator pair into the catalog",
-    .help = "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
-            "                    none or any of `corun help predictors`; allocators: any of\n"
-            "                    `corun help allocators` (static: the mix keeps its split)\n"
-            "  -j N              N worker processes\n"
-            "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
-            "                    machines sharing the catalog split the suite between them\n"
-            "  --seed S          seed of every run (default 1)\n"
-            "  --epochs N        epochs per mix instead of the suite's\n"
-            "  --catalog PATH    the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n\n"
-            "Items already in the catalog are skipped, so a killed sweep resumes where it\n"
-            "stopped. Prints the suite's results per pair; `corun runs query` reads them all\n"
-            "(table sweep_results).\n",
+    .help =
+        "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
+        "                    none or any of `corun help predictors`; allocators: any of\n"
+        "                    `corun help allocators` (static: the mix keeps its split)\n"
+        "  -j N              N worker processes\n"
+        "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
+        "                    machines sharing the catalog split the suite between them\n"
+        "  --seed S          seed of every run (default 1)\n"
+        "  --epochs N        epochs per mix instead of the suite's\n"
+        "  --catalog PATH    the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n" SLURM_CLI_HELP
+        "\nItems already in the catalog are skipped, so a killed sweep resumes where it\n"
+        "stopped. Prints the suite's results per pair; `corun runs query` reads them all\n"
+        "(table sweep_results). With --slurm each array task runs one shard into a catalog\n"
+        "of its own in the job directory; `corun slurm collect JOB` merges them into\n"
+        "--catalog's and prints the table.\n",
     .run = sweep_main,
 };

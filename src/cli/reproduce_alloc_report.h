@@ -10,8 +10,10 @@
 /* 1 when argv asks for an allocation experiment (--fairness, --qos, or an experiment only
  * this family has, like smqos). */
 bool reproduce_alloc_wanted(int argc, char **argv);
-/* `corun reproduce EXPERIMENT --fairness|--qos ...`: parse, run, print; a CLI exit status. */
-int reproduce_alloc_main(int argc, char **argv);
+/* `corun reproduce EXPERIMENT --fairness|--qos ...`: parse, then run and print, or with slurm
+ * (NULL: none) submit it as a Slurm job; a CLI exit status. */
+struct slurm_options;
+int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slurm);
 /* The --list lines of the allocation experiments. */
 void reproduce_alloc_list(void);
 

@@ -18,9 +18,6 @@
 #include "corun/preset.h"
 #include "corun/util.h"
 
-/* "coru": tells a corun catalog from other SQLite files (PRAGMA application_id). */
-#define CATALOG_APPLICATION_ID 0x636f7275
-
 /* UPSERT (ON CONFLICT ... DO UPDATE / DO NOTHING) needs 3.24. */
 #define CATALOG_MIN_SQLITE 3024000
 

@@ -10,6 +10,9 @@
 
 #include "corun/catalog.h"
 
+/* "coru": tells a corun catalog from other SQLite files (PRAGMA application_id). */
+#define CATALOG_APPLICATION_ID 0x636f7275
+
 struct catalog {
     sqlite3 *db;
     char *path;

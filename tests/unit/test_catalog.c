@@ -1,8 +1,6 @@
 /* Unit tests for the SQLite catalog: schema and migrations, runs, traces, kernels, sweeps,
  * the user's read-only queries, bad files, and two writers at once. Every test works in its
  * own mkdtemp directory. */
-#define _XOPEN_SOURCE 700 /* nftw */
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +10,9 @@
 
 #include "corun/catalog.h"
 #include "corun/preset.h"
+#include "testutil.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -47,17 +45,11 @@ static int setup(void **state)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     struct fixture *f = *state;
     chmod(f->dir, 0700);
-    nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(f->dir);
     free(f);
     return 0;
 }

@@ -1,5 +1,10 @@
 /* testutil — shared helpers for the CMocka unit tests. */
+#define _XOPEN_SOURCE 700 /* nftw */
+
 #include "testutil.h"
+
+#include <ftw.h>
+#include <sys/stat.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,4 +58,15 @@ int test_diag_has(const struct diag *d, ...)
             return 1;
     }
     return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+void test_remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -12,6 +12,8 @@ void test_preset(const char *name, struct gpu_config *out);
 
 /* Writes text to a fresh temporary file; returns its path (free it and unlink it). */
 char *test_write_temp(const char *text);
+/* Remove dir and everything under it (a test's mkdtemp directory). */
+void test_remove_tree(const char *dir);
 /* Whether some message of d holds every one of the NULL-terminated needles. */
 int test_diag_has(const struct diag *d, ...);
 

@@ -1,0 +1,234 @@
+/* slurm_status — where a job's shards are (their state files, squeue, sacct), which to run
+ * again, and merging the finished ones into the main catalog or journal. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "corun/catalog.h"
+#include "corun/reproduce_journal.h"
+#include "corun/slurm.h"
+#include "corun/spawn.h"
+#include "corun/util.h"
+#include "corun_sim_id.h"
+
+const char *slurm_state_name(enum slurm_state s)
+{
+    static const char *const names[] = {"not run",
+                                        "pending",
+                                        "running",
+                                        "done",
+                                        "failed",
+                                        "stopped",
+                                        "refused (another simulator)"};
+    return names[s];
+}
+
+/* 1 when shard k is in spec ("1-4", "2,5", "3"). */
+static bool spec_has(const char *spec, unsigned k)
+{
+    for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        unsigned lo, hi;
+        int n = sscanf(p, "%u-%u", &lo, &hi);
+        if ((n == 2 && k >= lo && k <= hi) || (n == 1 && k == lo))
+            return true;
+    }
+    return false;
+}
+
+/* The state file of shard k, into s. */
+static void read_state(const struct slurm_job *j, unsigned k, struct slurm_shard *s)
+{
+    char *path = slurm_shard_path(j, k, "state");
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f)
+        return;
+    char line[512], host[256] = "", task[64] = "";
+    bool started = false, finished = false;
+    while (fgets(line, sizeof line, f)) {
+        started |= strncmp(line, "started ", 8) == 0;
+        finished |= sscanf(line, "finished %d", &s->exit_status) == 1;
+        sscanf(line, "simulator %u", &s->simulator);
+        sscanf(line, "host %255s", host);
+        if (sscanf(line, "task %63s", task) == 1)
+            snprintf(s->task, sizeof s->task, "%s", task);
+    }
+    fclose(f);
+    if (finished && s->simulator != CORUN_SIM_ID)
+        s->state = SLURM_OTHER_SIM;
+    else if (finished)
+        s->state = s->exit_status == 0 ? SLURM_DONE : SLURM_FAILED;
+    else if (started)
+        s->state = SLURM_STOPPED;
+    if (finished && s->exit_status != 0)
+        snprintf(s->detail, sizeof s->detail, "exit status %d on %.64s", s->exit_status, host);
+    else if (s->state == SLURM_OTHER_SIM)
+        snprintf(s->detail, sizeof s->detail, "simulator %u, this corun's is %u", s->simulator,
+                 (unsigned)CORUN_SIM_ID);
+    else
+        snprintf(s->detail, sizeof s->detail, "on %.64s", host);
+}
+
+/* Run a Slurm query; its output (heap) or NULL when it failed. */
+static char *query(char **argv, bool quiet)
+{
+    char *out = NULL, err[256];
+    int status;
+    if (spawn_capture(argv, quiet, &out, &status, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        return NULL;
+    }
+    if (status != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The tasks of our jobs that are in the queue: "JOB K STATE" lines of squeue. */
+static void apply_queue(const struct slurm_job *j, struct slurm_shard *out)
+{
+    char *argv[] = {"squeue", "-h", "-r", "--me", "-o", "%F %K %T", NULL};
+    char *text = query(argv, false);
+    if (!text) {
+        fprintf(stderr, "corun: squeue failed: states come from the shards' files alone\n");
+        return;
+    }
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char job[64], state[64];
+        unsigned k;
+        if (sscanf(line, "%63s %u %63s", job, &k, state) != 3 || k < 1 || k > j->shards)
+            continue;
+        struct slurm_shard *s = &out[k - 1];
+        char task[160];
+        snprintf(task, sizeof task, "%s_%u", job, k);
+        if (strcmp(task, s->task) != 0)
+            continue;
+        s->state = strcmp(state, "PENDING") == 0 ? SLURM_PENDING : SLURM_RUNNING;
+        snprintf(s->detail, sizeof s->detail, "%s", state);
+    }
+    free(text);
+}
+
+/* How ended tasks that left no "finished" line ended, where accounting keeps it. */
+static void apply_accounting(const struct slurm_job *j, struct slurm_shard *out)
+{
+    char *ids = xstrdup("");
+    for (int i = 0; i < j->njobs; i++) {
+        char *next = xasprintf("%s%s%s", ids, i ? "," : "", j->jobs[i]);
+        free(ids);
+        ids = next;
+    }
+    char *argv[] = {"sacct", "-n", "-X", "-P", "-j", ids, "-o", "JobID,State", NULL};
+    char *text = j->njobs ? query(argv, true) : NULL;
+    char *save = NULL;
+    for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *bar = strchr(line, '|');
+        if (!bar)
+            continue;
+        *bar = '\0';
+        for (unsigned k = 1; k <= j->shards; k++) {
+            struct slurm_shard *s = &out[k - 1];
+            if ((s->state == SLURM_STOPPED || s->state == SLURM_NOT_RUN) &&
+                strcmp(line, s->task) == 0)
+                snprintf(s->detail, sizeof s->detail, "%s", bar + 1);
+        }
+    }
+    free(text);
+    free(ids);
+}
+
+int slurm_job_status(const struct slurm_job *j, struct slurm_shard *out, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    for (unsigned k = 1; k <= j->shards; k++) {
+        struct slurm_shard *s = &out[k - 1];
+        *s = (struct slurm_shard){.shard = k};
+        /* The task that last ran it: the latest submission that has it. */
+        for (int i = j->njobs - 1; i >= 0 && !s->task[0]; i--)
+            if (spec_has(j->job_shards[i], k))
+                snprintf(s->task, sizeof s->task, "%s_%u", j->jobs[i], k);
+        read_state(j, k, s);
+    }
+    apply_queue(j, out);
+    apply_accounting(j, out);
+    return 0;
+}
+
+size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard *st,
+                            unsigned *shards)
+{
+    size_t n = 0;
+    for (unsigned k = 1; k <= j->shards; k++) {
+        enum slurm_state s = st[k - 1].state;
+        if (s == SLURM_PENDING || s == SLURM_RUNNING || s == SLURM_DONE)
+            continue;
+        /* What another simulator made, finished or not, must not be resumed from. */
+        bool foreign = st[k - 1].simulator && st[k - 1].simulator != CORUN_SIM_ID;
+        const char *gone[] = {"state", foreign ? "db" : NULL, foreign ? "journal" : NULL};
+        for (size_t g = 0; g < CORUN_ARRAY_LEN(gone) && gone[g]; g++) {
+            char *path = slurm_shard_path(j, k, gone[g]);
+            unlink(path);
+            free(path);
+        }
+        shards[n++] = k;
+    }
+    return n;
+}
+
+/* Merge shard k's files. 0, or -1 with a message. */
+static int merge_shard(const struct slurm_job *j, struct catalog *cat, unsigned k,
+                       const char *datadir, struct slurm_merged *out, char *err, size_t errlen)
+{
+    char *db = slurm_shard_path(j, k, "db"), *journal = slurm_shard_path(j, k, "journal");
+    int rc = 0;
+    if (j->kind == SLURM_REPRODUCE && access(journal, F_OK) == 0) {
+        struct repro_journal_merged m;
+        rc = repro_journal_merge(j->journal, journal, datadir, &m, err, errlen);
+        out->added += m.added;
+        out->present += m.present;
+    }
+    if (rc == 0 && access(db, F_OK) == 0) {
+        struct catalog_merged m;
+        rc = catalog_merge(cat, db, &m, err, errlen);
+        if (j->kind == SLURM_SWEEP) {
+            out->added += m.added;
+            out->present += m.present;
+        }
+    }
+    free(db);
+    free(journal);
+    return rc;
+}
+
+int slurm_job_merge(const struct slurm_job *j, const struct slurm_shard *st, const char *datadir,
+                    struct slurm_merged *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    struct catalog *cat = catalog_open(j->catalog, err, errlen);
+    if (!cat)
+        return -1;
+    int rc = 0;
+    for (unsigned k = 1; k <= j->shards && rc >= 0; k++) {
+        const struct slurm_shard *s = &st[k - 1];
+        if (s->state == SLURM_OTHER_SIM)
+            fprintf(stderr,
+                    "corun: shard %u refused: it was run by a corun of simulator %u, this one is "
+                    "simulator %u (%s/shard-%u.state); `corun slurm resubmit` runs it again\n",
+                    k, s->simulator, (unsigned)CORUN_SIM_ID, j->dir, k);
+        if (s->state != SLURM_DONE) {
+            rc = 1;
+            continue;
+        }
+        if (merge_shard(j, cat, k, datadir, out, err, errlen) != 0)
+            rc = -1;
+        else
+            out->shards++;
+    }
+    catalog_close(cat);
+    return rc;
+}

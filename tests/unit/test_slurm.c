@@ -1,0 +1,446 @@
+/* Unit tests for running on a Slurm cluster: spawn_capture, repro_shard_select, merging
+ * catalogs and journals, and a job directory (manifest, submission through a stand-in sbatch,
+ * shard states from their files, what to run again, refusing another simulator's shard). Each
+ * test works in its own mkdtemp directory, with PATH and XDG_DATA_HOME pointing into it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "corun/catalog.h"
+#include "corun/reproduce.h"
+#include "corun/reproduce_journal.h"
+#include "corun/slurm.h"
+#include "corun/spawn.h"
+#include "corun/util.h"
+#include "corun_sim_id.h"
+#include "testutil.h"
+
+struct fixture {
+    char dir[64];
+    char *old_path;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    snprintf(f->dir, sizeof f->dir, "/tmp/corun-slurm-XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    const char *path = getenv("PATH");
+    f->old_path = strdup(path ? path : "/usr/bin:/bin");
+    char *xdg = xasprintf("%s/xdg", f->dir);
+    setenv("XDG_DATA_HOME", xdg, 1);
+    free(xdg);
+    /* Only the stand-ins of this directory: no real Slurm is asked anything. */
+    char *bin = xasprintf("%s/bin", f->dir);
+    mkdir(bin, 0777);
+    setenv("PATH", bin, 1);
+    free(bin);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    setenv("PATH", f->old_path, 1);
+    test_remove_tree(f->dir);
+    free(f->old_path);
+    free(f);
+    return 0;
+}
+
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    chmod(path, mode);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char *buf = calloc(1, 65536);
+    size_t n = fread(buf, 1, 65535, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+/* ---- spawn ---- */
+
+static void test_spawn_captures_output_and_status(void **state)
+{
+    (void)state;
+    setenv("PATH", "/usr/bin:/bin", 1);
+    char *out = NULL, err[256];
+    int status = -1;
+    char *argv[] = {"sh", "-c", "echo out; echo noise >&2; exit 3", NULL};
+    assert_int_equal(spawn_capture(argv, true, &out, &status, err, sizeof err), 0);
+    assert_string_equal(out, "out\n");
+    assert_int_equal(status, 3);
+    free(out);
+    char *missing[] = {"corun-no-such-program", NULL};
+    assert_int_equal(spawn_capture(missing, false, &out, &status, err, sizeof err), -1);
+    assert_non_null(strstr(err, "corun-no-such-program"));
+    assert_non_null(strstr(err, "in PATH"));
+}
+
+/* ---- shards ---- */
+
+static void test_shards_split_the_mixes_once(void **state)
+{
+    (void)state;
+    size_t seen[10] = {0};
+    for (unsigned k = 1; k <= 3; k++) {
+        size_t chosen[10];
+        for (size_t i = 0; i < 10; i++)
+            chosen[i] = 100 + i;
+        size_t n = repro_shard_select(chosen, 10, k, 3);
+        assert_int_equal(n, k == 1 ? 4 : 3);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal((chosen[i] - 100) % 3, k - 1);
+            seen[chosen[i] - 100]++;
+        }
+    }
+    for (size_t i = 0; i < 10; i++)
+        assert_int_equal(seen[i], 1);
+    size_t all[3] = {7, 8, 9};
+    assert_int_equal(repro_shard_select(all, 3, 0, 0), 3);
+    assert_int_equal(repro_shard_select(all, 3, 1, 1), 3);
+}
+
+/* ---- catalog merge ---- */
+
+static void put_result(struct catalog *cat, const char *mix, double stp)
+{
+    char err[512];
+    struct catalog_sweep_key key = {"tiny", mix, "none", "static", 1};
+    struct catalog_metrics m = {.mean_stp = stp, .mean_antt = 1, .mean_fairness = 1};
+    assert_int_equal(catalog_put_sweep_result(cat, &key, 0, &m, NULL, err, sizeof err), 0);
+}
+
+static int first_number(void *ctx, size_t ncols, const char *const *names,
+                        const char *const *values)
+{
+    (void)ncols, (void)names;
+    if (values)
+        *(long *)ctx = atol(values[0]);
+    return 0;
+}
+
+static long rows(struct catalog *cat)
+{
+    long n = -1;
+    char err[512];
+    assert_int_equal(
+        catalog_query(cat, "SELECT count(*) FROM sweep_results", first_number, &n, err, sizeof err),
+        0);
+    return n;
+}
+
+static void test_catalog_merge_is_idempotent_and_checked(void **state)
+{
+    struct fixture *f = *state;
+    char err[512];
+    char *main_path = xasprintf("%s/main.db", f->dir), *shard = xasprintf("%s/shard.db", f->dir);
+    struct catalog *s = catalog_open(shard, err, sizeof err);
+    assert_non_null(s);
+    put_result(s, "a+b", 1.5);
+    put_result(s, "c+d", 1.25);
+    catalog_close(s);
+    struct catalog *m = catalog_open(main_path, err, sizeof err);
+    assert_non_null(m);
+    put_result(m, "a+b", 1.5);
+    struct catalog_merged got;
+    assert_int_equal(catalog_merge(m, shard, &got, err, sizeof err), 0);
+    assert_int_equal(got.added, 1);
+    assert_int_equal(got.present, 1);
+    assert_int_equal(rows(m), 2);
+    assert_int_equal(catalog_merge(m, shard, &got, err, sizeof err), 0);
+    assert_int_equal(got.added, 0);
+    assert_int_equal(got.present, 2);
+    assert_int_equal(rows(m), 2);
+    catalog_close(m);
+
+    /* A catalog whose result for a key differs is refused, and nothing is merged. */
+    char *other = xasprintf("%s/other.db", f->dir);
+    struct catalog *o = catalog_open(other, err, sizeof err);
+    put_result(o, "a+b", 1.75);
+    put_result(o, "e+f", 1.0);
+    catalog_close(o);
+    m = catalog_open(main_path, err, sizeof err);
+    assert_int_equal(catalog_merge(m, other, &got, err, sizeof err), -1);
+    assert_non_null(strstr(err, "differ"));
+    assert_non_null(strstr(err, "tiny a+b none:static seed 1"));
+    assert_int_equal(rows(m), 2);
+
+    /* Not a catalog. */
+    char *text = xasprintf("%s/text.db", f->dir);
+    write_text(text, "", 0644);
+    assert_int_equal(catalog_merge(m, text, &got, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a corun catalog"));
+    char *missing = xasprintf("%s/missing.db", f->dir);
+    assert_int_equal(catalog_merge(m, missing, &got, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot be read"));
+    catalog_close(m);
+    free(missing);
+    free(text);
+    free(other);
+    free(shard);
+    free(main_path);
+}
+
+/* ---- journal merge ---- */
+
+static void test_journal_merge_is_idempotent_and_checked(void **state)
+{
+    struct fixture *f = *state;
+    const char *datadir = getenv("CORUN_DATADIR");
+    assert_non_null(datadir);
+    char err[512];
+    char *main_path = xasprintf("%s/main.journal", f->dir);
+    char *shard = xasprintf("%s/shard.journal", f->dir);
+    uint64_t r1 = 11, r2 = 22;
+    struct repro_journal *j =
+        repro_journal_open_run(shard, datadir, "reproduce x", sizeof r1, err, sizeof err);
+    assert_non_null(j);
+    assert_int_equal(repro_journal_put(j, 0, 3, &r1, err, sizeof err), 0);
+    assert_int_equal(repro_journal_put(j, 1, 5, &r2, err, sizeof err), 0);
+    repro_journal_close(j);
+    j = repro_journal_open_run(main_path, datadir, "reproduce x", sizeof r1, err, sizeof err);
+    assert_int_equal(repro_journal_put(j, 0, 3, &r2, err, sizeof err), 0);
+    repro_journal_close(j);
+
+    struct repro_journal_merged got;
+    assert_int_equal(repro_journal_merge(main_path, shard, datadir, &got, err, sizeof err), 0);
+    assert_int_equal(got.added, 1);
+    assert_int_equal(got.present, 1);
+    assert_int_equal(repro_journal_merge(main_path, shard, datadir, &got, err, sizeof err), 0);
+    assert_int_equal(got.added, 0);
+    assert_int_equal(got.present, 2);
+    j = repro_journal_open_run(main_path, datadir, "reproduce x", sizeof r1, err, sizeof err);
+    assert_int_equal(repro_journal_count(j), 2);
+    assert_memory_equal(repro_journal_get(j, 0, 3), &r2, sizeof r2); /* the main's kept */
+    assert_memory_equal(repro_journal_get(j, 1, 5), &r2, sizeof r2);
+    repro_journal_close(j);
+
+    /* Another build's shard is refused, and so is a shard of another run. */
+    char *foreign = xasprintf("%s/foreign.journal", f->dir);
+    j = repro_journal_open(foreign, "reproduce x; corun build 0123456789abcdef, data 0", sizeof r1,
+                           err, sizeof err);
+    repro_journal_close(j);
+    assert_int_equal(repro_journal_merge(main_path, foreign, datadir, &got, err, sizeof err), -1);
+    assert_non_null(strstr(err, "another build of corun"));
+    char *run_y = xasprintf("%s/y.journal", f->dir);
+    j = repro_journal_open_run(run_y, datadir, "reproduce y", sizeof r1, err, sizeof err);
+    repro_journal_close(j);
+    assert_int_equal(repro_journal_merge(main_path, run_y, datadir, &got, err, sizeof err), -1);
+    assert_non_null(strstr(err, "written for another run"));
+    free(run_y);
+    free(foreign);
+    free(shard);
+    free(main_path);
+}
+
+/* ---- a job ---- */
+
+static struct slurm_job *make_job(struct fixture *f, enum slurm_kind kind, unsigned shards)
+{
+    char err[512];
+    char *dir = xasprintf("%s/job", f->dir);
+    struct slurm_options o = {.shards = shards,
+                              .partition = "fast",
+                              .time = "1:00:00",
+                              .cpus_per_task = 2,
+                              .sbatch_args = {"--mem=1G"},
+                              .nsbatch_args = 1,
+                              .dir = dir};
+    char *argv[] = {"reproduce", "smqos", "--quick", "--epochs", "1"};
+    struct slurm_job *j =
+        slurm_job_create(&o, kind, 5, argv, NULL, NULL, "/opt/it's/corun", err, sizeof err);
+    assert_non_null(j);
+    free(dir);
+    return j;
+}
+
+static void test_job_manifest_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    char err[512];
+    struct slurm_job *j = make_job(f, SLURM_REPRODUCE, 4);
+    char *dir = xasprintf("%s/job", f->dir);
+    struct slurm_job *l = slurm_job_load(dir, err, sizeof err);
+    assert_non_null(l);
+    assert_int_equal(l->kind, SLURM_REPRODUCE);
+    assert_int_equal(l->shards, 4);
+    assert_int_equal(l->simulator, CORUN_SIM_ID);
+    assert_int_equal(l->argc, 5);
+    assert_string_equal(l->argv[1], "smqos");
+    assert_int_equal(l->nsbatch, 4);
+    assert_string_equal(l->sbatch[0], "--partition=fast");
+    assert_string_equal(l->sbatch[3], "--mem=1G");
+    char *journal = xasprintf("%s/results.journal", j->dir);
+    assert_string_equal(l->journal, journal);
+    assert_null(l->catalog);
+    /* The script runs this corun, its path quoted for sh. */
+    char *script_path = xasprintf("%s/task.sh", dir);
+    char *script = read_text(script_path);
+    assert_non_null(strstr(script, "exec '/opt/it'\\''s/corun' slurm task '"));
+    /* A directory holding a job is not reused. */
+    struct slurm_options o = {.shards = 2, .dir = dir};
+    char *argv[] = {"sweep", "x.cfg"};
+    assert_null(slurm_job_create(&o, SLURM_SWEEP, 2, argv, NULL, NULL, "corun", err, sizeof err));
+    assert_non_null(strstr(err, "holds a job already"));
+    /* A damaged manifest names its line. */
+    char *manifest = xasprintf("%s/job", dir);
+    write_text(manifest, "corun slurm job 1\nkind reproduce\nbogus\n", 0644);
+    assert_null(slurm_job_load(dir, err, sizeof err));
+    assert_non_null(strstr(err, "job:3: expected a manifest line"));
+    assert_null(slurm_job_load("12345", err, sizeof err));
+    assert_non_null(strstr(err, "no job '12345'"));
+    free(manifest);
+    free(script);
+    free(script_path);
+    free(journal);
+    free(dir);
+    slurm_job_delete(l);
+    slurm_job_delete(j);
+}
+
+static void test_submit_passes_options_to_sbatch(void **state)
+{
+    struct fixture *f = *state;
+    char err[512], id[64];
+    char *args_file = xasprintf("%s/sbatch.args", f->dir);
+    char *fake = xasprintf("%s/bin/sbatch", f->dir);
+    char *script = xasprintf("#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >'%s'\necho "
+                             "'4242;cluster'\n",
+                             args_file);
+    write_text(fake, script, 0755);
+    struct slurm_job *j = make_job(f, SLURM_REPRODUCE, 4);
+    char path[128];
+    snprintf(path, sizeof path, "%s/bin:/usr/bin:/bin", f->dir);
+    setenv("PATH", path, 1);
+    unsigned all[] = {1, 2, 3, 4};
+    assert_int_equal(slurm_job_submit(j, all, 4, id, sizeof id, err, sizeof err), 0);
+    assert_string_equal(id, "4242");
+    char *args = read_text(args_file);
+    assert_non_null(strstr(args, "--parsable\n--array=1-4\n"));
+    assert_non_null(
+        strstr(args, "\n--partition=fast\n--time=1:00:00\n--cpus-per-task=2\n--mem=1G\n"));
+    unsigned some[] = {2, 4};
+    assert_int_equal(slurm_job_submit(j, some, 2, id, sizeof id, err, sizeof err), 0);
+    free(args);
+    args = read_text(args_file);
+    assert_non_null(strstr(args, "--array=2,4\n"));
+    /* The index finds the job by its id; the manifest has both submissions. */
+    struct slurm_job *l = slurm_job_load("4242", err, sizeof err);
+    assert_non_null(l);
+    assert_int_equal(l->njobs, 2);
+    assert_string_equal(l->job_shards[0], "1-4");
+    assert_string_equal(l->job_shards[1], "2,4");
+    slurm_job_delete(l);
+    /* sbatch failing is a message, not a job. */
+    write_text(fake, "#!/bin/sh\necho 'sbatch: error: invalid partition' >&2\nexit 1\n", 0755);
+    assert_int_equal(slurm_job_submit(j, some, 2, id, sizeof id, err, sizeof err), -1);
+    assert_non_null(strstr(err, "sbatch failed (exit status 1"));
+    free(args);
+    free(script);
+    free(fake);
+    free(args_file);
+    slurm_job_delete(j);
+}
+
+static void test_states_reruns_and_another_simulator(void **state)
+{
+    struct fixture *f = *state;
+    char err[512];
+    struct slurm_job *j = make_job(f, SLURM_SWEEP, 5);
+    free(j->catalog);
+    j->catalog = xasprintf("%s/main.db", f->dir);
+    assert_int_equal(slurm_task_begin(j, 1, err, sizeof err), 0); /* then killed */
+    assert_int_equal(slurm_task_begin(j, 2, err, sizeof err), 0);
+    assert_int_equal(slurm_task_end(j, 2, 0, err, sizeof err), 0);
+    assert_int_equal(slurm_task_end(j, 3, 1, err, sizeof err), 0);
+    assert_int_equal(slurm_task_end(j, 4, 0, err, sizeof err), 0);
+    char *state4 = slurm_shard_path(j, 4, "state");
+    write_text(state4, "simulator 7\nhost h\ntask 1_4\nfinished 0\n", 0644);
+    /* Shard 5 was started by another simulator's corun and killed. */
+    char *state5 = slurm_shard_path(j, 5, "state"), *journal5 = slurm_shard_path(j, 5, "journal");
+    write_text(state5, "simulator 7\nhost h\ntask 1_5\nstarted 2026-01-01T00:00:00Z\n", 0644);
+    write_text(journal5, "corun reproduce journal 1\n", 0644);
+    char *db2 = slurm_shard_path(j, 2, "db"), *db4 = slurm_shard_path(j, 4, "db");
+    struct catalog *c = catalog_open(db2, err, sizeof err);
+    put_result(c, "a+b", 1.5);
+    catalog_close(c);
+    c = catalog_open(db4, err, sizeof err);
+    put_result(c, "c+d", 1.5);
+    catalog_close(c);
+
+    struct slurm_shard st[5];
+    assert_int_equal(slurm_job_status(j, st, err, sizeof err), 0); /* no squeue: files only */
+    assert_int_equal(st[0].state, SLURM_STOPPED);
+    assert_int_equal(st[1].state, SLURM_DONE);
+    assert_int_equal(st[2].state, SLURM_FAILED);
+    assert_non_null(strstr(st[2].detail, "exit status 1"));
+    assert_int_equal(st[3].state, SLURM_OTHER_SIM);
+    assert_int_equal(st[4].state, SLURM_STOPPED);
+
+    /* Merging takes shard 2 and refuses shard 4; twice changes nothing. */
+    struct slurm_merged m;
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(slurm_job_merge(j, st, getenv("CORUN_DATADIR"), &m, err, sizeof err), 1);
+        assert_int_equal(m.shards, 1);
+        assert_int_equal(m.added, round == 0 ? 1 : 0);
+    }
+    c = catalog_open(j->catalog, err, sizeof err);
+    assert_int_equal(rows(c), 1);
+    catalog_close(c);
+
+    unsigned again[5];
+    assert_int_equal(slurm_job_rerun_list(j, st, again), 4);
+    assert_int_equal(again[0], 1);
+    assert_int_equal(again[1], 3);
+    assert_int_equal(again[2], 4);
+    assert_int_equal(again[3], 5);
+    assert_int_equal(access(db4, F_OK), -1); /* another simulator's results are gone */
+    assert_int_equal(access(state4, F_OK), -1);
+    assert_int_equal(access(db2, F_OK), 0);
+    assert_int_equal(access(journal5, F_OK), -1);
+    assert_int_equal(access(state5, F_OK), -1);
+    free(journal5);
+    free(state5);
+    free(db2);
+    free(db4);
+    free(state4);
+    slurm_job_delete(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_spawn_captures_output_and_status, setup, teardown),
+        cmocka_unit_test(test_shards_split_the_mixes_once),
+        cmocka_unit_test_setup_teardown(test_catalog_merge_is_idempotent_and_checked, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_journal_merge_is_idempotent_and_checked, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_job_manifest_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_submit_passes_options_to_sbatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_states_reruns_and_another_simulator, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
