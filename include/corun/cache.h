@@ -50,9 +50,6 @@ unsigned cache_set_of(const struct cache *c, uint64_t line);
 /* Completes the outstanding miss on line: calls fn(ctx, waiter) for each waiter in arrival
  * order and frees the MSHR. Returns the number of waiters (0 when no miss was outstanding). */
 unsigned cache_fill(struct cache *c, uint64_t line, cache_waiter_fn fn, void *ctx);
-/* A hint that line will be looked up soon: starts loading its set and MSHR slot into the host's
- * caches. Changes nothing the model sees. */
-void cache_prefetch(const struct cache *c, uint64_t line);
 /* true when n new misses could be accepted right now (n free MSHRs and n waiter slots). */
 bool cache_can_miss(const struct cache *c, unsigned n);
 /* Outstanding misses. */

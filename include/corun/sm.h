@@ -51,8 +51,6 @@ void sm_delete(struct sm *sm);
  * change. */
 void sm_grow_hist(struct sm *sm, unsigned hist_lines);
 
-/* A hint that the SM will run soon: starts loading its hot fields into the host's caches. */
-void sm_prefetch(const struct sm *sm);
 /* Steps the SM through every cycle before block_end at which it has work, then registers its
  * next such cycle with env->sm_wake. */
 void sm_run_block(struct sm *sm, uint64_t block_end);

@@ -259,14 +259,6 @@ unsigned cache_fill(struct cache *c, uint64_t line, cache_waiter_fn fn, void *ct
     return count;
 }
 
-void cache_prefetch(const struct cache *c, uint64_t line)
-{
-    const uint64_t *tags = set_block(c, set_of(c, line));
-    __builtin_prefetch(tags);
-    __builtin_prefetch(tags + c->ways); /* the meta words, when the set spans two host lines */
-    __builtin_prefetch(&c->table[mshr_slot(c, line)]);
-}
-
 bool cache_can_miss(const struct cache *c, unsigned n)
 {
     return c->mshrs_used + n <= c->mshrs && c->waiters_used + n <= c->waiters;

@@ -560,10 +560,6 @@ static void run_sms(struct gpu *g, uint64_t block_end)
             a += (unsigned)__builtin_ctzll(bits);
             if (a >= hi)
                 break;
-            /* Start loading the next due SM's state while this one runs. */
-            uint64_t more = g->agents[a / 64] >> (a % 64) >> 1;
-            if (more && a + 1 + (unsigned)__builtin_ctzll(more) < hi)
-                sm_prefetch(g->sms[a + 1 + (unsigned)__builtin_ctzll(more)]);
             e->sm_running = a;
             sm_run_block(g->sms[a], block_end);
             a++;

@@ -326,8 +326,6 @@ uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now)
                 s->in_count--;
                 wake_waiter(l, slice, now);
                 r = &s->in[s->in_head];
-                if (s->in_count)
-                    cache_prefetch(s->cache, r->line);
             }
         }
         /* A stalled head needs no polling: a DRAM tick (queue room, below) or a fill freeing

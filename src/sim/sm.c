@@ -487,17 +487,6 @@ static uint64_t step(struct sm *sm, uint64_t now)
     return min64(next, sm->unit_next);
 }
 
-void sm_prefetch(const struct sm *sm)
-{
-    /* The fields a step reads first (sm_internal.h) and the dependency queue's head. */
-    const char *p = (const char *)sm;
-    __builtin_prefetch(p);
-    __builtin_prefetch(p + 64);
-    __builtin_prefetch(p + 128);
-    __builtin_prefetch(p + 192);
-    __builtin_prefetch(&sm->depq[sm->depq_head]);
-}
-
 void sm_run_block(struct sm *sm, uint64_t block_end)
 {
     uint64_t t = sm->wake_time;
@@ -535,7 +524,6 @@ void sm_wake(struct sm *sm, uint64_t t)
 
 void sm_deliver(struct sm *sm, uint64_t arrival, uint64_t line, bool is_const)
 {
-    cache_prefetch(is_const ? sm->l1c : sm->l1d, line);
     fifo_push(&sm->replies, arrival, line, is_const);
     sm->ev_next = min64(sm->ev_next, arrival);
     sm_wake(sm, arrival);
