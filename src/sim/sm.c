@@ -74,6 +74,7 @@ struct sm *sm_new(unsigned id, struct sim_env *env, uint64_t seed, unsigned hist
     sm->wake_time = SM_NEVER;
     sm->ev_next = SM_NEVER;
     sm->lazy_from = SM_NEVER;
+    sm->unit_next = SM_NEVER;
     sm->nsched = cfg->schedulers_per_sm;
     unsigned d_mshrs = cfg->l1d.mshrs ? cfg->l1d.mshrs : 1;
     unsigned c_mshrs = cfg->l1c.mshrs ? cfg->l1c.mshrs : 1;
@@ -262,6 +263,7 @@ static bool issue_unit(struct sm *sm, unsigned slot, unsigned u)
     assert(q->count < SM_MAX_WARPS);
     q->e[(q->head + q->count++) % SM_MAX_WARPS] = t << 8 | slot;
     sm->unitq_count++;
+    sm->unit_next = min64(sm->unit_next, t);
     return true;
 }
 
@@ -418,7 +420,8 @@ static uint64_t step(struct sm *sm, uint64_t now)
         sm->depq_count--;
         sm_maybe_ready(sm, e & 0xff);
     }
-    if (sm->unitq_count) {
+    if (sm->unit_next <= now) {
+        uint64_t unit_next = SM_NEVER;
         for (unsigned u = 0; u < SM_UNITS; u++) {
             struct sm_unitq *q = &sm->unitq[u];
             while (q->count && q->e[q->head] >> 8 <= now) {
@@ -427,7 +430,10 @@ static uint64_t step(struct sm *sm, uint64_t now)
                 q->count--;
                 sm->unitq_count--;
             }
+            if (q->count)
+                unit_next = min64(unit_next, q->e[q->head] >> 8);
         }
+        sm->unit_next = unit_next;
     }
     if (sm->ev_next <= now) {
         while (fifo_next(&sm->hits_d) <= now)
@@ -478,10 +484,7 @@ static uint64_t step(struct sm *sm, uint64_t now)
         if (blocked)
             next = min64(next, sm->unit_retry);
     }
-    for (unsigned u = 0; sm->unitq_count && u < SM_UNITS; u++)
-        if (sm->unitq[u].count)
-            next = min64(next, sm->unitq[u].e[sm->unitq[u].head] >> 8);
-    return next;
+    return min64(next, sm->unit_next);
 }
 
 void sm_run_block(struct sm *sm, uint64_t block_end)

@@ -109,6 +109,7 @@ struct sm {
     unsigned unit_cost[SM_UNITS]; /* 1/64 cycles a warp instruction holds it */
     unsigned unit_lat[SM_UNITS];
     unsigned unitq_count; /* over the three queues */
+    uint64_t unit_next;   /* earliest head of the three queues (SM_NEVER: all empty) */
     uint64_t unit_retry;  /* earliest cycle a refused unit frees (SM_NEVER: none) */
     struct sm_unitq unitq[SM_UNITS];
 

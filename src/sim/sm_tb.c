@@ -231,6 +231,7 @@ static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
     for (unsigned u = 0; u < SM_UNITS; u++)
         sm->unitq[u].head = sm->unitq[u].count = 0;
     sm->unitq_count = 0;
+    sm->unit_next = SM_NEVER;
     /* A new kernel starts with cold L1s, as after a kernel boundary on a real GPU. */
     cache_invalidate_all(sm->l1d);
     cache_invalidate_all(sm->l1c);

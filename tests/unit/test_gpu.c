@@ -145,10 +145,11 @@ static void same_seed_same_counters(void **state)
 }
 
 /* The SMs' fast-forward over compute-only cycles must give exactly the per-cycle counters:
- * for the bench pair, for other dependency latencies and scheduler counts, and across
- * context switches and relaunches. */
-static void run_ff_case(const char *a, const char *b, unsigned dep, unsigned nsched, bool ff,
-                        struct gpu_kernel_counters out[2], uint64_t *tbs_out)
+ * for the bench pair, for other dependency latencies and scheduler counts, with unit
+ * instructions and barriers among the compute runs, and across context switches and
+ * relaunches. */
+static void run_ff_case(const char *a, const char *b, unsigned dep, unsigned nsched, bool classes,
+                        bool ff, struct gpu_kernel_counters out[2], uint64_t *tbs_out)
 {
     struct gpu_config cfg;
     hbm80(&cfg);
@@ -157,6 +158,12 @@ static void run_ff_case(const char *a, const char *b, unsigned dep, unsigned nsc
     pb.dep_latency = dep;
     pb.tbs = 300; /* TBs finish and the grid relaunches within the run */
     pb.insts_per_warp = 400;
+    if (classes) { /* rare unit instructions and barriers between the rotations */
+        pb.sfu_fraction = 0.002;
+        pb.shared_fraction = 0.004;
+        pb.barrier_interval = 90;
+        pb.warps_per_tb = 4;
+    }
     const struct kernel_profile *ps[2] = {&pa, &pb};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 5, err, sizeof err);
@@ -186,16 +193,23 @@ static void fast_forward_equals_per_cycle(void **state)
     const struct {
         const char *a, *b;
         unsigned dep, nsched;
-    } cases[] = {{"stream", "compute", 6, 2},
-                 {"cachefit", "compute", 2, 4},
-                 {"random", "compute", 11, 1},
-                 {"compute", "compute", 3, 3}};
+        bool classes;
+    } cases[] = {{"stream", "compute", 6, 2, false},
+                 {"cachefit", "compute", 2, 4, false},
+                 {"random", "compute", 11, 1, false},
+                 {"compute", "compute", 3, 3, false},
+                 {"stream", "compute", 6, 2, true}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct gpu_kernel_counters on[2], off[2];
         uint64_t tbs_on, tbs_off;
-        run_ff_case(cases[i].a, cases[i].b, cases[i].dep, cases[i].nsched, true, on, &tbs_on);
-        run_ff_case(cases[i].a, cases[i].b, cases[i].dep, cases[i].nsched, false, off, &tbs_off);
+        run_ff_case(cases[i].a, cases[i].b, cases[i].dep, cases[i].nsched, cases[i].classes, true,
+                    on, &tbs_on);
+        run_ff_case(cases[i].a, cases[i].b, cases[i].dep, cases[i].nsched, cases[i].classes, false,
+                    off, &tbs_off);
         assert_true(on[1].instructions > 0 && on[1].tbs_finished > 0);
+        if (cases[i].classes)
+            assert_true(on[1].barriers > 0 && on[1].shared_instructions > 0 &&
+                        on[1].sfu_instructions > 0);
         assert_memory_equal(on, off, sizeof(on));
         assert_int_equal(tbs_on, tbs_off);
     }

@@ -125,6 +125,27 @@ static void few_warps_wait_on_dependencies(void **state)
     assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0, 0.01);
 }
 
+/* Warps waiting on unit results wake exactly at the unit's latency, whichever of the three
+ * queues holds the earliest result. */
+static void few_warps_wait_on_units(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    test_preset("hbm80", &cfg);
+    struct kernel_profile p = plain();
+    p.warps_per_tb = 1;
+    p.tbs_per_sm = 2; /* one warp per scheduler: a result every fp64 latency (8 cycles) each */
+    p.fp64_fraction = 1.0;
+    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0 / cfg.fp64.latency_cycles, 0.01);
+    /* Half SFU (20 cycles), half shared memory (24): both queues hold results at once, and a
+     * warp waits 22 cycles on average. */
+    p.fp64_fraction = 0;
+    p.sfu_fraction = 0.5;
+    p.shared_fraction = 0.5;
+    double lat = (cfg.sfu.latency_cycles + cfg.shmem.latency_cycles) / 2.0;
+    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0 / lat, 0.005);
+}
+
 /* ---- barriers ---- */
 
 static struct gpu *one_kernel(const struct kernel_profile *p, unsigned sms)
@@ -330,6 +351,7 @@ int main(void)
         cmocka_unit_test(occupancy_from_resources),
         cmocka_unit_test(units_bound_throughput),
         cmocka_unit_test(few_warps_wait_on_dependencies),
+        cmocka_unit_test(few_warps_wait_on_units),
         cmocka_unit_test(barriers_count_and_hold),
         cmocka_unit_test(barriers_survive_context_switches),
         cmocka_unit_test(patterns_walk_tiles),
