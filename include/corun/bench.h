@@ -38,6 +38,11 @@ int bench_gen_trace(const char *pattern, size_t n, uint64_t seed, uint64_t *addr
 int bench_spawn(char *const argv[], const char *datadir, const char *xdg, const char *out_path,
                 const char *err_path, double *cpu_s, int *status, char *err, size_t errlen);
 
+/* bench_spawn, also giving the wall time from fork to reaping in *wall_s. */
+int bench_spawn_timed(char *const argv[], const char *datadir, const char *xdg,
+                      const char *out_path, const char *err_path, double *cpu_s, double *wall_s,
+                      int *status, char *err, size_t errlen);
+
 /* 1 when the files at a and b hold the same bytes, 0 when not (*first_diff: the offset of the
  * first difference), -1 when one cannot be read (message in err). */
 int bench_files_equal(const char *a, const char *b, long *first_diff, char *err, size_t errlen);

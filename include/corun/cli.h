@@ -76,6 +76,9 @@ const struct cli_command *cli_lookup(const char *name);
  * line. Nothing is printed when stderr is not a terminal. */
 void cli_progress(const char *label, double done);
 
+/* Threads for a session's private-mode references by default: the CPUs online, 1 to 8. */
+unsigned cli_default_threads(void);
+
 /* A progress bar over an experiment's mixes with an ETA ("SUITE: 3.5 of 105 mixes, ETA 12m03s"):
  * pass cli_mixes_progress as the callback and a struct cli_mixes_bar as its context. When stderr
  * is not a terminal (a run under nohup, its stderr in a file) it writes a line instead each time

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "corun/bench.h"
@@ -27,8 +28,24 @@ static void redirect(int fd, const char *path)
     close(f);
 }
 
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int bench_spawn(char *const argv[], const char *datadir, const char *xdg, const char *out_path,
                 const char *err_path, double *cpu_s, int *status, char *err, size_t errlen)
+{
+    double wall;
+    return bench_spawn_timed(argv, datadir, xdg, out_path, err_path, cpu_s, &wall, status, err,
+                             errlen);
+}
+
+int bench_spawn_timed(char *const argv[], const char *datadir, const char *xdg,
+                      const char *out_path, const char *err_path, double *cpu_s, double *wall_s,
+                      int *status, char *err, size_t errlen)
 {
     if (access(argv[0], X_OK) != 0) {
         snprintf(err, errlen, "%s: %s (expected an executable corun binary)", argv[0],
@@ -38,6 +55,7 @@ int bench_spawn(char *const argv[], const char *datadir, const char *xdg, const 
     struct rusage before, after;
     getrusage(RUSAGE_CHILDREN, &before); /* one child at a time: the difference is this one */
     fflush(NULL);
+    double t0 = wall_now();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
@@ -60,6 +78,7 @@ int bench_spawn(char *const argv[], const char *datadir, const char *xdg, const 
         snprintf(err, errlen, "waiting for %s: %s", argv[0], strerror(errno));
         return -1;
     }
+    *wall_s = wall_now() - t0;
     getrusage(RUSAGE_CHILDREN, &after);
     *cpu_s = timeval_seconds(after.ru_utime) - timeval_seconds(before.ru_utime) +
              timeval_seconds(after.ru_stime) - timeval_seconds(before.ru_stime);

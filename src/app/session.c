@@ -12,7 +12,6 @@
 #include "session_internal.h"
 
 /* Progress callbacks are made this many times per epoch (the epoch is simulated in slices). */
-#define PROGRESS_SLICES 20
 
 /* The scenario's split when it gives one (contiguous blocks, the rest idle or gated as
  * unassigned_sms says), else even. */
@@ -117,34 +116,6 @@ void session_delete(struct session *s)
     free(s);
 }
 
-/* Extend kernel k's private-mode reference a slice at a time until it covers the instructions
- * the kernel has reached, so that solo_true_np then only interpolates. The samples do not
- * depend on the slicing, so neither do the results; the slices let progress report and
- * abandon during references, which can take longer than the shared run. progress sees
- * [base, base + share). Returns nonzero when abandoned. */
-static int extend_reference(struct session *s, unsigned k, session_progress_fn progress, void *ctx,
-                            double base, double share)
-{
-    uint64_t len = s->sc->epoch_cycles;
-    uint64_t slice =
-        (len / PROGRESS_SLICES + SOLO_SAMPLE_CYCLES - 1) / SOLO_SAMPLE_CYCLES * SOLO_SAMPLE_CYCLES;
-    uint64_t want = gpu_kernel_instructions_total(s->gpu, k);
-    /* A reference needs about NP x len cycles; past a few epochs' worth the kernel has stalled
-     * and solo_true_np's own limit decides. */
-    for (uint64_t made = 0; made < 4 * len; made += slice) {
-        const uint64_t *insts;
-        size_t n = solo_trace_samples(s->ref[k], &insts);
-        if (n > 0 && insts[n - 1] >= want)
-            break;
-        uint64_t have = n ? (uint64_t)(n - 1) * SOLO_SAMPLE_CYCLES : 0;
-        solo_trace_extend(s->ref[k], have + slice);
-        double part = (double)(made + slice) / (double)len;
-        if (progress && progress(ctx, base + share * (part < 1 ? part : 1)) != 0)
-            return 1;
-    }
-    return 0;
-}
-
 struct session_epoch *session_new_epoch(struct session *s)
 {
     if (s->nepochs == s->cap) {
@@ -197,8 +168,8 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     struct gpu_kernel_counters prev[GPU_MAX_KERNELS], now[GPU_MAX_KERNELS];
     memset(prev, 0, sizeof prev);
     uint64_t done = 0;
-    for (unsigned i = 1; i <= PROGRESS_SLICES; i++) {
-        uint64_t upto = len * i / PROGRESS_SLICES;
+    for (unsigned i = 1; i <= SESSION_PROGRESS_SLICES; i++) {
+        uint64_t upto = len * i / SESSION_PROGRESS_SLICES;
         while (done < upto) {
             uint64_t stop = interval ? (done / interval + 1) * interval : upto;
             stop = stop < upto ? stop : upto;
@@ -209,14 +180,12 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
                 alloc_rc = session_allocate(s, now, last ? &s->epochs[last - 1] : NULL);
             }
         }
-        if (progress && progress(ctx, 0.5 * i / PROGRESS_SLICES) != 0)
+        if (progress && progress(ctx, 0.5 * i / SESSION_PROGRESS_SLICES) != 0)
             return 1;
     }
     unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
-    double share = 0.5 / n;
-    for (unsigned i = 0; i < n; i++)
-        if (extend_reference(s, slot[i], progress, ctx, 0.5 + i * share, share) != 0)
-            return 1;
+    if (session_extend_references(s, slot, n, progress, ctx) != 0)
+        return 1;
 
     double np[GPU_MAX_KERNELS];
     for (unsigned k = 0; k < sc->nkernels; k++) {

@@ -54,7 +54,16 @@ struct session {
     /* The last training-range warning logged per registered predictor, so each is logged once
      * (another one when the configuration changes). */
     char model_warned[SESSION_MAX_PREDICTORS][256];
+    unsigned threads; /* threads for the private-mode references (session_set_threads) */
 };
+
+/* Progress is reported in this many steps of the shared run and of each reference. */
+#define SESSION_PROGRESS_SLICES 20
+
+/* Extends the references of the kernels slot[0..n) to the instructions each reached, on up to
+ * s->threads threads; progress sees [0.5, 1). Returns nonzero when progress abandoned it. */
+int session_extend_references(struct session *s, const unsigned *slot, unsigned n,
+                              session_progress_fn progress, void *ctx);
 
 /* A fresh epoch record at the end of s->epochs (not yet counted in nepochs). */
 struct session_epoch *session_new_epoch(struct session *s);

@@ -295,6 +295,7 @@ struct session *session_branch(const struct session *r, unsigned epochs,
     scenario_done(&start);
     if (!b)
         return NULL;
+    b->threads = r->threads; /* a replay keeps what it was given for its branches */
     /* The replay's log up to the branch point is the branch's history. */
     b->nevents = 0;
     for (unsigned i = 0; i < r->nevents && r->events[i].epoch < epochs; i++)

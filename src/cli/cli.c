@@ -229,6 +229,12 @@ int cli_nonempty(const char *opt, const char *text)
     return -1;
 }
 
+unsigned cli_default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
 void cli_progress(const char *label, double done)
 {
     if (!isatty(STDERR_FILENO))

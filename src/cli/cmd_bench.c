@@ -38,13 +38,15 @@ static int parse(int argc, char **argv, struct options *o)
         {"args", required_argument, NULL, 'a'},
         {"other-args", required_argument, NULL, 'A'},
         {"other-datadir", required_argument, NULL, 'D'},
+        {"wall", no_argument, NULL, 'W'},
+        {"cold", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.gpu = "hbm80", .cmp = {.runs = 5, .epochs = 2}};
     cli_getopt_reset();
     int c;
     unsigned long v;
-    while ((c = cli_getopt(argc, argv, ":qt:g:c:n:e:a:A:D:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":qt:g:c:n:e:a:A:D:WC", longopts)) != -1) {
         switch (c) {
         case 'q': o->quick = 1; break;
         case 't': o->traces = optarg; break;
@@ -63,14 +65,16 @@ static int parse(int argc, char **argv, struct options *o)
         case 'a': o->cmp.args = optarg, o->ncmp_only++; break;
         case 'A': o->cmp.other_args = optarg, o->ncmp_only++; break;
         case 'D': o->cmp.other_datadir = optarg, o->ncmp_only++; break;
+        case 'W': o->cmp.wall = 1, o->ncmp_only++; break;
+        case 'C': o->cmp.cold = 1, o->ncmp_only++; break;
         default: return -1;
         }
     }
     if (!o->cmp.other && (o->ncmp_only || optind != argc)) {
         fprintf(stderr, "corun: bench: %s\n",
                 optind != argc ? "scenarios are given only with --compare OTHER"
-                               : "--runs, --epochs, --args, --other-args and --other-datadir "
-                                 "go with --compare OTHER");
+                               : "--runs, --epochs, --args, --other-args, --other-datadir, "
+                                 "--wall and --cold go with --compare OTHER");
         cli_usage_error(&cmd_bench);
         return -1;
     }
@@ -305,6 +309,10 @@ const struct cli_command cmd_bench = {
             "  --other-args \"A B\"    extra arguments for the other binary's runs\n"
             "  --other-datadir DIR    the other binary's data directory (its CORUN_DATADIR), when\n"
             "                         its profiles differ from this one's\n"
+            "  --wall                 time wall seconds instead of CPU seconds (to compare\n"
+            "                         --threads counts: threads add CPU time, save wall time)\n"
+            "  --cold                 no warm-up run, and empty private-mode caches for every\n"
+            "                         run, so the references are simulated each time\n"
             "  --quick                3 runs of 1 epoch\n",
     .run = bench_run,
 };

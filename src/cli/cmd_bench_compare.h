@@ -10,6 +10,8 @@ struct bench_compare_options {
     const char *this_datadir;  /* NULL: inherit */
     const char *args, *other_args;
     unsigned runs, epochs;
+    int wall; /* time wall seconds instead of CPU seconds (for --threads) */
+    int cold; /* no warm-up, and a fresh cache for every run */
 };
 
 /* Runs every scenario on both binaries and prints a table; returns a CLI_* code. */

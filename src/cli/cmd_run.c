@@ -37,6 +37,7 @@ struct options {
         const char *arg; /* as given, for messages */
     } changes[16];
     unsigned nchanges;
+    unsigned long threads; /* for the private-mode references */
 };
 
 /* "--add N:NAME" or "--remove N:K" into o->changes. */
@@ -71,14 +72,21 @@ static int parse_change(struct options *o, char what, const char *arg)
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'},    {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},       {"catalog", required_argument, NULL, 'c'},
-        {"set", required_argument, NULL, 'S'},       {"json", no_argument, NULL, 'j'},
-        {"predictor", required_argument, NULL, 'p'}, {"allocator", required_argument, NULL, 'a'},
-        {"explain", no_argument, NULL, 'x'},         {"add", required_argument, NULL, '+'},
-        {"remove", required_argument, NULL, '-'},    {NULL, 0, NULL, 0},
+        {"epochs", required_argument, NULL, 'e'},
+        {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},
+        {"catalog", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 'S'},
+        {"json", no_argument, NULL, 'j'},
+        {"predictor", required_argument, NULL, 'p'},
+        {"allocator", required_argument, NULL, 'a'},
+        {"explain", no_argument, NULL, 'x'},
+        {"add", required_argument, NULL, '+'},
+        {"remove", required_argument, NULL, '-'},
+        {"threads", required_argument, NULL, 'T'},
+        {NULL, 0, NULL, 0},
     };
-    *o = (struct options){0};
+    *o = (struct options){.threads = cli_default_threads()};
     cli_getopt_reset();
     int c;
     while ((c = cli_getopt(argc, argv, ":e:s:o:c:jp:a:x", longopts)) != -1) {
@@ -109,6 +117,10 @@ static int parse(int argc, char **argv, struct options *o)
             o->allocator = optarg;
             break;
         case 'x': o->explain = 1; break;
+        case 'T':
+            if (cli_parse_uint("--threads", optarg, 1, 64, &o->threads) != 0)
+                return -1;
+            break;
         case '+':
         case '-':
             if (parse_change(o, (char)c, optarg) != 0)
@@ -347,6 +359,7 @@ static int run_run(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", o.scenario, err);
         goto out;
     }
+    session_set_threads(s, (unsigned)o.threads);
     if (o.predictor && session_set_predictor(s, o.predictor, err, sizeof err) != 0) {
         fprintf(stderr, "corun: --predictor: %s\n", err);
         goto out;
@@ -430,7 +443,7 @@ const struct cli_command cmd_run = {
     .name = "run",
     .args = "SCENARIO [--epochs N] [--seed S] [--set K=V]... [--out RUN.h5] [--catalog PATH] "
             "[--predictor P] [--allocator A] [--add N:KERNEL]... [--remove N:K]... [--explain] "
-            "[--json]",
+            "[--json] [--threads N]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
             "true NP (private-mode cycles for the epoch's instructions / epoch cycles), DRAM\n"
@@ -459,7 +472,10 @@ const struct cli_command cmd_run = {
             "                   kernels over a run, removed ones included)\n"
             "  --explain        after each epoch, the predictor's inputs and intermediate values\n"
             "                   for every kernel (as the workbench's explain panel shows them)\n"
-            "  --json           one JSON document on stdout\n\n"
+            "  --json           one JSON document on stdout\n"
+            "  --threads N      threads for the kernels' private-mode references, which\n"
+            "                   are separate simulations run side by side (default: the\n"
+            "                   CPUs online, at most 8); the results do not depend on N\n\n"
             "A progress bar goes to stderr when it is a terminal. An accelerator scenario\n"
             "(mode = \"accelerator\") is validated as `corun check` does, then refused with exit\n"
             "status 1: the engine that runs its tasks over the core is not built yet.\n",

@@ -36,7 +36,7 @@ static int tui_run(int argc, char **argv)
     } else if (!(s = session_new(&sc, err, sizeof err))) {
         fprintf(stderr, "corun: %s: %s\n", sc.path, err);
         rc = CLI_BAD_INPUT;
-    } else if (tui_main(s, &opt) != 0) {
+    } else if (session_set_threads(s, cli_default_threads()), tui_main(s, &opt) != 0) {
         rc = CLI_FAILED;
     }
     scenario_done(&sc);

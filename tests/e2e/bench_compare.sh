@@ -12,6 +12,13 @@ grep -Eq '^default\.cfg +0\.02 M +[0-9.]+ +[0-9.]+ +[0-9.]+x +identical$' "$TMPD
     fail "row against itself: $(cat "$TMPD/out")"
 grep -q '^  other .*with --set epoch_cycles=20000$' "$TMPD/out" || fail "heading: $(cat "$TMPD/out")"
 
+# --threads compared by wall time, every run starting with empty caches: same output.
+"$CORUN" bench --compare "$CORUN" "${short[@]}" --wall --cold --args "--set epoch_cycles=20000 --threads 2" \
+    --other-args "--set epoch_cycles=20000 --threads 1" "$sc" >"$TMPD/out" || fail "bench --wall --cold"
+grep -q '^Wall seconds per simulated M core cycles.*each with empty private-mode caches$' "$TMPD/out" ||
+    fail "--wall --cold heading: $(cat "$TMPD/out")"
+grep -Eq '^default\.cfg .* identical$' "$TMPD/out" || fail "--threads 2 against 1: $(cat "$TMPD/out")"
+
 # The same binary with another seed: its output is not the same.
 "$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=20000 --seed 2" \
     "$sc" >"$TMPD/out" || fail "bench --compare, other seed"
