@@ -356,10 +356,10 @@ static void remove_catalog(const char *dir, const char *db)
 
 /* smqos --threshold (SMQoS §5.3, Fig. 10): SMQoS at 95 % with Algorithm 2's threshold 0.01,
  * 0.02, ..., 0.10 over the pairs whose LS (first) task is LBM, a table per mix; the paper
- * gives no numbers. Run for 3 x 100 K cycles on LBM with bino (a one-pair suite in tests/data),
- * threshold 0.5 gives bino a different run than 0.01, so the setting reaches SMQoS. Run again
- * with the trace cache the first run filled, every run is the same: SMQoS's isolated IPC does
- * not depend on how much of a reference the cache held. */
+ * gives no numbers. Run for 30 x 10 K cycles (SMQoS's epoch) on LBM with bino (a one-pair suite in
+ * tests/data), threshold 0.5 gives bino a different run than 0.01, so the setting reaches SMQoS.
+ * Run again with the trace cache the first run filled, every run is the same: SMQoS's isolated IPC
+ * does not depend on how much of a reference the cache held. */
 static void smqos_threshold_table(void **state)
 {
     (void)state;
@@ -396,8 +396,8 @@ static void smqos_threshold_table(void **state)
     struct ralloc_options o = {.datadir = datadir,
                                .catalog = db,
                                .jobs = 1,
-                               .epochs = 3,
-                               .epoch_cycles = 100000,
+                               .epochs = 30,
+                               .epoch_cycles = 10000,
                                .seed = 1};
     struct ralloc_result r, warm;
     char err[512] = "";
