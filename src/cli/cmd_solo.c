@@ -132,6 +132,13 @@ static int solo_run(int argc, char **argv)
         printf("  occupancy    %u TBs of %u warps per SM: %u of %u warps (%.0f %%), bound by %s\n",
                occ, p.warps_per_tb, occ * p.warps_per_tb, gpu.warps_per_sm,
                100.0 * occ * p.warps_per_tb / gpu.warps_per_sm, limit);
+        if ((uint64_t)p.tbs < (uint64_t)occ * r.sms) /* a grid too small to fill them */
+            printf("  grid         %u TBs over %u SMs: at most %.1f TBs per SM at once on average "
+                   "(%.0f %% "
+                   "of the warp slots)%s\n",
+                   p.tbs, r.sms, (double)p.tbs / r.sms,
+                   100.0 * p.tbs * p.warps_per_tb / ((double)r.sms * gpu.warps_per_sm),
+                   p.nphases > 1 ? ", first kernel" : "");
         printf("  IPC          %.2f warp instructions per cycle (%.3f per SM)\n", r.ipc,
                r.ipc / r.sms);
         printf("  bandwidth    %.1f GB/s, %.1f %% of peak\n", r.bandwidth_gbs, r.bandwidth_pct);

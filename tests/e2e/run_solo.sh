@@ -34,6 +34,12 @@ r = json.load(open(sys.argv[1]))
 assert r["sms"] == 8 and r["ipc"] > 0 and 0 <= r["rbh"] <= 1, r
 PY
 "$CORUN" solo stream --cycles 20000 | grep -q '^  bandwidth .* GB/s, .* % of peak$' || fail "solo text"
+# A grid too small to fill the SMs says how much of them it can fill: dwt2d's first kernel has
+# 90 TBs of 6 warps, on 80 SMs of 64 warp slots about 1.1 TBs, 11 % (the per-SM limit is 94 %).
+"$CORUN" solo dwt2d --cycles 5000 >"$TMPD/dwt.txt"
+grep -q '^  grid         90 TBs over 80 SMs: at most 1.1 TBs per SM at once on average (11 % of the warp slots), first kernel$' \
+    "$TMPD/dwt.txt" || fail "grid line: $(cat "$TMPD/dwt.txt")"
+"$CORUN" solo compute --cycles 5000 | grep -q '^  grid' && fail "a grid that fills the SMs got a grid line"
 
 expect_bad() { # MESSAGE ARGS...
     local want=$1
