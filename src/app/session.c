@@ -146,8 +146,12 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         return -1;
     struct gpu_kernel_counters lastc[GPU_MAX_KERNELS];
     unsigned last = mixed ? 0 : s->nepochs;
+    /* An interval allocator decided during the last epoch: at the boundary it sees the
+     * interval since its last decision, not the whole epoch again (which would count those
+     * cycles twice in SMQoS' running average and show it an IPC from before its moves). */
+    bool tail = s->have_tail && s->alloc && s->alloc->uses_interval;
     for (unsigned k = 0; last && k < sc->nkernels; k++)
-        lastc[k] = s->epochs[last - 1].k[k].c;
+        lastc[k] = tail ? s->tail[k] : s->epochs[last - 1].k[k].c;
     int alloc_rc = session_allocate(s, last ? lastc : NULL, last ? &s->epochs[last - 1] : NULL);
     struct session_epoch *e = session_new_epoch(s);
     e->start_cycle = gpu_now(s->gpu);
@@ -183,6 +187,9 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         if (progress && progress(ctx, 0.5 * i / SESSION_PROGRESS_SLICES) != 0)
             return 1;
     }
+    s->have_tail = interval > 0 && interval < len; /* else the tail is the whole epoch */
+    if (s->have_tail)
+        session_interval_counters(s, prev, s->tail);
     unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
     if (session_extend_references(s, slot, n, progress, ctx) != 0)
         return 1;

@@ -55,6 +55,10 @@ struct session {
      * (another one when the configuration changes). */
     char model_warned[SESSION_MAX_PREDICTORS][256];
     unsigned threads; /* threads for the private-mode references (session_set_threads) */
+    /* The last interval of the last epoch (from its last interval decision to its end), which
+     * an interval allocator sees at the epoch boundary rather than the whole epoch. */
+    struct gpu_kernel_counters tail[GPU_MAX_KERNELS];
+    bool have_tail;
 };
 
 /* Progress is reported in this many steps of the shared run and of each reference. */

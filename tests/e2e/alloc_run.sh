@@ -55,4 +55,16 @@ expect_bad "qos target above 1" 'kernels\[0\].qos_target: expected a number from
 expect_bad "weights not summing to 1" 'weights: expected 2 numbers from 0 to 1.*summing to 1' \
     "$CORUN" run "$small" --epochs 1 --set weights=0.3,0.3
 "$CORUN" help allocators | grep -q '^  fair ' || fail "help allocators: $("$CORUN" help allocators)"
+
+# SMQoS decides every 10 K cycles inside 100 K-cycle epochs. At the epoch boundary it sees the
+# interval since its last decision, so its running average of the LS kernel's IPC after epoch
+# 1 is epoch 1's IPC (a defect counted epoch 1 twice there: avg 31.52 against an IPC of 32.0).
+"$CORUN" run "$top_srcdir/scenarios/demo-smqos.cfg" --allocator smqos --set smqos_policy=0.95 \
+    --epochs 2 --set epoch_cycles=100000 >"$TMPD/smqos.txt" 2>&1 || fail "smqos run: $(cat "$TMPD/smqos.txt")"
+ipc1=$(awk '$1 == 1 && $2 == "smqos-bino" {print $4}' "$TMPD/smqos.txt")
+avg=$(awk '/^ +1 +smqos-lbm/ {after = 1; next} after && /smqos: smqos-bino IPC/ {
+        sub(/.*\(avg /, ""); sub(/\).*/, ""); print; exit}' "$TMPD/smqos.txt")
+[ -n "$ipc1" ] && [ -n "$avg" ] || fail "no epoch-1 IPC or boundary decision: $(cat "$TMPD/smqos.txt")"
+awk -v a="$avg" -v b="$ipc1" 'BEGIN {exit !(a - b < 0.01 && b - a < 0.01)}' ||
+    fail "SMQoS' average after epoch 1 is $avg, epoch 1's IPC $ipc1"
 exit 0
