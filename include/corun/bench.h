@@ -33,15 +33,12 @@ int bench_gen_trace(const char *pattern, size_t n, uint64_t seed, uint64_t *addr
 /* One run of another program, for `corun bench --compare`: argv[0] is run (no PATH search)
  * with stdout to out_path and stderr to err_path; datadir, when not NULL, becomes its
  * CORUN_DATADIR and xdg its XDG_DATA_HOME (so each binary keeps its own caches). *cpu_s gets
- * the CPU time (user + system) the child and its children used, *status its wait status.
- * Returns 0 once the child was waited for, or -1 with a message when it could not be started. */
+ * the CPU time (user + system) the child and its children used, *wall_s (unless NULL) the wall
+ * time from fork to reaping, *status its wait status. Returns 0 once the child was waited
+ * for, or -1 with a message when it could not be started. */
 int bench_spawn(char *const argv[], const char *datadir, const char *xdg, const char *out_path,
-                const char *err_path, double *cpu_s, int *status, char *err, size_t errlen);
-
-/* bench_spawn, also giving the wall time from fork to reaping in *wall_s. */
-int bench_spawn_timed(char *const argv[], const char *datadir, const char *xdg,
-                      const char *out_path, const char *err_path, double *cpu_s, double *wall_s,
-                      int *status, char *err, size_t errlen);
+                const char *err_path, double *cpu_s, double *wall_s, int *status, char *err,
+                size_t errlen);
 
 /* 1 when the files at a and b hold the same bytes, 0 when not (*first_diff: the offset of the
  * first difference), -1 when one cannot be read (message in err). */

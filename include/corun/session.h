@@ -73,7 +73,6 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
 /* Threads for the kernels' private-mode references (each a simulation of its own, so they are
  * extended side by side; results do not depend on the count). 1 by default; 0 means 1. */
 void session_set_threads(struct session *s, unsigned threads);
-unsigned session_threads(const struct session *s);
 
 /* Epochs completed so far. */
 unsigned session_epochs_done(const struct session *s);

@@ -87,8 +87,8 @@ static double run_once(const struct side *s, const char *scenario, unsigned epoc
         nftw(s->xdg, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         mkdir(s->xdg, 0700);
     }
-    if (bench_spawn_timed(argv, s->datadir, s->xdg, out, errfile, &cpu, &wall, &status, err,
-                          sizeof err) != 0) {
+    if (bench_spawn(argv, s->datadir, s->xdg, out, errfile, &cpu, &wall, &status, err,
+                    sizeof err) != 0) {
         fprintf(stderr, "corun: bench: %s\n", err);
         cpu = -1;
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -113,7 +113,8 @@ static void version_of(const struct side *s, const char *tmp, char *buf, size_t 
     int status;
     char err[256];
     snprintf(buf, len, "version unknown");
-    if (bench_spawn(argv, s->datadir, s->xdg, out, errf, &cpu, &status, err, sizeof err) == 0) {
+    if (bench_spawn(argv, s->datadir, s->xdg, out, errf, &cpu, NULL, &status, err, sizeof err) ==
+        0) {
         FILE *f = fopen(out, "r");
         if (f && fgets(buf, (int)len, f))
             buf[strcspn(buf, "\n")] = '\0';

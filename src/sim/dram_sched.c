@@ -39,6 +39,20 @@ static inline uint64_t earliest_legal(const struct dram_channel *ch, uint64_t ma
     return dram_max(first, gate);
 }
 
+/* The best legal column command (RD/WR) and the best legal row command (PRE/ACT) by key. */
+static inline uint64_t column_key(const struct dram_channel *ch, uint64_t rd_gate, uint64_t wr_gate,
+                                  uint64_t now)
+{
+    return dram_min(oldest_legal(ch, ch->offer[DRAM_CMD_RD], rd_gate, now),
+                    oldest_legal(ch, ch->offer[DRAM_CMD_WR], wr_gate, now));
+}
+
+static inline uint64_t row_key(const struct dram_channel *ch, uint64_t act_gate, uint64_t now)
+{
+    return dram_min(oldest_legal(ch, ch->offer[DRAM_CMD_PRE], 0, now),
+                    oldest_legal(ch, ch->offer[DRAM_CMD_ACT], act_gate, now));
+}
+
 static bool take(const struct dram_channel *ch, uint64_t best, struct dram_pick *out)
 {
     if (best == DRAM_NEVER)
@@ -58,12 +72,10 @@ static bool frfcfs_pick(const struct dram *d, const struct dram_channel *ch, uin
     uint64_t rd_gate = dram_channel_rd_ready(d, ch), wr_gate = dram_channel_wr_ready(d, ch);
     uint64_t act_gate = dram_channel_act_ready(ch);
     const uint64_t *offer = ch->offer;
-    uint64_t best = dram_min(oldest_legal(ch, offer[DRAM_CMD_RD], rd_gate, now),
-                             oldest_legal(ch, offer[DRAM_CMD_WR], wr_gate, now));
+    uint64_t best = column_key(ch, rd_gate, wr_gate, now);
     if (!d->ranked && take(ch, best, out))
         return true;
-    uint64_t row = dram_min(oldest_legal(ch, offer[DRAM_CMD_PRE], 0, now),
-                            oldest_legal(ch, offer[DRAM_CMD_ACT], act_gate, now));
+    uint64_t row = row_key(ch, act_gate, now);
     /* Ranked: the better rank wins, a row hit only among equals (DRAM_NEVER ranks last). */
     if (d->ranked && row >> DRAM_KEY_RANK_SHIFT < best >> DRAM_KEY_RANK_SHIFT)
         best = row;
@@ -81,14 +93,9 @@ static bool frfcfs_pick(const struct dram *d, const struct dram_channel *ch, uin
 bool dram_pick_other_bus(const struct dram *d, const struct dram_channel *ch, uint64_t now,
                          bool column, struct dram_pick *out)
 {
-    const uint64_t *offer = ch->offer;
-    uint64_t best;
-    if (column)
-        best = dram_min(oldest_legal(ch, offer[DRAM_CMD_RD], dram_channel_rd_ready(d, ch), now),
-                        oldest_legal(ch, offer[DRAM_CMD_WR], dram_channel_wr_ready(d, ch), now));
-    else
-        best = dram_min(oldest_legal(ch, offer[DRAM_CMD_PRE], 0, now),
-                        oldest_legal(ch, offer[DRAM_CMD_ACT], dram_channel_act_ready(ch), now));
+    uint64_t best =
+        column ? column_key(ch, dram_channel_rd_ready(d, ch), dram_channel_wr_ready(d, ch), now)
+               : row_key(ch, dram_channel_act_ready(ch), now);
     return take(ch, best, out);
 }
 

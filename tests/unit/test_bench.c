@@ -122,14 +122,15 @@ static void spawn_reports_status_and_cpu(void **state)
     double cpu = -1;
     int status = 0;
     char err[256];
-    assert_int_equal(bench_spawn(argv, NULL, NULL, out, errf, &cpu, &status, err, sizeof err), 0);
+    assert_int_equal(bench_spawn(argv, NULL, NULL, out, errf, &cpu, NULL, &status, err, sizeof err),
+                     0);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 4);
     assert_true(cpu > 0);
     assert_float_equal(bench_json_cycles(out), 0, 0);
     char *missing[] = {"/nonexistent/corun", NULL};
-    assert_int_equal(bench_spawn(missing, NULL, NULL, out, errf, &cpu, &status, err, sizeof err),
-                     -1);
+    assert_int_equal(
+        bench_spawn(missing, NULL, NULL, out, errf, &cpu, NULL, &status, err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent/corun"));
     unlink(out), unlink(errf);
     free(out), free(errf);
