@@ -294,4 +294,16 @@ static inline uint64_t dram_channel_act_ready(const struct dram_channel *ch)
     return dram_max(ch->act_ready, ch->faw[ch->faw_pos]);
 }
 
+/* Data-bus and bank cycles spent on applications other than app: the running total whose
+ * growth while a request waits is its interference. */
+static inline uint64_t dram_others_cycles(const struct dram *d, const struct dram_channel *ch,
+                                          unsigned bank, unsigned app)
+{
+    return ch->bus_cycles - ch->bus_app[app] + ch->banks[bank].busy_cycles -
+           ch->bank_app[(size_t)bank * d->app_stride + app];
+}
+
+/* Recomputes bank b's offer to the scheduler (dram_cmd.c). */
+void dram_bank_offer(const struct dram *d, struct dram_channel *ch, unsigned b);
+
 #endif
