@@ -66,7 +66,10 @@ char *conf_expected(const struct conf_setting *s)
     format_number(hi, sizeof hi, s->max);
     switch (s->type) {
     case CONF_UINT:
-    case CONF_U64: return xasprintf("an integer from %s to %s", lo, hi);
+    case CONF_U64:
+        if (s->min == s->max) /* a setting the core allows one value of */
+            return xasprintf("%s, the only value the core models", lo);
+        return xasprintf("an integer from %s to %s", lo, hi);
     case CONF_FLOAT: return xasprintf("a number from %s to %s", lo, hi);
     case CONF_BOOL: return xstrdup("true or false");
     case CONF_STRING: return xstrdup(s->min >= 1 ? "a non-empty string" : "a string");

@@ -20,15 +20,21 @@
             NULL, NULL                                                                             \
     }
 
-static const struct conf_setting cache_settings[] = {
-    CACHE_FIELD(size_bytes, NULL, 1024, 1 << 30, "bytes", "capacity (LLC: over all slices)"),
-    CACHE_FIELD(ways, NULL, 1, 64, NULL, "associativity"),
-    CACHE_FIELD(line_bytes, "128", 32, 256, "bytes", "line size"),
-    CACHE_FIELD(mshrs, "32", 0, 4096, NULL, "outstanding misses (per cache or slice)"),
-    CACHE_FIELD(latency_cycles, "1", 1, 1000, "core cycles", "hit latency"),
-};
+/* The L1 data cache and the LLC move 128-byte lines (the core's request size); the constant
+ * cache's line may differ. */
+#define CACHE_SETTINGS(line_lo_, line_hi_)                                                         \
+    CACHE_FIELD(size_bytes, NULL, 1024, 1 << 30, "bytes", "capacity (LLC: over all slices)"),      \
+        CACHE_FIELD(ways, NULL, 1, 64, NULL, "associativity"),                                     \
+        CACHE_FIELD(line_bytes, "128", line_lo_, line_hi_, "bytes", "line size"),                  \
+        CACHE_FIELD(mshrs, "32", 0, 4096, NULL, "outstanding misses (per cache or slice)"),        \
+        CACHE_FIELD(latency_cycles, "1", 1, 1000, "core cycles", "hit latency")
+
+static const struct conf_setting cache_settings[] = {CACHE_SETTINGS(32, 256)};
 static const struct conf_table cache_table = {"cache", cache_settings,
                                               CORUN_ARRAY_LEN(cache_settings)};
+static const struct conf_setting cache128_settings[] = {CACHE_SETTINGS(128, 128)};
+static const struct conf_table cache128_table = {"cache", cache128_settings,
+                                                 CORUN_ARRAY_LEN(cache128_settings)};
 
 #define TIMING(field_, lo_, hi_, help_)                                                            \
     {                                                                                              \
@@ -144,9 +150,9 @@ static const struct conf_setting gpu_settings[] = {
     GPU_GROUP(sfu, unit_table, "special-function unit (sin, exp, rcp, sqrt), per SM"),
     GPU_GROUP(fp64, unit_table, "double-precision unit, per SM"),
     GPU_GROUP(shmem, unit_table, "shared memory, per SM (lanes: banks)"),
-    GPU_GROUP(l1d, cache_table, "L1 data cache, per SM"),
+    GPU_GROUP(l1d, cache128_table, "L1 data cache, per SM"),
     GPU_GROUP(l1c, cache_table, "constant cache, per SM"),
-    GPU_GROUP(llc, cache_table, "last-level cache (size over all slices)"),
+    GPU_GROUP(llc, cache128_table, "last-level cache (size over all slices)"),
     GPU_FIELD(llc_slices, CONF_UINT, NULL, 1, 1024, NULL, "LLC slices"),
     GPU_FIELD(noc_bytes_per_cycle, CONF_UINT, "32", 1, 1024, "bytes",
               "crossbar channel width per core cycle"),

@@ -168,6 +168,20 @@ static void help_lists_every_setting(void **state)
     free(buf);
 }
 
+/* A setting with one allowed value says so, not "from 128 to 128". */
+static void single_value_range_is_named(void **state)
+{
+    (void)state;
+    const struct conf_setting one = {"line",  CONF_UINT,   128, 128,  "128",
+                                     "bytes", "line size", 0,   NULL, NULL};
+    char *e = conf_expected(&one);
+    assert_string_equal(e, "128, the only value the core models");
+    free(e);
+    e = conf_expected(&sample_settings[0]);
+    assert_string_equal(e, "an integer from 1 to 64");
+    free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +191,7 @@ int main(void)
         cmocka_unit_test(missing_required_setting_is_an_error),
         cmocka_unit_test(overlay_changes_only_what_is_present),
         cmocka_unit_test(help_lists_every_setting),
+        cmocka_unit_test(single_value_range_is_named),
     };
     return cmocka_run_group_tests_name("conftable", tests, NULL, NULL);
 }
