@@ -26,6 +26,7 @@ typedef void (*accel_progress_fn)(void *ctx, double done);
 struct accel_run_options {
     unsigned solo_queries; /* queries of each LS application's solo run (0: 10, at most its
                               queries) */
+    int predictor;         /* enum accel_predictor: predict the LS latencies too (0: none) */
     accel_progress_fn progress;
     void *ctx;
 };
@@ -43,16 +44,24 @@ struct accel_app_result {
     bool qos_met;                    /* p99_ms <= qos_target x solo_p99_ms */
     /* batch: passes over the trace completed, all instances together */
     uint64_t passes;
+    /* LS, with a predictor: its latencies (queries of them, in query order, heap), their p50
+     * and p99, the solo latency its profile gives (the sum of the tasks' solo durations), the
+     * verdict p99 <= qos_target x that, and |predicted p99 - p99| / p99 */
+    double *pred_latency_ms;
+    double pred_p50_ms, pred_p99_ms, pred_solo_ms, pred_error;
+    bool pred_qos_met;
 };
 
 struct accel_result {
-    uint64_t cycles;      /* core cycles simulated (the co-located run) */
-    double sim_ms;        /* the same in milliseconds */
-    double gpu_util;      /* fraction of SM time that SMs held thread blocks */
-    double h2d_busy;      /* fraction of the time the host-to-device link moved data */
-    double d2h_busy;      /* likewise device to host */
-    uint64_t tasks_done;  /* tasks completed, every application */
-    uint64_t solo_cycles; /* core cycles of the solo runs, together */
+    uint64_t cycles;         /* core cycles simulated (the co-located run) */
+    double sim_ms;           /* the same in milliseconds */
+    double gpu_util;         /* fraction of SM time that SMs held thread blocks */
+    double h2d_busy;         /* fraction of the time the host-to-device link moved data */
+    double d2h_busy;         /* likewise device to host */
+    uint64_t tasks_done;     /* tasks completed, every application */
+    uint64_t solo_cycles;    /* core cycles of the solo runs, together */
+    int predictor;           /* enum accel_predictor: the one that filled the pred_ fields */
+    uint64_t profile_cycles; /* core cycles the predictor's solo-run profiles simulated */
     unsigned napps;
     struct accel_app_result app[ACCEL_MAX_APPS];
 };
@@ -61,7 +70,8 @@ struct accel_result {
 double accel_percentile(const double *v, size_t n, double p);
 
 /* Runs scenario sc: each LS application alone first (its solo latency), then every
- * application together. Fills r (release with accel_result_done). Returns 0, or -1 with a
+ * application together; with o->predictor, then the profiles and the prediction
+ * (accel_predict.h). Fills r (release with accel_result_done). Returns 0, or -1 with a
  * message in err (a kernel the core refuses). Deterministic for a scenario and its seed. */
 int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o,
               struct accel_result *r, char *err, size_t errlen);

@@ -2,9 +2,9 @@
  * shared-dispatch core and the host link, event by event. */
 #include "corun/accel_run.h"
 
+#include "corun/accel_predict.h"
 #include "corun/gpu.h"
 #include "corun/pcie.h"
-#include "corun/rng.h"
 #include "corun/util.h"
 
 #include <math.h>
@@ -252,15 +252,8 @@ static void add_proc(struct engine *e, unsigned app, bool solo, unsigned solo_qu
     p->queries = solo ? solo_queries : a->queries;
     p->arrival = xcalloc(p->queries, sizeof(*p->arrival));
     p->lat_ms = xcalloc(p->queries, sizeof(*p->lat_ms));
-    if (!p->closed) {
-        struct rng r;
-        rng_seed(&r, e->sc->seed, 0xacce1000ull + app);
-        double t = 0;
-        for (unsigned q = 0; q < p->queries; q++) {
-            t += -log(1.0 - rng_uniform(&r)) / a->rate_qps * 1e9;
-            p->arrival[q] = t;
-        }
-    }
+    if (!p->closed)
+        accel_arrivals(e->sc, app, p->queries, p->arrival);
     e->ls_procs++;
     e->ls_left++;
     e->q_total += p->queries;
@@ -315,6 +308,38 @@ static void summarize(struct accel_app_result *ar, const struct proc *p)
     for (unsigned q = 0; q < p->q_done; q++)
         sum += p->lat_ms[q];
     ar->mean_ms = p->q_done ? sum / p->q_done : 0;
+}
+
+/* The predictor's latencies beside the measured ones. */
+static int predict(const struct accel_scenario *sc, int predictor, struct accel_result *r,
+                   char *err, size_t errlen)
+{
+    struct accel_profiles prof;
+    if (accel_profile(sc, &prof, err, errlen)) {
+        accel_profiles_done(&prof);
+        return -1;
+    }
+    double *lat[ACCEL_MAX_APPS] = {0};
+    for (unsigned a = 0; a < sc->napps; a++)
+        if (sc->apps[a].role == ACCEL_LS)
+            lat[a] = xcalloc(sc->apps[a].queries, sizeof(double));
+    accel_predict(sc, &prof, predictor, lat);
+    r->predictor = predictor;
+    r->profile_cycles = prof.cycles;
+    for (unsigned a = 0; a < sc->napps; a++) {
+        struct accel_app_result *ar = &r->app[a];
+        if (!lat[a])
+            continue;
+        unsigned n = sc->apps[a].queries;
+        ar->pred_latency_ms = lat[a];
+        ar->pred_p50_ms = accel_percentile(lat[a], n, 50);
+        ar->pred_p99_ms = accel_percentile(lat[a], n, 99);
+        ar->pred_solo_ms = prof.solo_ns[a] / 1e6;
+        ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
+        ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
+    }
+    accel_profiles_done(&prof);
+    return 0;
 }
 
 int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o,
@@ -382,12 +407,16 @@ int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o
         }
     }
     engine_done(&e);
+    if (rc == 0 && o->predictor != ACCEL_PREDICT_NONE && e.ls_procs)
+        rc = predict(sc, o->predictor, r, err, errlen);
     return rc;
 }
 
 void accel_result_done(struct accel_result *r)
 {
-    for (unsigned a = 0; a < r->napps; a++)
+    for (unsigned a = 0; a < r->napps; a++) {
         free(r->app[a].latency_ms);
+        free(r->app[a].pred_latency_ms);
+    }
     memset(r, 0, sizeof(*r));
 }

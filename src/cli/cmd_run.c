@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd_run_accel.h"
+#include "corun/accel_predict.h"
 #include "corun/accel_scenario.h"
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -305,16 +306,25 @@ static int finish_recording(struct session *s, const struct options *o)
  * options mean nothing there and are refused rather than ignored. */
 static int run_accelerator(const struct options *o, const char *datadir)
 {
-    if (o->epochs || o->out || o->nsets || o->nchanges || o->explain || o->allocator ||
-        o->predictor) {
+    if (o->epochs || o->out || o->nsets || o->nchanges || o->explain || o->allocator) {
         fprintf(stderr,
-                "corun: %s: an accelerator scenario takes only --seed and --json "
-                "(--epochs, --set, --out, --add, --remove, --explain, --allocator and "
-                "--predictor are for spatial scenarios)\n",
+                "corun: %s: an accelerator scenario takes only --predictor, --seed and --json "
+                "(--epochs, --set, --out, --add, --remove, --explain and --allocator are for "
+                "spatial scenarios)\n",
                 o->scenario);
         return CLI_BAD_INPUT;
     }
     struct run_accel_options ro = {.json = o->json != 0};
+    if (o->predictor) {
+        ro.predictor = accel_predictor_find(o->predictor);
+        if (ro.predictor < 0) {
+            fprintf(stderr,
+                    "corun: --predictor %s: an accelerator scenario is predicted by prophet or "
+                    "sequential\n",
+                    o->predictor);
+            return CLI_BAD_INPUT;
+        }
+    }
     if (o->seed) {
         unsigned long seed;
         if (cli_parse_uint("--seed", o->seed, 0, 4294967295ul, &seed) != 0)
@@ -488,7 +498,11 @@ const struct cli_command cmd_run = {
             "first (its solo latency), then every application together. It prints each LS\n"
             "application's query latency p50 and p99 in ms, its solo p99 and whether p99 <=\n"
             "qos_target x solo p99, each batch application's passes, the GPU utilization (SM\n"
-            "time holding thread blocks), the link's busy time and the tasks done. Only --seed\n"
-            "and --json apply.\n",
+            "time holding thread blocks), the link's busy time and the tasks done. Only\n"
+            "--predictor, --seed and --json apply. --predictor prophet (Prophet's schedule\n"
+            "predictor) or sequential (one task at a time per queue, Prophet's eq. 1) measures\n"
+            "every application's solo-run profile on the simulated GPU and prints the LS\n"
+            "latencies it predicts from them beside the measured ones, with the error of the\n"
+            "p99: |predicted - measured| / measured.\n",
     .run = run_run,
 };

@@ -2,6 +2,7 @@
  * table or one JSON document. */
 #include "cmd_run_accel.h"
 
+#include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
 #include "corun/cli.h"
@@ -56,6 +57,19 @@ static void print_table(const struct accel_scenario *sc, const struct accel_resu
             printf("%-12s %-5s %5u   passes %llu\n", ar->name, role_name(ar->role), ar->instances,
                    (unsigned long long)ar->passes);
     }
+    if (r->predictor) {
+        printf("predicted by %s from solo-run profiles (%.2f M core cycles to measure):\n",
+               accel_predictor_name(r->predictor), r->profile_cycles / 1e6);
+        printf("%-12s %9s %9s %12s %9s  %s\n", "application", "p50 ms", "p99 ms", "solo ms",
+               "p99 error", "QoS");
+        for (unsigned a = 0; a < r->napps; a++) {
+            const struct accel_app_result *ar = &r->app[a];
+            if (ar->role == ACCEL_LS)
+                printf("%-12s %9.3f %9.3f %12.3f %8.1f%%  %s\n", ar->name, ar->pred_p50_ms,
+                       ar->pred_p99_ms, ar->pred_solo_ms, 100 * ar->pred_error,
+                       ar->pred_qos_met ? "met" : "violated");
+        }
+    }
     printf("GPU utilization %.1f %% of SM time busy; PCIe busy: host to device %.1f %%, device "
            "to host %.1f %%; %llu tasks done\n",
            100 * r->gpu_util, 100 * r->h2d_busy, 100 * r->d2h_busy,
@@ -100,6 +114,24 @@ static void print_json(const struct accel_scenario *sc, const struct accel_resul
                 cli_json_number(stdout, ar->latency_ms[q]);
             }
             printf("]");
+            if (r->predictor) {
+                printf(", \"predicted\": {\"predictor\": \"%s\"",
+                       accel_predictor_name(r->predictor));
+                const double pv[] = {ar->pred_p50_ms, ar->pred_p99_ms, ar->pred_solo_ms,
+                                     ar->pred_error};
+                const char *pk[] = {"p50_ms", "p99_ms", "solo_ms", "p99_error"};
+                for (size_t i = 0; i < sizeof pv / sizeof pv[0]; i++) {
+                    printf(", \"%s\": ", pk[i]);
+                    cli_json_number(stdout, pv[i]);
+                }
+                printf(", \"qos_met\": %s, \"latency_ms\": [", ar->pred_qos_met ? "true" : "false");
+                for (unsigned q = 0; q < ar->queries; q++) {
+                    if (q)
+                        printf(", ");
+                    cli_json_number(stdout, ar->pred_latency_ms[q]);
+                }
+                printf("]}");
+            }
         } else {
             printf(", \"passes\": %llu", (unsigned long long)ar->passes);
         }
@@ -124,7 +156,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         sc.seed = o->seed;
     struct bar b = {.shown = false};
     clock_gettime(CLOCK_MONOTONIC, &b.start);
-    struct accel_run_options ro = {.progress = progress, .ctx = &b};
+    struct accel_run_options ro = {.predictor = o->predictor, .progress = progress, .ctx = &b};
     struct accel_result r;
     char err[768];
     rc = accel_run(&sc, &ro, &r, err, sizeof err);

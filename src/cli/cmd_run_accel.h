@@ -7,6 +7,7 @@
 
 struct run_accel_options {
     bool json;
+    int predictor; /* enum accel_predictor */
     bool has_seed;
     uint64_t seed; /* instead of the scenario's, when has_seed */
 };

@@ -49,12 +49,29 @@ done
 p99=$(sed -n 's/.*"name": "gmm".*"p99_ms": \([0-9.e+-]*\),.*/\1/p' "$TMPD/json")
 grep -qE "^gmm .* $(printf '%.3f' "$p99") " "$TMPD/run1" || fail "json p99 $p99 is not the table's"
 
+# Predicted beside measured: the measured part is the run without a predictor.
+"$CORUN" run "$TMPD/quick.cfg" --predictor prophet >"$TMPD/pred" 2>/dev/null || fail "--predictor"
+grep -qF "predicted by prophet from solo-run profiles" "$TMPD/pred" || fail "no prediction"
+grep -qE '^gmm +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +(met|violated)$' "$TMPD/pred" \
+    || fail "no predicted row: $(cat "$TMPD/pred")"
+grep -vF -f "$TMPD/run1" "$TMPD/pred" | grep -q "^gmm .*x solo" && fail "measured row changed"
+"$CORUN" run "$TMPD/quick.cfg" --predictor sequential --json >"$TMPD/pjson" 2>/dev/null \
+    || fail "--predictor sequential --json"
+grep -qF '"predicted": {"predictor": "sequential", "p50_ms": ' "$TMPD/pjson" \
+    || fail "json without the prediction"
+set +e
+"$CORUN" run "$TMPD/quick.cfg" --predictor hsm >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--predictor hsm on an accelerator scenario: exit $rc, expected 2"
+grep -qF "is predicted by prophet or sequential" "$TMPD/err" || fail "--predictor hsm: $(cat "$TMPD/err")"
+
 set +e
 "$CORUN" run "$TMPD/quick.cfg" --epochs 3 >"$TMPD/out" 2>"$TMPD/err"
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "run --epochs on an accelerator scenario: exit status $rc, expected 2"
-grep -qF "takes only --seed and --json" "$TMPD/err" || fail "run --epochs: $(cat "$TMPD/err")"
+grep -qF "takes only --predictor, --seed and --json" "$TMPD/err" || fail "run --epochs: $(cat "$TMPD/err")"
 
 # What check refuses, run refuses alike.
 for bad in "$top_srcdir"/tests/data/bad/accel_*.cfg; do
