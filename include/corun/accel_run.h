@@ -39,16 +39,16 @@ struct accel_app_result {
     unsigned queries;
     double *latency_ms; /* queries of them, heap */
     double p50_ms, p99_ms, mean_ms;
-    double solo_p50_ms, solo_p99_ms; /* alone on the GPU, closed loop */
-    double qos_target;               /* p99 bound, x solo p99 */
-    bool qos_met;                    /* p99_ms <= qos_target x solo_p99_ms */
+    double solo_p50_ms, solo_p99_ms, solo_mean_ms; /* alone on the GPU, closed loop */
+    double qos_target;                             /* p99 bound, x solo p99 */
+    bool qos_met;                                  /* p99_ms <= qos_target x solo_p99_ms */
     /* batch: passes over the trace completed, all instances together */
     uint64_t passes;
     /* LS, with a predictor: its latencies (queries of them, in query order, heap), their p50
      * and p99, the solo latency its profile gives (the sum of the tasks' solo durations), the
      * verdict p99 <= qos_target x that, and |predicted p99 - p99| / p99 */
     double *pred_latency_ms;
-    double pred_p50_ms, pred_p99_ms, pred_solo_ms, pred_error;
+    double pred_p50_ms, pred_p99_ms, pred_mean_ms, pred_solo_ms, pred_error;
     bool pred_qos_met;
 };
 

@@ -334,6 +334,10 @@ static int predict(const struct accel_scenario *sc, int predictor, struct accel_
         ar->pred_latency_ms = lat[a];
         ar->pred_p50_ms = accel_percentile(lat[a], n, 50);
         ar->pred_p99_ms = accel_percentile(lat[a], n, 99);
+        double sum = 0;
+        for (unsigned q = 0; q < n; q++)
+            sum += lat[a][q];
+        ar->pred_mean_ms = n ? sum / n : 0;
         ar->pred_solo_ms = prof.solo_ns[a] / 1e6;
         ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
         ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
@@ -372,6 +376,7 @@ int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o
             summarize(&solo, &e.proc[0]);
             ar->solo_p50_ms = solo.p50_ms;
             ar->solo_p99_ms = solo.p99_ms;
+            ar->solo_mean_ms = solo.mean_ms;
             free(solo.latency_ms);
             r->solo_cycles += gpu_now(e.g);
         }
