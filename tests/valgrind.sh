@@ -16,13 +16,29 @@ cd "$top_builddir"
 n=0
 for t in test_util test_conftable test_scenario test_metrics test_trace test_cache test_dram \
     test_solo test_runfile test_runfile_damage test_catalog test_lesson test_plot test_pcie \
-    test_accel_scenario test_prophet_model test_prophet_schedule test_slurm; do
+    test_accel_scenario test_prophet_model test_prophet_schedule test_slurm test_gpu_shared \
+    test_reproduce_prophet; do
     [ -x "tests/unit/$t" ] || continue
     vg "tests/unit/$t" >"$TMPD/$t.out" 2>&1 || { cat "$TMPD/$t.out"; fail "$t under valgrind"; }
     n=$((n + 1))
 done
 vg "$CORUN" run "$top_srcdir/tests/data/good/small.cfg" --epochs 1 >/dev/null 2>"$TMPD/run.err" \
     || { cat "$TMPD/run.err"; fail "corun run under valgrind"; }
+cat >"$TMPD/accel.cfg" <<'CFG'
+mode = "accelerator"; name = "tiny"; gpu = "k40"; seed = 2;
+applications = (
+  { name = "q"; role = "ls"; qos_target = 2.0; arrival = "poisson"; rate_qps = 50000; queries = 3;
+    tasks = ( { type = "h2d"; bytes = 3000; },
+              { type = "kernel"; kernel = { tbs = 15; warps_per_tb = 2; insts_per_warp = 300;
+                mem_fraction = 0.05; footprint_bytes = 65536; }; },
+              { type = "d2h"; bytes = 3000; copy = "exclusive"; } ); },
+  { name = "b"; role = "batch"; instances = 2;
+    tasks = ( { type = "kernel"; kernel = { tbs = 30; warps_per_tb = 2; insts_per_warp = 500;
+                mem_fraction = 0.05; footprint_bytes = 65536; }; } ); }
+);
+CFG
+vg "$CORUN" run "$TMPD/accel.cfg" --json >/dev/null 2>"$TMPD/arun.err" \
+    || { cat "$TMPD/arun.err"; fail "corun run (accelerator) under valgrind"; }
 set +e
 vg "$CORUN" check "$top_srcdir/tests/data/bad/several_mistakes.cfg" >/dev/null 2>"$TMPD/check.err"
 rc=$?
@@ -33,4 +49,4 @@ vg "$CORUN" check "$top_srcdir/tests/data/bad/accel_unknown_app.cfg" >/dev/null 
 rc=$?
 set -e
 [ $rc -eq 2 ] || { cat "$TMPD/acheck.err"; fail "corun check (accelerator) under valgrind: exit $rc"; }
-echo "valgrind: $n unit test programs, a run and two failing checks are clean"
+echo "valgrind: $n unit test programs, a spatial and an accelerator run and two failing checks are clean"

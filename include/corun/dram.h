@@ -71,9 +71,9 @@ struct dram_channel_counters {
     uint64_t row_hits, row_accesses;
 };
 
-/* Applications one memory system can serve over its life (dram_new's napps plus dram_add_app);
- * the GPU's kernel limit (GPU_MAX_KERNELS) is the same. */
-#define DRAM_MAX_APPS 8
+/* Applications one memory system can serve over its life (dram_new's napps plus dram_add_app):
+ * one per kernel index the GPU hands out (SIM_MAX_KERNELS, simenv.h). */
+#define DRAM_MAX_APPS 16
 
 struct dram_request {
     uint64_t addr;

@@ -72,6 +72,8 @@ int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile 
 /* ---- runtime ---- */
 
 #define GPU_MAX_KERNELS 8
+/* Shared dispatch: streams (processes) one GPU serves, as MPS serves 16 clients. */
+#define GPU_MAX_STREAMS 16
 /* Cache lines over the whole GPU (every SM's L1s and the LLC): about 40 bytes of host memory
  * each, so the bound keeps a GPU under a few hundred MB. */
 #define GPU_MAX_CACHE_LINES (4ull << 20)
@@ -232,5 +234,36 @@ uint64_t gpu_sm_tbs_finished(const struct gpu *g, unsigned sm);
 int gpu_sm_running(const struct gpu *g, unsigned sm);
 /* Kernel k's warp instructions since gpu_new (for NP intervals). */
 uint64_t gpu_kernel_instructions_total(const struct gpu *g, unsigned k);
+/* TBs SM sm holds now. */
+unsigned gpu_sm_resident_tbs(const struct gpu *g, unsigned sm);
+
+/* ---- shared dispatch (accelerator scenarios) ----
+ *
+ * No partition: every SM that holds no thread block is idle, and the kernels launched on the
+ * GPU's streams take idle SMs first come, first served. The oldest launched grid that still
+ * has TBs to hand out takes idle SMs (one TB per SM per round, up to its occupancy, as the
+ * spatial mode's dispatch does) before a younger one gets any; an SM runs one kernel's TBs at a
+ * time and, when the last of them finishes and its kernel has none left, goes to the next
+ * grid in launch order. Kernel indices are stream indices; gpu_kernel_counters and
+ * gpu_system_counters work as in the spatial mode (a stream's counters restart with each
+ * launch), gpu_set_partition, gpu_add_kernel and priority epochs are refused or not used. */
+
+/* A shared-dispatch GPU for cfg with nstreams streams (1..GPU_MAX_STREAMS), seeded with seed,
+ * every SM idle. NULL with a message in err when cfg is invalid. Free with gpu_delete. */
+struct gpu *gpu_new_shared(const struct gpu_config *cfg, unsigned nstreams, uint64_t seed,
+                           char *err, size_t errlen);
+/* Launches one grid of p (copied; no phases) on stream s at gpu_now: its TBs queue behind every
+ * grid launched before. Returns 0, or -1 with a message (not a shared GPU, s out of range or
+ * still running a grid, invalid profile) and nothing changed. */
+int gpu_launch(struct gpu *g, unsigned s, const struct kernel_profile *p, char *err, size_t errlen);
+/* True while stream s's last grid has not completed. */
+bool gpu_stream_busy(const struct gpu *g, unsigned s);
+/* Stream s's last grid: the cycle it was launched, took its first SM and completed (the
+ * last two UINT64_MAX until they happen). */
+void gpu_stream_times(const struct gpu *g, unsigned s, uint64_t *launched, uint64_t *started,
+                      uint64_t *done);
+/* Runs a shared GPU up to core_cycles, stopping early at the end of the SM block (a few
+ * cycles) in which a grid completes. Returns the cycles run. */
+uint64_t gpu_run_shared(struct gpu *g, uint64_t core_cycles);
 
 #endif

@@ -115,7 +115,8 @@ struct kstate {
     uint64_t tbs_done; /* TBs of this launch finished */
     struct kstate_saved_tb **saved;
     unsigned saved_head, saved_count, saved_cap;
-    uint64_t launches;                               /* grids completed */
+    uint64_t launches; /* grids completed */
+    bool one_grid;     /* a task's kernel (shared dispatch): the grid runs once, no relaunch */
     uint64_t first_launch_cycle, first_launch_insts; /* when launch 1 completed (0: not yet) */
 
     /* address stream */

@@ -35,10 +35,18 @@ struct prophet_app {
     double start_ns;     /* its entry in the ready-time table at the start */
     unsigned passes;     /* passes over the trace to predict; 0: loop until the others are done */
     double *pass_end_ns; /* [passes]: filled with when each pass ends (unused when looping) */
+    /* [passes] or NULL: pass i is submitted no earlier than pass_arrival_ns[i] (an LS
+     * query's arrival), nor before pass i - 1 ends */
+    const double *pass_arrival_ns;
 };
 
 /* Predict apps[0..napps) together on hw. At least one app must have passes > 0. Returns the
  * time the last counted pass ends. */
 double prophet_schedule(const struct prophet_hw *hw, struct prophet_app *apps, size_t napps);
+/* The same replay on the sequential task execution model (eq. 1, the baseline of Prophet
+ * §7.2): one kernel at a time on the whole GPU for its solo duration, in submission order,
+ * and per direction one copy at a time for its solo duration, in submission order. */
+double prophet_schedule_sequential(const struct prophet_hw *hw, struct prophet_app *apps,
+                                   size_t napps);
 
 #endif

@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Kernel indices the parts size their arrays for: spatial GPUs use at most GPU_MAX_KERNELS
+ * of them, shared-dispatch ones GPU_MAX_STREAMS. */
+#define SIM_MAX_KERNELS 16
+
 struct gpu_config;
 struct kstate;
 struct sm;
@@ -34,6 +38,13 @@ struct sim_env {
      * a sleeping SM woken for its turn in the block joins. */
     unsigned sm_first, sm_running;
     uint64_t *sm_due;
+    /* Shared dispatch (gpu_new_shared): no partition; an SM that holds no TB is idle and
+     * goes to the kernels with TBs left in the order they were launched (fcfs, kernel
+     * indices), and a completed grid stops the run at the end of its block. */
+    bool shared;
+    bool grid_done;
+    unsigned fcfs[SIM_MAX_KERNELS], nfcfs;
+    uint64_t started_at[SIM_MAX_KERNELS]; /* when the grid took its first SM */
 };
 
 #endif

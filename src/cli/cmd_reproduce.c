@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_reproduce_prophet.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/predict.h"
@@ -35,6 +36,7 @@ static void list_experiments(void)
                    REPRO_QUICK_EPOCHS);
     }
     reproduce_alloc_list();
+    reproduce_prophet_list();
 }
 
 static int unknown_experiment(const char *name)
@@ -193,6 +195,8 @@ static int reproduce_main(int argc, char **argv)
     bool slurm;
     if (slurm_cli_take_options(&argc, argv, &slurm, &so) != 0)
         return CLI_BAD_INPUT;
+    if (reproduce_prophet_wanted(argc, argv))
+        return reproduce_prophet_main(argc, argv);
     if (reproduce_alloc_wanted(argc, argv)) /* --fairness, --qos, smqos */
         return reproduce_alloc_main(argc, argv, slurm ? &so : NULL);
     struct options o;
@@ -259,7 +263,9 @@ const struct cli_command cmd_reproduce = {
         "its 6.5 % average error), themis --accuracy (Themis Fig. 5: the 49 test pairs x\n"
         "10:50, 20:40, 30:30 on themis60; Fig. 6: the 343 triples, 20:20:20) and themis\n"
         "--quads (Themis Fig. 6: 150 four-application mixes of scenarios/suites/\n"
-        "themis-quads.cfg, 15:15:15:15, drawn by corun since the paper lists none).\n\n"
+        "themis-quads.cfg, 15:15:15:15, drawn by corun since the paper lists none).\n"
+        "prophet --accuracy | --colocation [--quick] (Prophet Figs. 12-14 and 7.3, on\n"
+        "accelerator scenarios; no other option applies) is described in docs/accelerator.md.\n\n"
         "Each mix is simulated once with its static partition; every registered predictor but\n"
         "the private-mode truth (oracle) is evaluated on each epoch's counters, since\n"
         "predictors do not change a static run. A predictor without a model for the preset is\n"

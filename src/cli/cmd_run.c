@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_run_accel.h"
+#include "corun/accel_predict.h"
 #include "corun/accel_scenario.h"
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -300,24 +302,37 @@ static int finish_recording(struct session *s, const struct options *o)
     return 0;
 }
 
-/* An accelerator scenario: validated as `check` does; the task engine that would run it over
- * the simulation core is not built yet, and run says so rather than run something else. */
-static int run_accelerator(const char *path, const char *datadir)
+/* An accelerator scenario: the task engine runs it (cmd_run_accel.c); the spatial mode's
+ * options mean nothing there and are refused rather than ignored. */
+static int run_accelerator(const struct options *o, const char *datadir)
 {
-    struct diag diags;
-    diag_init(&diags);
-    struct accel_scenario sc;
-    int rc = accel_scenario_load(&sc, path, datadir, &diags);
-    accel_scenario_done(&sc);
-    diag_print(&diags, stderr);
-    diag_done(&diags);
-    if (rc != 0)
+    if (o->epochs || o->out || o->nsets || o->nchanges || o->explain || o->allocator) {
+        fprintf(stderr,
+                "corun: %s: an accelerator scenario takes only --predictor, --seed and --json "
+                "(--epochs, --set, --out, --add, --remove, --explain and --allocator are for "
+                "spatial scenarios)\n",
+                o->scenario);
         return CLI_BAD_INPUT;
-    fprintf(stderr,
-            "corun: %s: a valid accelerator scenario, but corun cannot run one yet (the task "
-            "engine over the simulation core is not built); `corun check` validates it\n",
-            path);
-    return CLI_FAILED;
+    }
+    struct run_accel_options ro = {.json = o->json != 0};
+    if (o->predictor) {
+        ro.predictor = accel_predictor_find(o->predictor);
+        if (ro.predictor < 0) {
+            fprintf(stderr,
+                    "corun: --predictor %s: an accelerator scenario is predicted by prophet or "
+                    "sequential\n",
+                    o->predictor);
+            return CLI_BAD_INPUT;
+        }
+    }
+    if (o->seed) {
+        unsigned long seed;
+        if (cli_parse_uint("--seed", o->seed, 0, 4294967295ul, &seed) != 0)
+            return CLI_BAD_INPUT;
+        ro.has_seed = true;
+        ro.seed = seed;
+    }
+    return cmd_run_accelerator(o->scenario, datadir, &ro);
 }
 
 static int run_run(int argc, char **argv)
@@ -327,7 +342,7 @@ static int run_run(int argc, char **argv)
         return CLI_BAD_INPUT;
     if (accel_scenario_probe(o.scenario) == 1) {
         char *dir = datadir_locate();
-        int arc = run_accelerator(o.scenario, dir);
+        int arc = run_accelerator(&o, dir);
         free(dir);
         return arc;
     }
@@ -476,8 +491,18 @@ const struct cli_command cmd_run = {
             "  --threads N      threads for the kernels' private-mode references, which\n"
             "                   are separate simulations run side by side (default: the\n"
             "                   CPUs online, at most 8); the results do not depend on N\n\n"
-            "A progress bar goes to stderr when it is a terminal. An accelerator scenario\n"
-            "(mode = \"accelerator\") is validated as `corun check` does, then refused with exit\n"
-            "status 1: the engine that runs its tasks over the core is not built yet.\n",
+            "A progress bar goes to stderr when it is a terminal.\n\n"
+            "An accelerator scenario (mode = \"accelerator\", `corun help accelerator`) runs\n"
+            "its applications' tasks on the k40-style GPU with kernels sharing the SMs first\n"
+            "come, first served and copies sharing the PCIe link: each LS application alone\n"
+            "first (its solo latency), then every application together. It prints each LS\n"
+            "application's query latency p50 and p99 in ms, its solo p99 and whether p99 <=\n"
+            "qos_target x solo p99, each batch application's passes, the GPU utilization (SM\n"
+            "time holding thread blocks), the link's busy time and the tasks done. Only\n"
+            "--predictor, --seed and --json apply. --predictor prophet (Prophet's schedule\n"
+            "predictor) or sequential (one task at a time per queue, Prophet's eq. 1) measures\n"
+            "every application's solo-run profile on the simulated GPU and prints the LS\n"
+            "latencies it predicts from them beside the measured ones, with the error of the\n"
+            "p99: |predicted - measured| / measured.\n",
     .run = run_run,
 };

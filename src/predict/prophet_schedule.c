@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ struct sched {
     struct krun *k;
     size_t nk;
     struct link link[2];
+    bool sequential; /* eq. 1: a task at a time per queue, at its solo duration */
 };
 
 static void link_init(struct link *l, size_t n)
@@ -99,6 +101,8 @@ static void submit_copy(struct link *l, size_t app, double now, double dur, int 
 
 static double slowdown(const struct sched *s)
 {
+    if (s->sequential)
+        return 1.0;
     double demand = 0;
     for (size_t i = 0; i < s->nk; i++)
         demand += s->k[i].bw * s->k[i].pe;
@@ -132,6 +136,10 @@ static void task_done(struct sched *s, size_t a)
             p->pass_end_ns[s->passes_done[a]] = s->now;
         if (p->passes && ++s->passes_done[a] == p->passes)
             return; /* done: stays out of the ready-time table */
+        if (p->pass_arrival_ns && p->passes) {
+            s->ready[a] = fmax(s->now, p->pass_arrival_ns[s->passes_done[a]]);
+            return;
+        }
     }
     s->ready[a] = s->now;
 }
@@ -189,6 +197,15 @@ static void assign_pes(struct sched *s)
     for (size_t i = 0; i < s->nk; i++)
         used += s->k[i].pe;
     unsigned free_pes = s->hw->pes - used;
+    if (s->sequential) { /* eq. 1: the oldest kernel alone on the GPU, at its solo duration */
+        if (s->nk && !used) {
+            struct krun *r = &s->k[0];
+            r->pe = s->hw->pes;
+            r->warps_left = 0;
+            r->work_left = s->apps[r->app].tasks[s->pos[r->app]].kernel.solo_ns;
+        }
+        return;
+    }
     for (size_t i = 0; i < s->nk && free_pes; i++) {
         struct krun *r = &s->k[i];
         if (r->pe || !r->warps_left)
@@ -218,7 +235,9 @@ static void submit_ready(struct sched *s)
                                           prophet_batch_solo_ns(s->hw, &t->kernel),
                                           t->kernel.bw_per_pe_gbs};
         } else {
-            submit_copy(&s->link[t->type == PROPHET_D2H], a, s->now, t->solo_ns, t->exclusive);
+            /* exclusive copies go one at a time in submission order: eq. 1 per direction */
+            submit_copy(&s->link[t->type == PROPHET_D2H], a, s->now, t->solo_ns,
+                        s->sequential || t->exclusive);
         }
     }
 }
@@ -231,9 +250,10 @@ static int counted_left(const struct sched *s)
     return 0;
 }
 
-double prophet_schedule(const struct prophet_hw *hw, struct prophet_app *apps, size_t napps)
+static double schedule(const struct prophet_hw *hw, struct prophet_app *apps, size_t napps,
+                       bool sequential)
 {
-    struct sched s = {.hw = hw, .apps = apps, .napps = napps};
+    struct sched s = {.hw = hw, .apps = apps, .napps = napps, .sequential = sequential};
     s.ready = xcalloc(napps, sizeof(double));
     s.pos = xcalloc(napps, sizeof(size_t));
     s.passes_done = xcalloc(napps, sizeof(unsigned));
@@ -244,7 +264,9 @@ double prophet_schedule(const struct prophet_hw *hw, struct prophet_app *apps, s
     for (size_t a = 0; a < napps; a++) {
         assert(apps[a].ntasks > 0);
         s.ready[a] = apps[a].start_ns;
-        s.now = fmin(s.now, apps[a].start_ns);
+        if (apps[a].pass_arrival_ns && apps[a].passes)
+            s.ready[a] = fmax(s.ready[a], apps[a].pass_arrival_ns[0]);
+        s.now = fmin(s.now, s.ready[a]);
     }
     double last = s.now;
     while (counted_left(&s)) {
@@ -266,4 +288,15 @@ double prophet_schedule(const struct prophet_hw *hw, struct prophet_app *apps, s
     free(s.pos);
     free(s.ready);
     return last;
+}
+
+double prophet_schedule(const struct prophet_hw *hw, struct prophet_app *apps, size_t napps)
+{
+    return schedule(hw, apps, napps, false);
+}
+
+double prophet_schedule_sequential(const struct prophet_hw *hw, struct prophet_app *apps,
+                                   size_t napps)
+{
+    return schedule(hw, apps, napps, true);
 }

@@ -30,22 +30,26 @@ struct gpu_prio {
     int kernel;                           /* prioritized now; -1: none */
     unsigned rr;                          /* the round robin looks here first for the next turn */
     uint64_t since, acc_at, miss_at;      /* the current turn's start within the counter epoch */
-    uint64_t acc_cycles[GPU_MAX_KERNELS]; /* closed turns within the counter epoch */
-    uint64_t acc_l2[GPU_MAX_KERNELS], acc_l2_misses[GPU_MAX_KERNELS];
+    uint64_t acc_cycles[SIM_MAX_KERNELS]; /* closed turns within the counter epoch */
+    uint64_t acc_l2[SIM_MAX_KERNELS], acc_l2_misses[SIM_MAX_KERNELS];
 };
 
 _Static_assert(GPU_SM_IDLE == SM_OWNER_IDLE && GPU_SM_GATED == SM_OWNER_GATED,
                "partition entries are passed to the SMs as they are");
-_Static_assert(GPU_MAX_KERNELS == DRAM_MAX_APPS, "each kernel is one DRAM application");
+_Static_assert(SIM_MAX_KERNELS == DRAM_MAX_APPS, "each kernel is one DRAM application");
+_Static_assert(GPU_MAX_KERNELS <= SIM_MAX_KERNELS && GPU_MAX_STREAMS <= SIM_MAX_KERNELS,
+               "the parts size their arrays for SIM_MAX_KERNELS kernels");
 
 struct gpu {
     struct gpu_config cfg;
     struct sim_env env;
     uint64_t seed;
     unsigned nkernels; /* over the run's life: retired kernels keep their index */
-    struct kstate *kernels[GPU_MAX_KERNELS];
-    bool retired[GPU_MAX_KERNELS];
-    unsigned hist_lines; /* the SMs' reuse history capacity */
+    struct kstate *kernels[SIM_MAX_KERNELS]; /* NULL: a stream that never launched */
+    bool retired[SIM_MAX_KERNELS];
+    uint64_t launched_at[SIM_MAX_KERNELS]; /* shared dispatch: the stream's last launch */
+    uint64_t launches[SIM_MAX_KERNELS];    /* shared dispatch: grids launched per stream */
+    unsigned hist_lines;                   /* the SMs' reuse history capacity */
     struct sm **sms;
     int *partition;
     uint64_t *agents; /* scratch bit set for wake_take */
@@ -258,6 +262,50 @@ static struct kstate *new_kstate(const struct gpu *g, const struct kernel_profil
     return kstate_new(p, k, g->cfg.llc.line_bytes, &lim, g->seed);
 }
 
+/* Builds the parts of g (cfg, seed, nkernels and the kernels' states set) with SM reuse
+ * histories of hist lines. */
+static void build(struct gpu *g, unsigned hist)
+{
+    const struct gpu_config *cfg = &g->cfg;
+    g->hist_lines = hist;
+    struct sim_env *e = &g->env;
+    e->cfg = &g->cfg;
+    e->kernels = g->kernels;
+    e->nkernels = g->nkernels;
+    e->nsms = cfg->sms;
+    e->sms = xcalloc(cfg->sms, sizeof(*e->sms));
+    g->sms = e->sms;
+    /* SM blocks must be shorter than the quickest reply (crossbar latency plus the reply's
+     * port cycles), so no reply lands inside a block already run. */
+    unsigned reply_cycles =
+        cfg->noc_latency_cycles +
+        (cfg->llc.line_bytes + cfg->noc_bytes_per_cycle - 1) / cfg->noc_bytes_per_cycle;
+    g->block = reply_cycles < SM_BLOCK_MAX ? reply_cycles : SM_BLOCK_MAX;
+    if (g->block < 1)
+        g->block = 1;
+    e->sm_wake = wake_new(cfg->sms, WAKE_SLOTS / 4, g->block);
+    e->slice_wake = wake_new(cfg->llc_slices, WAKE_SLOTS, 1);
+    e->noc = noc_new(cfg->sms, cfg->llc_slices, cfg->noc_bytes_per_cycle, cfg->noc_latency_cycles);
+    e->llc = llc_new(&g->cfg, e);
+    e->dram = dram_new(&g->cfg.dram, g->nkernels, llc_dram_done, e->llc);
+    for (unsigned i = 0; i < cfg->sms; i++)
+        e->sms[i] = sm_new(i, e, g->seed, hist);
+    unsigned words = wake_words(e->sm_wake);
+    if (wake_words(e->slice_wake) > words)
+        words = wake_words(e->slice_wake);
+    g->agents = xcalloc(words, sizeof(uint64_t));
+    e->sm_due = g->agents;
+    e->sm_running = cfg->sms;
+    g->partition = xmalloc(cfg->sms * sizeof(int));
+    for (unsigned i = 0; i < cfg->sms; i++)
+        g->partition[i] = GPU_SM_IDLE;
+    g->core_khz = (uint64_t)llround(cfg->core_clock_mhz * 1000);
+    g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
+    e->next_dram_tick = 0;
+    e->sm_fast_forward = true;
+    g->prio.kernel = -1; /* and rr = 0: kernel 0 has the first turn */
+}
+
 struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *const *profiles,
                     unsigned nkernels, uint64_t seed, char *err, size_t errlen)
 {
@@ -281,43 +329,27 @@ struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *c
         if (g->kernels[k]->hist_lines > hist)
             hist = g->kernels[k]->hist_lines;
     }
-    g->hist_lines = hist;
-    struct sim_env *e = &g->env;
-    e->cfg = &g->cfg;
-    e->kernels = g->kernels;
-    e->nkernels = nkernels;
-    e->nsms = cfg->sms;
-    e->sms = xcalloc(cfg->sms, sizeof(*e->sms));
-    g->sms = e->sms;
-    /* SM blocks must be shorter than the quickest reply (crossbar latency plus the reply's
-     * port cycles), so no reply lands inside a block already run. */
-    unsigned reply_cycles =
-        cfg->noc_latency_cycles +
-        (cfg->llc.line_bytes + cfg->noc_bytes_per_cycle - 1) / cfg->noc_bytes_per_cycle;
-    g->block = reply_cycles < SM_BLOCK_MAX ? reply_cycles : SM_BLOCK_MAX;
-    if (g->block < 1)
-        g->block = 1;
-    e->sm_wake = wake_new(cfg->sms, WAKE_SLOTS / 4, g->block);
-    e->slice_wake = wake_new(cfg->llc_slices, WAKE_SLOTS, 1);
-    e->noc = noc_new(cfg->sms, cfg->llc_slices, cfg->noc_bytes_per_cycle, cfg->noc_latency_cycles);
-    e->llc = llc_new(&g->cfg, e);
-    e->dram = dram_new(&g->cfg.dram, nkernels, llc_dram_done, e->llc);
-    for (unsigned i = 0; i < cfg->sms; i++)
-        e->sms[i] = sm_new(i, e, seed, hist);
-    unsigned words = wake_words(e->sm_wake);
-    if (wake_words(e->slice_wake) > words)
-        words = wake_words(e->slice_wake);
-    g->agents = xcalloc(words, sizeof(uint64_t));
-    e->sm_due = g->agents;
-    e->sm_running = cfg->sms;
-    g->partition = xmalloc(cfg->sms * sizeof(int));
-    for (unsigned i = 0; i < cfg->sms; i++)
-        g->partition[i] = GPU_SM_IDLE;
-    g->core_khz = (uint64_t)llround(cfg->core_clock_mhz * 1000);
-    g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
-    e->next_dram_tick = 0;
-    e->sm_fast_forward = true;
-    g->prio.kernel = -1; /* and rr = 0: kernel 0 has the first turn */
+    build(g, hist);
+    return g;
+}
+
+struct gpu *gpu_new_shared(const struct gpu_config *cfg, unsigned nstreams, uint64_t seed,
+                           char *err, size_t errlen)
+{
+    if (gpu_config_check(cfg, err, errlen))
+        return NULL;
+    if (nstreams < 1 || nstreams > GPU_MAX_STREAMS) {
+        fail(err, errlen, "%u streams: expected 1..%d", nstreams, GPU_MAX_STREAMS);
+        return NULL;
+    }
+    struct gpu *g = xcalloc(1, sizeof(*g));
+    g->cfg = *cfg;
+    g->seed = seed;
+    g->nkernels = nstreams;
+    build(g, 0);
+    g->env.shared = true;
+    for (unsigned s = 0; s < nstreams; s++)
+        g->launched_at[s] = g->env.started_at[s] = UINT64_MAX;
     return g;
 }
 
@@ -409,6 +441,8 @@ static void prio_next_turn(struct gpu *g)
 void gpu_set_priority_epochs(struct gpu *g, uint64_t core_cycles)
 {
     struct gpu_prio *p = &g->prio;
+    if (g->env.shared)
+        return; /* no kernel stays long enough for turns to mean anything */
     prio_close(g);
     p->cycles = core_cycles;
     if (core_cycles)
@@ -437,6 +471,8 @@ void gpu_partition_even(unsigned sms, unsigned nkernels, int *owner_out)
 int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu_switch_mode mode,
                       char *err, size_t errlen)
 {
+    if (g->env.shared)
+        return fail(err, errlen, "a shared-dispatch GPU has no partition");
     if (n != g->cfg.sms)
         return fail(err, errlen, "partition has %zu entries: the GPU has %u SMs", n, g->cfg.sms);
     for (size_t i = 0; i < n; i++) {
@@ -483,6 +519,11 @@ void gpu_get_partition(const struct gpu *g, int *owner_out)
 int gpu_add_kernel(struct gpu *g, const struct kernel_profile *profile, char *err, size_t errlen)
 {
     const char *name = profile->name ? profile->name : "(unnamed)";
+    if (g->env.shared)
+        return fail(err, errlen,
+                    "cannot add kernel %s: a shared-dispatch GPU launches grids on "
+                    "its streams (gpu_launch)",
+                    name);
     if (g->nkernels >= GPU_MAX_KERNELS)
         return fail(err, errlen,
                     "cannot add kernel %s: the GPU has run %u kernels, the limit "
@@ -510,6 +551,8 @@ int gpu_add_kernel(struct gpu *g, const struct kernel_profile *profile, char *er
 
 int gpu_retire_kernel(struct gpu *g, unsigned k, char *err, size_t errlen)
 {
+    if (g->env.shared)
+        return fail(err, errlen, "a shared-dispatch GPU retires no kernel");
     if (k >= g->nkernels)
         return fail(err, errlen, "cannot retire kernel %u: the GPU has kernels 0..%u", k,
                     g->nkernels - 1);
@@ -587,7 +630,7 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
 {
     struct sim_env *e = &g->env;
     uint64_t end = g->now + core_cycles;
-    while (g->now < end) {
+    while (g->now < end && !e->grid_done) {
         uint64_t block_end = (g->now / g->block + 1) * g->block;
         if (block_end > end)
             block_end = end;
@@ -657,7 +700,8 @@ void gpu_reset_counters(struct gpu *g)
     for (unsigned i = 0; i < g->cfg.sms; i++)
         sm_reset_counters(g->sms[i], g->now);
     for (unsigned k = 0; k < g->nkernels; k++)
-        kstate_reset_counters(g->kernels[k]);
+        if (g->kernels[k])
+            kstate_reset_counters(g->kernels[k]);
     dram_reset_counters(g->env.dram);
     llc_reset_counters(g->env.llc);
     int turn = g->prio.kernel;
@@ -682,7 +726,7 @@ static double seconds(const struct gpu *g, uint64_t core_cycles)
 void gpu_kernel_counters(const struct gpu *g, unsigned k, struct gpu_kernel_counters *out)
 {
     memset(out, 0, sizeof(*out));
-    if (k >= g->nkernels)
+    if (k >= g->nkernels || !g->kernels[k])
         return;
     const struct kstate *ks = g->kernels[k];
     const struct kstate_counters *c = &ks->c;
@@ -803,5 +847,73 @@ int gpu_sm_running(const struct gpu *g, unsigned sm)
 
 uint64_t gpu_kernel_instructions_total(const struct gpu *g, unsigned k)
 {
-    return k < g->nkernels ? g->kernels[k]->insts_total : 0;
+    return k < g->nkernels && g->kernels[k] ? g->kernels[k]->insts_total : 0;
+}
+
+unsigned gpu_sm_resident_tbs(const struct gpu *g, unsigned sm)
+{
+    return sm < g->cfg.sms ? sm_resident_tbs(g->sms[sm]) : 0;
+}
+
+/* ---- shared dispatch ---- */
+
+int gpu_launch(struct gpu *g, unsigned s, const struct kernel_profile *p, char *err, size_t errlen)
+{
+    if (!g->env.shared)
+        return fail(err, errlen, "gpu_launch needs a shared-dispatch GPU (gpu_new_shared)");
+    if (s >= g->nkernels)
+        return fail(err, errlen, "stream %u: the GPU has streams 0..%u", s, g->nkernels - 1);
+    if (gpu_stream_busy(g, s))
+        return fail(err, errlen, "stream %u still runs a grid of %s: launch when it completes", s,
+                    g->kernels[s]->prof.name);
+    if (p->nphases)
+        return fail(err, errlen, "kernel %s has phases: launch each phase as a grid of its own",
+                    p->name ? p->name : "(unnamed)");
+    if (gpu_profile_check(&g->cfg, p, err, errlen))
+        return -1;
+    /* No SM holds the last grid's TBs or points at its state any more: it can go. Each grid
+     * of a stream draws from its own PRNG stream, its data at the stream's addresses. */
+    for (unsigned i = 0; i < g->cfg.sms; i++)
+        assert(sm_attributed(g->sms[i]) != (int)s);
+    kstate_delete(g->kernels[s]);
+    struct kstate_sm_limits lim = gpu_sm_limits(&g->cfg);
+    struct kstate *k = kstate_new(p, s, g->cfg.llc.line_bytes, &lim,
+                                  g->seed + 0x9e3779b97f4a7c15ull * ++g->launches[s]);
+    k->one_grid = true;
+    k->launch_at = g->now + p->gap_cycles;
+    g->kernels[s] = k;
+    if (k->hist_lines > g->hist_lines) {
+        for (unsigned i = 0; i < g->cfg.sms; i++)
+            sm_grow_hist(g->sms[i], k->hist_lines);
+        g->hist_lines = k->hist_lines;
+    }
+    g->launched_at[s] = g->now;
+    g->env.started_at[s] = UINT64_MAX;
+    assert(g->env.nfcfs < SIM_MAX_KERNELS);
+    g->env.fcfs[g->env.nfcfs++] = s;
+    sm_shared_dispatch(&g->env, g->now);
+    return 0;
+}
+
+bool gpu_stream_busy(const struct gpu *g, unsigned s)
+{
+    return s < g->nkernels && g->kernels[s] && g->kernels[s]->launches == 0;
+}
+
+void gpu_stream_times(const struct gpu *g, unsigned s, uint64_t *launched, uint64_t *started,
+                      uint64_t *done)
+{
+    bool ok = s < g->nkernels && g->kernels[s];
+    *launched = ok ? g->launched_at[s] : UINT64_MAX;
+    *started = ok ? g->env.started_at[s] : UINT64_MAX;
+    *done = ok && g->kernels[s]->launches ? g->kernels[s]->first_launch_cycle : UINT64_MAX;
+}
+
+uint64_t gpu_run_shared(struct gpu *g, uint64_t core_cycles)
+{
+    uint64_t from = g->now;
+    g->env.grid_done = false;
+    run_span(g, core_cycles);
+    g->env.grid_done = false;
+    return g->now - from;
 }

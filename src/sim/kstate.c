@@ -186,6 +186,8 @@ bool kstate_tb_finished(struct kstate *k, uint64_t now)
         k->first_launch_cycle = now;
         k->first_launch_insts = k->insts_total;
     }
+    if (k->one_grid)
+        return false;
     if (k->app.nphases) {
         k->phase = (k->phase + 1) % k->app.nphases;
         kernel_phase_profile(&k->app, k->phase, &k->prof);

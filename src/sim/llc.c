@@ -33,10 +33,10 @@ struct slice { /* what every step reads first, in one host cache line */
     unsigned waiter_rr;
     uint64_t *waiters; /* SMs waiting for room in `in` */
     struct llc_out out[LLC_DRAM_ENTRIES];
-    /* ATD: [kernel < GPU_MAX_KERNELS][sampled set][way] tags (line + 1, 0: invalid) and
+    /* ATD: [kernel < SIM_MAX_KERNELS][sampled set][way] tags (line + 1, 0: invalid) and
      * last-use stamps */
     uint64_t *atd_tag, *atd_stamp;
-    uint64_t atd_clock[GPU_MAX_KERNELS];
+    uint64_t atd_clock[SIM_MAX_KERNELS];
 };
 
 struct llc {
@@ -44,7 +44,7 @@ struct llc {
     unsigned nslices, per_channel, channels, line_bytes, latency, sm_words;
     struct slice *s;
     unsigned ways, atd_sets; /* LLC ways; sampled sets per slice */
-    struct llc_atd_counters atd[GPU_MAX_KERNELS];
+    struct llc_atd_counters atd[SIM_MAX_KERNELS];
 };
 
 struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
@@ -64,7 +64,7 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
     l->atd_sets = (sets + LLC_ATD_STRIDE - 1) / LLC_ATD_STRIDE;
     /* Room for every kernel the GPU may ever run, not just those of gpu_new: a kernel joining
      * the mix (gpu_add_kernel) gets an empty private copy. */
-    size_t atd_lines = (size_t)GPU_MAX_KERNELS * l->atd_sets * l->ways;
+    size_t atd_lines = (size_t)SIM_MAX_KERNELS * l->atd_sets * l->ways;
     for (unsigned i = 0; i < l->nslices; i++) {
         struct slice *s = &l->s[i];
         s->cache = cache_new(slice_bytes, cfg->llc.ways, cfg->llc.line_bytes, cfg->llc.mshrs,
@@ -227,7 +227,7 @@ static void atd_count(struct llc *l, unsigned slice, const struct llc_req *r, bo
 
 void llc_atd_counters(const struct llc *l, unsigned kernel, struct llc_atd_counters *out)
 {
-    *out = kernel < GPU_MAX_KERNELS ? l->atd[kernel] : (struct llc_atd_counters){0};
+    *out = kernel < SIM_MAX_KERNELS ? l->atd[kernel] : (struct llc_atd_counters){0};
 }
 
 void llc_reset_counters(struct llc *l)

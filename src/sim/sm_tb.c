@@ -18,6 +18,7 @@ static uint64_t cut_bits(uint64_t m, unsigned lo, unsigned n)
 
 static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, uint32_t tile);
 static void load_params(struct sm *sm);
+static void shared_dispatch(struct sim_env *env, struct sm *first, uint64_t now);
 
 /* Takes one TB of sm's kernel into a free slot; false when none is left. */
 static bool take_one(struct sm *sm)
@@ -329,6 +330,46 @@ void sm_after_tb_change(struct sm *sm, uint64_t now)
         sm_tb_fill(sm);
     else if (sm->state == SM_DRAIN && sm->ntbs == 0 && sm->loads_pending == 0)
         switch_to(sm, sm->owner, now, true);
+    if (sm->env->shared && sm->state == SM_RUN && sm->ntbs == 0) {
+        /* Its kernel has no TB left for it: the SM is free for the next grid in line (a
+         * warp ends only after its loads, so none is in flight). */
+        if (sm->k->launches)
+            sm->env->grid_done = true;
+        switch_to(sm, SM_OWNER_IDLE, now, false);
+        shared_dispatch(sm->env, sm, now);
+    }
+}
+
+/* Gives idle SMs to the grids with TBs left, oldest launch first: each takes as many as its
+ * TBs left can fill one TB each, `first` (when idle) before the others. */
+static void shared_dispatch(struct sim_env *env, struct sm *first, uint64_t now)
+{
+    unsigned kept = 0;
+    for (unsigned q = 0; q < env->nfcfs; q++) {
+        unsigned ki = env->fcfs[q];
+        struct kstate *k = env->kernels[ki];
+        uint64_t left = k->prof.tbs - k->tbs_next + k->saved_count;
+        for (unsigned j = 0; j <= env->nsms && left; j++) {
+            struct sm *o = j == 0 ? first : env->sms[j - 1];
+            if (!o || (j > 0 && o == first) || o->state != SM_IDLE)
+                continue;
+            /* An SM run ahead within the block has attributed its time up to its own clock. */
+            uint64_t t = o->attr_since > now ? o->attr_since : now;
+            sm_set_owner(o, (int)ki, SM_SWITCH_DRAIN, t);
+            if (env->started_at[ki] == UINT64_MAX)
+                env->started_at[ki] = t;
+            left--;
+        }
+        sm_dispatch(env, k, now);
+        if (kstate_has_tb(k))
+            env->fcfs[kept++] = ki;
+    }
+    env->nfcfs = kept;
+}
+
+void sm_shared_dispatch(struct sim_env *env, uint64_t now)
+{
+    shared_dispatch(env, NULL, now);
 }
 
 /* ---- queries ---- */

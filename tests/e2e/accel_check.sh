@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Accelerator scenarios at the command line: `check` validates one with library profiles and
-# one with its own traces; `run` validates the same way and then refuses (exit 1) because the
-# task engine is not built; a spatial command (tui) names the mode line; `help accelerator`
-# lists the scenario, application and task settings.
+# Accelerator scenarios at the command line: `check` validates one with library profiles;
+# `run` runs it (per-application latency percentiles, solo latency, QoS verdict, utilization,
+# tasks done; --json; the same numbers twice; --seed moves the Poisson arrivals); what
+# `check` refuses `run` refuses with the same message and exit status; a spatial command
+# (tui) names the mode line; `help accelerator` lists the scenario, application and task
+# settings.
 . "$(dirname "$0")/../lib.sh"
 
 cat >"$TMPD/pair.cfg" <<'CFG'
@@ -17,22 +19,77 @@ CFG
 out=$("$CORUN" check "$TMPD/pair.cfg") || fail "check pair.cfg"
 [ "$out" = ok ] || fail "check printed '$out'"
 
+cat >"$TMPD/quick.cfg" <<'CFG'
+mode = "accelerator";
+name = "gmm beside nn";
+gpu = "k40";
+seed = 3;
+applications = (
+  { name = "gmm"; role = "ls"; qos_target = 1.5; arrival = "poisson"; rate_qps = 4000;
+    queries = 6; },
+  { name = "nn"; role = "batch"; instances = 1; }
+);
+CFG
+[ "$("$CORUN" check "$TMPD/quick.cfg")" = ok ] || fail "check quick.cfg"
+"$CORUN" run "$TMPD/quick.cfg" >"$TMPD/run1" 2>"$TMPD/err" || fail "run: $(cat "$TMPD/err")"
+grep -qE '^gmm +ls +1 +6 +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.50x +(met|violated) \([0-9.]+x solo\)$' \
+    "$TMPD/run1" || fail "run: no LS row: $(cat "$TMPD/run1")"
+grep -qE '^nn +batch +1 +passes [1-9][0-9]*$' "$TMPD/run1" || fail "run: no batch row"
+grep -qE '^GPU utilization [0-9.]+ % of SM time busy; .* [1-9][0-9]* tasks done$' "$TMPD/run1" \
+    || fail "run: no utilization line"
+"$CORUN" run "$TMPD/quick.cfg" >"$TMPD/run2" 2>/dev/null || fail "second run"
+cmp -s "$TMPD/run1" "$TMPD/run2" || fail "two runs of the same scenario differ"
+"$CORUN" run "$TMPD/quick.cfg" --seed 4 >"$TMPD/run3" 2>/dev/null || fail "run --seed 4"
+! cmp -s "$TMPD/run1" "$TMPD/run3" || fail "--seed 4 changed nothing"
+"$CORUN" run "$TMPD/quick.cfg" --json >"$TMPD/json" 2>/dev/null || fail "run --json"
+for key in '"mode": "accelerator"' '"p99_ms": ' '"solo_p99_ms": ' '"qos_met": ' \
+    '"gpu_utilization": ' '"tasks_done": ' '"passes": ' '"latency_ms": ['; do
+    grep -qF "$key" "$TMPD/json" || fail "run --json lacks $key"
+done
+p99=$(sed -n 's/.*"name": "gmm".*"p99_ms": \([0-9.e+-]*\),.*/\1/p' "$TMPD/json")
+grep -qE "^gmm .* $(printf '%.3f' "$p99") " "$TMPD/run1" || fail "json p99 $p99 is not the table's"
+
+# Predicted beside measured: the measured part is the run without a predictor.
+"$CORUN" run "$TMPD/quick.cfg" --predictor prophet >"$TMPD/pred" 2>/dev/null || fail "--predictor"
+grep -qF "predicted by prophet from solo-run profiles" "$TMPD/pred" || fail "no prediction"
+grep -qE '^gmm +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +(met|violated)$' "$TMPD/pred" \
+    || fail "no predicted row: $(cat "$TMPD/pred")"
+grep -vF -f "$TMPD/run1" "$TMPD/pred" | grep -q "^gmm .*x solo" && fail "measured row changed"
+"$CORUN" run "$TMPD/quick.cfg" --predictor sequential --json >"$TMPD/pjson" 2>/dev/null \
+    || fail "--predictor sequential --json"
+grep -qF '"predicted": {"predictor": "sequential", "p50_ms": ' "$TMPD/pjson" \
+    || fail "json without the prediction"
 set +e
-"$CORUN" run "$TMPD/pair.cfg" >"$TMPD/out" 2>"$TMPD/err"
+"$CORUN" run "$TMPD/quick.cfg" --predictor hsm >"$TMPD/out" 2>"$TMPD/err"
 rc=$?
 set -e
-[ $rc -eq 1 ] || fail "run: exit status $rc, expected 1"
-[ ! -s "$TMPD/out" ] || fail "run printed on stdout"
-grep -qF "a valid accelerator scenario, but corun cannot run one yet" "$TMPD/err" \
-    || fail "run: $(cat "$TMPD/err")"
+[ $rc -eq 2 ] || fail "--predictor hsm on an accelerator scenario: exit $rc, expected 2"
+grep -qF "is predicted by prophet or sequential" "$TMPD/err" || fail "--predictor hsm: $(cat "$TMPD/err")"
 
 set +e
-"$CORUN" run "$top_srcdir/tests/data/bad/accel_no_qos.cfg" >"$TMPD/out" 2>"$TMPD/err"
+"$CORUN" run "$TMPD/quick.cfg" --epochs 3 >"$TMPD/out" 2>"$TMPD/err"
 rc=$?
 set -e
-[ $rc -eq 2 ] || fail "run of a bad one: exit status $rc, expected 2"
-grep -qF "applications[0].qos_target: required for an LS application" "$TMPD/err" \
-    || fail "run of a bad one: $(cat "$TMPD/err")"
+[ $rc -eq 2 ] || fail "run --epochs on an accelerator scenario: exit status $rc, expected 2"
+grep -qF "takes only --predictor, --seed and --json" "$TMPD/err" || fail "run --epochs: $(cat "$TMPD/err")"
+
+# What check refuses, run refuses alike.
+for bad in "$top_srcdir"/tests/data/bad/accel_*.cfg; do
+    set +e
+    "$CORUN" check "$bad" >/dev/null 2>"$TMPD/check.err"
+    crc=$?
+    "$CORUN" run "$bad" >"$TMPD/out" 2>"$TMPD/run.err"
+    rrc=$?
+    set -e
+    [ $crc -eq 2 ] && [ $rrc -eq 2 ] || fail "$bad: check exit $crc, run exit $rrc (expected 2)"
+    cmp -s "$TMPD/check.err" "$TMPD/run.err" || fail "$bad: check and run say different things"
+    [ ! -s "$TMPD/out" ] || fail "$bad: run printed on stdout"
+done
+set +e
+"$CORUN" run "$top_srcdir/tests/data/bad/accel_no_qos.cfg" >/dev/null 2>"$TMPD/err"
+set -e
+grep -qF "accel_no_qos.cfg:6: applications[0].qos_target: required for an LS application" \
+    "$TMPD/err" || fail "run of a bad one: $(cat "$TMPD/err")"
 
 set +e
 "$CORUN" tui "$TMPD/pair.cfg" >"$TMPD/out" 2>"$TMPD/err" </dev/null
@@ -46,4 +103,4 @@ grep -qF "pair.cfg:1: mode: an accelerator scenario (\`corun check\` validates i
 for word in applications qos_target rate_qps instances bytes exclusive kernel; do
     grep -q "$word" "$TMPD/help" || fail "help accelerator does not mention $word"
 done
-echo "accelerator scenarios: check ok, run refuses with exit 1, tui names the mode, help lists the settings"
+echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), bad ones refused alike by check and run, tui names the mode, help lists the settings"

@@ -34,7 +34,7 @@ static void alone_is_solo(void **state)
     struct prophet_task t[] = {copy(PROPHET_H2D, 100, 0), kernel(900000, 2880, 0.5, 8.0),
                                copy(PROPHET_D2H, 50, 0)};
     double ends[2];
-    struct prophet_app app = {t, 3, 0, 2, ends};
+    struct prophet_app app = {t, 3, 0, 2, ends, NULL};
     NEAR(prophet_schedule(&hw, &app, 1), 1800300);
     NEAR(ends[0], 900150);
     NEAR(ends[1], 1800300);
@@ -50,10 +50,50 @@ static void queued_task_takes_the_free_pes(void **state)
     struct prophet_task t1[] = {kernel(200, 640, 0.5, 0)};
     struct prophet_task t2[] = {kernel(100, 320, 0.5, 0)};
     double e1, e2;
-    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1}, {t2, 1, 50, 1, &e2}};
+    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1, NULL}, {t2, 1, 50, 1, &e2, NULL}};
     prophet_schedule(&hw, apps, 2);
     NEAR(e1, 200);
     NEAR(e2, 200);
+}
+
+/* The same two kernels on the sequential model (eq. 1): K2 waits for all of K1 (150 ns left
+ * at 50) and then runs its solo 100 ns: it ends at 300, 250 after its submission. */
+static void sequential_model_queues_whole_tasks(void **state)
+{
+    (void)state;
+    struct prophet_task t1[] = {kernel(200, 640, 0.5, 0)};
+    struct prophet_task t2[] = {kernel(100, 320, 0.5, 0)};
+    double e1, e2;
+    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1, NULL}, {t2, 1, 50, 1, &e2, NULL}};
+    NEAR(prophet_schedule_sequential(&hw, apps, 2), 300);
+    NEAR(e1, 200);
+    NEAR(e2, 300);
+    /* Two sharing copies of 100 ns submitted together go one after the other there (they
+     * would share the link and both end at 200 on the data transfer model). */
+    struct prophet_task c[] = {copy(PROPHET_H2D, 100, 0)};
+    double f1, f2;
+    struct prophet_app capps[] = {{c, 1, 0, 1, &f1, NULL}, {c, 1, 0, 1, &f2, NULL}};
+    prophet_schedule_sequential(&hw, capps, 2);
+    NEAR(f1, 100);
+    NEAR(f2, 200);
+    prophet_schedule(&hw, capps, 2);
+    NEAR(f1, 200);
+    NEAR(f2, 200);
+}
+
+/* Passes submitted at their arrivals: a 100 ns copy arriving at 50, 100 and 400 ends at 150,
+ * 250 (queued behind the first) and 500. */
+static void passes_wait_for_their_arrival(void **state)
+{
+    (void)state;
+    struct prophet_task c[] = {copy(PROPHET_H2D, 100, 0)};
+    const double arrive[] = {50, 100, 400};
+    double ends[3];
+    struct prophet_app app = {c, 1, 0, 3, ends, arrive};
+    NEAR(prophet_schedule(&hw, &app, 1), 500);
+    NEAR(ends[0], 150);
+    NEAR(ends[1], 250);
+    NEAR(ends[2], 500);
 }
 
 /* Two kernels that fit side by side (7 + 8 PEs) asking 30 GB/s per PE: 210 + 240 = 450 of
@@ -64,7 +104,7 @@ static void concurrent_tasks_share_bandwidth(void **state)
     struct prophet_task t1[] = {kernel(100, 448, 1.0, 30.0)};
     struct prophet_task t2[] = {kernel(100, 512, 1.0, 30.0)};
     double e1, e2;
-    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1}, {t2, 1, 0, 1, &e2}};
+    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1, NULL}, {t2, 1, 0, 1, &e2, NULL}};
     prophet_schedule(&hw, apps, 2);
     NEAR(e1, 187.5);
     NEAR(e2, 187.5);
@@ -79,7 +119,8 @@ static void exclusive_copy_pauses_sharing_one(void **state)
     struct prophet_task tb[] = {copy(PROPHET_H2D, 500, 1)};
     struct prophet_task tc[] = {copy(PROPHET_D2H, 300, 0)};
     double el, eb, ec;
-    struct prophet_app apps[] = {{tl, 1, 0, 1, &el}, {tb, 1, 200, 1, &eb}, {tc, 1, 0, 1, &ec}};
+    struct prophet_app apps[] = {
+        {tl, 1, 0, 1, &el, NULL}, {tb, 1, 200, 1, &eb, NULL}, {tc, 1, 0, 1, &ec, NULL}};
     prophet_schedule(&hw, apps, 3);
     NEAR(el, 1500);
     NEAR(eb, 700);
@@ -95,7 +136,7 @@ static void sharing_and_queued_copies(void **state)
     struct prophet_task ta[] = {copy(PROPHET_H2D, 1000, 0)};
     struct prophet_task tb[] = {copy(PROPHET_H2D, 500, 0)};
     double ea, eb;
-    struct prophet_app apps[] = {{ta, 1, 0, 1, &ea}, {tb, 1, 0, 1, &eb}};
+    struct prophet_app apps[] = {{ta, 1, 0, 1, &ea, NULL}, {tb, 1, 0, 1, &eb, NULL}};
     prophet_schedule(&hw, apps, 2);
     NEAR(ea, 1500);
     NEAR(eb, 1000);
@@ -103,7 +144,7 @@ static void sharing_and_queued_copies(void **state)
     struct prophet_task tx[] = {copy(PROPHET_D2H, 400, 1)};
     struct prophet_task ty[] = {copy(PROPHET_D2H, 300, 0)};
     double ex, ey;
-    struct prophet_app q[] = {{tx, 1, 0, 1, &ex}, {ty, 1, 100, 1, &ey}};
+    struct prophet_app q[] = {{tx, 1, 0, 1, &ex, NULL}, {ty, 1, 100, 1, &ey, NULL}};
     prophet_schedule(&hw, q, 2);
     NEAR(ex, 400);
     NEAR(ey, 700);
@@ -119,7 +160,7 @@ static void looping_batch_and_ls_passes(void **state)
     struct prophet_task ls[] = {kernel(100, 960, 1.0, 0)};
     struct prophet_task batch[] = {kernel(300, 960, 1.0, 0)};
     double ends[2];
-    struct prophet_app apps[] = {{ls, 1, 10, 2, ends}, {batch, 1, 0, 0, NULL}};
+    struct prophet_app apps[] = {{ls, 1, 10, 2, ends, NULL}, {batch, 1, 0, 0, NULL, NULL}};
     NEAR(prophet_schedule(&hw, apps, 2), 800);
     NEAR(ends[0], 400);
     NEAR(ends[1], 800);
@@ -130,6 +171,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(alone_is_solo),
         cmocka_unit_test(queued_task_takes_the_free_pes),
+        cmocka_unit_test(sequential_model_queues_whole_tasks),
+        cmocka_unit_test(passes_wait_for_their_arrival),
         cmocka_unit_test(concurrent_tasks_share_bandwidth),
         cmocka_unit_test(exclusive_copy_pauses_sharing_one),
         cmocka_unit_test(sharing_and_queued_copies),

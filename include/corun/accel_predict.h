@@ -1,0 +1,55 @@
+/* accel_predict — Prophet's inputs measured on the simulation core, and its predictions of an
+ * accelerator scenario's LS latencies (Prophet §3.2, Table 1).
+ *
+ * A solo-run profile has, per application, each task's duration alone: a copy's on the link
+ * alone, a kernel's as one grid alone on the shared-dispatch core. A kernel also has its warps
+ * (TBs x warps per TB), its theoretical occupancy (resident warps per SM / the SM's warps)
+ * and the DRAM bandwidth one SM of it asks for, measured as Prophet does with a small input
+ * that cannot saturate the memory: the kernel on a 2-SM copy of the GPU (same memory system),
+ * two full rounds of TBs per SM. The hardware side is the preset's SM count and warps per SM,
+ * and the effective bandwidth a streaming kernel reaches alone on every SM.
+ *
+ * Predictions replay those profiles with prophet_schedule (the concurrent task execution and
+ * data transfer models) or prophet_schedule_sequential (eq. 1), each LS query submitted at
+ * its arrival (accel_arrivals: the same draws as the engine's) and batch instances looping.
+ * Layer: app. */
+#ifndef CORUN_ACCEL_PREDICT_H
+#define CORUN_ACCEL_PREDICT_H
+
+#include "corun/accel_scenario.h"
+#include "corun/prophet_schedule.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum accel_predictor { ACCEL_PREDICT_NONE, ACCEL_PREDICT_PROPHET, ACCEL_PREDICT_SEQUENTIAL };
+
+/* The predictor called name ("prophet", "sequential"), or -1. */
+int accel_predictor_find(const char *name);
+const char *accel_predictor_name(int predictor);
+
+struct accel_profiles {
+    struct prophet_hw hw;
+    unsigned napps;                             /* the scenario's applications */
+    struct prophet_task *tasks[ACCEL_MAX_APPS]; /* [app][task], heap */
+    unsigned ntasks[ACCEL_MAX_APPS];
+    double solo_ns[ACCEL_MAX_APPS]; /* a pass alone: the sum of its tasks' */
+    uint64_t cycles;                /* core cycles the profiling simulated */
+};
+
+/* Measures the solo-run profile of every application of sc on its GPU. Returns 0, or -1
+ * with a message (a kernel the core refuses). Release with accel_profiles_done. */
+int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, char *err,
+                  size_t errlen);
+void accel_profiles_done(struct accel_profiles *p);
+
+/* The arrival times (ns) of n queries of LS application app of sc: Poisson draws from the
+ * scenario's seed at its rate, or all 0 in a closed loop (each when the last completes). */
+void accel_arrivals(const struct accel_scenario *sc, unsigned app, unsigned n, double *out);
+
+/* Predicts with predictor every LS application's query latencies (ms) in sc run as a whole:
+ * lat_ms[app] gets sc->apps[app].queries values (LS applications only; others untouched). */
+void accel_predict(const struct accel_scenario *sc, const struct accel_profiles *p, int predictor,
+                   double *lat_ms[ACCEL_MAX_APPS]);
+
+#endif

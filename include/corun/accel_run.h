@@ -1,0 +1,80 @@
+/* accel_run — the task engine of accelerator scenarios: runs every application's trace of
+ * tasks (host-to-device copy, kernel, device-to-host copy, FIFO within an application) over
+ * the simulation core in shared-dispatch mode (gpu_new_shared: kernels of concurrent tasks
+ * take free SMs first come, first served) and over the host link (pcie.h, one link per
+ * direction), and measures what the latency-sensitive applications see.
+ *
+ * Each LS application is one process issuing its queries (closed loop: the next when the last
+ * completes; Poisson: arrivals drawn at rate_qps from the scenario's seed, queued FIFO behind
+ * the query in service); each batch instance is one process looping its trace. The run ends
+ * when every LS application has completed its queries (a scenario without one: when every
+ * batch instance has completed one pass). Time on the link is in nanoseconds, on the core in
+ * cycles of the preset's core clock; a kernel's completion is seen at the end of the core's
+ * block (a few cycles), which is when the application's next task starts. Layer: app. */
+#ifndef CORUN_ACCEL_RUN_H
+#define CORUN_ACCEL_RUN_H
+
+#include "corun/accel_scenario.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called now and then with the fraction of the run done (LS queries completed). */
+typedef void (*accel_progress_fn)(void *ctx, double done);
+
+struct accel_run_options {
+    unsigned solo_queries; /* queries of each LS application's solo run (0: 10, at most its
+                              queries) */
+    int predictor;         /* enum accel_predictor: predict the LS latencies too (0: none) */
+    accel_progress_fn progress;
+    void *ctx;
+};
+
+struct accel_app_result {
+    const char *name; /* the scenario's */
+    int role;         /* enum accel_role */
+    unsigned instances;
+    /* LS: query latencies (arrival to the end of its last task), in completion order */
+    unsigned queries;
+    double *latency_ms; /* queries of them, heap */
+    double p50_ms, p99_ms, mean_ms;
+    double solo_p50_ms, solo_p99_ms, solo_mean_ms; /* alone on the GPU, closed loop */
+    double qos_target;                             /* p99 bound, x solo p99 */
+    bool qos_met;                                  /* p99_ms <= qos_target x solo_p99_ms */
+    /* batch: passes over the trace completed, all instances together */
+    uint64_t passes;
+    /* LS, with a predictor: its latencies (queries of them, in query order, heap), their p50
+     * and p99, the solo latency its profile gives (the sum of the tasks' solo durations), the
+     * verdict p99 <= qos_target x that, and |predicted p99 - p99| / p99 */
+    double *pred_latency_ms;
+    double pred_p50_ms, pred_p99_ms, pred_mean_ms, pred_solo_ms, pred_error;
+    bool pred_qos_met;
+};
+
+struct accel_result {
+    uint64_t cycles;         /* core cycles simulated (the co-located run) */
+    double sim_ms;           /* the same in milliseconds */
+    double gpu_util;         /* fraction of SM time that SMs held thread blocks */
+    double h2d_busy;         /* fraction of the time the host-to-device link moved data */
+    double d2h_busy;         /* likewise device to host */
+    uint64_t tasks_done;     /* tasks completed, every application */
+    uint64_t solo_cycles;    /* core cycles of the solo runs, together */
+    int predictor;           /* enum accel_predictor: the one that filled the pred_ fields */
+    uint64_t profile_cycles; /* core cycles the predictor's solo-run profiles simulated */
+    unsigned napps;
+    struct accel_app_result app[ACCEL_MAX_APPS];
+};
+
+/* The percentile p (0..100) of n values (sorted into a copy; nearest rank). 0 for n = 0. */
+double accel_percentile(const double *v, size_t n, double p);
+
+/* Runs scenario sc: each LS application alone first (its solo latency), then every
+ * application together; with o->predictor, then the profiles and the prediction
+ * (accel_predict.h). Fills r (release with accel_result_done). Returns 0, or -1 with a
+ * message in err (a kernel the core refuses). Deterministic for a scenario and its seed. */
+int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o,
+              struct accel_result *r, char *err, size_t errlen);
+void accel_result_done(struct accel_result *r);
+
+#endif

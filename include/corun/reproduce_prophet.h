@@ -1,0 +1,69 @@
+/* reproduce_prophet — Prophet's experiments (ASPLOS'17 §7.2–7.3) on accelerator scenarios
+ * built from data/apps: the accuracy of the predicted degradation of LS applications beside
+ * one batch application (Figs. 12–14: compute-intensive, PCIe-intensive and low-contention
+ * pairs), and safe co-location (the largest number of batch instances, 0 to 15, that keeps
+ * an LS application's QoS target), each measured on the core and predicted by prophet and by
+ * the sequential model from solo-run profiles. Layer: app. */
+#ifndef CORUN_REPRODUCE_PROPHET_H
+#define CORUN_REPRODUCE_PROPHET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rp_class { RP_COMPUTE, RP_PCIE, RP_LOW, RP_CLASSES };
+
+/* Prophet's average errors of the predicted degradation per class (§7.2: 5.9, 5.1, 5.5 %). */
+extern const double rp_published_error[RP_CLASSES];
+const char *rp_class_name(int cls);
+
+struct rp_pair {
+    const char *ls, *batch;
+    int cls; /* enum rp_class */
+};
+
+/* The pairs of the accuracy experiment (quick: two per class). */
+size_t rp_accuracy_pairs(bool quick, const struct rp_pair **out);
+
+/* One pair: degradation = mean query latency co-located / alone (closed loop). */
+struct rp_accuracy_row {
+    struct rp_pair pair;
+    unsigned queries;
+    double measured;                        /* degradation on the core */
+    double prophet, sequential;             /* predicted */
+    double prophet_error, sequential_error; /* |predicted - measured| / measured */
+    uint64_t cycles;                        /* core cycles the row simulated */
+};
+
+/* Runs pair with `queries` closed-loop LS queries and one batch instance. Returns 0, or -1
+ * with a message. */
+int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned queries,
+                    struct rp_accuracy_row *row, char *err, size_t errlen);
+
+/* One number of batch instances beside the LS application of a co-location pair. */
+struct rp_coloc_point {
+    unsigned instances;
+    double measured_p99_x; /* measured p99 / the measured p99 alone (n = 0) */
+    bool measured_met;     /* <= the QoS target */
+    double prophet_p99_x;  /* predicted p99 / the predicted p99 alone */
+    bool prophet_met;
+    double sequential_p99_x;
+    bool sequential_met;
+    double gpu_util; /* measured */
+};
+
+/* The pairs of the co-location experiment (quick: one). */
+size_t rp_coloc_pairs(bool quick, const struct rp_pair **out);
+
+/* Runs LS application pair->ls with `queries` Poisson queries at `load` times the rate it can
+ * serve alone (1 / its profile's solo latency) beside 0..15 instances of pair->batch:
+ * out[0..16). The QoS target: p99 <= target x p99 alone under the same arrivals. Returns 0,
+ * or -1 with a message. */
+int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queries, double target,
+                 double load, struct rp_coloc_point out[16], uint64_t *cycles, char *err,
+                 size_t errlen);
+/* The largest n in out[0..16) whose verdict (which: 0 measured, 1 prophet, 2 sequential)
+ * keeps the target; -1 when none does. */
+int rp_coloc_largest(const struct rp_coloc_point out[16], int which);
+
+#endif

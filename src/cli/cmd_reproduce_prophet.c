@@ -1,0 +1,164 @@
+/* cmd_reproduce_prophet — `corun reproduce prophet --accuracy | --colocation [--quick]`:
+ * Prophet's experiments printed beside its published figures. */
+#include "cmd_reproduce_prophet.h"
+
+#include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/reproduce_prophet.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUICK_QUERIES       6
+#define FULL_QUERIES        40
+#define QUICK_COLOC_QUERIES 6
+#define FULL_COLOC_QUERIES  20
+#define QOS_TARGET          1.5
+#define LS_LOAD             0.3 /* co-location: the LS query rate, x what it serves alone */
+
+bool reproduce_prophet_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "prophet") == 0)
+            return true;
+    return false;
+}
+
+void reproduce_prophet_list(void)
+{
+    printf("%-8s %-11s %s\n", "prophet", "--accuracy",
+           "Prophet Figs. 12-14: predicted vs measured degradation of LS applications beside a "
+           "batch one");
+    printf("%-8s             77 pairs (--quick: 6, two per class), %d closed-loop queries "
+           "(--quick: %d)\n",
+           "", FULL_QUERIES, QUICK_QUERIES);
+    printf("%-8s %-11s %s\n", "prophet", "--colocation",
+           "Prophet 7.3: the most batch instances (0-15) keeping p99 <= 1.5 x solo, predicted "
+           "vs measured");
+    printf("%-8s             7 pairs (--quick: dig beside pf), %d queries (--quick: %d)\n", "",
+           FULL_COLOC_QUERIES, QUICK_COLOC_QUERIES);
+}
+
+static int accuracy(const char *datadir, bool quick)
+{
+    const struct rp_pair *pairs;
+    size_t n = rp_accuracy_pairs(quick, &pairs);
+    unsigned queries = quick ? QUICK_QUERIES : FULL_QUERIES;
+    printf("prophet --accuracy%s: %zu pairs on k40, %u closed-loop queries of the LS application "
+           "beside one batch instance;\ndegradation = mean query latency beside it / alone; "
+           "error = |predicted - measured| / measured\n",
+           quick ? " --quick" : "", n, queries);
+    printf("%-18s %-8s %-7s %9s %9s %8s %11s %9s\n", "class", "LS", "batch", "measured", "prophet",
+           "error", "sequential", "error");
+    double sum[RP_CLASSES] = {0}, seq[RP_CLASSES] = {0}, worst_seq = 0;
+    unsigned count[RP_CLASSES] = {0};
+    uint64_t cycles = 0;
+    for (size_t i = 0; i < n; i++) {
+        cli_progress("pairs", (double)i / n);
+        struct rp_accuracy_row row;
+        char err[512];
+        if (rp_accuracy_run(datadir, &pairs[i], queries, &row, err, sizeof err)) {
+            cli_progress("pairs", 1);
+            fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pairs[i].ls,
+                    pairs[i].batch, err);
+            return CLI_FAILED;
+        }
+        printf("%-18s %-8s %-7s %8.2fx %8.2fx %7.1f%% %10.2fx %8.0f%%\n",
+               rp_class_name(row.pair.cls), row.pair.ls, row.pair.batch, row.measured, row.prophet,
+               100 * row.prophet_error, row.sequential, 100 * row.sequential_error);
+        fflush(stdout);
+        sum[row.pair.cls] += row.prophet_error;
+        seq[row.pair.cls] += row.sequential_error;
+        count[row.pair.cls]++;
+        if (row.sequential_error > worst_seq)
+            worst_seq = row.sequential_error;
+        cycles += row.cycles;
+    }
+    cli_progress("pairs", 1);
+    printf("\n%-18s %5s %14s %21s %17s\n", "class", "pairs", "prophet error", "published (Prophet)",
+           "sequential error");
+    for (int c = 0; c < RP_CLASSES; c++)
+        if (count[c])
+            printf("%-18s %5u %13.1f%% %20.1f%% %16.0f%%\n", rp_class_name(c), count[c],
+                   100 * sum[c] / count[c], 100 * rp_published_error[c], 100 * seq[c] / count[c]);
+    printf("(Prophet reports the sequential model's error up to 13100 %%; here up to %.0f %%.) "
+           "%.1f M core cycles simulated.\n",
+           100 * worst_seq, cycles / 1e6);
+    return CLI_OK;
+}
+
+static int colocation(const char *datadir, bool quick)
+{
+    const struct rp_pair *pairs;
+    size_t n = rp_coloc_pairs(quick, &pairs);
+    unsigned queries = quick ? QUICK_COLOC_QUERIES : FULL_COLOC_QUERIES;
+    printf("prophet --colocation%s: on k40, %u Poisson queries of the LS application (at %.0f "
+           "%% of the rate it serves alone) beside 0 to 15\nbatch instances; QoS target: p99 <= "
+           "%.1f x p99 alone under the same arrivals (n = 0; measured or predicted)\n",
+           quick ? " --quick" : "", queries, 100 * LS_LOAD, QOS_TARGET);
+    for (size_t i = 0; i < n; i++) {
+        struct rp_coloc_point pt[16];
+        uint64_t cycles;
+        char err[512];
+        cli_progress("co-location", (double)i / n);
+        if (rp_coloc_run(datadir, &pairs[i], queries, QOS_TARGET, LS_LOAD, pt, &cycles, err,
+                         sizeof err)) {
+            cli_progress("co-location", 1);
+            fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pairs[i].ls,
+                    pairs[i].batch, err);
+            return CLI_FAILED;
+        }
+        printf("\n%s beside n x %s (p99 / p99 alone):\n%3s %10s %-5s %9s %-5s %11s %-5s %9s\n",
+               pairs[i].ls, pairs[i].batch, "n", "measured", "QoS", "prophet", "QoS", "sequential",
+               "QoS", "GPU util");
+        for (int k = 0; k < 16; k++)
+            printf("%3u %9.2fx %-5s %8.2fx %-5s %10.2fx %-5s %8.1f%%\n", pt[k].instances,
+                   pt[k].measured_p99_x, pt[k].measured_met ? "met" : "no", pt[k].prophet_p99_x,
+                   pt[k].prophet_met ? "met" : "no", pt[k].sequential_p99_x,
+                   pt[k].sequential_met ? "met" : "no", 100 * pt[k].gpu_util);
+        int m = rp_coloc_largest(pt, 0), p = rp_coloc_largest(pt, 1), s = rp_coloc_largest(pt, 2);
+        printf("most %s instances keeping the target: measured %d, prophet %d, sequential %d "
+               "(-1: none)\n",
+               pairs[i].batch, m, p, s);
+        if (p >= 0)
+            printf("GPU utilization with prophet's choice: %.1f %% against %.1f %% for the LS "
+                   "application alone: %+.1f %% (Prophet 7.3: +49.9 %% over its cluster). %.1f "
+                   "M core cycles.\n",
+                   100 * pt[p].gpu_util, 100 * pt[0].gpu_util,
+                   100 * (pt[p].gpu_util / pt[0].gpu_util - 1), cycles / 1e6);
+        fflush(stdout);
+    }
+    cli_progress("co-location", 1);
+    return CLI_OK;
+}
+
+int reproduce_prophet_main(int argc, char **argv)
+{
+    bool quick = false, acc = false, coloc = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "prophet") == 0)
+            continue;
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else if (strcmp(argv[i], "--accuracy") == 0)
+            acc = true;
+        else if (strcmp(argv[i], "--colocation") == 0)
+            coloc = true;
+        else {
+            fprintf(stderr,
+                    "corun: reproduce prophet: unknown argument '%s' (expected --accuracy or "
+                    "--colocation, and --quick)\n",
+                    argv[i]);
+            return CLI_BAD_INPUT;
+        }
+    }
+    if (acc == coloc) {
+        fprintf(stderr, "corun: reproduce prophet: give one of --accuracy and --colocation\n");
+        return CLI_BAD_INPUT;
+    }
+    char *datadir = datadir_locate();
+    int rc = acc ? accuracy(datadir, quick) : colocation(datadir, quick);
+    free(datadir);
+    return rc;
+}

@@ -1,0 +1,178 @@
+/* cmd_run_accel — `corun run` on an accelerator scenario: the task engine's result as a
+ * table or one JSON document. */
+#include "cmd_run_accel.h"
+
+#include "corun/accel_predict.h"
+#include "corun/accel_run.h"
+#include "corun/accel_scenario.h"
+#include "corun/cli.h"
+#include "corun/diag.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* The bar appears once the run has lasted a second, so short runs print nothing. */
+struct bar {
+    struct timespec start;
+    bool shown;
+};
+
+static void progress(void *ctx, double done)
+{
+    struct bar *b = ctx;
+    if (!b->shown) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double s =
+            (double)(now.tv_sec - b->start.tv_sec) + (double)(now.tv_nsec - b->start.tv_nsec) / 1e9;
+        if (s < 1.0)
+            return;
+        b->shown = true;
+    }
+    cli_progress("queries", done);
+}
+
+static const char *role_name(int role)
+{
+    return role == ACCEL_LS ? "ls" : "batch";
+}
+
+static void print_table(const struct accel_scenario *sc, const struct accel_result *r)
+{
+    printf("%s (gpu %s, seed %llu): %.3f ms simulated (%.2f M core cycles); solo runs %.2f M "
+           "cycles\n",
+           sc->name, sc->gpu_name, (unsigned long long)sc->seed, r->sim_ms, r->cycles / 1e6,
+           r->solo_cycles / 1e6);
+    printf("%-12s %-5s %5s %8s %9s %9s %12s %7s  %s\n", "application", "role", "procs", "queries",
+           "p50 ms", "p99 ms", "solo p99 ms", "target", "QoS (p99 <= target x solo p99)");
+    for (unsigned a = 0; a < r->napps; a++) {
+        const struct accel_app_result *ar = &r->app[a];
+        if (ar->role == ACCEL_LS)
+            printf("%-12s %-5s %5u %8u %9.3f %9.3f %12.3f %6.2fx  %s (%.2fx solo)\n", ar->name,
+                   role_name(ar->role), ar->instances, ar->queries, ar->p50_ms, ar->p99_ms,
+                   ar->solo_p99_ms, ar->qos_target, ar->qos_met ? "met" : "violated",
+                   ar->solo_p99_ms > 0 ? ar->p99_ms / ar->solo_p99_ms : 0);
+        else
+            printf("%-12s %-5s %5u   passes %llu\n", ar->name, role_name(ar->role), ar->instances,
+                   (unsigned long long)ar->passes);
+    }
+    if (r->predictor) {
+        printf("predicted by %s from solo-run profiles (%.2f M core cycles to measure):\n",
+               accel_predictor_name(r->predictor), r->profile_cycles / 1e6);
+        printf("%-12s %9s %9s %12s %9s  %s\n", "application", "p50 ms", "p99 ms", "solo ms",
+               "p99 error", "QoS");
+        for (unsigned a = 0; a < r->napps; a++) {
+            const struct accel_app_result *ar = &r->app[a];
+            if (ar->role == ACCEL_LS)
+                printf("%-12s %9.3f %9.3f %12.3f %8.1f%%  %s\n", ar->name, ar->pred_p50_ms,
+                       ar->pred_p99_ms, ar->pred_solo_ms, 100 * ar->pred_error,
+                       ar->pred_qos_met ? "met" : "violated");
+        }
+    }
+    printf("GPU utilization %.1f %% of SM time busy; PCIe busy: host to device %.1f %%, device "
+           "to host %.1f %%; %llu tasks done\n",
+           100 * r->gpu_util, 100 * r->h2d_busy, 100 * r->d2h_busy,
+           (unsigned long long)r->tasks_done);
+}
+
+static void print_json(const struct accel_scenario *sc, const struct accel_result *r)
+{
+    printf("{\"scenario\": ");
+    cli_json_string(stdout, sc->name);
+    printf(", \"mode\": \"accelerator\", \"gpu\": ");
+    cli_json_string(stdout, sc->gpu_name);
+    printf(", \"seed\": %llu, \"cycles\": %llu, \"simulated_ms\": ", (unsigned long long)sc->seed,
+           (unsigned long long)r->cycles);
+    cli_json_number(stdout, r->sim_ms);
+    printf(", \"solo_cycles\": %llu, \"gpu_utilization\": ", (unsigned long long)r->solo_cycles);
+    cli_json_number(stdout, r->gpu_util);
+    printf(", \"pcie_busy_h2d\": ");
+    cli_json_number(stdout, r->h2d_busy);
+    printf(", \"pcie_busy_d2h\": ");
+    cli_json_number(stdout, r->d2h_busy);
+    printf(", \"tasks_done\": %llu, \"applications\": [", (unsigned long long)r->tasks_done);
+    for (unsigned a = 0; a < r->napps; a++) {
+        const struct accel_app_result *ar = &r->app[a];
+        printf("%s{\"name\": ", a ? ", " : "");
+        cli_json_string(stdout, ar->name);
+        printf(", \"role\": \"%s\", \"processes\": %u", role_name(ar->role), ar->instances);
+        if (ar->role == ACCEL_LS) {
+            const double v[] = {ar->p50_ms,      ar->p99_ms,      ar->mean_ms,
+                                ar->solo_p50_ms, ar->solo_p99_ms, ar->qos_target};
+            const char *k[] = {"p50_ms",      "p99_ms",      "mean_ms",
+                               "solo_p50_ms", "solo_p99_ms", "qos_target"};
+            printf(", \"queries\": %u", ar->queries);
+            for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+                printf(", \"%s\": ", k[i]);
+                cli_json_number(stdout, v[i]);
+            }
+            printf(", \"qos_met\": %s, \"latency_ms\": [", ar->qos_met ? "true" : "false");
+            for (unsigned q = 0; q < ar->queries; q++) {
+                if (q)
+                    printf(", ");
+                cli_json_number(stdout, ar->latency_ms[q]);
+            }
+            printf("]");
+            if (r->predictor) {
+                printf(", \"predicted\": {\"predictor\": \"%s\"",
+                       accel_predictor_name(r->predictor));
+                const double pv[] = {ar->pred_p50_ms, ar->pred_p99_ms, ar->pred_solo_ms,
+                                     ar->pred_error};
+                const char *pk[] = {"p50_ms", "p99_ms", "solo_ms", "p99_error"};
+                for (size_t i = 0; i < sizeof pv / sizeof pv[0]; i++) {
+                    printf(", \"%s\": ", pk[i]);
+                    cli_json_number(stdout, pv[i]);
+                }
+                printf(", \"qos_met\": %s, \"latency_ms\": [", ar->pred_qos_met ? "true" : "false");
+                for (unsigned q = 0; q < ar->queries; q++) {
+                    if (q)
+                        printf(", ");
+                    cli_json_number(stdout, ar->pred_latency_ms[q]);
+                }
+                printf("]}");
+            }
+        } else {
+            printf(", \"passes\": %llu", (unsigned long long)ar->passes);
+        }
+        printf("}");
+    }
+    printf("]}\n");
+}
+
+int cmd_run_accelerator(const char *path, const char *datadir, const struct run_accel_options *o)
+{
+    struct diag diags;
+    diag_init(&diags);
+    struct accel_scenario sc;
+    int rc = accel_scenario_load(&sc, path, datadir, &diags);
+    diag_print(&diags, stderr);
+    diag_done(&diags);
+    if (rc != 0) {
+        accel_scenario_done(&sc);
+        return CLI_BAD_INPUT;
+    }
+    if (o->has_seed)
+        sc.seed = o->seed;
+    struct bar b = {.shown = false};
+    clock_gettime(CLOCK_MONOTONIC, &b.start);
+    struct accel_run_options ro = {.predictor = o->predictor, .progress = progress, .ctx = &b};
+    struct accel_result r;
+    char err[768];
+    rc = accel_run(&sc, &ro, &r, err, sizeof err);
+    if (b.shown)
+        cli_progress("queries", 1);
+    if (rc != 0) {
+        fprintf(stderr, "corun: %s: %s\n", path, err);
+        rc = CLI_FAILED;
+    } else {
+        if (o->json)
+            print_json(&sc, &r);
+        else
+            print_table(&sc, &r);
+        rc = CLI_OK;
+    }
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
+    return rc;
+}

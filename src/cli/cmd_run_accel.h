@@ -1,0 +1,18 @@
+/* cmd_run_accel — `corun run` on an accelerator scenario (cmd_run.c parses the options). */
+#ifndef CORUN_CMD_RUN_ACCEL_H
+#define CORUN_CMD_RUN_ACCEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct run_accel_options {
+    bool json;
+    int predictor; /* enum accel_predictor */
+    bool has_seed;
+    uint64_t seed; /* instead of the scenario's, when has_seed */
+};
+
+/* Loads and runs the accelerator scenario at path and prints its result; a CLI_* code. */
+int cmd_run_accelerator(const char *path, const char *datadir, const struct run_accel_options *o);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# corun reproduce prophet: the quick accuracy experiment prints a row per pair (measured and
+# predicted degradation, prophet's and the sequential model's errors) and a summary per class
+# beside Prophet's published 5.9 / 5.1 / 5.5 %; the quick co-location experiment prints 16
+# rows (0 to 15 batch instances) and the most instances each of measured, prophet and
+# sequential allows; --list shows both; bad usage is refused with exit status 2.
+. "$(dirname "$0")/../lib.sh"
+
+"$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
+grep -q '^prophet .*--accuracy' "$TMPD/list" && grep -q '^prophet .*--colocation' "$TMPD/list" \
+    || fail "--list: $(cat "$TMPD/list")"
+
+"$CORUN" reproduce prophet --accuracy --quick >"$TMPD/acc" 2>"$TMPD/err" \
+    || fail "--accuracy --quick: exit $? $(cat "$TMPD/err")"
+python3 - "$TMPD/acc" <<'PY' || fail "accuracy table: $(cat "$TMPD/acc")"
+import re, sys
+text = open(sys.argv[1]).read()
+rows = re.findall(r"^(compute-intensive|PCIe-intensive|low-contention) +(\w[\w-]*) +(\w[\w-]*) +"
+                  r"([0-9.]+)x +([0-9.]+)x +([0-9.]+)% +([0-9.]+)x +([0-9.]+)%$", text, re.M)
+assert len(rows) == 6, rows
+for cls, ls, batch, meas, pro, perr, seq, serr in rows:
+    meas, pro, perr = float(meas), float(pro), float(perr)
+    assert meas >= 0.9, (ls, batch, meas)  # co-location does not make a query faster
+    assert abs(abs(pro - meas) / meas * 100 - perr) < 0.6, (ls, batch)  # the error is the rows'
+summary = re.findall(r"^(compute-intensive|PCIe-intensive|low-contention) +2 +([0-9.]+)% +"
+                     r"([0-9.]+)% +([0-9.]+)%$", text, re.M)
+assert [(c, p) for c, _, p, _ in summary] == [("compute-intensive", "5.9"),
+                                              ("PCIe-intensive", "5.1"),
+                                              ("low-contention", "5.5")], summary
+PY
+
+"$CORUN" reproduce prophet --colocation --quick >"$TMPD/col" 2>"$TMPD/err" \
+    || fail "--colocation --quick: exit $? $(cat "$TMPD/err")"
+[ "$(grep -cE '^ *([0-9]|1[0-5]) +[0-9.]+x (met|no) +[0-9.]+x (met|no) +[0-9.]+x (met|no) +[0-9.]+%$' \
+    "$TMPD/col")" -eq 16 ] || fail "co-location rows: $(cat "$TMPD/col")"
+grep -qE '^ +0 +1\.00x met +1\.00x met +1\.00x met' "$TMPD/col" || fail "n = 0 is not the reference"
+grep -qE '^most pf instances keeping the target: measured -?[0-9]+, prophet -?[0-9]+, sequential -?[0-9]+' \
+    "$TMPD/col" || fail "no summary line: $(cat "$TMPD/col")"
+
+set +e
+"$CORUN" reproduce prophet --quick >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "prophet without an experiment: exit $rc"
+grep -qF "give one of --accuracy and --colocation" "$TMPD/err" || fail "$(cat "$TMPD/err")"
+set +e
+"$CORUN" reproduce prophet --accuracy --bogus >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--bogus: exit $rc"
+grep -qF "unknown argument '--bogus'" "$TMPD/err" || fail "$(cat "$TMPD/err")"
+echo "reproduce prophet: quick accuracy (6 pairs, 3 classes beside 5.9/5.1/5.5 %) and co-location (16 rows) printed; bad usage refused"

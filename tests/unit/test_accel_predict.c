@@ -1,0 +1,188 @@
+/* Unit tests: accel_predict — solo-run profiles measured on the core (copies at the link's
+ * rates, a kernel's warps, occupancy and bandwidth per SM), the arrivals the engine and the
+ * predictors share, and the predictions of prophet and of the sequential model on a trace
+ * whose timelines are worked out by hand. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/accel_predict.h"
+#include "corun/accel_run.h"
+#include "corun/accel_scenario.h"
+#include "corun/datadir.h"
+
+static void load(struct accel_scenario *sc, const char *text)
+{
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    int rc = accel_scenario_load_text(sc, "test.cfg", text, datadir, &d);
+    if (rc) {
+        diag_print(&d, stderr);
+        fail_msg("scenario did not load");
+    }
+    diag_done(&d);
+    free(datadir);
+}
+
+static void profile(const struct accel_scenario *sc, struct accel_profiles *p)
+{
+    char err[512];
+    if (accel_profile(sc, p, err, sizeof err))
+        fail_msg("accel_profile: %s", err);
+}
+
+static const char *copies =
+    "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
+    "applications = (\n"
+    " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
+    "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
+    " { name = \"b\"; role = \"batch\"; instances = 1;\n"
+    "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
+    "             { type = \"d2h\"; bytes = 20000; } ); }\n"
+    ");\n";
+
+/* Copies alone take bytes over the link's rate: 6000 B sharing at 6 GB/s, 10000 B exclusive
+ * at 10 GB/s, 1000 ns each; 20000 B sharing 3333.3 ns. */
+static void test_copy_profiles(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    load(&sc, copies);
+    struct accel_profiles p;
+    profile(&sc, &p);
+    assert_int_equal(p.hw.pes, 15);
+    assert_int_equal(p.hw.max_warps_per_pe, 64);
+    assert_true(p.hw.mem_gbs > 100 && p.hw.mem_gbs <= 288.0);
+    assert_int_equal(p.ntasks[0], 2);
+    assert_float_equal(p.tasks[0][0].solo_ns, 1000, 1e-6);
+    assert_float_equal(p.tasks[1][0].solo_ns, 1000, 1e-6);
+    assert_true(p.tasks[1][0].exclusive);
+    assert_float_equal(p.tasks[1][1].solo_ns, 20000.0 / 6, 1e-6);
+    assert_float_equal(p.solo_ns[0], 2000, 1e-6);
+    accel_profiles_done(&p);
+    accel_scenario_done(&sc);
+}
+
+/* The engine measures 4000 and 2333.3 ns (test_accel_run.c works them out). Prophet's data
+ * transfer model gives the same: the exclusive copy pauses the query's h2d to 2000; its d2h
+ * joins the batch's (segments stretched by 2 while both move) and ends at 4000; the second
+ * query's d2h (from 5000) shares until the batch's ends at 5666.7 and ends at 6333.3. The
+ * sequential model moves one copy at a time in submission order: the query's h2d first
+ * (0-1000), its d2h alone (1000-2000): 2000 ns; the second query's h2d 2000-3000, and its d2h
+ * waits behind the batch's (2000-5333.3): 6333.3, 4333.3 ns after it arrived. */
+static void test_predictions_by_hand(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    load(&sc, copies);
+    struct accel_profiles p;
+    profile(&sc, &p);
+    double lat[2];
+    double *out[ACCEL_MAX_APPS] = {lat};
+    accel_predict(&sc, &p, ACCEL_PREDICT_PROPHET, out);
+    assert_float_equal(lat[0], 4000e-6, 1e-9);
+    assert_float_equal(lat[1], 7000.0 / 3 * 1e-6, 1e-9);
+    accel_predict(&sc, &p, ACCEL_PREDICT_SEQUENTIAL, out);
+    assert_float_equal(lat[0], 2000e-6, 1e-9);
+    assert_float_equal(lat[1], 13000.0 / 3 * 1e-6, 1e-9);
+
+    /* Through accel_run: the predicted p99 beside the measured one, and its error. */
+    struct accel_run_options o = {.predictor = ACCEL_PREDICT_SEQUENTIAL};
+    struct accel_result r;
+    char err[256];
+    assert_int_equal(accel_run(&sc, &o, &r, err, sizeof err), 0);
+    assert_int_equal(r.predictor, ACCEL_PREDICT_SEQUENTIAL);
+    assert_float_equal(r.app[0].p99_ms, 4000e-6, 1e-9);
+    assert_float_equal(r.app[0].pred_p99_ms, 13000.0 / 3 * 1e-6, 1e-9);
+    assert_float_equal(r.app[0].pred_error, (13000.0 / 3 - 4000) / 4000, 1e-9);
+    assert_float_equal(r.app[0].pred_solo_ms, 2000e-6, 1e-9);
+    assert_false(r.app[0].pred_qos_met); /* 4333.3 > 2 x 2000 */
+    accel_result_done(&r);
+    accel_profiles_done(&p);
+    accel_scenario_done(&sc);
+}
+
+/* A kernel's profile: warps, occupancy from its limits, its duration alone, and the
+ * bandwidth one SM of it asks: a streaming kernel asks some, a kernel without memory
+ * instructions none. */
+static void test_kernel_profile(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    load(&sc, "mode = \"accelerator\"; name = \"k\"; gpu = \"k40\"; seed = 1;\n"
+              "applications = ( { name = \"q\"; role = \"ls\"; qos_target = 2.0; queries = 1;\n"
+              "  tasks = ( { type = \"kernel\"; kernel = { tbs = 40; warps_per_tb = 8; "
+              "insts_per_warp = 800; mem_fraction = 0.2; pattern = \"stream\"; footprint_bytes = "
+              "4194304; regs_per_thread = 64; }; },\n"
+              "            { type = \"kernel\"; kernel = { tbs = 20; warps_per_tb = 4; "
+              "insts_per_warp = 800; mem_fraction = 0.0; footprint_bytes = 4096; }; } ); } );\n");
+    struct accel_profiles p;
+    profile(&sc, &p);
+    const struct prophet_kernel *a = &p.tasks[0][0].kernel, *b = &p.tasks[0][1].kernel;
+    assert_int_equal(a->warps, 320);
+    /* 64 registers x 256 threads = 16 K per block: 4 blocks of the SMX's 64 K, 32 warps */
+    assert_float_equal(a->occupancy, 0.5, 1e-12);
+    assert_int_equal(b->warps, 80);
+    assert_true(a->solo_ns > 0 && b->solo_ns > 0);
+    assert_float_equal(p.tasks[0][0].solo_ns, a->solo_ns, 0);
+    assert_true(a->bw_per_pe_gbs > 0.5);
+    assert_true(b->bw_per_pe_gbs < 0.01);
+    assert_true(p.cycles > 0);
+    accel_profiles_done(&p);
+    accel_scenario_done(&sc);
+}
+
+static void test_arrivals(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    load(&sc, "mode = \"accelerator\"; name = \"a\"; gpu = \"k40\"; seed = 5;\n"
+              "applications = ( { name = \"gmm\"; role = \"ls\"; qos_target = 2.0; arrival = "
+              "\"poisson\"; rate_qps = 1000; queries = 4000; } );\n");
+    double *t = calloc(4000, sizeof(double)), *u = calloc(4000, sizeof(double));
+    accel_arrivals(&sc, 0, 4000, t);
+    accel_arrivals(&sc, 0, 4000, u);
+    assert_memory_equal(t, u, 4000 * sizeof(double));
+    for (unsigned i = 1; i < 4000; i++)
+        assert_true(t[i] > t[i - 1]);
+    /* mean gap 1 ms: 4000 of them about 4 s (the standard error is 1.6 %) */
+    assert_true(fabs(t[3999] / 4e9 - 1) < 0.08);
+    sc.seed = 6;
+    accel_arrivals(&sc, 0, 4000, u);
+    assert_true(t[0] != u[0]);
+    sc.apps[0].arrival = ACCEL_CLOSED;
+    accel_arrivals(&sc, 0, 4, u);
+    for (unsigned i = 0; i < 4; i++)
+        assert_true(u[i] == 0);
+    free(t);
+    free(u);
+    accel_scenario_done(&sc);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_int_equal(accel_predictor_find("prophet"), ACCEL_PREDICT_PROPHET);
+    assert_int_equal(accel_predictor_find("sequential"), ACCEL_PREDICT_SEQUENTIAL);
+    assert_int_equal(accel_predictor_find("hsm"), -1);
+    assert_string_equal(accel_predictor_name(ACCEL_PREDICT_PROPHET), "prophet");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_copy_profiles),  cmocka_unit_test(test_predictions_by_hand),
+        cmocka_unit_test(test_kernel_profile), cmocka_unit_test(test_arrivals),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

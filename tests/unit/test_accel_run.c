@@ -1,0 +1,164 @@
+/* Unit tests: the accelerator task engine (accel_run) — query latencies worked out by hand on
+ * the host link, FIFO order and closed loops, Poisson arrivals from the seed, kernels queued
+ * behind a co-runner's on the shared-dispatch core, and the percentiles. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/accel_run.h"
+#include "corun/accel_scenario.h"
+#include "corun/datadir.h"
+
+static void load(struct accel_scenario *sc, const char *text)
+{
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    int rc = accel_scenario_load_text(sc, "test.cfg", text, datadir, &d);
+    if (rc) {
+        diag_print(&d, stderr);
+        fail_msg("scenario did not load");
+    }
+    diag_done(&d);
+    free(datadir);
+}
+
+static void run(const struct accel_scenario *sc, struct accel_result *r)
+{
+    char err[512];
+    if (accel_run(sc, NULL, r, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+}
+
+static void test_percentile(void **state)
+{
+    (void)state;
+    const double v[] = {5, 1, 4, 2, 3, 10, 9, 8, 7, 6};
+    assert_true(accel_percentile(v, 10, 50) == 5);  /* nearest rank: the 5th of 10 */
+    assert_true(accel_percentile(v, 10, 99) == 10); /* ceil(9.9) = 10th */
+    assert_true(accel_percentile(v, 10, 10) == 1);
+    assert_true(accel_percentile(v, 1, 99) == 5);
+    assert_true(accel_percentile(v, 0, 50) == 0);
+    assert_true(v[0] == 5); /* the input is left as it was */
+}
+
+/* Copies only, so every time follows from k40's link rates (6 GB/s sharing, 10 GB/s
+ * exclusive): the LS query's h2d (6000 B, sharing) waits for the batch's exclusive h2d
+ * (10000 B: 0-1000 ns), moves 1000-2000; its d2h (6000 B) shares the other direction with the
+ * batch's d2h (20000 B, from 1000 ns): the batch's has 14000 B left at 2000, both move at
+ * 3 GB/s until the LS one ends at 4000, the batch's 8000 B then end at 5333.3. Query 1: 4000
+ * ns. Query 2 (closed loop) starts at 4000: h2d alone to 5000; its d2h joins the batch's
+ * (2000 B left): that ends at 5666.7 and the LS one, 4000 B left, at 6333.3: 2333.3 ns. */
+static void test_copies_by_hand(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    load(&sc,
+         "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
+         "applications = (\n"
+         " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
+         "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
+         " { name = \"b\"; role = \"batch\"; instances = 1;\n"
+         "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
+         "             { type = \"d2h\"; bytes = 20000; } ); }\n"
+         ");\n");
+    struct accel_result r;
+    run(&sc, &r);
+    const struct accel_app_result *q = &r.app[0];
+    assert_int_equal(q->queries, 2);
+    assert_float_equal(q->latency_ms[0], 4000e-6, 1e-9);
+    assert_float_equal(q->latency_ms[1], 7000.0 / 3 * 1e-6, 1e-9);
+    assert_float_equal(q->solo_p99_ms, 2000e-6, 1e-9); /* alone: 1000 + 1000 ns */
+    assert_float_equal(q->p99_ms, 4000e-6, 1e-9);
+    assert_true(q->qos_met);              /* 4000 <= 2.0 x 2000 */
+    assert_int_equal(r.app[1].passes, 1); /* its second h2d (from 5666.7) still moving */
+    assert_int_equal(r.tasks_done, 4 + 2);
+    assert_true(r.gpu_util == 0); /* no kernel ran */
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
+}
+
+#define KERNELS_FMT                                                                                \
+    "mode = \"accelerator\"; name = \"kernels\"; gpu = \"k40\"; seed = %u;\n"                      \
+    "applications = (\n"                                                                           \
+    " { name = \"q\"; role = \"ls\"; qos_target = 1.5; arrival = %s; queries = 6;\n"               \
+    "   tasks = ( { type = \"h2d\"; bytes = 3000; },\n"                                            \
+    "             { type = \"kernel\"; kernel = { tbs = 15; warps_per_tb = 4; insts_per_warp = "   \
+    "1500; mem_fraction = 0.05; footprint_bytes = 1048576; }; },\n"                                \
+    "             { type = \"d2h\"; bytes = 3000; } ); }%s\n"                                      \
+    ");\n"
+
+static const char *batch = ",\n { name = \"b\"; role = \"batch\"; instances = 2;\n"
+                           "   tasks = ( { type = \"kernel\"; kernel = { tbs = 60; warps_per_tb "
+                           "= 8; insts_per_warp = 4000; mem_fraction = 0.05; "
+                           "footprint_bytes = 4194304; }; } ); }";
+
+static void run_kernels(unsigned seed, const char *arrival, bool with_batch, struct accel_result *r)
+{
+    char text[2048];
+    snprintf(text, sizeof text, KERNELS_FMT, seed, arrival, with_batch ? batch : "");
+    struct accel_scenario sc;
+    load(&sc, text);
+    run(&sc, r);
+    accel_scenario_done(&sc);
+}
+
+/* Alone, every closed-loop query lasts its copies plus its kernel; beside batch kernels that
+ * fill every SM, its kernel waits for SMs to free (no pre-emption), so each query is slower. */
+static void test_kernels_queue_behind_batch(void **state)
+{
+    (void)state;
+    struct accel_result alone, shared;
+    run_kernels(1, "\"closed\"", false, &alone);
+    run_kernels(1, "\"closed\"", true, &shared);
+    const struct accel_app_result *a = &alone.app[0], *s = &shared.app[0];
+    assert_int_equal(a->queries, 6);
+    assert_int_equal(s->queries, 6);
+    /* copies: 500 ns each way; the kernel adds some microseconds */
+    assert_true(a->p50_ms > 1e-3 && a->p99_ms < 0.1);
+    assert_true(s->p50_ms > 1.2 * a->p50_ms);
+    for (unsigned q = 0; q < 6; q++)
+        assert_true(s->latency_ms[q] > a->solo_p50_ms);
+    assert_true(shared.app[1].passes > 0);
+    assert_true(shared.gpu_util > alone.gpu_util);
+    assert_true(shared.gpu_util > 0.5 && shared.gpu_util <= 1);
+    assert_int_equal(alone.tasks_done, 18);
+    accel_result_done(&alone);
+    accel_result_done(&shared);
+}
+
+/* The same scenario and seed give the same latencies; Poisson arrivals follow the seed. */
+static void test_deterministic_and_seeded(void **state)
+{
+    (void)state;
+    struct accel_result a, b, c;
+    run_kernels(3, "\"poisson\"; rate_qps = 20000", true, &a);
+    run_kernels(3, "\"poisson\"; rate_qps = 20000", true, &b);
+    run_kernels(4, "\"poisson\"; rate_qps = 20000", true, &c);
+    assert_int_equal(a.cycles, b.cycles);
+    assert_memory_equal(a.app[0].latency_ms, b.app[0].latency_ms, 6 * sizeof(double));
+    assert_true(a.cycles != c.cycles);
+    /* 6 arrivals at 20000 per second: about 300 us of simulated time at least */
+    assert_true(a.sim_ms > 0.05);
+    accel_result_done(&a);
+    accel_result_done(&b);
+    accel_result_done(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_percentile),
+        cmocka_unit_test(test_copies_by_hand),
+        cmocka_unit_test(test_kernels_queue_behind_batch),
+        cmocka_unit_test(test_deterministic_and_seeded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
