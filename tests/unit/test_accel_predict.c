@@ -18,20 +18,7 @@
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
 #include "corun/datadir.h"
-
-static void load(struct accel_scenario *sc, const char *text)
-{
-    char *datadir = datadir_locate();
-    struct diag d;
-    diag_init(&d);
-    int rc = accel_scenario_load_text(sc, "test.cfg", text, datadir, &d);
-    if (rc) {
-        diag_print(&d, stderr);
-        fail_msg("scenario did not load");
-    }
-    diag_done(&d);
-    free(datadir);
-}
+#include "testutil.h"
 
 static void profile(const struct accel_scenario *sc, struct accel_profiles *p)
 {
@@ -56,7 +43,7 @@ static void test_copy_profiles(void **state)
 {
     (void)state;
     struct accel_scenario sc;
-    load(&sc, copies);
+    test_accel_load(&sc, copies);
     struct accel_profiles p;
     profile(&sc, &p);
     assert_int_equal(p.hw.pes, 15);
@@ -83,7 +70,7 @@ static void test_predictions_by_hand(void **state)
 {
     (void)state;
     struct accel_scenario sc;
-    load(&sc, copies);
+    test_accel_load(&sc, copies);
     struct accel_profiles p;
     profile(&sc, &p);
     double lat[2];
@@ -118,13 +105,14 @@ static void test_kernel_profile(void **state)
 {
     (void)state;
     struct accel_scenario sc;
-    load(&sc, "mode = \"accelerator\"; name = \"k\"; gpu = \"k40\"; seed = 1;\n"
-              "applications = ( { name = \"q\"; role = \"ls\"; qos_target = 2.0; queries = 1;\n"
-              "  tasks = ( { type = \"kernel\"; kernel = { tbs = 40; warps_per_tb = 8; "
-              "insts_per_warp = 800; mem_fraction = 0.2; pattern = \"stream\"; footprint_bytes = "
-              "4194304; regs_per_thread = 64; }; },\n"
-              "            { type = \"kernel\"; kernel = { tbs = 20; warps_per_tb = 4; "
-              "insts_per_warp = 800; mem_fraction = 0.0; footprint_bytes = 4096; }; } ); } );\n");
+    test_accel_load(
+        &sc, "mode = \"accelerator\"; name = \"k\"; gpu = \"k40\"; seed = 1;\n"
+             "applications = ( { name = \"q\"; role = \"ls\"; qos_target = 2.0; queries = 1;\n"
+             "  tasks = ( { type = \"kernel\"; kernel = { tbs = 40; warps_per_tb = 8; "
+             "insts_per_warp = 800; mem_fraction = 0.2; pattern = \"stream\"; footprint_bytes = "
+             "4194304; regs_per_thread = 64; }; },\n"
+             "            { type = \"kernel\"; kernel = { tbs = 20; warps_per_tb = 4; "
+             "insts_per_warp = 800; mem_fraction = 0.0; footprint_bytes = 4096; }; } ); } );\n");
     struct accel_profiles p;
     profile(&sc, &p);
     const struct prophet_kernel *a = &p.tasks[0][0].kernel, *b = &p.tasks[0][1].kernel;
@@ -145,9 +133,10 @@ static void test_arrivals(void **state)
 {
     (void)state;
     struct accel_scenario sc;
-    load(&sc, "mode = \"accelerator\"; name = \"a\"; gpu = \"k40\"; seed = 5;\n"
-              "applications = ( { name = \"gmm\"; role = \"ls\"; qos_target = 2.0; arrival = "
-              "\"poisson\"; rate_qps = 1000; queries = 4000; } );\n");
+    test_accel_load(&sc,
+                    "mode = \"accelerator\"; name = \"a\"; gpu = \"k40\"; seed = 5;\n"
+                    "applications = ( { name = \"gmm\"; role = \"ls\"; qos_target = 2.0; arrival = "
+                    "\"poisson\"; rate_qps = 1000; queries = 4000; } );\n");
     double *t = calloc(4000, sizeof(double)), *u = calloc(4000, sizeof(double));
     accel_arrivals(&sc, 0, 4000, t);
     accel_arrivals(&sc, 0, 4000, u);

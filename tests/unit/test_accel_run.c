@@ -15,20 +15,7 @@
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
 #include "corun/datadir.h"
-
-static void load(struct accel_scenario *sc, const char *text)
-{
-    char *datadir = datadir_locate();
-    struct diag d;
-    diag_init(&d);
-    int rc = accel_scenario_load_text(sc, "test.cfg", text, datadir, &d);
-    if (rc) {
-        diag_print(&d, stderr);
-        fail_msg("scenario did not load");
-    }
-    diag_done(&d);
-    free(datadir);
-}
+#include "testutil.h"
 
 static void run(const struct accel_scenario *sc, struct accel_result *r)
 {
@@ -60,15 +47,16 @@ static void test_copies_by_hand(void **state)
 {
     (void)state;
     struct accel_scenario sc;
-    load(&sc,
-         "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
-         "applications = (\n"
-         " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
-         "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
-         " { name = \"b\"; role = \"batch\"; instances = 1;\n"
-         "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
-         "             { type = \"d2h\"; bytes = 20000; } ); }\n"
-         ");\n");
+    test_accel_load(
+        &sc,
+        "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
+        "applications = (\n"
+        " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
+        "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
+        " { name = \"b\"; role = \"batch\"; instances = 1;\n"
+        "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
+        "             { type = \"d2h\"; bytes = 20000; } ); }\n"
+        ");\n");
     struct accel_result r;
     run(&sc, &r);
     const struct accel_app_result *q = &r.app[0];
@@ -105,7 +93,7 @@ static void run_kernels(unsigned seed, const char *arrival, bool with_batch, str
     char text[2048];
     snprintf(text, sizeof text, KERNELS_FMT, seed, arrival, with_batch ? batch : "");
     struct accel_scenario sc;
-    load(&sc, text);
+    test_accel_load(&sc, text);
     run(&sc, r);
     accel_scenario_done(&sc);
 }

@@ -70,3 +70,17 @@ void test_remove_tree(const char *dir)
 {
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+void test_accel_load(struct accel_scenario *sc, const char *text)
+{
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    int rc = accel_scenario_load_text(sc, "test.cfg", text, datadir, &d);
+    if (rc) {
+        diag_print(&d, stderr);
+        fail_msg("scenario did not load");
+    }
+    diag_done(&d);
+    free(datadir);
+}

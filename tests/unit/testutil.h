@@ -2,6 +2,7 @@
 #ifndef CORUN_TESTUTIL_H
 #define CORUN_TESTUTIL_H
 
+#include "corun/accel_scenario.h"
 #include "corun/diag.h"
 #include "corun/gpu.h"
 
@@ -16,5 +17,9 @@ char *test_write_temp(const char *text);
 void test_remove_tree(const char *dir);
 /* Whether some message of d holds every one of the NULL-terminated needles. */
 int test_diag_has(const struct diag *d, ...);
+
+/* Loads an accelerator scenario from text (as file "test.cfg", with the data directory's
+ * application profiles); fails the running test, printing the messages, when it does not. */
+void test_accel_load(struct accel_scenario *sc, const char *text);
 
 #endif
