@@ -46,6 +46,16 @@ struct mlp;
 void themis_slowdowns(const struct mlp *net, const double *mean, const double *scale,
                       const double *x, double *sd_scal, double *sd_inter);
 
+/* How far an input lies from the data the network was fitted to, in standard deviations of
+ * that data: past this, the network extrapolates and explain says so. (4 standard deviations:
+ * about 1 in 16 000 of a normal sample.) */
+#define THEMIS_FAR_Z 4.0
+
+/* The input of x farthest from the training data, as |x - mean| / scale; its index goes to
+ * *which. */
+double themis_farthest_input(const double *mean, const double *scale, const double *x,
+                             unsigned *which);
+
 /* Model size: input mean and scale, then the network's parameters (predict_model's layout). */
 #define THEMIS_WEIGHTS                                                                             \
     (2 * THEMIS_INPUTS + THEMIS_HIDDEN * (THEMIS_INPUTS + 1) +                                     \

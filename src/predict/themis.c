@@ -79,6 +79,21 @@ void themis_slowdowns(const struct mlp *net, const double *mean, const double *s
     *sd_inter = sd[1] > THEMIS_SD_FLOOR ? sd[1] : THEMIS_SD_FLOOR;
 }
 
+double themis_farthest_input(const double *mean, const double *scale, const double *x,
+                             unsigned *which)
+{
+    double far = 0;
+    *which = 0;
+    for (unsigned i = 0; i < THEMIS_INPUTS; i++) {
+        double z = fabs(x[i] - mean[i]) / scale[i];
+        if (z > far) {
+            far = z;
+            *which = i;
+        }
+    }
+    return far;
+}
+
 #define FIT_ALPHA  2.0   /* eq. 8 */
 #define FIT_LAMBDA 0.001 /* eq. 8 */
 #define FIT_RATE   0.003 /* Adam's step: stable for these sizes, chosen by corun */
@@ -237,6 +252,11 @@ static void themis_explain(const void *state, unsigned k, struct predict_text *t
     predict_text_add(t, "SD_scal = %.3f (fewer SMs), SD_inter = %.3f (sharing)", s->sd_scal[k],
                      s->sd_inter[k]);
     predict_text_add(t, "NP^ = 1 / (SD_scal x SD_inter) = %.3f", s->np[k]);
+    unsigned i;
+    double z = themis_farthest_input(s->mean, s->scale, x, &i);
+    if (z > THEMIS_FAR_Z)
+        predict_text_add(t, "extrapolating: %s is %.1f SD %s the training mean",
+                         themis_input_names[i], z, x[i] > s->mean[i] ? "above" : "below");
     double half = s->gpu.sms / 2.0;
     predict_text_add(
         t, "PSP: NP on %.0f SMs %.3f, on %u SMs %.3f", half,

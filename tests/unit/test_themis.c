@@ -129,6 +129,46 @@ static void np_from_hand_set_weights(void **state)
     predictor_themis.destroy(s);
 }
 
+static bool explain_has(void *s, unsigned k, const char *what)
+{
+    struct predict_text t;
+    predictor_themis.explain(s, k, &t);
+    for (unsigned i = 0; i < t.n; i++)
+        if (strstr(t.line[i], what))
+            return true;
+    return false;
+}
+
+/* Inputs far from the training data are named: with the hand model's mean 0 and scale 1 (N_sm
+ * 10), kernel 0's co-runner L2 accesses (5 per cycle) lie 5 SD out, past THEMIS_FAR_Z;
+ * kernel 1's farthest inputs (N_sm 30 / 10, co-runner L2 accesses 3) lie 3 SD out. */
+static void far_inputs_are_named(void **state)
+{
+    (void)state;
+    double w[NWEIGHTS];
+    hand_weights(w);
+    struct gpu_kernel_counters c[2];
+    two_kernels(c);
+    double x[THEMIS_INPUTS];
+    unsigned which;
+    assert_int_equal(themis_features(c, 2, 0, x), 0);
+    assert_float_equal(themis_farthest_input(w, w + 12, x, &which), 5, 1e-12);
+    assert_int_equal(which, 9);
+    assert_int_equal(themis_features(c, 2, 1, x), 0);
+    assert_float_equal(themis_farthest_input(w, w + 12, x, &which), 3, 1e-12);
+    assert_true(which == 0 || which == 9);
+
+    char err[256];
+    void *s = themis_with(w, NWEIGHTS, layers, err, sizeof err);
+    assert_non_null(s);
+    struct predict_input in = {1000, 2, c, NULL};
+    struct predict_output out;
+    predictor_themis.predict(s, &in, &out);
+    assert_true(explain_has(s, 0, "extrapolating: co L2Acc is 5.0 SD above the training mean"));
+    assert_false(explain_has(s, 1, "extrapolating"));
+    predictor_themis.destroy(s);
+}
+
 static void psp_by_hand(void **state)
 {
     (void)state;
@@ -318,6 +358,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(features_by_hand),
         cmocka_unit_test(np_from_hand_set_weights),
+        cmocka_unit_test(far_inputs_are_named),
         cmocka_unit_test(psp_by_hand),
         cmocka_unit_test(unusable_networks_are_refused),
         cmocka_unit_test(fit_normalizes_and_learns),
