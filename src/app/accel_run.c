@@ -31,6 +31,8 @@ struct proc {
     bool task_busy;
     bool on_gpu; /* the task in flight is a kernel */
     uint64_t passes;
+    double issued_ns;         /* the task in flight's submission */
+    double k_start_ns, k_sms; /* a kernel that ended: its first TB, its mean SMs */
 };
 
 struct engine {
@@ -44,6 +46,8 @@ struct engine {
     unsigned ls_procs, ls_left, batch_left; /* batch_left: batch-only runs, passes to go */
     unsigned q_total, q_done;
     uint64_t tasks_done;
+    struct accel_task_rec *log; /* with o->record_tasks: every task completed */
+    size_t nlog, caplog;
     char *err;
     size_t errlen;
     bool failed;
@@ -92,6 +96,7 @@ static void start_task(struct engine *e, struct proc *p, double t_ns)
     p->task_busy = true;
     p->on_gpu = k->type == ACCEL_KERNEL;
     if (p->on_gpu) {
+        p->issued_ns = (double)gpu_now(e->g) / e->cycles_per_ns;
         char err[512];
         if (gpu_launch(e->g, p->stream, &k->kernel, err, sizeof err))
             fail(e, "%s: task %u: %s", p->app->name, p->task + 1, err);
@@ -99,12 +104,49 @@ static void start_task(struct engine *e, struct proc *p, double t_ns)
     }
     struct pcie_link *l = e->link[k->type == ACCEL_H2D ? 0 : 1];
     double now = pcie_link_now_ns(l);
-    pcie_link_submit(l, t_ns > now ? t_ns : now, p->stream, k->bytes,
+    p->issued_ns = t_ns > now ? t_ns : now;
+    pcie_link_submit(l, p->issued_ns, p->stream, k->bytes,
                      k->copy == ACCEL_COPY_EXCLUSIVE ? PCIE_EXCLUSIVE : PCIE_SHARED);
+}
+
+/* The task table's row of p's task, ending at t_ns. */
+static void log_task(struct engine *e, const struct proc *p, double t_ns)
+{
+    const struct accel_task *k = &p->app->trace.tasks[p->task];
+    if (e->nlog == e->caplog) {
+        e->caplog = e->caplog ? 2 * e->caplog : 256;
+        e->log = xrealloc(e->log, e->caplog * sizeof(*e->log));
+    }
+    struct accel_task_rec *r = &e->log[e->nlog++];
+    *r = (struct accel_task_rec){
+        .app = p->result,
+        .proc = p->stream,
+        .pass = p->ls ? p->q_next - 1 : p->passes,
+        .task = p->task,
+        .kind = k->type,
+        .issued_ns = p->issued_ns,
+        .start_ns = p->issued_ns,
+        .end_ns = t_ns,
+        .sms = NAN,
+        .link_share = NAN,
+    };
+    if (k->type == ACCEL_KERNEL) {
+        r->start_ns = fmax(p->issued_ns, fmin(p->k_start_ns, t_ns));
+        r->sms = p->k_sms;
+        return;
+    }
+    r->exclusive = k->copy == ACCEL_COPY_EXCLUSIVE;
+    r->bytes = k->bytes;
+    const struct pcie_config *c = &e->sc->gpu.pcie;
+    double alone_gbs = r->exclusive ? c->exclusive_gbs : c->shared_gbs;
+    double took = t_ns - p->issued_ns;
+    r->link_share = took > 0 ? ((double)k->bytes / took) / alone_gbs : 1; /* bytes/ns = GB/s */
 }
 
 static void end_task(struct engine *e, struct proc *p, double t_ns)
 {
+    if (e->o->record_tasks)
+        log_task(e, p, t_ns);
     p->task_busy = p->on_gpu = false;
     e->tasks_done++;
     if (++p->task < p->app->trace.ntasks) {
@@ -166,6 +208,12 @@ static bool kernel_ends(struct engine *e)
             continue;
         uint64_t l, s, d;
         gpu_stream_times(e->g, p->stream, &l, &s, &d);
+        if (e->o->record_tasks) {
+            struct gpu_kernel_counters c;
+            gpu_kernel_counters(e->g, p->stream, &c);
+            p->k_start_ns = (double)s / e->cycles_per_ns;
+            p->k_sms = d > s ? c.sms * (double)c.cycles / (double)(d - s) : 0;
+        }
         unsigned j = n++;
         for (; j > 0 && at[j - 1] > d; j--) { /* insertion: completion order */
             done[j] = done[j - 1];
@@ -292,6 +340,7 @@ static void engine_done(struct engine *e)
         free(e->proc[i].arrival);
         free(e->proc[i].lat_ms);
     }
+    free(e->log);
     gpu_delete(e->g);
     pcie_link_delete(e->link[0]);
     pcie_link_delete(e->link[1]);
@@ -401,6 +450,9 @@ int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o
     r->h2d_busy = end_ns > 0 ? pcie_link_busy_ns(e.link[0]) / end_ns : 0;
     r->d2h_busy = end_ns > 0 ? pcie_link_busy_ns(e.link[1]) / end_ns : 0;
     r->tasks_done = e.tasks_done;
+    r->tasks = e.log; /* the engine's no more */
+    r->ntasks = e.nlog;
+    e.log = NULL;
     for (unsigned i = 0; i < e.nproc; i++) {
         const struct proc *p = &e.proc[i];
         struct accel_app_result *ar = &r->app[p->result];
@@ -423,5 +475,6 @@ void accel_result_done(struct accel_result *r)
         free(r->app[a].latency_ms);
         free(r->app[a].pred_latency_ms);
     }
+    free(r->tasks);
     memset(r, 0, sizeof(*r));
 }
