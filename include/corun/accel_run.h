@@ -17,6 +17,7 @@
 #include "corun/accel_runfile.h"
 #include "corun/accel_scenario.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,9 @@ struct accel_run_options {
                               queries) */
     int predictor;         /* enum accel_predictor: predict the LS latencies too (0: none) */
     bool record_tasks;     /* keep the task table (accel_result's tasks) */
+    /* When set and true, a step of accel_sim stops at the next turn of its loop (fit then
+     * only for deleting): how the workbench quits in the middle of a step. */
+    const atomic_bool *cancel;
     accel_progress_fn progress;
     void *ctx;
 };
