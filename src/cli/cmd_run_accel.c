@@ -154,6 +154,9 @@ static void print_json(const struct accel_record *r)
 
 void cmd_accel_print(const struct accel_record *r, bool json)
 {
+    if (!r->complete && !json)
+        printf("(saved part way through the run, at %.3f ms: the figures cover that much)\n",
+               r->sim_ms);
     if (json)
         print_json(r);
     else

@@ -3,8 +3,8 @@
 # `run` runs it (per-application latency percentiles, solo latency, QoS verdict, utilization,
 # tasks done; --json; the same numbers twice; --seed moves the Poisson arrivals); --out
 # writes the run file and `show` prints the same from it, refusing a truncated copy; what
-# `check` refuses `run` refuses with the same message and exit status; a spatial command
-# (tui) names the mode line; `help accelerator` lists the scenario, application and task
+# `check` refuses `run` refuses with the same message and exit status; `tui` without a terminal
+# says so; `help accelerator` lists the scenario, application and task
 # settings.
 . "$(dirname "$0")/../lib.sh"
 
@@ -129,7 +129,7 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "tui: exit status $rc, expected 2"
-grep -qF "pair.cfg:1: mode: an accelerator scenario (\`corun check\` validates it)" "$TMPD/err" \
+grep -qF "the workbench needs a terminal; 'corun run $TMPD/pair.cfg' runs it without" "$TMPD/err" \
     || fail "tui: $(cat "$TMPD/err")"
 
 "$CORUN" help accelerator >"$TMPD/help" || fail "help accelerator"
