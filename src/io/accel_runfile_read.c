@@ -313,14 +313,11 @@ int accel_runfile_read(const char *path, struct accel_record *r, char *err, size
     return 0;
 }
 
-int accel_runfile_probe(const char *path)
+/* 1 when the file opens and has the attribute, else 0. */
+static int has_version(const char *path, const struct rf_probe *p)
 {
-    rf_quiet();
-    struct rf_probe p;
     char err[16];
-    if (rf_probe_file(path, &p, err, sizeof err) < 0)
-        return 0;
-    hid_t file = rf_open_hdf5(path, &p, err, sizeof err);
+    hid_t file = rf_open_hdf5(path, p, err, sizeof err);
     if (file < 0) {
         H5Eclear2(H5E_DEFAULT);
         return 0;
@@ -329,4 +326,23 @@ int accel_runfile_probe(const char *path)
     H5Fclose(file);
     H5Eclear2(H5E_DEFAULT);
     return is;
+}
+
+static int opens(const char *path, const struct rf_probe *p)
+{
+    has_version(path, p);
+    return 0;
+}
+
+int accel_runfile_probe(const char *path)
+{
+    rf_quiet();
+    struct rf_probe p;
+    char err[512];
+    /* Opening a forged file can crash HDF5 too: a child tries first, and a file it cannot
+     * survive is left to the spatial reader, which refuses it with the reason. */
+    if (rf_probe_file(path, &p, err, sizeof err) < 0 ||
+        rf_survives_reading(path, &p, opens, err, sizeof err) < 0)
+        return 0;
+    return has_version(path, &p);
 }

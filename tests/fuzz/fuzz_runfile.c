@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         runfile_close(rf, err, sizeof err);
     }
     struct accel_record r;
+    accel_runfile_probe(path);
     if (accel_runfile_read(path, &r, err, sizeof err) == 0)
         accel_record_done(&r);
     unlink(path);
