@@ -72,7 +72,7 @@ static void *worker_main(void *arg)
         int rc = stepping ? accel_sim_step(w->sim, w->step_ns, err, sizeof err) : 0;
         bool finished = accel_sim_finished(w->sim);
         struct accel_record rec;
-        char perr[512] = "";
+        char perr[256] = "";
         if (rc >= 0)
             snapshot(w, predictor, finished, &rec, perr, sizeof perr);
 
