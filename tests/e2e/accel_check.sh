@@ -136,4 +136,4 @@ grep -qF "the workbench needs a terminal; 'corun run $TMPD/pair.cfg' runs it wit
 for word in applications qos_target rate_qps instances bytes exclusive kernel; do
     grep -q "$word" "$TMPD/help" || fail "help accelerator does not mention $word"
 done
-echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), bad ones refused alike by check and run, tui names the mode, help lists the settings"
+echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, tui without a terminal says so, help lists the settings"
