@@ -8,6 +8,8 @@
  *       ADD_AT), print the counts
  *   runfile_writer layout
  *       print the layout (docs/runfile.md)
+ *   runfile_writer accel-layout
+ *       print the accelerator run file's layout (docs/runfile.md)
  * tests/e2e/runfile_crash.sh kills `write` at random moments and runs `check`. */
 #include <math.h>
 #include <stdbool.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/runfile.h"
 
 #define KERNELS      3
@@ -237,6 +240,10 @@ int main(int argc, char **argv)
         runfile_print_layout(stdout);
         return 0;
     }
+    if (argc == 2 && strcmp(argv[1], "accel-layout") == 0) {
+        accel_runfile_print_layout(stdout);
+        return 0;
+    }
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "check") == 0)
         return check_run(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 0);
     if (argc >= 3 && argc <= 6 && strcmp(argv[1], "write") == 0)
@@ -244,6 +251,6 @@ int main(int argc, char **argv)
                          argc > 4 ? strtol(argv[4], NULL, 10) : 0,
                          argc > 5 ? strtoull(argv[5], NULL, 10) : 0);
     fprintf(stderr, "usage: runfile_writer write PATH [EPOCHS [DELAY_US [ADD_AT]]] | check PATH "
-                    "[ADD_AT] | layout\n");
+                    "[ADD_AT] | layout | accel-layout\n");
     return 2;
 }

@@ -17,7 +17,7 @@ n=0
 for t in test_util test_conftable test_scenario test_metrics test_trace test_cache test_dram \
     test_solo test_runfile test_runfile_damage test_catalog test_lesson test_plot test_pcie \
     test_accel_scenario test_prophet_model test_prophet_schedule test_slurm test_gpu_shared \
-    test_reproduce_prophet; do
+    test_reproduce_prophet test_accel_runfile; do
     [ -x "tests/unit/$t" ] || continue
     vg "tests/unit/$t" >"$TMPD/$t.out" 2>&1 || { cat "$TMPD/$t.out"; fail "$t under valgrind"; }
     n=$((n + 1))
@@ -37,8 +37,10 @@ applications = (
                 mem_fraction = 0.05; footprint_bytes = 65536; }; } ); }
 );
 CFG
-vg "$CORUN" run "$TMPD/accel.cfg" --json >/dev/null 2>"$TMPD/arun.err" \
+vg "$CORUN" run "$TMPD/accel.cfg" --json --out "$TMPD/accel.h5" >/dev/null 2>"$TMPD/arun.err" \
     || { cat "$TMPD/arun.err"; fail "corun run (accelerator) under valgrind"; }
+vg "$CORUN" show "$TMPD/accel.h5" >/dev/null 2>"$TMPD/ashow.err" \
+    || { cat "$TMPD/ashow.err"; fail "corun show (accelerator run file) under valgrind"; }
 set +e
 vg "$CORUN" check "$top_srcdir/tests/data/bad/several_mistakes.cfg" >/dev/null 2>"$TMPD/check.err"
 rc=$?

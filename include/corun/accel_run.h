@@ -14,8 +14,10 @@
 #ifndef CORUN_ACCEL_RUN_H
 #define CORUN_ACCEL_RUN_H
 
+#include "corun/accel_runfile.h"
 #include "corun/accel_scenario.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +29,10 @@ struct accel_run_options {
     unsigned solo_queries; /* queries of each LS application's solo run (0: 10, at most its
                               queries) */
     int predictor;         /* enum accel_predictor: predict the LS latencies too (0: none) */
+    bool record_tasks;     /* keep the task table (accel_result's tasks) */
+    /* When set and true, a step of accel_sim stops at the next turn of its loop (fit then
+     * only for deleting): how the workbench quits in the middle of a step. */
+    const atomic_bool *cancel;
     accel_progress_fn progress;
     void *ctx;
 };
@@ -64,6 +70,9 @@ struct accel_result {
     uint64_t profile_cycles; /* core cycles the predictor's solo-run profiles simulated */
     unsigned napps;
     struct accel_app_result app[ACCEL_MAX_APPS];
+    /* with o->record_tasks: every task of the co-located run, in completion order (heap) */
+    struct accel_task_rec *tasks;
+    size_t ntasks;
 };
 
 /* The percentile p (0..100) of n values (sorted into a copy; nearest rank). 0 for n = 0. */
@@ -76,5 +85,11 @@ double accel_percentile(const double *v, size_t n, double p);
 int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o,
               struct accel_result *r, char *err, size_t errlen);
 void accel_result_done(struct accel_result *r);
+
+/* The run file's record of r, a run of sc (complete: it reached its end): copies of every
+ * string and array (release with accel_record_done). Predicted fields are NaN without a
+ * predictor. */
+void accel_result_to_record(const struct accel_scenario *sc, const struct accel_result *r,
+                            bool complete, struct accel_record *out);
 
 #endif

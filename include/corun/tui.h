@@ -19,4 +19,16 @@ struct tui_options {
  * printed). */
 int tui_main(struct session *s, const struct tui_options *opt);
 
+struct accel_scenario;
+struct accel_record;
+
+/* The accelerator view on a live run of sc (an accelerator scenario, which must outlive the
+ * call): the timeline of tasks, the LS latencies against their targets beside the predictor's
+ * forecast, the utilization; a worker thread steps the run. Returns 0, or -1 when the run or
+ * the terminal cannot be set up (a message is printed before the screen starts). */
+int tui_accel_main(const struct accel_scenario *sc, const struct tui_options *opt);
+/* The accelerator view on rec, read from the run file at path (taken over: rec is left
+ * empty). Returns 0, or -1 when the terminal cannot be initialised. */
+int tui_accel_replay(struct accel_record *rec, const char *path, const struct tui_options *opt);
+
 #endif

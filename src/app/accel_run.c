@@ -1,66 +1,14 @@
-/* accel_run — the task engine of accelerator scenarios: applications' traces over the
- * shared-dispatch core and the host link, event by event. */
+/* accel_run — an accelerator scenario run to its end (accel_sim.c steps it), and the
+ * percentiles of its latencies. */
 #include "corun/accel_run.h"
 
 #include "corun/accel_predict.h"
-#include "corun/gpu.h"
-#include "corun/pcie.h"
+#include "corun/accel_sim.h"
 #include "corun/util.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define IDLE_CHUNK_CYCLES 1000000 /* core cycles run at a time when only kernels are in flight */
-
-/* One process on the GPU: an LS application or one batch instance. */
-struct proc {
-    const struct accel_app *app;
-    unsigned result; /* its application's index in the result */
-    unsigned stream; /* its GPU stream; also its copies' id on the link */
-    bool ls, closed;
-    unsigned queries; /* LS: to complete */
-    double *arrival;  /* LS: query q's arrival (ns); closed loop: set when q - 1 completes */
-    double *lat_ms;   /* LS: completed queries' latencies */
-    unsigned q_next, q_done;
-    double q_arrival; /* the query in service */
-    bool serving;     /* LS: a query in service (batch: always, once started) */
-    unsigned task;    /* the task in flight or next, within the pass */
-    bool task_busy;
-    bool on_gpu; /* the task in flight is a kernel */
-    uint64_t passes;
-};
-
-struct engine {
-    const struct accel_scenario *sc;
-    const struct accel_run_options *o;
-    struct gpu *g;
-    struct pcie_link *link[2]; /* host to device, device to host */
-    double cycles_per_ns;
-    unsigned nproc;
-    struct proc proc[ACCEL_MAX_APPS];
-    unsigned ls_procs, ls_left, batch_left; /* batch_left: batch-only runs, passes to go */
-    unsigned q_total, q_done;
-    uint64_t tasks_done;
-    char *err;
-    size_t errlen;
-    bool failed;
-};
-
-static void fail(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void fail(struct engine *e, const char *fmt, ...)
-{
-    if (e->failed)
-        return;
-    e->failed = true;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->err, e->errlen, fmt, ap);
-    va_end(ap);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -82,338 +30,30 @@ double accel_percentile(const double *v, size_t n, double p)
     return x;
 }
 
-/* ---- tasks ---- */
-
-static void pass_done(struct engine *e, struct proc *p, double t_ns);
-
-static void start_task(struct engine *e, struct proc *p, double t_ns)
-{
-    const struct accel_task *k = &p->app->trace.tasks[p->task];
-    p->task_busy = true;
-    p->on_gpu = k->type == ACCEL_KERNEL;
-    if (p->on_gpu) {
-        char err[512];
-        if (gpu_launch(e->g, p->stream, &k->kernel, err, sizeof err))
-            fail(e, "%s: task %u: %s", p->app->name, p->task + 1, err);
-        return;
-    }
-    struct pcie_link *l = e->link[k->type == ACCEL_H2D ? 0 : 1];
-    double now = pcie_link_now_ns(l);
-    pcie_link_submit(l, t_ns > now ? t_ns : now, p->stream, k->bytes,
-                     k->copy == ACCEL_COPY_EXCLUSIVE ? PCIE_EXCLUSIVE : PCIE_SHARED);
-}
-
-static void end_task(struct engine *e, struct proc *p, double t_ns)
-{
-    p->task_busy = p->on_gpu = false;
-    e->tasks_done++;
-    if (++p->task < p->app->trace.ntasks) {
-        start_task(e, p, t_ns);
-        return;
-    }
-    p->task = 0;
-    pass_done(e, p, t_ns);
-}
-
-/* Starts p's next query when it has arrived and none is in service. */
-static void try_start_query(struct engine *e, struct proc *p, double t_ns)
-{
-    if (!p->ls || p->serving || p->q_next >= p->queries || p->arrival[p->q_next] > t_ns)
-        return;
-    p->q_arrival = p->arrival[p->q_next++];
-    p->serving = true;
-    p->task = 0;
-    start_task(e, p, t_ns);
-}
-
-static bool finished(const struct engine *e)
-{
-    return e->failed || (e->ls_procs ? e->ls_left == 0 : e->batch_left == 0);
-}
-
-static void pass_done(struct engine *e, struct proc *p, double t_ns)
-{
-    if (!p->ls) {
-        if (++p->passes == 1 && !e->ls_procs)
-            e->batch_left--;
-        if (!finished(e))
-            start_task(e, p, t_ns);
-        return;
-    }
-    p->lat_ms[p->q_done++] = (t_ns - p->q_arrival) / 1e6;
-    p->serving = false;
-    e->q_done++;
-    if (e->o->progress)
-        e->o->progress(e->o->ctx, (double)e->q_done / e->q_total);
-    if (p->q_done == p->queries)
-        e->ls_left--;
-    else if (p->closed)
-        p->arrival[p->q_next] = t_ns;
-    try_start_query(e, p, t_ns);
-}
-
-/* ---- the loop ---- */
-
-/* Ends the kernels that completed on the core, in the order they did; true when any did. */
-static bool kernel_ends(struct engine *e)
-{
-    struct proc *done[ACCEL_MAX_APPS];
-    uint64_t at[ACCEL_MAX_APPS];
-    unsigned n = 0;
-    for (unsigned i = 0; i < e->nproc; i++) {
-        struct proc *p = &e->proc[i];
-        if (!p->on_gpu || gpu_stream_busy(e->g, p->stream))
-            continue;
-        uint64_t l, s, d;
-        gpu_stream_times(e->g, p->stream, &l, &s, &d);
-        unsigned j = n++;
-        for (; j > 0 && at[j - 1] > d; j--) { /* insertion: completion order */
-            done[j] = done[j - 1];
-            at[j] = at[j - 1];
-        }
-        done[j] = p;
-        at[j] = d;
-    }
-    for (unsigned j = 0; j < n && !e->failed; j++)
-        end_task(e, done[j], (double)at[j] / e->cycles_per_ns);
-    return n > 0;
-}
-
-/* The next event off the core: a copy completing or a query arriving (INFINITY: none). */
-static double next_event_ns(const struct engine *e)
-{
-    double t = fmin(pcie_link_next_ns(e->link[0]), pcie_link_next_ns(e->link[1]));
-    for (unsigned i = 0; i < e->nproc; i++) {
-        const struct proc *p = &e->proc[i];
-        if (p->ls && !p->serving && p->q_next < p->queries)
-            t = fmin(t, p->arrival[p->q_next]);
-    }
-    return t;
-}
-
-static bool any_on_gpu(const struct engine *e)
-{
-    for (unsigned i = 0; i < e->nproc; i++)
-        if (e->proc[i].on_gpu)
-            return true;
-    return false;
-}
-
-static void run_loop(struct engine *e)
-{
-    for (unsigned i = 0; i < e->nproc; i++) {
-        struct proc *p = &e->proc[i];
-        if (p->ls)
-            try_start_query(e, p, 0);
-        else
-            start_task(e, p, 0);
-    }
-    while (!finished(e)) {
-        double t = next_event_ns(e);
-        if (isinf(t) && !any_on_gpu(e)) {
-            fail(e, "the task engine has nothing left to run before the LS queries completed");
-            break;
-        }
-        uint64_t now = gpu_now(e->g);
-        uint64_t target = isinf(t) ? now + IDLE_CHUNK_CYCLES : (uint64_t)ceil(t * e->cycles_per_ns);
-        bool ended = false;
-        while (gpu_now(e->g) < target && !ended) {
-            gpu_run_shared(e->g, target - gpu_now(e->g));
-            ended = kernel_ends(e);
-        }
-        if (ended || isinf(t))
-            continue; /* what the kernels' ends started may come first */
-        for (unsigned d = 0; d < 2; d++) {
-            struct pcie_done out[ACCEL_MAX_APPS];
-            size_t n;
-            while ((n = pcie_link_advance(e->link[d], t, out, ACCEL_MAX_APPS)) > 0)
-                for (size_t j = 0; j < n; j++)
-                    end_task(e, &e->proc[out[j].id], out[j].end_ns);
-        }
-        for (unsigned i = 0; i < e->nproc; i++)
-            try_start_query(e, &e->proc[i], t);
-    }
-}
-
-/* ---- set-up ---- */
-
-static void add_proc(struct engine *e, unsigned app, bool solo, unsigned solo_queries)
-{
-    const struct accel_app *a = &e->sc->apps[app];
-    struct proc *p = &e->proc[e->nproc];
-    memset(p, 0, sizeof(*p));
-    p->app = a;
-    p->result = app;
-    p->stream = e->nproc++;
-    p->ls = a->role == ACCEL_LS;
-    if (!p->ls)
-        return;
-    p->closed = solo || a->arrival == ACCEL_CLOSED;
-    p->queries = solo ? solo_queries : a->queries;
-    p->arrival = xcalloc(p->queries, sizeof(*p->arrival));
-    p->lat_ms = xcalloc(p->queries, sizeof(*p->lat_ms));
-    if (!p->closed)
-        accel_arrivals(e->sc, app, p->queries, p->arrival);
-    e->ls_procs++;
-    e->ls_left++;
-    e->q_total += p->queries;
-}
-
-/* An engine for every application (only < 0) or application `only` alone, closed loop. */
-static int engine_init(struct engine *e, const struct accel_scenario *sc,
-                       const struct accel_run_options *o, int only, unsigned solo_queries,
-                       char *err, size_t errlen)
-{
-    memset(e, 0, sizeof(*e));
-    e->sc = sc;
-    e->o = o;
-    e->err = err;
-    e->errlen = errlen;
-    for (unsigned a = 0; a < sc->napps; a++) {
-        if (only >= 0 && (int)a != only)
-            continue;
-        unsigned n = sc->apps[a].role == ACCEL_BATCH ? sc->apps[a].instances : 1;
-        for (unsigned i = 0; i < n && e->nproc < ACCEL_MAX_APPS; i++)
-            add_proc(e, a, only >= 0, solo_queries);
-    }
-    e->batch_left = e->ls_procs ? 0 : e->nproc;
-    e->g = gpu_new_shared(&sc->gpu, e->nproc, sc->seed, err, errlen);
-    if (!e->g)
-        return -1;
-    e->link[0] = pcie_link_new(&sc->gpu.pcie);
-    e->link[1] = pcie_link_new(&sc->gpu.pcie);
-    e->cycles_per_ns = sc->gpu.core_clock_mhz / 1000.0;
-    return 0;
-}
-
-static void engine_done(struct engine *e)
-{
-    for (unsigned i = 0; i < e->nproc; i++) {
-        free(e->proc[i].arrival);
-        free(e->proc[i].lat_ms);
-    }
-    gpu_delete(e->g);
-    pcie_link_delete(e->link[0]);
-    pcie_link_delete(e->link[1]);
-}
-
-static void summarize(struct accel_app_result *ar, const struct proc *p)
-{
-    ar->queries = p->q_done;
-    ar->latency_ms = xmalloc((p->q_done ? p->q_done : 1) * sizeof(double));
-    memcpy(ar->latency_ms, p->lat_ms, p->q_done * sizeof(double));
-    ar->p50_ms = accel_percentile(p->lat_ms, p->q_done, 50);
-    ar->p99_ms = accel_percentile(p->lat_ms, p->q_done, 99);
-    double sum = 0;
-    for (unsigned q = 0; q < p->q_done; q++)
-        sum += p->lat_ms[q];
-    ar->mean_ms = p->q_done ? sum / p->q_done : 0;
-}
-
-/* The predictor's latencies beside the measured ones. */
-static int predict(const struct accel_scenario *sc, int predictor, struct accel_result *r,
-                   char *err, size_t errlen)
-{
-    struct accel_profiles prof;
-    if (accel_profile(sc, &prof, err, errlen)) {
-        accel_profiles_done(&prof);
-        return -1;
-    }
-    double *lat[ACCEL_MAX_APPS] = {0};
-    for (unsigned a = 0; a < sc->napps; a++)
-        if (sc->apps[a].role == ACCEL_LS)
-            lat[a] = xcalloc(sc->apps[a].queries, sizeof(double));
-    accel_predict(sc, &prof, predictor, lat);
-    r->predictor = predictor;
-    r->profile_cycles = prof.cycles;
-    for (unsigned a = 0; a < sc->napps; a++) {
-        struct accel_app_result *ar = &r->app[a];
-        if (!lat[a])
-            continue;
-        unsigned n = sc->apps[a].queries;
-        ar->pred_latency_ms = lat[a];
-        ar->pred_p50_ms = accel_percentile(lat[a], n, 50);
-        ar->pred_p99_ms = accel_percentile(lat[a], n, 99);
-        double sum = 0;
-        for (unsigned q = 0; q < n; q++)
-            sum += lat[a][q];
-        ar->pred_mean_ms = n ? sum / n : 0;
-        ar->pred_solo_ms = prof.solo_ns[a] / 1e6;
-        ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
-        ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
-    }
-    accel_profiles_done(&prof);
-    return 0;
-}
-
 int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o,
               struct accel_result *r, char *err, size_t errlen)
 {
-    static const struct accel_run_options none = {0};
-    if (!o)
-        o = &none;
     memset(r, 0, sizeof(*r));
-    r->napps = sc->napps;
-    for (unsigned a = 0; a < sc->napps; a++) {
-        struct accel_app_result *ar = &r->app[a];
-        const struct accel_app *app = &sc->apps[a];
-        ar->name = app->name;
-        ar->role = app->role;
-        ar->instances = app->role == ACCEL_BATCH ? app->instances : 1;
-        ar->qos_target = app->qos_target;
-        if (app->role != ACCEL_LS)
-            continue;
-        unsigned sq = o->solo_queries ? o->solo_queries : 10;
-        if (sq > app->queries)
-            sq = app->queries;
-        struct accel_run_options quiet = {.solo_queries = sq};
-        struct engine e;
-        int rc = engine_init(&e, sc, &quiet, (int)a, sq, err, errlen);
-        if (rc == 0) {
-            run_loop(&e);
-            rc = e.failed ? -1 : 0;
-            struct accel_app_result solo = {0};
-            summarize(&solo, &e.proc[0]);
-            ar->solo_p50_ms = solo.p50_ms;
-            ar->solo_p99_ms = solo.p99_ms;
-            ar->solo_mean_ms = solo.mean_ms;
-            free(solo.latency_ms);
-            r->solo_cycles += gpu_now(e.g);
-        }
-        engine_done(&e);
-        if (rc)
-            return -1;
-    }
-    struct engine e;
-    if (engine_init(&e, sc, o, -1, 0, err, errlen)) {
-        engine_done(&e);
+    struct accel_sim *s = accel_sim_new(sc, o, err, errlen);
+    if (!s)
+        return -1;
+    int rc;
+    while ((rc = accel_sim_step(s, INFINITY, err, errlen)) == 0)
+        ;
+    if (rc < 0) {
+        accel_sim_delete(s);
         return -1;
     }
-    run_loop(&e);
-    int rc = e.failed ? -1 : 0;
-    r->cycles = gpu_now(e.g);
-    r->sim_ms = (double)r->cycles / e.cycles_per_ns / 1e6;
-    struct gpu_system_counters sys;
-    gpu_system_counters(e.g, &sys);
-    double slots = (double)sc->gpu.sms * (double)sys.cycles;
-    r->gpu_util = slots > 0 ? 1.0 - (double)sys.idle_sm_cycles / slots : 0;
-    double end_ns = (double)r->cycles / e.cycles_per_ns;
-    r->h2d_busy = end_ns > 0 ? pcie_link_busy_ns(e.link[0]) / end_ns : 0;
-    r->d2h_busy = end_ns > 0 ? pcie_link_busy_ns(e.link[1]) / end_ns : 0;
-    r->tasks_done = e.tasks_done;
-    for (unsigned i = 0; i < e.nproc; i++) {
-        const struct proc *p = &e.proc[i];
-        struct accel_app_result *ar = &r->app[p->result];
-        if (p->ls) {
-            summarize(ar, p);
-            ar->qos_met = ar->p99_ms <= ar->qos_target * ar->solo_p99_ms;
-        } else {
-            ar->passes += p->passes;
-        }
+    accel_sim_result(s, r);
+    if (!o || !o->record_tasks) {
+        free(r->tasks);
+        r->tasks = NULL;
+        r->ntasks = 0;
     }
-    engine_done(&e);
-    if (rc == 0 && o->predictor != ACCEL_PREDICT_NONE && e.ls_procs)
-        rc = predict(sc, o->predictor, r, err, errlen);
+    rc = 0;
+    if (o && o->predictor != ACCEL_PREDICT_NONE && accel_sim_has_ls(s))
+        rc = accel_sim_predict(s, o->predictor, r, err, errlen);
+    accel_sim_delete(s);
     return rc;
 }
 
@@ -423,5 +63,6 @@ void accel_result_done(struct accel_result *r)
         free(r->app[a].latency_ms);
         free(r->app[a].pred_latency_ms);
     }
+    free(r->tasks);
     memset(r, 0, sizeof(*r));
 }

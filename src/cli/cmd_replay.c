@@ -3,10 +3,32 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/session.h"
 #include "corun/tui.h"
+
+/* An accelerator run file: the accelerator view on what it recorded. */
+static int replay_accelerator(const char *path, const struct tui_options *opt)
+{
+    struct accel_record rec;
+    char err[768];
+    if (accel_runfile_read(path, &rec, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        return CLI_BAD_INPUT;
+    }
+    int rc = CLI_OK;
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "corun: the workbench needs a terminal; 'corun show %s' prints the run\n",
+                path);
+        rc = CLI_BAD_INPUT;
+    } else if (tui_accel_replay(&rec, path, opt) != 0) {
+        rc = CLI_FAILED;
+    }
+    accel_record_done(&rec);
+    return rc;
+}
 
 static int replay_run(int argc, char **argv)
 {
@@ -22,6 +44,11 @@ static int replay_run(int argc, char **argv)
     struct tui_options opt = {.datadir = datadir, .projector = projector};
     char err[512];
     int rc = CLI_OK;
+    if (accel_runfile_probe(path) == 1) {
+        rc = replay_accelerator(path, &opt);
+        free(datadir);
+        return rc;
+    }
     /* A run file that cannot be opened is reported before curses takes the terminal. */
     struct session *r = session_replay(path, datadir, err, sizeof err);
     if (!r) {
@@ -53,6 +80,9 @@ const struct cli_command cmd_replay = {
             "  b            branch: a live run continuing after the epoch shown; the recorded\n"
             "               epochs are simulated again and checked, then Space steps the branch\n"
             "  o            open another run file (one that cannot be opened keeps this one)\n\n"
-            "Exit status 2 when RUN.h5 cannot be opened (before the screen starts).\n",
+            "Exit status 2 when RUN.h5 cannot be opened (before the screen starts).\n\n"
+            "An accelerator run file (corun run ACCEL_SCENARIO --out, or s in the workbench's\n"
+            "accelerator view) opens the accelerator view on the run it holds: Left/Right pan\n"
+            "and + - zoom the timeline, Home/End go to its start/end.\n",
     .run = replay_run,
 };

@@ -306,15 +306,15 @@ static int finish_recording(struct session *s, const struct options *o)
  * options mean nothing there and are refused rather than ignored. */
 static int run_accelerator(const struct options *o, const char *datadir)
 {
-    if (o->epochs || o->out || o->nsets || o->nchanges || o->explain || o->allocator) {
+    if (o->epochs || o->nsets || o->nchanges || o->explain || o->allocator) {
         fprintf(stderr,
-                "corun: %s: an accelerator scenario takes only --predictor, --seed and --json "
-                "(--epochs, --set, --out, --add, --remove, --explain and --allocator are for "
+                "corun: %s: an accelerator scenario takes only --predictor, --seed, --out and "
+                "--json (--epochs, --set, --add, --remove, --explain and --allocator are for "
                 "spatial scenarios)\n",
                 o->scenario);
         return CLI_BAD_INPUT;
     }
-    struct run_accel_options ro = {.json = o->json != 0};
+    struct run_accel_options ro = {.json = o->json != 0, .out = o->out};
     if (o->predictor) {
         ro.predictor = accel_predictor_find(o->predictor);
         if (ro.predictor < 0) {
@@ -499,7 +499,9 @@ const struct cli_command cmd_run = {
             "application's query latency p50 and p99 in ms, its solo p99 and whether p99 <=\n"
             "qos_target x solo p99, each batch application's passes, the GPU utilization (SM\n"
             "time holding thread blocks), the link's busy time and the tasks done. Only\n"
-            "--predictor, --seed and --json apply. --predictor prophet (Prophet's schedule\n"
+            "--predictor, --seed, --out and --json apply; --out writes the run and its task\n"
+            "table to a new HDF5 file ('corun show' prints it again). --predictor prophet "
+            "(Prophet's schedule\n"
             "predictor) or sequential (one task at a time per queue, Prophet's eq. 1) measures\n"
             "every application's solo-run profile on the simulated GPU and prints the LS\n"
             "latencies it predicts from them beside the measured ones, with the error of the\n"

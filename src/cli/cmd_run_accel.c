@@ -4,12 +4,14 @@
 
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
+#include "corun/accel_runfile.h"
 #include "corun/accel_scenario.h"
 #include "corun/cli.h"
 #include "corun/diag.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* The bar appears once the run has lasted a second, so short runs print nothing. */
@@ -33,21 +35,40 @@ static void progress(void *ctx, double done)
     cli_progress("queries", done);
 }
 
-static const char *role_name(int role)
+static const char *role_name(unsigned role)
 {
     return role == ACCEL_LS ? "ls" : "batch";
 }
 
-static void print_table(const struct accel_scenario *sc, const struct accel_result *r)
+static bool predicted(const struct accel_record *r)
+{
+    return r->predictor && strcmp(r->predictor, "none") != 0;
+}
+
+/* The measured (which = 0) or predicted latencies of LS application a, in query order. */
+static void print_latencies(const struct accel_record *r, unsigned a, unsigned n, int which)
+{
+    unsigned q = 0;
+    for (size_t i = 0; i < r->nqueries && q < n; i++) {
+        const struct accel_query_rec *x = &r->queries[i];
+        if (x->app != a)
+            continue;
+        if (q++)
+            printf(", ");
+        cli_json_number(stdout, which ? x->predicted_ms : x->latency_ms);
+    }
+}
+
+static void print_table(const struct accel_record *r)
 {
     printf("%s (gpu %s, seed %llu): %.3f ms simulated (%.2f M core cycles); solo runs %.2f M "
            "cycles\n",
-           sc->name, sc->gpu_name, (unsigned long long)sc->seed, r->sim_ms, r->cycles / 1e6,
+           r->scenario_name, r->gpu_preset, (unsigned long long)r->seed, r->sim_ms, r->cycles / 1e6,
            r->solo_cycles / 1e6);
     printf("%-12s %-5s %5s %8s %9s %9s %12s %7s  %s\n", "application", "role", "procs", "queries",
            "p50 ms", "p99 ms", "solo p99 ms", "target", "QoS (p99 <= target x solo p99)");
     for (unsigned a = 0; a < r->napps; a++) {
-        const struct accel_app_result *ar = &r->app[a];
+        const struct accel_app_rec *ar = &r->app[a];
         if (ar->role == ACCEL_LS)
             printf("%-12s %-5s %5u %8u %9.3f %9.3f %12.3f %6.2fx  %s (%.2fx solo)\n", ar->name,
                    role_name(ar->role), ar->instances, ar->queries, ar->p50_ms, ar->p99_ms,
@@ -57,13 +78,13 @@ static void print_table(const struct accel_scenario *sc, const struct accel_resu
             printf("%-12s %-5s %5u   passes %llu\n", ar->name, role_name(ar->role), ar->instances,
                    (unsigned long long)ar->passes);
     }
-    if (r->predictor) {
+    if (predicted(r)) {
         printf("predicted by %s from solo-run profiles (%.2f M core cycles to measure):\n",
-               accel_predictor_name(r->predictor), r->profile_cycles / 1e6);
+               r->predictor, r->profile_cycles / 1e6);
         printf("%-12s %9s %9s %12s %9s  %s\n", "application", "p50 ms", "p99 ms", "solo ms",
                "p99 error", "QoS");
         for (unsigned a = 0; a < r->napps; a++) {
-            const struct accel_app_result *ar = &r->app[a];
+            const struct accel_app_rec *ar = &r->app[a];
             if (ar->role == ACCEL_LS)
                 printf("%-12s %9.3f %9.3f %12.3f %8.1f%%  %s\n", ar->name, ar->pred_p50_ms,
                        ar->pred_p99_ms, ar->pred_solo_ms, 100 * ar->pred_error,
@@ -76,13 +97,13 @@ static void print_table(const struct accel_scenario *sc, const struct accel_resu
            (unsigned long long)r->tasks_done);
 }
 
-static void print_json(const struct accel_scenario *sc, const struct accel_result *r)
+static void print_json(const struct accel_record *r)
 {
     printf("{\"scenario\": ");
-    cli_json_string(stdout, sc->name);
+    cli_json_string(stdout, r->scenario_name);
     printf(", \"mode\": \"accelerator\", \"gpu\": ");
-    cli_json_string(stdout, sc->gpu_name);
-    printf(", \"seed\": %llu, \"cycles\": %llu, \"simulated_ms\": ", (unsigned long long)sc->seed,
+    cli_json_string(stdout, r->gpu_preset);
+    printf(", \"seed\": %llu, \"cycles\": %llu, \"simulated_ms\": ", (unsigned long long)r->seed,
            (unsigned long long)r->cycles);
     cli_json_number(stdout, r->sim_ms);
     printf(", \"solo_cycles\": %llu, \"gpu_utilization\": ", (unsigned long long)r->solo_cycles);
@@ -93,7 +114,7 @@ static void print_json(const struct accel_scenario *sc, const struct accel_resul
     cli_json_number(stdout, r->d2h_busy);
     printf(", \"tasks_done\": %llu, \"applications\": [", (unsigned long long)r->tasks_done);
     for (unsigned a = 0; a < r->napps; a++) {
-        const struct accel_app_result *ar = &r->app[a];
+        const struct accel_app_rec *ar = &r->app[a];
         printf("%s{\"name\": ", a ? ", " : "");
         cli_json_string(stdout, ar->name);
         printf(", \"role\": \"%s\", \"processes\": %u", role_name(ar->role), ar->instances);
@@ -108,15 +129,10 @@ static void print_json(const struct accel_scenario *sc, const struct accel_resul
                 cli_json_number(stdout, v[i]);
             }
             printf(", \"qos_met\": %s, \"latency_ms\": [", ar->qos_met ? "true" : "false");
-            for (unsigned q = 0; q < ar->queries; q++) {
-                if (q)
-                    printf(", ");
-                cli_json_number(stdout, ar->latency_ms[q]);
-            }
+            print_latencies(r, a, ar->queries, 0);
             printf("]");
-            if (r->predictor) {
-                printf(", \"predicted\": {\"predictor\": \"%s\"",
-                       accel_predictor_name(r->predictor));
+            if (predicted(r)) {
+                printf(", \"predicted\": {\"predictor\": \"%s\"", r->predictor);
                 const double pv[] = {ar->pred_p50_ms, ar->pred_p99_ms, ar->pred_solo_ms,
                                      ar->pred_error};
                 const char *pk[] = {"p50_ms", "p99_ms", "solo_ms", "p99_error"};
@@ -125,11 +141,7 @@ static void print_json(const struct accel_scenario *sc, const struct accel_resul
                     cli_json_number(stdout, pv[i]);
                 }
                 printf(", \"qos_met\": %s, \"latency_ms\": [", ar->pred_qos_met ? "true" : "false");
-                for (unsigned q = 0; q < ar->queries; q++) {
-                    if (q)
-                        printf(", ");
-                    cli_json_number(stdout, ar->pred_latency_ms[q]);
-                }
+                print_latencies(r, a, ar->queries, 1);
                 printf("]}");
             }
         } else {
@@ -138,6 +150,17 @@ static void print_json(const struct accel_scenario *sc, const struct accel_resul
         printf("}");
     }
     printf("]}\n");
+}
+
+void cmd_accel_print(const struct accel_record *r, bool json)
+{
+    if (!r->complete && !json)
+        printf("(saved part way through the run, at %.3f ms: the figures cover that much)\n",
+               r->sim_ms);
+    if (json)
+        print_json(r);
+    else
+        print_table(r);
 }
 
 int cmd_run_accelerator(const char *path, const char *datadir, const struct run_accel_options *o)
@@ -156,7 +179,8 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         sc.seed = o->seed;
     struct bar b = {.shown = false};
     clock_gettime(CLOCK_MONOTONIC, &b.start);
-    struct accel_run_options ro = {.predictor = o->predictor, .progress = progress, .ctx = &b};
+    struct accel_run_options ro = {
+        .predictor = o->predictor, .record_tasks = o->out != NULL, .progress = progress, .ctx = &b};
     struct accel_result r;
     char err[768];
     rc = accel_run(&sc, &ro, &r, err, sizeof err);
@@ -166,11 +190,18 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         fprintf(stderr, "corun: %s: %s\n", path, err);
         rc = CLI_FAILED;
     } else {
-        if (o->json)
-            print_json(&sc, &r);
-        else
-            print_table(&sc, &r);
+        struct accel_record rec;
+        accel_result_to_record(&sc, &r, true, &rec);
+        cmd_accel_print(&rec, o->json);
         rc = CLI_OK;
+        if (o->out && accel_runfile_write(o->out, &rec, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: %s\n", err);
+            rc = CLI_FAILED;
+        } else if (o->out) {
+            fprintf(stderr, "corun: recorded %zu tasks and %zu queries in %s\n", rec.ntasks,
+                    rec.nqueries, o->out);
+        }
+        accel_record_done(&rec);
     }
     accel_result_done(&r);
     accel_scenario_done(&sc);

@@ -9,8 +9,14 @@ struct run_accel_options {
     bool json;
     int predictor; /* enum accel_predictor */
     bool has_seed;
-    uint64_t seed; /* instead of the scenario's, when has_seed */
+    uint64_t seed;   /* instead of the scenario's, when has_seed */
+    const char *out; /* the run file to write, or NULL */
 };
+
+struct accel_record;
+
+/* Prints an accelerator run as `corun run` does: the table, or one JSON document. */
+void cmd_accel_print(const struct accel_record *r, bool json);
 
 /* Loads and runs the accelerator scenario at path and prints its result; a CLI_* code. */
 int cmd_run_accelerator(const char *path, const char *datadir, const struct run_accel_options *o);

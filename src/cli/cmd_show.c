@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_run_accel.h"
+#include "corun/accel_runfile.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/report.h"
@@ -28,8 +30,18 @@ static int show_run(int argc, char **argv)
         cli_usage_error(&cmd_show);
         return CLI_BAD_INPUT;
     }
-    char *datadir = datadir_locate();
     char err[512];
+    if (accel_runfile_probe(path) == 1) {
+        struct accel_record r;
+        if (accel_runfile_read(path, &r, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: %s\n", err);
+            return CLI_BAD_INPUT;
+        }
+        cmd_accel_print(&r, json);
+        accel_record_done(&r);
+        return CLI_OK;
+    }
+    char *datadir = datadir_locate();
     struct session *s = session_replay(path, datadir, err, sizeof err);
     free(datadir);
     if (!s) {
@@ -60,7 +72,9 @@ const struct cli_command cmd_show = {
     .args = "RUN.h5 [--json]",
     .summary = "print a recorded run's epochs and events, without simulating",
     .help = "The same table as `corun run` (or its JSON with --json), read from the run file,\n"
-            "then the event log. Works on a file still being recorded or left by a crash.\n",
+            "then the event log. Works on a file still being recorded or left by a crash.\n"
+            "An accelerator run file (`corun run ACCEL_SCENARIO --out RUN.h5`) prints the\n"
+            "summary `corun run` printed for it.\n",
     .run = show_run,
 };
 

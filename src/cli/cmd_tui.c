@@ -3,12 +3,35 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "corun/accel_scenario.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "corun/tui.h"
+
+/* An accelerator scenario: the accelerator view (tui_accel.c) on a live run of it. */
+static int tui_accelerator(const char *path, const char *datadir, const struct tui_options *opt)
+{
+    struct diag diags;
+    diag_init(&diags);
+    struct accel_scenario sc;
+    int rc = accel_scenario_load(&sc, path, datadir, &diags);
+    diag_print(&diags, stderr);
+    diag_done(&diags);
+    if (rc != 0)
+        rc = CLI_BAD_INPUT;
+    else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "corun: the workbench needs a terminal; 'corun run %s' runs it without\n",
+                path);
+        rc = CLI_BAD_INPUT;
+    } else {
+        rc = tui_accel_main(&sc, opt) == 0 ? CLI_OK : CLI_FAILED;
+    }
+    accel_scenario_done(&sc);
+    return rc;
+}
 
 static int tui_run(int argc, char **argv)
 {
@@ -27,7 +50,9 @@ static int tui_run(int argc, char **argv)
     /* A bad scenario, or one that cannot be simulated, is reported before curses takes the
      * terminal. */
     struct tui_options opt = {.datadir = datadir, .projector = projector};
-    if (scenario_load(&sc, path ? path : given, datadir, &diags) != 0) {
+    if (accel_scenario_probe(path ? path : given) == 1) {
+        rc = tui_accelerator(path ? path : given, datadir, &opt);
+    } else if (scenario_load(&sc, path ? path : given, datadir, &diags) != 0) {
         diag_print(&diags, stderr);
         rc = CLI_BAD_INPUT;
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -85,6 +110,15 @@ const struct cli_command cmd_tui = {
             "Needs a terminal of at least 80x24. NO_COLOR (non-empty) turns colour off; without\n"
             "a UTF-8 locale, or on TERM=vt100, only ASCII is drawn. --theme projector is for a\n"
             "classroom: bold high-contrast text and a taller chart (NO_COLOR still holds).\n"
-            "'corun lesson list' lists the guided lessons.\n",
+            "'corun lesson list' lists the guided lessons.\n\n"
+            "An accelerator scenario (mode = \"accelerator\") opens the accelerator view: a\n"
+            "timeline of each process's tasks (kernels solid, '.' a kernel waiting for SMs,\n"
+            "'>' '<' copies to and from the GPU, coloured by application), each LS\n"
+            "application's p50 and p99 against its QoS target with a histogram of its\n"
+            "latencies, the predictor's forecast beside them, and the GPU's and the link's busy\n"
+            "time. Space steps 0.5 ms of the GPU's time, r runs / pauses, p switches the\n"
+            "predictor (none, prophet, sequential), s saves the run so far to a run file that\n"
+            "'corun replay' and 'corun show' read, Left/Right pan and + - zoom the timeline,\n"
+            "? shows the keys, q quits.\n",
     .run = tui_run,
 };

@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "corun/runfile.h"
 
@@ -83,6 +84,29 @@ void rf_to_row(enum runfile_type t, const void *value, void *row);
 void rf_from_row(enum runfile_type t, const void *row, void *value);
 /* Whether a value of type t is a char * the struct owns. */
 bool rf_is_string(enum runfile_type t);
+/* ---- runfile_read.c: what is at a path before HDF5 looks, and opening it safely ---- */
+
+struct rf_probe {
+    off_t size;
+    int sb_version;    /* -1: no HDF5 signature */
+    unsigned flags;    /* status flags (superblock version >= 2) */
+    uint64_t eoa;      /* end-of-file address the superblock records (0: unknown) */
+    uint64_t sb_start; /* where the superblock is */
+};
+
+/* Finds the HDF5 superblock of the regular file at path. 0, or -1 with a message (missing, a
+ * directory, empty, no HDF5 signature). */
+int rf_probe_file(const char *path, struct rf_probe *p, char *err, size_t errlen);
+/* Opens the probed file read-only (SWMR reading when its writer used SWMR). The file id, or
+ * H5I_INVALID_HID with a message (truncated, marked open for writing, damaged). */
+hid_t rf_open_hdf5(const char *path, const struct rf_probe *p, char *err, size_t errlen);
+/* Runs read_all(path, p) in a child process first, which returns 0 when everything read: a
+ * child killed by a signal (HDF5 crashed or looped on forged structures) means the file is
+ * refused, -1 with a message; otherwise 0 (the caller then reads it and gives any message). */
+int rf_survives_reading(const char *path, const struct rf_probe *p,
+                        int (*read_all)(const char *path, const struct rf_probe *p), char *err,
+                        size_t errlen);
+
 /* ---- runfile_check.c: what the reader refuses ---- */
 
 /* The commit counter ds (named name) into *n: 0 when its value is unreadable, -1 with a

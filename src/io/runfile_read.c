@@ -29,14 +29,6 @@
 #define RF_CHILD_CPU_S        10
 #define RF_CHILD_CPU_S_PER_MB 2
 
-struct probe {
-    off_t size;
-    int sb_version;    /* -1: no HDF5 signature */
-    unsigned flags;    /* status flags (superblock version >= 2) */
-    uint64_t eoa;      /* end-of-file address the superblock records (0: unknown) */
-    uint64_t sb_start; /* where the superblock is */
-};
-
 static uint64_t get_le(const unsigned char *p, unsigned n)
 {
     uint64_t v = 0;
@@ -46,7 +38,7 @@ static uint64_t get_le(const unsigned char *p, unsigned n)
 }
 
 /* Look for the HDF5 signature where the format allows it: at 0, 512, 1024, 2048, ... */
-static int probe_file(const char *path, struct probe *p, char *err, size_t errlen)
+int rf_probe_file(const char *path, struct rf_probe *p, char *err, size_t errlen)
 {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     memset(p, 0, sizeof(*p));
@@ -352,7 +344,7 @@ static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t err
 
 /* ---- opening ---- */
 
-static hid_t open_hdf5(const char *path, const struct probe *p, char *err, size_t errlen)
+hid_t rf_open_hdf5(const char *path, const struct rf_probe *p, char *err, size_t errlen)
 {
     unsigned flags = H5F_ACC_RDONLY;
     if (p->flags & SB_SWMR_WRITE_ACCESS) {
@@ -386,10 +378,11 @@ static hid_t open_hdf5(const char *path, const struct probe *p, char *err, size_
     return file;
 }
 
-static struct runfile *open_here(const char *path, const struct probe *p, char *err, size_t errlen);
+static struct runfile *open_here(const char *path, const struct rf_probe *p, char *err,
+                                 size_t errlen);
 
 /* Open path and read every epoch and event; 0 when all of it reads. */
-static int read_everything(const char *path, const struct probe *p)
+static int read_everything(const char *path, const struct rf_probe *p)
 {
     char err[16];
     struct runfile *rf = open_here(path, p, err, sizeof err);
@@ -412,7 +405,9 @@ static int read_everything(const char *path, const struct probe *p)
  * (found by tests/fuzz). So a child process reads the whole file first; a child killed by a
  * signal means the file would kill us too, and it is refused. A child that merely finds the
  * file bad exits, and the reading here gives the message. -1 with a message when refused. */
-static int survives_reading(const char *path, const struct probe *p, char *err, size_t errlen)
+int rf_survives_reading(const char *path, const struct rf_probe *p,
+                        int (*read_all)(const char *path, const struct rf_probe *p), char *err,
+                        size_t errlen)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -429,7 +424,7 @@ static int survives_reading(const char *path, const struct probe *p, char *err, 
         rlim_t cpu_s = RF_CHILD_CPU_S + (rlim_t)(p->size >> 20) * RF_CHILD_CPU_S_PER_MB;
         struct rlimit limit = {cpu_s, cpu_s + 1};
         setrlimit(RLIMIT_CPU, &limit);
-        _exit(read_everything(path, p)); /* _exit: the parent's atexit handlers are its own */
+        _exit(read_all(path, p)); /* _exit: the parent's atexit handlers are its own */
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -450,15 +445,17 @@ static int survives_reading(const char *path, const struct probe *p, char *err, 
 struct runfile *runfile_open(const char *path, char *err, size_t errlen)
 {
     rf_quiet();
-    struct probe p;
-    if (probe_file(path, &p, err, errlen) < 0 || survives_reading(path, &p, err, errlen) < 0)
+    struct rf_probe p;
+    if (rf_probe_file(path, &p, err, errlen) < 0 ||
+        rf_survives_reading(path, &p, read_everything, err, errlen) < 0)
         return NULL;
     return open_here(path, &p, err, errlen);
 }
 
-static struct runfile *open_here(const char *path, const struct probe *p, char *err, size_t errlen)
+static struct runfile *open_here(const char *path, const struct rf_probe *p, char *err,
+                                 size_t errlen)
 {
-    hid_t file = open_hdf5(path, p, err, errlen);
+    hid_t file = rf_open_hdf5(path, p, err, errlen);
     if (file < 0)
         return NULL;
     struct runfile *rf = rf_new(path, false);

@@ -1,5 +1,6 @@
 /* tui_help — the F1 / ? screen: every key of the key table and a reminder of what the numbers
  * mean. It is an overlay, drawn over the views, which keep updating underneath. */
+#include "tui_accel.h"
 #include "tui_internal.h"
 
 static const char *const notes[] = {
@@ -76,3 +77,47 @@ const struct tui_overlay tui_overlay_help = {
     .draw = draw,
     .key = key,
 };
+
+/* ---- the accelerator view's help (tui_accel.c) ---- */
+
+static const char *const accel_notes[] = {
+    "Timeline: a lane per process (LS application, batch instance), its colour;",
+    "  kernels solid, '.' a kernel waiting for SMs, '>' '<' copies to/from GPU.",
+    "Latency: p50/p99 of the queries done; target = qos_target x solo p99 (T);",
+    "  f marks the forecast p99; err = |forecast p99 - p99| / p99.",
+    "Utilization: SM time holding thread blocks; link time moving data.",
+};
+#define NACCEL_NOTES (sizeof accel_notes / sizeof accel_notes[0])
+
+static bool accel_key_shown(const struct tui_accel_key *k, bool live)
+{
+    return live ? k->live : k->replay;
+}
+
+int tui_help_accel_rows(const struct tui_accel_key *keys, size_t nkeys, bool live)
+{
+    int n = 0;
+    for (size_t i = 0; i < nkeys; i++)
+        n += accel_key_shown(&keys[i], live);
+    return n + (int)NACCEL_NOTES + 3;
+}
+
+void tui_help_accel_draw(const struct tui_style *st, WINDOW *w, const struct tui_accel_key *keys,
+                         size_t nkeys, bool live)
+{
+    int y = 0;
+    for (size_t i = 0; i < nkeys; i++) {
+        if (!accel_key_shown(&keys[i], live))
+            continue;
+        wattron(w, A_BOLD);
+        tui_print(w, y, 1, "%s", keys[i].label);
+        wattroff(w, A_BOLD);
+        tui_print(w, y++, 1 + LABEL_COLS, "%s", keys[i].help);
+    }
+    y++;
+    wattron(w, st->dim);
+    for (size_t i = 0; i < NACCEL_NOTES; i++)
+        tui_print(w, y++, 1, "%s", accel_notes[i]);
+    wattroff(w, st->dim);
+    tui_print(w, getmaxy(w) - 1, 1, "Press any key to close this help.");
+}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Accelerator scenarios at the command line: `check` validates one with library profiles;
 # `run` runs it (per-application latency percentiles, solo latency, QoS verdict, utilization,
-# tasks done; --json; the same numbers twice; --seed moves the Poisson arrivals); what
-# `check` refuses `run` refuses with the same message and exit status; a spatial command
-# (tui) names the mode line; `help accelerator` lists the scenario, application and task
+# tasks done; --json; the same numbers twice; --seed moves the Poisson arrivals); --out
+# writes the run file and `show` prints the same from it, refusing a truncated copy; what
+# `check` refuses `run` refuses with the same message and exit status; `tui` without a terminal
+# says so; `help accelerator` lists the scenario, application and task
 # settings.
 . "$(dirname "$0")/../lib.sh"
 
@@ -71,7 +72,39 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "run --epochs on an accelerator scenario: exit status $rc, expected 2"
-grep -qF "takes only --predictor, --seed and --json" "$TMPD/err" || fail "run --epochs: $(cat "$TMPD/err")"
+grep -qF "takes only --predictor, --seed, --out and --json" "$TMPD/err" \
+    || fail "run --epochs: $(cat "$TMPD/err")"
+
+# The run file: show prints what run printed, from the file (table and JSON), without
+# simulating; the file holds the task table; an existing file is never replaced; a truncated
+# copy is refused with exit status 2.
+"$CORUN" run "$TMPD/quick.cfg" --predictor sequential --out "$TMPD/q.h5" >"$TMPD/rq" 2>"$TMPD/err" \
+    || fail "run --out: $(cat "$TMPD/err")"
+grep -qE "^corun: recorded [1-9][0-9]* tasks and 6 queries in $TMPD/q.h5$" "$TMPD/err" \
+    || fail "run --out said: $(cat "$TMPD/err")"
+"$CORUN" show "$TMPD/q.h5" >"$TMPD/sq" || fail "show q.h5"
+cmp -s "$TMPD/rq" "$TMPD/sq" || fail "show printed another summary: $(diff "$TMPD/rq" "$TMPD/sq")"
+"$CORUN" show "$TMPD/q.h5" --json >"$TMPD/sqj" || fail "show --json"
+"$CORUN" run "$TMPD/quick.cfg" --predictor sequential --json >"$TMPD/rqj" 2>/dev/null
+cmp -s "$TMPD/rqj" "$TMPD/sqj" || fail "show --json differs from run --json"
+if command -v h5dump >/dev/null; then
+    tasks=$(sed -n 's/.* \([0-9]*\) tasks done$/\1/p' "$TMPD/rq")
+    h5dump -H "$TMPD/q.h5" | grep -qF "DATASPACE  SIMPLE { ( $tasks ) / ( H5S_UNLIMITED ) }" \
+        || fail "the task table does not have the $tasks tasks done"
+fi
+set +e
+"$CORUN" run "$TMPD/quick.cfg" --out "$TMPD/q.h5" >/dev/null 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -ne 0 ] && grep -qF "q.h5: already exists; a run file is never overwritten" "$TMPD/err" \
+    || fail "run --out onto an existing file: exit $rc, $(cat "$TMPD/err")"
+head -c 9000 "$TMPD/q.h5" >"$TMPD/cut.h5"
+set +e
+"$CORUN" show "$TMPD/cut.h5" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qF "cut.h5: truncated: the file has 9000 bytes" "$TMPD/err" \
+    || fail "show of a truncated accelerator run file: exit $rc, $(cat "$TMPD/err")"
 
 # What check refuses, run refuses alike.
 for bad in "$top_srcdir"/tests/data/bad/accel_*.cfg; do
@@ -96,11 +129,11 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "tui: exit status $rc, expected 2"
-grep -qF "pair.cfg:1: mode: an accelerator scenario (\`corun check\` validates it)" "$TMPD/err" \
+grep -qF "the workbench needs a terminal; 'corun run $TMPD/pair.cfg' runs it without" "$TMPD/err" \
     || fail "tui: $(cat "$TMPD/err")"
 
 "$CORUN" help accelerator >"$TMPD/help" || fail "help accelerator"
 for word in applications qos_target rate_qps instances bytes exclusive kernel; do
     grep -q "$word" "$TMPD/help" || fail "help accelerator does not mention $word"
 done
-echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), bad ones refused alike by check and run, tui names the mode, help lists the settings"
+echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, tui without a terminal says so, help lists the settings"

@@ -1,12 +1,14 @@
 /* fuzz_runfile — libFuzzer harness for the run-file reader: the input is written to a file and
  * opened as `corun show` opens one, then every epoch and event is read. A damaged file must be
  * refused with a message (or read, when what is left is valid) without a crash, a leak or
- * undefined behaviour. Seeds: tests/fuzz/corpus/runfile; run by tests/fuzz.sh. */
+ * undefined behaviour. The accelerator run file reader reads every input too. Seeds:
+ * tests/fuzz/corpus/runfile; run by tests/fuzz.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/runfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -40,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(e);
         runfile_close(rf, err, sizeof err);
     }
+    struct accel_record r;
+    accel_runfile_probe(path);
+    if (accel_runfile_read(path, &r, err, sizeof err) == 0)
+        accel_record_done(&r);
     unlink(path);
     return 0;
 }

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The workbench on an accelerator scenario (issue 19): `corun tui` opens the accelerator view;
+# Space steps it (the timeline fills with the processes' kernels and copies), r runs it to the
+# end, whose latencies, verdict and utilization are those `corun run` prints; p switches the
+# predictor on the fly (prophet, sequential, none), each forecast the one `corun run
+# --predictor` prints; s saves the run to a file whose `corun show` is `corun run`'s output;
+# `corun replay` opens that file in the accelerator view with the same figures; q quits.
+. "$(dirname "$0")/../lib.sh"
+export CORUN_DATADIR="$top_srcdir"
+cat >"$TMPD/quick.cfg" <<'CFG'
+mode = "accelerator";
+name = "gmm beside nn";
+gpu = "k40";
+seed = 3;
+applications = (
+  { name = "gmm"; role = "ls"; qos_target = 1.5; arrival = "poisson"; rate_qps = 4000;
+    queries = 6; },
+  { name = "nn"; role = "batch"; instances = 1; }
+);
+CFG
+"$CORUN" run "$TMPD/quick.cfg" --predictor prophet >"$TMPD/prophet" 2>/dev/null || fail "run"
+"$CORUN" run "$TMPD/quick.cfg" --predictor sequential >"$TMPD/sequential" 2>/dev/null ||
+    fail "run --predictor sequential"
+# The measured row: gmm ls 1 6 P50 P99 SOLO 1.50x VERDICT (R solo); then the forecast rows.
+read -r p50 p99 verdict <<<"$(awk '$1 == "gmm" && $2 == "ls" { print $5, $6, $9 }' "$TMPD/prophet")"
+[ -n "$verdict" ] || fail "no gmm row in: $(cat "$TMPD/prophet")"
+util=$(sed -n 's/^GPU utilization \([0-9.]*\) %.*/\1/p' "$TMPD/prophet")
+forecast() { # the predictor's "p50 A  p99 B  err C%" as the view prints it
+    awk '$1 == "gmm" && NF == 6 { printf "p50 %s  p99 %s  err %s", $2, $3, $5 }' "$1"
+}
+fp=$(forecast "$TMPD/prophet")
+fs=$(forecast "$TMPD/sequential")
+[ -n "$fp" ] && [ -n "$fs" ] || fail "no forecast rows"
+
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/quick.cfg"
+tui_wait "LIVE paused"
+tui_wait "0/6 done"
+tui_wait "forecast none (p: prophet or sequential)"
+grep -qF "Space step r run p predictor s save" "$TMPD/screen" || fail "no live key bar:
+$(cat "$TMPD/screen")"
+
+# Step: 0.5 ms of the GPU; the batch application's copies appear on its lane.
+tui_keys Space
+tui_wait "step 1 "
+tui_wait "t 0.5"
+tui_screen >"$TMPD/s1"
+lane=$(grep -A1 -E '^│nn ' "$TMPD/s1" | tail -1)
+echo "$lane" | grep -qF ">" || fail "no host-to-device copy on nn's copy lane after a step:
+$(cat "$TMPD/s1")"
+tui_keys Space
+tui_wait "step 2 "
+
+# Run to the end: the figures of `corun run`.
+tui_keys r
+tui_wait "LIVE finished" 120
+tui_wait "6/6 done  p50 $p50  p99 $p99 ms"
+if [ "$verdict" = met ]; then tui_wait "  met "; else tui_wait "VIOLATED"; fi
+grep -qF "GPU busy" "$TMPD/screen" && grep -qE "GPU busy .* $util%" "$TMPD/screen" ||
+    fail "GPU busy is not $util %:
+$(cat "$TMPD/screen")"
+grep -qE "█" "$TMPD/screen" || fail "no kernel on the timeline:
+$(cat "$TMPD/screen")"
+
+# The predictor, switched on the fly: prophet, sequential, none, prophet again.
+tui_keys p
+tui_wait "predictor prophet"
+tui_wait "prophet  $fp"
+tui_keys p
+tui_wait "predictor sequential"
+tui_wait "sequenti $fs"
+tui_keys p
+tui_wait "predictor none"
+tui_wait "forecast none"
+tui_keys p
+tui_wait "prophet  $fp"
+
+# Save: the file `corun show` reads is the run `corun run --predictor prophet` printed.
+tui_keys s
+tui_wait "Save to: corun-accel-"
+tui_keys C-u
+tui_keys -l "$TMPD/saved.h5"
+tui_keys Enter
+tui_wait "and 6 queries"
+tui_wait "the whole run) to $TMPD/saved.h5"
+tui_keys q
+tui_wait "exit=0"
+"$CORUN" show "$TMPD/saved.h5" >"$TMPD/shown" || fail "show saved.h5"
+cmp -s "$TMPD/prophet" "$TMPD/shown" || fail "the saved run differs from corun run's:
+$(diff "$TMPD/prophet" "$TMPD/shown")"
+
+# Replay it: the same figures, REPLAY in the header, the replay keys only.
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/saved.h5"
+tui_wait "REPLAY $TMPD/saved.h5"
+tui_wait "6/6 done  p50 $p50  p99 $p99 ms"
+tui_wait "prophet  $fp"
+tui_wait "predictor prophet"
+grep -qF "Space step" "$TMPD/screen" && fail "Space in the key bar of a replay"
+axis=$(grep -E '│[0-9.]+ ms .* ms│' "$TMPD/screen")
+tui_keys Home
+tui_wait "│0.000 ms"
+tui_keys '?'
+tui_wait "Press any key to close this help."
+grep -qF "move the timeline back / on" "$TMPD/screen" || fail "the help lacks the pan keys"
+grep -qF "step: half a millisecond" "$TMPD/screen" && fail "a live key in the replay's help"
+tui_keys x
+tui_gone "Press any key to close this help."
+[ -n "$axis" ] || fail "no time axis"
+tui_keys q
+tui_wait "exit=0"
+
+# A truncated copy: refused before the screen starts.
+head -c 9000 "$TMPD/saved.h5" >"$TMPD/cut.h5"
+expect_bad "replay of a truncated accelerator run file" "cut.h5: truncated" \
+    "$CORUN" replay "$TMPD/cut.h5"
+echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/none, saved (show = run), replayed"

@@ -1,0 +1,134 @@
+/* Unit tests: the stepped accelerator run (accel_sim) — stepped in spans of 0.1 ms it gives
+ * to the bit what accel_run gives at once (latencies, cycles, utilization, the task table);
+ * each step moves the time on by at least its span and the task table only grows; a partial
+ * result counts only the queries done; a cancel stops a step. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/accel_predict.h"
+#include "corun/accel_run.h"
+#include "corun/accel_scenario.h"
+#include "corun/accel_sim.h"
+#include "testutil.h"
+
+/* Kernels and copies of an LS application with Poisson arrivals beside a batch one. */
+static const char *scenario =
+    "mode = \"accelerator\"; name = \"step\"; gpu = \"k40\"; seed = 3;\n"
+    "applications = (\n"
+    " { name = \"gmm\"; role = \"ls\"; qos_target = 1.5; arrival = \"poisson\";\n"
+    "   rate_qps = 4000; queries = 6; },\n"
+    " { name = \"nn\"; role = \"batch\"; instances = 1; }\n"
+    ");\n";
+
+static void same_result(const struct accel_result *a, const struct accel_result *b)
+{
+    assert_true(a->cycles == b->cycles && a->solo_cycles == b->solo_cycles);
+    assert_true(a->gpu_util == b->gpu_util && a->h2d_busy == b->h2d_busy);
+    assert_true(a->d2h_busy == b->d2h_busy && a->tasks_done == b->tasks_done);
+    assert_int_equal(a->napps, b->napps);
+    for (unsigned i = 0; i < a->napps; i++) {
+        const struct accel_app_result *x = &a->app[i], *y = &b->app[i];
+        assert_int_equal(x->queries, y->queries);
+        assert_true(x->passes == y->passes && x->solo_p99_ms == y->solo_p99_ms);
+        if (x->queries)
+            assert_memory_equal(x->latency_ms, y->latency_ms, x->queries * sizeof(double));
+    }
+    assert_int_equal(a->ntasks, b->ntasks);
+    assert_memory_equal(a->tasks, b->tasks, a->ntasks * sizeof(a->tasks[0]));
+}
+
+static void test_stepped_is_unstepped(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, scenario);
+    struct accel_run_options o = {.record_tasks = true};
+    struct accel_result whole, stepped;
+    char err[512];
+    if (accel_run(&sc, &o, &whole, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    assert_true(whole.ntasks > 10);
+
+    struct accel_sim *s = accel_sim_new(&sc, &o, err, sizeof err);
+    assert_non_null(s);
+    double before = accel_sim_now_ns(s);
+    assert_true(before == 0);
+    size_t tasks_before = 0;
+    unsigned steps = 0;
+    int rc;
+    while ((rc = accel_sim_step(s, 1e5, err, sizeof err)) == 0) {
+        double now = accel_sim_now_ns(s);
+        assert_true(now >= before + 1e5); /* at least the span asked */
+        struct accel_result part;
+        accel_sim_result(s, &part);
+        assert_true(part.ntasks >= tasks_before); /* the table only grows */
+        assert_true(part.app[0].queries < 6);     /* not finished: a query still to come */
+        tasks_before = part.ntasks;
+        accel_result_done(&part);
+        before = now;
+        steps++;
+    }
+    assert_int_equal(rc, 1);
+    assert_true(accel_sim_finished(s));
+    assert_true(steps >= 5); /* 0.1 ms spans of a run of a few ms */
+    accel_sim_result(s, &stepped);
+    same_result(&whole, &stepped);
+    /* a step after the end does nothing */
+    assert_int_equal(accel_sim_step(s, 1e5, err, sizeof err), 1);
+    /* the prediction of the stepped run is accel_run's */
+    struct accel_result pw;
+    struct accel_run_options op = {.predictor = ACCEL_PREDICT_PROPHET};
+    if (accel_run(&sc, &op, &pw, err, sizeof err))
+        fail_msg("accel_run --predictor: %s", err);
+    if (accel_sim_predict(s, ACCEL_PREDICT_PROPHET, &stepped, err, sizeof err))
+        fail_msg("predict: %s", err);
+    assert_memory_equal(pw.app[0].pred_latency_ms, stepped.app[0].pred_latency_ms,
+                        6 * sizeof(double));
+    assert_true(pw.app[0].pred_error == stepped.app[0].pred_error);
+    /* swapped to the sequential model and back: the profiles are kept, the forecast changes */
+    if (accel_sim_predict(s, ACCEL_PREDICT_SEQUENTIAL, &stepped, err, sizeof err))
+        fail_msg("predict: %s", err);
+    assert_int_equal(stepped.predictor, ACCEL_PREDICT_SEQUENTIAL);
+    assert_true(stepped.profile_cycles == pw.profile_cycles);
+    accel_result_done(&pw);
+    accel_result_done(&stepped);
+    accel_result_done(&whole);
+    accel_sim_delete(s);
+    accel_scenario_done(&sc);
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, scenario);
+    atomic_bool stop = true;
+    struct accel_run_options o = {.cancel = &stop};
+    char err[512];
+    struct accel_sim *s = accel_sim_new(&sc, &o, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(accel_sim_step(s, 1e5, err, sizeof err), -1);
+    assert_string_equal(err, "cancelled");
+    assert_false(accel_sim_finished(s));
+    accel_sim_delete(s);
+    accel_scenario_done(&sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stepped_is_unstepped),
+        cmocka_unit_test(test_cancel),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
