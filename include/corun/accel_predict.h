@@ -16,15 +16,22 @@
 #ifndef CORUN_ACCEL_PREDICT_H
 #define CORUN_ACCEL_PREDICT_H
 
+#include "corun/accel_bubble.h"
 #include "corun/accel_scenario.h"
 #include "corun/prophet_schedule.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum accel_predictor { ACCEL_PREDICT_NONE, ACCEL_PREDICT_PROPHET, ACCEL_PREDICT_SEQUENTIAL };
+enum accel_predictor {
+    ACCEL_PREDICT_NONE,
+    ACCEL_PREDICT_PROPHET,
+    ACCEL_PREDICT_SEQUENTIAL,
+    ACCEL_PREDICT_BUBBLE, /* the PCIe bubble (accel_bubble.h) */
+    ACCEL_PREDICTORS
+};
 
-/* The predictor called name ("prophet", "sequential"), or -1. */
+/* The predictor called name ("prophet", "sequential", "bubble"), or -1. */
 int accel_predictor_find(const char *name);
 const char *accel_predictor_name(int predictor);
 
@@ -35,12 +42,16 @@ struct accel_profiles {
     unsigned ntasks[ACCEL_MAX_APPS];
     double solo_ns[ACCEL_MAX_APPS]; /* a pass alone: the sum of its tasks' */
     uint64_t cycles;                /* core cycles the profiling simulated */
+    struct accel_bubble *bubble;    /* the bubble's measurements, heap; NULL unless asked */
 };
 
 /* Measures the solo-run profile of every application of sc on its GPU. Returns 0, or -1
  * with a message (a kernel the core refuses). Release with accel_profiles_done. */
 int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, char *err,
                   size_t errlen);
+/* The same, plus what predictor needs beyond them (the bubble's curves and pressures). */
+int accel_profile_for(const struct accel_scenario *sc, int predictor, struct accel_profiles *out,
+                      char *err, size_t errlen);
 void accel_profiles_done(struct accel_profiles *p);
 
 /* The arrival times (ns) of n queries of LS application app of sc: Poisson draws from the
@@ -48,7 +59,8 @@ void accel_profiles_done(struct accel_profiles *p);
 void accel_arrivals(const struct accel_scenario *sc, unsigned app, unsigned n, double *out);
 
 /* Predicts with predictor every LS application's query latencies (ms) in sc run as a whole:
- * lat_ms[app] gets sc->apps[app].queries values (LS applications only; others untouched). */
+ * lat_ms[app] gets sc->apps[app].queries values (LS applications only; others untouched).
+ * The bubble needs p from accel_profile_for. */
 void accel_predict(const struct accel_scenario *sc, const struct accel_profiles *p, int predictor,
                    double *lat_ms[ACCEL_MAX_APPS]);
 

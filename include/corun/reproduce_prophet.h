@@ -3,7 +3,8 @@
  * one batch application (Figs. 12–14: compute-intensive, PCIe-intensive and low-contention
  * pairs), and safe co-location (the largest number of batch instances, 0 to 15, that keeps
  * an LS application's QoS target), each measured on the core and predicted by prophet and by
- * the sequential model from solo-run profiles. Layer: app. */
+ * the sequential model from solo-run profiles (and, for the accuracy, by the PCIe bubble,
+ * accel_bubble.h). Layer: app. */
 #ifndef CORUN_REPRODUCE_PROPHET_H
 #define CORUN_REPRODUCE_PROPHET_H
 
@@ -15,6 +16,8 @@ enum rp_class { RP_COMPUTE, RP_PCIE, RP_LOW, RP_CLASSES };
 
 /* Prophet's average errors of the predicted degradation per class (§7.2: 5.9, 5.1, 5.5 %). */
 extern const double rp_published_error[RP_CLASSES];
+/* The PCIe bubble's average error on the PCIe-intensive pairs (§7.2.2: 50.8 %). */
+#define RP_PUBLISHED_BUBBLE_ERROR 0.508
 const char *rp_class_name(int cls);
 
 struct rp_pair {
@@ -29,10 +32,10 @@ size_t rp_accuracy_pairs(bool quick, const struct rp_pair **out);
 struct rp_accuracy_row {
     struct rp_pair pair;
     unsigned queries;
-    double measured;                        /* degradation on the core */
-    double prophet, sequential;             /* predicted */
-    double prophet_error, sequential_error; /* |predicted - measured| / measured */
-    uint64_t cycles;                        /* core cycles the row simulated */
+    double measured;                                      /* degradation on the core */
+    double prophet, sequential, bubble;                   /* predicted */
+    double prophet_error, sequential_error, bubble_error; /* |predicted - measured| / measured */
+    uint64_t cycles;                                      /* core cycles the row simulated */
 };
 
 /* Runs pair with `queries` closed-loop LS queries and one batch instance. Returns 0, or -1

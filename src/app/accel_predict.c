@@ -21,6 +21,8 @@ int accel_predictor_find(const char *name)
         return ACCEL_PREDICT_PROPHET;
     if (strcmp(name, "sequential") == 0)
         return ACCEL_PREDICT_SEQUENTIAL;
+    if (strcmp(name, "bubble") == 0)
+        return ACCEL_PREDICT_BUBBLE;
     return -1;
 }
 
@@ -28,6 +30,7 @@ const char *accel_predictor_name(int predictor)
 {
     return predictor == ACCEL_PREDICT_PROPHET      ? "prophet"
            : predictor == ACCEL_PREDICT_SEQUENTIAL ? "sequential"
+           : predictor == ACCEL_PREDICT_BUBBLE     ? "bubble"
                                                    : "none";
 }
 
@@ -169,10 +172,27 @@ int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, c
     return 0;
 }
 
+int accel_profile_for(const struct accel_scenario *sc, int predictor, struct accel_profiles *out,
+                      char *err, size_t errlen)
+{
+    if (accel_profile(sc, out, err, errlen))
+        return -1;
+    if (predictor != ACCEL_PREDICT_BUBBLE)
+        return 0;
+    out->bubble = xcalloc(1, sizeof(*out->bubble));
+    if (accel_bubble_measure(sc, out->bubble, err, errlen))
+        return -1;
+    out->cycles += out->bubble->cycles;
+    return 0;
+}
+
 void accel_profiles_done(struct accel_profiles *p)
 {
     for (unsigned a = 0; a < ACCEL_MAX_APPS; a++)
         free(p->tasks[a]);
+    if (p->bubble)
+        accel_bubble_done(p->bubble);
+    free(p->bubble);
     memset(p, 0, sizeof(*p));
 }
 
@@ -181,6 +201,10 @@ void accel_profiles_done(struct accel_profiles *p)
 void accel_predict(const struct accel_scenario *sc, const struct accel_profiles *p, int predictor,
                    double *lat_ms[ACCEL_MAX_APPS])
 {
+    if (predictor == ACCEL_PREDICT_BUBBLE) {
+        accel_bubble_predict(sc, p->bubble, lat_ms);
+        return;
+    }
     struct prophet_app apps[ACCEL_MAX_APPS];
     double *ends[ACCEL_MAX_APPS] = {0}, *arrive[ACCEL_MAX_APPS] = {0};
     size_t n = 0;

@@ -315,7 +315,7 @@ static int predict(const struct accel_scenario *sc, int predictor, struct accel_
                    char *err, size_t errlen)
 {
     struct accel_profiles prof;
-    if (accel_profile(sc, &prof, err, errlen)) {
+    if (accel_profile_for(sc, predictor, &prof, err, errlen)) {
         accel_profiles_done(&prof);
         return -1;
     }

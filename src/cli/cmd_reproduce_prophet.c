@@ -49,9 +49,9 @@ static int accuracy(const char *datadir, bool quick)
            "beside one batch instance;\ndegradation = mean query latency beside it / alone; "
            "error = |predicted - measured| / measured\n",
            quick ? " --quick" : "", n, queries);
-    printf("%-18s %-8s %-7s %9s %9s %8s %11s %9s\n", "class", "LS", "batch", "measured", "prophet",
-           "error", "sequential", "error");
-    double sum[RP_CLASSES] = {0}, seq[RP_CLASSES] = {0}, worst_seq = 0;
+    printf("%-18s %-8s %-7s %9s %9s %8s %11s %9s %8s %8s\n", "class", "LS", "batch", "measured",
+           "prophet", "error", "sequential", "error", "bubble", "error");
+    double sum[RP_CLASSES] = {0}, seq[RP_CLASSES] = {0}, bub[RP_CLASSES] = {0}, worst_seq = 0;
     unsigned count[RP_CLASSES] = {0};
     uint64_t cycles = 0;
     for (size_t i = 0; i < n; i++) {
@@ -64,26 +64,36 @@ static int accuracy(const char *datadir, bool quick)
                     pairs[i].batch, err);
             return CLI_FAILED;
         }
-        printf("%-18s %-8s %-7s %8.2fx %8.2fx %7.1f%% %10.2fx %8.0f%%\n",
+        printf("%-18s %-8s %-7s %8.2fx %8.2fx %7.1f%% %10.2fx %8.0f%% %7.2fx %7.1f%%\n",
                rp_class_name(row.pair.cls), row.pair.ls, row.pair.batch, row.measured, row.prophet,
-               100 * row.prophet_error, row.sequential, 100 * row.sequential_error);
+               100 * row.prophet_error, row.sequential, 100 * row.sequential_error, row.bubble,
+               100 * row.bubble_error);
         fflush(stdout);
         sum[row.pair.cls] += row.prophet_error;
         seq[row.pair.cls] += row.sequential_error;
+        bub[row.pair.cls] += row.bubble_error;
         count[row.pair.cls]++;
         if (row.sequential_error > worst_seq)
             worst_seq = row.sequential_error;
         cycles += row.cycles;
     }
     cli_progress("pairs", 1);
-    printf("\n%-18s %5s %14s %21s %17s\n", "class", "pairs", "prophet error", "published (Prophet)",
-           "sequential error");
-    for (int c = 0; c < RP_CLASSES; c++)
-        if (count[c])
-            printf("%-18s %5u %13.1f%% %20.1f%% %16.0f%%\n", rp_class_name(c), count[c],
-                   100 * sum[c] / count[c], 100 * rp_published_error[c], 100 * seq[c] / count[c]);
-    printf("(Prophet reports the sequential model's error up to 13100 %%; here up to %.0f %%.) "
-           "%.1f M core cycles simulated.\n",
+    printf("\n%-18s %5s %14s %21s %17s %13s %18s\n", "class", "pairs", "prophet error",
+           "published (Prophet)", "sequential error", "bubble error", "published (bubble)");
+    for (int c = 0; c < RP_CLASSES; c++) {
+        if (!count[c])
+            continue;
+        printf("%-18s %5u %13.1f%% %20.1f%% %16.0f%% %12.1f%%", rp_class_name(c), count[c],
+               100 * sum[c] / count[c], 100 * rp_published_error[c], 100 * seq[c] / count[c],
+               100 * bub[c] / count[c]);
+        if (c == RP_PCIE)
+            printf(" %17.1f%%", 100 * RP_PUBLISHED_BUBBLE_ERROR);
+        else
+            printf(" %18s", "-");
+        printf("\n");
+    }
+    printf("(Prophet reports the sequential model's error up to 13100 %%; here up to %.0f %%. It "
+           "gives the bubble's only for PCIe-intensive pairs.) %.1f M core cycles simulated.\n",
            100 * worst_seq, cycles / 1e6);
     return CLI_OK;
 }

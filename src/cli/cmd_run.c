@@ -319,8 +319,8 @@ static int run_accelerator(const struct options *o, const char *datadir)
         ro.predictor = accel_predictor_find(o->predictor);
         if (ro.predictor < 0) {
             fprintf(stderr,
-                    "corun: --predictor %s: an accelerator scenario is predicted by prophet or "
-                    "sequential\n",
+                    "corun: --predictor %s: an accelerator scenario is predicted by prophet, "
+                    "sequential or bubble\n",
                     o->predictor);
             return CLI_BAD_INPUT;
         }
@@ -503,6 +503,8 @@ const struct cli_command cmd_run = {
             "predictor) or sequential (one task at a time per queue, Prophet's eq. 1) measures\n"
             "every application's solo-run profile on the simulated GPU and prints the LS\n"
             "latencies it predicts from them beside the measured ones, with the error of the\n"
-            "p99: |predicted - measured| / measured.\n",
+            "p99: |predicted - measured| / measured. --predictor bubble (Prophet's PCIe-bubble\n"
+            "baseline) measures each LS application beside 0-15 copy-only bubbles and each\n"
+            "batch application's pressure in bubbles, and scales the latencies alone.\n",
     .run = run_run,
 };
