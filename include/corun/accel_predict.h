@@ -34,6 +34,8 @@ enum accel_predictor {
 /* The predictor called name ("prophet", "sequential", "bubble"), or -1. */
 int accel_predictor_find(const char *name);
 const char *accel_predictor_name(int predictor);
+/* One line on what predictor (1 .. ACCEL_PREDICTORS - 1) is, for `corun help predictors`. */
+const char *accel_predictor_summary(int predictor);
 
 struct accel_profiles {
     struct prophet_hw hw;

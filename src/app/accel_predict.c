@@ -34,6 +34,22 @@ const char *accel_predictor_name(int predictor)
                                                    : "none";
 }
 
+const char *accel_predictor_summary(int predictor)
+{
+    switch (predictor) {
+    case ACCEL_PREDICT_PROPHET:
+        return "Prophet's schedule predictor: concurrent task execution (eqs. 2-5) and PCIe "
+               "transfer (eqs. 6-9) models over solo-run profiles";
+    case ACCEL_PREDICT_SEQUENTIAL:
+        return "Prophet's baseline (eq. 1): one kernel at a time on the whole GPU, one copy at a "
+               "time per direction";
+    case ACCEL_PREDICT_BUBBLE:
+        return "the PCIe bubble (Prophet 7.2.2): sensitivity to copy-only bubbles and each batch "
+               "application's pressure in bubbles";
+    default: return "no prediction";
+    }
+}
+
 void accel_arrivals(const struct accel_scenario *sc, unsigned app, unsigned n, double *out)
 {
     const struct accel_app *a = &sc->apps[app];

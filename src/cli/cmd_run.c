@@ -13,6 +13,7 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/report.h"
 #include "corun/scenario.h"
@@ -315,13 +316,16 @@ static int run_accelerator(const struct options *o, const char *datadir)
         return CLI_BAD_INPUT;
     }
     struct run_accel_options ro = {.json = o->json != 0};
-    if (o->predictor) {
+    if (o->predictor && strcmp(o->predictor, "none") != 0) {
         ro.predictor = accel_predictor_find(o->predictor);
         if (ro.predictor < 0) {
-            fprintf(stderr,
-                    "corun: --predictor %s: an accelerator scenario is predicted by prophet, "
-                    "sequential or bubble\n",
-                    o->predictor);
+            fprintf(stderr, "corun: --predictor %s: %s; an accelerator scenario takes none, ",
+                    o->predictor,
+                    predict_registry_find(o->predictor) ? "that predictor is for spatial scenarios"
+                                                        : "unknown predictor");
+            for (int i = ACCEL_PREDICT_NONE + 1; i < ACCEL_PREDICTORS; i++)
+                fprintf(stderr, "%s%s", accel_predictor_name(i),
+                        i + 1 < ACCEL_PREDICTORS ? ", " : " (`corun help predictors`)\n");
             return CLI_BAD_INPUT;
         }
     }
@@ -340,11 +344,24 @@ static int run_run(int argc, char **argv)
     struct options o;
     if (parse(argc, argv, &o) != 0)
         return CLI_BAD_INPUT;
-    if (accel_scenario_probe(o.scenario) == 1) {
+    int mode = accel_scenario_probe(o.scenario);
+    if (mode == 1) {
         char *dir = datadir_locate();
         int arc = run_accelerator(&o, dir);
         free(dir);
         return arc;
+    }
+    if (mode == 0 && o.predictor && accel_predictor_find(o.predictor) >= 0) {
+        const char *names[32];
+        size_t n = predict_registry_names(names, CORUN_ARRAY_LEN(names));
+        fprintf(stderr,
+                "corun: --predictor %s: that predictor is for accelerator scenarios (mode = "
+                "\"accelerator\"); %s is spatial and takes none",
+                o.predictor, o.scenario);
+        for (size_t i = 0; i < n && i < CORUN_ARRAY_LEN(names); i++)
+            fprintf(stderr, ", %s", names[i]);
+        fprintf(stderr, " (`corun help predictors`)\n");
+        return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
     struct diag diags;
