@@ -66,4 +66,9 @@ void accel_arrivals(const struct accel_scenario *sc, unsigned app, unsigned n, d
 void accel_predict(const struct accel_scenario *sc, const struct accel_profiles *p, int predictor,
                    double *lat_ms[ACCEL_MAX_APPS]);
 
+/* The p99 (ms) predictor gives LS application app of sc alone under its arrivals (the
+ * reference of its QoS target, as accel_run measures it). */
+double accel_predict_alone_p99(const struct accel_scenario *sc, const struct accel_profiles *p,
+                               int predictor, unsigned app);
+
 #endif

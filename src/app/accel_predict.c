@@ -2,6 +2,7 @@
  * model's predictions from them. */
 #include "corun/accel_predict.h"
 
+#include "corun/accel_run.h"
 #include "corun/gpu.h"
 #include "corun/pcie.h"
 #include "corun/rng.h"
@@ -255,4 +256,24 @@ void accel_predict(const struct accel_scenario *sc, const struct accel_profiles 
         free(ends[a]);
         free(arrive[a]);
     }
+}
+
+double accel_predict_alone_p99(const struct accel_scenario *sc, const struct accel_profiles *p,
+                               int predictor, unsigned app)
+{
+    struct accel_scenario alone = *sc; /* shallow; every other application empty */
+    for (unsigned a = 0; a < sc->napps; a++) {
+        if (a == app)
+            continue;
+        alone.apps[a].role = ACCEL_BATCH;
+        alone.apps[a].instances = 0;
+    }
+    unsigned n = sc->apps[app].queries;
+    double *lat = xcalloc(n ? n : 1, sizeof(double));
+    double *out[ACCEL_MAX_APPS] = {0};
+    out[app] = lat;
+    accel_predict(&alone, p, predictor, out);
+    double x = accel_percentile(lat, n, 99);
+    free(lat);
+    return x;
 }

@@ -248,7 +248,7 @@ static void add_proc(struct engine *e, unsigned app, bool solo, unsigned solo_qu
     p->ls = a->role == ACCEL_LS;
     if (!p->ls)
         return;
-    p->closed = solo || a->arrival == ACCEL_CLOSED;
+    p->closed = a->arrival == ACCEL_CLOSED; /* alone too: the same arrivals */
     p->queries = solo ? solo_queries : a->queries;
     p->arrival = xcalloc(p->queries, sizeof(*p->arrival));
     p->lat_ms = xcalloc(p->queries, sizeof(*p->lat_ms));
@@ -338,7 +338,7 @@ static int predict(const struct accel_scenario *sc, int predictor, struct accel_
         for (unsigned q = 0; q < n; q++)
             sum += lat[a][q];
         ar->pred_mean_ms = n ? sum / n : 0;
-        ar->pred_solo_ms = prof.solo_ns[a] / 1e6;
+        ar->pred_solo_ms = accel_predict_alone_p99(sc, &prof, predictor, a);
         ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
         ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
     }
@@ -363,7 +363,7 @@ int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o
         ar->qos_target = app->qos_target;
         if (app->role != ACCEL_LS)
             continue;
-        unsigned sq = o->solo_queries ? o->solo_queries : 10;
+        unsigned sq = o->solo_queries ? o->solo_queries : app->queries;
         if (sq > app->queries)
             sq = app->queries;
         struct accel_run_options quiet = {.solo_queries = sq};
