@@ -17,7 +17,7 @@ n=0
 for t in test_util test_conftable test_scenario test_metrics test_trace test_cache test_dram \
     test_solo test_runfile test_runfile_damage test_catalog test_lesson test_plot test_pcie \
     test_accel_scenario test_prophet_model test_prophet_schedule test_slurm test_gpu_shared \
-    test_reproduce_prophet test_pcie_bubble; do
+    test_reproduce_prophet test_pcie_bubble test_reproduce_scaleout; do
     [ -x "tests/unit/$t" ] || continue
     vg "tests/unit/$t" >"$TMPD/$t.out" 2>&1 || { cat "$TMPD/$t.out"; fail "$t under valgrind"; }
     n=$((n + 1))

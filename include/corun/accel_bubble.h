@@ -38,6 +38,14 @@ int accel_bubble_measure(const struct accel_scenario *sc, struct accel_bubble *b
                          size_t errlen);
 void accel_bubble_done(struct accel_bubble *b);
 
+/* Part of the same into b (zeroed or filled before): the LS applications' curves and
+ * latencies alone (ACCEL_BUBBLE_LS; they depend on the LS application and its arrivals),
+ * or the reporter's curve and the batch applications' pressures (ACCEL_BUBBLE_BATCH; they
+ * depend on neither), so a study can measure each once and combine them. */
+enum { ACCEL_BUBBLE_LS = 1, ACCEL_BUBBLE_BATCH = 2 };
+int accel_bubble_measure_part(const struct accel_scenario *sc, unsigned what,
+                              struct accel_bubble *b, char *err, size_t errlen);
+
 /* The summed pressure of sc's batch instances, in bubbles. */
 double accel_bubble_pressure(const struct accel_scenario *sc, const struct accel_bubble *b);
 

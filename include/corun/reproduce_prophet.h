@@ -25,6 +25,15 @@ struct rp_pair {
     int cls; /* enum rp_class */
 };
 
+struct accel_scenario;
+/* Loads into sc the k40 scenario (seed 1) of LS application ls (`queries`, closed loop when
+ * rate_qps is 0, else Poisson at rate_qps; p99 target `target` x alone) beside instances[i]
+ * instances of batch[i] (entries with none left out). Returns 0, or -1 with a message;
+ * release sc with accel_scenario_done either way. */
+int rp_scenario(struct accel_scenario *sc, const char *datadir, const char *ls,
+                const char *const *batch, const unsigned *instances, size_t nbatch,
+                unsigned queries, double target, double rate_qps, char *err, size_t errlen);
+
 /* The pairs of the accuracy experiment (quick: two per class). */
 size_t rp_accuracy_pairs(bool quick, const struct rp_pair **out);
 

@@ -94,21 +94,34 @@ int accel_bubble_measure(const struct accel_scenario *sc, struct accel_bubble *b
                          size_t errlen)
 {
     memset(b, 0, sizeof(*b));
+    return accel_bubble_measure_part(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH, b, err, errlen);
+}
+
+int accel_bubble_measure_part(const struct accel_scenario *sc, unsigned what,
+                              struct accel_bubble *b, char *err, size_t errlen)
+{
     char name[] = "reporter";
     struct accel_app reporter = bubble_app(name, ACCEL_LS, 1);
-    if (curve(sc, 0, &reporter, &b->reporter, NULL, b, err, errlen))
-        return -1;
     double reporter_alone = 0;
-    if (mean_beside(sc, 0, &reporter, NULL, &reporter_alone, NULL, b, err, errlen))
-        return -1;
+    if (what & ACCEL_BUBBLE_BATCH) {
+        if (curve(sc, 0, &reporter, &b->reporter, NULL, b, err, errlen))
+            return -1;
+        if (mean_beside(sc, 0, &reporter, NULL, &reporter_alone, NULL, b, err, errlen))
+            return -1;
+    }
     for (unsigned a = 0; a < sc->napps; a++) {
         const struct accel_app *app = &sc->apps[a];
         if (app->role == ACCEL_LS) {
+            if (!(what & ACCEL_BUBBLE_LS))
+                continue;
+            free(b->alone_ms[a]);
             b->alone_ms[a] = xcalloc(app->queries ? app->queries : 1, sizeof(double));
             if (curve(sc, a, app, &b->ls[a], b->alone_ms[a], b, err, errlen))
                 return -1;
             continue;
         }
+        if (!(what & ACCEL_BUBBLE_BATCH))
+            continue;
         struct accel_app one = *app;
         one.instances = 1;
         double m;

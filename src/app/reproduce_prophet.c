@@ -71,22 +71,25 @@ size_t rp_coloc_pairs(bool quick, const struct rp_pair **out)
     return quick ? CORUN_ARRAY_LEN(quick_coloc) : CORUN_ARRAY_LEN(full_coloc);
 }
 
-/* The scenario of LS application ls (closed loop, `queries`, QoS target) beside `instances`
- * batch instances (none: alone). */
-static int load_pair(struct accel_scenario *sc, const char *datadir, const char *ls,
-                     const char *batch, unsigned instances, unsigned queries, double target,
-                     double rate_qps, char *err, size_t errlen)
+int rp_scenario(struct accel_scenario *sc, const char *datadir, const char *ls,
+                const char *const *batch, const unsigned *instances, size_t nbatch,
+                unsigned queries, double target, double rate_qps, char *err, size_t errlen)
 {
     char *arrival =
         rate_qps > 0 ? xasprintf("\"poisson\"; rate_qps = %.6f", rate_qps) : xstrdup("\"closed\"");
-    char *others = instances ? xasprintf(",\n  { name = \"%s\"; role = \"batch\"; "
-                                         "instances = %u; }",
-                                         batch, instances)
-                             : xstrdup("");
-    char *text = xasprintf("mode = \"accelerator\"; name = \"%s beside %u %s\"; gpu = \"k40\"; "
+    char *others = xstrdup("");
+    for (size_t i = 0; i < nbatch; i++) {
+        if (!instances[i])
+            continue;
+        char *more = xasprintf("%s,\n  { name = \"%s\"; role = \"batch\"; instances = %u; }",
+                               others, batch[i], instances[i]);
+        free(others);
+        others = more;
+    }
+    char *text = xasprintf("mode = \"accelerator\"; name = \"%s beside batch\"; gpu = \"k40\"; "
                            "seed = 1;\napplications = (\n  { name = \"%s\"; role = \"ls\"; "
                            "qos_target = %g; arrival = %s; queries = %u; }%s\n);\n",
-                           ls, instances, batch, ls, target, arrival, queries, others);
+                           ls, ls, target, arrival, queries, others);
     free(others);
     free(arrival);
     struct diag d;
@@ -97,6 +100,15 @@ static int load_pair(struct accel_scenario *sc, const char *datadir, const char 
     diag_done(&d);
     free(text);
     return rc;
+}
+
+/* The scenario of LS application ls beside `instances` instances of batch (none: alone). */
+static int load_pair(struct accel_scenario *sc, const char *datadir, const char *ls,
+                     const char *batch, unsigned instances, unsigned queries, double target,
+                     double rate_qps, char *err, size_t errlen)
+{
+    return rp_scenario(sc, datadir, ls, &batch, &instances, 1, queries, target, rate_qps, err,
+                       errlen);
 }
 
 static double mean(const double *v, unsigned n)

@@ -47,7 +47,7 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "prophet without an experiment: exit $rc"
-grep -qF "give one of --accuracy and --colocation" "$TMPD/err" || fail "$(cat "$TMPD/err")"
+grep -qF "give one of --accuracy, --colocation and --scaleout" "$TMPD/err" || fail "$(cat "$TMPD/err")"
 set +e
 "$CORUN" reproduce prophet --accuracy --bogus >"$TMPD/out" 2>"$TMPD/err"
 rc=$?
