@@ -16,17 +16,26 @@
 #ifndef CORUN_ACCEL_PREDICT_H
 #define CORUN_ACCEL_PREDICT_H
 
+#include "corun/accel_bubble.h"
 #include "corun/accel_scenario.h"
 #include "corun/prophet_schedule.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum accel_predictor { ACCEL_PREDICT_NONE, ACCEL_PREDICT_PROPHET, ACCEL_PREDICT_SEQUENTIAL };
+enum accel_predictor {
+    ACCEL_PREDICT_NONE,
+    ACCEL_PREDICT_PROPHET,
+    ACCEL_PREDICT_SEQUENTIAL,
+    ACCEL_PREDICT_BUBBLE, /* the PCIe bubble (accel_bubble.h) */
+    ACCEL_PREDICTORS
+};
 
-/* The predictor called name ("prophet", "sequential"), or -1. */
+/* The predictor called name ("prophet", "sequential", "bubble"), or -1. */
 int accel_predictor_find(const char *name);
 const char *accel_predictor_name(int predictor);
+/* One line on what predictor (1 .. ACCEL_PREDICTORS - 1) is, for `corun help predictors`. */
+const char *accel_predictor_summary(int predictor);
 
 struct accel_profiles {
     struct prophet_hw hw;
@@ -35,12 +44,16 @@ struct accel_profiles {
     unsigned ntasks[ACCEL_MAX_APPS];
     double solo_ns[ACCEL_MAX_APPS]; /* a pass alone: the sum of its tasks' */
     uint64_t cycles;                /* core cycles the profiling simulated */
+    struct accel_bubble *bubble;    /* the bubble's measurements, heap; NULL unless asked */
 };
 
 /* Measures the solo-run profile of every application of sc on its GPU. Returns 0, or -1
  * with a message (a kernel the core refuses). Release with accel_profiles_done. */
 int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, char *err,
                   size_t errlen);
+/* The same, plus what predictor needs beyond them (the bubble's curves and pressures). */
+int accel_profile_for(const struct accel_scenario *sc, int predictor, struct accel_profiles *out,
+                      char *err, size_t errlen);
 void accel_profiles_done(struct accel_profiles *p);
 
 /* The arrival times (ns) of n queries of LS application app of sc: Poisson draws from the
@@ -48,8 +61,14 @@ void accel_profiles_done(struct accel_profiles *p);
 void accel_arrivals(const struct accel_scenario *sc, unsigned app, unsigned n, double *out);
 
 /* Predicts with predictor every LS application's query latencies (ms) in sc run as a whole:
- * lat_ms[app] gets sc->apps[app].queries values (LS applications only; others untouched). */
+ * lat_ms[app] gets sc->apps[app].queries values (LS applications only; others untouched).
+ * The bubble needs p from accel_profile_for. */
 void accel_predict(const struct accel_scenario *sc, const struct accel_profiles *p, int predictor,
                    double *lat_ms[ACCEL_MAX_APPS]);
+
+/* The p99 (ms) predictor gives LS application app of sc alone under its arrivals (the
+ * reference of its QoS target, as accel_run measures it). */
+double accel_predict_alone_p99(const struct accel_scenario *sc, const struct accel_profiles *p,
+                               int predictor, unsigned app);
 
 #endif

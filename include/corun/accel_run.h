@@ -26,8 +26,8 @@
 typedef void (*accel_progress_fn)(void *ctx, double done);
 
 struct accel_run_options {
-    unsigned solo_queries; /* queries of each LS application's solo run (0: 10, at most its
-                              queries) */
+    unsigned solo_queries; /* queries of each LS application's solo run (0: all its queries;
+                              at most those) */
     int predictor;         /* enum accel_predictor: predict the LS latencies too (0: none) */
     bool record_tasks;     /* keep the task table (accel_result's tasks) */
     /* When set and true, a step of accel_sim stops at the next turn of its loop (fit then
@@ -45,13 +45,15 @@ struct accel_app_result {
     unsigned queries;
     double *latency_ms; /* queries of them, heap */
     double p50_ms, p99_ms, mean_ms;
-    double solo_p50_ms, solo_p99_ms, solo_mean_ms; /* alone on the GPU, closed loop */
-    double qos_target;                             /* p99 bound, x solo p99 */
-    bool qos_met;                                  /* p99_ms <= qos_target x solo_p99_ms */
+    /* alone on the GPU under the same arrivals (closed loop, or the same Poisson draws): the
+     * reference of the QoS target, which is about interference, not load */
+    double solo_p50_ms, solo_p99_ms, solo_mean_ms;
+    double qos_target; /* p99 bound, x solo p99 */
+    bool qos_met;      /* p99_ms <= qos_target x solo_p99_ms */
     /* batch: passes over the trace completed, all instances together */
     uint64_t passes;
     /* LS, with a predictor: its latencies (queries of them, in query order, heap), their p50
-     * and p99, the solo latency its profile gives (the sum of the tasks' solo durations), the
+     * and p99, the p99 it predicts for the application alone under the same arrivals, the
      * verdict p99 <= qos_target x that, and |predicted p99 - p99| / p99 */
     double *pred_latency_ms;
     double pred_p50_ms, pred_p99_ms, pred_mean_ms, pred_solo_ms, pred_error;
@@ -78,7 +80,8 @@ struct accel_result {
 /* The percentile p (0..100) of n values (sorted into a copy; nearest rank). 0 for n = 0. */
 double accel_percentile(const double *v, size_t n, double p);
 
-/* Runs scenario sc: each LS application alone first (its solo latency), then every
+/* Runs scenario sc: each LS application alone first (its solo latency, under its own
+ * arrivals), then every
  * application together; with o->predictor, then the profiles and the prediction
  * (accel_predict.h). Fills r (release with accel_result_done). Returns 0, or -1 with a
  * message in err (a kernel the core refuses). Deterministic for a scenario and its seed. */

@@ -3,7 +3,8 @@
  * one batch application (Figs. 12–14: compute-intensive, PCIe-intensive and low-contention
  * pairs), and safe co-location (the largest number of batch instances, 0 to 15, that keeps
  * an LS application's QoS target), each measured on the core and predicted by prophet and by
- * the sequential model from solo-run profiles. Layer: app. */
+ * the sequential model from solo-run profiles (and, for the accuracy, by the PCIe bubble,
+ * accel_bubble.h). Layer: app. */
 #ifndef CORUN_REPRODUCE_PROPHET_H
 #define CORUN_REPRODUCE_PROPHET_H
 
@@ -15,12 +16,23 @@ enum rp_class { RP_COMPUTE, RP_PCIE, RP_LOW, RP_CLASSES };
 
 /* Prophet's average errors of the predicted degradation per class (§7.2: 5.9, 5.1, 5.5 %). */
 extern const double rp_published_error[RP_CLASSES];
+/* The PCIe bubble's average error on the PCIe-intensive pairs (§7.2.2: 50.8 %). */
+#define RP_PUBLISHED_BUBBLE_ERROR 0.508
 const char *rp_class_name(int cls);
 
 struct rp_pair {
     const char *ls, *batch;
     int cls; /* enum rp_class */
 };
+
+struct accel_scenario;
+/* Loads into sc the k40 scenario (seed 1) of LS application ls (`queries`, closed loop when
+ * rate_qps is 0, else Poisson at rate_qps; p99 target `target` x alone) beside instances[i]
+ * instances of batch[i] (entries with none left out). Returns 0, or -1 with a message;
+ * release sc with accel_scenario_done either way. */
+int rp_scenario(struct accel_scenario *sc, const char *datadir, const char *ls,
+                const char *const *batch, const unsigned *instances, size_t nbatch,
+                unsigned queries, double target, double rate_qps, char *err, size_t errlen);
 
 /* The pairs of the accuracy experiment (quick: two per class). */
 size_t rp_accuracy_pairs(bool quick, const struct rp_pair **out);
@@ -29,10 +41,10 @@ size_t rp_accuracy_pairs(bool quick, const struct rp_pair **out);
 struct rp_accuracy_row {
     struct rp_pair pair;
     unsigned queries;
-    double measured;                        /* degradation on the core */
-    double prophet, sequential;             /* predicted */
-    double prophet_error, sequential_error; /* |predicted - measured| / measured */
-    uint64_t cycles;                        /* core cycles the row simulated */
+    double measured;                                      /* degradation on the core */
+    double prophet, sequential, bubble;                   /* predicted */
+    double prophet_error, sequential_error, bubble_error; /* |predicted - measured| / measured */
+    uint64_t cycles;                                      /* core cycles the row simulated */
 };
 
 /* Runs pair with `queries` closed-loop LS queries and one batch instance. Returns 0, or -1

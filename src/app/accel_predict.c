@@ -2,6 +2,7 @@
  * model's predictions from them. */
 #include "corun/accel_predict.h"
 
+#include "corun/accel_run.h"
 #include "corun/gpu.h"
 #include "corun/pcie.h"
 #include "corun/rng.h"
@@ -21,6 +22,8 @@ int accel_predictor_find(const char *name)
         return ACCEL_PREDICT_PROPHET;
     if (strcmp(name, "sequential") == 0)
         return ACCEL_PREDICT_SEQUENTIAL;
+    if (strcmp(name, "bubble") == 0)
+        return ACCEL_PREDICT_BUBBLE;
     return -1;
 }
 
@@ -28,7 +31,24 @@ const char *accel_predictor_name(int predictor)
 {
     return predictor == ACCEL_PREDICT_PROPHET      ? "prophet"
            : predictor == ACCEL_PREDICT_SEQUENTIAL ? "sequential"
+           : predictor == ACCEL_PREDICT_BUBBLE     ? "bubble"
                                                    : "none";
+}
+
+const char *accel_predictor_summary(int predictor)
+{
+    switch (predictor) {
+    case ACCEL_PREDICT_PROPHET:
+        return "Prophet's schedule predictor: concurrent task execution (eqs. 2-5) and PCIe "
+               "transfer (eqs. 6-9) models over solo-run profiles";
+    case ACCEL_PREDICT_SEQUENTIAL:
+        return "Prophet's baseline (eq. 1): one kernel at a time on the whole GPU, one copy at a "
+               "time per direction";
+    case ACCEL_PREDICT_BUBBLE:
+        return "the PCIe bubble (Prophet 7.2.2): sensitivity to copy-only bubbles and each batch "
+               "application's pressure in bubbles";
+    default: return "no prediction";
+    }
 }
 
 void accel_arrivals(const struct accel_scenario *sc, unsigned app, unsigned n, double *out)
@@ -169,10 +189,27 @@ int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, c
     return 0;
 }
 
+int accel_profile_for(const struct accel_scenario *sc, int predictor, struct accel_profiles *out,
+                      char *err, size_t errlen)
+{
+    if (accel_profile(sc, out, err, errlen))
+        return -1;
+    if (predictor != ACCEL_PREDICT_BUBBLE)
+        return 0;
+    out->bubble = xcalloc(1, sizeof(*out->bubble));
+    if (accel_bubble_measure(sc, out->bubble, err, errlen))
+        return -1;
+    out->cycles += out->bubble->cycles;
+    return 0;
+}
+
 void accel_profiles_done(struct accel_profiles *p)
 {
     for (unsigned a = 0; a < ACCEL_MAX_APPS; a++)
         free(p->tasks[a]);
+    if (p->bubble)
+        accel_bubble_done(p->bubble);
+    free(p->bubble);
     memset(p, 0, sizeof(*p));
 }
 
@@ -181,6 +218,10 @@ void accel_profiles_done(struct accel_profiles *p)
 void accel_predict(const struct accel_scenario *sc, const struct accel_profiles *p, int predictor,
                    double *lat_ms[ACCEL_MAX_APPS])
 {
+    if (predictor == ACCEL_PREDICT_BUBBLE) {
+        accel_bubble_predict(sc, p->bubble, lat_ms);
+        return;
+    }
     struct prophet_app apps[ACCEL_MAX_APPS];
     double *ends[ACCEL_MAX_APPS] = {0}, *arrive[ACCEL_MAX_APPS] = {0};
     size_t n = 0;
@@ -215,4 +256,24 @@ void accel_predict(const struct accel_scenario *sc, const struct accel_profiles 
         free(ends[a]);
         free(arrive[a]);
     }
+}
+
+double accel_predict_alone_p99(const struct accel_scenario *sc, const struct accel_profiles *p,
+                               int predictor, unsigned app)
+{
+    struct accel_scenario alone = *sc; /* shallow; every other application empty */
+    for (unsigned a = 0; a < sc->napps; a++) {
+        if (a == app)
+            continue;
+        alone.apps[a].role = ACCEL_BATCH;
+        alone.apps[a].instances = 0;
+    }
+    unsigned n = sc->apps[app].queries;
+    double *lat = xcalloc(n ? n : 1, sizeof(double));
+    double *out[ACCEL_MAX_APPS] = {0};
+    out[app] = lat;
+    accel_predict(&alone, p, predictor, out);
+    double x = accel_percentile(lat, n, 99);
+    free(lat);
+    return x;
 }

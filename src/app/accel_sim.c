@@ -305,7 +305,7 @@ static void add_proc(struct engine *e, unsigned app, bool solo, unsigned solo_qu
     p->ls = a->role == ACCEL_LS;
     if (!p->ls)
         return;
-    p->closed = solo || a->arrival == ACCEL_CLOSED;
+    p->closed = a->arrival == ACCEL_CLOSED; /* alone too: the same arrivals */
     p->queries = solo ? solo_queries : a->queries;
     p->arrival = xcalloc(p->queries, sizeof(*p->arrival));
     p->lat_ms = xcalloc(p->queries, sizeof(*p->lat_ms));
@@ -407,7 +407,8 @@ void accel_sim_delete(struct accel_sim *s)
     free(s);
 }
 
-/* Each LS application alone, closed loop, for its first solo_queries queries. */
+/* Each LS application alone under its own arrivals (closed loop, or the same Poisson draws),
+ * for its first solo_queries queries (default: all of them). */
 static int run_solo(struct accel_sim *s)
 {
     const struct accel_scenario *sc = s->sc;
@@ -415,7 +416,7 @@ static int run_solo(struct accel_sim *s)
         const struct accel_app *app = &sc->apps[a];
         if (app->role != ACCEL_LS)
             continue;
-        unsigned sq = s->o.solo_queries ? s->o.solo_queries : 10;
+        unsigned sq = s->o.solo_queries ? s->o.solo_queries : app->queries;
         if (sq > app->queries)
             sq = app->queries;
         struct accel_run_options quiet = {.solo_queries = sq, .cancel = s->o.cancel};
@@ -516,11 +517,21 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
 {
     const struct accel_scenario *sc = s->sc;
     if (!s->have_prof) {
-        if (accel_profile(sc, &s->prof, err, errlen)) {
+        if (accel_profile_for(sc, predictor, &s->prof, err, errlen)) {
             accel_profiles_done(&s->prof);
             return -1;
         }
         s->have_prof = true;
+    } else if (predictor == ACCEL_PREDICT_BUBBLE && !s->prof.bubble) {
+        /* profiles kept from another predictor: the bubble's measurements are its own */
+        s->prof.bubble = xcalloc(1, sizeof(*s->prof.bubble));
+        if (accel_bubble_measure(sc, s->prof.bubble, err, errlen)) {
+            accel_bubble_done(s->prof.bubble);
+            free(s->prof.bubble);
+            s->prof.bubble = NULL;
+            return -1;
+        }
+        s->prof.cycles += s->prof.bubble->cycles;
     }
     double *lat[ACCEL_MAX_APPS] = {0};
     for (unsigned a = 0; a < sc->napps; a++)
@@ -542,7 +553,7 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
         for (unsigned q = 0; q < n; q++)
             sum += lat[a][q];
         ar->pred_mean_ms = n ? sum / n : 0;
-        ar->pred_solo_ms = s->prof.solo_ns[a] / 1e6;
+        ar->pred_solo_ms = accel_predict_alone_p99(sc, &s->prof, predictor, a);
         ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
         ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
     }

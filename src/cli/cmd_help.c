@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "corun/accel_predict.h"
 #include "corun/accel_scenario.h"
 #include "corun/alloc.h"
 #include "corun/cli.h"
@@ -46,13 +47,20 @@ static int help_run(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(topic, "predictors") == 0) {
-        printf("Slowdown predictors (scenario: predictor = \"NAME\"; --predictor NAME):\n");
+        printf(
+            "Spatial scenarios, slowdown predictors (scenario: predictor = \"NAME\"; --predictor "
+            "NAME):\n");
         printf("  %-14s %s\n", "none", "no prediction");
         for (size_t i = 0; i < predict_registry_count(); i++) {
             const struct predictor_ops *p = predict_registry_at(i);
             printf("  %-14s %s%s\n", p->name, p->summary,
                    p->needs_private ? " [private-mode truth: simulation only]" : "");
         }
+        printf("\nAccelerator scenarios (mode = \"accelerator\"; corun run SCENARIO --predictor "
+               "NAME):\n");
+        printf("  %-14s %s\n", "none", "no prediction");
+        for (int i = ACCEL_PREDICT_NONE + 1; i < ACCEL_PREDICTORS; i++)
+            printf("  %-14s %s\n", accel_predictor_name(i), accel_predictor_summary(i));
         return CLI_OK;
     }
     if (strcmp(topic, "allocators") == 0) {

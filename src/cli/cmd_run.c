@@ -13,6 +13,7 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/report.h"
 #include "corun/scenario.h"
@@ -315,13 +316,16 @@ static int run_accelerator(const struct options *o, const char *datadir)
         return CLI_BAD_INPUT;
     }
     struct run_accel_options ro = {.json = o->json != 0, .out = o->out};
-    if (o->predictor) {
+    if (o->predictor && strcmp(o->predictor, "none") != 0) {
         ro.predictor = accel_predictor_find(o->predictor);
         if (ro.predictor < 0) {
-            fprintf(stderr,
-                    "corun: --predictor %s: an accelerator scenario is predicted by prophet or "
-                    "sequential\n",
-                    o->predictor);
+            fprintf(stderr, "corun: --predictor %s: %s; an accelerator scenario takes none, ",
+                    o->predictor,
+                    predict_registry_find(o->predictor) ? "that predictor is for spatial scenarios"
+                                                        : "unknown predictor");
+            for (int i = ACCEL_PREDICT_NONE + 1; i < ACCEL_PREDICTORS; i++)
+                fprintf(stderr, "%s%s", accel_predictor_name(i),
+                        i + 1 < ACCEL_PREDICTORS ? ", " : " (`corun help predictors`)\n");
             return CLI_BAD_INPUT;
         }
     }
@@ -340,11 +344,24 @@ static int run_run(int argc, char **argv)
     struct options o;
     if (parse(argc, argv, &o) != 0)
         return CLI_BAD_INPUT;
-    if (accel_scenario_probe(o.scenario) == 1) {
+    int mode = accel_scenario_probe(o.scenario);
+    if (mode == 1) {
         char *dir = datadir_locate();
         int arc = run_accelerator(&o, dir);
         free(dir);
         return arc;
+    }
+    if (mode == 0 && o.predictor && accel_predictor_find(o.predictor) >= 0) {
+        const char *names[32];
+        size_t n = predict_registry_names(names, CORUN_ARRAY_LEN(names));
+        fprintf(stderr,
+                "corun: --predictor %s: that predictor is for accelerator scenarios (mode = "
+                "\"accelerator\"); %s is spatial and takes none",
+                o.predictor, o.scenario);
+        for (size_t i = 0; i < n && i < CORUN_ARRAY_LEN(names); i++)
+            fprintf(stderr, ", %s", names[i]);
+        fprintf(stderr, " (`corun help predictors`)\n");
+        return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
     struct diag diags;
@@ -495,7 +512,8 @@ const struct cli_command cmd_run = {
             "An accelerator scenario (mode = \"accelerator\", `corun help accelerator`) runs\n"
             "its applications' tasks on the k40-style GPU with kernels sharing the SMs first\n"
             "come, first served and copies sharing the PCIe link: each LS application alone\n"
-            "first (its solo latency), then every application together. It prints each LS\n"
+            "first (its solo latency, under the same arrivals), then every application together. "
+            "It prints each LS\n"
             "application's query latency p50 and p99 in ms, its solo p99 and whether p99 <=\n"
             "qos_target x solo p99, each batch application's passes, the GPU utilization (SM\n"
             "time holding thread blocks), the link's busy time and the tasks done. Only\n"
@@ -505,6 +523,8 @@ const struct cli_command cmd_run = {
             "predictor) or sequential (one task at a time per queue, Prophet's eq. 1) measures\n"
             "every application's solo-run profile on the simulated GPU and prints the LS\n"
             "latencies it predicts from them beside the measured ones, with the error of the\n"
-            "p99: |predicted - measured| / measured.\n",
+            "p99: |predicted - measured| / measured. --predictor bubble (Prophet's PCIe-bubble\n"
+            "baseline) measures each LS application beside 0-15 copy-only bubbles and each\n"
+            "batch application's pressure in bubbles, and scales the latencies alone.\n",
     .run = run_run,
 };

@@ -1,0 +1,87 @@
+/* reproduce_scaleout — Prophet's scale-out study (ASPLOS'17 §7.4) on a modelled cluster: each
+ * GPU serves one LS application under a diurnal load and may take up to 15 instances of one
+ * batch application beside it (16 processes, what MPS serves). Each *decider* (no
+ * co-location; prophet, the sequential model or the PCIe bubble predicting the most instances
+ * that keep the QoS target; or all 15) picks every GPU's instances for every time slot of the
+ * day, and the truth for what it picked comes from the core: the LS application beside k
+ * instances at that load, run with the task engine. A configuration (LS application, batch
+ * application, k, load) is one simulation however many GPUs and slots share it, so each is
+ * run once (a cell holds its results) and looked up. Layer: app. */
+#ifndef CORUN_REPRODUCE_SCALEOUT_H
+#define CORUN_REPRODUCE_SCALEOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SO_MAX_INSTANCES 15 /* batch instances beside one LS process */
+#define SO_MAX_LEVELS    13 /* load levels: slots / 2 + 1 */
+#define SO_GPU_PROCS     16 /* batch instances a batch-only GPU runs */
+
+enum so_decider { SO_NONE, SO_PROPHET, SO_SEQUENTIAL, SO_BUBBLE, SO_FULL, SO_DECIDERS };
+const char *so_decider_name(int d);
+
+struct so_params {
+    const char *const *ls;
+    size_t nls;
+    const char *const *batch;
+    size_t nbatch;
+    unsigned gpus;       /* the cluster: gpus / nls GPUs per LS application */
+    unsigned batch_pool; /* batch instances the cluster must run */
+    unsigned slots;      /* time slots of the day (even, at most 2 (SO_MAX_LEVELS - 1)) */
+    double trough, peak; /* LS load: query rate over the rate it serves alone */
+    double target;       /* QoS: p99 <= target x its p99 alone under the same arrivals */
+    unsigned queries;    /* per configuration */
+};
+
+/* The full form (Prophet's 700 GPUs, 7 LS and 11 batch applications, 11 000 instances) or the
+ * quick one (4 GPUs, 2 LS and 2 batch applications). */
+void so_params_default(bool quick, struct so_params *p);
+
+/* The LS load in time slot `slot` (0 .. slots - 1): the trough at slot 0, the peak at slots /
+ * 2, a cosine between. Slots s and slots - s have the same load: level min(s, slots - s). */
+double so_load(const struct so_params *p, unsigned slot);
+unsigned so_level(const struct so_params *p, unsigned slot);
+
+/* One LS application beside one batch application at one load level. */
+struct so_cell {
+    int k[SO_DECIDERS];                    /* the instances each decider co-locates */
+    bool simulated[SO_MAX_INSTANCES + 1];  /* the configurations run on the core */
+    double p99_x[SO_MAX_INSTANCES + 1];    /* their p99 / p99 alone under the same arrivals */
+    double gpu_util[SO_MAX_INSTANCES + 1]; /* their share of SM time busy */
+};
+
+/* What a decider did over the cluster and the day. */
+struct so_summary {
+    double gpus_mean;      /* GPUs used: the LS ones and batch-only ones for the rest */
+    unsigned gpus_peak;    /* the most in any slot */
+    double placed_mean;    /* batch instances on LS GPUs, per slot */
+    double slot_share;     /* k / 15 over LS GPU-slots (Prophet §7.3's utilization) */
+    double sm_busy;        /* measured SM busy share over LS GPU-slots */
+    unsigned colocations;  /* LS GPU-slots with k > 0 */
+    unsigned violations;   /* of those, p99 above the target */
+    unsigned violations10; /* above 1.1 x the target */
+};
+
+/* cells[(ls * nbatch + batch) * levels + level]: GPU g serves LS application g / (gpus /
+ * nls) beside batch application g % nbatch. Fills sum[SO_DECIDERS]. */
+void so_summarize(const struct so_params *p, const struct so_cell *cells,
+                  struct so_summary sum[SO_DECIDERS]);
+
+typedef void (*so_progress_fn)(void *ctx, double done);
+
+struct so_result {
+    unsigned levels;
+    double load[SO_MAX_LEVELS];
+    struct so_cell *cells; /* nls x nbatch x levels, heap */
+    struct so_summary sum[SO_DECIDERS];
+    unsigned simulations; /* configurations run on the core */
+    uint64_t cycles;      /* core cycles, profiles and bubbles included */
+};
+
+/* Runs the study. Returns 0, or -1 with a message. Release r with so_result_done. */
+int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
+           so_progress_fn progress, void *ctx, char *err, size_t errlen);
+void so_result_done(struct so_result *r);
+
+#endif

@@ -1,0 +1,302 @@
+/* reproduce_scaleout — the scale-out study: per cell (LS application, batch application, load
+ * level) the predictors' choices and the core's truth for each choice, then the cluster's
+ * day summed from the cells. */
+#include "corun/reproduce_scaleout.h"
+
+#include "corun/accel_bubble.h"
+#include "corun/accel_predict.h"
+#include "corun/accel_run.h"
+#include "corun/accel_scenario.h"
+#include "corun/reproduce_prophet.h"
+#include "corun/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *so_decider_name(int d)
+{
+    static const char *const names[] = {"none", "prophet", "sequential", "bubble", "full"};
+    return d >= 0 && d < SO_DECIDERS ? names[d] : "?";
+}
+
+/* Prophet §7.4: seven LS applications, 100 GPUs each; 11 000 instances of the 11 batch
+ * applications. */
+static const char *const all_ls[] = {"asr", "gmm", "stemmer", "dig", "imc", "ner", "pos"};
+static const char *const all_batch[] = {"hw", "md", "kms", "mc",     "bp",   "bfs",
+                                        "pf", "hs", "nn",  "bfs-ex", "pf-ex"};
+static const char *const quick_ls[] = {"gmm", "pos"};
+static const char *const quick_batch[] = {"pf", "nn"};
+
+void so_params_default(bool quick, struct so_params *p)
+{
+    *p = (struct so_params){
+        .ls = quick ? quick_ls : all_ls,
+        .nls = quick ? CORUN_ARRAY_LEN(quick_ls) : CORUN_ARRAY_LEN(all_ls),
+        .batch = quick ? quick_batch : all_batch,
+        .nbatch = quick ? CORUN_ARRAY_LEN(quick_batch) : CORUN_ARRAY_LEN(all_batch),
+        .gpus = quick ? 4 : 700,
+        .batch_pool = quick ? 63 : 11000, /* quick: the same 11000 / 700 per GPU */
+        .slots = quick ? 2 : 8,
+        .trough = 0.1,
+        .peak = 0.5,
+        .target = 1 / 0.7, /* §7.4's 70 % policy: 70 % of the solo performance */
+        .queries = quick ? 6 : 20,
+    };
+}
+
+double so_load(const struct so_params *p, unsigned slot)
+{
+    double phase = 2 * acos(-1.0) * (double)slot / p->slots;
+    return p->trough + (p->peak - p->trough) * (1 - cos(phase)) / 2;
+}
+
+unsigned so_level(const struct so_params *p, unsigned slot)
+{
+    unsigned s = slot % p->slots;
+    return s <= p->slots - s ? s : p->slots - s;
+}
+
+/* ---- the cluster's day from the cells ---- */
+
+void so_summarize(const struct so_params *p, const struct so_cell *cells,
+                  struct so_summary sum[SO_DECIDERS])
+{
+    unsigned levels = p->slots / 2 + 1, per_ls = p->gpus / (unsigned)p->nls;
+    for (int d = 0; d < SO_DECIDERS; d++) {
+        struct so_summary *s = &sum[d];
+        memset(s, 0, sizeof(*s));
+        double placed_total = 0, gpus_total = 0, share = 0, busy = 0;
+        for (unsigned slot = 0; slot < p->slots; slot++) {
+            unsigned level = so_level(p, slot), placed = 0;
+            for (unsigned g = 0; g < p->gpus; g++) {
+                size_t ls = g / per_ls, batch = g % p->nbatch;
+                const struct so_cell *c = &cells[(ls * p->nbatch + batch) * levels + level];
+                int k = c->k[d];
+                placed += (unsigned)k;
+                share += (double)k / SO_MAX_INSTANCES;
+                busy += c->gpu_util[k];
+                if (k > 0) {
+                    s->colocations++;
+                    s->violations += c->p99_x[k] > p->target;
+                    s->violations10 += c->p99_x[k] > 1.1 * p->target;
+                }
+            }
+            unsigned rest = placed < p->batch_pool ? p->batch_pool - placed : 0;
+            unsigned gpus = p->gpus + (rest + SO_GPU_PROCS - 1) / SO_GPU_PROCS;
+            if (gpus > s->gpus_peak)
+                s->gpus_peak = gpus;
+            gpus_total += gpus;
+            placed_total += placed;
+        }
+        double gpu_slots = (double)p->gpus * p->slots;
+        s->gpus_mean = gpus_total / p->slots;
+        s->placed_mean = placed_total / p->slots;
+        s->slot_share = share / gpu_slots;
+        s->sm_busy = busy / gpu_slots;
+    }
+}
+
+/* ---- measuring the cells ---- */
+
+struct study {
+    const char *datadir;
+    const struct so_params *p;
+    struct so_result *r;
+    char *err;
+    size_t errlen;
+};
+
+/* The LS application `ls` beside k instances of batch `b` (k = 0: alone) at `rate`. */
+static int scenario(struct study *s, struct accel_scenario *sc, size_t ls, size_t b, unsigned k,
+                    double rate)
+{
+    return rp_scenario(sc, s->datadir, s->p->ls[ls], &s->p->batch[b], &k, 1, s->p->queries,
+                       s->p->target, rate, s->err, s->errlen);
+}
+
+/* The predicted p99 of every k, over k = 0's; the most instances keeping the target. */
+static int decide(struct study *s, const struct accel_profiles *prof, int predictor, size_t ls,
+                  size_t b, double rate)
+{
+    double p99[SO_MAX_INSTANCES + 1];
+    int best = 0;
+    for (unsigned k = 0; k <= SO_MAX_INSTANCES; k++) {
+        struct accel_scenario sc;
+        if (scenario(s, &sc, ls, b, k, rate)) {
+            accel_scenario_done(&sc);
+            return -1;
+        }
+        double *lat = xcalloc(s->p->queries, sizeof(double));
+        double *out[ACCEL_MAX_APPS] = {lat};
+        accel_predict(&sc, prof, predictor, out); /* k = 0: alone, the reference */
+        p99[k] = accel_percentile(lat, s->p->queries, 99);
+        free(lat);
+        if (k && p99[k] <= s->p->target * p99[0])
+            best = (int)k;
+        accel_scenario_done(&sc);
+    }
+    return best;
+}
+
+/* Runs configuration k of the cell on the core, once. */
+static int simulate(struct study *s, struct so_cell *c, size_t ls, size_t b, unsigned k,
+                    double rate)
+{
+    if (c->simulated[k])
+        return 0;
+    struct accel_scenario sc;
+    int rc = scenario(s, &sc, ls, b, k, rate);
+    struct accel_result r;
+    memset(&r, 0, sizeof(r));
+    struct accel_run_options o = {0}; /* alone: all its queries, the same arrivals */
+    if (rc == 0)
+        rc = accel_run(&sc, &o, &r, s->err, s->errlen);
+    if (rc == 0) {
+        c->simulated[k] = true;
+        c->p99_x[k] = r.app[0].p99_ms / r.app[0].solo_p99_ms;
+        c->gpu_util[k] = r.gpu_util;
+        s->r->simulations++;
+        s->r->cycles += r.cycles + r.solo_cycles;
+    }
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
+    return rc;
+}
+
+/* The bubble's measurements for the cell: the LS application's curve at this load (ls_part)
+ * and the batch applications' pressures (batch_part, batch b at index 1 + b). */
+static struct accel_bubble *bubble_for(const struct accel_bubble *ls_part,
+                                       const struct accel_bubble *batch_part, size_t b,
+                                       unsigned queries)
+{
+    struct accel_bubble *x = xcalloc(1, sizeof(*x));
+    x->reporter = batch_part->reporter;
+    x->pressure[1] = batch_part->pressure[1 + b];
+    x->reporter_deg[1] = batch_part->reporter_deg[1 + b];
+    x->ls[0] = ls_part->ls[0];
+    x->alone_ms[0] = xmalloc(queries * sizeof(double));
+    memcpy(x->alone_ms[0], ls_part->alone_ms[0], queries * sizeof(double));
+    return x;
+}
+
+static int cell(struct study *s, struct so_cell *c, size_t ls, size_t b, double rate,
+                const struct accel_bubble *ls_part, const struct accel_bubble *batch_part)
+{
+    struct accel_scenario sc;
+    struct accel_profiles prof;
+    memset(&prof, 0, sizeof(prof));
+    int rc = scenario(s, &sc, ls, b, 1, rate);
+    if (rc == 0)
+        rc = accel_profile(&sc, &prof, s->err, s->errlen);
+    accel_scenario_done(&sc);
+    if (rc == 0) {
+        s->r->cycles += prof.cycles;
+        prof.bubble = bubble_for(ls_part, batch_part, b, s->p->queries);
+        static const int predictor[SO_DECIDERS] = {
+            [SO_PROPHET] = ACCEL_PREDICT_PROPHET,
+            [SO_SEQUENTIAL] = ACCEL_PREDICT_SEQUENTIAL,
+            [SO_BUBBLE] = ACCEL_PREDICT_BUBBLE,
+        };
+        c->k[SO_NONE] = 0;
+        c->k[SO_FULL] = SO_MAX_INSTANCES;
+        for (int d = SO_PROPHET; d <= SO_BUBBLE && rc == 0; d++)
+            rc = (c->k[d] = decide(s, &prof, predictor[d], ls, b, rate)) < 0 ? -1 : 0;
+    }
+    accel_profiles_done(&prof);
+    for (int d = 0; d < SO_DECIDERS && rc == 0; d++)
+        rc = simulate(s, c, ls, b, (unsigned)c->k[d], rate);
+    return rc;
+}
+
+/* The rate LS application ls serves alone: 1 / its profile's solo latency. */
+static int capacity(struct study *s, size_t ls, double *qps)
+{
+    struct accel_scenario sc;
+    struct accel_profiles prof;
+    memset(&prof, 0, sizeof(prof));
+    int rc = scenario(s, &sc, ls, 0, 0, 0);
+    if (rc == 0)
+        rc = accel_profile(&sc, &prof, s->err, s->errlen);
+    if (rc == 0) {
+        *qps = 1e9 / prof.solo_ns[0];
+        s->r->cycles += prof.cycles;
+    }
+    accel_profiles_done(&prof);
+    accel_scenario_done(&sc);
+    return rc;
+}
+
+/* The reporter's curve and every batch application's pressure, once: one scenario holding
+ * one instance of each batch application. */
+static int batch_pressures(struct study *s, struct accel_bubble *out)
+{
+    unsigned *one = xcalloc(s->p->nbatch, sizeof(unsigned));
+    for (size_t b = 0; b < s->p->nbatch; b++)
+        one[b] = 1;
+    struct accel_scenario sc;
+    int rc = rp_scenario(&sc, s->datadir, s->p->ls[0], s->p->batch, one, s->p->nbatch,
+                         s->p->queries, s->p->target, 0, s->err, s->errlen);
+    free(one);
+    if (rc == 0)
+        rc = accel_bubble_measure_part(&sc, ACCEL_BUBBLE_BATCH, out, s->err, s->errlen);
+    s->r->cycles += out->cycles;
+    accel_scenario_done(&sc);
+    return rc;
+}
+
+int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
+           so_progress_fn progress, void *ctx, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof(*r));
+    if (p->slots < 2 || p->slots % 2 || p->slots / 2 + 1 > SO_MAX_LEVELS || p->gpus % p->nls ||
+        p->nbatch + 1 > ACCEL_MAX_APPS) {
+        snprintf(err, errlen,
+                 "scale-out: %u slots, %u GPUs for %zu LS applications: expected an "
+                 "even number of slots up to %d and the GPUs a multiple of the LS applications",
+                 p->slots, p->gpus, p->nls, 2 * (SO_MAX_LEVELS - 1));
+        return -1;
+    }
+    struct study s = {datadir, p, r, err, errlen};
+    r->levels = p->slots / 2 + 1;
+    for (unsigned l = 0; l < r->levels; l++)
+        r->load[l] = so_load(p, l);
+    r->cells = xcalloc(p->nls * p->nbatch * r->levels, sizeof(struct so_cell));
+    struct accel_bubble batch_part;
+    memset(&batch_part, 0, sizeof(batch_part));
+    int rc = batch_pressures(&s, &batch_part);
+    size_t done = 0, total = p->nls * p->nbatch * r->levels;
+    for (size_t ls = 0; ls < p->nls && rc == 0; ls++) {
+        double qps = 0;
+        rc = capacity(&s, ls, &qps);
+        for (unsigned l = 0; l < r->levels && rc == 0; l++) {
+            double rate = r->load[l] * qps;
+            struct accel_scenario sc;
+            struct accel_bubble ls_part;
+            memset(&ls_part, 0, sizeof(ls_part));
+            rc = scenario(&s, &sc, ls, 0, 0, rate);
+            if (rc == 0)
+                rc = accel_bubble_measure_part(&sc, ACCEL_BUBBLE_LS, &ls_part, err, errlen);
+            r->cycles += ls_part.cycles;
+            accel_scenario_done(&sc);
+            for (size_t b = 0; b < p->nbatch && rc == 0; b++) {
+                rc = cell(&s, &r->cells[(ls * p->nbatch + b) * r->levels + l], ls, b, rate,
+                          &ls_part, &batch_part);
+                if (progress)
+                    progress(ctx, (double)++done / total);
+            }
+            accel_bubble_done(&ls_part);
+        }
+    }
+    accel_bubble_done(&batch_part);
+    if (rc == 0)
+        so_summarize(p, r->cells, r->sum);
+    return rc;
+}
+
+void so_result_done(struct so_result *r)
+{
+    free(r->cells);
+    memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Predictors belong to a mode: `corun help predictors` lists the spatial ones and, in a
+# section of their own, the accelerator ones (prophet, sequential, bubble); `run --predictor`
+# with an accelerator predictor on a spatial scenario, a spatial predictor on an accelerator
+# scenario, or an unknown name there, is refused with exit status 2 and a message naming what
+# that scenario accepts.
+. "$(dirname "$0")/../lib.sh"
+
+"$CORUN" help predictors >"$TMPD/help" || fail "help predictors: exit $?"
+python3 - "$TMPD/help" <<'PY' || fail "help predictors: $(cat "$TMPD/help")"
+import re, sys
+text = open(sys.argv[1]).read()
+spatial, accel = text.split("\nAccelerator scenarios", 1)
+for name in ("hsm", "dase"):
+    assert re.search(r"^  %s +\S" % name, spatial, re.M), name
+for name in ("prophet", "sequential", "bubble"):
+    assert re.search(r"^  %s +\S" % name, accel, re.M), name
+    assert not re.search(r"^  %s +" % name, spatial, re.M), name
+assert not re.search(r"^  hsm +", accel, re.M)
+PY
+
+cat >"$TMPD/accel.cfg" <<'CFG'
+mode = "accelerator"; name = "pos alone"; gpu = "k40";
+applications = ( { name = "pos"; role = "ls"; qos_target = 1.5; queries = 2; } );
+CFG
+expect_refused() { # what-the-message-must-hold command...
+    local want=$1
+    shift
+    set +e
+    "$CORUN" "$@" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "$*: exit $rc (expected 2): $(cat "$TMPD/err")"
+    grep -qF -- "$want" "$TMPD/err" || fail "$*: message lacks '$want': $(cat "$TMPD/err")"
+    [ ! -s "$TMPD/out" ] || fail "$*: printed a result: $(cat "$TMPD/out")"
+}
+expect_refused "that predictor is for spatial scenarios; an accelerator scenario takes none, prophet, sequential, bubble" \
+    run "$TMPD/accel.cfg" --predictor hsm
+expect_refused "unknown predictor; an accelerator scenario takes none, prophet, sequential, bubble" \
+    run "$TMPD/accel.cfg" --predictor oracle2
+for p in prophet sequential bubble; do
+    expect_refused "--predictor $p: that predictor is for accelerator scenarios" \
+        run "$top_srcdir/scenarios/demo-pair.cfg" --predictor $p --epochs 1
+    grep -qF "takes none, " "$TMPD/err" && grep -qF "hsm" "$TMPD/err" \
+        || fail "the spatial names are not listed: $(cat "$TMPD/err")"
+done
+"$CORUN" run "$TMPD/accel.cfg" --predictor none >"$TMPD/out" 2>"$TMPD/err" \
+    || fail "--predictor none on an accelerator scenario: $(cat "$TMPD/err")"
+echo "predictors: help lists both modes' predictors; a predictor of the other mode is refused with exit 2"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# corun reproduce prophet --scaleout --quick: a row per configuration cell (LS application,
+# batch application, load) with the instances each predictor and full co-location chose and
+# the measured p99 over p99 alone; a row per decider whose counts follow from the cells (in
+# the quick form each cell is one GPU in one slot); no co-location places nothing and needs
+# the batch pool's own GPUs; --list names the experiment; two experiments at once are refused.
+. "$(dirname "$0")/../lib.sh"
+
+"$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
+"$CORUN" reproduce prophet --scaleout --quick >"$TMPD/out" 2>"$TMPD/err" \
+    || fail "--scaleout --quick: exit $? $(cat "$TMPD/err")"
+python3 - "$TMPD/out" <<'PY' || fail "scale-out tables: $(cat "$TMPD/out")"
+import math, re, sys
+text = open(sys.argv[1]).read()
+target = float(re.search(r"QoS: p99 <= ([0-9.]+) x", text).group(1))
+pool = int(re.search(r"^(\d+) batch instances to run", text, re.M).group(1))
+cells = re.findall(r"^(gmm|pos) +(pf|nn) +(\d+)% +" + r" +".join([r"(\d+) +([0-9.]+)x(\*?)"] * 4)
+                   + r"$", text, re.M)
+assert len(cells) == 8, cells
+deciders = ["prophet", "sequential", "bubble", "full"]
+for c in cells:
+    for i, d in enumerate(deciders):
+        k, x, star = int(c[3 + 3 * i]), float(c[4 + 3 * i]), c[5 + 3 * i]
+        assert 0 <= k <= 15
+        assert (star == "*") == (x > target + 0.005) or abs(x - target) < 0.01, (c, d)
+        if k == 0:
+            assert x == 1.0, (c, d)  # alone under the same arrivals is the reference
+    assert int(c[3 + 9]) == 15  # full
+rows = dict((m[0], m[1:]) for m in re.findall(
+    r"^(none|prophet|sequential|bubble|full) +([0-9.]+) +(\d+) +([0-9.]+) +([0-9.]+)% +([0-9.]+)% +"
+    r"(\d+) +([0-9.]+)% +([0-9.]+)%$", text, re.M))
+assert sorted(rows) == sorted(["none"] + deciders), rows
+none = rows["none"]
+assert float(none[0]) == 4 + math.ceil(pool / 16) and float(none[2]) == 0 and int(none[5]) == 0
+assert float(rows["full"][3]) == 100.0 and float(rows["full"][2]) == 60.0
+for i, d in enumerate(deciders):
+    coloc = sum(1 for c in cells if int(c[3 + 3 * i]) > 0)
+    viol = sum(1 for c in cells if int(c[3 + 3 * i]) > 0 and c[5 + 3 * i] == "*")
+    assert int(rows[d][5]) == coloc, (d, rows[d], coloc)
+    share = 100.0 * viol / coloc if coloc else 0.0
+    assert abs(float(rows[d][6]) - share) < 0.06, (d, rows[d], viol)
+    placed = sum(int(c[3 + 3 * i]) for c in cells) / 2  # two slots
+    assert abs(float(rows[d][2]) - placed) < 0.06, (d, rows[d], placed)
+assert re.search(r"^\d+ configurations simulated", text, re.M)
+PY
+
+set +e
+"$CORUN" reproduce prophet --accuracy --scaleout >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "two experiments: exit $rc"
+grep -qF "give one of --accuracy, --colocation and --scaleout" "$TMPD/err" || fail "$(cat "$TMPD/err")"
+echo "reproduce prophet --scaleout --quick: 8 cells, 5 deciders whose counts follow from the cells"

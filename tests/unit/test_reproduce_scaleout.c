@@ -1,0 +1,125 @@
+/* Unit tests: reproduce_scaleout — the diurnal load and its levels, and the cluster's day
+ * summed from cells worked out by hand (GPUs used, instances placed, MPS slots, SM busy,
+ * co-locations and QoS violations per decider). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/reproduce_scaleout.h"
+
+static void test_load(void **state)
+{
+    (void)state;
+    struct so_params p;
+    so_params_default(false, &p);
+    assert_int_equal(p.gpus, 700);
+    assert_int_equal(p.batch_pool, 11000);
+    assert_int_equal(p.nls, 7);
+    assert_int_equal(p.nbatch, 11);
+    assert_int_equal(p.slots, 8);
+    assert_float_equal(p.target, 1 / 0.7, 1e-12);
+    /* trough 0.1 at slot 0, peak 0.5 at slot 4, 0.3 half-way; slot 1: 0.1 + 0.4 (1 - cos 45°)
+     * / 2 = 0.158579 */
+    assert_float_equal(so_load(&p, 0), 0.1, 1e-12);
+    assert_float_equal(so_load(&p, 2), 0.3, 1e-12);
+    assert_float_equal(so_load(&p, 4), 0.5, 1e-12);
+    assert_float_equal(so_load(&p, 1), 0.1 + 0.4 * (1 - sqrt(0.5)) / 2, 1e-12);
+    assert_float_equal(so_load(&p, 7), so_load(&p, 1), 1e-12);
+    assert_int_equal(so_level(&p, 0), 0);
+    assert_int_equal(so_level(&p, 4), 4);
+    assert_int_equal(so_level(&p, 5), 3);
+    assert_int_equal(so_level(&p, 7), 1);
+    so_params_default(true, &p);
+    assert_int_equal(p.gpus % p.nls, 0);
+    assert_int_equal(so_level(&p, 1), 1);
+}
+
+/* 4 GPUs: 0 and 1 serve LS 0, 2 and 3 LS 1; even GPUs batch 0, odd batch 1. Two slots (level
+ * 0, then level 1); 40 batch instances to run; target 1.5.
+ * prophet picks k = 2 everywhere; the measured p99 is over the target (1.6x) for LS 1 beside
+ * batch 1 at level 1 only, and over 1.1 x the target (1.7x) nowhere. Slot 0: 8 placed, 32
+ * left for batch-only GPUs: 2, so 6 GPUs; slot 1 the same: mean 6, peak 6. MPS slots 2/15.
+ * SM busy: the cells' util at k = 2: 0.2 0.3 0.4 0.5 (level 0), 0.6 0.7 0.8 0.9 (level 1):
+ * mean 0.55. Co-locations 8, violations 1.
+ * none (k = 0): 40 left: 3 batch-only GPUs, 7; util at k = 0 is 0.1 everywhere.
+ * full (15): 60 placed, none left: 4 GPUs; every measured p99 2.0x: 8 violations, all over
+ * 10 %. */
+static void test_summarize_by_hand(void **state)
+{
+    (void)state;
+    static const char *const ls[] = {"a", "b"}, *const batch[] = {"x", "y"};
+    struct so_params p = {.ls = ls,
+                          .nls = 2,
+                          .batch = batch,
+                          .nbatch = 2,
+                          .gpus = 4,
+                          .batch_pool = 40,
+                          .slots = 2,
+                          .target = 1.5,
+                          .queries = 1};
+    struct so_cell cells[2 * 2 * 2];
+    memset(cells, 0, sizeof cells);
+    for (unsigned i = 0; i < 8; i++) {
+        struct so_cell *c = &cells[i];
+        c->k[SO_PROPHET] = 2;
+        c->k[SO_SEQUENTIAL] = 0;
+        c->k[SO_BUBBLE] = 1;
+        c->k[SO_FULL] = 15;
+        c->p99_x[0] = 1;
+        c->gpu_util[0] = 0.1;
+        c->p99_x[1] = 1.2;
+        c->gpu_util[1] = 0.15;
+        c->p99_x[2] = 1.4;
+        c->p99_x[15] = 2.0;
+        c->gpu_util[15] = 1.0;
+    }
+    /* cells[(ls * 2 + batch) * 2 + level] */
+    const double util2[2][4] = {{0.2, 0.3, 0.4, 0.5}, {0.6, 0.7, 0.8, 0.9}};
+    for (unsigned cell = 0; cell < 4; cell++)
+        for (unsigned level = 0; level < 2; level++)
+            cells[cell * 2 + level].gpu_util[2] = util2[level][cell];
+    cells[(1 * 2 + 1) * 2 + 1].p99_x[2] = 1.6;
+    struct so_summary s[SO_DECIDERS];
+    so_summarize(&p, cells, s);
+
+    assert_float_equal(s[SO_PROPHET].gpus_mean, 6, 1e-12);
+    assert_int_equal(s[SO_PROPHET].gpus_peak, 6);
+    assert_float_equal(s[SO_PROPHET].placed_mean, 8, 1e-12);
+    assert_float_equal(s[SO_PROPHET].slot_share, 2.0 / 15, 1e-12);
+    assert_float_equal(s[SO_PROPHET].sm_busy, 0.55, 1e-12);
+    assert_int_equal(s[SO_PROPHET].colocations, 8);
+    assert_int_equal(s[SO_PROPHET].violations, 1);
+    assert_int_equal(s[SO_PROPHET].violations10, 0);
+
+    assert_float_equal(s[SO_NONE].gpus_mean, 7, 1e-12);
+    assert_float_equal(s[SO_NONE].sm_busy, 0.1, 1e-12);
+    assert_int_equal(s[SO_NONE].colocations, 0);
+    assert_float_equal(s[SO_SEQUENTIAL].gpus_mean, 7, 1e-12);
+
+    /* bubble: 4 placed, 36 left: 3 batch-only GPUs; 1.2x meets the target */
+    assert_float_equal(s[SO_BUBBLE].gpus_mean, 7, 1e-12);
+    assert_float_equal(s[SO_BUBBLE].placed_mean, 4, 1e-12);
+    assert_int_equal(s[SO_BUBBLE].violations, 0);
+
+    assert_float_equal(s[SO_FULL].gpus_mean, 4, 1e-12);
+    assert_float_equal(s[SO_FULL].slot_share, 1, 1e-12);
+    assert_float_equal(s[SO_FULL].sm_busy, 1, 1e-12);
+    assert_int_equal(s[SO_FULL].violations, 8);
+    assert_int_equal(s[SO_FULL].violations10, 8);
+    assert_string_equal(so_decider_name(SO_BUBBLE), "bubble");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load),
+        cmocka_unit_test(test_summarize_by_hand),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
