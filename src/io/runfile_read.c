@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "accel_runfile_internal.h"
 #include "corun/util.h"
 #include "runfile_internal.h"
 
@@ -90,6 +91,11 @@ static int read_header(struct runfile *rf, char *err, size_t errlen)
         rf_h5_reason(rf->why, sizeof(rf->why));
         return rf_fail(err, errlen, "%s: damaged or truncated HDF5 file: %s", path, rf->why);
     }
+    if (has_schema == 0 && H5Aexists(rf->file, ACCEL_RF_VERSION) > 0)
+        return rf_fail(err, errlen,
+                       "%s: an accelerator run file (its task table); `corun show` and `corun "
+                       "replay` read it, this command reads spatial runs only",
+                       path);
     if (has_schema == 0)
         return rf_fail(err, errlen,
                        "%s: an HDF5 file, but not a corun run file (no schema_version attribute)",

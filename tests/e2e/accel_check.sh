@@ -98,6 +98,16 @@ rc=$?
 set -e
 [ $rc -ne 0 ] && grep -qF "q.h5: already exists; a run file is never overwritten" "$TMPD/err" \
     || fail "run --out onto an existing file: exit $rc, $(cat "$TMPD/err")"
+# Commands that read spatial runs name an accelerator run file as one.
+for cmd in "export $TMPD/q.h5 --csv $TMPD/csv" "branch $TMPD/q.h5 1"; do
+    set +e
+    # shellcheck disable=SC2086 # the command's words
+    "$CORUN" $cmd >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -qF "q.h5: an accelerator run file (its task table); \`corun show\` and" \
+        "$TMPD/err" || fail "corun $cmd: exit $rc, $(cat "$TMPD/err")"
+done
 head -c 9000 "$TMPD/q.h5" >"$TMPD/cut.h5"
 set +e
 "$CORUN" show "$TMPD/cut.h5" >"$TMPD/out" 2>"$TMPD/err"
