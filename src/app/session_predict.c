@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/accel_predict.h"
 #include "corun/conftable.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
@@ -22,7 +23,13 @@ static void unknown_predictor(const char *name, char *err, size_t errlen)
         n = CORUN_ARRAY_LEN(names) - 1;
     names[n++] = "none";
     char *known = conf_known_names(name, names, n);
-    snprintf(err, errlen, "unknown predictor \"%s\"%s", name, known);
+    if (accel_predictor_find(name) >= 0) /* a name of the other mode: say so */
+        snprintf(err, errlen,
+                 "predictor \"%s\" is for accelerator scenarios (mode = \"accelerator\"); this "
+                 "scenario is spatial%s",
+                 name, known);
+    else
+        snprintf(err, errlen, "unknown predictor \"%s\"%s", name, known);
     free(known);
 }
 

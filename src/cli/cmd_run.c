@@ -388,7 +388,9 @@ static int run_run(int argc, char **argv)
     }
     s = session_new(&sc, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "%s: %s\n", o.scenario, err);
+        /* A setting's error is placed already (FILE:LINE: name: ...), as check prints it. */
+        bool placed = strncmp(err, o.scenario, strlen(o.scenario)) == 0;
+        fprintf(stderr, "%s%s%s\n", placed ? "" : o.scenario, placed ? "" : ": ", err);
         goto out;
     }
     session_set_threads(s, (unsigned)o.threads);

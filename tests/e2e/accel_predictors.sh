@@ -44,6 +44,14 @@ for p in prophet sequential bubble; do
     grep -qF "takes none, " "$TMPD/err" && grep -qF "hsm" "$TMPD/err" \
         || fail "the spatial names are not listed: $(cat "$TMPD/err")"
 done
+# A spatial scenario file naming an accelerator predictor: check and run say the same.
+sed 's/^kernels/predictor = "prophet";\nkernels/' "$top_srcdir/scenarios/demo-pair.cfg" >"$TMPD/sp.cfg"
+grep -q '^predictor = "prophet";' "$TMPD/sp.cfg" || fail "could not write sp.cfg"
+expect_refused 'predictor "prophet" is for accelerator scenarios (mode = "accelerator"); this scenario is spatial; known: oracle, hsm' \
+    check "$TMPD/sp.cfg"
+cp "$TMPD/err" "$TMPD/check.err"
+expect_refused 'predictor "prophet" is for accelerator scenarios' run "$TMPD/sp.cfg" --epochs 1
+cmp -s "$TMPD/check.err" "$TMPD/err" || fail "check and run say different things: $(cat "$TMPD/err")"
 "$CORUN" run "$TMPD/accel.cfg" --predictor none >"$TMPD/out" 2>"$TMPD/err" \
     || fail "--predictor none on an accelerator scenario: $(cat "$TMPD/err")"
 echo "predictors: help lists both modes' predictors; a predictor of the other mode is refused with exit 2"
