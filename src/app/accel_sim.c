@@ -539,7 +539,10 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
             lat[a] = xcalloc(sc->apps[a].queries, sizeof(double));
     accel_predict(sc, &s->prof, predictor, lat);
     r->predictor = predictor;
-    r->profile_cycles = s->prof.cycles;
+    /* What this predictor's measurements cost: the bubble's runs count for the bubble only. */
+    uint64_t bubble_cycles = s->prof.bubble ? s->prof.bubble->cycles : 0;
+    r->profile_cycles =
+        s->prof.cycles - bubble_cycles + (predictor == ACCEL_PREDICT_BUBBLE ? bubble_cycles : 0);
     for (unsigned a = 0; a < sc->napps; a++) {
         struct accel_app_result *ar = &r->app[a];
         if (!lat[a])

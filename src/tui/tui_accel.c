@@ -32,7 +32,7 @@ static const struct tui_accel_key keys[] = {
     {"F1, ?", "help", "show the keys; any key closes the help", true, true},
     {"Space", "step", "step: half a millisecond more of the GPU's time", true, false},
     {"r", "run", "run / pause: step after step until the LS queries are done", true, false},
-    {"p", "predictor", "predictor: none -> prophet -> sequential -> none", true, false},
+    {"p", "predictor", "predictor: none -> prophet -> sequential -> bubble -> none", true, false},
     {"s", "save", "save the run so far to a new run file (corun show / replay read it)", true,
      false},
     {"Left Right", "pan", "move the timeline back / on by half its width", true, true},
@@ -331,7 +331,7 @@ static bool key(struct tui_accel *t, int ch)
             tui_accel_worker_run(t->worker, !t->st.running);
             snprintf(t->note, sizeof t->note, "%s", t->st.running ? "paused" : "running");
         } else if (ch == 'p') {
-            int next = (t->st.predictor + 1) % 3; /* none, prophet, sequential */
+            int next = (t->st.predictor + 1) % ACCEL_PREDICTORS; /* none first */
             tui_accel_worker_set_predictor(t->worker, next);
             snprintf(t->note, sizeof t->note, "predictor %s%s", accel_predictor_name(next),
                      next ? " (its forecast of every LS query from solo-run profiles)" : "");

@@ -83,7 +83,8 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
                   x->pred_p50_ms, x->pred_p99_ms, 100 * x->pred_error,
                   x->pred_qos_met ? "met" : "violated");
     else
-        tui_print(w, y + 2, 0, "forecast none%s", t->live ? " (p: prophet or sequential)" : "");
+        tui_print(w, y + 2, 0, "forecast none%s",
+                  t->live ? " (p: prophet, sequential, bubble)" : "");
     int cols = width - HIST_LABEL - 11; /* room for the scale's end */
     if (cols < 8)
         return 5;

@@ -2,7 +2,7 @@
 # The workbench on an accelerator scenario (issue 19): `corun tui` opens the accelerator view;
 # Space steps it (the timeline fills with the processes' kernels and copies), r runs it to the
 # end, whose latencies, verdict and utilization are those `corun run` prints; p switches the
-# predictor on the fly (prophet, sequential, none), each forecast the one `corun run
+# predictor on the fly (prophet, sequential, bubble, none), each forecast the one `corun run
 # --predictor` prints; s saves the run to a file whose `corun show` is `corun run`'s output;
 # `corun replay` opens that file in the accelerator view with the same figures; q quits.
 . "$(dirname "$0")/../lib.sh"
@@ -21,6 +21,8 @@ CFG
 "$CORUN" run "$TMPD/quick.cfg" --predictor prophet >"$TMPD/prophet" 2>/dev/null || fail "run"
 "$CORUN" run "$TMPD/quick.cfg" --predictor sequential >"$TMPD/sequential" 2>/dev/null ||
     fail "run --predictor sequential"
+"$CORUN" run "$TMPD/quick.cfg" --predictor bubble >"$TMPD/bubble" 2>/dev/null ||
+    fail "run --predictor bubble"
 # The measured row: gmm ls 1 6 P50 P99 SOLO 1.50x VERDICT (R solo); then the forecast rows.
 read -r p50 p99 verdict <<<"$(awk '$1 == "gmm" && $2 == "ls" { print $5, $6, $9 }' "$TMPD/prophet")"
 [ -n "$verdict" ] || fail "no gmm row in: $(cat "$TMPD/prophet")"
@@ -30,12 +32,13 @@ forecast() { # the predictor's "p50 A  p99 B  err C%" as the view prints it
 }
 fp=$(forecast "$TMPD/prophet")
 fs=$(forecast "$TMPD/sequential")
-[ -n "$fp" ] && [ -n "$fs" ] || fail "no forecast rows"
+fb=$(forecast "$TMPD/bubble")
+[ -n "$fp" ] && [ -n "$fs" ] && [ -n "$fb" ] || fail "no forecast rows"
 
 tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/quick.cfg"
 tui_wait "LIVE paused"
 tui_wait "0/6 done"
-tui_wait "forecast none (p: prophet or sequential)"
+tui_wait "forecast none (p: prophet, sequential, bubble)"
 grep -qF "Space step r run p predictor s save" "$TMPD/screen" || fail "no live key bar:
 $(cat "$TMPD/screen")"
 
@@ -61,13 +64,16 @@ $(cat "$TMPD/screen")"
 grep -qE "█" "$TMPD/screen" || fail "no kernel on the timeline:
 $(cat "$TMPD/screen")"
 
-# The predictor, switched on the fly: prophet, sequential, none, prophet again.
+# The predictor, switched on the fly: prophet, sequential, bubble, none, prophet again.
 tui_keys p
 tui_wait "predictor prophet"
 tui_wait "prophet  $fp"
 tui_keys p
 tui_wait "predictor sequential"
 tui_wait "sequenti $fs"
+tui_keys p
+tui_wait "predictor bubble"
+tui_wait "bubble   $fb" 300 # its runs beside 0-15 bubbles: seconds, more under sanitizers
 tui_keys p
 tui_wait "predictor none"
 tui_wait "forecast none"
@@ -112,4 +118,4 @@ tui_wait "exit=0"
 head -c 9000 "$TMPD/saved.h5" >"$TMPD/cut.h5"
 expect_bad "replay of a truncated accelerator run file" "cut.h5: truncated" \
     "$CORUN" replay "$TMPD/cut.h5"
-echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/none, saved (show = run), replayed"
+echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed"
