@@ -150,26 +150,12 @@ void accel_runfile_print_layout(FILE *out)
 
 /* ---- writing ---- */
 
-static int write_attr(hid_t obj, const char *name, enum runfile_type t, const void *value)
-{
-    hid_t ft = rf_file_type(t), mt = rf_mem_type(t);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, ft, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, mt, value);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(ft);
-    H5Tclose(mt);
-    return rc < 0 ? -1 : 0;
-}
-
 static int describe(hid_t ds, const struct runfile_field *f)
 {
     const char *d = f->description;
-    if (f->unit && write_attr(ds, "unit", RUNFILE_STRING, &f->unit) < 0)
+    if (f->unit && rf_write_attr(ds, "unit", RUNFILE_STRING, &f->unit) < 0)
         return -1;
-    return write_attr(ds, "description", RUNFILE_STRING, &d);
+    return rf_write_attr(ds, "description", RUNFILE_STRING, &d);
 }
 
 /* Column f of n structs of size stride at base, as a 1-D dataset in grp. */
@@ -223,7 +209,7 @@ static int write_everything(hid_t file, const struct accel_record *r)
     const struct runfile_table *t = &accel_runfile_root_table;
     for (size_t i = 0; i < t->count; i++) {
         const struct runfile_field *f = &t->fields[i];
-        if (write_attr(file, f->name, f->type, (const char *)r + f->offset) < 0)
+        if (rf_write_attr(file, f->name, f->type, (const char *)r + f->offset) < 0)
             return -1;
     }
     if (write_group(file, &accel_runfile_app_table, r->app, sizeof(r->app[0]), r->napps) < 0 ||

@@ -72,6 +72,8 @@ herr_t rf_free(struct runfile *rf);
 /* Memory and file types of a field (callers H5Tclose both). */
 hid_t rf_mem_type(enum runfile_type t);
 hid_t rf_file_type(enum runfile_type t);
+/* Writes a scalar attribute of type t (value as its struct holds it) on obj; 0 or -1. */
+int rf_write_attr(hid_t obj, const char *name, enum runfile_type t, const void *value);
 /* Fixed-length string types of the event kind and text (callers H5Tclose). */
 hid_t rf_fixed_string(size_t size);
 /* Bytes a value of type t occupies in its struct. */

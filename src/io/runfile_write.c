@@ -29,7 +29,7 @@ static void reason(struct runfile *rf, char *buf, size_t len)
 
 /* ---- building the file ---- */
 
-static int write_attr(hid_t obj, const char *name, enum runfile_type t, const void *value)
+int rf_write_attr(hid_t obj, const char *name, enum runfile_type t, const void *value)
 {
     hid_t ft = rf_file_type(t), mt = rf_mem_type(t);
     hid_t space = H5Screate(H5S_SCALAR);
@@ -45,7 +45,7 @@ static int write_attr(hid_t obj, const char *name, enum runfile_type t, const vo
 
 static int write_string_attr(hid_t obj, const char *name, const char *value)
 {
-    return write_attr(obj, name, RUNFILE_STRING, &value);
+    return rf_write_attr(obj, name, RUNFILE_STRING, &value);
 }
 
 /* The "unit" and "description" attributes every dataset carries. */
@@ -60,8 +60,8 @@ static int write_header(hid_t file, const struct runfile_header *h)
 {
     const struct runfile_table *t = &runfile_header_table;
     for (size_t i = 0; i < t->count; i++)
-        if (write_attr(file, t->fields[i].name, t->fields[i].type,
-                       (const char *)h + t->fields[i].offset) < 0)
+        if (rf_write_attr(file, t->fields[i].name, t->fields[i].type,
+                          (const char *)h + t->fields[i].offset) < 0)
             return -1;
     return 0;
 }

@@ -360,18 +360,8 @@ static void loop(struct tui *t)
     }
 }
 
-int tui_main(struct session *s, const struct tui_options *opt)
+void tui_term_modes(void)
 {
-    /* Before newterm, so that ncurses keeps to SIGWINCH and leaves these to us. */
-    struct sigaction old_handlers[NQUIT_SIGNALS];
-    catch_signals(old_handlers);
-    SCREEN *screen = newterm(NULL, stdout, stdin);
-    if (!screen) {
-        fprintf(stderr, "corun: cannot initialise the terminal (is TERM set?)\n");
-        restore_signals(old_handlers);
-        session_delete(s);
-        return -1;
-    }
     cbreak();
     noecho();
     nonl();
@@ -389,6 +379,21 @@ int tui_main(struct session *s, const struct tui_options *opt)
     curs_set(0);
     /* Esc closes overlays; a long wait for an escape sequence would feel like a hang. */
     set_escdelay(25);
+}
+
+int tui_main(struct session *s, const struct tui_options *opt)
+{
+    /* Before newterm, so that ncurses keeps to SIGWINCH and leaves these to us. */
+    struct sigaction old_handlers[NQUIT_SIGNALS];
+    catch_signals(old_handlers);
+    SCREEN *screen = newterm(NULL, stdout, stdin);
+    if (!screen) {
+        fprintf(stderr, "corun: cannot initialise the terminal (is TERM set?)\n");
+        restore_signals(old_handlers);
+        session_delete(s);
+        return -1;
+    }
+    tui_term_modes();
 
     struct tui t;
     memset(&t, 0, sizeof t);

@@ -391,20 +391,7 @@ static int run(struct tui_accel *t, const struct tui_options *opt)
             sigaction(quit_signals[i], &old[i], NULL);
         return -1;
     }
-    cbreak();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    static const struct {
-        const char *seq;
-        int key;
-    } home_end[] = {
-        {"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[H", KEY_HOME}, {"\033[F", KEY_END}};
-    for (size_t i = 0; i < sizeof home_end / sizeof home_end[0]; i++)
-        if (key_defined(home_end[i].seq) == 0)
-            define_key(home_end[i].seq, home_end[i].key);
-    curs_set(0);
-    set_escdelay(25);
+    tui_term_modes();
     tui_style_init(&t->style, opt->projector);
     t->span_ns = DEFAULT_SPAN_NS;
     t->follow = true;

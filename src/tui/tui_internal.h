@@ -41,6 +41,9 @@ struct tui_style {
 /* Chooses colours and glyphs after the terminal is set up (reads NO_COLOR, LANG, TERM); the
  * projector theme is bold and high-contrast (still monochrome under NO_COLOR). */
 void tui_style_init(struct tui_style *st, bool projector);
+/* The terminal modes every view runs in (after initscr): keys unbuffered and unechoed, keypad
+ * keys decoded, Home and End as tmux sends them, no cursor, a short Esc delay. */
+void tui_term_modes(void);
 
 /* ---- the snapshot and UI state ---- */
 
