@@ -55,13 +55,7 @@ const struct tui_epoch *tui_shown(const struct tui *t)
 
 static void free_windows(struct tui *t)
 {
-    for (unsigned v = 0; v < TUI_V_COUNT; v++) {
-        if (t->inner[v] && t->inner[v] != t->frame[v])
-            delwin(t->inner[v]);
-        if (t->frame[v])
-            delwin(t->frame[v]);
-        t->inner[v] = t->frame[v] = NULL;
-    }
+    tui_free_frames(t->frame, t->inner, TUI_V_COUNT);
     if (t->overlay_win)
         delwin(t->overlay_win);
     t->overlay_win = NULL;
@@ -357,6 +351,17 @@ static void loop(struct tui *t)
             clearok(curscr, TRUE);
             relayout(t);
         }
+    }
+}
+
+void tui_free_frames(WINDOW **frame, WINDOW **inner, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (inner[i] && inner[i] != frame[i])
+            delwin(inner[i]);
+        if (frame[i])
+            delwin(frame[i]);
+        inner[i] = frame[i] = NULL;
     }
 }
 

@@ -82,13 +82,7 @@ double tui_accel_now_ns(const struct tui_accel *t)
 
 static void free_windows(struct tui_accel *t)
 {
-    for (unsigned i = 0; i < TA_COUNT; i++) {
-        if (t->inner[i] && t->inner[i] != t->frame[i])
-            delwin(t->inner[i]);
-        if (t->frame[i])
-            delwin(t->frame[i]);
-        t->inner[i] = t->frame[i] = NULL;
-    }
+    tui_free_frames(t->frame, t->inner, TA_COUNT);
 }
 
 static void place(struct tui_accel *t, enum tui_accel_win v, int y, int x, int h, int w,

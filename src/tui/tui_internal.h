@@ -44,6 +44,8 @@ void tui_style_init(struct tui_style *st, bool projector);
 /* The terminal modes every view runs in (after initscr): keys unbuffered and unechoed, keypad
  * keys decoded, Home and End as tmux sends them, no cursor, a short Esc delay. */
 void tui_term_modes(void);
+/* Deletes n framed windows (frame[i], and inner[i] inside it when it is another window). */
+void tui_free_frames(WINDOW **frame, WINDOW **inner, unsigned n);
 
 /* ---- the snapshot and UI state ---- */
 
