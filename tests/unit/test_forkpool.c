@@ -255,6 +255,10 @@ static void workers_die_with_parent(void **state)
         pid_t parent = fork();
         assert_true(parent >= 0);
         if (parent == 0) {
+            /* The default actions, whatever this test inherited: a shell's background job
+             * starts with SIGINT ignored, and then the parent would not die of it. */
+            signal(SIGTERM, SIG_DFL);
+            signal(SIGINT, SIG_DFL);
             close(p[0]);
             struct orphans o = {p[1]};
             forkpool_run(&orphan_ops, &o, 2, 1, 2);
