@@ -20,17 +20,7 @@ CFG
 out=$("$CORUN" check "$TMPD/pair.cfg") || fail "check pair.cfg"
 [ "$out" = ok ] || fail "check printed '$out'"
 
-cat >"$TMPD/quick.cfg" <<'CFG'
-mode = "accelerator";
-name = "gmm beside nn";
-gpu = "k40";
-seed = 3;
-applications = (
-  { name = "gmm"; role = "ls"; qos_target = 1.5; arrival = "poisson"; rate_qps = 4000;
-    queries = 6; },
-  { name = "nn"; role = "batch"; instances = 1; }
-);
-CFG
+cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
 [ "$("$CORUN" check "$TMPD/quick.cfg")" = ok ] || fail "check quick.cfg"
 "$CORUN" run "$TMPD/quick.cfg" >"$TMPD/run1" 2>"$TMPD/err" || fail "run: $(cat "$TMPD/err")"
 grep -qE '^gmm +ls +1 +6 +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.50x +(met|violated) \([0-9.]+x solo\)$' \

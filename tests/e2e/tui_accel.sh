@@ -7,17 +7,7 @@
 # `corun replay` opens that file in the accelerator view with the same figures; q quits.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir"
-cat >"$TMPD/quick.cfg" <<'CFG'
-mode = "accelerator";
-name = "gmm beside nn";
-gpu = "k40";
-seed = 3;
-applications = (
-  { name = "gmm"; role = "ls"; qos_target = 1.5; arrival = "poisson"; rate_qps = 4000;
-    queries = 6; },
-  { name = "nn"; role = "batch"; instances = 1; }
-);
-CFG
+cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
 "$CORUN" run "$TMPD/quick.cfg" --predictor prophet >"$TMPD/prophet" 2>/dev/null || fail "run"
 "$CORUN" run "$TMPD/quick.cfg" --predictor sequential >"$TMPD/sequential" 2>/dev/null ||
     fail "run --predictor sequential"

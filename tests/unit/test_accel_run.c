@@ -48,16 +48,7 @@ static void test_copies_by_hand(void **state)
 {
     (void)state;
     struct accel_scenario sc;
-    test_accel_load(
-        &sc,
-        "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
-        "applications = (\n"
-        " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
-        "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
-        " { name = \"b\"; role = \"batch\"; instances = 1;\n"
-        "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
-        "             { type = \"d2h\"; bytes = 20000; } ); }\n"
-        ");\n");
+    test_accel_load(&sc, test_accel_copies_cfg);
     struct accel_result r;
     run(&sc, &r);
     const struct accel_app_result *q = &r.app[0];

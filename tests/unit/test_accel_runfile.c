@@ -198,16 +198,7 @@ static void test_run_through_file(void **state)
 {
     (void)state;
     struct accel_scenario sc;
-    test_accel_load(
-        &sc,
-        "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
-        "applications = (\n"
-        " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
-        "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
-        " { name = \"b\"; role = \"batch\"; instances = 1;\n"
-        "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
-        "             { type = \"d2h\"; bytes = 20000; } ); }\n"
-        ");\n");
+    test_accel_load(&sc, test_accel_copies_cfg);
     struct accel_run_options o = {.record_tasks = true};
     struct accel_result res;
     char err[512];
@@ -326,38 +317,9 @@ static void test_refused(void **state)
 static void test_docs_match_tables(void **state)
 {
     (void)state;
-    const char *top = getenv("CORUN_DATADIR");
-    if (!top) {
-        print_message("skipping: CORUN_DATADIR (the source tree) is not set\n");
-        skip();
-    }
-    char *path = xasprintf("%s/docs/runfile.md", top);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *doc = NULL;
-    size_t cap = 0;
-    ssize_t got = getdelim(&doc, &cap, '\0', f);
-    fclose(f);
-    assert_true(got > 0);
-    const char *begin_mark = "<!-- accel layout: begin -->\n";
-    const char *end_mark = "<!-- accel layout: end -->";
-    char *begin = strstr(doc, begin_mark), *end = strstr(doc, end_mark);
-    assert_non_null(begin);
-    assert_non_null(end);
-    begin += strlen(begin_mark);
-    *end = '\0';
-    char *want = NULL;
-    size_t want_len = 0;
-    FILE *mem = open_memstream(&want, &want_len);
-    accel_runfile_print_layout(mem);
-    fclose(mem);
-    if (strcmp(begin, want) != 0)
-        fail_msg("%s: the accelerator layout differs from the tables; regenerate it with "
-                 "tests/runfile_writer accel-layout",
-                 path);
-    free(want);
-    free(doc);
-    free(path);
+    test_doc_matches("docs/runfile.md", "<!-- accel layout: begin -->\n",
+                     "<!-- accel layout: end -->", accel_runfile_print_layout,
+                     "tests/runfile_writer accel-layout");
 }
 
 int main(void)

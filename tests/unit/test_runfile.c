@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "corun/runfile.h"
+#include "testutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1337,31 +1338,8 @@ static void test_explain_kept(void **state)
 static void test_docs_match_tables(void **state)
 {
     (void)state;
-    const char *top = getenv("CORUN_DATADIR");
-    if (!top) {
-        print_message("skipping: CORUN_DATADIR (the source tree) is not set\n");
-        skip();
-    }
-    char path[600];
-    snprintf(path, sizeof(path), "%s/docs/runfile.md", top);
-    char *doc = read_all(path, NULL);
-    const char *begin_mark = "<!-- layout: begin -->\n", *end_mark = "<!-- layout: end -->";
-    char *begin = strstr(doc, begin_mark), *end = strstr(doc, end_mark);
-    assert_non_null(begin);
-    assert_non_null(end);
-    begin += strlen(begin_mark);
-    *end = '\0';
-    char *want = NULL;
-    size_t want_len = 0;
-    FILE *mem = open_memstream(&want, &want_len);
-    runfile_print_layout(mem);
-    fclose(mem);
-    if (strcmp(begin, want) != 0)
-        fail_msg("%s: the layout section differs from the tables; regenerate it with "
-                 "tests/runfile_writer layout",
-                 path);
-    free(want);
-    free(doc);
+    test_doc_matches("docs/runfile.md", "<!-- layout: begin -->\n", "<!-- layout: end -->",
+                     runfile_print_layout, "tests/runfile_writer layout");
 }
 
 int main(void)

@@ -84,3 +84,51 @@ void test_accel_load(struct accel_scenario *sc, const char *text)
     diag_done(&d);
     free(datadir);
 }
+
+const char test_accel_copies_cfg[] =
+    "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
+    "applications = (\n"
+    " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
+    "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
+    " { name = \"b\"; role = \"batch\"; instances = 1;\n"
+    "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
+    "             { type = \"d2h\"; bytes = 20000; } ); }\n"
+    ");\n";
+
+void test_doc_matches(const char *doc, const char *begin_mark, const char *end_mark,
+                      void (*print)(FILE *), const char *regen)
+{
+    const char *top = getenv("CORUN_DATADIR");
+    if (!top) {
+        print_message("skipping: CORUN_DATADIR (the source tree) is not set\n");
+        skip();
+    }
+    size_t plen = strlen(top) + strlen(doc) + 2;
+    char *path = malloc(plen);
+    assert_non_null(path);
+    snprintf(path, plen, "%s/%s", top, doc);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t got = getdelim(&text, &cap, '\0', f);
+    fclose(f);
+    assert_true(got > 0);
+    char *begin = strstr(text, begin_mark), *end = begin ? strstr(begin, end_mark) : NULL;
+    if (!begin || !end)
+        fail_msg("%s: no section between \"%s\" and \"%s\"", path, begin_mark, end_mark);
+    begin += strlen(begin_mark);
+    *end = '\0';
+    char *want = NULL;
+    size_t want_len = 0;
+    FILE *mem = open_memstream(&want, &want_len);
+    assert_non_null(mem);
+    print(mem);
+    fclose(mem);
+    if (strcmp(begin, want) != 0)
+        fail_msg("%s: the section differs from the tables; regenerate it with %s", path, regen);
+    free(want);
+    free(text);
+    free(path);
+}
