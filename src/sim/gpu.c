@@ -1,6 +1,6 @@
 /* gpu — the simulated GPU: builds the parts, runs the clock domains, applies partitions and
- * gathers counters. */
-#include "corun/gpu.h"
+ * launches grids (its checks are in gpu_config.c, its counters in gpu_counters.c). */
+#include "gpu_internal.h"
 
 #include "corun/kstate.h"
 #include "corun/llc.h"
@@ -12,7 +12,6 @@
 
 #include <assert.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,239 +19,6 @@
 
 #define WAKE_SLOTS   1024
 #define SM_BLOCK_MAX 8 /* cycles */
-
-/* ASM's priority epochs (gpu_set_priority_epochs): one kernel at a time has the highest
- * priority at every memory controller, round robin over the kernels not retired, each for
- * `cycles` core cycles. */
-struct gpu_prio {
-    uint64_t cycles;                      /* epoch length; 0: off */
-    uint64_t next;                        /* when the next kernel's turn starts */
-    int kernel;                           /* prioritized now; -1: none */
-    unsigned rr;                          /* the round robin looks here first for the next turn */
-    uint64_t since, acc_at, miss_at;      /* the current turn's start within the counter epoch */
-    uint64_t acc_cycles[SIM_MAX_KERNELS]; /* closed turns within the counter epoch */
-    uint64_t acc_l2[SIM_MAX_KERNELS], acc_l2_misses[SIM_MAX_KERNELS];
-};
-
-_Static_assert(GPU_SM_IDLE == SM_OWNER_IDLE && GPU_SM_GATED == SM_OWNER_GATED,
-               "partition entries are passed to the SMs as they are");
-_Static_assert(SIM_MAX_KERNELS == DRAM_MAX_APPS, "each kernel is one DRAM application");
-_Static_assert(GPU_MAX_KERNELS <= SIM_MAX_KERNELS && GPU_MAX_STREAMS <= SIM_MAX_KERNELS,
-               "the parts size their arrays for SIM_MAX_KERNELS kernels");
-
-struct gpu {
-    struct gpu_config cfg;
-    struct sim_env env;
-    uint64_t seed;
-    unsigned nkernels; /* over the run's life: retired kernels keep their index */
-    struct kstate *kernels[SIM_MAX_KERNELS]; /* NULL: a stream that never launched */
-    bool retired[SIM_MAX_KERNELS];
-    uint64_t launched_at[SIM_MAX_KERNELS]; /* shared dispatch: the stream's last launch */
-    uint64_t launches[SIM_MAX_KERNELS];    /* shared dispatch: grids launched per stream */
-    unsigned hist_lines;                   /* the SMs' reuse history capacity */
-    struct sm **sms;
-    int *partition;
-    uint64_t *agents; /* scratch bit set for wake_take */
-    unsigned sm_rr;   /* first SM run in a block: rotates so no SM always wins ports */
-    unsigned block;   /* SM block length, cycles */
-
-    uint64_t now;
-    uint64_t core_khz, dram_khz, dram_acc; /* DRAM ticks when the accumulator passes core_khz */
-    uint64_t epoch_start, epoch_dram_start;
-    struct gpu_prio prio;
-};
-
-double gpu_config_peak_gbs(const struct gpu_config *cfg)
-{
-    return dram_config_peak_gbs(&cfg->dram);
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-static int check_cache(const char *name, const struct cache_config *c, bool line128, char *err,
-                       size_t errlen)
-{
-    if (c->line_bytes == 0 || (line128 && c->line_bytes != 128))
-        return fail(err, errlen, "%s.line_bytes is %u: the core models 128-byte lines", name,
-                    c->line_bytes);
-    if (c->ways == 0 || c->size_bytes == 0 || c->size_bytes % (c->ways * c->line_bytes))
-        return fail(err, errlen,
-                    "%s: size_bytes (%u) must be a positive multiple of ways (%u) x line_bytes",
-                    name, c->size_bytes, c->ways);
-    return 0;
-}
-
-int gpu_config_check(const struct gpu_config *cfg, char *err, size_t errlen)
-{
-    if (cfg->sms < 1 || cfg->sms > 1024)
-        return fail(err, errlen, "sms is %u: expected 1..1024", cfg->sms);
-    if (!(cfg->core_clock_mhz > 0) || !(cfg->dram.clock_mhz > 0))
-        return fail(err, errlen, "core_clock_mhz and dram.clock_mhz must be positive");
-    if (cfg->warps_per_sm < 1 || cfg->warps_per_sm > SM_MAX_WARPS)
-        return fail(err, errlen, "warps_per_sm is %u: expected 1..%d", cfg->warps_per_sm,
-                    SM_MAX_WARPS);
-    if (cfg->tbs_per_sm < 1 || cfg->tbs_per_sm > SM_MAX_TBS)
-        return fail(err, errlen, "tbs_per_sm is %u: expected 1..%d", cfg->tbs_per_sm, SM_MAX_TBS);
-    if (cfg->schedulers_per_sm < 1 || cfg->schedulers_per_sm > SM_MAX_SCHEDULERS)
-        return fail(err, errlen, "schedulers_per_sm is %u: expected 1..%d", cfg->schedulers_per_sm,
-                    SM_MAX_SCHEDULERS);
-    if (cfg->alu_latency_cycles < 1 || cfg->alu_latency_cycles > SM_MAX_DEP_LATENCY)
-        return fail(err, errlen, "alu_latency_cycles is %u: expected 1..%d",
-                    cfg->alu_latency_cycles, SM_MAX_DEP_LATENCY);
-    const struct {
-        const char *name;
-        const struct unit_config *u;
-    } units[] = {{"sfu", &cfg->sfu}, {"fp64", &cfg->fp64}, {"shmem", &cfg->shmem}};
-    for (size_t i = 0; i < CORUN_ARRAY_LEN(units); i++) {
-        const struct unit_config *u = units[i].u;
-        if (u->lanes < 1 || u->lanes > 1024)
-            return fail(err, errlen, "%s.lanes is %u: expected 1..1024", units[i].name, u->lanes);
-        if (u->latency_cycles < 1 || u->latency_cycles > SM_UNIT_MAX_LATENCY)
-            return fail(err, errlen, "%s.latency_cycles is %u: expected 1..%d", units[i].name,
-                        u->latency_cycles, SM_UNIT_MAX_LATENCY);
-    }
-    /* The constant cache's line size only sets its capacity in lines: constant loads move
-     * 128-byte lines like every other request. */
-    if (check_cache("l1d", &cfg->l1d, true, err, errlen) ||
-        check_cache("l1c", &cfg->l1c, false, err, errlen))
-        return -1;
-    if (cfg->llc_slices < 1 || cfg->llc.size_bytes % cfg->llc_slices)
-        return fail(err, errlen, "llc_slices is %u: expected >= 1 and dividing llc.size_bytes",
-                    cfg->llc_slices);
-    struct cache_config slice = cfg->llc;
-    slice.size_bytes /= cfg->llc_slices;
-    if (check_cache("llc (one slice)", &slice, true, err, errlen))
-        return -1;
-    if (cfg->llc.mshrs < 1)
-        return fail(err, errlen, "llc.mshrs is 0: expected at least 1 per slice");
-    if (cfg->noc_bytes_per_cycle < 1)
-        return fail(err, errlen, "noc_bytes_per_cycle is 0: expected at least 1");
-    if (cfg->context_switch_bytes_per_cycle < 1)
-        return fail(err, errlen, "context_switch_bytes_per_cycle is 0: expected at least 1");
-    /* Every cache line the model keeps costs host memory: bound the whole GPU's. */
-    uint64_t lines = (uint64_t)cfg->sms * (cfg->l1d.size_bytes / cfg->l1d.line_bytes +
-                                           cfg->l1c.size_bytes / cfg->l1c.line_bytes) +
-                     cfg->llc.size_bytes / cfg->llc.line_bytes;
-    if (lines > GPU_MAX_CACHE_LINES)
-        return fail(err, errlen,
-                    "the caches hold %llu lines over %u SMs: expected at most %llu (the model "
-                    "keeps every line in memory; make l1d, l1c or llc smaller)",
-                    (unsigned long long)lines, cfg->sms, (unsigned long long)GPU_MAX_CACHE_LINES);
-    const struct dram_config *d = &cfg->dram;
-    if (dram_config_check(d, err, errlen))
-        return -1;
-    if (d->request_bytes != cfg->llc.line_bytes)
-        return fail(err, errlen, "dram.request_bytes is %u: must equal the LLC line (%u B)",
-                    d->request_bytes, cfg->llc.line_bytes);
-    return 0;
-}
-
-static struct kstate_sm_limits gpu_sm_limits(const struct gpu_config *cfg)
-{
-    unsigned tbs = cfg->tbs_per_sm < SM_MAX_TBS ? cfg->tbs_per_sm : SM_MAX_TBS;
-    unsigned warps = cfg->warps_per_sm < SM_MAX_WARPS ? cfg->warps_per_sm : SM_MAX_WARPS;
-    return (struct kstate_sm_limits){tbs, warps, cfg->regs_per_sm, cfg->smem_per_sm_bytes};
-}
-
-unsigned gpu_occupancy(const struct gpu_config *cfg, const struct kernel_profile *p,
-                       const char **limit)
-{
-    struct kstate_sm_limits lim = gpu_sm_limits(cfg);
-    return kstate_occupancy(p, &lim, limit);
-}
-
-int gpu_profile_check(const struct gpu_config *cfg, const struct kernel_profile *p, char *err,
-                      size_t errlen)
-{
-    const char *n = p->name ? p->name : "(unnamed)";
-    if (p->nphases > KERNEL_MAX_PHASES)
-        return fail(err, errlen, "kernel %s: %u phases: expected at most %d", n, p->nphases,
-                    KERNEL_MAX_PHASES);
-    for (unsigned i = 0; i < p->nphases; i++) {
-        struct kernel_profile q;
-        kernel_phase_profile(p, i, &q);
-        q.nphases = 0;
-        char sub[512];
-        if (gpu_profile_check(cfg, &q, sub, sizeof sub) != 0)
-            return fail(err, errlen, "%s (in phase %u)", sub, i + 1);
-    }
-    if (p->tbs < 1 || p->warps_per_tb < 1 || p->insts_per_warp < 1)
-        return fail(err, errlen, "kernel %s: tbs, warps_per_tb and insts_per_warp must be positive",
-                    n);
-    if (p->warps_per_tb > cfg->warps_per_sm)
-        return fail(err, errlen, "kernel %s: warps_per_tb is %u but an SM holds %u warps", n,
-                    p->warps_per_tb, cfg->warps_per_sm);
-    if (p->tbs_per_sm > SM_MAX_TBS)
-        return fail(err, errlen, "kernel %s: tbs_per_sm is %u: expected 0..%d", n, p->tbs_per_sm,
-                    SM_MAX_TBS);
-    struct kstate_sm_limits lim = gpu_sm_limits(cfg);
-    const char *limit;
-    if (kstate_occupancy(p, &lim, &limit) == 0)
-        return fail(err, errlen,
-                    "kernel %s: no thread block fits on an SM (%s: %u registers per thread, "
-                    "%u B of shared memory per block; an SM has %u registers and %u B)",
-                    n, limit, p->regs_per_thread, p->smem_per_tb_bytes, cfg->regs_per_sm,
-                    cfg->smem_per_sm_bytes);
-    const double fr[] = {p->mem_fraction, p->const_fraction, p->sfu_fraction, p->fp64_fraction,
-                         p->shared_fraction};
-    double sum = 0;
-    for (size_t i = 0; i < CORUN_ARRAY_LEN(fr); i++) {
-        if (!(fr[i] >= 0 && fr[i] <= 1))
-            return fail(err, errlen, "kernel %s: instruction fractions must lie in [0, 1]", n);
-        sum += fr[i];
-    }
-    if (!(sum <= 1))
-        return fail(err, errlen,
-                    "kernel %s: mem_fraction + const_fraction + sfu_fraction + fp64_fraction + "
-                    "shared_fraction is %g: expected at most 1",
-                    n, sum);
-    if (p->pattern != KERNEL_PATTERN_LEGACY && p->footprint_bytes >= KSTATE_CONST_OFFSET / 2)
-        return fail(err, errlen,
-                    "kernel %s: footprint_bytes must be below 2^38 with a per-TB pattern "
-                    "(the output array sits above it)",
-                    n);
-    if ((p->pattern == KERNEL_PATTERN_STRIDED || p->pattern == KERNEL_PATTERN_STENCIL) &&
-        p->stride_lines == 0)
-        return fail(err, errlen, "kernel %s: the %s pattern needs stride_lines (at least 1)", n,
-                    p->pattern == KERNEL_PATTERN_STRIDED ? "strided" : "stencil");
-    if (!(p->hot_fraction >= 0 && p->hot_fraction <= 1))
-        return fail(err, errlen, "kernel %s: hot_fraction must lie in [0, 1]", n);
-    if (p->shared_conflict_ways > 32)
-        return fail(err, errlen, "kernel %s: shared_conflict_ways is %u: expected 0..32", n,
-                    p->shared_conflict_ways);
-    if (!(p->store_fraction >= 0 && p->store_fraction <= 1) ||
-        !(p->reuse_fraction >= 0 && p->reuse_fraction <= 1))
-        return fail(err, errlen,
-                    "kernel %s: store_fraction and reuse_fraction must lie in "
-                    "[0, 1]",
-                    n);
-    if (!(p->lines_per_access >= 1 && p->lines_per_access <= SM_MAX_LINES))
-        return fail(err, errlen, "kernel %s: lines_per_access is %g: expected 1..%d", n,
-                    p->lines_per_access, SM_MAX_LINES);
-    if (p->mlp < 1 || p->mlp > SM_MAX_MLP)
-        return fail(err, errlen, "kernel %s: mlp is %u: expected 1..%d", n, p->mlp, SM_MAX_MLP);
-    if (p->dep_latency > SM_MAX_DEP_LATENCY)
-        return fail(err, errlen, "kernel %s: dep_latency is %u: expected 0..%d", n, p->dep_latency,
-                    SM_MAX_DEP_LATENCY);
-    if (p->footprint_bytes < cfg->llc.line_bytes || p->footprint_bytes >= KSTATE_CONST_OFFSET)
-        return fail(err, errlen, "kernel %s: footprint_bytes must lie in [%u, 2^39)", n,
-                    cfg->llc.line_bytes);
-    if (p->seq_run_lines < 1)
-        return fail(err, errlen, "kernel %s: seq_run_lines must be at least 1", n);
-    return 0;
-}
 
 /* Kernel k's run-time state: gpu_new and gpu_add_kernel build it alike, so a kernel's address
  * stream depends on its index and the seed only. */
@@ -312,7 +78,7 @@ struct gpu *gpu_new(const struct gpu_config *cfg, const struct kernel_profile *c
     if (gpu_config_check(cfg, err, errlen))
         return NULL;
     if (nkernels < 1 || nkernels > GPU_MAX_KERNELS) {
-        fail(err, errlen, "%u kernels: expected 1..%d", nkernels, GPU_MAX_KERNELS);
+        gpu_fail(err, errlen, "%u kernels: expected 1..%d", nkernels, GPU_MAX_KERNELS);
         return NULL;
     }
     for (unsigned k = 0; k < nkernels; k++)
@@ -339,7 +105,7 @@ struct gpu *gpu_new_shared(const struct gpu_config *cfg, unsigned nstreams, uint
     if (gpu_config_check(cfg, err, errlen))
         return NULL;
     if (nstreams < 1 || nstreams > GPU_MAX_STREAMS) {
-        fail(err, errlen, "%u streams: expected 1..%d", nstreams, GPU_MAX_STREAMS);
+        gpu_fail(err, errlen, "%u streams: expected 1..%d", nstreams, GPU_MAX_STREAMS);
         return NULL;
     }
     struct gpu *g = xcalloc(1, sizeof(*g));
@@ -472,23 +238,23 @@ int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu
                       char *err, size_t errlen)
 {
     if (g->env.shared)
-        return fail(err, errlen, "a shared-dispatch GPU has no partition");
+        return gpu_fail(err, errlen, "a shared-dispatch GPU has no partition");
     if (n != g->cfg.sms)
-        return fail(err, errlen, "partition has %zu entries: the GPU has %u SMs", n, g->cfg.sms);
+        return gpu_fail(err, errlen, "partition has %zu entries: the GPU has %u SMs", n, g->cfg.sms);
     for (size_t i = 0; i < n; i++) {
         int o = owner_per_sm[i];
         if (o != GPU_SM_IDLE && o != GPU_SM_GATED && (o < 0 || o >= (int)g->nkernels))
-            return fail(err, errlen,
+            return gpu_fail(err, errlen,
                         "SM %zu is given to kernel %d: expected 0..%u, idle (%d) or gated (%d)", i,
                         o, g->nkernels - 1, GPU_SM_IDLE, GPU_SM_GATED);
         if (o >= 0 && g->retired[o])
-            return fail(err, errlen,
+            return gpu_fail(err, errlen,
                         "SM %zu is given to kernel %d (%s), which was retired from the mix: "
                         "give it to a kernel still in the mix, idle (%d) or gated (%d)",
                         i, o, g->kernels[o]->prof.name, GPU_SM_IDLE, GPU_SM_GATED);
     }
     if (mode != GPU_SWITCH_DRAIN && mode != GPU_SWITCH_CONTEXT && mode != GPU_SWITCH_ADAPTIVE)
-        return fail(err, errlen, "unknown switch mode %d", (int)mode);
+        return gpu_fail(err, errlen, "unknown switch mode %d", (int)mode);
     for (size_t i = 0; i < n; i++) {
         struct sm *sm = g->sms[i];
         enum sm_switch how = mode == GPU_SWITCH_CONTEXT ? SM_SWITCH_SAVE : SM_SWITCH_DRAIN;
@@ -520,12 +286,12 @@ int gpu_add_kernel(struct gpu *g, const struct kernel_profile *profile, char *er
 {
     const char *name = profile->name ? profile->name : "(unnamed)";
     if (g->env.shared)
-        return fail(err, errlen,
+        return gpu_fail(err, errlen,
                     "cannot add kernel %s: a shared-dispatch GPU launches grids on "
                     "its streams (gpu_launch)",
                     name);
     if (g->nkernels >= GPU_MAX_KERNELS)
-        return fail(err, errlen,
+        return gpu_fail(err, errlen,
                     "cannot add kernel %s: the GPU has run %u kernels, the limit "
                     "(GPU_MAX_KERNELS = %d, retired ones included)",
                     name, g->nkernels, GPU_MAX_KERNELS);
@@ -552,18 +318,18 @@ int gpu_add_kernel(struct gpu *g, const struct kernel_profile *profile, char *er
 int gpu_retire_kernel(struct gpu *g, unsigned k, char *err, size_t errlen)
 {
     if (g->env.shared)
-        return fail(err, errlen, "a shared-dispatch GPU retires no kernel");
+        return gpu_fail(err, errlen, "a shared-dispatch GPU retires no kernel");
     if (k >= g->nkernels)
-        return fail(err, errlen, "cannot retire kernel %u: the GPU has kernels 0..%u", k,
+        return gpu_fail(err, errlen, "cannot retire kernel %u: the GPU has kernels 0..%u", k,
                     g->nkernels - 1);
     const char *name = g->kernels[k]->prof.name;
     if (g->retired[k])
-        return fail(err, errlen, "kernel %u (%s) was retired already", k, name);
+        return gpu_fail(err, errlen, "kernel %u (%s) was retired already", k, name);
     unsigned owned = 0;
     for (unsigned i = 0; i < g->cfg.sms; i++)
         owned += g->partition[i] == (int)k;
     if (owned)
-        return fail(err, errlen,
+        return gpu_fail(err, errlen,
                     "cannot retire kernel %u (%s): it owns %u SMs; give them to other kernels "
                     "(or idle/gate them) with gpu_set_partition first",
                     k, name, owned);
@@ -718,156 +484,19 @@ void gpu_reset_counters(struct gpu *g)
     g->epoch_dram_start = dram_now(g->env.dram);
 }
 
-static double seconds(const struct gpu *g, uint64_t core_cycles)
-{
-    return (double)core_cycles / (g->cfg.core_clock_mhz * 1e6);
-}
-
-void gpu_kernel_counters(const struct gpu *g, unsigned k, struct gpu_kernel_counters *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (k >= g->nkernels || !g->kernels[k])
-        return;
-    const struct kstate *ks = g->kernels[k];
-    const struct kstate_counters *c = &ks->c;
-    out->cycles = g->now - g->epoch_start;
-    out->instructions = c->insts;
-    uint64_t sm_cycles = c->sm_cycles;
-    for (unsigned i = 0; i < g->cfg.sms; i++) {
-        const struct sm *sm = g->sms[i];
-        if (sm_attributed(sm) == (int)k) {
-            sm_cycles += g->now - sm_attributed_since(sm);
-            out->active_sms++;
-        }
-        if (g->partition[i] == (int)k)
-            out->owned_sms++;
-    }
-    out->sms = out->cycles ? (double)sm_cycles / (double)out->cycles : 0;
-    out->ipc = out->cycles ? (double)c->insts / (double)out->cycles : 0;
-    out->l1d_accesses = c->l1d_accesses;
-    out->l1d_misses = c->l1d_misses;
-    out->l1c_accesses = c->l1c_accesses;
-    out->l1c_misses = c->l1c_misses;
-    out->l2_accesses = c->l2_accesses;
-    out->l2_misses = c->l2_misses;
-
-    struct dram_app_counters d;
-    dram_app_counters(g->env.dram, k, &d);
-    out->dram_reads = d.reads;
-    out->dram_writes = d.writes;
-    out->dram_requests = d.reads + d.writes;
-    out->row_hits = d.row_hits;
-    out->row_accesses = d.row_hits + d.row_misses + d.row_conflicts;
-    out->activates = d.activates;
-    out->dram_bytes = d.bytes;
-    out->rbh = out->row_accesses ? (double)d.row_hits / (double)out->row_accesses : 0;
-    double secs = seconds(g, out->cycles);
-    out->bandwidth_gbs = secs > 0 ? (double)d.bytes / secs / 1e9 : 0;
-    double peak = gpu_config_peak_gbs(&g->cfg);
-    out->bandwidth_util = peak > 0 ? out->bandwidth_gbs / peak : 0;
-    out->dram_queue_cycles = d.queue_cycles;
-    out->dram_interference_cycles = d.interference_cycles;
-    struct llc_atd_counters atd;
-    llc_atd_counters(g->env.llc, k, &atd);
-    out->atd_accesses = atd.accesses;
-    out->atd_misses = atd.misses;
-    out->atd_shared_misses = atd.shared_misses;
-
-    const struct gpu_prio *p = &g->prio;
-    out->prio_cycles = p->acc_cycles[k];
-    out->prio_l2_accesses = p->acc_l2[k];
-    out->prio_l2_misses = p->acc_l2_misses[k];
-    if (p->kernel == (int)k) {
-        out->prio_cycles += g->now - p->since;
-        out->prio_l2_accesses += c->l2_accesses - p->acc_at;
-        out->prio_l2_misses += c->l2_misses - p->miss_at;
-    }
-
-    out->tbs_finished = c->tbs_finished;
-    out->sfu_instructions = c->sfu_insts;
-    out->fp64_instructions = c->fp64_insts;
-    out->shared_instructions = c->shared_insts;
-    out->barriers = c->barriers;
-    out->occupancy_tbs = g->kernels[k]->occupancy;
-    out->phase = g->kernels[k]->phase;
-    out->tbs_saved = c->tbs_saved;
-    out->tbs_restored = c->tbs_restored;
-    out->launches = ks->launches;
-    out->instructions_total = ks->insts_total;
-    out->first_launch_cycle = ks->first_launch_cycle;
-    out->first_launch_instructions = ks->first_launch_insts;
-
-    out->energy_static_j = g->cfg.sm_static_watts * seconds(g, sm_cycles);
-    out->energy_dynamic_j = (double)c->insts * g->cfg.inst_energy_nj * 1e-9;
-    out->energy_dram_j = ((double)d.activates * g->cfg.dram_activate_nj +
-                          (double)(d.reads + d.writes) * g->cfg.dram_burst_nj) *
-                         1e-9;
-    out->energy_j = out->energy_static_j + out->energy_dynamic_j + out->energy_dram_j;
-}
-
-void gpu_system_counters(const struct gpu *g, struct gpu_system_counters *out)
-{
-    memset(out, 0, sizeof(*out));
-    out->cycles = g->now - g->epoch_start;
-    for (unsigned i = 0; i < g->cfg.sms; i++) {
-        const struct sm *sm = g->sms[i];
-        uint64_t open = g->now - sm_attributed_since(sm);
-        out->idle_sm_cycles += sm_idle_cycles(sm) + (sm_attributed(sm) == GPU_SM_IDLE ? open : 0);
-        out->gated_sm_cycles +=
-            sm_gated_cycles(sm) + (sm_attributed(sm) == GPU_SM_GATED ? open : 0);
-    }
-    out->energy_j = g->cfg.sm_static_watts * seconds(g, out->idle_sm_cycles);
-    for (unsigned k = 0; k < g->nkernels; k++) {
-        struct gpu_kernel_counters kc;
-        gpu_kernel_counters(g, k, &kc);
-        out->energy_j += kc.energy_j;
-    }
-}
-
-void gpu_channel_counters(const struct gpu *g, unsigned channel, struct gpu_channel_counters *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (channel >= g->cfg.dram.channels)
-        return;
-    dram_channel_counters(g->env.dram, channel, &out->c);
-    out->mem_cycles = dram_now(g->env.dram) - g->epoch_dram_start;
-    out->utilization =
-        out->mem_cycles ? (double)out->c.data_busy_cycles / (double)out->mem_cycles : 0;
-}
-
-uint64_t gpu_sm_tbs_finished(const struct gpu *g, unsigned sm)
-{
-    return sm < g->cfg.sms ? sm_tbs_finished(g->sms[sm]) : 0;
-}
-
-int gpu_sm_running(const struct gpu *g, unsigned sm)
-{
-    return sm < g->cfg.sms ? sm_attributed(g->sms[sm]) : GPU_SM_IDLE;
-}
-
-uint64_t gpu_kernel_instructions_total(const struct gpu *g, unsigned k)
-{
-    return k < g->nkernels && g->kernels[k] ? g->kernels[k]->insts_total : 0;
-}
-
-unsigned gpu_sm_resident_tbs(const struct gpu *g, unsigned sm)
-{
-    return sm < g->cfg.sms ? sm_resident_tbs(g->sms[sm]) : 0;
-}
-
 /* ---- shared dispatch ---- */
 
 int gpu_launch(struct gpu *g, unsigned s, const struct kernel_profile *p, char *err, size_t errlen)
 {
     if (!g->env.shared)
-        return fail(err, errlen, "gpu_launch needs a shared-dispatch GPU (gpu_new_shared)");
+        return gpu_fail(err, errlen, "gpu_launch needs a shared-dispatch GPU (gpu_new_shared)");
     if (s >= g->nkernels)
-        return fail(err, errlen, "stream %u: the GPU has streams 0..%u", s, g->nkernels - 1);
+        return gpu_fail(err, errlen, "stream %u: the GPU has streams 0..%u", s, g->nkernels - 1);
     if (gpu_stream_busy(g, s))
-        return fail(err, errlen, "stream %u still runs a grid of %s: launch when it completes", s,
+        return gpu_fail(err, errlen, "stream %u still runs a grid of %s: launch when it completes", s,
                     g->kernels[s]->prof.name);
     if (p->nphases)
-        return fail(err, errlen, "kernel %s has phases: launch each phase as a grid of its own",
+        return gpu_fail(err, errlen, "kernel %s has phases: launch each phase as a grid of its own",
                     p->name ? p->name : "(unnamed)");
     if (gpu_profile_check(&g->cfg, p, err, errlen))
         return -1;

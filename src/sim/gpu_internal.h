@@ -1,0 +1,63 @@
+/* gpu_internal — the simulated GPU's state, shared by gpu.c (building and running it),
+ * gpu_config.c (checking presets and profiles against it) and gpu_counters.c (reading it out).
+ * Not part of the public interface: everything else goes through corun/gpu.h. */
+#ifndef CORUN_GPU_INTERNAL_H
+#define CORUN_GPU_INTERNAL_H
+
+#include "corun/gpu.h"
+#include "corun/kstate.h"
+#include "corun/simenv.h"
+#include "corun/sm.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ASM's priority epochs (gpu_set_priority_epochs): one kernel at a time has the highest
+ * priority at every memory controller, round robin over the kernels not retired, each for
+ * `cycles` core cycles. */
+struct gpu_prio {
+    uint64_t cycles;                      /* epoch length; 0: off */
+    uint64_t next;                        /* when the next kernel's turn starts */
+    int kernel;                           /* prioritized now; -1: none */
+    unsigned rr;                          /* the round robin looks here first for the next turn */
+    uint64_t since, acc_at, miss_at;      /* the current turn's start within the counter epoch */
+    uint64_t acc_cycles[SIM_MAX_KERNELS]; /* closed turns within the counter epoch */
+    uint64_t acc_l2[SIM_MAX_KERNELS], acc_l2_misses[SIM_MAX_KERNELS];
+};
+
+_Static_assert(GPU_SM_IDLE == SM_OWNER_IDLE && GPU_SM_GATED == SM_OWNER_GATED,
+               "partition entries are passed to the SMs as they are");
+_Static_assert(SIM_MAX_KERNELS == DRAM_MAX_APPS, "each kernel is one DRAM application");
+_Static_assert(GPU_MAX_KERNELS <= SIM_MAX_KERNELS && GPU_MAX_STREAMS <= SIM_MAX_KERNELS,
+               "the parts size their arrays for SIM_MAX_KERNELS kernels");
+
+struct gpu {
+    struct gpu_config cfg;
+    struct sim_env env;
+    uint64_t seed;
+    unsigned nkernels; /* over the run's life: retired kernels keep their index */
+    struct kstate *kernels[SIM_MAX_KERNELS]; /* NULL: a stream that never launched */
+    bool retired[SIM_MAX_KERNELS];
+    uint64_t launched_at[SIM_MAX_KERNELS]; /* shared dispatch: the stream's last launch */
+    uint64_t launches[SIM_MAX_KERNELS];    /* shared dispatch: grids launched per stream */
+    unsigned hist_lines;                   /* the SMs' reuse history capacity */
+    struct sm **sms;
+    int *partition;
+    uint64_t *agents; /* scratch bit set for wake_take */
+    unsigned sm_rr;   /* first SM run in a block: rotates so no SM always wins ports */
+    unsigned block;   /* SM block length, cycles */
+
+    uint64_t now;
+    uint64_t core_khz, dram_khz, dram_acc; /* DRAM ticks when the accumulator passes core_khz */
+    uint64_t epoch_start, epoch_dram_start;
+    struct gpu_prio prio;
+};
+
+/* Writes the message to err (when there is room) and returns -1: the GPU's errors. */
+int gpu_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The per-SM resource limits of cfg that bound a kernel's resident blocks (gpu_config.c). */
+struct kstate_sm_limits gpu_sm_limits(const struct gpu_config *cfg);
+
+#endif
