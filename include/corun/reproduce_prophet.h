@@ -2,7 +2,7 @@
  * built from data/apps: the accuracy of the predicted degradation of LS applications beside
  * one batch application (Figs. 12–14: compute-intensive, PCIe-intensive and low-contention
  * pairs), and safe co-location (the largest number of batch instances, 0 to 15, that keeps
- * an LS application's QoS target), each measured on the core and predicted by prophet and by
+ * an LS application's QoS target; Prophet 7.3's utilization improvement is that number / 15), each measured on the core and predicted by prophet and by
  * the sequential model from solo-run profiles (and, for the accuracy, by the PCIe bubble,
  * accel_bubble.h). Layer: app. */
 #ifndef CORUN_REPRODUCE_PROPHET_H
@@ -52,16 +52,18 @@ struct rp_accuracy_row {
 int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned queries,
                     struct rp_accuracy_row *row, char *err, size_t errlen);
 
-/* One number of batch instances beside the LS application of a co-location pair. */
+/* One number of batch instances beside the LS application of a co-location pair. Latencies
+ * are over the LS application alone under the same arrivals (n = 0), measured or predicted. */
 struct rp_coloc_point {
     unsigned instances;
-    double measured_p99_x; /* measured p99 / the measured p99 alone (n = 0) */
-    bool measured_met;     /* <= the QoS target */
-    double prophet_p99_x;  /* predicted p99 / the predicted p99 alone */
+    double measured_x;     /* measured mean latency / the measured mean alone */
+    double measured_p99_x; /* measured p99 / the measured p99 alone */
+    bool measured_met;     /* measured_x <= the QoS target */
+    double prophet_x;      /* predicted mean latency / the predicted mean alone */
     bool prophet_met;
-    double sequential_p99_x;
+    double sequential_x;
     bool sequential_met;
-    double gpu_util; /* measured */
+    double gpu_util; /* measured share of SM time busy */
 };
 
 /* The pairs of the co-location experiment (quick: one). */
@@ -69,11 +71,30 @@ size_t rp_coloc_pairs(bool quick, const struct rp_pair **out);
 
 /* Runs LS application pair->ls with `queries` Poisson queries at `load` times the rate it can
  * serve alone (1 / its profile's solo latency) beside 0..15 instances of pair->batch:
- * out[0..16). The QoS target: p99 <= target x p99 alone under the same arrivals. Returns 0,
- * or -1 with a message. */
+ * out[0..16). The QoS target, as Prophet 7.3 sets it: the mean query latency <= target x the
+ * mean alone under the same arrivals. Returns 0, or -1 with a message. */
 int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queries, double target,
                  double load, struct rp_coloc_point out[16], uint64_t *cycles, char *err,
                  size_t errlen);
+/* Prophet 7.3's published co-location figures: utilization improvement (k / 15, mean over its
+ * 77 co-locations) with Prophet's choices and with the measured oracle's; 7 of 77 choices
+ * violated the QoS target, by 0.4 to 7.8 %. */
+#define RP_PUBLISHED_UTIL        0.499
+#define RP_PUBLISHED_ORACLE_UTIL 0.518
+
+/* Over the co-location pairs: the mean utilization improvement (k / 15; k = -1 counts as 0) of
+ * the measured oracle's, prophet's and the sequential model's choices, and how many of
+ * prophet's and the sequential model's choices miss the target on the core and by how much at
+ * worst (measured / target - 1). */
+struct rp_coloc_summary {
+    unsigned pairs;
+    double oracle_util, prophet_util, sequential_util;
+    unsigned prophet_violations, sequential_violations;
+    double prophet_worst, sequential_worst;
+};
+void rp_coloc_summarize(const struct rp_coloc_point (*points)[16], size_t npairs, double target,
+                        struct rp_coloc_summary *out);
+
 /* The largest n in out[0..16) whose verdict (which: 0 measured, 1 prophet, 2 sequential)
  * keeps the target; -1 when none does. */
 int rp_coloc_largest(const struct rp_coloc_point out[16], int which);

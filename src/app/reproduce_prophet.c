@@ -162,16 +162,16 @@ int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned qu
     return rc;
 }
 
-/* The predicted p99 (ms). */
-static double predicted_p99(const struct accel_scenario *sc, const struct accel_profiles *p,
-                            int predictor, unsigned queries)
+/* The predicted mean and p99 latency (ms) of the LS application. */
+static void predicted(const struct accel_scenario *sc, const struct accel_profiles *p,
+                      int predictor, unsigned queries, double *mean_ms, double *p99_ms)
 {
     double *lat = xcalloc(queries, sizeof(double));
     double *out[ACCEL_MAX_APPS] = {lat};
     accel_predict(sc, p, predictor, out);
-    double x = accel_percentile(lat, queries, 99);
+    *mean_ms = mean(lat, queries);
+    *p99_ms = accel_percentile(lat, queries, 99);
     free(lat);
-    return x;
 }
 
 int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queries, double target,
@@ -200,12 +200,13 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
             rc = accel_run(&sc, &o, &r, err, errlen);
         if (rc == 0) {
             const struct accel_app_result *ls = &r.app[0];
-            /* the engine's own QoS reference: alone under the same arrivals */
+            /* the engine's own reference: alone under the same arrivals */
+            pt->measured_x = ls->mean_ms / ls->solo_mean_ms;
             pt->measured_p99_x = ls->p99_ms / ls->solo_p99_ms;
-            pt->measured_met = ls->qos_met;
             pt->gpu_util = r.gpu_util;
-            pt->prophet_p99_x = predicted_p99(&sc, &p, ACCEL_PREDICT_PROPHET, queries);
-            pt->sequential_p99_x = predicted_p99(&sc, &p, ACCEL_PREDICT_SEQUENTIAL, queries);
+            double p99;
+            predicted(&sc, &p, ACCEL_PREDICT_PROPHET, queries, &pt->prophet_x, &p99);
+            predicted(&sc, &p, ACCEL_PREDICT_SEQUENTIAL, queries, &pt->sequential_x, &p99);
             *cycles += r.cycles + r.solo_cycles;
         }
         accel_result_done(&r);
@@ -213,14 +214,15 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
     }
     accel_profiles_done(&p);
     /* The predicted reference is the predicted LS application alone under the same arrivals
-     * (n = 0), as accel_predict_alone_p99 gives it. */
-    double p0 = out[0].prophet_p99_x, s0 = out[0].sequential_p99_x;
+     * (n = 0). */
+    double p0 = out[0].prophet_x, s0 = out[0].sequential_x;
     for (unsigned n = 0; n < 16 && rc == 0; n++) {
         struct rp_coloc_point *pt = &out[n];
-        pt->prophet_p99_x /= p0;
-        pt->sequential_p99_x /= s0;
-        pt->prophet_met = pt->prophet_p99_x <= target;
-        pt->sequential_met = pt->sequential_p99_x <= target;
+        pt->prophet_x /= p0;
+        pt->sequential_x /= s0;
+        pt->measured_met = pt->measured_x <= target;
+        pt->prophet_met = pt->prophet_x <= target;
+        pt->sequential_met = pt->sequential_x <= target;
     }
     return rc;
 }
@@ -236,4 +238,31 @@ int rp_coloc_largest(const struct rp_coloc_point out[16], int which)
             best = n;
     }
     return best;
+}
+
+void rp_coloc_summarize(const struct rp_coloc_point (*points)[16], size_t npairs, double target,
+                        struct rp_coloc_summary *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->pairs = (unsigned)npairs;
+    for (size_t i = 0; i < npairs; i++) {
+        const struct rp_coloc_point *pt = points[i];
+        int m = rp_coloc_largest(pt, 0), p = rp_coloc_largest(pt, 1), s = rp_coloc_largest(pt, 2);
+        out->oracle_util += (m > 0 ? m : 0) / 15.0;
+        out->prophet_util += (p > 0 ? p : 0) / 15.0;
+        out->sequential_util += (s > 0 ? s : 0) / 15.0;
+        if (p >= 0 && !pt[p].measured_met) {
+            out->prophet_violations++;
+            out->prophet_worst = fmax(out->prophet_worst, pt[p].measured_x / target - 1);
+        }
+        if (s >= 0 && !pt[s].measured_met) {
+            out->sequential_violations++;
+            out->sequential_worst = fmax(out->sequential_worst, pt[s].measured_x / target - 1);
+        }
+    }
+    if (npairs) {
+        out->oracle_util /= (double)npairs;
+        out->prophet_util /= (double)npairs;
+        out->sequential_util /= (double)npairs;
+    }
 }

@@ -55,11 +55,47 @@ static void test_largest(void **state)
     assert_int_equal(rp_coloc_largest(pt, 2), 2);
 }
 
+/* Two pairs, target 2.0. Pair A: measured meets up to 6, prophet's 9 is 2.2x on the core
+ * (violated by 10 %), the sequential model keeps none but 0 (0 / 15). Pair B: everything meets
+ * up to 15. Oracle (6 + 15) / 2 / 15 = 0.7, prophet (9 + 15) / 30 = 0.8, sequential
+ * (0 + 15) / 30 = 0.5; one of prophet's two choices violates, by 10 %. */
+static void test_summary(void **state)
+{
+    (void)state;
+    struct rp_coloc_point pts[2][16];
+    memset(pts, 0, sizeof pts);
+    for (int k = 0; k < 16; k++) {
+        pts[0][k].measured_x = k <= 6 ? 1.5 : 2.2;
+        pts[0][k].measured_met = k <= 6;
+        pts[0][k].prophet_met = k <= 9;
+        pts[0][k].sequential_met = k == 0;
+        pts[1][k].measured_x = 1.9;
+        pts[1][k].measured_met = pts[1][k].prophet_met = pts[1][k].sequential_met = true;
+    }
+    struct rp_coloc_summary s;
+    rp_coloc_summarize((const struct rp_coloc_point(*)[16])pts, 2, 2.0, &s);
+    assert_int_equal(s.pairs, 2);
+    assert_float_equal(s.oracle_util, 0.7, 1e-12);
+    assert_float_equal(s.prophet_util, 0.8, 1e-12);
+    assert_float_equal(s.sequential_util, 0.5, 1e-12);
+    assert_int_equal(s.prophet_violations, 1);
+    assert_float_equal(s.prophet_worst, 0.1, 1e-12);
+    assert_int_equal(s.sequential_violations, 0);
+    /* no choice at all (-1) counts as no co-location, not as a violation */
+    pts[1][0].prophet_met = false;
+    for (int k = 0; k < 16; k++)
+        pts[1][k].prophet_met = false;
+    rp_coloc_summarize((const struct rp_coloc_point(*)[16])pts, 2, 2.0, &s);
+    assert_float_equal(s.prophet_util, 0.3, 1e-12);
+    assert_int_equal(s.prophet_violations, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_largest),
+        cmocka_unit_test(test_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
