@@ -27,15 +27,8 @@ static void profile(const struct accel_scenario *sc, struct accel_profiles *p)
         fail_msg("accel_profile: %s", err);
 }
 
-static const char *copies =
-    "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
-    "applications = (\n"
-    " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 2;\n"
-    "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = 6000; } ); },\n"
-    " { name = \"b\"; role = \"batch\"; instances = 1;\n"
-    "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
-    "             { type = \"d2h\"; bytes = 20000; } ); }\n"
-    ");\n";
+/* test_accel_copies_cfg (testutil.c): q's two sharing copies beside b's exclusive h2d. */
+static const char *copies = test_accel_copies_cfg;
 
 /* Copies alone take bytes over the link's rate: 6000 B sharing at 6 GB/s, 10000 B exclusive
  * at 10 GB/s, 1000 ns each; 20000 B sharing 3333.3 ns. */
