@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct repro_journal;
+
 #define SO_MAX_INSTANCES 15 /* batch instances beside one LS process */
 #define SO_MAX_LEVELS    13 /* load levels: slots / 2 + 1 */
 #define SO_GPU_PROCS     16 /* batch instances a batch-only GPU runs */
@@ -32,6 +34,10 @@ struct so_params {
     double trough, peak; /* LS load: query rate over the rate it serves alone */
     double target;       /* QoS: p99 <= target x its p99 alone under the same arrivals */
     unsigned queries;    /* per configuration */
+    /* A journal (reproduce_journal.h) of finished cells, keyed by their index in so_result's
+     * cells (NULL: none): cells it holds are read, not simulated, and each cell simulated is
+     * put in it as a struct so_cell_record. */
+    struct repro_journal *journal;
 };
 
 /* The full form (Prophet's 700 GPUs, 7 LS and 11 batch applications, 11 000 instances) or the
@@ -49,6 +55,14 @@ struct so_cell {
     bool simulated[SO_MAX_INSTANCES + 1];  /* the configurations run on the core */
     double p99_x[SO_MAX_INSTANCES + 1];    /* their p99 / p99 alone under the same arrivals */
     double gpu_util[SO_MAX_INSTANCES + 1]; /* their share of SM time busy */
+};
+
+/* A cell as a journal keeps it: with the configurations it ran and their core cycles (the
+ * cell's own; the measurements cells share are counted only where they are made). */
+struct so_cell_record {
+    struct so_cell cell;
+    unsigned simulations;
+    uint64_t cycles;
 };
 
 /* What a decider did over the cluster and the day. */
@@ -75,8 +89,10 @@ struct so_result {
     double load[SO_MAX_LEVELS];
     struct so_cell *cells; /* nls x nbatch x levels, heap */
     struct so_summary sum[SO_DECIDERS];
-    unsigned simulations; /* configurations run on the core */
+    unsigned simulations; /* configurations run on the core (journaled cells' included) */
     uint64_t cycles;      /* core cycles, profiles and bubbles included */
+    size_t resumed;       /* cells read from the journal */
+    char journal_error[256]; /* why a finished cell could not be journaled ("" when none) */
 };
 
 /* Runs the study. Returns 0, or -1 with a message. Release r with so_result_done. */

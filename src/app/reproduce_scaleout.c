@@ -7,6 +7,7 @@
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
+#include "corun/reproduce_journal.h"
 #include "corun/reproduce_prophet.h"
 #include "corun/util.h"
 
@@ -263,14 +264,44 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
     for (unsigned l = 0; l < r->levels; l++)
         r->load[l] = so_load(p, l);
     r->cells = xcalloc(p->nls * p->nbatch * r->levels, sizeof(struct so_cell));
+    /* Cells the journal holds are read first; the shared measurements are made only for what
+     * is left (they are deterministic, so a resumed run decides as a fresh one). */
+    size_t ncells = p->nls * p->nbatch * r->levels, done = 0;
+    bool *have = xcalloc(ncells, sizeof(bool));
+    bool any_left = false;
+    for (size_t i = 0; i < ncells; i++) {
+        const struct so_cell_record *rec = p->journal ? repro_journal_get(p->journal, 0, i) : NULL;
+        if (rec) {
+            r->cells[i] = rec->cell;
+            r->simulations += rec->simulations;
+            r->cycles += rec->cycles;
+            r->resumed++;
+            have[i] = true;
+        } else {
+            any_left = true;
+        }
+    }
     struct accel_bubble batch_part;
     memset(&batch_part, 0, sizeof(batch_part));
-    int rc = batch_pressures(&s, &batch_part);
-    size_t done = 0, total = p->nls * p->nbatch * r->levels;
+    int rc = any_left ? batch_pressures(&s, &batch_part) : 0;
     for (size_t ls = 0; ls < p->nls && rc == 0; ls++) {
+        bool ls_left = false;
+        for (size_t i = ls * p->nbatch * r->levels; i < (ls + 1) * p->nbatch * r->levels; i++)
+            ls_left |= !have[i];
+        if (!ls_left) {
+            done += p->nbatch * r->levels;
+            continue;
+        }
         double qps = 0;
         rc = capacity(&s, ls, &qps);
         for (unsigned l = 0; l < r->levels && rc == 0; l++) {
+            bool level_left = false;
+            for (size_t b = 0; b < p->nbatch; b++)
+                level_left |= !have[(ls * p->nbatch + b) * r->levels + l];
+            if (!level_left) {
+                done += p->nbatch;
+                continue;
+            }
             double rate = r->load[l] * qps;
             struct accel_scenario sc;
             struct accel_bubble ls_part;
@@ -281,14 +312,30 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
             r->cycles += ls_part.cycles;
             accel_scenario_done(&sc);
             for (size_t b = 0; b < p->nbatch && rc == 0; b++) {
-                rc = cell(&s, &r->cells[(ls * p->nbatch + b) * r->levels + l], ls, b, rate,
-                          &ls_part, &batch_part);
+                size_t i = (ls * p->nbatch + b) * r->levels + l;
+                if (!have[i]) {
+                    unsigned sims = r->simulations;
+                    uint64_t cycles = r->cycles;
+                    rc = cell(&s, &r->cells[i], ls, b, rate, &ls_part, &batch_part);
+                    if (rc == 0 && p->journal) {
+                        struct so_cell_record rec;
+                        memset(&rec, 0, sizeof(rec)); /* padding too: the journal copies bytes */
+                        memcpy(&rec.cell, &r->cells[i], sizeof(rec.cell));
+                        rec.simulations = r->simulations - sims;
+                        rec.cycles = r->cycles - cycles;
+                        char jerr[256]; /* the run goes on; the first failure is kept */
+                        if (repro_journal_put(p->journal, 0, i, &rec, jerr, sizeof jerr) &&
+                            !r->journal_error[0])
+                            snprintf(r->journal_error, sizeof(r->journal_error), "%s", jerr);
+                    }
+                }
                 if (progress)
-                    progress(ctx, (double)++done / total);
+                    progress(ctx, (double)++done / ncells);
             }
             accel_bubble_done(&ls_part);
         }
     }
+    free(have);
     accel_bubble_done(&batch_part);
     if (rc == 0)
         so_summarize(p, r->cells, r->sum);

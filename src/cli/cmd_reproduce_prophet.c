@@ -1,9 +1,10 @@
-/* cmd_reproduce_prophet — `corun reproduce prophet --accuracy | --colocation [--quick]`:
- * Prophet's experiments printed beside its published figures. */
+/* cmd_reproduce_prophet — `corun reproduce prophet --accuracy | --colocation | --scaleout
+ * [--quick] [--resume FILE]`: Prophet's experiments printed beside its published figures. */
 #include "cmd_reproduce_prophet.h"
 
 #include "corun/cli.h"
 #include "corun/datadir.h"
+#include "corun/reproduce_journal.h"
 #include "corun/reproduce_prophet.h"
 #include "corun/reproduce_scaleout.h"
 #include "corun/util.h"
@@ -48,16 +49,75 @@ void reproduce_prophet_list(void)
            "");
 }
 
+/* --resume FILE: each finished pair (configuration, for --scaleout) is kept in a journal, so a
+ * run stopped part way goes on where it was when the same command is given again. */
+struct journal {
+    struct repro_journal *j;
+    size_t resumed;
+    bool warned; /* a failed put was reported */
+};
+
+static int journal_open(struct journal *jn, const char *path, const char *datadir,
+                        const char *what, bool quick, size_t size)
+{
+    memset(jn, 0, sizeof(*jn));
+    if (!path)
+        return 0;
+    char err[512], *id = xasprintf("prophet %s%s", what, quick ? " --quick" : "");
+    jn->j = repro_journal_open_run(path, datadir, id, size, err, sizeof err);
+    free(id);
+    if (!jn->j) {
+        fprintf(stderr, "corun: reproduce prophet: %s\n", err);
+        return -1;
+    }
+    if (repro_journal_dropped(jn->j))
+        fprintf(stderr, "corun: reproduce prophet: %s: cut %zu bytes of a torn record off its end\n",
+                path, repro_journal_dropped(jn->j));
+    return 0;
+}
+
+/* The stored result of index i into out (size bytes); false when there is none. */
+static bool journal_get(struct journal *jn, size_t i, void *out, size_t size)
+{
+    const void *rec = jn->j ? repro_journal_get(jn->j, 0, i) : NULL;
+    if (!rec)
+        return false;
+    memcpy(out, rec, size);
+    jn->resumed++;
+    return true;
+}
+
+static void journal_put(struct journal *jn, size_t i, const void *rec)
+{
+    char err[512];
+    if (jn->j && repro_journal_put(jn->j, 0, i, rec, err, sizeof err) && !jn->warned) {
+        fprintf(stderr, "corun: reproduce prophet: %s (the run goes on without it)\n", err);
+        jn->warned = true;
+    }
+}
+
+static void journal_close(struct journal *jn)
+{
+    if (jn->j && jn->resumed)
+        printf("(%zu read from %s, not simulated again)\n", jn->resumed,
+               repro_journal_path(jn->j));
+    repro_journal_close(jn->j);
+}
+
 static void scaleout_progress(void *ctx, double done)
 {
     (void)ctx;
     cli_progress("configurations", done);
 }
 
-static int scaleout(const char *datadir, bool quick)
+static int scaleout(const char *datadir, bool quick, const char *resume)
 {
     struct so_params p;
     so_params_default(quick, &p);
+    struct journal jn;
+    if (journal_open(&jn, resume, datadir, "--scaleout", quick, sizeof(struct so_cell_record)))
+        return CLI_FAILED;
+    p.journal = jn.j;
     printf("prophet --scaleout%s: %u k40 GPUs, %u per LS application (", quick ? " --quick" : "",
            p.gpus, p.gpus / (unsigned)p.nls);
     for (size_t i = 0; i < p.nls; i++)
@@ -78,6 +138,7 @@ static int scaleout(const char *datadir, bool quick)
     if (rc) {
         fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", err);
         so_result_done(&r);
+        repro_journal_close(jn.j);
         return CLI_FAILED;
     }
     printf("\ninstances chosen and the measured p99 over p99 alone (* above the target):\n");
@@ -113,14 +174,24 @@ static int scaleout(const char *datadir, bool quick)
            "policy); with every PE filled, over 70 %% of co-locations more than 10 %% "
            "degraded.\n%u configurations simulated, %.1f M core cycles.\n",
            r.simulations, r.cycles / 1e6);
+    if (r.journal_error[0])
+        fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.journal_error);
+    if (r.resumed)
+        printf("(%zu of the %zu cells read from %s: their configurations and cycles are counted "
+               "above, not simulated again)\n",
+               r.resumed, p.nls * p.nbatch * r.levels, repro_journal_path(jn.j));
     so_result_done(&r);
+    repro_journal_close(jn.j);
     return CLI_OK;
 }
 
-static int accuracy(const char *datadir, bool quick)
+static int accuracy(const char *datadir, bool quick, const char *resume)
 {
     const struct rp_pair *pairs;
     size_t n = rp_accuracy_pairs(quick, &pairs);
+    struct journal jn;
+    if (journal_open(&jn, resume, datadir, "--accuracy", quick, sizeof(struct rp_accuracy_row)))
+        return CLI_FAILED;
     unsigned queries = quick ? QUICK_QUERIES : FULL_QUERIES;
     printf("prophet --accuracy%s: %zu pairs on k40, %u closed-loop queries of the LS application "
            "beside one batch instance;\ndegradation = mean query latency beside it / alone; "
@@ -135,11 +206,18 @@ static int accuracy(const char *datadir, bool quick)
         cli_progress("pairs", (double)i / n);
         struct rp_accuracy_row row;
         char err[512];
-        if (rp_accuracy_run(datadir, &pairs[i], queries, &row, err, sizeof err)) {
+        if (journal_get(&jn, i, &row, sizeof row)) {
+            row.pair = pairs[i]; /* stored without its pointers */
+        } else if (rp_accuracy_run(datadir, &pairs[i], queries, &row, err, sizeof err)) {
             cli_progress("pairs", 1);
             fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pairs[i].ls,
                     pairs[i].batch, err);
+            repro_journal_close(jn.j);
             return CLI_FAILED;
+        } else {
+            struct rp_accuracy_row rec = row; /* zeroed by rp_accuracy_run, padding included */
+            memset(&rec.pair, 0, sizeof(rec.pair));
+            journal_put(&jn, i, &rec);
         }
         printf("%-18s %-8s %-7s %8.2fx %8.2fx %7.1f%% %10.2fx %8.0f%% %7.2fx %7.1f%%\n",
                rp_class_name(row.pair.cls), row.pair.ls, row.pair.batch, row.measured, row.prophet,
@@ -172,13 +250,23 @@ static int accuracy(const char *datadir, bool quick)
     printf("(Prophet reports the sequential model's error up to 13100 %%; here up to %.0f %%. It "
            "gives the bubble's only for PCIe-intensive pairs.) %.1f M core cycles simulated.\n",
            100 * worst_seq, cycles / 1e6);
+    journal_close(&jn);
     return CLI_OK;
 }
 
-static int colocation(const char *datadir, bool quick)
+/* A co-location pair's journal record. */
+struct coloc_record {
+    struct rp_coloc_point pt[16];
+    uint64_t cycles;
+};
+
+static int colocation(const char *datadir, bool quick, const char *resume)
 {
     const struct rp_pair *pairs;
     size_t n = rp_coloc_pairs(quick, &pairs);
+    struct journal jn;
+    if (journal_open(&jn, resume, datadir, "--colocation", quick, sizeof(struct coloc_record)))
+        return CLI_FAILED;
     unsigned queries = quick ? QUICK_COLOC_QUERIES : FULL_COLOC_QUERIES;
     printf("prophet --colocation%s: on k40, %u Poisson queries of the LS application (at %.0f "
            "%% of the rate it serves alone) beside 0 to 15\nbatch instances; QoS target (Prophet "
@@ -189,16 +277,26 @@ static int colocation(const char *datadir, bool quick)
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         struct rp_coloc_point *pt = pts[i];
+        struct coloc_record rec;
+        memset(&rec, 0, sizeof(rec));
         uint64_t cycles;
         char err[512];
         cli_progress("co-location", (double)i / n);
-        if (rp_coloc_run(datadir, &pairs[i], queries, QOS_TARGET, LS_LOAD, pt, &cycles, err,
-                         sizeof err)) {
+        if (journal_get(&jn, i, &rec, sizeof rec)) {
+            memcpy(pt, rec.pt, sizeof(rec.pt));
+            cycles = rec.cycles;
+        } else if (rp_coloc_run(datadir, &pairs[i], queries, QOS_TARGET, LS_LOAD, rec.pt,
+                                &cycles, err, sizeof err)) {
             cli_progress("co-location", 1);
             fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pairs[i].ls,
                     pairs[i].batch, err);
             free(pts);
+            repro_journal_close(jn.j);
             return CLI_FAILED;
+        } else {
+            rec.cycles = cycles;
+            memcpy(pt, rec.pt, sizeof(rec.pt));
+            journal_put(&jn, i, &rec);
         }
         total += cycles;
         printf("\n%s beside n x %s (latency / latency alone):\n%3s %10s %-5s %9s %9s %-5s %11s "
@@ -235,16 +333,24 @@ static int colocation(const char *datadir, bool quick)
            sum.sequential_violations, sum.pairs, 100 * sum.sequential_worst,
            100 * RP_PUBLISHED_UTIL, 100 * RP_PUBLISHED_ORACLE_UTIL, total / 1e6);
     free(pts);
+    journal_close(&jn);
     return CLI_OK;
 }
 
 int reproduce_prophet_main(int argc, char **argv)
 {
     bool quick = false, acc = false, coloc = false, scale = false;
+    const char *resume = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "prophet") == 0)
             continue;
-        if (strcmp(argv[i], "--quick") == 0)
+        if (strcmp(argv[i], "--resume") == 0 || strncmp(argv[i], "--resume=", 9) == 0) {
+            resume = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : NULL;
+            if (!resume || !*resume) {
+                fprintf(stderr, "corun: reproduce prophet: --resume needs a FILE\n");
+                return CLI_BAD_INPUT;
+            }
+        } else if (strcmp(argv[i], "--quick") == 0)
             quick = true;
         else if (strcmp(argv[i], "--accuracy") == 0)
             acc = true;
@@ -255,7 +361,7 @@ int reproduce_prophet_main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "corun: reproduce prophet: unknown argument '%s' (expected --accuracy, "
-                    "--colocation or --scaleout, and --quick)\n",
+                    "--colocation or --scaleout, and --quick, --resume FILE)\n",
                     argv[i]);
             return CLI_BAD_INPUT;
         }
@@ -266,9 +372,9 @@ int reproduce_prophet_main(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
-    int rc = acc     ? accuracy(datadir, quick)
-             : coloc ? colocation(datadir, quick)
-                     : scaleout(datadir, quick);
+    int rc = acc     ? accuracy(datadir, quick, resume)
+             : coloc ? colocation(datadir, quick, resume)
+                     : scaleout(datadir, quick, resume);
     free(datadir);
     return rc;
 }

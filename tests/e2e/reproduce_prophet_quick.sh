@@ -4,15 +4,21 @@
 # summary per class beside Prophet's published 5.9 / 5.1 / 5.5 % (and the bubble's 50.8 % for
 # the PCIe-intensive pairs); the quick co-location experiment prints 16
 # rows (0 to 15 batch instances) and the most instances each of measured, prophet and
-# sequential allows; --list shows both; bad usage is refused with exit status 2.
+# sequential allows; --list shows both; bad usage is refused with exit status 2; with --resume
+# FILE a second run reads every pair from the journal and prints the same tables.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
 grep -q '^prophet .*--accuracy' "$TMPD/list" && grep -q '^prophet .*--colocation' "$TMPD/list" \
     || fail "--list: $(cat "$TMPD/list")"
 
-"$CORUN" reproduce prophet --accuracy --quick >"$TMPD/acc" 2>"$TMPD/err" \
-    || fail "--accuracy --quick: exit $? $(cat "$TMPD/err")"
+"$CORUN" reproduce prophet --accuracy --quick --resume "$TMPD/acc.journal" >"$TMPD/acc" \
+    2>"$TMPD/err" || fail "--accuracy --quick: exit $? $(cat "$TMPD/err")"
+# the same run again reads every pair from its journal and prints the same table
+"$CORUN" reproduce prophet --accuracy --quick --resume "$TMPD/acc.journal" >"$TMPD/acc2" \
+    2>"$TMPD/err" || fail "--accuracy --quick --resume: exit $? $(cat "$TMPD/err")"
+grep -qF "(6 read from $TMPD/acc.journal, not simulated again)" "$TMPD/acc2" || fail "$(cat "$TMPD/acc2")"
+diff "$TMPD/acc" <(grep -v 'read from' "$TMPD/acc2") || fail "resumed accuracy: another table"
 python3 - "$TMPD/acc" <<'PY' || fail "accuracy table: $(cat "$TMPD/acc")"
 import re, sys
 text = open(sys.argv[1]).read()
@@ -34,8 +40,11 @@ assert [(c, p, b) for c, _, p, _, _, b in summary] == [("compute-intensive", "5.
                                                        ("low-contention", "5.5", "-")], summary
 PY
 
-"$CORUN" reproduce prophet --colocation --quick >"$TMPD/col" 2>"$TMPD/err" \
-    || fail "--colocation --quick: exit $? $(cat "$TMPD/err")"
+"$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/col.journal" >"$TMPD/col" \
+    2>"$TMPD/err" || fail "--colocation --quick: exit $? $(cat "$TMPD/err")"
+"$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/col.journal" >"$TMPD/col2" \
+    2>"$TMPD/err" || fail "--colocation --quick --resume: exit $? $(cat "$TMPD/err")"
+diff "$TMPD/col" <(grep -v 'read from' "$TMPD/col2") || fail "resumed co-location: another table"
 [ "$(grep -cE '^ *([0-9]|1[0-5]) +[0-9.]+x (met|no) +[0-9.]+x +[0-9.]+x (met|no) +[0-9.]+x (met|no) +[0-9.]+%$' \
     "$TMPD/col")" -eq 16 ] || fail "co-location rows: $(cat "$TMPD/col")"
 grep -qE '^ +0 +1\.00x met +1\.00x +1\.00x met +1\.00x met' "$TMPD/col" || fail "n = 0 is not the reference"

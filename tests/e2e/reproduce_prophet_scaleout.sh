@@ -4,11 +4,14 @@
 # the measured p99 over p99 alone; a row per decider whose counts follow from the cells (in
 # the quick form each cell is one GPU in one slot); no co-location places nothing and needs
 # the batch pool's own GPUs; --list names the experiment; two experiments at once are refused.
+# --resume FILE: a run from a journal cut in the middle (a torn tail, as a kill leaves it) and
+# one from the whole journal print the same tables as the run that wrote it; a journal of
+# another experiment is refused.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
-"$CORUN" reproduce prophet --scaleout --quick >"$TMPD/out" 2>"$TMPD/err" \
-    || fail "--scaleout --quick: exit $? $(cat "$TMPD/err")"
+"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/out" \
+    2>"$TMPD/err" || fail "--scaleout --quick: exit $? $(cat "$TMPD/err")"
 python3 - "$TMPD/out" <<'PY' || fail "scale-out tables: $(cat "$TMPD/out")"
 import math, re, sys
 text = open(sys.argv[1]).read()
@@ -43,6 +46,28 @@ for i, d in enumerate(deciders):
     assert abs(float(rows[d][2]) - placed) < 0.06, (d, rows[d], placed)
 assert re.search(r"^\d+ configurations simulated", text, re.M)
 PY
+
+# The same tables from the journal, cut in the middle and whole (the cycle count leaves out the
+# measurements a resumed run did not need to make again).
+tables() { grep -v -e 'M core cycles' -e 'read from' "$1"; }
+size=$(stat -c %s "$TMPD/so.journal")
+cp "$TMPD/so.journal" "$TMPD/half.journal"
+truncate -s $((size / 2)) "$TMPD/half.journal"
+"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/half.journal" >"$TMPD/half" \
+    2>"$TMPD/err" || fail "resume from half a journal: exit $? $(cat "$TMPD/err")"
+grep -qE '^\(([1-7]) of the 8 cells read from' "$TMPD/half" || fail "half: $(cat "$TMPD/half")"
+grep -qF "torn record" "$TMPD/err" || fail "the torn tail was not reported: $(cat "$TMPD/err")"
+diff <(tables "$TMPD/out") <(tables "$TMPD/half") || fail "resumed from half: other tables"
+"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/whole" \
+    2>"$TMPD/err" || fail "resume from the whole journal: exit $?"
+grep -qF "(8 of the 8 cells read from" "$TMPD/whole" || fail "whole: $(cat "$TMPD/whole")"
+diff <(tables "$TMPD/out") <(tables "$TMPD/whole") || fail "resumed from the whole: other tables"
+set +e
+"$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/so.journal" >/dev/null \
+    2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -ne 0 ] && grep -qF "so.journal" "$TMPD/err" || fail "another experiment's journal: $rc $(cat "$TMPD/err")"
 
 set +e
 "$CORUN" reproduce prophet --accuracy --scaleout >"$TMPD/out" 2>"$TMPD/err"
