@@ -304,8 +304,9 @@ const struct cli_command cmd_reproduce = {
         "  the job directory's results.journal) and prints the table a run here prints.\n\n"
         "A progress bar with an ETA goes to stderr when it is a terminal; otherwise (nohup,\n"
         "stderr in a file) a line per finished mix with the time so far and the ETA. The full\n"
-        "hsm run took 1.9 h of one core (--predictors hsm,dase,themis); the full themis run\n"
-        "took 5.7 h (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n"
+        "hsm run took 2.8 h of one core on the workload model v2, every predictor (1.9 h on\n"
+        "the old one, --predictors hsm,dase,themis); the full themis run took 5.7 h on the old\n"
+        "one (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n"
         "Not yet run in full: hsm --gpu gddr5_40 (--quick, every predictor: 2.6 min on two\n"
         "busy cores) and themis --quads (150 mixes; at the triples' rate about 2 h).\n\n"
         "SM-allocation experiments: hsm --fairness (HSM Figs. 11, 13),\n"
@@ -321,11 +322,12 @@ const struct cli_command cmd_reproduce = {
         "--catalog, --gpu PRESET, --resume FILE, --shard K/N, --slurm with its options\n"
         "and --json (one JSON document with each run's NP and SMs per mix; with --resume of\n"
         "a finished run it reprints without simulating).\n"
-        "Full runs measured, in hours of one core: hsm --fairness 3.2 (105 x 5 policies x 5 M\n"
-        "cycles: 4.4 s per million hbm80 cycles, references included), hsm --qos 2.3, hsm\n"
-        "--threshold 4.7, smqos 0.7, smqos --threshold 0.07, smqos --offline 2.6, smqos\n"
-        "--triples 0.3, themis --fairness 1.2, themis --qos 1.6; hsm --quads is not yet run in\n"
-        "full (--quick: 14 s on two cores). The source tree's docs/results.md has their\n"
-        "tables. Each run prints its own projection.\n",
+        "Full runs measured, in hours of one core, on the old workload model: hsm --fairness\n"
+        "3.2 (105 x 5 policies x 5 M cycles: 4.4 s per million hbm80 cycles, references\n"
+        "included), hsm --qos 2.3, hsm --threshold 4.7, smqos 0.7, smqos --threshold 0.07,\n"
+        "smqos --offline 2.6, smqos --triples 0.3, themis --fairness 1.2, themis --qos 1.6;\n"
+        "on the v2 one, which costs up to 2 times more per cycle: smqos --threshold 0.1, smqos\n"
+        "--triples 0.4, hsm --quads 0.85. The source tree's docs/results.md has their tables.\n"
+        "Each run prints its own projection.\n",
     .run = reproduce_main,
 };
