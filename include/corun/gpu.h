@@ -236,6 +236,9 @@ int gpu_sm_running(const struct gpu *g, unsigned sm);
 uint64_t gpu_kernel_instructions_total(const struct gpu *g, unsigned k);
 /* TBs SM sm holds now. */
 unsigned gpu_sm_resident_tbs(const struct gpu *g, unsigned sm);
+/* TBs of kernel (stream) k SM sm holds now: in shared dispatch an SM may hold several
+ * kernels' TBs, and gpu_sm_running names the one its time counts for. */
+unsigned gpu_sm_kernel_tbs(const struct gpu *g, unsigned sm, unsigned k);
 
 /* ---- shared dispatch (accelerator scenarios) ----
  *

@@ -87,6 +87,8 @@ int sm_attributed(const struct sm *sm);
 uint64_t sm_attributed_since(const struct sm *sm);
 enum sm_state sm_state(const struct sm *sm);
 unsigned sm_resident_tbs(const struct sm *sm);
+/* TBs of kernel k the SM holds (in shared-dispatch mode an SM may hold several kernels'). */
+unsigned sm_kernel_tbs(const struct sm *sm, unsigned k);
 /* TBs finished on this SM since sm_reset_counters, and in the epoch before that. */
 uint64_t sm_tbs_finished(const struct sm *sm);
 uint64_t sm_tbs_finished_prev(const struct sm *sm);
