@@ -189,11 +189,12 @@ static inline void sm_draw_next(struct sm *sm, unsigned slot)
     sm->compute_left[slot] = run;
 }
 
-/* Counts an instruction of warp slot: locally for the SM's kernel, else in its own. */
+/* Counts an instruction of warp slot: locally for the SM's kernel, else in its own. (An SM
+ * holding one kernel's TBs holds sm->k's: tb_finish keeps it so.) */
 static inline void sm_count_inst(struct sm *sm, unsigned slot)
 {
-    struct kstate *k = sm->wk[slot];
-    if (k == sm->k) {
+    struct kstate *k;
+    if (sm->nkern <= 1 || (k = sm->wk[slot]) == sm->k) {
         sm->insts_local++;
     } else {
         k->c.insts++;
@@ -246,8 +247,6 @@ void sm_attribute(struct sm *sm, uint64_t now);
 bool sm_take_tb(struct sm *sm, struct kstate *k);
 /* The SM holds no TBs: it becomes owner's (takes its TBs at once when fill is set). */
 void sm_switch_to(struct sm *sm, int owner, uint64_t now, bool fill);
-/* The SM's time and local instruction count go to resident kernel k from now on. */
-void sm_rehome(struct sm *sm, struct kstate *k, uint64_t now);
 
 /* In sm_shared.c (shared dispatch): after a TB change of sm, frees it when empty, and hands
  * room to the grids in line. */

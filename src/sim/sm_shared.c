@@ -94,13 +94,6 @@ void sm_shared_after_tb(struct sm *sm, uint64_t now)
         /* Free for the grids in line (a warp ends only after its loads, so none is in
          * flight). */
         sm_switch_to(sm, SM_OWNER_IDLE, now, false);
-    } else if (sm->kcount[sm->k->index] == 0) {
-        /* Its kernel's TBs are gone but others' remain: its time counts for the oldest TB's
-         * kernel now. */
-        unsigned t = 0;
-        while (!sm->tb[t].used)
-            t++;
-        sm_rehome(sm, sm->tb[t].k, now);
     }
     shared_dispatch(sm->env, sm, now);
 }

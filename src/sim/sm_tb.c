@@ -19,6 +19,7 @@ static uint64_t cut_bits(uint64_t m, unsigned lo, unsigned n)
 static void tb_place(struct sm *sm, unsigned t, struct kstate *k, struct kstate_saved_tb *saved,
                      uint32_t tile);
 static void load_params(struct sm *sm);
+static void rehome(struct sm *sm, struct kstate *k, uint64_t now);
 
 bool sm_take_tb(struct sm *sm, struct kstate *k)
 {
@@ -114,6 +115,14 @@ static void tb_finish(struct sm *sm, unsigned t)
     sm->tb_freed = true;
     sm_flush_insts(sm);
     struct kstate *k = tb->k;
+    if (sm->ntbs && sm->kcount[sm->k->index] == 0) {
+        /* Shared dispatch: the kernel the SM counted for has no TB left here, others have;
+         * the SM counts for the kernel of its first TB slot in use now. */
+        unsigned o = 0;
+        while (!sm->tb[o].used)
+            o++;
+        rehome(sm, sm->tb[o].k, sm->now);
+    }
     if (kstate_tb_finished(k, sm->now))
         sm_dispatch(sm->env, k, sm->now);
     if (sm->env->shared && k->launches)
@@ -262,7 +271,8 @@ static void load_params(struct sm *sm)
     }
 }
 
-void sm_rehome(struct sm *sm, struct kstate *k, uint64_t now)
+/* The SM's time and local instruction count go to resident kernel k from now on. */
+static void rehome(struct sm *sm, struct kstate *k, uint64_t now)
 {
     sm_flush_insts(sm);
     sm_attribute(sm, now);
