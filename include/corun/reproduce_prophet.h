@@ -2,9 +2,9 @@
  * built from data/apps: the accuracy of the predicted degradation of LS applications beside
  * one batch application (Figs. 12–14: compute-intensive, PCIe-intensive and low-contention
  * pairs), and safe co-location (the largest number of batch instances, 0 to 15, that keeps
- * an LS application's QoS target; Prophet 7.3's utilization improvement is that number / 15), each measured on the core and predicted by prophet and by
- * the sequential model from solo-run profiles (and, for the accuracy, by the PCIe bubble,
- * accel_bubble.h). Layer: app. */
+ * an LS application's QoS target; Prophet 7.3's utilization improvement is that number / 15), each
+ * measured on the core and predicted by prophet and by the sequential model from solo-run profiles
+ * (and, for the accuracy, by the PCIe bubble, accel_bubble.h). Layer: app. */
 #ifndef CORUN_REPRODUCE_PROPHET_H
 #define CORUN_REPRODUCE_PROPHET_H
 

@@ -89,9 +89,9 @@ struct so_result {
     double load[SO_MAX_LEVELS];
     struct so_cell *cells; /* nls x nbatch x levels, heap */
     struct so_summary sum[SO_DECIDERS];
-    unsigned simulations; /* configurations run on the core (journaled cells' included) */
-    uint64_t cycles;      /* core cycles, profiles and bubbles included */
-    size_t resumed;       /* cells read from the journal */
+    unsigned simulations;    /* configurations run on the core (journaled cells' included) */
+    uint64_t cycles;         /* core cycles, profiles and bubbles included */
+    size_t resumed;          /* cells read from the journal */
     char journal_error[256]; /* why a finished cell could not be journaled ("" when none) */
 };
 

@@ -57,8 +57,8 @@ struct journal {
     bool warned; /* a failed put was reported */
 };
 
-static int journal_open(struct journal *jn, const char *path, const char *datadir,
-                        const char *what, bool quick, size_t size)
+static int journal_open(struct journal *jn, const char *path, const char *datadir, const char *what,
+                        bool quick, size_t size)
 {
     memset(jn, 0, sizeof(*jn));
     if (!path)
@@ -71,8 +71,9 @@ static int journal_open(struct journal *jn, const char *path, const char *datadi
         return -1;
     }
     if (repro_journal_dropped(jn->j))
-        fprintf(stderr, "corun: reproduce prophet: %s: cut %zu bytes of a torn record off its end\n",
-                path, repro_journal_dropped(jn->j));
+        fprintf(stderr,
+                "corun: reproduce prophet: %s: cut %zu bytes of a torn record off its end\n", path,
+                repro_journal_dropped(jn->j));
     return 0;
 }
 
@@ -99,8 +100,7 @@ static void journal_put(struct journal *jn, size_t i, const void *rec)
 static void journal_close(struct journal *jn)
 {
     if (jn->j && jn->resumed)
-        printf("(%zu read from %s, not simulated again)\n", jn->resumed,
-               repro_journal_path(jn->j));
+        printf("(%zu read from %s, not simulated again)\n", jn->resumed, repro_journal_path(jn->j));
     repro_journal_close(jn->j);
 }
 
@@ -285,8 +285,8 @@ static int colocation(const char *datadir, bool quick, const char *resume)
         if (journal_get(&jn, i, &rec, sizeof rec)) {
             memcpy(pt, rec.pt, sizeof(rec.pt));
             cycles = rec.cycles;
-        } else if (rp_coloc_run(datadir, &pairs[i], queries, QOS_TARGET, LS_LOAD, rec.pt,
-                                &cycles, err, sizeof err)) {
+        } else if (rp_coloc_run(datadir, &pairs[i], queries, QOS_TARGET, LS_LOAD, rec.pt, &cycles,
+                                err, sizeof err)) {
             cli_progress("co-location", 1);
             fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pairs[i].ls,
                     pairs[i].batch, err);
@@ -329,9 +329,9 @@ static int colocation(const char *datadir, bool quick, const char *resume)
            "Prophet 7.3 (published, 77 co-locations): prophet %.1f %%, oracle %.1f %%; 7 of 77 "
            "choices violating, by 0.4 to 7.8 %%.\n%.1f M core cycles simulated.\n",
            sum.pairs, 100 * sum.oracle_util, 100 * sum.prophet_util, sum.prophet_violations,
-           sum.pairs, 100 * sum.prophet_worst, 100 * sum.sequential_util,
-           sum.sequential_violations, sum.pairs, 100 * sum.sequential_worst,
-           100 * RP_PUBLISHED_UTIL, 100 * RP_PUBLISHED_ORACLE_UTIL, total / 1e6);
+           sum.pairs, 100 * sum.prophet_worst, 100 * sum.sequential_util, sum.sequential_violations,
+           sum.pairs, 100 * sum.sequential_worst, 100 * RP_PUBLISHED_UTIL,
+           100 * RP_PUBLISHED_ORACLE_UTIL, total / 1e6);
     free(pts);
     journal_close(&jn);
     return CLI_OK;

@@ -240,18 +240,19 @@ int gpu_set_partition(struct gpu *g, const int *owner_per_sm, size_t n, enum gpu
     if (g->env.shared)
         return gpu_fail(err, errlen, "a shared-dispatch GPU has no partition");
     if (n != g->cfg.sms)
-        return gpu_fail(err, errlen, "partition has %zu entries: the GPU has %u SMs", n, g->cfg.sms);
+        return gpu_fail(err, errlen, "partition has %zu entries: the GPU has %u SMs", n,
+                        g->cfg.sms);
     for (size_t i = 0; i < n; i++) {
         int o = owner_per_sm[i];
         if (o != GPU_SM_IDLE && o != GPU_SM_GATED && (o < 0 || o >= (int)g->nkernels))
             return gpu_fail(err, errlen,
-                        "SM %zu is given to kernel %d: expected 0..%u, idle (%d) or gated (%d)", i,
-                        o, g->nkernels - 1, GPU_SM_IDLE, GPU_SM_GATED);
+                            "SM %zu is given to kernel %d: expected 0..%u, idle (%d) or gated (%d)",
+                            i, o, g->nkernels - 1, GPU_SM_IDLE, GPU_SM_GATED);
         if (o >= 0 && g->retired[o])
             return gpu_fail(err, errlen,
-                        "SM %zu is given to kernel %d (%s), which was retired from the mix: "
-                        "give it to a kernel still in the mix, idle (%d) or gated (%d)",
-                        i, o, g->kernels[o]->prof.name, GPU_SM_IDLE, GPU_SM_GATED);
+                            "SM %zu is given to kernel %d (%s), which was retired from the mix: "
+                            "give it to a kernel still in the mix, idle (%d) or gated (%d)",
+                            i, o, g->kernels[o]->prof.name, GPU_SM_IDLE, GPU_SM_GATED);
     }
     if (mode != GPU_SWITCH_DRAIN && mode != GPU_SWITCH_CONTEXT && mode != GPU_SWITCH_ADAPTIVE)
         return gpu_fail(err, errlen, "unknown switch mode %d", (int)mode);
@@ -287,14 +288,14 @@ int gpu_add_kernel(struct gpu *g, const struct kernel_profile *profile, char *er
     const char *name = profile->name ? profile->name : "(unnamed)";
     if (g->env.shared)
         return gpu_fail(err, errlen,
-                    "cannot add kernel %s: a shared-dispatch GPU launches grids on "
-                    "its streams (gpu_launch)",
-                    name);
+                        "cannot add kernel %s: a shared-dispatch GPU launches grids on "
+                        "its streams (gpu_launch)",
+                        name);
     if (g->nkernels >= GPU_MAX_KERNELS)
         return gpu_fail(err, errlen,
-                    "cannot add kernel %s: the GPU has run %u kernels, the limit "
-                    "(GPU_MAX_KERNELS = %d, retired ones included)",
-                    name, g->nkernels, GPU_MAX_KERNELS);
+                        "cannot add kernel %s: the GPU has run %u kernels, the limit "
+                        "(GPU_MAX_KERNELS = %d, retired ones included)",
+                        name, g->nkernels, GPU_MAX_KERNELS);
     if (gpu_profile_check(&g->cfg, profile, err, errlen))
         return -1;
     unsigned k = g->nkernels;
@@ -321,7 +322,7 @@ int gpu_retire_kernel(struct gpu *g, unsigned k, char *err, size_t errlen)
         return gpu_fail(err, errlen, "a shared-dispatch GPU retires no kernel");
     if (k >= g->nkernels)
         return gpu_fail(err, errlen, "cannot retire kernel %u: the GPU has kernels 0..%u", k,
-                    g->nkernels - 1);
+                        g->nkernels - 1);
     const char *name = g->kernels[k]->prof.name;
     if (g->retired[k])
         return gpu_fail(err, errlen, "kernel %u (%s) was retired already", k, name);
@@ -330,9 +331,9 @@ int gpu_retire_kernel(struct gpu *g, unsigned k, char *err, size_t errlen)
         owned += g->partition[i] == (int)k;
     if (owned)
         return gpu_fail(err, errlen,
-                    "cannot retire kernel %u (%s): it owns %u SMs; give them to other kernels "
-                    "(or idle/gate them) with gpu_set_partition first",
-                    k, name, owned);
+                        "cannot retire kernel %u (%s): it owns %u SMs; give them to other kernels "
+                        "(or idle/gate them) with gpu_set_partition first",
+                        k, name, owned);
     g->retired[k] = true;
     /* Its turn of priority ends here; the next turn starts when this one would have ended. */
     if (g->prio.kernel == (int)k) {
@@ -493,11 +494,11 @@ int gpu_launch(struct gpu *g, unsigned s, const struct kernel_profile *p, char *
     if (s >= g->nkernels)
         return gpu_fail(err, errlen, "stream %u: the GPU has streams 0..%u", s, g->nkernels - 1);
     if (gpu_stream_busy(g, s))
-        return gpu_fail(err, errlen, "stream %u still runs a grid of %s: launch when it completes", s,
-                    g->kernels[s]->prof.name);
+        return gpu_fail(err, errlen, "stream %u still runs a grid of %s: launch when it completes",
+                        s, g->kernels[s]->prof.name);
     if (p->nphases)
         return gpu_fail(err, errlen, "kernel %s has phases: launch each phase as a grid of its own",
-                    p->name ? p->name : "(unnamed)");
+                        p->name ? p->name : "(unnamed)");
     if (gpu_profile_check(&g->cfg, p, err, errlen))
         return -1;
     /* No SM holds the last grid's TBs or points at its state any more: it can go. Each grid
