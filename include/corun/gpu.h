@@ -236,15 +236,19 @@ int gpu_sm_running(const struct gpu *g, unsigned sm);
 uint64_t gpu_kernel_instructions_total(const struct gpu *g, unsigned k);
 /* TBs SM sm holds now. */
 unsigned gpu_sm_resident_tbs(const struct gpu *g, unsigned sm);
+/* TBs of kernel (stream) k SM sm holds now: in shared dispatch an SM may hold several
+ * kernels' TBs, and gpu_sm_running names the one its time counts for. */
+unsigned gpu_sm_kernel_tbs(const struct gpu *g, unsigned sm, unsigned k);
 
 /* ---- shared dispatch (accelerator scenarios) ----
  *
- * No partition: every SM that holds no thread block is idle, and the kernels launched on the
- * GPU's streams take idle SMs first come, first served. The oldest launched grid that still
- * has TBs to hand out takes idle SMs (one TB per SM per round, up to its occupancy, as the
- * spatial mode's dispatch does) before a younger one gets any; an SM runs one kernel's TBs at a
- * time and, when the last of them finishes and its kernel has none left, goes to the next
- * grid in launch order. Kernel indices are stream indices; gpu_kernel_counters and
+ * No partition: every SM that holds no thread block is idle, and the grids launched on the
+ * GPU's streams place their TBs first come, first served. The oldest launched grid that still
+ * has TBs to hand out places them (one TB per SM per round, up to its occupancy, as the
+ * spatial mode's dispatch does; idle SMs and those it already has first, then room beside
+ * other kernels' TBs) before a younger one places any. An SM may hold TBs of several kernels
+ * as long as their TB slots, warps, registers and shared memory fit the SM's; room that frees
+ * goes to the grid first in line. Kernel indices are stream indices; gpu_kernel_counters and
  * gpu_system_counters work as in the spatial mode (a stream's counters restart with each
  * launch), gpu_set_partition, gpu_add_kernel and priority epochs are refused or not used. */
 
@@ -258,7 +262,7 @@ struct gpu *gpu_new_shared(const struct gpu_config *cfg, unsigned nstreams, uint
 int gpu_launch(struct gpu *g, unsigned s, const struct kernel_profile *p, char *err, size_t errlen);
 /* True while stream s's last grid has not completed. */
 bool gpu_stream_busy(const struct gpu *g, unsigned s);
-/* Stream s's last grid: the cycle it was launched, took its first SM and completed (the
+/* Stream s's last grid: the cycle it was launched, placed its first TB and completed (the
  * last two UINT64_MAX until they happen). */
 void gpu_stream_times(const struct gpu *g, unsigned s, uint64_t *launched, uint64_t *started,
                       uint64_t *done);

@@ -141,6 +141,11 @@ struct kstate {
     struct kstate_counters c;
 };
 
+/* What one TB of p holds of an SM: registers and shared memory bytes, at their allocation
+ * granularities (kstate_occupancy's model). */
+uint64_t kstate_tb_regs(const struct kernel_profile *p);
+unsigned kstate_tb_smem(const struct kernel_profile *p);
+
 /* Runtime state for kernel `index` of profile p (copied) on a GPU with line_bytes lines and
  * TB limits tbs_per_sm and warps_per_sm; seed feeds the address stream's PRNG. The caller has
  * validated p (gpu_new does). Free with kstate_delete. */

@@ -38,13 +38,14 @@ struct sim_env {
      * a sleeping SM woken for its turn in the block joins. */
     unsigned sm_first, sm_running;
     uint64_t *sm_due;
-    /* Shared dispatch (gpu_new_shared): no partition; an SM that holds no TB is idle and
-     * goes to the kernels with TBs left in the order they were launched (fcfs, kernel
-     * indices), and a completed grid stops the run at the end of its block. */
+    /* Shared dispatch (gpu_new_shared): no partition; the kernels with TBs left place them
+     * in the order they were launched (fcfs, kernel indices), on idle SMs and beside other
+     * kernels' TBs where there is room, and a completed grid stops the run at the end of its
+     * block. */
     bool shared;
     bool grid_done;
     unsigned fcfs[SIM_MAX_KERNELS], nfcfs;
-    uint64_t started_at[SIM_MAX_KERNELS]; /* when the grid took its first SM */
+    uint64_t started_at[SIM_MAX_KERNELS]; /* when the grid placed its first TB */
 };
 
 #endif

@@ -74,8 +74,9 @@ void sm_dispatch(struct sim_env *env, struct kstate *k, uint64_t now);
  * still running another kernel's TBs drains or saves them first, as `how` says. An SM that
  * switches at once takes no TBs: the caller runs sm_dispatch for its kernels afterwards. */
 void sm_set_owner(struct sm *sm, int owner, enum sm_switch how, uint64_t now);
-/* Shared dispatch (sim_env.shared): gives idle SMs to the grids of env->fcfs with TBs left,
- * oldest first, and drops the grids that have none left from it. */
+/* Shared dispatch (sim_env.shared, sm_shared.c): the grids of env->fcfs with TBs left place
+ * them on idle SMs and in room beside other kernels' TBs, oldest first, each only once the
+ * older ones have none left; drops the grids that have none left from it. */
 void sm_shared_dispatch(struct sim_env *env, uint64_t now);
 
 /* The owner the SM has been given (it may still be switching to it). */
@@ -87,6 +88,8 @@ int sm_attributed(const struct sm *sm);
 uint64_t sm_attributed_since(const struct sm *sm);
 enum sm_state sm_state(const struct sm *sm);
 unsigned sm_resident_tbs(const struct sm *sm);
+/* TBs of kernel k the SM holds (in shared-dispatch mode an SM may hold several kernels'). */
+unsigned sm_kernel_tbs(const struct sm *sm, unsigned k);
 /* TBs finished on this SM since sm_reset_counters, and in the epoch before that. */
 uint64_t sm_tbs_finished(const struct sm *sm);
 uint64_t sm_tbs_finished_prev(const struct sm *sm);

@@ -142,3 +142,8 @@ unsigned gpu_sm_resident_tbs(const struct gpu *g, unsigned sm)
 {
     return sm < g->cfg.sms ? sm_resident_tbs(g->sms[sm]) : 0;
 }
+
+unsigned gpu_sm_kernel_tbs(const struct gpu *g, unsigned sm, unsigned k)
+{
+    return sm < g->cfg.sms ? sm_kernel_tbs(g->sms[sm], k) : 0;
+}

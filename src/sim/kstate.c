@@ -13,6 +13,18 @@ static unsigned round_up(unsigned v, unsigned unit)
     return (v + unit - 1) / unit * unit;
 }
 
+/* Registers are allocated per warp in units of 256, shared memory in units of 256 B (the
+ * allocation granularities of Kepler through Volta). */
+uint64_t kstate_tb_regs(const struct kernel_profile *p)
+{
+    return (uint64_t)round_up(p->regs_per_thread * 32u, 256) * p->warps_per_tb;
+}
+
+unsigned kstate_tb_smem(const struct kernel_profile *p)
+{
+    return round_up(p->smem_per_tb_bytes, 256);
+}
+
 unsigned kstate_occupancy(const struct kernel_profile *p, const struct kstate_sm_limits *sm,
                           const char **limit)
 {
@@ -23,14 +35,12 @@ unsigned kstate_occupancy(const struct kernel_profile *p, const struct kstate_sm
         occ = by_warps;
         why = "warp slots";
     }
-    /* Registers are allocated per warp in units of 256, shared memory in units of 256 B
-     * (the allocation granularities of Kepler through Volta). */
-    uint64_t regs_tb = (uint64_t)round_up(p->regs_per_thread * 32u, 256) * p->warps_per_tb;
+    uint64_t regs_tb = kstate_tb_regs(p);
     if (regs_tb && sm->regs / regs_tb < occ) {
         occ = (unsigned)(sm->regs / regs_tb);
         why = "registers";
     }
-    unsigned smem_tb = round_up(p->smem_per_tb_bytes, 256);
+    unsigned smem_tb = kstate_tb_smem(p);
     if (smem_tb && sm->smem_bytes / smem_tb < occ) {
         occ = sm->smem_bytes / smem_tb;
         why = "shared memory";

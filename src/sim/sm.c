@@ -132,7 +132,7 @@ static void complete_line(struct sm *sm, uint32_t token)
         sm->bar_park &= ~(1ull << slot); /* its loads are in: on to the barrier */
         sm->ready_at[slot] = sm->now;
         sm_maybe_ready(sm, slot);
-    } else if (sm->loads_out[slot] + 1u == sm->mlp) {
+    } else if (sm->loads_out[slot] + 1u == sm->wmlp[slot]) {
         sm_maybe_ready(sm, slot);
     }
 }
@@ -144,14 +144,14 @@ static void complete_line_cb(void *ctx, uint32_t token)
 
 /* ---- requests toward the crossbar ---- */
 
-static void outq_push(struct sm *sm, uint64_t line, enum llc_kind kind)
+static void outq_push(struct sm *sm, const struct kstate *k, uint64_t line, enum llc_kind kind)
 {
     assert(sm->outq_count < SM_OUTQ);
     sm->outq[(sm->outq_head + sm->outq_count) % SM_OUTQ] =
         (struct sm_outreq){.line = line,
                            .slice = (uint16_t)llc_slice_of(sm->env->llc, line),
                            .kind = (uint8_t)kind,
-                           .kernel = (uint8_t)sm->k->index};
+                           .kernel = (uint8_t)k->index};
     sm->outq_count++;
 }
 
@@ -173,7 +173,7 @@ static void inject(struct sm *sm, uint64_t now)
 /* Bookkeeping after a non-compute instruction: the warp may issue again next cycle. */
 static void finish_mem_issue(struct sm *sm, unsigned slot)
 {
-    sm->insts_local++;
+    sm_count_inst(sm, slot);
     uint64_t bit = 1ull << sm->rank_of_slot[slot];
     sm->ready &= ~bit;
     if (--sm->insts_left[slot] == 0) {
@@ -187,12 +187,18 @@ static void finish_mem_issue(struct sm *sm, unsigned slot)
     sm->soon |= 1ull << slot;
 }
 
-/* The next data line of warp slot's stream (its TB's walk, or the kernel's legacy cursor). */
+/* The next data line of warp slot's stream (its TB's walk, or the kernel's legacy cursor;
+ * the SM's reuse history is its own kernel's, a legacy kernel beside it reuses nothing). */
 static uint64_t data_line(struct sm *sm, unsigned slot, bool store)
 {
-    if (sm->tb_streams)
-        return kstate_tb_line(sm->k, &sm->rng, &sm->tb[sm->wtb[slot]].addr, store);
-    return kstate_next_line(sm->k, &sm->rng, &sm->hist);
+    struct sm_tbslot *tb = &sm->tb[sm->wtb[slot]];
+    if (tb->streams)
+        return kstate_tb_line(tb->k, &sm->rng, &tb->addr, store);
+    if (tb->k != sm->k) {
+        struct kstate_hist none = {0};
+        return kstate_next_line(tb->k, &sm->rng, &none);
+    }
+    return kstate_next_line(tb->k, &sm->rng, &sm->hist);
 }
 
 static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_const)
@@ -203,7 +209,7 @@ static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_c
     sm->loads_out[slot]++;
     sm->loads_pending++;
     uint32_t token = (uint32_t)(slot << 5 | ls);
-    struct kstate *k = sm->k;
+    struct kstate *k = sm->wk[slot];
     struct cache *c = is_const ? sm->l1c : sm->l1d;
     struct cache_victim v;
     for (unsigned i = 0; i < n; i++) {
@@ -221,7 +227,7 @@ static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_c
         else
             k->c.l1d_misses++;
         if (r == CACHE_MISS)
-            outq_push(sm, line, is_const ? LLC_READ_CONST : LLC_READ);
+            outq_push(sm, k, line, is_const ? LLC_READ_CONST : LLC_READ);
     }
     if (is_const)
         k->c.l1c_accesses += n;
@@ -240,13 +246,14 @@ static bool issue_unit(struct sm *sm, unsigned slot, unsigned u)
         return false;
     }
     unsigned cost = sm->unit_cost[u];
-    if (u == KI_SHARED - KI_SFU && sm->k->prof.shared_conflict_ways > 1)
-        cost *= sm->k->prof.shared_conflict_ways;
+    struct kstate *k = sm->wk[slot];
+    if (u == KI_SHARED - KI_SFU && k->prof.shared_conflict_ways > 1)
+        cost *= k->prof.shared_conflict_ways;
     sm->unit_free[u] = (sm->unit_free[u] > now_fix ? sm->unit_free[u] : now_fix) + cost;
-    uint64_t *cnt[SM_UNITS] = {&sm->k->c.sfu_insts, &sm->k->c.fp64_insts, &sm->k->c.shared_insts};
+    uint64_t *cnt[SM_UNITS] = {&k->c.sfu_insts, &k->c.fp64_insts, &k->c.shared_insts};
     (*cnt[u])++;
 
-    sm->insts_local++;
+    sm_count_inst(sm, slot);
     uint64_t bit = 1ull << sm->rank_of_slot[slot];
     sm->ready &= ~bit;
     if (--sm->insts_left[slot] == 0) {
@@ -279,15 +286,15 @@ static int issue_barrier(struct sm *sm, unsigned slot)
         sm->ready_at[slot] = SM_NEVER;
         return -1;
     }
-    sm->insts_local++;
-    sm->k->c.barriers++;
+    sm_count_inst(sm, slot);
+    sm->wk[slot]->c.barriers++;
     unsigned t = sm->wtb[slot];
     if (--sm->insts_left[slot] == 0) {
         sm->memnext &= ~bit;
         sm_warp_done(sm, slot); /* the last instruction: it arrives and leaves */
         return 1;
     }
-    sm->bar_left[slot] = sm->bar_interval;
+    sm->bar_left[slot] = sm->wbar[slot];
     sm_draw_next(sm, slot);
     sm_set_memnext(sm, slot);
     sm->ready_at[slot] = SM_NEVER;
@@ -302,7 +309,7 @@ void sm_bar_check(struct sm *sm, unsigned t)
     struct sm_tbslot *tb = &sm->tb[t];
     if (!tb->bar_wait || tb->bar_wait < tb->live)
         return;
-    uint64_t mask = (sm->wpt == 64 ? ~0ull : (1ull << sm->wpt) - 1) << (t * sm->wpt);
+    uint64_t mask = tb->slots;
     for (uint64_t b = sm->at_bar & mask; b; b &= b - 1) {
         unsigned slot = (unsigned)__builtin_ctzll(b);
         sm->ready_at[slot] = sm->now + 1;
@@ -326,20 +333,20 @@ static int issue_mem(struct sm *sm, unsigned slot)
         if (room < n || !cache_can_miss(sm->l1d, n))
             return 0;
         issue_load_lines(sm, slot, n, false);
-        sm->k->c.loads++;
+        sm->wk[slot]->c.loads++;
         break;
     case KI_CONST:
         if (room < 1 || !cache_can_miss(sm->l1c, 1))
             return 0;
         issue_load_lines(sm, slot, 1, true);
-        sm->k->c.const_loads++;
+        sm->wk[slot]->c.const_loads++;
         break;
     default: /* store: write-through, no L1 allocation */
         if (room < n)
             return 0;
         for (unsigned i = 0; i < n; i++)
-            outq_push(sm, data_line(sm, slot, true), LLC_WRITE);
-        sm->k->c.stores++;
+            outq_push(sm, sm->wk[slot], data_line(sm, slot, true), LLC_WRITE);
+        sm->wk[slot]->c.stores++;
         break;
     }
     sm_draw_next(sm, slot);
@@ -351,7 +358,7 @@ static int issue_mem(struct sm *sm, unsigned slot)
 static inline void issue_compute(struct sm *sm, unsigned slot, unsigned r)
 {
     uint64_t bit = 1ull << r;
-    sm->insts_local++;
+    sm_count_inst(sm, slot);
     sm->ready &= ~bit;
     uint32_t left = --sm->compute_left[slot];
     if (--sm->insts_left[slot] == 0) {
@@ -362,10 +369,9 @@ static inline void issue_compute(struct sm *sm, unsigned slot, unsigned r)
     }
     if (left == 0)
         sm->memnext |= bit;
-    uint64_t t = sm->now + sm->dep;
+    uint64_t t = sm->now + sm->wdep[slot];
     sm->ready_at[slot] = t;
-    assert(sm->depq_count < SM_DEPQ);
-    sm->depq[(sm->depq_head + sm->depq_count++) & (SM_DEPQ - 1)] = t << 8 | slot;
+    sm_depq_push(sm, t, slot);
 }
 
 /* Runs each scheduler once; returns true when a memory instruction found its path full. */

@@ -26,7 +26,8 @@
  * per-cycle model would have stepped it to by then (sm_touch). Its instructions reach the
  * kernel's counters whenever the per-cycle model's would have been flushed by an observer
  * (sm_count_lazy). The test fast_forward_equals_per_cycle (test_gpu.c) runs both ways and
- * compares the counters. */
+ * compares the counters. An SM holding TBs of more than one kernel (shared dispatch) is never
+ * in rotation. */
 #include "corun/wake.h"
 #include "sm_internal.h"
 
@@ -39,8 +40,10 @@
 static uint64_t rotation_end(const struct sm *sm, uint64_t t)
 {
     unsigned D = sm->dep, ns = sm->nsched, n = ns * D;
-    if (D < 2 || sm->depq_count != n || sm->soon || sm->outq_count || sm->unitq_count ||
-        sm->tb_freed || sm->stall_until > t || (sm->state != SM_RUN && sm->state != SM_DRAIN))
+    /* Warps of several kernels (shared dispatch) have several latencies: no rotation. */
+    if (D < 2 || sm->nkern > 1 || sm->depq_count != n || sm->soon || sm->outq_count ||
+        sm->unitq_count || sm->tb_freed || sm->stall_until > t ||
+        (sm->state != SM_RUN && sm->state != SM_DRAIN))
         return t;
     uint64_t end = sm->ev_next;
     if (end < t + FF_MIN_CYCLES)

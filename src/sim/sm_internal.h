@@ -13,7 +13,10 @@
 #include "corun/cache.h"
 #include "corun/kstate.h"
 #include "corun/rng.h"
+#include "corun/simenv.h"
 #include "corun/sm.h"
+
+#include <assert.h>
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,9 +44,15 @@ struct sm_fifo {
     unsigned cap, head, count;
 };
 
+/* A resident TB. Its warps hold the slots of `slots` (contiguous ranks); in shared-dispatch
+ * mode TBs of several kernels may share the SM, so each TB names its own kernel. */
 struct sm_tbslot {
     uint8_t used, live;
     uint8_t bar_wait; /* live warps waiting at the TB's barrier */
+    uint8_t wpt;
+    bool streams; /* per-TB address streams (the kernel's pattern is not legacy) */
+    struct kstate *k;
+    uint64_t slots;
     struct kstate_tbaddr addr;
 };
 
@@ -66,11 +75,13 @@ struct sm {
     unsigned id;
     struct sim_env *env;
     enum sm_state state;
-    unsigned wpt, occ, mlp, dep, nsched;
-    struct kstate *k;     /* kernel whose TBs are here */
-    bool tb_streams;      /* per-TB address streams (the kernel's pattern is not legacy) */
+    unsigned occ, dep, nsched;
+    /* The kernel the SM's time counts for (its owner's; in shared-dispatch mode that of a
+     * resident TB) and whose instructions insts_local counts; a TB of another kernel beside
+     * it (shared dispatch only) counts straight into its own kernel. */
+    struct kstate *k;
+    unsigned nkern;       /* kernels with TBs here: more than one disables sm_ff */
     uint64_t launch_seen; /* the kernel's launch whose data the L1 may hold */
-    unsigned bar_interval;
     uint64_t now, stall_until, wake_time;
     uint64_t ev_next;     /* earliest head of hits_d, hits_c and replies */
     uint64_t insts_local; /* instructions not yet added to the kernel's counters */
@@ -101,8 +112,13 @@ struct sm {
     uint8_t loads_out[SM_MAX_WARPS], wtb[SM_MAX_WARPS];
     uint8_t pending[SM_MAX_WARPS][SM_MAX_MLP]; /* lines outstanding per load slot */
     uint32_t bar_left[SM_MAX_WARPS];           /* instructions to the next barrier, inclusive */
-    uint64_t at_bar;                           /* slot space: waiting at the TB's barrier */
-    uint64_t bar_park; /* slot space: at a barrier, waiting for its own loads first */
+    /* the warp's kernel and its parameters */
+    struct kstate *wk[SM_MAX_WARPS];
+    uint8_t wmlp[SM_MAX_WARPS];
+    uint16_t wdep[SM_MAX_WARPS];
+    uint32_t wbar[SM_MAX_WARPS]; /* barrier interval */
+    uint64_t at_bar;             /* slot space: waiting at the TB's barrier */
+    uint64_t bar_park;           /* slot space: at a barrier, waiting for its own loads first */
 
     /* SFU, FP64 and shared memory */
     uint64_t unit_free[SM_UNITS]; /* 1/64 cycles: when the unit takes its next instruction */
@@ -118,14 +134,19 @@ struct sm {
     struct sm_outreq outq[SM_OUTQ];
     struct sm_tbslot tb[SM_MAX_TBS];
     unsigned ntbs;
+    /* what the resident TBs use of the SM's resources (kstate_occupancy's model), and their
+     * count per kernel */
+    unsigned warps_used;
+    uint64_t regs_used, smem_used;
+    uint8_t kcount[SIM_MAX_KERNELS];
     struct kstate_hist hist;
 
     uint64_t tbs_finished, tbs_finished_prev;
     int attr;
     uint64_t attr_since, idle_cycles, gated_cycles;
 
-    /* Compute dependencies: (ready cycle << 8 | slot), in issue order, so ready cycles never
-     * decrease (dep is fixed while the SM runs one kernel). */
+    /* Compute dependencies (and, in shared-dispatch mode, warps held back by their grid's
+     * launch gap): (ready cycle << 8 | slot) in order of ready cycle, ties in issue order. */
     uint64_t depq[SM_DEPQ];
 };
 
@@ -133,7 +154,7 @@ struct sm {
 static inline void sm_maybe_ready(struct sm *sm, unsigned slot)
 {
     if (!(sm->resident >> slot & 1) || sm->insts_left[slot] == 0 ||
-        sm->loads_out[slot] >= sm->mlp || sm->ready_at[slot] > sm->now)
+        sm->loads_out[slot] >= sm->wmlp[slot] || sm->ready_at[slot] > sm->now)
         return;
     sm->ready |= 1ull << sm->rank_of_slot[slot];
 }
@@ -151,9 +172,10 @@ static inline void sm_set_memnext(struct sm *sm, unsigned slot)
  * that would pass the warp's next barrier stops at it, and the barrier comes next. */
 static inline void sm_draw_next(struct sm *sm, unsigned slot)
 {
-    uint32_t run = kstate_draw_compute_run(sm->k, &sm->rng);
-    kstate_draw_mem(sm->k, &sm->rng, &sm->next_kind[slot], &sm->next_lines[slot]);
-    if (sm->bar_interval) {
+    struct kstate *k = sm->wk[slot];
+    uint32_t run = kstate_draw_compute_run(k, &sm->rng);
+    kstate_draw_mem(k, &sm->rng, &sm->next_kind[slot], &sm->next_lines[slot]);
+    if (sm->wbar[slot]) {
         uint64_t group = (uint64_t)run + 1, left = sm->bar_left[slot];
         if (group >= left) {
             run = (uint32_t)(left - 1);
@@ -165,6 +187,33 @@ static inline void sm_draw_next(struct sm *sm, unsigned slot)
         }
     }
     sm->compute_left[slot] = run;
+}
+
+/* Counts an instruction of warp slot: locally for the SM's kernel, else in its own. (An SM
+ * holding one kernel's TBs holds sm->k's: tb_finish keeps it so.) */
+static inline void sm_count_inst(struct sm *sm, unsigned slot)
+{
+    struct kstate *k;
+    if (sm->nkern <= 1 || (k = sm->wk[slot]) == sm->k) {
+        sm->insts_local++;
+    } else {
+        k->c.insts++;
+        k->insts_total++;
+    }
+}
+
+/* Queues warp slot to be looked at again at cycle ready. Entries of one kernel come in order
+ * of ready cycle; one of a kernel with a shorter latency, or of a launch gap, goes back past
+ * the later ones. */
+static inline void sm_depq_push(struct sm *sm, uint64_t ready, unsigned slot)
+{
+    assert(sm->depq_count < SM_DEPQ);
+    unsigned i = (sm->depq_head + sm->depq_count++) & (SM_DEPQ - 1);
+    while (i != sm->depq_head && sm->depq[(i - 1) & (SM_DEPQ - 1)] >> 8 > ready) {
+        sm->depq[i] = sm->depq[(i - 1) & (SM_DEPQ - 1)];
+        i = (i - 1) & (SM_DEPQ - 1);
+    }
+    sm->depq[i] = ready << 8 | slot;
 }
 
 /* Adds the instructions counted locally to the kernel's counters. */
@@ -194,5 +243,13 @@ void sm_bar_check(struct sm *sm, unsigned t);
 void sm_after_tb_change(struct sm *sm, uint64_t now);
 void sm_try_save(struct sm *sm, uint64_t now);
 void sm_attribute(struct sm *sm, uint64_t now);
+/* Takes one TB of k into the SM (false when k has none left); the caller checked the room. */
+bool sm_take_tb(struct sm *sm, struct kstate *k);
+/* The SM holds no TBs: it becomes owner's (takes its TBs at once when fill is set). */
+void sm_switch_to(struct sm *sm, int owner, uint64_t now, bool fill);
+
+/* In sm_shared.c (shared dispatch): after a TB change of sm, frees it when empty, and hands
+ * room to the grids in line. */
+void sm_shared_after_tb(struct sm *sm, uint64_t now);
 
 #endif

@@ -16,18 +16,18 @@ static uint64_t cut_bits(uint64_t m, unsigned lo, unsigned n)
     return low | high;
 }
 
-static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, uint32_t tile);
+static void tb_place(struct sm *sm, unsigned t, struct kstate *k, struct kstate_saved_tb *saved,
+                     uint32_t tile);
 static void load_params(struct sm *sm);
-static void shared_dispatch(struct sim_env *env, struct sm *first, uint64_t now);
+static void rehome(struct sm *sm, struct kstate *k, uint64_t now);
 
-/* Takes one TB of sm's kernel into a free slot; false when none is left. */
-static bool take_one(struct sm *sm)
+bool sm_take_tb(struct sm *sm, struct kstate *k)
 {
     struct kstate_saved_tb *saved;
     uint32_t tile;
-    if (!kstate_take_tb(sm->k, &saved, &tile))
+    if (!kstate_take_tb(k, &saved, &tile))
         return false;
-    if (sm->launch_seen != sm->k->launches) {
+    if (k == sm->k && sm->launch_seen != sm->k->launches) {
         /* A new launch of the grid (no TB of the last one is left anywhere). The L1 is not
          * coherent, so the GPU invalidates it at a kernel boundary (per-TB streams only: the
          * legacy model keeps what it had); an application's next kernel brings its own
@@ -36,14 +36,19 @@ static bool take_one(struct sm *sm)
         sm->launch_seen = sm->k->launches;
         if (sm->k->app.nphases)
             load_params(sm);
-        if (sm->tb_streams)
+        if (k->prof.pattern != KERNEL_PATTERN_LEGACY)
             cache_invalidate_all(sm->l1d);
     }
     unsigned t = 0;
     while (sm->tb[t].used)
         t++;
-    tb_place(sm, t, saved, tile);
+    tb_place(sm, t, k, saved, tile);
     return true;
+}
+
+static bool take_one(struct sm *sm)
+{
+    return sm_take_tb(sm, sm->k);
 }
 
 void sm_dispatch(struct sim_env *env, struct kstate *k, uint64_t now)
@@ -67,10 +72,30 @@ void sm_dispatch(struct sim_env *env, struct kstate *k, uint64_t now)
     }
 }
 
+/* Counts TB t's resources in (sign 1) or out (-1) of the SM's. */
+static void tb_account(struct sm *sm, const struct sm_tbslot *tb, int sign)
+{
+    const struct kernel_profile *p = &tb->k->prof;
+    unsigned ki = tb->k->index;
+    if (sign > 0) {
+        sm->nkern += sm->kcount[ki]++ == 0;
+        sm->warps_used += tb->wpt;
+        sm->regs_used += kstate_tb_regs(p);
+        sm->smem_used += kstate_tb_smem(p);
+    } else {
+        assert(sm->kcount[ki] > 0);
+        sm->nkern -= --sm->kcount[ki] == 0;
+        sm->warps_used -= tb->wpt;
+        sm->regs_used -= kstate_tb_regs(p);
+        sm->smem_used -= kstate_tb_smem(p);
+    }
+}
+
 static void tb_finish(struct sm *sm, unsigned t)
 {
-    unsigned first = t * sm->wpt;
-    unsigned lo = sm->rank_of_slot[first], n = sm->wpt;
+    struct sm_tbslot *tb = &sm->tb[t];
+    unsigned first = (unsigned)__builtin_ctzll(tb->slots);
+    unsigned lo = sm->rank_of_slot[first], n = tb->wpt;
     sm->ready = cut_bits(sm->ready, lo, n);
     sm->memnext = cut_bits(sm->memnext, lo, n);
     for (unsigned s = 0; s < sm->nsched; s++)
@@ -81,16 +106,27 @@ static void tb_finish(struct sm *sm, unsigned t)
         sm->rank_of_slot[slot] = (uint8_t)(r - n);
     }
     sm->nranks -= n;
-    uint64_t slots = (n == 64 ? ~0ull : (1ull << n) - 1) << first;
-    sm->resident &= ~slots;
-    sm->soon &= ~slots;
-    sm->tb[t].used = 0;
+    sm->resident &= ~tb->slots;
+    sm->soon &= ~tb->slots;
+    tb->used = 0;
+    tb_account(sm, tb, -1);
     sm->ntbs--;
     sm->tbs_finished++;
     sm->tb_freed = true;
     sm_flush_insts(sm);
-    if (kstate_tb_finished(sm->k, sm->now))
-        sm_dispatch(sm->env, sm->k, sm->now);
+    struct kstate *k = tb->k;
+    if (sm->ntbs && sm->kcount[sm->k->index] == 0) {
+        /* Shared dispatch: the kernel the SM counted for has no TB left here, others have;
+         * the SM counts for the kernel of its first TB slot in use now. */
+        unsigned o = 0;
+        while (!sm->tb[o].used)
+            o++;
+        rehome(sm, sm->tb[o].k, sm->now);
+    }
+    if (kstate_tb_finished(k, sm->now))
+        sm_dispatch(sm->env, k, sm->now);
+    if (sm->env->shared && k->launches)
+        sm->env->grid_done = true; /* its grid is complete: the run stops after this block */
 }
 
 void sm_warp_done(struct sm *sm, unsigned slot)
@@ -115,24 +151,47 @@ static uint64_t transfer_cycles(const struct sm *sm, uint64_t bytes)
     return (bytes + rate - 1) / rate;
 }
 
-/* Places one TB (fresh, or restored from saved) into free TB slot t. */
-static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, uint32_t tile)
+/* Places one TB of k (fresh, or restored from saved) into free TB slot t; its warps take the
+ * lowest free warp slots. */
+static void tb_place(struct sm *sm, unsigned t, struct kstate *k, struct kstate_saved_tb *saved,
+                     uint32_t tile)
 {
-    sm->tb[t].used = 1;
-    sm->tb[t].live = 0;
-    sm->tb[t].bar_wait = 0;
-    sm->tb[t].addr = saved ? saved->addr : (struct kstate_tbaddr){tile, 0, 0};
+    const struct kernel_profile *p = &k->prof;
+    struct sm_tbslot *tb = &sm->tb[t];
+    tb->used = 1;
+    tb->live = 0;
+    tb->bar_wait = 0;
+    tb->addr = saved ? saved->addr : (struct kstate_tbaddr){tile, 0, 0};
+    tb->k = k;
+    tb->wpt = (uint8_t)p->warps_per_tb;
+    tb->streams = p->pattern != KERNEL_PATTERN_LEGACY;
+    tb->slots = 0;
+    uint64_t free_warps = ~sm->resident;
+    for (unsigned i = 0; i < p->warps_per_tb; i++, free_warps &= free_warps - 1)
+        tb->slots |= free_warps & -free_warps;
+    assert(__builtin_popcountll(tb->slots) == (int)p->warps_per_tb);
+    tb_account(sm, tb, 1);
     sm->ntbs++;
-    if (!saved && sm->k->launch_at > sm->now && sm->k->launch_at > sm->stall_until)
-        sm->stall_until = sm->k->launch_at; /* the launch gap: the host is not done yet */
+    /* The launch gap (the host is not done yet): in shared dispatch it holds back the grid's
+     * own warps, else the SM. */
+    uint64_t gap = !saved && k->launch_at > sm->now ? k->launch_at : 0;
+    if (gap && !sm->env->shared && gap > sm->stall_until)
+        sm->stall_until = gap;
     if (saved) { /* the restore streams the TB's state back in before any warp issues */
         uint64_t from = sm->stall_until > sm->now ? sm->stall_until : sm->now;
-        sm->stall_until = from + transfer_cycles(sm, tb_state_bytes(sm->k));
+        sm->stall_until = from + transfer_cycles(sm, tb_state_bytes(k));
     }
-    for (unsigned i = 0; i < sm->wpt; i++) {
-        unsigned slot = t * sm->wpt + i;
+    unsigned mlp = p->mlp;
+    unsigned dep = p->dep_latency ? p->dep_latency : sm->env->cfg->alu_latency_cycles;
+    uint64_t bits = tb->slots;
+    for (unsigned i = 0; i < p->warps_per_tb; i++, bits &= bits - 1) {
+        unsigned slot = (unsigned)__builtin_ctzll(bits);
         sm->wtb[slot] = (uint8_t)t;
-        sm->free_slots[slot] = sm->mlp == 32 ? UINT32_MAX : (1u << sm->mlp) - 1;
+        sm->wk[slot] = k;
+        sm->wmlp[slot] = (uint8_t)mlp;
+        sm->wdep[slot] = (uint16_t)dep;
+        sm->wbar[slot] = p->barrier_interval;
+        sm->free_slots[slot] = mlp == 32 ? UINT32_MAX : (1u << mlp) - 1;
         sm->loads_out[slot] = 0;
         sm->ready_at[slot] = sm->now;
         uint64_t sbit = 1ull << slot;
@@ -151,9 +210,13 @@ static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, u
                 sm->tb[t].bar_wait++;
             }
         } else {
-            sm->insts_left[slot] = sm->k->prof.insts_per_warp;
-            sm->bar_left[slot] = sm->bar_interval;
+            sm->insts_left[slot] = p->insts_per_warp;
+            sm->bar_left[slot] = p->barrier_interval;
             sm_draw_next(sm, slot);
+            if (gap && sm->env->shared) {
+                sm->ready_at[slot] = gap;
+                sm_depq_push(sm, gap, slot);
+            }
         }
         unsigned r = sm->nranks++;
         sm->slot_of_rank[r] = (uint8_t)slot;
@@ -161,15 +224,15 @@ static void tb_place(struct sm *sm, unsigned t, struct kstate_saved_tb *saved, u
         sm->sched[slot % sm->nsched] |= 1ull << r;
         sm->resident |= 1ull << slot;
         if (sm->insts_left[slot]) {
-            sm->tb[t].live++;
+            tb->live++;
             sm_set_memnext(sm, slot);
             sm_maybe_ready(sm, slot);
         }
     }
     free(saved);
-    if (sm->tb[t].live == 0)
+    if (tb->live == 0)
         tb_finish(sm, t);
-    else if (sm->tb[t].bar_wait)
+    else if (tb->bar_wait)
         sm_bar_check(sm, t);
 }
 
@@ -198,12 +261,8 @@ static void load_params(struct sm *sm)
 {
     const struct kernel_profile *p = &sm->k->prof;
     const struct gpu_config *cfg = sm->env->cfg;
-    sm->wpt = p->warps_per_tb;
     sm->occ = sm->k->occupancy;
-    sm->mlp = p->mlp;
     sm->dep = p->dep_latency ? p->dep_latency : cfg->alu_latency_cycles;
-    sm->tb_streams = p->pattern != KERNEL_PATTERN_LEGACY;
-    sm->bar_interval = p->barrier_interval;
     const struct unit_config *units[SM_UNITS] = {&cfg->sfu, &cfg->fp64, &cfg->shmem};
     for (unsigned u = 0; u < SM_UNITS; u++) {
         unsigned lanes = units[u]->lanes ? units[u]->lanes : 1;
@@ -212,9 +271,20 @@ static void load_params(struct sm *sm)
     }
 }
 
+/* The SM's time and local instruction count go to resident kernel k from now on. */
+static void rehome(struct sm *sm, struct kstate *k, uint64_t now)
+{
+    sm_flush_insts(sm);
+    sm_attribute(sm, now);
+    sm->k = k;
+    sm->owner = sm->attr = (int)k->index;
+    sm->launch_seen = k->launches;
+    load_params(sm);
+}
+
 /* The SM holds no TBs: it becomes owner's, and takes TBs at once when fill is set (else the
  * caller dispatches them across SMs). */
-static void switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
+void sm_switch_to(struct sm *sm, int owner, uint64_t now, bool fill)
 {
     assert(sm->ntbs == 0 && sm->loads_pending == 0);
     if (sm->k)
@@ -267,12 +337,14 @@ static void save_tbs(struct sm *sm)
     for (unsigned t = 0; t < SM_MAX_TBS && sm->ntbs; t++) {
         if (!sm->tb[t].used)
             continue;
-        struct kstate_saved_tb *tb =
-            xmalloc(sizeof(*tb) + sm->wpt * sizeof(struct kstate_warp_ctx));
-        tb->nwarps = sm->wpt;
+        unsigned wpt = sm->tb[t].wpt;
+        assert(sm->tb[t].k == sm->k);
+        struct kstate_saved_tb *tb = xmalloc(sizeof(*tb) + wpt * sizeof(struct kstate_warp_ctx));
+        tb->nwarps = wpt;
         tb->addr = sm->tb[t].addr;
-        for (unsigned i = 0; i < sm->wpt; i++) {
-            unsigned slot = t * sm->wpt + i;
+        uint64_t bits = sm->tb[t].slots;
+        for (unsigned i = 0; i < wpt; i++, bits &= bits - 1) {
+            unsigned slot = (unsigned)__builtin_ctzll(bits);
             tb->warp[i] = (struct kstate_warp_ctx){
                 .insts_left = sm->insts_left[slot],
                 .compute_left = sm->compute_left[slot],
@@ -284,6 +356,7 @@ static void save_tbs(struct sm *sm)
         }
         kstate_save_tb(sm->k, tb);
         sm->tb[t].used = 0;
+        tb_account(sm, &sm->tb[t], -1);
         sm->ntbs--;
     }
     sm_dispatch(sm->env, sm->k, sm->now);
@@ -296,7 +369,7 @@ void sm_set_owner(struct sm *sm, int owner, enum sm_switch how, uint64_t now)
     int running = sm->k ? (int)sm->k->index : SM_OWNER_IDLE;
     if (sm->state == SM_IDLE || sm->state == SM_GATED || (sm->ntbs == 0 && !sm->loads_pending)) {
         if (owner != sm->owner || sm->state != SM_RUN)
-            switch_to(sm, owner, now, false);
+            sm_switch_to(sm, owner, now, false);
     } else if (owner == running && !sm->save_started) {
         sm->owner = owner; /* back to the kernel it still runs: cancel the switch */
         sm->state = SM_RUN;
@@ -320,56 +393,20 @@ void sm_try_save(struct sm *sm, uint64_t now)
     if (now < sm->stall_until)
         return;
     save_tbs(sm);
-    switch_to(sm, sm->owner, now, true);
+    sm_switch_to(sm, sm->owner, now, true);
 }
 
 void sm_after_tb_change(struct sm *sm, uint64_t now)
 {
     sm->tb_freed = false;
+    if (sm->env->shared) {
+        sm_shared_after_tb(sm, now);
+        return;
+    }
     if (sm->state == SM_RUN)
         sm_tb_fill(sm);
     else if (sm->state == SM_DRAIN && sm->ntbs == 0 && sm->loads_pending == 0)
-        switch_to(sm, sm->owner, now, true);
-    if (sm->env->shared && sm->state == SM_RUN && sm->ntbs == 0) {
-        /* Its kernel has no TB left for it: the SM is free for the next grid in line (a
-         * warp ends only after its loads, so none is in flight). */
-        if (sm->k->launches)
-            sm->env->grid_done = true;
-        switch_to(sm, SM_OWNER_IDLE, now, false);
-        shared_dispatch(sm->env, sm, now);
-    }
-}
-
-/* Gives idle SMs to the grids with TBs left, oldest launch first: each takes as many as its
- * TBs left can fill one TB each, `first` (when idle) before the others. */
-static void shared_dispatch(struct sim_env *env, struct sm *first, uint64_t now)
-{
-    unsigned kept = 0;
-    for (unsigned q = 0; q < env->nfcfs; q++) {
-        unsigned ki = env->fcfs[q];
-        struct kstate *k = env->kernels[ki];
-        uint64_t left = k->prof.tbs - k->tbs_next + k->saved_count;
-        for (unsigned j = 0; j <= env->nsms && left; j++) {
-            struct sm *o = j == 0 ? first : env->sms[j - 1];
-            if (!o || (j > 0 && o == first) || o->state != SM_IDLE)
-                continue;
-            /* An SM run ahead within the block has attributed its time up to its own clock. */
-            uint64_t t = o->attr_since > now ? o->attr_since : now;
-            sm_set_owner(o, (int)ki, SM_SWITCH_DRAIN, t);
-            if (env->started_at[ki] == UINT64_MAX)
-                env->started_at[ki] = t;
-            left--;
-        }
-        sm_dispatch(env, k, now);
-        if (kstate_has_tb(k))
-            env->fcfs[kept++] = ki;
-    }
-    env->nfcfs = kept;
-}
-
-void sm_shared_dispatch(struct sim_env *env, uint64_t now)
-{
-    shared_dispatch(env, NULL, now);
+        sm_switch_to(sm, sm->owner, now, true);
 }
 
 /* ---- queries ---- */
@@ -397,6 +434,11 @@ enum sm_state sm_state(const struct sm *sm)
 unsigned sm_resident_tbs(const struct sm *sm)
 {
     return sm->ntbs;
+}
+
+unsigned sm_kernel_tbs(const struct sm *sm, unsigned k)
+{
+    return k < SIM_MAX_KERNELS ? sm->kcount[k] : 0;
 }
 
 uint64_t sm_tbs_finished(const struct sm *sm)

@@ -1,6 +1,8 @@
 /* Unit tests: the shared-dispatch mode of the GPU (gpu_new_shared) — grids launched on
- * streams take idle SMs first come, first served, each SM one kernel's TBs at a time up to its
- * occupancy, and a freed SM goes to the next grid in line in the cycle it frees. */
+ * streams place their TBs first come, first served; a younger grid's TBs go beside an older
+ * one's wherever the SM's resources leave room (and wait where they do not), each kernel up to
+ * its occupancy; room that frees goes to the next grid in line in the cycle it frees; each
+ * warp's instructions count for its own kernel. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -31,17 +33,24 @@ static struct gpu *make_gpu(unsigned streams, uint64_t seed)
     return g;
 }
 
-/* A short compute kernel of tbs TBs, at most per_sm of them on an SM at once. */
-static struct kernel_profile short_kernel(const char *name, unsigned tbs, unsigned per_sm,
-                                          unsigned insts)
+/* A compute kernel of tbs TBs of `warps` warps, at most per_sm of them on an SM at once. */
+static struct kernel_profile wide_kernel(const char *name, unsigned tbs, unsigned per_sm,
+                                         unsigned insts, unsigned warps)
 {
     struct kernel_profile p = *kernel_builtin_find("compute");
     p.name = (char *)name;
     p.tbs = tbs;
     p.tbs_per_sm = per_sm;
     p.insts_per_warp = insts;
-    p.warps_per_tb = 4;
+    p.warps_per_tb = warps;
     return p;
+}
+
+/* The same with TBs of 4 warps. */
+static struct kernel_profile short_kernel(const char *name, unsigned tbs, unsigned per_sm,
+                                          unsigned insts)
+{
+    return wide_kernel(name, tbs, per_sm, insts, 4);
 }
 
 static void launch(struct gpu *g, unsigned s, const struct kernel_profile *p)
@@ -83,13 +92,14 @@ static uint64_t started(const struct gpu *g, unsigned s)
     return st;
 }
 
-/* A fills every SM with one TB each; B, launched next, gets an SM in the very cycle one of
- * A's TBs finishes, and no SM is ever idle while B has TBs to hand out. */
+/* A fills every SM's 64 warp slots (4 TBs of 16 warps each); B, launched next, gets room in
+ * the very cycle one of A's TBs finishes, and no SM is ever idle while B has TBs to hand out. */
 static void test_second_kernel_starts_when_a_slot_frees(void **state)
 {
     (void)state;
     struct gpu *g = make_gpu(2, 1);
-    struct kernel_profile a = short_kernel("a", SMS, 1, 600);
+    struct kernel_profile a = wide_kernel("a", 4 * SMS, 0, 600, 16);
+    a.regs_per_thread = 16; /* so that the warp slots bound its occupancy */
     struct kernel_profile b = short_kernel("b", 2 * SMS, 1, 600);
     launch(g, 0, &a);
     launch(g, 1, &b);
@@ -105,7 +115,10 @@ static void test_second_kernel_starts_when_a_slot_frees(void **state)
             first_free = before;
             assert_int_equal(started(g, 1), first_free);
         }
-        unsigned nb = sms_of(g, 1, &idle);
+        unsigned nb = 0;
+        for (unsigned i = 0; i < SMS; i++)
+            nb += gpu_sm_kernel_tbs(g, i, 1);
+        sms_of(g, 1, &idle);
         /* B's TBs handed out: those running (one per SM) and those done. */
         if (nb + finished(g, 1) < b.tbs)
             assert_int_equal(idle, 0);
@@ -118,7 +131,27 @@ static void test_second_kernel_starts_when_a_slot_frees(void **state)
     gpu_delete(g);
 }
 
-/* Three grids launched in the order A, B, C: C takes no SM while B has TBs left. */
+/* TBs of grid s resident over all SMs. */
+static unsigned resident_of(const struct gpu *g, unsigned s)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < SMS; i++)
+        n += gpu_sm_kernel_tbs(g, i, s);
+    return n;
+}
+
+/* SMs holding TBs of both s and u. */
+static unsigned sms_shared_by(const struct gpu *g, unsigned s, unsigned u)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < SMS; i++)
+        n += gpu_sm_kernel_tbs(g, i, s) > 0 && gpu_sm_kernel_tbs(g, i, u) > 0;
+    return n;
+}
+
+/* Three grids launched in the order A, B, C, each at most one TB per SM, so every SM has
+ * room for all three: still B places no TB while A has TBs left, nor C while B has; once A
+ * has handed out its last, B's TBs go beside A's at once, and C's beside both. */
 static void test_fcfs_order(void **state)
 {
     (void)state;
@@ -129,27 +162,126 @@ static void test_fcfs_order(void **state)
     launch(g, 0, &a);
     launch(g, 1, &b);
     launch(g, 2, &c);
-    bool c_ran = false;
+    assert_int_equal(resident_of(g, 0), SMS);
+    assert_int_equal(resident_of(g, 1) + resident_of(g, 2), 0);
+    bool c_ran = false, beside = false;
     while (gpu_stream_busy(g, 2)) {
         gpu_run_shared(g, 1);
-        unsigned nb = sms_of(g, 1, NULL), nc = sms_of(g, 2, NULL);
+        unsigned na = resident_of(g, 0), nb = resident_of(g, 1), nc = resident_of(g, 2);
         if (nc) {
             c_ran = true;
             assert_int_equal(nb + finished(g, 1), b.tbs); /* B had handed out every TB */
-            assert_int_equal(finished(g, 0) + sms_of(g, 0, NULL), a.tbs);
+            assert_int_equal(finished(g, 0) + na, a.tbs);
         }
         if (nb)
-            assert_int_equal(finished(g, 0) + sms_of(g, 0, NULL), a.tbs);
+            assert_int_equal(finished(g, 0) + na, a.tbs);
+        if (nb && finished(g, 1) == 0 && na)
+            beside |= sms_shared_by(g, 0, 1) > 0 && nb == b.tbs;
         assert_true(gpu_now(g) < 2000000);
     }
     assert_true(c_ran);
+    assert_true(beside); /* B's TBs all placed at once, some beside A's */
     assert_true(started(g, 0) < started(g, 1));
-    assert_true(started(g, 1) < started(g, 2));
+    assert_true(started(g, 1) <= started(g, 2));
+    gpu_delete(g);
+}
+
+/* A's TBs leave room on every SM (2 TBs of 4 warps: 8 of 64 warp slots, a quarter of the
+ * registers): B, launched next, starts at its launch and its TBs sit beside A's on every SM;
+ * the SMs' time keeps counting for A, and B completes while A's first TBs still run. */
+static void test_second_grid_shares_sms_with_room(void **state)
+{
+    (void)state;
+    struct gpu *g = make_gpu(2, 4);
+    struct kernel_profile a = short_kernel("a", 2 * SMS, 2, 20000);
+    struct kernel_profile b = short_kernel("b", 2 * SMS, 2, 300);
+    launch(g, 0, &a);
+    gpu_run_shared(g, 100);
+    uint64_t at = gpu_now(g);
+    launch(g, 1, &b);
+    assert_int_equal(started(g, 1), at);
+    for (unsigned i = 0; i < SMS; i++) {
+        assert_int_equal(gpu_sm_kernel_tbs(g, i, 0), 2);
+        assert_int_equal(gpu_sm_kernel_tbs(g, i, 1), 2);
+        assert_int_equal(gpu_sm_resident_tbs(g, i), 4);
+        assert_int_equal(gpu_sm_running(g, i), 0);
+    }
+    while (gpu_stream_busy(g, 1))
+        assert_true(gpu_run_shared(g, 100000) < 100000);
+    assert_int_equal(finished(g, 1), b.tbs);
+    assert_int_equal(finished(g, 0), 0);
+    uint64_t l, st, d;
+    gpu_stream_times(g, 1, &l, &st, &d);
+    assert_int_equal(l, at);
+    assert_true(d > at && d < at + 20000);
+    gpu_delete(g);
+}
+
+/* Room is counted over all the TBs an SM holds: A's two TBs per SM take all 65536 registers
+ * (4 warps x 32 threads x 255 registers, rounded to 256 per warp: 32768 each) though they use
+ * 8 of the 64 warp slots, so B waits until one of them ends, and then goes on that SM. */
+static void test_second_grid_waits_when_registers_full(void **state)
+{
+    (void)state;
+    struct gpu *g = make_gpu(2, 5);
+    struct kernel_profile a = short_kernel("a", 2 * SMS, 0, 800);
+    a.regs_per_thread = 255;
+    struct kernel_profile b = short_kernel("b", SMS, 1, 300);
+    launch(g, 0, &a);
+    launch(g, 1, &b);
+    assert_int_equal(resident_of(g, 0), 2 * SMS);
+    assert_int_equal(started(g, 1), UINT64_MAX);
+    while (finished(g, 0) == 0) {
+        uint64_t before = gpu_now(g);
+        gpu_run_shared(g, 1);
+        if (finished(g, 0)) {
+            assert_int_equal(started(g, 1), before);
+            assert_int_equal(resident_of(g, 1), finished(g, 0));
+        } else {
+            assert_int_equal(started(g, 1), UINT64_MAX);
+        }
+        assert_true(gpu_now(g) < 1000000);
+    }
+    gpu_delete(g);
+}
+
+/* Two kernels of different dependency latencies, warps per TB and barriers share the SMs;
+ * each one's instruction count is what its warps ran: TBs x warps x instructions per warp. */
+static void test_per_kernel_counters(void **state)
+{
+    (void)state;
+    struct gpu *g = make_gpu(2, 6);
+    struct kernel_profile a = wide_kernel("a", 3 * SMS, 3, 3000, 6);
+    a.dep_latency = 11;
+    a.barrier_interval = 50;
+    struct kernel_profile b = *kernel_builtin_find("stream");
+    b.name = (char *)"b";
+    b.tbs = 4 * SMS;
+    b.tbs_per_sm = 2;
+    b.warps_per_tb = 5;
+    b.insts_per_warp = 700;
+    b.dep_latency = 4;
+    launch(g, 0, &a);
+    launch(g, 1, &b);
+    unsigned shared_sms = sms_shared_by(g, 0, 1);
+    assert_int_equal(shared_sms, SMS);
+    while (gpu_stream_busy(g, 0) || gpu_stream_busy(g, 1))
+        assert_true(gpu_run_shared(g, 1000000) < 1000000);
+    assert_int_equal(gpu_kernel_instructions_total(g, 0),
+                     (uint64_t)a.tbs * a.warps_per_tb * a.insts_per_warp);
+    assert_int_equal(gpu_kernel_instructions_total(g, 1),
+                     (uint64_t)b.tbs * b.warps_per_tb * b.insts_per_warp);
+    struct gpu_kernel_counters ca, cb;
+    gpu_kernel_counters(g, 0, &ca);
+    gpu_kernel_counters(g, 1, &cb);
+    assert_true(cb.l1d_accesses > 0);
+    assert_int_equal(cb.barriers, 0);
+    assert_true(ca.barriers > 0);
     gpu_delete(g);
 }
 
 /* A grid fills each SM it takes up to its occupancy and takes no more SMs than its TBs fill;
- * a grid launched beside it takes SMs left idle at once. */
+ * a grid launched beside it takes the SMs left idle at once and room beside the first. */
 static void test_occupancy_and_spare_sms(void **state)
 {
     (void)state;
@@ -164,16 +296,15 @@ static void test_occupancy_and_spare_sms(void **state)
     assert_int_equal(sms_of(g, 1, &idle), SMS - 3);
     assert_int_equal(idle, 0);
     assert_int_equal(started(g, 1), gpu_now(g));
-    for (unsigned i = 0; i < SMS; i++)
-        if (gpu_sm_running(g, i) == 1)
-            assert_int_equal(gpu_sm_resident_tbs(g, i), 4);
-        else
-            assert_int_equal(gpu_sm_resident_tbs(g, i), 1);
-    /* Only 4 resident TBs: run a while and check the bound holds throughout. */
+    for (unsigned i = 0; i < SMS; i++) {
+        assert_int_equal(gpu_sm_kernel_tbs(g, i, 1), 4);
+        assert_int_equal(gpu_sm_kernel_tbs(g, i, 0), gpu_sm_running(g, i) == 0 ? 1 : 0);
+    }
+    /* At most 4 resident TBs of a kernel: run a while and check the bound holds throughout. */
     for (unsigned step = 0; step < 400; step++) {
         gpu_run_shared(g, 25);
         for (unsigned i = 0; i < SMS; i++)
-            assert_true(gpu_sm_resident_tbs(g, i) <= 4);
+            assert_true(gpu_sm_kernel_tbs(g, i, 1) <= 4 && gpu_sm_kernel_tbs(g, i, 0) <= 4);
     }
     gpu_delete(g);
 }
@@ -240,8 +371,9 @@ static void test_refusals(void **state)
     for (unsigned s = 0; s < GPU_MAX_STREAMS; s++)
         launch(g, s, &a);
     assert_int_equal(gpu_launch(g, GPU_MAX_STREAMS, &a, err, sizeof err), -1);
-    while (gpu_run_shared(g, 100000) == 100000 || gpu_stream_busy(g, GPU_MAX_STREAMS - 1))
-        assert_true(gpu_now(g) < 10000000);
+    for (unsigned s = 0; s < GPU_MAX_STREAMS; s++)
+        while (gpu_stream_busy(g, s))
+            assert_true(gpu_run_shared(g, 100000) < 100000);
     for (unsigned s = 0; s < GPU_MAX_STREAMS; s++)
         assert_int_equal(finished(g, s), 2);
     struct gpu_config c2 = cfg;
@@ -259,6 +391,9 @@ int main(void)
         cmocka_unit_test(test_second_kernel_starts_when_a_slot_frees),
         cmocka_unit_test(test_fcfs_order),
         cmocka_unit_test(test_occupancy_and_spare_sms),
+        cmocka_unit_test(test_second_grid_shares_sms_with_room),
+        cmocka_unit_test(test_second_grid_waits_when_registers_full),
+        cmocka_unit_test(test_per_kernel_counters),
         cmocka_unit_test(test_run_stops_and_relaunch),
         cmocka_unit_test(test_refusals),
     };
