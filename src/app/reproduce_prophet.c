@@ -162,16 +162,16 @@ int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned qu
     return rc;
 }
 
-/* The predicted mean and p99 latency (ms) of the LS application. */
-static void predicted(const struct accel_scenario *sc, const struct accel_profiles *p,
-                      int predictor, unsigned queries, double *mean_ms, double *p99_ms)
+/* The predicted mean latency (ms) of the LS application. */
+static double predicted_mean(const struct accel_scenario *sc, const struct accel_profiles *p,
+                             int predictor, unsigned queries)
 {
     double *lat = xcalloc(queries, sizeof(double));
     double *out[ACCEL_MAX_APPS] = {lat};
     accel_predict(sc, p, predictor, out);
-    *mean_ms = mean(lat, queries);
-    *p99_ms = accel_percentile(lat, queries, 99);
+    double m = mean(lat, queries);
     free(lat);
+    return m;
 }
 
 int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queries, double target,
@@ -204,9 +204,8 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
             pt->measured_x = ls->mean_ms / ls->solo_mean_ms;
             pt->measured_p99_x = ls->p99_ms / ls->solo_p99_ms;
             pt->gpu_util = r.gpu_util;
-            double p99;
-            predicted(&sc, &p, ACCEL_PREDICT_PROPHET, queries, &pt->prophet_x, &p99);
-            predicted(&sc, &p, ACCEL_PREDICT_SEQUENTIAL, queries, &pt->sequential_x, &p99);
+            pt->prophet_x = predicted_mean(&sc, &p, ACCEL_PREDICT_PROPHET, queries);
+            pt->sequential_x = predicted_mean(&sc, &p, ACCEL_PREDICT_SEQUENTIAL, queries);
             *cycles += r.cycles + r.solo_cycles;
         }
         accel_result_done(&r);
