@@ -1,9 +1,10 @@
 /* cmd_reproduce_prophet — `corun reproduce prophet --accuracy | --colocation | --scaleout
- * [--quick] [--resume FILE]`: Prophet's experiments printed beside its published figures. */
+ * [--quick] [--resume FILE] [-j N]`: Prophet's experiments printed beside its published figures. */
 #include "cmd_reproduce_prophet.h"
 
 #include "corun/cli.h"
 #include "corun/datadir.h"
+#include "corun/forkpool.h"
 #include "corun/reproduce_journal.h"
 #include "corun/reproduce_prophet.h"
 #include "corun/reproduce_scaleout.h"
@@ -185,54 +186,157 @@ static int scaleout(const char *datadir, bool quick, const char *resume)
     return CLI_OK;
 }
 
-static int accuracy(const char *datadir, bool quick, const char *resume)
-{
+/* The pairs of --accuracy or --colocation as forkpool tasks (-j N). A finished pair lands in
+ * its slot and in the journal; its rows are printed, in pair order, as soon as every pair
+ * before it is in, so the output does not depend on N. A failed pair is reported and the others
+ * go on (each finished one kept in the journal); the summary is then left out. */
+struct pairs_run {
+    const char *label; /* of the progress bar */
     const struct rp_pair *pairs;
-    size_t n = rp_accuracy_pairs(quick, &pairs);
+    size_t n, rsize; /* pairs; bytes of one pair's journal record */
+    char *recs;      /* n * rsize */
+    bool *in;        /* [n]: the record is there (read or simulated) */
+    size_t *todo, ntodo, resumed, printed, failed;
+    struct journal *jn;
+    /* In a worker: simulate pair i into rec (rsize bytes, zeroed). */
+    int (*run)(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen);
+    /* In the parent: print pair i's rows. */
+    void (*print)(struct pairs_run *pr, size_t i, const void *rec);
+    const char *datadir;
+    unsigned queries;
+};
+
+static void *pr_rec(const struct pairs_run *pr, size_t i)
+{
+    return pr->recs + i * pr->rsize;
+}
+
+static int pr_task(void *user, struct forkpool_task *task, void *result)
+{
+    const struct pairs_run *pr = user;
+    return pr->run(pr, pr->todo[task->index], result, task->error, sizeof task->error);
+}
+
+static void pr_collect(void *user, size_t index, const void *result, const char *error)
+{
+    struct pairs_run *pr = user;
+    size_t i = pr->todo[index];
+    if (!result) {
+        if (!pr->failed++) {
+            cli_progress(pr->label, 1);
+            fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pr->pairs[i].ls,
+                    pr->pairs[i].batch, error);
+        }
+        return;
+    }
+    memcpy(pr_rec(pr, i), result, pr->rsize);
+    pr->in[i] = true;
+    journal_put(pr->jn, i, result);
+    for (; pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
+        pr->print(pr, pr->printed, pr_rec(pr, pr->printed));
+}
+
+static void pr_progress(void *user, double done, size_t ntasks)
+{
+    const struct pairs_run *pr = user;
+    (void)ntasks;
+    cli_progress(pr->label, ((double)pr->resumed + done) / (double)pr->n);
+}
+
+/* Reads what the journal has, simulates the rest on `jobs` workers; 0 when every pair is in. */
+static int pr_run(struct pairs_run *pr, unsigned jobs)
+{
+    pr->recs = xcalloc(pr->n, pr->rsize);
+    pr->in = xcalloc(pr->n, sizeof(*pr->in));
+    pr->todo = xcalloc(pr->n, sizeof(*pr->todo));
+    for (size_t i = 0; i < pr->n; i++) {
+        if (journal_get(pr->jn, i, pr_rec(pr, i), pr->rsize))
+            pr->in[i] = true;
+        else
+            pr->todo[pr->ntodo++] = i;
+    }
+    pr->resumed = pr->n - pr->ntodo;
+    for (; pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
+        pr->print(pr, pr->printed, pr_rec(pr, pr->printed));
+    const struct forkpool_ops ops = {
+        .run = pr_task, .collect = pr_collect, .progress = pr_progress};
+    cli_progress(pr->label, (double)pr->resumed / (double)pr->n);
+    if (pr->ntodo)
+        forkpool_run(&ops, pr, pr->ntodo, pr->rsize, jobs);
+    cli_progress(pr->label, 1);
+    if (pr->failed > 1)
+        fprintf(stderr, "corun: reproduce prophet: %zu more pair(s) failed\n", pr->failed - 1);
+    return pr->failed ? -1 : 0;
+}
+
+static void pr_done(struct pairs_run *pr)
+{
+    free(pr->recs);
+    free(pr->in);
+    free(pr->todo);
+}
+
+static int accuracy_pair(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen)
+{
+    struct rp_accuracy_row *row = rec;
+    if (rp_accuracy_run(pr->datadir, &pr->pairs[i], pr->queries, row, err, errlen))
+        return -1;
+    /* zeroed by rp_accuracy_run, padding included; kept without its pointers */
+    memset(&row->pair, 0, sizeof(row->pair));
+    return 0;
+}
+
+static void accuracy_print(struct pairs_run *pr, size_t i, const void *rec)
+{
+    struct rp_accuracy_row row;
+    memcpy(&row, rec, sizeof row);
+    row.pair = pr->pairs[i];
+    printf("%-18s %-8s %-7s %8.2fx %8.2fx %7.1f%% %10.2fx %8.0f%% %7.2fx %7.1f%%\n",
+           rp_class_name(row.pair.cls), row.pair.ls, row.pair.batch, row.measured, row.prophet,
+           100 * row.prophet_error, row.sequential, 100 * row.sequential_error, row.bubble,
+           100 * row.bubble_error);
+    fflush(stdout);
+}
+
+static int accuracy(const char *datadir, bool quick, const char *resume, unsigned jobs)
+{
     struct journal jn;
     if (journal_open(&jn, resume, datadir, "--accuracy", quick, sizeof(struct rp_accuracy_row)))
         return CLI_FAILED;
-    unsigned queries = quick ? QUICK_QUERIES : FULL_QUERIES;
+    struct pairs_run pr = {.label = "pairs",
+                           .rsize = sizeof(struct rp_accuracy_row),
+                           .jn = &jn,
+                           .run = accuracy_pair,
+                           .print = accuracy_print,
+                           .datadir = datadir,
+                           .queries = quick ? QUICK_QUERIES : FULL_QUERIES};
+    pr.n = rp_accuracy_pairs(quick, &pr.pairs);
     printf("prophet --accuracy%s: %zu pairs on k40, %u closed-loop queries of the LS application "
            "beside one batch instance;\ndegradation = mean query latency beside it / alone; "
            "error = |predicted - measured| / measured\n",
-           quick ? " --quick" : "", n, queries);
+           quick ? " --quick" : "", pr.n, pr.queries);
     printf("%-18s %-8s %-7s %9s %9s %8s %11s %9s %8s %8s\n", "class", "LS", "batch", "measured",
            "prophet", "error", "sequential", "error", "bubble", "error");
+    fflush(stdout);
+    if (pr_run(&pr, jobs)) {
+        pr_done(&pr);
+        repro_journal_close(jn.j);
+        return CLI_FAILED;
+    }
     double sum[RP_CLASSES] = {0}, seq[RP_CLASSES] = {0}, bub[RP_CLASSES] = {0}, worst_seq = 0;
     unsigned count[RP_CLASSES] = {0};
     uint64_t cycles = 0;
-    for (size_t i = 0; i < n; i++) {
-        cli_progress("pairs", (double)i / n);
-        struct rp_accuracy_row row;
-        char err[512];
-        if (journal_get(&jn, i, &row, sizeof row)) {
-            row.pair = pairs[i]; /* stored without its pointers */
-        } else if (rp_accuracy_run(datadir, &pairs[i], queries, &row, err, sizeof err)) {
-            cli_progress("pairs", 1);
-            fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pairs[i].ls,
-                    pairs[i].batch, err);
-            repro_journal_close(jn.j);
-            return CLI_FAILED;
-        } else {
-            struct rp_accuracy_row rec = row; /* zeroed by rp_accuracy_run, padding included */
-            memset(&rec.pair, 0, sizeof(rec.pair));
-            journal_put(&jn, i, &rec);
-        }
-        printf("%-18s %-8s %-7s %8.2fx %8.2fx %7.1f%% %10.2fx %8.0f%% %7.2fx %7.1f%%\n",
-               rp_class_name(row.pair.cls), row.pair.ls, row.pair.batch, row.measured, row.prophet,
-               100 * row.prophet_error, row.sequential, 100 * row.sequential_error, row.bubble,
-               100 * row.bubble_error);
-        fflush(stdout);
-        sum[row.pair.cls] += row.prophet_error;
-        seq[row.pair.cls] += row.sequential_error;
-        bub[row.pair.cls] += row.bubble_error;
-        count[row.pair.cls]++;
-        if (row.sequential_error > worst_seq)
-            worst_seq = row.sequential_error;
-        cycles += row.cycles;
+    for (size_t i = 0; i < pr.n; i++) {
+        const struct rp_accuracy_row *row = pr_rec(&pr, i);
+        int c = pr.pairs[i].cls;
+        sum[c] += row->prophet_error;
+        seq[c] += row->sequential_error;
+        bub[c] += row->bubble_error;
+        count[c]++;
+        if (row->sequential_error > worst_seq)
+            worst_seq = row->sequential_error;
+        cycles += row->cycles;
     }
-    cli_progress("pairs", 1);
     printf("\n%-18s %5s %14s %21s %17s %13s %18s\n", "class", "pairs", "prophet error",
            "published (Prophet)", "sequential error", "bubble error", "published (bubble)");
     for (int c = 0; c < RP_CLASSES; c++) {
@@ -250,6 +354,7 @@ static int accuracy(const char *datadir, bool quick, const char *resume)
     printf("(Prophet reports the sequential model's error up to 13100 %%; here up to %.0f %%. It "
            "gives the bubble's only for PCIe-intensive pairs.) %.1f M core cycles simulated.\n",
            100 * worst_seq, cycles / 1e6);
+    pr_done(&pr);
     journal_close(&jn);
     return CLI_OK;
 }
@@ -260,68 +365,71 @@ struct coloc_record {
     uint64_t cycles;
 };
 
-static int colocation(const char *datadir, bool quick, const char *resume)
+static int coloc_pair(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen)
 {
-    const struct rp_pair *pairs;
-    size_t n = rp_coloc_pairs(quick, &pairs);
+    struct coloc_record *r = rec;
+    return rp_coloc_run(pr->datadir, &pr->pairs[i], pr->queries, QOS_TARGET, LS_LOAD, r->pt,
+                        &r->cycles, err, errlen);
+}
+
+static void coloc_print(struct pairs_run *pr, size_t i, const void *rec)
+{
+    const struct coloc_record *r = rec;
+    const struct rp_coloc_point *pt = r->pt;
+    printf("\n%s beside n x %s (latency / latency alone):\n%3s %10s %-5s %9s %9s %-5s %11s "
+           "%-5s %9s\n",
+           pr->pairs[i].ls, pr->pairs[i].batch, "n", "measured", "QoS", "(p99)", "prophet", "QoS",
+           "sequential", "QoS", "GPU util");
+    for (int k = 0; k < 16; k++)
+        printf("%3u %9.2fx %-5s %8.2fx %8.2fx %-5s %10.2fx %-5s %8.1f%%\n", pt[k].instances,
+               pt[k].measured_x, pt[k].measured_met ? "met" : "no", pt[k].measured_p99_x,
+               pt[k].prophet_x, pt[k].prophet_met ? "met" : "no", pt[k].sequential_x,
+               pt[k].sequential_met ? "met" : "no", 100 * pt[k].gpu_util);
+    int m = rp_coloc_largest(pt, 0), p = rp_coloc_largest(pt, 1), s = rp_coloc_largest(pt, 2);
+    printf("most %s instances keeping the target: measured %d, prophet %d, sequential %d "
+           "(-1: none)\n",
+           pr->pairs[i].batch, m, p, s);
+    if (p >= 0)
+        printf("prophet's choice on the core: %.2fx (%s); SM time busy %.1f %% against %.1f "
+               "%% alone. %.1f M core cycles.\n",
+               pt[p].measured_x, pt[p].measured_met ? "met" : "violated", 100 * pt[p].gpu_util,
+               100 * pt[0].gpu_util, r->cycles / 1e6);
+    fflush(stdout);
+}
+
+static int colocation(const char *datadir, bool quick, const char *resume, unsigned jobs)
+{
     struct journal jn;
     if (journal_open(&jn, resume, datadir, "--colocation", quick, sizeof(struct coloc_record)))
         return CLI_FAILED;
-    unsigned queries = quick ? QUICK_COLOC_QUERIES : FULL_COLOC_QUERIES;
+    struct pairs_run pr = {.label = "co-location",
+                           .rsize = sizeof(struct coloc_record),
+                           .jn = &jn,
+                           .run = coloc_pair,
+                           .print = coloc_print,
+                           .datadir = datadir,
+                           .queries = quick ? QUICK_COLOC_QUERIES : FULL_COLOC_QUERIES};
+    pr.n = rp_coloc_pairs(quick, &pr.pairs);
     printf("prophet --colocation%s: on k40, %u Poisson queries of the LS application (at %.0f "
            "%% of the rate it serves alone) beside 0 to 15\nbatch instances; QoS target (Prophet "
            "7.3): mean latency <= %.1f x the mean alone under the same arrivals (n = 0;\nmeasured "
            "or predicted). Utilization improvement (Prophet 7.3): the instances chosen / 15.\n",
-           quick ? " --quick" : "", queries, 100 * LS_LOAD, QOS_TARGET);
-    struct rp_coloc_point(*pts)[16] = xcalloc(n, sizeof(*pts));
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct rp_coloc_point *pt = pts[i];
-        struct coloc_record rec;
-        memset(&rec, 0, sizeof(rec));
-        uint64_t cycles;
-        char err[512];
-        cli_progress("co-location", (double)i / n);
-        if (journal_get(&jn, i, &rec, sizeof rec)) {
-            memcpy(pt, rec.pt, sizeof(rec.pt));
-            cycles = rec.cycles;
-        } else if (rp_coloc_run(datadir, &pairs[i], queries, QOS_TARGET, LS_LOAD, rec.pt, &cycles,
-                                err, sizeof err)) {
-            cli_progress("co-location", 1);
-            fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pairs[i].ls,
-                    pairs[i].batch, err);
-            free(pts);
-            repro_journal_close(jn.j);
-            return CLI_FAILED;
-        } else {
-            rec.cycles = cycles;
-            memcpy(pt, rec.pt, sizeof(rec.pt));
-            journal_put(&jn, i, &rec);
-        }
-        total += cycles;
-        printf("\n%s beside n x %s (latency / latency alone):\n%3s %10s %-5s %9s %9s %-5s %11s "
-               "%-5s %9s\n",
-               pairs[i].ls, pairs[i].batch, "n", "measured", "QoS", "(p99)", "prophet", "QoS",
-               "sequential", "QoS", "GPU util");
-        for (int k = 0; k < 16; k++)
-            printf("%3u %9.2fx %-5s %8.2fx %8.2fx %-5s %10.2fx %-5s %8.1f%%\n", pt[k].instances,
-                   pt[k].measured_x, pt[k].measured_met ? "met" : "no", pt[k].measured_p99_x,
-                   pt[k].prophet_x, pt[k].prophet_met ? "met" : "no", pt[k].sequential_x,
-                   pt[k].sequential_met ? "met" : "no", 100 * pt[k].gpu_util);
-        int m = rp_coloc_largest(pt, 0), p = rp_coloc_largest(pt, 1), s = rp_coloc_largest(pt, 2);
-        printf("most %s instances keeping the target: measured %d, prophet %d, sequential %d "
-               "(-1: none)\n",
-               pairs[i].batch, m, p, s);
-        if (p >= 0)
-            printf("prophet's choice on the core: %.2fx (%s); SM time busy %.1f %% against %.1f "
-                   "%% alone. %.1f M core cycles.\n",
-                   pt[p].measured_x, pt[p].measured_met ? "met" : "violated", 100 * pt[p].gpu_util,
-                   100 * pt[0].gpu_util, cycles / 1e6);
-        fflush(stdout);
+           quick ? " --quick" : "", pr.queries, 100 * LS_LOAD, QOS_TARGET);
+    fflush(stdout);
+    if (pr_run(&pr, jobs)) {
+        pr_done(&pr);
+        repro_journal_close(jn.j);
+        return CLI_FAILED;
     }
-    cli_progress("co-location", 1);
+    struct rp_coloc_point(*pts)[16] = xcalloc(pr.n, sizeof(*pts));
+    uint64_t total = 0;
+    for (size_t i = 0; i < pr.n; i++) {
+        const struct coloc_record *r = pr_rec(&pr, i);
+        memcpy(pts[i], r->pt, sizeof(r->pt));
+        total += r->cycles;
+    }
     struct rp_coloc_summary sum;
-    rp_coloc_summarize((const struct rp_coloc_point(*)[16])pts, n, QOS_TARGET, &sum);
+    rp_coloc_summarize((const struct rp_coloc_point(*)[16])pts, pr.n, QOS_TARGET, &sum);
     printf("\nover the %u pair(s)     utilization improvement  choices violating QoS (worst)\n"
            "measured (oracle)     %6.1f %%\n"
            "prophet               %6.1f %%                 %u of %u (%.1f %%)\n"
@@ -333,17 +441,35 @@ static int colocation(const char *datadir, bool quick, const char *resume)
            sum.pairs, 100 * sum.sequential_worst, 100 * RP_PUBLISHED_UTIL,
            100 * RP_PUBLISHED_ORACLE_UTIL, total / 1e6);
     free(pts);
+    pr_done(&pr);
     journal_close(&jn);
     return CLI_OK;
 }
 
 int reproduce_prophet_main(int argc, char **argv)
 {
-    bool quick = false, acc = false, coloc = false, scale = false;
+    bool quick = false, acc = false, coloc = false, scale = false, jobs_given = false;
     const char *resume = NULL;
+    unsigned jobs = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "prophet") == 0)
             continue;
+        const char *a = argv[i], *jv = NULL;
+        if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            jv = i + 1 < argc ? argv[++i] : "";
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] != '-') {
+            jv = a + 2;
+        } else if (strncmp(a, "--jobs=", 7) == 0) {
+            jv = a + 7;
+        }
+        if (jv) {
+            unsigned long v;
+            if (cli_parse_uint("-j", jv, 1, 64, &v) != 0)
+                return CLI_BAD_INPUT;
+            jobs = (unsigned)v;
+            jobs_given = true;
+            continue;
+        }
         if (strcmp(argv[i], "--resume") == 0 || strncmp(argv[i], "--resume=", 9) == 0) {
             resume = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : NULL;
             if (!resume || !*resume) {
@@ -361,7 +487,7 @@ int reproduce_prophet_main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "corun: reproduce prophet: unknown argument '%s' (expected --accuracy, "
-                    "--colocation or --scaleout, and --quick, --resume FILE)\n",
+                    "--colocation or --scaleout, and --quick, --resume FILE, -j N)\n",
                     argv[i]);
             return CLI_BAD_INPUT;
         }
@@ -371,9 +497,14 @@ int reproduce_prophet_main(int argc, char **argv)
                         "--scaleout\n");
         return CLI_BAD_INPUT;
     }
+    if (scale && jobs_given) {
+        fprintf(stderr, "corun: reproduce prophet: -j applies to --accuracy and --colocation, "
+                        "not to --scaleout\n");
+        return CLI_BAD_INPUT;
+    }
     char *datadir = datadir_locate();
-    int rc = acc     ? accuracy(datadir, quick, resume)
-             : coloc ? colocation(datadir, quick, resume)
+    int rc = acc     ? accuracy(datadir, quick, resume, jobs)
+             : coloc ? colocation(datadir, quick, resume, jobs)
                      : scaleout(datadir, quick, resume);
     free(datadir);
     return rc;
