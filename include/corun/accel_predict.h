@@ -27,11 +27,12 @@ enum accel_predictor {
     ACCEL_PREDICT_NONE,
     ACCEL_PREDICT_PROPHET,
     ACCEL_PREDICT_SEQUENTIAL,
-    ACCEL_PREDICT_BUBBLE, /* the PCIe bubble (accel_bubble.h) */
+    ACCEL_PREDICT_BUBBLE,       /* the PCIe bubble (accel_bubble.h) */
+    ACCEL_PREDICT_PROPHET_EVEN, /* prophet with the link split evenly (prophet_bs_submit_even) */
     ACCEL_PREDICTORS
 };
 
-/* The predictor called name ("prophet", "sequential", "bubble"), or -1. */
+/* The predictor called name ("prophet", "sequential", "bubble", "prophet-even"), or -1. */
 int accel_predictor_find(const char *name);
 const char *accel_predictor_name(int predictor);
 /* One line on what predictor (1 .. ACCEL_PREDICTORS - 1) is, for `corun help predictors`. */

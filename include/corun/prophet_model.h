@@ -17,6 +17,9 @@ struct prophet_hw {
     unsigned pes;              /* N_p */
     unsigned max_warps_per_pe; /* N_mw */
     double mem_gbs;            /* GB: effective global-memory bandwidth */
+    /* 0: sharing copies join with eqs. 6-8 as written; 1: with prophet_bs_submit_even, corun's
+     * variant (the predictor prophet-even), not the paper's */
+    int bs_even;
 };
 
 /* A computational task's solo profile (Table 1's task side). */
@@ -64,6 +67,14 @@ double prophet_overlap_delay_ns(double overlap_ns, double new_gbs, double active
  * submit_ns plus the D of the segments up to its own. ends is updated in place (still
  * ascending); returns the new copy's end. */
 double prophet_bs_submit(double *ends, size_t n, double submit_ns, double t_run);
+/* corun's variant of eqs. 6-8, not the paper's: the link split evenly among every sharing copy
+ * in flight, the new one included (processor sharing). What each copy in flight has left, in
+ * time alone on the link, follows from ends[0..n) (ascending) under an even split since
+ * submit_ns; then n + 1 copies share it, each ending in the order of what it has left. Equal
+ * to prophet_bs_submit when n <= 1; with more copies in flight the new one takes up to n + 1
+ * times t_run where the equations as written give it (n + 1) / n. ends is updated in place
+ * (still ascending); returns the new copy's end. */
+double prophet_bs_submit_even(double *ends, size_t n, double submit_ns, double t_run);
 /* Eq. 9: a copy submitted at submit_ns while an exclusive copy with remain_ns left moves and
  * n exclusive copies of durations queued[0..n) wait starts at submit_ns + remain_ns +
  * sum(queued). */

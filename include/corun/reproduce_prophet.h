@@ -63,6 +63,8 @@ struct rp_coloc_point {
     bool prophet_met;
     double sequential_x;
     bool sequential_met;
+    double even_x; /* prophet-even's (corun's variant: the link split evenly) */
+    bool even_met;
     double gpu_util; /* measured share of SM time busy */
 };
 
@@ -83,20 +85,20 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
 #define RP_PUBLISHED_ORACLE_UTIL 0.518
 
 /* Over the co-location pairs: the mean utilization improvement (k / 15; k = -1 counts as 0) of
- * the measured oracle's, prophet's and the sequential model's choices, and how many of
- * prophet's and the sequential model's choices miss the target on the core and by how much at
- * worst (measured / target - 1). */
+ * the measured oracle's, prophet's, the sequential model's and prophet-even's choices, and how
+ * many of the predictors' choices miss the target on the core and by how much at worst
+ * (measured / target - 1). */
 struct rp_coloc_summary {
     unsigned pairs;
-    double oracle_util, prophet_util, sequential_util;
-    unsigned prophet_violations, sequential_violations;
-    double prophet_worst, sequential_worst;
+    double oracle_util, prophet_util, sequential_util, even_util;
+    unsigned prophet_violations, sequential_violations, even_violations;
+    double prophet_worst, sequential_worst, even_worst;
 };
 void rp_coloc_summarize(const struct rp_coloc_point (*points)[16], size_t npairs, double target,
                         struct rp_coloc_summary *out);
 
-/* The largest n in out[0..16) whose verdict (which: 0 measured, 1 prophet, 2 sequential)
- * keeps the target; -1 when none does. */
+/* The largest n in out[0..16) whose verdict (which: 0 measured, 1 prophet, 2 sequential,
+ * 3 prophet-even) keeps the target; -1 when none does. */
 int rp_coloc_largest(const struct rp_coloc_point out[16], int which);
 
 #endif

@@ -24,15 +24,18 @@ int accel_predictor_find(const char *name)
         return ACCEL_PREDICT_SEQUENTIAL;
     if (strcmp(name, "bubble") == 0)
         return ACCEL_PREDICT_BUBBLE;
+    if (strcmp(name, "prophet-even") == 0)
+        return ACCEL_PREDICT_PROPHET_EVEN;
     return -1;
 }
 
 const char *accel_predictor_name(int predictor)
 {
-    return predictor == ACCEL_PREDICT_PROPHET      ? "prophet"
-           : predictor == ACCEL_PREDICT_SEQUENTIAL ? "sequential"
-           : predictor == ACCEL_PREDICT_BUBBLE     ? "bubble"
-                                                   : "none";
+    return predictor == ACCEL_PREDICT_PROPHET        ? "prophet"
+           : predictor == ACCEL_PREDICT_SEQUENTIAL   ? "sequential"
+           : predictor == ACCEL_PREDICT_BUBBLE       ? "bubble"
+           : predictor == ACCEL_PREDICT_PROPHET_EVEN ? "prophet-even"
+                                                     : "none";
 }
 
 const char *accel_predictor_summary(int predictor)
@@ -44,6 +47,9 @@ const char *accel_predictor_summary(int predictor)
     case ACCEL_PREDICT_SEQUENTIAL:
         return "Prophet's baseline (eq. 1): one kernel at a time on the whole GPU, one copy at a "
                "time per direction";
+    case ACCEL_PREDICT_PROPHET_EVEN:
+        return "prophet with the link split evenly among sharing copies, the new one included "
+               "(corun's variant of eqs. 6-8, not the paper's)";
     case ACCEL_PREDICT_BUBBLE:
         return "the PCIe bubble (Prophet 7.2.2): sensitivity to copy-only bubbles and each batch "
                "application's pressure in bubbles";
@@ -240,10 +246,12 @@ void accel_predict(const struct accel_scenario *sc, const struct accel_profiles 
             apps[n].pass_arrival_ns = app->arrival == ACCEL_POISSON ? arrive[a] : NULL;
         }
     }
+    struct prophet_hw hw = p->hw;
+    hw.bs_even = predictor == ACCEL_PREDICT_PROPHET_EVEN;
     if (predictor == ACCEL_PREDICT_SEQUENTIAL)
-        prophet_schedule_sequential(&p->hw, apps, n);
+        prophet_schedule_sequential(&hw, apps, n);
     else
-        prophet_schedule(&p->hw, apps, n);
+        prophet_schedule(&hw, apps, n);
     for (unsigned a = 0; a < sc->napps; a++) {
         const struct accel_app *app = &sc->apps[a];
         if (app->role != ACCEL_LS)

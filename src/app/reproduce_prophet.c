@@ -206,6 +206,7 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
             pt->gpu_util = r.gpu_util;
             pt->prophet_x = predicted_mean(&sc, &p, ACCEL_PREDICT_PROPHET, queries);
             pt->sequential_x = predicted_mean(&sc, &p, ACCEL_PREDICT_SEQUENTIAL, queries);
+            pt->even_x = predicted_mean(&sc, &p, ACCEL_PREDICT_PROPHET_EVEN, queries);
             *cycles += r.cycles + r.solo_cycles;
         }
         accel_result_done(&r);
@@ -214,14 +215,16 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
     accel_profiles_done(&p);
     /* The predicted reference is the predicted LS application alone under the same arrivals
      * (n = 0). */
-    double p0 = out[0].prophet_x, s0 = out[0].sequential_x;
+    double p0 = out[0].prophet_x, s0 = out[0].sequential_x, e0 = out[0].even_x;
     for (unsigned n = 0; n < 16 && rc == 0; n++) {
         struct rp_coloc_point *pt = &out[n];
         pt->prophet_x /= p0;
         pt->sequential_x /= s0;
+        pt->even_x /= e0;
         pt->measured_met = pt->measured_x <= target;
         pt->prophet_met = pt->prophet_x <= target;
         pt->sequential_met = pt->sequential_x <= target;
+        pt->even_met = pt->even_x <= target;
     }
     return rc;
 }
@@ -232,11 +235,25 @@ int rp_coloc_largest(const struct rp_coloc_point out[16], int which)
     for (int n = 0; n < 16; n++) {
         bool met = which == 0   ? out[n].measured_met
                    : which == 1 ? out[n].prophet_met
-                                : out[n].sequential_met;
+                   : which == 2 ? out[n].sequential_met
+                                : out[n].even_met;
         if (met)
             best = n;
     }
     return best;
+}
+
+/* One predictor's choice for a pair (which as in rp_coloc_largest) added to *util, and to
+ * *violations and *worst when it misses the target on the core. */
+static void count_choice(const struct rp_coloc_point *pt, int which, double target, double *util,
+                         unsigned *violations, double *worst)
+{
+    int k = rp_coloc_largest(pt, which);
+    *util += (k > 0 ? k : 0) / 15.0;
+    if (k >= 0 && !pt[k].measured_met) {
+        ++*violations;
+        *worst = fmax(*worst, pt[k].measured_x / target - 1);
+    }
 }
 
 void rp_coloc_summarize(const struct rp_coloc_point (*points)[16], size_t npairs, double target,
@@ -246,22 +263,18 @@ void rp_coloc_summarize(const struct rp_coloc_point (*points)[16], size_t npairs
     out->pairs = (unsigned)npairs;
     for (size_t i = 0; i < npairs; i++) {
         const struct rp_coloc_point *pt = points[i];
-        int m = rp_coloc_largest(pt, 0), p = rp_coloc_largest(pt, 1), s = rp_coloc_largest(pt, 2);
+        int m = rp_coloc_largest(pt, 0);
         out->oracle_util += (m > 0 ? m : 0) / 15.0;
-        out->prophet_util += (p > 0 ? p : 0) / 15.0;
-        out->sequential_util += (s > 0 ? s : 0) / 15.0;
-        if (p >= 0 && !pt[p].measured_met) {
-            out->prophet_violations++;
-            out->prophet_worst = fmax(out->prophet_worst, pt[p].measured_x / target - 1);
-        }
-        if (s >= 0 && !pt[s].measured_met) {
-            out->sequential_violations++;
-            out->sequential_worst = fmax(out->sequential_worst, pt[s].measured_x / target - 1);
-        }
+        count_choice(pt, 1, target, &out->prophet_util, &out->prophet_violations,
+                     &out->prophet_worst);
+        count_choice(pt, 2, target, &out->sequential_util, &out->sequential_violations,
+                     &out->sequential_worst);
+        count_choice(pt, 3, target, &out->even_util, &out->even_violations, &out->even_worst);
     }
     if (npairs) {
         out->oracle_util /= (double)npairs;
         out->prophet_util /= (double)npairs;
         out->sequential_util /= (double)npairs;
+        out->even_util /= (double)npairs;
     }
 }

@@ -377,18 +377,19 @@ static void coloc_print(struct pairs_run *pr, size_t i, const void *rec)
     const struct coloc_record *r = rec;
     const struct rp_coloc_point *pt = r->pt;
     printf("\n%s beside n x %s (latency / latency alone):\n%3s %10s %-5s %9s %9s %-5s %11s "
-           "%-5s %9s\n",
+           "%-5s %9s %13s %s\n",
            pr->pairs[i].ls, pr->pairs[i].batch, "n", "measured", "QoS", "(p99)", "prophet", "QoS",
-           "sequential", "QoS", "GPU util");
+           "sequential", "QoS", "GPU util", "prophet-even", "QoS");
     for (int k = 0; k < 16; k++)
-        printf("%3u %9.2fx %-5s %8.2fx %8.2fx %-5s %10.2fx %-5s %8.1f%%\n", pt[k].instances,
-               pt[k].measured_x, pt[k].measured_met ? "met" : "no", pt[k].measured_p99_x,
-               pt[k].prophet_x, pt[k].prophet_met ? "met" : "no", pt[k].sequential_x,
-               pt[k].sequential_met ? "met" : "no", 100 * pt[k].gpu_util);
+        printf("%3u %9.2fx %-5s %8.2fx %8.2fx %-5s %10.2fx %-5s %8.1f%% %12.2fx %s\n",
+               pt[k].instances, pt[k].measured_x, pt[k].measured_met ? "met" : "no",
+               pt[k].measured_p99_x, pt[k].prophet_x, pt[k].prophet_met ? "met" : "no",
+               pt[k].sequential_x, pt[k].sequential_met ? "met" : "no", 100 * pt[k].gpu_util,
+               pt[k].even_x, pt[k].even_met ? "met" : "no");
     int m = rp_coloc_largest(pt, 0), p = rp_coloc_largest(pt, 1), s = rp_coloc_largest(pt, 2);
-    printf("most %s instances keeping the target: measured %d, prophet %d, sequential %d "
-           "(-1: none)\n",
-           pr->pairs[i].batch, m, p, s);
+    printf("most %s instances keeping the target: measured %d, prophet %d, sequential %d, "
+           "prophet-even %d (-1: none)\n",
+           pr->pairs[i].batch, m, p, s, rp_coloc_largest(pt, 3));
     if (p >= 0)
         printf("prophet's choice on the core: %.2fx (%s); SM time busy %.1f %% against %.1f "
                "%% alone. %.1f M core cycles.\n",
@@ -434,12 +435,14 @@ static int colocation(const char *datadir, bool quick, const char *resume, unsig
            "measured (oracle)     %6.1f %%\n"
            "prophet               %6.1f %%                 %u of %u (%.1f %%)\n"
            "sequential            %6.1f %%                 %u of %u (%.1f %%)\n"
+           "prophet-even          %6.1f %%                 %u of %u (%.1f %%)  (corun's variant)\n"
            "Prophet 7.3 (published, 77 co-locations): prophet %.1f %%, oracle %.1f %%; 7 of 77 "
            "choices violating, by 0.4 to 7.8 %%.\n%.1f M core cycles simulated.\n",
            sum.pairs, 100 * sum.oracle_util, 100 * sum.prophet_util, sum.prophet_violations,
            sum.pairs, 100 * sum.prophet_worst, 100 * sum.sequential_util, sum.sequential_violations,
-           sum.pairs, 100 * sum.sequential_worst, 100 * RP_PUBLISHED_UTIL,
-           100 * RP_PUBLISHED_ORACLE_UTIL, total / 1e6);
+           sum.pairs, 100 * sum.sequential_worst, 100 * sum.even_util, sum.even_violations,
+           sum.pairs, 100 * sum.even_worst, 100 * RP_PUBLISHED_UTIL, 100 * RP_PUBLISHED_ORACLE_UTIL,
+           total / 1e6);
     free(pts);
     pr_done(&pr);
     journal_close(&jn);

@@ -32,7 +32,8 @@ static const struct runfile_field root_fields[] = {
     ROOT(scenario_name, RUNFILE_STRING, NULL, "the scenario's name"),
     ROOT(gpu_preset, RUNFILE_STRING, NULL, "GPU preset name"),
     ROOT(predictor, RUNFILE_STRING, NULL,
-         "the predictor whose forecasts the file holds (none, prophet, sequential)"),
+         "the predictor whose forecasts the file holds (none, prophet, sequential, bubble, "
+         "prophet-even)"),
     ROOT(seed, RUNFILE_U64, NULL, "random seed of the run (Poisson arrivals, the core)"),
     ROOT(sms, RUNFILE_UINT, "SMs", "streaming multiprocessors of the GPU"),
     ROOT(core_clock_mhz, RUNFILE_DOUBLE, "MHz", "the core clock: cycles per microsecond"),

@@ -84,6 +84,37 @@ double prophet_bs_submit(double *ends, size_t n, double submit_ns, double t_run)
     return d_new;
 }
 
+double prophet_bs_submit_even(double *ends, size_t n, double submit_ns, double t_run)
+{
+    /* what each copy in flight has left, in time alone on the link: ends[] becomes that */
+    double prev = submit_ns, left = 0;
+    for (size_t j = 0; j < n; j++) {
+        assert(ends[j] >= prev);
+        left += (ends[j] - prev) / (double)(n - j);
+        prev = ends[j];
+        ends[j] = left;
+    }
+    /* n + 1 copies share the link evenly; the one with the least left ends first */
+    double t = submit_ns, done = 0, d_end = submit_ns;
+    double sharing = (double)n + 1;
+    size_t j = 0;
+    int d_placed = 0;
+    while (j < n || !d_placed) {
+        int is_d = !d_placed && (j == n || t_run <= ends[j]);
+        double w = is_d ? t_run : ends[j];
+        t += (w - done) * sharing;
+        done = w;
+        sharing -= 1;
+        if (is_d) {
+            d_end = t;
+            d_placed = 1;
+        } else {
+            ends[j++] = t;
+        }
+    }
+    return d_end;
+}
+
 double prophet_be_start_ns(double submit_ns, double remain_ns, const double *queued, size_t n)
 {
     double start = submit_ns + remain_ns;

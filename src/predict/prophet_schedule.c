@@ -24,6 +24,7 @@ struct link { /* one direction of the host link, as the model sees it */
     size_t *bs_app, *be_app, *wait_app;
     double *bs_end, *be_dur, *wait_dur;
     double be_end; /* when the exclusive copy moving now ends (INFINITY: none moves) */
+    int even;      /* prophet_hw.bs_even */
 };
 
 struct sched {
@@ -40,9 +41,10 @@ struct sched {
     bool sequential; /* eq. 1: a task at a time per queue, at its solo duration */
 };
 
-static void link_init(struct link *l, size_t n)
+static void link_init(struct link *l, size_t n, int even)
 {
     memset(l, 0, sizeof(*l));
+    l->even = even;
     l->bs_app = xcalloc(n, sizeof(size_t));
     l->be_app = xcalloc(n, sizeof(size_t));
     l->wait_app = xcalloc(n, sizeof(size_t));
@@ -62,10 +64,11 @@ static void link_done(struct link *l)
     free(l->wait_dur);
 }
 
-/* Eqs. 6–8: a sharing copy of app joins the ones in flight at now. */
+/* Eqs. 6–8 (or corun's even split): a sharing copy of app joins the ones in flight at now. */
 static void bs_join(struct link *l, size_t app, double now, double dur)
 {
-    double end = prophet_bs_submit(l->bs_end, l->nbs, now, dur);
+    double end = l->even ? prophet_bs_submit_even(l->bs_end, l->nbs, now, dur)
+                         : prophet_bs_submit(l->bs_end, l->nbs, now, dur);
     size_t at = l->nbs;
     while (at > 0 && l->bs_end[at - 1] > end) {
         l->bs_end[at] = l->bs_end[at - 1];
@@ -258,8 +261,8 @@ static double schedule(const struct prophet_hw *hw, struct prophet_app *apps, si
     s.pos = xcalloc(napps, sizeof(size_t));
     s.passes_done = xcalloc(napps, sizeof(unsigned));
     s.k = xcalloc(napps, sizeof(struct krun));
-    link_init(&s.link[0], napps);
-    link_init(&s.link[1], napps);
+    link_init(&s.link[0], napps, hw->bs_even);
+    link_init(&s.link[1], napps, hw->bs_even);
     s.now = INFINITY;
     for (size_t a = 0; a < napps; a++) {
         assert(apps[a].ntasks > 0);

@@ -55,7 +55,7 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "--predictor hsm on an accelerator scenario: exit $rc, expected 2"
-grep -qF "an accelerator scenario takes none, prophet, sequential, bubble" "$TMPD/err" || fail "--predictor hsm: $(cat "$TMPD/err")"
+grep -qF "an accelerator scenario takes none, prophet, sequential, bubble, prophet-even" "$TMPD/err" || fail "--predictor hsm: $(cat "$TMPD/err")"
 
 set +e
 "$CORUN" run "$TMPD/quick.cfg" --epochs 3 >"$TMPD/out" 2>"$TMPD/err"

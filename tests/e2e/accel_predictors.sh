@@ -34,9 +34,9 @@ expect_refused() { # what-the-message-must-hold command...
     grep -qF -- "$want" "$TMPD/err" || fail "$*: message lacks '$want': $(cat "$TMPD/err")"
     [ ! -s "$TMPD/out" ] || fail "$*: printed a result: $(cat "$TMPD/out")"
 }
-expect_refused "that predictor is for spatial scenarios; an accelerator scenario takes none, prophet, sequential, bubble" \
+expect_refused "that predictor is for spatial scenarios; an accelerator scenario takes none, prophet, sequential, bubble, prophet-even" \
     run "$TMPD/accel.cfg" --predictor hsm
-expect_refused "unknown predictor; an accelerator scenario takes none, prophet, sequential, bubble" \
+expect_refused "unknown predictor; an accelerator scenario takes none, prophet, sequential, bubble, prophet-even" \
     run "$TMPD/accel.cfg" --predictor oracle2
 for p in prophet sequential bubble; do
     expect_refused "--predictor $p: that predictor is for accelerator scenarios" \

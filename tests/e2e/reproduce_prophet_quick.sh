@@ -53,14 +53,17 @@ PY
 "$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/col.journal" >"$TMPD/col2" \
     2>"$TMPD/err" || fail "--colocation --quick --resume: exit $? $(cat "$TMPD/err")"
 diff "$TMPD/col" <(grep -v 'read from' "$TMPD/col2") || fail "resumed co-location: another table"
-[ "$(grep -cE '^ *([0-9]|1[0-5]) +[0-9.]+x (met|no) +[0-9.]+x +[0-9.]+x (met|no) +[0-9.]+x (met|no) +[0-9.]+%$' \
+[ "$(grep -cE '^ *([0-9]|1[0-5]) +[0-9.]+x (met|no) +[0-9.]+x +[0-9.]+x (met|no) +[0-9.]+x (met|no) +[0-9.]+% +[0-9.]+x (met|no)$' \
     "$TMPD/col")" -eq 16 ] || fail "co-location rows: $(cat "$TMPD/col")"
-grep -qE '^ +0 +1\.00x met +1\.00x +1\.00x met +1\.00x met' "$TMPD/col" || fail "n = 0 is not the reference"
+grep -qE '^ +0 +1\.00x met +1\.00x +1\.00x met +1\.00x met +[0-9.]+% +1\.00x met$' "$TMPD/col" \
+    || fail "n = 0 is not the reference"
 grep -qF 'QoS target (Prophet 7.3): mean latency <= 2.0 x' "$TMPD/col" || fail "no QoS target line"
 grep -qE '^prophet +[0-9.]+ % +[0-9]+ of 1 \([0-9.]+ %\)$' "$TMPD/col" || fail "no summary: $(cat "$TMPD/col")"
+grep -qE '^prophet-even +[0-9.]+ % +[0-9]+ of 1 \([0-9.]+ %\) +\(corun.s variant\)$' "$TMPD/col" \
+    || fail "no prophet-even summary: $(cat "$TMPD/col")"
 grep -qF 'Prophet 7.3 (published, 77 co-locations): prophet 49.9 %, oracle 51.8 %' "$TMPD/col" \
     || fail "no published figures"
-grep -qE '^most pf instances keeping the target: measured -?[0-9]+, prophet -?[0-9]+, sequential -?[0-9]+' \
+grep -qE '^most pf instances keeping the target: measured -?[0-9]+, prophet -?[0-9]+, sequential -?[0-9]+, prophet-even -?[0-9]+ ' \
     "$TMPD/col" || fail "no summary line: $(cat "$TMPD/col")"
 
 set +e

@@ -2,7 +2,7 @@
 # The workbench on an accelerator scenario (issue 19): `corun tui` opens the accelerator view;
 # Space steps it (the timeline fills with the processes' kernels and copies), r runs it to the
 # end, whose latencies, verdict and utilization are those `corun run` prints; p switches the
-# predictor on the fly (prophet, sequential, bubble, none), each forecast the one `corun run
+# predictor on the fly (prophet, sequential, bubble, prophet-even, none), each forecast the one `corun run
 # --predictor` prints; s saves the run to a file whose `corun show` is `corun run`'s output;
 # `corun replay` opens that file in the accelerator view with the same figures; q quits.
 . "$(dirname "$0")/../lib.sh"
@@ -13,6 +13,8 @@ cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
     fail "run --predictor sequential"
 "$CORUN" run "$TMPD/quick.cfg" --predictor bubble >"$TMPD/bubble" 2>/dev/null ||
     fail "run --predictor bubble"
+"$CORUN" run "$TMPD/quick.cfg" --predictor prophet-even >"$TMPD/even" 2>/dev/null ||
+    fail "run --predictor prophet-even"
 # The measured row: gmm ls 1 6 P50 P99 SOLO 1.50x VERDICT (R solo); then the forecast rows.
 read -r p50 p99 verdict <<<"$(awk '$1 == "gmm" && $2 == "ls" { print $5, $6, $9 }' "$TMPD/prophet")"
 [ -n "$verdict" ] || fail "no gmm row in: $(cat "$TMPD/prophet")"
@@ -23,12 +25,13 @@ forecast() { # the predictor's "p50 A  p99 B  err C%" as the view prints it
 fp=$(forecast "$TMPD/prophet")
 fs=$(forecast "$TMPD/sequential")
 fb=$(forecast "$TMPD/bubble")
-[ -n "$fp" ] && [ -n "$fs" ] && [ -n "$fb" ] || fail "no forecast rows"
+fe=$(forecast "$TMPD/even")
+[ -n "$fp" ] && [ -n "$fs" ] && [ -n "$fb" ] && [ -n "$fe" ] || fail "no forecast rows"
 
 tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/quick.cfg"
 tui_wait "LIVE paused"
 tui_wait "0/6 done"
-tui_wait "forecast none (p: prophet, sequential, bubble)"
+tui_wait "forecast none (p: prophet, sequential, bubble, prophet-even)"
 grep -qF "Space step r run p predictor s save" "$TMPD/screen" || fail "no live key bar:
 $(cat "$TMPD/screen")"
 
@@ -54,7 +57,8 @@ $(cat "$TMPD/screen")"
 grep -qE "█" "$TMPD/screen" || fail "no kernel on the timeline:
 $(cat "$TMPD/screen")"
 
-# The predictor, switched on the fly: prophet, sequential, bubble, none, prophet again.
+# The predictor, switched on the fly: prophet, sequential, bubble, prophet-even, none, prophet
+# again.
 tui_keys p
 tui_wait "predictor prophet"
 tui_wait "prophet  $fp"
@@ -64,6 +68,9 @@ tui_wait "sequenti $fs"
 tui_keys p
 tui_wait "predictor bubble"
 tui_wait "bubble   $fb" 300 # its runs beside 0-15 bubbles: seconds, more under sanitizers
+tui_keys p
+tui_wait "predictor prophet-even"
+tui_wait "prophet- $fe"
 tui_keys p
 tui_wait "predictor none"
 tui_wait "forecast none"

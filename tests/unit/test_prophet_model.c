@@ -125,6 +125,38 @@ static void sharing_segments_as_written(void **state)
     NEAR(ends[1], 1200);
 }
 
+/* corun's even split (prophet-even), worked by hand. Two copies ending together at 1000 have
+ * 500 ns each left alone on the link; with a new one of 400 the three share it: the new one
+ * ends at 3 x 400 = 1200, the old ones at 1200 + 2 x 100 = 1400 (the as-written figures are
+ * 600 and 1200). The two copies ending at 200 and 600 at 100 have 100 / 2 = 50 and
+ * 50 + 400 = 450 left; the new one of 300: 100 + 3 x 50 = 250, + 2 x 250 = 750, + 450 - 300
+ * = 900 (as written: 250, 650, 850). With one copy in flight or none it equals eqs. 6-8. */
+static void sharing_segments_even(void **state)
+{
+    (void)state;
+    double ends[2] = {1000, 1000};
+    NEAR(prophet_bs_submit_even(ends, 2, 0, 400), 1200);
+    NEAR(ends[0], 1400);
+    NEAR(ends[1], 1400);
+    double two[2] = {200, 600};
+    NEAR(prophet_bs_submit_even(two, 2, 100, 300), 750);
+    NEAR(two[0], 250);
+    NEAR(two[1], 900);
+    /* a new copy longer than both: it ends last, after 3 x 50 + 2 x 400 + 1 x 50 */
+    double longer[2] = {200, 600};
+    NEAR(prophet_bs_submit_even(longer, 2, 100, 500), 1100);
+    NEAR(longer[0], 250);
+    NEAR(longer[1], 1050);
+    const double one_end[] = {1000, 300};
+    const double t_run[] = {500, 500};
+    for (int i = 0; i < 2; i++) {
+        double a[1] = {one_end[i]}, b[1] = {one_end[i]};
+        NEAR(prophet_bs_submit_even(a, 1, 0, t_run[i]), prophet_bs_submit(b, 1, 0, t_run[i]));
+        NEAR(a[0], b[0]);
+    }
+    NEAR(prophet_bs_submit_even(NULL, 0, 40, 500), 540);
+}
+
 /* Eq. 9 (Fig. 9(b)): submitted at 300 while an exclusive copy has 700 ns left and one of
  * 500 ns waits: it starts at 1500. §5.2.3 (Fig. 9(c)): an exclusive copy of 1000 ns delays
  * both sharing copies in flight by 1000. */
@@ -151,6 +183,7 @@ int main(void)
         cmocka_unit_test(sharing_segments_one_copy),
         cmocka_unit_test(sharing_segments_two_copies),
         cmocka_unit_test(sharing_segments_as_written),
+        cmocka_unit_test(sharing_segments_even),
         cmocka_unit_test(exclusive_queueing_and_preemption),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,6 +166,29 @@ static void looping_batch_and_ls_passes(void **state)
     NEAR(ends[1], 800);
 }
 
+/* Three applications, each one 100 ns sharing copy, all submitted at 0 (in application order).
+ * As written (eqs. 6-8): the first ends at 100; the second joins it and both end at 200; the
+ * third joins two copies ending at 200 and is placed at its solo end, 100, stretched by 3 / 2:
+ * it ends at 150 and the other two at 250. With hw.bs_even (prophet-even) the three split the
+ * link evenly and all end at 300. */
+static void three_sharing_copies(void **state)
+{
+    (void)state;
+    struct prophet_task t[] = {copy(PROPHET_H2D, 100, 0)};
+    double e[3];
+    struct prophet_app apps[] = {
+        {t, 1, 0, 1, &e[0], NULL}, {t, 1, 0, 1, &e[1], NULL}, {t, 1, 0, 1, &e[2], NULL}};
+    NEAR(prophet_schedule(&hw, apps, 3), 250);
+    NEAR(e[0], 250);
+    NEAR(e[1], 250);
+    NEAR(e[2], 150);
+    struct prophet_hw even = hw;
+    even.bs_even = 1;
+    NEAR(prophet_schedule(&even, apps, 3), 300);
+    for (int i = 0; i < 3; i++)
+        NEAR(e[i], 300);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +200,7 @@ int main(void)
         cmocka_unit_test(exclusive_copy_pauses_sharing_one),
         cmocka_unit_test(sharing_and_queued_copies),
         cmocka_unit_test(looping_batch_and_ls_passes),
+        cmocka_unit_test(three_sharing_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

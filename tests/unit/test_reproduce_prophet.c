@@ -50,15 +50,18 @@ static void test_largest(void **state)
     pt[0].measured_met = pt[3].measured_met = pt[7].measured_met = true;
     pt[15].prophet_met = true;
     pt[2].sequential_met = true;
+    pt[4].even_met = true;
+    assert_int_equal(rp_coloc_largest(pt, 3), 4);
     assert_int_equal(rp_coloc_largest(pt, 0), 7); /* the largest that holds, gaps allowed */
     assert_int_equal(rp_coloc_largest(pt, 1), 15);
     assert_int_equal(rp_coloc_largest(pt, 2), 2);
 }
 
 /* Two pairs, target 2.0. Pair A: measured meets up to 6, prophet's 9 is 2.2x on the core
- * (violated by 10 %), the sequential model keeps none but 0 (0 / 15). Pair B: everything meets
- * up to 15. Oracle (6 + 15) / 2 / 15 = 0.7, prophet (9 + 15) / 30 = 0.8, sequential
- * (0 + 15) / 30 = 0.5; one of prophet's two choices violates, by 10 %. */
+ * (violated by 10 %), the sequential model keeps none but 0 (0 / 15), prophet-even keeps up to
+ * 3. Pair B: everything meets up to 15. Oracle (6 + 15) / 2 / 15 = 0.7, prophet (9 + 15) / 30
+ * = 0.8, sequential (0 + 15) / 30 = 0.5, prophet-even (3 + 15) / 30 = 0.6; one of prophet's two
+ * choices violates, by 10 %; none of prophet-even's. */
 static void test_summary(void **state)
 {
     (void)state;
@@ -69,8 +72,10 @@ static void test_summary(void **state)
         pts[0][k].measured_met = k <= 6;
         pts[0][k].prophet_met = k <= 9;
         pts[0][k].sequential_met = k == 0;
+        pts[0][k].even_met = k <= 3;
         pts[1][k].measured_x = 1.9;
         pts[1][k].measured_met = pts[1][k].prophet_met = pts[1][k].sequential_met = true;
+        pts[1][k].even_met = true;
     }
     struct rp_coloc_summary s;
     rp_coloc_summarize((const struct rp_coloc_point(*)[16])pts, 2, 2.0, &s);
@@ -81,6 +86,9 @@ static void test_summary(void **state)
     assert_int_equal(s.prophet_violations, 1);
     assert_float_equal(s.prophet_worst, 0.1, 1e-12);
     assert_int_equal(s.sequential_violations, 0);
+    assert_float_equal(s.even_util, 0.6, 1e-12);
+    assert_int_equal(s.even_violations, 0);
+    assert_float_equal(s.even_worst, 0.0, 1e-12);
     /* no choice at all (-1) counts as no co-location, not as a violation */
     pts[1][0].prophet_met = false;
     for (int k = 0; k < 16; k++)
