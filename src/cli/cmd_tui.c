@@ -117,9 +117,8 @@ const struct cli_command cmd_tui = {
             "application's p50 and p99 against its QoS target with a histogram of its\n"
             "latencies, the predictor's forecast beside them, and the GPU's and the link's busy\n"
             "time. Space steps 0.5 ms of the GPU's time, r runs / pauses, p switches the\n"
-            "predictor (none, prophet, sequential, bubble, prophet-even), s saves the run so far "
-            "to a run file that\n"
-            "'corun replay' and 'corun show' read, Left/Right pan and + - zoom the timeline,\n"
-            "? shows the keys, q quits.\n",
+            "predictor (none, prophet, sequential, bubble, prophet-even), s saves the run so\n"
+            "far to a run file that 'corun replay' and 'corun show' read, Left/Right pan and\n"
+            "+ - zoom the timeline, ? shows the keys, q quits.\n",
     .run = tui_run,
 };
