@@ -79,7 +79,7 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
         wattroff(w, x->qos_met ? st->strong : st->key);
     }
     if (forecast(r) && !isnan(x->pred_p99_ms))
-        tui_print(w, y + 2, 0, "%-8.8s p50 %.3f  p99 %.3f  err %.1f%%  %s", r->predictor,
+        tui_print(w, y + 2, 0, "%s  p50 %.3f  p99 %.3f  err %.1f%%  %s", r->predictor,
                   x->pred_p50_ms, x->pred_p99_ms, 100 * x->pred_error,
                   x->pred_qos_met ? "met" : "violated");
     else

@@ -64,13 +64,13 @@ tui_wait "predictor prophet"
 tui_wait "prophet  $fp"
 tui_keys p
 tui_wait "predictor sequential"
-tui_wait "sequenti $fs"
+tui_wait "sequential  $fs"
 tui_keys p
 tui_wait "predictor bubble"
-tui_wait "bubble   $fb" 300 # its runs beside 0-15 bubbles: seconds, more under sanitizers
+tui_wait "bubble  $fb" 300 # its runs beside 0-15 bubbles: seconds, more under sanitizers
 tui_keys p
 tui_wait "predictor prophet-even"
-tui_wait "prophet- $fe"
+tui_wait "prophet-even  $fe"
 tui_keys p
 tui_wait "predictor none"
 tui_wait "forecast none"
