@@ -276,6 +276,14 @@ static void pr_done(struct pairs_run *pr)
     free(pr->todo);
 }
 
+/* After a failed pr_run: the pairs that finished are in the journal; the summary is left out. */
+static int pr_failed(struct pairs_run *pr)
+{
+    pr_done(pr);
+    repro_journal_close(pr->jn->j);
+    return CLI_FAILED;
+}
+
 static int accuracy_pair(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen)
 {
     struct rp_accuracy_row *row = rec;
@@ -318,11 +326,8 @@ static int accuracy(const char *datadir, bool quick, const char *resume, unsigne
     printf("%-18s %-8s %-7s %9s %9s %8s %11s %9s %8s %8s\n", "class", "LS", "batch", "measured",
            "prophet", "error", "sequential", "error", "bubble", "error");
     fflush(stdout);
-    if (pr_run(&pr, jobs)) {
-        pr_done(&pr);
-        repro_journal_close(jn.j);
-        return CLI_FAILED;
-    }
+    if (pr_run(&pr, jobs))
+        return pr_failed(&pr);
     double sum[RP_CLASSES] = {0}, seq[RP_CLASSES] = {0}, bub[RP_CLASSES] = {0}, worst_seq = 0;
     unsigned count[RP_CLASSES] = {0};
     uint64_t cycles = 0;
@@ -417,11 +422,8 @@ static int colocation(const char *datadir, bool quick, const char *resume, unsig
            "or predicted). Utilization improvement (Prophet 7.3): the instances chosen / 15.\n",
            quick ? " --quick" : "", pr.queries, 100 * LS_LOAD, QOS_TARGET);
     fflush(stdout);
-    if (pr_run(&pr, jobs)) {
-        pr_done(&pr);
-        repro_journal_close(jn.j);
-        return CLI_FAILED;
-    }
+    if (pr_run(&pr, jobs))
+        return pr_failed(&pr);
     struct rp_coloc_point(*pts)[16] = xcalloc(pr.n, sizeof(*pts));
     uint64_t total = 0;
     for (size_t i = 0; i < pr.n; i++) {
