@@ -27,6 +27,12 @@ sed -i '1a #include <sqlite3.h>' "$copy/src/cli/main.c"
 if "$here/check_layering.sh" "$copy" 2>/dev/null; then fail "sqlite3 in src/cli not caught"; fi
 cp "$top_srcdir/src/cli/main.c" "$copy/src/cli/main.c"
 
+# A header no layer owns (no src/LAYER/NAME.c, no "Layer:" comment).
+echo 'int orphan;' >"$copy/include/corun/zz_orphan.h"
+if "$here/check_layering.sh" "$copy" 2>"$TMPD/err"; then fail "a header without a layer not caught"; fi
+grep -q 'zz_orphan.h has no src/LAYER/zz_orphan.c' "$TMPD/err" || fail "wrong message: $(cat "$TMPD/err")"
+rm "$copy/include/corun/zz_orphan.h"
+
 # A formatting slip.
 cf=${CLANG_FORMAT:-$(command -v clang-format-14 || command -v clang-format || true)}
 if [ -n "$cf" ]; then

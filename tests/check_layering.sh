@@ -8,10 +8,11 @@
 tree=${1:-$top_srcdir}
 cd "$tree"
 
+# Sets R to the rank of layer $1 (-1: not a layer); no subshell, as it runs for every include.
 rank() {
     case $1 in
-        util) echo 0 ;; sim) echo 1 ;; io | predict | accel) echo 2 ;; alloc) echo 3 ;;
-        app) echo 4 ;; tui) echo 5 ;; cli) echo 6 ;; *) echo -1 ;;
+        util) R=0 ;; sim) R=1 ;; io | predict | accel) R=2 ;; alloc) R=3 ;;
+        app) R=4 ;; tui) R=5 ;; cli) R=6 ;; *) R=-1 ;;
     esac
 }
 
@@ -19,16 +20,23 @@ errors=0
 violation() { printf 'layering: %s\n' "$*" >&2; errors=$((errors + 1)); }
 
 # Which layer implements each header.
-declare -A layer_of
+declare -A layer_of impl_layer
+while read -r c; do # src/LAYER/NAME.c, the first found of a name (as find | head -1 would)
+    c=${c#src/}
+    name=${c##*/}
+    name=${name%.c}
+    [ -n "${impl_layer[$name]:-}" ] || impl_layer[$name]=${c%%/*}
+done < <(find src -name '*.c')
 for h in include/corun/*.h; do
-    name=$(basename "$h" .h)
-    impl=$(find src -name "$name.c" | head -1)
-    if [ -n "$impl" ]; then
-        layer_of[$name]=$(basename "$(dirname "$impl")")
+    name=${h##*/}
+    name=${name%.h}
+    if [ -n "${impl_layer[$name]:-}" ]; then
+        layer_of[$name]=${impl_layer[$name]}
         continue
     fi
     declared=$(sed -n 's/.*Layer: *\([a-z]*\).*/\1/p' "$h" | head -1)
-    if [ -z "$declared" ] || [ "$(rank "$declared")" -lt 0 ]; then
+    rank "$declared"
+    if [ -z "$declared" ] || [ "$R" -lt 0 ]; then
         violation "$h has no src/LAYER/$name.c and no 'Layer: NAME' comment"
         continue
     fi
@@ -36,8 +44,10 @@ for h in include/corun/*.h; do
 done
 
 for f in $(find src -name '*.[ch]' | sort); do
-    layer=$(basename "$(dirname "$f")")
-    r=$(rank "$layer")
+    layer=${f%/*}
+    layer=${layer##*/}
+    rank "$layer"
+    r=$R
     [ "$r" -ge 0 ] || { violation "$f: unknown layer '$layer'"; continue; }
     while IFS=: read -r line inc; do
         case $inc in
@@ -46,13 +56,13 @@ for f in $(find src -name '*.[ch]' | sort); do
             *hdf5.h* | *H5*.h* | *sqlite3.h* | *libconfig.h* | *cairo*.h*)
                 [ "$layer" = io ] || violation "$f:$line: $inc outside src/io" ;;
         esac
-        dep=$(printf '%s' "$inc" | sed -n 's/.*"corun\/\([a-z0-9_]*\)\.h".*/\1/p')
-        [ -n "$dep" ] || continue
+        [[ $inc =~ \"corun/([a-z0-9_]*)\.h\" ]] || continue
+        dep=${BASH_REMATCH[1]}
         dl=${layer_of[$dep]:-}
         [ -n "$dl" ] || continue
         [ "$dl" = "$layer" ] && continue
-        dr=$(rank "$dl")
-        if [ "$dr" -ge "$r" ]; then
+        rank "$dl"
+        if [ "$R" -ge "$r" ]; then
             violation "$f:$line: $layer includes corun/$dep.h of layer $dl (layers only look down)"
         fi
     done < <(grep -n '^[[:space:]]*#[[:space:]]*include' "$f" | sed 's/^\([0-9]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*/\1:/')
