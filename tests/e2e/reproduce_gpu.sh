@@ -25,12 +25,13 @@ grep -Eq '^hsm +all +15 +[0-9.]+% +[0-9.]+% +[0-9.]+% +[0-9.]+% +\| +6\.5% +- +H
 grep -q 'HSM Fig. 10$' "$TMPD/gddr5" && fail "gddr5: Fig. 10's hbm80 figure printed: $(cat "$TMPD/gddr5")"
 
 # The same experiment on its own preset: Fig. 10's figure, not GDDR5's (one mix is enough).
-"$CORUN" reproduce hsm --accuracy --quick --epochs 1 --predictors hsm --gpu hbm80 -j 2 \
+"$CORUN" reproduce hsm --accuracy --quick --epochs 1 --predictors hsm --gpu hbm80 --shard 1/15 \
     "${cat[@]}" --json >"$TMPD/hbm.json" 2>/dev/null || fail "hsm --gpu hbm80: exit $?"
 python3 - "$TMPD/hbm.json" <<'PY' || fail "hsm --gpu hbm80 JSON: $(head -c 2000 "$TMPD/hbm.json")"
 import json, sys
 part = json.load(open(sys.argv[1]))["parts"][0]
 assert part["gpu"] == "hbm80" and part["suite_gpu"] == "hbm80", part["gpu"]
+assert part["mixes"] == 1, part["mixes"]
 pub = part["predictors"][0]["published"]
 assert pub["source"] == "HSM Fig. 10" and abs(pub["avg"] - 0.068) < 1e-9, pub
 PY

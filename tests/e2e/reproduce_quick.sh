@@ -9,7 +9,7 @@
 grep -q '^hsm .*--accuracy' "$TMPD/list" && grep -q '^themis .*--accuracy' "$TMPD/list" \
     || fail "--list: $(cat "$TMPD/list")"
 
-"$CORUN" reproduce hsm --accuracy --quick -j 2 >"$TMPD/out" 2>"$TMPD/err" \
+"$CORUN" reproduce hsm --accuracy --quick -j 2 --resume "$TMPD/acc.journal" >"$TMPD/out" 2>"$TMPD/err" \
     || fail "reproduce hsm --accuracy --quick -j 2: exit $? $(cat "$TMPD/err")"
 python3 - "$TMPD/out" <<'PY' || fail "table: $(cat "$TMPD/out")"
 import re, sys
@@ -46,20 +46,22 @@ for name in ("dase", "themis"):
     assert "HSM Fig. 10" in row[0], row[0]
 PY
 
-# JSON: the same structure for machines (one epoch and one predictor keep it short).
-"$CORUN" reproduce hsm --accuracy --quick --epochs 1 -j 2 --predictors hsm --json >"$TMPD/j" 2>/dev/null \
-    || fail "--json: exit $?"
+# JSON: the same run for machines, read back from its journal (nothing simulated again).
+"$CORUN" reproduce hsm --accuracy --quick -j 2 --resume "$TMPD/acc.journal" --json >"$TMPD/j" \
+    2>/dev/null || fail "--json: exit $?"
 python3 - "$TMPD/j" <<'PY' || fail "JSON: $(head -c 2000 "$TMPD/j")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 p = r["parts"][0]
-assert p["figure"] == "HSM Fig. 10" and p["mixes"] == 15 and p["epochs"] == 1 and p["failed"] == 0
-assert [x["name"] for x in p["predictors"]] == ["hsm"], p["predictors"]
-hsm = p["predictors"][0]
+assert p["figure"] == "HSM Fig. 10" and p["mixes"] == 15 and p["epochs"] == 3 and p["failed"] == 0
+assert p["resumed"] == 15, p["resumed"]
+names = [x["name"] for x in p["predictors"]]
+assert "hsm" in names and "dase" in names and "themis" in names and "oracle" not in names, names
+hsm = p["predictors"][names.index("hsm")]
 assert hsm["published"]["avg"] == 0.068 and hsm["published"]["max"] == 0.303
 g = {x["group"]: x for x in hsm["groups"]}
-assert g["all"]["mixes"] == 15 and g["all"]["per_epoch"]["n"] == 30, g["all"]
-assert sum(g[c]["per_epoch"]["n"] for c in ("heterogeneous", "memory-homogeneous", "compute-homogeneous")) == 30
+assert g["all"]["mixes"] == 15 and g["all"]["per_epoch"]["n"] == 90, g["all"]
+assert sum(g[c]["per_epoch"]["n"] for c in ("heterogeneous", "memory-homogeneous", "compute-homogeneous")) == 90
 assert 0 <= g["all"]["per_epoch"]["avg"] <= g["all"]["per_epoch"]["max"] < 10
 assert len(p["per_mix"]) == 15 and all(m["error"] is None for m in p["per_mix"])
 PY
