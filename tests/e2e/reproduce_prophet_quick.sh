@@ -87,4 +87,21 @@ for bad in "--accuracy -j 0" "--accuracy -j x" "--colocation --jobs=65" "--scale
     [ $rc -eq 2 ] || fail "$bad: exit $rc"
     grep -qE -- "-j" "$TMPD/err" || fail "$bad: $(cat "$TMPD/err")"
 done
-echo "reproduce prophet: quick accuracy (6 pairs, 3 classes beside 5.9/5.1/5.5 %) and co-location (16 rows) printed; bad usage refused"
+# A broken data file fails every pair: each experiment exits 1, names the file and line once,
+# counts the other failures (--accuracy has 6 pairs, --colocation 1), and prints no summary.
+mkdir -p "$TMPD/bad"
+cp -r "$top_srcdir/data" "$TMPD/bad/"
+echo 'garbage {' >"$TMPD/bad/data/gpus/k40.cfg"
+for x in --accuracy --colocation; do
+    set +e
+    CORUN_DATADIR="$TMPD/bad" "$CORUN" reproduce prophet $x --quick -j 2 --resume "$TMPD/bad$x.journal" \
+        >"$TMPD/out" 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 1 ] || fail "$x with a broken k40.cfg: exit $rc"
+    [ "$(grep -c 'k40.cfg:1: libconfig syntax' "$TMPD/err")" -eq 1 ] || fail "$x: $(cat "$TMPD/err")"
+    [ $x = --colocation ] || grep -qF '5 more pair(s) failed' "$TMPD/err" ||
+        fail "$x: no count of the others: $(cat "$TMPD/err")"
+    if grep -q 'published' "$TMPD/out"; then fail "$x: a summary after failures"; fi
+done
+echo "reproduce prophet: quick accuracy (6 pairs, 3 classes beside 5.9/5.1/5.5 %) and co-location (16 rows) printed; bad usage refused; a broken data file exits 1"
