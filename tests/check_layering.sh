@@ -22,10 +22,10 @@ violation() { printf 'layering: %s\n' "$*" >&2; errors=$((errors + 1)); }
 # Which layer implements each header.
 declare -A layer_of impl_layer
 while read -r c; do # src/LAYER/NAME.c, the first found of a name (as find | head -1 would)
-    c=${c#src/}
     name=${c##*/}
     name=${name%.c}
-    [ -n "${impl_layer[$name]:-}" ] || impl_layer[$name]=${c%%/*}
+    dir=${c%/*}
+    [ -n "${impl_layer[$name]:-}" ] || impl_layer[$name]=${dir##*/}
 done < <(find src -name '*.c')
 for h in include/corun/*.h; do
     name=${h##*/}
