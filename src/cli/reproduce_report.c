@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "corun/cli.h"
+#include "corun/predict.h"
 
 /* Predictor name's published figure measured on the run's preset, or NULL. */
 static const struct repro_published *published_for(const struct repro_part_result *r,
@@ -163,8 +164,11 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
         for (unsigned p = 0; p < r->npredictors; p++)
             ours |= strcmp(r->predictors[p], part->published[i].predictor) == 0;
         if (!ours) {
+            /* Published for a predictor this run left out (--predictors), or one corun lacks. */
             printf("%-10s %-*s", part->published[i].predictor, label,
-                   "not registered in this build");
+                   predict_registry_find(part->published[i].predictor)
+                       ? "not in this run (add it with --predictors)"
+                       : "not registered in this build");
             print_published(&part->published[i], median);
         }
     }
