@@ -159,6 +159,8 @@ struct ralloc_options {
                            not run again. NULL: none */
     const char *gpu;    /* run every mix on this preset (splits scaled); NULL: the suite's */
     unsigned shard, shards; /* run only shard `shard` of `shards` (repro_shard_select); 0: all */
+    const char *policies;   /* the labels x was cut down to (ralloc_subset.labels), which the
+                               journal's identity names; NULL: x is whole */
 };
 
 #define RALLOC_QUICK_MIXES  6
@@ -179,6 +181,22 @@ struct ralloc_result {
     double seconds;
     struct repro_resume resume;
 };
+
+/* An experiment cut down to some of its policies (reproduce_alloc_subset.c). */
+struct ralloc_subset {
+    struct ralloc_experiment x; /* points into the two arrays below */
+    struct ralloc_policy policies[RALLOC_MAX_POLICIES];
+    struct ralloc_published *published; /* heap */
+    char labels[512]; /* the policies kept, comma-separated, in x's order (for the journal) */
+};
+
+/* x with only the policies whose labels are in the comma-separated list labels, and always its
+ * baseline, in x's order; the published figures whose policy or reference is left out are left
+ * out too. 0, or -1 with a message naming the label and listing x's labels. Free with
+ * ralloc_subset_done. */
+int ralloc_experiment_subset(const struct ralloc_experiment *x, const char *labels,
+                             struct ralloc_subset *out, char *err, size_t errlen);
+void ralloc_subset_done(struct ralloc_subset *s);
 
 /* Run x with o. Returns 0 when every run worked, 1 when some failed (their mixes say why), -1
  * with a message in err when nothing could start. Free out with ralloc_result_done. */

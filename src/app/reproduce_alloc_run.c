@@ -375,12 +375,13 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen));
     size_t n = choose(o, x, &s, chosen, &out->suite_mixes);
     /* The run's identity names every mix it has, so that all shards share one journal's. */
-    char what[256];
+    char what[1024];
     snprintf(what, sizeof what,
              "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
-             "seed %llu, gpu %s)",
+             "seed %llu, gpu %s%s%s)",
              x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n,
-             out->epochs, out->epoch_cycles, (unsigned long long)o->seed, s.gpu);
+             out->epochs, out->epoch_cycles, (unsigned long long)o->seed, s.gpu,
+             o->policies ? ", policies " : "", o->policies ? o->policies : "");
     n = repro_shard_select(chosen, n, o->shard, o->shards);
     out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
     out->nmixes = n;

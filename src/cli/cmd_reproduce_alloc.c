@@ -86,6 +86,9 @@ struct options {
     const struct ralloc_experiment *x;
     struct ralloc_options ro;
     bool json;
+    const char *policies; /* --policies, as given */
+    bool subset;          /* x is &sub.x */
+    struct ralloc_subset sub;
 };
 
 /* "corun: reproduce: WHAT 'ARG'; see ..." and the usage status. */
@@ -117,6 +120,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"seed", required_argument, NULL, 'S'},   {"catalog", required_argument, NULL, 'C'},
         {"resume", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'J'},
         {"gpu", required_argument, NULL, 'g'},    {"shard", required_argument, NULL, 's'},
+        {"policies", required_argument, NULL, 'P'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -170,6 +174,7 @@ static int parse(int argc, char **argv, struct options *o)
             rc = cli_parse_shard(optarg, &o->ro.shard, &o->ro.shards) ? CLI_BAD_INPUT : CLI_OK;
             break;
         case 'J': o->json = true; break;
+        case 'P': o->policies = optarg; break;
         default: rc = CLI_BAD_INPUT; break;
         }
     }
@@ -192,6 +197,16 @@ static int parse(int argc, char **argv, struct options *o)
                 o->flag ? "no such experiment for it, it takes" : "say which", flags);
         return CLI_BAD_INPUT;
     }
+    if (o->policies) {
+        char err[1024];
+        if (ralloc_experiment_subset(o->x, o->policies, &o->sub, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: reproduce: %s\n", err);
+            return CLI_BAD_INPUT;
+        }
+        o->subset = true;
+        o->x = &o->sub.x;
+        o->ro.policies = o->sub.labels;
+    }
     return CLI_OK;
 }
 
@@ -201,17 +216,22 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     int rc = parse(argc, argv, &o);
     if (rc != CLI_OK)
         return rc;
-    if (slurm)
-        return o.ro.shards ? slurm_cli_shard_refused()
-                           : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog,
-                                              o.ro.resume, slurm);
+    if (slurm) {
+        rc = o.ro.shards ? slurm_cli_shard_refused()
+                         : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume,
+                                            slurm);
+        if (o.subset)
+            ralloc_subset_done(&o.sub);
+        return rc;
+    }
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
     const struct ralloc_experiment *x = o.x;
     if (!o.json) {
-        printf("corun reproduce %s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
-               o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
-               x->figure);
+        printf("corun reproduce %s%s%s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "",
+               x->flag, o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "",
+               o.ro.gpu ? o.ro.gpu : "", o.subset ? " --policies " : "",
+               o.subset ? o.sub.labels : "", x->figure);
         fflush(stdout);
     }
     struct ralloc_result r;
@@ -220,6 +240,8 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     int prc = ralloc_run(&o.ro, x, cli_mixes_progress, &bar, &r, err, sizeof err);
     if (prc < 0) {
         fprintf(stderr, "corun: reproduce: %s\n", err);
+        if (o.subset)
+            ralloc_subset_done(&o.sub);
         free(datadir);
         return CLI_BAD_INPUT;
     }
@@ -228,6 +250,8 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     else
         reproduce_alloc_print(&o.ro, &r);
     ralloc_result_done(&r);
+    if (o.subset)
+        ralloc_subset_done(&o.sub);
     free(datadir);
     return prc > 0 ? CLI_FAILED : CLI_OK;
 }

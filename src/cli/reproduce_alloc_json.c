@@ -149,6 +149,7 @@ void reproduce_alloc_print_json(const struct ralloc_options *o, const struct ral
            "\"resumed\": %zu",
            o->quick ? "true" : "false", r->epochs, r->epoch_cycles, (unsigned long long)o->seed,
            r->nmixes, r->suite_mixes, failed, r->seconds, o->jobs, r->resume.resumed);
+    printf(", \"policies_subset\": %s", o->policies ? "true" : "false");
     text(", \"baseline\": ", x->baseline >= 0 ? x->policies[x->baseline].label : NULL);
     printf(", \"table_metrics\": [");
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)

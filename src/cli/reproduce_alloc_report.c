@@ -252,6 +252,9 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
                100.0 * (double)r->nmixes * r->epochs * r->epoch_cycles /
                    ((double)r->suite_mixes * full_epochs * full_cycles),
                reproduce_alloc_projected_hours(x, r->suite_mixes, full_epochs, full_cycles));
+    if (o->policies)
+        printf("POLICIES: only %s (--policies; the experiment's others were not run)\n",
+               o->policies);
     printf("each (mix, policy) is its own run; NP over the run = private cycles of all its\n"
            "instructions / run cycles; values are means over the mixes.\n");
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)

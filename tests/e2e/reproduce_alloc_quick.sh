@@ -122,6 +122,21 @@ grep -Eq '^even +all +2 +[0-9.]+% +[0-9.]+ +[0-9.]+ +0\.0$' "$TMPD/hsm--threshol
     fail "hsm --threshold: even moved SMs: $(cat "$TMPD/hsm--threshold")"
 grep -Eq '^fair/hsm@0\.95 +all +2 +[0-9.]+% +[0-9.]+ +[0-9.]+ +([1-9][0-9.]*|0\.[1-9])$' \
     "$TMPD/hsm--threshold" || fail "hsm --threshold: HSM-Fair moved no SMs"
+# --policies: only the columns asked for (and the baseline, even), each row the same as in the
+# run of every policy above, since every (mix, policy) is its own run.
+mv "$TMPD/hsm--threshold" "$TMPD/whole"
+run hsm --threshold --epochs 2 --policies fair/hsm@0.90
+grep -q "^corun reproduce hsm --threshold --quick --policies even,fair/hsm@0.90: " \
+    "$TMPD/hsm--threshold" || fail "--policies: no header: $(cat "$TMPD/hsm--threshold")"
+grep -q "^POLICIES: only even,fair/hsm@0.90 " "$TMPD/hsm--threshold" ||
+    fail "--policies: not said: $(cat "$TMPD/hsm--threshold")"
+rows() { sed -n '/^policy  *group/,/^$/p' "$1" | awk '$1 ~ /^(even|fair\/hsm@0\.90)$/ {p = 1}
+    $1 ~ /^fair\/hsm@0\.(7|8|95)/ {p = 0} p && NF'; }
+[ "$(rows "$TMPD/hsm--threshold" | grep -c '^[ef]')" = 2 ] ||
+    fail "--policies: other rows: $(cat "$TMPD/hsm--threshold")"
+diff <(rows "$TMPD/hsm--threshold") <(rows "$TMPD/whole") >"$TMPD/diff" ||
+    fail "--policies: rows differ from the whole run's: $(cat "$TMPD/diff")"
+[ "$(rows "$TMPD/whole" | wc -l)" -ge 4 ] || fail "--policies: no rows: $(cat "$TMPD/whole")"
 run smqos --triples
 check smqos --triples 60 9 "first=smqos-lbm"
 grep -Eq '^smqos@95% +- +all +met +100\.0% ' "$TMPD/smqos--triples" ||
@@ -185,4 +200,9 @@ bad hsm --fairness extra
 bad hsm --threshold --fairness
 bad smqos --triples --qos
 bad themis --triples
+bad hsm --threshold --policies fair/hsm@0.9
+grep -q "no policy 'fair/hsm@0.9'; it has: even, fair/hsm@0.70" "$TMPD/err" ||
+    fail "--policies with an unknown label: $(cat "$TMPD/err")"
+bad hsm --threshold --policies even,even
+bad hsm --accuracy --policies even
 exit 0

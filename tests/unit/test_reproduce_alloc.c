@@ -360,6 +360,58 @@ static void remove_catalog(const char *dir, const char *db)
  * tests/data), threshold 0.5 gives bino a different run than 0.01, so the setting reaches SMQoS.
  * Run again with the trace cache the first run filled, every run is the same: SMQoS's isolated IPC
  * does not depend on how much of a reference the cache held. */
+/* --policies: a subset keeps the listed policies and the baseline, in the experiment's order,
+ * with the published figures that still have their policy and reference; bad lists are
+ * refused with the label named. */
+static void policy_subset(void **state)
+{
+    (void)state;
+    const struct ralloc_experiment *x = ralloc_experiment_find("hsm", "threshold");
+    struct ralloc_subset s;
+    char err[1024];
+    assert_int_equal(ralloc_experiment_subset(x, "fair/hsm@0.95,fair/hsm@0.70", &s, err,
+                                              sizeof err),
+                     0);
+    assert_int_equal(s.x.npolicies, 3);
+    assert_int_equal(s.x.baseline, 0);
+    assert_string_equal(s.x.policies[0].label, "even");
+    assert_string_equal(s.x.policies[1].label, "fair/hsm@0.70");
+    assert_string_equal(s.x.policies[2].label, "fair/hsm@0.95");
+    assert_float_equal(s.x.policies[2].threshold, 0.95, EPS);
+    assert_string_equal(s.labels, "even,fair/hsm@0.70,fair/hsm@0.95");
+    assert_true(s.x.npublished > 0 && s.x.npublished < x->npublished);
+    for (size_t f = 0; f < s.x.npublished; f++)
+        assert_string_equal(s.x.published[f].policy, "fair/hsm@0.95");
+    assert_ptr_equal(s.x.suite, x->suite);
+    ralloc_subset_done(&s);
+
+    /* The baseline alone, named or not. */
+    assert_int_equal(ralloc_experiment_subset(x, "even", &s, err, sizeof err), 0);
+    assert_int_equal(s.x.npolicies, 1);
+    assert_int_equal(s.x.npublished, 0);
+    ralloc_subset_done(&s);
+
+    /* An experiment without a baseline gets nothing added; its baseline stays -1. */
+    const struct ralloc_experiment *q = ralloc_experiment_find("hsm", "qos");
+    assert_int_equal(q->baseline, -1);
+    assert_int_equal(ralloc_experiment_subset(q, q->policies[1].label, &s, err, sizeof err), 0);
+    assert_int_equal(s.x.npolicies, 1);
+    assert_int_equal(s.x.baseline, -1);
+    assert_string_equal(s.x.policies[0].label, q->policies[1].label);
+    ralloc_subset_done(&s);
+
+    static const char *const bad[] = {"fair/hsm@0.9", "even,even", "", ",even", "even,",
+                                      "fair/hsm@0.90,,even"};
+    static const char *const says[] = {"no policy 'fair/hsm@0.9'; it has: even, fair/hsm@0.70",
+                                       "'even' is listed twice", "an empty label",
+                                       "an empty label", "an empty label", "an empty label"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(ralloc_experiment_subset(x, bad[i], &s, err, sizeof err), -1);
+        assert_non_null(strstr(err, says[i]));
+    }
+}
+
 static void smqos_threshold_table(void **state)
 {
     (void)state;
@@ -730,7 +782,7 @@ int main(void)
         cmocka_unit_test(group_by_first_kernel), cmocka_unit_test(run_applies_threshold),
         cmocka_unit_test(offline_search_binary), cmocka_unit_test(offline_search_limits),
         cmocka_unit_test(offline_search_real),   cmocka_unit_test(offline_table),
-        cmocka_unit_test(smqos_threshold_table),
+        cmocka_unit_test(smqos_threshold_table), cmocka_unit_test(policy_subset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
