@@ -41,8 +41,10 @@ int ralloc_experiment_subset(const struct ralloc_experiment *x, const char *labe
         size_t len = strcspn(at, ",");
         int p = find(x, at, len);
         if (len == 0) {
-            snprintf(err, errlen, "--policies '%s': an empty label; give labels separated by "
-                     "commas, from: %s", labels, known);
+            snprintf(err, errlen,
+                     "--policies '%s': an empty label; give labels separated by "
+                     "commas, from: %s",
+                     labels, known);
             return -1;
         }
         if (p < 0) {

@@ -114,12 +114,12 @@ static int set_flag(struct options *o, const char *flag)
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option fixed[] = {
-        {"accuracy", no_argument, NULL, 'a'},     {"jobs", required_argument, NULL, 'j'},
-        {"quick", no_argument, NULL, 'q'},        {"mixes", required_argument, NULL, 'm'},
-        {"epochs", required_argument, NULL, 'e'}, {"epoch-cycles", required_argument, NULL, 'c'},
-        {"seed", required_argument, NULL, 'S'},   {"catalog", required_argument, NULL, 'C'},
-        {"resume", required_argument, NULL, 'R'}, {"json", no_argument, NULL, 'J'},
-        {"gpu", required_argument, NULL, 'g'},    {"shard", required_argument, NULL, 's'},
+        {"accuracy", no_argument, NULL, 'a'},       {"jobs", required_argument, NULL, 'j'},
+        {"quick", no_argument, NULL, 'q'},          {"mixes", required_argument, NULL, 'm'},
+        {"epochs", required_argument, NULL, 'e'},   {"epoch-cycles", required_argument, NULL, 'c'},
+        {"seed", required_argument, NULL, 'S'},     {"catalog", required_argument, NULL, 'C'},
+        {"resume", required_argument, NULL, 'R'},   {"json", no_argument, NULL, 'J'},
+        {"gpu", required_argument, NULL, 'g'},      {"shard", required_argument, NULL, 's'},
         {"policies", required_argument, NULL, 'P'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
@@ -217,9 +217,9 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     if (rc != CLI_OK)
         return rc;
     if (slurm) {
-        rc = o.ro.shards ? slurm_cli_shard_refused()
-                         : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume,
-                                            slurm);
+        rc = o.ro.shards
+                 ? slurm_cli_shard_refused()
+                 : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, slurm);
         if (o.subset)
             ralloc_subset_done(&o.sub);
         return rc;
@@ -228,10 +228,9 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     o.ro.datadir = datadir;
     const struct ralloc_experiment *x = o.x;
     if (!o.json) {
-        printf("corun reproduce %s%s%s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "",
-               x->flag, o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "",
-               o.ro.gpu ? o.ro.gpu : "", o.subset ? " --policies " : "",
-               o.subset ? o.sub.labels : "", x->figure);
+        printf("corun reproduce %s%s%s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
+               o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
+               o.subset ? " --policies " : "", o.subset ? o.sub.labels : "", x->figure);
         fflush(stdout);
     }
     struct ralloc_result r;

@@ -369,9 +369,8 @@ static void policy_subset(void **state)
     const struct ralloc_experiment *x = ralloc_experiment_find("hsm", "threshold");
     struct ralloc_subset s;
     char err[1024];
-    assert_int_equal(ralloc_experiment_subset(x, "fair/hsm@0.95,fair/hsm@0.70", &s, err,
-                                              sizeof err),
-                     0);
+    assert_int_equal(
+        ralloc_experiment_subset(x, "fair/hsm@0.95,fair/hsm@0.70", &s, err, sizeof err), 0);
     assert_int_equal(s.x.npolicies, 3);
     assert_int_equal(s.x.baseline, 0);
     assert_string_equal(s.x.policies[0].label, "even");
@@ -400,11 +399,14 @@ static void policy_subset(void **state)
     assert_string_equal(s.x.policies[0].label, q->policies[1].label);
     ralloc_subset_done(&s);
 
-    static const char *const bad[] = {"fair/hsm@0.9", "even,even", "", ",even", "even,",
-                                      "fair/hsm@0.90,,even"};
+    static const char *const bad[] = {"fair/hsm@0.9", "even,even", "",
+                                      ",even",        "even,",     "fair/hsm@0.90,,even"};
     static const char *const says[] = {"no policy 'fair/hsm@0.9'; it has: even, fair/hsm@0.70",
-                                       "'even' is listed twice", "an empty label",
-                                       "an empty label", "an empty label", "an empty label"};
+                                       "'even' is listed twice",
+                                       "an empty label",
+                                       "an empty label",
+                                       "an empty label",
+                                       "an empty label"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(ralloc_experiment_subset(x, bad[i], &s, err, sizeof err), -1);
