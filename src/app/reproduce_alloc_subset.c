@@ -39,7 +39,6 @@ int ralloc_experiment_subset(const struct ralloc_experiment *x, const char *labe
     all_labels(x, known, sizeof known);
     for (const char *at = labels;;) {
         size_t len = strcspn(at, ",");
-        int p = find(x, at, len);
         if (len == 0) {
             snprintf(err, errlen,
                      "--policies '%s': an empty label; give labels separated by "
@@ -47,6 +46,7 @@ int ralloc_experiment_subset(const struct ralloc_experiment *x, const char *labe
                      labels, known);
             return -1;
         }
+        int p = find(x, at, len);
         if (p < 0) {
             snprintf(err, errlen, "--policies: reproduce %s%s%s has no policy '%.*s'; it has: %s",
                      x->name, x->flag[0] ? " --" : "", x->flag, (int)len, at, known);

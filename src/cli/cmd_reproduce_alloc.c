@@ -86,9 +86,8 @@ struct options {
     const struct ralloc_experiment *x;
     struct ralloc_options ro;
     bool json;
-    const char *policies; /* --policies, as given */
-    bool subset;          /* x is &sub.x */
-    struct ralloc_subset sub;
+    const char *policies;     /* --policies, as given */
+    struct ralloc_subset sub; /* x when --policies is given (then ro.policies is set) */
 };
 
 /* "corun: reproduce: WHAT 'ARG'; see ..." and the usage status. */
@@ -203,7 +202,6 @@ static int parse(int argc, char **argv, struct options *o)
             fprintf(stderr, "corun: reproduce: %s\n", err);
             return CLI_BAD_INPUT;
         }
-        o->subset = true;
         o->x = &o->sub.x;
         o->ro.policies = o->sub.labels;
     }
@@ -220,8 +218,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
         rc = o.ro.shards
                  ? slurm_cli_shard_refused()
                  : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, slurm);
-        if (o.subset)
-            ralloc_subset_done(&o.sub);
+        ralloc_subset_done(&o.sub); /* a no-op without --policies */
         return rc;
     }
     char *datadir = datadir_locate();
@@ -230,7 +227,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     if (!o.json) {
         printf("corun reproduce %s%s%s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
                o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
-               o.subset ? " --policies " : "", o.subset ? o.sub.labels : "", x->figure);
+               o.ro.policies ? " --policies " : "", o.ro.policies ? o.ro.policies : "", x->figure);
         fflush(stdout);
     }
     struct ralloc_result r;
@@ -239,8 +236,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     int prc = ralloc_run(&o.ro, x, cli_mixes_progress, &bar, &r, err, sizeof err);
     if (prc < 0) {
         fprintf(stderr, "corun: reproduce: %s\n", err);
-        if (o.subset)
-            ralloc_subset_done(&o.sub);
+        ralloc_subset_done(&o.sub); /* a no-op without --policies */
         free(datadir);
         return CLI_BAD_INPUT;
     }
@@ -249,8 +245,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     else
         reproduce_alloc_print(&o.ro, &r);
     ralloc_result_done(&r);
-    if (o.subset)
-        ralloc_subset_done(&o.sub);
+    ralloc_subset_done(&o.sub); /* a no-op without --policies */
     free(datadir);
     return prc > 0 ? CLI_FAILED : CLI_OK;
 }
