@@ -16,6 +16,10 @@ struct cli_command {
     const char *args;    /* argument synopsis, e.g. "SCENARIO" */
     const char *summary; /* one line for `corun --help` */
     const char *help;    /* the rest of `corun help NAME`: options and examples */
+    /* Optional: the help for these arguments when they narrow it (`corun reproduce hsm
+     * --threshold --help`): prints it to out and returns true, or returns false for the
+     * command's whole help. argv[0] is the command name. */
+    bool (*help_for)(int argc, char **argv, FILE *out);
     /* argv[0] is the command name. Returns an exit status. */
     int (*run)(int argc, char **argv);
 };

@@ -16,11 +16,17 @@ static int help_run(int argc, char **argv)
         cli_print_usage(stdout);
         return CLI_OK;
     }
-    if (argc > 2) {
-        cli_usage_error(&cmd_help);
-        return CLI_BAD_INPUT;
-    }
     const char *topic = argv[1];
+    if (argc > 2) { /* `corun help reproduce hsm --threshold`: a command's narrower help */
+        const struct cli_command *cmd = cli_find(topic);
+        if (!cmd || !cmd->help_for) {
+            cli_usage_error(&cmd_help);
+            return CLI_BAD_INPUT;
+        }
+        if (!cmd->help_for(argc - 1, argv + 1, stdout))
+            cli_print_command_help(cmd, stdout);
+        return CLI_OK;
+    }
     if (strcmp(topic, "scenario") == 0) {
         conf_print_help(&scenario_table, stdout);
         printf("\nEach entry of kernels:\n");
@@ -86,9 +92,10 @@ static int help_run(int argc, char **argv)
 
 const struct cli_command cmd_help = {
     .name = "help",
-    .args = "[COMMAND|scenario|accelerator|gpu|kernel|predictors|allocators]",
+    .args = "[COMMAND [ARGS...]|scenario|accelerator|gpu|kernel|predictors|allocators]",
     .summary = "describe a command, every setting of a scenario (spatial or accelerator), GPU "
                "preset or kernel file, or the predictors and allocators",
-    .help = "",
+    .help = "With ARGS, the help of the command for them where it has one: 'corun help\n"
+            "reproduce hsm --threshold' describes that experiment, its policies and options.\n",
     .run = help_run,
 };

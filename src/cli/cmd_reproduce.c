@@ -250,6 +250,15 @@ static int reproduce_main(int argc, char **argv)
     return rc;
 }
 
+/* `corun reproduce hsm --threshold --help`: an allocation experiment's own help; the accuracy
+ * and prophet experiments are described by the command's. */
+static bool reproduce_help_for(int argc, char **argv, FILE *out)
+{
+    if (reproduce_prophet_wanted(argc, argv) || !reproduce_alloc_wanted(argc, argv))
+        return false;
+    return reproduce_alloc_help(argc, argv, out);
+}
+
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
     .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
@@ -308,8 +317,8 @@ const struct cli_command cmd_reproduce = {
         "hsm run took 2.8 h of one core on the workload model v2, every predictor (1.9 h on\n"
         "the old one, --predictors hsm,dase,themis); the full themis run took 5.7 h on the old\n"
         "one (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n"
-        "Not yet run in full: hsm --gpu gddr5_40 (--quick, every predictor: 2.6 min on two\n"
-        "busy cores) and themis --quads (150 mixes; at the triples' rate about 2 h).\n\n"
+        "On the v2 one: hsm --gpu gddr5_40, every predictor, 2.1 h; themis --quads (150\n"
+        "mixes, ASM with runs of its own) 3.6 h.\n\n"
         "SM-allocation experiments: hsm --fairness (HSM Figs. 11, 13),\n"
         "hsm --qos (Fig. 12), hsm --threshold (HSM 6.5: HSM-Fair at fairness thresholds\n"
         "0.70-0.95), hsm --quads (HSM 6.5, Fig. 15: even vs Fair on the 20 four-program\n"
@@ -325,7 +334,8 @@ const struct cli_command cmd_reproduce = {
         "a finished run it reprints without simulating) and --policies LABEL,... (run only\n"
         "these policies, as the table labels them, e.g. fair/hsm@0.90; the baseline, even\n"
         "or the like, always runs too, so two runs with different policies can be checked\n"
-        "against each other by their baseline rows).\n"
+        "against each other by their baseline rows). 'corun help reproduce hsm --threshold'\n"
+        "(or --help after an allocation experiment) lists one's policies and options.\n"
         "Full runs measured, in hours of one core, on the old workload model: hsm --fairness\n"
         "3.2 (105 x 5 policies x 5 M cycles: 4.4 s per million hbm80 cycles, references\n"
         "included), hsm --qos 2.3, hsm --threshold 4.7, smqos 0.7, smqos --threshold 0.07,\n"
@@ -334,4 +344,5 @@ const struct cli_command cmd_reproduce = {
         "--triples 0.4, hsm --quads 0.85. The source tree's docs/results.md has their tables.\n"
         "Each run prints its own projection.\n",
     .run = reproduce_main,
+    .help_for = reproduce_help_for,
 };

@@ -81,6 +81,131 @@ void reproduce_alloc_list(void)
     }
 }
 
+/* ---- `corun reproduce hsm --threshold --help` ---- */
+
+#define ALLOC_SYNOPSIS                                                                             \
+    "[-j N] [--quick] [--mixes N] [--epochs N] [--epoch-cycles N] [--seed S] [--catalog PATH] "    \
+    "[--gpu PRESET] [--policies LABEL,...] [--resume FILE] [--shard K/N] [--json] [--slurm "       \
+    "[--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]]"
+
+/* The options after -j and --quick (alloc_help_options prints those). */
+static const char alloc_options[] =
+    "  --mixes N       N mixes spanning the categories instead of all (--quick's choice)\n"
+    "  --epochs N      epochs per run instead of the suite's (or --quick's)\n"
+    "  --epoch-cycles N  cycles per epoch instead of the suite's (1000 or more)\n"
+    "  --seed S        seed of every run (default 1)\n"
+    "  --catalog PATH  the catalog whose trace cache shares private-mode references\n"
+    "                  (default $XDG_DATA_HOME/corun/catalog.db)\n"
+    "  --gpu PRESET    every mix on PRESET instead of the suite's GPU, its splits scaled\n"
+    "  --policies LABEL,...  only these policies (labels above) and the baseline, in the\n"
+    "                  experiment's order; each row is the one the whole run prints\n"
+    "  --resume FILE   keep each finished mix in FILE and skip those it holds: the same\n"
+    "                  command after a kill picks up where it was; with a finished FILE,\n"
+    "                  --json reprints it without simulating. Refused for another\n"
+    "                  experiment, other options or another build of corun\n"
+    "  --shard K/N     only every N-th mix from the K-th (what a --slurm task runs)\n"
+    "  --json          one JSON document: per policy and group the metrics, and each\n"
+    "                  run's NP and SMs per kernel\n" SLURM_CLI_HELP
+    "Each run prints a projection of its cost; the source tree's docs/results.md has the\n"
+    "full tables and what they cost.\n";
+
+static void alloc_help_options(FILE *out)
+{
+    fprintf(out,
+            "Each (mix, policy) is its own run: NP over the run = private cycles of all its\n"
+            "instructions / run cycles; the table gives each policy's means over the mixes, per\n"
+            "category, and the paper's published figures beside ours (never used as results).\n\n"
+            "  -j N            N worker processes (1 to 64); results do not depend on N\n"
+            "  --quick         %d mixes spanning the categories, %d epochs of %d cycles\n%s",
+            RALLOC_QUICK_MIXES, RALLOC_QUICK_EPOCHS, RALLOC_QUICK_CYCLES, alloc_options);
+}
+
+/* text to out, its words in lines of at most width columns (a longer word on its own). */
+static void print_wrapped(FILE *out, const char *text, size_t width)
+{
+    size_t col = 0;
+    while (*text) {
+        size_t len = strcspn(text, " ");
+        if (col && col + 1 + len > width) {
+            fputc('\n', out);
+            col = 0;
+        } else if (col) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(text, 1, len, out);
+        col += len;
+        text += len;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+/* One policy as words: "fair driven by hsm, fairness threshold 0.7". */
+static void describe_policy(const struct ralloc_policy *p, FILE *out)
+{
+    fprintf(out, "%s", p->allocator);
+    if (p->predictor)
+        fprintf(out, " driven by %s", p->predictor);
+    if (p->target > 0)
+        fprintf(out, ", QoS target %.3g", p->target);
+    if (p->hp_share > 0)
+        fprintf(out, ", hp_share %.3g", p->hp_share);
+    if (p->smqos > 0)
+        fprintf(out, ", smqos_policy %.3g", p->smqos);
+    if (p->weight0 > 0)
+        fprintf(out, ", weights <%.3g, %.3g>", p->weight0, 1 - p->weight0);
+    if (p->threshold > 0)
+        fprintf(out, ", %s %.3g",
+                strcmp(p->allocator, "smqos") == 0 ? "threshold" : "fairness threshold",
+                p->threshold);
+}
+
+bool reproduce_alloc_help(int argc, char **argv, FILE *out)
+{
+    const char *name = NULL, *flag = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!name && argv[i][0] != '-' && ralloc_experiment_named(argv[i]))
+            name = argv[i];
+        else if (!flag && strncmp(argv[i], "--", 2) == 0 && is_experiment_flag(argv[i] + 2))
+            flag = argv[i] + 2;
+    }
+    const struct ralloc_experiment *x =
+        name ? ralloc_experiment_find(name, flag ? flag : "") : NULL;
+    if (!x) {
+        fprintf(out,
+                "usage: corun reproduce EXPERIMENT [FLAG] %s\n\nthe papers' SM-allocation "
+                "experiments:\n",
+                ALLOC_SYNOPSIS);
+        for (size_t i = 0; i < ralloc_experiment_count(); i++) {
+            const struct ralloc_experiment *e = ralloc_experiment_at(i);
+            fprintf(out, "  %-6s %-12s%s%s %s\n", e->name, e->flag[0] ? "--" : "", e->flag,
+                    e->flag[0] ? "" : "  ", e->figure);
+        }
+        fprintf(out, "'corun help reproduce EXPERIMENT FLAG' describes one.\n\n");
+        alloc_help_options(out);
+        return true;
+    }
+    fprintf(out, "usage: corun reproduce %s%s%s %s\n\n", x->name, x->flag[0] ? " --" : "", x->flag,
+            ALLOC_SYNOPSIS);
+    char *what = xasprintf("%s: %s. The mixes: scenarios/suites/%s%s%s.", x->figure, x->caption,
+                           x->suite, x->only ? ", only " : "", x->only ? x->only : "");
+    print_wrapped(out, what, 88);
+    free(what);
+    fprintf(out, "\nPolicies, as the table labels them (--policies takes these labels)%s:\n",
+            x->baseline >= 0 ? "; the baseline always runs" : "");
+    for (unsigned p = 0; p < x->npolicies; p++) {
+        fprintf(out, "  %-16s ", x->policies[p].label);
+        describe_policy(&x->policies[p], out);
+        fprintf(out, "%s\n", (int)p == x->baseline ? " (the baseline)" : "");
+    }
+    if (x->missing)
+        fprintf(out, "Not run: %s\n", x->missing);
+    fprintf(out, "\n");
+    alloc_help_options(out);
+    return true;
+}
+
 struct options {
     const char *flag; /* an experiment's flag, or "accuracy" */
     const struct ralloc_experiment *x;

@@ -29,7 +29,8 @@ int main(int argc, char **argv)
     if (!cmd)
         return CLI_BAD_INPUT;
     if (cli_wants_help(argc - 1, argv + 1)) {
-        cli_print_command_help(cmd, stdout);
+        if (!cmd->help_for || !cmd->help_for(argc - 1, argv + 1, stdout))
+            cli_print_command_help(cmd, stdout);
         return CLI_OK;
     }
     return cmd->run(argc - 1, argv + 1);

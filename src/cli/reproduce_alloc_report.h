@@ -4,12 +4,16 @@
 #define CORUN_CLI_REPRODUCE_ALLOC_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "corun/reproduce_alloc.h"
 
 /* 1 when argv asks for an allocation experiment (--fairness, --qos, or an experiment only
  * this family has, like smqos). */
 bool reproduce_alloc_wanted(int argc, char **argv);
+/* `corun reproduce hsm --threshold --help`: the experiment the arguments name (else every
+ * allocation experiment), its policies and options, to out; true. */
+bool reproduce_alloc_help(int argc, char **argv, FILE *out);
 /* `corun reproduce EXPERIMENT --fairness|--qos ...`: parse, then run and print, or with slurm
  * (NULL: none) submit it as a Slurm job; a CLI exit status. */
 struct slurm_options;

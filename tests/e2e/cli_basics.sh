@@ -19,6 +19,25 @@ sum=$(cd "$top_srcdir" && cat $SIM_ID_INPUTS | cksum | cut -d' ' -f1)
 "$CORUN" help gpu | grep -q 'dram.timing.faw' || fail "help gpu lacks dram.timing.faw"
 "$CORUN" help kernel | grep -q 'footprint_bytes' || fail "help kernel lacks footprint_bytes"
 "$CORUN" check --help | grep -q 'usage: corun check SCENARIO' || fail "check --help"
+# An allocation experiment's own help: its usage line and every policy label of its table,
+# the same through --help and through `corun help reproduce ...`; an accuracy experiment gets
+# the command's whole help; extra words after a command without narrower help are refused.
+"$CORUN" reproduce hsm --threshold --help >"$TMPD/h1" || fail "reproduce hsm --threshold --help"
+"$CORUN" help reproduce hsm --threshold >"$TMPD/h2" || fail "help reproduce hsm --threshold"
+cmp -s "$TMPD/h1" "$TMPD/h2" || fail "the two ways of asking differ"
+grep -q '^usage: corun reproduce hsm --threshold \[-j N\]' "$TMPD/h1" || fail "no usage: $(cat "$TMPD/h1")"
+for l in even fair/hsm@0.70 fair/hsm@0.90 fair/hsm@0.95; do
+    grep -Eq "^  $l +" "$TMPD/h1" || fail "hsm --threshold --help lacks $l: $(cat "$TMPD/h1")"
+done
+grep -q '^  --policies LABEL' "$TMPD/h1" || fail "hsm --threshold --help lacks --policies"
+"$CORUN" help reproduce smqos --offline | grep -Eq '^  offline@95% +offline, QoS target 0.95$' ||
+    fail "help reproduce smqos --offline lacks offline@95%"
+"$CORUN" reproduce hsm --accuracy --help | grep -q '^Experiments (--list): hsm --accuracy' ||
+    fail "reproduce hsm --accuracy --help: not the command's help"
+set +e
+"$CORUN" help run extra >/dev/null 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q '^usage: corun help' "$TMPD/err" || fail "help run extra: exit $rc"
 
 set +e
 "$CORUN" chek x.cfg 2>"$TMPD/err"; rc=$?
