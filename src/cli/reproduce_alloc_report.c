@@ -188,6 +188,20 @@ static void offline_table(const struct ralloc_result *r)
         for (unsigned g = 0; g < r->ngroups; g++)
             offline_row(r, (unsigned)s, o, r->groups[g]);
     }
+    /* An Offline column without its partner (--policies named one of the two): say so, with
+     * the partner's label from the whole experiment. */
+    const struct ralloc_experiment *whole = ralloc_experiment_find(x->name, x->flag);
+    for (unsigned o = 0; o < x->npolicies; o++) {
+        if (strcmp(x->policies[o].allocator, RALLOC_OFFLINE) != 0 || offline_partner(x, o) >= 0)
+            continue;
+        int wo = whole ? ralloc_policy_index(whole, x->policies[o].label) : -1;
+        int ws = wo >= 0 ? offline_partner(whole, (unsigned)wo) : -1;
+        printf(
+            "\n%s is compared with nothing: the other policy of its column did not run "
+            "(--policies);\nthe Offline comparison (Figs. 11-13) needs both: --policies %s%s%s\n",
+            x->policies[o].label, ws >= 0 ? whole->policies[ws].label : "", ws >= 0 ? "," : "",
+            x->policies[o].label);
+    }
     if (any)
         printf("%-7s %-12s %5s %8s %8s %6.1f%% %7s %7s %7s %+7.2f%% %+7.1f%%\n"
                "  paper: SMQoS is closer to the target in every co-running (Fig. 11); batch and "
@@ -273,9 +287,16 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
     offline_table(r);
     if (x->by_mix)
         by_mix_table(r);
-    printf("\npublished beside ours (relative: ours / reference's - 1 over the group means):\n");
-    printf("%-18s %-14s %-20s %-8s %9s %9s  %s\n", "policy", "vs", "group", "metric", "paper",
-           "ours", "source: what the paper says");
+    size_t shown = 0;
+    for (size_t i = 0; i < x->npublished; i++)
+        shown += repro_published_on(x->published[i].gpu, r->gpu, r->suite_gpu);
+    if (shown == 0)
+        printf("\npublished beside ours: none the paper gives for %s on %s\n",
+               o->policies ? "these policies" : "this experiment", r->gpu);
+    else
+        printf("\npublished beside ours (relative: ours / reference's - 1 over the group "
+               "means):\n%-18s %-14s %-20s %-8s %9s %9s  %s\n",
+               "policy", "vs", "group", "metric", "paper", "ours", "source: what the paper says");
     for (size_t i = 0; i < x->npublished; i++) {
         const struct ralloc_published *f = &x->published[i];
         if (!repro_published_on(f->gpu, r->gpu, r->suite_gpu))

@@ -137,6 +137,14 @@ rows() { sed -n '/^policy  *group/,/^$/p' "$1" | awk '$1 ~ /^(even|fair\/hsm@0\.
 diff <(rows "$TMPD/hsm--threshold") <(rows "$TMPD/whole") >"$TMPD/diff" ||
     fail "--policies: rows differ from the whole run's: $(cat "$TMPD/diff")"
 [ "$(rows "$TMPD/whole" | wc -l)" -ge 4 ] || fail "--policies: no rows: $(cat "$TMPD/whole")"
+# HSM-Fair's default fairness threshold is 0.90, so hsm --fairness's fair/hsm is the same run
+# as hsm --threshold's fair/hsm@0.90 (docs/results.md takes §6.5's headline from it).
+mv "$TMPD/hsm--fairness" "$TMPD/fairness-all"
+run hsm --fairness --epochs 2 --policies fair/hsm
+mv "$TMPD/hsm--fairness" "$TMPD/fairness-hsm" && mv "$TMPD/fairness-all" "$TMPD/hsm--fairness"
+diff <(rows "$TMPD/whole" | sed 's/^fair\/hsm@0\.90 /fair\/hsm      /') \
+    <(sed -n '/^policy  *group/,/^$/p' "$TMPD/fairness-hsm" | awk 'NF && $1 != "policy"') \
+    >"$TMPD/diff" || fail "fair/hsm and fair/hsm@0.90 differ: $(cat "$TMPD/diff")"
 run smqos --triples
 check smqos --triples 60 9 "first=smqos-lbm"
 grep -Eq '^smqos@95% +- +all +met +100\.0% ' "$TMPD/smqos--triples" ||
@@ -160,6 +168,13 @@ for r in rows:
 assert re.search(r"^paper +all +100\.0% +-7\.07% +\+0\.6%$", text, re.M), "no paper row"
 PY
 ! grep -q "^not run:.*Offline" "$TMPD/smqos" || fail "smqos: §5.4 Offline still listed as not run"
+# An Offline column without its SMQoS partner says what it lacks, and no empty table of
+# published figures is printed.
+run smqos --offline --policies offline@95%
+grep -q '^offline@95% is compared with nothing' "$TMPD/smqos--offline" &&
+    grep -q 'needs both: --policies smqos@95%,offline@95%$' "$TMPD/smqos--offline" &&
+    grep -q '^published beside ours: none the paper gives for these policies on smqos24$' \
+        "$TMPD/smqos--offline" || fail "offline@95% alone: $(cat "$TMPD/smqos--offline")"
 # SMQoS §5.3: the threshold sweep over the 11 pairs LBM leads, with a batch-NP table per mix.
 run smqos --threshold
 check smqos --threshold 11 10 "0.01 gives the best results across all task mixes"
