@@ -52,6 +52,10 @@ struct predict_input {
 struct predict_output {
     double np[GPU_MAX_KERNELS]; /* NP̂; NaN when the model cannot say */
     int cls[GPU_MAX_KERNELS];   /* enum kernel_class, KERNEL_CLASS_NONE without a classifier */
+    /* NP̂ is an extrapolation: some input lies far outside the model's training range (Themis:
+     * more than THEMIS_FAR_Z standard deviations from its training mean). Callers set it
+     * false; models without a training range leave it so. */
+    bool far[GPU_MAX_KERNELS];
 };
 
 #define PREDICT_EXPLAIN_LINES 16

@@ -72,6 +72,8 @@ struct repro_mix_result {
     /* [p]: predictor p's NP^ and the true NP of the run it was evaluated on; NaN: none */
     double np_true[REPRO_MAX_PREDICTORS][REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
     double np_pred[REPRO_MAX_PREDICTORS][REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
+    /* 1: that NP^ extrapolated (predict_output.far) */
+    uint8_t far[REPRO_MAX_PREDICTORS][REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
     int own_run[REPRO_MAX_PREDICTORS];           /* 1: p changes the run (ASM), so it had its own */
     char unavailable[REPRO_MAX_PREDICTORS][200]; /* why predictor p could not run ("": it ran) */
     char error[256];
@@ -102,6 +104,10 @@ bool repro_in_group(const struct repro_mix_result *m, const char *group);
  *   / run cycles), both over the epochs that have an NP^. */
 void repro_aggregate(const struct repro_mix_result *r, size_t n, unsigned p, enum repro_error e,
                      const char *group, struct repro_stats *per_epoch, struct repro_stats *per_run);
+/* Predictor p's per-epoch errors over the kernel-epochs of group (as repro_aggregate's) whose
+ * NP^ extrapolated (far) or did not (!far). */
+void repro_aggregate_far(const struct repro_mix_result *r, size_t n, unsigned p, enum repro_error e,
+                         const char *group, bool far, struct repro_stats *per_epoch);
 
 /* The --quick subset of s: want mixes spread over the tags (an equal share of each tag, evenly
  * spaced within it and shifted by the tag's rank) when there are at least as many as tags,

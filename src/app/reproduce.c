@@ -174,10 +174,11 @@ static double run_error(const struct repro_mix_result *m, unsigned p, unsigned k
     return cycles > 0 ? repro_are(e, pred / cycles, truth / cycles) : -1;
 }
 
-void repro_aggregate(const struct repro_mix_result *r, size_t n, unsigned p, enum repro_error e,
-                     const char *group, struct repro_stats *per_epoch, struct repro_stats *per_run)
+/* The errors of predictor p over the mixes r[0..n) in group: per kernel-epoch into ve (only
+ * those whose far flag is far, unless far is -1), per kernel over the run into vr (NULL: none). */
+static void collect(const struct repro_mix_result *r, size_t n, unsigned p, enum repro_error e,
+                    const char *group, int far, struct values *ve, struct values *vr)
 {
-    struct values ve = {0}, vr = {0};
     for (size_t i = 0; i < n; i++) {
         const struct repro_mix_result *m = &r[i];
         if (m->failed || p >= m->npredictors || m->unavailable[p][0] || !repro_in_group(m, group))
@@ -185,18 +186,34 @@ void repro_aggregate(const struct repro_mix_result *r, size_t n, unsigned p, enu
         for (unsigned k = 0; k < m->nkernels; k++) {
             for (unsigned ep = 0; ep < m->nepochs; ep++) {
                 double are = repro_are(e, m->np_pred[p][ep][k], m->np_true[p][ep][k]);
-                if (are >= 0)
-                    values_add(&ve, are);
+                if (are >= 0 && (far < 0 || m->far[p][ep][k] == far))
+                    values_add(ve, are);
             }
-            double are = run_error(m, p, k, e);
+            double are = vr ? run_error(m, p, k, e) : -1;
             if (are >= 0)
-                values_add(&vr, are);
+                values_add(vr, are);
         }
     }
+}
+
+void repro_aggregate(const struct repro_mix_result *r, size_t n, unsigned p, enum repro_error e,
+                     const char *group, struct repro_stats *per_epoch, struct repro_stats *per_run)
+{
+    struct values ve = {0}, vr = {0};
+    collect(r, n, p, e, group, -1, &ve, &vr);
     values_stats(&ve, per_epoch);
     values_stats(&vr, per_run);
     free(ve.v);
     free(vr.v);
+}
+
+void repro_aggregate_far(const struct repro_mix_result *r, size_t n, unsigned p, enum repro_error e,
+                         const char *group, bool far, struct repro_stats *per_epoch)
+{
+    struct values ve = {0};
+    collect(r, n, p, e, group, far, &ve, NULL);
+    values_stats(&ve, per_epoch);
+    free(ve.v);
 }
 
 /* want evenly spaced members of idx[0..n) (stratum middles, shifted by offset) into out;

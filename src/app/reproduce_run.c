@@ -122,12 +122,15 @@ static int simulate(const struct repro_job *j, const struct scenario *sc, int ow
             if (!evaluated[p])
                 continue;
             struct predict_output po;
-            for (unsigned k = 0; k < sc->nkernels; k++)
+            for (unsigned k = 0; k < sc->nkernels; k++) {
                 po.np[k] = own >= 0 ? ep->k[k].np_pred : NAN;
+                po.far[k] = false; /* not kept for a predictor with its own run (ASM: none) */
+            }
             if (state[p])
                 session_predict_with(sess, ops[p], state[p], e, &po);
             for (unsigned k = 0; k < sc->nkernels; k++) {
                 out->np_pred[p][e][k] = po.np[k];
+                out->far[p][e][k] = po.far[k];
                 out->np_true[p][e][k] = ep->k[k].np_true;
             }
         }
@@ -157,6 +160,7 @@ static void run_mix(const void *job, size_t mi, void *result,
         for (unsigned e = 0; e < REPRO_MAX_EPOCHS; e++)
             for (unsigned k = 0; k < REPRO_MAX_KERNELS; k++)
                 out->np_pred[p][e][k] = out->np_true[p][e][k] = NAN;
+    memset(out->far, 0, sizeof out->far);
     /* Run -1 is the shared one; then one per predictor that needs its own. */
     int runs[REPRO_MAX_PREDICTORS + 1] = {-1};
     unsigned nruns = 1;

@@ -211,6 +211,7 @@ static void predict_from(const struct predictor_ops *ops, void *state,
     for (unsigned k = 0; k < e->nkernels; k++) {
         out->np[k] = NAN;
         out->cls[k] = KERNEL_CLASS_NONE;
+        out->far[k] = false;
         if (!e->k[k].in_mix)
             continue;
         c[n] = e->k[k].c;
@@ -227,11 +228,13 @@ static void predict_from(const struct predictor_ops *ops, void *state,
     for (unsigned i = 0; i < n; i++) {
         o.np[i] = NAN;
         o.cls[i] = KERNEL_CLASS_NONE;
+        o.far[i] = false;
     }
     ops->predict(state, &in, &o);
     for (unsigned i = 0; i < n; i++) {
         out->np[slot[i]] = o.np[i];
         out->cls[slot[i]] = o.cls[i];
+        out->far[slot[i]] = o.far[i];
     }
 }
 
@@ -277,6 +280,7 @@ void session_predict_epoch(struct session *s, struct session_epoch *e)
     for (unsigned k = 0; k < e->nkernels; k++) {
         out.np[k] = NAN;
         out.cls[k] = KERNEL_CLASS_NONE;
+        out.far[k] = false;
     }
     if (s->pred) {
         predict_from(s->pred, s->pred_state, e, &out);

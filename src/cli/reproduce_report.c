@@ -85,6 +85,36 @@ static void print_group(const struct repro_part_result *r, unsigned p, const cha
         print_published(pub, median);
 }
 
+/* Where predictor p extrapolated (predict_output.far), per group: the share of its kernel-epochs
+ * and its error there and elsewhere. Nothing when it never did. */
+static void print_far(const struct repro_part_result *r, unsigned p)
+{
+    struct repro_stats far;
+    repro_aggregate_far(r->mixes, r->nmixes, p, r->part->error, NULL, true, &far);
+    if (far.n == 0)
+        return;
+    printf(
+        "%-10s NP^ extrapolated (an input far outside the model's training range; `corun run\n"
+        "%-10s --explain` names it) in some kernel-epochs; per-epoch error there and elsewhere:\n",
+        r->predictors[p], "");
+    printf("%-10s %-20s %13s %9s %9s %9s\n", "", "group", "kernel-epochs", "far", "err far",
+           "err else");
+    for (int g = -1; g < (int)(r->ngroups + r->nsplits); g++) {
+        const char *group = g < 0                 ? NULL
+                            : g < (int)r->ngroups ? r->groups[g]
+                                                  : r->splits[g - (int)r->ngroups];
+        struct repro_stats all, run, in, out;
+        repro_aggregate(r->mixes, r->nmixes, p, r->part->error, group, &all, &run);
+        repro_aggregate_far(r->mixes, r->nmixes, p, r->part->error, group, true, &out);
+        repro_aggregate_far(r->mixes, r->nmixes, p, r->part->error, group, false, &in);
+        printf("%-10s %-20s %13zu", "", group ? group : "all", all.n);
+        pct(all.n ? (double)out.n / (double)all.n : NAN);
+        pct(out.n ? out.avg : NAN);
+        pct(in.n ? in.avg : NAN);
+        printf("\n");
+    }
+}
+
 void reproduce_print_resume(const char *path, const struct repro_resume *r, size_t nmixes)
 {
     if (!path)
@@ -156,6 +186,7 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
             print_group(r, p, r->groups[g], median, NULL);
         for (unsigned g = 0; g < r->nsplits; g++)
             print_group(r, p, r->splits[g], median, NULL);
+        print_far(r, p);
     }
     for (size_t i = 0; i < part->npublished; i++) {
         if (!repro_published_on(part->published[i].gpu, r->gpu, r->suite_gpu))
@@ -203,6 +234,14 @@ static void json_group(const struct repro_part_result *r, unsigned p, const char
     json_stats("per_epoch", &e);
     printf(", ");
     json_stats("per_run", &run);
+    /* where the predictor extrapolated (predict_output.far) and where not, per epoch */
+    struct repro_stats far, in;
+    repro_aggregate_far(r->mixes, r->nmixes, p, r->part->error, group, true, &far);
+    repro_aggregate_far(r->mixes, r->nmixes, p, r->part->error, group, false, &in);
+    printf(", ");
+    json_stats("per_epoch_extrapolated", &far);
+    printf(", ");
+    json_stats("per_epoch_in_range", &in);
     printf("}");
 }
 

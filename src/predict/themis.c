@@ -219,6 +219,8 @@ static void themis_predict(void *state, const struct predict_input *in, struct p
         if (!s->valid[k])
             continue;
         themis_slowdowns(&s->net, s->mean, s->scale, s->x[k], &s->sd_scal[k], &s->sd_inter[k]);
+        unsigned far_input;
+        out->far[k] = themis_farthest_input(s->mean, s->scale, s->x[k], &far_input) > THEMIS_FAR_Z;
         s->n_sm[k] = in->c[k].sms;
         out->np[k] = s->np[k] = 1 / (s->sd_scal[k] * s->sd_inter[k]);
     }

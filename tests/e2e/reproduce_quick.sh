@@ -64,6 +64,13 @@ assert g["all"]["mixes"] == 15 and g["all"]["per_epoch"]["n"] == 90, g["all"]
 assert sum(g[c]["per_epoch"]["n"] for c in ("heterogeneous", "memory-homogeneous", "compute-homogeneous")) == 90
 assert 0 <= g["all"]["per_epoch"]["avg"] <= g["all"]["per_epoch"]["max"] < 10
 assert len(p["per_mix"]) == 15 and all(m["error"] is None for m in p["per_mix"])
+# Each kernel-epoch is either one where the model extrapolated or one where it did not; HSM
+# has no training range, so it never extrapolates.
+for x in p["predictors"]:
+    for grp in x["groups"]:
+        far, near = grp["per_epoch_extrapolated"]["n"], grp["per_epoch_in_range"]["n"]
+        assert far + near == grp["per_epoch"]["n"], (x["name"], grp)
+assert all(grp["per_epoch_extrapolated"]["n"] == 0 for grp in hsm["groups"])
 PY
 
 set +e

@@ -98,6 +98,32 @@ static void per_category(void **state)
     free(r);
 }
 
+/* The kernel-epochs split by where the prediction extrapolated: in mix A mark k0's epoch 0
+ * (error 0.2) and k1's epoch 1 (0.25) far; B's k0 (0.25) stays in range. */
+static void split_by_extrapolation(void **state)
+{
+    (void)state;
+    struct repro_mix_result *r = three_mixes();
+    r[0].far[0][0][0] = r[0].far[0][1][1] = 1;
+    r[2].far[0][0][0] = 1; /* the failed mix's: left out */
+    struct repro_stats far, in, e, run;
+    repro_aggregate_far(r, 3, 0, REPRO_ERROR_NP, NULL, true, &far);
+    repro_aggregate_far(r, 3, 0, REPRO_ERROR_NP, NULL, false, &in);
+    assert_int_equal(far.n, 2);
+    assert_float_equal(far.avg, 0.225, 1e-12);
+    assert_float_equal(far.max, 0.25, 1e-12);
+    /* in range: A's k0 epoch 1 (0.2), k1 epoch 0 (0), B's k0 (0.25) */
+    assert_int_equal(in.n, 3);
+    assert_float_equal(in.avg, 0.45 / 3, 1e-12);
+    /* together they are every kernel-epoch */
+    repro_aggregate(r, 3, 0, REPRO_ERROR_NP, NULL, &e, &run);
+    assert_int_equal(far.n + in.n, e.n);
+    repro_aggregate_far(r, 3, 0, REPRO_ERROR_NP, "memory-homogeneous", true, &far);
+    assert_int_equal(far.n, 0);
+    assert_true(isnan(far.avg));
+    free(r);
+}
+
 static void unavailable_predictor_has_no_errors(void **state)
 {
     (void)state;
@@ -212,6 +238,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(overall),
         cmocka_unit_test(per_category),
+        cmocka_unit_test(split_by_extrapolation),
         cmocka_unit_test(unavailable_predictor_has_no_errors),
         cmocka_unit_test(run_np_is_cycle_weighted),
         cmocka_unit_test(slowdown_error),

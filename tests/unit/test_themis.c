@@ -166,6 +166,9 @@ static void far_inputs_are_named(void **state)
     predictor_themis.predict(s, &in, &out);
     assert_true(explain_has(s, 0, "extrapolating: co L2Acc is 5.0 SD above the training mean"));
     assert_false(explain_has(s, 1, "extrapolating"));
+    /* ... and flagged beside the prediction, for the tables that count them */
+    assert_true(out.far[0]);
+    assert_false(out.far[1]);
     predictor_themis.destroy(s);
 }
 
