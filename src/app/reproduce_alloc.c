@@ -259,8 +259,9 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, RALLOC_MOVED, END},
      POLICIES(hsm_fair_policies),
      PUBLISHED(hsm_fair_published),
-     /* measured: the full run, 6719 s of one core for 61 mixes x 5 policies x 5 M cycles */
-     .cpu_seconds_per_mcycle = 4.4},
+     /* measured on the workload model v2: the full run, 194 s per mix (5 policies x 5 M cycles)
+      * of a worker at nice 15 beside other jobs (4.4 on the old model) */
+     .cpu_seconds_per_mcycle = 7.8},
     {.name = "hsm",
      .flag = "qos",
      .suite = "hsm-pairs.cfg",
@@ -272,7 +273,7 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_STP, RALLOC_BATCH, RALLOC_HP_SMS, END},
      POLICIES(hsm_qos_policies),
      PUBLISHED(hsm_qos_published),
-     .cpu_seconds_per_mcycle = 4.4}, /* hsm --fairness's rate: the same suite and runs */
+     .cpu_seconds_per_mcycle = 10.0}, /* v2, the full run: 200 s per mix (4 x 5 M cycles) */
     {.name = "hsm",
      .flag = "threshold",
      .suite = "hsm-pairs.cfg",
@@ -283,7 +284,7 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, RALLOC_MOVED, END},
      POLICIES(hsm_threshold_policies),
      PUBLISHED(hsm_threshold_published),
-     .cpu_seconds_per_mcycle = 4.6},
+     .cpu_seconds_per_mcycle = 7.8}, /* hsm --fairness's: the same suite and allocator */
     {.name = "hsm",
      .flag = "quads",
      .suite = "hsm-quads.cfg",
@@ -294,7 +295,7 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_FAIRNESS, RALLOC_STP, RALLOC_ANTT, RALLOC_MOVED, END},
      POLICIES(hsm_quads_policies),
      PUBLISHED(hsm_quads_published),
-     .cpu_seconds_per_mcycle = 4.4}, /* hsm --fairness's rate until measured */
+     .cpu_seconds_per_mcycle = 7.7}, /* v2, the full run: 153 s per mix (4 x 5 M cycles) */
     {.name = "smqos",
      .flag = "",
      .suite = "smqos-pairs.cfg",
@@ -306,7 +307,7 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
      POLICIES(smqos_policies),
      PUBLISHED(smqos_published),
-     .cpu_seconds_per_mcycle = 1.8},
+     .cpu_seconds_per_mcycle = 1.9}, /* v2, the full run: 33.4 s per mix (9 x 2 M cycles) */
     {.name = "smqos",
      .flag = "threshold",
      .suite = "smqos-pairs.cfg",
@@ -319,7 +320,7 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_BATCH, RALLOC_HP_NP, RALLOC_MET, RALLOC_POWER, END},
      POLICIES(smqos_threshold_policies),
      PUBLISHED(smqos_threshold_published),
-     .cpu_seconds_per_mcycle = 1.8,
+     .cpu_seconds_per_mcycle = 1.3, /* v2, the full run: 26.0 s per mix (10 x 2 M cycles) */
      .by_mix = true},
     {.name = "smqos",
      .flag = "triples",
@@ -333,7 +334,7 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
      POLICIES(smqos_policies),
      PUBLISHED(smqos_triples_published),
-     .cpu_seconds_per_mcycle = 2.3},
+     .cpu_seconds_per_mcycle = 1.3}, /* v2, the full run: 24.0 s per mix (9 x 2 M cycles) */
     {.name = "smqos",
      .flag = "offline",
      .suite = "smqos-pairs.cfg",
@@ -363,7 +364,7 @@ static const struct ralloc_experiment experiments[] = {
      POLICIES(themis_fair_policies),
      PUBLISHED(themis_fair_published),
      .missing = "Bubble-PSP, ASM-PSP and ASM-GPM-PSP are not implemented; Fig. 10 gives no numbers",
-     .cpu_seconds_per_mcycle = 6.5},
+     .cpu_seconds_per_mcycle = 3.6}, /* v2, the full run: 71.7 s per mix (4 x 5 M cycles) */
     {.name = "themis",
      .flag = "qos",
      .suite = "themis-pairs.cfg",
@@ -376,7 +377,7 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_MET, RALLOC_MET_NEAR, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_HP_SMS, END},
      POLICIES(themis_qos_policies),
      PUBLISHED(themis_qos_published),
-     .cpu_seconds_per_mcycle = 6.5},
+     .cpu_seconds_per_mcycle = 2.9}, /* v2, the full run: 101 s per mix (7 x 5 M cycles) */
 };
 
 size_t ralloc_experiment_count(void)
