@@ -179,8 +179,10 @@ bool reproduce_alloc_help(int argc, char **argv, FILE *out)
                 ALLOC_SYNOPSIS);
         for (size_t i = 0; i < ralloc_experiment_count(); i++) {
             const struct ralloc_experiment *e = ralloc_experiment_at(i);
-            fprintf(out, "  %-6s %-12s%s%s %s\n", e->name, e->flag[0] ? "--" : "", e->flag,
-                    e->flag[0] ? "" : "  ", e->figure);
+            char dashed[32] = "";
+            if (e->flag[0])
+                snprintf(dashed, sizeof dashed, "--%s", e->flag);
+            fprintf(out, "  %-6s %-12s %s\n", e->name, dashed, e->figure);
         }
         fprintf(out, "'corun help reproduce EXPERIMENT FLAG' describes one.\n\n");
         alloc_help_options(out);

@@ -32,6 +32,9 @@ done
 grep -q '^  --policies LABEL' "$TMPD/h1" || fail "hsm --threshold --help lacks --policies"
 "$CORUN" help reproduce smqos --offline | grep -Eq '^  offline@95% +offline, QoS target 0.95$' ||
     fail "help reproduce smqos --offline lacks offline@95%"
+# No such experiment (smqos has no --fairness): every allocation experiment, one per line.
+"$CORUN" reproduce smqos --fairness --help | grep -Eq '^  hsm +--fairness +HSM Figs\. 11, 13$' ||
+    fail "reproduce smqos --fairness --help: no list of experiments"
 "$CORUN" reproduce hsm --accuracy --help | grep -q '^Experiments (--list): hsm --accuracy' ||
     fail "reproduce hsm --accuracy --help: not the command's help"
 set +e
