@@ -75,6 +75,8 @@ struct predictor_ops {
      * gpu_set_priority_epochs(this many core cycles), which fills the counters' prio_* fields
      * (and, being a scheduling change, alters the run it measures). 0: none. */
     uint64_t priority_epoch_cycles;
+    /* It knows its training range and sets predict_output.far where it leaves it. */
+    bool flags_far;
     /* State for gpu (model: the model file's coefficients, NULL when model is NULL). NULL with
      * a message in err when the coefficients cannot be used. */
     void *(*create)(const struct predict_gpu *gpu, const struct predict_model *model, char *err,

@@ -91,8 +91,14 @@ static void print_far(const struct repro_part_result *r, unsigned p)
 {
     struct repro_stats far;
     repro_aggregate_far(r->mixes, r->nmixes, p, r->part->error, NULL, true, &far);
-    if (far.n == 0)
+    const struct predictor_ops *ops = predict_registry_find(r->predictors[p]);
+    if (far.n == 0) {
+        if (ops && ops->flags_far)
+            printf("%-10s NP^ extrapolated in no kernel-epoch: every input within its training "
+                   "range\n",
+                   r->predictors[p]);
         return;
+    }
     printf(
         "%-10s NP^ extrapolated (an input far outside the model's training range; `corun run\n"
         "%-10s --explain` names it) in some kernel-epochs; per-epoch error there and elsewhere:\n",

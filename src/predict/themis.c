@@ -270,6 +270,7 @@ const struct predictor_ops predictor_themis = {
     .name = "themis",
     .summary = "Themis: a 12-12-12-2 network over hardware events, PSP what-if (Zhao et al.)",
     .needs_private = false,
+    .flags_far = true,
     .model = "themis",
     .create = themis_create,
     .destroy = themis_destroy,

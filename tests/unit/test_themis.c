@@ -169,6 +169,7 @@ static void far_inputs_are_named(void **state)
     /* ... and flagged beside the prediction, for the tables that count them */
     assert_true(out.far[0]);
     assert_false(out.far[1]);
+    assert_true(predictor_themis.flags_far);
     predictor_themis.destroy(s);
 }
 
