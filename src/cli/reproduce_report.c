@@ -86,7 +86,8 @@ static void print_group(const struct repro_part_result *r, unsigned p, const cha
 }
 
 /* Where predictor p extrapolated (predict_output.far), per group: the share of its kernel-epochs
- * and its error there and elsewhere. Nothing when it never did. */
+ * and its error there and elsewhere. When it never did, one line if it knows its training range
+ * (flags_far), else nothing. */
 static void print_far(const struct repro_part_result *r, unsigned p)
 {
     struct repro_stats far;
