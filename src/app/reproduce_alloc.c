@@ -348,9 +348,8 @@ static const struct ralloc_experiment experiments[] = {
      .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, RALLOC_ENERGY, END},
      POLICIES(smqos_offline_policies),
      PUBLISHED(smqos_offline_published),
-     .cpu_seconds_per_mcycle = /* smqos's 1.8 s x 1.7: --quick took 40 s of one core here (searches
-        included), 23 s for smqos */
-     3.1},
+     /* v2, the full run: 54.9 s per mix (9 x 2 M cycles, the searches included) */
+     .cpu_seconds_per_mcycle = 3.1},
     {.name = "themis",
      .flag = "fairness",
      .suite = "themis-pairs.cfg",
