@@ -179,6 +179,13 @@ static void large_integers_do_not_wrap(void **state)
     assert_int_equal(scenario_set(&sc, "gpu.sms=4294967297", &d), -1);
     assert_non_null(strstr(d.msgs[0], "gpu.sms: expected an integer from 1 to"));
     assert_non_null(strstr(d.msgs[0], "got 4294967297"));
+    /* A bad gpu value is one mistake: it was also tried as a scenario setting ("sms: unknown
+     * scenario setting"), and gpu.epochs=5 would have set the run's epochs. */
+    assert_int_equal(d.count, 1);
+    assert_int_equal(scenario_set(&sc, "gpu.epochs=5", &d), -1);
+    assert_int_equal(d.count, 2);
+    assert_non_null(strstr(d.msgs[1], "gpu.epochs: unknown"));
+    assert_int_equal(sc.epochs, l.sc.epochs);
     assert_int_equal(scenario_set(&sc, "epochs=99999999999", &d), -1);
     assert_non_null(strstr(d.msgs[d.count - 1], "got 99999999999"));
     l.sc = sc;
