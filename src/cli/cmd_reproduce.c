@@ -313,12 +313,11 @@ const struct cli_command cmd_reproduce = {
         "  directory; `corun slurm collect JOB` merges them into --resume's FILE (default:\n"
         "  the job directory's results.journal) and prints the table a run here prints.\n\n"
         "A progress bar with an ETA goes to stderr when it is a terminal; otherwise (nohup,\n"
-        "stderr in a file) a line per finished mix with the time so far and the ETA. The full\n"
-        "hsm run took 2.8 h of one core on the workload model v2, every predictor (1.9 h on\n"
-        "the old one, --predictors hsm,dase,themis); the full themis run took 5.7 h on the old\n"
-        "one (147 pairs in 2.0 h and 343 triples in 3.7 h, ASM with runs of its own).\n"
-        "On the v2 one: hsm --gpu gddr5_40, every predictor, 2.1 h; themis --quads (150\n"
-        "mixes, ASM with runs of its own) 3.6 h.\n\n"
+        "stderr in a file) a line per finished mix with the time so far and the ETA. Full\n"
+        "runs measured, in hours of one core: hsm 2.8 (every predictor), hsm --gpu gddr5_40\n"
+        "2.1, themis --quads 3.6 (ASM with runs of its own); themis, measured on an earlier\n"
+        "core that cost up to half as much per cycle, 5.7 (147 pairs in 2.0 h, 343 triples\n"
+        "in 3.7 h, ASM with runs of its own).\n\n"
         "SM-allocation experiments: hsm --fairness (HSM Figs. 11, 13),\n"
         "hsm --qos (Fig. 12), hsm --threshold (HSM 6.5: HSM-Fair at fairness thresholds\n"
         "0.70-0.95), hsm --quads (HSM 6.5, Fig. 15: even vs Fair on the 20 four-program\n"
@@ -336,13 +335,12 @@ const struct cli_command cmd_reproduce = {
         "or the like, always runs too, so two runs with different policies can be checked\n"
         "against each other by their baseline rows). 'corun help reproduce hsm --threshold'\n"
         "(or --help after an allocation experiment) lists one's policies and options.\n"
-        "Full runs measured, in hours of one core, on the old workload model: hsm --fairness\n"
-        "3.2 (105 x 5 policies x 5 M cycles: 4.4 s per million hbm80 cycles, references\n"
-        "included), hsm --qos 2.3, hsm --threshold 4.7, smqos 0.7, smqos --threshold 0.07,\n"
-        "smqos --offline 2.6, smqos --triples 0.3, themis --fairness 1.2, themis --qos 1.6;\n"
-        "on the v2 one, which costs up to 2 times more per cycle: smqos --threshold 0.1, smqos\n"
-        "--triples 0.4, hsm --quads 0.85. The source tree's docs/results.md has their tables.\n"
-        "Each run prints its own projection.\n",
+        "Full runs measured, in hours of one core: hsm --fairness 5.7 (105 x 5 policies x\n"
+        "5 M cycles: 7.8 s per million hbm80 cycles, references included), hsm --qos 5.8,\n"
+        "hsm --threshold with one threshold beside even 1.6 to 1.8, hsm --quads 0.85, smqos\n"
+        "1.0, smqos --threshold 0.1, smqos --offline 2.0, smqos --triples 0.4, themis\n"
+        "--fairness 1.0, themis --qos 1.4. The source tree's docs/results.md has their\n"
+        "tables. Each run prints its own projection.\n",
     .run = reproduce_main,
     .help_for = reproduce_help_for,
 };
