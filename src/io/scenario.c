@@ -394,15 +394,15 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
                  "--set: %s: cannot be changed with --set (expected a top-level setting "
                  "or gpu.SETTING; edit the scenario for the preset or the mix)",
                  key);
+    } else if (gpu) {
+        if (scenario_set_gpu(&sc->gpu, assignment, diags) == 0)
+            check_sms_fit(sc, key, diags);
     } else {
-        struct conf_file *f = parse_assignment(gpu ? key + 4 : key, eq + 1);
+        struct conf_file *f = parse_assignment(key, eq + 1);
         if (!f)
             diag_add(diags, "--set: %s: cannot read the value \"%s\"", key, eq + 1);
-        else if (!gpu)
+        else
             conf_apply(&scenario_table, confread_root(f), sc, CONF_OVERLAY, "--set", "", diags);
-        else if (conf_apply(&preset_gpu_table, confread_root(f), &sc->gpu, CONF_OVERLAY, "--set",
-                            "gpu.", diags) == 0)
-            check_sms_fit(sc, key, diags);
         confread_close(f);
     }
     free(key);
