@@ -1,6 +1,7 @@
 /* cli — the subcommand table and shared usage text. */
 #include "corun/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -256,6 +257,18 @@ void cli_getopt_reset(void)
     opterr = 0;
 }
 
+/* The argument getopt_long just refused. A long option and the last letter of a group are
+ * behind optind; a letter inside a group ("-2.5") is not, and then argv[optind - 1] may be
+ * a non-option that getopt skipped over (permuting). */
+static const char *refused_arg(int argc, char **argv)
+{
+    const char *prev = argv[optind - 1];
+    size_t n = strlen(prev);
+    if (optopt == 0 || optind >= argc || (prev[0] == '-' && n > 1 && prev[n - 1] == optopt))
+        return prev;
+    return argv[optind];
+}
+
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
     int c = getopt_long(argc, argv, shortopts, longopts, NULL);
@@ -264,7 +277,14 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
         return CLI_OPT_BAD;
     }
     if (c == '?') {
-        fprintf(stderr, "corun: %s: unknown option '%s'\n", argv[0], argv[optind - 1]);
+        const char *a = refused_arg(argc, argv);
+        if (a[0] == '-' && (isdigit((unsigned char)a[1]) || a[1] == '.'))
+            fprintf(stderr,
+                    "corun: %s: '%s' is not an option, and a negative number is not "
+                    "accepted here\n",
+                    argv[0], a);
+        else
+            fprintf(stderr, "corun: %s: unknown option '%s'\n", argv[0], a);
         return CLI_OPT_BAD;
     }
     return c;

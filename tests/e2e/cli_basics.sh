@@ -52,6 +52,20 @@ set +e
 "$CORUN" --frobnicate 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] || fail "unknown option: exit $rc"
+# A negative number where a count is expected is named as one, and the refused argument is the
+# one quoted, not the file name getopt stepped over ('-2.5' is refused inside its letter group).
+for args in "branch x.h5 -1" "sweep x.cfg -2.5"; do
+    set +e
+    "$CORUN" $args 2>"$TMPD/err"; rc=$?
+    set -e
+    want=${args##* }
+    [ $rc -eq 2 ] && grep -qx "corun: ${args%% *}: '$want' is not an option, and a negative number is not accepted here" \
+        "$TMPD/err" || fail "$args: exit $rc: $(cat "$TMPD/err")"
+done
+set +e
+"$CORUN" sweep x.cfg -qz 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qx "corun: sweep: unknown option '-qz'" "$TMPD/err" || fail "sweep x.cfg -qz: $(cat "$TMPD/err")"
 
 [ "$("$CORUN" check "$top_srcdir/scenarios/default.cfg")" = ok ] || fail "default.cfg is not ok"
 
