@@ -102,6 +102,11 @@ int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool
         } else if (!*arg && (argv[i][0] != '-' || (dash_ok && !argv[i][1]))) {
             *arg = argv[i];
         } else {
+            if (argv[i][0] == '-' && argv[i][1])
+                fprintf(stderr, "corun: %s: unknown option '%s'\n", argv[0], argv[i]);
+            else
+                fprintf(stderr, "corun: %s: unexpected second argument '%s' (after '%s')\n",
+                        argv[0], argv[i], *arg);
             cli_usage_error(cmd);
             return -1;
         }

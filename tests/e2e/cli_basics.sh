@@ -66,6 +66,16 @@ set +e
 "$CORUN" sweep x.cfg -qz 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -qx "corun: sweep: unknown option '-qz'" "$TMPD/err" || fail "sweep x.cfg -qz: $(cat "$TMPD/err")"
+# The workbench commands say what they refused before their usage line.
+set +e
+"$CORUN" replay x.h5 --epoch 3 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qx "corun: replay: unknown option '--epoch'" "$TMPD/err" || fail "replay --epoch: $(cat "$TMPD/err")"
+set +e
+"$CORUN" tui a.cfg b.cfg 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qx "corun: tui: unexpected second argument 'b.cfg' (after 'a.cfg')" "$TMPD/err" ||
+    fail "tui a.cfg b.cfg: $(cat "$TMPD/err")"
 
 [ "$("$CORUN" check "$top_srcdir/scenarios/default.cfg")" = ok ] || fail "default.cfg is not ok"
 
