@@ -51,9 +51,25 @@ static int runs_run(int argc, char **argv)
         return usage();
     const char *verb = argv[i];
     int nargs = argc - i - 1;
-    if (!((strcmp(verb, "list") == 0 && nargs == 0) || (strcmp(verb, "show") == 0 && nargs == 1) ||
-          (strcmp(verb, "query") == 0 && nargs == 1)))
+    bool list = strcmp(verb, "list") == 0;
+    if (!list && strcmp(verb, "show") != 0 && strcmp(verb, "query") != 0) {
+        if (strcmp(verb, "--catalog") == 0 || strcmp(verb, "--timeout") == 0)
+            fprintf(stderr, "corun: runs: %s needs a value\n", verb);
+        else if (verb[0] == '-')
+            fprintf(stderr, "corun: runs: unknown option '%s'\n", verb);
+        else
+            fprintf(stderr, "corun: runs: '%s': expected list, show or query\n", verb);
         return usage();
+    }
+    if (nargs != !list) {
+        if (nargs < !list)
+            fprintf(stderr, "corun: runs %s: expected %s after it\n", verb,
+                    verb[0] == 's' ? "a run ID" : "an SQL query (one argument: quote it)");
+        else
+            fprintf(stderr, "corun: runs %s: unexpected argument '%s'%s\n", verb,
+                    argv[i + 1 + !list], verb[0] == 'q' ? " (quote an SQL query with spaces)" : "");
+        return usage();
+    }
     char err[512];
     struct catalog *cat = catalog_open(path, err, sizeof err);
     if (!cat) {

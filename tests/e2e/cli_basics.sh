@@ -83,4 +83,19 @@ set +e
 "$CORUN" tui "$top_srcdir/scenarios/default.cfg" </dev/null >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'needs a terminal' "$TMPD/err" || fail "tui without a terminal: exit $rc"
+# `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
+# or a file: the arguments are refused first).
+while IFS='|' read -r args want; do
+    set +e
+    "$CORUN" $args 2>"$TMPD/err"; rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -qxF "$want" "$TMPD/err" || fail "$args: exit $rc: $(cat "$TMPD/err")"
+done <<'EOF'
+runs --catalog|corun: runs: --catalog needs a value
+runs --frob list|corun: runs: unknown option '--frob'
+runs lsit|corun: runs: 'lsit': expected list, show or query
+runs show|corun: runs show: expected a run ID after it
+runs query select 1|corun: runs query: unexpected argument '1' (quote an SQL query with spaces)
+show x.h5 --epoch|corun: show: unknown option '--epoch'
+EOF
 echo "cli basics: ok"
