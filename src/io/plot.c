@@ -5,6 +5,7 @@
 
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <errno.h>
 #include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
@@ -270,7 +271,14 @@ int plot_write(const struct plot_data *d, const char *path, unsigned width, unsi
     cairo_debug_reset_static_data();
     FcFini();
     if (st != CAIRO_STATUS_SUCCESS) {
-        snprintf(err, errlen, "%s: cannot write the picture: %s", path, cairo_status_to_string(st));
+        /* cairo says only "error while writing to output stream": ask the system why. */
+        const char *why = cairo_status_to_string(st);
+        FILE *f = st == CAIRO_STATUS_WRITE_ERROR ? fopen(path, "ab") : NULL;
+        if (st == CAIRO_STATUS_WRITE_ERROR && !f)
+            why = strerror(errno);
+        if (f)
+            fclose(f);
+        snprintf(err, errlen, "%s: cannot write the picture: %s", path, why);
         return -1;
     }
     return 0;

@@ -39,7 +39,7 @@ expect_bad "a tiny picture" 'size "10": expected a whole number from 200 to 1000
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/q.png" --width 10
 expect_bad "a missing run" "nothere.h5" "$CORUN" plot "$TMPD/nothere.h5" --out "$TMPD/q.png"
 expect_bad "no --out" "usage: corun plot" "$CORUN" plot "$TMPD/r.h5"
-expect_bad "an unwritable path" "cannot write the picture" \
+expect_bad "an unwritable path" "p.png: cannot write the picture: No such file or directory" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/no/such/dir/p.png"
 [ ! -e "$TMPD/q.png" ] || fail "a refused plot left a file"
 echo "plot: SVG and PNG of a recorded run, bad input refused"
