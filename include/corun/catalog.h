@@ -160,6 +160,16 @@ int catalog_put_sweep_result(struct catalog *cat, const struct catalog_sweep_key
                              int64_t run_id, const struct catalog_metrics *metrics, bool *inserted,
                              char *err, size_t errlen);
 
+/* ---- finished reproduce runs ---------------------------------------------------------- */
+
+/* The result stored under key (size bytes into out; *found false, and out untouched, when
+ * there is none or it has another size). key must name everything the result depends on. */
+int catalog_get_result(struct catalog *cat, const char *key, void *out, size_t size, bool *found,
+                       char *err, size_t errlen);
+/* Store size bytes of result under key, replacing what was there. */
+int catalog_put_result(struct catalog *cat, const char *key, const void *result, size_t size,
+                       char *err, size_t errlen);
+
 /* ---- merging ----------------------------------------------------------------------------- */
 
 /* What catalog_merge did. */

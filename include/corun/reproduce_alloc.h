@@ -120,6 +120,7 @@ struct ralloc_mix_result {
     int failed;
     char error[256];
     double seconds;
+    unsigned reused; /* runs read from the catalog instead of simulated */
     struct ralloc_run runs[RALLOC_MAX_POLICIES];
 };
 
@@ -161,6 +162,7 @@ struct ralloc_options {
     unsigned shard, shards; /* run only shard `shard` of `shards` (repro_shard_select); 0: all */
     const char *policies;   /* the labels x was cut down to (ralloc_subset.labels), which the
                                journal's identity names; NULL: x is whole */
+    bool fresh; /* simulate every run, even one the catalog holds finished (and store it) */
 };
 
 #define RALLOC_QUICK_MIXES  6

@@ -14,7 +14,8 @@ struct ralloc_job {
     const struct ralloc_experiment *x;
     const struct suite *s;
     struct ralloc_result *res; /* epochs; the mixes' identities */
-    struct catalog *cat;       /* the trace cache, or NULL */
+    struct catalog *cat;       /* the trace cache and finished runs, or NULL */
+    char key_head[128];        /* what a finished run's key starts with; "": none kept */
 };
 
 /* Simulate sc for its epochs into run (sums over the epochs); cat (may be NULL) shares the

@@ -16,6 +16,7 @@
 #include "corun/diag.h"
 #include "corun/kernel.h"
 #include "corun/reproduce_alloc.h"
+#include "corun/reproduce_journal.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "corun/util.h"
@@ -176,17 +177,36 @@ int ralloc_run_scenario(const struct scenario *sc, struct catalog *cat,
     return rc;
 }
 
-/* One run of m under policy p into run. Returns 0, or -1 with a message in err. */
+/* One run of m under policy p into run: read from the catalog when it holds the run finished
+ * (*reused is then set), else simulated and put there. The key is the build's and the data's
+ * ids and the run's whole scenario, which is everything the run depends on (the trace cache
+ * and the worker count change nothing). Returns 0, or -1 with a message in err. */
 static int run_policy(const struct ralloc_job *j, const struct suite_mix *m, unsigned p, int hp,
-                      struct ralloc_run *run, struct step_ctx sp, char *err, size_t errlen)
+                      struct ralloc_run *run, bool *reused, struct step_ctx sp, char *err,
+                      size_t errlen)
 {
     char *text = scenario_text(j, m, &j->x->policies[p], hp);
-    struct scenario sc;
-    int rc = load(j, m, text, &sc, err, errlen);
-    if (rc == 0)
-        rc =
-            ralloc_run_scenario(&sc, j->cat, sp.report ? step_report : NULL, &sp, run, err, errlen);
-    scenario_done(&sc);
+    char *key = j->cat && j->key_head[0] ? xasprintf("%s\n%s", j->key_head, text) : NULL;
+    char cerr[512];
+    *reused = false;
+    if (key && !j->o->fresh &&
+        catalog_get_result(j->cat, key, run, sizeof(*run), reused, cerr, sizeof cerr) != 0)
+        *reused = false; /* an unreadable cache only costs the run */
+    int rc = 0;
+    if (*reused) {
+        if (sp.report)
+            step_report(&sp, 1);
+    } else {
+        struct scenario sc;
+        rc = load(j, m, text, &sc, err, errlen);
+        if (rc == 0)
+            rc = ralloc_run_scenario(&sc, j->cat, sp.report ? step_report : NULL, &sp, run, err,
+                                     errlen);
+        scenario_done(&sc);
+        if (rc == 0 && key)
+            catalog_put_result(j->cat, key, run, sizeof(*run), cerr, sizeof cerr);
+    }
+    free(key);
     free(text);
     run->failed = rc != 0;
     return rc;
@@ -269,9 +289,11 @@ static void run_mix(const void *job, size_t mi, void *result,
     for (unsigned p = 0; p < np; p++) {
         struct step_ctx sp = {report, ctx, (double)p / np, 1.0 / np};
         const struct ralloc_policy *pol = &j->x->policies[p];
+        bool reused = false;
         int rc = strcmp(pol->allocator, RALLOC_OFFLINE) == 0
                      ? run_offline(j, m, p, out->hp, &prober, &out->runs[p], sp, err, sizeof err)
-                     : run_policy(j, m, p, out->hp, &out->runs[p], sp, err, sizeof err);
+                     : run_policy(j, m, p, out->hp, &out->runs[p], &reused, sp, err, sizeof err);
+        out->reused += reused;
         if (rc != 0 && !out->failed) {
             out->failed = 1;
             snprintf(out->error, sizeof out->error, "%.40s: %.200s", pol->label, err);
@@ -388,7 +410,14 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     for (size_t i = 0; i < n; i++)
         describe_mix(&s, chosen[i], &out->mixes[i]);
     out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
-    struct ralloc_job j = {o, x, &s, out, NULL};
+    struct ralloc_job j = {o, x, &s, out, NULL, ""};
+    char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
+    repro_build_id(build, sizeof build);
+    repro_data_id(o->datadir, data, sizeof data);
+    if (strncmp(build, "unknown", 7) != 0) /* else two builds could not be told apart */
+        snprintf(j.key_head, sizeof j.key_head,
+                 "corun reproduce run; build %s, data %s; result %zu bytes", build, data,
+                 sizeof(struct ralloc_run));
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,
                                       .cat = &j.cat,

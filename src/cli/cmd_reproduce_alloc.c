@@ -85,7 +85,8 @@ void reproduce_alloc_list(void)
 
 #define ALLOC_SYNOPSIS                                                                             \
     "[-j N] [--quick] [--mixes N] [--epochs N] [--epoch-cycles N] [--seed S] [--catalog PATH] "    \
-    "[--gpu PRESET] [--policies LABEL,...] [--resume FILE] [--shard K/N] [--json] [--slurm "       \
+    "[--gpu PRESET] [--policies LABEL,...] [--resume FILE] [--fresh] [--shard K/N] [--json] "      \
+    "[--slurm "                                                                                    \
     "[--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]]"
 
 /* The options after -j and --quick (alloc_help_options prints those). */
@@ -103,6 +104,11 @@ static const char alloc_options[] =
     "                  command after a kill picks up where it was; with a finished FILE,\n"
     "                  --json reprints it without simulating. Refused for another\n"
     "                  experiment, other options or another build of corun\n"
+    "  --fresh         simulate every run, even one the catalog holds finished: by default\n"
+    "                  a (mix, policy) run that this build has finished on the same data\n"
+    "                  and scenario (another experiment's baseline, a --policies subset\n"
+    "                  before) is read from the catalog, since it would come out the same;\n"
+    "                  with --fresh each is simulated and stored again\n"
     "  --shard K/N     only every N-th mix from the K-th (what a --slurm task runs)\n"
     "  --json          one JSON document: per policy and group the metrics, and each\n"
     "                  run's NP and SMs per kernel\n" SLURM_CLI_HELP
@@ -246,7 +252,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"seed", required_argument, NULL, 'S'},     {"catalog", required_argument, NULL, 'C'},
         {"resume", required_argument, NULL, 'R'},   {"json", no_argument, NULL, 'J'},
         {"gpu", required_argument, NULL, 'g'},      {"shard", required_argument, NULL, 's'},
-        {"policies", required_argument, NULL, 'P'},
+        {"policies", required_argument, NULL, 'P'}, {"fresh", no_argument, NULL, 'F'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -301,6 +307,7 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'J': o->json = true; break;
         case 'P': o->policies = optarg; break;
+        case 'F': o->ro.fresh = true; break;
         default: rc = CLI_BAD_INPUT; break;
         }
     }

@@ -121,7 +121,8 @@ static void per_mix(const struct ralloc_result *r)
         const struct ralloc_mix_result *m = &r->mixes[i];
         text(i ? ",\n  {\"mix\": " : "\n  {\"mix\": ", m->key);
         text(", \"tag\": ", m->tag);
-        printf(", \"high_priority\": %d, \"seconds\": %.1f", m->hp, m->seconds);
+        printf(", \"high_priority\": %d, \"seconds\": %.1f, \"runs_reused\": %u", m->hp, m->seconds,
+               m->reused);
         text(", \"error\": ", m->failed ? m->error : NULL);
         printf(", \"runs\": [");
         for (unsigned p = 0; !m->failed && p < r->x->npolicies; p++)

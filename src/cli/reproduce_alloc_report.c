@@ -257,6 +257,14 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
            r->seconds, r->nmixes ? mix_seconds / (double)r->nmixes : 0, o->jobs,
            o->jobs == 1 ? "" : "s");
     reproduce_print_resume(o->resume, &r->resume, r->nmixes);
+    unsigned reused = 0;
+    for (size_t i = 0; i < r->nmixes; i++)
+        reused += r->mixes[i].reused;
+    if (reused)
+        printf("REUSED: %u of %zu runs read from the catalog, finished earlier by this build on "
+               "the same data and scenario (--fresh simulates them again); the seconds count "
+               "only the runs simulated\n",
+               reused, r->nmixes * x->npolicies);
     if (r->nmixes < r->suite_mixes || r->epochs != full_epochs || r->epoch_cycles != full_cycles)
         printf("REDUCED%s: %zu of %zu mixes, %u x %u cycles per run instead of the paper-sized "
                "%u x %u (%.1f%% of the simulated cycles); the full run takes about %.1f h of one "

@@ -13,7 +13,9 @@ for l in '^hsm +--fairness' '^hsm +--qos' '^hsm +--threshold' '^smqos ' '^smqos 
     grep -Eq "$l" "$TMPD/list" || fail "--list has no $l: $(cat "$TMPD/list")"
 done
 
-tiny=(--quick --mixes 2 --epochs 1 --epoch-cycles 50000 --catalog "$TMPD/cat.db")
+# --fresh: every run simulated, so the comparisons below (--policies rows against the whole
+# run's, -j 1 against -j 2) compare two simulations, not a simulation with its stored copy.
+tiny=(--quick --mixes 2 --epochs 1 --epoch-cycles 50000 --catalog "$TMPD/cat.db" --fresh)
 epochs=1 # per run: check's expectation
 check() { # NAME FLAG SUITE-MIXES POLICIES PUBLISHED-TEXT
     local out="$TMPD/$1$2"
@@ -198,6 +200,19 @@ check themis --qos 49 7 "91.8%"
 "$CORUN" reproduce hsm --fairness "${tiny[@]}" -j 1 >"$TMPD/j1" 2>/dev/null || fail "-j 1: exit $?"
 diff <(grep -v ' s wall' "$TMPD/j1") <(grep -v ' s wall' "$TMPD/hsm--fairness") >"$TMPD/diff" \
     || fail "-j 1 and -j 2 differ: $(cat "$TMPD/diff")"
+
+# Without --fresh a finished run is read from the catalog (the runs above stored theirs): the
+# same tables, every run said to be reused, and nothing simulated.
+"$CORUN" reproduce hsm --fairness "${tiny[@]:0:9}" -j 1 >"$TMPD/reused" 2>/dev/null ||
+    fail "reused: exit $?"
+grep -q '^REUSED: 10 of 10 runs read from the catalog, finished earlier by this build' \
+    "$TMPD/reused" || fail "no REUSED line: $(cat "$TMPD/reused")"
+diff <(grep -v -e ' s wall' -e '^REUSED' "$TMPD/reused") <(grep -v ' s wall' "$TMPD/j1") \
+    >"$TMPD/diff" || fail "the reused runs differ: $(cat "$TMPD/diff")"
+# Another epoch count is another run: simulated, not reused.
+"$CORUN" reproduce hsm --fairness "${tiny[@]:0:5}" --epoch-cycles 40000 --catalog "$TMPD/cat.db" \
+    --policies fair/hsm >"$TMPD/other" 2>/dev/null || fail "other cycles: exit $?"
+! grep -q '^REUSED' "$TMPD/other" || fail "other cycles reused: $(cat "$TMPD/other")"
 
 # Bad usage: a message and exit status 2.
 bad() {

@@ -555,6 +555,42 @@ static void test_sweep_idempotent(void **state)
     catalog_close(cat);
 }
 
+/* ---- finished reproduce runs ---- */
+
+static void test_results_by_key(void **state)
+{
+    struct fixture *f = *state;
+    struct catalog *cat = open_ok(f->path);
+    char err[512];
+    double a[3] = {1.5, 2.5, 3.5}, b[3] = {0}, c[2] = {0};
+    bool found = true;
+
+    /* Before anything is stored there is no table, and no result. */
+    assert_int_equal(catalog_get_result(cat, "k1", b, sizeof b, &found, err, sizeof err), 0);
+    assert_false(found);
+    assert_int_equal(catalog_put_result(cat, "k1", a, sizeof a, err, sizeof err), 0);
+    assert_int_equal(catalog_get_result(cat, "k1", b, sizeof b, &found, err, sizeof err), 0);
+    assert_true(found);
+    assert_memory_equal(a, b, sizeof a);
+    /* Another key, or the same key with another size, is not this result. */
+    assert_int_equal(catalog_get_result(cat, "k2", b, sizeof b, &found, err, sizeof err), 0);
+    assert_false(found);
+    assert_int_equal(catalog_get_result(cat, "k1", c, sizeof c, &found, err, sizeof err), 0);
+    assert_false(found);
+    assert_true(c[0] == 0 && c[1] == 0);
+    /* Stored again, the last one wins. */
+    a[1] = 7;
+    assert_int_equal(catalog_put_result(cat, "k1", a, sizeof a, err, sizeof err), 0);
+    catalog_close(cat);
+    cat = open_ok(f->path); /* and it lasts */
+    assert_int_equal(catalog_get_result(cat, "k1", b, sizeof b, &found, err, sizeof err), 0);
+    assert_true(found && b[1] == 7);
+    struct collect q = {.stop_after = 0};
+    query_ok(cat, "SELECT count(*) FROM reproduce_results", &q);
+    assert_string_equal(q.text, "count(*)\n1\n");
+    catalog_close(cat);
+}
+
 /* ---- queries ---- */
 
 static void test_query_rows_and_names(void **state)
@@ -876,6 +912,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_query_refuses_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_syntax_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_results_by_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_directories, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_only_file, setup, teardown),
