@@ -69,6 +69,14 @@ int catalog_fail(const struct catalog *cat, int rc, const char *what, char *err,
     return catalog_describe(cat->db, cat->path, cat->busy_ms, rc, what, err, errlen);
 }
 
+int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, char *err,
+                      size_t errlen)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : catalog_fail(cat, rc, what, err, errlen);
+}
+
 int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen)
 {
     if (cat->readonly) {

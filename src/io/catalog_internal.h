@@ -28,6 +28,10 @@ int catalog_describe(sqlite3 *db, const char *path, unsigned busy_ms, int rc, co
 /* The same for the main connection (what: e.g. "adding a run"). */
 int catalog_fail(const struct catalog *cat, int rc, const char *what, char *err, size_t errlen);
 
+/* Step st once, expecting no row, and finalize it; 0, or -1 with catalog_fail's message. */
+int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, char *err,
+                      size_t errlen);
+
 /* BEGIN IMMEDIATE (waiting up to the busy timeout), COMMIT, ROLLBACK. */
 int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen);
 int catalog_commit(struct catalog *cat, const char *what, char *err, size_t errlen);

@@ -169,12 +169,8 @@ int catalog_put_kernel(struct catalog *cat, const struct kernel_profile *p, cons
                             errlen) != 0)
             goto fail;
         catalog_bind_text(st, 1, p->name);
-        int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE) {
-            catalog_fail(cat, rc, what, err, errlen);
+        if (catalog_step_done(cat, st, what, err, errlen) != 0)
             goto fail;
-        }
     }
     return catalog_commit(cat, what, err, errlen);
 fail:

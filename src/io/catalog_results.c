@@ -12,21 +12,11 @@
 #include "catalog_internal.h"
 #include "corun/catalog.h"
 
-static int has_table(struct catalog *cat, bool *yes, char *err, size_t errlen)
+/* Whether the table has been made (by a first catalog_put_result). */
+static bool has_table(struct catalog *cat)
 {
-    const char *what = "looking for the table of finished runs";
-    sqlite3_stmt *st;
-    if (catalog_prepare(cat,
-                        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                        "name = 'reproduce_results'",
-                        &st, what, err, errlen) != 0)
-        return -1;
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return catalog_fail(cat, rc, what, err, errlen);
-    *yes = rc == SQLITE_ROW;
-    return 0;
+    return sqlite3_table_column_metadata(cat->db, NULL, "reproduce_results", "key", NULL, NULL,
+                                         NULL, NULL, NULL) == SQLITE_OK;
 }
 
 int catalog_get_result(struct catalog *cat, const char *key, void *out, size_t size, bool *found,
@@ -34,10 +24,7 @@ int catalog_get_result(struct catalog *cat, const char *key, void *out, size_t s
 {
     const char *what = "looking up a finished run";
     *found = false;
-    bool table = false;
-    if (has_table(cat, &table, err, errlen) != 0)
-        return -1;
-    if (!table)
+    if (!has_table(cat))
         return 0;
     sqlite3_stmt *st;
     if (catalog_prepare(cat, "SELECT result FROM reproduce_results WHERE key = ?", &st, what, err,
@@ -64,7 +51,7 @@ int catalog_put_result(struct catalog *cat, const char *key, const void *result,
     catalog_now_utc(now);
     if (catalog_begin_write(cat, what, err, errlen) != 0)
         return -1;
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *st;
     int rc = sqlite3_exec(cat->db,
                           "CREATE TABLE IF NOT EXISTS reproduce_results (\n"
                           "    key TEXT PRIMARY KEY, -- the build, the data and the scenario\n"
@@ -84,12 +71,8 @@ int catalog_put_result(struct catalog *cat, const char *key, const void *result,
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_blob(st, 2, result, (int)size, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        catalog_fail(cat, rc, what, err, errlen);
+    if (catalog_step_done(cat, st, what, err, errlen) != 0)
         goto fail;
-    }
     return catalog_commit(cat, what, err, errlen);
 fail:
     catalog_rollback(cat);
