@@ -68,6 +68,7 @@ struct repro_mix_result {
     unsigned nkernels, nepochs, npredictors;
     int failed;     /* nonzero: error says why and nothing else is valid */
     double seconds; /* wall time, references included */
+    unsigned runs;  /* simulations of the mix: a shared one (if a predictor uses it) + own ones */
     uint64_t cycles[REPRO_MAX_EPOCHS];
     /* [p]: predictor p's NP^ and the true NP of the run it was evaluated on; NaN: none */
     double np_true[REPRO_MAX_PREDICTORS][REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];

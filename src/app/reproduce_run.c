@@ -161,14 +161,19 @@ static void run_mix(const void *job, size_t mi, void *result,
             for (unsigned k = 0; k < REPRO_MAX_KERNELS; k++)
                 out->np_pred[p][e][k] = out->np_true[p][e][k] = NAN;
     memset(out->far, 0, sizeof out->far);
-    /* Run -1 is the shared one; then one per predictor that needs its own. */
+    /* Run -1 is the shared one, when some predictor is measured on it (with only ASM it
+     * would measure nothing); then one per predictor that needs its own. */
     int runs[REPRO_MAX_PREDICTORS + 1] = {-1};
-    unsigned nruns = 1;
+    unsigned nruns = 1, shared = 0;
     for (unsigned p = 0; p < out->npredictors; p++)
         if (needs_own_run(predict_registry_find(j->res->predictors[p]))) {
             runs[nruns++] = (int)p;
             out->own_run[p] = 1;
+        } else {
+            shared++;
         }
+    unsigned first = shared || nruns == 1 ? 0 : 1;
+    out->runs = nruns - first;
     char *text = scenario_text(j, m);
     char *name = xasprintf("%s:%d", j->s->path, m->line);
     struct scenario sc;
@@ -178,8 +183,9 @@ static void run_mix(const void *job, size_t mi, void *result,
     int rc = scenario_load_text(&sc, name, text, j->o->datadir, &d);
     if (rc != 0)
         snprintf(err, sizeof err, "%s", d.count ? d.msgs[0] : "cannot build the mix's scenario");
-    for (unsigned r = 0; rc == 0 && r < nruns; r++) {
-        struct step_progress sp = {report, ctx, (double)r / nruns, 1.0 / nruns, 0, j->res->epochs};
+    for (unsigned r = first; rc == 0 && r < nruns; r++) {
+        double share = 1.0 / (nruns - first);
+        struct step_progress sp = {report, ctx, (r - first) * share, share, 0, j->res->epochs};
         rc = simulate(j, &sc, runs[r], out, sp, err, sizeof err);
     }
     if (rc != 0) {

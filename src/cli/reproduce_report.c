@@ -306,7 +306,7 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
         cli_json_string(stdout, m->key);
         printf(", \"tag\": ");
         cli_json_string(stdout, m->tag);
-        printf(", \"seconds\": %.1f, \"error\": ", m->seconds);
+        printf(", \"seconds\": %.1f, \"runs\": %u, \"error\": ", m->seconds, m->runs);
         m->failed ? cli_json_string(stdout, m->error) : (void)printf("null");
         for (unsigned p = 0; !m->failed && p < r->npredictors; p++) {
             struct repro_stats e, run;

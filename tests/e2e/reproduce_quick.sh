@@ -71,6 +71,18 @@ for x in p["predictors"]:
         far, near = grp["per_epoch_extrapolated"]["n"], grp["per_epoch_in_range"]["n"]
         assert far + near == grp["per_epoch"]["n"], (x["name"], grp)
 assert all(grp["per_epoch_extrapolated"]["n"] == 0 for grp in hsm["groups"])
+# ASM changes the run it measures, so each mix had two runs: the shared one and ASM's own.
+assert "asm" in names and all(m["runs"] == 2 for m in p["per_mix"]), [m["runs"] for m in p["per_mix"]]
+PY
+# With ASM alone there is no shared run to simulate: one run per mix, and ASM measured on it.
+"$CORUN" reproduce hsm --accuracy --quick --epochs 1 --shard 1/15 --predictors asm --json \
+    >"$TMPD/asm" 2>/dev/null || fail "--predictors asm: exit $?"
+python3 - "$TMPD/asm" <<'PY' || fail "--predictors asm: $(head -c 2000 "$TMPD/asm")"
+import json, sys
+p = json.load(open(sys.argv[1]))["parts"][0]
+assert [m["runs"] for m in p["per_mix"]] == [1], [m["runs"] for m in p["per_mix"]]
+g = {x["group"]: x for x in p["predictors"][0]["groups"]}
+assert p["predictors"][0]["name"] == "asm" and g["all"]["per_epoch"]["n"] == 2, g["all"]
 PY
 
 set +e
