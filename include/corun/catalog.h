@@ -177,12 +177,14 @@ struct catalog_merged {
     unsigned long added;   /* sweep results copied */
     unsigned long present; /* sweep results this catalog held already, with the same values */
     unsigned long traces;  /* private-mode traces copied or lengthened */
+    unsigned long runs;    /* finished reproduce runs copied */
 };
 
-/* Copy into cat the sweep results of the catalog at path that cat lacks, and its private-mode
- * traces (a longer one replaces a shorter one), in one transaction, so merging twice adds
- * nothing and no result is ever stored twice. Refused, with nothing changed, when path is not
- * a corun catalog of this schema or holds a result whose key cat has with other values. */
+/* Copy into cat the sweep results of the catalog at path that cat lacks, its private-mode
+ * traces (a longer one replaces a shorter one) and the finished reproduce runs that cat lacks,
+ * in one transaction, so merging twice adds nothing and no result is ever stored twice.
+ * Refused, with nothing changed, when path is not a corun catalog of this schema or holds a
+ * sweep result whose key cat has with other values. */
 int catalog_merge(struct catalog *cat, const char *path, struct catalog_merged *out, char *err,
                   size_t errlen);
 

@@ -32,6 +32,10 @@ int catalog_fail(const struct catalog *cat, int rc, const char *what, char *err,
 int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, char *err,
                       size_t errlen);
 
+/* Make the table of finished reproduce runs (catalog_results.c) unless it exists; inside a
+ * write transaction. */
+int catalog_make_results_table(struct catalog *cat, const char *what, char *err, size_t errlen);
+
 /* BEGIN IMMEDIATE (waiting up to the busy timeout), COMMIT, ROLLBACK. */
 int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen);
 int catalog_commit(struct catalog *cat, const char *what, char *err, size_t errlen);

@@ -1,5 +1,6 @@
-/* catalog_merge — bringing another catalog's sweep results and private-mode traces into this
- * one (the shards of a cluster job, each of which had a catalog of its own). */
+/* catalog_merge — bringing another catalog's sweep results, private-mode traces and finished
+ * reproduce runs into this one (the shards of a cluster job, each of which had a catalog of its
+ * own). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,6 +107,22 @@ static int merge_rows(struct catalog *cat, const char *path, struct catalog_merg
                      "WHERE excluded.sample_count > solo_traces.sample_count",
                      &traces, err, errlen) != 0)
         return -1;
+    /* Finished reproduce runs, when the other catalog has made their table: a key names the
+     * build, the data and the scenario, so one held by both holds the same run. */
+    long long has_runs = 0, runs = 0;
+    if (count_of(cat,
+                 "SELECT count(*) FROM other.sqlite_master WHERE type = 'table' AND "
+                 "name = 'reproduce_results'",
+                 &has_runs, err, errlen) != 0)
+        return -1;
+    if (has_runs &&
+        (catalog_make_results_table(cat, "merging the other catalog", err, errlen) != 0 ||
+         exec_counted(cat,
+                      "INSERT INTO main.reproduce_results SELECT * FROM other.reproduce_results "
+                      "WHERE true ON CONFLICT (key) DO NOTHING",
+                      &runs, err, errlen) != 0))
+        return -1;
+    out->runs = (unsigned long)runs;
     out->added = (unsigned long)added;
     out->present = (unsigned long)(total - added);
     out->traces = (unsigned long)traces;

@@ -43,6 +43,18 @@ int catalog_get_result(struct catalog *cat, const char *key, void *out, size_t s
     return 0;
 }
 
+int catalog_make_results_table(struct catalog *cat, const char *what, char *err, size_t errlen)
+{
+    int rc = sqlite3_exec(cat->db,
+                          "CREATE TABLE IF NOT EXISTS main.reproduce_results (\n"
+                          "    key TEXT PRIMARY KEY, -- the build, the data and the scenario\n"
+                          "    result BLOB NOT NULL, -- the caller's result struct, as is\n"
+                          "    created_utc TEXT NOT NULL\n"
+                          ")",
+                          NULL, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : catalog_fail(cat, rc, what, err, errlen);
+}
+
 int catalog_put_result(struct catalog *cat, const char *key, const void *result, size_t size,
                        char *err, size_t errlen)
 {
@@ -52,17 +64,8 @@ int catalog_put_result(struct catalog *cat, const char *key, const void *result,
     if (catalog_begin_write(cat, what, err, errlen) != 0)
         return -1;
     sqlite3_stmt *st;
-    int rc = sqlite3_exec(cat->db,
-                          "CREATE TABLE IF NOT EXISTS reproduce_results (\n"
-                          "    key TEXT PRIMARY KEY, -- the build, the data and the scenario\n"
-                          "    result BLOB NOT NULL, -- the caller's result struct, as is\n"
-                          "    created_utc TEXT NOT NULL\n"
-                          ")",
-                          NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        catalog_fail(cat, rc, what, err, errlen);
+    if (catalog_make_results_table(cat, what, err, errlen) != 0)
         goto fail;
-    }
     if (catalog_prepare(cat,
                         "INSERT OR REPLACE INTO reproduce_results (key, result, created_utc) "
                         "VALUES (?, ?, ?)",

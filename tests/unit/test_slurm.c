@@ -160,6 +160,8 @@ static void test_catalog_merge_is_idempotent_and_checked(void **state)
     assert_non_null(s);
     put_result(s, "a+b", 1.5);
     put_result(s, "c+d", 1.25);
+    double run[2] = {0.5, 0.75}, back[2] = {0};
+    assert_int_equal(catalog_put_result(s, "a finished run", run, sizeof run, err, sizeof err), 0);
     catalog_close(s);
     struct catalog *m = catalog_open(main_path, err, sizeof err);
     assert_non_null(m);
@@ -169,9 +171,16 @@ static void test_catalog_merge_is_idempotent_and_checked(void **state)
     assert_int_equal(got.added, 1);
     assert_int_equal(got.present, 1);
     assert_int_equal(rows(m), 2);
+    /* The shard's finished reproduce run comes along, once. */
+    assert_int_equal(got.runs, 1);
+    bool found = false;
+    assert_int_equal(
+        catalog_get_result(m, "a finished run", back, sizeof back, &found, err, sizeof err), 0);
+    assert_true(found && back[0] == 0.5 && back[1] == 0.75);
     assert_int_equal(catalog_merge(m, shard, &got, err, sizeof err), 0);
     assert_int_equal(got.added, 0);
     assert_int_equal(got.present, 2);
+    assert_int_equal(got.runs, 0);
     assert_int_equal(rows(m), 2);
     catalog_close(m);
 
