@@ -66,9 +66,10 @@ struct repro_mix_result {
     char tag[32];   /* the suite's tag (category) */
     char split[32]; /* "10:50"; "" for an even split */
     unsigned nkernels, nepochs, npredictors;
-    int failed;     /* nonzero: error says why and nothing else is valid */
-    double seconds; /* wall time, references included */
-    unsigned runs;  /* simulations of the mix: a shared one (if a predictor uses it) + own ones */
+    int failed;      /* nonzero: error says why and nothing else is valid */
+    double seconds;  /* wall time, references included */
+    unsigned runs;   /* simulations of the mix: a shared one (if a predictor uses it) + own ones */
+    unsigned reused; /* predictors whose measurement was read from the catalog, not simulated */
     uint64_t cycles[REPRO_MAX_EPOCHS];
     /* [p]: predictor p's NP^ and the true NP of the run it was evaluated on; NaN: none */
     double np_true[REPRO_MAX_PREDICTORS][REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
@@ -134,6 +135,7 @@ struct repro_options {
     const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
                            not run again. NULL: none */
     unsigned shard, shards; /* run only shard `shard` of `shards` (repro_shard_select); 0: all */
+    bool fresh; /* measure every predictor, even one the catalog keeps a measurement of */
 };
 
 #define REPRO_QUICK_EPOCHS 3

@@ -16,7 +16,6 @@
 #include "corun/diag.h"
 #include "corun/kernel.h"
 #include "corun/reproduce_alloc.h"
-#include "corun/reproduce_journal.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "corun/util.h"
@@ -411,13 +410,7 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
         describe_mix(&s, chosen[i], &out->mixes[i]);
     out->ngroups = repro_list_groups(&s, chosen, n, out->groups);
     struct ralloc_job j = {o, x, &s, out, NULL, ""};
-    char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
-    repro_build_id(build, sizeof build);
-    repro_data_id(o->datadir, data, sizeof data);
-    if (strncmp(build, "unknown", 7) != 0) /* else two builds could not be told apart */
-        snprintf(j.key_head, sizeof j.key_head,
-                 "corun reproduce run; build %s, data %s; result %zu bytes", build, data,
-                 sizeof(struct ralloc_run));
+    repro_reuse_head(o->datadir, sizeof(struct ralloc_run), j.key_head, sizeof j.key_head);
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,
                                       .cat = &j.cat,

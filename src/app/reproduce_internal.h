@@ -16,8 +16,15 @@ struct repro_job {
     const struct repro_options *o;
     const struct suite *s;
     const struct repro_part_result *res; /* predictors, epochs, mixes' identities */
-    struct catalog *cat;                 /* the trace cache, or NULL */
+    struct catalog *cat;                 /* the trace cache and finished measurements, or NULL */
+    char key_head[128];                  /* repro_reuse_head's; "": nothing kept */
 };
+
+/* What the key of a result kept in the catalog for reuse (catalog_get_result) starts with:
+ * this build's and datadir's ids and the result's size, so a key never matches a result that
+ * another build, other data or another layout would give. "" when the build cannot be told
+ * apart from others (its executable cannot be read): then nothing is kept. */
+void repro_reuse_head(const char *datadir, size_t result_size, char *out, size_t len);
 
 /* Seconds on a monotonic clock. */
 double repro_wall_seconds(void);

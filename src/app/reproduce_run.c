@@ -14,10 +14,22 @@
 #include "corun/diag.h"
 #include "corun/predict.h"
 #include "corun/reproduce.h"
+#include "corun/reproduce_journal.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "corun/util.h"
 #include "reproduce_internal.h"
+
+void repro_reuse_head(const char *datadir, size_t result_size, char *out, size_t len)
+{
+    char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
+    repro_build_id(build, sizeof build);
+    repro_data_id(datadir, data, sizeof data);
+    out[0] = '\0';
+    if (strncmp(build, "unknown", 7) != 0)
+        snprintf(out, len, "corun reproduce; build %s, data %s; result %zu bytes", build, data,
+                 result_size);
+}
 
 double repro_wall_seconds(void)
 {
@@ -79,9 +91,9 @@ static int step_report(void *ctx, double done)
 }
 
 /* One run of sc: with predictor `own` active (its own run), or with none while every shared
- * predictor (own < 0) is evaluated on the epochs' counters. Fills their NP^ and truth in out.
- * Returns 0, or -1 with a message in err. */
-static int simulate(const struct repro_job *j, const struct scenario *sc, int own,
+ * predictor (own < 0) but those kept[] from an earlier run is evaluated on the epochs' counters.
+ * Fills their NP^ and truth in out. Returns 0, or -1 with a message in err. */
+static int simulate(const struct repro_job *j, const struct scenario *sc, int own, const bool *kept,
                     struct repro_mix_result *out, struct step_progress sp, char *err, size_t errlen)
 {
     struct session *sess = session_new(sc, err, errlen);
@@ -95,7 +107,7 @@ static int simulate(const struct repro_job *j, const struct scenario *sc, int ow
     for (unsigned p = 0; p < out->npredictors; p++) {
         ops[p] = predict_registry_find(j->res->predictors[p]);
         char why[1024] = "";
-        if (own >= 0 ? (int)p != own : needs_own_run(ops[p]))
+        if (own >= 0 ? (int)p != own : needs_own_run(ops[p]) || kept[p])
             continue;
         evaluated[p] = true;
         if (own >= 0 ? session_set_predictor(sess, ops[p]->name, why, sizeof why) != 0
@@ -145,8 +157,71 @@ static int simulate(const struct repro_job *j, const struct scenario *sc, int ow
     return rc;
 }
 
+/* What predictor p measured on a mix: kept in the catalog under a key naming the build, the
+ * data, the mix's scenario and p (and whether p had a run of its own), so that a later run
+ * asking for the same reads it instead of simulating the mix again (a predictor added to a
+ * finished table costs only its own measurement). */
+struct measured {
+    unsigned nepochs;
+    uint64_t cycles[REPRO_MAX_EPOCHS];
+    double np_true[REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
+    double np_pred[REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
+    uint8_t far[REPRO_MAX_EPOCHS][REPRO_MAX_KERNELS];
+    char unavailable[200];
+};
+
+static char *measured_key(const struct repro_job *j, const char *text, unsigned p, bool own)
+{
+    return xasprintf("%s; predictor %s on %s\n%s", j->key_head, j->res->predictors[p],
+                     own ? "its own run" : "the shared run", text);
+}
+
+/* Predictor p's measurement of the mix from the catalog into out; false when there is none
+ * (or --fresh, or no catalog). */
+static bool get_measured(const struct repro_job *j, const char *text, unsigned p, bool own,
+                         struct repro_mix_result *out)
+{
+    if (!j->cat || !j->key_head[0] || j->o->fresh)
+        return false;
+    struct measured m;
+    bool found = false;
+    char err[512];
+    char *key = measured_key(j, text, p, own);
+    if (catalog_get_result(j->cat, key, &m, sizeof m, &found, err, sizeof err) != 0)
+        found = false; /* an unreadable cache only costs the run */
+    free(key);
+    if (!found)
+        return false;
+    out->nepochs = m.nepochs;
+    memcpy(out->cycles, m.cycles, sizeof m.cycles);
+    memcpy(out->np_true[p], m.np_true, sizeof m.np_true);
+    memcpy(out->np_pred[p], m.np_pred, sizeof m.np_pred);
+    memcpy(out->far[p], m.far, sizeof m.far);
+    snprintf(out->unavailable[p], sizeof out->unavailable[p], "%s", m.unavailable);
+    return true;
+}
+
+static void put_measured(const struct repro_job *j, const char *text, unsigned p, bool own,
+                         const struct repro_mix_result *out)
+{
+    if (!j->cat || !j->key_head[0])
+        return;
+    struct measured m;
+    memset(&m, 0, sizeof m); /* stored byte for byte */
+    m.nepochs = out->nepochs;
+    memcpy(m.cycles, out->cycles, sizeof m.cycles);
+    memcpy(m.np_true, out->np_true[p], sizeof m.np_true);
+    memcpy(m.np_pred, out->np_pred[p], sizeof m.np_pred);
+    memcpy(m.far, out->far[p], sizeof m.far);
+    snprintf(m.unavailable, sizeof m.unavailable, "%s", out->unavailable[p]);
+    char err[512];
+    char *key = measured_key(j, text, p, own);
+    catalog_put_result(j->cat, key, &m, sizeof m, err, sizeof err); /* a miss only costs time */
+    free(key);
+}
+
 /* repro_mix_ops.run: suite mix mi once, every predictor in the job's part evaluated on each
- * epoch. */
+ * epoch; a predictor whose measurement the catalog keeps is read from there. */
 static void run_mix(const void *job, size_t mi, void *result,
                     void (*report)(void *ctx, double done), void *ctx)
 {
@@ -161,20 +236,26 @@ static void run_mix(const void *job, size_t mi, void *result,
             for (unsigned k = 0; k < REPRO_MAX_KERNELS; k++)
                 out->np_pred[p][e][k] = out->np_true[p][e][k] = NAN;
     memset(out->far, 0, sizeof out->far);
-    /* Run -1 is the shared one, when some predictor is measured on it (with only ASM it
-     * would measure nothing); then one per predictor that needs its own. */
-    int runs[REPRO_MAX_PREDICTORS + 1] = {-1};
-    unsigned nruns = 1, shared = 0;
-    for (unsigned p = 0; p < out->npredictors; p++)
-        if (needs_own_run(predict_registry_find(j->res->predictors[p]))) {
-            runs[nruns++] = (int)p;
-            out->own_run[p] = 1;
-        } else {
-            shared++;
-        }
-    unsigned first = shared || nruns == 1 ? 0 : 1;
-    out->runs = nruns - first;
+    /* Run -1 is the shared one, when some predictor still to measure is measured on it (with
+     * only ASM it would measure nothing); then one per predictor that needs its own. */
     char *text = scenario_text(j, m);
+    int runs[REPRO_MAX_PREDICTORS + 1] = {-1};
+    bool kept[REPRO_MAX_PREDICTORS] = {0};
+    unsigned nruns = 1, shared = 0;
+    for (unsigned p = 0; p < out->npredictors; p++) {
+        bool own = needs_own_run(predict_registry_find(j->res->predictors[p]));
+        out->own_run[p] = own;
+        kept[p] = get_measured(j, text, p, own, out);
+        out->reused += kept[p];
+        if (kept[p])
+            continue;
+        if (own)
+            runs[nruns++] = (int)p;
+        else
+            shared++;
+    }
+    unsigned first = shared || out->npredictors == 0 ? 0 : 1;
+    out->runs = nruns - first;
     char *name = xasprintf("%s:%d", j->s->path, m->line);
     struct scenario sc;
     struct diag d;
@@ -186,8 +267,11 @@ static void run_mix(const void *job, size_t mi, void *result,
     for (unsigned r = first; rc == 0 && r < nruns; r++) {
         double share = 1.0 / (nruns - first);
         struct step_progress sp = {report, ctx, (r - first) * share, share, 0, j->res->epochs};
-        rc = simulate(j, &sc, runs[r], out, sp, err, sizeof err);
+        rc = simulate(j, &sc, runs[r], kept, out, sp, err, sizeof err);
     }
+    for (unsigned p = 0; rc == 0 && p < out->npredictors; p++)
+        if (!kept[p])
+            put_measured(j, text, p, out->own_run[p], out);
     if (rc != 0) {
         out->failed = 1;
         snprintf(out->error, sizeof out->error, "%.255s", err);
@@ -349,7 +433,8 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     char what[256];
     unsigned part_no;
     journal_what(o, part, &part_no, what, sizeof what);
-    struct repro_job j = {o, &s, out, NULL};
+    struct repro_job j = {o, &s, out, NULL, ""};
+    repro_reuse_head(o->datadir, sizeof(struct measured), j.key_head, sizeof j.key_head);
     const struct repro_mixes mixes = {.ops = &mix_ops,
                                       .job = &j,
                                       .cat = &j.cat,

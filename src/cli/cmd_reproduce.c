@@ -118,6 +118,7 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
                 return CLI_BAD_INPUT;
             break;
         case 'J': o->json = true; break;
+        case 'F': o->ro.fresh = true; break;
         case 'l': o->list = true; break;
         case 'P':
             if (check_predictors(optarg) != 0)
@@ -145,6 +146,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"resume", required_argument, NULL, 'R'},
         {"gpu", required_argument, NULL, 'g'},
         {"shard", required_argument, NULL, 's'},
+        {"fresh", no_argument, NULL, 'F'},
     };
     /* The fixed options, then every other accuracy experiment's flag once, then the end. */
     size_t nx = repro_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -261,10 +263,11 @@ static bool reproduce_help_for(int argc, char **argv, FILE *out)
 
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
-    .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
-            "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--shard K/N] "
-            "[--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]] | "
-            "--list",
+    .args =
+        "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
+        "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--fresh] [--shard K/N] "
+        "[--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]] | "
+        "--list",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
     .help =
         "Experiments (--list): hsm --accuracy (HSM Fig. 10: the 105 pairs on hbm80, 10\n"
@@ -307,6 +310,11 @@ const struct cli_command cmd_reproduce = {
         "                  mixes it holds: rerun the same command after a kill or a stop and\n"
         "                  it picks up where it was, with the same table. FILE is refused for\n"
         "                  another experiment, other options or another build of corun\n"
+        "  --fresh         measure every predictor again: by default a predictor that this\n"
+        "                  build has measured on a mix before (same data, epochs, seed and\n"
+        "                  preset; a table without it, a --predictors subset) is read from\n"
+        "                  the catalog, and a mix whose predictors are all there is not\n"
+        "                  simulated\n"
         "  --shard K/N     run only every N-th mix starting at the K-th (what each task of a\n"
         "                  --slurm job does); the table covers those mixes alone\n"
         "  --list          list the experiments\n" SLURM_CLI_HELP

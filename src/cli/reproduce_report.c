@@ -160,6 +160,16 @@ void reproduce_print_text(const struct repro_options *ro, const struct repro_par
            r->seconds, r->nmixes ? mix_seconds / (double)r->nmixes : 0, ro->jobs,
            ro->jobs == 1 ? "" : "s");
     reproduce_print_resume(ro->resume, &r->resume, r->nmixes);
+    unsigned reused = 0, runs = 0;
+    for (size_t i = 0; i < r->nmixes; i++) {
+        reused += r->mixes[i].reused;
+        runs += r->mixes[i].runs;
+    }
+    if (reused)
+        printf("REUSED: %u of %zu predictor measurements read from the catalog, made earlier by "
+               "this build on the same data and mixes (--fresh measures them again); %u "
+               "simulation%s of a mix made\n",
+               reused, r->nmixes * r->npredictors, runs, runs == 1 ? "" : "s");
     printf(
         "error (%%): %s. per epoch: over every kernel-epoch; over the run: each kernel's NP\n"
         "over the run (private cycles of all its instructions / run cycles) against its\n"
@@ -306,7 +316,8 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
         cli_json_string(stdout, m->key);
         printf(", \"tag\": ");
         cli_json_string(stdout, m->tag);
-        printf(", \"seconds\": %.1f, \"runs\": %u, \"error\": ", m->seconds, m->runs);
+        printf(", \"seconds\": %.1f, \"runs\": %u, \"reused\": %u, \"error\": ", m->seconds,
+               m->runs, m->reused);
         m->failed ? cli_json_string(stdout, m->error) : (void)printf("null");
         for (unsigned p = 0; !m->failed && p < r->npredictors; p++) {
             struct repro_stats e, run;

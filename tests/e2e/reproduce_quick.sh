@@ -9,7 +9,8 @@
 grep -q '^hsm .*--accuracy' "$TMPD/list" && grep -q '^themis .*--accuracy' "$TMPD/list" \
     || fail "--list: $(cat "$TMPD/list")"
 
-"$CORUN" reproduce hsm --accuracy --quick -j 2 --resume "$TMPD/acc.journal" >"$TMPD/out" 2>"$TMPD/err" \
+# --fresh: every mix simulated here, whatever the suite's shared catalog keeps from other tests.
+"$CORUN" reproduce hsm --accuracy --quick -j 2 --resume "$TMPD/acc.journal" --fresh >"$TMPD/out" 2>"$TMPD/err" \
     || fail "reproduce hsm --accuracy --quick -j 2: exit $? $(cat "$TMPD/err")"
 python3 - "$TMPD/out" <<'PY' || fail "table: $(cat "$TMPD/out")"
 import re, sys
@@ -47,7 +48,7 @@ for name in ("dase", "themis"):
 PY
 
 # JSON: the same run for machines, read back from its journal (nothing simulated again).
-"$CORUN" reproduce hsm --accuracy --quick -j 2 --resume "$TMPD/acc.journal" --json >"$TMPD/j" \
+"$CORUN" reproduce hsm --accuracy --quick -j 2 --resume "$TMPD/acc.journal" --fresh --json >"$TMPD/j" \
     2>/dev/null || fail "--json: exit $?"
 python3 - "$TMPD/j" <<'PY' || fail "JSON: $(head -c 2000 "$TMPD/j")"
 import json, sys
@@ -75,14 +76,32 @@ assert all(grp["per_epoch_extrapolated"]["n"] == 0 for grp in hsm["groups"])
 assert "asm" in names and all(m["runs"] == 2 for m in p["per_mix"]), [m["runs"] for m in p["per_mix"]]
 PY
 # With ASM alone there is no shared run to simulate: one run per mix, and ASM measured on it.
-"$CORUN" reproduce hsm --accuracy --quick --epochs 1 --shard 1/15 --predictors asm --json \
-    >"$TMPD/asm" 2>/dev/null || fail "--predictors asm: exit $?"
+one=(hsm --accuracy --quick --epochs 1 --shard 1/15 --catalog "$TMPD/cat.db" --json)
+"$CORUN" reproduce "${one[@]}" --predictors asm >"$TMPD/asm" 2>/dev/null ||
+    fail "--predictors asm: exit $?"
 python3 - "$TMPD/asm" <<'PY' || fail "--predictors asm: $(head -c 2000 "$TMPD/asm")"
 import json, sys
 p = json.load(open(sys.argv[1]))["parts"][0]
 assert [m["runs"] for m in p["per_mix"]] == [1], [m["runs"] for m in p["per_mix"]]
 g = {x["group"]: x for x in p["predictors"][0]["groups"]}
 assert p["predictors"][0]["name"] == "asm" and g["all"]["per_epoch"]["n"] == 2, g["all"]
+PY
+# A predictor measured before is read from the catalog: adding HSM to ASM's table simulates
+# only the shared run, ASM's numbers are those of its own run above, and asking for ASM alone
+# again simulates nothing. --fresh measures it again, to the same numbers.
+"$CORUN" reproduce "${one[@]}" --predictors hsm,asm >"$TMPD/both" 2>/dev/null || fail "hsm,asm: exit $?"
+"$CORUN" reproduce "${one[@]}" --predictors asm >"$TMPD/again" 2>/dev/null || fail "asm again: exit $?"
+"$CORUN" reproduce "${one[@]}" --predictors asm --fresh >"$TMPD/fresh" 2>/dev/null ||
+    fail "asm --fresh: exit $?"
+python3 - "$TMPD/asm" "$TMPD/both" "$TMPD/again" "$TMPD/fresh" <<'PY' || fail "reuse: $(head -c 3000 "$TMPD/both")"
+import json, sys
+asm, both, again, fresh = (json.load(open(f))["parts"][0] for f in sys.argv[1:])
+def runs(p): return [(m["runs"], m["reused"]) for m in p["per_mix"]]
+assert runs(asm) == [(1, 0)] and runs(both) == [(1, 1)], (runs(asm), runs(both))
+assert runs(again) == [(0, 1)] and runs(fresh) == [(1, 0)], (runs(again), runs(fresh))
+def of(p, name): return [x for x in p["predictors"] if x["name"] == name][0]["groups"]
+assert of(both, "asm") == of(asm, "asm") == of(again, "asm") == of(fresh, "asm")
+assert of(both, "hsm")[0]["per_epoch"]["n"] == 2
 PY
 
 set +e
