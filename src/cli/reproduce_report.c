@@ -316,8 +316,8 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
         cli_json_string(stdout, m->key);
         printf(", \"tag\": ");
         cli_json_string(stdout, m->tag);
-        printf(", \"seconds\": %.1f, \"runs\": %u, \"reused\": %u, \"error\": ", m->seconds,
-               m->runs, m->reused);
+        printf(", \"seconds\": %.1f, \"simulations\": %u, \"measurements_reused\": %u, \"error\": ",
+               m->seconds, m->runs, m->reused);
         m->failed ? cli_json_string(stdout, m->error) : (void)printf("null");
         for (unsigned p = 0; !m->failed && p < r->npredictors; p++) {
             struct repro_stats e, run;

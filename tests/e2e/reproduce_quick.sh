@@ -73,7 +73,7 @@ for x in p["predictors"]:
         assert far + near == grp["per_epoch"]["n"], (x["name"], grp)
 assert all(grp["per_epoch_extrapolated"]["n"] == 0 for grp in hsm["groups"])
 # ASM changes the run it measures, so each mix had two runs: the shared one and ASM's own.
-assert "asm" in names and all(m["runs"] == 2 for m in p["per_mix"]), [m["runs"] for m in p["per_mix"]]
+assert "asm" in names and all(m["simulations"] == 2 for m in p["per_mix"]), p["per_mix"][0]
 PY
 # With ASM alone there is no shared run to simulate: one run per mix, and ASM measured on it.
 one=(hsm --accuracy --quick --epochs 1 --shard 1/15 --catalog "$TMPD/cat.db" --json)
@@ -82,7 +82,7 @@ one=(hsm --accuracy --quick --epochs 1 --shard 1/15 --catalog "$TMPD/cat.db" --j
 python3 - "$TMPD/asm" <<'PY' || fail "--predictors asm: $(head -c 2000 "$TMPD/asm")"
 import json, sys
 p = json.load(open(sys.argv[1]))["parts"][0]
-assert [m["runs"] for m in p["per_mix"]] == [1], [m["runs"] for m in p["per_mix"]]
+assert [m["simulations"] for m in p["per_mix"]] == [1], p["per_mix"]
 g = {x["group"]: x for x in p["predictors"][0]["groups"]}
 assert p["predictors"][0]["name"] == "asm" and g["all"]["per_epoch"]["n"] == 2, g["all"]
 PY
@@ -96,7 +96,7 @@ PY
 python3 - "$TMPD/asm" "$TMPD/both" "$TMPD/again" "$TMPD/fresh" <<'PY' || fail "reuse: $(head -c 3000 "$TMPD/both")"
 import json, sys
 asm, both, again, fresh = (json.load(open(f))["parts"][0] for f in sys.argv[1:])
-def runs(p): return [(m["runs"], m["reused"]) for m in p["per_mix"]]
+def runs(p): return [(m["simulations"], m["measurements_reused"]) for m in p["per_mix"]]
 assert runs(asm) == [(1, 0)] and runs(both) == [(1, 1)], (runs(asm), runs(both))
 assert runs(again) == [(0, 1)] and runs(fresh) == [(1, 0)], (runs(again), runs(fresh))
 def of(p, name): return [x for x in p["predictors"] if x["name"] == name][0]["groups"]
