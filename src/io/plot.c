@@ -7,9 +7,14 @@
 #include <cairo.h>
 #include <errno.h>
 #include <fontconfig/fontconfig.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "corun/util.h"
 
 static const double palette[GPU_MAX_KERNELS][3] = {
     {0.00, 0.60, 0.75}, {0.85, 0.60, 0.00}, {0.20, 0.65, 0.20}, {0.75, 0.20, 0.65},
@@ -271,14 +276,14 @@ int plot_write(const struct plot_data *d, const char *path, unsigned width, unsi
     cairo_debug_reset_static_data();
     FcFini();
     if (st != CAIRO_STATUS_SUCCESS) {
-        /* cairo says only "error while writing to output stream": ask the system why. */
+        /* cairo says only "error while writing to output stream": a directory that is
+         * missing or not writable is the common cause, and the system can name it. */
         const char *why = cairo_status_to_string(st);
-        FILE *f = st == CAIRO_STATUS_WRITE_ERROR ? fopen(path, "ab") : NULL;
-        if (st == CAIRO_STATUS_WRITE_ERROR && !f)
+        char *dir = xstrdup(path);
+        if (st == CAIRO_STATUS_WRITE_ERROR && access(dirname(dir), W_OK) != 0)
             why = strerror(errno);
-        if (f)
-            fclose(f);
         snprintf(err, errlen, "%s: cannot write the picture: %s", path, why);
+        free(dir);
         return -1;
     }
     return 0;
