@@ -55,6 +55,9 @@ const struct cli_command *cli_at(size_t i);
 void cli_print_command_help(const struct cli_command *cmd, FILE *out);
 /* "usage: corun NAME ARGS" for cmd on stderr, from the command table (a usage mistake). */
 void cli_usage_error(const struct cli_command *cmd);
+/* Say on stderr why command name refused arg: an unknown option, or a second argument after
+ * first (a command that takes one; NULL: arg came first). */
+void cli_refused_arg(const char *name, const char *arg, const char *first);
 /* argv[i] as the workbench's --theme option ("--theme NAME" or "--theme=NAME", NAME projector or
  * default): returns the arguments it takes (1 or 2) and sets *projector; 0 when argv[i] is
  * something else; -1 with a message on stderr for a bad or missing NAME. */

@@ -88,6 +88,15 @@ int cli_theme_option(int argc, char **argv, int i, bool *projector)
     return used;
 }
 
+void cli_refused_arg(const char *name, const char *arg, const char *first)
+{
+    if ((arg[0] == '-' && arg[1]) || !first) /* "-" first: no command here reads stdin */
+        fprintf(stderr, "corun: %s: unknown option '%s'\n", name, arg);
+    else
+        fprintf(stderr, "corun: %s: unexpected second argument '%s' (after '%s')\n", name, arg,
+                first);
+}
+
 int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
                       const char **arg, bool *projector)
 {
@@ -102,11 +111,7 @@ int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool
         } else if (!*arg && (argv[i][0] != '-' || (dash_ok && !argv[i][1]))) {
             *arg = argv[i];
         } else {
-            if (argv[i][0] == '-' && argv[i][1])
-                fprintf(stderr, "corun: %s: unknown option '%s'\n", argv[0], argv[i]);
-            else
-                fprintf(stderr, "corun: %s: unexpected second argument '%s' (after '%s')\n",
-                        argv[0], argv[i], *arg);
+            cli_refused_arg(argv[0], argv[i], *arg);
             cli_usage_error(cmd);
             return -1;
         }

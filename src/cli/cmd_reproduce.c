@@ -263,11 +263,10 @@ static bool reproduce_help_for(int argc, char **argv, FILE *out)
 
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
-    .args =
-        "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
-        "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--fresh] [--shard K/N] "
-        "[--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]] | "
-        "--list",
+    .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
+            "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--fresh] "
+            "[--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] "
+            "[--wait]] | --list",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
     .help =
         "Experiments (--list): hsm --accuracy (HSM Fig. 10: the 105 pairs on hbm80, 10\n"

@@ -22,11 +22,7 @@ static int show_run(int argc, char **argv)
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else {
-            if (argv[i][0] == '-')
-                fprintf(stderr, "corun: show: unknown option '%s'\n", argv[i]);
-            else
-                fprintf(stderr, "corun: show: unexpected second argument '%s' (after '%s')\n",
-                        argv[i], path);
+            cli_refused_arg("show", argv[i], path);
             cli_usage_error(&cmd_show);
             return CLI_BAD_INPUT;
         }

@@ -97,5 +97,7 @@ runs lsit|corun: runs: 'lsit': expected list, show or query
 runs show|corun: runs show: expected a run ID after it
 runs query select 1|corun: runs query: unexpected argument '1' (quote an SQL query with spaces)
 show x.h5 --epoch|corun: show: unknown option '--epoch'
+show -|corun: show: unknown option '-'
+replay -|corun: replay: unknown option '-'
 EOF
 echo "cli basics: ok"
