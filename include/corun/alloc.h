@@ -24,6 +24,8 @@ struct alloc_params {
     double smqos_policy;       /* smqos, static-smqos: IPC target / isolated IPC (0.9) */
     unsigned smqos_interval;   /* smqos: decision interval, core cycles (10000) */
     double smqos_threshold;    /* smqos: Algorithm 2's IPC gain or loss that counts (0.01) */
+    bool smqos_take_last;      /* smqos: may take a batch kernel's last SM (smqos_batch_min 0) */
+    bool static_smqos_down;    /* static-smqos: round smqos_policy x SMs down, not to nearest */
 };
 
 /* One kernel, as the allocator sees it at a decision point. */
@@ -57,7 +59,8 @@ struct alloc_input {
 #define ALLOC_REASON_MAX 192
 
 struct alloc_decision {
-    unsigned sms[GPU_MAX_KERNELS]; /* SMs per kernel from now on; each unfinished kernel >= 1 */
+    unsigned sms[GPU_MAX_KERNELS]; /* SMs per kernel from now on; each unfinished kernel >= 1
+                                      (SMQoS with smqos_batch_min = 0: a batch kernel >= 0) */
     unsigned gated;                /* SMs to power-gate; the rest stay idle */
     bool changed;                  /* differs from the input's counts */
     char reason[ALLOC_REASON_MAX]; /* "fair: fairness 0.61 < 0.90, moved 7 SMs lbm→bino" */
@@ -137,6 +140,9 @@ int alloc_ls_kernel(const struct alloc_input *in);
  * With use_free, idle and gated SMs are handed out the same way and *gated becomes 0; without
  * it they stay idle or gated. Fills sms[0..nkernels) and *gated. */
 void alloc_base(const struct alloc_input *in, bool use_free, unsigned *sms, unsigned *gated);
+/* alloc_base without use_free, except that an unfinished kernel with no SM keeps none (SMQoS
+ * with smqos_batch_min = 0, whose LS kernel may take a batch kernel's last SM). */
+void alloc_base_keep_empty(const struct alloc_input *in, unsigned *sms, unsigned *gated);
 /* total SMs split evenly over the unfinished kernels whose skip entry is false (skip may be
  * NULL); the remainder goes one each to the lowest indices. Other entries are left alone. */
 void alloc_spread(const struct alloc_input *in, unsigned total, const bool *skip, unsigned *sms);

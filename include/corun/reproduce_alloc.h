@@ -31,6 +31,7 @@ struct ralloc_policy {
     const char *column; /* the policies compared together ("80%", "<0.2,0.8>"); NULL: one set */
     double threshold;   /* > 0: the allocator's threshold in the scenario (smqos_threshold for
                            smqos, else fairness_threshold); 0: its default */
+    const char *set;    /* scenario settings added as they are ("smqos_batch_min = 0;"); NULL */
 };
 
 /* What a published figure measures, per run and then averaged over the mixes of a group. */

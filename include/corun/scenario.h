@@ -16,6 +16,8 @@
 enum scenario_priority { SCENARIO_LOW, SCENARIO_HIGH };
 /* What the SMs that kernels[].sms leave over are at the start. */
 enum scenario_unassigned { SCENARIO_UNASSIGNED_IDLE, SCENARIO_UNASSIGNED_GATED };
+/* How static-smqos turns smqos_policy x SMs into a count (SMQoS leaves it open). */
+enum scenario_rounding { SCENARIO_ROUND_NEAREST, SCENARIO_ROUND_DOWN };
 
 struct scenario_kernel {
     char *name;
@@ -49,6 +51,8 @@ struct scenario {
     double smqos_policy;       /* smqos, static-smqos: IPC target / isolated IPC */
     unsigned smqos_interval;   /* smqos: core cycles between decisions */
     double smqos_threshold;    /* smqos: Algorithm 2's threshold */
+    unsigned smqos_batch_min;  /* smqos: fewest SMs left to a batch kernel (1; 0 takes all) */
+    int static_smqos_rounding; /* enum scenario_rounding: static-smqos' SM count */
     int unassigned_sms; /* enum scenario_unassigned: idle SMs cost static power, gated none */
     unsigned nkernels;
     struct scenario_kernel kernels[SCENARIO_MAX_KERNELS];

@@ -173,7 +173,8 @@ static int extreme(const struct alloc_input *in, const unsigned *sms, bool most)
     return best;
 }
 
-void alloc_base(const struct alloc_input *in, bool use_free, unsigned *sms, unsigned *gated)
+static void base(const struct alloc_input *in, bool use_free, bool fill_empty, unsigned *sms,
+                 unsigned *gated)
 {
     unsigned held = 0, pool = 0;
     for (unsigned k = 0; k < in->nkernels; k++) {
@@ -200,7 +201,7 @@ void alloc_base(const struct alloc_input *in, bool use_free, unsigned *sms, unsi
     }
     if (alloc_unfinished(in) == 0)
         return;
-    for (unsigned k = 0; k < in->nkernels; k++) {
+    for (unsigned k = 0; k < in->nkernels && fill_empty; k++) {
         if (in->k[k].finished || sms[k] > 0)
             continue;
         if (pool > 0) {
@@ -219,6 +220,16 @@ void alloc_base(const struct alloc_input *in, bool use_free, unsigned *sms, unsi
     }
     for (; pool > 0; pool--)
         sms[extreme(in, sms, false)]++;
+}
+
+void alloc_base(const struct alloc_input *in, bool use_free, unsigned *sms, unsigned *gated)
+{
+    base(in, use_free, true, sms, gated);
+}
+
+void alloc_base_keep_empty(const struct alloc_input *in, unsigned *sms, unsigned *gated)
+{
+    base(in, false, false, sms, gated);
 }
 
 void alloc_spread(const struct alloc_input *in, unsigned total, const bool *skip, unsigned *sms)

@@ -13,7 +13,10 @@
  * Once both bounds are known opt_k stays put.
  *
  * With several batch kernels each keeps its own search; a freed SM goes to the first (by
- * index) that wants it, and an LS kernel short of SMs takes from the batch kernel with most. */
+ * index) that wants it, and an LS kernel short of SMs takes from the batch kernel with most.
+ * The paper does not say whether a batch kernel keeps its last SM: here it does, unless
+ * smqos_batch_min = 0, when the LS kernel may take every SM (a batch kernel with none then
+ * waits for the LS kernel to give one back). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -96,7 +99,11 @@ static void smqos_decide(void *state, const struct alloc_input *in, struct alloc
         return;
     int ls = alloc_ls_kernel(in);
     unsigned *s = out->sms;
-    alloc_base(in, false, s, &out->gated);
+    bool take_last = in->p->smqos_take_last; /* smqos_batch_min = 0 */
+    if (take_last)
+        alloc_base_keep_empty(in, s, &out->gated);
+    else
+        alloc_base(in, false, s, &out->gated);
     unsigned used = out->gated, nbatch = alloc_unfinished(in) - 1;
     for (unsigned k = 0; k < in->nkernels; k++)
         used += s[k];
@@ -135,7 +142,7 @@ static void smqos_decide(void *state, const struct alloc_input *in, struct alloc
     bool swap_in = ave < target || l->ipc < target;
     bool swap_out = !swap_in && ave * st->n_epoch / (st->n_epoch + 1) > target && l->ipc > target;
     char what[112] = "";
-    if (swap_in && s[ls] < in->sms - nbatch) {
+    if (swap_in && s[ls] < in->sms - (take_last ? 0 : nbatch)) {
         /* Algorithm 3, precondition 1: a free SM, else the richest batch kernel's. */
         if (idle > 0) {
             idle--;
@@ -146,7 +153,8 @@ static void smqos_decide(void *state, const struct alloc_input *in, struct alloc
         } else {
             int rich = -1;
             for (unsigned k = 0; k < in->nkernels; k++)
-                if ((int)k != ls && !in->k[k].finished && s[k] > 1 && (rich < 0 || s[k] > s[rich]))
+                if ((int)k != ls && !in->k[k].finished && s[k] > !take_last &&
+                    (rich < 0 || s[k] > s[rich]))
                     rich = (int)k;
             if (rich >= 0) {
                 note_move(&st->b[rich], MOVE_OUT, s[rich], in->k[rich].ipc);

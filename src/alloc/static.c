@@ -31,11 +31,11 @@ static void even_decide(void *state, const struct alloc_input *in, struct alloc_
     alloc_conclude(state, in, out, "even", "");
 }
 
-/* share * SMs rounded, leaving at least one SM per kernel on either side. */
-static unsigned share_of(const struct alloc_input *in, double share, unsigned group,
+/* share * SMs rounded (down: rounded down), leaving at least one SM per kernel on either side. */
+static unsigned share_of(const struct alloc_input *in, double share, bool down, unsigned group,
                          unsigned others)
 {
-    double want = round(share * in->sms);
+    double want = down ? floor(share * in->sms) : round(share * in->sms);
     if (!(want >= group))
         want = group; /* also a NaN share */
     if (want > in->sms - others)
@@ -68,7 +68,7 @@ static void proportional_decide(void *state, const struct alloc_input *in,
                              : "no high-priority kernel, even ");
         return;
     }
-    unsigned share = share_of(in, in->p->hp_share, nhigh, nlow);
+    unsigned share = share_of(in, in->p->hp_share, false, nhigh, nlow);
     alloc_spread(in, share, low, out->sms);
     alloc_spread(in, in->sms - share, high, out->sms);
     snprintf(why, sizeof why, "high priority %u of %u (hp_share %.2f), ", share, in->sms,
@@ -77,7 +77,8 @@ static void proportional_decide(void *state, const struct alloc_input *in,
 }
 
 /* static-smqos (SMQoS §5): the latency-sensitive kernel gets smqos_policy of the SMs, the
- * batch kernels the rest, evenly. */
+ * batch kernels the rest, evenly. The paper does not say how the share is rounded: to the
+ * nearest SM by default, down with static_smqos_rounding = "down". */
 static void static_smqos_decide(void *state, const struct alloc_input *in,
                                 struct alloc_decision *out)
 {
@@ -86,12 +87,14 @@ static void static_smqos_decide(void *state, const struct alloc_input *in,
     int ls = alloc_ls_kernel(in);
     bool lsmask[GPU_MAX_KERNELS] = {false};
     lsmask[ls] = true;
-    unsigned share = share_of(in, in->p->smqos_policy, 1, alloc_unfinished(in) - 1);
+    unsigned share =
+        share_of(in, in->p->smqos_policy, in->p->static_smqos_down, 1, alloc_unfinished(in) - 1);
     out->sms[ls] = share;
     alloc_spread(in, in->sms - share, lsmask, out->sms);
     char why[96];
-    snprintf(why, sizeof why, "%s (LS) %u of %u (policy %.2f), ",
-             alloc_kernel_name(state, (unsigned)ls), share, in->sms, in->p->smqos_policy);
+    snprintf(why, sizeof why, "%s (LS) %u of %u (policy %.2f%s), ",
+             alloc_kernel_name(state, (unsigned)ls), share, in->sms, in->p->smqos_policy,
+             in->p->static_smqos_down ? ", rounded down" : "");
     alloc_conclude(state, in, out, "static-smqos", why);
 }
 

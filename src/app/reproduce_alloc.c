@@ -13,11 +13,11 @@
 /* HSM §6.2/§6.4 (Figs. 11, 13): the 105 pairs, even split vs HSM-Fair and Fair driven by DASE
  * and Themis, and BW-App. Relative figures are ours / even's - 1 over the group's means. */
 static const struct ralloc_policy hsm_fair_policies[] = {
-    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0},
-    {"fair/hsm", "fair", "hsm", 0, 0, 0, 0, NULL, 0},
-    {"fair/dase", "fair", "dase", 0, 0, 0, 0, NULL, 0},
-    {"fair/themis", "fair", "themis", 0, 0, 0, 0, NULL, 0},
-    {"bw-app", "bw-app", NULL, 0, 0, 0, 0, NULL, 0},
+    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0, NULL},
+    {"fair/hsm", "fair", "hsm", 0, 0, 0, 0, NULL, 0, NULL},
+    {"fair/dase", "fair", "dase", 0, 0, 0, 0, NULL, 0, NULL},
+    {"fair/themis", "fair", "themis", 0, 0, 0, 0, NULL, 0, NULL},
+    {"bw-app", "bw-app", NULL, 0, 0, 0, 0, NULL, 0, NULL},
 };
 
 static const struct ralloc_published hsm_fair_published[] = {
@@ -47,10 +47,10 @@ static const struct ralloc_published hsm_fair_published[] = {
  * paper lists none), even split vs HSM-Fair (which balances the highest and lowest NP in each
  * epoch), and Fair driven by DASE and Themis beside them. */
 static const struct ralloc_policy hsm_quads_policies[] = {
-    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0},
-    {"fair/hsm", "fair", "hsm", 0, 0, 0, 0, NULL, 0},
-    {"fair/dase", "fair", "dase", 0, 0, 0, 0, NULL, 0},
-    {"fair/themis", "fair", "themis", 0, 0, 0, 0, NULL, 0},
+    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0, NULL},
+    {"fair/hsm", "fair", "hsm", 0, 0, 0, 0, NULL, 0, NULL},
+    {"fair/dase", "fair", "dase", 0, 0, 0, 0, NULL, 0, NULL},
+    {"fair/themis", "fair", "themis", 0, 0, 0, 0, NULL, 0, NULL},
 };
 
 static const struct ralloc_published hsm_quads_published[] = {
@@ -62,10 +62,10 @@ static const struct ralloc_published hsm_quads_published[] = {
 
 /* HSM §6.3 (Fig. 12): QoS target 0.8 for the high-priority application. */
 static const struct ralloc_policy hsm_qos_policies[] = {
-    {"proportional", "proportional", NULL, 0.8, 0.8, 0, 0, NULL, 0},
-    {"qos/hsm", "qos", "hsm", 0.8, 0, 0, 0, NULL, 0},
-    {"qos/dase", "qos", "dase", 0.8, 0, 0, 0, NULL, 0},
-    {"qos/themis", "qos", "themis", 0.8, 0, 0, 0, NULL, 0},
+    {"proportional", "proportional", NULL, 0.8, 0.8, 0, 0, NULL, 0, NULL},
+    {"qos/hsm", "qos", "hsm", 0.8, 0, 0, 0, NULL, 0, NULL},
+    {"qos/dase", "qos", "dase", 0.8, 0, 0, 0, NULL, 0, NULL},
+    {"qos/themis", "qos", "themis", 0.8, 0, 0, 0, NULL, 0, NULL},
 };
 
 static const struct ralloc_published hsm_qos_published[] = {
@@ -87,13 +87,16 @@ static const struct ralloc_published hsm_qos_published[] = {
  * rows carry NaN and the statement, ours beside them. */
 #define HSM_THRESHOLD(t, label)                                                                    \
     {                                                                                              \
-        label, "fair", "hsm", 0, 0, 0, 0, NULL, t                                                  \
+        label, "fair", "hsm", 0, 0, 0, 0, NULL, t, NULL                                            \
     }
 static const struct ralloc_policy hsm_threshold_policies[] = {
-    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0}, /* the reference of the relative figures */
-    HSM_THRESHOLD(0.70, "fair/hsm@0.70"),        HSM_THRESHOLD(0.75, "fair/hsm@0.75"),
-    HSM_THRESHOLD(0.80, "fair/hsm@0.80"),        HSM_THRESHOLD(0.85, "fair/hsm@0.85"),
-    HSM_THRESHOLD(0.90, "fair/hsm@0.90"),        HSM_THRESHOLD(0.95, "fair/hsm@0.95"),
+    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0, NULL}, /* the reference of the relative figures */
+    HSM_THRESHOLD(0.70, "fair/hsm@0.70"),
+    HSM_THRESHOLD(0.75, "fair/hsm@0.75"),
+    HSM_THRESHOLD(0.80, "fair/hsm@0.80"),
+    HSM_THRESHOLD(0.85, "fair/hsm@0.85"),
+    HSM_THRESHOLD(0.90, "fair/hsm@0.90"),
+    HSM_THRESHOLD(0.95, "fair/hsm@0.95"),
 };
 
 static const struct ralloc_published hsm_threshold_published[] = {
@@ -111,12 +114,12 @@ static const struct ralloc_published hsm_threshold_published[] = {
 /* SMQoS §5.2: policies 80-95 %, SMQoS vs Static-SMQoS; the LS task is the first kernel.
  * Energy and power are relative to the even split (the initial partition, §5.1). */
 #define SMQOS_PAIR(p, col)                                                                         \
-    {"smqos@" col, "smqos", NULL, p, 0, p, 0, col, 0},                                             \
+    {"smqos@" col, "smqos", NULL, p, 0, p, 0, col, 0, NULL},                                       \
     {                                                                                              \
-        "static-smqos@" col, "static-smqos", NULL, p, 0, p, 0, col, 0                              \
+        "static-smqos@" col, "static-smqos", NULL, p, 0, p, 0, col, 0, NULL                        \
     }
 static const struct ralloc_policy smqos_policies[] = {
-    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0},
+    {"even", "even", NULL, 0, 0, 0, 0, NULL, 0, NULL},
     SMQOS_PAIR(0.80, "80%"),
     SMQOS_PAIR(0.85, "85%"),
     SMQOS_PAIR(0.90, "90%"),
@@ -129,6 +132,38 @@ static const struct ralloc_published smqos_published[] = {
      "QoS_reach at 95 %, Static-SMQoS", NULL},
     {"static-smqos@95%", "smqos@95%", NULL, RALLOC_BATCH, -0.325, "SMQoS §5.2",
      "batch throughput of Static-SMQoS vs SMQoS at 95 %", NULL},
+};
+
+/* SMQoS §5.2 at 95 %, read two ways the paper leaves open: its SMQoS may take the batch
+ * task's last SM (smqos_batch_min = 0), and its Static-SMQoS may round 0.95 x 24 down (22 SMs
+ * rather than 23). The paper's figures are printed beside each reading of the policy. */
+static const struct ralloc_policy smqos_readings_policies[] = {
+    {.label = "even", .allocator = "even"},
+    {.label = "smqos@95%", .allocator = "smqos", .target = 0.95, .smqos = 0.95},
+    {.label = "smqos@95%:batch0",
+     .allocator = "smqos",
+     .target = 0.95,
+     .smqos = 0.95,
+     .set = "smqos_batch_min = 0;"},
+    {.label = "static-smqos@95%", .allocator = "static-smqos", .target = 0.95, .smqos = 0.95},
+    {.label = "static-smqos@95%:down",
+     .allocator = "static-smqos",
+     .target = 0.95,
+     .smqos = 0.95,
+     .set = "static_smqos_rounding = \"down\";"},
+};
+
+static const struct ralloc_published smqos_readings_published[] = {
+    {"smqos@95%", NULL, NULL, RALLOC_MET, 0.886, "SMQoS §5.2", "QoS_reach at 95 %, SMQoS", NULL},
+    {"smqos@95%:batch0", NULL, NULL, RALLOC_MET, 0.886, "SMQoS §5.2", "(the same figure)", NULL},
+    {"static-smqos@95%", NULL, NULL, RALLOC_MET, 0.583, "SMQoS §5.2",
+     "QoS_reach at 95 %, Static-SMQoS", NULL},
+    {"static-smqos@95%:down", NULL, NULL, RALLOC_MET, 0.583, "SMQoS §5.2", "(the same figure)",
+     NULL},
+    {"static-smqos@95%", "smqos@95%", NULL, RALLOC_BATCH, -0.325, "SMQoS §5.2",
+     "batch throughput of Static-SMQoS vs SMQoS at 95 %", NULL},
+    {"static-smqos@95%:down", "smqos@95%:batch0", NULL, RALLOC_BATCH, -0.325, "SMQoS §5.2",
+     "(the same figure, both policies in the other reading)", NULL},
 };
 
 /* SMQoS §5.5 (Fig. 14): three tasks, the LS task first and two batch tasks, under the
@@ -209,10 +244,10 @@ static const struct ralloc_published smqos_threshold_published[] = {
 /* Themis §VII-C (Figs. 9, 10): weights <0.5,0.5> and <0.2,0.8> (first kernel, second), the
  * static weighted split HP against the engine's Fair policy with the Themis predictor. */
 static const struct ralloc_policy themis_fair_policies[] = {
-    {"hp<.5,.5>", "static", NULL, 0, 0, 0, 0.5, "<0.5,0.5>", 0},
-    {"themis<.5,.5>", "themis-engine", "themis", 0, 0, 0, 0.5, "<0.5,0.5>", 0},
-    {"hp<.2,.8>", "static", NULL, 0, 0, 0, 0.2, "<0.2,0.8>", 0},
-    {"themis<.2,.8>", "themis-engine", "themis", 0, 0, 0, 0.2, "<0.2,0.8>", 0},
+    {"hp<.5,.5>", "static", NULL, 0, 0, 0, 0.5, "<0.5,0.5>", 0, NULL},
+    {"themis<.5,.5>", "themis-engine", "themis", 0, 0, 0, 0.5, "<0.5,0.5>", 0, NULL},
+    {"hp<.2,.8>", "static", NULL, 0, 0, 0, 0.2, "<0.2,0.8>", 0, NULL},
+    {"themis<.2,.8>", "themis-engine", "themis", 0, 0, 0, 0.2, "<0.2,0.8>", 0, NULL},
 };
 
 static const struct ralloc_published themis_fair_published[] = {
@@ -227,7 +262,7 @@ static const struct ralloc_published themis_fair_published[] = {
 /* Themis §VII-D (Fig. 12): QoS targets 0.6 to 0.9 for the LS (first) application. */
 #define THEMIS_QOS(t, label)                                                                       \
     {                                                                                              \
-        label, "themis-engine", "themis", t, 0, 0, 0, NULL, 0                                      \
+        label, "themis-engine", "themis", t, 0, 0, 0, NULL, 0, NULL                                \
     }
 static const struct ralloc_policy themis_qos_policies[] = {
     THEMIS_QOS(0.60, "themis@0.60"), THEMIS_QOS(0.65, "themis@0.65"),
@@ -308,6 +343,19 @@ static const struct ralloc_experiment experiments[] = {
      POLICIES(smqos_policies),
      PUBLISHED(smqos_published),
      .cpu_seconds_per_mcycle = 1.9}, /* v2, the full run: 33.4 s per mix (9 x 2 M cycles) */
+    {.name = "smqos",
+     .flag = "readings",
+     .suite = "smqos-pairs.cfg",
+     .figure = "SMQoS §5.2, two readings",
+     .caption = "QoS_reach and batch throughput of the 132 LS x batch pairs on smqos24 at the 95 % "
+                "policy, SMQoS and Static-SMQoS as corun reads them and as the paper may: SMQoS "
+                "taking the batch task's last SM (:batch0), Static-SMQoS rounding 0.95 x 24 "
+                "down to 22 SMs (:down)",
+     .baseline = 0,
+     .metrics = {RALLOC_MET, RALLOC_HP_NP, RALLOC_BATCH, RALLOC_POWER, END},
+     POLICIES(smqos_readings_policies),
+     PUBLISHED(smqos_readings_published),
+     .cpu_seconds_per_mcycle = 1.9}, /* as smqos (§5.2), whose runs these are */
     {.name = "smqos",
      .flag = "threshold",
      .suite = "smqos-pairs.cfg",

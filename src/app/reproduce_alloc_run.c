@@ -27,7 +27,7 @@
 static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m,
                            const struct ralloc_policy *pol, int hp)
 {
-    char kernels[2048] = "", extra[128] = "";
+    char kernels[2048] = "", extra[256] = "";
     size_t used = 0;
     unsigned total = j->s->gpu_sms, sms[RALLOC_MAX_KERNELS];
     suite_split(j->s, m, sms);
@@ -55,6 +55,10 @@ static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m
         snprintf(extra + at, sizeof extra - at, "%s = %.4g;\n",
                  strcmp(pol->allocator, "smqos") == 0 ? "smqos_threshold" : "fairness_threshold",
                  pol->threshold);
+    }
+    if (pol && pol->set) {
+        size_t at = strlen(extra);
+        snprintf(extra + at, sizeof extra - at, "%s\n", pol->set);
     }
     return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
                      "epoch_cycles = %u;\npredictor = \"%s\";\nallocator = \"%s\";\n%s"

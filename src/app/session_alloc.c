@@ -33,6 +33,8 @@ void session_alloc_params(struct session *s)
         .smqos_policy = sc->smqos_policy,
         .smqos_interval = sc->smqos_interval,
         .smqos_threshold = sc->smqos_threshold,
+        .smqos_take_last = sc->smqos_batch_min == 0,
+        .static_smqos_down = sc->static_smqos_rounding == SCENARIO_ROUND_DOWN,
     };
 }
 

@@ -70,12 +70,22 @@ static void figure(const struct ralloc_published *f, double v)
         value(f->metric, v);
 }
 
+/* The policy column's width: 18, or the longest label ("static-smqos@95%:down"). */
+static int label_width(const struct ralloc_experiment *x)
+{
+    size_t w = 18;
+    for (unsigned p = 0; p < x->npolicies; p++)
+        w = strlen(x->policies[p].label) > w ? strlen(x->policies[p].label) : w;
+    return (int)w;
+}
+
 static void row(const struct ralloc_result *r, unsigned p, const char *group)
 {
     const struct ralloc_experiment *x = r->x;
     struct ralloc_stats s;
     ralloc_aggregate(x, r->mixes, r->nmixes, p, group, &s);
-    printf("%-18s %-20s %5zu", group ? "" : x->policies[p].label, group ? group : "all", s.n);
+    printf("%-*s %-20s %5zu", label_width(x), group ? "" : x->policies[p].label,
+           group ? group : "all", s.n);
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)
         value(x->metrics[c], s.value[x->metrics[c]]);
     printf("\n");
@@ -283,7 +293,8 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
         printf("  %s\n", metric_info[x->metrics[c]].help);
     if (x->baseline >= 0)
         printf("  the baseline run: %s's\n", x->policies[x->baseline].label);
-    printf("\n%-18s %-20s %5s", "policy", "group", "mixes");
+    int lw = label_width(x);
+    printf("\n%-*s %-20s %5s", lw, "policy", "group", "mixes");
     for (int c = 0; x->metrics[c] != RALLOC_NMETRICS; c++)
         printf(" %8s", metric_info[x->metrics[c]].column);
     printf("\n");
@@ -303,13 +314,14 @@ void reproduce_alloc_print(const struct ralloc_options *o, const struct ralloc_r
                o->policies ? "these policies" : "this experiment", r->gpu);
     else
         printf("\npublished beside ours (relative: ours / reference's - 1 over the group "
-               "means):\n%-18s %-14s %-20s %-8s %9s %9s  %s\n",
-               "policy", "vs", "group", "metric", "paper", "ours", "source: what the paper says");
+               "means):\n%-*s %-*s %-20s %-8s %9s %9s  %s\n",
+               lw, "policy", lw < 18 ? 14 : lw - 4, "vs", "group", "metric", "paper", "ours",
+               "source: what the paper says");
     for (size_t i = 0; i < x->npublished; i++) {
         const struct ralloc_published *f = &x->published[i];
         if (!repro_published_on(f->gpu, r->gpu, r->suite_gpu))
             continue;
-        printf("%-18s %-14s %-20s %-8s", f->policy, f->ref ? f->ref : "-",
+        printf("%-*s %-*s %-20s %-8s", lw, f->policy, lw - 4, f->ref ? f->ref : "-",
                f->group ? f->group : "all", metric_info[f->metric].column);
         figure(f, f->value);
         figure(f, ralloc_published_ours(x, f, r->mixes, r->nmixes));

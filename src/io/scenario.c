@@ -13,6 +13,7 @@
 
 static const char *const priority_names[] = {"low", "high", NULL};
 static const char *const unassigned_names[] = {"idle", "gated", NULL};
+static const char *const rounding_names[] = {"nearest", "down", NULL};
 
 #define SC_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                      \
     {                                                                                              \
@@ -61,6 +62,13 @@ static const struct conf_setting scenario_settings[] = {
     SC_FIELD(smqos_threshold, CONF_FLOAT, "0.01", 0.001, 0.5, NULL,
              "smqos: the relative IPC change of a batch kernel that counts as a gain or a loss "
              "when it learns opt_k (Algorithm 2)"),
+    SC_FIELD(smqos_batch_min, CONF_UINT, "1", 0, 1, "SMs",
+             "smqos: the fewest SMs it leaves a batch kernel when the LS kernel needs one (the "
+             "paper does not say; 0 lets the LS kernel take every SM)"),
+    {"static_smqos_rounding", CONF_CHOICE, 0, 0, "nearest", NULL,
+     "static-smqos: smqos_policy x SMs rounded to the nearest SM (0.95 x 24: 23) or down (22); "
+     "the paper does not say",
+     offsetof(struct scenario, static_smqos_rounding), rounding_names, NULL},
 };
 const struct conf_table scenario_table = {"scenario", scenario_settings,
                                           CORUN_ARRAY_LEN(scenario_settings)};

@@ -67,4 +67,37 @@ avg=$(awk '/^ +1 +smqos-lbm/ {after = 1; next} after && /smqos: smqos-bino IPC/ 
 [ -n "$ipc1" ] && [ -n "$avg" ] || fail "no epoch-1 IPC or boundary decision: $(cat "$TMPD/smqos.txt")"
 awk -v a="$avg" -v b="$ipc1" 'BEGIN {exit !(a - b < 0.01 && b - a < 0.01)}' ||
     fail "SMQoS' average after epoch 1 is $avg, epoch 1's IPC $ipc1"
+
+# Two readings of SMQoS §5.2 that the paper leaves open. smqos_batch_min = 0: the LS kernel may
+# take the batch kernel's last SM. Here the compute kernel is LS at 95 % on 16 SMs, so it needs
+# all of them: by default the stream kernel keeps one (15/1 from epoch 2), with 0 it has none
+# (16/0), its NP is 0 and the system metrics have no value (null).
+sed 's/{ name = "compute"; }/{ name = "compute"; priority = "high"; qos_target = 0.95; }/' \
+    "$small" >"$TMPD/ls.cfg"
+for bm in 1 0; do
+    "$CORUN" run "$TMPD/ls.cfg" --allocator smqos --set smqos_policy=0.95 \
+        --set smqos_interval=1000 --set smqos_batch_min=$bm --json >"$TMPD/bm$bm.json" \
+        2>"$TMPD/bm.err" || fail "smqos_batch_min=$bm: $(cat "$TMPD/bm.err")"
+done
+python3 - "$TMPD/bm1.json" "$TMPD/bm0.json" <<'PY' || fail "smqos_batch_min: $(cat "$TMPD/bm0.json")"
+import json, sys
+keep, take = (json.load(open(f))["epochs"][-1] for f in sys.argv[1:])
+assert [k["sms"] for k in keep["kernels"]] == [1, 15], keep
+assert keep["fairness"] is not None, keep
+assert [k["sms"] for k in take["kernels"]] == [0, 16], take
+assert take["kernels"][0]["np"] == 0 and take["fairness"] is None and take["antt"] is None, take
+PY
+# static_smqos_rounding: 0.6 x 16 = 9.6 SMs, 10 to the nearest, 9 rounded down.
+for r in nearest down; do
+    "$CORUN" run "$TMPD/ls.cfg" --epochs 2 --allocator static-smqos --set smqos_policy=0.6 \
+        --set static_smqos_rounding=$r >"$TMPD/r$r.txt" 2>&1 || fail "rounding $r: $(cat "$TMPD/r$r.txt")"
+done
+grep -Eq '^ +2 +compute +10\.0 ' "$TMPD/rnearest.txt" || fail "nearest: $(cat "$TMPD/rnearest.txt")"
+grep -Eq '^ +2 +compute +9\.0 ' "$TMPD/rdown.txt" || fail "down: $(cat "$TMPD/rdown.txt")"
+grep -q 'compute (LS) 9 of 16 (policy 0.60, rounded down)' "$TMPD/rdown.txt" ||
+    fail "down's reason: $(cat "$TMPD/rdown.txt")"
+expect_bad "smqos_batch_min 2" 'smqos_batch_min: expected an integer from 0 to 1' \
+    "$CORUN" run "$small" --epochs 1 --set smqos_batch_min=2
+expect_bad "static_smqos_rounding up" 'static_smqos_rounding: expected one of nearest, down' \
+    "$CORUN" run "$small" --epochs 1 --set static_smqos_rounding=up
 exit 0

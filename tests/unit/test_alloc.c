@@ -70,7 +70,7 @@ static struct alloc_decision decide(const struct allocator_ops *ops, void *s,
         changed = changed || d.sms[k] != in->k[k].sms;
         if (in->k[k].finished)
             assert_int_equal(d.sms[k], 0);
-        else
+        else if (!in->p->smqos_take_last) /* with it, a batch kernel may have none */
             assert_true(d.sms[k] >= 1);
     }
     assert_true(total <= in->sms);
@@ -223,6 +223,20 @@ static void fixed_partitions(void **state)
     s24.k[1].priority = 1;
     d = decide_once(&allocator_static_smqos, &s24);
     assert_counts(d, 2, 22);
+    /* static_smqos_rounding = "down": 0.9 × 24 = 21.6 → 21; and 0.95 × 24 = 22.8 → 22 where
+     * the nearest is 23 (the two readings of SMQoS §5.2). */
+    struct alloc_params down = params;
+    down.static_smqos_down = true;
+    s24.p = &down;
+    d = decide_once(&allocator_static_smqos, &s24);
+    assert_counts(d, 3, 21);
+    assert_non_null(strstr(d.reason, "rounded down"));
+    down.smqos_policy = 0.95;
+    d = decide_once(&allocator_static_smqos, &s24);
+    assert_counts(d, 2, 22);
+    down.static_smqos_down = false;
+    d = decide_once(&allocator_static_smqos, &s24);
+    assert_counts(d, 1, 23);
 }
 
 /* Every allocator: one kernel alone gets every SM; a kernel that finishes mid-epoch gets 0. */
@@ -435,14 +449,17 @@ struct smqos_world {
     unsigned sms[2], gated;
     double ls_per_sm, batch_cap;
     double threshold; /* Algorithm 2's */
+    bool take_last;   /* smqos_batch_min = 0 */
 };
 
 static struct alloc_decision smqos_step(void *s, struct smqos_world *w)
 {
     struct alloc_input in = input(24, 2, w->sms, NULL);
     in.gated = w->gated;
-    in.p = &(struct alloc_params){
-        .smqos_policy = 0.5, .smqos_interval = 10000, .smqos_threshold = w->threshold};
+    in.p = &(struct alloc_params){.smqos_policy = 0.5,
+                                  .smqos_interval = 10000,
+                                  .smqos_threshold = w->threshold,
+                                  .smqos_take_last = w->take_last};
     in.k[0].ipc = w->ls_per_sm * w->sms[0];
     in.k[0].ipc_isolated = 24;
     in.k[1].ipc = w->sms[1] < w->batch_cap ? w->sms[1] : w->batch_cap;
@@ -465,7 +482,7 @@ static void smqos_converges_and_gates(void **state)
      * batch kernel while it has fewer than opt_k (4 → 6), then are gated. The LS kernel stops
      * at 12 SMs (IPC 12 is not above 12), after decision 26: 12/6, 6 gated. */
     void *s = make(&allocator_smqos, 24, 2);
-    struct smqos_world w = {{4, 20}, 0, 1, 6, 0.01};
+    struct smqos_world w = {{4, 20}, 0, 1, 6, 0.01, false};
     for (int i = 1; i <= 17; i++) {
         smqos_step(s, &w);
         assert_int_equal(w.sms[0], i < 17 ? 4 + i : 20);
@@ -492,7 +509,7 @@ static void smqos_converges_and_gates(void **state)
     /* A compute-bound batch kernel (no cap): losing its first SM costs 19 < 20 × 0.99, so
      * opt_k stays 20 and every SM the LS kernel gives back goes to it: 12/12, none gated. */
     s = make(&allocator_smqos, 24, 2);
-    w = (struct smqos_world){{4, 20}, 0, 1, 1e9, 0.01};
+    w = (struct smqos_world){{4, 20}, 0, 1, 1e9, 0.01, false};
     for (int i = 0; i < 40; i++)
         d = smqos_step(s, &w);
     assert_counts(d, 12, 12);
@@ -504,12 +521,50 @@ static void smqos_converges_and_gates(void **state)
      * opt_k walks down to 9 and the move 9 → 8 marks the lower bound: opt_k = 9 for good, and
      * of the 12 SMs the LS kernel gives back the batch kernel gets 8 → 9, 3 are gated. */
     s = make(&allocator_smqos, 24, 2);
-    w = (struct smqos_world){{4, 20}, 0, 1, 1e9, 0.1};
+    w = (struct smqos_world){{4, 20}, 0, 1, 1e9, 0.1, false};
     for (int i = 0; i < 40; i++)
         d = smqos_step(s, &w);
     assert_counts(d, 12, 9);
     assert_int_equal(w.gated, 3);
     allocator_smqos.destroy(s);
+}
+
+/* The LS kernel needs every SM: 0.5 IPC per SM against a target of 0.5 × 24 = 12 IPC. From
+ * 12/12 it takes one SM per decision from the batch kernel; by default the batch kernel keeps
+ * its last (23/1 after 11 decisions, and then "no SM left to take" for good); with
+ * smqos_batch_min = 0 the 12th decision takes it too (24/0), and the batch kernel stays
+ * without SMs while the LS kernel needs them. Once the LS kernel runs twice as fast (24 IPC,
+ * above the target with room) it gives SMs back, the first to the batch kernel (opt_k is the
+ * 12 it started with, no bound known yet). */
+static void smqos_takes_the_last_sm_only_when_allowed(void **state)
+{
+    (void)state;
+    for (int take = 0; take <= 1; take++) {
+        void *s = make(&allocator_smqos, 24, 2);
+        struct smqos_world w = {{12, 12}, 0, 0.5, 1e9, 0.01, take};
+        struct alloc_decision d;
+        for (int i = 1; i <= 11; i++)
+            d = smqos_step(s, &w);
+        assert_counts(d, 23, 1);
+        d = smqos_step(s, &w);
+        if (!take) {
+            assert_counts(d, 23, 1);
+            assert_false(d.changed);
+            assert_non_null(strstr(d.reason, "no SM left to take"));
+        } else {
+            assert_counts(d, 24, 0);
+            assert_non_null(strstr(d.reason, "+1 SM from hotspot"));
+            for (int i = 0; i < 10; i++)
+                d = smqos_step(s, &w);
+            assert_counts(d, 24, 0); /* the base does not hand the empty kernel an SM */
+            w.ls_per_sm = 1;
+            for (int i = 0; i < 30 && w.sms[1] == 0; i++)
+                d = smqos_step(s, &w);
+            assert_counts(d, 23, 1);
+            assert_non_null(strstr(d.reason, "−1 SM to hotspot"));
+        }
+        allocator_smqos.destroy(s);
+    }
 }
 
 /* Two decisions of an LS kernel far above its target (IPC 30, isolated 24, policy 0.5: target
@@ -571,6 +626,7 @@ int main(void)
         cmocka_unit_test(themis_weighted_fairness_converges),
         cmocka_unit_test(themis_equal_weights_and_qos),
         cmocka_unit_test(smqos_converges_and_gates),
+        cmocka_unit_test(smqos_takes_the_last_sm_only_when_allowed),
         cmocka_unit_test(smqos_judges_a_move_once_the_sm_has_drained),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

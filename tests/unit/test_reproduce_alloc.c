@@ -527,10 +527,10 @@ static void run_applies_threshold(void **state)
 {
     (void)state;
     static const struct ralloc_policy policies[] = {
-        {"t0.01", "fair", "hsm", 0, 0, 0, 0, NULL, 0.01},
-        {"t1", "fair", "hsm", 0, 0, 0, 0, NULL, 1},
-        {"default", "fair", "hsm", 0, 0, 0, 0, NULL, 0},
-        {"t0.9", "fair", "hsm", 0, 0, 0, 0, NULL, 0.9},
+        {"t0.01", "fair", "hsm", 0, 0, 0, 0, NULL, 0.01, NULL},
+        {"t1", "fair", "hsm", 0, 0, 0, 0, NULL, 1, NULL},
+        {"default", "fair", "hsm", 0, 0, 0, 0, NULL, 0, NULL},
+        {"t0.9", "fair", "hsm", 0, 0, 0, 0, NULL, 0.9, NULL},
     };
     const struct ralloc_experiment *hsm = ralloc_experiment_find("hsm", "threshold");
     struct ralloc_experiment x = *hsm;
@@ -569,6 +569,48 @@ static void run_applies_threshold(void **state)
     assert_float_equal(always->sms_moved, 2 * shift, 1e-6);
     assert_true(same_run(&m->runs[2], &m->runs[3]));
     assert_false(same_run(&m->runs[0], &m->runs[1]));
+    ralloc_result_done(&r);
+}
+
+/* smqos --readings: each policy's `set` reaches its scenario. On one pair (bino, compute-bound,
+ * as the LS task beside cp) over 8 epochs of 20 K cycles (16 SMQoS decisions):
+ * Static-SMQoS rounded down gives the LS task 22 SMs where the nearest gives 23, and SMQoS allowed
+ * the batch task's last SM leaves the batch task fewer SM-cycles than SMQoS that keeps it one. */
+static void readings_apply_their_settings(void **state)
+{
+    (void)state;
+    const struct ralloc_experiment *found = ralloc_experiment_find("smqos", "readings");
+    assert_non_null(found);
+    struct ralloc_experiment y = *found;
+    y.suite = "../../tests/data/suites/smqos-bino-cp.cfg"; /* one pair of smqos-pairs */
+    const struct ralloc_experiment *x = &y;
+    int smqos = ralloc_policy_index(x, "smqos@95%"),
+        batch0 = ralloc_policy_index(x, "smqos@95%:batch0"),
+        near = ralloc_policy_index(x, "static-smqos@95%"),
+        down = ralloc_policy_index(x, "static-smqos@95%:down");
+    assert_true(smqos > 0 && batch0 > 0 && near > 0 && down > 0);
+    char dir[] = "/tmp/corun-test-ralloc-XXXXXX", db[64];
+    temp_catalog(dir, db, sizeof db);
+    char *datadir = datadir_locate();
+    struct ralloc_options o = {.datadir = datadir,
+                               .catalog = db,
+                               .jobs = 1,
+                               .mixes = 1,
+                               .epochs = 8,
+                               .epoch_cycles = 20000,
+                               .seed = 1};
+    struct ralloc_result r;
+    char err[512] = "";
+    int rc = ralloc_run(&o, x, NULL, NULL, &r, err, sizeof err);
+    free(datadir);
+    remove_catalog(dir, db);
+    assert_int_equal(rc, 0);
+    const struct ralloc_mix_result *m = &r.mixes[0];
+    /* Static-SMQoS repartitions at the start: 23 (22) SMs for the whole run but the drain. */
+    double c = m->runs[near].cycles;
+    assert_float_equal(m->runs[near].sm_cycles[0], 23 * c, 0.01 * c * 23);
+    assert_float_equal(m->runs[down].sm_cycles[0], 22 * c, 0.01 * c * 22);
+    assert_true(m->runs[batch0].sm_cycles[1] < m->runs[smqos].sm_cycles[1] - 10000);
     ralloc_result_done(&r);
 }
 
@@ -777,14 +819,23 @@ static void offline_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fairness_stp_antt),     cmocka_unit_test(qos_met),
-        cmocka_unit_test(quads_table),           cmocka_unit_test(energy_and_power),
-        cmocka_unit_test(weighted_unfairness),   cmocka_unit_test(registry_is_consistent),
-        cmocka_unit_test(threshold_table),       cmocka_unit_test(triples_table),
-        cmocka_unit_test(group_by_first_kernel), cmocka_unit_test(run_applies_threshold),
-        cmocka_unit_test(offline_search_binary), cmocka_unit_test(offline_search_limits),
-        cmocka_unit_test(offline_search_real),   cmocka_unit_test(offline_table),
-        cmocka_unit_test(smqos_threshold_table), cmocka_unit_test(policy_subset),
+        cmocka_unit_test(fairness_stp_antt),
+        cmocka_unit_test(qos_met),
+        cmocka_unit_test(quads_table),
+        cmocka_unit_test(energy_and_power),
+        cmocka_unit_test(weighted_unfairness),
+        cmocka_unit_test(registry_is_consistent),
+        cmocka_unit_test(threshold_table),
+        cmocka_unit_test(triples_table),
+        cmocka_unit_test(group_by_first_kernel),
+        cmocka_unit_test(run_applies_threshold),
+        cmocka_unit_test(offline_search_binary),
+        cmocka_unit_test(offline_search_limits),
+        cmocka_unit_test(offline_search_real),
+        cmocka_unit_test(offline_table),
+        cmocka_unit_test(smqos_threshold_table),
+        cmocka_unit_test(policy_subset),
+        cmocka_unit_test(readings_apply_their_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
