@@ -12,8 +12,9 @@
 
 /* The top-level scenario settings a run may change. */
 static const char *const editable[] = {
-    "epoch_cycles", "fairness_threshold", "qos_upper",       "hp_share",
-    "smqos_policy", "smqos_interval",     "smqos_threshold",
+    "epoch_cycles",    "fairness_threshold", "qos_upper",
+    "hp_share",        "smqos_policy",       "smqos_interval",
+    "smqos_threshold", "smqos_batch_min",    "static_smqos_rounding",
 };
 
 static const struct conf_setting *find_setting(const struct conf_table *t, const char *name)

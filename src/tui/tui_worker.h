@@ -103,7 +103,7 @@ struct tui_param {
     char range[96];
     const char *help; /* static text */
 };
-#define TUI_MAX_PARAMS (8 + 2 * GPU_MAX_KERNELS)
+#define TUI_MAX_PARAMS (10 + 2 * GPU_MAX_KERNELS)
 
 /* The session's editable parameters as of the last change: fills out[0..min(n, count)) and
  * returns the count. */
