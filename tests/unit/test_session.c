@@ -108,7 +108,12 @@ static void test_params(void **state)
     assert_int_equal(session_set_param(s, "kernels[1].priority", "high", err, sizeof err), 0);
     assert_int_equal(session_scenario(s)->kernels[1].priority, SCENARIO_HIGH);
     assert_int_equal(session_set_param(s, "epoch_cycles", "10000", err, sizeof err), 0);
-    assert_int_equal(test_count_events(s, "parameter", "set "), 3);
+    /* SMQoS' two open readings are parameters too, and reach the allocator's settings. */
+    assert_int_equal(session_set_param(s, "smqos_batch_min", "0", err, sizeof err), 0);
+    assert_int_equal(session_scenario(s)->smqos_batch_min, 0);
+    assert_int_equal(session_set_param(s, "static_smqos_rounding", "down", err, sizeof err), 0);
+    assert_int_equal(session_scenario(s)->static_smqos_rounding, SCENARIO_ROUND_DOWN);
+    assert_int_equal(test_count_events(s, "parameter", "set "), 5);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_epoch_at(s, 0)->cycles, 10000);
     session_delete(s);
