@@ -108,7 +108,7 @@ static void test_params(void **state)
     assert_int_equal(session_set_param(s, "kernels[1].priority", "high", err, sizeof err), 0);
     assert_int_equal(session_scenario(s)->kernels[1].priority, SCENARIO_HIGH);
     assert_int_equal(session_set_param(s, "epoch_cycles", "10000", err, sizeof err), 0);
-    /* SMQoS' two open readings are parameters too, and reach the allocator's settings. */
+    /* SMQoS' two open readings are parameters a run may change too. */
     assert_int_equal(session_set_param(s, "smqos_batch_min", "0", err, sizeof err), 0);
     assert_int_equal(session_scenario(s)->smqos_batch_min, 0);
     assert_int_equal(session_set_param(s, "static_smqos_rounding", "down", err, sizeof err), 0);
