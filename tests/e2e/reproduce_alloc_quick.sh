@@ -214,6 +214,28 @@ diff <(grep -v -e ' s wall' -e '^REUSED' "$TMPD/reused") <(grep -v ' s wall' "$T
     --policies fair/hsm >"$TMPD/other" 2>/dev/null || fail "other cycles: exit $?"
 ! grep -q '^REUSED' "$TMPD/other" || fail "other cycles reused: $(cat "$TMPD/other")"
 
+# smqos --readings: SMQoS and Static-SMQoS at 95 % as corun reads them and as the paper may,
+# each beside the paper's figure; --policies picks a reading by its label (':' is not a
+# separator). Corun's own readings and the baseline are the runs `run smqos` above stored, so
+# 6 of the 10 runs are read back.
+"$CORUN" reproduce smqos --readings "${tiny[@]:1:6}" --catalog "$TMPD/cat.db" >"$TMPD/rd" \
+    2>/dev/null || fail "smqos --readings: exit $?"
+for label in 'smqos@95%:batch0' 'static-smqos@95%:down'; do
+    grep -Eq "^$label +all +2 " "$TMPD/rd" || fail "no row for $label: $(cat "$TMPD/rd")"
+    grep -Eq "^$label +- +all +met +(88.6|58.3)%" "$TMPD/rd" ||
+        fail "no published figure beside $label: $(cat "$TMPD/rd")"
+done
+grep -q '^REUSED: 6 of 10 runs' "$TMPD/rd" || fail "smqos's runs not reused: $(cat "$TMPD/rd")"
+"$CORUN" reproduce smqos --readings "${tiny[@]:1:6}" --catalog "$TMPD/cat.db" --fresh \
+    --policies 'static-smqos@95%:down' >"$TMPD/rd1" 2>/dev/null || fail "--policies a reading: exit $?"
+rows() { # the reading's row and its group rows
+    awk '/^static-smqos@95%:down +all/ {p = 1; print; next} p && /^ +[A-Z][A-Z]-/ {print; next}
+         {p = 0}' "$1"
+}
+[ -n "$(rows "$TMPD/rd")" ] || fail "no rows: $(cat "$TMPD/rd")"
+diff <(rows "$TMPD/rd1") <(rows "$TMPD/rd") >"$TMPD/diff" ||
+    fail "one reading alone differs from the whole table's: $(cat "$TMPD/diff")"
+
 # Bad usage: a message and exit status 2.
 bad() {
     local rc=0
