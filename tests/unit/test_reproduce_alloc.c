@@ -518,6 +518,29 @@ static bool same_run(const struct ralloc_run *a, const struct ralloc_run *b)
     return same;
 }
 
+/* One mix of x (the first of --mixes 1's choice) over epochs x cycles, seed 1, in a catalog
+ * of its own; 0 or -1 (the message printed). */
+static int one_mix(const struct ralloc_experiment *x, unsigned epochs, unsigned cycles,
+                   struct ralloc_result *r)
+{
+    char dir[] = "/tmp/corun-test-ralloc-XXXXXX", db[64];
+    temp_catalog(dir, db, sizeof db);
+    char *datadir = datadir_locate();
+    struct ralloc_options o = {.datadir = datadir,
+                               .catalog = db,
+                               .jobs = 1,
+                               .mixes = 1,
+                               .epochs = epochs,
+                               .epoch_cycles = cycles,
+                               .seed = 1};
+    char err[512] = "";
+    int rc = ralloc_run(&o, x, NULL, NULL, r, err, sizeof err);
+    free(datadir);
+    remove_catalog(dir, db);
+    if (rc != 0)
+        print_message("ralloc_run: %s\n", err);
+    return rc;
+}
 /* A real run of one hsm pair, 2 epochs of 50 K cycles (HSM-Fair decides at the boundary), under
  * HSM-Fair at threshold 0.01 (never below it: the even split stays, 40 SMs each for every
  * cycle), 1 (always below it: it repartitions, so the run differs from the even one: the
@@ -537,22 +560,8 @@ static void run_applies_threshold(void **state)
     x.policies = policies;
     x.npolicies = 4;
     x.npublished = 0;
-    char dir[] = "/tmp/corun-test-ralloc-XXXXXX", db[64];
-    temp_catalog(dir, db, sizeof db);
-    char *datadir = datadir_locate();
-    struct ralloc_options o = {.datadir = datadir,
-                               .catalog = db,
-                               .jobs = 1,
-                               .mixes = 1,
-                               .epochs = 2,
-                               .epoch_cycles = 50000,
-                               .seed = 1};
     struct ralloc_result r;
-    char err[512] = "";
-    int rc = ralloc_run(&o, &x, NULL, NULL, &r, err, sizeof err);
-    free(datadir);
-    remove_catalog(dir, db);
-    assert_int_equal(rc, 0);
+    assert_int_equal(one_mix(&x, 2, 50000, &r), 0);
     assert_int_equal(r.nmixes, 1);
     const struct ralloc_mix_result *m = &r.mixes[0];
     assert_int_equal(m->nkernels, 2);
@@ -589,22 +598,8 @@ static void readings_apply_their_settings(void **state)
         near = ralloc_policy_index(x, "static-smqos@95%"),
         down = ralloc_policy_index(x, "static-smqos@95%:down");
     assert_true(smqos > 0 && batch0 > 0 && near > 0 && down > 0);
-    char dir[] = "/tmp/corun-test-ralloc-XXXXXX", db[64];
-    temp_catalog(dir, db, sizeof db);
-    char *datadir = datadir_locate();
-    struct ralloc_options o = {.datadir = datadir,
-                               .catalog = db,
-                               .jobs = 1,
-                               .mixes = 1,
-                               .epochs = 8,
-                               .epoch_cycles = 20000,
-                               .seed = 1};
     struct ralloc_result r;
-    char err[512] = "";
-    int rc = ralloc_run(&o, x, NULL, NULL, &r, err, sizeof err);
-    free(datadir);
-    remove_catalog(dir, db);
-    assert_int_equal(rc, 0);
+    assert_int_equal(one_mix(x, 8, 20000, &r), 0);
     const struct ralloc_mix_result *m = &r.mixes[0];
     /* Static-SMQoS repartitions at the start: 23 (22) SMs for the whole run but the drain. */
     double c = m->runs[near].cycles;
