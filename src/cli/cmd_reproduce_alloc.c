@@ -165,6 +165,8 @@ static void describe_policy(const struct ralloc_policy *p, FILE *out)
         fprintf(out, ", %s %.3g",
                 strcmp(p->allocator, "smqos") == 0 ? "threshold" : "fairness threshold",
                 p->threshold);
+    if (p->set) /* "smqos_batch_min = 0;" without its ';' */
+        fprintf(out, ", %.*s", (int)strcspn(p->set, ";"), p->set);
 }
 
 bool reproduce_alloc_help(int argc, char **argv, FILE *out)
@@ -202,8 +204,12 @@ bool reproduce_alloc_help(int argc, char **argv, FILE *out)
     free(what);
     fprintf(out, "\nPolicies, as the table labels them (--policies takes these labels)%s:\n",
             x->baseline >= 0 ? "; the baseline always runs" : "");
+    int width = 16;
+    for (unsigned p = 0; p < x->npolicies; p++)
+        width =
+            (int)strlen(x->policies[p].label) > width ? (int)strlen(x->policies[p].label) : width;
     for (unsigned p = 0; p < x->npolicies; p++) {
-        fprintf(out, "  %-16s ", x->policies[p].label);
+        fprintf(out, "  %-*s ", width, x->policies[p].label);
         describe_policy(&x->policies[p], out);
         fprintf(out, "%s\n", (int)p == x->baseline ? " (the baseline)" : "");
     }
