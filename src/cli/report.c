@@ -40,9 +40,17 @@ void report_epoch_text(FILE *out, const struct scenario *sc, const struct sessio
             continue;
         fprintf(out, "%5u  %-12s %6.1f %8.1f %7.3f %9.1f %6.3f", e->index + 1, sc->kernels[k].name,
                 ke->c.sms, ke->c.ipc, ke->np_true, ke->c.bandwidth_gbs, ke->c.rbh);
-        if (pred)
-            fprintf(out, " %7.3f %6.1f%%  %s", ke->np_pred, 100 * ke->are,
-                    class_name(ke->pred_class));
+        if (pred) { /* no prediction, or no error (a kernel without progress): "-" */
+            if (isfinite(ke->np_pred))
+                fprintf(out, " %7.3f", ke->np_pred);
+            else
+                fprintf(out, " %7s", "-");
+            if (isfinite(ke->are))
+                fprintf(out, " %6.1f%%", 100 * ke->are);
+            else
+                fprintf(out, " %7s", "-");
+            fprintf(out, "  %s", class_name(ke->pred_class));
+        }
         fputc('\n', out);
     }
     if (e->m.valid)

@@ -95,8 +95,8 @@ static void asm_terms(const struct gpu_kernel_counters *c, uint64_t epoch_cycles
     t->stall = 1 - fmin(fmax(u, 0), 1);
     t->removed = m_p > 0 ? fmin(t->stall * t->c_p / m_p, ASM_MAX_REMOVED) : 0;
     t->x = t->removed * t_p;
-    if (!(t_p > 0))
-        return; /* no turn in this epoch: no alone rate */
+    if (!(t_p > 0) || !(c->sms > 0))
+        return; /* no turn in this epoch, or no SM to run on: no alone rate */
     t->car_alone = a_p / (t_p - t->x);
     if (t->car_alone > 0)
         t->np = t->car_shared / t->car_alone;

@@ -87,6 +87,14 @@ assert keep["fairness"] is not None, keep
 assert [k["sms"] for k in take["kernels"]] == [0, 16], take
 assert take["kernels"][0]["np"] == 0 and take["fairness"] is None and take["antt"] is None, take
 PY
+# A predictor has nothing to say about a kernel without SMs: its NP^ and error read "-".
+for pred in dase asm; do
+    "$CORUN" run "$TMPD/ls.cfg" --allocator smqos --set smqos_policy=0.95 --set smqos_interval=1000 \
+        --set smqos_batch_min=0 --predictor $pred >"$TMPD/bm.txt" 2>&1 || fail "$pred: $(cat "$TMPD/bm.txt")"
+    grep -Eq '^ +3 +stream +0\.0 +0\.0 +0\.000 .* +- +- +-$' "$TMPD/bm.txt" ||
+        fail "$pred on a kernel without SMs: $(cat "$TMPD/bm.txt")"
+    ! grep -qi nan "$TMPD/bm.txt" || fail "$pred printed nan: $(cat "$TMPD/bm.txt")"
+done
 # static_smqos_rounding: 0.6 x 16 = 9.6 SMs, 10 to the nearest, 9 rounded down.
 for r in nearest down; do
     "$CORUN" run "$TMPD/ls.cfg" --epochs 2 --allocator static-smqos --set smqos_policy=0.6 \

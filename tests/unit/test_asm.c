@@ -145,6 +145,9 @@ static void no_turn_no_traffic_and_sms_ignored(void **state)
     c.l2_accesses = c.l2_misses = 0; /* a kernel that never reaches the LLC */
     c.prio_l2_accesses = c.prio_l2_misses = 0;
     assert_near(predict_one(s, &c), 1, 0);
+    c.sms = 0; /* and one that had no SM at all (SMQoS with smqos_batch_min = 0): no NP̂ */
+    c.instructions = 0;
+    assert_true(isnan(predict_one(s, &c)));
 
     c = base();
     double np40 = predict_one(s, &c);
