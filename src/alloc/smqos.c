@@ -100,6 +100,7 @@ static void smqos_decide(void *state, const struct alloc_input *in, struct alloc
     int ls = alloc_ls_kernel(in);
     unsigned *s = out->sms;
     bool take_last = in->p->smqos_take_last; /* smqos_batch_min = 0 */
+    unsigned keep = take_last ? 0 : 1;       /* SMs a batch kernel keeps */
     if (take_last)
         alloc_base_keep_empty(in, s, &out->gated);
     else
@@ -142,7 +143,7 @@ static void smqos_decide(void *state, const struct alloc_input *in, struct alloc
     bool swap_in = ave < target || l->ipc < target;
     bool swap_out = !swap_in && ave * st->n_epoch / (st->n_epoch + 1) > target && l->ipc > target;
     char what[112] = "";
-    if (swap_in && s[ls] < in->sms - (take_last ? 0 : nbatch)) {
+    if (swap_in && s[ls] < in->sms - keep * nbatch) {
         /* Algorithm 3, precondition 1: a free SM, else the richest batch kernel's. */
         if (idle > 0) {
             idle--;
@@ -153,7 +154,7 @@ static void smqos_decide(void *state, const struct alloc_input *in, struct alloc
         } else {
             int rich = -1;
             for (unsigned k = 0; k < in->nkernels; k++)
-                if ((int)k != ls && !in->k[k].finished && s[k] > !take_last &&
+                if ((int)k != ls && !in->k[k].finished && s[k] > keep &&
                     (rich < 0 || s[k] > s[rich]))
                     rich = (int)k;
             if (rich >= 0) {
