@@ -541,18 +541,30 @@ static int prepare_schema(struct catalog *cat, char *err, size_t errlen)
  * may lose the last commits, never corrupts) and spares a sweep one fsync per row. */
 static int set_journal(struct catalog *cat, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    if (catalog_prepare(cat, "PRAGMA journal_mode", &st, "reading the journal mode", err, errlen) !=
-        0)
-        return -1;
-    int rc = sqlite3_step(st);
-    bool wal = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
-        return catalog_fail(cat, rc, "reading the journal mode", err, errlen);
-    /* A file system without shared memory keeps the rollback journal: slower, still safe. */
-    if (!wal && exec(cat, "PRAGMA journal_mode = WAL", "switching to WAL mode", err, errlen) != 0)
-        return -1;
+    /* Two processes opening a new catalog at once race to switch it: SQLite may refuse the
+     * loser at once (SQLITE_BUSY, not after the busy timeout), and by the time it reads the
+     * mode again the other has switched it. So read, switch, and on BUSY read again, for up
+     * to the busy timeout in 50 ms steps. */
+    for (unsigned tries = 0;; tries++) {
+        sqlite3_stmt *st;
+        if (catalog_prepare(cat, "PRAGMA journal_mode", &st, "reading the journal mode", err,
+                            errlen) != 0)
+            return -1;
+        int rc = sqlite3_step(st);
+        bool wal = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW)
+            return catalog_fail(cat, rc, "reading the journal mode", err, errlen);
+        if (wal)
+            break;
+        /* A file system without shared memory keeps the rollback journal: slower, still safe. */
+        rc = sqlite3_exec(cat->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            break;
+        if ((rc & 0xff) != SQLITE_BUSY || tries * 50 >= CATALOG_BUSY_TIMEOUT_MS)
+            return catalog_fail(cat, rc, "switching to WAL mode", err, errlen);
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    }
     return exec(cat, "PRAGMA synchronous = NORMAL", "setting the sync mode", err, errlen);
 }
 
