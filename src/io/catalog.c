@@ -544,8 +544,9 @@ static int set_journal(struct catalog *cat, char *err, size_t errlen)
     /* Two processes opening a new catalog at once race to switch it: SQLite may refuse the
      * loser at once (SQLITE_BUSY, not after the busy timeout), and by the time it reads the
      * mode again the other has switched it. So read, switch, and on BUSY read again, for up
-     * to the busy timeout in 50 ms steps. */
-    for (unsigned tries = 0;; tries++) {
+     * to the busy timeout (the one catalog_fail reports) in steps of step_ms. */
+    const unsigned step_ms = 50;
+    for (unsigned waited = 0;; waited += step_ms) {
         sqlite3_stmt *st;
         if (catalog_prepare(cat, "PRAGMA journal_mode", &st, "reading the journal mode", err,
                             errlen) != 0)
@@ -561,9 +562,9 @@ static int set_journal(struct catalog *cat, char *err, size_t errlen)
         rc = sqlite3_exec(cat->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
         if (rc == SQLITE_OK)
             break;
-        if ((rc & 0xff) != SQLITE_BUSY || tries * 50 >= CATALOG_BUSY_TIMEOUT_MS)
+        if ((rc & 0xff) != SQLITE_BUSY || waited >= cat->busy_ms)
             return catalog_fail(cat, rc, "switching to WAL mode", err, errlen);
-        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+        nanosleep(&(struct timespec){0, (long)step_ms * 1000 * 1000}, NULL);
     }
     return exec(cat, "PRAGMA synchronous = NORMAL", "setting the sync mode", err, errlen);
 }
