@@ -811,15 +811,11 @@ static void sleep_ms(long ms)
 
 /* In a child: hold a write transaction that adds run "child", tell the parent through ready,
  * commit after hold_ms. */
-static void child_holds_lock(const char *path, int ready, long hold_ms)
+static void child_holds_lock(const char *path, int ready, long hold_ms, const char *sql)
 {
     sqlite3 *db;
     int ok = sqlite3_open(path, &db) == SQLITE_OK &&
-             sqlite3_exec(db,
-                          "BEGIN IMMEDIATE; INSERT INTO runs (scenario_name, gpu, mix, "
-                          "allocator, seed, epochs, epoch_cycles, created_utc, corun_version) "
-                          "VALUES ('child', 'hbm80', 'stream', 'even', 1, 1, 1, 'now', 'test')",
-                          NULL, NULL, NULL) == SQLITE_OK;
+             sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
     char byte = ok ? 'y' : 'n';
     ok = write(ready, &byte, 1) == 1 && ok;
     sleep_ms(hold_ms);
@@ -839,7 +835,10 @@ static void test_concurrent_writer_waits(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        child_holds_lock(f->path, fds[1], 300);
+        child_holds_lock(f->path, fds[1], 300,
+                         "BEGIN IMMEDIATE; INSERT INTO runs (scenario_name, gpu, mix, "
+                         "allocator, seed, epochs, epoch_cycles, created_utc, corun_version) "
+                         "VALUES ('child', 'hbm80', 'stream', 'even', 1, 1, 1, 'now', 'test')");
     }
     close(fds[1]);
     char byte = 0;
@@ -858,6 +857,41 @@ static void test_concurrent_writer_waits(void **state)
     query_ok(cat, "SELECT id, scenario_name FROM runs ORDER BY id", &c);
     assert_string_equal(c.text, "id|scenario_name\n1|child\n2|default\n");
     assert_int_equal(id, 2);
+    catalog_close(cat);
+}
+
+/* A process that finds another's write transaction on a catalog still in rollback mode (two
+ * processes opening a new catalog at once) is refused its switch to WAL at once, without the
+ * busy timeout; it reads the mode again and retries until the other commits. */
+static void test_open_waits_for_the_wal_switch(void **state)
+{
+    struct fixture *f = *state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        child_holds_lock(f->path, fds[1], 300, "BEGIN IMMEDIATE");
+    }
+    close(fds[1]);
+    char byte = 0;
+    assert_int_equal(read(fds[0], &byte, 1), 1);
+    close(fds[0]);
+    assert_int_equal(byte, 'y');
+
+    struct catalog *cat = open_ok(f->path); /* not "locked ... while switching to WAL mode" */
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     catalog_close(cat);
 }
 
@@ -917,6 +951,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_directories, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_only_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_writer_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_waits_for_the_wal_switch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locked_message, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
