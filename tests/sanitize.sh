@@ -10,12 +10,45 @@ san="$top_builddir/tests/san-build"
 mkdir -p "$san"
 cd "$san"
 if [ ! -f Makefile ]; then
-    "$top_srcdir/configure" --quiet --enable-sanitizers --enable-werror --enable-debug \
+    # -O1, as the sanitizers' own documentation advises: the same checks (assertions stay on in
+    # every build), with the unit tests four times faster than at -O0 (about 220 s against 900 s
+    # of the suite's 15 minutes on two cores).
+    "$top_srcdir/configure" --quiet --enable-sanitizers --enable-werror CFLAGS="-O1 -g" \
         --disable-dependency-tracking >configure.log 2>&1 || { cat configure.log; fail "configure"; }
 fi
 make -j"$(nproc)" >make.log 2>&1 || { tail -50 make.log; fail "sanitizer build"; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# The tree's flags must catch what they are for: a heap overflow, a leak and a signed overflow,
+# each in a small program built as the unit tests are, must stop it with the sanitizer's report.
+cc=$(sed -n 's/^CC = //p' Makefile) cflags=$(sed -n 's/^CFLAGS = //p' Makefile)
+for bug in overflow leak signed; do
+    cat >"$TMPD/$bug.c" <<EOF
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+    (void)argv;
+    char *volatile p = malloc(8); /* volatile: -O1 keeps the allocation */
+    int i = INT_MAX - 1 + argc; /* argc is 1: INT_MAX, and one more overflows */
+    if (!strcmp("$bug", "overflow"))
+        p[7 + argc] = 1;
+    if (!strcmp("$bug", "signed"))
+        i++;
+    if (strcmp("$bug", "leak"))
+        free(p);
+    p = NULL;
+    return i == 0;
+}
+EOF
+    # shellcheck disable=SC2086 # the tree's flags, split into words on purpose
+    $cc $cflags -o "$TMPD/$bug" "$TMPD/$bug.c" || fail "building the $bug check"
+    if "$TMPD/$bug" >"$TMPD/$bug.out" 2>&1; then fail "the sanitizer build missed a $bug"; fi
+    grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$TMPD/$bug.out" ||
+        fail "the $bug check failed without a sanitizer report: $(cat "$TMPD/$bug.out")"
+done
 export CORUN_DATADIR="$top_srcdir"
 make check-unit || fail "unit tests under ASan+UBSan"
 echo "sanitizers: unit tests clean under ASan+UBSan"
