@@ -824,27 +824,36 @@ static void child_holds_lock(const char *path, int ready, long hold_ms, const ch
     _exit(ok ? 0 : 1);
 }
 
-/* A writer that finds another process's transaction waits for its commit, then succeeds. */
-static void test_concurrent_writer_waits(void **state)
+/* Forks a child that runs sql on path and holds its transaction for hold_ms; returns once
+ * the transaction is open. */
+static pid_t fork_lock_holder(const char *path, long hold_ms, const char *sql)
 {
-    struct fixture *f = *state;
-    catalog_close(open_ok(f->path)); /* the schema, for the child */
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        child_holds_lock(f->path, fds[1], 300,
-                         "BEGIN IMMEDIATE; INSERT INTO runs (scenario_name, gpu, mix, "
-                         "allocator, seed, epochs, epoch_cycles, created_utc, corun_version) "
-                         "VALUES ('child', 'hbm80', 'stream', 'even', 1, 1, 1, 'now', 'test')");
+        child_holds_lock(path, fds[1], hold_ms, sql);
     }
     close(fds[1]);
     char byte = 0;
     assert_int_equal(read(fds[0], &byte, 1), 1);
     close(fds[0]);
     assert_int_equal(byte, 'y');
+    return pid;
+}
+
+/* A writer that finds another process's transaction waits for its commit, then succeeds. */
+static void test_concurrent_writer_waits(void **state)
+{
+    struct fixture *f = *state;
+    catalog_close(open_ok(f->path)); /* the schema, for the child */
+    pid_t pid = fork_lock_holder(f->path, 300,
+                                 "BEGIN IMMEDIATE; INSERT INTO runs (scenario_name, gpu, mix, "
+                                 "allocator, seed, epochs, epoch_cycles, created_utc, "
+                                 "corun_version) VALUES ('child', 'hbm80', 'stream', 'even', 1, "
+                                 "1, 1, 'now', 'test')");
 
     struct catalog *cat = open_ok(f->path); /* opening does not need the write lock */
     struct catalog_run r = sample_run();
@@ -866,19 +875,7 @@ static void test_concurrent_writer_waits(void **state)
 static void test_open_waits_for_the_wal_switch(void **state)
 {
     struct fixture *f = *state;
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        child_holds_lock(f->path, fds[1], 300, "BEGIN IMMEDIATE");
-    }
-    close(fds[1]);
-    char byte = 0;
-    assert_int_equal(read(fds[0], &byte, 1), 1);
-    close(fds[0]);
-    assert_int_equal(byte, 'y');
+    pid_t pid = fork_lock_holder(f->path, 300, "BEGIN IMMEDIATE");
 
     struct catalog *cat = open_ok(f->path); /* not "locked ... while switching to WAL mode" */
     sqlite3 *db;
