@@ -124,10 +124,11 @@ size_t repro_shard_select(size_t *chosen, size_t count, unsigned k, unsigned n);
 /* ---- running a part (reproduce_run.c) ---- */
 
 struct repro_options {
-    const char *datadir; /* presets, kernels, models, suites */
-    const char *catalog; /* the trace cache's catalog; NULL: the default */
-    unsigned jobs;       /* worker processes (results do not depend on it) */
-    unsigned epochs;     /* 0: the suite's (REPRO_QUICK_EPOCHS with quick) */
+    const char *datadir;   /* presets, kernels, models, suites */
+    const char *catalog;   /* the trace cache's catalog; NULL: the default */
+    unsigned jobs;         /* worker processes (results do not depend on it) */
+    unsigned epochs;       /* 0: the suite's (REPRO_QUICK_EPOCHS with quick) */
+    unsigned epoch_cycles; /* 0: the suite's */
     bool quick;
     uint64_t seed;
     const char *predictors; /* comma-separated names to evaluate; NULL: every one */

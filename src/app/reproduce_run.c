@@ -387,9 +387,11 @@ static void journal_what(const struct repro_options *o, const struct repro_part 
             e = x;
     }
     *part_no = e ? (unsigned)(part - e->parts) : 0;
-    snprintf(what, len, "reproduce %s --%s (quick %d, epochs %u, seed %llu, predictors %s, gpu %s)",
+    snprintf(what, len,
+             "reproduce %s --%s (quick %d, epochs %u, epoch cycles %u, seed %llu, predictors %s, "
+             "gpu %s)",
              e ? e->name : part->suite, e ? e->flag : "accuracy", o->quick, o->epochs,
-             (unsigned long long)o->seed, o->predictors ? o->predictors : "all",
+             o->epoch_cycles, (unsigned long long)o->seed, o->predictors ? o->predictors : "all",
              o->gpu ? o->gpu : "the suite's");
 }
 
@@ -414,7 +416,7 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     out->epochs = o->epochs ? o->epochs : o->quick ? REPRO_QUICK_EPOCHS : s.epochs;
     if (out->epochs > REPRO_MAX_EPOCHS)
         out->epochs = REPRO_MAX_EPOCHS;
-    out->epoch_cycles = s.epoch_cycles;
+    out->epoch_cycles = o->epoch_cycles ? o->epoch_cycles : s.epoch_cycles;
     out->suite_mixes = s.nmixes;
     list_predictors(o, out);
     size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen));

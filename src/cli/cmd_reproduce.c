@@ -87,7 +87,7 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":aj:qe:S:C:JlP:R:g:s:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":aj:qe:c:S:C:JlP:R:g:s:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < repro_experiment_count()) {
             o->flag = repro_experiment_at((size_t)(c - FLAG_OPT))->flag;
             continue;
@@ -105,6 +105,11 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
             if (cli_parse_uint("--epochs", optarg, 1, REPRO_MAX_EPOCHS, &v) != 0)
                 return CLI_BAD_INPUT;
             o->ro.epochs = (unsigned)v;
+            break;
+        case 'c':
+            if (cli_parse_uint("--epoch-cycles", optarg, 1000, 100000000, &v) != 0)
+                return CLI_BAD_INPUT;
+            o->ro.epoch_cycles = (unsigned)v;
             break;
         case 'S':
             if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &v) != 0)
@@ -138,6 +143,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"jobs", required_argument, NULL, 'j'},
         {"quick", no_argument, NULL, 'q'},
         {"epochs", required_argument, NULL, 'e'},
+        {"epoch-cycles", required_argument, NULL, 'c'},
         {"seed", required_argument, NULL, 'S'},
         {"catalog", required_argument, NULL, 'C'},
         {"json", no_argument, NULL, 'J'},
@@ -263,7 +269,8 @@ static bool reproduce_help_for(int argc, char **argv, FILE *out)
 
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
-    .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--seed S] "
+    .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--epoch-cycles N] "
+            "[--seed S] "
             "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--fresh] "
             "[--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] "
             "[--wait]] | --list",
@@ -297,6 +304,7 @@ const struct cli_command cmd_reproduce = {
         "  -j N            N worker processes (1 to 64); results do not depend on N\n"
         "  --quick         a subset spanning the categories (HSM: 15 pairs) with 3 epochs\n"
         "  --epochs N      epochs per mix instead of the suite's (or --quick's)\n"
+        "  --epoch-cycles N  cycles per epoch instead of the suite's (1000 or more)\n"
         "  --seed S        seed of every run (default 1)\n"
         "  --catalog PATH  the catalog whose trace cache shares private-mode references\n"
         "                  (default $XDG_DATA_HOME/corun/catalog.db)\n"

@@ -10,18 +10,18 @@ grep -q '^hsm .*--accuracy' "$TMPD/list" && grep -q '^themis .*--accuracy' "$TMP
     || fail "--list: $(cat "$TMPD/list")"
 
 # --fresh: every mix simulated here, whatever the suite's shared catalog keeps from other tests.
-# --epochs 2 (the quick form has 3; `help reproduce` says so, checked below) keeps the suite's
-# time down: the table's shape does not depend on it.
+# --epochs 2 --epoch-cycles 100000 (the quick form has 3 of 500000; `help reproduce` says so,
+# checked below) keep the suite's time down: the table's shape does not depend on them.
 "$CORUN" help reproduce >"$TMPD/help" || fail "help reproduce: exit $?"
 grep -q -- '--quick.*3 epochs' "$TMPD/help" || fail "help: no quick form: $(cat "$TMPD/help")"
-acc=(hsm --accuracy --quick --epochs 2 -j 2 --resume "$TMPD/acc.journal" --fresh)
+acc=(hsm --accuracy --quick --epochs 2 --epoch-cycles 100000 -j 2 --resume "$TMPD/acc.journal" --fresh)
 "$CORUN" reproduce "${acc[@]}" >"$TMPD/out" 2>"$TMPD/err" \
     || fail "reproduce hsm --accuracy --quick -j 2: exit $? $(cat "$TMPD/err")"
 python3 - "$TMPD/out" <<'PY' || fail "table: $(cat "$TMPD/out")"
 import re, sys
 text = open(sys.argv[1]).read()
 assert "HSM Fig. 10:" in text, "no figure title"
-assert re.search(r"suite hsm-pairs \(gpu hbm80\): 15 of 105 mixes \(--quick\), 2 epochs of 500000 cycles, seed 1; 0 failed", text), "no suite line"
+assert re.search(r"suite hsm-pairs \(gpu hbm80\): 15 of 105 mixes \(--quick\), 2 epochs of 100000 cycles, seed 1; 0 failed", text), "no suite line"
 lines = text.splitlines()
 head = [i for i, l in enumerate(lines) if l.split()[:3] == ["predictor", "group", "mixes"]]
 assert len(head) == 1, "no column header"
@@ -59,6 +59,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 p = r["parts"][0]
 assert p["figure"] == "HSM Fig. 10" and p["mixes"] == 15 and p["epochs"] == 2 and p["failed"] == 0
+assert p["epoch_cycles"] == 100000, p["epoch_cycles"]
 assert p["resumed"] == 15, p["resumed"]
 names = [x["name"] for x in p["predictors"]]
 assert "hsm" in names and "dase" in names and "themis" in names and "oracle" not in names, names
@@ -114,6 +115,7 @@ set +e
 "$CORUN" reproduce hsm --quick 2>"$TMPD/e3"; rc3=$?
 "$CORUN" reproduce hsm --accuracy --quick -j two 2>"$TMPD/e4"; rc4=$?
 "$CORUN" reproduce hsm --accuracy --predictors oracle 2>"$TMPD/e5"; rc5=$?
+"$CORUN" reproduce hsm --accuracy --epoch-cycles 999 2>"$TMPD/e6"; rc6=$?
 set -e
 [ $rc1 -eq 2 ] && grep -q "unknown experiment 'hsn' (did you mean 'hsm'?)" "$TMPD/e1" \
     || fail "unknown experiment: $rc1 $(cat "$TMPD/e1")"
@@ -122,4 +124,6 @@ set -e
 [ $rc3 -eq 2 ] && grep -q -- "--accuracy" "$TMPD/e3" || fail "no experiment kind: $rc3 $(cat "$TMPD/e3")"
 [ $rc4 -eq 2 ] && grep -q -- "got 'two'" "$TMPD/e4" || fail "-j two: $rc4 $(cat "$TMPD/e4")"
 [ $rc5 -eq 2 ] && grep -q -- "leave out 'oracle'" "$TMPD/e5" || fail "--predictors oracle: $rc5 $(cat "$TMPD/e5")"
+[ $rc6 -eq 2 ] && grep -q -- "--epoch-cycles: expected a whole number from 1000" "$TMPD/e6" ||
+    fail "--epoch-cycles 999: $rc6 $(cat "$TMPD/e6")"
 echo "reproduce: quick HSM table, JSON and bad usage ok"
