@@ -14,9 +14,9 @@ for l in '^hsm +--quads +HSM' '^themis +--quads +Themis Fig. 6' '^hsm +--accurac
 done
 
 # HSM §6.5, GDDR5: the pairs on the 40-SM GDDR5 GPU.
-"$CORUN" reproduce hsm --accuracy --quick --epochs 1 --predictors hsm --gpu gddr5_40 -j 2 \
-    "${cat[@]}" >"$TMPD/gddr5" 2>"$TMPD/err" || fail "hsm --gpu gddr5_40: exit $? $(cat "$TMPD/err")"
-grep -q '^suite hsm-pairs (gpu gddr5_40): 15 of 105 mixes (--quick), 1 epoch of 500000 cycles' \
+"$CORUN" reproduce hsm --accuracy --quick --epochs 1 --epoch-cycles 100000 --predictors hsm \
+    --gpu gddr5_40 -j 2 "${cat[@]}" >"$TMPD/gddr5" 2>"$TMPD/err" || fail "hsm --gpu gddr5_40: exit $? $(cat "$TMPD/err")"
+grep -q '^suite hsm-pairs (gpu gddr5_40): 15 of 105 mixes (--quick), 1 epoch of 100000 cycles' \
     "$TMPD/gddr5" || fail "gddr5 suite line: $(cat "$TMPD/gddr5")"
 grep -q "^run on gddr5_40 instead of the suite's hbm80" "$TMPD/gddr5" ||
     fail "gddr5: no --gpu note: $(cat "$TMPD/gddr5")"
@@ -78,8 +78,8 @@ grep -Eq '^fair/hsm +even +all +fairness +\+120\.0% +[-+][0-9.]+% +HSM §6\.5, F
     fail "hsm --quads: the 2.2x figure: $(cat "$TMPD/hq")"
 
 # Themis Fig. 6, four applications: the accuracy experiment on its own suite.
-"$CORUN" reproduce themis --quads --quick --epochs 1 --predictors themis -j 2 "${cat[@]}" \
-    >"$TMPD/tq" 2>"$TMPD/err" || fail "themis --quads: exit $? $(cat "$TMPD/err")"
+"$CORUN" reproduce themis --quads --quick --epochs 1 --epoch-cycles 100000 --predictors themis \
+    -j 2 "${cat[@]}" >"$TMPD/tq" 2>"$TMPD/err" || fail "themis --quads: exit $? $(cat "$TMPD/err")"
 grep -q '^corun reproduce themis --quads --quick: Themis Fig. 6' "$TMPD/tq" || fail "tq: $(cat "$TMPD/tq")"
 grep -q '^suite themis-quads (gpu themis60): 6 of 150 mixes (--quick), 1 epoch' "$TMPD/tq" ||
     fail "themis --quads suite line: $(cat "$TMPD/tq")"
