@@ -809,8 +809,8 @@ static void sleep_ms(long ms)
         ;
 }
 
-/* In a child: hold a write transaction that adds run "child", tell the parent through ready,
- * commit after hold_ms. */
+/* In a child: run sql (which opens a transaction), tell the parent through ready, commit after
+ * hold_ms. */
 static void child_holds_lock(const char *path, int ready, long hold_ms, const char *sql)
 {
     sqlite3 *db;
@@ -844,6 +844,14 @@ static pid_t fork_lock_holder(const char *path, long hold_ms, const char *sql)
     return pid;
 }
 
+/* Waits for fork_lock_holder's child, which must have committed and exited cleanly. */
+static void join_lock_holder(pid_t pid)
+{
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* A writer that finds another process's transaction waits for its commit, then succeeds. */
 static void test_concurrent_writer_waits(void **state)
 {
@@ -858,9 +866,7 @@ static void test_concurrent_writer_waits(void **state)
     struct catalog *cat = open_ok(f->path); /* opening does not need the write lock */
     struct catalog_run r = sample_run();
     int64_t id = add_run_ok(cat, &r); /* blocks until the child commits */
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    join_lock_holder(pid);
     /* The child's run went in first, ours after its commit. */
     struct collect c = {.stop_after = 0};
     query_ok(cat, "SELECT id, scenario_name FROM runs ORDER BY id", &c);
@@ -878,17 +884,8 @@ static void test_open_waits_for_the_wal_switch(void **state)
     pid_t pid = fork_lock_holder(f->path, 300, "BEGIN IMMEDIATE");
 
     struct catalog *cat = open_ok(f->path); /* not "locked ... while switching to WAL mode" */
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_string_equal(raw_text(f->path, "PRAGMA journal_mode"), "wal");
+    join_lock_holder(pid);
     catalog_close(cat);
 }
 
