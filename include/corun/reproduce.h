@@ -140,6 +140,9 @@ struct repro_options {
 };
 
 #define REPRO_QUICK_EPOCHS 3
+/* --epoch-cycles' range, for every experiment that takes it */
+#define REPRO_EPOCH_CYCLES_MIN 1000
+#define REPRO_EPOCH_CYCLES_MAX 100000000
 
 /* What --resume did for a run. */
 struct repro_resume {

@@ -107,7 +107,8 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
             o->ro.epochs = (unsigned)v;
             break;
         case 'c':
-            if (cli_parse_uint("--epoch-cycles", optarg, 1000, 100000000, &v) != 0)
+            if (cli_parse_uint("--epoch-cycles", optarg, REPRO_EPOCH_CYCLES_MIN,
+                               REPRO_EPOCH_CYCLES_MAX, &v) != 0)
                 return CLI_BAD_INPUT;
             o->ro.epoch_cycles = (unsigned)v;
             break;

@@ -297,8 +297,10 @@ static int parse(int argc, char **argv, struct options *o)
             o->ro.epochs = (unsigned)v;
             break;
         case 'c':
-            rc = cli_parse_uint("--epoch-cycles", optarg, 1000, 100000000, &v) ? CLI_BAD_INPUT
-                                                                               : CLI_OK;
+            rc = cli_parse_uint("--epoch-cycles", optarg, REPRO_EPOCH_CYCLES_MIN,
+                                REPRO_EPOCH_CYCLES_MAX, &v)
+                     ? CLI_BAD_INPUT
+                     : CLI_OK;
             o->ro.epoch_cycles = (unsigned)v;
             break;
         case 'S':
