@@ -81,7 +81,7 @@ assert all(grp["per_epoch_extrapolated"]["n"] == 0 for grp in hsm["groups"])
 assert "asm" in names and all(m["simulations"] == 2 for m in p["per_mix"]), p["per_mix"][0]
 PY
 # With ASM alone there is no shared run to simulate: one run per mix, and ASM measured on it.
-one=(hsm --accuracy --quick --epochs 1 --shard 1/15 --catalog "$TMPD/cat.db" --json)
+one=(hsm --accuracy --quick --epochs 1 --epoch-cycles 100000 --shard 1/15 --catalog "$TMPD/cat.db" --json)
 "$CORUN" reproduce "${one[@]}" --predictors asm >"$TMPD/asm" 2>/dev/null ||
     fail "--predictors asm: exit $?"
 python3 - "$TMPD/asm" <<'PY' || fail "--predictors asm: $(head -c 2000 "$TMPD/asm")"

@@ -18,9 +18,10 @@
 #define WARM_CYCLES 100000
 #define RUN_CYCLES  200000
 
-/* names[0..n) on hbm80, an even split, warmed up, then RUN_CYCLES counted. Kernel 0's
- * footprint becomes 8 MB: larger than the 6 MB LLC, so it both hits and misses alone. */
-static struct gpu *run(const char *const *names, unsigned n)
+/* names[0..n) on hbm80, an even split, warmed up for `warm` cycles, then `cycles` counted.
+ * Kernel 0's footprint becomes 8 MB: larger than the 6 MB LLC, so it both hits and misses
+ * alone. */
+static struct gpu *run(const char *const *names, unsigned n, uint64_t warm, uint64_t cycles)
 {
     struct gpu_config cfg;
     test_preset("hbm80", &cfg);
@@ -39,9 +40,9 @@ static struct gpu *run(const char *const *names, unsigned n)
     int own[1024];
     gpu_partition_even(cfg.sms, n, own);
     assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
-    gpu_run(g, WARM_CYCLES);
+    gpu_run(g, warm);
     gpu_reset_counters(g);
-    gpu_run(g, RUN_CYCLES);
+    gpu_run(g, cycles);
     return g;
 }
 
@@ -50,7 +51,7 @@ static void alone_copy_equals_shared(void **state)
 {
     (void)state;
     const char *names[] = {"cachefit"};
-    struct gpu *g = run(names, 1);
+    struct gpu *g = run(names, 1, WARM_CYCLES, RUN_CYCLES);
     struct gpu_kernel_counters c;
     gpu_kernel_counters(g, 0, &c);
     /* The sample is a few percent of the LLC's accesses, with hits and misses in it. */
@@ -68,7 +69,7 @@ static void thrashing_corunner_adds_shared_misses(void **state)
 {
     (void)state;
     const char *names[] = {"cachefit", "stream"};
-    struct gpu *g = run(names, 2);
+    struct gpu *g = run(names, 2, WARM_CYCLES, RUN_CYCLES);
     struct gpu_kernel_counters c, st;
     gpu_kernel_counters(g, 0, &c);
     gpu_kernel_counters(g, 1, &st);
@@ -90,7 +91,7 @@ static void reset_clears_atd_counters(void **state)
 {
     (void)state;
     const char *names[] = {"cachefit"};
-    struct gpu *g = run(names, 1);
+    struct gpu *g = run(names, 1, 0, 20000); /* long enough for sampled accesses */
     struct gpu_kernel_counters before;
     gpu_kernel_counters(g, 0, &before);
     assert_true(before.atd_accesses > 0);
