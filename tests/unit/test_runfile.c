@@ -333,18 +333,18 @@ static void test_many_epochs(void **state)
 {
     (void)state;
     const char *path = in_dir("many.h5");
-    struct runfile *rf = record(path, GPU_MAX_KERNELS, RUNFILE_MAX_SMS, 300);
-    assert_int_equal(runfile_epoch_count(rf), 300);
-    assert_int_equal(runfile_event_count(rf), 100);
+    struct runfile *rf = record(path, GPU_MAX_KERNELS, RUNFILE_MAX_SMS, 150);
+    assert_int_equal(runfile_epoch_count(rf), 150);
+    assert_int_equal(runfile_event_count(rf), 50);
     close_ok(rf);
     char err[512] = "";
     rf = runfile_open(path, err, sizeof(err));
     if (!rf)
         fail_msg("%s", err);
-    assert_epochs(rf, GPU_MAX_KERNELS, RUNFILE_MAX_SMS, 300);
+    assert_epochs(rf, GPU_MAX_KERNELS, RUNFILE_MAX_SMS, 150);
     struct runfile_event ev;
-    assert_int_equal(runfile_read_event(rf, 99, &ev, err, sizeof(err)), 0);
-    assert_int_equal(ev.epoch, 299);
+    assert_int_equal(runfile_read_event(rf, 49, &ev, err, sizeof(err)), 0);
+    assert_int_equal(ev.epoch, 149);
     close_ok(rf);
 }
 
