@@ -15,6 +15,7 @@
 #include "corun/gpu.h"
 #include "corun/kernel.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,9 @@ const struct solo_key *solo_trace_key(const struct solo_trace *t);
 size_t solo_trace_samples(const struct solo_trace *t, const uint64_t **insts);
 /* Simulates until the trace covers at least cycles core cycles. */
 void solo_trace_extend(struct solo_trace *t, uint64_t cycles);
+/* True for a trace read from a cache and not extended since: extending it simulates the
+ * kernel again from its start, in one step. */
+bool solo_trace_loaded(const struct solo_trace *t);
 /* Private-mode cycles the kernel needs to reach insts cumulative instructions (interpolated
  * between samples; extends the trace as needed). -1 when the kernel makes no progress. */
 double solo_trace_cycles_at(struct solo_trace *t, uint64_t insts);

@@ -166,9 +166,12 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         e->owner[i] = (int8_t)owner[i];
 
     /* Progress: the shared run is the first half, the private-mode references the second.
-     * Allocators that decide more often than once an epoch are asked at each interval. */
+     * Allocators that decide more often than once an epoch are asked at each interval; when
+     * none does (it may read the references), spare threads run the references ahead. */
     gpu_reset_counters(s->gpu);
     uint64_t interval = s->alloc && s->alloc->uses_interval ? s->alloc_params.smqos_interval : 0;
+    unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
+    struct session_ahead *ahead = interval ? NULL : session_refs_ahead(s, slot, n);
     struct gpu_kernel_counters prev[GPU_MAX_KERNELS], now[GPU_MAX_KERNELS];
     memset(prev, 0, sizeof prev);
     uint64_t done = 0;
@@ -184,13 +187,15 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
                 alloc_rc = session_allocate(s, now, last ? &s->epochs[last - 1] : NULL);
             }
         }
-        if (progress && progress(ctx, 0.5 * i / SESSION_PROGRESS_SLICES) != 0)
+        if (progress && progress(ctx, 0.5 * i / SESSION_PROGRESS_SLICES) != 0) {
+            session_refs_ahead_stop(ahead);
             return 1;
+        }
     }
+    session_refs_ahead_stop(ahead);
     s->have_tail = interval > 0 && interval < len; /* else the tail is the whole epoch */
     if (s->have_tail)
         session_interval_counters(s, prev, s->tail);
-    unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
     if (session_extend_references(s, slot, n, progress, ctx) != 0)
         return 1;
 

@@ -69,6 +69,15 @@ struct session {
 int session_extend_references(struct session *s, const unsigned *slot, unsigned n,
                               session_progress_fn progress, void *ctx);
 
+/* With more than one thread: starts extending the references of kernels slot[0..n) ahead,
+ * on s->threads - 1 threads, while the caller runs the epoch's shared run; NULL when there is
+ * nothing to do. session_refs_ahead_stop stops the threads (at their next step) and frees it,
+ * session_refs_ahead_wait lets them finish first (for tests); both take NULL. */
+struct session_ahead;
+struct session_ahead *session_refs_ahead(struct session *s, const unsigned *slot, unsigned n);
+void session_refs_ahead_stop(struct session_ahead *a);
+void session_refs_ahead_wait(struct session_ahead *a);
+
 /* A fresh epoch record at the end of s->epochs (not yet counted in nepochs). */
 struct session_epoch *session_new_epoch(struct session *s);
 /* Append e to the run file being recorded, if any: 0, or -1 with s->error set (recording

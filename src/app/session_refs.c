@@ -1,9 +1,18 @@
-/* session_refs — extending the kernels' private-mode references after an epoch's shared run.
+/* session_refs — extending the kernels' private-mode references.
  *
  * Each reference is a simulation of its own (one kernel alone on its SMs), sharing nothing with
- * the others, so with more than one thread they are extended side by side, one reference per
- * worker, and give the very samples they give one after another: the results do not depend on
- * the thread count. The calling thread only reports progress and passes on an abandon. */
+ * the others or with the shared run, so with more than one thread they are extended side by
+ * side, one reference per worker, and give the very samples they give one after another: the
+ * results do not depend on the thread count. The calling thread only reports progress and
+ * passes on an abandon.
+ *
+ * With more than one thread, the references also run ahead while the calling thread simulates
+ * the epoch's shared run (session_refs_ahead): each is extended by up to an epoch's cycles
+ * beyond the point the last epoch needed, on the threads the shared run leaves, and stopped
+ * when the shared run ends. A trace is the same samples however far and in whatever steps it
+ * is extended, and NP reads it only where it covers, so this changes no result; after the
+ * shared run only the rest, if any, is left to extend. */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -14,25 +23,33 @@
 
 struct ref_job {
     struct solo_trace *t;
-    uint64_t want;             /* instructions the reference must cover */
-    uint64_t len, slice;       /* cycles: the epoch's length, one extension step */
-    _Atomic uint64_t made;     /* cycles of extension steps taken, at most 4 x len */
-    const atomic_int *abandon; /* set by the caller: stop at the next step */
+    uint64_t want;         /* instructions the reference must cover */
+    uint64_t len, slice;   /* cycles: the epoch's length, one extension step */
+    uint64_t most;         /* cycles of extension at most */
+    _Atomic uint64_t made; /* cycles of extension steps taken */
 };
 
-/* One extension step; false once the reference covers the instructions, or after four
- * epochs' worth (the kernel has stalled; solo_true_np's own limit decides then). */
+/* One extension step; false once the reference covers the instructions, or after `most`
+ * cycles (after the shared run: four epochs' worth, the kernel has stalled and solo_true_np's
+ * own limit decides then). */
 static bool job_step(struct ref_job *j)
 {
     uint64_t made = atomic_load_explicit(&j->made, memory_order_relaxed);
     const uint64_t *insts;
     size_t n = solo_trace_samples(j->t, &insts);
-    if ((n > 0 && insts[n - 1] >= j->want) || made >= 4 * j->len)
+    if ((n > 0 && insts[n - 1] >= j->want) || made >= j->most)
         return false;
     uint64_t have = n ? (uint64_t)(n - 1) * SOLO_SAMPLE_CYCLES : 0;
     solo_trace_extend(j->t, have + j->slice);
     atomic_store_explicit(&j->made, made + j->slice, memory_order_relaxed);
     return true;
+}
+
+/* One extension step of an epoch of len cycles: a progress slice, in whole samples. */
+static uint64_t ref_slice(uint64_t len)
+{
+    return (len / SESSION_PROGRESS_SLICES + SOLO_SAMPLE_CYCLES - 1) / SOLO_SAMPLE_CYCLES *
+           SOLO_SAMPLE_CYCLES;
 }
 
 static double job_part(struct ref_job *j)
@@ -95,9 +112,7 @@ int session_extend_references(struct session *s, const unsigned *slot, unsigned 
 {
     if (n == 0)
         return 0;
-    uint64_t len = s->sc->epoch_cycles;
-    uint64_t slice = (len / SESSION_PROGRESS_SLICES + SOLO_SAMPLE_CYCLES - 1) / SOLO_SAMPLE_CYCLES *
-                     SOLO_SAMPLE_CYCLES;
+    uint64_t len = s->sc->epoch_cycles, slice = ref_slice(len);
     /* One job per distinct reference: two kernels of the same profile on as many SMs share
      * theirs, and one trace is extended by one thread only. */
     struct ref_pool p = {.jobs = xcalloc(n, sizeof(*p.jobs))};
@@ -107,7 +122,8 @@ int session_extend_references(struct session *s, const unsigned *slot, unsigned 
         while (j < p.njobs && p.jobs[j].t != s->ref[slot[i]])
             j++;
         if (j == p.njobs) {
-            p.jobs[p.njobs++] = (struct ref_job){.t = s->ref[slot[i]], .len = len, .slice = slice};
+            p.jobs[p.njobs++] =
+                (struct ref_job){.t = s->ref[slot[i]], .len = len, .slice = slice, .most = 4 * len};
             atomic_init(&p.jobs[j].made, 0);
         }
         if (want > p.jobs[j].want)
@@ -124,6 +140,90 @@ int session_extend_references(struct session *s, const unsigned *slot, unsigned 
     }
     free(p.jobs);
     return rc;
+}
+
+struct session_ahead {
+    struct ref_pool pool;
+    pthread_t tid[GPU_MAX_KERNELS];
+    unsigned started;
+};
+
+/* Cycles kernel k's reference will likely advance in this epoch: as far as in the last one
+ * (its NP times the epoch), half an epoch when there is no last one. A guess only: it decides
+ * how much work is done early, not what the reference holds. */
+static uint64_t likely_advance(const struct session *s, unsigned k)
+{
+    uint64_t len = s->sc->epoch_cycles;
+    const struct session_epoch *e = s->nepochs ? &s->epochs[s->nepochs - 1] : NULL;
+    double np = e && k < e->nkernels ? e->k[k].np_true : NAN;
+    if (!(np > 0))
+        return len / 2;
+    return np < 4 ? (uint64_t)(np * (double)len) : 4 * len;
+}
+
+struct session_ahead *session_refs_ahead(struct session *s, const unsigned *slot, unsigned n)
+{
+    if (s->threads < 2 || n == 0)
+        return NULL;
+    uint64_t len = s->sc->epoch_cycles;
+    struct session_ahead *a = xcalloc(1, sizeof(*a));
+    a->pool.jobs = xcalloc(n, sizeof(*a->pool.jobs));
+    for (unsigned i = 0; i < n; i++) {
+        struct solo_trace *t = s->ref[slot[i]];
+        bool seen = false;
+        for (unsigned j = 0; j < a->pool.njobs; j++)
+            seen |= a->pool.jobs[j].t == t;
+        /* A trace read from the catalog is extended by simulating it again from its start:
+         * only when the epoch turns out to need it. */
+        if (seen || solo_trace_loaded(t))
+            continue;
+        /* From where the kernel stood when the epoch began (covered: the last epoch's NP was
+         * read there) to where it will likely be at its end. */
+        double from = solo_trace_cycles_at(t, s->insts_at_start[slot[i]]);
+        if (from < 0) /* the kernel makes no progress alone */
+            continue;
+        const uint64_t *insts;
+        size_t have = solo_trace_samples(t, &insts);
+        uint64_t end = have ? (uint64_t)(have - 1) * SOLO_SAMPLE_CYCLES : 0;
+        uint64_t to = (uint64_t)from + likely_advance(s, slot[i]);
+        if (to <= end)
+            continue;
+        struct ref_job *j = &a->pool.jobs[a->pool.njobs++];
+        *j = (struct ref_job){
+            .t = t, .want = UINT64_MAX, .len = len, .slice = ref_slice(len), .most = to - end};
+        atomic_init(&j->made, 0);
+    }
+    for (; a->started + 1 < s->threads && a->started < a->pool.njobs; a->started++)
+        if (pthread_create(&a->tid[a->started], NULL, worker, &a->pool) != 0)
+            break;
+    if (a->started == 0) { /* nothing to run ahead, or no thread to be had */
+        free(a->pool.jobs);
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+static void ahead_end(struct session_ahead *a, bool stop)
+{
+    if (!a)
+        return;
+    if (stop)
+        atomic_store(&a->pool.abandon, 1);
+    for (unsigned i = 0; i < a->started; i++)
+        pthread_join(a->tid[i], NULL);
+    free(a->pool.jobs);
+    free(a);
+}
+
+void session_refs_ahead_stop(struct session_ahead *a)
+{
+    ahead_end(a, true);
+}
+
+void session_refs_ahead_wait(struct session_ahead *a)
+{
+    ahead_end(a, false);
 }
 
 void session_set_threads(struct session *s, unsigned threads)

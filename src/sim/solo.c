@@ -194,6 +194,11 @@ void solo_trace_extend(struct solo_trace *t, uint64_t cycles)
     }
 }
 
+bool solo_trace_loaded(const struct solo_trace *t)
+{
+    return !t->gpu && t->n > 0;
+}
+
 const struct solo_key *solo_trace_key(const struct solo_trace *t)
 {
     return &t->key;

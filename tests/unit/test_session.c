@@ -20,6 +20,8 @@
 #include "corun/session.h"
 #include "testsession.h"
 
+#include "../../src/app/session_internal.h" /* the references run ahead */
+
 /* Two kernels on 16 SMs of hbm80, 20 K-cycle epochs: quick, and unbalanced enough that
  * HSM-Fair acts. */
 static const char *const scenario_text = "name = \"unit\";\n"
@@ -203,6 +205,71 @@ static void test_model_out_of_range(void **state)
  * parameter changes later, re-simulated from its starting scenario to epoch 2 gives the same
  * epochs and the allocator and share in force then; the rewound session keeps its parameter
  * change, and is independent of the live one. */
+/* With two threads the references run ahead of the shared run: by the cycles the kernel's
+ * last epoch took alone (half an epoch before the first), and not for a trace read from the
+ * catalog; the samples are those of one thread extending them after the shared run, and so
+ * are the epochs' NPs. */
+static void test_references_run_ahead(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *one = session_new(&sc, err, sizeof err),
+                   *two = session_new(&sc, err, sizeof err);
+    assert_non_null(one);
+    assert_non_null(two);
+    session_set_threads(one, 1);
+    session_set_threads(two, 2);
+    unsigned slot[GPU_MAX_KERNELS], n = session_live(one, slot);
+    assert_int_equal(n, 2);
+    assert_null(session_refs_ahead(one, slot, n)); /* one thread: nothing runs ahead */
+    session_refs_ahead_wait(session_refs_ahead(two, slot, n));
+    const uint64_t *a, *b;
+    for (unsigned k = 0; k < 2; k++) { /* 20 K-cycle epochs: 10 K cycles ahead */
+        assert_int_equal(solo_trace_samples(two->ref[k], &b), 10000 / SOLO_SAMPLE_CYCLES + 1);
+        assert_false(solo_trace_loaded(two->ref[k]));
+    }
+    for (unsigned e = 0; e < 2; e++) {
+        assert_int_equal(session_step_epoch(one, NULL, NULL), 0);
+        assert_int_equal(session_step_epoch(two, NULL, NULL), 0);
+        for (unsigned k = 0; k < 2; k++)
+            assert_memory_equal(&session_epoch_at(one, e)->k[k].np_true,
+                                &session_epoch_at(two, e)->k[k].np_true, sizeof(double));
+    }
+    /* After an epoch: as far ahead of where the kernel stands as its last epoch took alone. */
+    for (unsigned k = 0; k < 2; k++) {
+        struct solo_trace *t = two->ref[k];
+        session_refs_ahead_wait(session_refs_ahead(two, &slot[k], 1));
+        double from = solo_trace_cycles_at(t, two->insts_at_start[k]);
+        double ahead = session_epoch_at(two, 1)->k[k].np_true * 20000;
+        size_t nb = solo_trace_samples(t, &b), na = solo_trace_samples(one->ref[k], &a);
+        assert_true((double)(nb - 1) * SOLO_SAMPLE_CYCLES >= from + ahead - SOLO_SAMPLE_CYCLES);
+        assert_true((double)(nb - 1) * SOLO_SAMPLE_CYCLES <= from + ahead + 2000);
+        assert_true(nb > na);
+        assert_memory_equal(a, b, na * sizeof(*a));
+    }
+    /* A trace read from a catalog stays as it was read. */
+    char path[] = "/tmp/corun-ahead-XXXXXX";
+    test_tmp_path(path);
+    struct catalog *cat = catalog_open(path, err, sizeof err);
+    if (!cat)
+        fail_msg("%s", err);
+    assert_int_equal(session_traces_to_catalog(two, cat, err, sizeof err), 0);
+    struct session *three = session_new(&sc, err, sizeof err);
+    assert_non_null(three);
+    session_set_threads(three, 2);
+    assert_int_equal(session_traces_from_catalog(three, cat, err, sizeof err), 0);
+    assert_true(solo_trace_loaded(three->ref[0]));
+    assert_null(session_refs_ahead(three, slot, n));
+    catalog_close(cat);
+    unlink(path);
+    session_delete(three);
+    session_delete(two);
+    session_delete(one);
+    scenario_done(&sc);
+}
+
 static void test_rewind_live(void **state)
 {
     (void)state;
@@ -252,7 +319,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_swap_mid_run),     cmocka_unit_test(test_params),
         cmocka_unit_test(test_branch_reapplies), cmocka_unit_test(test_model_out_of_range),
-        cmocka_unit_test(test_rewind_live),
+        cmocka_unit_test(test_rewind_live),      cmocka_unit_test(test_references_run_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
