@@ -65,6 +65,16 @@ struct ref_pool {
     atomic_int abandon;
 };
 
+/* The job extending trace t, or njobs: one job per distinct reference (two kernels of the same
+ * profile share theirs, and one trace is extended by one thread only). */
+static unsigned job_of(const struct ref_pool *p, const struct solo_trace *t)
+{
+    unsigned j = 0;
+    while (j < p->njobs && p->jobs[j].t != t)
+        j++;
+    return j;
+}
+
 static void *worker(void *arg)
 {
     struct ref_pool *p = arg;
@@ -113,14 +123,10 @@ int session_extend_references(struct session *s, const unsigned *slot, unsigned 
     if (n == 0)
         return 0;
     uint64_t len = s->sc->epoch_cycles, slice = ref_slice(len);
-    /* One job per distinct reference: two kernels of the same profile on as many SMs share
-     * theirs, and one trace is extended by one thread only. */
     struct ref_pool p = {.jobs = xcalloc(n, sizeof(*p.jobs))};
     for (unsigned i = 0; i < n; i++) {
         uint64_t want = gpu_kernel_instructions_total(s->gpu, slot[i]);
-        unsigned j = 0;
-        while (j < p.njobs && p.jobs[j].t != s->ref[slot[i]])
-            j++;
+        unsigned j = job_of(&p, s->ref[slot[i]]);
         if (j == p.njobs) {
             p.jobs[p.njobs++] =
                 (struct ref_job){.t = s->ref[slot[i]], .len = len, .slice = slice, .most = 4 * len};
@@ -170,12 +176,9 @@ struct session_ahead *session_refs_ahead(struct session *s, const unsigned *slot
     a->pool.jobs = xcalloc(n, sizeof(*a->pool.jobs));
     for (unsigned i = 0; i < n; i++) {
         struct solo_trace *t = s->ref[slot[i]];
-        bool seen = false;
-        for (unsigned j = 0; j < a->pool.njobs; j++)
-            seen |= a->pool.jobs[j].t == t;
         /* A trace read from the catalog is extended by simulating it again from its start:
          * only when the epoch turns out to need it. */
-        if (seen || solo_trace_loaded(t))
+        if (job_of(&a->pool, t) < a->pool.njobs || solo_trace_loaded(t))
             continue;
         /* From where the kernel stood when the epoch began (covered: the last epoch's NP was
          * read there) to where it will likely be at its end. */
