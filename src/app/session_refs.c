@@ -29,6 +29,14 @@ struct ref_job {
     _Atomic uint64_t made; /* cycles of extension steps taken */
 };
 
+/* The cycles trace t covers. */
+static uint64_t trace_end(const struct solo_trace *t)
+{
+    const uint64_t *insts;
+    size_t n = solo_trace_samples(t, &insts);
+    return n ? (uint64_t)(n - 1) * SOLO_SAMPLE_CYCLES : 0;
+}
+
 /* One extension step; false once the reference covers the instructions, or after `most`
  * cycles (after the shared run: four epochs' worth, the kernel has stalled and solo_true_np's
  * own limit decides then). */
@@ -39,8 +47,7 @@ static bool job_step(struct ref_job *j)
     size_t n = solo_trace_samples(j->t, &insts);
     if ((n > 0 && insts[n - 1] >= j->want) || made >= j->most)
         return false;
-    uint64_t have = n ? (uint64_t)(n - 1) * SOLO_SAMPLE_CYCLES : 0;
-    solo_trace_extend(j->t, have + j->slice);
+    solo_trace_extend(j->t, trace_end(j->t) + j->slice);
     atomic_store_explicit(&j->made, made + j->slice, memory_order_relaxed);
     return true;
 }
@@ -185,10 +192,7 @@ struct session_ahead *session_refs_ahead(struct session *s, const unsigned *slot
         double from = solo_trace_cycles_at(t, s->insts_at_start[slot[i]]);
         if (from < 0) /* the kernel makes no progress alone */
             continue;
-        const uint64_t *insts;
-        size_t have = solo_trace_samples(t, &insts);
-        uint64_t end = have ? (uint64_t)(have - 1) * SOLO_SAMPLE_CYCLES : 0;
-        uint64_t to = (uint64_t)from + likely_advance(s, slot[i]);
+        uint64_t end = trace_end(t), to = (uint64_t)from + likely_advance(s, slot[i]);
         if (to <= end)
             continue;
         struct ref_job *j = &a->pool.jobs[a->pool.njobs++];
