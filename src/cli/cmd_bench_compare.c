@@ -165,6 +165,14 @@ static int compare_scenario(struct side *sides, const char *scenario, const char
         long at = -1;
         char err[512];
         int same = bench_files_equal(first[THIS], first[OTHER], &at, err, sizeof err);
+        /* Each round ran both binaries back to back: its ratio shows how far the machine's
+         * noise moves the speed-up (the medians below reorder cpu[]). */
+        double lo = 0, hi = 0;
+        for (unsigned r = 0; r < o->runs; r++) {
+            double q = cpu[OTHER][r] / cpu[THIS][r];
+            lo = r == 0 || q < lo ? q : lo;
+            hi = r == 0 || q > hi ? q : hi;
+        }
         double mine = bench_median(cpu[THIS], o->runs) / cycles;
         double theirs = bench_median(cpu[OTHER], o->runs) / cycles;
         char verdict[64];
@@ -172,8 +180,9 @@ static int compare_scenario(struct side *sides, const char *scenario, const char
             snprintf(verdict, sizeof verdict, "identical");
         else
             snprintf(verdict, sizeof verdict, "DIFFER (byte %ld)", at);
-        printf("%-28s %8.2f M %11.3f %12.3f %8.2fx   %s%s%s\n", base_name(scenario), cycles, mine,
-               theirs, theirs / mine, verdict, deterministic[THIS] ? "" : ", this varies",
+        printf("%-28s %8.2f M %11.3f %12.3f %8.2fx %5.2f-%-5.2f  %s%s%s\n", base_name(scenario),
+               cycles, mine, theirs, theirs / mine, lo, hi, verdict,
+               deterministic[THIS] ? "" : ", this varies",
                deterministic[OTHER] ? "" : ", other varies");
     }
     for (int s = 0; s < SIDES; s++) {
@@ -223,15 +232,18 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
         printf("  %-5s %s (%s)%s%s\n", sides[s].label, sides[s].binary, version[s],
                sides[s].nextra ? " with " : "",
                sides[s].nextra ? (s ? o->other_args : o->args) : "");
-    printf("%-28s %10s %11s %12s %9s   %s\n", "scenario", "simulated", "this s/Mcyc",
-           "other s/Mcyc", "speed-up", "outputs");
+    printf("%-28s %10s %11s %12s %9s %11s  %s\n", "scenario", "simulated", "this s/Mcyc",
+           "other s/Mcyc", "speed-up", "per round", "outputs");
     int rc = CLI_OK;
     for (size_t i = 0; i < nscenarios && rc == CLI_OK; i++)
         if (compare_scenario(sides, scenarios[i], tmp, o) != 0)
             rc = CLI_FAILED;
     if (rc == CLI_OK)
-        printf("speed-up = other's %s time / this one's (> 1: this one is faster); outputs: the "
-               "--json documents of the two sides' first timed runs\n",
+        printf("speed-up = other's %s time / this one's (> 1: this one is faster), of the "
+               "medians; per round: the lowest and highest of the rounds' own ratios (each round "
+               "runs both back to back): when it holds 1, the speed-up is within the machine's "
+               "noise; outputs: the --json documents of the two sides' first timed "
+               "runs\n",
                o->wall ? "wall" : "CPU");
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     for (int s = 0; s < SIDES; s++) {

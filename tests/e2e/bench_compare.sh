@@ -8,8 +8,11 @@ sc="$top_srcdir/scenarios/default.cfg"
 
 "$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=20000" "$sc" \
     >"$TMPD/out" 2>"$TMPD/err" || fail "bench --compare itself: $(cat "$TMPD/err")"
-grep -Eq '^default\.cfg +0\.02 M +[0-9.]+ +[0-9.]+ +[0-9.]+x +identical$' "$TMPD/out" ||
+grep -Eq '^default\.cfg +0\.02 M +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+-[0-9.]+ +identical$' "$TMPD/out" ||
     fail "row against itself: $(cat "$TMPD/out")"
+# One round: its ratio is the speed-up, so the range is that one number twice.
+awk '/^default\.cfg/ { sub(/x$/, "", $6); split($7, r, "-"); if (r[1] != r[2] || r[1] != $6) exit 1 }' \
+    "$TMPD/out" || fail "one round's range: $(cat "$TMPD/out")"
 grep -q '^  other .*with --set epoch_cycles=20000$' "$TMPD/out" || fail "heading: $(cat "$TMPD/out")"
 
 # --threads compared by wall time, every run starting with empty caches: same output.
