@@ -38,6 +38,10 @@ struct so_params {
      * cells (NULL: none): cells it holds are read, not simulated, and each cell simulated is
      * put in it as a struct so_cell_record. */
     struct repro_journal *journal;
+    /* Only every shards-th cell from the shard-th (1-based; shards 0: all of them), as one task
+     * of a job split over machines does: the others are neither read nor simulated, and the
+     * summary waits for a run that has every cell (the shards' journals merged). */
+    unsigned shard, shards;
 };
 
 /* The full form (Prophet's 700 GPUs, 7 LS and 11 batch applications, 11 000 instances) or the
@@ -92,6 +96,8 @@ struct so_result {
     unsigned simulations;    /* configurations run on the core (journaled cells' included) */
     uint64_t cycles;         /* core cycles, profiles and bubbles included */
     size_t resumed;          /* cells read from the journal */
+    size_t simulated_cells;  /* cells simulated in this run */
+    size_t missing;          /* cells outside the shard and not in the journal: no summary */
     char journal_error[256]; /* why a finished cell could not be journaled ("" when none) */
 };
 

@@ -251,6 +251,11 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
            so_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
+    if (p->shards && (p->shard < 1 || p->shard > p->shards)) {
+        snprintf(err, errlen, "scale-out: shard %u of %u: expected 1 to %u", p->shard, p->shards,
+                 p->shards);
+        return -1;
+    }
     if (p->slots < 2 || p->slots % 2 || p->slots / 2 + 1 > SO_MAX_LEVELS || p->gpus % p->nls ||
         p->nbatch + 1 > ACCEL_MAX_APPS) {
         snprintf(err, errlen,
@@ -271,7 +276,10 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
     bool any_left = false;
     for (size_t i = 0; i < ncells; i++) {
         const struct so_cell_record *rec = p->journal ? repro_journal_get(p->journal, 0, i) : NULL;
-        if (rec) {
+        if (p->shards && i % p->shards != p->shard - 1 && !rec) {
+            have[i] = true; /* another shard's: nothing to measure for it here */
+            r->missing++;
+        } else if (rec) {
             r->cells[i] = rec->cell;
             r->simulations += rec->simulations;
             r->cycles += rec->cycles;
@@ -317,6 +325,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
                     unsigned sims = r->simulations;
                     uint64_t cycles = r->cycles;
                     rc = cell(&s, &r->cells[i], ls, b, rate, &ls_part, &batch_part);
+                    r->simulated_cells += rc == 0;
                     if (rc == 0 && p->journal) {
                         struct so_cell_record rec;
                         memset(&rec, 0, sizeof(rec)); /* padding too: the journal copies bytes */
@@ -337,7 +346,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
     }
     free(have);
     accel_bubble_done(&batch_part);
-    if (rc == 0)
+    if (rc == 0 && !r->missing)
         so_summarize(p, r->cells, r->sum);
     return rc;
 }

@@ -205,7 +205,7 @@ static int reproduce_main(int argc, char **argv)
     if (slurm_cli_take_options(&argc, argv, &slurm, &so) != 0)
         return CLI_BAD_INPUT;
     if (reproduce_prophet_wanted(argc, argv))
-        return reproduce_prophet_main(argc, argv);
+        return reproduce_prophet_main(argc, argv, slurm ? &so : NULL);
     if (reproduce_alloc_wanted(argc, argv)) /* --fairness, --qos, smqos */
         return reproduce_alloc_main(argc, argv, slurm ? &so : NULL);
     struct options o;
@@ -285,8 +285,9 @@ const struct cli_command cmd_reproduce = {
         "themis-quads.cfg, 15:15:15:15, drawn by corun since the paper lists none).\n"
         "prophet --accuracy | --colocation | --scaleout [--quick] [--resume FILE] (Prophet\n"
         "Figs. 12-14, 7.3 and 7.4, on accelerator scenarios; -j N spreads the pairs of\n"
-        "--accuracy and --colocation over N workers; no other option applies) is\n"
-        "described in docs/accelerator.md.\n\n"
+        "--accuracy and --colocation over N workers; --shard K/N, which needs --resume,\n"
+        "runs every N-th pair or scale-out cell into that journal; --slurm with its options\n"
+        "submits the shards; no other option applies) is described in docs/accelerator.md.\n\n"
         "Each mix is simulated once with its static partition; every registered predictor but\n"
         "the private-mode truth (oracle) is evaluated on each epoch's counters, since\n"
         "predictors do not change a static run. A predictor without a model for the preset is\n"

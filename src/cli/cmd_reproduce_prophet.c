@@ -2,6 +2,8 @@
  * [--quick] [--resume FILE] [-j N]`: Prophet's experiments printed beside its published figures. */
 #include "cmd_reproduce_prophet.h"
 
+#include "slurm_cli.h"
+
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/forkpool.h"
@@ -111,7 +113,17 @@ static void scaleout_progress(void *ctx, double done)
     cli_progress("configurations", done);
 }
 
-static int scaleout(const char *datadir, bool quick, const char *resume)
+/* --shard K/N (shards 0: none): which part of an experiment's pairs or cells a run takes. */
+struct shard {
+    unsigned k, n;
+};
+
+static bool in_shard(struct shard sh, size_t i)
+{
+    return !sh.n || i % sh.n == sh.k - 1;
+}
+
+static int scaleout(const char *datadir, bool quick, const char *resume, struct shard sh)
 {
     struct so_params p;
     so_params_default(quick, &p);
@@ -119,6 +131,8 @@ static int scaleout(const char *datadir, bool quick, const char *resume)
     if (journal_open(&jn, resume, datadir, "--scaleout", quick, sizeof(struct so_cell_record)))
         return CLI_FAILED;
     p.journal = jn.j;
+    p.shard = sh.k;
+    p.shards = sh.n;
     printf("prophet --scaleout%s: %u k40 GPUs, %u per LS application (", quick ? " --quick" : "",
            p.gpus, p.gpus / (unsigned)p.nls);
     for (size_t i = 0; i < p.nls; i++)
@@ -141,6 +155,21 @@ static int scaleout(const char *datadir, bool quick, const char *resume)
         so_result_done(&r);
         repro_journal_close(jn.j);
         return CLI_FAILED;
+    }
+    if (r.missing) { /* a shard: its cells are in the journal, the tables need all of them */
+        size_t ncells = p.nls * p.nbatch * r.levels;
+        printf("\nshard %u/%u: %zu of the %zu cells simulated into %s (%zu read from it); the "
+               "tables need every cell: merge the shards' journals (`corun slurm collect JOB`)\n"
+               "%u configurations simulated, %.1f M core cycles.\n",
+               sh.k, sh.n, r.simulated_cells, ncells, repro_journal_path(jn.j), r.resumed,
+               r.simulations, r.cycles / 1e6);
+        /* the journal is all a shard leaves: losing a cell of it is a failure */
+        rc = r.journal_error[0] ? CLI_FAILED : CLI_OK;
+        if (rc)
+            fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.journal_error);
+        so_result_done(&r);
+        repro_journal_close(jn.j);
+        return rc;
     }
     printf("\ninstances chosen and the measured p99 over p99 alone (* above the target):\n");
     printf("%-8s %-7s %5s", "LS", "batch", "load");
@@ -197,6 +226,8 @@ struct pairs_run {
     char *recs;      /* n * rsize */
     bool *in;        /* [n]: the record is there (read or simulated) */
     size_t *todo, ntodo, resumed, printed, failed;
+    size_t missing; /* pairs of other shards, not in the journal: no rows, no summary */
+    struct shard sh;
     struct journal *jn;
     /* In a worker: simulate pair i into rec (rsize bytes, zeroed). */
     int (*run)(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen);
@@ -232,7 +263,7 @@ static void pr_collect(void *user, size_t index, const void *result, const char 
     memcpy(pr_rec(pr, i), result, pr->rsize);
     pr->in[i] = true;
     journal_put(pr->jn, i, result);
-    for (; pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
+    for (; !pr->sh.n && pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
         pr->print(pr, pr->printed, pr_rec(pr, pr->printed));
 }
 
@@ -240,7 +271,7 @@ static void pr_progress(void *user, double done, size_t ntasks)
 {
     const struct pairs_run *pr = user;
     (void)ntasks;
-    cli_progress(pr->label, ((double)pr->resumed + done) / (double)pr->n);
+    cli_progress(pr->label, ((double)pr->resumed + done) / (double)(pr->n - pr->missing));
 }
 
 /* Reads what the journal has, simulates the rest on `jobs` workers; 0 when every pair is in. */
@@ -252,15 +283,17 @@ static int pr_run(struct pairs_run *pr, unsigned jobs)
     for (size_t i = 0; i < pr->n; i++) {
         if (journal_get(pr->jn, i, pr_rec(pr, i), pr->rsize))
             pr->in[i] = true;
-        else
+        else if (in_shard(pr->sh, i))
             pr->todo[pr->ntodo++] = i;
+        else
+            pr->missing++;
     }
-    pr->resumed = pr->n - pr->ntodo;
-    for (; pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
+    pr->resumed = pr->n - pr->ntodo - pr->missing;
+    for (; !pr->sh.n && pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
         pr->print(pr, pr->printed, pr_rec(pr, pr->printed));
     const struct forkpool_ops ops = {
         .run = pr_task, .collect = pr_collect, .progress = pr_progress};
-    cli_progress(pr->label, (double)pr->resumed / (double)pr->n);
+    cli_progress(pr->label, (double)pr->resumed / (double)(pr->n - pr->missing));
     if (pr->ntodo)
         forkpool_run(&ops, pr, pr->ntodo, pr->rsize, jobs);
     cli_progress(pr->label, 1);
@@ -274,6 +307,22 @@ static void pr_done(struct pairs_run *pr)
     free(pr->recs);
     free(pr->in);
     free(pr->todo);
+}
+
+/* After pr_run of a shard that left pairs to the others: what it did instead of the summary.
+ * The journal is all a shard leaves, so a pair it could not keep there is a failure. */
+static int pr_shard_done(struct pairs_run *pr)
+{
+    size_t simulated = 0;
+    for (size_t i = 0; i < pr->ntodo; i++)
+        simulated += pr->in[pr->todo[i]];
+    printf("shard %u/%u: %zu of the %zu pairs simulated into %s (%zu read from it); the "
+           "table needs every pair: merge the shards' journals (`corun slurm collect JOB`)\n",
+           pr->sh.k, pr->sh.n, simulated, pr->n, repro_journal_path(pr->jn->j), pr->resumed);
+    int rc = pr->jn->warned ? CLI_FAILED : CLI_OK;
+    pr_done(pr);
+    repro_journal_close(pr->jn->j);
+    return rc;
 }
 
 /* After a failed pr_run: the pairs that finished are in the journal; the summary is left out. */
@@ -306,7 +355,8 @@ static void accuracy_print(struct pairs_run *pr, size_t i, const void *rec)
     fflush(stdout);
 }
 
-static int accuracy(const char *datadir, bool quick, const char *resume, unsigned jobs)
+static int accuracy(const char *datadir, bool quick, const char *resume, unsigned jobs,
+                    struct shard sh)
 {
     struct journal jn;
     if (journal_open(&jn, resume, datadir, "--accuracy", quick, sizeof(struct rp_accuracy_row)))
@@ -314,6 +364,7 @@ static int accuracy(const char *datadir, bool quick, const char *resume, unsigne
     struct pairs_run pr = {.label = "pairs",
                            .rsize = sizeof(struct rp_accuracy_row),
                            .jn = &jn,
+                           .sh = sh,
                            .run = accuracy_pair,
                            .print = accuracy_print,
                            .datadir = datadir,
@@ -328,6 +379,8 @@ static int accuracy(const char *datadir, bool quick, const char *resume, unsigne
     fflush(stdout);
     if (pr_run(&pr, jobs))
         return pr_failed(&pr);
+    if (pr.missing)
+        return pr_shard_done(&pr);
     double sum[RP_CLASSES] = {0}, seq[RP_CLASSES] = {0}, bub[RP_CLASSES] = {0}, worst_seq = 0;
     unsigned count[RP_CLASSES] = {0};
     uint64_t cycles = 0;
@@ -403,7 +456,8 @@ static void coloc_print(struct pairs_run *pr, size_t i, const void *rec)
     fflush(stdout);
 }
 
-static int colocation(const char *datadir, bool quick, const char *resume, unsigned jobs)
+static int colocation(const char *datadir, bool quick, const char *resume, unsigned jobs,
+                      struct shard sh)
 {
     struct journal jn;
     if (journal_open(&jn, resume, datadir, "--colocation", quick, sizeof(struct coloc_record)))
@@ -411,6 +465,7 @@ static int colocation(const char *datadir, bool quick, const char *resume, unsig
     struct pairs_run pr = {.label = "co-location",
                            .rsize = sizeof(struct coloc_record),
                            .jn = &jn,
+                           .sh = sh,
                            .run = coloc_pair,
                            .print = coloc_print,
                            .datadir = datadir,
@@ -424,6 +479,8 @@ static int colocation(const char *datadir, bool quick, const char *resume, unsig
     fflush(stdout);
     if (pr_run(&pr, jobs))
         return pr_failed(&pr);
+    if (pr.missing)
+        return pr_shard_done(&pr);
     struct rp_coloc_point(*pts)[16] = xcalloc(pr.n, sizeof(*pts));
     uint64_t total = 0;
     for (size_t i = 0; i < pr.n; i++) {
@@ -451,10 +508,26 @@ static int colocation(const char *datadir, bool quick, const char *resume, unsig
     return CLI_OK;
 }
 
-int reproduce_prophet_main(int argc, char **argv)
+/* The value of option `name` at argv[*i] ("--name V" or "--name=V") into *value: 1 taken, 0
+ * not this option, -1 after a message when its value is missing. */
+static int take_value(const char *name, int argc, char **argv, int *i, const char **value)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0 || (argv[*i][n] && argv[*i][n] != '='))
+        return 0;
+    *value = argv[*i][n] == '=' ? argv[*i] + n + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+    if (!*value || !**value) {
+        fprintf(stderr, "corun: reproduce prophet: %s needs a value\n", name);
+        return -1;
+    }
+    return 1;
+}
+
+int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *slurm)
 {
     bool quick = false, acc = false, coloc = false, scale = false, jobs_given = false;
-    const char *resume = NULL;
+    const char *resume = NULL, *shard_text = NULL, *catalog = NULL;
+    struct shard sh = {0, 0};
     unsigned jobs = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "prophet") == 0)
@@ -475,12 +548,12 @@ int reproduce_prophet_main(int argc, char **argv)
             jobs_given = true;
             continue;
         }
-        if (strcmp(argv[i], "--resume") == 0 || strncmp(argv[i], "--resume=", 9) == 0) {
-            resume = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : NULL;
-            if (!resume || !*resume) {
-                fprintf(stderr, "corun: reproduce prophet: --resume needs a FILE\n");
+        int t;
+        if ((t = take_value("--resume", argc, argv, &i, &resume)) != 0 ||
+            (t = take_value("--shard", argc, argv, &i, &shard_text)) != 0 ||
+            (t = take_value("--catalog", argc, argv, &i, &catalog)) != 0) {
+            if (t < 0)
                 return CLI_BAD_INPUT;
-            }
         } else if (strcmp(argv[i], "--quick") == 0)
             quick = true;
         else if (strcmp(argv[i], "--accuracy") == 0)
@@ -492,7 +565,8 @@ int reproduce_prophet_main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "corun: reproduce prophet: unknown argument '%s' (expected --accuracy, "
-                    "--colocation or --scaleout, and --quick, --resume FILE, -j N)\n",
+                    "--colocation or --scaleout, and --quick, --resume FILE, -j N, --shard "
+                    "K/N, --slurm with its options)\n",
                     argv[i]);
             return CLI_BAD_INPUT;
         }
@@ -507,10 +581,28 @@ int reproduce_prophet_main(int argc, char **argv)
                         "not to --scaleout\n");
         return CLI_BAD_INPUT;
     }
+    if (shard_text && cli_parse_shard(shard_text, &sh.k, &sh.n) != 0)
+        return CLI_BAD_INPUT;
+    /* A --slurm task passes its shard's catalog too; these experiments record no runs. */
+    if (catalog && !sh.n)
+        fprintf(stderr,
+                "corun: reproduce prophet: --catalog %s ignored: Prophet's experiments "
+                "record no runs in a catalog\n",
+                catalog);
+    if (slurm)
+        return sh.n ? slurm_cli_shard_refused()
+                    : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, NULL, resume, slurm);
+    if (sh.n && !resume) {
+        fprintf(stderr,
+                "corun: reproduce prophet: --shard %u/%u needs --resume FILE: a shard's "
+                "results go only to its journal, to be merged with the others'\n",
+                sh.k, sh.n);
+        return CLI_BAD_INPUT;
+    }
     char *datadir = datadir_locate();
-    int rc = acc     ? accuracy(datadir, quick, resume, jobs)
-             : coloc ? colocation(datadir, quick, resume, jobs)
-                     : scaleout(datadir, quick, resume);
+    int rc = acc     ? accuracy(datadir, quick, resume, jobs, sh)
+             : coloc ? colocation(datadir, quick, resume, jobs, sh)
+                     : scaleout(datadir, quick, resume, sh);
     free(datadir);
     return rc;
 }

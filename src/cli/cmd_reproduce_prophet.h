@@ -9,7 +9,9 @@
 bool reproduce_prophet_wanted(int argc, char **argv);
 /* Its lines of `corun reproduce --list`. */
 void reproduce_prophet_list(void);
-/* `corun reproduce prophet --accuracy | --colocation [--quick]`; a CLI_* code. */
-int reproduce_prophet_main(int argc, char **argv);
+struct slurm_options;
+/* `corun reproduce prophet --accuracy | --colocation | --scaleout [--quick] ...`; submitted as a
+ * Slurm job instead when slurm is not NULL (its options, taken off argv). A CLI_* code. */
+int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *slurm);
 
 #endif

@@ -6,7 +6,9 @@
 # rows (0 to 15 batch instances) and the most instances each of measured, prophet and
 # sequential allows; --list shows both; bad usage is refused with exit status 2; with --resume
 # FILE a second run reads every pair from the journal and prints the same tables, and -j 2
-# from part of a journal prints the same accuracy table.
+# from part of a journal prints the same accuracy table. --shard K/N: shard 3/4 of a journal
+# holding pairs 0 and 1 simulates only pair 2 (the cheapest) and prints what it did instead
+# of rows and tables; a shard with no pair of its own to run simulates nothing.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
@@ -20,6 +22,18 @@ grep -q '^prophet .*--accuracy' "$TMPD/list" && grep -q '^prophet .*--colocation
     2>"$TMPD/err" || fail "--accuracy --quick --resume: exit $? $(cat "$TMPD/err")"
 grep -qF "(6 read from $TMPD/acc.journal, not simulated again)" "$TMPD/acc2" || fail "$(cat "$TMPD/acc2")"
 diff "$TMPD/acc" <(grep -v 'read from' "$TMPD/acc2") || fail "resumed accuracy: another table"
+# The journal's first two records and half its third: shard 3/4 (pairs 2 and 6, of which there
+# are six) runs pair 2 alone.
+cp "$TMPD/acc.journal" "$TMPD/third.journal"
+head_bytes=$(head -2 "$TMPD/acc.journal" | wc -c)
+record=$((($(stat -c %s "$TMPD/acc.journal") - head_bytes) / 6))
+truncate -s $((head_bytes + record * 5 / 2)) "$TMPD/third.journal"
+"$CORUN" reproduce prophet --accuracy --quick --shard 3/4 --resume "$TMPD/third.journal" \
+    >"$TMPD/shard" 2>"$TMPD/err" || fail "--shard 3/4: exit $? $(cat "$TMPD/err")"
+grep -qF "shard 3/4: 1 of the 6 pairs simulated into $TMPD/third.journal (2 read from it)" \
+    "$TMPD/shard" || fail "--shard 3/4: $(cat "$TMPD/shard")"
+! grep -qE '^(compute-intensive|PCIe-intensive|low-contention) ' "$TMPD/shard" ||
+    fail "a shard printed rows: $(cat "$TMPD/shard")"
 # -j 2 from three quarters of the journal (four of its six records and a torn fifth): the
 # missing pairs run on two workers, the table is the same
 cp "$TMPD/acc.journal" "$TMPD/part.journal"
@@ -54,6 +68,9 @@ PY
 "$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/col.journal" >"$TMPD/col2" \
     2>"$TMPD/err" || fail "--colocation --quick --resume: exit $? $(cat "$TMPD/err")"
 diff "$TMPD/col" <(grep -v 'read from' "$TMPD/col2") || fail "resumed co-location: another table"
+"$CORUN" reproduce prophet --colocation --quick --shard 2/2 --resume "$TMPD/col-shard.journal" \
+    >"$TMPD/col3" 2>"$TMPD/err" || fail "--colocation --shard 2/2: exit $? $(cat "$TMPD/err")"
+grep -qF "shard 2/2: 0 of the 1 pairs simulated" "$TMPD/col3" || fail "empty shard: $(cat "$TMPD/col3")"
 [ "$(grep -cE '^ *([0-9]|1[0-5]) +[0-9.]+x (met|no) +[0-9.]+x +[0-9.]+x (met|no) +[0-9.]+x (met|no) +[0-9.]+% +[0-9.]+x (met|no)$' \
     "$TMPD/col")" -eq 16 ] || fail "co-location rows: $(cat "$TMPD/col")"
 grep -qE '^ +0 +1\.00x met +1\.00x +1\.00x met +1\.00x met +[0-9.]+% +1\.00x met$' "$TMPD/col" \

@@ -6,7 +6,10 @@
 # the batch pool's own GPUs; --list names the experiment; two experiments at once are refused.
 # --resume FILE: a run from a journal cut part-way (a torn tail, as a kill leaves it) and
 # one from the whole journal print the same tables as the run that wrote it; a journal of
-# another experiment is refused.
+# another experiment is refused. --shard K/N: the cells the cut journal lacks, filled in by
+# shards 2/4, 3/4 and 4/4 in turn, each simulating only its own cell and printing what it
+# did instead of tables until the last, which has every cell and prints the first run's
+# tables; --shard needs --resume and a shard within 1..N.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
@@ -47,18 +50,28 @@ for i, d in enumerate(deciders):
 assert re.search(r"^\d+ configurations simulated", text, re.M)
 PY
 
-# The same tables from the journal, cut part-way (in its sixth record: five cells read, three
-# simulated again) and whole (the cycle count leaves out the measurements a resumed run did not
-# need to make again).
+# The same tables from the journal, cut part-way (in its sixth record: five cells read, the
+# other three simulated again, one by each of three shards; cells are journaled in the order
+# 0 2 1 3 4 6 5 7 of their index, so the cut keeps 0-4 and shard K/4 of cells i % 4 = K - 1
+# has one of 5, 6, 7) and whole (the cycle count leaves out the measurements a resumed run
+# did not need to make again).
 tables() { grep -v -e 'M core cycles' -e 'read from' "$1"; }
 size=$(stat -c %s "$TMPD/so.journal")
 cp "$TMPD/so.journal" "$TMPD/part.journal"
 truncate -s $((size * 3 / 4)) "$TMPD/part.journal"
-"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/part.journal" >"$TMPD/part" \
-    2>"$TMPD/err" || fail "resume from part of a journal: exit $? $(cat "$TMPD/err")"
-grep -qE '^\(5 of the 8 cells read from' "$TMPD/part" || fail "part: $(cat "$TMPD/part")"
-grep -qF "torn record" "$TMPD/err" || fail "the torn tail was not reported: $(cat "$TMPD/err")"
-diff <(tables "$TMPD/out") <(tables "$TMPD/part") || fail "resumed from part: other tables"
+n=5
+for k in 2 3 4; do
+    "$CORUN" reproduce prophet --scaleout --quick --shard $k/4 --resume "$TMPD/part.journal" \
+        >"$TMPD/part" 2>"$TMPD/err" || fail "shard $k/4 from part of a journal: exit $? $(cat "$TMPD/err")"
+    [ $k = 2 ] && { grep -qF "torn record" "$TMPD/err" || fail "the torn tail was not reported: $(cat "$TMPD/err")"; }
+    [ $k = 4 ] && break
+    grep -qF "shard $k/4: 1 of the 8 cells simulated into $TMPD/part.journal ($n read from it)" \
+        "$TMPD/part" || fail "shard $k/4: $(cat "$TMPD/part")"
+    ! grep -qE '^(none|full) ' "$TMPD/part" || fail "shard $k/4 printed tables: $(cat "$TMPD/part")"
+    n=$((n + 1))
+done
+grep -qE '^\(7 of the 8 cells read from' "$TMPD/part" || fail "last shard: $(cat "$TMPD/part")"
+diff <(tables "$TMPD/out") <(tables "$TMPD/part") || fail "completed by shards: other tables"
 "$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/whole" \
     2>"$TMPD/err" || fail "resume from the whole journal: exit $?"
 grep -qF "(8 of the 8 cells read from" "$TMPD/whole" || fail "whole: $(cat "$TMPD/whole")"
@@ -69,6 +82,11 @@ set +e
 rc=$?
 set -e
 [ $rc -ne 0 ] && grep -qF "so.journal" "$TMPD/err" || fail "another experiment's journal: $rc $(cat "$TMPD/err")"
+expect_bad "--shard without --resume" "needs --resume FILE" \
+    "$CORUN" reproduce prophet --scaleout --quick --shard 1/2
+expect_bad "shard 3 of 2" "--shard" \
+    "$CORUN" reproduce prophet --scaleout --quick --shard 3/2 --resume "$TMPD/x.journal"
+[ ! -e "$TMPD/x.journal" ] || fail "a refused shard made its journal"
 
 set +e
 "$CORUN" reproduce prophet --accuracy --scaleout >"$TMPD/out" 2>"$TMPD/err"

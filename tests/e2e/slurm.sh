@@ -4,7 +4,9 @@
 # cancelled; `corun slurm collect` refuses to print a table while a shard is missing;
 # `corun slurm resubmit` runs that shard alone; the merged table equals a local run's; a second
 # collect adds nothing; a shard run by another simulator id is refused. Then a sweep over 2
-# tasks with --wait, whose table equals a local sweep's. Skips where Slurm cannot start.
+# tasks with --wait, whose table equals a local sweep's. Then Prophet's scale-out study over 4
+# tasks with --wait: submitted (not run here), each task simulating its own cells, the tables
+# printed from the merged journal. Skips where Slurm cannot start.
 . "$(dirname "$0")/../lib.sh"
 
 for tool in munged slurmctld slurmd sbatch squeue scancel sinfo; do
@@ -166,4 +168,24 @@ diff <(grep '^  ' "$TMPD/sweep-local") <(grep '^  ' "$TMPD/sweep-slurm") >"$TMPD
     fail "the merged sweep table differs: $(cat "$TMPD/diff")"
 rows=$("$CORUN" runs --catalog "$TMPD/sweep-main.db" query "SELECT count(*) FROM sweep_results" | tail -1)
 [ "$rows" = 8 ] || fail "the merged catalog has $rows sweep rows, expected 8"
+
+# Prophet's scale-out study: its 8 cells over 4 tasks (cells i % 4 = K - 1 in task K). That the
+# shards' cells make the same tables as one run is reproduce_prophet_scaleout.sh's check.
+"$CORUN" reproduce prophet --scaleout --quick --slurm --shards 4 --slurm-dir "$TMPD/pjob" \
+    --wait >"$TMPD/prophet" 2>"$TMPD/prophet.err" ||
+    fail "prophet --slurm: exit $? $(cat "$TMPD/prophet.err")"
+grep -q '^submitted job [0-9]*: 4 shards' "$TMPD/prophet" || fail "prophet: $(head -3 "$TMPD/prophet")"
+grep -q '4 of 4 shards merged into .*: 8 results added, 0 there already' "$TMPD/prophet.err" ||
+    fail "prophet collect: $(cat "$TMPD/prophet.err")"
+for k in 1 2 3 4; do
+    grep -q "^shard $k/4: 2 of the 8 cells simulated" "$TMPD/pjob/shard-$k.out" ||
+        fail "prophet shard $k: $(cat "$TMPD/pjob/shard-$k.out")"
+done
+grep -qF "(8 of the 8 cells read from $TMPD/pjob/results.journal" "$TMPD/prophet" ||
+    fail "prophet table: $(cat "$TMPD/prophet")"
+[ "$(grep -cE '^(gmm|pos) +(pf|nn) +[0-9]+%' "$TMPD/prophet")" = 8 ] &&
+    grep -qE '^full +5\.0 ' "$TMPD/prophet" || fail "prophet tables: $(cat "$TMPD/prophet")"
+expect_bad "prophet --shard with --slurm" "leave out --shard" \
+    "$CORUN" reproduce prophet --scaleout --quick --slurm --shard 1/2 --slurm-dir "$TMPD/bad"
+[ ! -e "$TMPD/bad" ] || fail "a refused prophet submission made its directory"
 exit 0

@@ -1,6 +1,6 @@
-/* Unit tests: reproduce_scaleout — the diurnal load and its levels, and the cluster's day
+/* Unit tests: reproduce_scaleout — the diurnal load and its levels, the cluster's day
  * summed from cells worked out by hand (GPUs used, instances placed, MPS slots, SM busy,
- * co-locations and QoS violations per decider). */
+ * co-locations and QoS violations per decider), and which cells a shard takes. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,11 +115,37 @@ static void test_summarize_by_hand(void **state)
     assert_string_equal(so_decider_name(SO_BUBBLE), "bubble");
 }
 
+/* A shard takes cells i % N = K - 1: the quick form's 8 cells leave shard 9/9 none, so it
+ * measures and simulates nothing (no data directory is read) and has no summary; a shard
+ * outside 1..N is refused. */
+static void test_shard(void **state)
+{
+    (void)state;
+    struct so_params p;
+    so_params_default(true, &p);
+    p.shard = 9;
+    p.shards = 9;
+    struct so_result r;
+    char err[256] = "";
+    assert_int_equal(so_run("/nonexistent", &p, &r, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(r.missing, 8);
+    assert_int_equal(r.simulated_cells, 0);
+    assert_int_equal(r.simulations, 0);
+    assert_int_equal(r.sum[SO_FULL].colocations, 0); /* not summarized */
+    so_result_done(&r);
+    p.shard = 3;
+    p.shards = 2;
+    assert_int_equal(so_run("/nonexistent", &p, &r, NULL, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "shard 3 of 2"));
+    so_result_done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_summarize_by_hand),
+        cmocka_unit_test(test_shard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
