@@ -92,6 +92,7 @@ struct so_result {
     unsigned levels;
     double load[SO_MAX_LEVELS];
     struct so_cell *cells; /* nls x nbatch x levels, heap */
+    bool *present;         /* [cell]: read from the journal or simulated (a shard lacks some) */
     struct so_summary sum[SO_DECIDERS];
     unsigned simulations;    /* configurations run on the core (journaled cells' included) */
     uint64_t cycles;         /* core cycles, profiles and bubbles included */

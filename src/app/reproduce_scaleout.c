@@ -269,6 +269,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
     for (unsigned l = 0; l < r->levels; l++)
         r->load[l] = so_load(p, l);
     r->cells = xcalloc(p->nls * p->nbatch * r->levels, sizeof(struct so_cell));
+    r->present = xcalloc(p->nls * p->nbatch * r->levels, sizeof(bool));
     /* Cells the journal holds are read first; the shared measurements are made only for what
      * is left (they are deterministic, so a resumed run decides as a fresh one). */
     size_t ncells = p->nls * p->nbatch * r->levels, done = 0;
@@ -284,7 +285,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
             r->simulations += rec->simulations;
             r->cycles += rec->cycles;
             r->resumed++;
-            have[i] = true;
+            have[i] = r->present[i] = true;
         } else {
             any_left = true;
         }
@@ -326,6 +327,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
                     uint64_t cycles = r->cycles;
                     rc = cell(&s, &r->cells[i], ls, b, rate, &ls_part, &batch_part);
                     r->simulated_cells += rc == 0;
+                    r->present[i] = rc == 0;
                     if (rc == 0 && p->journal) {
                         struct so_cell_record rec;
                         memset(&rec, 0, sizeof(rec)); /* padding too: the journal copies bytes */
@@ -354,5 +356,6 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
 void so_result_done(struct so_result *r)
 {
     free(r->cells);
+    free(r->present);
     memset(r, 0, sizeof(*r));
 }

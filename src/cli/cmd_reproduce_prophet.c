@@ -123,6 +123,31 @@ static bool in_shard(struct shard sh, size_t i)
     return !sh.n || i % sh.n == sh.k - 1;
 }
 
+/* The cells' table: the instances each decider chose and the measured p99 for them (the
+ * cells a shard has, in a shard). */
+static void print_cells(const struct so_params *p, const struct so_result *r)
+{
+    printf("\ninstances chosen and the measured p99 over p99 alone (* above the target):\n");
+    printf("%-8s %-7s %5s", "LS", "batch", "load");
+    for (int d = 1; d < SO_DECIDERS; d++)
+        printf(" %13s", so_decider_name(d));
+    printf("\n");
+    for (size_t a = 0; a < p->nls; a++)
+        for (size_t b = 0; b < p->nbatch; b++)
+            for (unsigned l = 0; l < r->levels; l++) {
+                size_t i = (a * p->nbatch + b) * r->levels + l;
+                const struct so_cell *c = &r->cells[i];
+                if (!r->present[i])
+                    continue;
+                printf("%-8s %-7s %4.0f%%", p->ls[a], p->batch[b], 100 * r->load[l]);
+                for (int d = 1; d < SO_DECIDERS; d++) {
+                    int k = c->k[d];
+                    printf("    %2d %6.2fx%s", k, c->p99_x[k], c->p99_x[k] > p->target ? "*" : " ");
+                }
+                printf("\n");
+            }
+}
+
 static int scaleout(const char *datadir, bool quick, const char *resume, struct shard sh)
 {
     struct so_params p;
@@ -156,10 +181,11 @@ static int scaleout(const char *datadir, bool quick, const char *resume, struct 
         repro_journal_close(jn.j);
         return CLI_FAILED;
     }
-    if (r.missing) { /* a shard: its cells are in the journal, the tables need all of them */
+    print_cells(&p, &r);
+    if (r.missing) { /* a shard: its cells are in the journal, the summary needs all of them */
         size_t ncells = p.nls * p.nbatch * r.levels;
         printf("\nshard %u/%u: %zu of the %zu cells simulated into %s (%zu read from it); the "
-               "tables need every cell: merge the shards' journals (`corun slurm collect JOB`)\n"
+               "summary needs every cell: merge the shards' journals (`corun slurm collect JOB`)\n"
                "%u configurations simulated, %.1f M core cycles.\n",
                sh.k, sh.n, r.simulated_cells, ncells, repro_journal_path(jn.j), r.resumed,
                r.simulations, r.cycles / 1e6);
@@ -171,22 +197,6 @@ static int scaleout(const char *datadir, bool quick, const char *resume, struct 
         repro_journal_close(jn.j);
         return rc;
     }
-    printf("\ninstances chosen and the measured p99 over p99 alone (* above the target):\n");
-    printf("%-8s %-7s %5s", "LS", "batch", "load");
-    for (int d = 1; d < SO_DECIDERS; d++)
-        printf(" %13s", so_decider_name(d));
-    printf("\n");
-    for (size_t a = 0; a < p.nls; a++)
-        for (size_t b = 0; b < p.nbatch; b++)
-            for (unsigned l = 0; l < r.levels; l++) {
-                const struct so_cell *c = &r.cells[(a * p.nbatch + b) * r.levels + l];
-                printf("%-8s %-7s %4.0f%%", p.ls[a], p.batch[b], 100 * r.load[l]);
-                for (int d = 1; d < SO_DECIDERS; d++) {
-                    int k = c->k[d];
-                    printf("    %2d %6.2fx%s", k, c->p99_x[k], c->p99_x[k] > p.target ? "*" : " ");
-                }
-                printf("\n");
-            }
     printf("\n%-11s %9s %5s %10s %10s %8s %12s %15s %11s\n", "decider", "GPUs used", "peak",
            "batch on", "MPS slots", "SM busy", "co-located", "QoS violations", "over 10 %");
     printf("%-11s %9s %5s %10s %10s %8s %12s %15s %11s\n", "", "(mean)", "", "LS GPUs", "used",
@@ -309,15 +319,19 @@ static void pr_done(struct pairs_run *pr)
     free(pr->todo);
 }
 
-/* After pr_run of a shard that left pairs to the others: what it did instead of the summary.
- * The journal is all a shard leaves, so a pair it could not keep there is a failure. */
+/* After pr_run of a shard that left pairs to the others: the rows of the pairs it has, in
+ * order, and what it did, instead of the summary. The journal is all a shard leaves, so a
+ * pair it could not keep there is a failure. */
 static int pr_shard_done(struct pairs_run *pr)
 {
+    for (size_t i = 0; i < pr->n; i++)
+        if (pr->in[i])
+            pr->print(pr, i, pr_rec(pr, i));
     size_t simulated = 0;
     for (size_t i = 0; i < pr->ntodo; i++)
         simulated += pr->in[pr->todo[i]];
     printf("shard %u/%u: %zu of the %zu pairs simulated into %s (%zu read from it); the "
-           "table needs every pair: merge the shards' journals (`corun slurm collect JOB`)\n",
+           "summary needs every pair: merge the shards' journals (`corun slurm collect JOB`)\n",
            pr->sh.k, pr->sh.n, simulated, pr->n, repro_journal_path(pr->jn->j), pr->resumed);
     int rc = pr->jn->warned ? CLI_FAILED : CLI_OK;
     pr_done(pr);

@@ -7,9 +7,10 @@
 # --resume FILE: a run from a journal cut part-way (a torn tail, as a kill leaves it) and
 # one from the whole journal print the same tables as the run that wrote it; a journal of
 # another experiment is refused. --shard K/N: the cells the cut journal lacks, filled in by
-# shards 2/4, 3/4 and 4/4 in turn, each simulating only its own cell and printing what it
-# did instead of tables until the last, which has every cell and prints the first run's
-# tables; --shard needs --resume and a shard within 1..N.
+# shards 2/4, 3/4 and 4/4 in turn, each simulating only its own cell and printing the rows
+# of the cells it has and what it did instead of the summary, until the last, which has
+# every cell and prints the first run's tables; --shard needs --resume and a shard within
+# 1..N.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
@@ -67,7 +68,9 @@ for k in 2 3 4; do
     [ $k = 4 ] && break
     grep -qF "shard $k/4: 1 of the 8 cells simulated into $TMPD/part.journal ($n read from it)" \
         "$TMPD/part" || fail "shard $k/4: $(cat "$TMPD/part")"
-    ! grep -qE '^(none|full) ' "$TMPD/part" || fail "shard $k/4 printed tables: $(cat "$TMPD/part")"
+    ! grep -qE '^(none|full) ' "$TMPD/part" || fail "shard $k/4 printed a summary: $(cat "$TMPD/part")"
+    [ "$(grep -cE '^(gmm|pos) +(pf|nn) +[0-9]+%' "$TMPD/part")" = $((n + 1)) ] ||
+        fail "shard $k/4: not the rows of its $((n + 1)) cells: $(cat "$TMPD/part")"
     n=$((n + 1))
 done
 grep -qE '^\(7 of the 8 cells read from' "$TMPD/part" || fail "last shard: $(cat "$TMPD/part")"
