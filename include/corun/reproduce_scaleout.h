@@ -38,9 +38,10 @@ struct so_params {
      * cells (NULL: none): cells it holds are read, not simulated, and each cell simulated is
      * put in it as a struct so_cell_record. */
     struct repro_journal *journal;
-    /* Only every shards-th cell from the shard-th (1-based; shards 0: all of them), as one task
-     * of a job split over machines does: the others are neither read nor simulated, and the
-     * summary waits for a run that has every cell (the shards' journals merged). */
+    /* Simulate only every shards-th cell from the shard-th (1-based; shards 0: all of them),
+     * as one task of a job split over machines does: the others are only read when the
+     * journal holds them, and the summary waits for a run that has every cell (the shards'
+     * journals merged). */
     unsigned shard, shards;
 };
 

@@ -132,6 +132,8 @@ static void test_shard(void **state)
     assert_int_equal(r.simulated_cells, 0);
     assert_int_equal(r.simulations, 0);
     assert_int_equal(r.sum[SO_FULL].colocations, 0); /* not summarized */
+    for (unsigned i = 0; i < 8; i++)
+        assert_false(r.present[i]);
     so_result_done(&r);
     p.shard = 3;
     p.shards = 2;
