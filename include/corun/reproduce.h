@@ -120,6 +120,8 @@ size_t repro_quick_select(const struct suite *s, unsigned want, size_t *out);
 /* Shard k of n (1 <= k <= n) of the mixes chosen[0..count): keeps, in order, those at the
  * positions p with p % n == k - 1 and returns how many. n of 0 or 1 keeps them all. */
 size_t repro_shard_select(size_t *chosen, size_t count, unsigned k, unsigned n);
+/* Whether position i belongs to shard k of n, by the same rule (n of 0: every position). */
+bool repro_in_shard(size_t i, unsigned k, unsigned n);
 
 /* ---- running a part (reproduce_run.c) ---- */
 

@@ -269,13 +269,17 @@ size_t repro_quick_select(const struct suite *s, unsigned want, size_t *out)
     return got;
 }
 
+bool repro_in_shard(size_t i, unsigned k, unsigned n)
+{
+    return n <= 1 || i % n == k - 1;
+}
+
 size_t repro_shard_select(size_t *chosen, size_t count, unsigned k, unsigned n)
 {
-    if (n <= 1)
-        return count;
-    assert(k >= 1 && k <= n);
+    assert(n <= 1 || (k >= 1 && k <= n));
     size_t kept = 0;
-    for (size_t p = k - 1; p < count; p += n)
-        chosen[kept++] = chosen[p];
+    for (size_t p = 0; p < count; p++)
+        if (repro_in_shard(p, k, n))
+            chosen[kept++] = chosen[p];
     return kept;
 }

@@ -7,6 +7,7 @@
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
+#include "corun/reproduce.h"
 #include "corun/reproduce_journal.h"
 #include "corun/reproduce_prophet.h"
 #include "corun/util.h"
@@ -277,7 +278,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
     bool any_left = false;
     for (size_t i = 0; i < ncells; i++) {
         const struct so_cell_record *rec = p->journal ? repro_journal_get(p->journal, 0, i) : NULL;
-        if (p->shards && i % p->shards != p->shard - 1 && !rec) {
+        if (!repro_in_shard(i, p->shard, p->shards) && !rec) {
             have[i] = true; /* another shard's: nothing to measure for it here */
             r->missing++;
         } else if (rec) {

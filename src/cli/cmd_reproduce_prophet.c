@@ -7,6 +7,7 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/forkpool.h"
+#include "corun/reproduce.h"
 #include "corun/reproduce_journal.h"
 #include "corun/reproduce_prophet.h"
 #include "corun/reproduce_scaleout.h"
@@ -113,15 +114,11 @@ static void scaleout_progress(void *ctx, double done)
     cli_progress("configurations", done);
 }
 
-/* --shard K/N (shards 0: none): which part of an experiment's pairs or cells a run takes. */
+/* --shard K/N (n 0: none): which part of an experiment's pairs or cells a run takes
+ * (repro_in_shard). */
 struct shard {
     unsigned k, n;
 };
-
-static bool in_shard(struct shard sh, size_t i)
-{
-    return !sh.n || i % sh.n == sh.k - 1;
-}
 
 /* The cells' table: the instances each decider chose and the measured p99 for them (the
  * cells a shard has, in a shard). */
@@ -293,7 +290,7 @@ static int pr_run(struct pairs_run *pr, unsigned jobs)
     for (size_t i = 0; i < pr->n; i++) {
         if (journal_get(pr->jn, i, pr_rec(pr, i), pr->rsize))
             pr->in[i] = true;
-        else if (in_shard(pr->sh, i))
+        else if (repro_in_shard(i, pr->sh.k, pr->sh.n))
             pr->todo[pr->ntodo++] = i;
         else
             pr->missing++;
