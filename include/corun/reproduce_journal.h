@@ -73,6 +73,7 @@ struct repro_journal *repro_journal_open_run(const char *path, const char *datad
 struct repro_journal_merged {
     size_t added;   /* records copied */
     size_t present; /* records the target held already (kept as they were) */
+    size_t dropped; /* bytes of a torn or damaged tail cut off `from` (as opening it does) */
 };
 
 /* Copy into the journal at `into` (created when missing) every record of the journal at `from`

@@ -565,6 +565,8 @@ int repro_journal_merge(const char *into, const char *from, const char *datadir,
     struct repro_journal *dst =
         src ? repro_journal_open(into, identity, result_size, err, errlen) : NULL;
     int rc = dst ? 0 : -1;
+    if (src)
+        out->dropped = src->dropped;
     for (size_t i = 0; rc == 0 && i < src->n; i++) {
         const struct entry *e = &src->entries[i];
         if (repro_journal_get(dst, e->part, e->index)) {

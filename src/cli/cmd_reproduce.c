@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd_reproduce_prophet.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/predict.h"
 #include "corun/reproduce.h"
+#include "corun/reproduce_journal.h"
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
 #include "reproduce_report.h"
@@ -198,8 +200,70 @@ static int parse(int argc, char **argv, struct options *o)
     return CLI_OK;
 }
 
+/* `corun reproduce merge FILE SHARD...`: the shards' journals into FILE, for shards run on
+ * machines without Slurm; rerunning the experiment with --resume FILE prints its table. */
+static const char merge_help[] =
+    "usage: corun reproduce merge FILE JOURNAL...\n\n"
+    "Copies into the journal FILE (created when missing) every record of each JOURNAL that\n"
+    "it does not hold: the journals of --shard K/N runs made on other machines, or of runs\n"
+    "cut short. All must come from one run (the same experiment and options) of this build of\n"
+    "corun with the same data; a journal of another is refused with what it belongs to, and\n"
+    "the ones merged before it stay merged. Merging again adds nothing. Then the same\n"
+    "command with --resume FILE (and without --shard) prints the table without simulating\n"
+    "what FILE holds. `corun slurm collect JOB` does this for a --slurm job.\n";
+
+static int merge_main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "corun: reproduce merge: expected FILE and at least one JOURNAL to "
+                        "merge into it; see 'corun help reproduce merge'\n");
+        return CLI_BAD_INPUT;
+    }
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-') {
+            fprintf(stderr,
+                    "corun: reproduce merge: unknown option '%s' (it takes only "
+                    "journal files)\n",
+                    argv[i]);
+            return CLI_BAD_INPUT;
+        }
+    char *datadir = datadir_locate();
+    const char *into = argv[1];
+    int rc = CLI_OK;
+    size_t added = 0;
+    for (int i = 2; i < argc && rc == CLI_OK; i++) {
+        struct stat a, b;
+        if (stat(into, &a) == 0 && stat(argv[i], &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            fprintf(stderr, "corun: reproduce merge: %s is FILE itself\n", argv[i]);
+            rc = CLI_BAD_INPUT;
+            break;
+        }
+        struct repro_journal_merged m;
+        char err[768];
+        if (repro_journal_merge(into, argv[i], datadir, &m, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: reproduce merge: %s\n", err);
+            rc = CLI_BAD_INPUT;
+            break;
+        }
+        added += m.added;
+        printf("%s: %zu records added, %zu already in %s", argv[i], m.added, m.present, into);
+        if (m.dropped)
+            printf(" (a torn tail of %zu bytes cut off)", m.dropped);
+        printf("\n");
+    }
+    if (rc == CLI_OK)
+        printf("%zu records added to %s; the experiment's command with --resume %s prints its "
+               "table\n",
+               added, into, into);
+    free(datadir);
+    return rc;
+}
+
 static int reproduce_main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return merge_main(argc - 1, argv + 1);
     struct slurm_options so;
     bool slurm;
     if (slurm_cli_take_options(&argc, argv, &slurm, &so) != 0)
@@ -263,6 +327,10 @@ static int reproduce_main(int argc, char **argv)
  * and prophet experiments are described by the command's. */
 static bool reproduce_help_for(int argc, char **argv, FILE *out)
 {
+    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
+        fputs(merge_help, out);
+        return true;
+    }
     if (reproduce_prophet_wanted(argc, argv) || !reproduce_alloc_wanted(argc, argv))
         return false;
     return reproduce_alloc_help(argc, argv, out);
@@ -274,7 +342,7 @@ const struct cli_command cmd_reproduce = {
             "[--seed S] "
             "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--fresh] "
             "[--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] "
-            "[--wait]] | --list",
+            "[--wait]] | --list | merge FILE JOURNAL...",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
     .help =
         "Experiments (--list): hsm --accuracy (HSM Fig. 10: the 105 pairs on hbm80, 10\n"
@@ -329,7 +397,9 @@ const struct cli_command cmd_reproduce = {
         "  --list          list the experiments\n" SLURM_CLI_HELP
         "  With --slurm every task keeps its mixes in a journal of its own in the job\n"
         "  directory; `corun slurm collect JOB` merges them into --resume's FILE (default:\n"
-        "  the job directory's results.journal) and prints the table a run here prints.\n\n"
+        "  the job directory's results.journal) and prints the table a run here prints.\n"
+        "  Shards run without Slurm: `corun reproduce merge FILE JOURNAL...` joins their\n"
+        "  journals (see 'corun help reproduce merge').\n\n"
         "A progress bar with an ETA goes to stderr when it is a terminal; otherwise (nohup,\n"
         "stderr in a file) a line per finished mix with the time so far and the ETA. Full\n"
         "runs measured, in hours of one core: hsm 2.8 (every predictor), hsm --gpu gddr5_40\n"

@@ -182,7 +182,8 @@ static int scaleout(const char *datadir, bool quick, const char *resume, struct 
     if (r.missing) { /* a shard: its cells are in the journal, the summary needs all of them */
         size_t ncells = p.nls * p.nbatch * r.levels;
         printf("\nshard %u/%u: %zu of the %zu cells simulated into %s (%zu read from it); the "
-               "summary needs every cell: merge the shards' journals (`corun slurm collect JOB`)\n"
+               "summary needs every cell: merge the shards' journals (`corun reproduce merge`; a "
+               "Slurm job: `corun slurm collect JOB`)\n"
                "%u configurations simulated, %.1f M core cycles.\n",
                sh.k, sh.n, r.simulated_cells, ncells, repro_journal_path(jn.j), r.resumed,
                r.simulations, r.cycles / 1e6);
@@ -328,7 +329,8 @@ static int pr_shard_done(struct pairs_run *pr)
     for (size_t i = 0; i < pr->ntodo; i++)
         simulated += pr->in[pr->todo[i]];
     printf("shard %u/%u: %zu of the %zu pairs simulated into %s (%zu read from it); the "
-           "summary needs every pair: merge the shards' journals (`corun slurm collect JOB`)\n",
+           "summary needs every pair: merge the shards' journals (`corun reproduce merge`; a Slurm "
+           "job: `corun slurm collect JOB`)\n",
            pr->sh.k, pr->sh.n, simulated, pr->n, repro_journal_path(pr->jn->j), pr->resumed);
     int rc = pr->jn->warned ? CLI_FAILED : CLI_OK;
     pr_done(pr);

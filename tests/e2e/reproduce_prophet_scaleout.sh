@@ -10,7 +10,8 @@
 # shards 2/4, 3/4 and 4/4 in turn, each simulating only its own cell and printing the rows
 # of the cells it has and what it did instead of the summary, until the last, which has
 # every cell and prints the first run's tables; --shard needs --resume and a shard within
-# 1..N.
+# 1..N. `reproduce merge` joins the cut journal and the completed one into a third, from which
+# the tables come again.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
@@ -60,6 +61,7 @@ tables() { grep -v -e 'M core cycles' -e 'read from' "$1"; }
 size=$(stat -c %s "$TMPD/so.journal")
 cp "$TMPD/so.journal" "$TMPD/part.journal"
 truncate -s $((size * 3 / 4)) "$TMPD/part.journal"
+cp "$TMPD/part.journal" "$TMPD/cut.journal"
 n=5
 for k in 2 3 4; do
     "$CORUN" reproduce prophet --scaleout --quick --shard $k/4 --resume "$TMPD/part.journal" \
@@ -75,6 +77,24 @@ for k in 2 3 4; do
 done
 grep -qE '^\(7 of the 8 cells read from' "$TMPD/part" || fail "last shard: $(cat "$TMPD/part")"
 diff <(tables "$TMPD/out") <(tables "$TMPD/part") || fail "completed by shards: other tables"
+
+# reproduce merge: the cut journal and the one the shards completed, into a new file, which
+# then gives the same tables without simulating; merging again adds nothing; a file that is
+# not a journal is refused, naming it.
+"$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/cut.journal" "$TMPD/part.journal" \
+    >"$TMPD/merge" 2>"$TMPD/err" || fail "merge: exit $? $(cat "$TMPD/err")"
+grep -qF "cut.journal: 5 records added, 0 already in $TMPD/m.journal (a torn tail of" \
+    "$TMPD/merge" || fail "merge, the cut journal: $(cat "$TMPD/merge")"
+grep -qF "part.journal: 3 records added, 5 already in" "$TMPD/merge" || fail "merge: $(cat "$TMPD/merge")"
+"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/m.journal" >"$TMPD/merged" \
+    2>"$TMPD/err" || fail "resume from the merged journal: exit $?"
+grep -qF "(8 of the 8 cells read from" "$TMPD/merged" || fail "merged: $(cat "$TMPD/merged")"
+diff <(tables "$TMPD/out") <(tables "$TMPD/merged") || fail "merged: other tables"
+"$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/part.journal" >"$TMPD/merge" ||
+    fail "merge again: exit $?"
+grep -qF "part.journal: 0 records added, 8 already in" "$TMPD/merge" || fail "again: $(cat "$TMPD/merge")"
+expect_bad "merge a file that is not a journal" "$TMPD/out: not a corun reproduce journal" \
+    "$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/out"
 "$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/whole" \
     2>"$TMPD/err" || fail "resume from the whole journal: exit $?"
 grep -qF "(8 of the 8 cells read from" "$TMPD/whole" || fail "whole: $(cat "$TMPD/whole")"

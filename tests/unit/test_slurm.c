@@ -240,6 +240,14 @@ static void test_journal_merge_is_idempotent_and_checked(void **state)
     assert_int_equal(repro_journal_merge(main_path, shard, datadir, &got, err, sizeof err), 0);
     assert_int_equal(got.added, 0);
     assert_int_equal(got.present, 2);
+    assert_int_equal(got.dropped, 0);
+    FILE *torn = fopen(shard, "ab"); /* a record cut short, as a killed task leaves it */
+    assert_non_null(torn);
+    fputs("REC", torn);
+    fclose(torn);
+    assert_int_equal(repro_journal_merge(main_path, shard, datadir, &got, err, sizeof err), 0);
+    assert_int_equal(got.dropped, 3);
+    assert_int_equal(got.added + got.present, 2);
     j = repro_journal_open_run(main_path, datadir, "reproduce x", sizeof r1, err, sizeof err);
     assert_int_equal(repro_journal_count(j), 2);
     assert_memory_equal(repro_journal_get(j, 0, 3), &r2, sizeof r2); /* the main's kept */
