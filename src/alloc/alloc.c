@@ -32,6 +32,9 @@ double alloc_np_at(const struct alloc_input *in, unsigned k, double sms)
 }
 
 static void vreason(struct alloc_decision *out, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void vreason(struct alloc_decision *out, const char *fmt, va_list ap)
 {
     vsnprintf(out->reason, sizeof out->reason, fmt, ap);
 }
