@@ -58,6 +58,12 @@ static int64_t column_rows(struct reader *rd, const char *where, const char *nam
         return damaged(rd, "%s has %llu rows (at most %llu)", full, (unsigned long long)dims,
                        ACCEL_RF_MAX_ROWS);
     }
+    uint64_t stored = rf_storage_forged(ds, rd->path);
+    if (stored) {
+        H5Dclose(ds);
+        return damaged(rd, "%s claims %llu bytes of storage, more than the file holds", full,
+                       (unsigned long long)stored);
+    }
     *out = ds;
     return (int64_t)dims;
 }

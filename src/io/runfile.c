@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "corun/util.h"
 #include "runfile_internal.h"
@@ -249,6 +250,15 @@ void rf_h5_reason(char *buf, size_t len)
     snprintf(buf, len, "unknown HDF5 error");
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, reason_walk, &r);
     H5Eclear2(H5E_DEFAULT);
+}
+
+uint64_t rf_storage_forged(hid_t ds, const char *path)
+{
+    hsize_t stored = H5Dget_storage_size(ds);
+    struct stat st;
+    if (stat(path, &st) != 0 || stored <= (uint64_t)st.st_size)
+        return 0;
+    return stored;
 }
 
 size_t rf_value_size(enum runfile_type t)

@@ -135,6 +135,11 @@ int rf_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((forma
 void rf_h5_reason(char *buf, size_t len);
 /* Silences HDF5's own error printing, for this thread. */
 void rf_quiet(void);
+/* The bytes dataset ds says it stores, when that is more than the file at path holds (0
+ * otherwise): a forged chunk index, on which HDF5 would allocate what it claims, gigabytes
+ * from a file of kilobytes (found by tests/fuzz). The file is measured after the dataset, so a
+ * file still being recorded, which only grows, passes. */
+uint64_t rf_storage_forged(hid_t ds, const char *path);
 
 /* Read an attribute of obj named name into value (a field of type t). Returns 0, or -1 when it
  * is missing or of another kind. */

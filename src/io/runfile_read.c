@@ -163,6 +163,14 @@ static hid_t open_dataset(struct runfile *rf, const char *name, int rank, hsize_
         rf_fail(err, errlen, "%s: damaged run file: /%s has an unexpected shape", rf->path, name);
         return H5I_INVALID_HID;
     }
+    uint64_t stored = rf_storage_forged(ds, rf->path);
+    if (stored) {
+        H5Dclose(ds);
+        rf_fail(err, errlen,
+                "%s: damaged run file: /%s claims %llu bytes of storage, more than the file holds",
+                rf->path, name, (unsigned long long)stored);
+        return H5I_INVALID_HID;
+    }
     if (dims_out)
         memcpy(dims_out, dims, sizeof(dims));
     return ds;

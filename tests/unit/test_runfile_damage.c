@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/runfile.h"
 
 #include <hdf5.h>
@@ -317,6 +318,27 @@ static void test_hdf5_loop_refused(void **state)
     expect_hdf5_refused("runfile-heap-loop.h5");
 }
 
+/* Found by tests/fuzz (2026-11-29): an accelerator run file whose chunk index says a chunk of
+ * /applications/p50_ms holds 4294967271 bytes; HDF5 allocated that much to read it. A dataset
+ * that claims more storage than the file has is refused before it is read. */
+static void test_forged_chunk_size_refused(void **state)
+{
+    (void)state;
+    const char *srcdir = getenv("top_srcdir");
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/tests/data/accel-runfile-chunk-size.h5",
+             srcdir ? srcdir : CORUN_TEST_SRCDIR);
+    struct accel_record r;
+    char err[512] = "";
+    if (accel_runfile_read(path, &r, err, sizeof err) == 0) {
+        accel_record_done(&r);
+        fail_msg("read a file with a forged chunk size");
+    }
+    if (!strstr(err, "/applications/p50_ms claims 4294967271 bytes of storage, more than the "
+                     "file holds"))
+        fail_msg("got \"%s\"", err);
+}
+
 /* Issue 21, defect 11: export --csv DIR followed a symbolic link at DIR/kernels.csv and
  * overwrote its target. */
 static void test_export_keeps_off_links(void **state)
@@ -374,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_hdf5_crash_refused),
         cmocka_unit_test(test_too_many_epochs),
         cmocka_unit_test(test_hdf5_loop_refused),
+        cmocka_unit_test(test_forged_chunk_size_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
