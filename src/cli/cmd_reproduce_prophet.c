@@ -1,6 +1,7 @@
 /* cmd_reproduce_prophet — `corun reproduce prophet --accuracy | --colocation | --scaleout
  * [--quick] [--resume FILE] [-j N]`: Prophet's experiments printed beside its published figures. */
 #include "cmd_reproduce_prophet.h"
+#include "reproduce_prophet_pairs.h"
 
 #include "slurm_cli.h"
 
@@ -53,72 +54,11 @@ void reproduce_prophet_list(void)
            "");
 }
 
-/* --resume FILE: each finished pair (configuration, for --scaleout) is kept in a journal, so a
- * run stopped part way goes on where it was when the same command is given again. */
-struct journal {
-    struct repro_journal *j;
-    size_t resumed;
-    bool warned; /* a failed put was reported */
-};
-
-static int journal_open(struct journal *jn, const char *path, const char *datadir, const char *what,
-                        bool quick, size_t size)
-{
-    memset(jn, 0, sizeof(*jn));
-    if (!path)
-        return 0;
-    char err[512], *id = xasprintf("prophet %s%s", what, quick ? " --quick" : "");
-    jn->j = repro_journal_open_run(path, datadir, id, size, err, sizeof err);
-    free(id);
-    if (!jn->j) {
-        fprintf(stderr, "corun: reproduce prophet: %s\n", err);
-        return -1;
-    }
-    if (repro_journal_dropped(jn->j))
-        fprintf(stderr,
-                "corun: reproduce prophet: %s: cut %zu bytes of a torn record off its end\n", path,
-                repro_journal_dropped(jn->j));
-    return 0;
-}
-
-/* The stored result of index i into out (size bytes); false when there is none. */
-static bool journal_get(struct journal *jn, size_t i, void *out, size_t size)
-{
-    const void *rec = jn->j ? repro_journal_get(jn->j, 0, i) : NULL;
-    if (!rec)
-        return false;
-    memcpy(out, rec, size);
-    jn->resumed++;
-    return true;
-}
-
-static void journal_put(struct journal *jn, size_t i, const void *rec)
-{
-    char err[512];
-    if (jn->j && repro_journal_put(jn->j, 0, i, rec, err, sizeof err) && !jn->warned) {
-        fprintf(stderr, "corun: reproduce prophet: %s (the run goes on without it)\n", err);
-        jn->warned = true;
-    }
-}
-
-static void journal_close(struct journal *jn)
-{
-    if (jn->j && jn->resumed)
-        printf("(%zu read from %s, not simulated again)\n", jn->resumed, repro_journal_path(jn->j));
-    repro_journal_close(jn->j);
-}
-
 static void scaleout_progress(void *ctx, double done)
 {
     (void)ctx;
     cli_progress("configurations", done);
 }
-
-/* --shard K/N (n 0: none): which part of an experiment's pairs or cells a run takes
- * (repro_in_shard). */
-struct shard {
-    unsigned k, n;
-};
 
 /* The cells' table: the instances each decider chose and the measured p99 for them (the
  * cells a shard has, in a shard). */
@@ -145,12 +85,12 @@ static void print_cells(const struct so_params *p, const struct so_result *r)
             }
 }
 
-static int scaleout(const char *datadir, bool quick, const char *resume, struct shard sh)
+static int scaleout(const char *datadir, bool quick, const char *resume, struct prophet_shard sh)
 {
     struct so_params p;
     so_params_default(quick, &p);
-    struct journal jn;
-    if (journal_open(&jn, resume, datadir, "--scaleout", quick, sizeof(struct so_cell_record)))
+    struct prophet_journal jn;
+    if (pj_open(&jn, resume, datadir, "--scaleout", quick, sizeof(struct so_cell_record)))
         return CLI_FAILED;
     p.journal = jn.j;
     p.shard = sh.k;
@@ -223,129 +163,6 @@ static int scaleout(const char *datadir, bool quick, const char *resume, struct 
     return CLI_OK;
 }
 
-/* The pairs of --accuracy or --colocation as forkpool tasks (-j N). A finished pair lands in
- * its slot and in the journal; its rows are printed, in pair order, as soon as every pair
- * before it is in, so the output does not depend on N. A failed pair is reported and the others
- * go on (each finished one kept in the journal); the summary is then left out. */
-struct pairs_run {
-    const char *label; /* of the progress bar */
-    const struct rp_pair *pairs;
-    size_t n, rsize; /* pairs; bytes of one pair's journal record */
-    char *recs;      /* n * rsize */
-    bool *in;        /* [n]: the record is there (read or simulated) */
-    size_t *todo, ntodo, resumed, printed, failed;
-    size_t missing; /* pairs of other shards, not in the journal: no rows, no summary */
-    struct shard sh;
-    struct journal *jn;
-    /* In a worker: simulate pair i into rec (rsize bytes, zeroed). */
-    int (*run)(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen);
-    /* In the parent: print pair i's rows. */
-    void (*print)(struct pairs_run *pr, size_t i, const void *rec);
-    const char *datadir;
-    unsigned queries;
-};
-
-static void *pr_rec(const struct pairs_run *pr, size_t i)
-{
-    return pr->recs + i * pr->rsize;
-}
-
-static int pr_task(void *user, struct forkpool_task *task, void *result)
-{
-    const struct pairs_run *pr = user;
-    return pr->run(pr, pr->todo[task->index], result, task->error, sizeof task->error);
-}
-
-static void pr_collect(void *user, size_t index, const void *result, const char *error)
-{
-    struct pairs_run *pr = user;
-    size_t i = pr->todo[index];
-    if (!result) {
-        if (!pr->failed++) {
-            cli_progress(pr->label, 1);
-            fprintf(stderr, "corun: reproduce prophet: %s beside %s: %s\n", pr->pairs[i].ls,
-                    pr->pairs[i].batch, error);
-        }
-        return;
-    }
-    memcpy(pr_rec(pr, i), result, pr->rsize);
-    pr->in[i] = true;
-    journal_put(pr->jn, i, result);
-    for (; !pr->sh.n && pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
-        pr->print(pr, pr->printed, pr_rec(pr, pr->printed));
-}
-
-static void pr_progress(void *user, double done, size_t ntasks)
-{
-    const struct pairs_run *pr = user;
-    (void)ntasks;
-    cli_progress(pr->label, ((double)pr->resumed + done) / (double)(pr->n - pr->missing));
-}
-
-/* Reads what the journal has, simulates the rest on `jobs` workers; 0 when every pair is in. */
-static int pr_run(struct pairs_run *pr, unsigned jobs)
-{
-    pr->recs = xcalloc(pr->n, pr->rsize);
-    pr->in = xcalloc(pr->n, sizeof(*pr->in));
-    pr->todo = xcalloc(pr->n, sizeof(*pr->todo));
-    for (size_t i = 0; i < pr->n; i++) {
-        if (journal_get(pr->jn, i, pr_rec(pr, i), pr->rsize))
-            pr->in[i] = true;
-        else if (repro_in_shard(i, pr->sh.k, pr->sh.n))
-            pr->todo[pr->ntodo++] = i;
-        else
-            pr->missing++;
-    }
-    pr->resumed = pr->n - pr->ntodo - pr->missing;
-    for (; !pr->sh.n && pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
-        pr->print(pr, pr->printed, pr_rec(pr, pr->printed));
-    const struct forkpool_ops ops = {
-        .run = pr_task, .collect = pr_collect, .progress = pr_progress};
-    cli_progress(pr->label, (double)pr->resumed / (double)(pr->n - pr->missing));
-    if (pr->ntodo)
-        forkpool_run(&ops, pr, pr->ntodo, pr->rsize, jobs);
-    cli_progress(pr->label, 1);
-    if (pr->failed > 1)
-        fprintf(stderr, "corun: reproduce prophet: %zu more pair(s) failed\n", pr->failed - 1);
-    return pr->failed ? -1 : 0;
-}
-
-static void pr_done(struct pairs_run *pr)
-{
-    free(pr->recs);
-    free(pr->in);
-    free(pr->todo);
-}
-
-/* After pr_run of a shard that left pairs to the others: the rows of the pairs it has, in
- * order, and what it did, instead of the summary. The journal is all a shard leaves, so a
- * pair it could not keep there is a failure. */
-static int pr_shard_done(struct pairs_run *pr)
-{
-    for (size_t i = 0; i < pr->n; i++)
-        if (pr->in[i])
-            pr->print(pr, i, pr_rec(pr, i));
-    size_t simulated = 0;
-    for (size_t i = 0; i < pr->ntodo; i++)
-        simulated += pr->in[pr->todo[i]];
-    printf("shard %u/%u: %zu of the %zu pairs simulated into %s (%zu read from it); the "
-           "summary needs every pair: merge the shards' journals (`corun reproduce merge`; a Slurm "
-           "job: `corun slurm collect JOB`)\n",
-           pr->sh.k, pr->sh.n, simulated, pr->n, repro_journal_path(pr->jn->j), pr->resumed);
-    int rc = pr->jn->warned ? CLI_FAILED : CLI_OK;
-    pr_done(pr);
-    repro_journal_close(pr->jn->j);
-    return rc;
-}
-
-/* After a failed pr_run: the pairs that finished are in the journal; the summary is left out. */
-static int pr_failed(struct pairs_run *pr)
-{
-    pr_done(pr);
-    repro_journal_close(pr->jn->j);
-    return CLI_FAILED;
-}
-
 static int accuracy_pair(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen)
 {
     struct rp_accuracy_row *row = rec;
@@ -369,10 +186,10 @@ static void accuracy_print(struct pairs_run *pr, size_t i, const void *rec)
 }
 
 static int accuracy(const char *datadir, bool quick, const char *resume, unsigned jobs,
-                    struct shard sh)
+                    struct prophet_shard sh)
 {
-    struct journal jn;
-    if (journal_open(&jn, resume, datadir, "--accuracy", quick, sizeof(struct rp_accuracy_row)))
+    struct prophet_journal jn;
+    if (pj_open(&jn, resume, datadir, "--accuracy", quick, sizeof(struct rp_accuracy_row)))
         return CLI_FAILED;
     struct pairs_run pr = {.label = "pairs",
                            .rsize = sizeof(struct rp_accuracy_row),
@@ -426,7 +243,7 @@ static int accuracy(const char *datadir, bool quick, const char *resume, unsigne
            "gives the bubble's only for PCIe-intensive pairs.) %.1f M core cycles simulated.\n",
            100 * worst_seq, cycles / 1e6);
     pr_done(&pr);
-    journal_close(&jn);
+    pj_close(&jn);
     return CLI_OK;
 }
 
@@ -470,10 +287,10 @@ static void coloc_print(struct pairs_run *pr, size_t i, const void *rec)
 }
 
 static int colocation(const char *datadir, bool quick, const char *resume, unsigned jobs,
-                      struct shard sh)
+                      struct prophet_shard sh)
 {
-    struct journal jn;
-    if (journal_open(&jn, resume, datadir, "--colocation", quick, sizeof(struct coloc_record)))
+    struct prophet_journal jn;
+    if (pj_open(&jn, resume, datadir, "--colocation", quick, sizeof(struct coloc_record)))
         return CLI_FAILED;
     struct pairs_run pr = {.label = "co-location",
                            .rsize = sizeof(struct coloc_record),
@@ -517,7 +334,7 @@ static int colocation(const char *datadir, bool quick, const char *resume, unsig
            total / 1e6);
     free(pts);
     pr_done(&pr);
-    journal_close(&jn);
+    pj_close(&jn);
     return CLI_OK;
 }
 
@@ -540,7 +357,7 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
 {
     bool quick = false, acc = false, coloc = false, scale = false, jobs_given = false;
     const char *resume = NULL, *shard_text = NULL, *catalog = NULL;
-    struct shard sh = {0, 0};
+    struct prophet_shard sh = {0, 0};
     unsigned jobs = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "prophet") == 0)
