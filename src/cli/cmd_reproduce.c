@@ -231,7 +231,7 @@ static int merge_main(int argc, char **argv)
     const char *into = argv[1];
     int rc = CLI_OK;
     size_t added = 0;
-    for (int i = 2; i < argc && rc == CLI_OK; i++) {
+    for (int i = 2; i < argc; i++) {
         struct stat a, b;
         if (stat(into, &a) == 0 && stat(argv[i], &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino) {
