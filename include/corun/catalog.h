@@ -25,7 +25,7 @@
 #include "corun/solo.h"
 
 /* The schema this build creates and reads; older catalogs are migrated when opened. */
-#define CATALOG_SCHEMA_VERSION  1
+#define CATALOG_SCHEMA_VERSION  2
 #define CATALOG_BUSY_TIMEOUT_MS 5000
 
 struct catalog;
@@ -149,6 +149,9 @@ struct catalog_sweep_key {
     const char *predictor; /* NULL or "none": no predictor */
     const char *allocator;
     uint64_t seed;
+    /* Everything else the result depends on, as the sweep words it (the preset, epochs and
+     * cycles, corun's build and data); results stored under another are not this one's. */
+    const char *config;
 };
 
 /* *done: whether a result for key is stored already. */

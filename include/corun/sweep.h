@@ -32,7 +32,8 @@ struct sweep_summary {
     unsigned skipped; /* already in the catalog */
     unsigned run;     /* simulated now */
     unsigned failed;
-    char suite[64]; /* the suite's name, as the catalog's sweep_results keep it */
+    char suite[64];   /* the suite's name, as the catalog's sweep_results keep it */
+    char config[192]; /* the results' config there: what else they depend on */
 };
 
 /* Parse "P:A,P:A,..." into o->combos, checking the names. Returns 0, or -1 with a message. */

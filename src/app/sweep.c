@@ -11,6 +11,7 @@
 #include "corun/diag.h"
 #include "corun/forkpool.h"
 #include "corun/predict.h"
+#include "corun/reproduce_journal.h"
 #include "corun/session.h"
 #include "corun/suite.h"
 #include "corun/util.h"
@@ -84,14 +85,15 @@ void sweep_mix_key(const char *const *kernels, const unsigned *sms, unsigned n, 
 struct item {
     const struct suite_mix *mix;
     const struct sweep_combo *combo;
+    const char *config; /* the sweep's (sweep_summary.config) */
     char key[256];
 };
 
 static struct catalog_sweep_key catalog_key(const struct sweep_options *o, const struct suite *s,
                                             const struct item *it)
 {
-    return (struct catalog_sweep_key){s->name, it->key, it->combo->predictor, it->combo->allocator,
-                                      o->seed};
+    return (struct catalog_sweep_key){
+        s->name, it->key, it->combo->predictor, it->combo->allocator, o->seed, it->config};
 }
 
 /* The scenario text of an item: recorded nowhere, but the same text gives the same run. */
@@ -245,6 +247,14 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
     }
     diag_done(&d);
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
+    /* A result depends on more than its key's names: the preset, the epochs and their length,
+     * and the simulator, predictors and profiles that made it. Results made with other ones
+     * are not reused (nor shown) for this sweep. */
+    char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
+    repro_build_id(build, sizeof build);
+    repro_data_id(o->datadir, data, sizeof data);
+    snprintf(out->config, sizeof out->config, "%s, %u x %u cycles; corun build %s, data %s", s.gpu,
+             o->epochs ? o->epochs : s.epochs, s.epoch_cycles, build, data);
     struct item *items = xcalloc(s.nmixes * o->ncombos + 1, sizeof(*items));
     size_t n = 0, index = 0;
     for (size_t m = 0; m < s.nmixes; m++)
@@ -254,6 +264,7 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
             struct item *it = &items[n++];
             it->mix = &s.mixes[m];
             it->combo = &o->combos[c];
+            it->config = out->config;
             sweep_mix_key((const char *const *)s.mixes[m].kernels, s.mixes[m].sms,
                           s.mixes[m].nkernels, it->key, sizeof it->key);
         }

@@ -31,20 +31,27 @@ static int print_row(void *ctx, size_t ncols, const char *const *names, const ch
     return 0;
 }
 
-/* The suite's results in the catalog, per combination. */
-static void print_results(const struct sweep_options *o, const char *suite_name)
+/* text with its single quotes doubled, for an SQL string literal (heap). */
+static char *sql_quoted(const char *text)
+{
+    char *q = xmalloc(2 * strlen(text) + 1), *w = q;
+    for (; *text; text++) {
+        if (*text == '\'')
+            *w++ = '\'';
+        *w++ = *text;
+    }
+    *w = '\0';
+    return q;
+}
+
+/* The suite's results in the catalog made in this sweep's configuration, per combination. */
+static void print_results(const struct sweep_options *o, const struct sweep_summary *sum)
 {
     char err[512];
     struct catalog *cat = catalog_open(o->catalog, err, sizeof err);
     if (!cat)
         return;
-    char quoted[256] = "";
-    for (size_t i = 0, j = 0; suite_name[i] && j + 2 < sizeof quoted; i++) {
-        if (suite_name[i] == '\'')
-            quoted[j++] = '\'';
-        quoted[j++] = suite_name[i];
-        quoted[j] = '\0';
-    }
+    char *suite = sql_quoted(sum->suite), *config = sql_quoted(sum->config);
     char *sql =
         xasprintf("SELECT predictor || ':' || allocator AS combination, count(*) AS mixes, "
                   "printf('%%.3f', avg(mean_stp)) AS mean_STP, "
@@ -52,9 +59,11 @@ static void print_results(const struct sweep_options *o, const char *suite_name)
                   "printf('%%.3f', avg(mean_fairness)) AS fairness, "
                   "CASE WHEN count(mean_are) > 0 THEN printf('%%.1f%%%%', 100 * avg(mean_are)) END "
                   "AS mean_ARE "
-                  "FROM sweep_results WHERE suite = '%s' AND seed = %llu "
+                  "FROM sweep_results WHERE suite = '%s' AND seed = %llu AND config = '%s' "
                   "GROUP BY predictor, allocator ORDER BY 1",
-                  quoted, (unsigned long long)o->seed);
+                  suite, (unsigned long long)o->seed, config);
+    free(suite);
+    free(config);
     if (catalog_query(cat, sql, print_row, NULL, err, sizeof err) != 0)
         fprintf(stderr, "corun: %s\n", err);
     free(sql);
@@ -144,7 +153,7 @@ static int sweep_main(int argc, char **argv)
     if (sum.items || rc == 0) {
         printf("%s, shard %u/%u: %u items, %u already in the catalog, %u run now, %u failed\n",
                o.suite, o.shard, o.shards, sum.items, sum.skipped, sum.run, sum.failed);
-        print_results(&o, sum.suite);
+        print_results(&o, &sum);
     }
     if (rc != 0)
         fprintf(stderr, "corun: sweep: %s\n", err);
@@ -168,7 +177,10 @@ const struct cli_command cmd_sweep = {
         "  --epochs N        epochs per mix instead of the suite's\n"
         "  --catalog PATH    the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n" SLURM_CLI_HELP
         "\nItems already in the catalog are skipped, so a killed sweep resumes where it\n"
-        "stopped. Prints the suite's results per pair; `corun runs query` reads them all\n"
+        "stopped; a result counts only for the configuration it was made in (the suite's\n"
+        "preset, the epochs and their cycles, this build of corun and its data: column\n"
+        "config), so other --epochs or another corun run the items again. Prints the\n"
+        "suite's results per pair in this configuration; `corun runs query` reads them all\n"
         "(table sweep_results). With --slurm each array task runs one shard into a catalog\n"
         "of its own in the job directory; `corun slurm collect JOB` merges them into\n"
         "--catalog's and prints the table.\n",

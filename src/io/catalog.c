@@ -378,8 +378,37 @@ static char *schema_v1(void)
     return sql;
 }
 
+/* Version 2: a sweep result is keyed by its configuration too (the preset, epochs and cycles,
+ * corun's build and data, as the sweep words it), so a sweep with other epochs or another
+ * corun does not take an older result for its own. Version 1's results keep an empty one and
+ * are never taken for a new sweep's. */
+static char *schema_v2(void)
+{
+    return xstrdup(
+        "CREATE TABLE sweep_results_v2 (\n"
+        "    id INTEGER PRIMARY KEY,\n"
+        "    suite TEXT NOT NULL,\n"
+        "    mix TEXT NOT NULL,\n"
+        "    predictor TEXT NOT NULL,\n"
+        "    allocator TEXT NOT NULL,\n"
+        "    seed INTEGER NOT NULL,\n"
+        "    config TEXT NOT NULL,\n"
+        "    run_id INTEGER REFERENCES runs (id) ON DELETE SET NULL,\n"
+        "    mean_stp REAL, mean_antt REAL, mean_fairness REAL, min_fairness REAL,\n"
+        "    mean_are REAL, max_are REAL,\n"
+        "    created_utc TEXT NOT NULL,\n"
+        "    UNIQUE (suite, mix, predictor, allocator, seed, config)\n"
+        ");\n"
+        "INSERT INTO sweep_results_v2 SELECT id, suite, mix, predictor, allocator, seed, '', "
+        "run_id, mean_stp, mean_antt, mean_fairness, min_fairness, mean_are, max_are, "
+        "created_utc FROM sweep_results;\n"
+        "DROP TABLE sweep_results;\n"
+        "ALTER TABLE sweep_results_v2 RENAME TO sweep_results;\n"
+        "CREATE INDEX sweep_results_by_run ON sweep_results (run_id);\n");
+}
+
 /* migrations[v] takes a catalog from version v to v + 1. */
-static char *(*const migrations[])(void) = {schema_v1};
+static char *(*const migrations[])(void) = {schema_v1, schema_v2};
 _Static_assert(CORUN_ARRAY_LEN(migrations) == CATALOG_SCHEMA_VERSION,
                "one migration per schema version");
 

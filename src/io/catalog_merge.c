@@ -10,7 +10,7 @@
 #include "corun/catalog.h"
 #include "corun/util.h"
 
-#define KEY_COLUMNS    "suite, mix, predictor, allocator, seed"
+#define KEY_COLUMNS    "suite, mix, predictor, allocator, seed, config"
 #define METRIC_COLUMNS "mean_stp, mean_antt, mean_fairness, min_fairness, mean_are, max_are"
 
 /* One number from sql (fixed text), or -1 with a message. */

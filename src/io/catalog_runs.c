@@ -192,7 +192,8 @@ static int check_sweep_key(const struct catalog *cat, const struct catalog_sweep
 {
     if (check_required(cat, key->suite, "the suite", what, err, errlen) != 0 ||
         check_required(cat, key->mix, "the mix", what, err, errlen) != 0 ||
-        check_required(cat, key->allocator, "the allocator", what, err, errlen) != 0)
+        check_required(cat, key->allocator, "the allocator", what, err, errlen) != 0 ||
+        check_required(cat, key->config, "the configuration", what, err, errlen) != 0)
         return -1;
     return 0;
 }
@@ -204,6 +205,7 @@ static void bind_sweep_key(sqlite3_stmt *st, const struct catalog_sweep_key *key
     catalog_bind_text(st, 3, catalog_predictor_name(key->predictor));
     catalog_bind_text(st, 4, key->allocator);
     sqlite3_bind_int64(st, 5, (sqlite3_int64)key->seed);
+    catalog_bind_text(st, 6, key->config);
 }
 
 int catalog_sweep_done(struct catalog *cat, const struct catalog_sweep_key *key, bool *done,
@@ -215,7 +217,7 @@ int catalog_sweep_done(struct catalog *cat, const struct catalog_sweep_key *key,
     if (check_sweep_key(cat, key, what, err, errlen) != 0 ||
         catalog_prepare(cat,
                         "SELECT 1 FROM sweep_results WHERE suite = ? AND mix = ? AND "
-                        "predictor = ? AND allocator = ? AND seed = ?",
+                        "predictor = ? AND allocator = ? AND seed = ? AND config = ?",
                         &st, what, err, errlen) != 0)
         return -1;
     bind_sweep_key(st, key);
@@ -243,20 +245,21 @@ int catalog_put_sweep_result(struct catalog *cat, const struct catalog_sweep_key
     /* Only the UNIQUE key is ignored, so a bad run_id still fails. */
     if (catalog_prepare(cat,
                         "INSERT INTO sweep_results (suite, mix, predictor, allocator, seed, "
-                        "run_id, mean_stp, mean_antt, mean_fairness, min_fairness, mean_are, "
-                        "max_are, created_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                        "ON CONFLICT (suite, mix, predictor, allocator, seed) DO NOTHING",
+                        "config, run_id, mean_stp, mean_antt, mean_fairness, min_fairness, "
+                        "mean_are, max_are, created_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                        "?, ?, ?) ON CONFLICT (suite, mix, predictor, allocator, seed, config) DO "
+                        "NOTHING",
                         &st, what, err, errlen) != 0) {
         catalog_rollback(cat);
         return -1;
     }
     bind_sweep_key(st, key);
     if (run_id > 0)
-        sqlite3_bind_int64(st, 6, run_id);
+        sqlite3_bind_int64(st, 7, run_id);
     else
-        sqlite3_bind_null(st, 6);
-    bind_metrics(st, 7, metrics);
-    catalog_bind_text(st, 13, now);
+        sqlite3_bind_null(st, 7);
+    bind_metrics(st, 8, metrics);
+    catalog_bind_text(st, 14, now);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # corun sweep: two shards in parallel on one catalog store every item exactly once; a sweep
-# killed midway and restarted skips what it finished; bad combinations are refused.
+# killed midway and restarted skips what it finished; a sweep with other epochs runs again
+# (a result is keyed by its configuration too); bad combinations are refused.
 . "$(dirname "$0")/../lib.sh"
 suite="$top_srcdir/tests/data/good/tiny-suite.cfg"
 cat="$TMPD/catalog.db"
@@ -25,6 +26,15 @@ grep -q '8 items, 8 already in the catalog, 0 run now' "$TMPD/again" ||
 grep -q '^  none:static  *4  *[0-9.]' "$TMPD/again" || fail "results table: $(cat "$TMPD/again")"
 "$CORUN" runs --catalog "$cat" query "SELECT mix FROM sweep_results" | grep -q '^stream+random@20:60$' \
     || fail "mix key with split"
+# Other epochs are another configuration: the results of one epoch are not taken for two
+# (they were before schema 2), and the table shows only this configuration's.
+"$CORUN" sweep "$suite" --epochs 2 --catalog "$cat" >"$TMPD/e2"
+grep -q '4 items, 0 already in the catalog, 4 run now' "$TMPD/e2" ||
+    fail "results of 1 epoch taken for 2: $(cat "$TMPD/e2")"
+grep -q '^  none:static  *4  *[0-9.]' "$TMPD/e2" && ! grep -q 'hsm:static' "$TMPD/e2" ||
+    fail "table of the 2-epoch sweep: $(cat "$TMPD/e2")"
+[ "$("$CORUN" runs --catalog "$cat" query "SELECT count(DISTINCT config) FROM sweep_results WHERE config LIKE 'hbm80, _ x 2000 cycles; corun build %'" | tail -1)" = 2 ] ||
+    fail "configurations: $("$CORUN" runs --catalog "$cat" query "SELECT DISTINCT config FROM sweep_results")"
 
 # Kill a longer sweep midway, then finish it.
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/k" 2>&1 &

@@ -191,7 +191,7 @@ static void test_schema_create_and_reopen(void **state)
     assert_string_equal(c.text, "name\nkernel_measurements\nkernels\nruns\nsolo_traces\n"
                                 "sweep_results\n");
     query_ok(cat, "PRAGMA user_version", &c);
-    assert_string_equal(c.text, "user_version\n1\n");
+    assert_string_equal(c.text, "user_version\n2\n");
     assert_string_equal(raw_text(f->path, "PRAGMA journal_mode"), "wal");
     /* One kernels column per profile setting, from the settings table (a list such as
      * `phases` has none: the profile hash stands for it). */
@@ -516,7 +516,8 @@ static void test_sweep_idempotent(void **state)
     char err[512];
     struct catalog_run r = sample_run();
     int64_t run_id = add_run_ok(cat, &r);
-    struct catalog_sweep_key key = {"hsm-pairs", "stream+compute", NULL, "even", 3};
+    struct catalog_sweep_key key = {"hsm-pairs", "stream+compute",           NULL, "even",
+                                    3,           "hbm80, 10 x 500000 cycles"};
     struct catalog_metrics m = {1.2, 1.7, 0.7, 0.5, false, 0, 0};
     bool done = true, inserted = false;
 
@@ -646,7 +647,7 @@ static void test_query_refuses_writes(void **state)
     query_ok(cat, "SELECT count(*), sum(seed) FROM runs", &c);
     assert_string_equal(c.text, "count(*)|sum(seed)\n1|42\n");
     query_ok(cat, "PRAGMA user_version", &c);
-    assert_string_equal(c.text, "user_version\n1\n");
+    assert_string_equal(c.text, "user_version\n2\n");
     catalog_close(cat);
 }
 
@@ -721,14 +722,52 @@ static void test_newer_schema_refused(void **state)
 {
     struct fixture *f = *state;
     catalog_close(open_ok(f->path));
-    raw_exec(f->path, "PRAGMA user_version = 2");
-    char want[512];
+    char sql[64], want[512], newer[16];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", CATALOG_SCHEMA_VERSION + 1);
+    raw_exec(f->path, sql);
     snprintf(want, sizeof want,
-             "catalog %s has schema version 2, newer than this corun's 1; use a newer corun or "
+             "catalog %s has schema version %d, newer than this corun's %d; use a newer corun or "
              "another --catalog",
-             f->path);
+             f->path, CATALOG_SCHEMA_VERSION + 1, CATALOG_SCHEMA_VERSION);
     expect_open_error(f->path, want);
-    assert_string_equal(raw_text(f->path, "PRAGMA user_version"), "2"); /* left alone */
+    snprintf(newer, sizeof newer, "%d", CATALOG_SCHEMA_VERSION + 1);
+    assert_string_equal(raw_text(f->path, "PRAGMA user_version"), newer); /* left alone */
+}
+
+/* Schema 1 keyed a sweep result by suite, mix, predictor, allocator and seed only, so a sweep
+ * with other epochs, or a later corun, took an older result for its own. Opening a version-1
+ * catalog keeps its results with an empty configuration, which no sweep's key matches. */
+static void test_schema1_sweep_results_migrate(void **state)
+{
+    struct fixture *f = *state;
+    catalog_close(open_ok(f->path));
+    raw_exec(f->path,
+             "DROP TABLE sweep_results; "
+             "CREATE TABLE sweep_results (id INTEGER PRIMARY KEY, suite TEXT NOT NULL, mix TEXT "
+             "NOT NULL, predictor TEXT NOT NULL, allocator TEXT NOT NULL, seed INTEGER NOT NULL, "
+             "run_id INTEGER REFERENCES runs (id) ON DELETE SET NULL, mean_stp REAL, mean_antt "
+             "REAL, mean_fairness REAL, min_fairness REAL, mean_are REAL, max_are REAL, "
+             "created_utc TEXT NOT NULL, UNIQUE (suite, mix, predictor, allocator, seed)); "
+             "INSERT INTO sweep_results (suite, mix, predictor, allocator, seed, mean_stp, "
+             "created_utc) VALUES ('s', 'stream', 'none', 'even', 1, 1.5, 'then'); "
+             "PRAGMA user_version = 1");
+    struct catalog *cat = open_ok(f->path);
+    char err[512];
+    bool done = true;
+    struct catalog_sweep_key key = {"s", "stream", NULL, "even", 1, "hbm80, 3 x 1000 cycles"};
+    assert_int_equal(catalog_sweep_done(cat, &key, &done, err, sizeof err), 0);
+    assert_false(done);
+    struct catalog_metrics m = {.mean_stp = 1.25};
+    assert_int_equal(catalog_put_sweep_result(cat, &key, 0, &m, NULL, err, sizeof err), 0);
+    assert_int_equal(catalog_sweep_done(cat, &key, &done, err, sizeof err), 0);
+    assert_true(done);
+    catalog_close(cat);
+    assert_string_equal(raw_text(f->path, "SELECT group_concat(config || '=' || mean_stp, ';') "
+                                          "FROM (SELECT * FROM sweep_results ORDER BY id)"),
+                        "=1.5;hbm80, 3 x 1000 cycles=1.25");
+    char v[16];
+    snprintf(v, sizeof v, "%d", CATALOG_SCHEMA_VERSION);
+    assert_string_equal(raw_text(f->path, "PRAGMA user_version"), v);
 }
 
 /* A path given with --catalog names a directory that exists: none is made (issue 21, defect
@@ -908,7 +947,7 @@ static void test_locked_message(void **state)
              "again or use --catalog",
              f->path);
     assert_string_equal(err, want);
-    struct catalog_sweep_key key = {"s", "stream", NULL, "even", 1};
+    struct catalog_sweep_key key = {"s", "stream", NULL, "even", 1, "c"};
     struct catalog_metrics m = {1, 1, 1, 1, false, 0, 0};
     assert_int_equal(catalog_put_sweep_result(cat, &key, 0, &m, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "is locked by another process (waited 0.2 s) while storing a "
@@ -942,6 +981,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_by_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema1_sweep_results_migrate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_directories, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_only_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_writer_waits, setup, teardown),

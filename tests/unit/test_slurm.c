@@ -127,7 +127,7 @@ static void test_shards_split_the_mixes_once(void **state)
 static void put_result(struct catalog *cat, const char *mix, double stp)
 {
     char err[512];
-    struct catalog_sweep_key key = {"tiny", mix, "none", "static", 1};
+    struct catalog_sweep_key key = {"tiny", mix, "none", "static", 1, "tiny-config"};
     struct catalog_metrics m = {.mean_stp = stp, .mean_antt = 1, .mean_fairness = 1};
     assert_int_equal(catalog_put_sweep_result(cat, &key, 0, &m, NULL, err, sizeof err), 0);
 }
