@@ -104,6 +104,9 @@ void cli_mixes_progress(void *ctx, double done, unsigned total);
 
 /* Write s as a JSON string literal (quoted and escaped). */
 void cli_json_string(FILE *out, const char *s);
+/* text with each single quote doubled: the body of an SQL string literal (heap), for the
+ * queries the commands give catalog_query. */
+char *cli_sql_quoted(const char *text);
 /* Write v as a JSON number (6 significant digits), or null when it is NaN or infinite. */
 void cli_json_number(FILE *out, double v);
 /* Seconds on a monotonic clock, for wall-time figures. */

@@ -143,6 +143,18 @@ int cli_wants_help(int argc, char **argv)
     return 0;
 }
 
+char *cli_sql_quoted(const char *text)
+{
+    char *q = xmalloc(2 * strlen(text) + 1), *w = q;
+    for (; *text; text++) {
+        if (*text == '\'')
+            *w++ = '\'';
+        *w++ = *text;
+    }
+    *w = '\0';
+    return q;
+}
+
 void cli_json_string(FILE *out, const char *s)
 {
     fputc('"', out);

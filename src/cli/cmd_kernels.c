@@ -189,12 +189,7 @@ static void print_last_calibrated(const char *catalog_path, const char *name)
     struct catalog *cat = catalog_open(catalog_path, err, sizeof err);
     if (!cat)
         return;
-    char *quoted = xstrdup(""); /* name as an SQL string literal's body: ' doubled */
-    for (const char *c = name; *c; c++) {
-        char *next = xasprintf("%s%s", quoted, *c == '\'' ? "\'\'" : (char[]){*c, 0});
-        free(quoted);
-        quoted = next;
-    }
+    char *quoted = cli_sql_quoted(name);
     char *sql = xasprintf("SELECT gpu, sms, measured_utc FROM kernel_measurements WHERE kernel = "
                           "'%s' ORDER BY gpu, sms",
                           quoted);

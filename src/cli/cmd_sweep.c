@@ -31,19 +31,6 @@ static int print_row(void *ctx, size_t ncols, const char *const *names, const ch
     return 0;
 }
 
-/* text with its single quotes doubled, for an SQL string literal (heap). */
-static char *sql_quoted(const char *text)
-{
-    char *q = xmalloc(2 * strlen(text) + 1), *w = q;
-    for (; *text; text++) {
-        if (*text == '\'')
-            *w++ = '\'';
-        *w++ = *text;
-    }
-    *w = '\0';
-    return q;
-}
-
 /* The suite's results in the catalog made in this sweep's configuration, per combination. */
 static void print_results(const struct sweep_options *o, const struct sweep_summary *sum)
 {
@@ -51,7 +38,7 @@ static void print_results(const struct sweep_options *o, const struct sweep_summ
     struct catalog *cat = catalog_open(o->catalog, err, sizeof err);
     if (!cat)
         return;
-    char *suite = sql_quoted(sum->suite), *config = sql_quoted(sum->config);
+    char *suite = cli_sql_quoted(sum->suite), *config = cli_sql_quoted(sum->config);
     char *sql =
         xasprintf("SELECT predictor || ':' || allocator AS combination, count(*) AS mixes, "
                   "printf('%%.3f', avg(mean_stp)) AS mean_STP, "
