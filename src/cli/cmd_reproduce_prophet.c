@@ -7,8 +7,6 @@
 
 #include "corun/cli.h"
 #include "corun/datadir.h"
-#include "corun/forkpool.h"
-#include "corun/reproduce.h"
 #include "corun/reproduce_journal.h"
 #include "corun/reproduce_prophet.h"
 #include "corun/reproduce_scaleout.h"

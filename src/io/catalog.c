@@ -296,6 +296,19 @@ static const char *column_type(const struct conf_setting *s)
     return NULL;
 }
 
+/* sweep_results' columns but the configuration, as versions 1 and 2 both declare them. */
+#define SWEEP_KEY_COLUMNS                                                                          \
+    "    suite TEXT NOT NULL,\n"                                                                   \
+    "    mix TEXT NOT NULL,\n"                                                                     \
+    "    predictor TEXT NOT NULL,\n"                                                               \
+    "    allocator TEXT NOT NULL,\n"                                                               \
+    "    seed INTEGER NOT NULL,\n"
+#define SWEEP_RESULT_COLUMNS                                                                       \
+    "    run_id INTEGER REFERENCES runs (id) ON DELETE SET NULL,\n"                                \
+    "    mean_stp REAL, mean_antt REAL, mean_fairness REAL, min_fairness REAL,\n"                  \
+    "    mean_are REAL, max_are REAL,\n"                                                           \
+    "    created_utc TEXT NOT NULL,\n"
+
 /* Version 1. The kernels table is created from preset_kernel_table, one column per profile
  * setting; settings added to the table later become columns when a catalog is opened. */
 static char *schema_v1(void)
@@ -360,16 +373,7 @@ static char *schema_v1(void)
         "    CHECK (length(samples) = 8 * sample_count)\n"
         ");\n"
         "CREATE TABLE sweep_results (\n"
-        "    id INTEGER PRIMARY KEY,\n"
-        "    suite TEXT NOT NULL,\n"
-        "    mix TEXT NOT NULL,\n"
-        "    predictor TEXT NOT NULL,\n"
-        "    allocator TEXT NOT NULL,\n"
-        "    seed INTEGER NOT NULL,\n"
-        "    run_id INTEGER REFERENCES runs (id) ON DELETE SET NULL,\n"
-        "    mean_stp REAL, mean_antt REAL, mean_fairness REAL, min_fairness REAL,\n"
-        "    mean_are REAL, max_are REAL,\n"
-        "    created_utc TEXT NOT NULL,\n"
+        "    id INTEGER PRIMARY KEY,\n" SWEEP_KEY_COLUMNS SWEEP_RESULT_COLUMNS
         "    UNIQUE (suite, mix, predictor, allocator, seed)\n"
         ");\n"
         "CREATE INDEX sweep_results_by_run ON sweep_results (run_id);\n",
@@ -386,17 +390,8 @@ static char *schema_v2(void)
 {
     return xstrdup(
         "CREATE TABLE sweep_results_v2 (\n"
-        "    id INTEGER PRIMARY KEY,\n"
-        "    suite TEXT NOT NULL,\n"
-        "    mix TEXT NOT NULL,\n"
-        "    predictor TEXT NOT NULL,\n"
-        "    allocator TEXT NOT NULL,\n"
-        "    seed INTEGER NOT NULL,\n"
-        "    config TEXT NOT NULL,\n"
-        "    run_id INTEGER REFERENCES runs (id) ON DELETE SET NULL,\n"
-        "    mean_stp REAL, mean_antt REAL, mean_fairness REAL, min_fairness REAL,\n"
-        "    mean_are REAL, max_are REAL,\n"
-        "    created_utc TEXT NOT NULL,\n"
+        "    id INTEGER PRIMARY KEY,\n" SWEEP_KEY_COLUMNS
+        "    config TEXT NOT NULL,\n" SWEEP_RESULT_COLUMNS
         "    UNIQUE (suite, mix, predictor, allocator, seed, config)\n"
         ");\n"
         "INSERT INTO sweep_results_v2 SELECT id, suite, mix, predictor, allocator, seed, '', "
