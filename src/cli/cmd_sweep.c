@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -71,8 +72,94 @@ static int suite_checked(const char *path, const char *datadir)
     return rc;
 }
 
+static const char merge_help[] =
+    "usage: corun sweep merge CATALOG... [--catalog PATH]\n\n"
+    "Copies into the catalog (--catalog's, or the default) the sweep results of each CATALOG\n"
+    "that it lacks: the catalogs of --shard K/N sweeps run on machines that do not share\n"
+    "one. Their private-mode traces (a longer one replaces a shorter) and finished reproduce\n"
+    "runs come too. Each CATALOG is merged in one transaction; one holding a result that\n"
+    "this catalog has with other values (another simulator or data under the same key) is\n"
+    "refused with nothing of it merged, and the ones merged before it stay. Merging again\n"
+    "adds nothing. Then `corun sweep SUITE` with the shards' options runs nothing that the\n"
+    "catalog holds and prints the table. `corun slurm collect JOB` does this for a --slurm\n"
+    "job.\n";
+
+/* `corun sweep merge CATALOG... [--catalog PATH]`. */
+static int merge_main(int argc, char **argv)
+{
+    const char *into = NULL;
+    int nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--catalog") == 0) {
+            if (i + 1 == argc) {
+                fprintf(stderr, "corun: sweep merge: --catalog needs a value\n");
+                return CLI_BAD_INPUT;
+            }
+            into = argv[++i];
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr,
+                    "corun: sweep merge: unknown option '%s' (it takes catalogs and "
+                    "--catalog PATH)\n",
+                    argv[i]);
+            return CLI_BAD_INPUT;
+        } else {
+            argv[++nfiles] = argv[i]; /* the files, in order, from argv[1] */
+        }
+    }
+    if (!nfiles) {
+        fprintf(stderr, "corun: sweep merge: expected at least one catalog to merge; see "
+                        "'corun help sweep merge'\n");
+        return CLI_BAD_INPUT;
+    }
+    char err[1024];
+    struct catalog *cat = catalog_open(into, err, sizeof err);
+    if (!cat) {
+        fprintf(stderr, "corun: %s\n", err);
+        return CLI_BAD_INPUT;
+    }
+    const char *path = catalog_path(cat);
+    int rc = CLI_OK;
+    unsigned long added = 0;
+    for (int i = 1; i <= nfiles; i++) {
+        struct stat a, b;
+        if (stat(path, &a) == 0 && stat(argv[i], &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            fprintf(stderr, "corun: sweep merge: %s is the catalog merged into\n", argv[i]);
+            rc = CLI_BAD_INPUT;
+            break;
+        }
+        struct catalog_merged m;
+        if (catalog_merge(cat, argv[i], &m, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: sweep merge: %s\n", err);
+            rc = CLI_BAD_INPUT;
+            break;
+        }
+        added += m.added;
+        printf("%s: %lu sweep results added, %lu already in %s; %lu private-mode traces, %lu "
+               "reproduce runs copied\n",
+               argv[i], m.added, m.present, path, m.traces, m.runs);
+    }
+    if (rc == CLI_OK)
+        printf("%lu sweep results added to %s; `corun sweep SUITE` with the shards' options "
+               "prints the table\n",
+               added, path);
+    catalog_close(cat);
+    return rc;
+}
+
+static bool sweep_help_for(int argc, char **argv, FILE *out)
+{
+    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
+        fputs(merge_help, out);
+        return true;
+    }
+    return false;
+}
+
 static int sweep_main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return merge_main(argc - 1, argv + 1);
     static const struct option longopts[] = {
         {"combos", required_argument, NULL, 'c'},
         {"jobs", required_argument, NULL, 'j'},
@@ -151,7 +238,8 @@ static int sweep_main(int argc, char **argv)
 const struct cli_command cmd_sweep = {
     .name = "sweep",
     .args = "SUITE [--combos P:A,...] [-j N] [--shard K/N] [--seed S] [--epochs N] [--catalog P] "
-            "[--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]]",
+            "[--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]] | merge "
+            "CATALOG... [--catalog P]",
     .summary = "run every mix of a suite with every predictor:allocator pair into the catalog",
     .help =
         "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
@@ -170,6 +258,9 @@ const struct cli_command cmd_sweep = {
         "suite's results per pair in this configuration; `corun runs query` reads them all\n"
         "(table sweep_results). With --slurm each array task runs one shard into a catalog\n"
         "of its own in the job directory; `corun slurm collect JOB` merges them into\n"
-        "--catalog's and prints the table.\n",
+        "--catalog's and prints the table. Without Slurm, `corun sweep merge CATALOG...`\n"
+        "joins the catalogs of shards run on machines that do not share one (`corun help\n"
+        "sweep merge`).\n",
+    .help_for = sweep_help_for,
     .run = sweep_main,
 };

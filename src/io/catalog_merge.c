@@ -66,7 +66,8 @@ static int check_other(struct catalog *cat, const char *path, char *err, size_t 
     long long app = 0, version = 0;
     if (count_of(cat, "PRAGMA other.application_id", &app, err, errlen) != 0 ||
         count_of(cat, "PRAGMA other.user_version", &version, err, errlen) != 0)
-        return -1;
+        return catalog_describe(cat->db, path, cat->busy_ms, sqlite3_errcode(cat->db),
+                                "reading it to merge", err, errlen);
     if (app != CATALOG_APPLICATION_ID || version != CATALOG_SCHEMA_VERSION) {
         snprintf(err, errlen,
                  "%s is not a corun catalog of schema version %d (application id %#llx, "
@@ -145,8 +146,9 @@ int catalog_merge(struct catalog *cat, const char *path, struct catalog_merged *
     catalog_bind_text(st, 1, path);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return catalog_fail(cat, rc, "attaching the other catalog", err, errlen);
+    if (rc != SQLITE_DONE) /* the other file's fault (not a database, damaged): its name */
+        return catalog_describe(cat->db, path, cat->busy_ms, rc, "reading it to merge", err,
+                                errlen);
     const char *what = "merging another catalog";
     int result = check_other(cat, path, err, errlen);
     if (result == 0)

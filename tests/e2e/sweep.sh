@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # corun sweep: two shards in parallel on one catalog store every item exactly once; a sweep
 # killed midway and restarted skips what it finished; a sweep with other epochs runs again
-# (a result is keyed by its configuration too); bad combinations are refused.
+# (a result is keyed by its configuration too); shards' own catalogs merge; bad combinations
+# are refused.
 . "$(dirname "$0")/../lib.sh"
 suite="$top_srcdir/tests/data/good/tiny-suite.cfg"
 cat="$TMPD/catalog.db"
@@ -35,6 +36,46 @@ grep -q '^  none:static  *4  *[0-9.]' "$TMPD/e2" && ! grep -q 'hsm:static' "$TMP
     fail "table of the 2-epoch sweep: $(cat "$TMPD/e2")"
 [ "$("$CORUN" runs --catalog "$cat" query "SELECT count(DISTINCT config) FROM sweep_results WHERE config LIKE 'hbm80, _ x 2000 cycles; corun build %'" | tail -1)" = 2 ] ||
     fail "configurations: $("$CORUN" runs --catalog "$cat" query "SELECT DISTINCT config FROM sweep_results")"
+
+# Shards on machines that share no catalog: each has its own, `sweep merge` joins them, and the
+# sweep then runs nothing. Merging again adds nothing; a catalog whose result differs under the
+# same key, the catalog itself and a file that is no database are refused.
+for k in 1 2; do
+    "$CORUN" sweep "$suite" --combos $combos --shard $k/2 --catalog "$TMPD/m$k.db" >/dev/null ||
+        fail "shard $k/2 into a catalog of its own"
+done
+"$CORUN" sweep merge "$TMPD/m2.db" --catalog "$TMPD/m1.db" >"$TMPD/merge" ||
+    fail "sweep merge: $(cat "$TMPD/merge")"
+grep -q "m2.db: 4 sweep results added, 0 already in $TMPD/m1.db" "$TMPD/merge" ||
+    fail "merge counts: $(cat "$TMPD/merge")"
+"$CORUN" sweep merge "$TMPD/m2.db" --catalog "$TMPD/m1.db" >"$TMPD/merge"
+grep -q "m2.db: 0 sweep results added, 4 already in" "$TMPD/merge" ||
+    fail "second merge: $(cat "$TMPD/merge")"
+"$CORUN" sweep "$suite" --combos $combos --catalog "$TMPD/m1.db" >"$TMPD/merged"
+grep -q '8 items, 8 already in the catalog, 0 run now' "$TMPD/merged" ||
+    fail "sweep after the merge: $(cat "$TMPD/merged")"
+grep -q '^  hsm:static  *4  *[0-9.]' "$TMPD/merged" || fail "merged table: $(cat "$TMPD/merged")"
+python3 - "$TMPD/m2.db" <<'PY' || fail "could not alter m2.db"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE sweep_results SET mean_stp = mean_stp + 1")
+db.commit()
+PY
+set +e
+"$CORUN" sweep merge "$TMPD/m2.db" --catalog "$TMPD/m1.db" 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'm2.db holds 4 sweep result(s) that differ' "$TMPD/err" ||
+    fail "conflicting catalog: $rc $(cat "$TMPD/err")"
+set +e
+"$CORUN" sweep merge "$TMPD/m1.db" --catalog "$TMPD/m1.db" 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'm1.db is the catalog merged into' "$TMPD/err" || fail "self merge: $rc"
+echo "not a database" >"$TMPD/junk.db"
+set +e
+"$CORUN" sweep merge "$TMPD/junk.db" --catalog "$TMPD/m1.db" 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'junk.db is not a corun catalog' "$TMPD/err" ||
+    fail "junk: $rc $(cat "$TMPD/err")"
 
 # Kill a longer sweep midway, then finish it.
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/k" 2>&1 &

@@ -201,6 +201,13 @@ static void test_catalog_merge_is_idempotent_and_checked(void **state)
     write_text(text, "", 0644);
     assert_int_equal(catalog_merge(m, text, &got, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a corun catalog"));
+    /* Not a database at all: the message names that file, not the catalog merged into (it
+     * named the latter, as if the user's own catalog were broken). */
+    write_text(text, "no database here\n", 0644);
+    assert_int_equal(catalog_merge(m, text, &got, err, sizeof err), -1);
+    char *want = xasprintf("%s is not a corun catalog (not an SQLite database)", text);
+    assert_string_equal(err, want);
+    free(want);
     char *missing = xasprintf("%s/missing.db", f->dir);
     assert_int_equal(catalog_merge(m, missing, &got, err, sizeof err), -1);
     assert_non_null(strstr(err, "cannot be read"));
