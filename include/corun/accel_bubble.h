@@ -27,6 +27,7 @@ struct accel_bubble {
     struct bubble_curve reporter;
     struct bubble_curve ls[ACCEL_MAX_APPS]; /* LS applications */
     double *alone_ms[ACCEL_MAX_APPS];       /* LS: each query's latency alone, heap */
+    double alone_util[ACCEL_MAX_APPS];      /* LS: the share of SM time busy in that run */
     double reporter_deg[ACCEL_MAX_APPS];    /* batch: the reporter beside one instance */
     double pressure[ACCEL_MAX_APPS];        /* batch: that, in bubbles */
     uint64_t cycles;                        /* core cycles the measurements simulated */

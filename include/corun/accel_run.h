@@ -28,8 +28,11 @@ typedef void (*accel_progress_fn)(void *ctx, double done);
 struct accel_run_options {
     unsigned solo_queries; /* queries of each LS application's solo run (0: all its queries;
                               at most those) */
-    int predictor;         /* enum accel_predictor: predict the LS latencies too (0: none) */
-    bool record_tasks;     /* keep the task table (accel_result's tasks) */
+    /* When set for LS application a: the latencies of its solo run, measured before under
+     * the same arrivals (solo_queries of them), so that run is not simulated again. */
+    const double *solo_latency_ms[ACCEL_MAX_APPS];
+    int predictor;     /* enum accel_predictor: predict the LS latencies too (0: none) */
+    bool record_tasks; /* keep the task table (accel_result's tasks) */
     /* When set and true, a step of accel_sim stops at the next turn of its loop (fit then
      * only for deleting): how the workbench quits in the middle of a step. */
     const atomic_bool *cancel;

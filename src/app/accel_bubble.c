@@ -60,8 +60,10 @@ static int mean_beside(const struct accel_scenario *sc, unsigned at, const struc
     int rc = accel_run(&run, &o, &r, err, errlen);
     if (rc == 0) {
         *mean = r.app[at].mean_ms;
-        if (lat)
+        if (lat) {
             memcpy(lat, r.app[at].latency_ms, r.app[at].queries * sizeof(double));
+            b->alone_util[at] = r.gpu_util;
+        }
         b->cycles += r.cycles + r.solo_cycles;
     }
     accel_result_done(&r);

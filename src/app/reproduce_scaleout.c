@@ -142,17 +142,25 @@ static int decide(struct study *s, const struct accel_profiles *prof, int predic
     return best;
 }
 
-/* Runs configuration k of the cell on the core, once. */
+/* Runs configuration k of the cell on the core, once. The LS application alone at this load,
+ * under the same arrivals, is the run ls_part measured: it is k = 0 (p99 over itself: 1) and
+ * every k's reference, so neither is simulated again. */
 static int simulate(struct study *s, struct so_cell *c, size_t ls, size_t b, unsigned k,
-                    double rate)
+                    double rate, const struct accel_bubble *ls_part)
 {
     if (c->simulated[k])
         return 0;
+    if (k == 0) {
+        c->simulated[0] = true;
+        c->p99_x[0] = 1;
+        c->gpu_util[0] = ls_part->alone_util[0];
+        return 0;
+    }
     struct accel_scenario sc;
     int rc = scenario(s, &sc, ls, b, k, rate);
     struct accel_result r;
     memset(&r, 0, sizeof(r));
-    struct accel_run_options o = {0}; /* alone: all its queries, the same arrivals */
+    struct accel_run_options o = {.solo_latency_ms = {ls_part->alone_ms[0]}};
     if (rc == 0)
         rc = accel_run(&sc, &o, &r, s->err, s->errlen);
     if (rc == 0) {
@@ -208,7 +216,7 @@ static int cell(struct study *s, struct so_cell *c, size_t ls, size_t b, double 
     }
     accel_profiles_done(&prof);
     for (int d = 0; d < SO_DECIDERS && rc == 0; d++)
-        rc = simulate(s, c, ls, b, (unsigned)c->k[d], rate);
+        rc = simulate(s, c, ls, b, (unsigned)c->k[d], rate, ls_part);
     return rc;
 }
 

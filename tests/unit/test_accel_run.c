@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "corun/accel_bubble.h"
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
@@ -171,6 +172,55 @@ static void test_reference_is_alone_under_same_arrivals(void **state)
     accel_scenario_done(&sc);
 }
 
+/* The solo run's latencies, when given (measured before), replace that run: the scale-out
+ * study gives each cell the LS application's latencies alone that the bubble baseline
+ * measured at the same load. That run is the solo run: same GPU, seed and arrivals, so the
+ * results are those of a run that simulates it; and the values given are the ones used. */
+static void test_solo_latencies_given(void **state)
+{
+    (void)state;
+    char text[2048];
+    snprintf(text, sizeof text, KERNELS_FMT, 2u, "\"poisson\"; rate_qps = 20000", batch);
+    struct accel_scenario sc, ls_only;
+    test_accel_load(&sc, text);
+    snprintf(text, sizeof text, KERNELS_FMT, 2u, "\"poisson\"; rate_qps = 20000", "");
+    test_accel_load(&ls_only, text);
+    char err[512];
+    struct accel_bubble b;
+    memset(&b, 0, sizeof(b));
+    if (accel_bubble_measure_part(&ls_only, ACCEL_BUBBLE_LS, &b, err, sizeof err))
+        fail_msg("bubble: %s", err);
+    struct accel_result simulated, given;
+    run(&sc, &simulated);
+    struct accel_run_options o = {.solo_latency_ms = {b.alone_ms[0]}};
+    if (accel_run(&sc, &o, &given, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    const struct accel_app_result *x = &simulated.app[0], *y = &given.app[0];
+    assert_true(simulated.solo_cycles > 0);
+    assert_int_equal(given.solo_cycles, 0); /* not simulated */
+    assert_true(x->solo_p99_ms == y->solo_p99_ms);
+    assert_true(x->solo_p50_ms == y->solo_p50_ms);
+    assert_true(x->solo_mean_ms == y->solo_mean_ms);
+    assert_true(x->p99_ms == y->p99_ms);
+    assert_int_equal(x->qos_met, y->qos_met);
+    assert_int_equal(simulated.cycles, given.cycles);
+    accel_result_done(&given);
+
+    double twice[6];
+    for (unsigned q = 0; q < 6; q++)
+        twice[q] = 2 * b.alone_ms[0][q];
+    o.solo_latency_ms[0] = twice;
+    if (accel_run(&sc, &o, &given, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    assert_float_equal(given.app[0].solo_p99_ms, 2 * x->solo_p99_ms, 1e-12);
+    assert_float_equal(given.app[0].solo_mean_ms, 2 * x->solo_mean_ms, 1e-12);
+    accel_result_done(&given);
+    accel_result_done(&simulated);
+    accel_bubble_done(&b);
+    accel_scenario_done(&sc);
+    accel_scenario_done(&ls_only);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_reference_is_alone_under_same_arrivals),
         cmocka_unit_test(test_kernels_queue_behind_batch),
         cmocka_unit_test(test_deterministic_and_seeded),
+        cmocka_unit_test(test_solo_latencies_given),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
