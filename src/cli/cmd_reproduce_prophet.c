@@ -83,12 +83,26 @@ static void print_cells(const struct so_params *p, const struct so_result *r)
             }
 }
 
-static int scaleout(const char *datadir, bool quick, const char *resume, struct prophet_shard sh)
+/* The experiment's name in its journal: other --queries are another run. */
+static int journal_open(struct prophet_journal *jn, const char *resume, const char *datadir,
+                        const char *what, bool quick, unsigned queries, size_t size)
+{
+    char *id = queries ? xasprintf("%s --queries %u", what, queries) : xstrdup(what);
+    int rc = pj_open(jn, resume, datadir, id, quick, size);
+    free(id);
+    return rc;
+}
+
+static int scaleout(const char *datadir, bool quick, unsigned queries, const char *resume,
+                    struct prophet_shard sh)
 {
     struct so_params p;
     so_params_default(quick, &p);
+    if (queries)
+        p.queries = queries;
     struct prophet_journal jn;
-    if (pj_open(&jn, resume, datadir, "--scaleout", quick, sizeof(struct so_cell_record)))
+    if (journal_open(&jn, resume, datadir, "--scaleout", quick, queries,
+                     sizeof(struct so_cell_record)))
         return CLI_FAILED;
     p.journal = jn.j;
     p.shard = sh.k;
@@ -183,11 +197,12 @@ static void accuracy_print(struct pairs_run *pr, size_t i, const void *rec)
     fflush(stdout);
 }
 
-static int accuracy(const char *datadir, bool quick, const char *resume, unsigned jobs,
-                    struct prophet_shard sh)
+static int accuracy(const char *datadir, bool quick, unsigned queries, const char *resume,
+                    unsigned jobs, struct prophet_shard sh)
 {
     struct prophet_journal jn;
-    if (pj_open(&jn, resume, datadir, "--accuracy", quick, sizeof(struct rp_accuracy_row)))
+    if (journal_open(&jn, resume, datadir, "--accuracy", quick, queries,
+                     sizeof(struct rp_accuracy_row)))
         return CLI_FAILED;
     struct pairs_run pr = {.label = "pairs",
                            .rsize = sizeof(struct rp_accuracy_row),
@@ -196,7 +211,9 @@ static int accuracy(const char *datadir, bool quick, const char *resume, unsigne
                            .run = accuracy_pair,
                            .print = accuracy_print,
                            .datadir = datadir,
-                           .queries = quick ? QUICK_QUERIES : FULL_QUERIES};
+                           .queries = queries ? queries
+                                      : quick ? QUICK_QUERIES
+                                              : FULL_QUERIES};
     pr.n = rp_accuracy_pairs(quick, &pr.pairs);
     printf("prophet --accuracy%s: %zu pairs on k40, %u closed-loop queries of the LS application "
            "beside one batch instance;\ndegradation = mean query latency beside it / alone; "
@@ -284,11 +301,12 @@ static void coloc_print(struct pairs_run *pr, size_t i, const void *rec)
     fflush(stdout);
 }
 
-static int colocation(const char *datadir, bool quick, const char *resume, unsigned jobs,
-                      struct prophet_shard sh)
+static int colocation(const char *datadir, bool quick, unsigned queries, const char *resume,
+                      unsigned jobs, struct prophet_shard sh)
 {
     struct prophet_journal jn;
-    if (pj_open(&jn, resume, datadir, "--colocation", quick, sizeof(struct coloc_record)))
+    if (journal_open(&jn, resume, datadir, "--colocation", quick, queries,
+                     sizeof(struct coloc_record)))
         return CLI_FAILED;
     struct pairs_run pr = {.label = "co-location",
                            .rsize = sizeof(struct coloc_record),
@@ -297,7 +315,9 @@ static int colocation(const char *datadir, bool quick, const char *resume, unsig
                            .run = coloc_pair,
                            .print = coloc_print,
                            .datadir = datadir,
-                           .queries = quick ? QUICK_COLOC_QUERIES : FULL_COLOC_QUERIES};
+                           .queries = queries ? queries
+                                      : quick ? QUICK_COLOC_QUERIES
+                                              : FULL_COLOC_QUERIES};
     pr.n = rp_coloc_pairs(quick, &pr.pairs);
     printf("prophet --colocation%s: on k40, %u Poisson queries of the LS application (at %.0f "
            "%% of the rate it serves alone) beside 0 to 15\nbatch instances; QoS target (Prophet "
@@ -354,7 +374,7 @@ static int take_value(const char *name, int argc, char **argv, int *i, const cha
 int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *slurm)
 {
     bool quick = false, acc = false, coloc = false, scale = false, jobs_given = false;
-    const char *resume = NULL, *shard_text = NULL, *catalog = NULL;
+    const char *resume = NULL, *shard_text = NULL, *catalog = NULL, *queries_text = NULL;
     struct prophet_shard sh = {0, 0};
     unsigned jobs = 1;
     for (int i = 1; i < argc; i++) {
@@ -379,7 +399,8 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
         int t;
         if ((t = take_value("--resume", argc, argv, &i, &resume)) != 0 ||
             (t = take_value("--shard", argc, argv, &i, &shard_text)) != 0 ||
-            (t = take_value("--catalog", argc, argv, &i, &catalog)) != 0) {
+            (t = take_value("--catalog", argc, argv, &i, &catalog)) != 0 ||
+            (t = take_value("--queries", argc, argv, &i, &queries_text)) != 0) {
             if (t < 0)
                 return CLI_BAD_INPUT;
         } else if (strcmp(argv[i], "--quick") == 0)
@@ -393,8 +414,8 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
         else {
             fprintf(stderr,
                     "corun: reproduce prophet: unknown argument '%s' (expected --accuracy, "
-                    "--colocation or --scaleout, and --quick, --resume FILE, -j N, --shard "
-                    "K/N, --slurm with its options)\n",
+                    "--colocation or --scaleout, and --quick, --queries N, --resume FILE, -j N, "
+                    "--shard K/N, --slurm with its options)\n",
                     argv[i]);
             return CLI_BAD_INPUT;
         }
@@ -410,6 +431,9 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
         return CLI_BAD_INPUT;
     }
     if (shard_text && cli_parse_shard(shard_text, &sh.k, &sh.n) != 0)
+        return CLI_BAD_INPUT;
+    unsigned long queries = 0;
+    if (queries_text && cli_parse_uint("--queries", queries_text, 1, 100000, &queries) != 0)
         return CLI_BAD_INPUT;
     /* A --slurm task passes its shard's catalog too; these experiments record no runs. */
     if (catalog && !sh.n)
@@ -428,9 +452,10 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
-    int rc = acc     ? accuracy(datadir, quick, resume, jobs, sh)
-             : coloc ? colocation(datadir, quick, resume, jobs, sh)
-                     : scaleout(datadir, quick, resume, sh);
+    unsigned q = (unsigned)queries;
+    int rc = acc     ? accuracy(datadir, quick, q, resume, jobs, sh)
+             : coloc ? colocation(datadir, quick, q, resume, jobs, sh)
+                     : scaleout(datadir, quick, q, resume, sh);
     free(datadir);
     return rc;
 }

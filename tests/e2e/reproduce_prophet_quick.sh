@@ -9,7 +9,7 @@
 # from part of a journal prints the same accuracy table. --shard K/N: shard 3/4 of a journal
 # holding pairs 0 and 1 simulates only pair 2 (the cheapest) and prints the rows of the three
 # pairs it has and what it did instead of the summary; a shard with no pair of its own to run
-# simulates nothing.
+# simulates nothing; --queries N sets the runs' queries and is part of the journal's identity.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
@@ -73,6 +73,18 @@ diff "$TMPD/col" <(grep -v 'read from' "$TMPD/col2") || fail "resumed co-locatio
 "$CORUN" reproduce prophet --colocation --quick --shard 2/2 --resume "$TMPD/col-shard.journal" \
     >"$TMPD/col3" 2>"$TMPD/err" || fail "--colocation --shard 2/2: exit $? $(cat "$TMPD/err")"
 grep -qF "shard 2/2: 0 of the 1 pairs simulated" "$TMPD/col3" || fail "empty shard: $(cat "$TMPD/col3")"
+# --queries N: the runs' query count (an empty shard, so nothing is simulated), written into
+# the journal's identity: the same journal with another count is refused.
+"$CORUN" reproduce prophet --colocation --quick --queries 3 --shard 2/2 \
+    --resume "$TMPD/col-q.journal" >"$TMPD/colq" 2>"$TMPD/err" || fail "--queries 3: $(cat "$TMPD/err")"
+grep -qF "on k40, 3 Poisson queries of the LS application" "$TMPD/colq" || fail "--queries 3: $(cat "$TMPD/colq")"
+set +e
+"$CORUN" reproduce prophet --colocation --quick --queries 4 --shard 2/2 \
+    --resume "$TMPD/col-q.journal" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -ne 0 ] && grep -qF "it holds: prophet --colocation --queries 3 --quick" "$TMPD/err" ||
+    fail "a journal of 3 queries taken for 4: $rc $(cat "$TMPD/err")"
 [ "$(grep -cE '^ *([0-9]|1[0-5]) +[0-9.]+x (met|no) +[0-9.]+x +[0-9.]+x (met|no) +[0-9.]+x (met|no) +[0-9.]+% +[0-9.]+x (met|no)$' \
     "$TMPD/col")" -eq 16 ] || fail "co-location rows: $(cat "$TMPD/col")"
 grep -qE '^ +0 +1\.00x met +1\.00x +1\.00x met +1\.00x met +[0-9.]+% +1\.00x met$' "$TMPD/col" \
@@ -98,14 +110,15 @@ rc=$?
 set -e
 [ $rc -eq 2 ] || fail "--bogus: exit $rc"
 grep -qF "unknown argument '--bogus'" "$TMPD/err" || fail "$(cat "$TMPD/err")"
-for bad in "--accuracy -j 0" "--accuracy -j x" "--colocation --jobs=65" "--scaleout -j 2"; do
+for bad in "--accuracy -j 0" "--accuracy -j x" "--colocation --jobs=65" "--scaleout -j 2" \
+    "--scaleout --queries 0"; do
     set +e
     # shellcheck disable=SC2086
     "$CORUN" reproduce prophet $bad --quick >"$TMPD/out" 2>"$TMPD/err"
     rc=$?
     set -e
     [ $rc -eq 2 ] || fail "$bad: exit $rc"
-    grep -qE -- "-j" "$TMPD/err" || fail "$bad: $(cat "$TMPD/err")"
+    grep -qE -- "-j|--queries" "$TMPD/err" || fail "$bad: $(cat "$TMPD/err")"
 done
 # A broken data file fails every pair: each experiment exits 1, names the file and line once,
 # counts the other failures (--accuracy has 6 pairs, --colocation 1), and prints no summary.
