@@ -54,6 +54,7 @@ struct accel_scenario {
     char *name, *description, *gpu_name;
     struct gpu_config gpu;
     uint64_t seed;
+    double warmup_ms; /* the LS queries arrive this much later beside batch applications */
     unsigned napps;
     struct accel_app apps[ACCEL_MAX_APPS];
 };

@@ -164,6 +164,13 @@ int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, c
                   size_t errlen)
 {
     memset(out, 0, sizeof(*out));
+    if (sc->warmup_ms > 0) {
+        snprintf(err, errlen,
+                 "%s: warmup_ms = %g: the predictors model every application from a common "
+                 "start; set it to 0 to predict",
+                 sc->path ? sc->path : sc->name, sc->warmup_ms);
+        return -1;
+    }
     const struct gpu_config *cfg = &sc->gpu;
     out->hw.pes = cfg->sms;
     out->hw.max_warps_per_pe = cfg->warps_per_sm;

@@ -334,6 +334,15 @@ static int engine_init(struct engine *e, const struct accel_scenario *sc,
             add_proc(e, a, only >= 0, solo_queries);
     }
     e->batch_left = e->ls_procs ? 0 : e->nproc;
+    /* A warm-up: beside batch applications, the queries arrive warmup_ms later (a closed loop
+     * sends its first then), so they meet the batch instances past their common start. */
+    double warmup_ns = sc->warmup_ms * 1e6;
+    if (warmup_ns > 0 && e->ls_procs < e->nproc)
+        for (unsigned i = 0; i < e->nproc; i++) {
+            struct proc *p = &e->proc[i];
+            for (unsigned q = 0; p->ls && q < (p->closed ? 1 : p->queries); q++)
+                p->arrival[q] += warmup_ns;
+        }
     e->g = gpu_new_shared(&sc->gpu, e->nproc, sc->seed, err, errlen);
     if (!e->g)
         return -1;

@@ -30,6 +30,10 @@ static const struct conf_setting scenario_settings[] = {
     {"gpu", CONF_STRING, 0, 0, NULL, NULL, "GPU preset: the stem of a file in data/gpus (k40)",
      offsetof(struct accel_scenario, gpu_name), NULL, NULL},
     SC_FIELD(seed, CONF_U64, "1", 0, 1e18, NULL, "seed of every random stream (Poisson arrivals)"),
+    SC_FIELD(warmup_ms, CONF_FLOAT, "0", 0, 10000, "ms",
+             "the batch applications run this long before the LS queries start arriving (0: "
+             "all from the start, when every batch instance begins its first task at once); "
+             "the solo runs have no warm-up; predictions need 0"),
     {"applications", CONF_CUSTOM, 0, 0, NULL, NULL,
      "a list ( {...}, ... ) of applications, each with the settings of an application entry", 0,
      NULL, NULL},

@@ -1,6 +1,7 @@
 /* Unit tests: the accelerator task engine (accel_run) — query latencies worked out by hand on
  * the host link, FIFO order and closed loops, Poisson arrivals from the seed, kernels queued
  * behind a co-runner's on the shared-dispatch core, and the percentiles. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -221,6 +222,43 @@ static void test_solo_latencies_given(void **state)
     accel_scenario_done(&ls_only);
 }
 
+/* A warm-up: the copies scenario with warmup_ms = 0.004. The batch runs alone first: its
+ * exclusive h2d 0-1000 ns, its d2h 1000-4333.3, its next h2d (exclusive) 4333.3-5333.3, its
+ * next d2h from 5333.3. The LS closed loop sends its first query at 4000: its h2d (6000 B,
+ * sharing) moves at 6 GB/s until the exclusive copy pauses it at 4333.3 (2000 B moved),
+ * resumes at 5333.3 and ends at 6000; its d2h then shares the other direction with the
+ * batch's (16000 B left): 3 GB/s each, 2000 ns, to 8000. Query 1: 4000 ns from its arrival.
+ * The solo reference has no warm-up (alone: 2000 ns), and the predictors refuse it. */
+static void test_warmup(void **state)
+{
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text, "%swarmup_ms = 0.004;\n", test_accel_copies_cfg);
+    struct accel_scenario sc;
+    test_accel_load(&sc, text);
+    assert_float_equal(sc.warmup_ms, 0.004, 1e-12);
+    struct accel_run_options o = {.record_tasks = true};
+    struct accel_result r;
+    char err[512];
+    if (accel_run(&sc, &o, &r, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    const struct accel_app_result *q = &r.app[0];
+    assert_int_equal(q->queries, 2);
+    assert_float_equal(q->latency_ms[0], 4000e-6, 1e-9);
+    assert_float_equal(q->solo_p99_ms, 2000e-6, 1e-9);
+    double first = INFINITY;
+    for (size_t i = 0; i < r.ntasks; i++)
+        if (r.tasks[i].app == 0 && r.tasks[i].issued_ns < first)
+            first = r.tasks[i].issued_ns;
+    assert_float_equal(first, 4000, 1e-6);
+    accel_result_done(&r);
+    struct accel_profiles p;
+    assert_int_equal(accel_profile(&sc, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "warmup_ms = 0.004"));
+    accel_profiles_done(&p);
+    accel_scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_kernels_queue_behind_batch),
         cmocka_unit_test(test_deterministic_and_seeded),
         cmocka_unit_test(test_solo_latencies_given),
+        cmocka_unit_test(test_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
