@@ -96,6 +96,8 @@ static int merge_main(int argc, char **argv)
                 return CLI_BAD_INPUT;
             }
             into = argv[++i];
+        } else if (strncmp(argv[i], "--catalog=", 10) == 0) {
+            into = argv[i] + 10;
         } else if (argv[i][0] == '-') {
             fprintf(stderr,
                     "corun: sweep merge: unknown option '%s' (it takes catalogs and "
