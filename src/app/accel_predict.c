@@ -166,9 +166,9 @@ int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, c
     memset(out, 0, sizeof(*out));
     if (sc->warmup_ms > 0) {
         snprintf(err, errlen,
-                 "%s: warmup_ms = %g: the predictors model every application from a common "
-                 "start; set it to 0 to predict",
-                 sc->path ? sc->path : sc->name, sc->warmup_ms);
+                 "warmup_ms = %g: the predictors model every application from a common start; "
+                 "set it to 0 to predict",
+                 sc->warmup_ms);
         return -1;
     }
     const struct gpu_config *cfg = &sc->gpu;

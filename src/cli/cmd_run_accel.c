@@ -177,6 +177,14 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     }
     if (o->has_seed)
         sc.seed = o->seed;
+    if (o->predictor != ACCEL_PREDICT_NONE && sc.warmup_ms > 0) { /* refused before simulating */
+        fprintf(stderr,
+                "corun: %s: --predict %s: the scenario has warmup_ms = %g, and the predictors "
+                "model every application from a common start; set it to 0 to predict\n",
+                path, accel_predictor_name(o->predictor), sc.warmup_ms);
+        accel_scenario_done(&sc);
+        return CLI_BAD_INPUT;
+    }
     struct bar b = {.shown = false};
     clock_gettime(CLOCK_MONOTONIC, &b.start);
     struct accel_run_options ro = {

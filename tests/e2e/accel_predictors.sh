@@ -3,7 +3,7 @@
 # section of their own, the accelerator ones (prophet, sequential, bubble); `run --predictor`
 # with an accelerator predictor on a spatial scenario, a spatial predictor on an accelerator
 # scenario, or an unknown name there, is refused with exit status 2 and a message naming what
-# that scenario accepts.
+# that scenario accepts; a warm-up scenario is refused a predictor before it is simulated.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" help predictors >"$TMPD/help" || fail "help predictors: exit $?"
@@ -54,4 +54,17 @@ expect_refused 'predictor "prophet" is for accelerator scenarios' run "$TMPD/sp.
 cmp -s "$TMPD/check.err" "$TMPD/err" || fail "check and run say different things: $(cat "$TMPD/err")"
 "$CORUN" run "$TMPD/accel.cfg" --predictor none >"$TMPD/out" 2>"$TMPD/err" \
     || fail "--predictor none on an accelerator scenario: $(cat "$TMPD/err")"
+# A warm-up (the batch applications first) is measured, not predicted: refused before any
+# simulation with --predictor, run without it.
+cat >"$TMPD/warm.cfg" <<'CFG'
+mode = "accelerator"; name = "copies after a warm-up"; gpu = "k40"; warmup_ms = 0.01;
+applications = (
+  { name = "q"; role = "ls"; qos_target = 2.0; queries = 2; tasks = ( { type = "h2d"; bytes = 6000; } ); },
+  { name = "b"; role = "batch"; tasks = ( { type = "h2d"; bytes = 60000; } ); } );
+CFG
+"$CORUN" check "$TMPD/warm.cfg" >/dev/null || fail "check of a warm-up scenario"
+expect_refused "--predict prophet: the scenario has warmup_ms = 0.01, and the predictors model" \
+    run "$TMPD/warm.cfg" --predictor prophet
+"$CORUN" run "$TMPD/warm.cfg" >"$TMPD/out" 2>"$TMPD/err" || fail "warm-up run: $(cat "$TMPD/err")"
+grep -qE '^q +ls +1 +2 ' "$TMPD/out" || fail "warm-up run: $(cat "$TMPD/out")"
 echo "predictors: help lists both modes' predictors; a predictor of the other mode is refused with exit 2"
