@@ -194,7 +194,9 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     rc = accel_run(&sc, &ro, &r, err, sizeof err);
     if (b.shown)
         cli_progress("queries", 1);
-    if (rc != 0) {
+    /* The run can complete and its forecast fail: the measured run is kept, not lost. */
+    bool forecast_failed = rc != 0 && r.napps > 0;
+    if (rc != 0 && !forecast_failed) {
         fprintf(stderr, "corun: %s: %s\n", path, err);
         rc = CLI_FAILED;
     } else {
@@ -202,6 +204,12 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         accel_result_to_record(&sc, &r, true, &rec);
         cmd_accel_print(&rec, o->json);
         rc = CLI_OK;
+        if (forecast_failed) {
+            fprintf(stderr,
+                    "corun: %s: the run is measured (above) but its %s forecast failed: %s\n", path,
+                    accel_predictor_name(o->predictor), err);
+            rc = CLI_FAILED;
+        }
         if (o->out && accel_runfile_write(o->out, &rec, err, sizeof err) != 0) {
             fprintf(stderr, "corun: %s\n", err);
             rc = CLI_FAILED;

@@ -3,7 +3,8 @@
 # section of their own, the accelerator ones (prophet, sequential, bubble); `run --predictor`
 # with an accelerator predictor on a spatial scenario, a spatial predictor on an accelerator
 # scenario, or an unknown name there, is refused with exit status 2 and a message naming what
-# that scenario accepts; a warm-up scenario is refused a predictor before it is simulated.
+# that scenario accepts; a warm-up scenario is refused a predictor before it is simulated; a
+# forecast failing after the run keeps the measured run.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" help predictors >"$TMPD/help" || fail "help predictors: exit $?"
@@ -67,4 +68,20 @@ expect_refused "--predict prophet: the scenario has warmup_ms = 0.01, and the pr
     run "$TMPD/warm.cfg" --predictor prophet
 "$CORUN" run "$TMPD/warm.cfg" >"$TMPD/out" 2>"$TMPD/err" || fail "warm-up run: $(cat "$TMPD/err")"
 grep -qE '^q +ls +1 +2 ' "$TMPD/out" || fail "warm-up run: $(cat "$TMPD/out")"
+# A forecast that fails after the run (the bubble needs a free place beside the LS application,
+# and 16 applications leave none): the measured run is printed and recorded, not lost; exit 1.
+{
+    echo 'mode = "accelerator"; name = "sixteen"; gpu = "k40"; applications = ('
+    for i in $(seq 1 15); do
+        echo "{ name = \"b$i\"; role = \"batch\"; tasks = ( { type = \"d2h\"; bytes = 6000; } ); },"
+    done
+    echo '{ name = "q"; role = "ls"; qos_target = 2.0; queries = 2; tasks = ( { type = "h2d"; bytes = 6000; } ); } );'
+} >"$TMPD/sixteen.cfg"
+set +e
+"$CORUN" run "$TMPD/sixteen.cfg" --predictor bubble --out "$TMPD/sixteen.h5" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -qF "the run is measured (above) but its bubble forecast failed" "$TMPD/err" &&
+    grep -qE '^q +ls +1 +2 ' "$TMPD/out" && [ -s "$TMPD/sixteen.h5" ] ||
+    fail "a failed forecast lost the run: $rc $(cat "$TMPD/out" "$TMPD/err")"
 echo "predictors: help lists both modes' predictors; a predictor of the other mode is refused with exit 2"
