@@ -157,9 +157,9 @@ static void draw_status(const struct tui_accel *t, WINDOW *w)
         wattroff(w, st->dim);
         return;
     }
-    if (t->st.error[0]) {
+    if (t->st.error[0] || t->st.notice[0]) {
         wattron(w, st->key);
-        tui_print(w, 0, 0, "%s", t->st.error);
+        tui_print(w, 0, 0, "%s", t->st.error[0] ? t->st.error : t->st.notice);
         wattroff(w, st->key);
     } else {
         tui_print(w, 0, 0, "%s", t->note);

@@ -18,13 +18,14 @@
 /* ---- the worker (tui_accel_worker.c) ---- */
 
 struct tui_accel_status {
-    bool running;    /* stepping by itself until the run ends */
-    bool busy;       /* a step or a prediction is computing */
-    bool finished;   /* the run has ended */
-    unsigned steps;  /* steps done */
-    unsigned queued; /* single steps waiting */
-    int predictor;   /* enum accel_predictor of the snapshots from now on */
-    char error[512]; /* why the run stopped, or "" */
+    bool running;     /* stepping by itself until the run ends */
+    bool busy;        /* a step or a prediction is computing */
+    bool finished;    /* the run has ended */
+    unsigned steps;   /* steps done */
+    unsigned queued;  /* single steps waiting */
+    int predictor;    /* enum accel_predictor of the snapshots from now on */
+    char error[512];  /* why the run stopped, or "" */
+    char notice[512]; /* a forecast that failed (the run goes on without it), or "" */
 };
 
 struct tui_accel_worker;

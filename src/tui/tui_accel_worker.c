@@ -61,6 +61,8 @@ static void *worker_main(void *arg)
             continue;
         }
         int predictor = w->predictor_asked >= 0 ? w->predictor_asked : w->st.predictor;
+        if (w->predictor_asked >= 0)
+            w->st.notice[0] = '\0';
         w->predictor_asked = -1;
         w->st.predictor = predictor;
         if (stepping && w->st.queued)
@@ -83,9 +85,11 @@ static void *worker_main(void *arg)
             w->st.running = false;
             continue;
         }
-        if (perr[0])
-            snprintf(w->st.error, sizeof w->st.error, "the %s forecast: %s",
+        if (perr[0]) { /* the run goes on, without a forecast */
+            snprintf(w->st.notice, sizeof w->st.notice, "no %s forecast: %s",
                      accel_predictor_name(predictor), perr);
+            w->st.predictor = ACCEL_PREDICT_NONE;
+        }
         w->st.steps += stepping;
         w->st.finished = finished;
         if (finished) {

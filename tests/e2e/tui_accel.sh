@@ -4,7 +4,8 @@
 # end, whose latencies, verdict and utilization are those `corun run` prints; p switches the
 # predictor on the fly (prophet, sequential, bubble, prophet-even, none), each forecast the one `corun run
 # --predictor` prints; s saves the run to a file whose `corun show` is `corun run`'s output;
-# `corun replay` opens that file in the accelerator view with the same figures; q quits.
+# `corun replay` opens that file in the accelerator view with the same figures; q quits; a
+# forecast that fails (a warm-up scenario) is reported and the run goes on.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir"
 cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
@@ -115,4 +116,22 @@ tui_wait "exit=0"
 head -c 9000 "$TMPD/saved.h5" >"$TMPD/cut.h5"
 expect_bad "replay of a truncated accelerator run file" "cut.h5: truncated" \
     "$CORUN" replay "$TMPD/cut.h5"
-echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed"
+# A forecast that cannot be made (a warm-up: the predictors model a common start) says why
+# and the run goes on without it; before, the message stopped the run for good.
+sed 's/^seed = 3;/seed = 3; warmup_ms = 0.2;/' "$TMPD/quick.cfg" >"$TMPD/warm.cfg"
+grep -q 'warmup_ms = 0.2;' "$TMPD/warm.cfg" || fail "could not write warm.cfg"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/warm.cfg"
+tui_wait "LIVE paused"
+tui_keys p
+tui_wait "no prophet forecast: warmup_ms = 0.2: the predictors model"
+grep -qF "STOPPED" "$TMPD/screen" && fail "a failed forecast stopped the run:
+$(cat "$TMPD/screen")"
+tui_wait "predictor none"
+tui_keys Space
+tui_wait "step 1 "
+tui_keys r
+tui_wait "LIVE finished" 120
+tui_wait "6/6 done"
+tui_keys q
+tui_wait "exit=0"
+echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed; a failed forecast lets the run go on"
