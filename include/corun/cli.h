@@ -55,6 +55,9 @@ const struct cli_command *cli_at(size_t i);
 void cli_print_command_help(const struct cli_command *cmd, FILE *out);
 /* "usage: corun NAME ARGS" for cmd on stderr, from the command table (a usage mistake). */
 void cli_usage_error(const struct cli_command *cmd);
+/* A help_for for a command's verb (`corun help sweep merge`): prints help to out and returns
+ * true when argv[1] is verb. */
+bool cli_help_verb(int argc, char **argv, const char *verb, const char *help, FILE *out);
 /* Say on stderr why command name refused arg: an unknown option, or a second argument after
  * first (a command that takes one; NULL: arg came first). */
 void cli_refused_arg(const char *name, const char *arg, const char *first);

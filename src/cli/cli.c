@@ -57,6 +57,14 @@ void cli_print_command_help(const struct cli_command *cmd, FILE *out)
         fprintf(out, "\n%s", cmd->help);
 }
 
+bool cli_help_verb(int argc, char **argv, const char *verb, const char *help, FILE *out)
+{
+    if (argc < 2 || strcmp(argv[1], verb) != 0)
+        return false;
+    fputs(help, out);
+    return true;
+}
+
 void cli_usage_error(const struct cli_command *cmd)
 {
     fprintf(stderr, "usage: corun %s %s\n", cmd->name, cmd->args);

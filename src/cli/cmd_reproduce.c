@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd_reproduce_prophet.h"
 #include "corun/cli.h"
@@ -232,9 +231,7 @@ static int merge_main(int argc, char **argv)
     int rc = CLI_OK;
     size_t added = 0;
     for (int i = 2; i < argc; i++) {
-        struct stat a, b;
-        if (stat(into, &a) == 0 && stat(argv[i], &b) == 0 && a.st_dev == b.st_dev &&
-            a.st_ino == b.st_ino) {
+        if (cli_same_file(into, argv[i])) {
             fprintf(stderr, "corun: reproduce merge: %s is FILE itself\n", argv[i]);
             rc = CLI_BAD_INPUT;
             break;
@@ -327,10 +324,8 @@ static int reproduce_main(int argc, char **argv)
  * and prophet experiments are described by the command's. */
 static bool reproduce_help_for(int argc, char **argv, FILE *out)
 {
-    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
-        fputs(merge_help, out);
+    if (cli_help_verb(argc, argv, "merge", merge_help, out))
         return true;
-    }
     if (reproduce_prophet_wanted(argc, argv) || !reproduce_alloc_wanted(argc, argv))
         return false;
     return reproduce_alloc_help(argc, argv, out);

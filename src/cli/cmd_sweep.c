@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -123,9 +122,7 @@ static int merge_main(int argc, char **argv)
     int rc = CLI_OK;
     unsigned long added = 0;
     for (int i = 1; i <= nfiles; i++) {
-        struct stat a, b;
-        if (stat(path, &a) == 0 && stat(argv[i], &b) == 0 && a.st_dev == b.st_dev &&
-            a.st_ino == b.st_ino) {
+        if (cli_same_file(path, argv[i])) {
             fprintf(stderr, "corun: sweep merge: %s is the catalog merged into\n", argv[i]);
             rc = CLI_BAD_INPUT;
             break;
@@ -151,11 +148,7 @@ static int merge_main(int argc, char **argv)
 
 static bool sweep_help_for(int argc, char **argv, FILE *out)
 {
-    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
-        fputs(merge_help, out);
-        return true;
-    }
-    return false;
+    return cli_help_verb(argc, argv, "merge", merge_help, out);
 }
 
 static int sweep_main(int argc, char **argv)
