@@ -364,17 +364,23 @@ static void engine_done(struct engine *e)
     pcie_link_delete(e->link[1]);
 }
 
+/* p50, p99 and mean of n latencies. */
+static void latency_stats(const double *lat, unsigned n, double *p50, double *p99, double *mean)
+{
+    *p50 = accel_percentile(lat, n, 50);
+    *p99 = accel_percentile(lat, n, 99);
+    double sum = 0;
+    for (unsigned q = 0; q < n; q++)
+        sum += lat[q];
+    *mean = n ? sum / n : 0;
+}
+
 static void summarize(struct accel_app_result *ar, const struct proc *p)
 {
     ar->queries = p->q_done;
     ar->latency_ms = xmalloc((p->q_done ? p->q_done : 1) * sizeof(double));
     memcpy(ar->latency_ms, p->lat_ms, p->q_done * sizeof(double));
-    ar->p50_ms = accel_percentile(p->lat_ms, p->q_done, 50);
-    ar->p99_ms = accel_percentile(p->lat_ms, p->q_done, 99);
-    double sum = 0;
-    for (unsigned q = 0; q < p->q_done; q++)
-        sum += p->lat_ms[q];
-    ar->mean_ms = p->q_done ? sum / p->q_done : 0;
+    latency_stats(p->lat_ms, p->q_done, &ar->p50_ms, &ar->p99_ms, &ar->mean_ms);
 }
 
 /* ---- the stepped run ---- */
@@ -429,13 +435,8 @@ static int run_solo(struct accel_sim *s)
         if (sq > app->queries)
             sq = app->queries;
         if (s->o.solo_latency_ms[a]) { /* measured before: the same run, not repeated */
-            const double *lat = s->o.solo_latency_ms[a];
-            double sum = 0;
-            for (unsigned q = 0; q < sq; q++)
-                sum += lat[q];
-            s->solo_p50_ms[a] = accel_percentile(lat, sq, 50);
-            s->solo_p99_ms[a] = accel_percentile(lat, sq, 99);
-            s->solo_mean_ms[a] = sq ? sum / sq : 0;
+            latency_stats(s->o.solo_latency_ms[a], sq, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
+                          &s->solo_mean_ms[a]);
             continue;
         }
         struct accel_run_options quiet = {.solo_queries = sq, .cancel = s->o.cancel};
@@ -444,12 +445,9 @@ static int run_solo(struct accel_sim *s)
         if (rc == 0) {
             run_until(&e, INFINITY);
             rc = e.failed || e.cancelled ? -1 : 0;
-            struct accel_app_result solo = {0};
-            summarize(&solo, &e.proc[0]);
-            s->solo_p50_ms[a] = solo.p50_ms;
-            s->solo_p99_ms[a] = solo.p99_ms;
-            s->solo_mean_ms[a] = solo.mean_ms;
-            free(solo.latency_ms);
+            const struct proc *p = &e.proc[0];
+            latency_stats(p->lat_ms, p->q_done, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
+                          &s->solo_mean_ms[a]);
             s->solo_cycles += gpu_now(e.g);
             if (e.cancelled)
                 s->main.cancelled = true;
