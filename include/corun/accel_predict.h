@@ -57,6 +57,17 @@ int accel_profile_for(const struct accel_scenario *sc, int predictor, struct acc
                       char *err, size_t errlen);
 void accel_profiles_done(struct accel_profiles *p);
 
+/* The measurements accel_profile makes (each kernel alone, the effective bandwidth) are
+ * deterministic in the GPU configuration, the kernel and the seed; a memo keeps them by those,
+ * so that a study profiling the same applications again and again measures each once. */
+struct accel_memo;
+struct accel_memo *accel_memo_new(void);
+void accel_memo_delete(struct accel_memo *m);
+/* accel_profile, taking what memo holds and adding what it measures to it (memo NULL: none).
+ * out->cycles counts only the cycles simulated by this call. */
+int accel_profile_memo(const struct accel_scenario *sc, struct accel_memo *memo,
+                       struct accel_profiles *out, char *err, size_t errlen);
+
 /* The arrival times (ns) of n queries of LS application app of sc: Poisson draws from the
  * scenario's seed at its rate, or all 0 in a closed loop (each when the last completes). */
 void accel_arrivals(const struct accel_scenario *sc, unsigned app, unsigned n, double *out);

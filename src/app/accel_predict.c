@@ -6,6 +6,7 @@
 #include "corun/gpu.h"
 #include "corun/pcie.h"
 #include "corun/rng.h"
+#include "corun/solo.h"
 #include "corun/util.h"
 
 #include <math.h>
@@ -160,8 +161,69 @@ static double effective_gbs(const struct gpu_config *cfg, uint64_t seed, uint64_
     return gbs;
 }
 
+/* ---- the memo ---- */
+
+struct memo_entry {
+    uint64_t cfg, kernel, seed; /* kernel 0: the effective bandwidth */
+    struct prophet_kernel k;
+    double gbs;
+};
+
+struct accel_memo {
+    struct memo_entry *e;
+    size_t n, cap;
+};
+
+struct accel_memo *accel_memo_new(void)
+{
+    return xcalloc(1, sizeof(struct accel_memo));
+}
+
+void accel_memo_delete(struct accel_memo *m)
+{
+    if (!m)
+        return;
+    free(m->e);
+    free(m);
+}
+
+static struct memo_entry *memo_find(struct accel_memo *m, uint64_t cfg, uint64_t kernel,
+                                    uint64_t seed)
+{
+    for (size_t i = 0; m && i < m->n; i++)
+        if (m->e[i].cfg == cfg && m->e[i].kernel == kernel && m->e[i].seed == seed)
+            return &m->e[i];
+    return NULL;
+}
+
+static void memo_add(struct accel_memo *m, const struct memo_entry *e)
+{
+    if (!m)
+        return;
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 16;
+        m->e = xrealloc(m->e, m->cap * sizeof(*m->e));
+    }
+    m->e[m->n++] = *e;
+}
+
+/* A kernel profile's hash, never 0 (0 keys the effective bandwidth). */
+static uint64_t kernel_key(const struct kernel_profile *p)
+{
+    uint64_t h = solo_profile_hash(p);
+    return h ? h : 1;
+}
+
+/* ---- profiling ---- */
+
 int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, char *err,
                   size_t errlen)
+{
+    return accel_profile_memo(sc, NULL, out, err, errlen);
+}
+
+int accel_profile_memo(const struct accel_scenario *sc, struct accel_memo *memo,
+                       struct accel_profiles *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     if (sc->warmup_ms > 0) {
@@ -174,9 +236,17 @@ int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, c
     const struct gpu_config *cfg = &sc->gpu;
     out->hw.pes = cfg->sms;
     out->hw.max_warps_per_pe = cfg->warps_per_sm;
-    out->hw.mem_gbs = effective_gbs(cfg, sc->seed, &out->cycles, err, errlen);
-    if (!(out->hw.mem_gbs > 0))
-        return -1;
+    uint64_t cfg_key = solo_config_hash(cfg);
+    const struct memo_entry *got = memo_find(memo, cfg_key, 0, sc->seed);
+    if (got) {
+        out->hw.mem_gbs = got->gbs;
+    } else {
+        out->hw.mem_gbs = effective_gbs(cfg, sc->seed, &out->cycles, err, errlen);
+        if (!(out->hw.mem_gbs > 0))
+            return -1;
+        memo_add(memo,
+                 &(struct memo_entry){.cfg = cfg_key, .seed = sc->seed, .gbs = out->hw.mem_gbs});
+    }
     out->napps = sc->napps;
     for (unsigned a = 0; a < sc->napps; a++) {
         const struct accel_trace *t = &sc->apps[a].trace;
@@ -187,9 +257,18 @@ int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, c
             struct prophet_task *pt = &out->tasks[a][i];
             if (k->type == ACCEL_KERNEL) {
                 pt->type = PROPHET_KERNEL;
-                if (profile_kernel(cfg, &k->kernel, sc->seed, &pt->kernel, &out->cycles, err,
-                                   errlen))
-                    return -1;
+                uint64_t key = kernel_key(&k->kernel);
+                got = memo_find(memo, cfg_key, key, sc->seed);
+                if (got) {
+                    pt->kernel = got->k;
+                } else {
+                    if (profile_kernel(cfg, &k->kernel, sc->seed, &pt->kernel, &out->cycles, err,
+                                       errlen))
+                        return -1;
+                    memo_add(memo,
+                             &(struct memo_entry){
+                                 .cfg = cfg_key, .kernel = key, .seed = sc->seed, .k = pt->kernel});
+                }
                 pt->solo_ns = pt->kernel.solo_ns;
             } else {
                 pt->type = k->type == ACCEL_H2D ? PROPHET_H2D : PROPHET_D2H;

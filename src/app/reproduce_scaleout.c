@@ -108,6 +108,7 @@ struct study {
     struct so_result *r;
     char *err;
     size_t errlen;
+    struct accel_memo *memo; /* every kernel is profiled once for the whole study */
 };
 
 /* The LS application `ls` beside k instances of batch `b` (k = 0: alone) at `rate`. */
@@ -199,7 +200,7 @@ static int cell(struct study *s, struct so_cell *c, size_t ls, size_t b, double 
     memset(&prof, 0, sizeof(prof));
     int rc = scenario(s, &sc, ls, b, 1, rate);
     if (rc == 0)
-        rc = accel_profile(&sc, &prof, s->err, s->errlen);
+        rc = accel_profile_memo(&sc, s->memo, &prof, s->err, s->errlen);
     accel_scenario_done(&sc);
     if (rc == 0) {
         s->r->cycles += prof.cycles;
@@ -228,7 +229,7 @@ static int capacity(struct study *s, size_t ls, double *qps)
     memset(&prof, 0, sizeof(prof));
     int rc = scenario(s, &sc, ls, 0, 0, 0);
     if (rc == 0)
-        rc = accel_profile(&sc, &prof, s->err, s->errlen);
+        rc = accel_profile_memo(&sc, s->memo, &prof, s->err, s->errlen);
     if (rc == 0) {
         *qps = 1e9 / prof.solo_ns[0];
         s->r->cycles += prof.cycles;
@@ -273,7 +274,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
                  p->slots, p->gpus, p->nls, 2 * (SO_MAX_LEVELS - 1));
         return -1;
     }
-    struct study s = {datadir, p, r, err, errlen};
+    struct study s = {datadir, p, r, err, errlen, accel_memo_new()};
     r->levels = p->slots / 2 + 1;
     for (unsigned l = 0; l < r->levels; l++)
         r->load[l] = so_load(p, l);
@@ -357,6 +358,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
     }
     free(have);
     accel_bubble_done(&batch_part);
+    accel_memo_delete(s.memo);
     if (rc == 0 && !r->missing)
         so_summarize(p, r->cells, r->sum);
     return rc;

@@ -18,6 +18,7 @@
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
 #include "corun/datadir.h"
+#include "corun/util.h"
 #include "testutil.h"
 
 static void profile(const struct accel_scenario *sc, struct accel_profiles *p)
@@ -122,6 +123,87 @@ static void test_kernel_profile(void **state)
     accel_scenario_done(&sc);
 }
 
+/* Two kernels, the first with insts_per_warp I. */
+static void two_kernels(struct accel_scenario *sc, unsigned insts)
+{
+    char *text = xasprintf(
+        "mode = \"accelerator\"; name = \"k\"; gpu = \"k40\"; seed = 1;\n"
+        "applications = ( { name = \"q\"; role = \"ls\"; qos_target = 2.0; queries = 1;\n"
+        "  tasks = ( { type = \"kernel\"; kernel = { tbs = 30; warps_per_tb = 8; "
+        "insts_per_warp = %u; mem_fraction = 0.2; pattern = \"stream\"; footprint_bytes = "
+        "4194304; }; },\n"
+        "            { type = \"kernel\"; kernel = { tbs = 20; warps_per_tb = 4; "
+        "insts_per_warp = 600; mem_fraction = 0.0; footprint_bytes = 4096; }; } ); } );\n",
+        insts);
+    test_accel_load(sc, text);
+    free(text);
+}
+
+static void assert_same_profiles(const struct accel_profiles *a, const struct accel_profiles *b)
+{
+    assert_float_equal(a->hw.mem_gbs, b->hw.mem_gbs, 0);
+    assert_int_equal(a->ntasks[0], b->ntasks[0]);
+    for (unsigned i = 0; i < a->ntasks[0]; i++) {
+        const struct prophet_kernel *x = &a->tasks[0][i].kernel, *y = &b->tasks[0][i].kernel;
+        assert_float_equal(x->solo_ns, y->solo_ns, 0);
+        assert_int_equal(x->warps, y->warps);
+        assert_float_equal(x->occupancy, y->occupancy, 0);
+        assert_float_equal(x->bw_per_pe_gbs, y->bw_per_pe_gbs, 0);
+    }
+    assert_float_equal(a->solo_ns[0], b->solo_ns[0], 0);
+}
+
+static void memo_profile(const struct accel_scenario *sc, struct accel_memo *m,
+                         struct accel_profiles *p)
+{
+    char err[512];
+    if (accel_profile_memo(sc, m, p, err, sizeof err))
+        fail_msg("accel_profile_memo: %s", err);
+}
+
+/* A memo gives what profiling gives, simulating only what it does not hold: a kernel by its
+ * content (not its place in the scenario), under the same GPU and seed. */
+static void test_profile_memo(void **state)
+{
+    (void)state;
+    struct accel_scenario x, y;
+    two_kernels(&x, 800);
+    two_kernels(&y, 1200); /* the first kernel changed, the second the same */
+    struct accel_profiles px, py, m1, m2, m3;
+    profile(&x, &px);
+    profile(&y, &py);
+    assert_true(px.tasks[0][0].solo_ns != py.tasks[0][0].solo_ns);
+
+    struct accel_memo *m = accel_memo_new();
+    memo_profile(&x, m, &m1);
+    assert_same_profiles(&m1, &px);
+    assert_int_equal(m1.cycles, px.cycles);
+    memo_profile(&x, m, &m2); /* all held: nothing simulated */
+    assert_same_profiles(&m2, &px);
+    assert_int_equal(m2.cycles, 0);
+    memo_profile(&y, m, &m3); /* only the changed kernel */
+    assert_same_profiles(&m3, &py);
+    assert_true(m3.cycles > 0 && m3.cycles < py.cycles);
+    accel_profiles_done(&m1);
+    accel_profiles_done(&m2);
+    accel_profiles_done(&m3);
+
+    x.seed = 2; /* another seed: nothing held */
+    struct accel_profiles p2;
+    profile(&x, &p2);
+    memo_profile(&x, m, &m1);
+    assert_same_profiles(&m1, &p2);
+    assert_int_equal(m1.cycles, p2.cycles);
+    accel_profiles_done(&m1);
+    accel_profiles_done(&p2);
+    accel_memo_delete(m);
+    accel_memo_delete(NULL);
+    accel_profiles_done(&px);
+    accel_profiles_done(&py);
+    accel_scenario_done(&x);
+    accel_scenario_done(&y);
+}
+
 static void test_arrivals(void **state)
 {
     (void)state;
@@ -164,7 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_profiles),  cmocka_unit_test(test_predictions_by_hand),
         cmocka_unit_test(test_kernel_profile), cmocka_unit_test(test_arrivals),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_names),          cmocka_unit_test(test_profile_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
