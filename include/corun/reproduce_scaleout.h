@@ -43,6 +43,10 @@ struct so_params {
      * journal holds them, and the summary waits for a run that has every cell (the shards'
      * journals merged). */
     unsigned shard, shards;
+    /* Worker processes for the cells (<= 1: here, one after another). The tables do not
+     * depend on it; the cycle count does, a little: each worker measures again what the
+     * cells it takes share (an LS application's rate and its curve alone at a load). */
+    unsigned jobs;
 };
 
 /* The full form (Prophet's 700 GPUs, 7 LS and 11 batch applications, 11 000 instances) or the

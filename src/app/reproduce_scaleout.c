@@ -7,6 +7,7 @@
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
+#include "corun/forkpool.h"
 #include "corun/reproduce.h"
 #include "corun/reproduce_journal.h"
 #include "corun/reproduce_prophet.h"
@@ -105,10 +106,24 @@ void so_summarize(const struct so_params *p, const struct so_cell *cells,
 struct study {
     const char *datadir;
     const struct so_params *p;
-    struct so_result *r;
+    struct so_result *r; /* levels and loads; the parent's results */
     char *err;
     size_t errlen;
-    struct accel_memo *memo; /* every kernel is profiled once for the whole study */
+    struct accel_memo *memo;        /* every kernel is profiled once per process */
+    struct accel_bubble batch_part; /* the batch pressures */
+    double *qps;                    /* [ls]: the rate it serves alone */
+    struct accel_bubble *parts;     /* [ls * levels + level]: it alone at that load */
+    /* A stage's tasks (the (LS, level) pairs whose curves to measure, or the cells to
+     * simulate), with what the cell under way simulated. */
+    const size_t *todo;
+    size_t ntodo;
+    unsigned simulations;
+    uint64_t cycles;
+    /* The parent's. */
+    size_t units, units_done; /* progress: cells and curves */
+    so_progress_fn progress;
+    void *ctx;
+    size_t nfailed;
 };
 
 /* The LS application `ls` beside k instances of batch `b` (k = 0: alone) at `rate`. */
@@ -168,8 +183,8 @@ static int simulate(struct study *s, struct so_cell *c, size_t ls, size_t b, uns
         c->simulated[k] = true;
         c->p99_x[k] = r.app[0].p99_ms / r.app[0].solo_p99_ms;
         c->gpu_util[k] = r.gpu_util;
-        s->r->simulations++;
-        s->r->cycles += r.cycles + r.solo_cycles;
+        s->simulations++;
+        s->cycles += r.cycles + r.solo_cycles;
     }
     accel_result_done(&r);
     accel_scenario_done(&sc);
@@ -203,7 +218,7 @@ static int cell(struct study *s, struct so_cell *c, size_t ls, size_t b, double 
         rc = accel_profile_memo(&sc, s->memo, &prof, s->err, s->errlen);
     accel_scenario_done(&sc);
     if (rc == 0) {
-        s->r->cycles += prof.cycles;
+        s->cycles += prof.cycles;
         prof.bubble = bubble_for(ls_part, batch_part, b, s->p->queries);
         static const int predictor[SO_DECIDERS] = {
             [SO_PROPHET] = ACCEL_PREDICT_PROPHET,
@@ -232,7 +247,7 @@ static int capacity(struct study *s, size_t ls, double *qps)
         rc = accel_profile_memo(&sc, s->memo, &prof, s->err, s->errlen);
     if (rc == 0) {
         *qps = 1e9 / prof.solo_ns[0];
-        s->r->cycles += prof.cycles;
+        s->cycles += prof.cycles;
     }
     accel_profiles_done(&prof);
     accel_scenario_done(&sc);
@@ -257,6 +272,175 @@ static int batch_pressures(struct study *s, struct accel_bubble *out)
     return rc;
 }
 
+/* ---- the stages, on forked workers or here ---- */
+
+static void note_failure(struct study *s, const char *error)
+{
+    if (!s->nfailed++)
+        snprintf(s->err, s->errlen, "%s", error);
+}
+
+static void progress_units(void *user, double done, size_t ntasks)
+{
+    (void)ntasks;
+    struct study *s = user;
+    if (s->progress)
+        s->progress(s->ctx, ((double)s->units_done + done) / (double)s->units);
+}
+
+/* What a curve task sends back: LS application ls alone at a load (queries latencies follow). */
+struct part_blob {
+    struct bubble_curve curve;
+    double util;
+    uint64_t cycles;
+    double alone_ms[];
+};
+
+static int run_part(void *user, struct forkpool_task *task, void *result)
+{
+    struct study *s = user;
+    size_t g = s->todo[task->index], ls = g / s->r->levels;
+    struct part_blob *out = result;
+    struct accel_scenario sc;
+    struct accel_bubble b;
+    memset(&b, 0, sizeof(b));
+    int rc = scenario(s, &sc, ls, 0, 0, s->r->load[g % s->r->levels] * s->qps[ls]);
+    if (rc == 0)
+        rc = accel_bubble_measure_part(&sc, ACCEL_BUBBLE_LS, &b, task->error, sizeof(task->error));
+    else
+        snprintf(task->error, sizeof(task->error), "%s", s->err);
+    if (rc == 0) {
+        out->curve = b.ls[0];
+        out->util = b.alone_util[0];
+        out->cycles = b.cycles;
+        memcpy(out->alone_ms, b.alone_ms[0], s->p->queries * sizeof(double));
+    }
+    accel_bubble_done(&b);
+    accel_scenario_done(&sc);
+    return rc;
+}
+
+static void collect_part(void *user, size_t index, const void *result, const char *error)
+{
+    struct study *s = user;
+    if (!result) {
+        note_failure(s, error);
+        return;
+    }
+    const struct part_blob *in = result;
+    struct accel_bubble *b = &s->parts[s->todo[index]];
+    b->ls[0] = in->curve;
+    b->alone_util[0] = in->util;
+    b->cycles = in->cycles;
+    b->alone_ms[0] = xmalloc(s->p->queries * sizeof(double));
+    memcpy(b->alone_ms[0], in->alone_ms, s->p->queries * sizeof(double));
+    s->r->cycles += in->cycles;
+}
+
+/* A cell task's result: the cell as the journal keeps it. */
+static int run_cell(void *user, struct forkpool_task *task, void *result)
+{
+    struct study *s = user;
+    struct so_cell_record *out = result;
+    size_t i = s->todo[task->index], nb = s->p->nbatch;
+    unsigned levels = s->r->levels, level = (unsigned)(i % levels);
+    size_t ls = i / levels / nb, b = i / levels % nb;
+    s->err = task->error;
+    s->errlen = sizeof(task->error);
+    s->simulations = 0;
+    s->cycles = 0;
+    int rc = cell(s, &out->cell, ls, b, s->r->load[level] * s->qps[ls],
+                  &s->parts[ls * levels + level], &s->batch_part);
+    out->simulations = s->simulations;
+    out->cycles = s->cycles;
+    return rc;
+}
+
+static void collect_cell(void *user, size_t index, const void *result, const char *error)
+{
+    struct study *s = user;
+    struct so_result *r = s->r;
+    if (!result) {
+        note_failure(s, error);
+        return;
+    }
+    struct so_cell_record rec;
+    memcpy(&rec, result, sizeof(rec)); /* padding too (zeroed by the pool): the journal copies */
+    size_t i = s->todo[index];
+    r->cells[i] = rec.cell;
+    r->present[i] = true;
+    r->simulated_cells++;
+    r->simulations += rec.simulations;
+    r->cycles += rec.cycles;
+    char jerr[256]; /* the run goes on; the first failure is kept */
+    if (s->p->journal && repro_journal_put(s->p->journal, 0, i, &rec, jerr, sizeof jerr) &&
+        !r->journal_error[0])
+        snprintf(r->journal_error, sizeof(r->journal_error), "%s", jerr);
+}
+
+/* A worker's copies of the parent's measurements, freed before it exits. */
+static void child_done(void *user)
+{
+    struct study *s = user;
+    for (size_t g = 0; g < s->p->nls * s->r->levels; g++)
+        accel_bubble_done(&s->parts[g]);
+    accel_bubble_done(&s->batch_part);
+    accel_memo_delete(s->memo);
+}
+
+/* Runs the stage's tasks on the pool; -1 when any failed (the first's message in s->err, with
+ * the count of the others). */
+static int stage(struct study *s, const size_t *todo, size_t n, size_t result_size,
+                 int (*run)(void *, struct forkpool_task *, void *),
+                 void (*collect)(void *, size_t, const void *, const char *))
+{
+    char *err = s->err;
+    size_t errlen = s->errlen;
+    s->todo = todo;
+    s->ntodo = n;
+    const struct forkpool_ops ops = {
+        .run = run, .collect = collect, .progress = progress_units, .child_done = child_done};
+    forkpool_run(&ops, s, n, result_size, s->p->jobs);
+    s->err = err; /* run_cell points it at the task's */
+    s->errlen = errlen;
+    s->units_done += n;
+    size_t len = strlen(err);
+    if (s->nfailed > 1 && len < errlen) /* the others finished and are kept */
+        snprintf(err + len, errlen - len, "; %zu more failed", s->nfailed - 1);
+    return s->nfailed ? -1 : 0;
+}
+
+/* The measurements the cells left share, then the cells: the batch pressures and each LS
+ * application's rate here (short, and every worker then has them, the kernels' profiles in
+ * its memo too), the curves of each (LS, level) pair and then the cells on the pool. */
+static int measure(struct study *s, const size_t *todo, size_t ntodo)
+{
+    size_t levels = s->r->levels, npairs = s->p->nls * levels, ngroups = 0;
+    size_t *groups = xcalloc(npairs, sizeof(size_t));
+    bool *want = xcalloc(npairs, sizeof(bool));
+    for (size_t t = 0; t < ntodo; t++)
+        want[todo[t] / levels / s->p->nbatch * levels + todo[t] % levels] = true;
+    for (size_t g = 0; g < npairs; g++)
+        if (want[g])
+            groups[ngroups++] = g;
+    s->units = ngroups + ntodo;
+    int rc = batch_pressures(s, &s->batch_part);
+    for (size_t g = 0; g < ngroups && rc == 0; g++) {
+        size_t ls = groups[g] / levels;
+        if (s->qps[ls] == 0)
+            rc = capacity(s, ls, &s->qps[ls]);
+    }
+    s->r->cycles += s->cycles;
+    if (rc == 0)
+        rc = stage(s, groups, ngroups, sizeof(struct part_blob) + s->p->queries * sizeof(double),
+                   run_part, collect_part);
+    if (rc == 0)
+        rc = stage(s, todo, ntodo, sizeof(struct so_cell_record), run_cell, collect_cell);
+    free(groups);
+    free(want);
+    return rc;
+}
+
 int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
            so_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
@@ -274,90 +458,51 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
                  p->slots, p->gpus, p->nls, 2 * (SO_MAX_LEVELS - 1));
         return -1;
     }
-    struct study s = {datadir, p, r, err, errlen, accel_memo_new()};
     r->levels = p->slots / 2 + 1;
     for (unsigned l = 0; l < r->levels; l++)
         r->load[l] = so_load(p, l);
-    r->cells = xcalloc(p->nls * p->nbatch * r->levels, sizeof(struct so_cell));
-    r->present = xcalloc(p->nls * p->nbatch * r->levels, sizeof(bool));
+    size_t ncells = p->nls * p->nbatch * r->levels;
+    r->cells = xcalloc(ncells, sizeof(struct so_cell));
+    r->present = xcalloc(ncells, sizeof(bool));
     /* Cells the journal holds are read first; the shared measurements are made only for what
-     * is left (they are deterministic, so a resumed run decides as a fresh one). */
-    size_t ncells = p->nls * p->nbatch * r->levels, done = 0;
-    bool *have = xcalloc(ncells, sizeof(bool));
-    bool any_left = false;
-    for (size_t i = 0; i < ncells; i++) {
-        const struct so_cell_record *rec = p->journal ? repro_journal_get(p->journal, 0, i) : NULL;
-        if (!repro_in_shard(i, p->shard, p->shards) && !rec) {
-            have[i] = true; /* another shard's: nothing to measure for it here */
-            r->missing++;
-        } else if (rec) {
-            r->cells[i] = rec->cell;
-            r->simulations += rec->simulations;
-            r->cycles += rec->cycles;
-            r->resumed++;
-            have[i] = r->present[i] = true;
-        } else {
-            any_left = true;
-        }
-    }
-    struct accel_bubble batch_part;
-    memset(&batch_part, 0, sizeof(batch_part));
-    int rc = any_left ? batch_pressures(&s, &batch_part) : 0;
-    for (size_t ls = 0; ls < p->nls && rc == 0; ls++) {
-        bool ls_left = false;
-        for (size_t i = ls * p->nbatch * r->levels; i < (ls + 1) * p->nbatch * r->levels; i++)
-            ls_left |= !have[i];
-        if (!ls_left) {
-            done += p->nbatch * r->levels;
-            continue;
-        }
-        double qps = 0;
-        rc = capacity(&s, ls, &qps);
-        for (unsigned l = 0; l < r->levels && rc == 0; l++) {
-            bool level_left = false;
-            for (size_t b = 0; b < p->nbatch; b++)
-                level_left |= !have[(ls * p->nbatch + b) * r->levels + l];
-            if (!level_left) {
-                done += p->nbatch;
-                continue;
-            }
-            double rate = r->load[l] * qps;
-            struct accel_scenario sc;
-            struct accel_bubble ls_part;
-            memset(&ls_part, 0, sizeof(ls_part));
-            rc = scenario(&s, &sc, ls, 0, 0, rate);
-            if (rc == 0)
-                rc = accel_bubble_measure_part(&sc, ACCEL_BUBBLE_LS, &ls_part, err, errlen);
-            r->cycles += ls_part.cycles;
-            accel_scenario_done(&sc);
-            for (size_t b = 0; b < p->nbatch && rc == 0; b++) {
+     * is left (they are deterministic, so a resumed run decides as a fresh one). The rest are
+     * simulated in the order LS application, load, batch application. */
+    size_t *todo = xcalloc(ncells, sizeof(size_t)), ntodo = 0;
+    for (size_t ls = 0; ls < p->nls; ls++)
+        for (unsigned l = 0; l < r->levels; l++)
+            for (size_t b = 0; b < p->nbatch; b++) {
                 size_t i = (ls * p->nbatch + b) * r->levels + l;
-                if (!have[i]) {
-                    unsigned sims = r->simulations;
-                    uint64_t cycles = r->cycles;
-                    rc = cell(&s, &r->cells[i], ls, b, rate, &ls_part, &batch_part);
-                    r->simulated_cells += rc == 0;
-                    r->present[i] = rc == 0;
-                    if (rc == 0 && p->journal) {
-                        struct so_cell_record rec;
-                        memset(&rec, 0, sizeof(rec)); /* padding too: the journal copies bytes */
-                        memcpy(&rec.cell, &r->cells[i], sizeof(rec.cell));
-                        rec.simulations = r->simulations - sims;
-                        rec.cycles = r->cycles - cycles;
-                        char jerr[256]; /* the run goes on; the first failure is kept */
-                        if (repro_journal_put(p->journal, 0, i, &rec, jerr, sizeof jerr) &&
-                            !r->journal_error[0])
-                            snprintf(r->journal_error, sizeof(r->journal_error), "%s", jerr);
-                    }
+                const struct so_cell_record *rec =
+                    p->journal ? repro_journal_get(p->journal, 0, i) : NULL;
+                if (rec) {
+                    r->cells[i] = rec->cell;
+                    r->simulations += rec->simulations;
+                    r->cycles += rec->cycles;
+                    r->resumed++;
+                    r->present[i] = true;
+                } else if (!repro_in_shard(i, p->shard, p->shards)) {
+                    r->missing++; /* another shard's: nothing to measure for it here */
+                } else {
+                    todo[ntodo++] = i;
                 }
-                if (progress)
-                    progress(ctx, (double)++done / ncells);
             }
-            accel_bubble_done(&ls_part);
-        }
-    }
-    free(have);
-    accel_bubble_done(&batch_part);
+    struct study s = {.datadir = datadir,
+                      .p = p,
+                      .r = r,
+                      .err = err,
+                      .errlen = errlen,
+                      .memo = accel_memo_new(),
+                      .qps = xcalloc(p->nls, sizeof(double)),
+                      .parts = xcalloc(p->nls * r->levels, sizeof(struct accel_bubble)),
+                      .progress = progress,
+                      .ctx = ctx};
+    int rc = ntodo ? measure(&s, todo, ntodo) : 0;
+    for (size_t g = 0; g < p->nls * r->levels; g++)
+        accel_bubble_done(&s.parts[g]);
+    free(s.parts);
+    free(s.qps);
+    free(todo);
+    accel_bubble_done(&s.batch_part);
     accel_memo_delete(s.memo);
     if (rc == 0 && !r->missing)
         so_summarize(p, r->cells, r->sum);

@@ -94,7 +94,7 @@ static int journal_open(struct prophet_journal *jn, const char *resume, const ch
 }
 
 static int scaleout(const char *datadir, bool quick, unsigned queries, const char *resume,
-                    struct prophet_shard sh)
+                    unsigned jobs, struct prophet_shard sh)
 {
     struct so_params p;
     so_params_default(quick, &p);
@@ -107,6 +107,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
     p.journal = jn.j;
     p.shard = sh.k;
     p.shards = sh.n;
+    p.jobs = jobs;
     printf("prophet --scaleout%s: %u k40 GPUs, %u per LS application (", quick ? " --quick" : "",
            p.gpus, p.gpus / (unsigned)p.nls);
     for (size_t i = 0; i < p.nls; i++)
@@ -373,7 +374,7 @@ static int take_value(const char *name, int argc, char **argv, int *i, const cha
 
 int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *slurm)
 {
-    bool quick = false, acc = false, coloc = false, scale = false, jobs_given = false;
+    bool quick = false, acc = false, coloc = false, scale = false;
     const char *resume = NULL, *shard_text = NULL, *catalog = NULL, *queries_text = NULL;
     struct prophet_shard sh = {0, 0};
     unsigned jobs = 1;
@@ -393,7 +394,6 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
             if (cli_parse_uint("-j", jv, 1, 64, &v) != 0)
                 return CLI_BAD_INPUT;
             jobs = (unsigned)v;
-            jobs_given = true;
             continue;
         }
         int t;
@@ -425,11 +425,6 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
                         "--scaleout\n");
         return CLI_BAD_INPUT;
     }
-    if (scale && jobs_given) {
-        fprintf(stderr, "corun: reproduce prophet: -j applies to --accuracy and --colocation, "
-                        "not to --scaleout\n");
-        return CLI_BAD_INPUT;
-    }
     if (shard_text && cli_parse_shard(shard_text, &sh.k, &sh.n) != 0)
         return CLI_BAD_INPUT;
     unsigned long queries = 0;
@@ -455,7 +450,7 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
     unsigned q = (unsigned)queries;
     int rc = acc     ? accuracy(datadir, quick, q, resume, jobs, sh)
              : coloc ? colocation(datadir, quick, q, resume, jobs, sh)
-                     : scaleout(datadir, quick, q, resume, sh);
+                     : scaleout(datadir, quick, q, resume, jobs, sh);
     free(datadir);
     return rc;
 }

@@ -110,7 +110,7 @@ rc=$?
 set -e
 [ $rc -eq 2 ] || fail "--bogus: exit $rc"
 grep -qF "unknown argument '--bogus'" "$TMPD/err" || fail "$(cat "$TMPD/err")"
-for bad in "--accuracy -j 0" "--accuracy -j x" "--colocation --jobs=65" "--scaleout -j 2" \
+for bad in "--accuracy -j 0" "--accuracy -j x" "--colocation --jobs=65" "--scaleout -j 65" \
     "--scaleout --queries 0"; do
     set +e
     # shellcheck disable=SC2086

@@ -10,8 +10,9 @@
 # shards 2/4, 3/4 and 4/4 in turn, each simulating only its own cell and printing the rows
 # of the cells it has and what it did instead of the summary, until the last, which has
 # every cell and prints the first run's tables; --shard needs --resume and a shard within
-# 1..N. `reproduce merge` joins the cut journal and the completed one into a third, from which
-# the tables come again.
+# 1..N. -j 2 from the cut journal gives the same tables and completes the journal.
+# `reproduce merge` joins the cut journal and the completed one into a third, from which the
+# tables come again.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
@@ -77,6 +78,17 @@ for k in 2 3 4; do
 done
 grep -qE '^\(7 of the 8 cells read from' "$TMPD/part" || fail "last shard: $(cat "$TMPD/part")"
 diff <(tables "$TMPD/out") <(tables "$TMPD/part") || fail "completed by shards: other tables"
+
+# -j 2: the three cells the cut journal lacks on two worker processes (their curves first,
+# then the cells), the same tables, the three cells added to the journal.
+cp "$TMPD/cut.journal" "$TMPD/j2.journal"
+"$CORUN" reproduce prophet --scaleout --quick -j 2 --resume "$TMPD/j2.journal" >"$TMPD/j2" \
+    2>"$TMPD/err" || fail "-j 2 from the cut journal: exit $? $(cat "$TMPD/err")"
+grep -qE '^\(5 of the 8 cells read from' "$TMPD/j2" || fail "-j 2: $(cat "$TMPD/j2")"
+diff <(tables "$TMPD/out") <(tables "$TMPD/j2") || fail "-j 2: other tables"
+"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/j2.journal" >"$TMPD/j2" \
+    2>"$TMPD/err" || fail "resume from the -j 2 journal: exit $?"
+grep -qF "(8 of the 8 cells read from" "$TMPD/j2" || fail "-j 2 journal: $(cat "$TMPD/j2")"
 
 # reproduce merge: the cut journal and the one the shards completed, into a new file, which
 # then gives the same tables without simulating; merging again adds nothing; a file that is
