@@ -130,13 +130,18 @@ int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned qu
         accel_scenario_done(&sc);
         return -1;
     }
-    struct accel_run_options o = {.solo_queries = queries};
     struct accel_result r;
+    memset(&r, 0, sizeof(r));
     struct accel_profiles p;
     memset(&p, 0, sizeof(p));
-    int rc = accel_run(&sc, &o, &r, err, errlen);
-    if (rc == 0)
-        rc = accel_profile_for(&sc, ACCEL_PREDICT_BUBBLE, &p, err, errlen);
+    /* The bubble's curve starts with the LS application alone under the same (closed-loop)
+     * arrivals: the run's reference, not simulated again. */
+    int rc = accel_profile_for(&sc, ACCEL_PREDICT_BUBBLE, &p, err, errlen);
+    if (rc == 0) {
+        struct accel_run_options o = {.solo_queries = queries,
+                                      .solo_latency_ms = {p.bubble->alone_ms[0]}};
+        rc = accel_run(&sc, &o, &r, err, errlen);
+    }
     if (rc == 0) {
         const struct accel_app_result *ls = &r.app[0];
         row->measured = ls->mean_ms / ls->solo_mean_ms;
@@ -188,16 +193,21 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
     accel_scenario_done(&sc);
     *cycles += p.cycles;
     double rate = rc == 0 ? load * 1e9 / p.solo_ns[0] : 0; /* queries per second */
+    double *alone_ms = NULL; /* n = 0's latencies: every n's reference, run once */
     for (unsigned n = 0; n < 16 && rc == 0; n++) {
         struct rp_coloc_point *pt = &out[n];
         memset(pt, 0, sizeof(*pt));
         pt->instances = n;
         rc = load_pair(&sc, datadir, pair->ls, pair->batch, n, queries, target, rate, err, errlen);
-        struct accel_run_options o = {.solo_queries = queries};
+        struct accel_run_options o = {.solo_queries = queries, .solo_latency_ms = {alone_ms}};
         struct accel_result r;
         memset(&r, 0, sizeof(r));
         if (rc == 0)
             rc = accel_run(&sc, &o, &r, err, errlen);
+        if (rc == 0 && n == 0) {
+            alone_ms = xmalloc(queries * sizeof(double));
+            memcpy(alone_ms, r.app[0].latency_ms, queries * sizeof(double));
+        }
         if (rc == 0) {
             const struct accel_app_result *ls = &r.app[0];
             /* the engine's own reference: alone under the same arrivals */
@@ -212,6 +222,7 @@ int rp_coloc_run(const char *datadir, const struct rp_pair *pair, unsigned queri
         accel_result_done(&r);
         accel_scenario_done(&sc);
     }
+    free(alone_ms);
     accel_profiles_done(&p);
     /* The predicted reference is the predicted LS application alone under the same arrivals
      * (n = 0). */

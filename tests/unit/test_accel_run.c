@@ -222,6 +222,44 @@ static void test_solo_latencies_given(void **state)
     accel_scenario_done(&ls_only);
 }
 
+/* The runs the prophet experiments take one another's place by: the LS application's run on
+ * its own (co-location's n = 0), the bubble's latencies alone, and the solo run of the
+ * application beside batch instances are one run, query for query, in a closed loop and
+ * under Poisson arrivals. */
+static void test_reference_runs_agree(void **state)
+{
+    (void)state;
+    const char *arrivals[] = {"\"closed\"", "\"poisson\"; rate_qps = 20000"};
+    for (unsigned i = 0; i < 2; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, KERNELS_FMT, 3u, arrivals[i], batch);
+        struct accel_scenario sc, ls_only;
+        test_accel_load(&sc, text);
+        snprintf(text, sizeof text, KERNELS_FMT, 3u, arrivals[i], "");
+        test_accel_load(&ls_only, text);
+        char err[512];
+        struct accel_bubble b;
+        memset(&b, 0, sizeof(b));
+        if (accel_bubble_measure_part(&sc, ACCEL_BUBBLE_LS, &b, err, sizeof err))
+            fail_msg("bubble: %s", err);
+        struct accel_result alone, beside;
+        run(&ls_only, &alone);
+        run(&sc, &beside);
+        assert_int_equal(alone.app[0].queries, 6);
+        for (unsigned q = 0; q < 6; q++)
+            assert_true(alone.app[0].latency_ms[q] == b.alone_ms[0][q]);
+        assert_true(beside.app[0].solo_p99_ms == alone.app[0].p99_ms);
+        assert_true(beside.app[0].solo_p50_ms == alone.app[0].p50_ms);
+        assert_true(beside.app[0].solo_mean_ms == alone.app[0].mean_ms);
+        assert_true(beside.app[0].p99_ms > alone.app[0].p99_ms); /* the batch is felt */
+        accel_result_done(&alone);
+        accel_result_done(&beside);
+        accel_bubble_done(&b);
+        accel_scenario_done(&sc);
+        accel_scenario_done(&ls_only);
+    }
+}
+
 /* A warm-up: the copies scenario with warmup_ms = 0.004. The batch runs alone first: its
  * exclusive h2d 0-1000 ns, its d2h 1000-4333.3, its next h2d (exclusive) 4333.3-5333.3, its
  * next d2h from 5333.3. The LS closed loop sends its first query at 4000: its h2d (6000 B,
@@ -268,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_kernels_queue_behind_batch),
         cmocka_unit_test(test_deterministic_and_seeded),
         cmocka_unit_test(test_solo_latencies_given),
+        cmocka_unit_test(test_reference_runs_agree),
         cmocka_unit_test(test_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
