@@ -57,6 +57,10 @@ int accel_profile_for(const struct accel_scenario *sc, int predictor, struct acc
                       char *err, size_t errlen);
 void accel_profiles_done(struct accel_profiles *p);
 
+/* 0 when every application of sc starts at time 0, as the predictors model them; -1 with a
+ * message naming the setting (warmup_ms, an application's stagger_ms) when one does not. */
+int accel_common_start(const struct accel_scenario *sc, char *err, size_t errlen);
+
 /* The measurements accel_profile makes (each kernel alone, the effective bandwidth) are
  * deterministic in the GPU configuration, the kernel and the seed; a memo keeps them by those,
  * so that a study profiling the same applications again and again measures each once. */

@@ -42,6 +42,7 @@ struct accel_app {
     char *name;         /* data/apps/NAME.cfg unless the entry lists its own tasks */
     int role;           /* enum accel_role */
     unsigned instances; /* batch: copies of it that run side by side */
+    double stagger_ms;  /* batch: instance j of the n starts its first pass j x this / n late */
     int arrival;        /* LS: enum accel_arrival */
     double rate_qps;    /* LS, Poisson: mean queries per second */
     unsigned queries;   /* LS: queries measured */

@@ -161,6 +161,23 @@ static double effective_gbs(const struct gpu_config *cfg, uint64_t seed, uint64_
     return gbs;
 }
 
+int accel_common_start(const struct accel_scenario *sc, char *err, size_t errlen)
+{
+    const char *why = "the predictors model every application from a common start; set it to 0 "
+                      "to predict";
+    if (sc->warmup_ms > 0) {
+        snprintf(err, errlen, "warmup_ms = %g: %s", sc->warmup_ms, why);
+        return -1;
+    }
+    for (unsigned a = 0; a < sc->napps; a++)
+        if (sc->apps[a].stagger_ms > 0) {
+            snprintf(err, errlen, "%s: stagger_ms = %g: %s", sc->apps[a].name,
+                     sc->apps[a].stagger_ms, why);
+            return -1;
+        }
+    return 0;
+}
+
 /* ---- the memo ---- */
 
 struct memo_entry {
@@ -226,13 +243,8 @@ int accel_profile_memo(const struct accel_scenario *sc, struct accel_memo *memo,
                        struct accel_profiles *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    if (sc->warmup_ms > 0) {
-        snprintf(err, errlen,
-                 "warmup_ms = %g: the predictors model every application from a common start; "
-                 "set it to 0 to predict",
-                 sc->warmup_ms);
+    if (accel_common_start(sc, err, errlen))
         return -1;
-    }
     const struct gpu_config *cfg = &sc->gpu;
     out->hw.pes = cfg->sms;
     out->hw.max_warps_per_pe = cfg->warps_per_sm;

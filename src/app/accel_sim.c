@@ -33,6 +33,8 @@ struct proc {
     bool task_busy;
     bool on_gpu; /* the task in flight is a kernel */
     uint64_t passes;
+    double start_ns;          /* batch: its first pass begins (stagger_ms) */
+    bool waiting;             /* batch: not begun yet */
     double issued_ns;         /* the task in flight's submission */
     double k_start_ns, k_sms; /* a kernel that ended: its first TB, its mean SMs */
 };
@@ -219,6 +221,8 @@ static double next_event_ns(const struct engine *e)
         const struct proc *p = &e->proc[i];
         if (p->ls && !p->serving && p->q_next < p->queries)
             t = fmin(t, p->arrival[p->q_next]);
+        else if (p->waiting)
+            t = fmin(t, p->start_ns);
     }
     return t;
 }
@@ -238,6 +242,8 @@ static void loop_start(struct engine *e)
         struct proc *p = &e->proc[i];
         if (p->ls)
             try_start_query(e, p, 0);
+        else if (p->start_ns > 0)
+            p->waiting = true; /* staggered: next_event_ns has its start */
         else
             start_task(e, p, 0);
     }
@@ -268,8 +274,14 @@ static void loop_turn(struct engine *e)
             for (size_t j = 0; j < n; j++)
                 end_task(e, &e->proc[out[j].id], out[j].end_ns);
     }
-    for (unsigned i = 0; i < e->nproc; i++)
-        try_start_query(e, &e->proc[i], t);
+    for (unsigned i = 0; i < e->nproc; i++) {
+        struct proc *p = &e->proc[i];
+        if (p->waiting && p->start_ns <= t) {
+            p->waiting = false;
+            start_task(e, p, t);
+        }
+        try_start_query(e, p, t);
+    }
 }
 
 static double engine_now_ns(const struct engine *e)
@@ -294,7 +306,9 @@ static void run_until(struct engine *e, double until_ns)
 
 /* ---- set-up ---- */
 
-static void add_proc(struct engine *e, unsigned app, bool solo, unsigned solo_queries)
+/* Application app's instance i of n (LS: 0 of 1). */
+static void add_proc(struct engine *e, unsigned app, unsigned i, unsigned n, bool solo,
+                     unsigned solo_queries)
 {
     const struct accel_app *a = &e->sc->apps[app];
     struct proc *p = &e->proc[e->nproc];
@@ -303,8 +317,10 @@ static void add_proc(struct engine *e, unsigned app, bool solo, unsigned solo_qu
     p->result = app;
     p->stream = e->nproc++;
     p->ls = a->role == ACCEL_LS;
-    if (!p->ls)
+    if (!p->ls) {
+        p->start_ns = a->stagger_ms * 1e6 * i / n;
         return;
+    }
     p->closed = a->arrival == ACCEL_CLOSED; /* alone too: the same arrivals */
     p->queries = solo ? solo_queries : a->queries;
     p->arrival = xcalloc(p->queries, sizeof(*p->arrival));
@@ -331,7 +347,7 @@ static int engine_init(struct engine *e, const struct accel_scenario *sc,
             continue;
         unsigned n = sc->apps[a].role == ACCEL_BATCH ? sc->apps[a].instances : 1;
         for (unsigned i = 0; i < n && e->nproc < ACCEL_MAX_APPS; i++)
-            add_proc(e, a, only >= 0, solo_queries);
+            add_proc(e, a, i, n, only >= 0, solo_queries);
     }
     e->batch_left = e->ls_procs ? 0 : e->nproc;
     /* A warm-up: beside batch applications, the queries arrive warmup_ms later (a closed loop

@@ -177,11 +177,10 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     }
     if (o->has_seed)
         sc.seed = o->seed;
-    if (o->predictor != ACCEL_PREDICT_NONE && sc.warmup_ms > 0) { /* refused before simulating */
-        fprintf(stderr,
-                "corun: %s: --predict %s: the scenario has warmup_ms = %g, and the predictors "
-                "model every application from a common start; set it to 0 to predict\n",
-                path, accel_predictor_name(o->predictor), sc.warmup_ms);
+    char why[256];
+    if (o->predictor != ACCEL_PREDICT_NONE && accel_common_start(&sc, why, sizeof why)) {
+        fprintf(stderr, "corun: %s: --predict %s: %s\n", path, accel_predictor_name(o->predictor),
+                why); /* refused before simulating */
         accel_scenario_done(&sc);
         return CLI_BAD_INPUT;
     }

@@ -54,6 +54,9 @@ static const struct conf_setting app_settings[] = {
      "ls (latency-sensitive: issues queries, has a QoS target) or batch (loops)",
      offsetof(struct accel_app, role), role_names, NULL},
     APP_FIELD(instances, CONF_UINT, "1", 1, 15, NULL, "batch: copies that run side by side"),
+    APP_FIELD(stagger_ms, CONF_FLOAT, "0", 0, 10000, "ms",
+              "batch: instance j of the n begins its first pass j x stagger_ms / n late, so the "
+              "instances are out of step (0: all at once); predictions need 0"),
     {"arrival", CONF_CHOICE, 0, 0, "closed", NULL,
      "ls: closed (the next query when the last one completes) or poisson (at rate_qps)",
      offsetof(struct accel_app, arrival), arrival_names, NULL},
@@ -230,6 +233,10 @@ static void check_role(const struct accel_app *a, const config_setting_t *e, con
     if (is)
         diag_add(d, "%s:%d: %sinstances: an LS application runs once (batch ones may repeat)", file,
                  line_of(is), p);
+    const config_setting_t *st = config_setting_get_member(e, "stagger_ms");
+    if (st)
+        diag_add(d, "%s:%d: %sstagger_ms: only a batch application has it (this one is LS)", file,
+                 line_of(st), p);
     if (!config_setting_get_member(e, "qos_target"))
         diag_add(d,
                  "%s:%d: %sqos_target: required for an LS application (expected a number from 1 "

@@ -64,10 +64,21 @@ applications = (
   { name = "b"; role = "batch"; tasks = ( { type = "h2d"; bytes = 60000; } ); } );
 CFG
 "$CORUN" check "$TMPD/warm.cfg" >/dev/null || fail "check of a warm-up scenario"
-expect_refused "--predict prophet: the scenario has warmup_ms = 0.01, and the predictors model" \
+expect_refused "--predict prophet: warmup_ms = 0.01: the predictors model" \
     run "$TMPD/warm.cfg" --predictor prophet
 "$CORUN" run "$TMPD/warm.cfg" >"$TMPD/out" 2>"$TMPD/err" || fail "warm-up run: $(cat "$TMPD/err")"
 grep -qE '^q +ls +1 +2 ' "$TMPD/out" || fail "warm-up run: $(cat "$TMPD/out")"
+# Batch instances started out of step (stagger_ms) likewise; an LS application has none.
+sed -e 's/ warmup_ms = 0.01;//' -e 's/role = "batch";/role = "batch"; instances = 2; stagger_ms = 0.02;/' \
+    "$TMPD/warm.cfg" >"$TMPD/stagger.cfg"
+"$CORUN" check "$TMPD/stagger.cfg" >/dev/null || fail "check of a staggered scenario"
+expect_refused "--predict bubble: b: stagger_ms = 0.02: the predictors model" \
+    run "$TMPD/stagger.cfg" --predictor bubble
+"$CORUN" run "$TMPD/stagger.cfg" >"$TMPD/out" 2>"$TMPD/err" || fail "staggered run: $(cat "$TMPD/err")"
+grep -qE '^q +ls +1 +2 ' "$TMPD/out" || fail "staggered run: $(cat "$TMPD/out")"
+sed 's/role = "ls";/role = "ls"; stagger_ms = 1;/' "$TMPD/warm.cfg" >"$TMPD/ls-stagger.cfg"
+expect_refused "ls-stagger.cfg:3: applications[0].stagger_ms: only a batch application has it" \
+    check "$TMPD/ls-stagger.cfg"
 # A forecast that fails after the run (the bubble needs a free place beside the LS application,
 # and 16 applications leave none): the measured run is printed and recorded, not lost; exit 1.
 {

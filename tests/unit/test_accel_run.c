@@ -260,6 +260,56 @@ static void test_reference_runs_agree(void **state)
     }
 }
 
+/* The first task of instance proc (pass 0): when it was issued (ns). */
+static double first_issue(const struct accel_result *r, unsigned proc)
+{
+    for (size_t i = 0; i < r->ntasks; i++)
+        if (r->tasks[i].proc == proc && r->tasks[i].pass == 0 && r->tasks[i].task == 0)
+            return r->tasks[i].issued_ns;
+    fail_msg("no first task of process %u", proc);
+    return -1;
+}
+
+/* Staggered batch instances: the copies scenario's batch b twice (processes 1 and 2) with
+ * stagger_ms = 0.002, so instance 1 of the 2 begins 0.002 / 2 ms = 1000 ns late (its
+ * exclusive h2d is issued then, as instance 0's ends); without it both at 0. The LS
+ * application has no stagger: its first query at 0. Predictions are refused, naming it. */
+static void test_stagger(void **state)
+{
+    (void)state;
+    char text[2048];
+    const char *from = "instances = 1;";
+    const char *at = strstr(test_accel_copies_cfg, from);
+    assert_non_null(at);
+    for (unsigned staggered = 0; staggered < 2; staggered++) {
+        snprintf(text, sizeof text, "%.*sinstances = 2;%s%s", (int)(at - test_accel_copies_cfg),
+                 test_accel_copies_cfg, staggered ? " stagger_ms = 0.002;" : "", at + strlen(from));
+        struct accel_scenario sc;
+        test_accel_load(&sc, text);
+        assert_float_equal(sc.apps[1].stagger_ms, staggered ? 0.002 : 0, 0);
+        struct accel_run_options o = {.record_tasks = true};
+        struct accel_result r;
+        char err[512];
+        if (accel_run(&sc, &o, &r, err, sizeof err))
+            fail_msg("accel_run: %s", err);
+        assert_float_equal(first_issue(&r, 0), 0, 1e-9);
+        assert_float_equal(first_issue(&r, 1), 0, 1e-9);
+        assert_float_equal(first_issue(&r, 2), staggered ? 1000 : 0, 1e-9);
+        assert_int_equal(r.app[0].queries, 2);
+        accel_result_done(&r);
+        struct accel_profiles p;
+        int rc = accel_profile(&sc, &p, err, sizeof err);
+        accel_profiles_done(&p);
+        if (staggered) {
+            assert_int_equal(rc, -1);
+            assert_non_null(strstr(err, "b: stagger_ms = 0.002: the predictors model"));
+        } else {
+            assert_int_equal(rc, 0);
+        }
+        accel_scenario_done(&sc);
+    }
+}
+
 /* A warm-up: the copies scenario with warmup_ms = 0.004. The batch runs alone first: its
  * exclusive h2d 0-1000 ns, its d2h 1000-4333.3, its next h2d (exclusive) 4333.3-5333.3, its
  * next d2h from 5333.3. The LS closed loop sends its first query at 4000: its h2d (6000 B,
@@ -307,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_deterministic_and_seeded),
         cmocka_unit_test(test_solo_latencies_given),
         cmocka_unit_test(test_reference_runs_agree),
+        cmocka_unit_test(test_stagger),
         cmocka_unit_test(test_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
