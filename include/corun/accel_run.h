@@ -38,6 +38,9 @@ struct accel_run_options {
     const atomic_bool *cancel;
     accel_progress_fn progress;
     void *ctx;
+    /* Above 1: a run to its end (accel_run, or a step to INFINITY) simulates the solo runs on
+     * a thread of their own beside the co-located run. The results do not depend on it. */
+    unsigned threads;
 };
 
 struct accel_app_result {

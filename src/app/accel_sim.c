@@ -9,6 +9,7 @@
 #include "corun/util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -411,6 +412,9 @@ struct accel_sim {
     struct accel_profiles prof; /* measured on the first prediction */
     bool have_prof;
     char err[768];
+    char solo_err[768]; /* the solo runs', apart: they may run on a thread of their own */
+    bool solo_cancelled;
+    bool stepped_first;
 };
 
 struct accel_sim *accel_sim_new(const struct accel_scenario *sc, const struct accel_run_options *o,
@@ -457,7 +461,7 @@ static int run_solo(struct accel_sim *s)
         }
         struct accel_run_options quiet = {.solo_queries = sq, .cancel = s->o.cancel};
         struct engine e;
-        int rc = engine_init(&e, sc, &quiet, (int)a, sq, s->err, sizeof s->err);
+        int rc = engine_init(&e, sc, &quiet, (int)a, sq, s->solo_err, sizeof s->solo_err);
         if (rc == 0) {
             run_until(&e, INFINITY);
             rc = e.failed || e.cancelled ? -1 : 0;
@@ -465,8 +469,7 @@ static int run_solo(struct accel_sim *s)
             latency_stats(p->lat_ms, p->q_done, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
                           &s->solo_mean_ms[a]);
             s->solo_cycles += gpu_now(e.g);
-            if (e.cancelled)
-                s->main.cancelled = true;
+            s->solo_cancelled = e.cancelled;
         }
         engine_done(&e);
         if (rc)
@@ -476,14 +479,45 @@ static int run_solo(struct accel_sim *s)
     return 0;
 }
 
+static void *solo_thread(void *arg)
+{
+    struct accel_sim *s = arg;
+    return run_solo(s) ? arg : NULL;
+}
+
+/* The solo runs, here or (threads > 1, a run to its end) on a thread beside the co-located
+ * run to its end; they share nothing but the scenario and the cancel flag. */
+static int solo_and_main(struct accel_sim *s, double ns)
+{
+    struct engine *e = &s->main;
+    pthread_t tid;
+    bool beside = s->o.threads > 1 && isinf(ns) && pthread_create(&tid, NULL, solo_thread, s) == 0;
+    int rc = beside ? 0 : run_solo(s);
+    if (rc == 0)
+        run_until(e, isinf(ns) ? INFINITY : engine_now_ns(e) + ns);
+    void *failed = NULL;
+    if (beside)
+        pthread_join(tid, &failed);
+    if (s->solo_cancelled)
+        e->cancelled = true;
+    if (rc || failed) {
+        snprintf(s->err, sizeof s->err, "%s", s->solo_err);
+        return -1;
+    }
+    return 0;
+}
+
 int accel_sim_step(struct accel_sim *s, double ns, char *err, size_t errlen)
 {
     struct engine *e = &s->main;
-    if (e->cancelled || (!s->solo_done && run_solo(s) != 0)) {
+    if (e->cancelled || (!s->solo_done && solo_and_main(s, ns) != 0)) {
         snprintf(err, errlen, "%s", e->cancelled ? "cancelled" : s->err);
         return -1;
     }
-    run_until(e, isinf(ns) ? INFINITY : engine_now_ns(e) + ns);
+    if (!s->stepped_first) /* the first step ran the co-located run too */
+        s->stepped_first = true;
+    else
+        run_until(e, isinf(ns) ? INFINITY : engine_now_ns(e) + ns);
     if (e->failed || e->cancelled) {
         snprintf(err, errlen, "%s", e->cancelled ? "cancelled" : s->err);
         return -1;

@@ -309,13 +309,15 @@ static int run_accelerator(const struct options *o, const char *datadir)
 {
     if (o->epochs || o->nsets || o->nchanges || o->explain || o->allocator) {
         fprintf(stderr,
-                "corun: %s: an accelerator scenario takes only --predictor, --seed, --out and "
-                "--json (--epochs, --set, --add, --remove, --explain and --allocator are for "
+                "corun: %s: an accelerator scenario takes only --predictor, --seed, --out, "
+                "--threads and --json (--epochs, --set, --add, --remove, --explain and --allocator "
+                "are for "
                 "spatial scenarios)\n",
                 o->scenario);
         return CLI_BAD_INPUT;
     }
-    struct run_accel_options ro = {.json = o->json != 0, .out = o->out};
+    struct run_accel_options ro = {
+        .json = o->json != 0, .out = o->out, .threads = (unsigned)o->threads};
     if (o->predictor && strcmp(o->predictor, "none") != 0) {
         ro.predictor = accel_predictor_find(o->predictor);
         if (ro.predictor < 0) {
@@ -510,17 +512,20 @@ const struct cli_command cmd_run = {
             "  --threads N      threads for the kernels' private-mode references, which\n"
             "                   are separate simulations run side by side, and ahead\n"
             "                   while the epoch's shared run goes on (default: the CPUs\n"
-            "                   online, at most 8); the results do not depend on N\n\n"
+            "                   online, at most 8); accelerator scenarios: above 1, the\n"
+            "                   solo runs beside the co-located one; the results do not\n"
+            "                   depend on N\n\n"
             "A progress bar goes to stderr when it is a terminal.\n\n"
             "An accelerator scenario (mode = \"accelerator\", `corun help accelerator`) runs\n"
             "its applications' tasks on the k40-style GPU with kernels sharing the SMs first\n"
             "come, first served and copies sharing the PCIe link: each LS application alone\n"
-            "first (its solo latency, under the same arrivals), then every application together. "
-            "It prints each LS\n"
+            "first (its solo latency, under the same arrivals; with --threads above 1 on a\n"
+            "thread beside the rest), then every application together. It prints each LS\n"
             "application's query latency p50 and p99 in ms, its solo p99 and whether p99 <=\n"
             "qos_target x solo p99, each batch application's passes, the GPU utilization (SM\n"
             "time holding thread blocks), the link's busy time and the tasks done. Only\n"
-            "--predictor, --seed, --out and --json apply; --out writes the run and its task\n"
+            "--predictor, --seed, --out, --threads and --json apply; --out writes the run and its "
+            "task\n"
             "table to a new HDF5 file ('corun show' prints it again). --predictor prophet "
             "(Prophet's schedule\n"
             "predictor) or sequential (one task at a time per queue, Prophet's eq. 1) measures\n"

@@ -186,8 +186,11 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     }
     struct bar b = {.shown = false};
     clock_gettime(CLOCK_MONOTONIC, &b.start);
-    struct accel_run_options ro = {
-        .predictor = o->predictor, .record_tasks = o->out != NULL, .progress = progress, .ctx = &b};
+    struct accel_run_options ro = {.predictor = o->predictor,
+                                   .record_tasks = o->out != NULL,
+                                   .progress = progress,
+                                   .ctx = &b,
+                                   .threads = o->threads};
     struct accel_result r;
     char err[768];
     rc = accel_run(&sc, &ro, &r, err, sizeof err);

@@ -260,6 +260,44 @@ static void test_reference_runs_agree(void **state)
     }
 }
 
+/* threads = 2 runs the solo runs on a thread beside the co-located run: the same result to
+ * the bit, task table included, as one thread. */
+static void test_solo_thread(void **state)
+{
+    (void)state;
+    char text[2048];
+    snprintf(text, sizeof text, KERNELS_FMT, 2u, "\"poisson\"; rate_qps = 20000", batch);
+    struct accel_scenario sc;
+    test_accel_load(&sc, text);
+    struct accel_result one, two;
+    char err[512];
+    struct accel_run_options o = {.record_tasks = true, .threads = 1};
+    if (accel_run(&sc, &o, &one, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    o.threads = 2;
+    if (accel_run(&sc, &o, &two, err, sizeof err))
+        fail_msg("accel_run, two threads: %s", err);
+    assert_true(one.solo_cycles > 0);
+    assert_int_equal(one.solo_cycles, two.solo_cycles);
+    assert_int_equal(one.cycles, two.cycles);
+    assert_int_equal(one.app[0].queries, two.app[0].queries);
+    for (unsigned q = 0; q < one.app[0].queries; q++)
+        assert_true(one.app[0].latency_ms[q] == two.app[0].latency_ms[q]);
+    assert_true(one.app[0].solo_p99_ms == two.app[0].solo_p99_ms);
+    assert_true(one.app[0].solo_mean_ms == two.app[0].solo_mean_ms);
+    assert_int_equal(one.ntasks, two.ntasks);
+    for (size_t i = 0; i < one.ntasks; i++) {
+        const struct accel_task_rec *x = &one.tasks[i], *y = &two.tasks[i];
+        assert_int_equal(x->proc, y->proc);
+        assert_int_equal(x->pass, y->pass);
+        assert_int_equal(x->task, y->task);
+        assert_true(x->issued_ns == y->issued_ns && x->end_ns == y->end_ns);
+    }
+    accel_result_done(&one);
+    accel_result_done(&two);
+    accel_scenario_done(&sc);
+}
+
 /* The first task of instance proc (pass 0): when it was issued (ns). */
 static double first_issue(const struct accel_result *r, unsigned proc)
 {
@@ -358,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_solo_latencies_given),
         cmocka_unit_test(test_reference_runs_agree),
         cmocka_unit_test(test_stagger),
+        cmocka_unit_test(test_solo_thread),
         cmocka_unit_test(test_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
