@@ -222,10 +222,10 @@ static void test_solo_latencies_given(void **state)
     accel_scenario_done(&ls_only);
 }
 
-/* The runs the prophet experiments take one another's place by: the LS application's run on
- * its own (co-location's n = 0), the bubble's latencies alone, and the solo run of the
- * application beside batch instances are one run, query for query, in a closed loop and
- * under Poisson arrivals. */
+/* The runs the prophet experiments take one another's place by are one run: the application
+ * on its own (co-location's n = 0) and the solo run of it beside batch instances, under
+ * Poisson arrivals and in a closed loop; in the closed loop (accuracy) the bubble's latencies
+ * alone too, query for query. */
 static void test_reference_runs_agree(void **state)
 {
     (void)state;
@@ -237,24 +237,26 @@ static void test_reference_runs_agree(void **state)
         test_accel_load(&sc, text);
         snprintf(text, sizeof text, KERNELS_FMT, 3u, arrivals[i], "");
         test_accel_load(&ls_only, text);
-        char err[512];
-        struct accel_bubble b;
-        memset(&b, 0, sizeof(b));
-        if (accel_bubble_measure_part(&sc, ACCEL_BUBBLE_LS, &b, err, sizeof err))
-            fail_msg("bubble: %s", err);
         struct accel_result alone, beside;
         run(&ls_only, &alone);
         run(&sc, &beside);
         assert_int_equal(alone.app[0].queries, 6);
-        for (unsigned q = 0; q < 6; q++)
-            assert_true(alone.app[0].latency_ms[q] == b.alone_ms[0][q]);
         assert_true(beside.app[0].solo_p99_ms == alone.app[0].p99_ms);
         assert_true(beside.app[0].solo_p50_ms == alone.app[0].p50_ms);
         assert_true(beside.app[0].solo_mean_ms == alone.app[0].mean_ms);
         assert_true(beside.app[0].p99_ms > alone.app[0].p99_ms); /* the batch is felt */
+        if (i == 0) {
+            char err[512];
+            struct accel_bubble b;
+            memset(&b, 0, sizeof(b));
+            if (accel_bubble_measure_part(&sc, ACCEL_BUBBLE_LS, &b, err, sizeof err))
+                fail_msg("bubble: %s", err);
+            for (unsigned q = 0; q < 6; q++)
+                assert_true(alone.app[0].latency_ms[q] == b.alone_ms[0][q]);
+            accel_bubble_done(&b);
+        }
         accel_result_done(&alone);
         accel_result_done(&beside);
-        accel_bubble_done(&b);
         accel_scenario_done(&sc);
         accel_scenario_done(&ls_only);
     }
