@@ -116,7 +116,6 @@ struct study {
     /* A stage's tasks (the (LS, level) pairs whose curves to measure, or the cells to
      * simulate), with what the cell under way simulated. */
     const size_t *todo;
-    size_t ntodo;
     unsigned simulations;
     uint64_t cycles;
     /* The parent's. */
@@ -397,7 +396,6 @@ static int stage(struct study *s, const size_t *todo, size_t n, size_t result_si
     char *err = s->err;
     size_t errlen = s->errlen;
     s->todo = todo;
-    s->ntodo = n;
     const struct forkpool_ops ops = {
         .run = run, .collect = collect, .progress = progress_units, .child_done = child_done};
     forkpool_run(&ops, s, n, result_size, s->p->jobs);

@@ -82,12 +82,19 @@ static const char *batch = ",\n { name = \"b\"; role = \"batch\"; instances = 2;
                            "= 8; insts_per_warp = 4000; mem_fraction = 0.05; "
                            "footprint_bytes = 4194304; }; } ); }";
 
-static void run_kernels(unsigned seed, const char *arrival, bool with_batch, struct accel_result *r)
+/* The KERNELS_FMT scenario with seed and arrival, beside the batch application or not. */
+static void load_kernels(struct accel_scenario *sc, unsigned seed, const char *arrival,
+                         bool with_batch)
 {
     char text[2048];
     snprintf(text, sizeof text, KERNELS_FMT, seed, arrival, with_batch ? batch : "");
+    test_accel_load(sc, text);
+}
+
+static void run_kernels(unsigned seed, const char *arrival, bool with_batch, struct accel_result *r)
+{
     struct accel_scenario sc;
-    test_accel_load(&sc, text);
+    load_kernels(&sc, seed, arrival, with_batch);
     run(&sc, r);
     accel_scenario_done(&sc);
 }
@@ -180,12 +187,9 @@ static void test_reference_is_alone_under_same_arrivals(void **state)
 static void test_solo_latencies_given(void **state)
 {
     (void)state;
-    char text[2048];
-    snprintf(text, sizeof text, KERNELS_FMT, 2u, "\"poisson\"; rate_qps = 20000", batch);
     struct accel_scenario sc, ls_only;
-    test_accel_load(&sc, text);
-    snprintf(text, sizeof text, KERNELS_FMT, 2u, "\"poisson\"; rate_qps = 20000", "");
-    test_accel_load(&ls_only, text);
+    load_kernels(&sc, 2, "\"poisson\"; rate_qps = 20000", true);
+    load_kernels(&ls_only, 2, "\"poisson\"; rate_qps = 20000", false);
     char err[512];
     struct accel_bubble b;
     memset(&b, 0, sizeof(b));
@@ -231,12 +235,9 @@ static void test_reference_runs_agree(void **state)
     (void)state;
     const char *arrivals[] = {"\"closed\"", "\"poisson\"; rate_qps = 20000"};
     for (unsigned i = 0; i < 2; i++) {
-        char text[2048];
-        snprintf(text, sizeof text, KERNELS_FMT, 3u, arrivals[i], batch);
         struct accel_scenario sc, ls_only;
-        test_accel_load(&sc, text);
-        snprintf(text, sizeof text, KERNELS_FMT, 3u, arrivals[i], "");
-        test_accel_load(&ls_only, text);
+        load_kernels(&sc, 3, arrivals[i], true);
+        load_kernels(&ls_only, 3, arrivals[i], false);
         struct accel_result alone, beside;
         run(&ls_only, &alone);
         run(&sc, &beside);
@@ -267,10 +268,8 @@ static void test_reference_runs_agree(void **state)
 static void test_solo_thread(void **state)
 {
     (void)state;
-    char text[2048];
-    snprintf(text, sizeof text, KERNELS_FMT, 2u, "\"poisson\"; rate_qps = 20000", batch);
     struct accel_scenario sc;
-    test_accel_load(&sc, text);
+    load_kernels(&sc, 2, "\"poisson\"; rate_qps = 20000", true);
     struct accel_result one, two;
     char err[512];
     struct accel_run_options o = {.record_tasks = true, .threads = 1};
