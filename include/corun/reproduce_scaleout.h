@@ -38,7 +38,7 @@ struct so_params {
      * cells (NULL: none): cells it holds are read, not simulated, and each cell simulated is
      * put in it as a struct so_cell_record. */
     struct repro_journal *journal;
-    /* Simulate only every shards-th cell from the shard-th (1-based; shards 0: all of them),
+    /* Simulate only shard `shard` of `shards` (1-based; shards 0: all of them; so_in_shard),
      * as one task of a job split over machines does: the others are only read when the
      * journal holds them, and the summary waits for a run that has every cell (the shards'
      * journals merged). */
@@ -57,6 +57,12 @@ void so_params_default(bool quick, struct so_params *p);
  * 2, a cosine between. Slots s and slots - s have the same load: level min(s, slots - s). */
 double so_load(const struct so_params *p, unsigned slot);
 unsigned so_level(const struct so_params *p, unsigned slot);
+
+/* Whether cell `cell` (its index in so_result's cells) is in p's shard. The cells are taken
+ * in the order LS application, load, batch application and cut into p->shards runs of
+ * consecutive cells, so a shard's cells share few (LS application, load) pairs and it
+ * measures few of the curves they need (every N-th cell would need one per cell). */
+bool so_in_shard(const struct so_params *p, size_t cell);
 
 /* One LS application beside one batch application at one load level. */
 struct so_cell {

@@ -103,6 +103,16 @@ void so_summarize(const struct so_params *p, const struct so_cell *cells,
 
 /* ---- measuring the cells ---- */
 
+bool so_in_shard(const struct so_params *p, size_t cell)
+{
+    if (p->shards <= 1)
+        return true;
+    size_t levels = p->slots / 2 + 1, ncells = p->nls * p->nbatch * levels;
+    size_t level = cell % levels, b = cell / levels % p->nbatch, ls = cell / levels / p->nbatch;
+    size_t pos = (ls * levels + level) * p->nbatch + b; /* LS application, load, batch */
+    return pos * p->shards / ncells == p->shard - 1;
+}
+
 struct study {
     const char *datadir;
     const struct so_params *p;
@@ -478,7 +488,7 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
                     r->cycles += rec->cycles;
                     r->resumed++;
                     r->present[i] = true;
-                } else if (!repro_in_shard(i, p->shard, p->shards)) {
+                } else if (!so_in_shard(p, i)) {
                     r->missing++; /* another shard's: nothing to measure for it here */
                 } else {
                     todo[ntodo++] = i;

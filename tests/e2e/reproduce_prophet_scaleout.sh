@@ -54,10 +54,11 @@ assert re.search(r"^\d+ configurations simulated", text, re.M)
 PY
 
 # The same tables from the journal, cut part-way (in its sixth record: five cells read, the
-# other three simulated again, one by each of three shards; cells are journaled in the order
-# 0 2 1 3 4 6 5 7 of their index, so the cut keeps 0-4 and shard K/4 of cells i % 4 = K - 1
-# has one of 5, 6, 7) and whole (the cycle count leaves out the measurements a resumed run
-# did not need to make again).
+# other three simulated again by the shards that hold them; cells are journaled in the order
+# LS application, load, batch application, and shard K/4 holds the K-th two in that order,
+# one (LS, load) pair, so the cut keeps shards 1 and 2 whole, shard 3 lacks one cell and
+# shard 4 both) and whole (the cycle count leaves out the measurements a resumed run did not
+# need to make again).
 tables() { grep -v -e 'M core cycles' -e 'read from' "$1"; }
 size=$(stat -c %s "$TMPD/so.journal")
 cp "$TMPD/so.journal" "$TMPD/part.journal"
@@ -69,14 +70,15 @@ for k in 2 3 4; do
         >"$TMPD/part" 2>"$TMPD/err" || fail "shard $k/4 from part of a journal: exit $? $(cat "$TMPD/err")"
     [ $k = 2 ] && { grep -qF "torn record" "$TMPD/err" || fail "the torn tail was not reported: $(cat "$TMPD/err")"; }
     [ $k = 4 ] && break
-    grep -qF "shard $k/4: 1 of the 8 cells simulated into $TMPD/part.journal ($n read from it)" \
+    sim=$((k - 2))
+    grep -qF "shard $k/4: $sim of the 8 cells simulated into $TMPD/part.journal ($n read from it)" \
         "$TMPD/part" || fail "shard $k/4: $(cat "$TMPD/part")"
     ! grep -qE '^(none|full) ' "$TMPD/part" || fail "shard $k/4 printed a summary: $(cat "$TMPD/part")"
-    [ "$(grep -cE '^(gmm|pos) +(pf|nn) +[0-9]+%' "$TMPD/part")" = $((n + 1)) ] ||
-        fail "shard $k/4: not the rows of its $((n + 1)) cells: $(cat "$TMPD/part")"
-    n=$((n + 1))
+    [ "$(grep -cE '^(gmm|pos) +(pf|nn) +[0-9]+%' "$TMPD/part")" = $((n + sim)) ] ||
+        fail "shard $k/4: not the rows of its $((n + sim)) cells: $(cat "$TMPD/part")"
+    n=$((n + sim))
 done
-grep -qE '^\(7 of the 8 cells read from' "$TMPD/part" || fail "last shard: $(cat "$TMPD/part")"
+grep -qE '^\(6 of the 8 cells read from' "$TMPD/part" || fail "last shard: $(cat "$TMPD/part")"
 diff <(tables "$TMPD/out") <(tables "$TMPD/part") || fail "completed by shards: other tables"
 
 # -j 2: the three cells the cut journal lacks on two worker processes (their curves first,

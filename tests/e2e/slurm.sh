@@ -169,8 +169,9 @@ diff <(grep '^  ' "$TMPD/sweep-local") <(grep '^  ' "$TMPD/sweep-slurm") >"$TMPD
 rows=$("$CORUN" runs --catalog "$TMPD/sweep-main.db" query "SELECT count(*) FROM sweep_results" | tail -1)
 [ "$rows" = 8 ] || fail "the merged catalog has $rows sweep rows, expected 8"
 
-# Prophet's scale-out study: its 8 cells over 4 tasks (cells i % 4 = K - 1 in task K). That the
-# shards' cells make the same tables as one run is reproduce_prophet_scaleout.sh's check.
+# Prophet's scale-out study: its 8 cells over 4 tasks (task K: the K-th two in the order LS
+# application, load, batch application, so one LS application at one load). That the shards'
+# cells make the same tables as one run is reproduce_prophet_scaleout.sh's check.
 "$CORUN" reproduce prophet --scaleout --quick --slurm --shards 4 --slurm-dir "$TMPD/pjob" \
     --wait >"$TMPD/prophet" 2>"$TMPD/prophet.err" ||
     fail "prophet --slurm: exit $? $(cat "$TMPD/prophet.err")"
@@ -180,6 +181,8 @@ grep -q '4 of 4 shards merged into .*: 8 results added, 0 there already' "$TMPD/
 for k in 1 2 3 4; do
     grep -q "^shard $k/4: 2 of the 8 cells simulated" "$TMPD/pjob/shard-$k.out" ||
         fail "prophet shard $k: $(cat "$TMPD/pjob/shard-$k.out")"
+    [ "$(grep -E '^(gmm|pos) +(pf|nn) +[0-9]+%' "$TMPD/pjob/shard-$k.out" | awk '{print $1, $3}' |
+        sort -u | wc -l)" = 1 ] || fail "prophet shard $k: not one LS application at one load"
 done
 grep -qF "(8 of the 8 cells read from $TMPD/pjob/results.journal" "$TMPD/prophet" ||
     fail "prophet table: $(cat "$TMPD/prophet")"

@@ -12,6 +12,9 @@
 #include <cmocka.h>
 
 #include "corun/reproduce_scaleout.h"
+#include "corun/util.h"
+
+#include <stdlib.h>
 
 static void test_load(void **state)
 {
@@ -115,7 +118,56 @@ static void test_summarize_by_hand(void **state)
     assert_string_equal(so_decider_name(SO_BUBBLE), "bubble");
 }
 
-/* A shard takes cells i % N = K - 1: the quick form's 8 cells leave shard 9/9 none, so it
+/* Shards cut the cells, taken in the order LS application, load, batch application, into
+ * runs: every cell is in one shard of N, the shards' sizes differ by at most one, and a
+ * shard's cells belong to as few (LS, load) pairs as a run of that many can (it measures a
+ * curve for each): at most two in the full form's 64- and 110-way splits, where every N-th
+ * cell gave one pair per cell, and one for the quick form's four shards. */
+static void test_shard_groups(void **state)
+{
+    (void)state;
+    for (int quick = 1; quick >= 0; quick--) {
+        struct so_params p;
+        so_params_default(quick, &p);
+        size_t levels = p.slots / 2 + 1, ncells = p.nls * p.nbatch * levels;
+        static const unsigned ns[] = {2, 4, 5, 8, 64, 110, 385};
+        for (size_t t = 0; t < CORUN_ARRAY_LEN(ns); t++) {
+            p.shards = ns[t];
+            size_t lo = ncells, hi = 0;
+            unsigned *in = xcalloc(ncells, sizeof(unsigned));
+            for (p.shard = 1; p.shard <= p.shards; p.shard++) {
+                bool pair[7 * SO_MAX_LEVELS] = {false};
+                size_t n = 0, pairs = 0;
+                for (size_t i = 0; i < ncells; i++) {
+                    if (!so_in_shard(&p, i))
+                        continue;
+                    in[i]++;
+                    n++;
+                    size_t g = i / levels / p.nbatch * levels + i % levels;
+                    pairs += !pair[g];
+                    pair[g] = true;
+                }
+                lo = n < lo ? n : lo;
+                hi = n > hi ? n : hi;
+                if (p.shards <= ncells)
+                    assert_true(n > 0);
+                if (n) /* n consecutive cells meet at most this many pairs */
+                    assert_true(pairs <= (n + p.nbatch - 2) / p.nbatch + 1);
+                if (p.shards >= 64)
+                    assert_true(pairs <= 2);
+                if (quick && p.shards == 4)
+                    assert_int_equal(pairs, 1);
+            }
+            for (size_t i = 0; i < ncells; i++)
+                assert_int_equal(in[i], 1);
+            if (p.shards <= ncells)
+                assert_true(hi - lo <= 1);
+            free(in);
+        }
+    }
+}
+
+/* A shard takes a run of cells: the quick form's 8 cells leave shard 9/9 none, so it
  * measures and simulates nothing (no data directory is read) and has no summary; a shard
  * outside 1..N is refused. */
 static void test_shard(void **state)
@@ -147,6 +199,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_summarize_by_hand),
+        cmocka_unit_test(test_shard_groups),
         cmocka_unit_test(test_shard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
