@@ -47,6 +47,20 @@ enum { ACCEL_BUBBLE_LS = 1, ACCEL_BUBBLE_BATCH = 2 };
 int accel_bubble_measure_part(const struct accel_scenario *sc, unsigned what,
                               struct accel_bubble *b, char *err, size_t errlen);
 
+/* A memo of the measurements above, each kept under what it depends on (the GPU, its host
+ * link, the seed and warm-up, and the application's settings and trace, an LS application's
+ * index too): the reporter's curve, each LS application's curve and latencies alone, each
+ * batch application's pressure. A study that puts the same applications in many scenarios
+ * measures each once per memo. */
+struct accel_bubble_memo;
+struct accel_bubble_memo *accel_bubble_memo_new(void);
+void accel_bubble_memo_delete(struct accel_bubble_memo *m);
+/* accel_bubble_measure_part, taking what memo holds (simulating nothing for it, so b->cycles
+ * counts only what was measured) and keeping what it measures (memo NULL: none). */
+int accel_bubble_measure_memo(const struct accel_scenario *sc, unsigned what,
+                              struct accel_bubble_memo *memo, struct accel_bubble *b, char *err,
+                              size_t errlen);
+
 /* The summed pressure of sc's batch instances, in bubbles. */
 double accel_bubble_pressure(const struct accel_scenario *sc, const struct accel_bubble *b);
 

@@ -71,6 +71,10 @@ void accel_memo_delete(struct accel_memo *m);
  * out->cycles counts only the cycles simulated by this call. */
 int accel_profile_memo(const struct accel_scenario *sc, struct accel_memo *memo,
                        struct accel_profiles *out, char *err, size_t errlen);
+/* accel_profile_for with the memo: the bubble's measurements too are kept in it
+ * (accel_bubble_measure_memo), under what they depend on. */
+int accel_profile_for_memo(const struct accel_scenario *sc, int predictor, struct accel_memo *memo,
+                           struct accel_profiles *out, char *err, size_t errlen);
 
 /* The arrival times (ns) of n queries of LS application app of sc: Poisson draws from the
  * scenario's seed at its rate, or all 0 in a closed loop (each when the last completes). */

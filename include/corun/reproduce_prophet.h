@@ -26,6 +26,7 @@ struct rp_pair {
 };
 
 struct accel_scenario;
+struct accel_memo;
 /* Loads into sc the k40 scenario (seed 1) of LS application ls (`queries`, closed loop when
  * rate_qps is 0, else Poisson at rate_qps; p99 target `target` x alone) beside instances[i]
  * instances of batch[i] (entries with none left out). Returns 0, or -1 with a message;
@@ -47,10 +48,12 @@ struct rp_accuracy_row {
     uint64_t cycles;                                      /* core cycles the row simulated */
 };
 
-/* Runs pair with `queries` closed-loop LS queries and one batch instance. Returns 0, or -1
+/* Runs pair with `queries` closed-loop LS queries and one batch instance. The predictors'
+ * measurements (kernel profiles, the bubble's curves and pressures) are taken from memo and
+ * kept in it (NULL: none), so pairs sharing an application measure it once. Returns 0, or -1
  * with a message. */
 int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned queries,
-                    struct rp_accuracy_row *row, char *err, size_t errlen);
+                    struct accel_memo *memo, struct rp_accuracy_row *row, char *err, size_t errlen);
 
 /* One number of batch instances beside the LS application of a co-location pair. Latencies
  * are over the LS application alone under the same arrivals (n = 0), measured or predicted. */

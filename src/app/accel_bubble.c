@@ -3,6 +3,7 @@
 #include "corun/accel_bubble.h"
 
 #include "corun/accel_run.h"
+#include "corun/solo.h"
 #include "corun/util.h"
 
 #include <stdio.h>
@@ -99,26 +100,189 @@ int accel_bubble_measure(const struct accel_scenario *sc, struct accel_bubble *b
     return accel_bubble_measure_part(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH, b, err, errlen);
 }
 
+/* ---- the memo ---- */
+
+enum memo_kind { MEMO_REPORTER, MEMO_LS, MEMO_BATCH };
+
+struct memo_entry {
+    enum memo_kind kind;
+    uint64_t ctx, app; /* the scenario's GPU, link and seed; the application's content */
+    unsigned at;       /* LS: its index in the scenario */
+    struct bubble_curve curve;
+    double mean;      /* reporter: its mean alone; batch: the reporter's beside one instance */
+    double *alone_ms; /* LS: queries values */
+    double util;
+};
+
+struct accel_bubble_memo {
+    struct memo_entry *e;
+    size_t n, cap;
+};
+
+struct accel_bubble_memo *accel_bubble_memo_new(void)
+{
+    return xcalloc(1, sizeof(struct accel_bubble_memo));
+}
+
+void accel_bubble_memo_delete(struct accel_bubble_memo *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++)
+        free(m->e[i].alone_ms);
+    free(m->e);
+    free(m);
+}
+
+static void mix(uint64_t *h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        *h = (*h ^ c[i]) * 0x100000001b3ull;
+}
+
+static void mix_u(uint64_t *h, uint64_t v)
+{
+    mix(h, &v, sizeof v);
+}
+
+static void mix_d(uint64_t *h, double v)
+{
+    mix(h, &v, sizeof v);
+}
+
+/* What every measurement depends on besides the applications: the GPU (its core and memory
+ * as the solo traces key them, and the host link), the seed and the warm-up. */
+static uint64_t context_key(const struct accel_scenario *sc)
+{
+    uint64_t h = solo_config_hash(&sc->gpu);
+    mix_d(&h, sc->gpu.pcie.shared_gbs);
+    mix_d(&h, sc->gpu.pcie.exclusive_gbs);
+    mix_u(&h, sc->seed);
+    mix_d(&h, sc->warmup_ms);
+    return h;
+}
+
+/* An application's content: its settings and every task of its trace. */
+static uint64_t app_key(const struct accel_app *a)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    mix(&h, a->name, strlen(a->name) + 1);
+    mix_u(&h, (uint64_t)a->role);
+    mix_u(&h, a->instances);
+    mix_d(&h, a->stagger_ms);
+    mix_u(&h, (uint64_t)a->arrival);
+    mix_d(&h, a->rate_qps);
+    mix_u(&h, a->queries);
+    mix_d(&h, a->qos_target);
+    mix_u(&h, a->trace.ntasks);
+    for (unsigned i = 0; i < a->trace.ntasks; i++) {
+        const struct accel_task *t = &a->trace.tasks[i];
+        mix_u(&h, (uint64_t)t->type);
+        mix_u(&h, t->bytes);
+        mix_u(&h, (uint64_t)t->copy);
+        if (t->type == ACCEL_KERNEL)
+            mix_u(&h, solo_profile_hash(&t->kernel));
+    }
+    return h;
+}
+
+static struct memo_entry *memo_find(struct accel_bubble_memo *m, enum memo_kind kind, uint64_t ctx,
+                                    uint64_t app, unsigned at)
+{
+    for (size_t i = 0; m && i < m->n; i++) {
+        struct memo_entry *e = &m->e[i];
+        if (e->kind == kind && e->ctx == ctx && e->app == app && e->at == at)
+            return e;
+    }
+    return NULL;
+}
+
+static void memo_add(struct accel_bubble_memo *m, const struct memo_entry *e)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 16;
+        m->e = xrealloc(m->e, m->cap * sizeof(*m->e));
+    }
+    m->e[m->n++] = *e;
+}
+
+/* ---- measuring ---- */
+
+/* The reporter's curve and its mean alone, from the memo or measured (and kept). */
+static int reporter_part(const struct accel_scenario *sc, struct accel_bubble_memo *memo,
+                         uint64_t ctx, const struct accel_app *reporter, struct accel_bubble *b,
+                         double *alone, char *err, size_t errlen)
+{
+    const struct memo_entry *got = memo_find(memo, MEMO_REPORTER, ctx, 0, 0);
+    if (got) {
+        b->reporter = got->curve;
+        *alone = got->mean;
+        return 0;
+    }
+    if (curve(sc, 0, reporter, &b->reporter, NULL, b, err, errlen) ||
+        mean_beside(sc, 0, reporter, NULL, alone, NULL, b, err, errlen))
+        return -1;
+    if (memo)
+        memo_add(memo,
+                 &(struct memo_entry){
+                     .kind = MEMO_REPORTER, .ctx = ctx, .curve = b->reporter, .mean = *alone});
+    return 0;
+}
+
+/* LS application a's curve and latencies alone, from the memo or measured (and kept). */
+static int ls_part(const struct accel_scenario *sc, struct accel_bubble_memo *memo, uint64_t ctx,
+                   unsigned a, struct accel_bubble *b, char *err, size_t errlen)
+{
+    const struct accel_app *app = &sc->apps[a];
+    unsigned n = app->queries ? app->queries : 1;
+    uint64_t key = app_key(app);
+    const struct memo_entry *got = memo_find(memo, MEMO_LS, ctx, key, a);
+    free(b->alone_ms[a]);
+    b->alone_ms[a] = xcalloc(n, sizeof(double));
+    if (got) {
+        b->ls[a] = got->curve;
+        memcpy(b->alone_ms[a], got->alone_ms, n * sizeof(double));
+        b->alone_util[a] = got->util;
+        return 0;
+    }
+    if (curve(sc, a, app, &b->ls[a], b->alone_ms[a], b, err, errlen))
+        return -1;
+    if (memo) {
+        struct memo_entry e = {.kind = MEMO_LS,
+                               .ctx = ctx,
+                               .app = key,
+                               .at = a,
+                               .curve = b->ls[a],
+                               .alone_ms = xmalloc(n * sizeof(double)),
+                               .util = b->alone_util[a]};
+        memcpy(e.alone_ms, b->alone_ms[a], n * sizeof(double));
+        memo_add(memo, &e);
+    }
+    return 0;
+}
+
 int accel_bubble_measure_part(const struct accel_scenario *sc, unsigned what,
                               struct accel_bubble *b, char *err, size_t errlen)
+{
+    return accel_bubble_measure_memo(sc, what, NULL, b, err, errlen);
+}
+
+int accel_bubble_measure_memo(const struct accel_scenario *sc, unsigned what,
+                              struct accel_bubble_memo *memo, struct accel_bubble *b, char *err,
+                              size_t errlen)
 {
     char name[] = "reporter";
     struct accel_app reporter = bubble_app(name, ACCEL_LS, 1);
     double reporter_alone = 0;
-    if (what & ACCEL_BUBBLE_BATCH) {
-        if (curve(sc, 0, &reporter, &b->reporter, NULL, b, err, errlen))
-            return -1;
-        if (mean_beside(sc, 0, &reporter, NULL, &reporter_alone, NULL, b, err, errlen))
-            return -1;
-    }
+    uint64_t ctx = context_key(sc);
+    if ((what & ACCEL_BUBBLE_BATCH) &&
+        reporter_part(sc, memo, ctx, &reporter, b, &reporter_alone, err, errlen))
+        return -1;
     for (unsigned a = 0; a < sc->napps; a++) {
         const struct accel_app *app = &sc->apps[a];
         if (app->role == ACCEL_LS) {
-            if (!(what & ACCEL_BUBBLE_LS))
-                continue;
-            free(b->alone_ms[a]);
-            b->alone_ms[a] = xcalloc(app->queries ? app->queries : 1, sizeof(double));
-            if (curve(sc, a, app, &b->ls[a], b->alone_ms[a], b, err, errlen))
+            if ((what & ACCEL_BUBBLE_LS) && ls_part(sc, memo, ctx, a, b, err, errlen))
                 return -1;
             continue;
         }
@@ -126,9 +290,16 @@ int accel_bubble_measure_part(const struct accel_scenario *sc, unsigned what,
             continue;
         struct accel_app one = *app;
         one.instances = 1;
-        double m;
-        if (mean_beside(sc, 0, &reporter, &one, &m, NULL, b, err, errlen))
-            return -1;
+        uint64_t key = app_key(&one);
+        const struct memo_entry *got = memo_find(memo, MEMO_BATCH, ctx, key, 0);
+        double m = got ? got->mean : 0;
+        if (!got) {
+            if (mean_beside(sc, 0, &reporter, &one, &m, NULL, b, err, errlen))
+                return -1;
+            if (memo)
+                memo_add(memo, &(struct memo_entry){
+                                   .kind = MEMO_BATCH, .ctx = ctx, .app = key, .mean = m});
+        }
         b->reporter_deg[a] = reporter_alone > 0 ? m / reporter_alone : 1;
         b->pressure[a] = bubble_pressure_for(&b->reporter, b->reporter_deg[a]);
     }

@@ -189,6 +189,7 @@ struct memo_entry {
 struct accel_memo {
     struct memo_entry *e;
     size_t n, cap;
+    struct accel_bubble_memo *bubbles;
 };
 
 struct accel_memo *accel_memo_new(void)
@@ -201,6 +202,7 @@ void accel_memo_delete(struct accel_memo *m)
     if (!m)
         return;
     free(m->e);
+    accel_bubble_memo_delete(m->bubbles);
     free(m);
 }
 
@@ -296,12 +298,21 @@ int accel_profile_memo(const struct accel_scenario *sc, struct accel_memo *memo,
 int accel_profile_for(const struct accel_scenario *sc, int predictor, struct accel_profiles *out,
                       char *err, size_t errlen)
 {
-    if (accel_profile(sc, out, err, errlen))
+    return accel_profile_for_memo(sc, predictor, NULL, out, err, errlen);
+}
+
+int accel_profile_for_memo(const struct accel_scenario *sc, int predictor, struct accel_memo *memo,
+                           struct accel_profiles *out, char *err, size_t errlen)
+{
+    if (accel_profile_memo(sc, memo, out, err, errlen))
         return -1;
     if (predictor != ACCEL_PREDICT_BUBBLE)
         return 0;
     out->bubble = xcalloc(1, sizeof(*out->bubble));
-    if (accel_bubble_measure(sc, out->bubble, err, errlen))
+    if (memo && !memo->bubbles)
+        memo->bubbles = accel_bubble_memo_new();
+    if (accel_bubble_measure_memo(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH,
+                                  memo ? memo->bubbles : NULL, out->bubble, err, errlen))
         return -1;
     out->cycles += out->bubble->cycles;
     return 0;

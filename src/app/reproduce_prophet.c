@@ -120,7 +120,7 @@ static double mean(const double *v, unsigned n)
 }
 
 int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned queries,
-                    struct rp_accuracy_row *row, char *err, size_t errlen)
+                    struct accel_memo *memo, struct rp_accuracy_row *row, char *err, size_t errlen)
 {
     memset(row, 0, sizeof(*row));
     row->pair = *pair;
@@ -136,7 +136,7 @@ int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned qu
     memset(&p, 0, sizeof(p));
     /* The bubble's curve starts with the LS application alone under the same (closed-loop)
      * arrivals: the run's reference, not simulated again. */
-    int rc = accel_profile_for(&sc, ACCEL_PREDICT_BUBBLE, &p, err, errlen);
+    int rc = accel_profile_for_memo(&sc, ACCEL_PREDICT_BUBBLE, memo, &p, err, errlen);
     if (rc == 0) {
         struct accel_run_options o = {.solo_queries = queries,
                                       .solo_latency_ms = {p.bubble->alone_ms[0]}};

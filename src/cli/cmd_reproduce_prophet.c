@@ -5,6 +5,7 @@
 
 #include "slurm_cli.h"
 
+#include "corun/accel_predict.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/reproduce_journal.h"
@@ -179,7 +180,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
 static int accuracy_pair(const struct pairs_run *pr, size_t i, void *rec, char *err, size_t errlen)
 {
     struct rp_accuracy_row *row = rec;
-    if (rp_accuracy_run(pr->datadir, &pr->pairs[i], pr->queries, row, err, errlen))
+    if (rp_accuracy_run(pr->datadir, &pr->pairs[i], pr->queries, pr->memo, row, err, errlen))
         return -1;
     /* zeroed by rp_accuracy_run, padding included; kept without its pointers */
     memset(&row->pair, 0, sizeof(row->pair));
@@ -212,6 +213,7 @@ static int accuracy(const char *datadir, bool quick, unsigned queries, const cha
                            .run = accuracy_pair,
                            .print = accuracy_print,
                            .datadir = datadir,
+                           .memo = accel_memo_new(),
                            .queries = queries ? queries
                                       : quick ? QUICK_QUERIES
                                               : FULL_QUERIES};

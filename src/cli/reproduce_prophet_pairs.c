@@ -2,6 +2,7 @@
  * workers (see the header). */
 #include "reproduce_prophet_pairs.h"
 
+#include "corun/accel_predict.h"
 #include "corun/cli.h"
 #include "corun/forkpool.h"
 #include "corun/reproduce.h"
@@ -96,6 +97,14 @@ static void pr_progress(void *user, double done, size_t ntasks)
     cli_progress(pr->label, ((double)pr->resumed + done) / (double)(pr->n - pr->missing));
 }
 
+/* A worker's copy of the memo, freed before it exits. */
+static void pr_child(void *user)
+{
+    struct pairs_run *pr = user;
+    accel_memo_delete(pr->memo);
+    pr->memo = NULL;
+}
+
 /* Reads what the journal has, simulates the rest on `jobs` workers; 0 when every pair is in. */
 int pr_run(struct pairs_run *pr, unsigned jobs)
 {
@@ -114,7 +123,7 @@ int pr_run(struct pairs_run *pr, unsigned jobs)
     for (; !pr->sh.n && pr->printed < pr->n && pr->in[pr->printed]; pr->printed++)
         pr->print(pr, pr->printed, pr_rec(pr, pr->printed));
     const struct forkpool_ops ops = {
-        .run = pr_task, .collect = pr_collect, .progress = pr_progress};
+        .run = pr_task, .collect = pr_collect, .progress = pr_progress, .child_done = pr_child};
     cli_progress(pr->label, (double)pr->resumed / (double)(pr->n - pr->missing));
     if (pr->ntodo)
         forkpool_run(&ops, pr, pr->ntodo, pr->rsize, jobs);
@@ -126,6 +135,8 @@ int pr_run(struct pairs_run *pr, unsigned jobs)
 
 void pr_done(struct pairs_run *pr)
 {
+    accel_memo_delete(pr->memo);
+    pr->memo = NULL;
     free(pr->recs);
     free(pr->in);
     free(pr->todo);

@@ -56,6 +56,9 @@ struct pairs_run {
     void (*print)(struct pairs_run *pr, size_t i, const void *rec);
     const char *datadir;
     unsigned queries;
+    /* The predictors' measurements shared by pairs (accel_memo), NULL: none. Each worker
+     * fills its own copy; pr_done frees the parent's. */
+    struct accel_memo *memo;
 };
 
 /* Pair i's record. */

@@ -1,7 +1,7 @@
 /* Unit tests: pcie_bubble — reading a sensitivity curve at a pressure (linear between levels,
  * flat outside them) and backwards, a reporter's degradation into a pressure; and
  * accel_bubble — the curves, a batch application's pressure and the prediction measured on a
- * link-only scenario whose timelines are worked out by hand. */
+ * link-only scenario whose timelines are worked out by hand, and the memo of them. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/pcie_bubble.h"
+#include "corun/util.h"
 #include "testutil.h"
 
 static const struct bubble_curve curve = {4, {0, 1, 2, 4}, {1, 1.5, 2.5, 3}};
@@ -105,6 +106,100 @@ static void test_measured_by_hand(void **state)
     accel_scenario_done(&sc);
 }
 
+static void assert_same_bubble(const struct accel_bubble *a, const struct accel_bubble *b)
+{
+    assert_memory_equal(&a->reporter, &b->reporter, sizeof a->reporter);
+    assert_memory_equal(&a->ls[0], &b->ls[0], sizeof a->ls[0]);
+    assert_float_equal(a->alone_ms[0][0], b->alone_ms[0][0], 0);
+    assert_float_equal(a->alone_util[0], b->alone_util[0], 0);
+    assert_float_equal(a->reporter_deg[1], b->reporter_deg[1], 0);
+    assert_float_equal(a->pressure[1], b->pressure[1], 0);
+}
+
+/* link_only with the LS query's copy of another size, or the batch application's copy
+ * followed by one back to the host. */
+static void link_scenario(struct accel_scenario *sc, unsigned ls_bytes, bool back)
+{
+    char *text = xasprintf(
+        "mode = \"accelerator\"; name = \"link\"; gpu = \"k40\"; seed = 1;\n"
+        "applications = (\n"
+        " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; queries = 1;\n"
+        "   tasks = ( { type = \"h2d\"; bytes = %u; } ); },\n"
+        " { name = \"b\"; role = \"batch\"; instances = 2;\n"
+        "   tasks = ( { type = \"h2d\"; bytes = 2097152; }%s ); }\n"
+        ");\n",
+        ls_bytes, back ? ", { type = \"d2h\"; bytes = 3145728; }" : "");
+    test_accel_load(sc, text);
+    free(text);
+}
+
+static void measure(const struct accel_scenario *sc, struct accel_bubble_memo *m,
+                    struct accel_bubble *b)
+{
+    char err[512];
+    memset(b, 0, sizeof *b);
+    if (accel_bubble_measure_memo(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH, m, b, err, sizeof err))
+        fail_msg("accel_bubble_measure_memo: %s", err);
+}
+
+/* The memo gives what measuring gives; what it holds is not simulated again, and what an
+ * application's content or the seed changes is: the LS query's copy changed, only its curve;
+ * the batch application's, only its pressure; another seed, everything. */
+static void test_memo(void **state)
+{
+    (void)state;
+    struct accel_scenario x, ls2, batch2;
+    link_scenario(&x, 6000, false);
+    link_scenario(&ls2, 12000, false);
+    link_scenario(&batch2, 6000, true);
+    struct accel_bubble fx, fl, fb, b;
+    measure(&x, NULL, &fx);
+    measure(&ls2, NULL, &fl);
+    measure(&batch2, NULL, &fb);
+    assert_true(fx.cycles > 0);
+    assert_true(fl.alone_ms[0][0] > fx.alone_ms[0][0] * 1.5);
+    assert_true(fb.pressure[1] != fx.pressure[1]);
+
+    struct accel_bubble_memo *m = accel_bubble_memo_new();
+    measure(&x, m, &b);
+    assert_same_bubble(&b, &fx);
+    assert_int_equal(b.cycles, fx.cycles);
+    accel_bubble_done(&b);
+    measure(&x, m, &b); /* all held */
+    assert_same_bubble(&b, &fx);
+    assert_int_equal(b.cycles, 0);
+    accel_bubble_done(&b);
+
+    measure(&ls2, m, &b); /* the LS curve only */
+    assert_same_bubble(&b, &fl);
+    assert_true(b.cycles > 0 && b.cycles < fl.cycles);
+    uint64_t ls_cycles = b.cycles;
+    accel_bubble_done(&b);
+    measure(&batch2, m, &b); /* the batch pressure only */
+    assert_same_bubble(&b, &fb);
+    assert_true(b.cycles > 0 && b.cycles < fb.cycles);
+    assert_true(b.cycles != ls_cycles);
+    accel_bubble_done(&b);
+
+    x.seed = 2; /* another seed: nothing held */
+    struct accel_bubble f2;
+    measure(&x, NULL, &f2);
+    measure(&x, m, &b);
+    assert_same_bubble(&b, &f2);
+    assert_int_equal(b.cycles, f2.cycles);
+    accel_bubble_done(&b);
+    accel_bubble_done(&f2);
+
+    accel_bubble_memo_delete(m);
+    accel_bubble_memo_delete(NULL);
+    accel_bubble_done(&fx);
+    accel_bubble_done(&fl);
+    accel_bubble_done(&fb);
+    accel_scenario_done(&x);
+    accel_scenario_done(&ls2);
+    accel_scenario_done(&batch2);
+}
+
 static void test_name(void **state)
 {
     (void)state;
@@ -118,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_curve_at),
         cmocka_unit_test(test_pressure_for),
         cmocka_unit_test(test_measured_by_hand),
+        cmocka_unit_test(test_memo),
         cmocka_unit_test(test_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
