@@ -49,7 +49,8 @@ struct accel_app_result {
     unsigned instances;
     /* LS: query latencies (arrival to the end of its last task), in completion order */
     unsigned queries;
-    double *latency_ms; /* queries of them, heap */
+    double *latency_ms; /* queries of them, heap; INFINITY: never completed (starved) */
+    unsigned starved;   /* queries given up: a copy waited PCIE_STARVED_NS behind exclusive ones */
     double p50_ms, p99_ms, mean_ms;
     /* alone on the GPU under the same arrivals (closed loop, or the same Poisson draws): the
      * reference of the QoS target, which is about interference, not load */

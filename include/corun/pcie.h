@@ -55,6 +55,14 @@ size_t pcie_link_advance(struct pcie_link *l, double until_ns, struct pcie_done 
 double pcie_link_now_ns(const struct pcie_link *l);
 size_t pcie_link_copies(const struct pcie_link *l);
 double pcie_link_bytes_moved(const struct pcie_link *l);
+/* How long copy id has not moved (ns, at the link's time): 0 while it moves or when the link
+ * does not hold it. A sharing copy does not move while an exclusive one is held, so behind
+ * exclusive copies that follow one another without a gap it waits for ever. */
+double pcie_link_stalled_ns(const struct pcie_link *l, uint64_t id);
+/* A copy held back this long is starved: the task engine and Prophet's schedule predictor
+ * stop waiting for it (its query never completes). 100 ms of simulated time: 240 times the
+ * longest exclusive copy of the shipped profiles (pf-ex's 4 MiB at 10 GB/s, 0.42 ms). */
+#define PCIE_STARVED_NS 100e6
 /* Nanoseconds during which the link moved data (its busy time, for utilization). */
 double pcie_link_busy_ns(const struct pcie_link *l);
 

@@ -368,7 +368,8 @@ void accel_predict(const struct accel_scenario *sc, const struct accel_profiles 
         for (unsigned q = 0; q < app->queries; q++) {
             /* closed loop: a query arrives when the last one ends */
             double from = app->arrival == ACCEL_POISSON ? arrive[a][q] : q ? ends[a][q - 1] : 0;
-            lat_ms[a][q] = (ends[a][q] - from) / 1e6;
+            /* a query after a starved one never arrives, and never completes either */
+            lat_ms[a][q] = isinf(ends[a][q]) ? INFINITY : (ends[a][q] - from) / 1e6;
         }
         free(ends[a]);
         free(arrive[a]);

@@ -24,6 +24,7 @@ struct proc {
     unsigned result; /* its application's index in the result */
     unsigned stream; /* its GPU stream; also its copies' id on the link */
     bool ls, closed;
+    bool starved;     /* LS: a copy starved (PCIE_STARVED_NS): the queries left never end */
     unsigned queries; /* LS: to complete */
     double *arrival;  /* LS: query q's arrival (ns); closed loop: set when q - 1 completes */
     double *lat_ms;   /* LS: completed queries' latencies */
@@ -132,6 +133,8 @@ static void log_task(struct engine *e, const struct proc *p, double t_ns)
 
 static void end_task(struct engine *e, struct proc *p, double t_ns)
 {
+    if (p->starved)
+        return; /* its queries were given up */
     if (e->o->record_tasks)
         log_task(e, p, t_ns);
     p->task_busy = p->on_gpu = false;
@@ -182,6 +185,37 @@ static void pass_done(struct engine *e, struct proc *p, double t_ns)
 }
 
 /* ---- the loop ---- */
+
+/* Gives up on the processes whose copy waited PCIE_STARVED_NS behind exclusive copies (the
+ * link serves exclusive copies first, so ones that follow each other without a gap hold a
+ * sharing copy back for ever): an LS application's queries left never complete; a batch
+ * instance that must finish a pass for the run to end ends it with a message. */
+static void check_starved(struct engine *e)
+{
+    for (unsigned i = 0; i < e->nproc && !e->failed; i++) {
+        struct proc *p = &e->proc[i];
+        if (!p->task_busy || p->on_gpu || p->starved)
+            continue;
+        const struct accel_task *k = &p->app->trace.tasks[p->task];
+        double stalled = pcie_link_stalled_ns(e->link[k->type == ACCEL_H2D ? 0 : 1], p->stream);
+        if (stalled < PCIE_STARVED_NS)
+            continue;
+        if (p->ls) {
+            for (unsigned q = p->q_done; q < p->queries; q++)
+                p->lat_ms[q] = INFINITY;
+            e->q_done += p->queries - p->q_done;
+            p->q_done = p->q_next = p->queries;
+            p->serving = false;
+            p->starved = true;
+            e->ls_left--;
+        } else if (!e->ls_procs && p->passes == 0) {
+            fail(e,
+                 "%s: its copy (task %u) waited %.0f ms of simulated time behind "
+                 "bandwidth-exclusive copies, which leave the link no gap: the run cannot end",
+                 p->app->name, p->task + 1, stalled / 1e6);
+        }
+    }
+}
 
 /* Ends the kernels that completed on the core, in the order they did; true when any did. */
 static bool kernel_ends(struct engine *e)
@@ -275,6 +309,7 @@ static void loop_turn(struct engine *e)
             for (size_t j = 0; j < n; j++)
                 end_task(e, &e->proc[out[j].id], out[j].end_ns);
     }
+    check_starved(e);
     for (unsigned i = 0; i < e->nproc; i++) {
         struct proc *p = &e->proc[i];
         if (p->waiting && p->start_ns <= t) {
@@ -395,6 +430,8 @@ static void latency_stats(const double *lat, unsigned n, double *p50, double *p9
 static void summarize(struct accel_app_result *ar, const struct proc *p)
 {
     ar->queries = p->q_done;
+    for (unsigned q = 0; q < p->q_done; q++)
+        ar->starved += isinf(p->lat_ms[q]);
     ar->latency_ms = xmalloc((p->q_done ? p->q_done : 1) * sizeof(double));
     memcpy(ar->latency_ms, p->lat_ms, p->q_done * sizeof(double));
     latency_stats(p->lat_ms, p->q_done, &ar->p50_ms, &ar->p99_ms, &ar->mean_ms);
@@ -625,7 +662,10 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
         ar->pred_mean_ms = n ? sum / n : 0;
         ar->pred_solo_ms = accel_predict_alone_p99(sc, &s->prof, predictor, a);
         ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
-        ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
+        if (isinf(ar->p99_ms) || isinf(ar->pred_p99_ms)) /* starved: right only if both are */
+            ar->pred_error = ar->p99_ms == ar->pred_p99_ms ? 0 : INFINITY;
+        else
+            ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
     }
     return 0;
 }

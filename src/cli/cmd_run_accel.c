@@ -8,7 +8,9 @@
 #include "corun/accel_scenario.h"
 #include "corun/cli.h"
 #include "corun/diag.h"
+#include "corun/pcie.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,15 @@ static void print_latencies(const struct accel_record *r, unsigned a, unsigned n
     }
 }
 
+/* LS application a's queries that never completed (a copy starved behind exclusive ones). */
+static unsigned never_completed(const struct accel_record *r, unsigned a)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < r->nqueries; i++)
+        n += r->queries[i].app == a && isinf(r->queries[i].latency_ms);
+    return n;
+}
+
 static void print_table(const struct accel_record *r)
 {
     printf("%s (gpu %s, seed %llu): %.3f ms simulated (%.2f M core cycles); solo runs %.2f M "
@@ -77,6 +88,15 @@ static void print_table(const struct accel_record *r)
         else
             printf("%-12s %-5s %5u   passes %llu\n", ar->name, role_name(ar->role), ar->instances,
                    (unsigned long long)ar->passes);
+    }
+    for (unsigned a = 0; a < r->napps; a++) {
+        unsigned n = r->app[a].role == ACCEL_LS ? never_completed(r, a) : 0;
+        if (n)
+            printf(
+                "%s: %u of %u queries never completed: a copy of it waited %.0f ms of simulated "
+                "time behind bandwidth-exclusive copies that left the link no gap (their latency "
+                "is inf)\n",
+                r->app[a].name, n, r->app[a].queries, PCIE_STARVED_NS / 1e6);
     }
     if (predicted(r)) {
         printf("predicted by %s from solo-run profiles (%.2f M core cycles to measure):\n",
@@ -128,6 +148,7 @@ static void print_json(const struct accel_record *r)
                 printf(", \"%s\": ", k[i]);
                 cli_json_number(stdout, v[i]);
             }
+            printf(", \"never_completed\": %u", never_completed(r, a));
             printf(", \"qos_met\": %s, \"latency_ms\": [", ar->qos_met ? "true" : "false");
             print_latencies(r, a, ar->queries, 0);
             printf("]");

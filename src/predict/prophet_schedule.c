@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/pcie.h"
 #include "corun/util.h"
 
 #define EPS 1e-6 /* ns: events this close happen together */
@@ -24,7 +25,10 @@ struct link { /* one direction of the host link, as the model sees it */
     size_t *bs_app, *be_app, *wait_app;
     double *bs_end, *be_dur, *wait_dur;
     double be_end; /* when the exclusive copy moving now ends (INFINITY: none moves) */
-    int even;      /* prophet_hw.bs_even */
+    /* Since when exclusive copies have moved one after another without a gap (the sharing
+     * copies stalled since then), and when the last one ended. */
+    double be_since, be_idle_at;
+    int even; /* prophet_hw.bs_even */
 };
 
 struct sched {
@@ -35,6 +39,8 @@ struct sched {
     double *ready; /* the ready-time table: INFINITY while a task is in flight or when done */
     size_t *pos;   /* next task of each app */
     unsigned *passes_done;
+    double *since; /* when each app's task in flight was submitted */
+    bool *starved; /* its copy starved (PCIE_STARVED_NS): its passes left never end */
     struct krun *k;
     size_t nk;
     struct link link[2];
@@ -52,6 +58,8 @@ static void link_init(struct link *l, size_t n, int even)
     l->be_dur = xcalloc(n, sizeof(double));
     l->wait_dur = xcalloc(n, sizeof(double));
     l->be_end = INFINITY;
+    l->be_since = NAN;
+    l->be_idle_at = -INFINITY;
 }
 
 static void link_done(struct link *l)
@@ -83,6 +91,8 @@ static void bs_join(struct link *l, size_t app, double now, double dur)
 /* §5.2.3: the head exclusive copy starts moving and pauses the sharing ones. */
 static void be_start(struct link *l, double now)
 {
+    if (isnan(l->be_since) || now > l->be_idle_at + EPS)
+        l->be_since = now;
     l->be_end = now + l->be_dur[0];
     prophet_be_preempt(l->bs_end, l->nbs, l->be_dur[0]);
 }
@@ -133,6 +143,8 @@ static double next_event(const struct sched *s)
 static void task_done(struct sched *s, size_t a)
 {
     struct prophet_app *p = &s->apps[a];
+    if (s->starved[a])
+        return; /* given up: stays out of the ready-time table */
     if (++s->pos[a] == p->ntasks) {
         s->pos[a] = 0;
         if (p->passes && s->passes_done[a] < p->passes)
@@ -162,6 +174,7 @@ static void complete_copies(struct sched *s, struct link *l)
         memmove(l->be_app, l->be_app + 1, (l->nbe - 1) * sizeof(size_t));
         l->nbe--;
         l->be_end = INFINITY;
+        l->be_idle_at = s->now;
         if (l->nbe)
             be_start(l, s->now);
     }
@@ -228,6 +241,7 @@ static void submit_ready(struct sched *s)
         if (s->ready[a] > s->now + EPS)
             continue;
         s->ready[a] = INFINITY;
+        s->since[a] = s->now;
         const struct prophet_task *t = &s->apps[a].tasks[s->pos[a]];
         if (t->type == PROPHET_KERNEL) {
             s->k[s->nk++] = (struct krun){a,
@@ -242,6 +256,28 @@ static void submit_ready(struct sched *s)
             submit_copy(&s->link[t->type == PROPHET_D2H], a, s->now, t->solo_ns,
                         s->sequential || t->exclusive);
         }
+    }
+}
+
+/* As the task engine does: a counted app whose sharing copy has waited PCIE_STARVED_NS behind
+ * exclusive copies that follow one another without a gap never completes its passes left. */
+static void check_starved(struct sched *s)
+{
+    for (size_t a = 0; a < s->napps; a++) {
+        struct prophet_app *p = &s->apps[a];
+        if (!p->passes || s->passes_done[a] == p->passes || s->starved[a] ||
+            s->ready[a] != INFINITY)
+            continue;
+        const struct prophet_task *t = &p->tasks[s->pos[a]];
+        if (t->type == PROPHET_KERNEL || t->exclusive || s->sequential)
+            continue;
+        const struct link *l = &s->link[t->type == PROPHET_D2H];
+        if (!l->nbe || s->now - fmax(l->be_since, s->since[a]) < PCIE_STARVED_NS)
+            continue;
+        s->starved[a] = true;
+        for (unsigned q = s->passes_done[a]; q < p->passes; q++)
+            p->pass_end_ns[q] = INFINITY;
+        s->passes_done[a] = p->passes;
     }
 }
 
@@ -260,6 +296,8 @@ static double schedule(const struct prophet_hw *hw, struct prophet_app *apps, si
     s.ready = xcalloc(napps, sizeof(double));
     s.pos = xcalloc(napps, sizeof(size_t));
     s.passes_done = xcalloc(napps, sizeof(unsigned));
+    s.since = xcalloc(napps, sizeof(double));
+    s.starved = xcalloc(napps, sizeof(bool));
     s.k = xcalloc(napps, sizeof(struct krun));
     link_init(&s.link[0], napps, hw->bs_even);
     link_init(&s.link[1], napps, hw->bs_even);
@@ -282,12 +320,15 @@ static double schedule(const struct prophet_hw *hw, struct prophet_app *apps, si
         complete_copies(&s, &s.link[1]);
         submit_ready(&s);
         assign_pes(&s);
+        check_starved(&s);
         last = t;
     }
     link_done(&s.link[0]);
     link_done(&s.link[1]);
     free(s.k);
     free(s.passes_done);
+    free(s.since);
+    free(s.starved);
     free(s.pos);
     free(s.ready);
     return last;

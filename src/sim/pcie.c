@@ -13,6 +13,7 @@ struct copy {
     uint64_t id;
     enum pcie_kind kind;
     double bytes, left; /* bytes: as submitted; left: still to move */
+    double moved_ns;    /* when it last moved (or was submitted) */
 };
 
 struct pcie_link {
@@ -91,6 +92,8 @@ static void step(struct pcie_link *l, double dt, long fe, int finishing)
         double moved = fmin(c->left, r * dt);
         c->left -= moved;
         l->moved += moved;
+        if (r > 0 && dt > 0)
+            c->moved_ns = l->now_ns + dt;
         if (finishing && r > 0 && c->left <= 1e-9 * c->bytes) {
             l->moved += c->left;
             push_done(l, c->id, l->now_ns + dt);
@@ -127,7 +130,7 @@ void pcie_link_submit(struct pcie_link *l, double now_ns, uint64_t id, uint64_t 
         l->cap = l->cap ? 2 * l->cap : 8;
         l->copies = xrealloc(l->copies, l->cap * sizeof(*l->copies));
     }
-    l->copies[l->ncopies++] = (struct copy){id, kind, (double)bytes, (double)bytes};
+    l->copies[l->ncopies++] = (struct copy){id, kind, (double)bytes, (double)bytes, now_ns};
 }
 
 double pcie_link_next_ns(const struct pcie_link *l)
@@ -163,6 +166,14 @@ size_t pcie_link_copies(const struct pcie_link *l)
 double pcie_link_bytes_moved(const struct pcie_link *l)
 {
     return l->moved;
+}
+
+double pcie_link_stalled_ns(const struct pcie_link *l, uint64_t id)
+{
+    for (size_t i = 0; i < l->ncopies; i++)
+        if (l->copies[i].id == id)
+            return l->now_ns - l->copies[i].moved_ns;
+    return 0;
 }
 
 double pcie_link_busy_ns(const struct pcie_link *l)

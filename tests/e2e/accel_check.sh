@@ -132,8 +132,33 @@ set -e
 grep -qF "the workbench needs a terminal; 'corun run $TMPD/pair.cfg' runs it without" "$TMPD/err" \
     || fail "tui: $(cat "$TMPD/err")"
 
+# An LS application's pageable copy behind a batch one's pinned copies, back to back: the
+# run ends (the copy starved after 100 ms of simulated time), says which queries never
+# completed, and --json gives their latency as null.
+cat >"$TMPD/starve.cfg" <<'EOF2'
+mode = "accelerator"; name = "starve"; gpu = "k40"; seed = 1;
+applications = (
+ { name = "q"; role = "ls"; qos_target = 2.0; queries = 2;
+   tasks = ( { type = "h2d"; bytes = 6000; } ); },
+ { name = "b"; role = "batch"; instances = 1;
+   tasks = ( { type = "h2d"; bytes = 2097152; copy = "exclusive"; } ); }
+);
+EOF2
+"$CORUN" check "$TMPD/starve.cfg" >/dev/null 2>"$TMPD/err" || fail "check of a starving one: $(cat "$TMPD/err")"
+timeout 120 "$CORUN" run "$TMPD/starve.cfg" >"$TMPD/starve" 2>"$TMPD/err" ||
+    fail "run of a starving one: exit $? $(cat "$TMPD/err")"
+grep -qE '^q +ls +1 +2 +inf +inf .* violated' "$TMPD/starve" || fail "starved: $(cat "$TMPD/starve")"
+grep -qF "q: 2 of 2 queries never completed: a copy of it waited 100 ms of simulated time behind bandwidth-exclusive copies" \
+    "$TMPD/starve" || fail "starved, no note: $(cat "$TMPD/starve")"
+timeout 120 "$CORUN" run "$TMPD/starve.cfg" --json >"$TMPD/starve.json" 2>/dev/null || fail "run --json, starved"
+python3 -c '
+import json, sys
+q = json.load(open(sys.argv[1]))["applications"][0]
+assert q["never_completed"] == 2 and q["latency_ms"] == [None, None] and q["p99_ms"] is None, q
+' "$TMPD/starve.json" || fail "starved --json: $(cat "$TMPD/starve.json")"
+
 "$CORUN" help accelerator >"$TMPD/help" || fail "help accelerator"
 for word in applications qos_target rate_qps instances bytes exclusive kernel; do
     grep -q "$word" "$TMPD/help" || fail "help accelerator does not mention $word"
 done
-echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, tui without a terminal says so, help lists the settings"
+echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, a starved copy ends the run and is reported, tui without a terminal says so, help lists the settings"

@@ -1,7 +1,7 @@
 /* Unit tests: the stepped accelerator run (accel_sim) — stepped in spans of 0.1 ms it gives
  * to the bit what accel_run gives at once (latencies, cycles, utilization, the task table);
  * each step moves the time on by at least its span and the task table only grows; a partial
- * result counts only the queries done; a cancel stops a step. */
+ * result counts only the queries done; a cancel stops a step; a starved copy ends the run. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
 #include "corun/accel_sim.h"
+#include "corun/pcie.h"
 #include "testutil.h"
 
 /* Kernels and copies of an LS application with Poisson arrivals beside a batch one. */
@@ -124,11 +125,66 @@ static void test_cancel(void **state)
     accel_scenario_done(&sc);
 }
 
+/* An LS application's sharing copy behind a batch application that copies to the GPU from
+ * pinned memory again and again (no gap: bandwidth-exclusive copies go first) would wait for
+ * ever: the run gives up on it after PCIE_STARVED_NS and ends, its queries never completed
+ * (latency INFINITY, p99 INFINITY, QoS violated); Prophet predicts the same. A second LS
+ * application with its own copies exclusive is not held back and completes. Without an LS
+ * application, a batch one that must finish a pass ends the run with a message. */
+static void test_starved(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc,
+                    "mode = \"accelerator\"; name = \"starve\"; gpu = \"k40\"; seed = 1;\n"
+                    "applications = (\n"
+                    " { name = \"q\"; role = \"ls\"; qos_target = 2.0; queries = 2;\n"
+                    "   tasks = ( { type = \"h2d\"; bytes = 6000; } ); },\n"
+                    " { name = \"p\"; role = \"ls\"; qos_target = 2.0; queries = 2;\n"
+                    "   tasks = ( { type = \"h2d\"; bytes = 6000; copy = \"exclusive\"; } ); },\n"
+                    " { name = \"b\"; role = \"batch\"; instances = 1;\n"
+                    "   tasks = ( { type = \"h2d\"; bytes = 2097152; copy = \"exclusive\"; } ); }\n"
+                    ");\n");
+    struct accel_run_options o = {.predictor = ACCEL_PREDICT_PROPHET};
+    struct accel_result r;
+    char err[512];
+    if (accel_run(&sc, &o, &r, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    const struct accel_app_result *q = &r.app[0], *p = &r.app[1];
+    assert_int_equal(q->queries, 2);
+    assert_int_equal(q->starved, 2);
+    assert_true(isinf(q->latency_ms[0]) && isinf(q->latency_ms[1]) && isinf(q->p99_ms));
+    assert_false(q->qos_met);
+    assert_true(isinf(q->pred_p99_ms));
+    assert_float_equal(q->pred_error, 0, 0);
+    assert_int_equal(p->starved, 0);
+    assert_true(isfinite(p->p99_ms) && p->p99_ms < 1); /* behind one 0.2 ms copy at most */
+    assert_true(r.sim_ms >= PCIE_STARVED_NS / 1e6 && r.sim_ms < PCIE_STARVED_NS / 1e6 + 1);
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
+
+    test_accel_load(&sc,
+                    "mode = \"accelerator\"; name = \"starve\"; gpu = \"k40\"; seed = 1;\n"
+                    "applications = (\n"
+                    " { name = \"c\"; role = \"batch\"; instances = 1;\n"
+                    "   tasks = ( { type = \"h2d\"; bytes = 6000; } ); },\n"
+                    " { name = \"b\"; role = \"batch\"; instances = 2;\n"
+                    "   tasks = ( { type = \"h2d\"; bytes = 2097152; copy = \"exclusive\"; } ); }\n"
+                    ");\n");
+    struct accel_run_options none = {0};
+    assert_int_equal(accel_run(&sc, &none, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "c: its copy (task 1) waited 100 ms"));
+    assert_non_null(strstr(err, "the run cannot end"));
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stepped_is_unstepped),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_starved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

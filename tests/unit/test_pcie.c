@@ -121,6 +121,30 @@ static void exclusive_copies_go_before_waiting_sharing_ones(void **state)
     pcie_link_delete(l);
 }
 
+/* A sharing copy behind exclusive ones stalls: S (400 B) at 0 moves until E1 (8000 B, 1000
+ * ns) arrives at 50, then waits while E1 and E2 (submitted at 1050 as E1 ends: no gap) hold
+ * the link; stalled since 50. Once E2 ends at 2050 it moves again (stalled 0) and its last
+ * 200 B take 50 ns; a copy the link does not hold is stalled 0. */
+static void a_sharing_copy_stalls_behind_exclusive_ones(void **state)
+{
+    (void)state;
+    struct pcie_link *l = link_4_8();
+    pcie_link_submit(l, 0, 1, 400, PCIE_SHARED);
+    pcie_link_submit(l, 50, 2, 8000, PCIE_EXCLUSIVE);
+    assert_true(fabs(pcie_link_stalled_ns(l, 1)) < 1e-9);
+    expect_done(l, 1050, 1, (uint64_t[]){2}, (double[]){1050});
+    pcie_link_submit(l, 1050, 3, 8000, PCIE_EXCLUSIVE);
+    assert_true(fabs(pcie_link_stalled_ns(l, 1) - 1000) < 1e-9);
+    assert_true(fabs(pcie_link_stalled_ns(l, 3)) < 1e-9); /* just submitted */
+    expect_done(l, 2040, 0, NULL, NULL);
+    assert_true(fabs(pcie_link_stalled_ns(l, 1) - 1990) < 1e-9);
+    expect_done(l, 2060, 1, (uint64_t[]){3}, (double[]){2050});
+    assert_true(fabs(pcie_link_stalled_ns(l, 1)) < 1e-9); /* moving since 2050 */
+    expect_done(l, 3000, 1, (uint64_t[]){1}, (double[]){2100});
+    assert_true(fabs(pcie_link_stalled_ns(l, 1)) < 1e-9);
+    pcie_link_delete(l);
+}
+
 /* Copies completed while the owner submits later ones are kept, and a small out array gets
  * them over several calls in order. */
 static void completions_are_kept_until_taken(void **state)
@@ -151,6 +175,7 @@ int main(void)
         cmocka_unit_test(an_exclusive_copy_pauses_the_sharing_ones),
         cmocka_unit_test(exclusive_copies_go_before_waiting_sharing_ones),
         cmocka_unit_test(completions_are_kept_until_taken),
+        cmocka_unit_test(a_sharing_copy_stalls_behind_exclusive_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "corun/pcie.h"
 #include "corun/prophet_schedule.h"
 
 static const struct prophet_hw hw = {.pes = 15, .max_warps_per_pe = 64, .mem_gbs = 240.0};
@@ -166,6 +167,31 @@ static void looping_batch_and_ls_passes(void **state)
     NEAR(ends[1], 800);
 }
 
+/* An LS application whose sharing copy waits behind exclusive copies that follow each other
+ * without a gap (two batch apps, each looping over one 1 ms exclusive copy) never completes:
+ * after PCIE_STARVED_NS of waiting its passes left end at INFINITY and the schedule returns.
+ * With one such batch app the link has no gap either; with its copy sharing, the LS copy
+ * (100 ns) shares the link and both its passes end. */
+static void starved_behind_exclusive_copies(void **state)
+{
+    (void)state;
+    struct prophet_task ls[] = {copy(PROPHET_H2D, 100, 0)};
+    struct prophet_task be[] = {copy(PROPHET_H2D, 1e6, 1)};
+    double ends[2];
+    struct prophet_app apps[] = {
+        {ls, 1, 10, 2, ends, NULL}, {be, 1, 0, 0, NULL, NULL}, {be, 1, 0, 0, NULL, NULL}};
+    double last = prophet_schedule(&hw, apps, 3);
+    assert_true(isinf(ends[0]) && isinf(ends[1]));
+    assert_true(last >= PCIE_STARVED_NS && last < PCIE_STARVED_NS + 2e6);
+    struct prophet_app one[] = {apps[0], apps[1]};
+    prophet_schedule(&hw, one, 2);
+    assert_true(isinf(ends[0]) && isinf(ends[1]));
+    struct prophet_task bs[] = {copy(PROPHET_H2D, 1e6, 0)};
+    struct prophet_app shared[] = {{ls, 1, 10, 2, ends, NULL}, {bs, 1, 0, 0, NULL, NULL}};
+    prophet_schedule(&hw, shared, 2);
+    assert_true(isfinite(ends[0]) && isfinite(ends[1]) && ends[1] < 1e6);
+}
+
 /* Three applications, each one 100 ns sharing copy, all submitted at 0 (in application order).
  * As written (eqs. 6-8): the first ends at 100; the second joins it and both end at 200; the
  * third joins two copies ending at 200 and is placed at its solo end, 100, stretched by 3 / 2:
@@ -201,6 +227,7 @@ int main(void)
         cmocka_unit_test(sharing_and_queued_copies),
         cmocka_unit_test(looping_batch_and_ls_passes),
         cmocka_unit_test(three_sharing_copies),
+        cmocka_unit_test(starved_behind_exclusive_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
