@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CORUN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -32,5 +33,12 @@ const char *util_suggest(const char *word, const char *const *names, size_t coun
 
 /* 1 when s ends with suffix, 0 otherwise. */
 int util_ends_with(const char *s, const char *suffix);
+
+/* FNV-1a hashing, a field at a time (never over a struct's padding): start from
+ * UTIL_HASH_START and fold each field in. */
+#define UTIL_HASH_START 0xcbf29ce484222325ull
+void util_hash_bytes(uint64_t *h, const void *p, size_t n);
+void util_hash_u64(uint64_t *h, uint64_t v);
+void util_hash_double(uint64_t *h, double v);
 
 #endif

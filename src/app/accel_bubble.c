@@ -134,55 +134,38 @@ void accel_bubble_memo_delete(struct accel_bubble_memo *m)
     free(m);
 }
 
-static void mix(uint64_t *h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        *h = (*h ^ c[i]) * 0x100000001b3ull;
-}
-
-static void mix_u(uint64_t *h, uint64_t v)
-{
-    mix(h, &v, sizeof v);
-}
-
-static void mix_d(uint64_t *h, double v)
-{
-    mix(h, &v, sizeof v);
-}
-
 /* What every measurement depends on besides the applications: the GPU (its core and memory
  * as the solo traces key them, and the host link), the seed and the warm-up. */
 static uint64_t context_key(const struct accel_scenario *sc)
 {
     uint64_t h = solo_config_hash(&sc->gpu);
-    mix_d(&h, sc->gpu.pcie.shared_gbs);
-    mix_d(&h, sc->gpu.pcie.exclusive_gbs);
-    mix_u(&h, sc->seed);
-    mix_d(&h, sc->warmup_ms);
+    util_hash_double(&h, sc->gpu.pcie.shared_gbs);
+    util_hash_double(&h, sc->gpu.pcie.exclusive_gbs);
+    util_hash_u64(&h, sc->seed);
+    util_hash_double(&h, sc->warmup_ms);
     return h;
 }
 
 /* An application's content: its settings and every task of its trace. */
 static uint64_t app_key(const struct accel_app *a)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    mix(&h, a->name, strlen(a->name) + 1);
-    mix_u(&h, (uint64_t)a->role);
-    mix_u(&h, a->instances);
-    mix_d(&h, a->stagger_ms);
-    mix_u(&h, (uint64_t)a->arrival);
-    mix_d(&h, a->rate_qps);
-    mix_u(&h, a->queries);
-    mix_d(&h, a->qos_target);
-    mix_u(&h, a->trace.ntasks);
+    uint64_t h = UTIL_HASH_START;
+    util_hash_bytes(&h, a->name, strlen(a->name) + 1);
+    util_hash_u64(&h, (uint64_t)a->role);
+    util_hash_u64(&h, a->instances);
+    util_hash_double(&h, a->stagger_ms);
+    util_hash_u64(&h, (uint64_t)a->arrival);
+    util_hash_double(&h, a->rate_qps);
+    util_hash_u64(&h, a->queries);
+    util_hash_double(&h, a->qos_target);
+    util_hash_u64(&h, a->trace.ntasks);
     for (unsigned i = 0; i < a->trace.ntasks; i++) {
         const struct accel_task *t = &a->trace.tasks[i];
-        mix_u(&h, (uint64_t)t->type);
-        mix_u(&h, t->bytes);
-        mix_u(&h, (uint64_t)t->copy);
+        util_hash_u64(&h, (uint64_t)t->type);
+        util_hash_u64(&h, t->bytes);
+        util_hash_u64(&h, (uint64_t)t->copy);
         if (t->type == ACCEL_KERNEL)
-            mix_u(&h, solo_profile_hash(&t->kernel));
+            util_hash_u64(&h, solo_profile_hash(&t->kernel));
     }
     return h;
 }

@@ -22,115 +22,94 @@ struct solo_cache {
     size_t n, cap;
 };
 
-/* ---- hashing: FNV-1a over the fields, one at a time (never over padding) ---- */
-
-static void h_bytes(uint64_t *h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        *h ^= b[i];
-        *h *= 0x100000001b3ull;
-    }
-}
-
-static void h_u(uint64_t *h, uint64_t v)
-{
-    h_bytes(h, &v, sizeof(v));
-}
-
-static void h_d(uint64_t *h, double v)
-{
-    h_bytes(h, &v, sizeof(v));
-}
-
 static void h_cache(uint64_t *h, const struct cache_config *c)
 {
-    h_u(h, c->size_bytes);
-    h_u(h, c->ways);
-    h_u(h, c->line_bytes);
-    h_u(h, c->mshrs);
-    h_u(h, c->latency_cycles);
+    util_hash_u64(h, c->size_bytes);
+    util_hash_u64(h, c->ways);
+    util_hash_u64(h, c->line_bytes);
+    util_hash_u64(h, c->mshrs);
+    util_hash_u64(h, c->latency_cycles);
 }
 
 uint64_t solo_config_hash(const struct gpu_config *c)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    h_u(&h, CORUN_SIM_ID); /* another simulator makes another trace of the same GPU */
-    h_u(&h, c->sms);
-    h_d(&h, c->core_clock_mhz);
-    h_u(&h, c->warps_per_sm);
-    h_u(&h, c->tbs_per_sm);
-    h_u(&h, c->schedulers_per_sm);
-    h_u(&h, c->regs_per_sm);
-    h_u(&h, c->smem_per_sm_bytes);
-    h_u(&h, c->alu_latency_cycles);
+    uint64_t h = UTIL_HASH_START;
+    util_hash_u64(&h, CORUN_SIM_ID); /* another simulator makes another trace of the same GPU */
+    util_hash_u64(&h, c->sms);
+    util_hash_double(&h, c->core_clock_mhz);
+    util_hash_u64(&h, c->warps_per_sm);
+    util_hash_u64(&h, c->tbs_per_sm);
+    util_hash_u64(&h, c->schedulers_per_sm);
+    util_hash_u64(&h, c->regs_per_sm);
+    util_hash_u64(&h, c->smem_per_sm_bytes);
+    util_hash_u64(&h, c->alu_latency_cycles);
     const struct unit_config *u[] = {&c->sfu, &c->fp64, &c->shmem};
     for (size_t i = 0; i < CORUN_ARRAY_LEN(u); i++) {
-        h_u(&h, u[i]->lanes);
-        h_u(&h, u[i]->latency_cycles);
+        util_hash_u64(&h, u[i]->lanes);
+        util_hash_u64(&h, u[i]->latency_cycles);
     }
     h_cache(&h, &c->l1d);
     h_cache(&h, &c->l1c);
     h_cache(&h, &c->llc);
-    h_u(&h, c->llc_slices);
-    h_u(&h, c->noc_bytes_per_cycle);
-    h_u(&h, c->noc_latency_cycles);
-    h_u(&h, c->context_switch_bytes_per_cycle);
+    util_hash_u64(&h, c->llc_slices);
+    util_hash_u64(&h, c->noc_bytes_per_cycle);
+    util_hash_u64(&h, c->noc_latency_cycles);
+    util_hash_u64(&h, c->context_switch_bytes_per_cycle);
     const struct dram_config *d = &c->dram;
-    h_u(&h, d->channels);
-    h_u(&h, d->bank_groups);
-    h_u(&h, d->banks_per_group);
-    h_u(&h, d->row_bytes);
-    h_u(&h, d->bus_bytes_per_cycle);
-    h_u(&h, d->request_bytes);
-    h_d(&h, d->clock_mhz);
-    h_u(&h, d->queue_entries);
-    h_u(&h, d->row_hit_cap);
+    util_hash_u64(&h, d->channels);
+    util_hash_u64(&h, d->bank_groups);
+    util_hash_u64(&h, d->banks_per_group);
+    util_hash_u64(&h, d->row_bytes);
+    util_hash_u64(&h, d->bus_bytes_per_cycle);
+    util_hash_u64(&h, d->request_bytes);
+    util_hash_double(&h, d->clock_mhz);
+    util_hash_u64(&h, d->queue_entries);
+    util_hash_u64(&h, d->row_hit_cap);
     if (d->dual_command) /* absent from the hash when off: old caches stay valid */
-        h_u(&h, 0xd0a1);
-    h_u(&h, (uint64_t)d->mapping);
+        util_hash_u64(&h, 0xd0a1);
+    util_hash_u64(&h, (uint64_t)d->mapping);
     const unsigned t[] = {d->t.rc,    d->t.rcd,   d->t.rp,  d->t.cl,  d->t.wl,    d->t.ras,
                           d->t.rrd_l, d->t.rrd_s, d->t.faw, d->t.rtp, d->t.ccd_l, d->t.ccd_s,
                           d->t.wtr_l, d->t.wtr_s, d->t.rfc, d->t.refi};
-    h_bytes(&h, t, sizeof(t));
+    util_hash_bytes(&h, t, sizeof(t));
     return h;
 }
 
 uint64_t solo_profile_hash(const struct kernel_profile *p)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    h_u(&h, p->tbs);
-    h_u(&h, p->warps_per_tb);
-    h_u(&h, p->tbs_per_sm);
-    h_u(&h, p->insts_per_warp);
-    h_d(&h, p->mem_fraction);
-    h_d(&h, p->store_fraction);
-    h_d(&h, p->lines_per_access);
-    h_u(&h, p->mlp);
-    h_u(&h, p->dep_latency);
-    h_d(&h, p->const_fraction);
-    h_u(&h, p->footprint_bytes);
-    h_u(&h, p->seq_run_lines);
-    h_d(&h, p->reuse_fraction);
-    h_u(&h, p->reuse_window_bytes);
-    h_u(&h, p->regs_per_thread);
-    h_u(&h, p->smem_per_tb_bytes);
-    h_d(&h, p->sfu_fraction);
-    h_d(&h, p->fp64_fraction);
-    h_d(&h, p->shared_fraction);
-    h_u(&h, p->shared_conflict_ways);
-    h_u(&h, p->barrier_interval);
-    h_u(&h, (uint64_t)p->pattern);
-    h_u(&h, p->tile_lines);
-    h_u(&h, p->stride_lines);
-    h_d(&h, p->hot_fraction);
-    h_u(&h, p->hot_bytes);
-    h_u(&h, p->gap_cycles);
-    h_u(&h, p->nphases);
+    uint64_t h = UTIL_HASH_START;
+    util_hash_u64(&h, p->tbs);
+    util_hash_u64(&h, p->warps_per_tb);
+    util_hash_u64(&h, p->tbs_per_sm);
+    util_hash_u64(&h, p->insts_per_warp);
+    util_hash_double(&h, p->mem_fraction);
+    util_hash_double(&h, p->store_fraction);
+    util_hash_double(&h, p->lines_per_access);
+    util_hash_u64(&h, p->mlp);
+    util_hash_u64(&h, p->dep_latency);
+    util_hash_double(&h, p->const_fraction);
+    util_hash_u64(&h, p->footprint_bytes);
+    util_hash_u64(&h, p->seq_run_lines);
+    util_hash_double(&h, p->reuse_fraction);
+    util_hash_u64(&h, p->reuse_window_bytes);
+    util_hash_u64(&h, p->regs_per_thread);
+    util_hash_u64(&h, p->smem_per_tb_bytes);
+    util_hash_double(&h, p->sfu_fraction);
+    util_hash_double(&h, p->fp64_fraction);
+    util_hash_double(&h, p->shared_fraction);
+    util_hash_u64(&h, p->shared_conflict_ways);
+    util_hash_u64(&h, p->barrier_interval);
+    util_hash_u64(&h, (uint64_t)p->pattern);
+    util_hash_u64(&h, p->tile_lines);
+    util_hash_u64(&h, p->stride_lines);
+    util_hash_double(&h, p->hot_fraction);
+    util_hash_u64(&h, p->hot_bytes);
+    util_hash_u64(&h, p->gap_cycles);
+    util_hash_u64(&h, p->nphases);
     for (unsigned i = 0; i < p->nphases && i < KERNEL_MAX_PHASES; i++)
         for (unsigned j = 0; j < p->phase[i].nsets && j < KERNEL_PHASE_SETS; j++) {
-            h_u(&h, p->phase[i].set[j].offset);
-            h_u(&h, p->phase[i].set[j].bits);
+            util_hash_u64(&h, p->phase[i].set[j].offset);
+            util_hash_u64(&h, p->phase[i].set[j].bits);
         }
     return h;
 }

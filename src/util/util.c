@@ -123,3 +123,22 @@ char *util_absolute_path(const char *path)
         path += 2;
     return xasprintf("%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", path);
 }
+
+void util_hash_bytes(uint64_t *h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        *h ^= b[i];
+        *h *= 0x100000001b3ull;
+    }
+}
+
+void util_hash_u64(uint64_t *h, uint64_t v)
+{
+    util_hash_bytes(h, &v, sizeof(v));
+}
+
+void util_hash_double(uint64_t *h, double v)
+{
+    util_hash_bytes(h, &v, sizeof(v));
+}

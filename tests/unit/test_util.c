@@ -77,6 +77,25 @@ static void absolute_paths(void **state)
     free(p);
 }
 
+/* FNV-1a: the published 64-bit values for "" and "a", and a field folded in byte by byte. */
+static void hash_is_fnv1a(void **state)
+{
+    (void)state;
+    uint64_t h = UTIL_HASH_START;
+    assert_true(h == 0xcbf29ce484222325ull);
+    util_hash_bytes(&h, "a", 1);
+    assert_true(h == 0xaf63dc4c8601ec8cull);
+    uint64_t x = UTIL_HASH_START, y = UTIL_HASH_START;
+    util_hash_u64(&x, 7);
+    const uint64_t seven = 7;
+    util_hash_bytes(&y, &seven, sizeof seven);
+    assert_true(x == y && x != UTIL_HASH_START);
+    double d = 0.5;
+    util_hash_double(&x, d);
+    util_hash_bytes(&y, &d, sizeof d);
+    assert_true(x == y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -85,6 +104,7 @@ int main(void)
         cmocka_unit_test(asprintf_formats),
         cmocka_unit_test(diag_keeps_every_message),
         cmocka_unit_test(absolute_paths),
+        cmocka_unit_test(hash_is_fnv1a),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
