@@ -368,6 +368,7 @@ static void print_settings(const struct conf_table *table, const char *prefix, F
 
 void conf_print_help(const struct conf_table *table, FILE *out)
 {
-    fprintf(out, "Settings of a %s (libconfig syntax: name = value;)\n\n", table->what);
+    const char *article = strchr("aeiouAEIOU", table->what[0]) ? "an" : "a";
+    fprintf(out, "Settings of %s %s (libconfig syntax: name = value;)\n\n", article, table->what);
     print_settings(table, "", out);
 }

@@ -165,6 +165,14 @@ static void help_lists_every_setting(void **state)
     assert_non_null(strstr(buf, "an integer from 1 to 64, in warps; default: (required)"));
     assert_non_null(strstr(buf, "in.depth"));
     assert_non_null(strstr(buf, "one of fast, exact; default: exact"));
+    assert_non_null(strstr(buf, "Settings of a sample (libconfig"));
+    free(buf);
+    /* "an" before a vowel: "Settings of an application entry" */
+    const struct conf_table entry = {"entry", sample_settings, 7};
+    out = open_memstream(&buf, &len);
+    conf_print_help(&entry, out);
+    fclose(out);
+    assert_non_null(strstr(buf, "Settings of an entry (libconfig"));
     free(buf);
 }
 
