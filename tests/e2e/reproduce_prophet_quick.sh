@@ -37,13 +37,15 @@ grep -qF "shard 3/4: 1 of the 6 pairs simulated into $TMPD/third.journal (2 read
     ! grep -qE '^(compute-intensive|PCIe-intensive|low-contention) +2 ' "$TMPD/shard" ||
     fail "a shard's rows and summary: $(cat "$TMPD/shard")"
 # -j 2 from three quarters of the journal (four of its six records and a torn fifth): the
-# missing pairs run on two workers, the table is the same
+# missing pairs run on two workers, the table is the same (but for the core cycles: a pair
+# measures what its process's memo lacks, so the count depends on who ran what)
 cp "$TMPD/acc.journal" "$TMPD/part.journal"
 truncate -s $(($(stat -c %s "$TMPD/acc.journal") * 3 / 4)) "$TMPD/part.journal"
 "$CORUN" reproduce prophet --accuracy --quick -j 2 --resume "$TMPD/part.journal" >"$TMPD/acc3" \
     2>"$TMPD/err" || fail "--accuracy --quick -j 2: exit $? $(cat "$TMPD/err")"
 grep -qE '^\(4 read from ' "$TMPD/acc3" || fail "-j 2 from part of a journal: $(cat "$TMPD/acc3")"
-diff "$TMPD/acc" <(grep -v 'read from' "$TMPD/acc3") || fail "-j 2: another table"
+nocycles() { sed 's/ [0-9.]* M core cycles simulated\.$//'; }
+diff <(nocycles <"$TMPD/acc") <(grep -v 'read from' "$TMPD/acc3" | nocycles) || fail "-j 2: another table"
 python3 - "$TMPD/acc" <<'PY' || fail "accuracy table: $(cat "$TMPD/acc")"
 import re, sys
 text = open(sys.argv[1]).read()
