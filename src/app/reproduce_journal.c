@@ -46,8 +46,6 @@
 
 #define JOURNAL_MAGIC_LINE "corun reproduce journal 1"
 #define RECORD_MAGIC       "REC1"
-#define FNV_OFFSET         0xcbf29ce484222325ull
-#define FNV_PRIME          0x100000001b3ull
 /* How much of a foreign first line a message shows. */
 #define SHOWN_FIRST_LINE_MAX 60
 /* How much longer than ours another run's identity line may be and still be shown whole. */
@@ -75,22 +73,14 @@ struct repro_journal {
     size_t dropped;
 };
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
-
 static uint64_t record_checksum(const struct record_head *h, const void *payload)
 {
-    uint64_t sum = fnv1a(FNV_OFFSET, &h->part, sizeof h->part);
-    sum = fnv1a(sum, &h->index, sizeof h->index);
-    sum = fnv1a(sum, &h->size, sizeof h->size);
-    return fnv1a(sum, payload, h->size);
+    uint64_t sum = UTIL_HASH_START;
+    util_hash_bytes(&sum, &h->part, sizeof h->part);
+    util_hash_bytes(&sum, &h->index, sizeof h->index);
+    util_hash_bytes(&sum, &h->size, sizeof h->size);
+    util_hash_bytes(&sum, payload, h->size);
+    return sum;
 }
 
 /* ---- the records in memory ---- */
@@ -446,14 +436,14 @@ static int hash_file(uint64_t *h, const char *path)
     unsigned char buf[16384];
     ssize_t got;
     while ((got = read_full(fd, buf, sizeof buf)) > 0)
-        *h = fnv1a(*h, buf, (size_t)got);
+        util_hash_bytes(h, buf, (size_t)got);
     close(fd);
     return got < 0 ? -1 : 0;
 }
 
 void repro_build_id(char *out, size_t len)
 {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = UTIL_HASH_START;
     if (hash_file(&h, "/proc/self/exe") != 0)
         snprintf(out, len, "unknown-%s", PACKAGE_VERSION);
     else
@@ -472,7 +462,7 @@ static void hash_tree(uint64_t *h, const char *dir)
         if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             hash_tree(h, path);
         } else if (path && S_ISREG(st.st_mode)) {
-            *h = fnv1a(*h, name, strlen(name) + 1);
+            util_hash_bytes(h, name, strlen(name) + 1);
             hash_file(h, path); /* an unreadable file adds its name only */
         }
         free(path);
@@ -483,7 +473,7 @@ static void hash_tree(uint64_t *h, const char *dir)
 
 void repro_data_id(const char *datadir, char *out, size_t len)
 {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = UTIL_HASH_START;
     char *data = xasprintf("%s/data", datadir), *suites = xasprintf("%s/scenarios/suites", datadir);
     hash_tree(&h, data);
     hash_tree(&h, suites);
