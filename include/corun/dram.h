@@ -103,6 +103,16 @@ bool dram_will_accept(const struct dram *d, uint64_t addr);
 void dram_add(struct dram *d, const struct dram_request *req);
 /* Advance one memory-clock cycle: issue at most one command per channel, move data, complete. */
 void dram_tick(struct dram *d);
+/* The ticks from now on that would do nothing but count (no command, completion, refresh or
+ * re-ranking falls in them) as long as no request is added: 0 when the next one does work. */
+uint64_t dram_quiet_ticks(const struct dram *d);
+/* The ticks from now on in which nothing but refreshes would happen as long as no request is
+ * added: dram_quiet_ticks, or more when nothing is queued or moving and the channels due only
+ * refresh (every bank closed; no command hook or checker, which must see each command). */
+uint64_t dram_idle_ticks(const struct dram *d);
+/* Advances over n such ticks at once (n <= dram_idle_ticks), the refreshes in them computed
+ * rather than stepped: the same state as n dram_tick. */
+void dram_skip_ticks(struct dram *d, uint64_t n);
 /* Memory cycles ticked since dram_new. */
 uint64_t dram_now(const struct dram *d);
 /* true when no request is queued or in flight. */

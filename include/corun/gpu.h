@@ -187,9 +187,13 @@ bool gpu_kernel_retired(const struct gpu *g, unsigned k);
 
 /* Runs the DRAM legality checker (dram_set_checking) inside g; call before gpu_run. */
 void gpu_set_dram_checking(struct gpu *g, bool on);
-/* SMs fast-forward through compute-only cycles (sm_ff.c) unless turned off; the counters are
- * the same either way, so this exists for the test that says so. */
+/* SMs fast-forward through compute-only cycles (sm_ff.c), and the loop jumps over cycles in
+ * which no SM or LLC slice is due and the DRAM has nothing to do but count (an idle GPU, a
+ * quiet memory system), unless turned off; the counters are the same either way, so this
+ * exists for the tests that say so. */
 void gpu_set_fast_forward(struct gpu *g, bool on);
+/* Cycles the loop jumped over so far (0 with the fast paths off). */
+uint64_t gpu_skipped_cycles(const struct gpu *g);
 
 /* The memory controllers' channel scheduler, by dram_set_scheduler's names ("frfcfs",
  * "bw-app"); may change at any cycle. Returns 0, or -1 (nothing changed) for an unknown name. */

@@ -8,6 +8,7 @@
 #ifndef CORUN_WAKE_H
 #define CORUN_WAKE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct wake;
@@ -22,5 +23,7 @@ void wake_at(struct wake *w, unsigned agent, uint64_t now, uint64_t t);
 /* Moves the set of agents in the slot holding cycle now into out[wake_words] and clears it;
  * returns nonzero when any bit is set. */
 int wake_take(struct wake *w, uint64_t now, uint64_t *out);
+/* true when no agent waits in any slot: nothing is due until someone calls wake_at. */
+bool wake_empty(const struct wake *w);
 
 #endif

@@ -450,3 +450,73 @@ void dram_tick(struct dram *d)
     }
     d->now++;
 }
+
+uint64_t dram_quiet_ticks(const struct dram *d)
+{
+    uint64_t until = d->next_event;
+    if (d->sched->rerank)
+        until = dram_min(until, d->rerank_due);
+    return until > d->now ? until - d->now : 0;
+}
+
+/* A channel that only refreshes: nothing queued or moving, every bank closed, settled until
+ * its next refresh (wake = refresh_due), which every bank's tRFC / tRP allows on time. Each
+ * refresh then comes exactly tREFI after the last (tRFC < tREFI, dram_config.c). */
+static bool channel_dormant(const struct dram *d, const struct dram_channel *ch)
+{
+    if (ch->queued || ch->ring_count || ch->wake != ch->refresh_due || ch->refresh_due < d->now)
+        return false;
+    for (unsigned b = 0; b < d->nbanks; b++)
+        if (ch->banks[b].open || ch->banks[b].act_ready > ch->refresh_due)
+            return false;
+    return true;
+}
+
+uint64_t dram_idle_ticks(const struct dram *d)
+{
+    if (d->outstanding || d->hook || d->checker)
+        return dram_quiet_ticks(d);
+    uint64_t until = d->sched->rerank ? d->rerank_due : DRAM_NEVER;
+    for (unsigned c = 0; c < d->cfg.channels; c++)
+        if (d->chan_next[c] < until && !channel_dormant(d, &d->ch[c]))
+            until = d->chan_next[c];
+    return until > d->now ? until - d->now : 0;
+}
+
+/* The refreshes of dormant channel c in the ticks [d->now, end), at once: what refresh_step
+ * and issue_refresh do at each (the banks' tRFC, the offers of empty banks, the due time, the
+ * count) and the wake the channel is left with. */
+static void refresh_dormant(struct dram *d, unsigned c, uint64_t end)
+{
+    struct dram_channel *ch = &d->ch[c];
+    assert(channel_dormant(d, ch) && ch->refresh_due < end);
+    uint64_t refi = d->cfg.t.refi, k = (end - 1 - ch->refresh_due) / refi + 1;
+    uint64_t last = ch->refresh_due + (k - 1) * refi;
+    for (unsigned b = 0; b < d->nbanks; b++) {
+        ch->banks[b].act_ready = dram_max(ch->banks[b].act_ready, last + d->cfg.t.rfc);
+        dram_bank_offer(d, ch, b);
+    }
+    ch->refresh_due += k * refi;
+    ch->counters.refreshes += k;
+    /* After a refresh the channel looks again in the next tick and then sleeps until the next
+     * one is due. */
+    ch->wake = last + 1 < end ? ch->refresh_due : last + 1;
+    d->chan_next[c] = ch->wake;
+}
+
+void dram_skip_ticks(struct dram *d, uint64_t n)
+{
+    uint64_t end = d->now + n;
+    if (d->next_event < end) {
+        assert(!d->outstanding && !d->hook && !d->checker);
+        uint64_t next_event = DRAM_NEVER;
+        for (unsigned c = 0; c < d->cfg.channels; c++) {
+            if (d->chan_next[c] < end)
+                refresh_dormant(d, c, end);
+            next_event = dram_min(next_event, d->chan_next[c]);
+        }
+        d->next_event = next_event;
+    }
+    assert(!d->sched->rerank || end <= d->rerank_due);
+    d->now = end;
+}

@@ -69,6 +69,7 @@ static void build(struct gpu *g, unsigned hist)
     g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
     e->next_dram_tick = 0;
     e->sm_fast_forward = true;
+    g->idle_skip = true;
     g->prio.kernel = -1; /* and rr = 0: kernel 0 has the first turn */
 }
 
@@ -149,6 +150,12 @@ void gpu_set_fast_forward(struct gpu *g, bool on)
         for (unsigned i = 0; i < g->cfg.sms; i++)
             sm_touch(g->sms[i]);
     g->env.sm_fast_forward = on;
+    g->idle_skip = on;
+}
+
+uint64_t gpu_skipped_cycles(const struct gpu *g)
+{
+    return g->skipped;
 }
 
 int gpu_set_dram_scheduler(struct gpu *g, const char *name)
@@ -393,11 +400,57 @@ static void run_slices(struct gpu *g)
     }
 }
 
+/* ---- skipping idle cycles ---- */
+
+/* Core cycles from g->now, at most limit, over which the DRAM ticks only `quiet` times or
+ * fewer: the largest n with dram_acc + n * dram_khz < (quiet + 1) * core_khz. */
+static uint64_t dram_quiet_cycles(const struct gpu *g, uint64_t quiet, uint64_t limit)
+{
+    if (quiet > (1ull << 40)) /* no overflow below; 2^40 ticks is beyond any run */
+        quiet = 1ull << 40;
+    uint64_t n = ((quiet + 1) * g->core_khz - g->dram_acc - 1) / g->dram_khz;
+    return n < limit ? n : limit;
+}
+
+/* Moves g over n >= 1 cycles in which no agent is due and the DRAM is quiet, leaving the DRAM
+ * ticked and the clock accumulator as the per-cycle loop would. next_dram_tick needs nothing:
+ * the loop sets it again in the next cycle it runs (a value in the past is recomputed, one in
+ * the future is still the next tick's cycle). */
+static void skip_cycles(struct gpu *g, uint64_t n)
+{
+    uint64_t acc = g->dram_acc + n * g->dram_khz;
+    dram_skip_ticks(g->env.dram, acc / g->core_khz);
+    g->dram_acc = acc % g->core_khz;
+    g->now += n;
+    g->env.now = g->now;
+    g->skipped += n;
+}
+
+/* With no SM and no slice due anywhere, jumps over the whole blocks up to the DRAM's next
+ * event other than an idle channel's refresh (or to end), rotating sm_rr once per block as
+ * the block loop would. True when it moved. */
+static bool skip_blocks(struct gpu *g, uint64_t end)
+{
+    if (!g->idle_skip || !wake_empty(g->env.sm_wake) || !wake_empty(g->env.slice_wake))
+        return false;
+    uint64_t to = g->now + dram_quiet_cycles(g, dram_idle_ticks(g->env.dram), end - g->now);
+    if (to < end)
+        to = to / g->block * g->block;
+    if (to <= g->now)
+        return false;
+    uint64_t blocks = 1 + ((to - 1) / g->block - g->now / g->block);
+    g->sm_rr = (unsigned)((g->sm_rr + blocks) % g->cfg.sms);
+    skip_cycles(g, to - g->now);
+    return true;
+}
+
 static void run_span(struct gpu *g, uint64_t core_cycles)
 {
     struct sim_env *e = &g->env;
     uint64_t end = g->now + core_cycles;
     while (g->now < end && !e->grid_done) {
+        if (skip_blocks(g, end))
+            continue;
         uint64_t block_end = (g->now / g->block + 1) * g->block;
         if (block_end > end)
             block_end = end;
@@ -406,6 +459,16 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
         run_sms(g, block_end);
         g->sm_rr = g->sm_rr + 1 < g->cfg.sms ? g->sm_rr + 1 : 0;
         for (; g->now < block_end; g->now++) {
+            /* Nothing for the slices in the wheel and a quiet DRAM: on to the next event. */
+            if (g->idle_skip && wake_empty(e->slice_wake)) {
+                uint64_t quiet = dram_quiet_ticks(e->dram);
+                uint64_t n = dram_quiet_cycles(g, quiet, block_end - g->now);
+                if (n) {
+                    skip_cycles(g, n);
+                    if (g->now == block_end)
+                        break;
+                }
+            }
             e->now = g->now;
             /* DRAM ticks at the end of this cycle when the accumulator passes a core period;
              * slices waiting for room in a DRAM queue retry in the cycle after. */

@@ -8,8 +8,9 @@
 
 struct wake {
     unsigned agents, words, mask, block;
-    int shift;      /* log2(block) when block is a power of two (every preset's), else -1 */
-    uint64_t *bits; /* slots * words */
+    uint64_t pending; /* bits set over all slots */
+    int shift;        /* log2(block) when block is a power of two (every preset's), else -1 */
+    uint64_t *bits;   /* slots * words */
 };
 
 /* The slot number (before wrapping) of cycle t: a shift rather than a division when it can. */
@@ -52,7 +53,15 @@ void wake_at(struct wake *w, unsigned agent, uint64_t now, uint64_t t)
     uint64_t slot = slot_of(w, t), cur = slot_of(w, now);
     if (slot - cur > w->mask)
         slot = cur + w->mask;
-    w->bits[(size_t)(slot & w->mask) * w->words + agent / 64] |= 1ull << (agent % 64);
+    uint64_t *word = &w->bits[(size_t)(slot & w->mask) * w->words + agent / 64];
+    uint64_t bit = 1ull << (agent % 64);
+    w->pending += !(*word & bit);
+    *word |= bit;
+}
+
+bool wake_empty(const struct wake *w)
+{
+    return w->pending == 0;
 }
 
 int wake_take(struct wake *w, uint64_t now, uint64_t *out)
@@ -62,6 +71,7 @@ int wake_take(struct wake *w, uint64_t now, uint64_t *out)
     for (unsigned i = 0; i < w->words; i++) {
         out[i] = slot[i];
         any |= slot[i];
+        w->pending -= (uint64_t)__builtin_popcountll(slot[i]);
         slot[i] = 0;
     }
     return any != 0;

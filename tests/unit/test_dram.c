@@ -879,6 +879,79 @@ static void test_dramtrace_options_and_errors(void **state)
     assert_string_equal(err, "the trace holds no requests");
 }
 
+/* Idle stretches jumped over (dram_idle_ticks, dram_skip_ticks: an idle channel's refreshes
+ * computed rather than stepped) leave the DRAM as ticking through them does: the same
+ * refreshes on every channel, the same clock, and the same completion cycles for the
+ * requests that come after (they wait for the same tRFC and refresh times). */
+enum { SKIP_CHANNELS = 32 };
+
+struct idle_result {
+    struct dram_channel_counters cc[SKIP_CHANNELS];
+    uint64_t now, refreshes_skipped;
+    struct completions done;
+};
+
+static void idle_case(bool skip, struct idle_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    struct dram_config c = hbm80();
+    assert_int_equal(c.channels, SKIP_CHANNELS);
+    struct dram *d = dram_new(&c, 2, note_done, &r->done);
+    for (unsigned round = 0; round < 24; round++) {
+        /* Idle from 1 tick to 60 refresh intervals; the bursts after them reach every channel,
+         * some soon after a refresh computed in the jump (their ACTs wait out its tRFC). */
+        uint64_t idle = round == 5 ? 100003 : 1 + round * round * 97 % 9000;
+        for (unsigned i = 0; i < 64; i++) { /* a burst over every channel, a few rows */
+            uint64_t a = addr_at(&c, (i + round) % SKIP_CHANNELS, i % 4, (i / 4) % 4,
+                                 round * 3 + i / 32, i % 5);
+            while (!dram_will_accept(d, a))
+                dram_tick(d);
+            add(d, a, i % 3 == 0, i % 2, NULL);
+        }
+        run_idle(d, 1000000);
+        for (uint64_t left = idle; left;) {
+            uint64_t n = skip ? dram_idle_ticks(d) : 0;
+            if (n == 0) {
+                dram_tick(d);
+                left--;
+                continue;
+            }
+            n = n < left ? n : left;
+            uint64_t before = 0, after = 0;
+            struct dram_channel_counters cc;
+            for (unsigned ch = 0; ch < SKIP_CHANNELS; ch++) {
+                dram_channel_counters(d, ch, &cc);
+                before += cc.refreshes;
+            }
+            dram_skip_ticks(d, n);
+            for (unsigned ch = 0; ch < SKIP_CHANNELS; ch++) {
+                dram_channel_counters(d, ch, &cc);
+                after += cc.refreshes;
+            }
+            r->refreshes_skipped += after - before;
+            left -= n;
+        }
+    }
+    r->now = dram_now(d);
+    for (unsigned ch = 0; ch < SKIP_CHANNELS; ch++)
+        dram_channel_counters(d, ch, &r->cc[ch]);
+    dram_delete(d);
+}
+
+static void test_idle_skip_equals_ticks(void **state)
+{
+    (void)state;
+    static struct idle_result skipped, ticked;
+    idle_case(true, &skipped);
+    idle_case(false, &ticked);
+    assert_int_equal(ticked.refreshes_skipped, 0);
+    assert_true(skipped.refreshes_skipped > 1000); /* 100 K idle ticks: ~58 per channel */
+    assert_int_equal(skipped.now, ticked.now);
+    assert_int_equal(skipped.done.n, ticked.done.n);
+    assert_memory_equal(skipped.done.cycle, ticked.done.cycle, sizeof(ticked.done.cycle));
+    assert_memory_equal(skipped.cc, ticked.cc, sizeof(ticked.cc));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -901,6 +974,7 @@ int main(void)
         cmocka_unit_test(test_rbh20_is_held_near_half_by_tfaw),
         cmocka_unit_test(test_activate_rate_bounds_bandwidth),
         cmocka_unit_test(test_dramtrace_options_and_errors),
+        cmocka_unit_test(test_idle_skip_equals_ticks),
     };
     return cmocka_run_group_tests_name("dram", tests, NULL, NULL);
 }

@@ -385,6 +385,76 @@ static void test_refusals(void **state)
     gpu_delete(g);
 }
 
+/* The loop jumps over the cycles of an idle GPU (between grids, a launch gap, a copy's worth of
+ * nothing) and of a quiet memory system; run with that off, every cycle stepped, the same
+ * grids must start and end in the same cycles with the same counters, DRAM refreshes and
+ * clock included. */
+struct idle_trace {
+    uint64_t times[6][3], now, dram_cycles;
+    struct gpu_kernel_counters k[2];
+    struct gpu_system_counters sys;
+    struct gpu_channel_counters ch[4];
+};
+
+static void run_idle_case(bool skip, bool checking, struct idle_trace *out, uint64_t *skipped)
+{
+    memset(out, 0, sizeof(*out));
+    struct gpu *g = make_gpu(2, 9);
+    gpu_set_fast_forward(g, skip);
+    gpu_set_dram_checking(g, checking); /* the checker sees every refresh: none is computed */
+    struct kernel_profile mem = *kernel_builtin_find("stream");
+    mem.name = (char *)"mem";
+    mem.tbs = 2 * SMS;
+    mem.insts_per_warp = 300;
+    struct kernel_profile late = short_kernel("late", SMS, 2, 400);
+    late.gap_cycles = 23456; /* the host is late: the grid waits on an idle GPU */
+    late.mem_fraction = 0.01;
+    const uint64_t idle[6] = {1, 7, 999, 54321, 300007, 8};
+    for (unsigned i = 0; i < 6; i++) {
+        unsigned s = i % 2;
+        launch(g, s, s ? &late : &mem);
+        while (gpu_stream_busy(g, s))
+            gpu_run_shared(g, 777 + 100 * i);
+        gpu_stream_times(g, s, &out->times[i][0], &out->times[i][1], &out->times[i][2]);
+        for (uint64_t left = idle[i]; left;) { /* idle, in uneven steps */
+            uint64_t step = left < 40000 ? left : 40000 - 1000 * i;
+            gpu_run_shared(g, step);
+            left -= step;
+        }
+    }
+    out->now = gpu_now(g);
+    for (unsigned k = 0; k < 2; k++)
+        gpu_kernel_counters(g, k, &out->k[k]);
+    gpu_system_counters(g, &out->sys);
+    for (unsigned c = 0; c < 4; c++)
+        gpu_channel_counters(g, c, &out->ch[c]);
+    *skipped = gpu_skipped_cycles(g);
+    gpu_delete(g);
+}
+
+static void test_idle_skip_equals_per_cycle(void **state)
+{
+    (void)state;
+    struct idle_trace on, off, unchecked;
+    uint64_t skipped_on, skipped_off, skipped_unchecked;
+    run_idle_case(true, true, &on, &skipped_on);
+    run_idle_case(false, true, &off, &skipped_off);
+    run_idle_case(true, false, &unchecked, &skipped_unchecked);
+    assert_int_equal(skipped_off, 0);
+    assert_true(skipped_on > 300000); /* the long idle stretch at least was jumped over */
+    assert_true(skipped_unchecked >= skipped_on);
+    assert_memory_equal(&unchecked, &on, sizeof(on));
+    assert_true(on.ch[0].c.refreshes > 10);
+    assert_true(on.times[1][2] > on.times[1][0] + 23456); /* its warps waited for the host */
+    assert_int_equal(on.now, off.now);
+    for (unsigned i = 0; i < 6; i++)
+        for (unsigned j = 0; j < 3; j++)
+            assert_int_equal(on.times[i][j], off.times[i][j]);
+    assert_memory_equal(on.k, off.k, sizeof(on.k));
+    assert_memory_equal(&on.sys, &off.sys, sizeof(on.sys));
+    assert_memory_equal(on.ch, off.ch, sizeof(on.ch));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_per_kernel_counters),
         cmocka_unit_test(test_run_stops_and_relaunch),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_idle_skip_equals_per_cycle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
