@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd_bench_compare.h"
+#include "corun/accel_scenario.h"
 #include "corun/bench.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
@@ -62,8 +63,8 @@ static void print_tail(const char *path)
         fprintf(stderr, "    %s", last[i % 4]);
 }
 
-/* One `run SCENARIO --epochs N --json` of side s; its stdout goes to out. Returns the CPU
- * seconds, or -1 after a message. */
+/* One `run SCENARIO --epochs N --json` of side s (an accelerator scenario runs to its end,
+ * without --epochs); its stdout goes to out. Returns the CPU seconds, or -1 after a message. */
 static double run_once(const struct side *s, const char *scenario, unsigned epochs, const char *out,
                        const char *errfile)
 {
@@ -74,8 +75,10 @@ static double run_once(const struct side *s, const char *scenario, unsigned epoc
     argv[n++] = s->binary;
     argv[n++] = "run";
     argv[n++] = (char *)scenario;
-    argv[n++] = "--epochs";
-    argv[n++] = ep;
+    if (accel_scenario_probe(scenario) != 1) {
+        argv[n++] = "--epochs";
+        argv[n++] = ep;
+    }
     argv[n++] = "--json";
     for (size_t i = 0; i < s->nextra; i++)
         argv[n++] = s->extra[i];
@@ -225,7 +228,7 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
         version_of(&sides[s], tmp, version[s], sizeof version[s]);
     }
     printf("%s seconds per simulated M core cycles, `run SCENARIO --epochs %u --json`, median of "
-           "%u runs each, interleaved%s\n",
+           "%u runs each, interleaved (accelerator scenarios: to their end)%s\n",
            o->wall ? "Wall" : "CPU", o->epochs, o->runs,
            o->cold ? ", each with empty private-mode caches" : "");
     for (int s = 0; s < SIDES; s++)

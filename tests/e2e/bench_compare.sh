@@ -22,6 +22,17 @@ grep -q '^Wall seconds per simulated M core cycles.*each with empty private-mode
     fail "--wall --cold heading: $(cat "$TMPD/out")"
 grep -Eq '^default\.cfg .* identical$' "$TMPD/out" || fail "--threads 2 against 1: $(cat "$TMPD/out")"
 
+# An accelerator scenario runs to its end (`run` refuses --epochs there): a row, identical.
+cat >"$TMPD/accel.cfg" <<'EOF'
+mode = "accelerator";
+name = "one short query stream";
+gpu = "k40";
+applications = ( { name = "nn"; role = "ls"; qos_target = 1.5; queries = 3; } );
+EOF
+"$CORUN" bench --compare "$CORUN" --runs 1 "$TMPD/accel.cfg" >"$TMPD/out" 2>"$TMPD/err" ||
+    fail "bench --compare, accelerator scenario: $(cat "$TMPD/err")"
+grep -Eq '^accel\.cfg +[0-9.]+ M .* identical$' "$TMPD/out" || fail "accelerator row: $(cat "$TMPD/out")"
+
 # The same binary with another seed: its output is not the same.
 "$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=20000 --seed 2" \
     "$sc" >"$TMPD/out" || fail "bench --compare, other seed"
