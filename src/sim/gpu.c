@@ -403,12 +403,17 @@ static void run_slices(struct gpu *g)
 /* ---- skipping idle cycles ---- */
 
 /* Core cycles from g->now, at most limit, over which the DRAM ticks only `quiet` times or
- * fewer: the largest n with dram_acc + n * dram_khz < (quiet + 1) * core_khz. */
+ * fewer: the largest n with dram_acc + n * dram_khz < (quiet + 1) * core_khz. Both are held
+ * to 2^40 (18 minutes of a 1 GHz clock per jump), so no product here or in skip_cycles
+ * overflows. */
 static uint64_t dram_quiet_cycles(const struct gpu *g, uint64_t quiet, uint64_t limit)
 {
-    if (quiet > (1ull << 40)) /* no overflow below; 2^40 ticks is beyond any run */
-        quiet = 1ull << 40;
+    const uint64_t most = 1ull << 40;
+    if (quiet > most)
+        quiet = most;
     uint64_t n = ((quiet + 1) * g->core_khz - g->dram_acc - 1) / g->dram_khz;
+    if (n > most)
+        n = most;
     return n < limit ? n : limit;
 }
 
