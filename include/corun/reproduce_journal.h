@@ -19,6 +19,9 @@
 /* Room for repro_build_id's answer, NUL included. */
 #define REPRO_BUILD_ID_LEN 17
 
+/* A journal's first line, without its newline. */
+#define REPRO_JOURNAL_MAGIC_LINE "corun reproduce journal 1"
+
 struct repro_journal;
 
 /* Open the journal at path (creating it when missing or empty) for the run called identity
@@ -42,6 +45,10 @@ int repro_journal_put(struct repro_journal *j, unsigned part, size_t index, cons
                       char *err, size_t errlen);
 
 /* Distinct keys held: loaded plus put. */
+/* The i-th record held (0 <= i < repro_journal_count), in (part, index) order: its result,
+ * and its key in *part and *index. */
+const void *repro_journal_at(const struct repro_journal *j, size_t i, unsigned *part,
+                             size_t *index);
 size_t repro_journal_count(const struct repro_journal *j);
 
 /* Bytes of a torn or corrupt tail cut off when opening (0: none, or j NULL), for a note. */
@@ -71,9 +78,10 @@ struct repro_journal *repro_journal_open_run(const char *path, const char *datad
 
 /* What repro_journal_merge did. */
 struct repro_journal_merged {
-    size_t added;   /* records copied */
-    size_t present; /* records the target held already (kept as they were) */
-    size_t dropped; /* bytes of a torn or damaged tail cut off `from` (as opening it does) */
+    size_t added;    /* records copied */
+    size_t present;  /* records the target held already (kept as they were) */
+    size_t dropped;  /* bytes of a torn or damaged tail cut off `from` (as opening it does) */
+    size_t verified; /* repro_journal_adopt: records both held, found byte-identical */
 };
 
 /* Copy into the journal at `into` (created when missing) every record of the journal at `from`
@@ -82,6 +90,16 @@ struct repro_journal_merged {
  * to the same run; otherwise, or when either cannot be read or written, -1 with a message (the
  * records copied before a failed write stay; merging again completes them). */
 int repro_journal_merge(const char *into, const char *from, const char *datadir,
+                        struct repro_journal_merged *out, char *err, size_t errlen);
+
+/* Like repro_journal_merge for a journal `from` written by another build of corun (a long study
+ * that outlived the build it began with), with the same data and run: `into` must be a journal
+ * of this build and data that holds at least one of `from`'s records, each such record
+ * simulated again by this build and byte-identical to `from`'s; then the rest of `from` is
+ * added as this build's. A sample, not a proof: it shows the two builds agree on the records
+ * both hold. -1 with a message (nothing added) when a shared record differs, none is shared,
+ * the data or the run differ, or `into` is not this build's. */
+int repro_journal_adopt(const char *into, const char *from, const char *datadir,
                         struct repro_journal_merged *out, char *err, size_t errlen);
 
 #endif

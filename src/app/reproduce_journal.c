@@ -44,8 +44,7 @@
 #include "config.h"
 #include "corun/util.h"
 
-#define JOURNAL_MAGIC_LINE "corun reproduce journal 1"
-#define RECORD_MAGIC       "REC1"
+#define RECORD_MAGIC "REC1"
 /* How much of a foreign first line a message shows. */
 #define SHOWN_FIRST_LINE_MAX 60
 /* How much longer than ours another run's identity line may be and still be shown whole. */
@@ -218,14 +217,14 @@ static int check_header(struct repro_journal *j, off_t file_size, const char *he
     const char *nl1 = memchr(buf, '\n', n);
     const char *line2 = nl1 ? nl1 + 1 : NULL;
     const char *nl2 = nl1 ? memchr(line2, '\n', n - (size_t)(line2 - buf)) : NULL;
-    if (!nl1 || (size_t)(nl1 - buf) != strlen(JOURNAL_MAGIC_LINE) ||
-        memcmp(buf, JOURNAL_MAGIC_LINE, strlen(JOURNAL_MAGIC_LINE)) != 0) {
+    if (!nl1 || (size_t)(nl1 - buf) != strlen(REPRO_JOURNAL_MAGIC_LINE) ||
+        memcmp(buf, REPRO_JOURNAL_MAGIC_LINE, strlen(REPRO_JOURNAL_MAGIC_LINE)) != 0) {
         size_t first = nl1 ? (size_t)(nl1 - buf) : n;
         char *shown = printable(buf, first, SHOWN_FIRST_LINE_MAX, !nl1 && (off_t)n < file_size);
         snprintf(err, errlen,
                  "%s: not a corun reproduce journal (its first line is '%s'; a journal's is "
                  "'%s')",
-                 j->path, shown, JOURNAL_MAGIC_LINE);
+                 j->path, shown, REPRO_JOURNAL_MAGIC_LINE);
         free(shown);
     } else if (!nl2 || (size_t)(nl2 - line2) != strlen(identity_line) ||
                memcmp(line2, identity_line, strlen(identity_line)) != 0) {
@@ -331,7 +330,7 @@ struct repro_journal *repro_journal_open(const char *path, const char *identity,
     j->result_size = result_size;
 
     char *identity_line = xasprintf("%s | result %zu bytes", identity, result_size);
-    char *header = xasprintf("%s\n%s\n", JOURNAL_MAGIC_LINE, identity_line);
+    char *header = xasprintf("%s\n%s\n", REPRO_JOURNAL_MAGIC_LINE, identity_line);
     struct stat st;
     memset(&st, 0, sizeof st);
     int rc = lock_file(j, err, errlen);
@@ -398,6 +397,14 @@ int repro_journal_put(struct repro_journal *j, unsigned part, size_t index, cons
         entry_store(j, part, (uint32_t)index, copy);
     }
     return 0;
+}
+
+const void *repro_journal_at(const struct repro_journal *j, size_t i, unsigned *part, size_t *index)
+{
+    assert(i < j->n);
+    *part = j->entries[i].part;
+    *index = j->entries[i].index;
+    return j->entries[i].result;
 }
 
 size_t repro_journal_count(const struct repro_journal *j)
@@ -493,81 +500,4 @@ struct repro_journal *repro_journal_open_run(const char *path, const char *datad
     struct repro_journal *j = repro_journal_open(path, identity, result_size, err, errlen);
     free(identity);
     return j;
-}
-
-/* The run identity and result size of the journal at path, from its header, into *identity
- * (heap) and *result_size. 0, or -1 with a message. */
-static int read_identity(const char *path, char **identity, size_t *result_size, char *err,
-                         size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    char *line1 = NULL, *line2 = NULL;
-    size_t cap1 = 0, cap2 = 0;
-    ssize_t n1 = getline(&line1, &cap1, f), n2 = n1 > 0 ? getline(&line2, &cap2, f) : -1;
-    fclose(f);
-    const char *sep = n2 > 0 ? strstr(line2, " | result ") : NULL;
-    unsigned long long size = 0;
-    int rc = -1;
-    if (n1 <= 0 || strcmp(line1, JOURNAL_MAGIC_LINE "\n") != 0)
-        snprintf(err, errlen, "%s: not a corun reproduce journal (no '%s' line)", path,
-                 JOURNAL_MAGIC_LINE);
-    else if (!sep || sscanf(sep, " | result %llu bytes", &size) != 1 || size == 0 ||
-             size > UINT32_MAX)
-        snprintf(err, errlen, "%s: its run identity line is cut short or damaged", path);
-    else
-        rc = 0;
-    if (rc == 0) {
-        *identity = xasprintf("%.*s", (int)(sep - line2), line2);
-        *result_size = (size_t)size;
-    }
-    free(line1);
-    free(line2);
-    return rc;
-}
-
-int repro_journal_merge(const char *into, const char *from, const char *datadir,
-                        struct repro_journal_merged *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    char *identity = NULL;
-    size_t result_size = 0;
-    if (read_identity(from, &identity, &result_size, err, errlen) != 0)
-        return -1;
-    char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
-    repro_build_id(build, sizeof build);
-    repro_data_id(datadir, data, sizeof data);
-    char *ours = xasprintf("; corun build %s, data %s", build, data);
-    if (!util_ends_with(identity, ours)) {
-        snprintf(err, errlen,
-                 "%s: written by another build of corun or with other data (its run: %s); this "
-                 "corun is build %s, data %s: run that shard again with this corun",
-                 from, identity, build, data);
-        free(ours);
-        free(identity);
-        return -1;
-    }
-    free(ours);
-    struct repro_journal *src = repro_journal_open(from, identity, result_size, err, errlen);
-    struct repro_journal *dst =
-        src ? repro_journal_open(into, identity, result_size, err, errlen) : NULL;
-    int rc = dst ? 0 : -1;
-    if (src)
-        out->dropped = src->dropped;
-    for (size_t i = 0; rc == 0 && i < src->n; i++) {
-        const struct entry *e = &src->entries[i];
-        if (repro_journal_get(dst, e->part, e->index)) {
-            out->present++;
-            continue;
-        }
-        rc = repro_journal_put(dst, e->part, e->index, e->result, err, errlen);
-        out->added += rc == 0;
-    }
-    repro_journal_close(dst);
-    repro_journal_close(src);
-    free(identity);
-    return rc;
 }

@@ -202,17 +202,28 @@ static int parse(int argc, char **argv, struct options *o)
 /* `corun reproduce merge FILE SHARD...`: the shards' journals into FILE, for shards run on
  * machines without Slurm; rerunning the experiment with --resume FILE prints its table. */
 static const char merge_help[] =
-    "usage: corun reproduce merge FILE JOURNAL...\n\n"
+    "usage: corun reproduce merge [--adopt] FILE JOURNAL...\n\n"
     "Copies into the journal FILE (created when missing) every record of each JOURNAL that\n"
     "it does not hold: the journals of --shard K/N runs made on other machines, or of runs\n"
     "cut short. All must come from one run (the same experiment and options) of this build of\n"
     "corun with the same data; a journal of another is refused with what it belongs to, and\n"
     "the ones merged before it stay merged. Merging again adds nothing. Then the same\n"
     "command with --resume FILE (and without --shard) prints the table without simulating\n"
-    "what FILE holds. `corun slurm collect JOB` does this for a --slurm job.\n";
+    "what FILE holds. `corun slurm collect JOB` does this for a --slurm job.\n\n"
+    "  --adopt   take JOURNALs written by another build of corun (a long study that\n"
+    "            outlived the build it began with), same run and data: FILE must be this\n"
+    "            build's and hold at least one of each JOURNAL's records, simulated again\n"
+    "            by this build (run that cell or pair with --shard K/N --resume FILE); every\n"
+    "            record both hold must be byte-identical, or nothing of that JOURNAL is\n"
+    "            taken. A sample, not a proof: it shows that the builds agree where tried.\n";
 
 static int merge_main(int argc, char **argv)
 {
+    bool adopt = argc > 1 && strcmp(argv[1], "--adopt") == 0;
+    if (adopt) {
+        argc--;
+        argv++;
+    }
     if (argc < 3) {
         fprintf(stderr, "corun: reproduce merge: expected FILE and at least one JOURNAL to "
                         "merge into it; see 'corun help reproduce merge'\n");
@@ -221,8 +232,8 @@ static int merge_main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (argv[i][0] == '-') {
             fprintf(stderr,
-                    "corun: reproduce merge: unknown option '%s' (it takes only "
-                    "journal files)\n",
+                    "corun: reproduce merge: unknown option '%s' (it takes --adopt, first, "
+                    "and journal files)\n",
                     argv[i]);
             return CLI_BAD_INPUT;
         }
@@ -238,13 +249,17 @@ static int merge_main(int argc, char **argv)
         }
         struct repro_journal_merged m;
         char err[768];
-        if (repro_journal_merge(into, argv[i], datadir, &m, err, sizeof err) != 0) {
+        int mrc = adopt ? repro_journal_adopt(into, argv[i], datadir, &m, err, sizeof err)
+                        : repro_journal_merge(into, argv[i], datadir, &m, err, sizeof err);
+        if (mrc != 0) {
             fprintf(stderr, "corun: reproduce merge: %s\n", err);
             rc = CLI_BAD_INPUT;
             break;
         }
         added += m.added;
         printf("%s: %zu records added, %zu already in %s", argv[i], m.added, m.present, into);
+        if (adopt)
+            printf(" (%zu of them simulated by both builds, byte-identical)", m.verified);
         if (m.dropped)
             printf(" (a torn tail of %zu bytes cut off)", m.dropped);
         printf("\n");

@@ -12,7 +12,8 @@
 # every cell and prints the first run's tables; --shard needs --resume and a shard within
 # 1..N. -j 2 from the cut journal gives the same tables and completes the journal.
 # `reproduce merge` joins the cut journal and the completed one into a third, from which the
-# tables come again.
+# tables come again; `merge --adopt` takes another build's journal after the cells both hold
+# agree.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
@@ -109,6 +110,56 @@ diff <(tables "$TMPD/out") <(tables "$TMPD/merged") || fail "merged: other table
 grep -qF "part.journal: 0 records added, 8 already in" "$TMPD/merge" || fail "again: $(cat "$TMPD/merge")"
 expect_bad "merge a file that is not a journal" "$TMPD/out: not a corun reproduce journal" \
     "$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/out"
+
+# merge --adopt: the whole journal as if another build had written it (its build id changed)
+# goes into a copy of the cut one, this build's, whose 5 cells it shares byte for byte; the
+# tables from it are the same. Refused, adding nothing: without --adopt; into a journal that
+# does not exist; a journal whose shared record differs; one that shares no record; one made
+# with other data.
+python3 - "$TMPD/so.journal" "$TMPD" <<'PY' || fail "making the other build's journals"
+import re, struct, sys
+src, d = sys.argv[1], sys.argv[2]
+head1, head2, body = open(src, "rb").read().split(b"\n", 2)
+size = int(re.search(rb" \| result (\d+) bytes", head2).group(1))
+recs = [body[i:i + 24 + size] for i in range(0, len(body), 24 + size)]
+assert len(recs) == 8 and all(r[:4] == b"REC1" for r in recs)
+def fnv(b):
+    h = 0xcbf29ce484222325
+    for c in b:
+        h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+def write(name, records, build=b"0123456789abcdef", data=None):
+    h2 = re.sub(rb"corun build [0-9a-f]{16}", b"corun build " + build, head2)
+    if data:
+        h2 = re.sub(rb"data [0-9a-f]{16}", b"data " + data, h2)
+    open(d + "/" + name, "wb").write(head1 + b"\n" + h2 + b"\n" + b"".join(records))
+write("other.journal", recs)
+bad = bytearray(recs[0])
+bad[16] ^= 1 # a payload byte of the first cell, the checksum made again
+bad[-8:] = struct.pack("=Q", fnv(bytes(bad[4:-8])))
+write("bad.journal", [bytes(bad)] + recs[1:])
+write("apart.journal", recs[5:]) # the three cells the cut journal lacks
+write("data.journal", recs, data=b"fedcba9876543210")
+PY
+cp "$TMPD/cut.journal" "$TMPD/adopt.journal"
+expect_bad "merge another build's journal" "written by another build" \
+    "$CORUN" reproduce merge "$TMPD/adopt.journal" "$TMPD/other.journal"
+expect_bad "--adopt into nothing" "no such journal" \
+    "$CORUN" reproduce merge --adopt "$TMPD/none.journal" "$TMPD/other.journal"
+expect_bad "--adopt, a shared cell differs" "record 0/[0-9]* differs from .*adopt.journal" \
+    "$CORUN" reproduce merge --adopt "$TMPD/adopt.journal" "$TMPD/bad.journal"
+expect_bad "--adopt, no shared cell" "shares no record with" \
+    "$CORUN" reproduce merge --adopt "$TMPD/adopt.journal" "$TMPD/apart.journal"
+expect_bad "--adopt, other data" "made with other data" \
+    "$CORUN" reproduce merge --adopt "$TMPD/adopt.journal" "$TMPD/data.journal"
+"$CORUN" reproduce merge --adopt "$TMPD/adopt.journal" "$TMPD/other.journal" >"$TMPD/merge" \
+    2>"$TMPD/err" || fail "merge --adopt: exit $? $(cat "$TMPD/err")"
+grep -qF "other.journal: 3 records added, 5 already in $TMPD/adopt.journal (5 of them simulated by both builds, byte-identical)" \
+    "$TMPD/merge" || fail "merge --adopt: $(cat "$TMPD/merge")"
+"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/adopt.journal" >"$TMPD/adopted" \
+    2>"$TMPD/err" || fail "resume from the adopted journal: exit $? $(cat "$TMPD/err")"
+grep -qF "(8 of the 8 cells read from" "$TMPD/adopted" || fail "adopted: $(cat "$TMPD/adopted")"
+diff <(tables "$TMPD/out") <(tables "$TMPD/adopted") || fail "adopted: other tables"
 "$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/whole" \
     2>"$TMPD/err" || fail "resume from the whole journal: exit $?"
 grep -qF "(8 of the 8 cells read from" "$TMPD/whole" || fail "whole: $(cat "$TMPD/whole")"
