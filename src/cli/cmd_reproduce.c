@@ -258,7 +258,7 @@ static int merge_main(int argc, char **argv)
         }
         added += m.added;
         printf("%s: %zu records added, %zu already in %s", argv[i], m.added, m.present, into);
-        if (adopt)
+        if (m.verified) /* --adopt, another build's journal */
             printf(" (%zu of them simulated by both builds, byte-identical)", m.verified);
         if (m.dropped)
             printf(" (a torn tail of %zu bytes cut off)", m.dropped);

@@ -160,6 +160,11 @@ grep -qF "other.journal: 3 records added, 5 already in $TMPD/adopt.journal (5 of
     2>"$TMPD/err" || fail "resume from the adopted journal: exit $? $(cat "$TMPD/err")"
 grep -qF "(8 of the 8 cells read from" "$TMPD/adopted" || fail "adopted: $(cat "$TMPD/adopted")"
 diff <(tables "$TMPD/out") <(tables "$TMPD/adopted") || fail "adopted: other tables"
+# --adopt of a journal of this very build is a plain merge.
+"$CORUN" reproduce merge --adopt "$TMPD/adopt.journal" "$TMPD/part.journal" >"$TMPD/merge" ||
+    fail "merge --adopt, this build's journal: exit $?"
+grep -qxF "$TMPD/part.journal: 0 records added, 8 already in $TMPD/adopt.journal" "$TMPD/merge" ||
+    fail "merge --adopt, this build's journal: $(cat "$TMPD/merge")"
 "$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/whole" \
     2>"$TMPD/err" || fail "resume from the whole journal: exit $?"
 grep -qF "(8 of the 8 cells read from" "$TMPD/whole" || fail "whole: $(cat "$TMPD/whole")"
