@@ -97,9 +97,13 @@ int repro_journal_merge(const char *into, const char *from, const char *datadir,
  * of this build and data that holds at least one of `from`'s records, each such record
  * simulated again by this build and byte-identical to `from`'s; then the rest of `from` is
  * added as this build's. A sample, not a proof: it shows the two builds agree on the records
- * both hold. -1 with a message (nothing added) when a shared record differs, none is shared,
- * the data or the run differ, or `into` is not this build's. */
+ * both hold. result_bytes (NULL: the whole record) says how many leading bytes of a record of
+ * the run are its results, the part compared; the rest may say how the run went. -1 with a message
+ * (nothing added) when a shared record differs, none is shared, the data or the run differ, or
+ * `into` is not this build's. */
+typedef size_t (*repro_result_bytes_fn)(const char *what, size_t record_size);
 int repro_journal_adopt(const char *into, const char *from, const char *datadir,
-                        struct repro_journal_merged *out, char *err, size_t errlen);
+                        repro_result_bytes_fn result_bytes, struct repro_journal_merged *out,
+                        char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,7 @@
  * (repro_journal_adopt). The journal format is in reproduce_journal.c. */
 #include "corun/reproduce_journal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -117,7 +118,8 @@ static int split_identity(const char *identity, char **what, char build[REPRO_BU
 }
 
 int repro_journal_adopt(const char *into, const char *from, const char *datadir,
-                        struct repro_journal_merged *out, char *err, size_t errlen)
+                        repro_result_bytes_fn result_bytes, struct repro_journal_merged *out,
+                        char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     char *fid = NULL, *iid = NULL, *fwhat = NULL, *iwhat = NULL;
@@ -170,6 +172,8 @@ int repro_journal_adopt(const char *into, const char *from, const char *datadir,
     /* First the records both hold, each simulated by both builds: byte for byte the same (a
      * journal of this very build needs no such check, as in a plain merge). */
     bool same_build = strcmp(fbuild, build) == 0;
+    size_t compared = result_bytes ? result_bytes(fwhat, fsize) : fsize;
+    assert(compared <= fsize);
     for (size_t i = 0; !same_build && i < repro_journal_count(src); i++) {
         unsigned part;
         size_t index;
@@ -177,7 +181,7 @@ int repro_journal_adopt(const char *into, const char *from, const char *datadir,
         const void *mine = repro_journal_get(dst, part, index);
         if (!mine)
             continue;
-        if (memcmp(mine, theirs, fsize) != 0) {
+        if (memcmp(mine, theirs, compared) != 0) {
             snprintf(err, errlen,
                      "%s: its record %u/%zu differs from %s's: build %s and this one (%s) give "
                      "other results, so nothing of it is adopted",

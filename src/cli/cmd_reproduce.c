@@ -214,8 +214,10 @@ static const char merge_help[] =
     "            outlived the build it began with), same run and data: FILE must be this\n"
     "            build's and hold at least one of each JOURNAL's records, simulated again\n"
     "            by this build (run that cell or pair with --shard K/N --resume FILE); every\n"
-    "            record both hold must be byte-identical, or nothing of that JOURNAL is\n"
-    "            taken. A sample, not a proof: it shows that the builds agree where tried.\n";
+    "            record both hold must be byte-identical in its results (a Prophet\n"
+    "            record's core-cycle count, which depends on what the run measured before,\n"
+    "            is not compared), or nothing of that JOURNAL is taken. A sample, not a\n"
+    "            proof: it shows that the builds agree where tried.\n";
 
 static int merge_main(int argc, char **argv)
 {
@@ -249,7 +251,8 @@ static int merge_main(int argc, char **argv)
         }
         struct repro_journal_merged m;
         char err[768];
-        int mrc = adopt ? repro_journal_adopt(into, argv[i], datadir, &m, err, sizeof err)
+        int mrc = adopt ? repro_journal_adopt(into, argv[i], datadir,
+                                              reproduce_prophet_result_bytes, &m, err, sizeof err)
                         : repro_journal_merge(into, argv[i], datadir, &m, err, sizeof err);
         if (mrc != 0) {
             fprintf(stderr, "corun: reproduce merge: %s\n", err);

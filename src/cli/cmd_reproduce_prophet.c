@@ -13,6 +13,7 @@
 #include "corun/reproduce_scaleout.h"
 #include "corun/util.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,4 +456,26 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
                      : scaleout(datadir, quick, q, resume, jobs, sh);
     free(datadir);
     return rc;
+}
+
+size_t reproduce_prophet_result_bytes(const char *what, size_t record_size)
+{
+    static const struct {
+        const char *what;
+        size_t size, results;
+    } records[] = {
+        {"prophet --scaleout", sizeof(struct so_cell_record),
+         offsetof(struct so_cell_record, simulations)},
+        {"prophet --accuracy", sizeof(struct rp_accuracy_row),
+         offsetof(struct rp_accuracy_row, cycles)},
+        {"prophet --colocation", sizeof(struct coloc_record),
+         offsetof(struct coloc_record, cycles)},
+    };
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(records); i++) {
+        size_t n = strlen(records[i].what);
+        if (strncmp(what, records[i].what, n) == 0 && (what[n] == '\0' || what[n] == ' ') &&
+            record_size == records[i].size)
+            return records[i].results;
+    }
+    return record_size;
 }

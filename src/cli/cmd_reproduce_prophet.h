@@ -4,6 +4,7 @@
 #define CORUN_CMD_REPRODUCE_PROPHET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* True when the arguments name the prophet experiment. */
 bool reproduce_prophet_wanted(int argc, char **argv);
@@ -13,5 +14,10 @@ struct slurm_options;
 /* `corun reproduce prophet --accuracy | --colocation | --scaleout [--quick] ...`; submitted as a
  * Slurm job instead when slurm is not NULL (its options, taken off argv). A CLI_* code. */
 int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *slurm);
+/* The leading bytes of a journal record of the run `what` (a journal's run description) that
+ * hold its results, for a prophet experiment's record of record_size bytes; the rest counts
+ * what the process simulated for it (core cycles, configurations), which depends on what it
+ * had measured before. record_size for any other run. */
+size_t reproduce_prophet_result_bytes(const char *what, size_t record_size);
 
 #endif
