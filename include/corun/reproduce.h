@@ -122,6 +122,11 @@ size_t repro_quick_select(const struct suite *s, unsigned want, size_t *out);
 size_t repro_shard_select(size_t *chosen, size_t count, unsigned k, unsigned n);
 /* Whether position i belongs to shard k of n, by the same rule (n of 0: every position). */
 bool repro_in_shard(size_t i, unsigned k, unsigned n);
+/* Whether position i of count belongs to shard k of n when the shards are n runs of
+ * consecutive positions (sizes within one of each other; n of 0 or 1: every position), so a
+ * shard's items share what neighbours share (Prophet's pairs and cells, listed by LS
+ * application). */
+bool repro_in_run_shard(size_t i, size_t count, unsigned k, unsigned n);
 
 /* ---- running a part (reproduce_run.c) ---- */
 

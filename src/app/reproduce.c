@@ -274,6 +274,12 @@ bool repro_in_shard(size_t i, unsigned k, unsigned n)
     return n <= 1 || i % n == k - 1;
 }
 
+bool repro_in_run_shard(size_t i, size_t count, unsigned k, unsigned n)
+{
+    assert(i < count);
+    return n <= 1 || i * n / count == k - 1;
+}
+
 size_t repro_shard_select(size_t *chosen, size_t count, unsigned k, unsigned n)
 {
     assert(n <= 1 || (k >= 1 && k <= n));

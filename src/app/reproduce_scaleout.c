@@ -110,7 +110,7 @@ bool so_in_shard(const struct so_params *p, size_t cell)
     size_t levels = p->slots / 2 + 1, ncells = p->nls * p->nbatch * levels;
     size_t level = cell % levels, b = cell / levels % p->nbatch, ls = cell / levels / p->nbatch;
     size_t pos = (ls * levels + level) * p->nbatch + b; /* LS application, load, batch */
-    return pos * p->shards / ncells == p->shard - 1;
+    return repro_in_run_shard(pos, ncells, p->shard, p->shards);
 }
 
 struct study {

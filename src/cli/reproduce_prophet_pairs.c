@@ -114,7 +114,7 @@ int pr_run(struct pairs_run *pr, unsigned jobs)
     for (size_t i = 0; i < pr->n; i++) {
         if (pj_get(pr->jn, i, pr_rec(pr, i), pr->rsize))
             pr->in[i] = true;
-        else if (repro_in_shard(i, pr->sh.k, pr->sh.n))
+        else if (repro_in_run_shard(i, pr->n, pr->sh.k, pr->sh.n))
             pr->todo[pr->ntodo++] = i;
         else
             pr->missing++;

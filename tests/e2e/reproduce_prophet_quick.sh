@@ -6,7 +6,7 @@
 # rows (0 to 15 batch instances) and the most instances each of measured, prophet and
 # sequential allows; --list shows both; bad usage is refused with exit status 2; with --resume
 # FILE a second run reads every pair from the journal and prints the same tables, and -j 2
-# from part of a journal prints the same accuracy table. --shard K/N: shard 3/4 of a journal
+# from part of a journal prints the same accuracy table. --shard K/N: shard 3/6 of a journal
 # holding pairs 0 and 1 simulates only pair 2 (the cheapest) and prints the rows of the three
 # pairs it has and what it did instead of the summary; a shard with no pair of its own to run
 # simulates nothing; --queries N sets the runs' queries and is part of the journal's identity.
@@ -23,16 +23,16 @@ grep -q '^prophet .*--accuracy' "$TMPD/list" && grep -q '^prophet .*--colocation
     2>"$TMPD/err" || fail "--accuracy --quick --resume: exit $? $(cat "$TMPD/err")"
 grep -qF "(6 read from $TMPD/acc.journal, not simulated again)" "$TMPD/acc2" || fail "$(cat "$TMPD/acc2")"
 diff "$TMPD/acc" <(grep -v 'read from' "$TMPD/acc2") || fail "resumed accuracy: another table"
-# The journal's first two records and half its third: shard 3/4 (pairs 2 and 6, of which there
-# are six) runs pair 2 alone.
+# The journal's first two records and half its third: shard 3/6 (the third of six runs of
+# consecutive pairs) runs pair 2 alone.
 cp "$TMPD/acc.journal" "$TMPD/third.journal"
 head_bytes=$(head -2 "$TMPD/acc.journal" | wc -c)
 record=$((($(stat -c %s "$TMPD/acc.journal") - head_bytes) / 6))
 truncate -s $((head_bytes + record * 5 / 2)) "$TMPD/third.journal"
-"$CORUN" reproduce prophet --accuracy --quick --shard 3/4 --resume "$TMPD/third.journal" \
-    >"$TMPD/shard" 2>"$TMPD/err" || fail "--shard 3/4: exit $? $(cat "$TMPD/err")"
-grep -qF "shard 3/4: 1 of the 6 pairs simulated into $TMPD/third.journal (2 read from it)" \
-    "$TMPD/shard" || fail "--shard 3/4: $(cat "$TMPD/shard")"
+"$CORUN" reproduce prophet --accuracy --quick --shard 3/6 --resume "$TMPD/third.journal" \
+    >"$TMPD/shard" 2>"$TMPD/err" || fail "--shard 3/6: exit $? $(cat "$TMPD/err")"
+grep -qF "shard 3/6: 1 of the 6 pairs simulated into $TMPD/third.journal (2 read from it)" \
+    "$TMPD/shard" || fail "--shard 3/6: $(cat "$TMPD/shard")"
 [ "$(grep -cE '^(compute-intensive|PCIe-intensive|low-contention) +[a-z]' "$TMPD/shard")" = 3 ] &&
     ! grep -qE '^(compute-intensive|PCIe-intensive|low-contention) +2 ' "$TMPD/shard" ||
     fail "a shard's rows and summary: $(cat "$TMPD/shard")"

@@ -233,6 +233,43 @@ static void experiments_are_listed(void **state)
     assert_false(repro_published_on(fig10->gpu, "themis60", "hbm80"));
 }
 
+/* Prophet's pairs and cells: shard k of n is the k-th of n runs of consecutive positions,
+ * every position in exactly one, sizes within one (every n-th position would give shard 2 of
+ * 3 of six positions 1 and 4, not 2 and 3). */
+static void run_shards(void **state)
+{
+    (void)state;
+    bool in[3][6];
+    for (unsigned k = 1; k <= 3; k++)
+        for (size_t i = 0; i < 6; i++)
+            in[k - 1][i] = repro_in_run_shard(i, 6, k, 3);
+    const bool want[3][6] = {{1, 1, 0, 0, 0, 0}, {0, 0, 1, 1, 0, 0}, {0, 0, 0, 0, 1, 1}};
+    assert_memory_equal(in, want, sizeof(in));
+    for (size_t count = 1; count <= 40; count++)
+        for (unsigned n = 1; n <= 9; n++) {
+            size_t size[9] = {0}, lo = SIZE_MAX, hi = 0;
+            unsigned last = 0; /* the shard of position i - 1: shards follow in order */
+            for (size_t i = 0; i < count; i++) {
+                unsigned held = 0, of = 0;
+                for (unsigned k = 1; k <= n; k++)
+                    if (repro_in_run_shard(i, count, k, n)) {
+                        held++;
+                        size[k - 1]++;
+                        of = k;
+                    }
+                assert_int_equal(held, 1);
+                assert_true(of >= last);
+                last = of;
+            }
+            for (unsigned k = 0; k < n; k++) {
+                lo = size[k] < lo ? size[k] : lo;
+                hi = size[k] > hi ? size[k] : hi;
+            }
+            assert_true(hi - lo <= 1);
+        }
+    assert_true(repro_in_run_shard(3, 5, 0, 0)); /* no shards: everything */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +281,7 @@ int main(void)
         cmocka_unit_test(slowdown_error),
         cmocka_unit_test(quick_subset),
         cmocka_unit_test(experiments_are_listed),
+        cmocka_unit_test(run_shards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
