@@ -32,7 +32,8 @@ struct sim_env {
     uint64_t now;            /* current core cycle of the slices and DRAM */
     uint64_t next_dram_tick; /* core cycle at whose end DRAM ticks next */
     uint64_t sm_block_end;   /* SMs have been stepped up to (not including) this cycle */
-    bool sm_fast_forward;    /* SMs jump over cycles that only repeat a compute rotation */
+    bool sm_fast_forward;    /* SMs jump over cycles that only repeat a compute rotation, and
+                              * the loop over cycles in which nothing is due (gpu.c) */
     /* The SM phase of a block runs the due SMs in order from sm_first (wrapping); sm_running
      * is the one running (nsms outside sm_run_block) and sm_due the set still to run, which
      * a sleeping SM woken for its turn in the block joins. */

@@ -69,7 +69,6 @@ static void build(struct gpu *g, unsigned hist)
     g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
     e->next_dram_tick = 0;
     e->sm_fast_forward = true;
-    g->idle_skip = true;
     g->prio.kernel = -1; /* and rr = 0: kernel 0 has the first turn */
 }
 
@@ -150,7 +149,6 @@ void gpu_set_fast_forward(struct gpu *g, bool on)
         for (unsigned i = 0; i < g->cfg.sms; i++)
             sm_touch(g->sms[i]);
     g->env.sm_fast_forward = on;
-    g->idle_skip = on;
 }
 
 uint64_t gpu_skipped_cycles(const struct gpu *g)
@@ -436,7 +434,7 @@ static void skip_cycles(struct gpu *g, uint64_t n)
  * the block loop would. True when it moved. */
 static bool skip_blocks(struct gpu *g, uint64_t end)
 {
-    if (!g->idle_skip || !wake_empty(g->env.sm_wake) || !wake_empty(g->env.slice_wake))
+    if (!g->env.sm_fast_forward || !wake_empty(g->env.sm_wake) || !wake_empty(g->env.slice_wake))
         return false;
     uint64_t to = g->now + dram_quiet_cycles(g, dram_idle_ticks(g->env.dram), end - g->now);
     if (to < end)
@@ -465,7 +463,7 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
         g->sm_rr = g->sm_rr + 1 < g->cfg.sms ? g->sm_rr + 1 : 0;
         for (; g->now < block_end; g->now++) {
             /* Nothing for the slices in the wheel and a quiet DRAM: on to the next event. */
-            if (g->idle_skip && wake_empty(e->slice_wake)) {
+            if (e->sm_fast_forward && wake_empty(e->slice_wake)) {
                 uint64_t quiet = dram_quiet_ticks(e->dram);
                 uint64_t n = dram_quiet_cycles(g, quiet, block_end - g->now);
                 if (n) {

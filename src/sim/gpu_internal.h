@@ -47,7 +47,6 @@ struct gpu {
     uint64_t *agents; /* scratch bit set for wake_take */
     unsigned sm_rr;   /* first SM run in a block: rotates so no SM always wins ports */
     unsigned block;   /* SM block length, cycles */
-    bool idle_skip;   /* run_span jumps over cycles in which nothing can happen */
     uint64_t skipped; /* cycles it jumped over */
 
     uint64_t now;
