@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The libFuzzer harnesses (tests/fuzz): the scenario loader and the run-file reader. In CI (or
-# with CORUN_FUZZ=1) a clang tree with ASan+UBSan and libFuzzer instrumentation is built in
-# tests/fuzz-build, then each harness runs for FUZZ_SECONDS (default 30) from its seed corpus
-# in the source tree (new inputs go to a scratch directory, never into the tree). A crash, a
-# leak or undefined behaviour fails the test and leaves the input in tests/fuzz-build/crashes.
+# The libFuzzer harnesses (tests/fuzz): the scenario loader, the run-file reader and the other
+# files' readers (presets, profiles, models, lessons, suites, traces, journals, job manifests).
+# In CI (or with CORUN_FUZZ=1) a clang tree with ASan+UBSan and libFuzzer instrumentation is
+# built in tests/fuzz-build, then each harness runs for FUZZ_SECONDS (default 20) from its seed
+# corpus in the source tree (new inputs go to a scratch directory, never into the tree). A
+# crash, a leak, a hang (an input that takes over 60 s) or undefined behaviour fails the test
+# and leaves the input in tests/fuzz-build/crashes.
 # `make fuzz` runs the same for longer.
 . "$(dirname "$0")/lib.sh"
 if [ -z "${CI:-}" ] && [ -z "${CORUN_FUZZ:-}" ]; then
@@ -11,7 +13,7 @@ if [ -z "${CI:-}" ] && [ -z "${CORUN_FUZZ:-}" ]; then
 fi
 command -v clang >/dev/null || skip "clang not found (Debian package clang)"
 [ ! -f "$top_srcdir/config.status" ] || skip "source tree is configured in place; the fuzz build needs a clean one"
-seconds=${FUZZ_SECONDS:-30}
+seconds=${FUZZ_SECONDS:-20}
 fz="$top_builddir/tests/fuzz-build"
 mkdir -p "$fz/crashes"
 cd "$fz"
@@ -19,17 +21,18 @@ if [ ! -f Makefile ]; then
     "$top_srcdir/configure" --quiet CC=clang --enable-sanitizers --enable-fuzzing \
         --disable-dependency-tracking >configure.log 2>&1 || { cat configure.log; fail "configure"; }
 fi
-make -j"$(nproc)" corun_sim_id.h tests/fuzz/fuzz_scenario tests/fuzz/fuzz_runfile >make.log 2>&1 ||
+make -j"$(nproc)" corun_sim_id.h tests/fuzz/fuzz_scenario tests/fuzz/fuzz_runfile \
+    tests/fuzz/fuzz_files >make.log 2>&1 ||
     { tail -50 make.log; fail "fuzz build"; }
 export CORUN_DATADIR="$top_srcdir"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS="suppressions=$top_srcdir/tests/fuzz/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for h in scenario runfile; do
+for h in scenario runfile files; do
     rm -rf "scratch-$h"
     mkdir "scratch-$h"
     set +e
-    nice "tests/fuzz/fuzz_$h" -max_total_time="$seconds" -print_final_stats=1 \
+    nice "tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=60 -print_final_stats=1 \
         -artifact_prefix="$fz/crashes/$h-" "scratch-$h" "$top_srcdir/tests/fuzz/corpus/$h" \
         >"$h.log" 2>&1
     rc=$?
