@@ -192,6 +192,11 @@ void gpu_set_dram_checking(struct gpu *g, bool on);
  * quiet memory system), unless turned off; the counters are the same either way, so this
  * exists for the tests that say so. */
 void gpu_set_fast_forward(struct gpu *g, bool on);
+/* Runs each block's SM phase and memory phase (LLC slices, DRAM) on two threads, with the same
+ * results (gpu_split.c). False when it cannot: the second thread does not start, or a request
+ * could be ready at its LLC slice within the block it was sent in (an LLC latency shorter
+ * than the crossbar's reply). Off by default. */
+bool gpu_set_split(struct gpu *g, bool on);
 /* Cycles the loop jumped over so far (0 with the fast paths off). */
 uint64_t gpu_skipped_cycles(const struct gpu *g);
 

@@ -56,6 +56,17 @@ bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum ll
 uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now);
 /* The DRAM completion callback (ctx is the llc). */
 void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle);
+
+/* Split blocks: the SMs' phase of the block [block_start, block_end) on one thread and the
+ * slices' and DRAM's on another, with every result as if the SMs had run first. Between
+ * llc_split_begin and llc_split_end the SM side appends requests that the slices cannot see
+ * and sees the queues as they were when the block began, and the memory side logs what it
+ * does to the SMs (replies, wake-ups of SMs waiting for room) and the slice wake-ups that
+ * depend on the SM side's appends; llc_split_end, once both are done, applies the log in its
+ * order and merges the queues. llc_split_stop goes back to plain blocks between two. */
+void llc_split_begin(struct llc *l, uint64_t block_start, uint64_t block_end);
+void llc_split_end(struct llc *l);
+void llc_split_stop(struct llc *l);
 /* Outstanding misses of slice (for tests and views). */
 unsigned llc_mshrs_used(const struct llc *l, unsigned slice);
 /* Kernel kernel's ATD counters (zero for a kernel index out of range). */

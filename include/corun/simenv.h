@@ -31,6 +31,7 @@ struct sim_env {
     struct wake *sm_wake, *slice_wake;
     uint64_t now;            /* current core cycle of the slices and DRAM */
     uint64_t next_dram_tick; /* core cycle at whose end DRAM ticks next */
+    uint64_t sm_block_start; /* the first cycle of the SMs' block */
     uint64_t sm_block_end;   /* SMs have been stepped up to (not including) this cycle */
     bool sm_fast_forward;    /* SMs jump over cycles that only repeat a compute rotation, and
                               * the loop over cycles in which nothing is due (gpu.c) */

@@ -172,6 +172,9 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     uint64_t interval = s->alloc && s->alloc->uses_interval ? s->alloc_params.smqos_interval : 0;
     unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
     struct session_ahead *ahead = interval ? NULL : session_refs_ahead(s, slot, n);
+    /* With no reference to run ahead, a second thread takes the shared run's memory side
+     * (gpu_set_split: the same results). */
+    gpu_set_split(s->gpu, !ahead && s->threads >= 2);
     struct gpu_kernel_counters prev[GPU_MAX_KERNELS], now[GPU_MAX_KERNELS];
     memset(prev, 0, sizeof prev);
     uint64_t done = 0;
@@ -189,10 +192,12 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         }
         if (progress && progress(ctx, 0.5 * i / SESSION_PROGRESS_SLICES) != 0) {
             session_refs_ahead_stop(ahead);
+            gpu_set_split(s->gpu, false);
             return 1;
         }
     }
     session_refs_ahead_stop(ahead);
+    gpu_set_split(s->gpu, false);
     s->have_tail = interval > 0 && interval < len; /* else the tail is the whole epoch */
     if (s->have_tail)
         session_interval_counters(s, prev, s->tail);

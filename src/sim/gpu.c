@@ -60,6 +60,7 @@ static void build(struct gpu *g, unsigned hist)
     if (wake_words(e->slice_wake) > words)
         words = wake_words(e->slice_wake);
     g->agents = xcalloc(words, sizeof(uint64_t));
+    g->slice_agents = xcalloc(words, sizeof(uint64_t));
     e->sm_due = g->agents;
     e->sm_running = cfg->sms;
     g->partition = xmalloc(cfg->sms * sizeof(int));
@@ -133,7 +134,9 @@ void gpu_delete(struct gpu *g)
     wake_delete(g->env.slice_wake);
     for (unsigned k = 0; k < g->nkernels; k++)
         kstate_delete(g->kernels[k]);
+    gpu_split_stop(g);
     free(g->agents);
+    free(g->slice_agents);
     free(g->partition);
     free(g);
 }
@@ -357,10 +360,10 @@ bool gpu_kernel_retired(const struct gpu *g, unsigned k)
 
 /* Runs the SMs due in the block [g->now, block_end), starting at SM g->sm_rr and wrapping, so
  * no SM always gets the crossbar ports first. */
-static void run_sms(struct gpu *g, uint64_t block_end)
+static void run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
 {
     struct sim_env *e = &g->env;
-    if (!wake_take(e->sm_wake, g->now, g->agents))
+    if (!wake_take(e->sm_wake, block_start, g->agents))
         return;
     unsigned n = g->cfg.sms, first = g->sm_rr;
     e->sm_first = first;
@@ -386,10 +389,10 @@ static void run_sms(struct gpu *g, uint64_t block_end)
 static void run_slices(struct gpu *g)
 {
     struct sim_env *e = &g->env;
-    if (!wake_take(e->slice_wake, g->now, g->agents))
+    if (!wake_take(e->slice_wake, g->now, g->slice_agents))
         return;
     for (unsigned wi = 0; wi < wake_words(e->slice_wake); wi++) {
-        for (uint64_t bits = g->agents[wi]; bits; bits &= bits - 1) {
+        for (uint64_t bits = g->slice_agents[wi]; bits; bits &= bits - 1) {
             unsigned a = wi * 64 + (unsigned)__builtin_ctzll(bits);
             uint64_t next = llc_step(e->llc, a, g->now);
             if (next != UINT64_MAX)
@@ -457,38 +460,56 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
         uint64_t block_end = (g->now / g->block + 1) * g->block;
         if (block_end > end)
             block_end = end;
-        e->now = g->now;
+        e->now = e->sm_block_start = g->now;
         e->sm_block_end = block_end;
-        run_sms(g, block_end);
-        g->sm_rr = g->sm_rr + 1 < g->cfg.sms ? g->sm_rr + 1 : 0;
-        for (; g->now < block_end; g->now++) {
-            /* Nothing for the slices in the wheel and a quiet DRAM: on to the next event. */
-            if (e->sm_fast_forward && wake_empty(e->slice_wake)) {
-                uint64_t quiet = dram_quiet_ticks(e->dram);
-                uint64_t n = dram_quiet_cycles(g, quiet, block_end - g->now);
-                if (n) {
-                    skip_cycles(g, n);
-                    if (g->now == block_end)
-                        break;
-                }
-            }
-            e->now = g->now;
-            /* DRAM ticks at the end of this cycle when the accumulator passes a core period;
-             * slices waiting for room in a DRAM queue retry in the cycle after. */
-            if (g->dram_acc + g->dram_khz >= g->core_khz)
-                e->next_dram_tick = g->now;
-            else if (e->next_dram_tick <= g->now)
-                e->next_dram_tick = g->now + (g->core_khz - g->dram_acc - 1) / g->dram_khz;
-            run_slices(g);
-            g->dram_acc += g->dram_khz;
-            while (g->dram_acc >= g->core_khz) {
-                g->dram_acc -= g->core_khz;
-                dram_tick(e->dram);
-            }
+        if (g->split) {
+            gpu_split_block(g, block_end);
+        } else {
+            run_sms(g, g->now, block_end);
+            gpu_run_memory(g, block_end);
         }
+        g->sm_rr = g->sm_rr + 1 < g->cfg.sms ? g->sm_rr + 1 : 0;
     }
+    if (g->split)
+        llc_split_stop(e->llc);
     e->now = e->sm_block_end = g->now;
     sm_count_lazy(e); /* the counters are read between runs */
+}
+
+void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
+{
+    run_sms(g, block_start, block_end);
+}
+
+/* The slices' and DRAM's cycles from g->now to block_end. */
+void gpu_run_memory(struct gpu *g, uint64_t block_end)
+{
+    struct sim_env *e = &g->env;
+    for (; g->now < block_end; g->now++) {
+        /* Nothing for the slices in the wheel and a quiet DRAM: on to the next event. */
+        if (e->sm_fast_forward && wake_empty(e->slice_wake)) {
+            uint64_t quiet = dram_quiet_ticks(e->dram);
+            uint64_t n = dram_quiet_cycles(g, quiet, block_end - g->now);
+            if (n) {
+                skip_cycles(g, n);
+                if (g->now == block_end)
+                    break;
+            }
+        }
+        e->now = g->now;
+        /* DRAM ticks at the end of this cycle when the accumulator passes a core period;
+         * slices waiting for room in a DRAM queue retry in the cycle after. */
+        if (g->dram_acc + g->dram_khz >= g->core_khz)
+            e->next_dram_tick = g->now;
+        else if (e->next_dram_tick <= g->now)
+            e->next_dram_tick = g->now + (g->core_khz - g->dram_acc - 1) / g->dram_khz;
+        run_slices(g);
+        g->dram_acc += g->dram_khz;
+        while (g->dram_acc >= g->core_khz) {
+            g->dram_acc -= g->core_khz;
+            dram_tick(e->dram);
+        }
+    }
 }
 
 void gpu_run(struct gpu *g, uint64_t core_cycles)

@@ -44,16 +44,28 @@ struct gpu {
     unsigned hist_lines;                   /* the SMs' reuse history capacity */
     struct sm **sms;
     int *partition;
-    uint64_t *agents; /* scratch bit set for wake_take */
-    unsigned sm_rr;   /* first SM run in a block: rotates so no SM always wins ports */
-    unsigned block;   /* SM block length, cycles */
-    uint64_t skipped; /* cycles it jumped over */
+    uint64_t *agents;        /* scratch bit set for wake_take: the SMs due in the block */
+    uint64_t *slice_agents;  /* the same for the slices due in a cycle */
+    struct gpu_split *split; /* the memory side's thread, when blocks are split */
+    unsigned sm_rr;          /* first SM run in a block: rotates so no SM always wins ports */
+    unsigned block;          /* SM block length, cycles */
+    uint64_t skipped;        /* cycles it jumped over */
 
     uint64_t now;
     uint64_t core_khz, dram_khz, dram_acc; /* DRAM ticks when the accumulator passes core_khz */
     uint64_t epoch_start, epoch_dram_start;
     struct gpu_prio prio;
 };
+
+/* The SM phase of the block [block_start, block_end), and the memory phase (slices, DRAM)
+ * from g->now to block_end (gpu.c). */
+void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end);
+void gpu_run_memory(struct gpu *g, uint64_t block_end);
+
+/* Runs the block to block_end with its SM phase on this thread and its memory phase on the
+ * split thread, as if one after the other (gpu_split.c); gpu_split_stop ends the thread. */
+void gpu_split_block(struct gpu *g, uint64_t block_end);
+void gpu_split_stop(struct gpu *g);
 
 /* Writes the message to err (when there is room) and returns -1: the GPU's errors. */
 int gpu_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

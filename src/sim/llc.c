@@ -37,6 +37,25 @@ struct slice { /* what every step reads first, in one host cache line */
      * last-use stamps */
     uint64_t *atd_tag, *atd_stamp;
     uint64_t atd_clock[SIM_MAX_KERNELS];
+    /* Split blocks (llc_split_begin): the SM side's view of `in` as the block began (count,
+     * head), what it appended since and the first appended request's ready cycle; whether the
+     * memory side changed the queue (listed). */
+    unsigned sm_base, sm_head, sm_added;
+    uint64_t first_ready;
+    bool listed;
+};
+
+/* What the memory side did to the SMs during a split block, in order. */
+struct llc_event {
+    uint64_t arrival, line; /* a reply; arrival UINT64_MAX: a wake of the slice's next waiter */
+    unsigned sm_or_slice;
+    bool is_const;
+};
+
+/* A slice step whose queue part was empty and whose next wake-up lies beyond the block. */
+struct llc_deferred {
+    uint64_t now, next;
+    unsigned slice;
 };
 
 struct llc {
@@ -45,6 +64,15 @@ struct llc {
     struct slice *s;
     unsigned ways, atd_sets; /* LLC ways; sampled sets per slice */
     struct llc_atd_counters atd[SIM_MAX_KERNELS];
+
+    bool split; /* the SM and memory sides of the block run side by side */
+    uint64_t block_start, block_end;
+    unsigned *listed, nlisted; /* slices appended to, popped or woken in the block */
+    struct llc_event *ev;
+    size_t nev, cap_ev;
+    struct llc_deferred *def;
+    size_t ndef, cap_def;
+    unsigned *touched, ntouched; /* SM side: slices appended to */
 };
 
 struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
@@ -58,6 +86,8 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
     l->latency = cfg->llc.latency_cycles;
     l->sm_words = (cfg->sms + 63) / 64;
     l->s = xcalloc(l->nslices, sizeof(*l->s));
+    l->listed = xcalloc(l->nslices, sizeof(*l->listed));
+    l->touched = xcalloc(l->nslices, sizeof(*l->touched));
     uint64_t slice_bytes = cfg->llc.size_bytes / cfg->llc_slices;
     unsigned sets = (unsigned)(slice_bytes / cfg->llc.line_bytes / cfg->llc.ways);
     l->ways = cfg->llc.ways;
@@ -91,6 +121,10 @@ void llc_delete(struct llc *l)
         free(l->s[i].atd_stamp);
     }
     free(l->s);
+    free(l->listed);
+    free(l->touched);
+    free(l->ev);
+    free(l->def);
     free(l);
 }
 
@@ -116,16 +150,40 @@ unsigned llc_mshrs_used(const struct llc *l, unsigned slice)
     return cache_mshrs_used(l->s[slice].cache);
 }
 
+/* The SM side of a split block appends to slice's queue: after the requests it held as the
+ * block began, the slices' pops meanwhile notwithstanding (they are disjoint entries). */
+static bool split_append(struct llc *l, struct slice *s, unsigned slice, uint64_t arrive,
+                         uint64_t line, unsigned sm, enum llc_kind kind, unsigned kernel)
+{
+    unsigned tail = s->sm_head + s->sm_base + s->sm_added; /* < 2 * in_cap */
+    struct llc_req *r = &s->in[tail < s->in_cap ? tail : tail - s->in_cap];
+    *r = (struct llc_req){.ready = arrive + l->latency,
+                          .line = line,
+                          .sm = (uint16_t)sm,
+                          .kind = (uint8_t)kind,
+                          .kernel = (uint8_t)kernel};
+    if (s->sm_added++ == 0) {
+        s->first_ready = r->ready;
+        l->touched[l->ntouched++] = slice;
+    }
+    return true;
+}
+
 bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
               unsigned kernel, uint64_t now)
 {
     struct slice *s = &l->s[slice];
-    if (s->in_count == s->in_cap) {
+    /* Split: the queue as the SMs saw it when they ran before the slices, their own appends
+     * kept apart from the slices' pops until the block's end. */
+    unsigned count = l->split ? s->sm_base + s->sm_added : s->in_count;
+    if (count == s->in_cap) {
         s->waiters[sm / 64] |= 1ull << (sm % 64);
         return false;
     }
     unsigned bytes = kind == LLC_WRITE ? l->line_bytes : 8;
     uint64_t arrive = noc_send_request(l->env->noc, sm, slice, bytes, now);
+    if (l->split)
+        return split_append(l, s, slice, arrive, line, sm, kind, kernel);
     unsigned tail = s->in_head + s->in_count; /* < 2 * in_cap */
     struct llc_req *r = &s->in[tail < s->in_cap ? tail : tail - s->in_cap];
     *r = (struct llc_req){.ready = arrive + l->latency,
@@ -138,6 +196,25 @@ bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum ll
     if (s->in_count == 1) /* SMs run ahead of the slices by up to a block: use the slices' now */
         wake_at(l->env->slice_wake, slice, l->env->now, r->ready);
     return true;
+}
+
+/* Split: the memory side marks a slice whose queue view the SM side must take again. */
+static void list_slice(struct llc *l, unsigned slice)
+{
+    struct slice *s = &l->s[slice];
+    if (!s->listed) {
+        s->listed = true;
+        l->listed[l->nlisted++] = slice;
+    }
+}
+
+static void log_event(struct llc *l, struct llc_event e)
+{
+    if (l->nev == l->cap_ev) {
+        l->cap_ev = l->cap_ev ? 2 * l->cap_ev : 256;
+        l->ev = xrealloc(l->ev, l->cap_ev * sizeof(*l->ev));
+    }
+    l->ev[l->nev++] = e;
 }
 
 /* Wakes the next SM (round robin) that waits for room in slice s. */
@@ -245,7 +322,10 @@ static void send_reply(struct llc *l, unsigned slice, uint64_t line, uint32_t to
 {
     unsigned sm = token >> 1;
     uint64_t arrive = noc_send_reply(l->env->noc, slice, sm, l->line_bytes, now);
-    sm_deliver(l->env->sms[sm], arrive, line, token & 1);
+    if (l->split) /* the SM may be running: delivered at the block's end, in this order */
+        log_event(l, (struct llc_event){arrive, line, sm, token & 1});
+    else
+        sm_deliver(l->env->sms[sm], arrive, line, token & 1);
 }
 
 static void reply_waiter(void *ctx, uint32_t token)
@@ -324,7 +404,12 @@ uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now)
             if (!stalled) {
                 s->in_head = s->in_head + 1 < s->in_cap ? s->in_head + 1 : 0;
                 s->in_count--;
-                wake_waiter(l, slice, now);
+                if (l->split) { /* the waiters' bits are the SM side's until the block ends */
+                    log_event(l, (struct llc_event){UINT64_MAX, 0, slice, false});
+                    list_slice(l, slice);
+                } else {
+                    wake_waiter(l, slice, now);
+                }
                 r = &s->in[s->in_head];
             }
         }
@@ -340,6 +425,17 @@ uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now)
         if (t < next)
             next = t;
     }
+    /* Split: with its part of the queue empty, the slice would also have waited for the SM
+     * side's appends of this block, which it cannot see yet: a wake-up beyond the block waits
+     * for the block's end, when they are known. */
+    if (l->split && !s->in_count && next >= l->block_end) {
+        if (l->ndef == l->cap_def) {
+            l->cap_def = l->cap_def ? 2 * l->cap_def : 64;
+            l->def = xrealloc(l->def, l->cap_def * sizeof(*l->def));
+        }
+        l->def[l->ndef++] = (struct llc_deferred){now, next, slice};
+        return UINT64_MAX;
+    }
     return next;
 }
 
@@ -353,6 +449,70 @@ void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle
     uint64_t now = l->env->now;
     struct reply_ctx rc = {.l = l, .slice = slice, .line = req->addr / l->line_bytes, .now = now};
     cache_fill(l->s[slice].cache, rc.line, reply_waiter, &rc);
+    /* Split: with its part of the queue empty, a slice that had appends of the SM side would
+     * also be woken here. That step would find them not ready and wake the slice for the
+     * first, which it is already (llc_split_end), or find requests out, for which it is due
+     * next cycle anyway: nothing to do. */
     if (l->s[slice].in_count)
         wake_at(l->env->slice_wake, slice, now, now + 1);
+}
+
+void llc_split_begin(struct llc *l, uint64_t block_start, uint64_t block_end)
+{
+    assert(!l->nev && !l->ndef && !l->ntouched && !l->nlisted);
+    if (!l->split) { /* the SM side's view of every queue, as it is now */
+        for (unsigned i = 0; i < l->nslices; i++) {
+            l->s[i].sm_base = l->s[i].in_count;
+            l->s[i].sm_head = l->s[i].in_head;
+        }
+    }
+    l->split = true;
+    l->block_start = block_start;
+    l->block_end = block_end;
+}
+
+void llc_split_end(struct llc *l)
+{
+    /* What the memory side did to the SMs, in its order (sm_wake keeps the earliest). */
+    for (size_t i = 0; i < l->nev; i++) {
+        const struct llc_event *e = &l->ev[i];
+        if (e->arrival == UINT64_MAX)
+            wake_waiter(l, e->sm_or_slice, l->block_end - 1);
+        else
+            sm_deliver(l->env->sms[e->sm_or_slice], e->arrival, e->line, e->is_const);
+    }
+    l->nev = 0;
+    /* The slices' wake-ups as the appends would have made them. */
+    for (size_t i = 0; i < l->ndef; i++) {
+        const struct llc_deferred *d = &l->def[i];
+        const struct slice *s = &l->s[d->slice];
+        uint64_t next = s->sm_added && s->first_ready < d->next ? s->first_ready : d->next;
+        if (next != UINT64_MAX)
+            wake_at(l->env->slice_wake, d->slice, d->now, next);
+    }
+    l->ndef = 0;
+    for (unsigned i = 0; i < l->ntouched; i++) {
+        unsigned slice = l->touched[i];
+        struct slice *s = &l->s[slice];
+        /* An append to an empty queue wakes the slice (llc_send). */
+        if (s->sm_base == 0)
+            wake_at(l->env->slice_wake, slice, l->block_start, s->first_ready);
+        s->in_count += s->sm_added;
+        s->sm_added = 0;
+        s->sm_base = s->in_count;
+        s->sm_head = s->in_head;
+    }
+    l->ntouched = 0;
+    for (unsigned i = 0; i < l->nlisted; i++) {
+        struct slice *s = &l->s[l->listed[i]];
+        s->sm_base = s->in_count;
+        s->sm_head = s->in_head;
+        s->listed = false;
+    }
+    l->nlisted = 0;
+}
+
+void llc_split_stop(struct llc *l)
+{
+    l->split = false;
 }

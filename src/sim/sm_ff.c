@@ -146,7 +146,7 @@ static uint64_t reference_cycle(const struct sm *sm)
         return e->sm_block_end;
     unsigned n = e->nsms, first = e->sm_first;
     unsigned pos = (sm->id + n - first) % n, cur = (e->sm_running + n - first) % n;
-    return pos < cur ? e->sm_block_end : e->now;
+    return pos < cur ? e->sm_block_end : e->sm_block_start;
 }
 
 /* Adds the sleeping SM's instructions of the cycles before `to` to its kernel's counters. */

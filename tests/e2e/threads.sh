@@ -3,7 +3,10 @@
 # side by side, and the results do not depend on N: the same JSON and the same run-file
 # datasets with 1, 2 and 4 threads, each with a fresh catalog so that every reference is
 # simulated. A four-kernel mix where two kernels share one reference (the same profile on as
-# many SMs) is among them. Bad values are refused with exit status 2.
+# many SMs) is among them. Each is run a second time, its references then read from the
+# catalog: with none to run ahead, the shared run's memory side (slices, DRAM) takes the
+# second thread (gpu_set_split), and the results are again those of one thread. Bad values
+# are refused with exit status 2.
 . "$(dirname "$0")/../lib.sh"
 cat >"$TMPD/quad.cfg" <<'CFG'
 name = "four kernels, two alike";
@@ -18,9 +21,13 @@ for sc in "$top_srcdir/scenarios/default.cfg" "$TMPD/quad.cfg"; do
         XDG_DATA_HOME="$TMPD/xdg$n" "$CORUN" run "$sc" --epochs 2 --set epoch_cycles=30000 \
             --threads $n --json --out "$TMPD/run$n.h5" >"$TMPD/out$n.json" ||
             fail "run --threads $n on $sc"
+        XDG_DATA_HOME="$TMPD/xdg$n" "$CORUN" run "$sc" --epochs 2 --set epoch_cycles=30000 \
+            --threads $n --json >"$TMPD/warm$n.json" || fail "run --threads $n on $sc again"
     done
     for n in 2 4; do
         cmp -s "$TMPD/out1.json" "$TMPD/out$n.json" || fail "$sc: --threads $n differs from 1"
+        cmp -s "$TMPD/out1.json" "$TMPD/warm$n.json" ||
+            fail "$sc: --threads $n, references cached, differs from 1"
         if command -v h5diff >/dev/null; then
             for d in /per_kernel /system /partition; do
                 h5diff "$TMPD/run1.h5" "$TMPD/run$n.h5" $d $d >/dev/null ||

@@ -1,0 +1,140 @@
+/* Unit tests: split blocks (gpu_set_split) — the SM phase and the memory phase of each block
+ * on two threads give exactly what one thread running them one after the other gives. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/diag.h"
+#include "corun/gpu.h"
+#include "corun/kernel.h"
+#include "corun/preset.h"
+#include "testutil.h"
+
+#define MAX_K 4
+
+struct split_case {
+    const char *gpu;
+    const char *kernels[MAX_K];
+    const char *scheduler; /* DRAM scheduler; NULL: the preset's */
+    uint64_t prio;         /* ASM's priority epochs (cycles; 0: off) */
+};
+
+struct outcome {
+    struct gpu_kernel_counters k[MAX_K];
+    struct gpu_system_counters sys;
+    struct gpu_channel_counters ch[2];
+    uint64_t now, tbs;
+};
+
+static void snapshot(const struct gpu *g, unsigned n, struct outcome *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (unsigned k = 0; k < n; k++)
+        gpu_kernel_counters(g, k, &out->k[k]);
+    gpu_system_counters(g, &out->sys);
+    for (unsigned c = 0; c < 2; c++)
+        gpu_channel_counters(g, c, &out->ch[c]);
+    out->now = gpu_now(g);
+    for (unsigned i = 0; i < gpu_sms(g); i++)
+        out->tbs = out->tbs * 31 + gpu_sm_tbs_finished(g, i);
+}
+
+/* Runs the case in uneven spans with a counter reset and a repartition by draining between,
+ * split or not; fills out[0] (before the repartition) and out[1] (at the end). */
+static void run_case(const struct split_case *c, bool split, struct outcome out[2])
+{
+    struct gpu_config cfg;
+    test_preset(c->gpu, &cfg);
+    struct kernel_profile p[MAX_K];
+    const struct kernel_profile *ps[MAX_K];
+    unsigned n = 0;
+    struct diag d;
+    diag_init(&d);
+    for (; n < MAX_K && c->kernels[n]; n++) {
+        assert_int_equal(preset_kernel_load(getenv("CORUN_DATADIR"), c->kernels[n], &p[n], &d), 0);
+        ps[n] = &p[n];
+    }
+    diag_done(&d);
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, n, 7, err, sizeof err);
+    assert_non_null(g);
+    assert_true(gpu_set_split(g, split));
+    if (c->scheduler)
+        assert_int_equal(gpu_set_dram_scheduler(g, c->scheduler), 0);
+    if (c->prio)
+        gpu_set_priority_epochs(g, c->prio);
+    int own[256];
+    gpu_partition_even(cfg.sms, n, own);
+    assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 7001);
+    gpu_reset_counters(g);
+    gpu_run(g, 13003);
+    gpu_run(g, 9);
+    snapshot(g, n, &out[0]);
+    for (unsigned i = 0; i < cfg.sms; i++) /* the first kernel takes a third of the others' */
+        own[i] = i % 3 == 0 ? 0 : own[i];
+    assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 16384);
+    snapshot(g, n, &out[1]);
+    gpu_delete(g);
+    for (unsigned k = 0; k < n; k++)
+        kernel_profile_done(&p[k]);
+}
+
+static void split_equals_one_thread(void **state)
+{
+    (void)state;
+    const struct split_case cases[] = {
+        {"hbm80", {"lbm", "hotspot"}, NULL, 0},
+        {"hbm80", {"bino", "dxtc", "euler3d", "fwt"}, NULL, 0},
+        {"hbm80", {"pvc", "srad"}, "bw-app", 0},
+        {"hbm80", {"stream", "pf"}, NULL, 2000},
+        {"gddr5_40", {"pf", "euler3d"}, NULL, 0},
+        {"k40", {"bfs", "mri-q"}, NULL, 0},
+        {"smqos24", {"2dconv", "sc"}, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct outcome one[2], two[2];
+        run_case(&cases[i], false, one);
+        run_case(&cases[i], true, two);
+        assert_true(one[1].k[0].instructions > 0 && one[1].k[0].l2_accesses > 0);
+        assert_true(one[1].ch[0].c.row_accesses > 0);
+        for (unsigned s = 0; s < 2; s++)
+            assert_memory_equal(&one[s], &two[s], sizeof(one[s]));
+    }
+}
+
+/* When a request could be ready at its slice within the block it was sent in (an LLC latency
+ * shorter than the crossbar's reply), the slices would have to see it there: no split. */
+static void split_refused_for_a_quick_llc(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    test_preset("hbm80", &cfg);
+    cfg.noc_latency_cycles = 0; /* blocks of 4 cycles: a line's four flits */
+    const struct kernel_profile *ps[1] = {kernel_builtin_find("stream")};
+    assert_non_null(ps[0]);
+    char err[256];
+    for (unsigned lat = 1; lat <= 4; lat++) {
+        cfg.llc.latency_cycles = lat;
+        struct gpu *g = gpu_new(&cfg, ps, 1, 1, err, sizeof err);
+        assert_non_null(g);
+        assert_int_equal(gpu_set_split(g, true), lat >= 3); /* 0 + 1 flit + lat >= 4 */
+        assert_true(gpu_set_split(g, false));
+        gpu_delete(g);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(split_equals_one_thread),
+        cmocka_unit_test(split_refused_for_a_quick_llc),
+    };
+    return cmocka_run_group_tests_name("gpu_split", tests, NULL, NULL);
+}
