@@ -36,7 +36,7 @@ struct gpu_split {
 
 static void pause_briefly(unsigned *spins)
 {
-    if (++*spins % 4096 == 0)
+    if (++*spins % 256 == 0)
         sched_yield(); /* another thread may need this core to get on */
 #if defined(__x86_64__) || defined(__i386__)
     else
