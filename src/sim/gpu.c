@@ -124,6 +124,7 @@ void gpu_delete(struct gpu *g)
 {
     if (!g)
         return;
+    gpu_split_stop(g); /* its thread first: it works on everything below */
     for (unsigned i = 0; i < g->cfg.sms; i++)
         sm_delete(g->sms[i]);
     free(g->sms);
@@ -134,7 +135,6 @@ void gpu_delete(struct gpu *g)
     wake_delete(g->env.slice_wake);
     for (unsigned k = 0; k < g->nkernels; k++)
         kstate_delete(g->kernels[k]);
-    gpu_split_stop(g);
     free(g->agents);
     free(g->slice_agents);
     free(g->partition);

@@ -67,7 +67,7 @@ struct llc {
 
     bool split; /* the SM and memory sides of the block run side by side */
     uint64_t block_start, block_end;
-    unsigned *listed, nlisted; /* slices appended to, popped or woken in the block */
+    unsigned *listed, nlisted; /* memory side: slices it popped requests from */
     struct llc_event *ev;
     size_t nev, cap_ev;
     struct llc_deferred *def;
@@ -450,9 +450,10 @@ void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle
     struct reply_ctx rc = {.l = l, .slice = slice, .line = req->addr / l->line_bytes, .now = now};
     cache_fill(l->s[slice].cache, rc.line, reply_waiter, &rc);
     /* Split: with its part of the queue empty, a slice that had appends of the SM side would
-     * also be woken here. That step would find them not ready and wake the slice for the
-     * first, which it is already (llc_split_end), or find requests out, for which it is due
-     * next cycle anyway: nothing to do. */
+     * also be woken here, for a step that finds them not ready. With requests out it is due
+     * next cycle anyway; without, the step would only wake it for the first append, which
+     * llc_split_end does (its last step's wake-up was deferred, or its part was empty when
+     * the block began): nothing to do. */
     if (l->s[slice].in_count)
         wake_at(l->env->slice_wake, slice, now, now + 1);
 }
