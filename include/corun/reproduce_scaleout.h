@@ -38,6 +38,11 @@ struct so_params {
      * cells (NULL: none): cells it holds are read, not simulated, and each cell simulated is
      * put in it as a struct so_cell_record. */
     struct repro_journal *journal;
+    /* A journal of the LS applications' curves alone at each load, keyed by ls * levels +
+     * level, each so_curve_record_size(queries) bytes (NULL: none): a curve it holds is read,
+     * not measured again, and each curve measured is put in it, so a stopped run picks up
+     * without measuring its curves anew. */
+    struct repro_journal *curves;
     /* Simulate only shard `shard` of `shards` (1-based; shards 0: all of them; so_in_shard),
      * as one task of a job split over machines does: the others are only read when the
      * journal holds them, and the summary waits for a run that has every cell (the shards'
@@ -48,6 +53,9 @@ struct so_params {
      * cells it takes share (an LS application's rate and its curve alone at a load). */
     unsigned jobs;
 };
+
+/* The bytes of a curve as the curves journal keeps it, for runs of `queries` queries. */
+size_t so_curve_record_size(unsigned queries);
 
 /* The full form (Prophet's 700 GPUs, 7 LS and 11 batch applications, 11 000 instances) or the
  * quick one (4 GPUs, 2 LS and 2 batch applications). */
@@ -108,9 +116,11 @@ struct so_result {
     unsigned simulations;    /* configurations run on the core (journaled cells' included) */
     uint64_t cycles;         /* core cycles, profiles and bubbles included */
     size_t resumed;          /* cells read from the journal */
+    size_t curves_resumed;   /* curves read from the curves journal */
     size_t simulated_cells;  /* cells simulated in this run */
     size_t missing;          /* cells outside the shard and not in the journal: no summary */
     char journal_error[256]; /* why a finished cell could not be journaled ("" when none) */
+    char curves_error[256];  /* why a measured curve could not be journaled ("" when none) */
 };
 
 /* Runs the study. Returns 0, or -1 with a message. Release r with so_result_done. */

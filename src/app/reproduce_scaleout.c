@@ -329,6 +329,22 @@ static int run_part(void *user, struct forkpool_task *task, void *result)
     return rc;
 }
 
+size_t so_curve_record_size(unsigned queries)
+{
+    return sizeof(struct part_blob) + queries * sizeof(double);
+}
+
+/* Takes the curve of (LS, level) pair g from a blob, measured or read from the journal. */
+static void take_part(struct study *s, size_t g, const struct part_blob *in)
+{
+    struct accel_bubble *b = &s->parts[g];
+    b->ls[0] = in->curve;
+    b->alone_util[0] = in->util;
+    b->cycles = in->cycles;
+    b->alone_ms[0] = xmalloc(s->p->queries * sizeof(double));
+    memcpy(b->alone_ms[0], in->alone_ms, s->p->queries * sizeof(double));
+}
+
 static void collect_part(void *user, size_t index, const void *result, const char *error)
 {
     struct study *s = user;
@@ -337,13 +353,13 @@ static void collect_part(void *user, size_t index, const void *result, const cha
         return;
     }
     const struct part_blob *in = result;
-    struct accel_bubble *b = &s->parts[s->todo[index]];
-    b->ls[0] = in->curve;
-    b->alone_util[0] = in->util;
-    b->cycles = in->cycles;
-    b->alone_ms[0] = xmalloc(s->p->queries * sizeof(double));
-    memcpy(b->alone_ms[0], in->alone_ms, s->p->queries * sizeof(double));
+    size_t g = s->todo[index];
+    take_part(s, g, in);
     s->r->cycles += in->cycles;
+    char jerr[256]; /* the run goes on without it; the first failure is kept */
+    if (s->p->curves && repro_journal_put(s->p->curves, 0, g, in, jerr, sizeof jerr) &&
+        !s->r->curves_error[0])
+        snprintf(s->r->curves_error, sizeof(s->r->curves_error), "%s", jerr);
 }
 
 /* A cell task's result: the cell as the journal keeps it. */
@@ -428,20 +444,23 @@ static int measure(struct study *s, const size_t *todo, size_t ntodo)
     bool *want = xcalloc(npairs, sizeof(bool));
     for (size_t t = 0; t < ntodo; t++)
         want[todo[t] / levels / s->p->nbatch * levels + todo[t] % levels] = true;
-    for (size_t g = 0; g < npairs; g++)
-        if (want[g])
+    for (size_t g = 0; g < npairs; g++) {
+        const void *rec = want[g] && s->p->curves ? repro_journal_get(s->p->curves, 0, g) : NULL;
+        if (rec) { /* measured by an earlier run of this build and data */
+            take_part(s, g, rec);
+            s->r->curves_resumed++;
+        } else if (want[g]) {
             groups[ngroups++] = g;
+        }
+    }
     s->units = ngroups + ntodo;
     int rc = batch_pressures(s, &s->batch_part);
-    for (size_t g = 0; g < ngroups && rc == 0; g++) {
-        size_t ls = groups[g] / levels;
-        if (s->qps[ls] == 0)
-            rc = capacity(s, ls, &s->qps[ls]);
-    }
+    for (size_t g = 0; g < npairs && rc == 0; g++) /* the cells need the rate, curve or not */
+        if (want[g] && s->qps[g / levels] == 0)
+            rc = capacity(s, g / levels, &s->qps[g / levels]);
     s->r->cycles += s->cycles;
     if (rc == 0)
-        rc = stage(s, groups, ngroups, sizeof(struct part_blob) + s->p->queries * sizeof(double),
-                   run_part, collect_part);
+        rc = stage(s, groups, ngroups, so_curve_record_size(s->p->queries), run_part, collect_part);
     if (rc == 0)
         rc = stage(s, todo, ntodo, sizeof(struct so_cell_record), run_cell, collect_cell);
     free(groups);

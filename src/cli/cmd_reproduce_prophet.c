@@ -102,11 +102,35 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
     so_params_default(quick, &p);
     if (queries)
         p.queries = queries;
-    struct prophet_journal jn;
+    struct prophet_journal jn, jc;
     if (journal_open(&jn, resume, datadir, "--scaleout", quick, queries,
                      sizeof(struct so_cell_record)))
         return CLI_FAILED;
+    /* Beside it, the LS applications' curves, so that a stopped run does not measure them
+     * again: only time is lost without them, so a file of another build or run is left as it
+     * is and the curves are measured. */
+    char *curves = resume ? xasprintf("%s.curves", resume) : NULL;
+    memset(&jc, 0, sizeof jc);
+    if (curves) {
+        char *id = xasprintf("prophet --scaleout curves%s", quick ? " --quick" : "");
+        if (queries) {
+            char *q = xasprintf("%s --queries %u", id, queries);
+            free(id);
+            id = q;
+        }
+        char err[512];
+        jc.j = repro_journal_open_run(curves, datadir, id, so_curve_record_size(p.queries), err,
+                                      sizeof err);
+        if (!jc.j)
+            fprintf(stderr,
+                    "corun: reproduce prophet --scaleout: %s (the curves are measured "
+                    "and not kept)\n",
+                    err);
+        free(id);
+        free(curves);
+    }
     p.journal = jn.j;
+    p.curves = jc.j;
     p.shard = sh.k;
     p.shards = sh.n;
     p.jobs = jobs;
@@ -131,9 +155,15 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
         fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", err);
         so_result_done(&r);
         repro_journal_close(jn.j);
+        repro_journal_close(jc.j);
         return CLI_FAILED;
     }
     print_cells(&p, &r);
+    if (r.curves_error[0]) /* they are measured again next time: a warning */
+        fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.curves_error);
+    if (r.curves_resumed)
+        printf("(%zu LS curves read from %s, not measured again)\n", r.curves_resumed,
+               repro_journal_path(jc.j));
     if (r.missing) { /* a shard: its cells are in the journal, the summary needs all of them */
         size_t ncells = p.nls * p.nbatch * r.levels;
         printf("\nshard %u/%u: %zu of the %zu cells simulated into %s (%zu read from it); the "
@@ -148,6 +178,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
             fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.journal_error);
         so_result_done(&r);
         repro_journal_close(jn.j);
+        repro_journal_close(jc.j);
         return rc;
     }
     printf("\n%-11s %9s %5s %10s %10s %8s %12s %15s %11s\n", "decider", "GPUs used", "peak",
@@ -175,6 +206,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
                r.resumed, p.nls * p.nbatch * r.levels, repro_journal_path(jn.j));
     so_result_done(&r);
     repro_journal_close(jn.j);
+    repro_journal_close(jc.j);
     return CLI_OK;
 }
 

@@ -13,7 +13,7 @@
 # 1..N. -j 2 from the cut journal gives the same tables and completes the journal.
 # `reproduce merge` joins the cut journal and the completed one into a third, from which the
 # tables come again; `merge --adopt` takes another build's journal after the cells both hold
-# agree.
+# agree. The LS curves kept in FILE.curves are read instead of measured (below).
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
@@ -179,6 +179,22 @@ grep -qxF "$TMPD/part.journal: 0 records added, 8 already in $TMPD/adopt.journal
     2>"$TMPD/err" || fail "resume from the whole journal: exit $?"
 grep -qF "(8 of the 8 cells read from" "$TMPD/whole" || fail "whole: $(cat "$TMPD/whole")"
 diff <(tables "$TMPD/out") <(tables "$TMPD/whole") || fail "resumed from the whole: other tables"
+# The LS curves go to FILE.curves beside the journal: a run whose cells are all to simulate
+# again reads them there (4 in the quick form) and prints the same tables; a curves file of
+# another run is left as it is, with a warning, and the curves are measured.
+[ -s "$TMPD/so.journal.curves" ] || fail "no curves journal beside so.journal"
+cp "$TMPD/so.journal.curves" "$TMPD/c.journal.curves"
+"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/c.journal" >"$TMPD/curves" \
+    2>"$TMPD/err" || fail "resume with only the curves: exit $? $(cat "$TMPD/err")"
+grep -qxF "(4 LS curves read from $TMPD/c.journal.curves, not measured again)" "$TMPD/curves" ||
+    fail "curves not read: $(cat "$TMPD/curves")"
+diff <(tables "$TMPD/out") <(tables "$TMPD/curves") || fail "with the curves read: other tables"
+cp "$TMPD/so.journal.curves" "$TMPD/q.journal.curves"
+"$CORUN" reproduce prophet --scaleout --quick --queries 4 --resume "$TMPD/q.journal" \
+    >"$TMPD/other" 2>"$TMPD/err" || fail "another run's curves file: exit $? $(cat "$TMPD/err")"
+grep -qF "the curves are measured and not kept" "$TMPD/err" || fail "no warning: $(cat "$TMPD/err")"
+cmp -s "$TMPD/so.journal.curves" "$TMPD/q.journal.curves" || fail "another run's curves changed"
+! grep -q "LS curves read" "$TMPD/other" || fail "another run's curves read"
 set +e
 "$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/so.journal" >/dev/null \
     2>"$TMPD/err"
