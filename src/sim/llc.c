@@ -37,11 +37,14 @@ struct slice { /* what every step reads first, in one host cache line */
      * last-use stamps */
     uint64_t *atd_tag, *atd_stamp;
     uint64_t atd_clock[SIM_MAX_KERNELS];
-    /* Split blocks (llc_split_begin): the SM side's view of `in` as the block began (count,
-     * head), what it appended since and the first appended request's ready cycle; whether the
-     * memory side changed the queue (listed). */
-    unsigned sm_base, sm_head, sm_added;
+};
+
+/* A slice in split blocks (llc_split_begin), kept apart so that struct slice keeps its size:
+ * the SM side's view of `in` as the block began (count, head), what it appended since and
+ * the first appended request's ready cycle; whether the memory side popped from it. */
+struct split_view {
     uint64_t first_ready;
+    unsigned base, head, added;
     bool listed;
 };
 
@@ -65,7 +68,8 @@ struct llc {
     unsigned ways, atd_sets; /* LLC ways; sampled sets per slice */
     struct llc_atd_counters atd[SIM_MAX_KERNELS];
 
-    bool split; /* the SM and memory sides of the block run side by side */
+    bool split;              /* the SM and memory sides of the block run side by side */
+    struct split_view *view; /* [slice] */
     uint64_t block_start, block_end;
     unsigned *listed, nlisted; /* memory side: slices it popped requests from */
     struct llc_event *ev;
@@ -87,6 +91,7 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
     l->sm_words = (cfg->sms + 63) / 64;
     l->s = xcalloc(l->nslices, sizeof(*l->s));
     l->listed = xcalloc(l->nslices, sizeof(*l->listed));
+    l->view = xcalloc(l->nslices, sizeof(*l->view));
     l->touched = xcalloc(l->nslices, sizeof(*l->touched));
     uint64_t slice_bytes = cfg->llc.size_bytes / cfg->llc_slices;
     unsigned sets = (unsigned)(slice_bytes / cfg->llc.line_bytes / cfg->llc.ways);
@@ -122,6 +127,7 @@ void llc_delete(struct llc *l)
     }
     free(l->s);
     free(l->listed);
+    free(l->view);
     free(l->touched);
     free(l->ev);
     free(l->def);
@@ -155,15 +161,16 @@ unsigned llc_mshrs_used(const struct llc *l, unsigned slice)
 static bool split_append(struct llc *l, struct slice *s, unsigned slice, uint64_t arrive,
                          uint64_t line, unsigned sm, enum llc_kind kind, unsigned kernel)
 {
-    unsigned tail = s->sm_head + s->sm_base + s->sm_added; /* < 2 * in_cap */
+    struct split_view *v = &l->view[slice];
+    unsigned tail = v->head + v->base + v->added; /* < 2 * in_cap */
     struct llc_req *r = &s->in[tail < s->in_cap ? tail : tail - s->in_cap];
     *r = (struct llc_req){.ready = arrive + l->latency,
                           .line = line,
                           .sm = (uint16_t)sm,
                           .kind = (uint8_t)kind,
                           .kernel = (uint8_t)kernel};
-    if (s->sm_added++ == 0) {
-        s->first_ready = r->ready;
+    if (v->added++ == 0) {
+        v->first_ready = r->ready;
         l->touched[l->ntouched++] = slice;
     }
     return true;
@@ -175,7 +182,7 @@ bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum ll
     struct slice *s = &l->s[slice];
     /* Split: the queue as the SMs saw it when they ran before the slices, their own appends
      * kept apart from the slices' pops until the block's end. */
-    unsigned count = l->split ? s->sm_base + s->sm_added : s->in_count;
+    unsigned count = l->split ? l->view[slice].base + l->view[slice].added : s->in_count;
     if (count == s->in_cap) {
         s->waiters[sm / 64] |= 1ull << (sm % 64);
         return false;
@@ -201,9 +208,9 @@ bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum ll
 /* Split: the memory side marks a slice whose queue view the SM side must take again. */
 static void list_slice(struct llc *l, unsigned slice)
 {
-    struct slice *s = &l->s[slice];
-    if (!s->listed) {
-        s->listed = true;
+    struct split_view *v = &l->view[slice];
+    if (!v->listed) {
+        v->listed = true;
         l->listed[l->nlisted++] = slice;
     }
 }
@@ -463,8 +470,8 @@ void llc_split_begin(struct llc *l, uint64_t block_start, uint64_t block_end)
     assert(!l->nev && !l->ndef && !l->ntouched && !l->nlisted);
     if (!l->split) { /* the SM side's view of every queue, as it is now */
         for (unsigned i = 0; i < l->nslices; i++) {
-            l->s[i].sm_base = l->s[i].in_count;
-            l->s[i].sm_head = l->s[i].in_head;
+            l->view[i].base = l->s[i].in_count;
+            l->view[i].head = l->s[i].in_head;
         }
     }
     l->split = true;
@@ -486,8 +493,8 @@ void llc_split_end(struct llc *l)
     /* The slices' wake-ups as the appends would have made them. */
     for (size_t i = 0; i < l->ndef; i++) {
         const struct llc_deferred *d = &l->def[i];
-        const struct slice *s = &l->s[d->slice];
-        uint64_t next = s->sm_added && s->first_ready < d->next ? s->first_ready : d->next;
+        const struct split_view *v = &l->view[d->slice];
+        uint64_t next = v->added && v->first_ready < d->next ? v->first_ready : d->next;
         if (next != UINT64_MAX)
             wake_at(l->env->slice_wake, d->slice, d->now, next);
     }
@@ -495,20 +502,22 @@ void llc_split_end(struct llc *l)
     for (unsigned i = 0; i < l->ntouched; i++) {
         unsigned slice = l->touched[i];
         struct slice *s = &l->s[slice];
+        struct split_view *v = &l->view[slice];
         /* An append to an empty queue wakes the slice (llc_send). */
-        if (s->sm_base == 0)
-            wake_at(l->env->slice_wake, slice, l->block_start, s->first_ready);
-        s->in_count += s->sm_added;
-        s->sm_added = 0;
-        s->sm_base = s->in_count;
-        s->sm_head = s->in_head;
+        if (v->base == 0)
+            wake_at(l->env->slice_wake, slice, l->block_start, v->first_ready);
+        s->in_count += v->added;
+        v->added = 0;
+        v->base = s->in_count;
+        v->head = s->in_head;
     }
     l->ntouched = 0;
     for (unsigned i = 0; i < l->nlisted; i++) {
-        struct slice *s = &l->s[l->listed[i]];
-        s->sm_base = s->in_count;
-        s->sm_head = s->in_head;
-        s->listed = false;
+        const struct slice *s = &l->s[l->listed[i]];
+        struct split_view *v = &l->view[l->listed[i]];
+        v->base = s->in_count;
+        v->head = s->in_head;
+        v->listed = false;
     }
     l->nlisted = 0;
 }
