@@ -85,11 +85,16 @@ static void print_cells(const struct so_params *p, const struct so_result *r)
             }
 }
 
-/* The experiment's name in its journal: other --queries are another run. */
+/* The experiment's name in its journals: other --queries are another run. Heap. */
+static char *run_what(const char *what, unsigned queries)
+{
+    return queries ? xasprintf("%s --queries %u", what, queries) : xstrdup(what);
+}
+
 static int journal_open(struct prophet_journal *jn, const char *resume, const char *datadir,
                         const char *what, bool quick, unsigned queries, size_t size)
 {
-    char *id = queries ? xasprintf("%s --queries %u", what, queries) : xstrdup(what);
+    char *id = run_what(what, queries);
     int rc = pj_open(jn, resume, datadir, id, quick, size);
     free(id);
     return rc;
@@ -102,35 +107,31 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
     so_params_default(quick, &p);
     if (queries)
         p.queries = queries;
-    struct prophet_journal jn, jc;
+    struct prophet_journal jn;
     if (journal_open(&jn, resume, datadir, "--scaleout", quick, queries,
                      sizeof(struct so_cell_record)))
         return CLI_FAILED;
     /* Beside it, the LS applications' curves, so that a stopped run does not measure them
      * again: only time is lost without them, so a file of another build or run is left as it
      * is and the curves are measured. */
-    char *curves = resume ? xasprintf("%s.curves", resume) : NULL;
-    memset(&jc, 0, sizeof jc);
-    if (curves) {
-        char *id = xasprintf("prophet --scaleout curves%s", quick ? " --quick" : "");
-        if (queries) {
-            char *q = xasprintf("%s --queries %u", id, queries);
-            free(id);
-            id = q;
-        }
-        char err[512];
-        jc.j = repro_journal_open_run(curves, datadir, id, so_curve_record_size(p.queries), err,
-                                      sizeof err);
-        if (!jc.j)
+    struct repro_journal *cj = NULL;
+    if (resume) {
+        char *curves = xasprintf("%s.curves", resume),
+             *what = run_what("--scaleout curves", queries);
+        char *id = pj_identity(what, quick), err[512];
+        cj = repro_journal_open_run(curves, datadir, id, so_curve_record_size(p.queries), err,
+                                    sizeof err);
+        if (!cj)
             fprintf(stderr,
                     "corun: reproduce prophet --scaleout: %s (the curves are measured "
                     "and not kept)\n",
                     err);
         free(id);
+        free(what);
         free(curves);
     }
     p.journal = jn.j;
-    p.curves = jc.j;
+    p.curves = cj;
     p.shard = sh.k;
     p.shards = sh.n;
     p.jobs = jobs;
@@ -155,7 +156,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
         fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", err);
         so_result_done(&r);
         repro_journal_close(jn.j);
-        repro_journal_close(jc.j);
+        repro_journal_close(cj);
         return CLI_FAILED;
     }
     print_cells(&p, &r);
@@ -163,7 +164,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
         fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.curves_error);
     if (r.curves_resumed)
         printf("(%zu LS curves read from %s, not measured again)\n", r.curves_resumed,
-               repro_journal_path(jc.j));
+               repro_journal_path(cj));
     if (r.missing) { /* a shard: its cells are in the journal, the summary needs all of them */
         size_t ncells = p.nls * p.nbatch * r.levels;
         printf("\nshard %u/%u: %zu of the %zu cells simulated into %s (%zu read from it); the "
@@ -178,7 +179,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
             fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.journal_error);
         so_result_done(&r);
         repro_journal_close(jn.j);
-        repro_journal_close(jc.j);
+        repro_journal_close(cj);
         return rc;
     }
     printf("\n%-11s %9s %5s %10s %10s %8s %12s %15s %11s\n", "decider", "GPUs used", "peak",
@@ -206,7 +207,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
                r.resumed, p.nls * p.nbatch * r.levels, repro_journal_path(jn.j));
     so_result_done(&r);
     repro_journal_close(jn.j);
-    repro_journal_close(jc.j);
+    repro_journal_close(cj);
     return CLI_OK;
 }
 

@@ -13,13 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+char *pj_identity(const char *what, bool quick)
+{
+    return xasprintf("prophet %s%s", what, quick ? " --quick" : "");
+}
+
 int pj_open(struct prophet_journal *jn, const char *path, const char *datadir, const char *what,
             bool quick, size_t size)
 {
     memset(jn, 0, sizeof(*jn));
     if (!path)
         return 0;
-    char err[512], *id = xasprintf("prophet %s%s", what, quick ? " --quick" : "");
+    char err[512], *id = pj_identity(what, quick);
     jn->j = repro_journal_open_run(path, datadir, id, size, err, sizeof err);
     free(id);
     if (!jn->j) {

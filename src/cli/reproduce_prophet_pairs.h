@@ -23,6 +23,8 @@ struct prophet_journal {
  * on stderr when it is refused. A torn tail cut off is reported. */
 int pj_open(struct prophet_journal *jn, const char *path, const char *datadir, const char *what,
             bool quick, size_t size);
+/* The run name pj_open puts in a journal's identity: "prophet WHAT[ --quick]". Heap. */
+char *pj_identity(const char *what, bool quick);
 /* The stored result of index i into out (size bytes); false when there is none. */
 bool pj_get(struct prophet_journal *jn, size_t i, void *out, size_t size);
 /* Keeps result i; a failure is reported once and the run goes on. */

@@ -358,9 +358,9 @@ bool gpu_kernel_retired(const struct gpu *g, unsigned k)
 
 /* ---- running ---- */
 
-/* Runs the SMs due in the block [g->now, block_end), starting at SM g->sm_rr and wrapping, so
- * no SM always gets the crossbar ports first. */
-static void run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
+/* Runs the SMs due in the block [block_start, block_end), starting at SM g->sm_rr and
+ * wrapping, so no SM always gets the crossbar ports first. */
+void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
 {
     struct sim_env *e = &g->env;
     if (!wake_take(e->sm_wake, block_start, g->agents))
@@ -465,7 +465,7 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
         if (g->split) {
             gpu_split_block(g, block_end);
         } else {
-            run_sms(g, g->now, block_end);
+            gpu_run_sms(g, g->now, block_end);
             gpu_run_memory(g, block_end);
         }
         g->sm_rr = g->sm_rr + 1 < g->cfg.sms ? g->sm_rr + 1 : 0;
@@ -474,11 +474,6 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
         llc_split_stop(e->llc);
     e->now = e->sm_block_end = g->now;
     sm_count_lazy(e); /* the counters are read between runs */
-}
-
-void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
-{
-    run_sms(g, block_start, block_end);
 }
 
 /* The slices' and DRAM's cycles from g->now to block_end. */
