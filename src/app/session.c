@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "corun/solo.h"
+#include "corun/split_gov.h"
 #include "corun/util.h"
 #include "session_internal.h"
 
@@ -48,6 +49,7 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
     if (!gpu)
         return NULL;
     struct session *s = xcalloc(1, sizeof(*s));
+    split_gov_init(&s->split_gov);
     /* The session's own copy: parameters change it as the run goes. */
     scenario_copy(&s->owned_sc, sc);
     s->sc = &s->owned_sc;
@@ -131,6 +133,20 @@ struct session_epoch *session_new_epoch(struct session *s)
     return e;
 }
 
+/* Runs `cycles` of the shared run; with may_split, on one thread or with its blocks split,
+ * whichever the governor finds faster on this machine now. */
+static void run_chunk(struct session *s, uint64_t cycles, bool may_split)
+{
+    bool split = may_split && split_gov_choose(&s->split_gov);
+    if (!gpu_set_split(s->gpu, split) || !may_split) {
+        gpu_run(s->gpu, cycles); /* this GPU cannot split (gpu_set_split), or may not now */
+        return;
+    }
+    double t0 = split_gov_clock();
+    gpu_run(s->gpu, cycles);
+    split_gov_record(&s->split_gov, cycles, split_gov_clock() - t0);
+}
+
 int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx)
 {
     const struct scenario *sc = s->sc;
@@ -172,9 +188,9 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     uint64_t interval = s->alloc && s->alloc->uses_interval ? s->alloc_params.smqos_interval : 0;
     unsigned slot[GPU_MAX_KERNELS], n = session_live(s, slot);
     struct session_ahead *ahead = interval ? NULL : session_refs_ahead(s, slot, n);
-    /* With no reference to run ahead, a second thread takes the shared run's memory side
-     * (gpu_set_split: the same results). */
-    gpu_set_split(s->gpu, !ahead && s->threads >= 2);
+    /* With no reference to run ahead, a second thread may take the shared run's memory side
+     * (gpu_set_split: the same results), when that is faster (run_chunk). */
+    bool may_split = !ahead && s->threads >= 2;
     struct gpu_kernel_counters prev[GPU_MAX_KERNELS], now[GPU_MAX_KERNELS];
     memset(prev, 0, sizeof prev);
     uint64_t done = 0;
@@ -183,7 +199,7 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         while (done < upto) {
             uint64_t stop = interval ? (done / interval + 1) * interval : upto;
             stop = stop < upto ? stop : upto;
-            gpu_run(s->gpu, stop - done);
+            run_chunk(s, stop - done, may_split);
             done = stop;
             if (interval && done % interval == 0 && done < len && alloc_rc == 0) {
                 session_interval_counters(s, prev, now);

@@ -44,9 +44,22 @@ static void snapshot(const struct gpu *g, unsigned n, struct outcome *out)
         out->tbs = out->tbs * 31 + gpu_sm_tbs_finished(g, i);
 }
 
+enum split_mode { ONE_THREAD, SPLIT, TOGGLED };
+
+/* Runs `cycles`; TOGGLED turns the split on and off between spans, as a session's governor
+ * may between the chunks of an epoch. */
+static void run_span(struct gpu *g, uint64_t cycles, enum split_mode mode, bool *on)
+{
+    if (mode == TOGGLED) {
+        *on = !*on;
+        assert_true(gpu_set_split(g, *on));
+    }
+    gpu_run(g, cycles);
+}
+
 /* Runs the case in uneven spans with a counter reset and a repartition by draining between,
- * split or not; fills out[0] (before the repartition) and out[1] (at the end). */
-static void run_case(const struct split_case *c, bool split, struct outcome out[2])
+ * in the mode given; fills out[0] (before the repartition) and out[1] (at the end). */
+static void run_case(const struct split_case *c, enum split_mode mode, struct outcome out[2])
 {
     struct gpu_config cfg;
     test_preset(c->gpu, &cfg);
@@ -63,7 +76,8 @@ static void run_case(const struct split_case *c, bool split, struct outcome out[
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, n, 7, err, sizeof err);
     assert_non_null(g);
-    assert_true(gpu_set_split(g, split));
+    bool on = mode == SPLIT;
+    assert_true(gpu_set_split(g, on));
     if (c->scheduler)
         assert_int_equal(gpu_set_dram_scheduler(g, c->scheduler), 0);
     if (c->prio)
@@ -71,15 +85,15 @@ static void run_case(const struct split_case *c, bool split, struct outcome out[
     int own[256];
     gpu_partition_even(cfg.sms, n, own);
     assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
-    gpu_run(g, 7001);
+    run_span(g, 7001, mode, &on);
     gpu_reset_counters(g);
-    gpu_run(g, 13003);
-    gpu_run(g, 9);
+    run_span(g, 13003, mode, &on);
+    run_span(g, 9, mode, &on);
     snapshot(g, n, &out[0]);
     for (unsigned i = 0; i < cfg.sms; i++) /* the first kernel takes a third of the others' */
         own[i] = i % 3 == 0 ? 0 : own[i];
     assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
-    gpu_run(g, 16384);
+    run_span(g, 16384, mode, &on);
     snapshot(g, n, &out[1]);
     gpu_delete(g);
     for (unsigned k = 0; k < n; k++)
@@ -99,13 +113,16 @@ static void split_equals_one_thread(void **state)
         {"smqos24", {"2dconv", "sc"}, NULL, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct outcome one[2], two[2];
-        run_case(&cases[i], false, one);
-        run_case(&cases[i], true, two);
+        struct outcome one[2], two[2], toggled[2];
+        run_case(&cases[i], ONE_THREAD, one);
+        run_case(&cases[i], SPLIT, two);
+        run_case(&cases[i], TOGGLED, toggled);
         assert_true(one[1].k[0].instructions > 0 && one[1].k[0].l2_accesses > 0);
         assert_true(one[1].ch[0].c.row_accesses > 0);
-        for (unsigned s = 0; s < 2; s++)
+        for (unsigned s = 0; s < 2; s++) {
             assert_memory_equal(&one[s], &two[s], sizeof(one[s]));
+            assert_memory_equal(&one[s], &toggled[s], sizeof(one[s]));
+        }
     }
 }
 

@@ -1,0 +1,37 @@
+/* split_gov — whether a shared run splits its blocks over two threads (gpu_set_split).
+ *
+ * Split or not, the run gives the same results; the split is faster only when the second
+ * core is free. Beside another busy job its two threads wait on each other for a core and
+ * the run is slower than on one thread (two `run --threads 2` at once on two cores: 1.4x the
+ * wall time of two `run --threads 1`). So the session times the run's chunks: it keeps the
+ * mode that simulated more cycles per wall second, and now and then runs one chunk in the
+ * other to see whether that changed, less often while the kept mode keeps winning. */
+#ifndef CORUN_SPLIT_GOV_H
+#define CORUN_SPLIT_GOV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The other mode must beat the kept one by this factor to be kept instead. */
+#define SPLIT_GOV_MARGIN 1.05
+/* Chunks in the kept mode before the first try of the other, and at most between tries. */
+#define SPLIT_GOV_FIRST_TRY 2
+#define SPLIT_GOV_MAX_GAP   32
+
+struct split_gov {
+    bool keep;        /* the mode kept: true splits */
+    bool trying;      /* the chunk being run tries the other mode */
+    unsigned since;   /* chunks run in the kept mode since the last try */
+    unsigned gap;     /* chunks in the kept mode between tries */
+    double rate_keep; /* cycles per wall second of the last chunk in the kept mode; 0: none */
+};
+
+void split_gov_init(struct split_gov *g);
+/* The mode for the next chunk: true to split. */
+bool split_gov_choose(struct split_gov *g);
+/* That chunk ran `cycles` in `seconds` of wall time, in the mode split_gov_choose gave. */
+void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds);
+/* Wall-clock seconds (monotonic), for timing the chunks. */
+double split_gov_clock(void);
+
+#endif
