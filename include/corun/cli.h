@@ -88,6 +88,9 @@ void cli_progress(const char *label, double done);
 
 /* Threads for a session's private-mode references by default: the CPUs online, 1 to 8. */
 unsigned cli_default_threads(void);
+/* Threads for each of `jobs` worker processes by default: the CPUs online shared out, at
+ * least 1. */
+unsigned cli_threads_per_job(unsigned jobs);
 
 /* A progress bar over an experiment's mixes with an ETA ("SUITE: 3.5 of 105 mixes, ETA 12m03s"):
  * pass cli_mixes_progress as the callback and a struct cli_mixes_bar as its context. When stderr

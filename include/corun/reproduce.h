@@ -134,6 +134,8 @@ struct repro_options {
     const char *datadir;   /* presets, kernels, models, suites */
     const char *catalog;   /* the trace cache's catalog; NULL: the default */
     unsigned jobs;         /* worker processes (results do not depend on it) */
+    unsigned threads;      /* threads of each mix's session (session_set_threads; results do
+                              not depend on it); 0: 1 */
     unsigned epochs;       /* 0: the suite's (REPRO_QUICK_EPOCHS with quick) */
     unsigned epoch_cycles; /* 0: the suite's */
     bool quick;

@@ -152,6 +152,8 @@ int ralloc_policy_index(const struct ralloc_experiment *x, const char *label);
 struct ralloc_options {
     const char *datadir, *catalog;
     unsigned jobs;
+    unsigned threads; /* threads of each run's session (session_set_threads; results do not
+                         depend on it); 0: 1 */
     bool quick;
     unsigned mixes;        /* 0: the suite's (RALLOC_QUICK_MIXES with quick) */
     unsigned epochs;       /* 0: the suite's (RALLOC_QUICK_EPOCHS with quick) */

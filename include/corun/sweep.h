@@ -23,6 +23,7 @@ struct sweep_options {
     unsigned ncombos;
     unsigned shard, shards; /* this process takes items with index % shards == shard - 1 */
     unsigned jobs;          /* worker processes */
+    unsigned threads;       /* threads of each mix's session (session_set_threads); 0: 1 */
     uint64_t seed;
     unsigned epochs; /* 0: the suite's */
 };

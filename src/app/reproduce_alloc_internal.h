@@ -18,10 +18,11 @@ struct ralloc_job {
     char key_head[128];        /* what a finished run's key starts with; "": none kept */
 };
 
-/* Simulate sc for its epochs into run (sums over the epochs); cat (may be NULL) shares the
- * private-mode references; report (may be NULL) gets the fraction of the run done. Returns 0,
- * or -1 with a message in err (run->failed is then set). */
-int ralloc_run_scenario(const struct scenario *sc, struct catalog *cat,
+/* Simulate sc for its epochs into run (sums over the epochs) on `threads` threads (0: 1; the
+ * results do not depend on it); cat (may be NULL) shares the private-mode references; report
+ * (may be NULL) gets the fraction of the run done. Returns 0, or -1 with a message in err
+ * (run->failed is then set). */
+int ralloc_run_scenario(const struct scenario *sc, unsigned threads, struct catalog *cat,
                         void (*report)(void *ctx, double done), void *ctx, struct ralloc_run *run,
                         char *err, size_t errlen);
 

@@ -143,13 +143,15 @@ static double sms_moved(const struct session_epoch *a, const struct session_epoc
     return moved;
 }
 
-int ralloc_run_scenario(const struct scenario *sc, struct catalog *cat,
+int ralloc_run_scenario(const struct scenario *sc, unsigned threads, struct catalog *cat,
                         void (*report)(void *ctx, double done), void *ctx, struct ralloc_run *run,
                         char *err, size_t errlen)
 {
     memset(run, 0, sizeof(*run));
     struct session *sess = session_new(sc, err, errlen);
     int rc = sess ? 0 : -1;
+    if (sess)
+        session_set_threads(sess, threads ? threads : 1);
     if (sess && cat && session_traces_from_catalog(sess, cat, err, errlen) != 0)
         err[0] = '\0'; /* no cache: the references are simulated instead */
     struct epoch_ctx ec = {report, ctx, 0, sc->epochs};
@@ -203,8 +205,8 @@ static int run_policy(const struct ralloc_job *j, const struct suite_mix *m, uns
         struct scenario sc;
         rc = load(j, m, text, &sc, err, errlen);
         if (rc == 0)
-            rc = ralloc_run_scenario(&sc, j->cat, sp.report ? step_report : NULL, &sp, run, err,
-                                     errlen);
+            rc = ralloc_run_scenario(&sc, j->o->threads, j->cat, sp.report ? step_report : NULL,
+                                     &sp, run, err, errlen);
         scenario_done(&sc);
         if (rc == 0 && key)
             catalog_put_result(j->cat, key, run, sizeof(*run), cerr, sizeof cerr);

@@ -220,7 +220,7 @@ int ralloc_prober_run(void *ctx, unsigned ls_sms, unsigned batch_sms, struct ral
     }
     p->sc.kernels[p->ls].sms = ls_sms;
     p->sc.kernels[1 - p->ls].sms = batch_sms;
-    if (ralloc_run_scenario(&p->sc, p->cat, NULL, NULL, out, err, errlen) != 0)
+    if (ralloc_run_scenario(&p->sc, 1, p->cat, NULL, NULL, out, err, errlen) != 0)
         return -1;
     if (p->nruns == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 16;

@@ -99,6 +99,7 @@ static int simulate(const struct repro_job *j, const struct scenario *sc, int ow
     struct session *sess = session_new(sc, err, errlen);
     if (!sess)
         return -1;
+    session_set_threads(sess, j->o->threads ? j->o->threads : 1);
     if (j->cat && session_traces_from_catalog(sess, j->cat, err, errlen) != 0)
         err[0] = '\0'; /* no cache: the references are simulated instead */
     const struct predictor_ops *ops[REPRO_MAX_PREDICTORS] = {0};

@@ -131,6 +131,8 @@ static int run_item(const struct sweep_options *o, const struct suite *s, const 
     struct session *sess = rc == 0 ? session_new(&sc, err, errlen) : NULL;
     if (rc == 0 && !sess)
         rc = -1;
+    if (sess)
+        session_set_threads(sess, o->threads ? o->threads : 1);
     if (rc == 0)
         rc = session_traces_from_catalog(sess, cat, err, errlen);
     for (unsigned i = 0; rc == 0 && i < sc.epochs; i++)

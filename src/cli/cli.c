@@ -266,6 +266,12 @@ unsigned cli_default_threads(void)
     return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 }
 
+unsigned cli_threads_per_job(unsigned jobs)
+{
+    unsigned n = cli_default_threads() / (jobs ? jobs : 1);
+    return n ? n : 1;
+}
+
 void cli_progress(const char *label, double done)
 {
     if (!isatty(STDERR_FILENO))

@@ -88,7 +88,7 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":aj:qe:c:S:C:JlP:R:g:s:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":aj:qe:c:S:C:JlP:R:g:s:T:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < repro_experiment_count()) {
             o->flag = repro_experiment_at((size_t)(c - FLAG_OPT))->flag;
             continue;
@@ -100,6 +100,11 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
             if (cli_parse_uint("-j", optarg, 1, 64, &v) != 0)
                 return CLI_BAD_INPUT;
             o->ro.jobs = (unsigned)v;
+            break;
+        case 'T':
+            if (cli_parse_uint("--threads", optarg, 1, 64, &v) != 0)
+                return CLI_BAD_INPUT;
+            o->ro.threads = (unsigned)v;
             break;
         case 'q': o->ro.quick = true; break;
         case 'e':
@@ -155,6 +160,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"gpu", required_argument, NULL, 'g'},
         {"shard", required_argument, NULL, 's'},
         {"fresh", no_argument, NULL, 'F'},
+        {"threads", required_argument, NULL, 'T'},
     };
     /* The fixed options, then every other accuracy experiment's flag once, then the end. */
     size_t nx = repro_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -179,6 +185,8 @@ static int parse(int argc, char **argv, struct options *o)
         cli_usage_error(&cmd_reproduce);
         return CLI_BAD_INPUT;
     }
+    if (!o->ro.threads)
+        o->ro.threads = cli_threads_per_job(o->ro.jobs);
     const char *name = argv[optind];
     if (!repro_experiment_named(name))
         return unknown_experiment(name);
@@ -352,7 +360,8 @@ static bool reproduce_help_for(int argc, char **argv, FILE *out)
 
 const struct cli_command cmd_reproduce = {
     .name = "reproduce",
-    .args = "EXPERIMENT --accuracy|--quads [-j N] [--quick] [--epochs N] [--epoch-cycles N] "
+    .args = "EXPERIMENT --accuracy|--quads [-j N] [--threads N] [--quick] [--epochs N] "
+            "[--epoch-cycles N] "
             "[--seed S] "
             "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--fresh] "
             "[--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] "
@@ -390,6 +399,10 @@ const struct cli_command cmd_reproduce = {
         "paper's published figures, which are printed as published and never used as results.\n\n"
         "  --accuracy      the prediction-accuracy experiment (themis --quads: the other one)\n"
         "  -j N            N worker processes (1 to 64); results do not depend on N\n"
+        "  --threads N     threads of each worker (default: the CPUs online over -j): a\n"
+        "                  mix's private-mode references side by side, its shared run's\n"
+        "                  LLC and DRAM beside its SMs while that is faster; results do\n"
+        "                  not depend on N\n"
         "  --quick         a subset spanning the categories (HSM: 15 pairs) with 3 epochs\n"
         "  --epochs N      epochs per mix instead of the suite's (or --quick's)\n"
         "  --epoch-cycles N  cycles per epoch instead of the suite's (1000 or more)\n"

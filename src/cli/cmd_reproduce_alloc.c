@@ -122,6 +122,10 @@ static void alloc_help_options(FILE *out)
             "instructions / run cycles; the table gives each policy's means over the mixes, per\n"
             "category, and the paper's published figures beside ours (never used as results).\n\n"
             "  -j N            N worker processes (1 to 64); results do not depend on N\n"
+            "  --threads N     threads of each worker (default: the CPUs online over -j): a\n"
+            "                  mix's private-mode references side by side, its shared run's\n"
+            "                  LLC and DRAM beside its SMs while that is faster; results do\n"
+            "                  not depend on N\n"
             "  --quick         %d mixes spanning the categories, %d epochs of %d cycles\n%s",
             RALLOC_QUICK_MIXES, RALLOC_QUICK_EPOCHS, RALLOC_QUICK_CYCLES, alloc_options);
 }
@@ -259,6 +263,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"resume", required_argument, NULL, 'R'},   {"json", no_argument, NULL, 'J'},
         {"gpu", required_argument, NULL, 'g'},      {"shard", required_argument, NULL, 's'},
         {"policies", required_argument, NULL, 'P'}, {"fresh", no_argument, NULL, 'F'},
+        {"threads", required_argument, NULL, 'T'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -276,7 +281,8 @@ static int parse(int argc, char **argv, struct options *o)
     unsigned long v;
     int c, rc = CLI_OK;
     cli_getopt_reset();
-    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:g:s:", longopts)) != -1) {
+    while (rc == CLI_OK &&
+           (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:g:s:T:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < nx) {
             rc = set_flag(o, ralloc_experiment_at((size_t)(c - FLAG_OPT))->flag);
             continue;
@@ -286,6 +292,10 @@ static int parse(int argc, char **argv, struct options *o)
         case 'j':
             rc = cli_parse_uint("-j", optarg, 1, 64, &v) ? CLI_BAD_INPUT : CLI_OK;
             o->ro.jobs = (unsigned)v;
+            break;
+        case 'T':
+            rc = cli_parse_uint("--threads", optarg, 1, 64, &v) ? CLI_BAD_INPUT : CLI_OK;
+            o->ro.threads = (unsigned)v;
             break;
         case 'q': o->ro.quick = true; break;
         case 'm':
@@ -326,6 +336,8 @@ static int parse(int argc, char **argv, struct options *o)
         cli_usage_error(&cmd_reproduce);
         return CLI_BAD_INPUT;
     }
+    if (!o->ro.threads)
+        o->ro.threads = cli_threads_per_job(o->ro.jobs);
     const char *name = argv[optind];
     if (!ralloc_experiment_named(name))
         return bad("unknown allocation experiment (hsm, smqos, themis):", name);

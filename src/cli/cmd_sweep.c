@@ -156,13 +156,10 @@ static int sweep_main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return merge_main(argc - 1, argv + 1);
     static const struct option longopts[] = {
-        {"combos", required_argument, NULL, 'c'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"shard", required_argument, NULL, 's'},
-        {"seed", required_argument, NULL, 'S'},
-        {"epochs", required_argument, NULL, 'e'},
-        {"catalog", required_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0},
+        {"combos", required_argument, NULL, 'c'},  {"jobs", required_argument, NULL, 'j'},
+        {"shard", required_argument, NULL, 's'},   {"seed", required_argument, NULL, 'S'},
+        {"epochs", required_argument, NULL, 'e'},  {"catalog", required_argument, NULL, 'C'},
+        {"threads", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
     };
     struct slurm_options so;
     bool slurm;
@@ -174,7 +171,7 @@ static int sweep_main(int argc, char **argv)
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":c:j:s:S:e:C:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":c:j:s:S:e:C:T:", longopts)) != -1) {
         switch (c) {
         case 'c': combos = optarg; break;
         case 'j':
@@ -197,6 +194,11 @@ static int sweep_main(int argc, char **argv)
             o.epochs = (unsigned)v;
             break;
         case 'C': o.catalog = optarg; break;
+        case 'T':
+            if (cli_parse_uint("--threads", optarg, 1, 64, &v) != 0)
+                return CLI_BAD_INPUT;
+            o.threads = (unsigned)v;
+            break;
         default: return 2;
         }
     }
@@ -205,6 +207,8 @@ static int sweep_main(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     o.suite = argv[optind];
+    if (!o.threads)
+        o.threads = cli_threads_per_job(o.jobs);
     if (sweep_parse_combos(&o, combos, err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
         return CLI_BAD_INPUT;
@@ -232,7 +236,8 @@ static int sweep_main(int argc, char **argv)
 
 const struct cli_command cmd_sweep = {
     .name = "sweep",
-    .args = "SUITE [--combos P:A,...] [-j N] [--shard K/N] [--seed S] [--epochs N] [--catalog P] "
+    .args = "SUITE [--combos P:A,...] [-j N] [--threads N] [--shard K/N] [--seed S] [--epochs N] "
+            "[--catalog P] "
             "[--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]] | merge "
             "CATALOG... [--catalog P]",
     .summary = "run every mix of a suite with every predictor:allocator pair into the catalog",
@@ -241,6 +246,10 @@ const struct cli_command cmd_sweep = {
         "                    none or any of `corun help predictors`; allocators: any of\n"
         "                    `corun help allocators` (static: the mix keeps its split)\n"
         "  -j N              N worker processes\n"
+        "  --threads N       threads of each worker: its mix's private-mode references\n"
+        "                    side by side, and its shared run's LLC and DRAM beside its\n"
+        "                    SMs while that is faster (default: the CPUs online over -j);\n"
+        "                    the results do not depend on N\n"
         "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
         "                    machines sharing the catalog split the suite between them\n"
         "  --seed S          seed of every run (default 1)\n"

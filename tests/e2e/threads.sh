@@ -6,7 +6,7 @@
 # many SMs) is among them. Each is run a second time, its references then read from the
 # catalog: with none to run ahead, the shared run's memory side (slices, DRAM) takes the
 # second thread (gpu_set_split), and the results are again those of one thread. Bad values
-# are refused with exit status 2.
+# are refused with exit status 2. Likewise sweep's and reproduce's --threads.
 . "$(dirname "$0")/../lib.sh"
 cat >"$TMPD/quad.cfg" <<'CFG'
 name = "four kernels, two alike";
@@ -39,10 +39,47 @@ for sc in "$top_srcdir/scenarios/default.cfg" "$TMPD/quad.cfg"; do
 done
 grep -q '"np": 0\.[0-9]' "$TMPD/out1.json" || fail "no NP measured: $(head -c 300 "$TMPD/out1.json")"
 
+# sweep and reproduce take --threads for each worker's sessions, with the same results: a
+# sweep of the tiny suite, first with its references simulated, then (other epochs, a new
+# configuration) with them cached, where the split is on with 2; the HSM quick table, fresh
+# measurements over a warm catalog.
+suite="$top_srcdir/tests/data/good/tiny-suite.cfg"
+for n in 1 2; do
+    for e in 2 3; do
+        "$CORUN" sweep "$suite" --combos none:static,hsm:static --epochs $e --threads $n \
+            --catalog "$TMPD/sweep$n.db" >"$TMPD/sweep$n.$e" 2>&1 ||
+            fail "sweep --threads $n --epochs $e: $(cat "$TMPD/sweep$n.$e")"
+    done
+    "$CORUN" runs --catalog "$TMPD/sweep$n.db" query "SELECT mix, predictor, config, mean_stp,
+        mean_antt, mean_fairness, min_fairness, mean_are, max_are FROM sweep_results ORDER BY
+        mix, predictor, config" | sed 's/corun build [^;,]*//' >"$TMPD/sweep$n.rows"
+done
+[ "$(wc -l <"$TMPD/sweep1.rows")" -eq 17 ] || fail "sweep rows: $(cat "$TMPD/sweep1.rows")"
+cmp -s "$TMPD/sweep1.rows" "$TMPD/sweep2.rows" ||
+    fail "sweep --threads 2 differs: $(diff "$TMPD/sweep1.rows" "$TMPD/sweep2.rows" | head)"
+hsm() {
+    "$CORUN" reproduce hsm --accuracy --quick --epochs 1 --epoch-cycles 20000 --threads "$1" \
+        --catalog "$TMPD/hsm.db" ${2:-} | grep -v ' s wall, '
+}
+hsm 1 >"$TMPD/hsm.cold" || fail "reproduce --threads 1"
+hsm 2 --fresh >"$TMPD/hsm.2" || fail "reproduce --threads 2"
+grep -q '^hsm  *all  *15 ' "$TMPD/hsm.2" || fail "HSM table: $(cat "$TMPD/hsm.2")"
+cmp -s "$TMPD/hsm.cold" "$TMPD/hsm.2" ||
+    fail "reproduce --threads 2 differs: $(diff "$TMPD/hsm.cold" "$TMPD/hsm.2" | head)"
+
 set +e
 "$CORUN" run "$top_srcdir/scenarios/default.cfg" --threads 0 >/dev/null 2>"$TMPD/err"
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "--threads 0: exit $rc, expected 2"
 grep -qF -- "--threads: expected a whole number from 1 to 64, got '0'" "$TMPD/err" || fail "$(cat "$TMPD/err")"
+for cmd in "sweep $suite" "reproduce hsm --accuracy"; do
+    set +e
+    "$CORUN" $cmd --threads 65 >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "$cmd --threads 65: exit $rc, expected 2"
+    grep -qF -- "--threads: expected a whole number from 1 to 64, got '65'" "$TMPD/err" ||
+        fail "$cmd: $(cat "$TMPD/err")"
+done
 echo ok
