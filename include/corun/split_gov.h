@@ -4,8 +4,10 @@
  * core is free. Beside another busy job its two threads wait on each other for a core and
  * the run is slower than on one thread (two `run --threads 2` at once on two cores: 1.4x the
  * wall time of two `run --threads 1`). So the session times the run's chunks: it keeps the
- * mode that simulated more cycles per wall second, and now and then runs one chunk in the
- * other to see whether that changed, less often while the kept mode keeps winning. */
+ * mode that simulated more cycles per wall second, and now and then tries the other to see
+ * whether that changed, less often while the kept mode keeps winning. A try is one chunk,
+ * timed against the better of the last two in the kept mode, so that one slow chunk (a phase
+ * of the kernels, a burst of another job) does not hand it the win. */
 #ifndef CORUN_SPLIT_GOV_H
 #define CORUN_SPLIT_GOV_H
 
@@ -24,13 +26,22 @@ struct split_gov {
     unsigned since;   /* chunks run in the kept mode since the last try */
     unsigned gap;     /* chunks in the kept mode between tries */
     double rate_keep; /* cycles per wall second of the last chunk in the kept mode; 0: none */
+    double rate_prev; /* and of the one before; 0: none */
 };
 
 void split_gov_init(struct split_gov *g);
+/* A governor for another run on the same machine: from's kept mode and gap between tries,
+ * with nothing measured yet (a rate of another run is not comparable). */
+void split_gov_inherit(struct split_gov *g, const struct split_gov *from);
 /* The mode for the next chunk: true to split. */
 bool split_gov_choose(struct split_gov *g);
 /* That chunk ran `cycles` in `seconds` of wall time, in the mode split_gov_choose gave. */
 void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds);
+/* The process keeps what its last governor learnt (a machine busy with another job stays
+ * busy across the short runs of a sweep): split_gov_remember records g; split_gov_recall
+ * starts g from the last recorded (split_gov_inherit), or afresh. Thread-safe. */
+void split_gov_remember(const struct split_gov *g);
+void split_gov_recall(struct split_gov *g);
 /* Wall-clock seconds (monotonic), for timing the chunks. */
 double split_gov_clock(void);
 

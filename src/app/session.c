@@ -49,7 +49,7 @@ struct session *session_new(const struct scenario *sc, char *err, size_t errlen)
     if (!gpu)
         return NULL;
     struct session *s = xcalloc(1, sizeof(*s));
-    split_gov_init(&s->split_gov);
+    split_gov_recall(&s->split_gov);
     /* The session's own copy: parameters change it as the run goes. */
     scenario_copy(&s->owned_sc, sc);
     s->sc = &s->owned_sc;
@@ -145,6 +145,7 @@ static void run_chunk(struct session *s, uint64_t cycles, bool may_split)
     double t0 = split_gov_clock();
     gpu_run(s->gpu, cycles);
     split_gov_record(&s->split_gov, cycles, split_gov_clock() - t0);
+    split_gov_remember(&s->split_gov);
 }
 
 int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx)

@@ -127,7 +127,7 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
     if (!rf)
         return NULL;
     struct session *s = xcalloc(1, sizeof(*s));
-    split_gov_init(&s->split_gov);
+    split_gov_recall(&s->split_gov);
     s->rec_path = xstrdup(path);
     if (load_recorded_scenario(path, runfile_header(rf), datadir, &s->owned_sc, err, errlen)) {
         s->sc = &s->owned_sc;

@@ -1,11 +1,20 @@
 /* split_gov — timing a shared run's chunks to choose between one thread and a split block. */
 #include "corun/split_gov.h"
 
+#include <pthread.h>
 #include <time.h>
+
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct split_gov last; /* the last remembered; gap 0: none */
 
 void split_gov_init(struct split_gov *g)
 {
     *g = (struct split_gov){.keep = true, .gap = SPLIT_GOV_FIRST_TRY};
+}
+
+void split_gov_inherit(struct split_gov *g, const struct split_gov *from)
+{
+    *g = (struct split_gov){.keep = from->keep, .gap = from->gap};
 }
 
 bool split_gov_choose(struct split_gov *g)
@@ -20,19 +29,39 @@ void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds)
         return; /* nothing to learn from; a try stays due */
     double rate = (double)cycles / seconds;
     if (!g->trying) {
+        g->rate_prev = g->rate_keep;
         g->rate_keep = rate;
         g->since++;
         return;
     }
     g->trying = false;
     g->since = 0;
-    if (rate > g->rate_keep * SPLIT_GOV_MARGIN) {
+    double kept = g->rate_keep > g->rate_prev ? g->rate_keep : g->rate_prev;
+    if (rate > kept * SPLIT_GOV_MARGIN) {
         g->keep = !g->keep;
         g->rate_keep = rate;
+        g->rate_prev = 0;
         g->gap = SPLIT_GOV_FIRST_TRY;
     } else if (g->gap < SPLIT_GOV_MAX_GAP) {
         g->gap *= 2;
     }
+}
+
+void split_gov_remember(const struct split_gov *g)
+{
+    pthread_mutex_lock(&last_lock);
+    last = *g;
+    pthread_mutex_unlock(&last_lock);
+}
+
+void split_gov_recall(struct split_gov *g)
+{
+    pthread_mutex_lock(&last_lock);
+    if (last.gap)
+        split_gov_inherit(g, &last);
+    else
+        split_gov_init(g);
+    pthread_mutex_unlock(&last_lock);
 }
 
 double split_gov_clock(void)

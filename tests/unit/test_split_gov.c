@@ -21,6 +21,18 @@ static unsigned run_chunks(struct split_gov *g, unsigned n, double split_s, doub
     return split;
 }
 
+/* Runs chunks until the kept mode changes (at most `limit`); returns how many ran. */
+static unsigned until_change(struct split_gov *g, unsigned limit, double split_s, double one_s)
+{
+    bool was = g->keep;
+    unsigned n = 0;
+    while (g->keep == was && n < limit) {
+        run_chunks(g, 1, split_s, one_s);
+        n++;
+    }
+    return n;
+}
+
 /* A free second core: the split is kept, and the other mode tried less and less often. */
 static void test_keeps_split_when_faster(void **state)
 {
@@ -32,7 +44,8 @@ static void test_keeps_split_when_faster(void **state)
     unsigned split = run_chunks(&g, 200, 1.0, 1.4);
     assert_true(g.keep);
     assert_int_equal(g.gap, SPLIT_GOV_MAX_GAP);
-    /* Tries after 2, 4, 8, 16, 32, then every 32: 200 chunks hold 9 of them. */
+    /* Tries after 2, 4, 8, 16, then every 32 kept chunks: at chunks 3, 8, 17, 34, 67, 100,
+     * 133, 166 and 199. */
     assert_int_equal(split, 200 - 9);
 }
 
@@ -44,12 +57,12 @@ static void test_moves_to_one_thread_when_slower(void **state)
     split_gov_init(&g);
     unsigned split = run_chunks(&g, 100, 1.4, 1.0);
     assert_false(g.keep);
-    /* Split for the first two, then the try of one thread wins; later tries of the split
-     * lose: after 2, 4, 8, 16, 32 chunks: 5 more split chunks in the 97 after. */
+    /* Split for the first two, then the try of one thread wins; the tries of the split after
+     * 2, 4, 8, 16 and 32 chunks (at 6, 11, 20, 37 and 70) lose. */
     assert_int_equal(split, 2 + 5);
 }
 
-/* The machine changes: the governor follows within the gap it had reached. */
+/* The machine changes: the governor follows within the gap it had reached, plus a try. */
 static void test_follows_a_change(void **state)
 {
     (void)state;
@@ -57,10 +70,10 @@ static void test_follows_a_change(void **state)
     split_gov_init(&g);
     run_chunks(&g, 100, 1.0, 1.4);
     assert_true(g.keep);
-    run_chunks(&g, SPLIT_GOV_MAX_GAP + 1, 1.4, 1.0);
+    assert_int_equal(until_change(&g, 100, 1.4, 1.0), SPLIT_GOV_MAX_GAP + 1);
     assert_false(g.keep);
     assert_int_equal(g.gap, SPLIT_GOV_FIRST_TRY);
-    run_chunks(&g, SPLIT_GOV_MAX_GAP + 1, 1.0, 1.4);
+    assert_int_equal(until_change(&g, 100, 1.0, 1.4), SPLIT_GOV_FIRST_TRY + 1);
     assert_true(g.keep);
 }
 
@@ -74,6 +87,25 @@ static void test_margin(void **state)
     assert_true(g.keep);
     split_gov_init(&g);
     run_chunks(&g, 100, 1.0, 1.0 / (SPLIT_GOV_MARGIN * 1.01));
+    assert_false(g.keep);
+}
+
+/* A try is measured against the better of the last two kept chunks, so one slow kept chunk
+ * does not hand it a win; against a kept mode slow twice running, it wins. */
+static void test_one_slow_chunk(void **state)
+{
+    (void)state;
+    struct split_gov g;
+    split_gov_init(&g);
+    run_chunks(&g, 1, 1.0, 1.0);
+    run_chunks(&g, 1, 3.0, 1.0); /* one slow kept chunk */
+    assert_false(split_gov_choose(&g));
+    split_gov_record(&g, 1000, 1.0 / (SPLIT_GOV_MARGIN * 0.99)); /* not 5 % over the better */
+    assert_true(g.keep);
+    assert_int_equal(g.gap, 2 * SPLIT_GOV_FIRST_TRY);
+    run_chunks(&g, 2 * SPLIT_GOV_FIRST_TRY, 3.0, 1.0); /* slow, and it stays slow */
+    assert_false(split_gov_choose(&g));
+    split_gov_record(&g, 1000, 1.0);
     assert_false(g.keep);
 }
 
@@ -95,6 +127,29 @@ static void test_empty_chunks(void **state)
     assert_true(split_gov_clock() > 0);
 }
 
+/* The next run on the same machine starts from what the last learnt: the mode and the gap,
+ * but no rate (another run's is not comparable), so its first chunks are in the kept mode. */
+static void test_remembered(void **state)
+{
+    (void)state;
+    struct split_gov g, next;
+    split_gov_recall(&next); /* nothing remembered yet: afresh */
+    assert_true(next.keep);
+    assert_int_equal(next.gap, SPLIT_GOV_FIRST_TRY);
+    split_gov_init(&g);
+    run_chunks(&g, 100, 1.4, 1.0); /* a busy machine: one thread */
+    split_gov_remember(&g);
+    split_gov_recall(&next);
+    assert_false(next.keep);
+    assert_int_equal(next.gap, SPLIT_GOV_MAX_GAP);
+    assert_true(next.rate_keep == 0 && next.rate_prev == 0);
+    assert_int_equal(next.since, 0);
+    assert_int_equal(run_chunks(&next, SPLIT_GOV_MAX_GAP, 1.4, 1.0), 0);
+    assert_int_equal(run_chunks(&next, 1, 1.4, 1.0), 1); /* then a try */
+    split_gov_init(&g);
+    split_gov_remember(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,7 +157,9 @@ int main(void)
         cmocka_unit_test(test_moves_to_one_thread_when_slower),
         cmocka_unit_test(test_follows_a_change),
         cmocka_unit_test(test_margin),
+        cmocka_unit_test(test_one_slow_chunk),
         cmocka_unit_test(test_empty_chunks),
+        cmocka_unit_test(test_remembered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
