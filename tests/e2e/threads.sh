@@ -58,8 +58,8 @@ done
 cmp -s "$TMPD/sweep1.rows" "$TMPD/sweep2.rows" ||
     fail "sweep --threads 2 differs: $(diff "$TMPD/sweep1.rows" "$TMPD/sweep2.rows" | head)"
 hsm() {
-    "$CORUN" reproduce hsm --accuracy --quick --epochs 1 --epoch-cycles 20000 --threads "$1" \
-        --catalog "$TMPD/hsm.db" ${2:-} | grep -v ' s wall, '
+    "$CORUN" reproduce hsm --accuracy --quick --epochs 1 --epoch-cycles 20000 --predictors hsm \
+        --threads "$1" --catalog "$TMPD/hsm.db" ${2:-} | grep -v ' s wall, '
 }
 hsm 1 >"$TMPD/hsm.cold" || fail "reproduce --threads 1"
 hsm 2 --fresh >"$TMPD/hsm.2" || fail "reproduce --threads 2"
