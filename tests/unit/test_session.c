@@ -208,7 +208,8 @@ static void test_model_out_of_range(void **state)
 /* With two threads the references run ahead of the shared run: by the cycles the kernel's
  * last epoch took alone (half an epoch before the first), and not for a trace read from the
  * catalog; the samples are those of one thread extending them after the shared run, and so
- * are the epochs' NPs. */
+ * are the epochs' NPs. A session whose traces were read runs its shared run timed by the
+ * split governor instead. */
 static void test_references_run_ahead(void **state)
 {
     (void)state;
@@ -262,6 +263,15 @@ static void test_references_run_ahead(void **state)
     assert_int_equal(session_traces_from_catalog(three, cat, err, sizeof err), 0);
     assert_true(solo_trace_loaded(three->ref[0]));
     assert_null(session_refs_ahead(three, slot, n));
+    /* With nothing to run ahead, the shared run is timed chunk by chunk to choose between one
+     * thread and a split block (split_gov), with one thread's results; with one thread it is
+     * not. */
+    assert_int_equal(session_step_epoch(three, NULL, NULL), 0);
+    assert_true(three->split_gov.rate_keep > 0);
+    assert_true(one->split_gov.rate_keep == 0);
+    for (unsigned k = 0; k < 2; k++)
+        assert_memory_equal(&session_epoch_at(one, 0)->k[k].np_true,
+                            &session_epoch_at(three, 0)->k[k].np_true, sizeof(double));
     catalog_close(cat);
     unlink(path);
     session_delete(three);
