@@ -86,7 +86,8 @@ const struct cli_command *cli_lookup(const char *name);
  * line. Nothing is printed when stderr is not a terminal. */
 void cli_progress(const char *label, double done);
 
-/* Threads for a session's private-mode references by default: the CPUs online, 1 to 8. */
+/* Threads for a session's private-mode references by default: the CPUs this process may run
+ * on (util_cpus_available), 1 to 8. */
 unsigned cli_default_threads(void);
 /* Threads for each of `jobs` worker processes by default: the CPUs online shared out, at
  * least 1. */

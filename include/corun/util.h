@@ -21,6 +21,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* path made absolute against the working directory (heap; the caller frees it); path itself
  * when it is absolute already or the working directory is unknown. */
 char *util_absolute_path(const char *path);
+/* The CPUs this process may run on (its affinity mask where the system has one, else the
+ * CPUs online); at least 1. */
+unsigned util_cpus_available(void);
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Edit distance (insert, delete, substitute; case-insensitive) between a and b. */

@@ -262,8 +262,8 @@ int cli_nonempty(const char *opt, const char *text)
 
 unsigned cli_default_threads(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+    unsigned n = util_cpus_available();
+    return n > 8 ? 8 : n;
 }
 
 unsigned cli_threads_per_job(unsigned jobs)

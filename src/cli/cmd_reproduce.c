@@ -399,7 +399,7 @@ const struct cli_command cmd_reproduce = {
         "paper's published figures, which are printed as published and never used as results.\n\n"
         "  --accuracy      the prediction-accuracy experiment (themis --quads: the other one)\n"
         "  -j N            N worker processes (1 to 64); results do not depend on N\n"
-        "  --threads N     threads of each worker (default: the CPUs online over -j): a\n"
+        "  --threads N     threads of each worker (default: its CPUs over -j): a\n"
         "                  mix's private-mode references side by side, its shared run's\n"
         "                  LLC and DRAM beside its SMs while that is faster; results do\n"
         "                  not depend on N\n"

@@ -122,7 +122,7 @@ static void alloc_help_options(FILE *out)
             "instructions / run cycles; the table gives each policy's means over the mixes, per\n"
             "category, and the paper's published figures beside ours (never used as results).\n\n"
             "  -j N            N worker processes (1 to 64); results do not depend on N\n"
-            "  --threads N     threads of each worker (default: the CPUs online over -j): a\n"
+            "  --threads N     threads of each worker (default: its CPUs over -j): a\n"
             "                  mix's private-mode references side by side, its shared run's\n"
             "                  LLC and DRAM beside its SMs while that is faster; results do\n"
             "                  not depend on N\n"

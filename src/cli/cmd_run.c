@@ -515,7 +515,7 @@ const struct cli_command cmd_run = {
             "                   ahead (cached), the shared run's LLC and DRAM on a\n"
             "                   second thread while that is faster than one (it times\n"
             "                   itself: not beside another busy job) (default: the\n"
-            "                   CPUs online, at most 8);\n"
+            "                   CPUs it may run on, at most 8);\n"
             "                   accelerator scenarios: above 1, the solo runs beside\n"
             "                   the co-located one; the results do not depend on N\n\n"
             "A progress bar goes to stderr when it is a terminal.\n\n"

@@ -248,7 +248,7 @@ const struct cli_command cmd_sweep = {
         "  -j N              N worker processes\n"
         "  --threads N       threads of each worker: its mix's private-mode references\n"
         "                    side by side, and its shared run's LLC and DRAM beside its\n"
-        "                    SMs while that is faster (default: the CPUs online over -j);\n"
+        "                    SMs while that is faster (default: its CPUs over -j);\n"
         "                    the results do not depend on N\n"
         "  --shard K/N       take every N-th item starting at the K-th, so N processes or\n"
         "                    machines sharing the catalog split the suite between them\n"

@@ -1,4 +1,8 @@
 /* Unit tests: util and diag. */
+#ifdef __linux__
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <sched.h>
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,6 +100,29 @@ static void hash_is_fnv1a(void **state)
     assert_true(x == y);
 }
 
+/* The CPUs available follow the process's affinity mask (a Slurm task or taskset), not the
+ * CPUs online. */
+static void cpus_follow_the_affinity(void **state)
+{
+    (void)state;
+    unsigned all = util_cpus_available();
+    assert_true(all >= 1);
+#ifdef __linux__
+    cpu_set_t set, one;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    assert_int_equal((unsigned)CPU_COUNT(&set), all);
+    int first = 0;
+    while (!CPU_ISSET(first, &set))
+        first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    assert_int_equal(util_cpus_available(), 1);
+    assert_int_equal(sched_setaffinity(0, sizeof set, &set), 0);
+    assert_int_equal(util_cpus_available(), all);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -105,6 +132,7 @@ int main(void)
         cmocka_unit_test(diag_keeps_every_message),
         cmocka_unit_test(absolute_paths),
         cmocka_unit_test(hash_is_fnv1a),
+        cmocka_unit_test(cpus_follow_the_affinity),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
