@@ -142,9 +142,11 @@ static void run_chunk(struct session *s, uint64_t cycles, bool may_split)
         gpu_run(s->gpu, cycles); /* this GPU cannot split (gpu_set_split), or may not now */
         return;
     }
-    double t0 = split_gov_clock();
+    double t0 = split_gov_clock(), c0 = split_gov_thread_cpu();
     gpu_run(s->gpu, cycles);
-    split_gov_record(&s->split_gov, cycles, split_gov_clock() - t0);
+    double c1 = split_gov_thread_cpu();
+    split_gov_record(&s->split_gov, cycles, split_gov_clock() - t0,
+                     c0 >= 0 && c1 >= 0 ? c1 - c0 : -1);
     split_gov_remember(&s->split_gov);
 }
 

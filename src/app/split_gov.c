@@ -17,33 +17,56 @@ void split_gov_inherit(struct split_gov *g, const struct split_gov *from)
     *g = (struct split_gov){.keep = from->keep, .gap = from->gap};
 }
 
+static void lost(struct split_gov *g)
+{
+    g->since = 0;
+    if (g->gap < SPLIT_GOV_MAX_GAP)
+        g->gap *= 2;
+}
+
 bool split_gov_choose(struct split_gov *g)
 {
-    g->trying = g->rate_keep > 0 && g->since >= g->gap;
+    if (!g->trying && g->rate_keep > 0 && g->since >= g->gap) {
+        if (!g->keep && g->starved)
+            lost(g); /* one thread has no core to itself: two would not either */
+        else
+            g->trying = true;
+    }
     return g->trying ? !g->keep : g->keep;
 }
 
-void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds)
+void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds, double cpu_seconds)
 {
     if (cycles == 0 || !(seconds > 0))
         return; /* nothing to learn from; a try stays due */
     double rate = (double)cycles / seconds;
+    bool starved = cpu_seconds >= 0 && cpu_seconds < SPLIT_GOV_STARVED * seconds;
     if (!g->trying) {
+        if (g->keep && starved && g->starved) { /* another job wants the cores: one thread */
+            g->keep = false;
+            g->rate_keep = g->rate_prev = 0;
+            g->since = 0;
+            g->gap = SPLIT_GOV_FIRST_TRY;
+            g->starved = false;
+            return;
+        }
+        g->starved = starved;
         g->rate_prev = g->rate_keep;
         g->rate_keep = rate;
         g->since++;
         return;
     }
     g->trying = false;
-    g->since = 0;
     double kept = g->rate_keep > g->rate_prev ? g->rate_keep : g->rate_prev;
-    if (rate > kept * SPLIT_GOV_MARGIN) {
+    if (rate > kept * SPLIT_GOV_MARGIN && !(starved && !g->keep)) {
         g->keep = !g->keep;
         g->rate_keep = rate;
         g->rate_prev = 0;
+        g->since = 0;
         g->gap = SPLIT_GOV_FIRST_TRY;
-    } else if (g->gap < SPLIT_GOV_MAX_GAP) {
-        g->gap *= 2;
+        g->starved = starved;
+    } else {
+        lost(g);
     }
 }
 
@@ -64,9 +87,20 @@ void split_gov_recall(struct split_gov *g)
     pthread_mutex_unlock(&last_lock);
 }
 
-double split_gov_clock(void)
+static double seconds_of(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (clock_gettime(clock, &ts) != 0)
+        return -1;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double split_gov_clock(void)
+{
+    return seconds_of(CLOCK_MONOTONIC);
+}
+
+double split_gov_thread_cpu(void)
+{
+    return seconds_of(CLOCK_THREAD_CPUTIME_ID);
 }

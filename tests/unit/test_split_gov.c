@@ -16,7 +16,7 @@ static unsigned run_chunks(struct split_gov *g, unsigned n, double split_s, doub
     for (unsigned i = 0; i < n; i++) {
         bool s = split_gov_choose(g);
         split += s;
-        split_gov_record(g, 1000, s ? split_s : one_s);
+        split_gov_record(g, 1000, s ? split_s : one_s, s ? split_s : one_s); /* on a core */
     }
     return split;
 }
@@ -100,13 +100,52 @@ static void test_one_slow_chunk(void **state)
     run_chunks(&g, 1, 1.0, 1.0);
     run_chunks(&g, 1, 3.0, 1.0); /* one slow kept chunk */
     assert_false(split_gov_choose(&g));
-    split_gov_record(&g, 1000, 1.0 / (SPLIT_GOV_MARGIN * 0.99)); /* not 5 % over the better */
+    split_gov_record(&g, 1000, 1.0 / (SPLIT_GOV_MARGIN * 0.99), -1); /* not 5 % over the better */
     assert_true(g.keep);
     assert_int_equal(g.gap, 2 * SPLIT_GOV_FIRST_TRY);
     run_chunks(&g, 2 * SPLIT_GOV_FIRST_TRY, 3.0, 1.0); /* slow, and it stays slow */
     assert_false(split_gov_choose(&g));
-    split_gov_record(&g, 1000, 1.0);
+    split_gov_record(&g, 1000, 1.0, -1);
     assert_false(g.keep);
+}
+
+/* A split chunk whose thread was kept off its core drops the split at once; while one thread
+ * is kept off its core too, the split is not tried; once it has a core again, it is. */
+static void test_starved(void **state)
+{
+    (void)state;
+    struct split_gov g;
+    split_gov_init(&g);
+    run_chunks(&g, 1, 1.0, 1.0);
+    assert_true(split_gov_choose(&g));
+    split_gov_record(&g, 1000, 1.0, SPLIT_GOV_STARVED * 1.01); /* just on its core */
+    assert_true(g.keep);
+    split_gov_init(&g);
+    assert_true(split_gov_choose(&g));
+    split_gov_record(&g, 1000, 1.0, SPLIT_GOV_STARVED * 0.99);
+    assert_true(g.keep); /* once may be the host's doing */
+    assert_true(split_gov_choose(&g));
+    split_gov_record(&g, 1000, 1.0, SPLIT_GOV_STARVED * 0.99);
+    assert_false(g.keep);
+    assert_int_equal(g.gap, SPLIT_GOV_FIRST_TRY);
+    /* One thread, half its wall time on a core: the tries that come due are skipped. */
+    for (unsigned i = 0; i < 100; i++) {
+        assert_false(split_gov_choose(&g));
+        split_gov_record(&g, 1000, 1.0, 0.5);
+    }
+    assert_false(g.keep);
+    assert_int_equal(g.gap, SPLIT_GOV_MAX_GAP);
+    /* On a core again: the next try due is made, and a split that is quicker but kept off
+     * its core does not win it. */
+    unsigned n = 0;
+    while (!split_gov_choose(&g)) {
+        split_gov_record(&g, 1000, 1.0, 1.0);
+        assert_true(++n <= SPLIT_GOV_MAX_GAP);
+    }
+    split_gov_record(&g, 1000, 0.5, 0.2);
+    assert_false(g.keep);
+    assert_int_equal(g.gap, SPLIT_GOV_MAX_GAP);
+    assert_true(split_gov_thread_cpu() >= 0);
 }
 
 /* A chunk with no cycles or no measurable time teaches nothing: the try stays due. */
@@ -117,11 +156,11 @@ static void test_empty_chunks(void **state)
     split_gov_init(&g);
     run_chunks(&g, SPLIT_GOV_FIRST_TRY, 1.0, 2.0);
     assert_false(split_gov_choose(&g)); /* the try */
-    split_gov_record(&g, 0, 1.0);
+    split_gov_record(&g, 0, 1.0, 1.0);
     assert_false(split_gov_choose(&g)); /* still the try */
-    split_gov_record(&g, 1000, 0.0);
+    split_gov_record(&g, 1000, 0.0, 0.0);
     assert_false(split_gov_choose(&g));
-    split_gov_record(&g, 1000, 2.0); /* it loses */
+    split_gov_record(&g, 1000, 2.0, 2.0); /* it loses */
     assert_true(g.keep);
     assert_int_equal(g.gap, 2 * SPLIT_GOV_FIRST_TRY);
     assert_true(split_gov_clock() > 0);
@@ -158,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_follows_a_change),
         cmocka_unit_test(test_margin),
         cmocka_unit_test(test_one_slow_chunk),
+        cmocka_unit_test(test_starved),
         cmocka_unit_test(test_empty_chunks),
         cmocka_unit_test(test_remembered),
     };
