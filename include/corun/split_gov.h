@@ -54,8 +54,7 @@ void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds, doub
  * starts g from the last recorded (split_gov_inherit), or afresh. Thread-safe. */
 void split_gov_remember(const struct split_gov *g);
 void split_gov_recall(struct split_gov *g);
-/* Wall-clock seconds (monotonic) and the calling thread's CPU seconds, for timing chunks. */
+/* Wall-clock seconds (monotonic), for timing chunks (their CPU time: bench_cpu_seconds). */
 double split_gov_clock(void);
-double split_gov_thread_cpu(void);
 
 #endif

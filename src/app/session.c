@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/bench.h"
 #include "corun/solo.h"
 #include "corun/split_gov.h"
 #include "corun/util.h"
@@ -142,11 +143,10 @@ static void run_chunk(struct session *s, uint64_t cycles, bool may_split)
         gpu_run(s->gpu, cycles); /* this GPU cannot split (gpu_set_split), or may not now */
         return;
     }
-    double t0 = split_gov_clock(), c0 = split_gov_thread_cpu();
+    double t0 = split_gov_clock(), c0 = bench_cpu_seconds();
     gpu_run(s->gpu, cycles);
-    double c1 = split_gov_thread_cpu();
-    split_gov_record(&s->split_gov, cycles, split_gov_clock() - t0,
-                     c0 >= 0 && c1 >= 0 ? c1 - c0 : -1);
+    double cpu = bench_cpu_seconds() - c0;
+    split_gov_record(&s->split_gov, cycles, split_gov_clock() - t0, cpu);
     split_gov_remember(&s->split_gov);
 }
 

@@ -87,20 +87,9 @@ void split_gov_recall(struct split_gov *g)
     pthread_mutex_unlock(&last_lock);
 }
 
-static double seconds_of(clockid_t clock)
-{
-    struct timespec ts;
-    if (clock_gettime(clock, &ts) != 0)
-        return -1;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 double split_gov_clock(void)
 {
-    return seconds_of(CLOCK_MONOTONIC);
-}
-
-double split_gov_thread_cpu(void)
-{
-    return seconds_of(CLOCK_THREAD_CPUTIME_ID);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
