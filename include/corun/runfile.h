@@ -151,6 +151,11 @@ int runfile_close(struct runfile *rf, char *err, size_t errlen);
 /* Open a run file for reading. Returns NULL with a message naming path and what is wrong
  * (missing, empty, not HDF5, damaged or truncated, not a run file, newer schema). */
 struct runfile *runfile_open(const char *path, char *err, size_t errlen);
+/* Opening reads the whole file in a child process first, so that a file on which the HDF5
+ * library crashes or loops is refused rather than taking corun with it; the child gets
+ * `seconds` of CPU time (default 10, and 0 restores it) plus 2 s per MB of file before it is
+ * taken for a hang. Not thread-safe: set it before opening files. */
+void runfile_set_read_cpu_limit(unsigned seconds);
 /* The header, with every kernel in the file (nkernels_start of them from the start); valid
  * until runfile_close. */
 const struct runfile_header *runfile_header(const struct runfile *rf);

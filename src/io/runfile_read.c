@@ -30,6 +30,13 @@
 #define RF_CHILD_CPU_S        10
 #define RF_CHILD_CPU_S_PER_MB 2
 
+static unsigned child_cpu_s = RF_CHILD_CPU_S;
+
+void runfile_set_read_cpu_limit(unsigned seconds)
+{
+    child_cpu_s = seconds ? seconds : RF_CHILD_CPU_S;
+}
+
 static uint64_t get_le(const unsigned char *p, unsigned n)
 {
     uint64_t v = 0;
@@ -435,7 +442,7 @@ int rf_survives_reading(const char *path, const struct rf_probe *p,
             signal(fatal[i], SIG_DFL);
         /* HDF5 can also loop for ever on a forged global heap (found by tests/fuzz): the child
          * gets CPU time for reading the file many times over, then SIGXCPU ends it. */
-        rlim_t cpu_s = RF_CHILD_CPU_S + (rlim_t)(p->size >> 20) * RF_CHILD_CPU_S_PER_MB;
+        rlim_t cpu_s = child_cpu_s + (rlim_t)(p->size >> 20) * RF_CHILD_CPU_S_PER_MB;
         struct rlimit limit = {cpu_s, cpu_s + 1};
         setrlimit(RLIMIT_CPU, &limit);
         _exit(read_all(path, p)); /* _exit: the parent's atexit handlers are its own */
@@ -449,7 +456,7 @@ int rf_survives_reading(const char *path, const struct rf_probe *p,
         return rf_fail(err, errlen,
                        "%s: damaged run file: the HDF5 library did not finish reading it (more "
                        "than %d s of CPU time); corun refuses it rather than hang",
-                       path, (int)(RF_CHILD_CPU_S + (p->size >> 20) * RF_CHILD_CPU_S_PER_MB));
+                       path, (int)(child_cpu_s + (p->size >> 20) * RF_CHILD_CPU_S_PER_MB));
     return rf_fail(err, errlen,
                    "%s: damaged run file: the HDF5 library crashed reading it (signal %d, %s); "
                    "corun refuses it rather than crash too",
