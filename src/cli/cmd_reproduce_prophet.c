@@ -163,8 +163,8 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
     if (r.curves_error[0]) /* they are measured again next time: a warning */
         fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.curves_error);
     if (r.curves_resumed)
-        printf("(%zu LS curves read from %s, not measured again)\n", r.curves_resumed,
-               repro_journal_path(cj));
+        printf("(%zu LS curve%s read from %s, not measured again)\n", r.curves_resumed,
+               r.curves_resumed == 1 ? "" : "s", repro_journal_path(cj));
     if (r.missing) { /* a shard: its cells are in the journal, the summary needs all of them */
         size_t ncells = p.nls * p.nbatch * r.levels;
         printf("\nshard %u/%u: %zu of the %zu cells simulated into %s (%zu read from it); the "

@@ -180,17 +180,22 @@ grep -qxF "$TMPD/part.journal: 0 records added, 8 already in $TMPD/adopt.journal
 grep -qF "(8 of the 8 cells read from" "$TMPD/whole" || fail "whole: $(cat "$TMPD/whole")"
 diff <(tables "$TMPD/out") <(tables "$TMPD/whole") || fail "resumed from the whole: other tables"
 # The LS curves go to FILE.curves beside the journal: a run whose cells are all to simulate
-# again reads them there (4 in the quick form) and prints the same tables; a curves file of
-# another run is left as it is, with a warning, and the curves are measured.
+# again reads them there and prints the same rows (shard 1/4: its two cells, one LS
+# application at one load, so one curve); a curves file of another run is left as it is,
+# with a warning, and the curves are measured. (Shards rather than whole runs: each whole
+# quick run costs about 15 s of CPU.)
 [ -s "$TMPD/so.journal.curves" ] || fail "no curves journal beside so.journal"
+rows() { grep -E '^(gmm|pos) +(pf|nn) +[0-9]+%' "$1"; }
 cp "$TMPD/so.journal.curves" "$TMPD/c.journal.curves"
-"$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/c.journal" >"$TMPD/curves" \
-    2>"$TMPD/err" || fail "resume with only the curves: exit $? $(cat "$TMPD/err")"
-grep -qxF "(4 LS curves read from $TMPD/c.journal.curves, not measured again)" "$TMPD/curves" ||
+"$CORUN" reproduce prophet --scaleout --quick --shard 1/4 --resume "$TMPD/c.journal" \
+    >"$TMPD/curves" 2>"$TMPD/err" || fail "resume with only the curves: exit $? $(cat "$TMPD/err")"
+grep -qxF "(1 LS curve read from $TMPD/c.journal.curves, not measured again)" "$TMPD/curves" ||
     fail "curves not read: $(cat "$TMPD/curves")"
-diff <(tables "$TMPD/out") <(tables "$TMPD/curves") || fail "with the curves read: other tables"
+[ "$(rows "$TMPD/curves" | wc -l)" = 2 ] || fail "with the curves read: not two rows: $(cat "$TMPD/curves")"
+[ -z "$(rows "$TMPD/curves" | grep -vxFf <(rows "$TMPD/out"))" ] ||
+    fail "with the curves read: other rows: $(cat "$TMPD/curves")"
 cp "$TMPD/so.journal.curves" "$TMPD/q.journal.curves"
-"$CORUN" reproduce prophet --scaleout --quick --queries 4 --resume "$TMPD/q.journal" \
+"$CORUN" reproduce prophet --scaleout --quick --queries 4 --shard 1/4 --resume "$TMPD/q.journal" \
     >"$TMPD/other" 2>"$TMPD/err" || fail "another run's curves file: exit $? $(cat "$TMPD/err")"
 grep -qF "the curves are measured and not kept" "$TMPD/err" || fail "no warning: $(cat "$TMPD/err")"
 cmp -s "$TMPD/so.journal.curves" "$TMPD/q.journal.curves" || fail "another run's curves changed"
