@@ -53,6 +53,11 @@ const struct cli_command *cli_find(const char *name);
 const struct cli_command *cli_at(size_t i);
 /* Print the usage line and options of cmd. */
 void cli_print_command_help(const struct cli_command *cmd, FILE *out);
+/* Help texts are wrapped to this many columns (util_fputs_wrapped). */
+#define CLI_HELP_WIDTH 80
+/* cmd's narrower help for argv (`corun help reproduce hsm --threshold`), wrapped; false when
+ * it has none for them. */
+bool cli_help_for(const struct cli_command *cmd, int argc, char **argv, FILE *out);
 /* "usage: corun NAME ARGS" for cmd on stderr, from the command table (a usage mistake). */
 void cli_usage_error(const struct cli_command *cmd);
 /* A help_for for a command's verb (`corun help sweep merge`): prints help to out and returns

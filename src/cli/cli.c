@@ -52,22 +52,42 @@ const struct cli_command *cli_lookup(const char *name)
 
 void cli_print_command_help(const struct cli_command *cmd, FILE *out)
 {
-    fprintf(out, "usage: corun %s %s\n\n%s\n", cmd->name, cmd->args, cmd->summary);
-    if (cmd->help && *cmd->help)
-        fprintf(out, "\n%s", cmd->help);
+    char *text = xasprintf("usage: corun %s %s\n\n%s\n%s%s", cmd->name, cmd->args, cmd->summary,
+                           cmd->help && *cmd->help ? "\n" : "", cmd->help ? cmd->help : "");
+    util_fputs_wrapped(text, CLI_HELP_WIDTH, true, out);
+    free(text);
 }
 
 bool cli_help_verb(int argc, char **argv, const char *verb, const char *help, FILE *out)
 {
     if (argc < 2 || strcmp(argv[1], verb) != 0)
         return false;
-    fputs(help, out);
+    fputs(help, out); /* through cli_help_for, which wraps it */
     return true;
+}
+
+bool cli_help_for(const struct cli_command *cmd, int argc, char **argv, FILE *out)
+{
+    if (!cmd->help_for)
+        return false;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) /* no memory for a buffer: as it is written */
+        return cmd->help_for(argc, argv, out);
+    bool done = cmd->help_for(argc, argv, mem);
+    fclose(mem);
+    if (done)
+        util_fputs_wrapped(text, CLI_HELP_WIDTH, true, out);
+    free(text);
+    return done;
 }
 
 void cli_usage_error(const struct cli_command *cmd)
 {
-    fprintf(stderr, "usage: corun %s %s\n", cmd->name, cmd->args);
+    char *text = xasprintf("usage: corun %s %s\n", cmd->name, cmd->args);
+    util_fputs_wrapped(text, CLI_HELP_WIDTH, true, stderr);
+    free(text);
 }
 
 int cli_theme_option(int argc, char **argv, int i, bool *projector)
@@ -127,20 +147,55 @@ int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool
     return 0;
 }
 
+/* Prints text from column `col` on, wrapped at blanks to lines of at most `width` columns;
+ * later lines are indented to col. */
+static void print_wrapped(FILE *out, const char *text, int col, int width)
+{
+    int at = col;
+    while (*text) {
+        size_t word = strcspn(text, " ");
+        if (at > col && at + 1 + (int)word > width) {
+            fprintf(out, "\n%*s", col, "");
+            at = col;
+        } else if (at > col) {
+            fputc(' ', out);
+            at++;
+        }
+        fprintf(out, "%.*s", (int)word, text);
+        at += (int)word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
 void cli_print_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: corun [--help] [--version] [COMMAND [ARGS...]]\n\n"
-            "corun is a terminal workbench for GPU multitasking experiments. Without a command\n"
-            "it opens the workbench on the default scenario.\n\ncommands:\n");
+    enum { COL = 26, WIDTH = 80 };
+    fprintf(out, "usage: corun [--help] [--version] [COMMAND [ARGS...]]\n\n"
+                 "corun is a terminal workbench for GPU multitasking experiments. Without a\n"
+                 "command it opens the workbench on the default scenario.\n\ncommands:\n");
     for (size_t i = 0; i < CORUN_ARRAY_LEN(commands); i++) {
-        char *left = xasprintf("%s %s", commands[i]->name, commands[i]->args);
-        fprintf(out, "  %-24s %s\n", left, commands[i]->summary);
+        const struct cli_command *c = commands[i];
+        /* The name and its operands; the options are left to the command's own help. */
+        char *left =
+            xasprintf("%s %s", c->name, c->args[0] == '[' && c->args[1] == '-' ? "" : c->args);
+        char *opt = strstr(left, " [-"), *dashes = strstr(left, " --");
+        if (dashes && (!opt || dashes < opt))
+            opt = dashes;
+        if (opt && strstr(opt, " | ")) /* other forms after the options: no short form */
+            left[strlen(c->name)] = '\0';
+        else if (opt)
+            *opt = '\0';
+        if ((int)strlen(left) > COL - 3)
+            left[strlen(c->name)] = '\0';
+        fprintf(out, "  %-*s ", COL - 3, left);
+        print_wrapped(out, c->summary, COL, WIDTH);
         free(left);
     }
-    fprintf(out, "\n'corun help COMMAND' describes a command; 'corun help scenario' lists every "
-                 "scenario setting.\nExit status: 0 success, 1 failure while running, 2 bad input "
-                 "or usage.\n");
+    fprintf(out, "\n'corun help COMMAND' describes a command and its options; 'corun help "
+                 "scenario'\nlists every scenario setting. Exit status: 0 success, 1 failure while "
+                 "running,\n2 bad input or usage.\n");
 }
 
 int cli_wants_help(int argc, char **argv)

@@ -1,5 +1,6 @@
 /* cmd_help — `corun help [COMMAND | scenario | accelerator | gpu | kernel | ...]`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "corun/accel_predict.h"
@@ -9,6 +10,67 @@
 #include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
+#include "corun/util.h"
+
+/* Writes the help topic (scenario, accelerator, gpu, kernel, predictors, allocators) to o;
+ * false when topic is none of them. */
+static bool print_topic(const char *topic, FILE *o)
+{
+    if (strcmp(topic, "scenario") == 0) {
+        conf_print_help(&scenario_table, o);
+        fprintf(o, "\nEach entry of kernels:\n");
+        conf_print_help(&scenario_kernel_table, o);
+        return true;
+    }
+    if (strcmp(topic, "accelerator") == 0) {
+        fprintf(o, "An accelerator scenario (mode = \"accelerator\"): applications share a\n"
+                   "non-preemptive GPU as streams of tasks (docs/accelerator.md).\n\n");
+        conf_print_help(&accel_scenario_table, o);
+        fprintf(o, "\nEach entry of applications:\n");
+        conf_print_help(&accel_app_table, o);
+        fprintf(o, "\nEach task of a trace (an entry's tasks, or an application profile's in "
+                   "data/apps):\n");
+        conf_print_help(&accel_task_table, o);
+        return true;
+    }
+    if (strcmp(topic, "gpu") == 0) {
+        conf_print_help(&preset_gpu_table, o);
+        return true;
+    }
+    if (strcmp(topic, "kernel") == 0) {
+        conf_print_help(&preset_kernel_table, o);
+        return true;
+    }
+    if (strcmp(topic, "predictors") == 0) {
+        fprintf(
+            o,
+            "Spatial scenarios, slowdown predictors (scenario: predictor = \"NAME\"; --predictor "
+            "NAME):\n");
+        fprintf(o, "  %-14s %s\n", "none", "no prediction");
+        for (size_t i = 0; i < predict_registry_count(); i++) {
+            const struct predictor_ops *p = predict_registry_at(i);
+            fprintf(o, "  %-14s %s%s\n", p->name, p->summary,
+                    p->needs_private ? " [private-mode truth: simulation only]" : "");
+        }
+        fprintf(o,
+                "\nAccelerator scenarios (mode = \"accelerator\"; corun run SCENARIO --predictor "
+                "NAME):\n");
+        fprintf(o, "  %-14s %s\n", "none", "no prediction");
+        for (int i = ACCEL_PREDICT_NONE + 1; i < ACCEL_PREDICTORS; i++)
+            fprintf(o, "  %-14s %s\n", accel_predictor_name(i), accel_predictor_summary(i));
+        return true;
+    }
+    if (strcmp(topic, "allocators") == 0) {
+        fprintf(o, "SM allocators (scenario: allocator = \"NAME\"; --allocator NAME):\n");
+        for (size_t i = 0; i < alloc_registry_count(); i++) {
+            const struct allocator_ops *a = alloc_registry_at(i);
+            fprintf(o, "  %-14s %s%s\n", a->name, a->summary,
+                    a->uses_predictor ? " [uses the active predictor]" : "");
+        }
+        return true;
+    }
+    return false;
+}
 
 static int help_run(int argc, char **argv)
 {
@@ -23,59 +85,22 @@ static int help_run(int argc, char **argv)
             cli_usage_error(&cmd_help);
             return CLI_BAD_INPUT;
         }
-        if (!cmd->help_for(argc - 1, argv + 1, stdout))
+        if (!cli_help_for(cmd, argc - 1, argv + 1, stdout))
             cli_print_command_help(cmd, stdout);
         return CLI_OK;
     }
-    if (strcmp(topic, "scenario") == 0) {
-        conf_print_help(&scenario_table, stdout);
-        printf("\nEach entry of kernels:\n");
-        conf_print_help(&scenario_kernel_table, stdout);
-        return CLI_OK;
-    }
-    if (strcmp(topic, "accelerator") == 0) {
-        printf("An accelerator scenario (mode = \"accelerator\"): applications share a\n"
-               "non-preemptive GPU as streams of tasks (docs/accelerator.md).\n\n");
-        conf_print_help(&accel_scenario_table, stdout);
-        printf("\nEach entry of applications:\n");
-        conf_print_help(&accel_app_table, stdout);
-        printf("\nEach task of a trace (an entry's tasks, or an application profile's in "
-               "data/apps):\n");
-        conf_print_help(&accel_task_table, stdout);
-        return CLI_OK;
-    }
-    if (strcmp(topic, "gpu") == 0) {
-        conf_print_help(&preset_gpu_table, stdout);
-        return CLI_OK;
-    }
-    if (strcmp(topic, "kernel") == 0) {
-        conf_print_help(&preset_kernel_table, stdout);
-        return CLI_OK;
-    }
-    if (strcmp(topic, "predictors") == 0) {
-        printf(
-            "Spatial scenarios, slowdown predictors (scenario: predictor = \"NAME\"; --predictor "
-            "NAME):\n");
-        printf("  %-14s %s\n", "none", "no prediction");
-        for (size_t i = 0; i < predict_registry_count(); i++) {
-            const struct predictor_ops *p = predict_registry_at(i);
-            printf("  %-14s %s%s\n", p->name, p->summary,
-                   p->needs_private ? " [private-mode truth: simulation only]" : "");
-        }
-        printf("\nAccelerator scenarios (mode = \"accelerator\"; corun run SCENARIO --predictor "
-               "NAME):\n");
-        printf("  %-14s %s\n", "none", "no prediction");
-        for (int i = ACCEL_PREDICT_NONE + 1; i < ACCEL_PREDICTORS; i++)
-            printf("  %-14s %s\n", accel_predictor_name(i), accel_predictor_summary(i));
-        return CLI_OK;
-    }
-    if (strcmp(topic, "allocators") == 0) {
-        printf("SM allocators (scenario: allocator = \"NAME\"; --allocator NAME):\n");
-        for (size_t i = 0; i < alloc_registry_count(); i++) {
-            const struct allocator_ops *a = alloc_registry_at(i);
-            printf("  %-14s %s%s\n", a->name, a->summary,
-                   a->uses_predictor ? " [uses the active predictor]" : "");
-        }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem) {
+        bool found = print_topic(topic, mem);
+        fclose(mem);
+        if (found) /* settings' tables: a row's lines stay apart */
+            util_fputs_wrapped(text, CLI_HELP_WIDTH, false, stdout);
+        free(text);
+        if (found)
+            return CLI_OK;
+    } else if (print_topic(topic, stdout)) {
         return CLI_OK;
     }
     const struct cli_command *cmd = cli_find(topic);

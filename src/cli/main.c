@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     if (!cmd)
         return CLI_BAD_INPUT;
     if (cli_wants_help(argc - 1, argv + 1)) {
-        if (!cmd->help_for || !cmd->help_for(argc - 1, argv + 1, stdout))
+        if (!cli_help_for(cmd, argc - 1, argv + 1, stdout))
             cli_print_command_help(cmd, stdout);
         return CLI_OK;
     }

@@ -6,6 +6,12 @@ out=$("$CORUN" --help)
 for c in tui check help; do
     grep -q "^  $c " <<<"$out" || fail "--help does not list '$c'"
 done
+# It fits an 80-column terminal: each command with its operands (the options are in its own
+# help), the summary wrapped beside it.
+! awk 'length > 80' <<<"$out" | grep -q . || fail "--help is wider than 80 columns: $out"
+grep -q '^  run SCENARIO  *run a scenario headless' <<<"$out" || fail "--help: run's line: $out"
+grep -q '^  train MODEL  *fit a predictor' <<<"$out" || fail "--help: train's line: $out"
+grep -q '^  kernels  *the kernel library' <<<"$out" || fail "--help: kernels' line (its forms do not fit): $out"
 # The simulator id is the checksum of the simulator's sources as they are now: a stale one would
 # let the catalog hand out private-mode traces of another simulator.
 : "${SIM_ID_INPUTS:?run this test through make check}"
@@ -14,7 +20,9 @@ sum=$(cd "$top_srcdir" && cat $SIM_ID_INPUTS | cksum | cut -d' ' -f1)
     || fail "--version: $("$CORUN" --version), expected simulator $(printf %08x "$sum")"
 
 "$CORUN" help scenario | grep -q 'epoch_cycles' || fail "help scenario lacks epoch_cycles"
-"$CORUN" help scenario | grep -q 'an integer from 1000 to 100000000, in core cycles; default: 500000' \
+# (Lines wider than 80 columns are wrapped: the words, blanks squeezed.)
+"$CORUN" help scenario | tr -s ' \n' '  ' |
+    grep -q 'an integer from 1000 to 100000000, in core cycles; default: 500000' \
     || fail "help scenario lacks range/unit/default"
 "$CORUN" help gpu | grep -q 'dram.timing.faw' || fail "help gpu lacks dram.timing.faw"
 "$CORUN" help kernel | grep -q 'footprint_bytes' || fail "help kernel lacks footprint_bytes"

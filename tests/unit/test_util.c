@@ -5,8 +5,10 @@
 #endif
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +125,58 @@ static void cpus_follow_the_affinity(void **state)
 #endif
 }
 
+/* util_fputs_wrapped into a string; the caller frees it. */
+static char *wrapped(const char *text, int width, bool refill)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    util_fputs_wrapped(text, width, refill, f);
+    fclose(f);
+    return out;
+}
+
+static void wrap_leaves_what_fits(void **state)
+{
+    (void)state;
+    const char *text = "usage: corun x A [--b C]\n\nsome prose\n  --opt N   what it does\n"
+                       "                         an odd indent\nno newline at the end";
+    char *out = wrapped(text, 40, true);
+    assert_string_equal(out, text);
+    free(out);
+}
+
+static void wrap_refills_a_paragraph(void **state)
+{
+    (void)state;
+    char *out = wrapped("one two three four\nfive six seven eight nine ten\n\nnext\n", 20, true);
+    assert_string_equal(out, "one two three four\nfive six seven eight\nnine ten\n\nnext\n");
+    free(out);
+}
+
+/* A table row hangs at its description; its separate range line stays apart without
+ * refilling; a usage line hangs after the command's name and keeps an option's brackets
+ * together; a word wider than a line stays whole. */
+static void wrap_hangs_rows_and_usage(void **state)
+{
+    (void)state;
+    char *out =
+        wrapped("  --set K=V  change a setting of the\n             scenario file\n", 30, true);
+    assert_string_equal(out, "  --set K=V  change a setting\n             of the scenario\n"
+                             "             file\n");
+    free(out);
+    out = wrapped("  sms   streaming multiprocessors\n        an integer\n", 24, false);
+    assert_string_equal(out, "  sms   streaming\n        multiprocessors\n        an integer\n");
+    free(out);
+    out = wrapped("usage: corun run S [--out RUN.h5] [--seed S]\n", 40, true);
+    assert_string_equal(out, "usage: corun run S [--out RUN.h5]\n                 [--seed S]\n");
+    free(out);
+    out = wrapped("a supercalifragilistic b\n", 10, true);
+    assert_string_equal(out, "a\nsupercalifragilistic\nb\n");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +187,9 @@ int main(void)
         cmocka_unit_test(absolute_paths),
         cmocka_unit_test(hash_is_fnv1a),
         cmocka_unit_test(cpus_follow_the_affinity),
+        cmocka_unit_test(wrap_leaves_what_fits),
+        cmocka_unit_test(wrap_refills_a_paragraph),
+        cmocka_unit_test(wrap_hangs_rows_and_usage),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
