@@ -165,11 +165,16 @@ void tui_frame(const struct tui_style *st, WINDOW *w, const char *title, bool fo
     if (!title)
         return;
     /* The brackets show focus in a text capture and on a monochrome terminal too. */
-    char buf[160];
-    snprintf(buf, sizeof buf, focused ? "[ %s ]" : " %s ", title);
     int cols = getmaxx(w);
     if (cols < 6)
         return;
+    /* Titles run from the general to the particular ("SM map, 80 SMs, now"): where one does
+     * not fit, its last parts go, a whole part at a time, before a cut in mid-word. */
+    char text[160], buf[168];
+    snprintf(text, sizeof text, "%s", title);
+    for (char *comma; tui_columns(text) + 6 > cols && (comma = strrchr(text, ','));)
+        *comma = '\0';
+    snprintf(buf, sizeof buf, focused ? "[ %s ]" : " %s ", text);
     wattron(w, focused ? st->focus : st->title);
     int x = 2;
     size_t bytes = fit_bytes(buf, cols - 4);

@@ -15,8 +15,12 @@ static void energy(const struct tui_style *st, char *buf, size_t n, double joule
         snprintf(buf, n, "%.2f %sJ", joules * 1e6, st->utf8 ? "µ" : "u");
 }
 
-static void line(WINDOW *w, int y, int cols, const char *name, const char *value)
+/* A metric's name on the left, its value on the right; where the two would meet, the name's
+ * short form (a narrow terminal). */
+static void line(WINDOW *w, int y, int cols, const char *name, const char *brief, const char *value)
 {
+    if (tui_columns(name) + 1 + tui_columns(value) > cols)
+        name = brief;
     tui_print(w, y, 0, "%s", name);
     tui_print_right(w, y, cols, "%s", value);
 }
@@ -50,8 +54,9 @@ static void draw(const struct tui *t, WINDOW *w)
     /* QoS needs the allocators' tracking of targets: a dash until then. */
     static const char *const names[7] = {"STP",    "ANTT",  "Fairness",   "QoS",
                                          "Energy", "Power", "Energy, run"};
+    static const char *const briefs[7] = {"STP", "ANTT", "Fair", "QoS", "E", "P", "E run"};
     for (unsigned i = 0; i < 7; i++)
-        line(w, (int)i, cols, names[i], v[i]);
+        line(w, (int)i, cols, names[i], briefs[i], v[i]);
 }
 
 const struct tui_view tui_view_system = {

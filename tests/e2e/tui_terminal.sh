@@ -49,6 +49,15 @@ tui_resize 80 24
 tui_gone "terminal too small"
 tui_wait "Explain: A stream"
 check_screen 24
+# At 80x24 a title too long for its frame loses its last part ("SM map, 16 SMs, now"), not
+# half a word, and a metric's name gives way to its short form rather than run into its value
+# ("Energy, ru679.52 µJ" before).
+grep -qF "─ SM map, 16 SMs ─" "$TMPD/s" || fail "SM map title at 80x24:
+$(cat "$TMPD/s")"
+grep -Eq "│E run +[0-9.]+ [mµ]?J│" "$TMPD/s" || fail "run energy at 80x24:
+$(cat "$TMPD/s")"
+! grep -q "Energy, ru" "$TMPD/s" || fail "a metric's name runs into its value:
+$(cat "$TMPD/s")"
 tui_screen -e >"$TMPD/color"
 tui_keys q
 tui_wait "quit without saving? y/n"
