@@ -1,13 +1,16 @@
 /* tui_menu — the menus generated from the registries: the predictor menu (p: "none" and every
  * predictor) and the allocator menu (a: every allocator, those that decide from the
- * predictor's NP marked), each row with its one-line summary and the active one marked.
+ * predictor's NP marked), each row with its one-line summary and the active one marked; where
+ * the screen cuts summaries, the chosen row's is shown whole below the rows.
  * Choosing one asks the worker, which switches at the next epoch boundary; the session's event
  * lands in the event log, a refusal in a dialog. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "corun/alloc.h"
 #include "corun/predict.h"
+#include "corun/util.h"
 #include "tui_internal.h"
 
 /* One menu: its rows, what marks them and what choosing one does. */
@@ -135,6 +138,40 @@ static void open_menu(struct tui *t, const struct menu *m, const struct tui_over
     tui_open_overlay(t, ov);
 }
 
+/* Whether row i's summary is cut in a menu whose interior is cols wide. */
+static bool summary_cut(const struct menu *m, unsigned i, int cols)
+{
+    return summary_x(m) + tui_columns(m->summary(i)) > cols;
+}
+
+/* "name: summary" of row i wrapped to cols - 1 columns, as lines in a heap string. */
+static char *detail_text(const struct menu *m, unsigned i, int cols)
+{
+    char *text = xasprintf("%s: %s", m->name(i), m->summary(i)), *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (f) {
+        util_fputs_wrapped(text, cols - 1, true, f);
+        fclose(f);
+        free(text);
+        return out;
+    }
+    return text;
+}
+
+static int detail_lines(const struct menu *m, unsigned i, int cols)
+{
+    char *text = detail_text(m, i, cols);
+    int n = 1;
+    for (const char *c = text; *c; c++)
+        n += *c == '\n' && c[1];
+    free(text);
+    return n;
+}
+
+/* At most this many lines of the chosen row's whole summary below the rows. */
+#define MENU_DETAIL_MAX 3
+
 static void menu_size(const struct menu *m, int rows, int cols, int *h, int *w)
 {
     /* Frame, the rows, a gap and the hint line. */
@@ -146,8 +183,35 @@ static void menu_size(const struct menu *m, int rows, int cols, int *h, int *w)
         int need = summary_x(m) + tui_columns(m->summary(i)) + 3;
         *w = need > *w ? need : *w;
     }
-    *h = *h > rows - 2 ? rows - 2 : *h;
     *w = *w > cols - 2 ? cols - 2 : *w;
+    /* A narrow screen cuts summaries: the chosen row's is shown whole below the rows. */
+    int detail = 0;
+    for (unsigned i = 0; i < m->rows(); i++)
+        if (summary_cut(m, i, *w - 2)) {
+            int n = detail_lines(m, i, *w - 2);
+            detail = n > detail ? n : detail;
+        }
+    if (detail)
+        *h += (detail < MENU_DETAIL_MAX ? detail : MENU_DETAIL_MAX) + 1;
+    *h = *h > rows - 2 ? rows - 2 : *h;
+}
+
+/* The chosen row's whole summary, from line y to the line before the hint. */
+static void draw_detail(const struct menu *m, const struct tui *t, WINDOW *w, int y)
+{
+    int cols = getmaxx(w), last = getmaxy(w) - 2;
+    if (!summary_cut(m, t->menu_sel, cols) || y > last)
+        return;
+    char *text = detail_text(m, t->menu_sel, cols);
+    char *line = text;
+    for (; y <= last && *line; y++) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        tui_print(w, y, 1, "%s", line);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(text);
 }
 
 static void menu_draw(const struct menu *m, const struct tui *t, WINDOW *w)
@@ -170,6 +234,7 @@ static void menu_draw(const struct menu *m, const struct tui *t, WINDOW *w)
         if (sel)
             wattroff(w, A_REVERSE);
     }
+    draw_detail(m, t, w, (int)m->rows() + 1);
     wattron(w, t->style.dim);
     tui_print(w, getmaxy(w) - 1, 1, "%s", m->hint);
     wattroff(w, t->style.dim);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The workbench and its terminal: a resize storm between 80x24 and 200x60 ends on a correct
 # screen; below 80x24 a notice shows and the screen comes back; NO_COLOR removes every colour;
-# without UTF-8 (LANG=C, or TERM=vt100) nothing but ASCII is drawn.
+# without UTF-8 (LANG=C, or TERM=vt100) nothing but ASCII is drawn. At 80x24 titles, names and
+# menu summaries that do not fit are shortened, not cut into their neighbours.
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
 utf8_locale=$(locale -a 2>/dev/null | grep -ixE 'c\.utf-?8' | head -1 || true)
@@ -58,6 +59,13 @@ grep -Eq "│E run +[0-9.]+ [mµ]?J│" "$TMPD/s" || fail "run energy at 80x24:
 $(cat "$TMPD/s")"
 ! grep -q "Energy, ru" "$TMPD/s" || fail "a metric's name runs into its value:
 $(cat "$TMPD/s")"
+# At 80 columns the predictor menu cuts the summaries; the chosen row's is shown whole below.
+tui_keys p
+tui_wait "Esc cancels"
+tui_keys Down
+tui_wait "oracle: private-mode truth (simulation only): the true NP, as a reference"
+tui_keys Escape
+tui_gone "Esc cancels"
 tui_screen -e >"$TMPD/color"
 tui_keys q
 tui_wait "quit without saving? y/n"
