@@ -1,5 +1,10 @@
 /* tui_help — the F1 / ? screen: every key of the key table and a reminder of what the numbers
  * mean. It is an overlay, drawn over the views, which keep updating underneath. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corun/util.h"
 #include "tui_accel.h"
 #include "tui_internal.h"
 
@@ -14,59 +19,171 @@ static const char *const notes[] = {
 #define NNOTES     (sizeof notes / sizeof notes[0])
 #define LABEL_COLS 12
 
-static unsigned listed_keys(const struct tui *t)
+/* text filled to lines of at most cols columns, in a heap string. */
+static char *wrapped_text(const char *text, int cols)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return xstrdup(text);
+    util_fputs_wrapped(text, cols, true, f);
+    fclose(f);
+    return out;
+}
+
+/* The help's lines for an interior cols wide: each key with its text wrapped beside it
+ * (hanging at the text's column), then the notes, wrapped. A line holds a label (or NULL) and
+ * one line of text; *nkeys of them are the keys'. Returns how many, at most max. */
+struct help_line {
+    const char *label;
+    bool starts; /* the first line of a key's or a note's text */
+    char text[160];
+};
+
+static unsigned help_lines(const struct tui *t, int cols, struct help_line *out, unsigned max,
+                           unsigned *nkeys)
 {
     unsigned n = 0;
-    for (size_t i = 0; i < tui_nkeys; i++)
-        n += tui_keys[i].label != NULL && tui_key_active(t, &tui_keys[i]);
+    int room = cols - 2 - LABEL_COLS;
+    for (size_t i = 0; i < tui_nkeys && n < max; i++) {
+        const struct tui_key *k = &tui_keys[i];
+        if (!k->label || !tui_key_active(t, k))
+            continue;
+        char *wrapped = wrapped_text(k->help, room > 10 ? room : 10);
+        const char *line = wrapped;
+        for (bool first = true; *line && n < max; first = false) {
+            size_t len = strcspn(line, "\n");
+            out[n].label = first ? tui_key_label(t, k) : NULL;
+            out[n].starts = first;
+            snprintf(out[n].text, sizeof out[n].text, "%.*s", (int)len, line);
+            n++;
+            line += len + (line[len] == '\n');
+        }
+        free(wrapped);
+    }
+    *nkeys = n;
+    for (size_t i = 0; i < NNOTES && n < max; i++) {
+        char *wrapped = wrapped_text(notes[i], cols - 1 > 10 ? cols - 1 : 10);
+        const char *line = wrapped;
+        for (bool first = true; *line && n < max; first = false) {
+            size_t len = strcspn(line, "\n");
+            out[n].label = NULL;
+            out[n].starts = first;
+            snprintf(out[n].text, sizeof out[n].text, "%.*s", (int)len, line);
+            n++;
+            line += len + (line[len] == '\n');
+        }
+        free(wrapped);
+    }
     return n;
 }
 
+#define HELP_MAX_LINES 96
+
 static void size(const struct tui *t, int rows, int cols, int *h, int *w)
 {
-    /* Frame, heading and gap, the keys, a gap, the notes, a gap and the closing line; on a
-     * short screen the heading and the gaps go first (compact()). */
-    *h = (int)(listed_keys(t) + NNOTES) + 7;
-    if (*h > rows - 2)
-        *h = (int)(listed_keys(t) + NNOTES) + 3;
-    if (*h > rows - 2)
-        *h = rows - 2;
+    /* Wide enough for every key's text on one line, when the screen is. */
     *w = 76;
+    for (size_t i = 0; i < tui_nkeys; i++) {
+        const struct tui_key *k = &tui_keys[i];
+        int need = k->label && tui_key_active(t, k) ? 4 + LABEL_COLS + tui_columns(k->help) + 1 : 0;
+        *w = need > *w ? need : *w;
+    }
     if (*w > cols - 2)
         *w = cols - 2;
+    /* Frame, heading and gap, the keys, a gap, the notes, a gap and the closing line; on a
+     * short screen the heading and the gaps go first, then the help takes pages. */
+    struct help_line lines[HELP_MAX_LINES];
+    unsigned nkeys, n = help_lines(t, *w - 2, lines, HELP_MAX_LINES, &nkeys);
+    *h = (int)n + 7;
+    if (*h > rows - 2)
+        *h = (int)n + 3;
+    if (*h > rows - 2)
+        *h = rows - 2;
+}
+
+/* Pages of an interior `rows` high (its last row is the closing line), none of them cutting a
+ * key's or a note's text in two: *start[p] is the first line of page p. Returns how many (1:
+ * it all fits, with the keys and the notes apart). */
+#define HELP_MAX_PAGES 16
+
+static unsigned paginate(const struct help_line *lines, unsigned n, int rows,
+                         unsigned start[HELP_MAX_PAGES])
+{
+    start[0] = 0;
+    if (rows - 1 >= (int)n + 1)
+        return 1;
+    unsigned per = rows > 2 ? (unsigned)rows - 1 : 1, pages = 1;
+    for (unsigned i = 0, since = 0; i < n; i++, since++) {
+        if (since < per && (!lines[i].starts || i == start[pages - 1]))
+            continue;
+        if (since < per) { /* an entry begins: does it end on this page? */
+            unsigned end = i + 1;
+            while (end < n && !lines[end].starts)
+                end++;
+            if (since + (end - i) <= per || end - i > per)
+                continue;
+        }
+        if (pages == HELP_MAX_PAGES)
+            break;
+        start[pages++] = i;
+        since = 0;
+    }
+    return pages;
 }
 
 static void draw(const struct tui *t, WINDOW *w)
 {
-    int y = 0;
-    /* Without room for the heading and the gaps, every key and note still shows. */
-    bool roomy = getmaxy(w) >= (int)(listed_keys(t) + NNOTES) + 5;
+    struct help_line lines[HELP_MAX_LINES];
+    unsigned nkeys, n = help_lines(t, getmaxx(w), lines, HELP_MAX_LINES, &nkeys);
+    int rows = getmaxy(w), y = 0;
+    unsigned start[HELP_MAX_PAGES], pages = paginate(lines, n, rows, start);
+    unsigned page = t->help_page % pages, from = start[page];
+    unsigned to = page + 1 < pages ? start[page + 1] : n;
+    /* The heading and the gaps where there is room for them. */
+    bool roomy = pages == 1 && rows >= (int)n + 5;
     if (roomy) {
         wattron(w, A_BOLD);
         tui_print(w, y++, 1, "Keys");
         wattroff(w, A_BOLD);
         y++;
     }
-    for (size_t i = 0; i < tui_nkeys; i++) {
-        const struct tui_key *k = &tui_keys[i];
-        if (!k->label || !tui_key_active(t, k))
+    for (unsigned i = from; i < to; i++) {
+        if (i == nkeys && roomy) /* a gap between the keys and the notes */
+            y++;
+        if (i >= nkeys) {
+            wattron(w, t->style.dim);
+            tui_print(w, y++, 1, "%s", lines[i].text);
+            wattroff(w, t->style.dim);
             continue;
-        wattron(w, A_BOLD);
-        tui_print(w, y, 2, "%s", tui_key_label(t, k));
-        wattroff(w, A_BOLD);
-        tui_print(w, y++, 2 + LABEL_COLS, "%s", k->help);
+        }
+        if (lines[i].label) {
+            wattron(w, A_BOLD);
+            tui_print(w, y, 2, "%s", lines[i].label);
+            wattroff(w, A_BOLD);
+        }
+        tui_print(w, y++, 2 + LABEL_COLS, "%s", lines[i].text);
     }
-    y += roomy;
-    wattron(w, t->style.dim);
-    for (size_t i = 0; i < NNOTES; i++)
-        tui_print(w, y++, 1, "%s", notes[i]);
-    wattroff(w, t->style.dim);
-    tui_print(w, getmaxy(w) - 1, 1, "Press any key to close this help.");
+    if (pages > 1)
+        tui_print(w, rows - 1, 1, "Page %u of %u: Space turns the page, any other key closes.",
+                  page + 1, pages);
+    else
+        tui_print(w, rows - 1, 1, "Press any key to close this help.");
 }
 
 static int key(struct tui *t, int ch)
 {
-    (void)ch;
+    if (ch == ' ' && t->overlay_win) { /* the next page, when there are several */
+        struct help_line lines[HELP_MAX_LINES];
+        unsigned nkeys, start[HELP_MAX_PAGES];
+        unsigned n = help_lines(t, getmaxx(t->overlay_win) - 2, lines, HELP_MAX_LINES, &nkeys);
+        if (paginate(lines, n, getmaxy(t->overlay_win) - 2, start) > 1) {
+            t->help_page++;
+            t->overlay_dirty = true;
+            return TUI_R_HANDLED;
+        }
+    }
     tui_open_overlay(t, NULL);
     return TUI_R_HANDLED;
 }

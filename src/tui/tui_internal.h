@@ -165,6 +165,7 @@ struct tui {
     char message_title[48], message[2048]; /* the message overlay's */
     bool message_passes_key; /* a notice: the key that closes it also acts (tui_notice) */
     unsigned menu_sel;       /* a menu's highlighted row */
+    unsigned help_page;      /* the help's page shown, when it takes several */
     char param_key[64];      /* the parameter being edited */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);

@@ -32,6 +32,7 @@ double tui_speed_interval(unsigned speed)
 static int key_help(struct tui *t, int ch)
 {
     (void)ch;
+    t->help_page = 0;
     tui_open_overlay(t, &tui_overlay_help);
     return TUI_R_HANDLED;
 }
@@ -332,7 +333,8 @@ static int key_open(struct tui *t, int ch)
 #define LESSON (TUI_M_LIVE | TUI_M_LESSON)
 
 const struct tui_key tui_keys[] = {
-    {KEY_F(1), ANY, "F1 ?", NULL, "show this help; any key closes it", "Help", key_help},
+    {KEY_F(1), ANY, "F1 ?", NULL,
+     "show this help; Space turns its pages, if any; any other key closes it", "Help", key_help},
     {'?', ANY, NULL, NULL, NULL, NULL, key_help},
     {'n', LESSON, "n N", NULL, "lesson: open the next step (it does what it says) / back one",
      "Next", tui_lesson_key},

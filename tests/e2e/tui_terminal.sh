@@ -66,6 +66,19 @@ tui_keys Down
 tui_wait "oracle: private-mode truth (simulation only): the true NP, as a reference"
 tui_keys Escape
 tui_gone "Esc cancels"
+# The help at 80x24 takes two pages, each key's text wrapped beside it and no line drawn over
+# another (the closing line was printed over the last note).
+tui_keys '?'
+tui_wait "Page 1 of 2: Space turns the page, any other key closes."
+tui_wait "until the class has guessed (g opens the guess form again)"
+tui_keys Space
+tui_wait "Page 2 of 2"
+tui_wait "Live: a run stops after the scenario's epochs; r goes on."
+tui_screen >"$TMPD/h"
+! grep -q "help\.[a-z]" "$TMPD/h" || fail "the help's lines run into each other:
+$(cat "$TMPD/h")"
+tui_keys x
+tui_gone "Page 2 of 2"
 tui_screen -e >"$TMPD/color"
 tui_keys q
 tui_wait "quit without saving? y/n"
