@@ -186,7 +186,14 @@ static void draw_help(const struct tui_accel *t)
 {
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
-    int h = tui_help_accel_rows(keys, NKEYS, t->live) + 2, wd = cols - 4 < 78 ? cols - 4 : 78;
+    /* As wide as every key's text on one line needs, where the screen allows. */
+    int wd = 78;
+    for (size_t i = 0; i < NKEYS; i++) {
+        int need = tui_columns(keys[i].help) + 17; /* frame, margin, label column */
+        wd = need > wd ? need : wd;
+    }
+    wd = cols - 4 < wd ? cols - 4 : wd;
+    int h = tui_help_accel_rows(keys, NKEYS, t->live, wd - 2) + 2;
     if (h > rows - 2)
         h = rows - 2;
     WINDOW *frame = newwin(h, wd, (rows - h) / 2, (cols - wd) / 2);

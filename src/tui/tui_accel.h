@@ -97,7 +97,7 @@ struct tui_accel_key {
 /* The accelerator view's help overlay in w: the keys of the mode, then what the panels mean. */
 void tui_help_accel_draw(const struct tui_style *st, WINDOW *w, const struct tui_accel_key *keys,
                          size_t nkeys, bool live);
-/* Rows the help overlay needs. */
-int tui_help_accel_rows(const struct tui_accel_key *keys, size_t nkeys, bool live);
+/* Rows the help overlay needs in an interior cols wide (its texts wrap). */
+int tui_help_accel_rows(const struct tui_accel_key *keys, size_t nkeys, bool live, int cols);
 
 #endif

@@ -198,8 +198,8 @@ const struct tui_overlay tui_overlay_help = {
 /* ---- the accelerator view's help (tui_accel.c) ---- */
 
 static const char *const accel_notes[] = {
-    "Timeline: a lane per process (LS application, batch instance), its colour;",
-    "  kernels solid, '.' a kernel waiting for SMs, '>' '<' copies to/from GPU.",
+    "Timeline: a lane per process (LS application, batch instance), coloured;",
+    "  kernels solid, '.' waiting for SMs, '>' '<' copies to / from the GPU.",
     "Latency: p50/p99 of the queries done; target = qos_target x solo p99 (T);",
     "  f marks the forecast p99; err = |forecast p99 - p99| / p99.",
     "Utilization: SM time holding thread blocks; link time moving data.",
@@ -211,30 +211,60 @@ static bool accel_key_shown(const struct tui_accel_key *k, bool live)
     return live ? k->live : k->replay;
 }
 
-int tui_help_accel_rows(const struct tui_accel_key *keys, size_t nkeys, bool live)
-{
-    int n = 0;
-    for (size_t i = 0; i < nkeys; i++)
-        n += accel_key_shown(&keys[i], live);
-    return n + (int)NACCEL_NOTES + 3;
-}
-
-void tui_help_accel_draw(const struct tui_style *st, WINDOW *w, const struct tui_accel_key *keys,
-                         size_t nkeys, bool live)
+/* Draws (w non-NULL) or counts the accelerator help's lines for an interior cols wide: each
+ * key's text wrapped beside it, a gap when gap, the notes (each wrapped on its own). */
+static int accel_lines(const struct tui_style *st, WINDOW *w, const struct tui_accel_key *keys,
+                       size_t nkeys, bool live, int cols, bool gap)
 {
     int y = 0;
     for (size_t i = 0; i < nkeys; i++) {
         if (!accel_key_shown(&keys[i], live))
             continue;
-        wattron(w, A_BOLD);
-        tui_print(w, y, 1, "%s", keys[i].label);
-        wattroff(w, A_BOLD);
-        tui_print(w, y++, 1 + LABEL_COLS, "%s", keys[i].help);
+        if (w) {
+            wattron(w, A_BOLD);
+            tui_print(w, y, 1, "%s", keys[i].label);
+            wattroff(w, A_BOLD);
+        }
+        char *text =
+            wrapped_text(keys[i].help, cols - 1 - LABEL_COLS > 10 ? cols - 1 - LABEL_COLS : 10);
+        for (char *line = text; *line;) {
+            size_t len = strcspn(line, "\n");
+            if (w)
+                tui_print(w, y, 1 + LABEL_COLS, "%.*s", (int)len, line);
+            y++;
+            line += len + (line[len] == '\n');
+        }
+        free(text);
     }
-    y++;
-    wattron(w, st->dim);
-    for (size_t i = 0; i < NACCEL_NOTES; i++)
-        tui_print(w, y++, 1, "%s", accel_notes[i]);
-    wattroff(w, st->dim);
+    y += gap;
+    for (size_t i = 0; i < NACCEL_NOTES; i++) {
+        char *text = wrapped_text(accel_notes[i], cols - 1 > 10 ? cols - 1 : 10);
+        for (char *line = text; *line;) {
+            size_t len = strcspn(line, "\n");
+            if (w) {
+                wattron(w, st->dim);
+                tui_print(w, y, 1, "%.*s", (int)len, line);
+                wattroff(w, st->dim);
+            }
+            y++;
+            line += len + (line[len] == '\n');
+        }
+        free(text);
+    }
+    return y;
+}
+
+int tui_help_accel_rows(const struct tui_accel_key *keys, size_t nkeys, bool live, int cols)
+{
+    return accel_lines(NULL, NULL, keys, nkeys, live, cols, true) + 2;
+}
+
+void tui_help_accel_draw(const struct tui_style *st, WINDOW *w, const struct tui_accel_key *keys,
+                         size_t nkeys, bool live)
+{
+    int cols = getmaxx(w);
+    /* The gap before the notes where there is room for it. */
+    bool gap = getmaxy(w) >= tui_help_accel_rows(keys, nkeys, live, cols);
+    accel_lines(st, w, keys, nkeys, live, cols, gap);
     tui_print(w, getmaxy(w) - 1, 1, "Press any key to close this help.");
 }

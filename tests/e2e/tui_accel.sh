@@ -35,6 +35,15 @@ tui_wait "0/6 done"
 tui_wait "forecast none (p: prophet, sequential, bubble, prophet-even)"
 grep -qF "Space step r run p predictor s save" "$TMPD/screen" || fail "no live key bar:
 $(cat "$TMPD/screen")"
+# At 80x24 the help's texts wrap beside their keys rather than being cut at the frame.
+tui_resize 80 24
+tui_keys '?'
+tui_wait "Press any key to close this help."
+tui_wait "prophet-even -> none"
+tui_wait "read it)"
+tui_keys x
+tui_gone "Press any key to close this help."
+tui_resize 100 30
 
 # Step: 0.5 ms of the GPU; the batch application's copies appear on its lane.
 tui_keys Space
