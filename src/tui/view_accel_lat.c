@@ -84,7 +84,9 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
                   x->pred_qos_met ? "met" : "violated");
     else
         tui_print(w, y + 2, 0, "forecast none%s",
-                  t->live ? " (p: prophet, sequential, bubble, prophet-even)" : "");
+                  !t->live      ? ""
+                  : width >= 60 ? " (p: prophet, sequential, bubble, prophet-even)"
+                                : " (p picks a predictor)");
     int cols = width - HIST_LABEL - 11; /* room for the scale's end */
     if (cols < 8)
         return 5;
