@@ -43,6 +43,8 @@ const char *util_suggest(const char *word, const char *const *names, size_t coun
  * continuation lines, or a "usage: corun NAME ..." line; without, each line is its own (a
  * table whose rows have separate lines of their own). */
 void util_fputs_wrapped(const char *text, int width, bool refill, FILE *out);
+/* The same, into a new heap string (the caller frees it). */
+char *util_wrapped(const char *text, int width, bool refill);
 
 /* 1 when s ends with suffix, 0 otherwise. */
 int util_ends_with(const char *s, const char *suffix);

@@ -19,19 +19,6 @@ static const char *const notes[] = {
 #define NNOTES     (sizeof notes / sizeof notes[0])
 #define LABEL_COLS 12
 
-/* text filled to lines of at most cols columns, in a heap string. */
-static char *wrapped_text(const char *text, int cols)
-{
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    if (!f)
-        return xstrdup(text);
-    util_fputs_wrapped(text, cols, true, f);
-    fclose(f);
-    return out;
-}
-
 /* The help's lines for an interior cols wide: each key with its text wrapped beside it
  * (hanging at the text's column), then the notes, wrapped. A line holds a label (or NULL) and
  * one line of text; *nkeys of them are the keys'. Returns how many, at most max. */
@@ -50,7 +37,7 @@ static unsigned help_lines(const struct tui *t, int cols, struct help_line *out,
         const struct tui_key *k = &tui_keys[i];
         if (!k->label || !tui_key_active(t, k))
             continue;
-        char *wrapped = wrapped_text(k->help, room > 10 ? room : 10);
+        char *wrapped = util_wrapped(k->help, room > 10 ? room : 10, true);
         const char *line = wrapped;
         for (bool first = true; *line && n < max; first = false) {
             size_t len = strcspn(line, "\n");
@@ -64,7 +51,7 @@ static unsigned help_lines(const struct tui *t, int cols, struct help_line *out,
     }
     *nkeys = n;
     for (size_t i = 0; i < NNOTES && n < max; i++) {
-        char *wrapped = wrapped_text(notes[i], cols - 1 > 10 ? cols - 1 : 10);
+        char *wrapped = util_wrapped(notes[i], cols - 1 > 10 ? cols - 1 : 10, true);
         const char *line = wrapped;
         for (bool first = true; *line && n < max; first = false) {
             size_t len = strcspn(line, "\n");
@@ -225,8 +212,8 @@ static int accel_lines(const struct tui_style *st, WINDOW *w, const struct tui_a
             tui_print(w, y, 1, "%s", keys[i].label);
             wattroff(w, A_BOLD);
         }
-        char *text =
-            wrapped_text(keys[i].help, cols - 1 - LABEL_COLS > 10 ? cols - 1 - LABEL_COLS : 10);
+        char *text = util_wrapped(keys[i].help,
+                                  cols - 1 - LABEL_COLS > 10 ? cols - 1 - LABEL_COLS : 10, true);
         for (char *line = text; *line;) {
             size_t len = strcspn(line, "\n");
             if (w)
@@ -238,7 +225,7 @@ static int accel_lines(const struct tui_style *st, WINDOW *w, const struct tui_a
     }
     y += gap;
     for (size_t i = 0; i < NACCEL_NOTES; i++) {
-        char *text = wrapped_text(accel_notes[i], cols - 1 > 10 ? cols - 1 : 10);
+        char *text = util_wrapped(accel_notes[i], cols - 1 > 10 ? cols - 1 : 10, true);
         for (char *line = text; *line;) {
             size_t len = strcspn(line, "\n");
             if (w) {

@@ -147,16 +147,10 @@ static bool summary_cut(const struct menu *m, unsigned i, int cols)
 /* "name: summary" of row i wrapped to cols - 1 columns, as lines in a heap string. */
 static char *detail_text(const struct menu *m, unsigned i, int cols)
 {
-    char *text = xasprintf("%s: %s", m->name(i), m->summary(i)), *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    if (f) {
-        util_fputs_wrapped(text, cols - 1, true, f);
-        fclose(f);
-        free(text);
-        return out;
-    }
-    return text;
+    char *text = xasprintf("%s: %s", m->name(i), m->summary(i));
+    char *out = util_wrapped(text, cols - 1, true);
+    free(text);
+    return out;
 }
 
 static int detail_lines(const struct menu *m, unsigned i, int cols)

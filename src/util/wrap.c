@@ -6,6 +6,7 @@
  * and later lines hung at the column its text starts in. */
 #include "corun/util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct line {
@@ -114,4 +115,16 @@ void util_fputs_wrapped(const char *text, int width, bool refill, FILE *out)
         fputc('\n', out);
         p = end + 1;
     }
+}
+
+char *util_wrapped(const char *text, int width, bool refill)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return xstrdup(text);
+    util_fputs_wrapped(text, width, refill, f);
+    fclose(f);
+    return out;
 }

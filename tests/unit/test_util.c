@@ -125,24 +125,13 @@ static void cpus_follow_the_affinity(void **state)
 #endif
 }
 
-/* util_fputs_wrapped into a string; the caller frees it. */
-static char *wrapped(const char *text, int width, bool refill)
-{
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    assert_non_null(f);
-    util_fputs_wrapped(text, width, refill, f);
-    fclose(f);
-    return out;
-}
-
+/* util_fputs_wrapped, through util_wrapped, which writes it to a string. */
 static void wrap_leaves_what_fits(void **state)
 {
     (void)state;
     const char *text = "usage: corun x A [--b C]\n\nsome prose\n  --opt N   what it does\n"
                        "                         an odd indent\nno newline at the end";
-    char *out = wrapped(text, 40, true);
+    char *out = util_wrapped(text, 40, true);
     assert_string_equal(out, text);
     free(out);
 }
@@ -150,7 +139,8 @@ static void wrap_leaves_what_fits(void **state)
 static void wrap_refills_a_paragraph(void **state)
 {
     (void)state;
-    char *out = wrapped("one two three four\nfive six seven eight nine ten\n\nnext\n", 20, true);
+    char *out =
+        util_wrapped("one two three four\nfive six seven eight nine ten\n\nnext\n", 20, true);
     assert_string_equal(out, "one two three four\nfive six seven eight\nnine ten\n\nnext\n");
     free(out);
 }
@@ -166,13 +156,13 @@ static void wrap_hangs_rows_and_usage(void **state)
     assert_string_equal(out, "  --set K=V  change a setting\n             of the scenario\n"
                              "             file\n");
     free(out);
-    out = wrapped("  sms   streaming multiprocessors\n        an integer\n", 24, false);
+    out = util_wrapped("  sms   streaming multiprocessors\n        an integer\n", 24, false);
     assert_string_equal(out, "  sms   streaming\n        multiprocessors\n        an integer\n");
     free(out);
-    out = wrapped("usage: corun run S [--out RUN.h5] [--seed S]\n", 40, true);
+    out = util_wrapped("usage: corun run S [--out RUN.h5] [--seed S]\n", 40, true);
     assert_string_equal(out, "usage: corun run S [--out RUN.h5]\n                 [--seed S]\n");
     free(out);
-    out = wrapped("a supercalifragilistic b\n", 10, true);
+    out = util_wrapped("a supercalifragilistic b\n", 10, true);
     assert_string_equal(out, "a\nsupercalifragilistic\nb\n");
     free(out);
 }
