@@ -151,8 +151,8 @@ static void wrap_refills_a_paragraph(void **state)
 static void wrap_hangs_rows_and_usage(void **state)
 {
     (void)state;
-    char *out =
-        wrapped("  --set K=V  change a setting of the\n             scenario file\n", 30, true);
+    char *out = util_wrapped("  --set K=V  change a setting of the\n             scenario file\n",
+                             30, true);
     assert_string_equal(out, "  --set K=V  change a setting\n             of the scenario\n"
                              "             file\n");
     free(out);
