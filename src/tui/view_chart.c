@@ -18,10 +18,11 @@ static unsigned charted(const struct tui *t)
     return e ? e->e.index + 1 : 0;
 }
 
-/* The x range: the scenario's epochs, or every epoch done when a run went past them. */
+/* The x range: live, the scenario's epochs, or every epoch done when a run went past them; in a
+ * replay, the epochs of the file. */
 static unsigned span(const struct tui *t)
 {
-    unsigned n = t->sc->epochs;
+    unsigned n = t->live ? t->sc->epochs : t->nepochs;
     return t->nepochs > n ? t->nepochs : (n ? n : 1);
 }
 

@@ -24,7 +24,7 @@ tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/r.h5"
 tui_wait "REPLAY"
 tui_wait "Epoch 4/4"
 tui_screen >"$TMPD/s"
-grep -q "NP history, epochs 1-4 of 10" "$TMPD/s" || fail "the chart does not span the run:
+grep -q "NP history, epochs 1-4 of 4" "$TMPD/s" || fail "the chart does not span the file's epochs:
 $(cat "$TMPD/s")"
 grep -q "A B true  a b predicted" "$TMPD/s" || fail "no legend under the chart:
 $(cat "$TMPD/s")"

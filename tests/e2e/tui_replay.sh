@@ -66,9 +66,11 @@ tui_gone "Press any key to close this help."
 tui_keys Left Left
 tui_wait "Epoch 1/3"
 expect_epoch 1
-tui_wait "NP history, epochs 1-1"
+# The chart spans the file's 3 epochs, as the header counts them (it spanned the scenario's 10).
+tui_wait "NP history, epochs 1-1 of 3"
 tui_keys End
 tui_wait "Epoch 3/3"
+tui_wait "NP history, epochs 1-3 of 3"
 tui_keys Home
 tui_wait "Epoch 1/3"
 tui_keys g
