@@ -58,6 +58,12 @@ void cli_print_command_help(const struct cli_command *cmd, FILE *out);
 /* cmd's narrower help for argv (`corun help reproduce hsm --threshold`), wrapped; false when
  * it has none for them. */
 bool cli_help_for(const struct cli_command *cmd, int argc, char **argv, FILE *out);
+/* The width of the terminal stdout writes to, or 0 when it is not a terminal. */
+int cli_terminal_columns(void);
+/* Prints lead (a row's first columns, ASCII) and text on stdout: one line, or, on a terminal
+ * too narrow for it, text wrapped with its later lines under its first. Pipes and files always
+ * get one line a row. */
+void cli_print_row(const char *lead, const char *text);
 /* "usage: corun NAME ARGS" for cmd on stderr, from the command table (a usage mistake). */
 void cli_usage_error(const struct cli_command *cmd);
 /* A help_for for a command's verb (`corun help sweep merge`): prints help to out and returns

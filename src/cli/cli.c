@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -196,6 +197,31 @@ void cli_print_usage(FILE *out)
     fprintf(out, "\n'corun help COMMAND' describes a command and its options; 'corun help "
                  "scenario'\nlists every scenario setting. Exit status: 0 success, 1 failure while "
                  "running,\n2 bad input or usage.\n");
+}
+
+int cli_terminal_columns(void)
+{
+    struct winsize ws;
+    if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+        return 0;
+    return ws.ws_col;
+}
+
+void cli_print_row(const char *lead, const char *text)
+{
+    int cols = cli_terminal_columns(), col = (int)strlen(lead);
+    if (cols - col < 20 || col + (int)strlen(text) <= cols) {
+        printf("%s%s\n", lead, text);
+        return;
+    }
+    char *wrapped = util_wrapped(text, cols - col, true);
+    const char *line = wrapped;
+    for (bool first = true; *line; first = false) {
+        size_t len = strcspn(line, "\n");
+        printf("%*s%.*s\n", first ? 0 : col, first ? lead : "", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    free(wrapped);
 }
 
 int cli_wants_help(int argc, char **argv)

@@ -94,8 +94,10 @@ static int list(const char *datadir, int json)
             cli_json_string(stdout, p.description);
             printf("}");
         } else {
-            printf("%-12s %-9s %-9s %s\n", p.name, source_of(&p), p.target_class ? cls : "-",
-                   p.description);
+            char lead[96];
+            snprintf(lead, sizeof lead, "%-12s %-9s %-9s ", p.name, source_of(&p),
+                     p.target_class ? cls : "-");
+            cli_print_row(lead, p.description);
         }
         kernel_profile_done(&p);
     }

@@ -14,6 +14,7 @@
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "corun/tui.h"
+#include "corun/util.h"
 
 int cli_lesson_check_names(const struct lesson *l, struct diag *d)
 {
@@ -46,7 +47,10 @@ static int list(const char *datadir)
         struct diag d;
         diag_init(&d);
         if (lesson_load(path, datadir, &l, &d) == 0) {
-            printf("%-16s %s: %s\n", names[i], l.title, l.summary);
+            char lead[64], *text = xasprintf("%s: %s", l.title, l.summary);
+            snprintf(lead, sizeof lead, "%-16s ", names[i]);
+            cli_print_row(lead, text);
+            free(text);
         } else {
             diag_print(&d, stderr);
             rc = CLI_BAD_INPUT;
@@ -139,7 +143,8 @@ const struct cli_command cmd_lesson = {
             "step has its text, what the class does, a question and what to notice, and may run\n"
             "epochs, switch the predictor or allocator, set parameters, change the mix, show a\n"
             "panel, or hide the truth until the class has guessed (predict, then reveal).\n\n"
-            "  list             one line per lesson: its name, title and what it teaches\n"
+            "  list             one line per lesson: its name, title and what it teaches (on a\n"
+            "                   narrow terminal the text wraps under itself)\n"
             "  NAME             open the lesson: the workbench with the lesson panel showing\n"
             "                   the first step\n"
             "  --theme projector  high contrast, a larger chart and lesson panel\n\n"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lessons. `corun lesson list` prints every lesson of scenarios/lessons one line each and
+# Lessons. `corun lesson list` prints every lesson of scenarios/lessons one line each (wrapped
+# under itself on a narrow terminal) and
 # `corun check` accepts each (and refuses a bad one with its file and line). hsm-fair is
 # stepped through at 80x24 with n: each step does what it says (the predictor, the allocator
 # and its reasons in the log, a parameter), N goes back, L hides the panel; the screen shows the
@@ -22,6 +23,18 @@ done
 for f in "$top_srcdir"/scenarios/demo-*.cfg; do
     "$CORUN" check "$f" >/dev/null 2>"$TMPD/err" || fail "corun check $f: $(cat "$TMPD/err")"
 done
+# On an 80-column terminal (a projector's) the list wraps each text under itself, its name
+# column kept, rather than the terminal breaking it at column 80; piped, one line each (above).
+tui_start 80 40 -- lesson list
+tui_wait "exit=0"
+tui_screen >"$TMPD/wrapped"
+! awk 'length > 80' "$TMPD/wrapped" | grep -q . || fail "lesson list wider than 80 columns:
+$(cat "$TMPD/wrapped")"
+grep -Eq '^ {17}[a-z]' "$TMPD/wrapped" || fail "no text wrapped under itself:
+$(cat "$TMPD/wrapped")"
+[ "$(grep -Ec '^[a-z][a-z-]* {2,}' "$TMPD/wrapped")" -eq "$n" ] || fail "not a row per lesson on the terminal:
+$(cat "$TMPD/wrapped")"
+tui_tmux kill-server
 # A bad lesson: every mistake with its file and line, status 2.
 cat >"$TMPD/bad.cfg" <<'CFG'
 title = "bad";
