@@ -19,50 +19,46 @@ static const char *const notes[] = {
 #define NNOTES     (sizeof notes / sizeof notes[0])
 #define LABEL_COLS 12
 
-/* The help's lines for an interior cols wide: each key with its text wrapped beside it
- * (hanging at the text's column), then the notes, wrapped. A line holds a label (or NULL) and
- * one line of text; *nkeys of them are the keys'. Returns how many, at most max. */
+/* A line of a help: a key's label (on the first line of its text) or none, and one line of
+ * text. */
 struct help_line {
     const char *label;
     bool starts; /* the first line of a key's or a note's text */
     char text[160];
 };
 
+/* Appends text, filled to width columns, to out[n..max) as lines, the first with label; returns
+ * the new count. */
+static unsigned add_wrapped(struct help_line *out, unsigned n, unsigned max, const char *label,
+                            const char *text, int width)
+{
+    char *wrapped = util_wrapped(text, width > 10 ? width : 10, true);
+    const char *line = wrapped;
+    for (bool first = true; *line && n < max; first = false, n++) {
+        size_t len = strcspn(line, "\n");
+        out[n].label = first ? label : NULL;
+        out[n].starts = first;
+        snprintf(out[n].text, sizeof out[n].text, "%.*s", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    free(wrapped);
+    return n;
+}
+
+/* The main help's lines for an interior cols wide: each key with its text wrapped beside it,
+ * then the notes; *nkeys of them are the keys'. Returns how many, at most max. */
 static unsigned help_lines(const struct tui *t, int cols, struct help_line *out, unsigned max,
                            unsigned *nkeys)
 {
     unsigned n = 0;
-    int room = cols - 2 - LABEL_COLS;
-    for (size_t i = 0; i < tui_nkeys && n < max; i++) {
+    for (size_t i = 0; i < tui_nkeys; i++) {
         const struct tui_key *k = &tui_keys[i];
-        if (!k->label || !tui_key_active(t, k))
-            continue;
-        char *wrapped = util_wrapped(k->help, room > 10 ? room : 10, true);
-        const char *line = wrapped;
-        for (bool first = true; *line && n < max; first = false) {
-            size_t len = strcspn(line, "\n");
-            out[n].label = first ? tui_key_label(t, k) : NULL;
-            out[n].starts = first;
-            snprintf(out[n].text, sizeof out[n].text, "%.*s", (int)len, line);
-            n++;
-            line += len + (line[len] == '\n');
-        }
-        free(wrapped);
+        if (k->label && tui_key_active(t, k))
+            n = add_wrapped(out, n, max, tui_key_label(t, k), k->help, cols - 2 - LABEL_COLS);
     }
     *nkeys = n;
-    for (size_t i = 0; i < NNOTES && n < max; i++) {
-        char *wrapped = util_wrapped(notes[i], cols - 1 > 10 ? cols - 1 : 10, true);
-        const char *line = wrapped;
-        for (bool first = true; *line && n < max; first = false) {
-            size_t len = strcspn(line, "\n");
-            out[n].label = NULL;
-            out[n].starts = first;
-            snprintf(out[n].text, sizeof out[n].text, "%.*s", (int)len, line);
-            n++;
-            line += len + (line[len] == '\n');
-        }
-        free(wrapped);
-    }
+    for (size_t i = 0; i < NNOTES; i++)
+        n = add_wrapped(out, n, max, NULL, notes[i], cols - 1);
     return n;
 }
 
@@ -198,60 +194,48 @@ static bool accel_key_shown(const struct tui_accel_key *k, bool live)
     return live ? k->live : k->replay;
 }
 
-/* Draws (w non-NULL) or counts the accelerator help's lines for an interior cols wide: each
- * key's text wrapped beside it, a gap when gap, the notes (each wrapped on its own). */
-static int accel_lines(const struct tui_style *st, WINDOW *w, const struct tui_accel_key *keys,
-                       size_t nkeys, bool live, int cols, bool gap)
+/* The accelerator help's lines for an interior cols wide: each key of the mode with its text
+ * wrapped beside it, then the notes; *nkeys of them are the keys'. */
+static unsigned accel_lines(const struct tui_accel_key *keys, size_t nkeys, bool live, int cols,
+                            struct help_line *out, unsigned max, unsigned *nkey_lines)
 {
-    int y = 0;
-    for (size_t i = 0; i < nkeys; i++) {
-        if (!accel_key_shown(&keys[i], live))
-            continue;
-        if (w) {
-            wattron(w, A_BOLD);
-            tui_print(w, y, 1, "%s", keys[i].label);
-            wattroff(w, A_BOLD);
-        }
-        char *text = util_wrapped(keys[i].help,
-                                  cols - 1 - LABEL_COLS > 10 ? cols - 1 - LABEL_COLS : 10, true);
-        for (char *line = text; *line;) {
-            size_t len = strcspn(line, "\n");
-            if (w)
-                tui_print(w, y, 1 + LABEL_COLS, "%.*s", (int)len, line);
-            y++;
-            line += len + (line[len] == '\n');
-        }
-        free(text);
-    }
-    y += gap;
-    for (size_t i = 0; i < NACCEL_NOTES; i++) {
-        char *text = util_wrapped(accel_notes[i], cols - 1 > 10 ? cols - 1 : 10, true);
-        for (char *line = text; *line;) {
-            size_t len = strcspn(line, "\n");
-            if (w) {
-                wattron(w, st->dim);
-                tui_print(w, y, 1, "%.*s", (int)len, line);
-                wattroff(w, st->dim);
-            }
-            y++;
-            line += len + (line[len] == '\n');
-        }
-        free(text);
-    }
-    return y;
+    unsigned n = 0;
+    for (size_t i = 0; i < nkeys; i++)
+        if (accel_key_shown(&keys[i], live))
+            n = add_wrapped(out, n, max, keys[i].label, keys[i].help, cols - 1 - LABEL_COLS);
+    *nkey_lines = n;
+    for (size_t i = 0; i < NACCEL_NOTES; i++)
+        n = add_wrapped(out, n, max, NULL, accel_notes[i], cols - 1);
+    return n;
 }
 
 int tui_help_accel_rows(const struct tui_accel_key *keys, size_t nkeys, bool live, int cols)
 {
-    return accel_lines(NULL, NULL, keys, nkeys, live, cols, true) + 2;
+    struct help_line lines[HELP_MAX_LINES];
+    unsigned nk;
+    return (int)accel_lines(keys, nkeys, live, cols, lines, HELP_MAX_LINES, &nk) + 3;
 }
 
 void tui_help_accel_draw(const struct tui_style *st, WINDOW *w, const struct tui_accel_key *keys,
                          size_t nkeys, bool live)
 {
-    int cols = getmaxx(w);
+    struct help_line lines[HELP_MAX_LINES];
+    unsigned nk, n = accel_lines(keys, nkeys, live, getmaxx(w), lines, HELP_MAX_LINES, &nk);
     /* The gap before the notes where there is room for it. */
-    bool gap = getmaxy(w) >= tui_help_accel_rows(keys, nkeys, live, cols);
-    accel_lines(st, w, keys, nkeys, live, cols, gap);
+    int y = 0, gap = getmaxy(w) >= (int)n + 3;
+    for (unsigned i = 0; i < n; i++) {
+        if (i == nk)
+            y += gap;
+        if (lines[i].label) {
+            wattron(w, A_BOLD);
+            tui_print(w, y, 1, "%s", lines[i].label);
+            wattroff(w, A_BOLD);
+        }
+        if (i >= nk)
+            wattron(w, st->dim);
+        tui_print(w, y++, i < nk ? 1 + LABEL_COLS : 1, "%s", lines[i].text);
+        if (i >= nk)
+            wattroff(w, st->dim);
+    }
     tui_print(w, getmaxy(w) - 1, 1, "Press any key to close this help.");
 }
