@@ -45,6 +45,9 @@ const char *util_suggest(const char *word, const char *const *names, size_t coun
 void util_fputs_wrapped(const char *text, int width, bool refill, FILE *out);
 /* The same, into a new heap string (the caller frees it). */
 char *util_wrapped(const char *text, int width, bool refill);
+/* Writes text's words from column col on (the cursor is there), filled to lines of at most
+ * width columns, later lines indented to col, and a newline. */
+void util_fputs_filled(const char *text, int col, int width, FILE *out);
 
 /* 1 when s ends with suffix, 0 otherwise. */
 int util_ends_with(const char *s, const char *suffix);

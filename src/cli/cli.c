@@ -148,28 +148,6 @@ int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool
     return 0;
 }
 
-/* Prints text from column `col` on, wrapped at blanks to lines of at most `width` columns;
- * later lines are indented to col. */
-static void print_wrapped(FILE *out, const char *text, int col, int width)
-{
-    int at = col;
-    while (*text) {
-        size_t word = strcspn(text, " ");
-        if (at > col && at + 1 + (int)word > width) {
-            fprintf(out, "\n%*s", col, "");
-            at = col;
-        } else if (at > col) {
-            fputc(' ', out);
-            at++;
-        }
-        fprintf(out, "%.*s", (int)word, text);
-        at += (int)word;
-        text += word;
-        text += strspn(text, " ");
-    }
-    fputc('\n', out);
-}
-
 void cli_print_usage(FILE *out)
 {
     enum { COL = 26, WIDTH = 80 };
@@ -191,7 +169,7 @@ void cli_print_usage(FILE *out)
         if ((int)strlen(left) > COL - 3)
             left[strlen(c->name)] = '\0';
         fprintf(out, "  %-*s ", COL - 3, left);
-        print_wrapped(out, c->summary, COL, WIDTH);
+        util_fputs_filled(c->summary, COL, WIDTH, out);
         free(left);
     }
     fprintf(out, "\n'corun help COMMAND' describes a command and its options; 'corun help "

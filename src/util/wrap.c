@@ -128,3 +128,9 @@ char *util_wrapped(const char *text, int width, bool refill)
     fclose(f);
     return out;
 }
+
+void util_fputs_filled(const char *text, int col, int width, FILE *out)
+{
+    fill(out, text, (int)strlen(text), col, col, width);
+    fputc('\n', out);
+}

@@ -165,6 +165,15 @@ static void wrap_hangs_rows_and_usage(void **state)
     out = util_wrapped("a supercalifragilistic b\n", 10, true);
     assert_string_equal(out, "a\nsupercalifragilistic\nb\n");
     free(out);
+    /* From a column the cursor is at: the words filled beside it. */
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    fputs("  run  ", f);
+    util_fputs_filled("run a scenario headless and record it", 7, 24, f);
+    fclose(f);
+    assert_string_equal(out, "  run  run a scenario\n       headless and\n       record it\n");
+    free(out);
 }
 
 int main(void)
