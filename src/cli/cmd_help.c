@@ -117,7 +117,7 @@ static int help_run(int argc, char **argv)
 
 const struct cli_command cmd_help = {
     .name = "help",
-    .args = "[COMMAND [ARGS...]|scenario|accelerator|gpu|kernel|predictors|allocators]",
+    .args = "[COMMAND [ARGS...] | scenario | accelerator | gpu | kernel | predictors | allocators]",
     .summary = "describe a command, every setting of a scenario (spatial or accelerator), GPU "
                "preset or kernel file, or the predictors and allocators",
     .help = "With ARGS, the help of the command for them where it has one: 'corun help\n"
