@@ -2,10 +2,13 @@
  * valid ranges and help, as the worker last published them. Enter edits the highlighted one in
  * an input field; the worker sets it at the next epoch boundary, validated as a scenario file
  * is. An accepted value is logged (a "parameter" event) and shows in the list; a refused one
- * opens a dialog naming the valid range, and the old value stays. */
+ * opens a dialog naming the valid range, and the old value stays. Where the screen cuts the
+ * valid values, the highlighted row's show whole below the rows, with its help. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "corun/util.h"
 #include "tui_internal.h"
 
 #define VALUE_W 12
@@ -43,33 +46,50 @@ void tui_params_editor(struct tui *t)
     tui_open_overlay(t, &tui_overlay_params);
 }
 
+/* The column of the valid values in an interior of the list's. */
+static int range_x(const struct list *l)
+{
+    return 1 + l->key_w + 2 + VALUE_W + 2;
+}
+
+/* Whether some row's valid values are cut in an interior cols wide: then the highlighted
+ * row's show whole, with its help, on two lines below the rows. */
+static bool ranges_cut(const struct list *l, int cols)
+{
+    for (unsigned i = 0; i < l->n; i++)
+        if (range_x(l) + tui_columns(l->p[i].range) > cols)
+            return true;
+    return false;
+}
+
 static void size(const struct tui *t, int rows, int cols, int *h, int *w)
 {
     struct list l;
     fetch(t, &l);
-    /* Frame, the column titles, the rows, a gap, the help of the highlighted row and the hint. */
-    *h = (int)l.n + 6;
     *w = 76;
     for (unsigned i = 0; i < l.n; i++) {
-        int need = l.key_w + 2 + VALUE_W + 2 + tui_columns(l.p[i].range) + 3;
+        int need = range_x(&l) + tui_columns(l.p[i].range) + 2;
         *w = need > *w ? need : *w;
     }
-    *h = *h > rows - 2 ? rows - 2 : *h;
     *w = *w > cols - 2 ? cols - 2 : *w;
+    /* Frame, the column titles, the rows, a gap, the help of the highlighted row (two lines
+     * when the valid values are cut) and the hint. */
+    *h = (int)l.n + 6 + ranges_cut(&l, *w - 2);
+    *h = *h > rows - 2 ? rows - 2 : *h;
 }
 
 static void draw(const struct tui *t, WINDOW *w)
 {
     struct list l;
     fetch(t, &l);
-    int vx = l.key_w + 2, rx = vx + VALUE_W + 2;
+    int vx = l.key_w + 2, rx = vx + VALUE_W + 2, help_rows = 1 + ranges_cut(&l, getmaxx(w));
     wattron(w, A_BOLD);
     tui_print(w, 0, 1, "Parameter");
     tui_print(w, 0, 1 + vx, "Value");
     tui_print(w, 0, 1 + rx, "Valid values");
     wattroff(w, A_BOLD);
     /* The highlighted row stays in view; a long list scrolls under it. */
-    int visible = getmaxy(w) - 4;
+    int visible = getmaxy(w) - 3 - help_rows;
     unsigned sel = t->menu_sel < l.n ? t->menu_sel : 0;
     unsigned top = visible > 0 && sel >= (unsigned)visible ? sel - (unsigned)visible + 1 : 0;
     for (unsigned i = top; i < l.n && (int)(i - top) < visible; i++) {
@@ -87,7 +107,19 @@ static void draw(const struct tui *t, WINDOW *w)
             wattroff(w, A_REVERSE);
     }
     int bottom = getmaxy(w) - 1;
-    tui_print(w, bottom - 1, 1, "%s", l.n ? l.p[sel].help : "");
+    if (help_rows == 1) {
+        tui_print(w, bottom - 1, 1, "%s", l.n ? l.p[sel].help : "");
+    } else if (l.n) {
+        char *text = xasprintf("%s; valid: %s", l.p[sel].help, l.p[sel].range);
+        char *lines = util_wrapped(text, getmaxx(w) - 2, true), *line = lines;
+        for (int y = bottom - help_rows; y < bottom && *line; y++) {
+            size_t len = strcspn(line, "\n");
+            tui_print(w, y, 1, "%.*s", (int)len, line);
+            line += len + (line[len] == '\n');
+        }
+        free(lines);
+        free(text);
+    }
     wattron(w, t->style.dim);
     tui_print(w, bottom, 1, "Enter edits (from the next epoch boundary), Esc closes");
     wattroff(w, t->style.dim);

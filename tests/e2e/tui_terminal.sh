@@ -66,6 +66,12 @@ tui_keys Down
 tui_wait "oracle: private-mode truth (simulation only): the true NP, as a reference"
 tui_keys Escape
 tui_gone "Esc cancels"
+# So does the parameter editor's valid values: the highlighted row's (epoch_cycles) whole.
+tui_keys e
+tui_wait "Enter edits"
+tui_wait "100000000 core cycles"
+tui_keys Escape
+tui_gone "Enter edits"
 # The help at 80x24 takes two pages, each key's text wrapped beside it and no line drawn over
 # another (the closing line was printed over the last note).
 tui_keys '?'
