@@ -176,6 +176,66 @@ static void wrap_hangs_rows_and_usage(void **state)
     free(out);
 }
 
+/* The words of s (blank- and newline-separated), joined by single blanks. */
+static void words_of(const char *s, char *out, size_t n)
+{
+    size_t w = 0;
+    for (const char *c = s; *c && w + 2 < n; c++) {
+        bool blank = *c == ' ' || *c == '\n';
+        if (!blank)
+            out[w++] = *c;
+        else if (w && out[w - 1] != ' ')
+            out[w++] = ' ';
+    }
+    if (w && out[w - 1] == ' ')
+        w--;
+    out[w] = '\0';
+}
+
+/* Random texts (words, brackets, runs of blanks, blank lines) at random widths: the words come
+ * out in order, none lost or split; prose (no indentation, single blanks) has no line wider
+ * than the width but for a word (or a bracketed group) that is wider on its own. */
+static void wrap_keeps_every_word(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (int round = 0; round < 400; round++) {
+        char text[400], want[400], got[400];
+        bool prose = round % 2;
+        size_t n = 0;
+        int len = 20 + (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 58) * 6;
+        for (int i = 0; i < len && n + 8 < sizeof text; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(x >> 59);
+            if (r < 3 && n && text[n - 1] != ' ' && text[n - 1] != '\n')
+                text[n++] = r == 0 && !prose ? '\n' : ' ';
+            else if (r == 3 && !prose)
+                n += (size_t)snprintf(text + n, sizeof text - n, "   ");
+            else if (r == 4)
+                n += (size_t)snprintf(text + n, sizeof text - n, "[--o N]");
+            else
+                text[n++] = (char)('a' + r % 7);
+        }
+        text[n] = '\0';
+        int width = 10 + (int)(x >> 60) * 3;
+        char *out = util_wrapped(text, width, round % 3 != 0);
+        words_of(text, want, sizeof want);
+        words_of(out, got, sizeof got);
+        assert_string_equal(got, want);
+        if (prose)
+            for (char *line = out; *line;) {
+                size_t l = strcspn(line, "\n");
+                char one[400];
+                snprintf(one, sizeof one, "%.*s", (int)l, line);
+                bool single = !strchr(one, ' ') || (one[0] == '[' && one[l - 1] == ']');
+                if ((int)l > width && !single)
+                    fail_msg("width %d: \"%s\" from \"%s\"", width, one, text);
+                line += l + (line[l] == '\n');
+            }
+        free(out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +249,7 @@ int main(void)
         cmocka_unit_test(wrap_leaves_what_fits),
         cmocka_unit_test(wrap_refills_a_paragraph),
         cmocka_unit_test(wrap_hangs_rows_and_usage),
+        cmocka_unit_test(wrap_keeps_every_word),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
