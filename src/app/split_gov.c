@@ -24,6 +24,13 @@ static void lost(struct split_gov *g)
         g->gap *= 2;
 }
 
+/* Keeps mode keep from now on, its rate so far `rate` (0: none yet), tries due afresh. */
+static void switch_to(struct split_gov *g, bool keep, double rate, bool starved)
+{
+    *g = (struct split_gov){
+        .keep = keep, .rate_keep = rate, .gap = SPLIT_GOV_FIRST_TRY, .starved = starved};
+}
+
 bool split_gov_choose(struct split_gov *g)
 {
     if (!g->trying && g->rate_keep > 0 && g->since >= g->gap) {
@@ -43,11 +50,7 @@ void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds, doub
     bool starved = cpu_seconds >= 0 && cpu_seconds < SPLIT_GOV_STARVED * seconds;
     if (!g->trying) {
         if (g->keep && starved && g->starved) { /* another job wants the cores: one thread */
-            g->keep = false;
-            g->rate_keep = g->rate_prev = 0;
-            g->since = 0;
-            g->gap = SPLIT_GOV_FIRST_TRY;
-            g->starved = false;
+            switch_to(g, false, 0, false);
             return;
         }
         g->starved = starved;
@@ -58,16 +61,10 @@ void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds, doub
     }
     g->trying = false;
     double kept = g->rate_keep > g->rate_prev ? g->rate_keep : g->rate_prev;
-    if (rate > kept * SPLIT_GOV_MARGIN && !(starved && !g->keep)) {
-        g->keep = !g->keep;
-        g->rate_keep = rate;
-        g->rate_prev = 0;
-        g->since = 0;
-        g->gap = SPLIT_GOV_FIRST_TRY;
-        g->starved = starved;
-    } else {
+    if (rate > kept * SPLIT_GOV_MARGIN && !(starved && !g->keep))
+        switch_to(g, !g->keep, rate, starved);
+    else
         lost(g);
-    }
 }
 
 void split_gov_remember(const struct split_gov *g)

@@ -144,21 +144,11 @@ static bool summary_cut(const struct menu *m, unsigned i, int cols)
     return summary_x(m) + tui_columns(m->summary(i)) > cols;
 }
 
-/* "name: summary" of row i wrapped to cols - 1 columns, as lines in a heap string. */
-static char *detail_text(const struct menu *m, unsigned i, int cols)
-{
-    char *text = xasprintf("%s: %s", m->name(i), m->summary(i));
-    char *out = util_wrapped(text, cols - 1, true);
-    free(text);
-    return out;
-}
-
+/* Rows "name: summary" of row i takes, word-wrapped to cols - 1 columns. */
 static int detail_lines(const struct menu *m, unsigned i, int cols)
 {
-    char *text = detail_text(m, i, cols);
-    int n = 1;
-    for (const char *c = text; *c; c++)
-        n += *c == '\n' && c[1];
+    char *text = xasprintf("%s: %s", m->name(i), m->summary(i));
+    int n = tui_wrap(NULL, 0, 0, text, cols - 1);
     free(text);
     return n;
 }
@@ -196,16 +186,13 @@ static void draw_detail(const struct menu *m, const struct tui *t, WINDOW *w, in
     int cols = getmaxx(w), last = getmaxy(w) - 2;
     if (!summary_cut(m, t->menu_sel, cols) || y > last)
         return;
-    char *text = detail_text(m, t->menu_sel, cols);
-    char *line = text;
-    for (; y <= last && *line; y++) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        tui_print(w, y, 1, "%s", line);
-        line = nl ? nl + 1 : line + strlen(line);
-    }
+    WINDOW *area = derwin(w, last - y + 1, cols - 1, y, 1); /* tui_wrap stops at its end */
+    if (!area)
+        return;
+    char *text = xasprintf("%s: %s", m->name(t->menu_sel), m->summary(t->menu_sel));
+    tui_wrap(area, 0, 0, text, cols - 1);
     free(text);
+    delwin(area);
 }
 
 static void menu_draw(const struct menu *m, const struct tui *t, WINDOW *w)

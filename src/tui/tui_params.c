@@ -110,15 +110,13 @@ static void draw(const struct tui *t, WINDOW *w)
     if (help_rows == 1) {
         tui_print(w, bottom - 1, 1, "%s", l.n ? l.p[sel].help : "");
     } else if (l.n) {
+        WINDOW *area = derwin(w, help_rows, getmaxx(w) - 2, bottom - help_rows, 1);
         char *text = xasprintf("%s; valid: %s", l.p[sel].help, l.p[sel].range);
-        char *lines = util_wrapped(text, getmaxx(w) - 2, true), *line = lines;
-        for (int y = bottom - help_rows; y < bottom && *line; y++) {
-            size_t len = strcspn(line, "\n");
-            tui_print(w, y, 1, "%.*s", (int)len, line);
-            line += len + (line[len] == '\n');
-        }
-        free(lines);
+        if (area)
+            tui_wrap(area, 0, 0, text, getmaxx(w) - 2); /* the area ends it at its last row */
         free(text);
+        if (area)
+            delwin(area);
     }
     wattron(w, t->style.dim);
     tui_print(w, bottom, 1, "Enter edits (from the next epoch boundary), Esc closes");
