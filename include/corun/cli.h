@@ -69,6 +69,11 @@ void cli_usage_error(const struct cli_command *cmd);
 /* A help_for for a command's verb (`corun help sweep merge`): prints help to out and returns
  * true when argv[1] is verb. */
 bool cli_help_verb(int argc, char **argv, const char *verb, const char *help, FILE *out);
+/* Checks that argv[first..argc) holds exactly n operands (n is 1 or 2); otherwise says on
+ * stderr what is missing (what: the operands, e.g. "a scenario file (SCENARIO)") or which
+ * argument is one too many, then cmd's usage, and returns -1. */
+int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first, int n,
+                 const char *what);
 /* Say on stderr why command name refused arg: an unknown option, or a second argument after
  * first (a command that takes one; NULL: arg came first). */
 void cli_refused_arg(const char *name, const char *arg, const char *first);

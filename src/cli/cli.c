@@ -126,6 +126,24 @@ void cli_refused_arg(const char *name, const char *arg, const char *first)
                 first);
 }
 
+int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first, int n,
+                 const char *what)
+{
+    int have = argc - first;
+    if (have == n)
+        return 0;
+    if (have < n)
+        fprintf(stderr, "corun: %s: expected %s%s\n", cmd->name, what,
+                have ? ", got one argument" : "");
+    else if (n == 1)
+        cli_refused_arg(cmd->name, argv[first + 1], argv[first]);
+    else
+        fprintf(stderr, "corun: %s: unexpected argument '%s' (after the %d it takes)\n", cmd->name,
+                argv[first + n], n);
+    cli_usage_error(cmd);
+    return -1;
+}
+
 int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
                       const char **arg, bool *projector)
 {

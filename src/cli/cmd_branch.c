@@ -39,10 +39,9 @@ static int branch_run(int argc, char **argv)
             return CLI_BAD_INPUT; /* cli_getopt said why */
         }
     }
-    if (optind != argc - 2) {
-        cli_usage_error(&cmd_branch);
+    if (cli_operands(&cmd_branch, argc, argv, optind, 2,
+                     "a run file and an epoch (RUN.h5 EPOCH)") != 0)
         return CLI_BAD_INPUT;
-    }
     if (cli_parse_uint("EPOCH", argv[optind + 1], 0, 1000000, &at) != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();

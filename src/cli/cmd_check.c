@@ -28,10 +28,8 @@ static int check_lesson(const char *path, const char *datadir, struct diag *diag
 
 static int check_run(int argc, char **argv)
 {
-    if (argc != 2) {
-        cli_usage_error(&cmd_check);
+    if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario or lesson file") != 0)
         return CLI_BAD_INPUT;
-    }
     char *datadir = datadir_locate();
     struct diag diags;
     diag_init(&diags);

@@ -53,10 +53,8 @@ static int parse(int argc, char **argv, struct options *o)
         default: return -1;
         }
     }
-    if (optind != argc - 1) {
-        cli_usage_error(&cmd_dram_trace);
+    if (cli_operands(&cmd_dram_trace, argc, argv, optind, 1, "a trace file (TRACE)") != 0)
         return -1;
-    }
     o->trace = argv[optind];
     return 0;
 }

@@ -54,13 +54,21 @@ static int parse(int argc, char **argv, struct options *o)
         default: return -1;
         }
     }
-    if (optind >= argc)
+    if (optind >= argc) {
+        fprintf(stderr, "corun: kernels: expected list or show\n");
         return usage();
+    }
     o->sub = argv[optind++];
-    if (strcmp(o->sub, "list") == 0 && optind == argc)
-        return 0;
-    if (strcmp(o->sub, "show") == 0 && optind == argc - 1) {
-        o->name = argv[optind];
+    bool show = strcmp(o->sub, "show") == 0;
+    if (!show && strcmp(o->sub, "list") != 0)
+        fprintf(stderr, "corun: kernels: '%s': expected list or show\n", o->sub);
+    else if (show && optind == argc)
+        fprintf(stderr, "corun: kernels show: expected a kernel's name (NAME)\n");
+    else if (optind < argc - show)
+        fprintf(stderr, "corun: kernels %s: unexpected argument '%s'\n", o->sub,
+                argv[optind + show]);
+    else {
+        o->name = show ? argv[optind] : NULL;
         return 0;
     }
     return usage();

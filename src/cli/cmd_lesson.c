@@ -126,6 +126,7 @@ static int lesson_run(int argc, char **argv)
     if (cli_theme_and_arg(argc, argv, &cmd_lesson, false, &name, &projector) != 0)
         return CLI_BAD_INPUT;
     if (!name) {
+        fprintf(stderr, "corun: lesson: expected a lesson's name or list\n");
         cli_usage_error(&cmd_lesson);
         return CLI_BAD_INPUT;
     }

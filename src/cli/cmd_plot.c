@@ -71,19 +71,24 @@ static int plot_run(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'o')
             out = optarg;
         else if (c == 'w' && parse_size(optarg, &width) != 0)
             return CLI_BAD_INPUT;
         else if (c == 'h' && parse_size(optarg, &height) != 0)
             return CLI_BAD_INPUT;
-        else if (c == '?') {
+        else if (c == '?' || c == ':') {
+            fprintf(stderr, "corun: plot: %s '%s'\n",
+                    c == ':' ? "a value is missing after" : "unknown option", argv[optind - 1]);
             cli_usage_error(&cmd_plot);
             return CLI_BAD_INPUT;
         }
     }
-    if (!out || optind != argc - 1) {
+    if (cli_operands(&cmd_plot, argc, argv, optind, 1, "a run file (RUN.h5)") != 0)
+        return CLI_BAD_INPUT;
+    if (!out) {
+        fprintf(stderr, "corun: plot: expected --out FILE.svg or --out FILE.png\n");
         cli_usage_error(&cmd_plot);
         return CLI_BAD_INPUT;
     }

@@ -37,6 +37,7 @@ static int replay_run(int argc, char **argv)
     if (cli_theme_and_arg(argc, argv, &cmd_replay, false, &path, &projector) != 0)
         return CLI_BAD_INPUT;
     if (!path) {
+        fprintf(stderr, "corun: replay: expected a run file (RUN.h5)\n");
         cli_usage_error(&cmd_replay);
         return CLI_BAD_INPUT;
     }

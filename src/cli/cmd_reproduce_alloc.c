@@ -331,10 +331,9 @@ static int parse(int argc, char **argv, struct options *o)
     free(longopts);
     if (rc != CLI_OK)
         return rc;
-    if (optind != argc - 1) {
-        cli_usage_error(&cmd_reproduce);
+    if (cli_operands(&cmd_reproduce, argc, argv, optind, 1,
+                     "an experiment's name (EXPERIMENT; --list lists them)") != 0)
         return CLI_BAD_INPUT;
-    }
     if (!o->ro.threads)
         o->ro.threads = cli_threads_per_job(o->ro.jobs);
     const char *name = argv[optind];

@@ -132,10 +132,8 @@ static int parse(int argc, char **argv, struct options *o)
         default: return -1;
         }
     }
-    if (optind != argc - 1) {
-        cli_usage_error(&cmd_run);
+    if (cli_operands(&cmd_run, argc, argv, optind, 1, "a scenario file (SCENARIO)") != 0)
         return -1;
-    }
     o->scenario = argv[optind];
     return 0;
 }

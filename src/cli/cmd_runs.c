@@ -47,8 +47,10 @@ static int runs_run(int argc, char **argv)
         } else
             break;
     }
-    if (i >= argc)
+    if (i >= argc) {
+        fprintf(stderr, "corun: runs: expected list, show or query\n");
         return usage();
+    }
     const char *verb = argv[i];
     int nargs = argc - i - 1;
     bool list = strcmp(verb, "list") == 0;

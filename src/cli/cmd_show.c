@@ -82,6 +82,7 @@ const struct cli_command cmd_show = {
 static int export_run(int argc, char **argv)
 {
     if (argc != 4 || strcmp(argv[2], "--csv") != 0) {
+        fprintf(stderr, "corun: export: expected a run file and --csv DIR, in that order\n");
         cli_usage_error(&cmd_export);
         return CLI_BAD_INPUT;
     }

@@ -132,6 +132,12 @@ static int slurm_main(int argc, char **argv)
         if (strcmp(args[0], actions[a]) == 0)
             action = a;
     if (action < 0 || (wait && action != 2)) {
+        if (n != 2)
+            fprintf(stderr, "corun: slurm: expected an action and a job directory (JOB)\n");
+        else if (action < 0)
+            fprintf(stderr, "corun: slurm: '%s': expected status, collect or resubmit\n", args[0]);
+        else
+            fprintf(stderr, "corun: slurm: --wait goes with resubmit only\n");
         cli_usage_error(&cmd_slurm);
         return CLI_BAD_INPUT;
     }

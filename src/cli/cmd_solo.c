@@ -58,10 +58,8 @@ static int parse(int argc, char **argv, struct options *o, char **sets)
         default: return -1;
         }
     }
-    if (optind != argc - 1) {
-        cli_usage_error(&cmd_solo);
+    if (cli_operands(&cmd_solo, argc, argv, optind, 1, "a kernel's name (KERNEL)") != 0)
         return -1;
-    }
     o->kernel = argv[optind];
     return 0;
 }

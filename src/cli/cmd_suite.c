@@ -29,6 +29,10 @@ static void list(const struct suite *s)
 static int suite_run(int argc, char **argv)
 {
     if (argc != 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0)) {
+        if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
+            fprintf(stderr, "corun: suite: expected check or list\n");
+        else
+            fprintf(stderr, "corun: suite %s: expected one suite file (SUITE)\n", argv[1]);
         cli_usage_error(&cmd_suite);
         return CLI_BAD_INPUT;
     }

@@ -202,10 +202,8 @@ static int sweep_main(int argc, char **argv)
         default: return 2;
         }
     }
-    if (optind != argc - 1) {
-        cli_usage_error(&cmd_sweep);
+    if (cli_operands(&cmd_sweep, argc, argv, optind, 1, "a suite file (SUITE)") != 0)
         return CLI_BAD_INPUT;
-    }
     o.suite = argv[optind];
     if (!o.threads)
         o.threads = cli_threads_per_job(o.jobs);

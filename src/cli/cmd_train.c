@@ -72,10 +72,8 @@ static int parse(int argc, char **argv, struct options *o)
         default: return -1;
         }
     }
-    if (optind != argc - 1) {
-        cli_usage_error(&cmd_train);
+    if (cli_operands(&cmd_train, argc, argv, optind, 1, "a model's name (MODEL)") != 0)
         return -1;
-    }
     o->model = argv[optind];
     for (size_t i = 0; i < CORUN_ARRAY_LEN(trainable); i++)
         if (strcmp(o->model, trainable[i]) == 0)

@@ -97,6 +97,36 @@ set +e
 "$CORUN" tui "$top_srcdir/scenarios/default.cfg" </dev/null >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'needs a terminal' "$TMPD/err" || fail "tui without a terminal: exit $rc"
+# A command called without its operands, or with one too many, says which before its usage.
+while IFS='|' read -r args want; do
+    set +e
+    "$CORUN" $args </dev/null >/dev/null 2>"$TMPD/err"; rc=$?
+    set -e
+    [ $rc -eq 2 ] && [ "$(head -1 "$TMPD/err")" = "$want" ] &&
+        grep -q '^usage: corun ' "$TMPD/err" || fail "$args: exit $rc: $(cat "$TMPD/err")"
+done <<'EOF'
+run|corun: run: expected a scenario file (SCENARIO)
+run a.cfg b.cfg|corun: run: unexpected second argument 'b.cfg' (after 'a.cfg')
+check|corun: check: expected a scenario or lesson file
+solo|corun: solo: expected a kernel's name (KERNEL)
+sweep|corun: sweep: expected a suite file (SUITE)
+train|corun: train: expected a model's name (MODEL)
+reproduce|corun: reproduce: expected an experiment's name (EXPERIMENT; --list lists them)
+branch x.h5|corun: branch: expected a run file and an epoch (RUN.h5 EPOCH), got one argument
+branch x.h5 1 2|corun: branch: unexpected argument '2' (after the 2 it takes)
+dram-trace|corun: dram-trace: expected a trace file (TRACE)
+lesson|corun: lesson: expected a lesson's name or list
+replay|corun: replay: expected a run file (RUN.h5)
+runs|corun: runs: expected list, show or query
+kernels|corun: kernels: expected list or show
+kernels show|corun: kernels show: expected a kernel's name (NAME)
+kernels list x|corun: kernels list: unexpected argument 'x'
+plot x.h5|corun: plot: expected --out FILE.svg or --out FILE.png
+plot x.h5 --out|corun: plot: a value is missing after '--out'
+export x.h5|corun: export: expected a run file and --csv DIR, in that order
+suite check|corun: suite check: expected one suite file (SUITE)
+slurm|corun: slurm: expected an action and a job directory (JOB)
+EOF
 # `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
 # or a file: the arguments are refused first).
 while IFS='|' read -r args want; do
