@@ -74,6 +74,11 @@ bool cli_help_verb(int argc, char **argv, const char *verb, const char *help, FI
  * argument is one too many, then cmd's usage, and returns -1. */
 int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first, int n,
                  const char *what);
+/* The file a command's SCENARIO (or SUITE) argument names: arg itself when it exists or is
+ * absolute; else the one corun ships, datadir/under/arg or datadir/under/arg.cfg (`corun run
+ * default`, `corun sweep hsm-pairs`), said on stderr; else arg, for the loader's message.
+ * Free the result. */
+char *cli_find_scenario(const char *arg, const char *datadir, const char *under);
 /* Say on stderr why command name refused arg: an unknown option, or a second argument after
  * first (a command that takes one; NULL: arg came first). */
 void cli_refused_arg(const char *name, const char *arg, const char *first);

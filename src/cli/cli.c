@@ -144,6 +144,22 @@ int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first
     return -1;
 }
 
+char *cli_find_scenario(const char *arg, const char *datadir, const char *under)
+{
+    struct stat st;
+    if (!datadir || !arg[0] || arg[0] == '/' || strcmp(arg, "-") == 0 || stat(arg, &st) == 0)
+        return xstrdup(arg);
+    for (int i = 0; i < 2; i++) {
+        char *path = xasprintf("%s/%s/%s%s", datadir, under, arg, i ? ".cfg" : "");
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            fprintf(stderr, "corun: %s: no such file here; using %s\n", arg, path);
+            return path;
+        }
+        free(path);
+    }
+    return xstrdup(arg);
+}
+
 int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
                       const char **arg, bool *projector)
 {

@@ -31,18 +31,19 @@ static int check_run(int argc, char **argv)
     if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario or lesson file") != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
+    char *path = cli_find_scenario(argv[1], datadir, "scenarios");
     struct diag diags;
     diag_init(&diags);
     int rc;
-    if (lesson_probe(argv[1]) == 1) {
-        rc = check_lesson(argv[1], datadir, &diags);
-    } else if (accel_scenario_probe(argv[1]) == 1) {
+    if (lesson_probe(path) == 1) {
+        rc = check_lesson(path, datadir, &diags);
+    } else if (accel_scenario_probe(path) == 1) {
         struct accel_scenario sc;
-        rc = accel_scenario_load(&sc, argv[1], datadir, &diags);
+        rc = accel_scenario_load(&sc, path, datadir, &diags);
         accel_scenario_done(&sc);
     } else {
         struct scenario sc;
-        rc = scenario_load(&sc, argv[1], datadir, &diags);
+        rc = scenario_load(&sc, path, datadir, &diags);
         if (rc == 0) {
             /* What `run` builds before its first epoch (the GPU, the predictor, the
              * allocator), so that check accepts exactly what run does. */
@@ -60,6 +61,7 @@ static int check_run(int argc, char **argv)
     else
         diag_print(&diags, stderr);
     diag_done(&diags);
+    free(path);
     free(datadir);
     return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
 }

@@ -339,11 +339,9 @@ static int run_accelerator(const struct options *o, const char *datadir)
     return cmd_run_accelerator(o->scenario, datadir, &ro);
 }
 
-static int run_run(int argc, char **argv)
+/* A run of o.scenario, which names a file. */
+static int run_file(struct options o)
 {
-    struct options o;
-    if (parse(argc, argv, &o) != 0)
-        return CLI_BAD_INPUT;
     int mode = accel_scenario_probe(o.scenario);
     if (mode == 1) {
         char *dir = datadir_locate();
@@ -473,13 +471,29 @@ out:
     return rc;
 }
 
+static int run_run(int argc, char **argv)
+{
+    struct options o;
+    if (parse(argc, argv, &o) != 0)
+        return CLI_BAD_INPUT;
+    char *datadir = datadir_locate();
+    char *path = cli_find_scenario(o.scenario, datadir, "scenarios");
+    free(datadir);
+    o.scenario = path;
+    int rc = run_file(o);
+    free(path);
+    return rc;
+}
+
 const struct cli_command cmd_run = {
     .name = "run",
     .args = "SCENARIO [--epochs N] [--seed S] [--set K=V]... [--out RUN.h5] [--catalog PATH] "
             "[--predictor P] [--allocator A] [--add N:KERNEL]... [--remove N:K]... [--explain] "
             "[--json] [--threads N]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
-    .help = "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
+    .help = "SCENARIO is a file, or the name of one corun ships (`corun run default`,\n"
+            "`corun run studies/quad-mixed`: scenarios/NAME.cfg in its data directory).\n"
+            "Per epoch and kernel: SMs (time-weighted), IPC (warp instructions per core cycle),\n"
             "true NP (private-mode cycles for the epoch's instructions / epoch cycles), DRAM\n"
             "bandwidth in GB/s and row-buffer hit rate; per epoch STP, ANTT and fairness.\n\n"
             "  --epochs N       run N epochs instead of the scenario's\n"

@@ -204,7 +204,6 @@ static int sweep_main(int argc, char **argv)
     }
     if (cli_operands(&cmd_sweep, argc, argv, optind, 1, "a suite file (SUITE)") != 0)
         return CLI_BAD_INPUT;
-    o.suite = argv[optind];
     if (!o.threads)
         o.threads = cli_threads_per_job(o.jobs);
     if (sweep_parse_combos(&o, combos, err, sizeof err) != 0) {
@@ -213,9 +212,12 @@ static int sweep_main(int argc, char **argv)
     }
     char *datadir = datadir_locate();
     o.datadir = datadir;
+    char *suite = cli_find_scenario(argv[optind], datadir, "scenarios/suites");
+    o.suite = suite;
     if (slurm) {
         int checked = o.shards > 1 ? slurm_cli_shard_refused() : suite_checked(o.suite, datadir);
         free(datadir);
+        free(suite);
         return checked == CLI_OK ? slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so)
                                  : checked;
     }
@@ -228,6 +230,7 @@ static int sweep_main(int argc, char **argv)
     }
     if (rc != 0)
         fprintf(stderr, "corun: sweep: %s\n", err);
+    free(suite);
     free(datadir);
     return rc == 0 ? CLI_OK : (sum.items ? CLI_FAILED : CLI_BAD_INPUT);
 }

@@ -40,7 +40,8 @@ static int tui_run(int argc, char **argv)
     if (cli_theme_and_arg(argc, argv, &cmd_tui, true, &given, &projector) != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
-    char *path = given ? NULL : datadir_default_scenario(datadir);
+    char *path =
+        given ? cli_find_scenario(given, datadir, "scenarios") : datadir_default_scenario(datadir);
     struct diag diags;
     diag_init(&diags);
     struct scenario sc;
@@ -50,9 +51,9 @@ static int tui_run(int argc, char **argv)
     /* A bad scenario, or one that cannot be simulated, is reported before curses takes the
      * terminal. */
     struct tui_options opt = {.datadir = datadir, .projector = projector};
-    if (accel_scenario_probe(path ? path : given) == 1) {
-        rc = tui_accelerator(path ? path : given, datadir, &opt);
-    } else if (scenario_load(&sc, path ? path : given, datadir, &diags) != 0) {
+    if (accel_scenario_probe(path) == 1) {
+        rc = tui_accelerator(path, datadir, &opt);
+    } else if (scenario_load(&sc, path, datadir, &diags) != 0) {
         diag_print(&diags, stderr);
         rc = CLI_BAD_INPUT;
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {

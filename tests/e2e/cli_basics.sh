@@ -127,6 +127,23 @@ export x.h5|corun: export: expected a run file and --csv DIR, in that order
 suite check|corun: suite check: expected one suite file (SUITE)
 slurm|corun: slurm: expected an action and a job directory (JOB)
 EOF
+# A SCENARIO that names no file is one corun ships, taken by name (said on stderr); a file of
+# that name in the working directory comes first.
+mkdir -p "$TMPD/cwd"
+( cd "$TMPD/cwd" && "$CORUN" check default ) >"$TMPD/out" 2>"$TMPD/err" || fail "check default: $(cat "$TMPD/err")"
+[ "$(cat "$TMPD/out")" = ok ] && grep -q "^corun: default: no such file here; using .*/scenarios/default.cfg$" "$TMPD/err" ||
+    fail "check default: $(cat "$TMPD/out" "$TMPD/err")"
+( cd "$TMPD/cwd" && "$CORUN" check studies/quad-mixed ) >"$TMPD/out" 2>/dev/null && [ "$(cat "$TMPD/out")" = ok ] ||
+    fail "check studies/quad-mixed"
+printf 'name = "local";\nepochs = 0;\n' >"$TMPD/cwd/default.cfg"
+set +e
+( cd "$TMPD/cwd" && "$CORUN" check default.cfg ) >/dev/null 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q '^default.cfg:' "$TMPD/err" || fail "a local default.cfg was not the one checked: $(cat "$TMPD/err")"
+set +e
+( cd "$TMPD/cwd" && "$CORUN" run no-such-scenario ) >/dev/null 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q '^no-such-scenario: cannot open' "$TMPD/err" || fail "run no-such-scenario: $(cat "$TMPD/err")"
 # `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
 # or a file: the arguments are refused first).
 while IFS='|' read -r args want; do
