@@ -101,8 +101,12 @@ static int run_compare(struct options *o, int argc, char **argv)
     char *datadir = datadir_locate();
     char *defaults[2] = {datadir_default_scenario(datadir),
                          xasprintf("%s/scenarios/studies/quad-mixed.cfg", datadir)};
-    char **scenarios = optind < argc ? argv + optind : defaults;
     size_t n = optind < argc ? (size_t)(argc - optind) : 2;
+    /* Names resolved here, so that the other binary is given the same files. */
+    char **scenarios = xcalloc(n, sizeof(*scenarios));
+    for (size_t i = 0; i < n; i++)
+        scenarios[i] = optind < argc ? cli_find_scenario(argv[optind + i], datadir, "scenarios")
+                                     : xstrdup(defaults[i]);
     int rc = CLI_OK;
     for (size_t i = 0; i < n; i++)
         if (access(scenarios[i], R_OK) != 0) {
@@ -112,6 +116,9 @@ static int run_compare(struct options *o, int argc, char **argv)
         }
     if (rc == CLI_OK)
         rc = bench_compare(&o->cmp, scenarios, n);
+    for (size_t i = 0; i < n; i++)
+        free(scenarios[i]);
+    free(scenarios);
     free(defaults[0]);
     free(defaults[1]);
     free(datadir);

@@ -228,8 +228,8 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
         version_of(&sides[s], tmp, version[s], sizeof version[s]);
     }
     printf("%s seconds per simulated M core cycles, `run SCENARIO --epochs %u --json`, median of "
-           "%u runs each, interleaved (accelerator scenarios: to their end)%s\n",
-           o->wall ? "Wall" : "CPU", o->epochs, o->runs,
+           "%u run%s each, interleaved (accelerator scenarios: to their end)%s\n",
+           o->wall ? "Wall" : "CPU", o->epochs, o->runs, o->runs == 1 ? "" : "s",
            o->cold ? ", each with empty private-mode caches" : "");
     for (int s = 0; s < SIDES; s++)
         printf("  %-5s %s (%s)%s%s\n", sides[s].label, sides[s].binary, version[s],

@@ -6,8 +6,12 @@
 short=(--runs 1 --epochs 1 --args "--set epoch_cycles=20000")
 sc="$top_srcdir/scenarios/default.cfg"
 
-"$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=20000" "$sc" \
+# The scenario by its name (what `run` takes): both binaries are given the file it names.
+(cd "$TMPD" && "$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=20000" default) \
     >"$TMPD/out" 2>"$TMPD/err" || fail "bench --compare itself: $(cat "$TMPD/err")"
+grep -q '^corun: default: no such file here; using .*/scenarios/default.cfg$' "$TMPD/err" ||
+    fail "default by name: $(cat "$TMPD/err")"
+grep -q 'median of 1 run each' "$TMPD/out" || fail "heading: $(cat "$TMPD/out")"
 grep -Eq '^default\.cfg +0\.02 M +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+-[0-9.]+ +identical$' "$TMPD/out" ||
     fail "row against itself: $(cat "$TMPD/out")"
 # One round: its ratio is the speed-up, so the range is that one number twice.
