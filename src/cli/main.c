@@ -1,17 +1,34 @@
 /* main — `corun [COMMAND]`: dispatch to the subcommand table; no command opens the workbench. */
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config.h"
 #include "corun/cli.h"
 #include "corun_sim_id.h"
 
+/* A CORUN_DATADIR that names no directory would make every kernel, GPU and scenario
+ * "not found" without saying why: say it once, up front. */
+static void note_bad_datadir(void)
+{
+    const char *env = getenv("CORUN_DATADIR");
+    struct stat st;
+    if (env && *env && (stat(env, &st) != 0 || !S_ISDIR(st.st_mode)))
+        fprintf(stderr,
+                "corun: note: CORUN_DATADIR=%s is not a directory; corun looks there for its "
+                "kernels, GPUs and scenarios (unset it for the installed ones)\n",
+                env);
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
-    if (argc < 2)
+    if (argc < 2) {
+        note_bad_datadir();
         return cmd_tui.run(1, (char *[]){(char *)"tui", NULL});
+    }
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
         cli_print_usage(stdout);
@@ -33,5 +50,6 @@ int main(int argc, char **argv)
             cli_print_command_help(cmd, stdout);
         return CLI_OK;
     }
+    note_bad_datadir();
     return cmd->run(argc - 1, argv + 1);
 }

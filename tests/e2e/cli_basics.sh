@@ -161,4 +161,13 @@ show x.h5 --epoch|corun: show: unknown option '--epoch'
 show -|corun: show: unknown option '-'
 replay -|corun: replay: unknown option '-'
 EOF
+
+# A CORUN_DATADIR that names no directory is said once, before what it makes fail.
+set +e
+CORUN_DATADIR="$TMPD/no-such-dir" "$CORUN" check default >/dev/null 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && head -1 "$TMPD/err" | grep -q "^corun: note: CORUN_DATADIR=$TMPD/no-such-dir is not a directory" ||
+    fail "a missing CORUN_DATADIR: exit $rc: $(cat "$TMPD/err")"
+[ -z "$(CORUN_DATADIR="$TMPD/no-such-dir" "$CORUN" --version 2>&1 >/dev/null)" ] || fail "the note on --version"
 echo "cli basics: ok"
+
