@@ -2,6 +2,7 @@
 #include "corun/cli.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "corun/datadir.h"
 #include "corun/util.h"
 
 static const struct cli_command *const commands[] = {
@@ -182,6 +184,49 @@ int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool
     return 0;
 }
 
+static int cfg_file(const struct dirent *e)
+{
+    return e->d_name[0] != '.' && util_ends_with(e->d_name, ".cfg");
+}
+
+/* ": NAME" for the first scenario file in datadir/scenarios/sub (sub "" or "studies/"), ",
+ * NAME" for the others, appended to *text; *count counts them. */
+static void append_scenarios(char **text, const char *datadir, const char *sub, size_t *count)
+{
+    char *dir = xasprintf("%s/scenarios/%s", datadir, sub);
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, cfg_file, alphasort);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(names[i]->d_name) - 4;
+        char *more = xasprintf("%s%s%s%.*s", *text, (*count)++ ? ", " : ": ", sub, (int)len,
+                               names[i]->d_name);
+        free(*text);
+        *text = more;
+        free(names[i]);
+    }
+    free(names);
+    free(dir);
+}
+
+/* The scenarios corun ships, which SCENARIO may name (cli_find_scenario). */
+static void print_shipped_scenarios(FILE *out)
+{
+    char *datadir = datadir_locate();
+    char *text = xasprintf("\nA SCENARIO may also be named without its directory and .cfg when "
+                           "corun ships it (in %s/scenarios)",
+                           datadir);
+    size_t count = 0;
+    append_scenarios(&text, datadir, "", &count);
+    append_scenarios(&text, datadir, "studies/", &count);
+    if (count) {
+        char *line = xasprintf("%s.\n", text);
+        util_fputs_wrapped(line, CLI_HELP_WIDTH, true, out);
+        free(line);
+    }
+    free(text);
+    free(datadir);
+}
+
 void cli_print_usage(FILE *out)
 {
     enum { COL = 26, WIDTH = 80 };
@@ -209,6 +254,7 @@ void cli_print_usage(FILE *out)
     fprintf(out, "\n'corun help COMMAND' describes a command and its options; 'corun help "
                  "scenario'\nlists every scenario setting. Exit status: 0 success, 1 failure while "
                  "running,\n2 bad input or usage.\n");
+    print_shipped_scenarios(out);
 }
 
 int cli_terminal_columns(void)

@@ -162,6 +162,14 @@ show -|corun: show: unknown option '-'
 replay -|corun: replay: unknown option '-'
 EOF
 
+# `corun --help` lists the scenarios corun ships; each name it gives is one that check takes.
+names=$("$CORUN" --help | sed -n '/^A SCENARIO may also be named/,$p' | tr '\n' ' ' | sed 's/.*scenarios): //; s/\.[[:space:]]*$//; s/,//g')
+case " $names " in *" default "*" studies/quad-mixed "*) ;; *) fail "shipped scenarios: '$names'" ;; esac
+mkdir -p "$TMPD/empty"
+for n in $names; do
+    [ "$(cd "$TMPD/empty" && "$CORUN" check "$n" 2>/dev/null)" = ok ] || fail "check $n (listed by --help)"
+done
+
 # A CORUN_DATADIR that names no directory is said once, before what it makes fail.
 set +e
 CORUN_DATADIR="$TMPD/no-such-dir" "$CORUN" check default >/dev/null 2>"$TMPD/err"; rc=$?
