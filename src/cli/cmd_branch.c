@@ -66,8 +66,8 @@ static int branch_run(int argc, char **argv)
     if (json)
         report_json_begin(stdout, sc);
     else
-        printf("%s: branched after epoch %lu of %u, %lu more epochs\n", argv[optind], at,
-               session_epochs_done(r), more);
+        printf("%s: branched after epoch %lu of %u, %lu more epoch%s\n", argv[optind], at,
+               session_epochs_done(r), more, more == 1 ? "" : "s");
     rc = CLI_OK;
     for (unsigned long i = 0; i < more; i++) {
         int step = session_step_epoch(b, progress, (void *)"branch");

@@ -28,6 +28,8 @@ cmp -s <("$CORUN" show "$TMPD/a.h5" --json) <("$CORUN" show "$TMPD/c.h5" --json)
 # Branch after epoch 2: its first new epoch is the recorded third.
 "$CORUN" branch "$TMPD/a.h5" 2 --epochs 1 >"$TMPD/branch.txt" 2>/dev/null
 diff <(grep '^    3 ' "$TMPD/run.txt") <(grep '^    3 ' "$TMPD/branch.txt") || fail "branch epoch 3 differs"
+grep -qx "$TMPD/a.h5: branched after epoch 2 of 3, 1 more epoch" "$TMPD/branch.txt" ||
+    fail "branch heading: $(head -1 "$TMPD/branch.txt")"
 "$CORUN" branch "$TMPD/a.h5" 1 --epochs 2 --out "$TMPD/br.h5" >/dev/null 2>&1
 "$CORUN" show "$TMPD/br.h5" | grep -q 'event  epoch 1  note        branched from' || fail "branch note"
 "$CORUN" branch "$TMPD/a.h5" 9 2>"$TMPD/err" && fail "branch past the end"
