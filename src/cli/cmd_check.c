@@ -75,6 +75,7 @@ const struct cli_command cmd_check = {
             "'corun help scenario' lists every setting with its range and default. A lesson\n"
             "(a file with steps, see 'corun help lesson') is checked with the scenario it runs.\n"
             "An accelerator scenario (mode = \"accelerator\", see 'corun help accelerator') is\n"
-            "checked with its application profiles and kernels.\n",
+            "checked with its application profiles and kernels. A file corun ships may be\n"
+            "named as `corun --help` lists them (`corun check default`).\n",
     .run = check_run,
 };

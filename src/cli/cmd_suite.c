@@ -37,17 +37,19 @@ static int suite_run(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
+    char *path = cli_find_scenario(argv[2], datadir, "scenarios/suites");
     struct diag diags;
     diag_init(&diags);
     struct suite s;
-    int rc = suite_load(argv[2], datadir, &s, &diags);
+    int rc = suite_load(path, datadir, &s, &diags);
     if (rc == 0 && strcmp(argv[1], "list") == 0)
         list(&s);
     else if (rc == 0)
-        printf("%s: ok (%zu mixes, gpu %s)\n", argv[2], s.nmixes, s.gpu);
+        printf("%s: ok (%zu mixes, gpu %s)\n", path, s.nmixes, s.gpu);
     diag_print(&diags, stderr);
     suite_done(&s);
     diag_done(&diags);
+    free(path);
     free(datadir);
     return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
 }

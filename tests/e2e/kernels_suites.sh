@@ -29,6 +29,9 @@ PY
 
 "$CORUN" suite check "$top_srcdir/scenarios/suites/hsm-pairs.cfg" | grep -q 'ok (105 mixes, gpu hbm80)' ||
     fail "suite check"
+# A suite corun ships, by its name.
+(cd "$TMPD" && "$CORUN" suite check hsm-pairs 2>/dev/null) | grep -q 'suites/hsm-pairs.cfg: ok (105 mixes, gpu hbm80)' ||
+    fail "suite check hsm-pairs (by name)"
 [ "$("$CORUN" suite list "$top_srcdir/scenarios/suites/smqos-pairs.cfg" | grep -c ' MI-CI ')" -eq 36 ] ||
     fail "smqos-pairs: 36 MI-CI mixes expected"
 # smqos-triples: each of 6 applications as LS with every pair of the other 5; a CI LS has 2 CI
