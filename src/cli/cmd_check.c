@@ -76,6 +76,6 @@ const struct cli_command cmd_check = {
             "(a file with steps, see 'corun help lesson') is checked with the scenario it runs.\n"
             "An accelerator scenario (mode = \"accelerator\", see 'corun help accelerator') is\n"
             "checked with its application profiles and kernels. A file corun ships may be\n"
-            "named as `corun --help` lists them (`corun check default`).\n",
+            "named without its directory and .cfg (`corun check default`).\n",
     .run = check_run,
 };

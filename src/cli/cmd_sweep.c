@@ -244,7 +244,7 @@ const struct cli_command cmd_sweep = {
     .summary = "run every mix of a suite with every predictor:allocator pair into the catalog",
     .help =
         "SUITE is a suite file, or the name of one corun ships (hsm-pairs:\n"
-        "scenarios/suites/hsm-pairs.cfg; `corun reproduce --list` names them).\n\n"
+        "scenarios/suites/hsm-pairs.cfg).\n\n"
         "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
         "                    none or any of `corun help predictors`; allocators: any of\n"
         "                    `corun help allocators` (static: the mix keeps its split)\n"
