@@ -8,7 +8,7 @@
 
 static int print_run_row(const struct catalog_run *r, void *ctx)
 {
-    (void)ctx;
+    ++*(size_t *)ctx;
     printf("%5lld  %-20s  %-8s  %-24s  %5u  %8.3f  %8.3f  %s\n", (long long)r->id,
            r->created_utc ? r->created_utc : "", r->gpu, r->mix, r->epochs, r->metrics.mean_stp,
            r->metrics.mean_fairness, r->run_path ? r->run_path : "-");
@@ -83,7 +83,12 @@ static int runs_run(int argc, char **argv)
     if (strcmp(verb, "list") == 0) {
         printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
                "epochs", "mean STP", "mean fair", "run file");
-        rc = catalog_list_runs(cat, print_run_row, NULL, err, sizeof err);
+        size_t rows = 0;
+        rc = catalog_list_runs(cat, print_run_row, &rows, err, sizeof err);
+        if (rc == 0 && rows == 0)
+            printf("(no runs in %s yet: `corun run SCENARIO --out RUN.h5`, or s in the "
+                   "workbench, records one)\n",
+                   catalog_path(cat));
     } else if (strcmp(verb, "show") == 0) {
         unsigned long id;
         if (cli_parse_uint("ID", argv[i + 1], 1, 4294967295ul, &id) != 0) {

@@ -53,6 +53,9 @@ grep -qF -- '--set: kernels: cannot be changed with --set' "$TMPD/err" || fail "
 
 # The catalog.
 [ "$("$CORUN" runs --catalog "$cat" list | grep -c 'stream+compute')" -eq 4 ] || fail "runs list"
+"$CORUN" runs --catalog "$TMPD/empty.db" list | grep -q "^(no runs in $TMPD/empty.db yet" ||
+    fail "runs list on an empty catalog: $("$CORUN" runs --catalog "$TMPD/empty.db" list)"
+"$CORUN" runs --catalog "$cat" list | grep -q '^(no runs' && fail "runs list: the empty note beside runs"
 "$CORUN" runs --catalog "$cat" show 3 | grep -q 'seed       8' || fail "runs show"
 [ "$("$CORUN" runs --catalog "$cat" query 'SELECT count(*) AS n FROM runs' | tail -1)" = 4 ] || fail "runs query"
 set +e
