@@ -268,7 +268,8 @@ static int merge_main(int argc, char **argv)
             break;
         }
         added += m.added;
-        printf("%s: %zu records added, %zu already in %s", argv[i], m.added, m.present, into);
+        printf("%s: %zu record%s added, %zu already in %s", argv[i], m.added,
+               m.added == 1 ? "" : "s", m.present, into);
         if (m.verified) /* --adopt, another build's journal */
             printf(" (%zu of them simulated by both builds, byte-identical)", m.verified);
         if (m.dropped)
@@ -276,9 +277,9 @@ static int merge_main(int argc, char **argv)
         printf("\n");
     }
     if (rc == CLI_OK)
-        printf("%zu records added to %s; the experiment's command with --resume %s prints its "
+        printf("%zu record%s added to %s; the experiment's command with --resume %s prints its "
                "table\n",
-               added, into, into);
+               added, added == 1 ? "" : "s", into, into);
     free(datadir);
     return rc;
 }

@@ -170,9 +170,9 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
         printf("\nshard %u/%u: %zu of the %zu cells simulated into %s (%zu read from it); the "
                "summary needs every cell: merge the shards' journals (`corun reproduce merge`; a "
                "Slurm job: `corun slurm collect JOB`)\n"
-               "%u configurations simulated, %.1f M core cycles.\n",
+               "%u configuration%s simulated, %.1f M core cycles.\n",
                sh.k, sh.n, r.simulated_cells, ncells, repro_journal_path(jn.j), r.resumed,
-               r.simulations, r.cycles / 1e6);
+               r.simulations, r.simulations == 1 ? "" : "s", r.cycles / 1e6);
         /* the journal is all a shard leaves: losing a cell of it is a failure */
         rc = r.journal_error[0] ? CLI_FAILED : CLI_OK;
         if (rc)
@@ -197,8 +197,8 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
     printf("Prophet 7.4 (700 GPUs, 70 %% policy): utilization 80.15 %% with Prophet against a low "
            "one without co-location;\nQoS violations in under 7.8 %% of its co-locations (every "
            "policy); with every PE filled, over 70 %% of co-locations more than 10 %% "
-           "degraded.\n%u configurations simulated, %.1f M core cycles.\n",
-           r.simulations, r.cycles / 1e6);
+           "degraded.\n%u configuration%s simulated, %.1f M core cycles.\n",
+           r.simulations, r.simulations == 1 ? "" : "s", r.cycles / 1e6);
     if (r.journal_error[0])
         fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r.journal_error);
     if (r.resumed)
