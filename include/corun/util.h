@@ -6,10 +6,8 @@
 #define CORUN_UTIL_H
 
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define CORUN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -35,19 +33,6 @@ size_t util_edit_distance(const char *a, const char *b);
  * plausible typo (distance at most 2, and less than half the word). Returns a pointer into
  * names; nothing to free. */
 const char *util_suggest(const char *word, const char *const *names, size_t count);
-
-/* Writes a help text to out with every line at most width columns. Each block that fits is
- * written as it is; one that does not is filled again, hanging at the column its text starts
- * in (a word longer than a line stays whole; so does a bracketed option group that fits on
- * one). With refill, a block is a paragraph, a table row "  TERM  DESCRIPTION" with its
- * continuation lines, or a "usage: corun NAME ..." line; without, each line is its own (a
- * table whose rows have separate lines of their own). */
-void util_fputs_wrapped(const char *text, int width, bool refill, FILE *out);
-/* The same, into a new heap string (the caller frees it). */
-char *util_wrapped(const char *text, int width, bool refill);
-/* Writes text's words from column col on (the cursor is there), filled to lines of at most
- * width columns, later lines indented to col, and a newline. */
-void util_fputs_filled(const char *text, int col, int width, FILE *out);
 
 /* 1 when s ends with suffix, 0 otherwise. */
 int util_ends_with(const char *s, const char *suffix);

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "corun/datadir.h"
 #include "corun/util.h"
+#include "corun/wrap.h"
 
 static const struct cli_command *const commands[] = {
     &cmd_tui,       &cmd_lesson,  &cmd_replay,    &cmd_check, &cmd_run,   &cmd_show,

@@ -11,6 +11,7 @@
 #include "corun/preset.h"
 #include "corun/scenario.h"
 #include "corun/util.h"
+#include "corun/wrap.h"
 
 /* Writes the help topic (scenario, accelerator, gpu, kernel, predictors, allocators) to o;
  * false when topic is none of them. */

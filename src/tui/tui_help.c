@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "corun/util.h"
+#include "corun/wrap.h"
 #include "tui_accel.h"
 #include "tui_internal.h"
 

@@ -4,10 +4,12 @@
  * table row with its continuation lines, or a usage line; or, when not refilling, a line) that
  * fits is printed as written; one that does not is filled again, its first line's lead-in kept
  * and later lines hung at the column its text starts in. */
-#include "corun/util.h"
+#include "corun/wrap.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "corun/util.h"
 
 struct line {
     const char *s;

@@ -17,6 +17,7 @@
 
 #include "corun/diag.h"
 #include "corun/util.h"
+#include "corun/wrap.h"
 
 static void edit_distance_counts_edits(void **state)
 {
