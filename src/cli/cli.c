@@ -191,18 +191,15 @@ static int cfg_file(const struct dirent *e)
 }
 
 /* ": NAME" for the first scenario file in datadir/scenarios/sub (sub "" or "studies/"), ",
- * NAME" for the others, appended to *text; *count counts them. */
-static void append_scenarios(char **text, const char *datadir, const char *sub, size_t *count)
+ * NAME" for the others, to out; *count counts them. */
+static void list_scenarios(FILE *out, const char *datadir, const char *sub, size_t *count)
 {
     char *dir = xasprintf("%s/scenarios/%s", datadir, sub);
     struct dirent **names = NULL;
     int n = scandir(dir, &names, cfg_file, alphasort);
     for (int i = 0; i < n; i++) {
-        size_t len = strlen(names[i]->d_name) - 4;
-        char *more = xasprintf("%s%s%s%.*s", *text, (*count)++ ? ", " : ": ", sub, (int)len,
-                               names[i]->d_name);
-        free(*text);
-        *text = more;
+        fprintf(out, "%s%s%.*s", (*count)++ ? ", " : ": ", sub, (int)(strlen(names[i]->d_name) - 4),
+                names[i]->d_name);
         free(names[i]);
     }
     free(names);
@@ -212,18 +209,23 @@ static void append_scenarios(char **text, const char *datadir, const char *sub, 
 /* The scenarios corun ships, which SCENARIO may name (cli_find_scenario). */
 static void print_shipped_scenarios(FILE *out)
 {
-    char *datadir = datadir_locate();
-    char *text = xasprintf("\nA SCENARIO may also be named without its directory and .cfg when "
-                           "corun ships it (in %s/scenarios)",
-                           datadir);
-    size_t count = 0;
-    append_scenarios(&text, datadir, "", &count);
-    append_scenarios(&text, datadir, "studies/", &count);
-    if (count) {
-        char *line = xasprintf("%s.\n", text);
-        util_fputs_wrapped(line, CLI_HELP_WIDTH, true, out);
-        free(line);
+    char *datadir = datadir_locate(), *text = NULL;
+    size_t len, count = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
+        free(datadir);
+        return;
     }
+    fprintf(mem,
+            "\nA SCENARIO may also be named without its directory and .cfg when corun "
+            "ships it (in %s/scenarios)",
+            datadir);
+    list_scenarios(mem, datadir, "", &count);
+    list_scenarios(mem, datadir, "studies/", &count);
+    fputs(".\n", mem);
+    fclose(mem);
+    if (count)
+        util_fputs_wrapped(text, CLI_HELP_WIDTH, true, out);
     free(text);
     free(datadir);
 }

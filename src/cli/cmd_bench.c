@@ -99,14 +99,13 @@ static int run_compare(struct options *o, int argc, char **argv)
     if (o->quick && !o->epochs_set)
         o->cmp.epochs = 1;
     char *datadir = datadir_locate();
-    char *defaults[2] = {datadir_default_scenario(datadir),
-                         xasprintf("%s/scenarios/studies/quad-mixed.cfg", datadir)};
+    static const char *const defaults[2] = {"default.cfg", "studies/quad-mixed.cfg"};
     size_t n = optind < argc ? (size_t)(argc - optind) : 2;
     /* Names resolved here, so that the other binary is given the same files. */
     char **scenarios = xcalloc(n, sizeof(*scenarios));
     for (size_t i = 0; i < n; i++)
         scenarios[i] = optind < argc ? cli_find_scenario(argv[optind + i], datadir, "scenarios")
-                                     : xstrdup(defaults[i]);
+                                     : xasprintf("%s/scenarios/%s", datadir, defaults[i]);
     int rc = CLI_OK;
     for (size_t i = 0; i < n; i++)
         if (access(scenarios[i], R_OK) != 0) {
@@ -119,8 +118,6 @@ static int run_compare(struct options *o, int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         free(scenarios[i]);
     free(scenarios);
-    free(defaults[0]);
-    free(defaults[1]);
     free(datadir);
     return rc;
 }
