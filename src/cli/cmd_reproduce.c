@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd_reproduce_prophet.h"
 #include "corun/cli.h"
@@ -217,7 +218,8 @@ static const char merge_help[] =
     "refused with what it belongs to, and the ones merged before it stay merged. Merging\n"
     "again adds nothing. Then the same command with --resume FILE (and without --shard)\n"
     "prints the table without simulating what FILE holds. `corun slurm collect JOB` does\n"
-    "this for a --slurm job.\n\n"
+    "this for a --slurm job. A scale-out journal's LS curves (JOURNAL.curves) go with it\n"
+    "into FILE.curves, so that a run from FILE does not measure them again.\n\n"
     "  --adopt   take JOURNALs written by another build of corun (a long study that\n"
     "            outlived the build it began with), same run and data: FILE must be this\n"
     "            build's and hold at least one of each JOURNAL's records, simulated again\n"
@@ -226,6 +228,28 @@ static const char merge_help[] =
     "            record's core-cycle count, which depends on what the run measured before,\n"
     "            is not compared), or nothing of that JOURNAL is taken. A sample, not a\n"
     "            proof: it shows that the builds agree where tried.\n";
+
+/* A scale-out journal's LS curves, kept beside it in JOURNAL.curves, into FILE.curves, so
+ * that a run going on from FILE reads them instead of measuring them again. The curves are
+ * a cache, so one that will not merge is a warning, not a failure. */
+static void merge_curves(const char *into, const char *from, const char *datadir)
+{
+    char *src = xasprintf("%s.curves", from);
+    if (access(src, F_OK) == 0) {
+        char *dst = xasprintf("%s.curves", into), err[768];
+        struct repro_journal_merged m;
+        if (repro_journal_merge(dst, src, datadir, &m, err, sizeof err) == 0)
+            printf("%s: %zu LS curve%s added, %zu already in %s\n", src, m.added,
+                   m.added == 1 ? "" : "s", m.present, dst);
+        else
+            fprintf(stderr,
+                    "corun: reproduce merge: warning: %s (a run from %s measures those LS "
+                    "curves again)\n",
+                    err, into);
+        free(dst);
+    }
+    free(src);
+}
 
 static int merge_main(int argc, char **argv)
 {
@@ -275,8 +299,12 @@ static int merge_main(int argc, char **argv)
         if (m.dropped)
             printf(" (a torn tail of %zu bytes cut off)", m.dropped);
         printf("\n");
+        if (!adopt) /* another build's curves are measured again: its journal's are not taken */
+            merge_curves(into, argv[i], datadir);
     }
-    if (rc == CLI_OK)
+    if (rc == CLI_OK && util_ends_with(into, ".curves"))
+        printf("%zu record%s added to %s\n", added, added == 1 ? "" : "s", into);
+    else if (rc == CLI_OK)
         printf("%zu record%s added to %s; the experiment's command with --resume %s prints its "
                "table\n",
                added, added == 1 ? "" : "s", into, into);

@@ -13,7 +13,8 @@
 # 1..N. -j 2 from the cut journal gives the same tables and completes the journal.
 # `reproduce merge` joins the cut journal and the completed one into a third, from which the
 # tables come again; `merge --adopt` takes another build's journal after the cells both hold
-# agree. The LS curves kept in FILE.curves are read instead of measured (below).
+# agree; a journal's LS curves (FILE.curves) go with it. The LS curves kept in FILE.curves
+# are read instead of measured (below).
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
@@ -101,6 +102,10 @@ grep -qF "(8 of the 8 cells read from" "$TMPD/j2" || fail "-j 2 journal: $(cat "
 grep -qF "cut.journal: 5 records added, 0 already in $TMPD/m.journal (a torn tail of" \
     "$TMPD/merge" || fail "merge, the cut journal: $(cat "$TMPD/merge")"
 grep -qF "part.journal: 3 records added, 5 already in" "$TMPD/merge" || fail "merge: $(cat "$TMPD/merge")"
+# The shards' LS curves (part.journal.curves; the cut journal has none) go with them.
+grep -qE "^$TMPD/part.journal.curves: [1-9][0-9]* LS curves? added, 0 already in $TMPD/m.journal.curves\$" \
+    "$TMPD/merge" || fail "merge, the curves: $(cat "$TMPD/merge")"
+cmp -s "$TMPD/part.journal.curves" "$TMPD/m.journal.curves" || fail "merge: other curves"
 "$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/m.journal" >"$TMPD/merged" \
     2>"$TMPD/err" || fail "resume from the merged journal: exit $?"
 grep -qF "(8 of the 8 cells read from" "$TMPD/merged" || fail "merged: $(cat "$TMPD/merged")"
@@ -108,6 +113,16 @@ diff <(tables "$TMPD/out") <(tables "$TMPD/merged") || fail "merged: other table
 "$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/part.journal" >"$TMPD/merge" ||
     fail "merge again: exit $?"
 grep -qF "part.journal: 0 records added, 8 already in" "$TMPD/merge" || fail "again: $(cat "$TMPD/merge")"
+grep -qE "^$TMPD/part.journal.curves: 0 LS curves added, [1-9]" "$TMPD/merge" ||
+    fail "curves again: $(cat "$TMPD/merge")"
+# A curves file that will not merge is a warning: the records are merged, the exit status 0.
+cp "$TMPD/part.journal" "$TMPD/y.journal"
+echo "not a journal" >"$TMPD/y.journal.curves"
+"$CORUN" reproduce merge "$TMPD/m2.journal" "$TMPD/y.journal" >"$TMPD/merge" 2>"$TMPD/err" ||
+    fail "merge with a damaged curves file: exit $? $(cat "$TMPD/err")"
+grep -qF "warning: $TMPD/y.journal.curves: not a corun reproduce journal" "$TMPD/err" ||
+    fail "damaged curves file: $(cat "$TMPD/err")"
+grep -qF "y.journal: 8 records added" "$TMPD/merge" || fail "damaged curves: $(cat "$TMPD/merge")"
 expect_bad "merge a file that is not a journal" "$TMPD/out: not a corun reproduce journal" \
     "$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/out"
 
