@@ -99,13 +99,17 @@ static int run_compare(struct options *o, int argc, char **argv)
     if (o->quick && !o->epochs_set)
         o->cmp.epochs = 1;
     char *datadir = datadir_locate();
-    static const char *const defaults[2] = {"default.cfg", "studies/quad-mixed.cfg"};
     size_t n = optind < argc ? (size_t)(argc - optind) : 2;
-    /* Names resolved here, so that the other binary is given the same files. */
+    /* Names resolved here, so that the other binary is given the same files; without names,
+     * the default scenario and a four-kernel mix. */
     char **scenarios = xcalloc(n, sizeof(*scenarios));
-    for (size_t i = 0; i < n; i++)
-        scenarios[i] = optind < argc ? cli_find_scenario(argv[optind + i], datadir, "scenarios")
-                                     : xasprintf("%s/scenarios/%s", datadir, defaults[i]);
+    if (optind < argc) {
+        for (size_t i = 0; i < n; i++)
+            scenarios[i] = cli_find_scenario(argv[optind + i], datadir, "scenarios");
+    } else {
+        scenarios[0] = datadir_default_scenario(datadir);
+        scenarios[1] = xasprintf("%s/scenarios/studies/quad-mixed.cfg", datadir);
+    }
     int rc = CLI_OK;
     for (size_t i = 0; i < n; i++)
         if (access(scenarios[i], R_OK) != 0) {

@@ -234,9 +234,9 @@ static const char merge_help[] =
  * a cache, so one that will not merge is a warning, not a failure. */
 static void merge_curves(const char *into, const char *from, const char *datadir)
 {
-    char *src = xasprintf("%s.curves", from);
+    char *src = reproduce_prophet_curves_path(from);
     if (access(src, F_OK) == 0) {
-        char *dst = xasprintf("%s.curves", into), err[768];
+        char *dst = reproduce_prophet_curves_path(into), err[768];
         struct repro_journal_merged m;
         if (repro_journal_merge(dst, src, datadir, &m, err, sizeof err) == 0)
             printf("%s: %zu LS curve%s added, %zu already in %s\n", src, m.added,
@@ -302,7 +302,7 @@ static int merge_main(int argc, char **argv)
         if (!adopt) /* another build's curves are measured again: its journal's are not taken */
             merge_curves(into, argv[i], datadir);
     }
-    if (rc == CLI_OK && util_ends_with(into, ".curves"))
+    if (rc == CLI_OK && util_ends_with(into, PROPHET_CURVES_SUFFIX))
         printf("%zu record%s added to %s\n", added, added == 1 ? "" : "s", into);
     else if (rc == CLI_OK)
         printf("%zu record%s added to %s; the experiment's command with --resume %s prints its "

@@ -116,7 +116,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
      * is and the curves are measured. */
     struct repro_journal *cj = NULL;
     if (resume) {
-        char *curves = xasprintf("%s.curves", resume),
+        char *curves = reproduce_prophet_curves_path(resume),
              *what = run_what("--scaleout curves", queries);
         char *id = pj_identity(what, quick), err[512];
         cj = repro_journal_open_run(curves, datadir, id, so_curve_record_size(p.queries), err,
@@ -489,6 +489,11 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
                      : scaleout(datadir, quick, q, resume, jobs, sh);
     free(datadir);
     return rc;
+}
+
+char *reproduce_prophet_curves_path(const char *journal)
+{
+    return xasprintf("%s" PROPHET_CURVES_SUFFIX, journal);
 }
 
 size_t reproduce_prophet_result_bytes(const char *what, size_t record_size)

@@ -19,5 +19,9 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
  * what the process simulated for it (core cycles, configurations), which depends on what it
  * had measured before. record_size for any other run. */
 size_t reproduce_prophet_result_bytes(const char *what, size_t record_size);
+/* The scale-out study keeps its LS curves beside its journal, in JOURNAL plus this suffix. */
+#define PROPHET_CURVES_SUFFIX ".curves"
+/* That file for the journal at path; the caller frees it. */
+char *reproduce_prophet_curves_path(const char *journal);
 
 #endif
