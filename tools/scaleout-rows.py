@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""scaleout-rows.py - the scale-out study's cluster table from its rows.
+
+`corun reproduce prophet --scaleout --resume FILE` prints the cluster's day only from a journal
+that holds all 385 cells. docs/accelerator.md holds all 385 as rows (LS, batch, load, and each
+decider's instances and measured p99 over the p99 alone), some of them from a run whose journal
+was lost; this reads those rows, and the kept journal's records where it has them, and applies
+the rules of so_summarize (src/app/reproduce_scaleout.c) to print the same table but for the SM
+busy share (the rows do not carry it), then prophet's choice in every cell. A journal record
+whose cell has a row must agree with it to the row's two decimals.
+
+Usage:  tools/scaleout-rows.py docs/accelerator.md [docs/journals/prophet-scaleout.journal]
+"""
+import re
+import struct
+import sys
+
+LS = ["asr", "gmm", "stemmer", "dig", "imc", "ner", "pos"]
+BATCH = ["hw", "md", "kms", "mc", "bp", "bfs", "pf", "hs", "nn", "bfs-ex", "pf-ex"]
+LOADS = [10, 16, 30, 44, 50]  # % of the rate served alone, at the 5 load levels
+DECIDERS = ["prophet", "sequential", "bubble", "full"]
+TARGET = 1 / 0.7  # the 70 % policy
+GPUS, SLOTS, POOL, MAX_K, PROCS = 700, 8, 11000, 15, 16
+ROW = re.compile(r"\| (\w[\w-]*) \| (\w[\w-]*) \| (\d+) % \|(.*)\|\s*$")
+
+
+def doc_cells(path):
+    """(ls, batch, load) -> [(k, p99 ratio, over the target)] per decider, from the doc's rows."""
+    cells = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = ROW.match(line)
+            if not m or m.group(1) not in LS:
+                continue
+            row = []
+            for field in m.group(4).split("|"):
+                k, x = field.strip().split(", ")
+                v = x.rstrip("*").rstrip("×")
+                row.append((int(k), float("inf") if v == "∞" else float(v), x.endswith("*")))
+            if len(row) != len(DECIDERS):
+                sys.exit(f"{path}:{n}: expected {len(DECIDERS)} deciders, found {len(row)}")
+            cells[(m.group(1), m.group(2), int(m.group(3)))] = row
+    return cells
+
+
+def journal_cells(path):
+    """The same from a journal's records: exact ratios where the rows have two decimals."""
+    with open(path, "rb") as f:
+        data = f.read()
+    _, h2, body = data.split(b"\n", 2)
+    m = re.search(rb" \| result (\d+) bytes", h2)
+    if not m:
+        sys.exit(f"{path}: not a journal of corun reproduce prophet --scaleout")
+    size = int(m.group(1))
+    rec = 24 + size
+    cells = {}
+    for i in range(0, len(body) - rec + 1, rec):
+        r = body[i:i + rec]
+        index = struct.unpack("<I", r[8:12])[0]
+        p = r[16:16 + size]
+        k = struct.unpack("<5i", p[0:20])
+        x = struct.unpack("<16d", p[40:168])
+        key = (LS[index // 55], BATCH[index // 5 % 11], LOADS[index % 5])
+        cells[key] = [(k[d], x[k[d]], x[k[d]] > TARGET) for d in range(1, 5)]
+    return cells
+
+
+def summarize(cells):
+    per_ls = GPUS // len(LS)
+    out = {}
+    for d, name in enumerate(DECIDERS):
+        gpus_total = gpus_peak = placed_total = co = over = over10 = 0
+        share = 0.0
+        for slot in range(SLOTS):
+            level = slot if slot <= SLOTS - slot else SLOTS - slot
+            placed = 0
+            for g in range(GPUS):
+                k, x, star = cells[(LS[g // per_ls], BATCH[g % len(BATCH)], LOADS[level])][d]
+                placed += k
+                share += k / MAX_K
+                if k > 0:
+                    co += 1
+                    over += star
+                    over10 += x > 1.1 * TARGET
+            gpus = GPUS + (max(POOL - placed, 0) + PROCS - 1) // PROCS
+            gpus_peak = max(gpus_peak, gpus)
+            gpus_total += gpus
+            placed_total += placed
+        out[name] = (gpus_total / SLOTS, gpus_peak, placed_total / SLOTS,
+                     share / (GPUS * SLOTS), co, over, over10)
+    return out
+
+
+def fmt(x):
+    return "∞" if x == float("inf") else f"{x:.2f}"
+
+
+def th(v):
+    return f"{v:,}".replace(",", " ")
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__.strip().split("\n\n")[-1])
+    cells = doc_cells(sys.argv[1])
+    if len(sys.argv) == 3:
+        kept = journal_cells(sys.argv[2])
+        for key, row in kept.items():  # a record and its row must say the same
+            if key in cells and [(k, fmt(x), star) for k, x, star in row] != \
+                    [(k, fmt(x), star) for k, x, star in cells[key]]:
+                sys.exit(f"{sys.argv[1]}: the row of {key[0]} beside {key[1]} at {key[2]} % "
+                         f"differs from {sys.argv[2]}'s record of it")
+        cells.update(kept)
+    missing = [(l, b, v) for l in LS for b in BATCH for v in LOADS if (l, b, v) not in cells]
+    if missing:
+        sys.exit(f"{sys.argv[1]}: {len(missing)} of the 385 cells have no row, "
+                 f"the first {missing[0][0]} beside {missing[0][1]} at {missing[0][2]} %")
+    print("| decider | GPUs used (mean / peak) | batch on LS GPUs (mean) | MPS slots "
+          "| co-located GPU-slots | over the target | over 1.1 × the target |")
+    print("|---|---|---|---|---|---|---|")
+    rest = (POOL + PROCS - 1) // PROCS
+    print(f"| none | {th(GPUS + rest)} / {th(GPUS + rest)} | 0 | 0 % | 0 | – | – |")
+    for name, (mean, peak, placed, share, co, over, over10) in summarize(cells).items():
+        pct = (lambda v: f"{th(v)} ({100 * v / co:.1f} %)") if co else (lambda v: "–")
+        print(f"| {name} | {th(round(mean))} / {th(peak)} | {th(round(placed))} "
+              f"| {100 * share:.1f} % | {th(co)} of {th(GPUS * SLOTS)} | {pct(over)} | {pct(over10)} |")
+    print()
+    print("| LS | load | " + " | ".join(BATCH) + " |")
+    print("|---|---|" + "---|" * len(BATCH))
+    for l in LS:
+        for v in LOADS:
+            row = []
+            for b in BATCH:
+                k, x, star = cells[(l, b, v)][0]
+                row.append("–" if k == 0 else f"{k}: {fmt(x)}×" + ("*" if star else ""))
+            print(f"| {l} | {v} % | " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
