@@ -24,3 +24,9 @@ if python3 "$top_srcdir/tools/scaleout-rows.py" "$TMPD/edited.md" \
     fail "a row that differs from its record was accepted"
 fi
 grep -q "pos beside pf-ex at 50 %" "$TMPD/err" || fail "the message names the cell: $(cat "$TMPD/err")"
+# A journal cut short is refused with a message, not a traceback.
+head -c 300 "$top_srcdir/docs/journals/prophet-scaleout.journal" >"$TMPD/short.journal"
+if python3 "$top_srcdir/tools/scaleout-rows.py" "$doc" "$TMPD/short.journal" >/dev/null 2>"$TMPD/err"; then
+    fail "a journal cut short was accepted"
+fi
+grep -q "short.journal: expected records of" "$TMPD/err" || fail "the message: $(cat "$TMPD/err")"

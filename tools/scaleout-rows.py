@@ -32,11 +32,17 @@ def doc_cells(path):
             m = ROW.match(line)
             if not m or m.group(1) not in LS:
                 continue
+            if m.group(2) not in BATCH or int(m.group(3)) not in LOADS:
+                sys.exit(f"{path}:{n}: expected a batch application of {BATCH} "
+                         f"and a load of {LOADS} %")
             row = []
             for field in m.group(4).split("|"):
-                k, x = field.strip().split(", ")
-                v = x.rstrip("*").rstrip("×")
-                row.append((int(k), float("inf") if v == "∞" else float(v), x.endswith("*")))
+                cm = re.fullmatch(r"\s*(\d+), (∞|\d+\.\d+)×(\*?)\s*", field)
+                if not cm:
+                    sys.exit(f"{path}:{n}: expected 'instances, ratio×' for each decider, "
+                             f"found '{field.strip()}'")
+                x = float("inf") if cm.group(2) == "∞" else float(cm.group(2))
+                row.append((int(cm.group(1)), x, cm.group(3) == "*"))
             if len(row) != len(DECIDERS):
                 sys.exit(f"{path}:{n}: expected {len(DECIDERS)} deciders, found {len(row)}")
             cells[(m.group(1), m.group(2), int(m.group(3)))] = row
@@ -44,19 +50,31 @@ def doc_cells(path):
 
 
 def journal_cells(path):
-    """The same from a journal's records: exact ratios where the rows have two decimals."""
+    """The same from a journal's records: exact ratios where the rows have two decimals.
+
+    The layout is src/app/reproduce_journal.c's (two header lines, then records of "REC1", part,
+    index and size as uint32, the payload, a uint64 checksum) with a struct so_cell_record
+    (include/corun/reproduce_scaleout.h) as the payload: k[5] int32 at 0, p99_x[16] double at
+    40, on the little-endian x86-64 machine that wrote it. Cell index = (ls * 11 + batch) * 5
+    + load level."""
     with open(path, "rb") as f:
         data = f.read()
-    _, h2, body = data.split(b"\n", 2)
-    m = re.search(rb" \| result (\d+) bytes", h2)
-    if not m:
-        sys.exit(f"{path}: not a journal of corun reproduce prophet --scaleout")
+    lines = data.split(b"\n", 2)
+    m = re.search(rb" \| result (\d+) bytes", lines[1]) if len(lines) == 3 else None
+    if not lines[0].startswith(b"corun reproduce journal ") or not m:
+        sys.exit(f"{path}: expected a journal of corun reproduce prophet --scaleout")
     size = int(m.group(1))
     rec = 24 + size
+    body = lines[2]
+    if size < 168 or len(body) % rec:
+        sys.exit(f"{path}: expected records of {rec} bytes, found {len(body)} bytes of them")
     cells = {}
-    for i in range(0, len(body) - rec + 1, rec):
+    for i in range(0, len(body), rec):
         r = body[i:i + rec]
         index = struct.unpack("<I", r[8:12])[0]
+        if r[0:4] != b"REC1" or index >= len(LS) * len(BATCH) * len(LOADS):
+            at = len(lines[0]) + len(lines[1]) + 2 + i
+            sys.exit(f"{path}: record at byte {at}: expected REC1 and a cell index below 385")
         p = r[16:16 + size]
         k = struct.unpack("<5i", p[0:20])
         x = struct.unpack("<16d", p[40:168])
@@ -123,7 +141,8 @@ def main():
     for name, (mean, peak, placed, share, co, over, over10) in summarize(cells).items():
         pct = (lambda v: f"{th(v)} ({100 * v / co:.1f} %)") if co else (lambda v: "–")
         print(f"| {name} | {th(round(mean))} / {th(peak)} | {th(round(placed))} "
-              f"| {100 * share:.1f} % | {th(co)} of {th(GPUS * SLOTS)} | {pct(over)} | {pct(over10)} |")
+              f"| {100 * share:.1f} % | {th(co)} of {th(GPUS * SLOTS)} "
+              f"| {pct(over)} | {pct(over10)} |")
     print()
     print("| LS | load | " + " | ".join(BATCH) + " |")
     print("|---|---|" + "---|" * len(BATCH))
