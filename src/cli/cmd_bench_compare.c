@@ -134,9 +134,23 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The M core cycles side s's `run --json` document at path says it simulated; 0 after a
+ * message when it holds none (the binary exited 0 but is not corun, or printed no document). */
+static double simulated_mcycles(const struct side *s, const char *scenario, const char *path,
+                                const char *version)
+{
+    double m = bench_json_cycles(path) / 1e6;
+    if (m <= 0)
+        fprintf(stderr,
+                "corun: bench: %s binary %s printed no `run --json` document with simulated "
+                "cycles on %s (its --version: '%s'); expected a corun build\n",
+                s->label, s->binary, scenario, version);
+    return m;
+}
+
 /* Times one scenario; prints its row. Returns 0, or -1 when a run failed. */
 static int compare_scenario(struct side *sides, const char *scenario, const char *tmp,
-                            const struct bench_compare_options *o)
+                            const struct bench_compare_options *o, char version[][128])
 {
     double *cpu[SIDES];
     char *first[SIDES], *out[SIDES], *errf[SIDES];
@@ -147,9 +161,11 @@ static int compare_scenario(struct side *sides, const char *scenario, const char
         out[s] = xasprintf("%s/%s.json", tmp, sides[s].label);
         errf[s] = xasprintf("%s/%s.err", tmp, sides[s].label);
         /* untimed: fills the private-mode caches, as a second run of the mix finds them */
-        if (!o->cold && run_once(&sides[s], scenario, 1, out[s], errf[s]) < 0)
+        if (!o->cold && (run_once(&sides[s], scenario, 1, out[s], errf[s]) < 0 ||
+                         simulated_mcycles(&sides[s], scenario, out[s], version[s]) <= 0))
             rc = -1;
     }
+    double cycles[SIDES] = {0, 0}; /* M core cycles of each side's first timed run */
     for (unsigned r = 0; rc == 0 && r < o->runs; r++) {
         for (int k = 0; k < SIDES && rc == 0; k++) {
             int s = r % 2 ? SIDES - 1 - k : k; /* alternate who goes first */
@@ -158,13 +174,15 @@ static int compare_scenario(struct side *sides, const char *scenario, const char
             char err[512];
             if (cpu[s][r] < 0)
                 rc = -1;
+            else if (r == 0 && (cycles[s] = simulated_mcycles(&sides[s], scenario, first[s],
+                                                              version[s])) <= 0)
+                rc = -1;
             else if (r && bench_files_equal(first[s], out[s], &at, err, sizeof err) != 1)
                 deterministic[s] = 0;
         }
         cli_progress(base_name(scenario), (double)(r + 1) / o->runs);
     }
     if (rc == 0) {
-        double cycles = bench_json_cycles(first[THIS]) / 1e6;
         long at = -1;
         char err[512];
         int same = bench_files_equal(first[THIS], first[OTHER], &at, err, sizeof err);
@@ -172,19 +190,23 @@ static int compare_scenario(struct side *sides, const char *scenario, const char
          * noise moves the speed-up (the medians below reorder cpu[]). */
         double lo = 0, hi = 0;
         for (unsigned r = 0; r < o->runs; r++) {
-            double q = cpu[OTHER][r] / cpu[THIS][r];
+            double q = cpu[OTHER][r] / cycles[OTHER] / (cpu[THIS][r] / cycles[THIS]);
             lo = r == 0 || q < lo ? q : lo;
             hi = r == 0 || q > hi ? q : hi;
         }
-        double mine = bench_median(cpu[THIS], o->runs) / cycles;
-        double theirs = bench_median(cpu[OTHER], o->runs) / cycles;
+        /* Each side per the cycles it simulated (--args and --other-args may differ). */
+        double mine = bench_median(cpu[THIS], o->runs) / cycles[THIS];
+        double theirs = bench_median(cpu[OTHER], o->runs) / cycles[OTHER];
         char verdict[64];
         if (same == 1)
             snprintf(verdict, sizeof verdict, "identical");
         else
             snprintf(verdict, sizeof verdict, "DIFFER (byte %ld)", at);
+        if (cycles[OTHER] != cycles[THIS])
+            snprintf(verdict + strlen(verdict), sizeof verdict - strlen(verdict),
+                     ", other simulated %.2f M", cycles[OTHER]);
         printf("%-28s %8.2f M %11.3f %12.3f %8.2fx %5.2f-%-5.2f  %s%s%s\n", base_name(scenario),
-               cycles, mine, theirs, theirs / mine, lo, hi, verdict,
+               cycles[THIS], mine, theirs, theirs / mine, lo, hi, verdict,
                deterministic[THIS] ? "" : ", this varies",
                deterministic[OTHER] ? "" : ", other varies");
     }
@@ -239,7 +261,7 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
            "other s/Mcyc", "speed-up", "per round", "outputs");
     int rc = CLI_OK;
     for (size_t i = 0; i < nscenarios && rc == CLI_OK; i++)
-        if (compare_scenario(sides, scenarios[i], tmp, o) != 0)
+        if (compare_scenario(sides, scenarios[i], tmp, o, version) != 0)
             rc = CLI_FAILED;
     if (rc == CLI_OK)
         printf("speed-up = other's %s time / this one's (> 1: this one is faster), of the "

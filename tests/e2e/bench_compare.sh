@@ -54,6 +54,25 @@ set -e
 grep -q 'other binary .*broken failed on .*default.cfg (exit 3)' "$TMPD/err" || fail "$(cat "$TMPD/err")"
 grep -q 'broken: out of luck' "$TMPD/err" || fail "last words missing: $(cat "$TMPD/err")"
 
+# A binary that exits 0 but prints no corun document (not a corun build): refused, exit 1,
+# after its one untimed run, not timed as if it simulated nothing in no time.
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo quiet 0; exit 0; }\nexit 0\n' >"$TMPD/quiet"
+chmod +x "$TMPD/quiet"
+set +e
+"$CORUN" bench --compare "$TMPD/quiet" "${short[@]}" "$sc" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "quiet binary: exit $rc, expected 1"
+grep -q "other binary .*quiet printed no \`run --json\` document with simulated cycles on .*default.cfg (its --version: 'quiet 0'); expected a corun build" \
+    "$TMPD/err" || fail "quiet binary: $(cat "$TMPD/err")"
+grep -q '^default\.cfg' "$TMPD/out" && fail "quiet binary got a row: $(cat "$TMPD/out")"
+
+# Sides that simulate different lengths are each timed per their own cycles, and the row says so.
+"$CORUN" bench --compare "$CORUN" "${short[@]}" --other-args "--set epoch_cycles=40000" "$sc" \
+    >"$TMPD/out" || fail "bench --compare, other length"
+grep -Eq '^default\.cfg +0\.02 M .* DIFFER \(byte [0-9]+\), other simulated 0\.04 M$' "$TMPD/out" ||
+    fail "other length: $(cat "$TMPD/out")"
+
 expect_bad() { # MESSAGE ARGS...
     local want=$1
     shift
