@@ -12,6 +12,7 @@ whose cell has a row must agree with it to the row's two decimals.
 Usage:  tools/scaleout-rows.py docs/accelerator.md [docs/journals/prophet-scaleout.journal]
 """
 import re
+import signal
 import struct
 import sys
 
@@ -156,4 +157,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a C tool
     main()
