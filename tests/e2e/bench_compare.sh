@@ -42,27 +42,26 @@ grep -Eq '^accel\.cfg +[0-9.]+ M .* identical$' "$TMPD/out" || fail "accelerator
     "$sc" >"$TMPD/out" || fail "bench --compare, other seed"
 grep -Eq '^default\.cfg .* DIFFER \(byte [0-9]+\)$' "$TMPD/out" || fail "seed 2 not flagged: $(cat "$TMPD/out")"
 
+# A fake OTHER binary NAME (its --version says "NAME 0", then it runs BODY) against which
+# bench --compare must exit 1; its stderr is left in $TMPD/err.
+compare_fake() { # NAME BODY
+    printf '#!/bin/sh\n[ "$1" = --version ] && { echo %s 0; exit 0; }\n%s\n' "$1" "$2" >"$TMPD/$1"
+    chmod +x "$TMPD/$1"
+    set +e
+    "$CORUN" bench --compare "$TMPD/$1" "${short[@]}" "$sc" >"$TMPD/out" 2>"$TMPD/err"
+    local rc=$?
+    set -e
+    [ $rc -eq 1 ] || fail "$1 binary: exit $rc, expected 1"
+}
+
 # A binary that fails: its stderr is shown and the exit status is 1.
-printf '#!/bin/sh\n[ "$1" = --version ] && { echo broken 0; exit 0; }\necho "broken: out of luck" >&2\nexit 3\n' \
-    >"$TMPD/broken"
-chmod +x "$TMPD/broken"
-set +e
-"$CORUN" bench --compare "$TMPD/broken" "${short[@]}" "$sc" >"$TMPD/out" 2>"$TMPD/err"
-rc=$?
-set -e
-[ $rc -eq 1 ] || fail "broken binary: exit $rc, expected 1"
+compare_fake broken $'echo "broken: out of luck" >&2\nexit 3'
 grep -q 'other binary .*broken failed on .*default.cfg (exit 3)' "$TMPD/err" || fail "$(cat "$TMPD/err")"
 grep -q 'broken: out of luck' "$TMPD/err" || fail "last words missing: $(cat "$TMPD/err")"
 
 # A binary that exits 0 but prints no corun document (not a corun build): refused, exit 1,
 # after its one untimed run, not timed as if it simulated nothing in no time.
-printf '#!/bin/sh\n[ "$1" = --version ] && { echo quiet 0; exit 0; }\nexit 0\n' >"$TMPD/quiet"
-chmod +x "$TMPD/quiet"
-set +e
-"$CORUN" bench --compare "$TMPD/quiet" "${short[@]}" "$sc" >"$TMPD/out" 2>"$TMPD/err"
-rc=$?
-set -e
-[ $rc -eq 1 ] || fail "quiet binary: exit $rc, expected 1"
+compare_fake quiet 'exit 0'
 grep -q "other binary .*quiet printed no \`run --json\` document with simulated cycles on .*default.cfg (its --version: 'quiet 0'); expected a corun build" \
     "$TMPD/err" || fail "quiet binary: $(cat "$TMPD/err")"
 grep -q '^default\.cfg' "$TMPD/out" && fail "quiet binary got a row: $(cat "$TMPD/out")"
