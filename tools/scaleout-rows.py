@@ -114,6 +114,11 @@ def fmt(x):
     return "∞" if x == float("inf") else f"{x:.2f}"
 
 
+def shown(row):
+    """A cell's deciders as its row shows them: instances, ratio to two decimals, the star."""
+    return [(k, fmt(x), star) for k, x, star in row]
+
+
 def th(v):
     return f"{v:,}".replace(",", " ")
 
@@ -125,8 +130,7 @@ def main():
     if len(sys.argv) == 3:
         kept = journal_cells(sys.argv[2])
         for key, row in kept.items():  # a record and its row must say the same
-            if key in cells and [(k, fmt(x), star) for k, x, star in row] != \
-                    [(k, fmt(x), star) for k, x, star in cells[key]]:
+            if key in cells and shown(row) != shown(cells[key]):
                 sys.exit(f"{sys.argv[1]}: the row of {key[0]} beside {key[1]} at {key[2]} % "
                          f"differs from {sys.argv[2]}'s record of it")
         cells.update(kept)

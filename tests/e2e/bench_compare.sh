@@ -60,7 +60,7 @@ grep -q 'other binary .*broken failed on .*default.cfg (exit 3)' "$TMPD/err" || 
 grep -q 'broken: out of luck' "$TMPD/err" || fail "last words missing: $(cat "$TMPD/err")"
 
 # A binary that exits 0 but prints no corun document (not a corun build): refused, exit 1,
-# after its one untimed run, not timed as if it simulated nothing in no time.
+# after its first timed run, not timed as if it simulated nothing in no time.
 compare_fake quiet 'exit 0'
 grep -q "other binary .*quiet printed no \`run --json\` document with simulated cycles on .*default.cfg (its --version: 'quiet 0'); expected a corun build" \
     "$TMPD/err" || fail "quiet binary: $(cat "$TMPD/err")"
