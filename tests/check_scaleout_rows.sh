@@ -30,3 +30,14 @@ if python3 "$top_srcdir/tools/scaleout-rows.py" "$doc" "$TMPD/short.journal" >/d
     fail "a journal cut short was accepted"
 fi
 grep -q "short.journal: expected records of" "$TMPD/err" || fail "the message: $(cat "$TMPD/err")"
+# The SM busy share is in the records only: a journal that lacks a cell gives the table
+# without it (the rows stand in for the cell), a whole one with it.
+j=$top_srcdir/docs/journals/prophet-scaleout.journal
+rec=$((24 + $(sed -n '2s/.*| result \([0-9]*\) bytes$/\1/p' "$j")))
+head -c $(($(wc -c <"$j") - rec)) "$j" >"$TMPD/less.journal"
+python3 "$top_srcdir/tools/scaleout-rows.py" "$doc" "$TMPD/less.journal" >"$TMPD/less" 2>&1 ||
+    fail "a journal one record short: $(cat "$TMPD/less")"
+! grep -q "SM busy" "$TMPD/less" || fail "the SM busy share from a journal that lacks a cell"
+grep -q "^| decider .* MPS slots | co-located" "$TMPD/less" || fail "the table without it: $(head -1 "$TMPD/less")"
+grep -q "^| decider .* MPS slots | SM busy (LS GPUs) | co-located" "$TMPD/tables" ||
+    fail "the whole kept journal's table has no SM busy share: $(head -1 "$TMPD/tables")"

@@ -2,12 +2,13 @@
 """scaleout-rows.py - the scale-out study's cluster table from its rows.
 
 `corun reproduce prophet --scaleout --resume FILE` prints the cluster's day only from a journal
-that holds all 385 cells. docs/accelerator.md holds all 385 as rows (LS, batch, load, and each
-decider's instances and measured p99 over the p99 alone), some of them from a run whose journal
-was lost; this reads those rows, and the kept journal's records where it has them, and applies
-the rules of so_summarize (src/app/reproduce_scaleout.c) to print the same table but for the SM
-busy share (the rows do not carry it), then prophet's choice in every cell. A journal record
-whose cell has a row must agree with it to the row's two decimals.
+that holds all 385 cells, and only with a build of the simulator that made it. docs/accelerator.md
+holds all 385 as rows (LS, batch, load, and each decider's instances and measured p99 over the
+p99 alone); this reads those rows, and the kept journal's records where it has them (the kept
+one has all 385), and applies the rules of so_summarize (src/app/reproduce_scaleout.c) to print
+the same table, then prophet's choice in every cell, whatever build is at hand. The SM busy
+share is in the records, not the rows: the table has it when the journal holds every cell. A
+journal record whose cell has a row must agree with it to the row's two decimals.
 
 Usage:  tools/scaleout-rows.py docs/accelerator.md [docs/journals/prophet-scaleout.journal]
 """
@@ -51,13 +52,14 @@ def doc_cells(path):
 
 
 def journal_cells(path):
-    """The same from a journal's records: exact ratios where the rows have two decimals.
+    """The same from a journal's records (exact ratios where the rows have two decimals), and
+    each cell's SM busy share of what each decider chose, none included.
 
     The layout is src/app/reproduce_journal.c's (two header lines, then records of "REC1", part,
     index and size as uint32, the payload, a uint64 checksum) with a struct so_cell_record
     (include/corun/reproduce_scaleout.h) as the payload: k[5] int32 at 0, p99_x[16] double at
-    40, on the little-endian x86-64 machine that wrote it. Cell index = (ls * 11 + batch) * 5
-    + load level."""
+    40, gpu_util[16] double at 168, on the little-endian x86-64 machine that wrote it. Cell
+    index = (ls * 11 + batch) * 5 + load level."""
     with open(path, "rb") as f:
         data = f.read()
     lines = data.split(b"\n", 2)
@@ -67,9 +69,9 @@ def journal_cells(path):
     size = int(m.group(1))
     rec = 24 + size
     body = lines[2]
-    if size < 168 or len(body) % rec:
+    if size < 296 or len(body) % rec:
         sys.exit(f"{path}: expected records of {rec} bytes, found {len(body)} bytes of them")
-    cells = {}
+    cells, busy_of = {}, {}
     for i in range(0, len(body), rec):
         r = body[i:i + rec]
         index = struct.unpack("<I", r[8:12])[0]
@@ -79,22 +81,29 @@ def journal_cells(path):
         p = r[16:16 + size]
         k = struct.unpack("<5i", p[0:20])
         x = struct.unpack("<16d", p[40:168])
+        busy = struct.unpack("<16d", p[168:296])
         key = (LS[index // 55], BATCH[index // 5 % 11], LOADS[index % 5])
         cells[key] = [(k[d], x[k[d]], x[k[d]] > TARGET) for d in range(1, 5)]
-    return cells
+        busy_of[key] = [busy[k[d]] for d in range(5)]
+    return cells, busy_of
 
 
-def summarize(cells):
+def summarize(cells, busy_of):
+    """Each decider's day as so_summarize sums it; its SM busy share None unless busy_of holds
+    every cell."""
     per_ls = GPUS // len(LS)
     out = {}
     for d, name in enumerate(DECIDERS):
         gpus_total = gpus_peak = placed_total = co = over = over10 = 0
-        share = 0.0
+        share = busy = 0.0
         for slot in range(SLOTS):
             level = slot if slot <= SLOTS - slot else SLOTS - slot
             placed = 0
             for g in range(GPUS):
-                k, x, star = cells[(LS[g // per_ls], BATCH[g % len(BATCH)], LOADS[level])][d]
+                key = (LS[g // per_ls], BATCH[g % len(BATCH)], LOADS[level])
+                k, x, star = cells[key][d]
+                if busy_of is not None:
+                    busy += busy_of[key][d + 1]
                 placed += k
                 share += k / MAX_K
                 if k > 0:
@@ -106,8 +115,17 @@ def summarize(cells):
             gpus_total += gpus
             placed_total += placed
         out[name] = (gpus_total / SLOTS, gpus_peak, placed_total / SLOTS,
-                     share / (GPUS * SLOTS), co, over, over10)
+                     share / (GPUS * SLOTS), None if busy_of is None else busy / (GPUS * SLOTS),
+                     co, over, over10)
     return out
+
+
+def none_busy(busy_of):
+    """The SM busy share with nothing co-located (every LS GPU alone at its slot's load)."""
+    per_ls = GPUS // len(LS)
+    busy = sum(busy_of[(LS[g // per_ls], BATCH[g % len(BATCH)], LOADS[min(slot, SLOTS - slot)])][0]
+               for slot in range(SLOTS) for g in range(GPUS))
+    return busy / (GPUS * SLOTS)
 
 
 def fmt(x):
@@ -126,9 +144,9 @@ def th(v):
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__.strip().split("\n\n")[-1])
-    cells = doc_cells(sys.argv[1])
+    cells, busy_of = doc_cells(sys.argv[1]), None
     if len(sys.argv) == 3:
-        kept = journal_cells(sys.argv[2])
+        kept, busy_of = journal_cells(sys.argv[2])
         for key, row in kept.items():  # a record and its row must say the same
             if key in cells and shown(row) != shown(cells[key]):
                 sys.exit(f"{sys.argv[1]}: the row of {key[0]} beside {key[1]} at {key[2]} % "
@@ -138,16 +156,22 @@ def main():
     if missing:
         sys.exit(f"{sys.argv[1]}: {len(missing)} of the 385 cells have no row, "
                  f"the first {missing[0][0]} beside {missing[0][1]} at {missing[0][2]} %")
+    if busy_of is not None and len(busy_of) < len(cells):
+        busy_of = None  # the rows alone do not carry it
+    sm = busy_of is not None
     print("| decider | GPUs used (mean / peak) | batch on LS GPUs (mean) | MPS slots "
-          "| co-located GPU-slots | over the target | over 1.1 × the target |")
-    print("|---|---|---|---|---|---|---|")
+          + ("| SM busy (LS GPUs) " if sm else "")
+          + "| co-located GPU-slots | over the target | over 1.1 × the target |")
+    print("|---|---|---|---|---|---|---|" + ("---|" if sm else ""))
     rest = (POOL + PROCS - 1) // PROCS
-    print(f"| none | {th(GPUS + rest)} / {th(GPUS + rest)} | 0 | 0 % | 0 | – | – |")
-    for name, (mean, peak, placed, share, co, over, over10) in summarize(cells).items():
+    print(f"| none | {th(GPUS + rest)} / {th(GPUS + rest)} | 0 | 0 % | "
+          + (f"{100 * none_busy(busy_of):.1f} % | " if sm else "") + "0 | – | – |")
+    for name, (mean, peak, placed, share, busy, co, over, over10) in \
+            summarize(cells, busy_of).items():
         pct = (lambda v: f"{th(v)} ({100 * v / co:.1f} %)") if co else (lambda v: "–")
         print(f"| {name} | {th(round(mean))} / {th(peak)} | {th(round(placed))} "
-              f"| {100 * share:.1f} % | {th(co)} of {th(GPUS * SLOTS)} "
-              f"| {pct(over)} | {pct(over10)} |")
+              f"| {100 * share:.1f} % | " + (f"{100 * busy:.1f} % | " if sm else "")
+              + f"{th(co)} of {th(GPUS * SLOTS)} | {pct(over)} | {pct(over10)} |")
     print()
     print("| LS | load | " + " | ".join(BATCH) + " |")
     print("|---|---|" + "---|" * len(BATCH))
