@@ -130,6 +130,12 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
         free(what);
         free(curves);
     }
+    if (!quick && !resume) /* a stop would lose a day's work */
+        fprintf(stderr, "corun: reproduce prophet --scaleout: the full form takes about 28 h of "
+                        "one core at 20 queries a configuration and keeps nothing if it stops: "
+                        "--resume FILE keeps each cell as it finishes; the source tree's "
+                        "docs/journals/ keeps all 385, from which this build prints the tables "
+                        "after simulating one to vouch for the rest (docs/journals/README.md)\n");
     p.journal = jn.j;
     p.curves = cj;
     p.shard = sh.k;

@@ -14,10 +14,21 @@
 # `reproduce merge` joins the cut journal and the completed one into a third, from which the
 # tables come again; `merge --adopt` takes another build's journal after the cells both hold
 # agree; a journal's LS curves (FILE.curves) go with it. The LS curves kept in FILE.curves
-# are read instead of measured (below).
+# are read instead of measured (below). The full form without --resume warns that a stop
+# loses everything.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
+# The full form (stopped here after 5 s) says, without --resume, that a stop would lose it all
+# and where the kept cells are; with --resume it does not.
+rc=0; timeout 5 "$CORUN" reproduce prophet --scaleout >/dev/null 2>"$TMPD/err" || rc=$?
+[ "$rc" -eq 124 ] || fail "the full form ended by itself within 5 s: exit $rc $(cat "$TMPD/err")"
+grep -q "^corun: reproduce prophet --scaleout: the full form takes about 28 h .* keeps nothing if it stops: --resume FILE .*docs/journals/README.md" \
+    "$TMPD/err" || fail "no word on a stop without --resume: $(cat "$TMPD/err")"
+rc=0; timeout 5 "$CORUN" reproduce prophet --scaleout --resume "$TMPD/full.journal" >/dev/null \
+    2>"$TMPD/err" || rc=$?
+[ "$rc" -eq 124 ] || fail "the full form with --resume: exit $rc $(cat "$TMPD/err")"
+! grep -q "keeps nothing" "$TMPD/err" || fail "the warning with --resume: $(cat "$TMPD/err")"
 "$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/out" \
     2>"$TMPD/err" || fail "--scaleout --quick: exit $? $(cat "$TMPD/err")"
 python3 - "$TMPD/out" <<'PY' || fail "scale-out tables: $(cat "$TMPD/out")"
