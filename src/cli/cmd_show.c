@@ -1,5 +1,5 @@
-/* cmd_show — `corun show RUN.h5` and `corun export RUN.h5 --csv DIR`: a recorded run, without
- * simulating. */
+/* cmd_show — `corun show RUN.h5` and `corun export RUN.h5 --csv DIR`: a recorded run (spatial
+ * or accelerator), without simulating. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +87,24 @@ static int export_run(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     char err[512];
+    if (accel_runfile_probe(argv[1]) == 1) {
+        struct accel_record r;
+        int rc = accel_runfile_read(argv[1], &r, err, sizeof err);
+        if (rc != 0) {
+            fprintf(stderr, "corun: %s\n", err);
+            accel_record_done(&r);
+            return CLI_BAD_INPUT;
+        }
+        rc = accel_runfile_export_csv(&r, argv[3], err, sizeof err);
+        accel_record_done(&r);
+        if (rc != 0) {
+            fprintf(stderr, "corun: %s\n", err);
+            return CLI_FAILED;
+        }
+        fprintf(stderr, "corun: wrote run.csv, applications.csv, queries.csv and tasks.csv in %s\n",
+                argv[3]);
+        return CLI_OK;
+    }
     struct runfile *rf = runfile_open(argv[1], err, sizeof err);
     if (!rf) {
         fprintf(stderr, "corun: %s\n", err);
@@ -109,6 +127,10 @@ const struct cli_command cmd_export = {
     .args = "RUN.h5 --csv DIR",
     .summary = "write a run file's datasets as CSV files (units in the headers)",
     .help = "Writes DIR/kernels.csv (one row per epoch and kernel), system.csv, events.csv and\n"
-            "partition.csv; DIR is made when missing.\n",
+            "partition.csv; DIR is made when missing. From an accelerator run file: run.csv\n"
+            "(the run's summary, one row), applications.csv, queries.csv (each LS query's\n"
+            "latency and forecast) and tasks.csv (every task: its application, process,\n"
+            "kind, bytes, and when it was issued, started and ended). Columns are the run\n"
+            "file's datasets, as docs/runfile.md describes them.\n",
     .run = export_run,
 };

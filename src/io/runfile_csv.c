@@ -1,15 +1,17 @@
-/* runfile_csv — a run file as CSV tables for spreadsheets and pandas, columns from the layout
- * tables, units in the header row ("bandwidth_gbs [GB/s]"). */
+/* runfile_csv — a run file (spatial or accelerator) as CSV tables for spreadsheets and pandas,
+ * columns from the layout tables, units in the header row ("bandwidth_gbs [GB/s]"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/util.h"
 #include "runfile_internal.h"
 
@@ -36,7 +38,7 @@ static void put_value(FILE *f, enum runfile_type t, const void *p)
     case RUNFILE_DOUBLE: put_double(f, *(const double *)p); break;
     case RUNFILE_PRIORITY: fputs(*(const int *)p ? "high" : "low", f); break;
     case RUNFILE_STRING:
-    case RUNFILE_NAME: fputs(*(char *const *)p, f); break;
+    case RUNFILE_NAME: put_text(f, *(char *const *)p ? *(char *const *)p : ""); break;
     case RUNFILE_CLASS: fprintf(f, "%d", *(const int *)p); break;
     case RUNFILE_TEXT: put_text(f, p); break;
     }
@@ -84,10 +86,10 @@ enum { CSV_KERNELS, CSV_SYSTEM, CSV_PARTITION, CSV_EVENTS, CSV_COUNT };
 static const char *const csv_names[CSV_COUNT] = {"kernels.csv", "system.csv", "partition.csv",
                                                  "events.csv"};
 
-/* Close every file; the first failure (with its message) wins. */
-static int close_all(FILE **f, char **paths, int rc, char *err, size_t errlen)
+/* Close the n files; the first failure (with its message) wins. */
+static int close_all(FILE **f, char **paths, int n, int rc, char *err, size_t errlen)
 {
-    for (int i = 0; i < CSV_COUNT; i++) {
+    for (int i = 0; i < n; i++) {
         if (f[i]) {
             int bad = ferror(f[i]);
             if (fclose(f[i]) != 0 || bad)
@@ -163,18 +165,28 @@ static FILE *create_regular(const char *path, char *err, size_t errlen)
     return f;
 }
 
-int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen)
+/* dir (made when missing) and its n files names[i], open for writing in f[i], paths[i]. -1
+ * with a message, every file opened closed. */
+static int open_all(const char *dir, const char *const *names, int n, FILE **f, char **paths,
+                    char *err, size_t errlen)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return rf_fail(err, errlen, "%s: cannot make the directory: %s", dir, strerror(errno));
-    FILE *f[CSV_COUNT] = {NULL};
-    char *paths[CSV_COUNT] = {NULL};
-    for (int i = 0; i < CSV_COUNT; i++) {
-        paths[i] = xasprintf("%s/%s", dir, csv_names[i]);
+    for (int i = 0; i < n; i++) {
+        paths[i] = xasprintf("%s/%s", dir, names[i]);
         f[i] = create_regular(paths[i], err, errlen);
         if (!f[i])
-            return close_all(f, paths, -1, err, errlen);
+            return close_all(f, paths, n, -1, err, errlen);
     }
+    return 0;
+}
+
+int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen)
+{
+    FILE *f[CSV_COUNT] = {NULL};
+    char *paths[CSV_COUNT] = {NULL};
+    if (open_all(dir, csv_names, CSV_COUNT, f, paths, err, errlen) != 0)
+        return -1;
     put_header(f[CSV_KERNELS], "epoch,kernel,name", &runfile_per_kernel_table);
     put_header(f[CSV_SYSTEM], "epoch", &runfile_system_table);
     fputs("epoch", f[CSV_PARTITION]);
@@ -186,5 +198,71 @@ int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t er
     int rc = write_epochs(rf, f, err, errlen);
     if (rc == 0)
         rc = write_events(rf, f[CSV_EVENTS], err, errlen);
-    return close_all(f, paths, rc, err, errlen);
+    return close_all(f, paths, CSV_COUNT, rc, err, errlen);
+}
+
+/* ---- an accelerator run ---- */
+
+enum { ACSV_RUN, ACSV_APPS, ACSV_QUERIES, ACSV_TASKS, ACSV_COUNT };
+static const char *const acsv_names[ACSV_COUNT] = {"run.csv", "applications.csv", "queries.csv",
+                                                   "tasks.csv"};
+
+/* The root attributes but the scenario's text (a file of its own in the run file; `corun show`
+ * prints the rest). */
+static bool run_column(const struct runfile_field *field)
+{
+    return strcmp(field->name, "scenario_text") != 0;
+}
+
+static const char *app_name(const struct accel_record *r, unsigned app)
+{
+    return app < r->napps ? r->app[app].name : "?";
+}
+
+int accel_runfile_export_csv(const struct accel_record *r, const char *dir, char *err,
+                             size_t errlen)
+{
+    FILE *f[ACSV_COUNT] = {NULL};
+    char *paths[ACSV_COUNT] = {NULL};
+    if (open_all(dir, acsv_names, ACSV_COUNT, f, paths, err, errlen) != 0)
+        return -1;
+    errno = 0;
+    const struct runfile_table *t = &accel_runfile_root_table;
+    bool first = true;
+    for (size_t i = 0; i < t->count; i++) { /* one row: header, then values */
+        if (!run_column(&t->fields[i]))
+            continue;
+        const char *unit = t->fields[i].unit;
+        fprintf(f[ACSV_RUN], first ? "%s" : ",%s", t->fields[i].name);
+        if (unit && strcmp(unit, "1") != 0)
+            fprintf(f[ACSV_RUN], " [%s]", unit);
+        first = false;
+    }
+    fputc('\n', f[ACSV_RUN]);
+    first = true;
+    for (size_t i = 0; i < t->count; i++) {
+        if (!run_column(&t->fields[i]))
+            continue;
+        if (!first)
+            fputc(',', f[ACSV_RUN]);
+        put_value(f[ACSV_RUN], t->fields[i].type, (const char *)r + t->fields[i].offset);
+        first = false;
+    }
+    fputc('\n', f[ACSV_RUN]);
+    put_header(f[ACSV_APPS], "app", &accel_runfile_app_table);
+    for (unsigned a = 0; a < r->napps; a++) {
+        fprintf(f[ACSV_APPS], "%u", a);
+        put_row(f[ACSV_APPS], &accel_runfile_app_table, &r->app[a]);
+    }
+    put_header(f[ACSV_QUERIES], "application", &accel_runfile_query_table);
+    for (size_t q = 0; q < r->nqueries; q++) {
+        put_text(f[ACSV_QUERIES], app_name(r, r->queries[q].app));
+        put_row(f[ACSV_QUERIES], &accel_runfile_query_table, &r->queries[q]);
+    }
+    put_header(f[ACSV_TASKS], "application", &accel_runfile_task_table);
+    for (size_t k = 0; k < r->ntasks; k++) {
+        put_text(f[ACSV_TASKS], app_name(r, r->tasks[k].app));
+        put_row(f[ACSV_TASKS], &accel_runfile_task_table, &r->tasks[k]);
+    }
+    return close_all(f, paths, ACSV_COUNT, 0, err, errlen);
 }

@@ -2,7 +2,8 @@
 # Accelerator scenarios at the command line: `check` validates one with library profiles;
 # `run` runs it (per-application latency percentiles, solo latency, QoS verdict, utilization,
 # tasks done; --json; the same numbers twice; --seed moves the Poisson arrivals); --out
-# writes the run file and `show` prints the same from it, refusing a truncated copy; what
+# writes the run file and `show` prints the same from it, refusing a truncated copy; `export`
+# writes it as CSV files (a row per task, query and application); what
 # `check` refuses `run` refuses with the same message and exit status; `tui` without a terminal
 # says so; `help accelerator` lists the scenario, application and task
 # settings.
@@ -88,8 +89,29 @@ rc=$?
 set -e
 [ $rc -ne 0 ] && grep -qF "q.h5: already exists; a run file is never overwritten" "$TMPD/err" \
     || fail "run --out onto an existing file: exit $rc, $(cat "$TMPD/err")"
+# export: the run as CSV files, a row per task and per query, the summary's numbers in run.csv.
+"$CORUN" export "$TMPD/q.h5" --csv "$TMPD/csv" 2>"$TMPD/err" || fail "export: $(cat "$TMPD/err")"
+grep -qF "wrote run.csv, applications.csv, queries.csv and tasks.csv in $TMPD/csv" "$TMPD/err" ||
+    fail "export's message: $(cat "$TMPD/err")"
+done_tasks=$(sed -n 's/.* \([0-9]*\) tasks done$/\1/p' "$TMPD/rq")
+[ "$(($(wc -l <"$TMPD/csv/tasks.csv") - 1))" -eq "$done_tasks" ] ||
+    fail "tasks.csv: $(wc -l <"$TMPD/csv/tasks.csv") lines for $done_tasks tasks"
+python3 - "$TMPD/csv" "$done_tasks" <<'PY' || fail "export's CSV files (above)"
+import csv, sys
+d, tasks = sys.argv[1], int(sys.argv[2])
+run = list(csv.DictReader(open(f"{d}/run.csv")))
+assert len(run) == 1 and int(run[0]["tasks_done [tasks]"]) == tasks, run
+apps = list(csv.DictReader(open(f"{d}/applications.csv")))
+assert len(apps) == int(run[0]["napps [applications]"]), apps
+names = {a["name"] for a in apps}
+for row in csv.DictReader(open(f"{d}/tasks.csv")):
+    assert row["application"] in names and float(row["end_ns [ns]"]) >= float(row["issued_ns [ns]"]), row
+queries = list(csv.DictReader(open(f"{d}/queries.csv")))
+ls = [a for a in apps if a["role"] == "0"]
+assert len(queries) == sum(int(a["queries [queries]"]) for a in ls), len(queries)
+PY
 # Commands that read spatial runs name an accelerator run file as one.
-for cmd in "export $TMPD/q.h5 --csv $TMPD/csv" "branch $TMPD/q.h5 1"; do
+for cmd in "branch $TMPD/q.h5 1"; do
     set +e
     # shellcheck disable=SC2086 # the command's words
     "$CORUN" $cmd >/dev/null 2>"$TMPD/err"

@@ -1,7 +1,7 @@
 /* Unit tests: accelerator run files (accel_runfile) — a record written and read back field by
  * field, a real run's task table (accel_run with record_tasks) through the file, and the files
  * a reader refuses: an existing path, a truncated copy, a spatial run file, a newer version, a
- * task kind no writer makes. */
+ * task kind no writer makes; a record as CSV files. */
 #include <hdf5.h>
 #include <math.h>
 #include <setjmp.h>
@@ -313,6 +313,77 @@ static void test_refused(void **state)
     free(other);
 }
 
+static char *file_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    char *text = xcalloc(1, 65536);
+    size_t n = fread(text, 1, 65535, f);
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+/* An accelerator record as CSV files: a row per entry with the application's name first,
+ * units in the header row, NaN as nan, a name with a comma quoted, every number as it reads
+ * back; a directory it cannot write is refused with a message naming the file. */
+static void test_export_csv(void **state)
+{
+    (void)state;
+    struct accel_record r;
+    sample(&r, ACCEL_KERNEL);
+    free(r.scenario_name);
+    r.scenario_name = xstrdup("two apps, one GPU");
+    char *out = path_of("csv");
+    char err[512];
+    if (accel_runfile_export_csv(&r, out, err, sizeof err) != 0)
+        fail_msg("export: %s", err);
+    char *p = xasprintf("%s/run.csv", out), *text = file_text(p);
+    assert_non_null(strstr(text, "accel_schema_version,corun_version,created,scenario_path,"
+                                 "scenario_name,gpu_preset,predictor,seed,sms [SMs],"
+                                 "core_clock_mhz [MHz],complete,cycles [cycles],"));
+    assert_null(strstr(text, "scenario_text"));
+    assert_non_null(strstr(text, ",x.cfg,\"two apps, one GPU\",k40,prophet,7,15,745,1,123456,"
+                                 "0.165,2345,3456,2,0.25,0.5,0.125,2\n"));
+    free(text);
+    free(p);
+    p = xasprintf("%s/applications.csv", out);
+    text = file_text(p);
+    assert_string_equal(
+        text, "app,name,role,instances [processes],queries [queries],qos_target,p50_ms [ms],"
+              "p99_ms [ms],mean_ms [ms],solo_p50_ms [ms],solo_p99_ms [ms],solo_mean_ms [ms],"
+              "qos_met,passes [passes],pred_p50_ms [ms],pred_p99_ms [ms],pred_mean_ms [ms],"
+              "pred_solo_ms [ms],pred_error,pred_qos_met\n"
+              "0,gmm,0,1,2,1.5,0.1,0.2,0.15,0.05,0.06,0.055,0,0,0.11,0.21,0.16,0.052,0.05,1\n"
+              "1,md,1,3,0,0,0,0,0,0,0,0,0,9,nan,nan,nan,nan,nan,0\n");
+    free(text);
+    free(p);
+    p = xasprintf("%s/queries.csv", out);
+    text = file_text(p);
+    assert_string_equal(text, "application,app,query,latency_ms [ms],predicted_ms [ms]\n"
+                              "gmm,0,0,0.1,0.11\ngmm,0,1,0.2,0.21\ngmm,0,2,nan,0.3\n");
+    free(text);
+    free(p);
+    p = xasprintf("%s/tasks.csv", out);
+    text = file_text(p);
+    assert_string_equal(text, "application,app,proc,pass,task,kind,exclusive,bytes [bytes],"
+                              "issued_ns [ns],start_ns [ns],end_ns [ns],sms [SMs],link_share\n"
+                              "gmm,0,0,1,0,0,1,4096,10,10,20.5,nan,0.75\n"
+                              "md,1,3,4,2,1,0,0,30,40,90,12.5,nan\n");
+    free(text);
+    free(p);
+    /* A file of the directory that is not a regular file: refused, named. */
+    p = xasprintf("%s/tasks.csv", out);
+    unlink(p);
+    assert_int_equal(symlink("/dev/null", p), 0);
+    assert_int_equal(accel_runfile_export_csv(&r, out, err, sizeof err), -1);
+    assert_non_null(strstr(err, "tasks.csv: exists and is not a regular file"));
+    free(p);
+    free(out);
+    accel_record_done(&r);
+}
+
 /* docs/runfile.md holds the layout exactly as the tables print it. */
 static void test_docs_match_tables(void **state)
 {
@@ -325,9 +396,8 @@ static void test_docs_match_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_run_through_file),
-        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_run_through_file),
+        cmocka_unit_test(test_refused),           cmocka_unit_test(test_export_csv),
         cmocka_unit_test(test_docs_match_tables),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
