@@ -102,4 +102,9 @@ void accel_result_done(struct accel_result *r);
 void accel_result_to_record(const struct accel_scenario *sc, const struct accel_result *r,
                             bool complete, struct accel_record *out);
 
+/* Add the run recorded in rec, saved at run_path, to the catalog at catalog_path (NULL: the
+ * default one): a row of accel_runs, a row per application. Its id (shown as aN) to *id. */
+int accel_record_catalog(const struct accel_record *rec, const char *run_path,
+                         const char *catalog_path, int64_t *id, char *err, size_t errlen);
+
 #endif

@@ -86,6 +86,54 @@ int catalog_get_run(struct catalog *cat, int64_t id, struct catalog_run *out, ch
                     size_t errlen);
 void catalog_run_done(struct catalog_run *run);
 
+/* ---- accelerator runs -------------------------------------------------------------------- */
+
+/* One application of an accelerator run, as `corun run` summarizes it. NaN is stored as NULL
+ * and read back as NAN. */
+struct catalog_accel_app {
+    const char *name;
+    bool ls; /* latency-sensitive; else batch */
+    unsigned instances;
+    double qos_target;          /* LS: the p99 bound, a multiple of the solo p99 */
+    double p99_ms, solo_p99_ms; /* LS */
+    bool qos_met;               /* LS: p99_ms <= qos_target x solo_p99_ms */
+    double pred_p99_ms;         /* LS: the predictor's (NaN: no predictor) */
+    uint64_t passes;            /* batch: passes over its trace, every instance together */
+};
+
+/* One row of `accel_runs` with its rows of `accel_run_apps`. Strings and apps are borrowed in
+ * catalog_add_accel_run; heap in a read (release with catalog_accel_run_done). */
+struct catalog_accel_run {
+    int64_t id;                /* set by the catalog: its own sequence, shown as aN */
+    const char *run_path;      /* the HDF5 run file, absolute; NULL when not saved */
+    const char *scenario_name; /* required */
+    const char *scenario_path; /* NULL when the scenario did not come from a file */
+    const char *gpu;           /* required */
+    const char *predictor;     /* NULL or "none": no predictor */
+    uint64_t seed;
+    bool complete;           /* the run reached its end (else saved part way) */
+    double sim_ms, gpu_util; /* simulated time; share of SM time busy */
+    uint64_t tasks_done;
+    const char *created_utc;   /* NULL in catalog_add_accel_run: now */
+    const char *corun_version; /* NULL in catalog_add_accel_run: this build's */
+    size_t napps;
+    struct catalog_accel_app *apps;
+};
+
+/* Insert run and its applications (one transaction; the tables are made when first written,
+ * so an older corun sharing the catalog ignores them); its id goes to *id_out (may be NULL). */
+int catalog_add_accel_run(struct catalog *cat, const struct catalog_accel_run *run, int64_t *id_out,
+                          char *err, size_t errlen);
+/* Call fn for every accelerator run, oldest first, until it returns nonzero; the run lives only
+ * during the call. None when no accelerator run was ever added. */
+int catalog_list_accel_runs(struct catalog *cat,
+                            int (*fn)(const struct catalog_accel_run *run, void *ctx), void *ctx,
+                            char *err, size_t errlen);
+/* Fill out with accelerator run id; -1 with a message when there is none. */
+int catalog_get_accel_run(struct catalog *cat, int64_t id, struct catalog_accel_run *out, char *err,
+                          size_t errlen);
+void catalog_accel_run_done(struct catalog_accel_run *run);
+
 /* ---- hand-written queries ---------------------------------------------------------------- */
 
 /* Called once with values NULL to give the column names, then once per row; values[i] is NULL

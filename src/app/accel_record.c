@@ -5,6 +5,7 @@
 
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
+#include "corun/catalog.h"
 #include "corun/util.h"
 
 static double or_nan(bool has, double v)
@@ -81,4 +82,45 @@ void accel_result_to_record(const struct accel_scenario *sc, const struct accel_
     out->tasks = xmalloc((r->ntasks + 1) * sizeof(*out->tasks));
     if (r->ntasks)
         memcpy(out->tasks, r->tasks, r->ntasks * sizeof(*out->tasks));
+}
+
+int accel_record_catalog(const struct accel_record *rec, const char *run_path,
+                         const char *catalog_path, int64_t *id, char *err, size_t errlen)
+{
+    struct catalog_accel_app apps[ACCEL_MAX_APPS];
+    for (unsigned i = 0; i < rec->napps; i++) {
+        const struct accel_app_rec *a = &rec->app[i];
+        apps[i] = (struct catalog_accel_app){
+            .name = a->name,
+            .ls = a->role == ACCEL_LS,
+            .instances = a->instances,
+            .qos_target = a->qos_target,
+            .p99_ms = a->p99_ms,
+            .solo_p99_ms = a->solo_p99_ms,
+            .qos_met = a->qos_met,
+            .pred_p99_ms = a->pred_p99_ms,
+            .passes = a->passes,
+        };
+    }
+    /* Absolute, so that the row means the same file from any directory. */
+    char *abs = run_path ? util_absolute_path(run_path) : NULL;
+    struct catalog_accel_run run = {
+        .run_path = abs,
+        .scenario_name = rec->scenario_name,
+        .scenario_path = rec->scenario_path && *rec->scenario_path ? rec->scenario_path : NULL,
+        .gpu = rec->gpu_preset,
+        .predictor = rec->predictor,
+        .seed = rec->seed,
+        .complete = rec->complete != 0,
+        .sim_ms = rec->sim_ms,
+        .gpu_util = rec->gpu_util,
+        .tasks_done = rec->tasks_done,
+        .napps = rec->napps,
+        .apps = apps,
+    };
+    struct catalog *cat = catalog_open(catalog_path, err, errlen);
+    int rc = cat ? catalog_add_accel_run(cat, &run, id, err, errlen) : -1;
+    catalog_close(cat);
+    free(abs);
+    return rc;
 }

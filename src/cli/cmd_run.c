@@ -308,14 +308,19 @@ static int run_accelerator(const struct options *o, const char *datadir)
     if (o->epochs || o->nsets || o->nchanges || o->explain || o->allocator) {
         fprintf(stderr,
                 "corun: %s: an accelerator scenario takes only --predictor, --seed, --out, "
-                "--threads and --json (--epochs, --set, --add, --remove, --explain and --allocator "
-                "are for "
-                "spatial scenarios)\n",
+                "--catalog, --threads and --json (--epochs, --set, --add, --remove, --explain and "
+                "--allocator are for spatial scenarios)\n",
                 o->scenario);
         return CLI_BAD_INPUT;
     }
-    struct run_accel_options ro = {
-        .json = o->json != 0, .out = o->out, .threads = (unsigned)o->threads};
+    if (o->out && o->catalog && cli_same_file(o->out, o->catalog)) {
+        fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o->out);
+        return CLI_BAD_INPUT;
+    }
+    struct run_accel_options ro = {.json = o->json != 0,
+                                   .out = o->out,
+                                   .catalog = o->catalog,
+                                   .threads = (unsigned)o->threads};
     if (o->predictor && strcmp(o->predictor, "none") != 0) {
         ro.predictor = accel_predictor_find(o->predictor);
         if (ro.predictor < 0) {
@@ -539,9 +544,9 @@ const struct cli_command cmd_run = {
             "application's query latency p50 and p99 in ms, its solo p99 and whether p99 <=\n"
             "qos_target x solo p99, each batch application's passes, the GPU utilization (SM\n"
             "time holding thread blocks), the link's busy time and the tasks done. Only\n"
-            "--predictor, --seed, --out, --threads and --json apply; --out writes the run and its "
-            "task\n"
-            "table to a new HDF5 file ('corun show' prints it again). --predictor prophet "
+            "--predictor, --seed, --out, --catalog, --threads and --json apply; --out writes the\n"
+            "run and its task table to a new HDF5 file ('corun show' prints it again) and adds\n"
+            "it to the catalog ('corun runs list' shows it as aN). --predictor prophet "
             "(Prophet's schedule\n"
             "predictor) or sequential (one task at a time per queue, Prophet's eq. 1) measures\n"
             "every application's solo-run profile on the simulated GPU and prints the LS\n"

@@ -233,12 +233,17 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
                     accel_predictor_name(o->predictor), err);
             rc = CLI_FAILED;
         }
+        int64_t id;
         if (o->out && accel_runfile_write(o->out, &rec, err, sizeof err) != 0) {
             fprintf(stderr, "corun: %s\n", err);
             rc = CLI_FAILED;
+        } else if (o->out &&
+                   accel_record_catalog(&rec, o->out, o->catalog, &id, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
+            rc = CLI_FAILED;
         } else if (o->out) {
-            fprintf(stderr, "corun: recorded %zu tasks and %zu queries in %s\n", rec.ntasks,
-                    rec.nqueries, o->out);
+            fprintf(stderr, "corun: recorded %zu tasks and %zu queries in %s (catalog run a%lld)\n",
+                    rec.ntasks, rec.nqueries, o->out, (long long)id);
         }
         accel_record_done(&rec);
     }

@@ -9,9 +9,10 @@ struct run_accel_options {
     bool json;
     int predictor; /* enum accel_predictor */
     bool has_seed;
-    uint64_t seed;    /* instead of the scenario's, when has_seed */
-    const char *out;  /* the run file to write, or NULL */
-    unsigned threads; /* above 1: the solo runs beside the co-located run */
+    uint64_t seed;       /* instead of the scenario's, when has_seed */
+    const char *out;     /* the run file to write, or NULL */
+    const char *catalog; /* with out: the catalog to add the run to (NULL: the default) */
+    unsigned threads;    /* above 1: the solo runs beside the co-located run */
 };
 
 struct accel_record;

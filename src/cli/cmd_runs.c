@@ -1,4 +1,7 @@
-/* cmd_runs — `corun runs list | show ID | query SQL`: the catalog of recorded runs. */
+/* cmd_runs — `corun runs list | show ID | query SQL`: the catalog of recorded runs, spatial and
+ * accelerator. */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +11,72 @@
 
 static int print_run_row(const struct catalog_run *r, void *ctx)
 {
-    ++*(size_t *)ctx;
+    if (++*(size_t *)ctx == 1)
+        printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
+               "epochs", "mean STP", "mean fair", "run file");
     printf("%5lld  %-20s  %-8s  %-24s  %5u  %8.3f  %8.3f  %s\n", (long long)r->id,
            r->created_utc ? r->created_utc : "", r->gpu, r->mix, r->epochs, r->metrics.mean_stp,
            r->metrics.mean_fairness, r->run_path ? r->run_path : "-");
     return 0;
+}
+
+/* The applications of r joined by '+', as a spatial run's mix is. */
+static void accel_mix(const struct catalog_accel_run *r, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->napps; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s", i ? "+" : "", r->apps[i].name);
+    }
+}
+
+static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
+{
+    size_t *rows = ctx; /* spatial, accelerator */
+    if (++rows[1] == 1)
+        printf("%saccelerator runs:\n%5s  %-20s  %-8s  %-24s  %8s  %7s  %7s  %s\n",
+               rows[0] ? "\n" : "", "id", "created (UTC)", "gpu", "applications", "sim ms",
+               "QoS met", "SM busy", "run file");
+    char mix[512], id[24], qos[24];
+    accel_mix(r, mix, sizeof mix);
+    unsigned ls = 0, met = 0;
+    for (size_t i = 0; i < r->napps; i++)
+        if (r->apps[i].ls) {
+            ls++;
+            met += r->apps[i].qos_met;
+        }
+    snprintf(id, sizeof id, "a%lld", (long long)r->id);
+    snprintf(qos, sizeof qos, "%u/%u", met, ls);
+    printf("%5s  %-20s  %-8s  %-24s  %8.3f  %7s  %6.1f%%  %s\n", id,
+           r->created_utc ? r->created_utc : "", r->gpu, mix, r->sim_ms, qos, 100 * r->gpu_util,
+           r->run_path ? r->run_path : "-");
+    return 0;
+}
+
+static void show_accel(const struct catalog_accel_run *r)
+{
+    printf("accelerator run a%lld\n  file       %s\n  scenario   %s (%s)\n  gpu        %s\n"
+           "  predictor  %s\n  seed       %llu\n  simulated  %.3f ms (%s), %llu tasks done, SMs "
+           "busy %.1f %% of the time\n  created    %s by corun %s\n",
+           (long long)r->id, r->run_path ? r->run_path : "-", r->scenario_name,
+           r->scenario_path ? r->scenario_path : "-", r->gpu, r->predictor ? r->predictor : "none",
+           (unsigned long long)r->seed, r->sim_ms, r->complete ? "the whole run" : "saved part way",
+           (unsigned long long)r->tasks_done, 100 * r->gpu_util, r->created_utc, r->corun_version);
+    for (size_t i = 0; i < r->napps; i++) {
+        const struct catalog_accel_app *a = &r->apps[i];
+        printf("  %-10s %s, %u process%s: ", a->name, a->ls ? "LS" : "batch", a->instances,
+               a->instances == 1 ? "" : "es");
+        if (!a->ls) {
+            printf("%llu passes\n", (unsigned long long)a->passes);
+            continue;
+        }
+        printf("p99 %.3f ms, %.2fx its %.3f ms alone against %.2fx: %s", a->p99_ms,
+               a->p99_ms / a->solo_p99_ms, a->solo_p99_ms, a->qos_target,
+               a->qos_met ? "met" : "violated");
+        if (isfinite(a->pred_p99_ms))
+            printf("; predicted p99 %.3f ms", a->pred_p99_ms);
+        printf("\n");
+    }
 }
 
 /* Tab-separated rows with a header line, as sqlite3 -header -separator prints them. */
@@ -81,19 +145,33 @@ static int runs_run(int argc, char **argv)
     catalog_set_query_limit(cat, (unsigned)timeout_s);
     int rc = 0;
     if (strcmp(verb, "list") == 0) {
-        printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
-               "epochs", "mean STP", "mean fair", "run file");
-        size_t rows = 0;
-        rc = catalog_list_runs(cat, print_run_row, &rows, err, sizeof err);
-        if (rc == 0 && rows == 0)
+        size_t rows[2] = {0, 0}; /* spatial, accelerator */
+        rc = catalog_list_runs(cat, print_run_row, &rows[0], err, sizeof err);
+        if (rc == 0)
+            rc = catalog_list_accel_runs(cat, print_accel_row, rows, err, sizeof err);
+        if (rc == 0 && rows[0] + rows[1] == 0)
             printf("(no runs in %s yet: `corun run SCENARIO --out RUN.h5`, or s in the "
                    "workbench, records one)\n",
                    catalog_path(cat));
     } else if (strcmp(verb, "show") == 0) {
         unsigned long id;
-        if (cli_parse_uint("ID", argv[i + 1], 1, 4294967295ul, &id) != 0) {
+        bool accel = argv[i + 1][0] == 'a';
+        if (cli_parse_uint(accel ? "accelerator run ID aN" : "ID", argv[i + 1] + accel, 1,
+                           4294967295ul, &id) != 0) {
             catalog_close(cat);
             return CLI_BAD_INPUT;
+        }
+        if (accel) {
+            struct catalog_accel_run r;
+            rc = catalog_get_accel_run(cat, (int64_t)id, &r, err, sizeof err);
+            if (rc == 0) {
+                show_accel(&r);
+                catalog_accel_run_done(&r);
+            }
+            if (rc != 0)
+                fprintf(stderr, "corun: %s\n", err);
+            catalog_close(cat);
+            return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
         }
         struct catalog_run r;
         rc = catalog_get_run(cat, (int64_t)id, &r, err, sizeof err);
@@ -129,6 +207,9 @@ const struct cli_command cmd_runs = {
             "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"
             "and stops a query that runs longer than --timeout S seconds (default 30; 0: no\n"
             "limit), such as a recursive one that never ends.\n"
-            "Tables: runs, kernels, kernel_measurements, solo_traces, sweep_results.\n",
+            "Tables: runs, kernels, kernel_measurements, solo_traces, sweep_results; accel_runs\n"
+            "and accel_run_apps (a row per application of each) once an accelerator run is\n"
+            "recorded. `list` shows accelerator runs after the spatial ones, with IDs aN:\n"
+            "`show a1` shows one.\n",
     .run = runs_run,
 };

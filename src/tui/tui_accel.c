@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "corun/accel_predict.h"
+#include "corun/accel_run.h"
 #include "corun/tui.h"
 #include "corun/util.h"
 #include "tui_accel.h"
@@ -257,9 +258,15 @@ static void save(struct tui_accel *t)
     }
     snprintf(t->path, sizeof t->path, "%s", t->prompt);
     t->saved_steps = t->st.steps;
-    snprintf(t->note, sizeof t->note, "saved %zu tasks and %zu queries (%.3f ms, %s) to %s",
-             t->rec.ntasks, t->rec.nqueries, tui_accel_now_ns(t) / 1e6,
-             t->rec.complete ? "the whole run" : "part way", t->path);
+    int64_t id;
+    int n = snprintf(t->note, sizeof t->note, "saved %zu tasks and %zu queries (%.3f ms, %s) to %s",
+                     t->rec.ntasks, t->rec.nqueries, tui_accel_now_ns(t) / 1e6,
+                     t->rec.complete ? "the whole run" : "part way", t->path);
+    size_t used = n < 0 ? 0 : (size_t)n < sizeof t->note ? (size_t)n : sizeof t->note - 1;
+    if (accel_record_catalog(&t->rec, t->path, NULL, &id, err, sizeof err) != 0)
+        snprintf(t->note + used, sizeof t->note - used, ", but the catalog failed: %s", err);
+    else
+        snprintf(t->note + used, sizeof t->note - used, " (catalog run a%lld)", (long long)id);
 }
 
 static bool prompt_key(struct tui_accel *t, int ch)

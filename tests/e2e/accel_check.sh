@@ -3,7 +3,8 @@
 # `run` runs it (per-application latency percentiles, solo latency, QoS verdict, utilization,
 # tasks done; --json; the same numbers twice; --seed moves the Poisson arrivals); --out
 # writes the run file and `show` prints the same from it, refusing a truncated copy; `export`
-# writes it as CSV files (a row per task, query and application); what
+# writes it as CSV files (a row per task, query and application); the run goes into the
+# catalog (`runs list` and `runs show aN`); what
 # `check` refuses `run` refuses with the same message and exit status; `tui` without a terminal
 # says so; `help accelerator` lists the scenario, application and task
 # settings.
@@ -63,16 +64,35 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "run --epochs on an accelerator scenario: exit status $rc, expected 2"
-grep -qF "takes only --predictor, --seed, --out, --threads and --json" "$TMPD/err" \
+grep -qF "takes only --predictor, --seed, --out, --catalog, --threads and --json" "$TMPD/err" \
     || fail "run --epochs: $(cat "$TMPD/err")"
 
 # The run file: show prints what run printed, from the file (table and JSON), without
 # simulating; the file holds the task table; an existing file is never replaced; a truncated
 # copy is refused with exit status 2.
-"$CORUN" run "$TMPD/quick.cfg" --predictor sequential --out "$TMPD/q.h5" >"$TMPD/rq" 2>"$TMPD/err" \
-    || fail "run --out: $(cat "$TMPD/err")"
-grep -qE "^corun: recorded [1-9][0-9]* tasks and 6 queries in $TMPD/q.h5$" "$TMPD/err" \
-    || fail "run --out said: $(cat "$TMPD/err")"
+"$CORUN" run "$TMPD/quick.cfg" --predictor sequential --out "$TMPD/q.h5" --catalog "$TMPD/cat.db" \
+    >"$TMPD/rq" 2>"$TMPD/err" || fail "run --out: $(cat "$TMPD/err")"
+grep -qE "^corun: recorded [1-9][0-9]* tasks and 6 queries in $TMPD/q.h5 \(catalog run a1\)$" \
+    "$TMPD/err" || fail "run --out said: $(cat "$TMPD/err")"
+# The catalog: the run listed with its applications, QoS verdicts and file; shown whole.
+"$CORUN" runs --catalog "$TMPD/cat.db" list >"$TMPD/list" || fail "runs list"
+grep -qE "^ +a1 +[0-9T:-]+Z +k40 +gmm\+nn +[0-9.]+ +[01]/1 +[0-9.]+% +$TMPD/q.h5$" "$TMPD/list" ||
+    fail "runs list: $(cat "$TMPD/list")"
+! grep -q "mean STP" "$TMPD/list" || fail "runs list, no spatial run: $(cat "$TMPD/list")"
+"$CORUN" runs --catalog "$TMPD/cat.db" show a1 >"$TMPD/show" || fail "runs show a1"
+p99=$(sed -n 's/^gmm  *ls  *1  *6  *[0-9.]*  *\([0-9.]*\) .*/\1/p' "$TMPD/rq")
+grep -qE "^  gmm +LS, 1 process: p99 $p99 ms, .*; predicted p99 [0-9.]+ ms$" "$TMPD/show" ||
+    fail "runs show a1 (p99 $p99 ms): $(cat "$TMPD/show")"
+grep -qE "^  nn +batch, 1 process: [1-9][0-9]* passes$" "$TMPD/show" || fail "$(cat "$TMPD/show")"
+set +e
+"$CORUN" runs --catalog "$TMPD/cat.db" show a2 >/dev/null 2>"$TMPD/err"
+rc=$?
+"$CORUN" run "$TMPD/quick.cfg" --out "$TMPD/same.db" --catalog "$TMPD/same.db" >/dev/null 2>"$TMPD/err2"
+rc2=$?
+set -e
+[ $rc -eq 2 ] && grep -qF "has no accelerator run a2" "$TMPD/err" || fail "show a2: $rc $(cat "$TMPD/err")"
+[ $rc2 -eq 2 ] && grep -qF "both name $TMPD/same.db" "$TMPD/err2" && [ ! -e "$TMPD/same.db" ] ||
+    fail "--out and --catalog the same file: $rc2 $(cat "$TMPD/err2")"
 "$CORUN" show "$TMPD/q.h5" >"$TMPD/sq" || fail "show q.h5"
 cmp -s "$TMPD/rq" "$TMPD/sq" || fail "show printed another summary: $(diff "$TMPD/rq" "$TMPD/sq")"
 "$CORUN" show "$TMPD/q.h5" --json >"$TMPD/sqj" || fail "show --json"

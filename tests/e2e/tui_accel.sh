@@ -29,7 +29,7 @@ fb=$(forecast "$TMPD/bubble")
 fe=$(forecast "$TMPD/even")
 [ -n "$fp" ] && [ -n "$fs" ] && [ -n "$fb" ] && [ -n "$fe" ] || fail "no forecast rows"
 
-tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/quick.cfg"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- tui "$TMPD/quick.cfg"
 tui_wait "LIVE paused"
 tui_wait "0/6 done"
 tui_wait "forecast none (p: prophet, sequential, bubble, prophet-even)"
@@ -90,7 +90,7 @@ tui_wait "forecast none"
 tui_keys p
 tui_wait "prophet  $fp"
 
-# Save: the file `corun show` reads is the run `corun run --predictor prophet` printed.
+# Save: the file `corun show` reads is the run `corun run --predictor prophet` printed ...
 tui_keys s
 tui_wait "Save to: corun-accel-"
 tui_keys C-u
@@ -101,6 +101,9 @@ tui_wait "the whole run) to $TMPD/saved.h5"
 tui_keys q
 tui_wait "exit=0"
 "$CORUN" show "$TMPD/saved.h5" >"$TMPD/shown" || fail "show saved.h5"
+# ... and is in the catalog (the workbench's default one), as `run --out` puts it.
+"$CORUN" runs --catalog "$TMPD/xdg/corun/catalog.db" list >"$TMPD/runs" || fail "runs list"
+grep -qE "^ +a1 .* $TMPD/saved.h5$" "$TMPD/runs" || fail "the saved run not in the catalog: $(cat "$TMPD/runs")"
 cmp -s "$TMPD/prophet" "$TMPD/shown" || fail "the saved run differs from corun run's:
 $(diff "$TMPD/prophet" "$TMPD/shown")"
 

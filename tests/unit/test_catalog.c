@@ -592,6 +592,112 @@ static void test_results_by_key(void **state)
     catalog_close(cat);
 }
 
+/* ---- accelerator runs ---- */
+
+static int count_accel(const struct catalog_accel_run *r, void *ctx)
+{
+    int64_t *ids = ctx;
+    ids[ids[0] + 1] = r->id;
+    ids[0]++;
+    return 0;
+}
+
+static void test_accel_runs(void **state)
+{
+    struct fixture *f = *state;
+    struct catalog *cat = open_ok(f->path);
+    char err[512];
+    int64_t ids[8] = {0};
+    struct catalog_accel_run got;
+
+    /* Before any: no tables, an empty list, and a get that names the run. */
+    assert_int_equal(catalog_list_accel_runs(cat, count_accel, ids, err, sizeof err), 0);
+    assert_int_equal(ids[0], 0);
+    assert_int_equal(catalog_get_accel_run(cat, 1, &got, err, sizeof err), -1);
+    assert_non_null(strstr(err, "has no accelerator run a1"));
+
+    struct catalog_accel_app apps[2] = {
+        {.name = "gmm",
+         .ls = true,
+         .instances = 1,
+         .qos_target = 1.5,
+         .p99_ms = 0.25,
+         .solo_p99_ms = 0.2,
+         .qos_met = true,
+         .pred_p99_ms = NAN},
+        {.name = "nn", .ls = false, .instances = 3, .passes = 14},
+    };
+    struct catalog_accel_run run = {.run_path = "/r/a.h5",
+                                    .scenario_name = "gmm beside nn",
+                                    .scenario_path = NULL,
+                                    .gpu = "k40",
+                                    .predictor = NULL,
+                                    .seed = 3,
+                                    .complete = true,
+                                    .sim_ms = 8.5,
+                                    .gpu_util = 0.25,
+                                    .tasks_done = 132,
+                                    .napps = 2,
+                                    .apps = apps};
+    int64_t id = 0;
+    assert_int_equal(catalog_add_accel_run(cat, &run, &id, err, sizeof err), 0);
+    assert_int_equal(id, 1);
+    apps[0].pred_p99_ms = 0.3;
+    run.predictor = "prophet";
+    run.complete = false;
+    assert_int_equal(catalog_add_accel_run(cat, &run, &id, err, sizeof err), 0);
+    assert_int_equal(id, 2);
+    catalog_close(cat);
+
+    cat = open_ok(f->path); /* they last; the schema version is unchanged */
+    struct collect q = {.stop_after = 0};
+    query_ok(cat, "PRAGMA user_version", &q);
+    assert_string_equal(q.text, "user_version\n2\n");
+    assert_int_equal(catalog_get_accel_run(cat, 1, &got, err, sizeof err), 0);
+    assert_string_equal(got.run_path, "/r/a.h5");
+    assert_string_equal(got.scenario_name, "gmm beside nn");
+    assert_null(got.scenario_path);
+    assert_string_equal(got.gpu, "k40");
+    assert_string_equal(got.predictor, "none");
+    assert_true(got.seed == 3 && got.complete && got.tasks_done == 132);
+    assert_true(got.sim_ms == 8.5 && got.gpu_util == 0.25);
+    assert_int_equal(got.napps, 2);
+    assert_string_equal(got.apps[0].name, "gmm");
+    assert_true(got.apps[0].ls && got.apps[0].qos_met && got.apps[0].instances == 1);
+    assert_true(got.apps[0].qos_target == 1.5 && got.apps[0].p99_ms == 0.25);
+    assert_true(got.apps[0].solo_p99_ms == 0.2 && isnan(got.apps[0].pred_p99_ms));
+    assert_string_equal(got.apps[1].name, "nn");
+    assert_true(!got.apps[1].ls && got.apps[1].instances == 3 && got.apps[1].passes == 14);
+    assert_true(isnan(got.apps[1].p99_ms) && !got.apps[1].qos_met);
+    catalog_accel_run_done(&got);
+    assert_int_equal(catalog_get_accel_run(cat, 2, &got, err, sizeof err), 0);
+    assert_string_equal(got.predictor, "prophet");
+    assert_true(!got.complete && got.apps[0].pred_p99_ms == 0.3);
+    catalog_accel_run_done(&got);
+    assert_int_equal(catalog_list_accel_runs(cat, count_accel, ids, err, sizeof err), 0);
+    assert_true(ids[0] == 2 && ids[1] == 1 && ids[2] == 2);
+    /* SQL sees a row per application, batch ones without latencies. */
+    query_ok(cat,
+             "SELECT run_id, name, role, p99_ms, passes FROM accel_run_apps ORDER BY run_id, app",
+             &q);
+    assert_string_equal(q.text, "run_id|name|role|p99_ms|passes\n1|gmm|ls|0.25|NULL\n"
+                                "1|nn|batch|NULL|14\n2|gmm|ls|0.25|NULL\n2|nn|batch|NULL|14\n");
+    /* The spatial runs are another table: none there. */
+    query_ok(cat, "SELECT count(*) FROM runs", &q);
+    assert_string_equal(q.text, "count(*)\n0\n");
+    /* A run without its GPU or with a nameless application is refused, and adds nothing. */
+    run.gpu = "";
+    assert_int_equal(catalog_add_accel_run(cat, &run, &id, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the GPU preset is missing"));
+    run.gpu = "k40";
+    apps[1].name = NULL;
+    assert_int_equal(catalog_add_accel_run(cat, &run, &id, err, sizeof err), -1);
+    assert_non_null(strstr(err, "application 1 has no name"));
+    query_ok(cat, "SELECT count(*) FROM accel_runs", &q);
+    assert_string_equal(q.text, "count(*)\n2\n");
+    catalog_close(cat);
+}
+
 /* ---- queries ---- */
 
 static void test_query_rows_and_names(void **state)
@@ -980,6 +1086,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_query_syntax_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_by_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_accel_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema1_sweep_results_migrate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_directories, setup, teardown),
