@@ -138,6 +138,15 @@ int catalog_bind_double(sqlite3_stmt *st, int i, double v)
     return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
 }
 
+void catalog_bind_run_source(sqlite3_stmt *st, const char *run_path, const char *scenario_name,
+                             const char *scenario_path, const char *gpu)
+{
+    catalog_bind_text(st, 1, run_path);
+    catalog_bind_text(st, 2, scenario_name);
+    catalog_bind_text(st, 3, scenario_path);
+    catalog_bind_text(st, 4, gpu);
+}
+
 int catalog_bind_hash(sqlite3_stmt *st, int i, uint64_t h)
 {
     char hex[17];

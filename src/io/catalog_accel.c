@@ -112,10 +112,7 @@ int catalog_add_accel_run(struct catalog *cat, const struct catalog_accel_run *r
         catalog_rollback(cat);
         return -1;
     }
-    catalog_bind_text(st, 1, run->run_path);
-    catalog_bind_text(st, 2, run->scenario_name);
-    catalog_bind_text(st, 3, run->scenario_path);
-    catalog_bind_text(st, 4, run->gpu);
+    catalog_bind_run_source(st, run->run_path, run->scenario_name, run->scenario_path, run->gpu);
     catalog_bind_text(st, 5, catalog_predictor_name(run->predictor));
     sqlite3_bind_int64(st, 6, (sqlite3_int64)run->seed);
     sqlite3_bind_int(st, 7, run->complete);

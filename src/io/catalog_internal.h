@@ -53,6 +53,10 @@ int catalog_bind_text(sqlite3_stmt *st, int i, const char *s);
 int catalog_bind_double(sqlite3_stmt *st, int i, double v);
 /* 64-bit hashes as 16 hex digits. */
 int catalog_bind_hash(sqlite3_stmt *st, int i, uint64_t h);
+/* A recorded run's file, scenario name and path and GPU as parameters 1 to 4 (the first
+ * columns of runs and of accel_runs). */
+void catalog_bind_run_source(sqlite3_stmt *st, const char *run_path, const char *scenario_name,
+                             const char *scenario_path, const char *gpu);
 
 /* Copies of column i: a heap string or NULL; a double or NAN for NULL. */
 char *catalog_column_strdup(sqlite3_stmt *st, int i);

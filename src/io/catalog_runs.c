@@ -59,10 +59,7 @@ int catalog_add_run(struct catalog *cat, const struct catalog_run *run, int64_t 
         catalog_rollback(cat);
         return -1;
     }
-    catalog_bind_text(st, 1, run->run_path);
-    catalog_bind_text(st, 2, run->scenario_name);
-    catalog_bind_text(st, 3, run->scenario_path);
-    catalog_bind_text(st, 4, run->gpu);
+    catalog_bind_run_source(st, run->run_path, run->scenario_name, run->scenario_path, run->gpu);
     catalog_bind_text(st, 5, run->mix);
     catalog_bind_text(st, 6, catalog_predictor_name(run->predictor));
     catalog_bind_text(st, 7, run->allocator);

@@ -313,8 +313,10 @@ static void test_refused(void **state)
     free(other);
 }
 
-static char *file_text(const char *path)
+/* The text of folder/name (heap). */
+static char *file_text(const char *folder, const char *name)
 {
+    char *path = xasprintf("%s/%s", folder, name);
     FILE *f = fopen(path, "r");
     if (!f)
         fail_msg("%s: cannot open", path);
@@ -322,7 +324,15 @@ static char *file_text(const char *path)
     size_t n = fread(text, 1, 65535, f);
     fclose(f);
     text[n] = '\0';
+    free(path);
     return text;
+}
+
+static void expect_file(const char *folder, const char *name, const char *want)
+{
+    char *text = file_text(folder, name);
+    assert_string_equal(text, want);
+    free(text);
 }
 
 /* An accelerator record as CSV files: a row per entry with the application's name first,
@@ -339,7 +349,7 @@ static void test_export_csv(void **state)
     char err[512];
     if (accel_runfile_export_csv(&r, out, err, sizeof err) != 0)
         fail_msg("export: %s", err);
-    char *p = xasprintf("%s/run.csv", out), *text = file_text(p);
+    char *text = file_text(out, "run.csv");
     assert_non_null(strstr(text, "accel_schema_version,corun_version,created,scenario_path,"
                                  "scenario_name,gpu_preset,predictor,seed,sms [SMs],"
                                  "core_clock_mhz [MHz],complete,cycles [cycles],"));
@@ -347,34 +357,23 @@ static void test_export_csv(void **state)
     assert_non_null(strstr(text, ",x.cfg,\"two apps, one GPU\",k40,prophet,7,15,745,1,123456,"
                                  "0.165,2345,3456,2,0.25,0.5,0.125,2\n"));
     free(text);
-    free(p);
-    p = xasprintf("%s/applications.csv", out);
-    text = file_text(p);
-    assert_string_equal(
-        text, "app,name,role,instances [processes],queries [queries],qos_target,p50_ms [ms],"
-              "p99_ms [ms],mean_ms [ms],solo_p50_ms [ms],solo_p99_ms [ms],solo_mean_ms [ms],"
-              "qos_met,passes [passes],pred_p50_ms [ms],pred_p99_ms [ms],pred_mean_ms [ms],"
-              "pred_solo_ms [ms],pred_error,pred_qos_met\n"
-              "0,gmm,0,1,2,1.5,0.1,0.2,0.15,0.05,0.06,0.055,0,0,0.11,0.21,0.16,0.052,0.05,1\n"
-              "1,md,1,3,0,0,0,0,0,0,0,0,0,9,nan,nan,nan,nan,nan,0\n");
-    free(text);
-    free(p);
-    p = xasprintf("%s/queries.csv", out);
-    text = file_text(p);
-    assert_string_equal(text, "application,app,query,latency_ms [ms],predicted_ms [ms]\n"
-                              "gmm,0,0,0.1,0.11\ngmm,0,1,0.2,0.21\ngmm,0,2,nan,0.3\n");
-    free(text);
-    free(p);
-    p = xasprintf("%s/tasks.csv", out);
-    text = file_text(p);
-    assert_string_equal(text, "application,app,proc,pass,task,kind,exclusive,bytes [bytes],"
-                              "issued_ns [ns],start_ns [ns],end_ns [ns],sms [SMs],link_share\n"
-                              "gmm,0,0,1,0,0,1,4096,10,10,20.5,nan,0.75\n"
-                              "md,1,3,4,2,1,0,0,30,40,90,12.5,nan\n");
-    free(text);
-    free(p);
+    expect_file(out, "applications.csv",
+                "app,name,role,instances [processes],queries [queries],qos_target,p50_ms [ms],"
+                "p99_ms [ms],mean_ms [ms],solo_p50_ms [ms],solo_p99_ms [ms],solo_mean_ms [ms],"
+                "qos_met,passes [passes],pred_p50_ms [ms],pred_p99_ms [ms],pred_mean_ms [ms],"
+                "pred_solo_ms [ms],pred_error,pred_qos_met\n"
+                "0,gmm,0,1,2,1.5,0.1,0.2,0.15,0.05,0.06,0.055,0,0,0.11,0.21,0.16,0.052,0.05,1\n"
+                "1,md,1,3,0,0,0,0,0,0,0,0,0,9,nan,nan,nan,nan,nan,0\n");
+    expect_file(out, "queries.csv",
+                "application,app,query,latency_ms [ms],predicted_ms [ms]\n"
+                "gmm,0,0,0.1,0.11\ngmm,0,1,0.2,0.21\ngmm,0,2,nan,0.3\n");
+    expect_file(out, "tasks.csv",
+                "application,app,proc,pass,task,kind,exclusive,bytes [bytes],"
+                "issued_ns [ns],start_ns [ns],end_ns [ns],sms [SMs],link_share\n"
+                "gmm,0,0,1,0,0,1,4096,10,10,20.5,nan,0.75\n"
+                "md,1,3,4,2,1,0,0,30,40,90,12.5,nan\n");
     /* A file of the directory that is not a regular file: refused, named. */
-    p = xasprintf("%s/tasks.csv", out);
+    char *p = xasprintf("%s/tasks.csv", out);
     unlink(p);
     assert_int_equal(symlink("/dev/null", p), 0);
     assert_int_equal(accel_runfile_export_csv(&r, out, err, sizeof err), -1);
