@@ -233,7 +233,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
                     accel_predictor_name(o->predictor), err);
             rc = CLI_FAILED;
         }
-        int64_t id;
+        int64_t id = 0;
         if (o->out && accel_runfile_write(o->out, &rec, err, sizeof err) != 0) {
             fprintf(stderr, "corun: %s\n", err);
             rc = CLI_FAILED;

@@ -70,9 +70,13 @@ static void show_accel(const struct catalog_accel_run *r)
             printf("%llu passes\n", (unsigned long long)a->passes);
             continue;
         }
-        printf("p99 %.3f ms, %.2fx its %.3f ms alone against %.2fx: %s", a->p99_ms,
-               a->p99_ms / a->solo_p99_ms, a->solo_p99_ms, a->qos_target,
-               a->qos_met ? "met" : "violated");
+        if (isfinite(a->p99_ms))
+            printf("p99 %.3f ms, %.2fx its %.3f ms alone against %.2fx: %s", a->p99_ms,
+                   a->p99_ms / a->solo_p99_ms, a->solo_p99_ms, a->qos_target,
+                   a->qos_met ? "met" : "violated");
+        else /* stored as NULL: a query that never completed (inf), or none at all */
+            printf("no p99 (a query did not complete), %.3f ms alone against %.2fx: violated",
+                   a->solo_p99_ms, a->qos_target);
         if (isfinite(a->pred_p99_ms))
             printf("; predicted p99 %.3f ms", a->pred_p99_ms);
         printf("\n");

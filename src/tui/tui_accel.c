@@ -258,7 +258,7 @@ static void save(struct tui_accel *t)
     }
     snprintf(t->path, sizeof t->path, "%s", t->prompt);
     t->saved_steps = t->st.steps;
-    int64_t id;
+    int64_t id = 0;
     int n = snprintf(t->note, sizeof t->note, "saved %zu tasks and %zu queries (%.3f ms, %s) to %s",
                      t->rec.ntasks, t->rec.nqueries, tui_accel_now_ns(t) / 1e6,
                      t->rec.complete ? "the whole run" : "part way", t->path);

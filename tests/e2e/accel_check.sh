@@ -187,8 +187,12 @@ applications = (
 );
 EOF2
 "$CORUN" check "$TMPD/starve.cfg" >/dev/null 2>"$TMPD/err" || fail "check of a starving one: $(cat "$TMPD/err")"
-timeout 120 "$CORUN" run "$TMPD/starve.cfg" >"$TMPD/starve" 2>"$TMPD/err" ||
-    fail "run of a starving one: exit $? $(cat "$TMPD/err")"
+timeout 120 "$CORUN" run "$TMPD/starve.cfg" --out "$TMPD/starve.h5" --catalog "$TMPD/cat.db" \
+    >"$TMPD/starve" 2>"$TMPD/err" || fail "run of a starving one: exit $? $(cat "$TMPD/err")"
+# In the catalog its p99 (infinite) is no number: `runs show` says why.
+"$CORUN" runs --catalog "$TMPD/cat.db" show a2 >"$TMPD/show" || fail "runs show a2"
+grep -qE "^  q +LS, 1 process: no p99 \(a query did not complete\), [0-9.]+ ms alone against 2\.00x: violated$" \
+    "$TMPD/show" || fail "runs show, starved: $(cat "$TMPD/show")"
 grep -qE '^q +ls +1 +2 +inf +inf .* violated' "$TMPD/starve" || fail "starved: $(cat "$TMPD/starve")"
 grep -qF "q: 2 of 2 queries never completed: a copy of it waited 100 ms of simulated time behind bandwidth-exclusive copies" \
     "$TMPD/starve" || fail "starved, no note: $(cat "$TMPD/starve")"
