@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/gpu.h"
 
 struct plot_data {
@@ -25,5 +26,11 @@ struct plot_data {
  * to 10000, a file that cannot be written). */
 int plot_write(const struct plot_data *d, const char *path, unsigned width, unsigned height,
                char *err, size_t errlen);
+
+/* An accelerator run r drawn into path as plot_write does: a timeline of its tasks (one row per
+ * process, kernels solid, copies light) and its LS queries' latencies against the QoS bound.
+ * -1 with a message also for a run without tasks. */
+int plot_accel_write(const struct accel_record *r, const char *path, unsigned width,
+                     unsigned height, char *err, size_t errlen);
 
 #endif

@@ -1,11 +1,13 @@
 /* cmd_plot — `corun plot RUN.h5 --out FILE.svg|.png`: a recorded run as a picture for slides
- * (NP history true and predicted, fairness and STP, the SM partition over the epochs). */
+ * (NP history true and predicted, fairness and STP, the SM partition over the epochs; an
+ * accelerator run's task timeline and query latencies). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/plot.h"
@@ -92,8 +94,22 @@ static int plot_run(int argc, char **argv)
         cli_usage_error(&cmd_plot);
         return CLI_BAD_INPUT;
     }
-    char *datadir = datadir_locate();
     char err[512];
+    if (accel_runfile_probe(argv[optind]) == 1) {
+        struct accel_record ar;
+        int rc = CLI_OK;
+        if (accel_runfile_read(argv[optind], &ar, err, sizeof err) != 0 ||
+            plot_accel_write(&ar, out, width, height, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: %s\n", err);
+            rc = CLI_BAD_INPUT;
+        } else {
+            printf("corun: drew %zu tasks and %zu queries of %s in %s\n", ar.ntasks, ar.nqueries,
+                   argv[optind], out);
+        }
+        accel_record_done(&ar);
+        return rc;
+    }
+    char *datadir = datadir_locate();
     int rc = CLI_OK;
     struct session *r = session_replay(argv[optind], datadir, err, sizeof err);
     if (!r) {
@@ -129,6 +145,10 @@ const struct cli_command cmd_plot = {
     .help = "Three panels over the run's epochs: each kernel's true NP (solid) and the\n"
             "predictor's (dashed), fairness and STP, and the SM partition (one column per\n"
             "epoch, each SM in its owner's colour; idle white, power-gated grey). The file's\n"
-            "extension chooses SVG or PNG; the size defaults to 1200x900 (200 to 10000 each).\n",
+            "extension chooses SVG or PNG; the size defaults to 1200x900 (200 to 10000 each).\n"
+            "An accelerator run file draws two: its tasks over time, one row per process\n"
+            "(kernels solid, copies light: host to device in the row's upper half, device to\n"
+            "host in its lower half), and each LS query's latency in arrival order against\n"
+            "the QoS bound (target x solo p99, dashed), with the forecast as rings.\n",
     .run = plot_run,
 };

@@ -1,6 +1,8 @@
-/* plot — a run's pictures drawn with cairo: three panels stacked, sharing the epoch axis (NP
- * history, fairness and STP, the SM partition), each with a title and its legend. Colours
- * follow the kernel's index as in the workbench; predicted NP is dashed. */
+/* plot — a run's pictures drawn with cairo. A spatial run: three panels stacked, sharing the
+ * epoch axis (NP history, fairness and STP, the SM partition), each with a title and its
+ * legend; colours follow the kernel's index as in the workbench, predicted NP is dashed. An
+ * accelerator run: its tasks over time by process, and its LS queries' latencies against the
+ * QoS bound; colours follow the application's index. */
 #include "corun/plot.h"
 
 #include <cairo-svg.h>
@@ -238,11 +240,12 @@ static bool ends_with(const char *s, const char *end)
     return n > m && strcmp(s + n - m, end) == 0;
 }
 
-int plot_write(const struct plot_data *d, const char *path, unsigned width, unsigned height,
-               char *err, size_t errlen)
+/* path's kind and the size, checked before anything is drawn: -1 with a message. */
+static int check_target(const char *path, unsigned width, unsigned height, bool *svg, char *err,
+                        size_t errlen)
 {
-    bool svg = ends_with(path, ".svg"), png = ends_with(path, ".png");
-    if (!svg && !png) {
+    *svg = ends_with(path, ".svg");
+    if (!*svg && !ends_with(path, ".png")) {
         snprintf(err, errlen, "%s: expected a file name ending in .svg or .png", path);
         return -1;
     }
@@ -251,21 +254,25 @@ int plot_write(const struct plot_data *d, const char *path, unsigned width, unsi
                  height);
         return -1;
     }
-    if (d->nepochs == 0 || d->nkernels == 0 || d->sms == 0) {
-        snprintf(err, errlen, "%s: the run has no epochs to draw", path);
-        return -1;
-    }
+    return 0;
+}
+
+/* draw(cr, ctx, width, height) into path, an SVG or a PNG. */
+static int render(const char *path, bool svg, unsigned width, unsigned height,
+                  void (*paint)(cairo_t *cr, const void *ctx, double width, double height),
+                  const void *ctx, char *err, size_t errlen)
+{
     cairo_surface_t *s =
         svg ? cairo_svg_surface_create(path, width, height)
             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
     cairo_status_t st = cairo_surface_status(s);
     if (st == CAIRO_STATUS_SUCCESS) {
         cairo_t *cr = cairo_create(s);
-        draw(cr, d, width, height);
+        paint(cr, ctx, width, height);
         st = cairo_status(cr);
         cairo_destroy(cr);
     }
-    if (st == CAIRO_STATUS_SUCCESS && png)
+    if (st == CAIRO_STATUS_SUCCESS && !svg)
         st = cairo_surface_write_to_png(s, path);
     cairo_surface_finish(s);
     if (st == CAIRO_STATUS_SUCCESS)
@@ -287,4 +294,263 @@ int plot_write(const struct plot_data *d, const char *path, unsigned width, unsi
         return -1;
     }
     return 0;
+}
+
+static void paint_run(cairo_t *cr, const void *ctx, double width, double height)
+{
+    draw(cr, ctx, width, height);
+}
+
+int plot_write(const struct plot_data *d, const char *path, unsigned width, unsigned height,
+               char *err, size_t errlen)
+{
+    bool svg;
+    if (check_target(path, width, height, &svg, err, errlen) != 0)
+        return -1;
+    if (d->nepochs == 0 || d->nkernels == 0 || d->sms == 0) {
+        snprintf(err, errlen, "%s: the run has no epochs to draw", path);
+        return -1;
+    }
+    return render(path, svg, width, height, paint_run, d, err, errlen);
+}
+
+/* ---- an accelerator run ---- */
+
+static const double *app_colour(unsigned app)
+{
+    return palette[app % GPU_MAX_KERNELS];
+}
+
+/* A step of 1, 2 or 5 times a power of ten that cuts 0..max into 4 to 10 parts. */
+static double nice_step(double max)
+{
+    double p = pow(10, floor(log10(max > 0 ? max : 1))), steps[] = {0.1, 0.2, 0.5, 1, 2, 5};
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+        if (max / (steps[i] * p) <= 10)
+            return steps[i] * p;
+    return 10 * p;
+}
+
+/* x ticks from first to max under panel p, labelled with the unit (whole: steps of at least
+ * 1, for counts). */
+static void x_ticks(cairo_t *cr, const struct panel *p, double max, double first, bool whole,
+                    const char *unit, double font)
+{
+    char buf[32];
+    if (max <= first) { /* one value: in the middle, as x_of puts it */
+        snprintf(buf, sizeof buf, "%g", first);
+        text(cr, p->x + p->w / 2 - font * 0.3, p->y + p->h + font * 1.3, font, buf);
+        text(cr, p->x + p->w / 2 - font, p->y + p->h + font * 2.6, font, unit);
+        return;
+    }
+    double step = nice_step(max - first);
+    if (whole && step < 1)
+        step = 1;
+    for (double v = first; v <= max + 1e-9 * max; v += step) {
+        double x = p->x + p->w * (v - first) / (max - first);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_move_to(cr, x, p->y + p->h);
+        cairo_line_to(cr, x, p->y + p->h + font * 0.3);
+        cairo_stroke(cr);
+        snprintf(buf, sizeof buf, "%g", v);
+        text(cr, x - font * 0.3, p->y + p->h + font * 1.3, font, buf);
+    }
+    text(cr, p->x + p->w / 2 - font, p->y + p->h + font * 2.6, font, unit);
+}
+
+static double tint(double c, double by)
+{
+    return c + (1 - c) * by;
+}
+
+/* One row per process (its application's colour: kernels solid over the row, host-to-device
+ * copies light in its upper half, device-to-host copies light in its lower half). */
+static void timeline_panel(cairo_t *cr, const struct accel_record *r, struct panel *p, double font)
+{
+    unsigned procs[ACCEL_MAX_APPS * 16], nprocs = 0, proc_app[ACCEL_MAX_APPS * 16];
+    double t_end = 0;
+    for (size_t i = 0; i < r->ntasks; i++) {
+        const struct accel_task_rec *t = &r->tasks[i];
+        if (isfinite(t->end_ns) && t->end_ns > t_end)
+            t_end = t->end_ns;
+        unsigned j = 0;
+        while (j < nprocs && procs[j] != t->proc)
+            j++;
+        if (j == nprocs && nprocs < sizeof procs / sizeof *procs) {
+            procs[nprocs] = t->proc;
+            proc_app[nprocs++] = t->app;
+        }
+    }
+    for (unsigned a = 1; a < nprocs; a++) /* in process order */
+        for (unsigned b = a; b > 0 && procs[b - 1] > procs[b]; b--) {
+            unsigned x = procs[b];
+            procs[b] = procs[b - 1];
+            procs[b - 1] = x;
+            x = proc_app[b];
+            proc_app[b] = proc_app[b - 1];
+            proc_app[b - 1] = x;
+        }
+    double ms = t_end / 1e6 > 0 ? t_end / 1e6 : 1;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, p->x, p->y - font * 0.6, font * 1.1,
+         "Tasks over time, one row per process (solid: kernels; light: copies, host to device "
+         "above, device to host below)");
+    double rh = nprocs ? p->h / nprocs : p->h;
+    for (size_t i = 0; i < r->ntasks; i++) {
+        const struct accel_task_rec *t = &r->tasks[i];
+        double t0 = t->kind == ACCEL_KERNEL ? t->start_ns : t->issued_ns;
+        if (!isfinite(t0) || !isfinite(t->end_ns))
+            continue;
+        unsigned row = 0;
+        while (row < nprocs && procs[row] != t->proc)
+            row++;
+        if (row == nprocs)
+            continue;
+        const double *c = app_colour(t->app);
+        double by = t->kind == ACCEL_KERNEL ? 0 : 0.55;
+        cairo_set_source_rgb(cr, tint(c[0], by), tint(c[1], by), tint(c[2], by));
+        double x0 = p->x + p->w * t0 / 1e6 / ms, x1 = p->x + p->w * t->end_ns / 1e6 / ms;
+        double y = p->y + row * rh + rh * 0.1, h = rh * 0.8;
+        if (t->kind == ACCEL_H2D)
+            h /= 2;
+        else if (t->kind == ACCEL_D2H) {
+            y += h / 2;
+            h /= 2;
+        }
+        cairo_rectangle(cr, x0, y, x1 - x0 > 0.5 ? x1 - x0 : 0.5, h);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, p->x, p->y, p->w, p->h);
+    cairo_stroke(cr);
+    unsigned seen[ACCEL_MAX_APPS] = {0};
+    for (unsigned row = 0; row < nprocs; row++) {
+        unsigned a = proc_app[row];
+        char label[64];
+        const char *name = a < r->napps ? r->app[a].name : "?";
+        if (a < r->napps && r->app[a].instances > 1)
+            snprintf(label, sizeof label, "%s %u", name, ++seen[a % ACCEL_MAX_APPS]);
+        else
+            snprintf(label, sizeof label, "%s", name);
+        text(cr, p->x - font * 5.5, p->y + row * rh + rh / 2 + font * 0.35, font * 0.9, label);
+    }
+    x_ticks(cr, p, ms, 0, false, "ms", font);
+}
+
+/* Each LS query's latency in arrival order, the QoS bound (target x solo p99) dashed, the
+ * forecast as rings; a query that never completed as a cross on the top edge. */
+static void latency_panel(cairo_t *cr, const struct accel_record *r, struct panel *p, double font)
+{
+    unsigned most = 1;
+    double top = 0;
+    for (size_t i = 0; i < r->nqueries; i++) {
+        const struct accel_query_rec *q = &r->queries[i];
+        if (q->query + 1 > most)
+            most = q->query + 1;
+        if (isfinite(q->latency_ms) && q->latency_ms > top)
+            top = q->latency_ms;
+        if (isfinite(q->predicted_ms) && q->predicted_ms > top)
+            top = q->predicted_ms;
+    }
+    for (unsigned a = 0; a < r->napps; a++) {
+        double bound = r->app[a].qos_target * r->app[a].solo_p99_ms;
+        if (r->app[a].role == ACCEL_LS && isfinite(bound) && bound > top)
+            top = bound;
+    }
+    p->y_max = top > 0 ? top * 1.1 : 1;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, p->x, p->y, p->w, p->h);
+    cairo_stroke(cr);
+    text(cr, p->x, p->y - font * 0.6, font * 1.1,
+         "LS query latency, ms (dots: measured, rings: forecast, dashed: the QoS bound)");
+    char buf[32];
+    double step = nice_step(p->y_max);
+    for (double v = 0; v <= p->y_max + 1e-12; v += step) {
+        snprintf(buf, sizeof buf, "%g", v);
+        text(cr, p->x - font * 3, y_of(p, v) + font * 0.35, font, buf);
+    }
+    static const double dash[] = {6, 4};
+    for (unsigned a = 0; a < r->napps; a++) {
+        double bound = r->app[a].qos_target * r->app[a].solo_p99_ms;
+        if (r->app[a].role != ACCEL_LS || !isfinite(bound))
+            continue;
+        const double *c = app_colour(a);
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        cairo_set_dash(cr, dash, 2, 0);
+        cairo_move_to(cr, p->x, y_of(p, bound));
+        cairo_line_to(cr, p->x + p->w, y_of(p, bound));
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+    }
+    for (size_t i = 0; i < r->nqueries; i++) {
+        const struct accel_query_rec *q = &r->queries[i];
+        const double *c = app_colour(q->app);
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        double x = x_of(p, most, q->query);
+        if (isfinite(q->latency_ms)) {
+            cairo_arc(cr, x, y_of(p, q->latency_ms), 3, 0, 2 * 3.14159265358979);
+            cairo_fill(cr);
+        } else {
+            cairo_move_to(cr, x - 4, p->y - 4);
+            cairo_line_to(cr, x + 4, p->y + 4);
+            cairo_move_to(cr, x - 4, p->y + 4);
+            cairo_line_to(cr, x + 4, p->y - 4);
+            cairo_stroke(cr);
+        }
+        if (isfinite(q->predicted_ms)) {
+            cairo_arc(cr, x, y_of(p, q->predicted_ms > p->y_max ? p->y_max : q->predicted_ms), 5, 0,
+                      2 * 3.14159265358979);
+            cairo_stroke(cr);
+        }
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    x_ticks(cr, p, most, 1, true, "query", font);
+}
+
+static void paint_accel(cairo_t *cr, const void *ctx, double width, double height)
+{
+    const struct accel_record *r = ctx;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    double font = height / 60 < 9 ? 9 : height / 60;
+    char title[256];
+    snprintf(title, sizeof title, "%s (%s, predictor %s): %.3f ms simulated%s", r->scenario_name,
+             r->gpu_preset, r->predictor ? r->predictor : "none", r->sim_ms,
+             r->complete ? "" : ", saved part way");
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, font * 4, font * 1.8, font * 1.4, title);
+    double left = font * 6, right = font * 10, top = font * 4, gap = font * 4.5;
+    double h = height - top - gap * 2;
+    struct panel tl = {left, top, width - left - right, h * 0.6, 1};
+    timeline_panel(cr, r, &tl, font);
+    struct panel lat = {left, top + h * 0.6 + gap, width - left - right, h * 0.4, 1};
+    latency_panel(cr, r, &lat, font);
+    double x = tl.x + tl.w + font;
+    for (unsigned a = 0; a < r->napps; a++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s (%s)", r->app[a].name,
+                 r->app[a].role == ACCEL_LS ? "LS" : "batch");
+        const double *c = app_colour(a);
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        cairo_rectangle(cr, x, tl.y + font * (0.6 + 1.5 * a), font * 2, font);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        text(cr, x + font * 2.4, tl.y + font * (1.5 + 1.5 * a), font, label);
+    }
+}
+
+int plot_accel_write(const struct accel_record *r, const char *path, unsigned width,
+                     unsigned height, char *err, size_t errlen)
+{
+    bool svg;
+    if (check_target(path, width, height, &svg, err, errlen) != 0)
+        return -1;
+    if (r->ntasks == 0) {
+        snprintf(err, errlen, "%s: the run has no tasks to draw", path);
+        return -1;
+    }
+    return render(path, svg, width, height, paint_accel, r, err, errlen);
 }

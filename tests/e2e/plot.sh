@@ -2,7 +2,8 @@
 # corun plot: a recorded run (a predictor, the fair allocator moving SMs) drawn as SVG and as
 # PNG; the PNG has the PNG signature and the size asked for, the SVG parses as XML with an
 # <svg> root of that size and has drawing in it; a bad extension, size or run file is refused
-# with status 2 and a message.
+# with status 2 and a message. An accelerator run file draws as its task timeline and query
+# latencies.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
 "$CORUN" run "$top_srcdir/tests/data/good/tui_fast.cfg" --epochs 4 --predictor hsm \
@@ -42,4 +43,23 @@ expect_bad "no --out" "usage: corun plot" "$CORUN" plot "$TMPD/r.h5"
 expect_bad "an unwritable path" "p.png: cannot write the picture: No such file or directory" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/no/such/dir/p.png"
 [ ! -e "$TMPD/q.png" ] || fail "a refused plot left a file"
-echo "plot: SVG and PNG of a recorded run, bad input refused"
+
+# An accelerator run: its task timeline and query latencies, as SVG, a shape per task drawn.
+"$CORUN" run "$top_srcdir/tests/data/good/accel-quick.cfg" --predictor prophet --out "$TMPD/a.h5" \
+    --catalog "$TMPD/c.db" >"$TMPD/arun" 2>/dev/null || fail "the accelerator run"
+tasks=$(sed -n 's/.* \([0-9]*\) tasks done$/\1/p' "$TMPD/arun")
+"$CORUN" plot "$TMPD/a.h5" --out "$TMPD/a.svg" >"$TMPD/out" || fail "plot of an accelerator run"
+grep -qx "corun: drew $tasks tasks and 6 queries of $TMPD/a.h5 in $TMPD/a.svg" "$TMPD/out" ||
+    fail "no summary: $(cat "$TMPD/out")"
+if command -v python3 >/dev/null; then
+    python3 - "$TMPD/a.svg" "$tasks" <<'PY' || fail "a.svg is not an SVG of 1200x900 with its tasks"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.get("viewBox") == "0 0 1200 900", root.get("viewBox")
+paths = sum(1 for _ in root.iter("{http://www.w3.org/2000/svg}path"))
+assert paths > int(sys.argv[2]), paths
+PY
+fi
+expect_bad "an accelerator run to a JPEG" "a.jpg: expected a file name ending in .svg or .png" \
+    "$CORUN" plot "$TMPD/a.h5" --out "$TMPD/a.jpg"
+echo "plot: SVG and PNG of a recorded run, an accelerator run's timeline, bad input refused"

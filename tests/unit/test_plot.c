@@ -1,6 +1,8 @@
 /* Unit tests: plot — a run with gaps (a kernel joining late, epochs without a prediction,
  * undefined metrics, idle and gated SMs) draws as PNG and SVG; bad names and sizes are
- * refused without a file. */
+ * refused without a file. An accelerator run (a query that never completed, one query of
+ * another application, a batch application of two processes) draws as PNG and SVG; one
+ * without tasks is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,11 +101,96 @@ static void test_refused(void **state)
     assert_non_null(strstr(err, "/nonexistent/dir/p.png: cannot write the picture"));
 }
 
+/* Two applications: gmm (LS, 3 queries, the last never completed) and md (batch, two
+ * processes); a copy and a kernel of each kind. */
+static void make_accel(struct accel_record *r, struct accel_app_rec *apps,
+                       struct accel_query_rec *queries, struct accel_task_rec *tasks)
+{
+    memset(r, 0, sizeof *r);
+    r->scenario_name = "gmm beside md";
+    r->gpu_preset = "k40";
+    r->predictor = "prophet";
+    r->sim_ms = 0.5;
+    r->complete = 1;
+    r->napps = 2;
+    apps[0] = (struct accel_app_rec){
+        .name = "gmm", .role = ACCEL_LS, .instances = 1, .qos_target = 1.5, .solo_p99_ms = 0.1};
+    apps[1] = (struct accel_app_rec){.name = "md", .role = ACCEL_BATCH, .instances = 2};
+    memcpy(r->app, apps, 2 * sizeof *apps);
+    queries[0] = (struct accel_query_rec){0, 0, 0.12, 0.1};
+    queries[1] = (struct accel_query_rec){0, 1, 0.2, NAN};
+    queries[2] = (struct accel_query_rec){0, 2, INFINITY, 0.3};
+    r->nqueries = 3;
+    r->queries = queries;
+    tasks[0] = (struct accel_task_rec){
+        .app = 0, .proc = 0, .kind = ACCEL_H2D, .issued_ns = 0, .start_ns = 0, .end_ns = 20000};
+    tasks[1] = (struct accel_task_rec){.app = 0,
+                                       .proc = 0,
+                                       .kind = ACCEL_KERNEL,
+                                       .issued_ns = 20000,
+                                       .start_ns = 25000,
+                                       .end_ns = 90000};
+    tasks[2] = (struct accel_task_rec){
+        .app = 1, .proc = 2, .kind = ACCEL_D2H, .issued_ns = 1e5, .start_ns = 1e5, .end_ns = 4e5};
+    tasks[3] = (struct accel_task_rec){
+        .app = 1, .proc = 1, .kind = ACCEL_KERNEL, .issued_ns = 0, .start_ns = 1000, .end_ns = 5e5};
+    tasks[4] = (struct accel_task_rec){.app = 1,
+                                       .proc = 1,
+                                       .kind = ACCEL_KERNEL,
+                                       .issued_ns = 0,
+                                       .start_ns = NAN,
+                                       .end_ns = NAN}; /* not drawn */
+    r->ntasks = 5;
+    r->tasks = tasks;
+}
+
+static void test_accel(void **state)
+{
+    (void)state;
+    struct accel_record r;
+    struct accel_app_rec apps[2];
+    struct accel_query_rec queries[3];
+    struct accel_task_rec tasks[5];
+    make_accel(&r, apps, queries, tasks);
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64], svg[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/a.png", dir);
+    snprintf(svg, sizeof svg, "%s/a.svg", dir);
+    if (plot_accel_write(&r, png, 800, 600, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    FILE *f = fopen(png, "rb");
+    unsigned char head[24];
+    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+    assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], 800);
+    if (plot_accel_write(&r, svg, 640, 480, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    f = fopen(svg, "r");
+    char text[256] = "";
+    assert_true(fread(text, 1, sizeof text - 1, f) > 100);
+    fclose(f);
+    assert_non_null(strstr(text, "viewBox=\"0 0 640 480\""));
+    unlink(png);
+    unlink(svg);
+    r.ntasks = 0;
+    assert_int_equal(plot_accel_write(&r, png, 800, 600, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a.png: the run has no tasks to draw"));
+    r.ntasks = 5;
+    assert_int_equal(plot_accel_write(&r, "/tmp/corun-plot-refused.gif", 800, 600, err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "expected a file name ending in .svg or .png"));
+    struct stat st;
+    assert_int_not_equal(stat(png, &st), 0);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png_and_svg),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_accel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
