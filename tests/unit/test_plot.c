@@ -48,6 +48,32 @@ static void make(struct plot_data *d)
     d->owner = owner;
 }
 
+/* path is a PNG of width x height (its signature and IHDR). */
+static void expect_png(const char *path, unsigned width, unsigned height)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char head[24];
+    assert_non_null(f);
+    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+    assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], width);
+    assert_int_equal((head[20] << 24) | (head[21] << 16) | (head[22] << 8) | head[23], height);
+}
+
+/* path is an SVG of width x height. */
+static void expect_svg(const char *path, unsigned width, unsigned height)
+{
+    FILE *f = fopen(path, "r");
+    char text[256] = "", box[64];
+    assert_non_null(f);
+    assert_true(fread(text, 1, sizeof text - 1, f) > 100);
+    fclose(f);
+    assert_non_null(strstr(text, "<svg"));
+    snprintf(box, sizeof box, "viewBox=\"0 0 %u %u\"", width, height);
+    assert_non_null(strstr(text, box));
+}
+
 static void test_png_and_svg(void **state)
 {
     (void)state;
@@ -59,21 +85,10 @@ static void test_png_and_svg(void **state)
     snprintf(svg, sizeof svg, "%s/p.svg", dir);
     if (plot_write(&d, png, 640, 480, err, sizeof err) != 0)
         fail_msg("%s", err);
-    FILE *f = fopen(png, "rb");
-    unsigned char head[24];
-    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
-    fclose(f);
-    assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
-    assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], 640);
-    assert_int_equal((head[20] << 24) | (head[21] << 16) | (head[22] << 8) | head[23], 480);
+    expect_png(png, 640, 480);
     if (plot_write(&d, svg, 640, 480, err, sizeof err) != 0)
         fail_msg("%s", err);
-    f = fopen(svg, "r");
-    char text[256] = "";
-    assert_true(fread(text, 1, sizeof text - 1, f) > 100);
-    fclose(f);
-    assert_non_null(strstr(text, "<svg"));
-    assert_non_null(strstr(text, "viewBox=\"0 0 640 480\""));
+    expect_svg(svg, 640, 480);
     unlink(png);
     unlink(svg);
     rmdir(dir);
@@ -158,19 +173,10 @@ static void test_accel(void **state)
     snprintf(svg, sizeof svg, "%s/a.svg", dir);
     if (plot_accel_write(&r, png, 800, 600, err, sizeof err) != 0)
         fail_msg("%s", err);
-    FILE *f = fopen(png, "rb");
-    unsigned char head[24];
-    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
-    fclose(f);
-    assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
-    assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], 800);
+    expect_png(png, 800, 600);
     if (plot_accel_write(&r, svg, 640, 480, err, sizeof err) != 0)
         fail_msg("%s", err);
-    f = fopen(svg, "r");
-    char text[256] = "";
-    assert_true(fread(text, 1, sizeof text - 1, f) > 100);
-    fclose(f);
-    assert_non_null(strstr(text, "viewBox=\"0 0 640 480\""));
+    expect_svg(svg, 640, 480);
     unlink(png);
     unlink(svg);
     r.ntasks = 0;
