@@ -465,6 +465,10 @@ static void latency_panel(cairo_t *cr, const struct accel_record *r, struct pane
     cairo_stroke(cr);
     text(cr, p->x, p->y - font * 0.6, font * 1.1,
          "LS query latency, ms (dots: measured, rings: forecast, dashed: the QoS bound)");
+    if (r->nqueries == 0) { /* batch applications only */
+        text(cr, p->x + p->w / 2 - font * 6, p->y + p->h / 2, font, "no LS queries in this run");
+        return;
+    }
     char buf[32];
     double step = nice_step(p->y_max);
     for (double v = 0; v <= p->y_max + 1e-12; v += step) {
