@@ -88,19 +88,22 @@ def journal_cells(path):
     return cells, busy_of
 
 
+def gpu_cells(slot):
+    """The cell of each LS GPU in a slot: its LS application, its batch one, the slot's load."""
+    per_ls, level = GPUS // len(LS), min(slot, SLOTS - slot)
+    return [(LS[g // per_ls], BATCH[g % len(BATCH)], LOADS[level]) for g in range(GPUS)]
+
+
 def summarize(cells, busy_of):
     """Each decider's day as so_summarize sums it; its SM busy share None unless busy_of holds
     every cell."""
-    per_ls = GPUS // len(LS)
     out = {}
     for d, name in enumerate(DECIDERS):
         gpus_total = gpus_peak = placed_total = co = over = over10 = 0
         share = busy = 0.0
         for slot in range(SLOTS):
-            level = slot if slot <= SLOTS - slot else SLOTS - slot
             placed = 0
-            for g in range(GPUS):
-                key = (LS[g // per_ls], BATCH[g % len(BATCH)], LOADS[level])
+            for key in gpu_cells(slot):
                 k, x, star = cells[key][d]
                 if busy_of is not None:
                     busy += busy_of[key][d + 1]
@@ -122,9 +125,7 @@ def summarize(cells, busy_of):
 
 def none_busy(busy_of):
     """The SM busy share with nothing co-located (every LS GPU alone at its slot's load)."""
-    per_ls = GPUS // len(LS)
-    busy = sum(busy_of[(LS[g // per_ls], BATCH[g % len(BATCH)], LOADS[min(slot, SLOTS - slot)])][0]
-               for slot in range(SLOTS) for g in range(GPUS))
+    busy = sum(busy_of[key][0] for slot in range(SLOTS) for key in gpu_cells(slot))
     return busy / (GPUS * SLOTS)
 
 

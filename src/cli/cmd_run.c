@@ -313,10 +313,6 @@ static int run_accelerator(const struct options *o, const char *datadir)
                 o->scenario);
         return CLI_BAD_INPUT;
     }
-    if (o->out && o->catalog && cli_same_file(o->out, o->catalog)) {
-        fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o->out);
-        return CLI_BAD_INPUT;
-    }
     struct run_accel_options ro = {.json = o->json != 0,
                                    .out = o->out,
                                    .catalog = o->catalog,
@@ -347,6 +343,10 @@ static int run_accelerator(const struct options *o, const char *datadir)
 /* A run of o.scenario, which names a file. */
 static int run_file(struct options o)
 {
+    if (o.out && o.catalog && cli_same_file(o.out, o.catalog)) { /* either kind of scenario */
+        fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o.out);
+        return CLI_BAD_INPUT;
+    }
     int mode = accel_scenario_probe(o.scenario);
     if (mode == 1) {
         char *dir = datadir_locate();
@@ -437,10 +437,6 @@ static int run_file(struct options o)
         goto out;
     /* The catalog's trace cache spares re-simulating the private-mode references; without a
      * usable catalog the run goes on and simulates them. */
-    if (o.out && o.catalog && cli_same_file(o.out, o.catalog)) {
-        fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o.out);
-        goto out;
-    }
     struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
     if (!cat && o.out) {
         /* The run would end without its catalog row: say so before simulating it. */

@@ -165,21 +165,15 @@ static int runs_run(int argc, char **argv)
             catalog_close(cat);
             return CLI_BAD_INPUT;
         }
-        if (accel) {
-            struct catalog_accel_run r;
-            rc = catalog_get_accel_run(cat, (int64_t)id, &r, err, sizeof err);
-            if (rc == 0) {
-                show_accel(&r);
-                catalog_accel_run_done(&r);
-            }
-            if (rc != 0)
-                fprintf(stderr, "corun: %s\n", err);
-            catalog_close(cat);
-            return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
-        }
+        struct catalog_accel_run ar;
         struct catalog_run r;
-        rc = catalog_get_run(cat, (int64_t)id, &r, err, sizeof err);
-        if (rc == 0) {
+        if (accel) {
+            rc = catalog_get_accel_run(cat, (int64_t)id, &ar, err, sizeof err);
+            if (rc == 0) {
+                show_accel(&ar);
+                catalog_accel_run_done(&ar);
+            }
+        } else if ((rc = catalog_get_run(cat, (int64_t)id, &r, err, sizeof err)) == 0) {
             printf("run %lld\n  file       %s\n  scenario   %s (%s)\n  gpu        %s\n  mix        "
                    "%s\n  predictor  %s\n  allocator  %s\n  seed       %llu\n  epochs     %u of "
                    "%llu cycles\n  created    %s by corun %s\n  mean STP   %.4f\n  mean ANTT  "

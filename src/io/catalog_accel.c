@@ -172,16 +172,20 @@ static int read_apps(struct catalog *cat, struct catalog_accel_run *out, const c
     return rc == SQLITE_DONE ? 0 : catalog_fail(cat, rc, what, err, errlen);
 }
 
+static int no_run(struct catalog *cat, int64_t id, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "catalog %s has no accelerator run a%lld (see `corun runs list`)",
+             catalog_path(cat), (long long)id);
+    return -1;
+}
+
 int catalog_get_accel_run(struct catalog *cat, int64_t id, struct catalog_accel_run *out, char *err,
                           size_t errlen)
 {
     const char *what = "reading an accelerator run";
     memset(out, 0, sizeof(*out));
-    if (!has_tables(cat)) {
-        snprintf(err, errlen, "catalog %s has no accelerator run a%lld (see `corun runs list`)",
-                 catalog_path(cat), (long long)id);
-        return -1;
-    }
+    if (!has_tables(cat))
+        return no_run(cat, id, err, errlen);
     sqlite3_stmt *st;
     if (catalog_prepare(cat,
                         "SELECT id, run_path, scenario_name, scenario_path, gpu, predictor, seed, "
@@ -207,11 +211,8 @@ int catalog_get_accel_run(struct catalog *cat, int64_t id, struct catalog_accel_
         out->corun_version = catalog_column_strdup(st, 12);
     }
     sqlite3_finalize(st);
-    if (rc == SQLITE_DONE) {
-        snprintf(err, errlen, "catalog %s has no accelerator run a%lld (see `corun runs list`)",
-                 catalog_path(cat), (long long)id);
-        return -1;
-    }
+    if (rc == SQLITE_DONE)
+        return no_run(cat, id, err, errlen);
     if (rc != SQLITE_ROW)
         return catalog_fail(cat, rc, what, err, errlen);
     if (read_apps(cat, out, what, err, errlen) != 0) {

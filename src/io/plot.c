@@ -216,8 +216,9 @@ static void partition_panel(cairo_t *cr, const struct plot_data *d, struct panel
     }
 }
 
-static void draw(cairo_t *cr, const struct plot_data *d, double width, double height)
+static void draw(cairo_t *cr, const void *ctx, double width, double height)
 {
+    const struct plot_data *d = ctx;
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
@@ -296,11 +297,6 @@ static int render(const char *path, bool svg, unsigned width, unsigned height,
     return 0;
 }
 
-static void paint_run(cairo_t *cr, const void *ctx, double width, double height)
-{
-    draw(cr, ctx, width, height);
-}
-
 int plot_write(const struct plot_data *d, const char *path, unsigned width, unsigned height,
                char *err, size_t errlen)
 {
@@ -311,7 +307,7 @@ int plot_write(const struct plot_data *d, const char *path, unsigned width, unsi
         snprintf(err, errlen, "%s: the run has no epochs to draw", path);
         return -1;
     }
-    return render(path, svg, width, height, paint_run, d, err, errlen);
+    return render(path, svg, width, height, draw, d, err, errlen);
 }
 
 /* ---- an accelerator run ---- */
@@ -367,29 +363,25 @@ static double tint(double c, double by)
  * copies light in its upper half, device-to-host copies light in its lower half). */
 static void timeline_panel(cairo_t *cr, const struct accel_record *r, struct panel *p, double font)
 {
-    unsigned procs[ACCEL_MAX_APPS * 16], nprocs = 0, proc_app[ACCEL_MAX_APPS * 16];
+    /* The processes that ran a task, in process order (the reader holds proc below
+     * ACCEL_MAX_APPS), each with its row and application. */
+    int row_of[ACCEL_MAX_APPS];
+    unsigned nprocs = 0, proc_app[ACCEL_MAX_APPS] = {0};
     double t_end = 0;
+    for (unsigned q = 0; q < ACCEL_MAX_APPS; q++)
+        row_of[q] = -1;
     for (size_t i = 0; i < r->ntasks; i++) {
         const struct accel_task_rec *t = &r->tasks[i];
         if (isfinite(t->end_ns) && t->end_ns > t_end)
             t_end = t->end_ns;
-        unsigned j = 0;
-        while (j < nprocs && procs[j] != t->proc)
-            j++;
-        if (j == nprocs && nprocs < sizeof procs / sizeof *procs) {
-            procs[nprocs] = t->proc;
-            proc_app[nprocs++] = t->app;
+        if (t->proc < ACCEL_MAX_APPS && row_of[t->proc] < 0) {
+            row_of[t->proc] = 0;
+            proc_app[t->proc] = t->app;
         }
     }
-    for (unsigned a = 1; a < nprocs; a++) /* in process order */
-        for (unsigned b = a; b > 0 && procs[b - 1] > procs[b]; b--) {
-            unsigned x = procs[b];
-            procs[b] = procs[b - 1];
-            procs[b - 1] = x;
-            x = proc_app[b];
-            proc_app[b] = proc_app[b - 1];
-            proc_app[b - 1] = x;
-        }
+    for (unsigned q = 0; q < ACCEL_MAX_APPS; q++)
+        if (row_of[q] >= 0) /* marked above */
+            row_of[q] = (int)nprocs++;
     double ms = t_end / 1e6 > 0 ? t_end / 1e6 : 1;
     cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, p->x, p->y - font * 0.6, font * 1.1,
@@ -401,11 +393,9 @@ static void timeline_panel(cairo_t *cr, const struct accel_record *r, struct pan
         double t0 = t->kind == ACCEL_KERNEL ? t->start_ns : t->issued_ns;
         if (!isfinite(t0) || !isfinite(t->end_ns))
             continue;
-        unsigned row = 0;
-        while (row < nprocs && procs[row] != t->proc)
-            row++;
-        if (row == nprocs)
+        if (t->proc >= ACCEL_MAX_APPS)
             continue;
+        int row = row_of[t->proc];
         const double *c = app_colour(t->app);
         double by = t->kind == ACCEL_KERNEL ? 0 : 0.55;
         cairo_set_source_rgb(cr, tint(c[0], by), tint(c[1], by), tint(c[2], by));
@@ -425,8 +415,11 @@ static void timeline_panel(cairo_t *cr, const struct accel_record *r, struct pan
     cairo_rectangle(cr, p->x, p->y, p->w, p->h);
     cairo_stroke(cr);
     unsigned seen[ACCEL_MAX_APPS] = {0};
-    for (unsigned row = 0; row < nprocs; row++) {
-        unsigned a = proc_app[row];
+    for (unsigned q = 0; q < ACCEL_MAX_APPS; q++) {
+        if (row_of[q] < 0)
+            continue;
+        unsigned a = proc_app[q];
+        int row = row_of[q];
         char label[64];
         const char *name = a < r->napps ? r->app[a].name : "?";
         if (a < r->napps && r->app[a].instances > 1)

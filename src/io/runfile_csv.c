@@ -1,5 +1,6 @@
 /* runfile_csv — a run file (spatial or accelerator) as CSV tables for spreadsheets and pandas,
  * columns from the layout tables, units in the header row ("bandwidth_gbs [GB/s]"). */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -60,23 +61,26 @@ static void put_text(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The header row: first's columns (NULL: none), then one per field of t. */
 static void put_header(FILE *f, const char *first, const struct runfile_table *t)
 {
-    fputs(first, f);
+    if (first)
+        fputs(first, f);
     for (size_t i = 0; i < t->count; i++) {
         const char *unit = t->fields[i].unit;
+        fprintf(f, "%s%s", first || i ? "," : "", t->fields[i].name);
         if (unit && strcmp(unit, "1") != 0)
-            fprintf(f, ",%s [%s]", t->fields[i].name, unit);
-        else
-            fprintf(f, ",%s", t->fields[i].name);
+            fprintf(f, " [%s]", unit);
     }
     fputc('\n', f);
 }
 
-static void put_row(FILE *f, const struct runfile_table *t, const void *base)
+/* The rest of a row: one value per field of t (lead: after columns already written). */
+static void put_row(FILE *f, const struct runfile_table *t, const void *base, bool lead)
 {
     for (size_t i = 0; i < t->count; i++) {
-        fputc(',', f);
+        if (lead || i)
+            fputc(',', f);
         put_value(f, t->fields[i].type, (const char *)base + t->fields[i].offset);
     }
     fputc('\n', f);
@@ -113,11 +117,11 @@ static int write_epochs(struct runfile *rf, FILE **f, char *err, size_t errlen)
         for (unsigned k = 0; k < h->nkernels && rc == 0; k++) {
             fprintf(f[CSV_KERNELS], "%" PRIu64 ",%u,", i + 1, k);
             put_text(f[CSV_KERNELS], h->kernels[k].name);
-            put_row(f[CSV_KERNELS], &runfile_per_kernel_table, &e->k[k]);
+            put_row(f[CSV_KERNELS], &runfile_per_kernel_table, &e->k[k], true);
         }
         if (rc == 0) {
             fprintf(f[CSV_SYSTEM], "%" PRIu64, i + 1);
-            put_row(f[CSV_SYSTEM], &runfile_system_table, e);
+            put_row(f[CSV_SYSTEM], &runfile_system_table, e, true);
             fprintf(f[CSV_PARTITION], "%" PRIu64, i + 1);
             for (unsigned s = 0; s < h->sms; s++)
                 fprintf(f[CSV_PARTITION], ",%d", e->owner[s]);
@@ -207,11 +211,19 @@ enum { ACSV_RUN, ACSV_APPS, ACSV_QUERIES, ACSV_TASKS, ACSV_COUNT };
 static const char *const acsv_names[ACSV_COUNT] = {"run.csv", "applications.csv", "queries.csv",
                                                    "tasks.csv"};
 
-/* The root attributes but the scenario's text (a file of its own in the run file; `corun show`
- * prints the rest). */
-static bool run_column(const struct runfile_field *field)
+/* The root attributes but the scenario's text (a dataset of its own in the run file; `corun
+ * show` prints the rest), as a table of its own in fields. */
+static struct runfile_table run_columns(struct runfile_field *fields, size_t cap)
 {
-    return strcmp(field->name, "scenario_text") != 0;
+    const struct runfile_table *t = &accel_runfile_root_table;
+    struct runfile_table out = *t;
+    out.fields = fields;
+    out.count = 0;
+    for (size_t i = 0; i < t->count && out.count < cap; i++)
+        if (strcmp(t->fields[i].name, "scenario_text") != 0)
+            fields[out.count++] = t->fields[i];
+    assert(out.count == t->count - 1); /* cap holds every column */
+    return out;
 }
 
 static const char *app_name(const struct accel_record *r, unsigned app)
@@ -227,42 +239,24 @@ int accel_runfile_export_csv(const struct accel_record *r, const char *dir, char
     if (open_all(dir, acsv_names, ACSV_COUNT, f, paths, err, errlen) != 0)
         return -1;
     errno = 0;
-    const struct runfile_table *t = &accel_runfile_root_table;
-    bool first = true;
-    for (size_t i = 0; i < t->count; i++) { /* one row: header, then values */
-        if (!run_column(&t->fields[i]))
-            continue;
-        const char *unit = t->fields[i].unit;
-        fprintf(f[ACSV_RUN], first ? "%s" : ",%s", t->fields[i].name);
-        if (unit && strcmp(unit, "1") != 0)
-            fprintf(f[ACSV_RUN], " [%s]", unit);
-        first = false;
-    }
-    fputc('\n', f[ACSV_RUN]);
-    first = true;
-    for (size_t i = 0; i < t->count; i++) {
-        if (!run_column(&t->fields[i]))
-            continue;
-        if (!first)
-            fputc(',', f[ACSV_RUN]);
-        put_value(f[ACSV_RUN], t->fields[i].type, (const char *)r + t->fields[i].offset);
-        first = false;
-    }
-    fputc('\n', f[ACSV_RUN]);
+    struct runfile_field fields[32];
+    struct runfile_table run = run_columns(fields, CORUN_ARRAY_LEN(fields));
+    put_header(f[ACSV_RUN], NULL, &run);
+    put_row(f[ACSV_RUN], &run, r, false);
     put_header(f[ACSV_APPS], "app", &accel_runfile_app_table);
     for (unsigned a = 0; a < r->napps; a++) {
         fprintf(f[ACSV_APPS], "%u", a);
-        put_row(f[ACSV_APPS], &accel_runfile_app_table, &r->app[a]);
+        put_row(f[ACSV_APPS], &accel_runfile_app_table, &r->app[a], true);
     }
     put_header(f[ACSV_QUERIES], "application", &accel_runfile_query_table);
     for (size_t q = 0; q < r->nqueries; q++) {
         put_text(f[ACSV_QUERIES], app_name(r, r->queries[q].app));
-        put_row(f[ACSV_QUERIES], &accel_runfile_query_table, &r->queries[q]);
+        put_row(f[ACSV_QUERIES], &accel_runfile_query_table, &r->queries[q], true);
     }
     put_header(f[ACSV_TASKS], "application", &accel_runfile_task_table);
     for (size_t k = 0; k < r->ntasks; k++) {
         put_text(f[ACSV_TASKS], app_name(r, r->tasks[k].app));
-        put_row(f[ACSV_TASKS], &accel_runfile_task_table, &r->tasks[k]);
+        put_row(f[ACSV_TASKS], &accel_runfile_task_table, &r->tasks[k], true);
     }
     return close_all(f, paths, ACSV_COUNT, 0, err, errlen);
 }
