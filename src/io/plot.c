@@ -216,14 +216,9 @@ static void partition_panel(cairo_t *cr, const struct plot_data *d, struct panel
     }
 }
 
-static void draw(cairo_t *cr, const void *ctx, double width, double height)
+static void draw(cairo_t *cr, const void *ctx, double width, double height, double font)
 {
     const struct plot_data *d = ctx;
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    double font = height / 60 < 9 ? 9 : height / 60;
-    cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, font * 4, font * 1.8, font * 1.4, d->title);
     double left = font * 4, right = font * 12, top = font * 4, gap = font * 4;
     double h = (height - top - gap * 3) / 3;
@@ -258,9 +253,11 @@ static int check_target(const char *path, unsigned width, unsigned height, bool 
     return 0;
 }
 
-/* draw(cr, ctx, width, height) into path, an SVG or a PNG. */
+/* paint(cr, ctx, width, height, font) into path, an SVG or a PNG, on a white page in black
+ * sans-serif text of a size that follows the height. */
 static int render(const char *path, bool svg, unsigned width, unsigned height,
-                  void (*paint)(cairo_t *cr, const void *ctx, double width, double height),
+                  void (*paint)(cairo_t *cr, const void *ctx, double width, double height,
+                                double font),
                   const void *ctx, char *err, size_t errlen)
 {
     cairo_surface_t *s =
@@ -269,7 +266,11 @@ static int render(const char *path, bool svg, unsigned width, unsigned height,
     cairo_status_t st = cairo_surface_status(s);
     if (st == CAIRO_STATUS_SUCCESS) {
         cairo_t *cr = cairo_create(s);
-        paint(cr, ctx, width, height);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_paint(cr);
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        paint(cr, ctx, width, height, height / 60 < 9 ? 9 : height / 60);
         st = cairo_status(cr);
         cairo_destroy(cr);
     }
@@ -506,18 +507,13 @@ static void latency_panel(cairo_t *cr, const struct accel_record *r, struct pane
     x_ticks(cr, p, most, 1, true, "query", font);
 }
 
-static void paint_accel(cairo_t *cr, const void *ctx, double width, double height)
+static void paint_accel(cairo_t *cr, const void *ctx, double width, double height, double font)
 {
     const struct accel_record *r = ctx;
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    double font = height / 60 < 9 ? 9 : height / 60;
     char title[256];
     snprintf(title, sizeof title, "%s (%s, predictor %s): %.3f ms simulated%s", r->scenario_name,
              r->gpu_preset, r->predictor ? r->predictor : "none", r->sim_ms,
              r->complete ? "" : ", saved part way");
-    cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, font * 4, font * 1.8, font * 1.4, title);
     double left = font * 6, right = font * 10, top = font * 4, gap = font * 4.5;
     double h = height - top - gap * 2;
