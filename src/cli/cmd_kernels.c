@@ -13,6 +13,7 @@
 #include "corun/conftable.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/gpu.h"
 #include "corun/preset.h"
 #include "corun/util.h"
 
@@ -61,7 +62,10 @@ static int parse(int argc, char **argv, struct options *o)
     o->sub = argv[optind++];
     bool show = strcmp(o->sub, "show") == 0;
     if (!show && strcmp(o->sub, "list") != 0)
-        fprintf(stderr, "corun: kernels: '%s': expected list or show\n", o->sub);
+        fprintf(stderr,
+                "corun: kernels: '%s': expected list or show (one kernel: corun kernels show "
+                "NAME)\n",
+                o->sub);
     else if (show && optind == argc)
         fprintf(stderr, "corun: kernels show: expected a kernel's name (NAME)\n");
     else if (optind < argc - show)
@@ -139,10 +143,37 @@ static void print_value(const struct kernel_profile *p, const struct conf_settin
     }
 }
 
-static void print_show(const struct kernel_profile *p, const char *gpu,
+/* Whether numeric setting s of p is 0. */
+static bool is_zero(const struct kernel_profile *p, const struct conf_setting *s)
+{
+    const void *f = (const char *)p + s->offset;
+    switch (s->type) {
+    case CONF_UINT: return *(const unsigned *)f == 0;
+    case CONF_U64: return *(const uint64_t *)f == 0;
+    case CONF_FLOAT: return *(const double *)f == 0;
+    default: return false;
+    }
+}
+
+/* What 0 means for setting s, as its help says it ("... (0: none; ...)"): the words after
+ * "0: " up to ';' or ')'; false when the help gives 0 no meaning of its own. */
+static bool zero_meaning(const struct conf_setting *s, char *buf, size_t n)
+{
+    const char *m = s->help ? strstr(s->help, "(0: ") : NULL;
+    if (!m)
+        return false;
+    m += 4;
+    size_t len = strcspn(m, ";)");
+    snprintf(buf, n, "%.*s", (int)len, m);
+    return true;
+}
+
+static void print_show(const struct kernel_profile *p, const struct gpu_config *g, const char *gpu,
                        const struct calib_measure *m, unsigned long cycles, int json)
 {
     const struct conf_table *t = &preset_kernel_table;
+    const char *limit;
+    unsigned occ = gpu_occupancy(g, p, &limit);
     if (json) {
         printf("{\"name\": ");
         cli_json_string(stdout, p->name);
@@ -156,19 +187,29 @@ static void print_show(const struct kernel_profile *p, const char *gpu,
         printf(", \"cycles\": %lu, \"measured\": {\"sms\": %u, \"ipc\": %.4f, \"ipc_half\": "
                "%.4f, \"scaling\": %.4f, \"mpki_warp\": %.4f, \"mpki_thread\": %.5f, \"rbh\": "
                "%.4f, \"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"l2_miss_rate\": %.4f, "
-               "\"class\": \"%s\"}}\n",
+               "\"class\": \"%s\", \"occupancy_tbs\": %u, \"occupancy_warps\": %u, "
+               "\"occupancy_limit\": ",
                cycles, m->sms, m->ipc, m->ipc_half, m->scaling, m->mpki_warp, m->mpki_thread,
                m->rbh, m->bandwidth_gbs, m->bandwidth_pct, m->l2_miss_rate,
-               calibrate_class_name(m->measured_class));
+               calibrate_class_name(m->measured_class), occ, occ * p->warps_per_tb);
+        cli_json_string(stdout, limit);
+        printf("}}\n");
         return;
     }
     printf("%s\n", p->name);
     for (size_t i = 0; i < t->count; i++) {
-        printf("  %-20s ", t->settings[i].name);
-        print_value(p, &t->settings[i], 0);
-        printf("%s%s\n", t->settings[i].unit ? " " : "",
-               t->settings[i].unit ? t->settings[i].unit : "");
+        const struct conf_setting *s = &t->settings[i];
+        char zero[128];
+        printf("  %-20s ", s->name);
+        print_value(p, s, 0);
+        printf("%s%s", s->unit ? " " : "", s->unit ? s->unit : "");
+        if (is_zero(p, s) && zero_meaning(s, zero, sizeof zero))
+            printf(" (%s)", zero);
+        printf("\n");
     }
+    printf("occupancy on %s: %u TBs of %u warps per SM: %u of %u warps (%.0f %%), bound by %s\n",
+           gpu, occ, p->warps_per_tb, occ * p->warps_per_tb, g->warps_per_sm,
+           100.0 * occ * p->warps_per_tb / g->warps_per_sm, limit);
     printf("measured alone on %s, %lu cycles:\n", gpu, cycles);
     printf("  IPC on %u SMs      %.2f (on %u: %.2f; scaling %.2f)\n", m->sms, m->ipc, m->sms / 2,
            m->ipc_half, m->scaling);
@@ -227,7 +268,7 @@ static int show(const char *datadir, const struct options *o)
         if (calibrate_measure(&gpu, &p, o->cycles, 1, &m, err, sizeof err) != 0) {
             diag_add(&diags, "corun: kernels show: %s", err);
         } else {
-            print_show(&p, gpu_name, &m, o->cycles, o->json);
+            print_show(&p, &gpu, gpu_name, &m, o->cycles, o->json);
             if (!o->json)
                 print_last_calibrated(o->catalog, p.name);
             rc = 0;
@@ -257,8 +298,10 @@ const struct cli_command cmd_kernels = {
     .summary = "the kernel library; one profile with its measured solo characteristics",
     .help =
         "  list         every kernel: name, source (paper), class the paper gives, description\n"
-        "  show NAME    the profile's settings, then IPC on all SMs and on half, MPKI, RBH,\n"
-        "               bandwidth and the class by measurement (see corun calibrate)\n"
+        "  show NAME    the profile's settings (one at 0 says what 0 means), its occupancy\n"
+        "               on the preset from its resources, then IPC on all SMs and on half,\n"
+        "               MPKI, RBH, bandwidth and the class by measurement (see corun\n"
+        "               calibrate)\n"
         "  --gpu P      preset to measure on (default: the one the paper's targets are for,\n"
         "               else hbm80)\n"
         "  --cycles C   cycles measured per run (default 50000)\n"

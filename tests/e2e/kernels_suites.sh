@@ -24,8 +24,20 @@ r = json.load(open(sys.argv[1]))
 assert r["gpu"] == "hbm80" and r["profile"]["paper"] == "hsm", r
 m = r["measured"]
 assert m["sms"] == 80 and m["class"] == "compute" and m["scaling"] > 0.95, m
+# occupancy from the profile's resources (as `corun solo` prints it)
+assert m["occupancy_tbs"] >= 1 and m["occupancy_warps"] == m["occupancy_tbs"] * r["profile"]["warps_per_tb"], m
+assert m["occupancy_limit"] in ("warp slots", "registers", "shared memory", "thread-block slots", "the profile's tbs_per_sm"), m
 PY
 "$CORUN" kernels show atax --cycles 10000 | grep -q '^measured alone on smqos24' || fail "show text"
+# A setting at 0 says what 0 means (its help's words), and the occupancy is the solo run's.
+"$CORUN" kernels show bino --cycles 2000 >"$TMPD/bino.txt"
+grep -qx '  tbs_per_sm           0 (none)' "$TMPD/bino.txt" || fail "tbs_per_sm 0: $(cat "$TMPD/bino.txt")"
+grep -qx "  dep_latency          0 core cycles (the preset's alu_latency_cycles)" "$TMPD/bino.txt" ||
+    fail "dep_latency 0: $(cat "$TMPD/bino.txt")"
+grep -qx '  warps_per_tb         4' "$TMPD/bino.txt" || fail "warps_per_tb 4 (no meaning added)"
+occ=$("$CORUN" solo bino --cycles 1000 | sed -n 's/^  occupancy    //p')
+[ -n "$occ" ] && grep -qxF "occupancy on hbm80: $occ" "$TMPD/bino.txt" ||
+    fail "occupancy '$occ' not in: $(cat "$TMPD/bino.txt")"
 
 "$CORUN" suite check "$top_srcdir/scenarios/suites/hsm-pairs.cfg" | grep -q 'ok (105 mixes, gpu hbm80)' ||
     fail "suite check"
@@ -58,6 +70,7 @@ expect_bad() { # MESSAGE ARGS...
 }
 expect_bad 'corun: kernels show: unknown kernel "pvcc"' kernels show pvcc
 expect_bad 'usage: corun kernels list' kernels frob
+expect_bad "'bino': expected list or show (one kernel: corun kernels show NAME)" kernels bino
 expect_bad 'usage: corun suite check|list SUITE' suite check
 expect_bad 'unknown kernel "nope"' calibrate --gpu hbm80 nope
 
