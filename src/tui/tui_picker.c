@@ -15,7 +15,7 @@
 #include "corun/util.h"
 #include "tui_internal.h"
 
-#define NAME_W  13
+#define NAME_W  14 /* the longest name (teach-compute) and a space */
 #define SUITE_W 10
 #define CLASS_W 10
 

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "corun/kernel.h"
 #include "tui_internal.h"
@@ -25,10 +26,9 @@ static const int col_w[] = {6, 7, 8, 8, 6, 9, 6, 7, 5};
 /* SMs: the epoch's time-weighted mean (the SM map shows the owners now). */
 static const char *const col_title[] = {"SMavg",   "IPC", "NP true", "NP pred", "Error",
                                         "BW GB/s", "RBH", "Class",   "QoS"};
-#define NCOLS   (sizeof(col_w) / sizeof(col_w[0]))
-#define NAME_X  3
-#define NAME_W  12
-#define FIRST_X (NAME_X + NAME_W)
+#define NCOLS  (sizeof(col_w) / sizeof(col_w[0]))
+#define NAME_X 3
+#define NAME_W 12 /* the name column's width when the window has no room for more */
 
 static unsigned owned_sms(const struct tui *t, unsigned k)
 {
@@ -38,7 +38,21 @@ static unsigned owned_sms(const struct tui *t, unsigned k)
     return n;
 }
 
-static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k)
+/* The name column: wide enough for the longest name of the mix (and a space) when the window
+ * has room beside the other columns, else NAME_W. */
+static int name_width(const struct tui *t, WINDOW *w, const bool *in)
+{
+    int cols = 0;
+    for (unsigned c = 0; c < NCOLS; c++)
+        cols += col_w[c];
+    int room = getmaxx(w) - NAME_X - cols, want = NAME_W;
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+        if (in[k] && (int)strlen(tui_kernel_name(t, k)) + 1 > want)
+            want = (int)strlen(tui_kernel_name(t, k)) + 1;
+    return want < room ? want : room > NAME_W ? room : NAME_W;
+}
+
+static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k, int name_w)
 {
     const struct tui_style *st = &t->style;
     const struct tui_epoch *e = tui_shown(t);
@@ -81,8 +95,8 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k)
     tui_print(w, y, 1, "%c", tui_kernel_letter(k));
     wattroff(w, st->kernel[k]);
     wattron(w, row_attr);
-    tui_print(w, y, NAME_X, "%-*.*s", NAME_W - 1, NAME_W - 1, tui_kernel_name(t, k));
-    int x = FIRST_X;
+    tui_print(w, y, NAME_X, "%-*.*s", name_w - 1, name_w - 1, tui_kernel_name(t, k));
+    int x = NAME_X + name_w;
     for (unsigned c = 0; c < NCOLS; c++) {
         x += col_w[c];
         tui_print_right(w, y, x, "%s", v[c]);
@@ -93,17 +107,18 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k)
 static void draw(const struct tui *t, WINDOW *w)
 {
     int rows = getmaxy(w);
+    bool in[GPU_MAX_KERNELS];
+    unsigned row[GPU_MAX_KERNELS], n = 0, sel = 0;
+    tui_mix_shown(t, in);
+    int name_w = name_width(t, w, in);
     wattron(w, A_BOLD);
     tui_print(w, 0, NAME_X, "Kernel");
-    int x = FIRST_X;
+    int x = NAME_X + name_w;
     for (unsigned c = 0; c < NCOLS; c++) {
         x += col_w[c];
         tui_print_right(w, 0, x, "%s", col_title[c]);
     }
     wattroff(w, A_BOLD);
-    bool in[GPU_MAX_KERNELS];
-    unsigned row[GPU_MAX_KERNELS], n = 0, sel = 0;
-    tui_mix_shown(t, in);
     for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
         if (in[k]) {
             sel = k == t->selected ? n : sel;
@@ -115,7 +130,7 @@ static void draw(const struct tui *t, WINDOW *w)
     if (fit > 0 && sel >= (unsigned)fit)
         top = sel - (unsigned)fit + 1;
     for (unsigned i = top; i < n && (int)(i - top) < fit; i++)
-        draw_row(t, w, 1 + (int)(i - top), row[i]);
+        draw_row(t, w, 1 + (int)(i - top), row[i], name_w);
 }
 
 static void title(const struct tui *t, int cols, char *buf, size_t n)

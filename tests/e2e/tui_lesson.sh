@@ -137,9 +137,22 @@ $(cat "$TMPD/step2-200x60")"
 grep -q "Enter shows the whole step" "$TMPD/step2-200x60" && fail "the step does not fit 200x60"
 tui_keys q y
 tui_wait "exit=0"
+# The kernels' names whole where the window has room (the table's name column widens to the
+# longest, teach-compute), and the columns still within the window at 80 columns.
+tui_start 120 40 LC_ALL=C.UTF-8 TERM=xterm -- lesson scaling
+tui_wait "Epoch 2/12"
+tui_wait "B teach-compute "
+tui_tmux kill-server
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- lesson scaling
+tui_wait "Epoch 2/12"
+tui_screen >"$TMPD/scaling-80x24"
+grep -Eq '^│>A teach-stream +20\.0 .* –│$' "$TMPD/scaling-80x24" ||
+    fail "the kernels' table does not fit 80 columns:
+$(cat "$TMPD/scaling-80x24")"
+tui_tmux kill-server
 # The captures, for the record.
 if [ -n "${CORUN_CAPTURES:-}" ]; then
     cp "$TMPD/step2-80x24" "$CORUN_CAPTURES/lesson-80x24.txt"
     cp "$TMPD/step2-200x60" "$CORUN_CAPTURES/lesson-200x60.txt"
 fi
-echo "lesson: list, check, hsm-fair stepped through at 80x24 and 200x60"
+echo "lesson: list, check, hsm-fair stepped through at 80x24 and 200x60, scaling's names whole at 120x40"
