@@ -245,7 +245,8 @@ const struct cli_command cmd_sweep = {
     .help =
         "SUITE is a suite file, or the name of one corun ships (hsm-pairs:\n"
         "scenarios/suites/hsm-pairs.cfg).\n\n"
-        "  --combos P:A,...  predictor:allocator pairs (default none:static). Predictors:\n"
+        "  --combos P:A,...\n"
+        "                  predictor:allocator pairs (default none:static). Predictors:\n"
         "                  none or any of `corun help predictors`; allocators: any of\n"
         "                  `corun help allocators` (static: the mix keeps its split)\n"
         "  -j N            N worker processes\n"
