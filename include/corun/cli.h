@@ -64,6 +64,13 @@ int cli_terminal_columns(void);
  * too narrow for it, text wrapped with its later lines under its first. Pipes and files always
  * get one line a row. */
 void cli_print_row(const char *lead, const char *text);
+struct gpu_config;
+struct kernel_profile;
+/* Prints the occupancy of profile p on one SM of g ("N TBs of W warps per SM: ..., bound by
+ * X") after lead, one line per kernel of an application of several (each marked "kernel i of
+ * n"; the later lines indented to lead's width). */
+void cli_print_occupancy(const char *lead, const struct gpu_config *g,
+                         const struct kernel_profile *p);
 /* "usage: corun NAME ARGS" for cmd on stderr, from the command table (a usage mistake). */
 void cli_usage_error(const struct cli_command *cmd);
 /* A help_for for a command's verb (`corun help sweep merge`): prints help to out and returns

@@ -15,6 +15,8 @@
 
 #include "config.h"
 #include "corun/datadir.h"
+#include "corun/gpu.h"
+#include "corun/kernel.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
 
@@ -283,6 +285,25 @@ void cli_print_row(const char *lead, const char *text)
         line += len + (line[len] == '\n');
     }
     free(wrapped);
+}
+
+void cli_print_occupancy(const char *lead, const struct gpu_config *g,
+                         const struct kernel_profile *p)
+{
+    unsigned n = p->nphases > 1 ? p->nphases : 1;
+    for (unsigned i = 0; i < n; i++) {
+        struct kernel_profile q = *p;
+        if (p->nphases > 1)
+            kernel_phase_profile(p, i, &q);
+        const char *limit;
+        unsigned occ = gpu_occupancy(g, &q, &limit), warps = occ * q.warps_per_tb;
+        printf("%*s%u TBs of %u warps per SM: %u of %u warps (%.0f %%), bound by %s",
+               (int)strlen(lead), i ? "" : lead, occ, q.warps_per_tb, warps, g->warps_per_sm,
+               100.0 * warps / g->warps_per_sm, limit);
+        if (n > 1)
+            printf(" (kernel %u of %u)", i + 1, n);
+        printf("\n");
+    }
 }
 
 int cli_wants_help(int argc, char **argv)

@@ -14,6 +14,7 @@
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/gpu.h"
+#include "corun/kernel.h"
 #include "corun/preset.h"
 #include "corun/util.h"
 
@@ -168,6 +169,51 @@ static bool zero_meaning(const struct conf_setting *s, char *buf, size_t n)
     return true;
 }
 
+/* Whether setting s differs between profiles a and b (numbers, flags and choices only). */
+static bool differs(const struct kernel_profile *a, const struct kernel_profile *b,
+                    const struct conf_setting *s)
+{
+    const char *x = (const char *)a + s->offset, *y = (const char *)b + s->offset;
+    switch (s->type) {
+    case CONF_UINT: return *(const unsigned *)x != *(const unsigned *)y;
+    case CONF_U64: return *(const uint64_t *)x != *(const uint64_t *)y;
+    case CONF_FLOAT: return *(const double *)x != *(const double *)y;
+    case CONF_BOOL: return *(const bool *)x != *(const bool *)y;
+    case CONF_CHOICE: return *(const int *)x != *(const int *)y;
+    default: return false;
+    }
+}
+
+/* Each kernel of an application of several: the settings it runs with that differ from the
+ * profile's above, one line a kernel (json: an array of objects). */
+static void print_phases(const struct kernel_profile *p, int json)
+{
+    const struct conf_table *t = &preset_kernel_table;
+    printf(json ? "[" : "%u kernels run in order, then from the first again:\n", p->nphases);
+    for (unsigned i = 0; i < p->nphases; i++) {
+        struct kernel_profile q;
+        kernel_phase_profile(p, i, &q);
+        if (json)
+            printf("%s{", i ? ", " : "");
+        else {
+            char lead[32];
+            snprintf(lead, sizeof lead, "    kernel %u of %u", i + 1, p->nphases);
+            printf("%-23s", lead); /* under the settings' values */
+        }
+        unsigned shown = 0;
+        for (size_t j = 0; j < t->count; j++) {
+            const struct conf_setting *s = &t->settings[j];
+            if (!differs(p, &q, s))
+                continue;
+            printf(json ? "%s\"%s\": " : "%s%s ", shown++ ? ", " : "", s->name);
+            print_value(&q, s, json);
+        }
+        printf("%s", json ? "}" : shown ? "\n" : "the settings above\n");
+    }
+    if (json)
+        printf("]");
+}
+
 static void print_show(const struct kernel_profile *p, const struct gpu_config *g, const char *gpu,
                        const struct calib_measure *m, unsigned long cycles, int json)
 {
@@ -180,7 +226,11 @@ static void print_show(const struct kernel_profile *p, const struct gpu_config *
         printf(", \"profile\": {");
         for (size_t i = 0; i < t->count; i++) {
             printf("%s\"%s\": ", i ? ", " : "", t->settings[i].name);
-            print_value(p, &t->settings[i], 1);
+            if (t->settings[i].type == CONF_CUSTOM && strcmp(t->settings[i].name, "phases") == 0 &&
+                p->nphases > 1)
+                print_phases(p, 1);
+            else
+                print_value(p, &t->settings[i], 1);
         }
         printf("}, \"gpu\": ");
         cli_json_string(stdout, gpu);
@@ -201,15 +251,19 @@ static void print_show(const struct kernel_profile *p, const struct gpu_config *
         const struct conf_setting *s = &t->settings[i];
         char zero[128];
         printf("  %-20s ", s->name);
+        if (s->type == CONF_CUSTOM && strcmp(s->name, "phases") == 0 && p->nphases > 1) {
+            print_phases(p, 0);
+            continue;
+        }
         print_value(p, s, 0);
         printf("%s%s", s->unit ? " " : "", s->unit ? s->unit : "");
         if (is_zero(p, s) && zero_meaning(s, zero, sizeof zero))
             printf(" (%s)", zero);
         printf("\n");
     }
-    printf("occupancy on %s: %u TBs of %u warps per SM: %u of %u warps (%.0f %%), bound by %s\n",
-           gpu, occ, p->warps_per_tb, occ * p->warps_per_tb, g->warps_per_sm,
-           100.0 * occ * p->warps_per_tb / g->warps_per_sm, limit);
+    char *lead = xasprintf("occupancy on %s: ", gpu);
+    cli_print_occupancy(lead, g, p);
+    free(lead);
     printf("measured alone on %s, %lu cycles:\n", gpu, cycles);
     printf("  IPC on %u SMs      %.2f (on %u: %.2f; scaling %.2f)\n", m->sms, m->ipc, m->sms / 2,
            m->ipc_half, m->scaling);

@@ -127,9 +127,7 @@ static int solo_run(int argc, char **argv)
         printf("%s alone on %u of %s's %u SMs, %llu cycles measured after %llu of warm-up\n",
                o.kernel, r.sms, o.gpu, gpu.sms, (unsigned long long)r.cycles,
                (unsigned long long)r.warmup_cycles);
-        printf("  occupancy    %u TBs of %u warps per SM: %u of %u warps (%.0f %%), bound by %s\n",
-               occ, p.warps_per_tb, occ * p.warps_per_tb, gpu.warps_per_sm,
-               100.0 * occ * p.warps_per_tb / gpu.warps_per_sm, limit);
+        cli_print_occupancy("  occupancy    ", &gpu, &p);
         if ((uint64_t)p.tbs < (uint64_t)occ * r.sms) /* a grid too small to fill them */
             printf("  grid         %u TBs over %u SMs: at most %.1f TBs per SM at once on average "
                    "(%.0f %% "

@@ -38,6 +38,22 @@ grep -qx '  warps_per_tb         4' "$TMPD/bino.txt" || fail "warps_per_tb 4 (no
 occ=$("$CORUN" solo bino --cycles 1000 | sed -n 's/^  occupancy    //p')
 [ -n "$occ" ] && grep -qxF "occupancy on hbm80: $occ" "$TMPD/bino.txt" ||
     fail "occupancy '$occ' not in: $(cat "$TMPD/bino.txt")"
+# An application of several kernels (fwt: three) shows each kernel's settings that differ and
+# each kernel's occupancy (its second kernel: 16 warps per TB and 8 KB of shared memory).
+"$CORUN" kernels show fwt --cycles 2000 >"$TMPD/fwt.txt"
+grep -qx '  phases               3 kernels run in order, then from the first again:' "$TMPD/fwt.txt" &&
+    grep -qx '    kernel 1 of 3      the settings above' "$TMPD/fwt.txt" &&
+    grep -q '^    kernel 2 of 3      tbs 4096, warps_per_tb 16, .*smem_per_tb_bytes 8192, ' "$TMPD/fwt.txt" ||
+    fail "fwt's kernels: $(cat "$TMPD/fwt.txt")"
+grep -qx '                    4 TBs of 16 warps per SM: 64 of 64 warps (100 %), bound by warp slots (kernel 2 of 3)' \
+    "$TMPD/fwt.txt" || fail "fwt's second kernel's occupancy: $(cat "$TMPD/fwt.txt")"
+[ "$("$CORUN" solo fwt --cycles 1000 | grep -c '(kernel [123] of 3)$')" -eq 3 ] ||
+    fail "solo fwt: not an occupancy line per kernel"
+"$CORUN" kernels show fwt --cycles 2000 --json | python3 -c '
+import json, sys
+ph = json.load(sys.stdin)["profile"]["phases"]
+assert len(ph) == 3 and ph[0] == {} and ph[1]["warps_per_tb"] == 16 and ph[2]["tbs"] == 128, ph
+' || fail "fwt's phases in JSON"
 
 "$CORUN" suite check "$top_srcdir/scenarios/suites/hsm-pairs.cfg" | grep -q 'ok (105 mixes, gpu hbm80)' ||
     fail "suite check"
