@@ -192,6 +192,12 @@ void gpu_set_dram_checking(struct gpu *g, bool on);
  * quiet memory system), unless turned off; the counters are the same either way, so this
  * exists for the tests that say so. */
 void gpu_set_fast_forward(struct gpu *g, bool on);
+/* The same for every GPU made after the call (the default: on), private-mode references
+ * included; for `corun run --no-shortcuts`, which checks that the shortcuts change nothing.
+ * Call it before any thread makes a GPU. Off, the references are cached under keys of their
+ * own (solo_config_hash), so that a check never reads a trace the shortcuts made. */
+void gpu_set_default_fast_forward(bool on);
+bool gpu_default_fast_forward(void);
 /* Runs each block's SM phase and memory phase (LLC slices, DRAM) on two threads, with the same
  * results (gpu_split.c). False when it cannot: the second thread does not start, or a request
  * could be ready at its LLC slice within the block it was sent in (an LLC latency shorter

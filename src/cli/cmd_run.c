@@ -13,6 +13,7 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/gpu.h"
 #include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/report.h"
@@ -41,6 +42,7 @@ struct options {
     } changes[16];
     unsigned nchanges;
     unsigned long threads; /* for the private-mode references */
+    int no_shortcuts;      /* every GPU stepped cycle by cycle */
 };
 
 /* "--add N:NAME" or "--remove N:K" into o->changes. */
@@ -75,19 +77,13 @@ static int parse_change(struct options *o, char what, const char *arg)
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"epochs", required_argument, NULL, 'e'},
-        {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},
-        {"catalog", required_argument, NULL, 'c'},
-        {"set", required_argument, NULL, 'S'},
-        {"json", no_argument, NULL, 'j'},
-        {"predictor", required_argument, NULL, 'p'},
-        {"allocator", required_argument, NULL, 'a'},
-        {"explain", no_argument, NULL, 'x'},
-        {"add", required_argument, NULL, '+'},
-        {"remove", required_argument, NULL, '-'},
-        {"threads", required_argument, NULL, 'T'},
-        {NULL, 0, NULL, 0},
+        {"epochs", required_argument, NULL, 'e'},    {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},       {"catalog", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 'S'},       {"json", no_argument, NULL, 'j'},
+        {"predictor", required_argument, NULL, 'p'}, {"allocator", required_argument, NULL, 'a'},
+        {"explain", no_argument, NULL, 'x'},         {"add", required_argument, NULL, '+'},
+        {"remove", required_argument, NULL, '-'},    {"threads", required_argument, NULL, 'T'},
+        {"no-shortcuts", no_argument, NULL, 'N'},    {NULL, 0, NULL, 0},
     };
     *o = (struct options){.threads = cli_default_threads()};
     cli_getopt_reset();
@@ -120,6 +116,7 @@ static int parse(int argc, char **argv, struct options *o)
             o->allocator = optarg;
             break;
         case 'x': o->explain = 1; break;
+        case 'N': o->no_shortcuts = 1; break;
         case 'T':
             if (cli_parse_uint("--threads", optarg, 1, 64, &o->threads) != 0)
                 return -1;
@@ -308,8 +305,8 @@ static int run_accelerator(const struct options *o, const char *datadir)
     if (o->epochs || o->nsets || o->nchanges || o->explain || o->allocator) {
         fprintf(stderr,
                 "corun: %s: an accelerator scenario takes only --predictor, --seed, --out, "
-                "--catalog, --threads and --json (--epochs, --set, --add, --remove, --explain and "
-                "--allocator are for spatial scenarios)\n",
+                "--catalog, --threads, --no-shortcuts and --json (--epochs, --set, --add, "
+                "--remove, --explain and --allocator are for spatial scenarios)\n",
                 o->scenario);
         return CLI_BAD_INPUT;
     }
@@ -481,6 +478,8 @@ static int run_run(int argc, char **argv)
     char *path = cli_find_scenario(o.scenario, datadir, "scenarios");
     free(datadir);
     o.scenario = path;
+    if (o.no_shortcuts)
+        gpu_set_default_fast_forward(false); /* before any GPU, the references' included */
     int rc = run_file(o);
     free(path);
     return rc;
@@ -490,7 +489,7 @@ const struct cli_command cmd_run = {
     .name = "run",
     .args = "SCENARIO [--epochs N] [--seed S] [--set K=V]... [--out RUN.h5] [--catalog PATH] "
             "[--predictor P] [--allocator A] [--add N:KERNEL]... [--remove N:K]... [--explain] "
-            "[--json] [--threads N]",
+            "[--json] [--threads N] [--no-shortcuts]",
     .summary = "run a scenario headless, print each epoch, and optionally record it",
     .help = "SCENARIO is a file, or the name of one corun ships (`corun run default`,\n"
             "`corun run studies/quad-mixed`: scenarios/NAME.cfg in its data directory).\n"
@@ -530,7 +529,14 @@ const struct cli_command cmd_run = {
             "                   itself: not beside another busy job) (default: the\n"
             "                   CPUs it may run on, at most 8);\n"
             "                   accelerator scenarios: above 1, the solo runs beside\n"
-            "                   the co-located one; the results do not depend on N\n\n"
+            "                   the co-located one; the results do not depend on N\n"
+            "  --no-shortcuts   step every GPU cycle by cycle, without the simulator's\n"
+            "                   shortcuts (an SM's compute rotation fast-forwarded,\n"
+            "                   stretches in which nothing is due jumped over), the\n"
+            "                   private-mode references too (cached apart): the same\n"
+            "                   output, slower; `corun bench --compare corun\n"
+            "                   --other-args --no-shortcuts` checks that and times the\n"
+            "                   shortcuts\n\n"
             "A progress bar goes to stderr when it is a terminal.\n\n"
             "An accelerator scenario (mode = \"accelerator\", `corun help accelerator`) runs\n"
             "its applications' tasks on the k40-style GPU with kernels sharing the SMs first\n"
@@ -540,7 +546,8 @@ const struct cli_command cmd_run = {
             "application's query latency p50 and p99 in ms, its solo p99 and whether p99 <=\n"
             "qos_target x solo p99, each batch application's passes, the GPU utilization (SM\n"
             "time holding thread blocks), the link's busy time and the tasks done. Only\n"
-            "--predictor, --seed, --out, --catalog, --threads and --json apply; --out writes the\n"
+            "--predictor, --seed, --out, --catalog, --threads, --no-shortcuts and --json apply; "
+            "--out writes the\n"
             "run and its task table to a new HDF5 file ('corun show' prints it again) and adds\n"
             "it to the catalog ('corun runs list' shows it as aN). --predictor prophet "
             "(Prophet's schedule\n"

@@ -28,6 +28,9 @@ static struct kstate *new_kstate(const struct gpu *g, const struct kernel_profil
     return kstate_new(p, k, g->cfg.llc.line_bytes, &lim, g->seed);
 }
 
+/* What every GPU made from now on starts with (gpu_set_default_fast_forward). */
+static bool fast_forward_default = true;
+
 /* Builds the parts of g (cfg, seed, nkernels and the kernels' states set) with SM reuse
  * histories of hist lines. */
 static void build(struct gpu *g, unsigned hist)
@@ -69,7 +72,7 @@ static void build(struct gpu *g, unsigned hist)
     g->core_khz = (uint64_t)llround(cfg->core_clock_mhz * 1000);
     g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
     e->next_dram_tick = 0;
-    e->sm_fast_forward = true;
+    e->sm_fast_forward = fast_forward_default;
     g->prio.kernel = -1; /* and rr = 0: kernel 0 has the first turn */
 }
 
@@ -144,6 +147,16 @@ void gpu_delete(struct gpu *g)
 void gpu_set_dram_checking(struct gpu *g, bool on)
 {
     dram_set_checking(g->env.dram, on);
+}
+
+void gpu_set_default_fast_forward(bool on)
+{
+    fast_forward_default = on;
+}
+
+bool gpu_default_fast_forward(void)
+{
+    return fast_forward_default;
 }
 
 void gpu_set_fast_forward(struct gpu *g, bool on)

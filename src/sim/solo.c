@@ -35,6 +35,8 @@ uint64_t solo_config_hash(const struct gpu_config *c)
 {
     uint64_t h = UTIL_HASH_START;
     util_hash_u64(&h, CORUN_SIM_ID); /* another simulator makes another trace of the same GPU */
+    if (!gpu_default_fast_forward())
+        util_hash_u64(&h, 0x6e6f2d6666ull); /* stepped cycle by cycle: traces of their own */
     util_hash_u64(&h, c->sms);
     util_hash_double(&h, c->core_clock_mhz);
     util_hash_u64(&h, c->warps_per_sm);

@@ -16,6 +16,7 @@
 
 #include "corun/gpu.h"
 #include "corun/kernel.h"
+#include "corun/solo.h"
 #include "testutil.h"
 
 #define SMS 15 /* k40 */
@@ -455,6 +456,31 @@ static void test_idle_skip_equals_per_cycle(void **state)
     assert_memory_equal(on.ch, off.ch, sizeof(on.ch));
 }
 
+/* gpu_set_default_fast_forward (`corun run --no-shortcuts`): the GPUs made after it start with
+ * the shortcuts off (an idle stretch stepped, not jumped over), and the private-mode traces get
+ * keys of their own, so that a check never reads a trace the shortcuts made. */
+static void test_default_fast_forward(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    test_preset("k40", &cfg);
+    uint64_t key_on = solo_config_hash(&cfg), skipped[2];
+    for (int off = 0; off < 2; off++) {
+        gpu_set_default_fast_forward(!off);
+        assert_int_equal(gpu_default_fast_forward(), !off);
+        struct gpu *g = make_gpu(1, 3);
+        gpu_run_shared(g, 200000);
+        skipped[off] = gpu_skipped_cycles(g);
+        gpu_delete(g);
+        if (off)
+            assert_true(solo_config_hash(&cfg) != key_on);
+    }
+    gpu_set_default_fast_forward(true);
+    assert_true(solo_config_hash(&cfg) == key_on);
+    assert_true(skipped[0] > 100000);
+    assert_int_equal(skipped[1], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_run_stops_and_relaunch),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_idle_skip_equals_per_cycle),
+        cmocka_unit_test(test_default_fast_forward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
