@@ -64,7 +64,7 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "run --epochs on an accelerator scenario: exit status $rc, expected 2"
-grep -qF "takes only --predictor, --seed, --out, --catalog, --threads and --json" "$TMPD/err" \
+grep -qF "takes only --predictor, --seed, --out, --catalog, --threads, --no-shortcuts and --json" "$TMPD/err" \
     || fail "run --epochs: $(cat "$TMPD/err")"
 
 # The run file: show prints what run printed, from the file (table and JSON), without
