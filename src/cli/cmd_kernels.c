@@ -144,14 +144,17 @@ static void print_value(const struct kernel_profile *p, const struct conf_settin
     }
 }
 
-/* Whether numeric setting s of p is 0. */
-static bool is_zero(const struct kernel_profile *p, const struct conf_setting *s)
+/* Whether setting s differs between profiles a and b (numbers, flags and choices only). */
+static bool differs(const struct kernel_profile *a, const struct kernel_profile *b,
+                    const struct conf_setting *s)
 {
-    const void *f = (const char *)p + s->offset;
+    const char *x = (const char *)a + s->offset, *y = (const char *)b + s->offset;
     switch (s->type) {
-    case CONF_UINT: return *(const unsigned *)f == 0;
-    case CONF_U64: return *(const uint64_t *)f == 0;
-    case CONF_FLOAT: return *(const double *)f == 0;
+    case CONF_UINT: return *(const unsigned *)x != *(const unsigned *)y;
+    case CONF_U64: return *(const uint64_t *)x != *(const uint64_t *)y;
+    case CONF_FLOAT: return *(const double *)x != *(const double *)y;
+    case CONF_BOOL: return *(const bool *)x != *(const bool *)y;
+    case CONF_CHOICE: return *(const int *)x != *(const int *)y;
     default: return false;
     }
 }
@@ -167,21 +170,6 @@ static bool zero_meaning(const struct conf_setting *s, char *buf, size_t n)
     size_t len = strcspn(m, ";)");
     snprintf(buf, n, "%.*s", (int)len, m);
     return true;
-}
-
-/* Whether setting s differs between profiles a and b (numbers, flags and choices only). */
-static bool differs(const struct kernel_profile *a, const struct kernel_profile *b,
-                    const struct conf_setting *s)
-{
-    const char *x = (const char *)a + s->offset, *y = (const char *)b + s->offset;
-    switch (s->type) {
-    case CONF_UINT: return *(const unsigned *)x != *(const unsigned *)y;
-    case CONF_U64: return *(const uint64_t *)x != *(const uint64_t *)y;
-    case CONF_FLOAT: return *(const double *)x != *(const double *)y;
-    case CONF_BOOL: return *(const bool *)x != *(const bool *)y;
-    case CONF_CHOICE: return *(const int *)x != *(const int *)y;
-    default: return false;
-    }
 }
 
 /* Each kernel of an application of several: the settings it runs with that differ from the
@@ -218,9 +206,9 @@ static void print_show(const struct kernel_profile *p, const struct gpu_config *
                        const struct calib_measure *m, unsigned long cycles, int json)
 {
     const struct conf_table *t = &preset_kernel_table;
-    const char *limit;
-    unsigned occ = gpu_occupancy(g, p, &limit);
     if (json) {
+        const char *limit;
+        unsigned occ = gpu_occupancy(g, p, &limit);
         printf("{\"name\": ");
         cli_json_string(stdout, p->name);
         printf(", \"profile\": {");
@@ -257,7 +245,8 @@ static void print_show(const struct kernel_profile *p, const struct gpu_config *
         }
         print_value(p, s, 0);
         printf("%s%s", s->unit ? " " : "", s->unit ? s->unit : "");
-        if (is_zero(p, s) && zero_meaning(s, zero, sizeof zero))
+        static const struct kernel_profile none; /* every setting 0 */
+        if (!differs(p, &none, s) && zero_meaning(s, zero, sizeof zero))
             printf(" (%s)", zero);
         printf("\n");
     }
