@@ -124,12 +124,8 @@ run_tests() {
     for log in tests/unit/*.log; do
         [ -f "$log" ] && cat "$log"
     done
-    for log in tests/*.log tests/e2e/*.log; do
-        if [ -f "$log" ] && grep -q '^FAIL\|^ERROR' "${log%.log}.trs" 2>/dev/null; then
-            say "---- $log"
-            cat "$log"
-        fi
-    done
+    # A failing script's own log, so CI's output says why.
+    "$here/tests/failed-logs.sh" "$build" || true
     summarize_tests
     return $rc
 }

@@ -40,4 +40,18 @@ if [ -n "$cf" ]; then
     sed -i 's/^    return p;$/  return   p ;/' "$copy/src/util/util.c"
     if "$here/check_format.sh" "$copy" 2>/dev/null; then fail "format slip not caught"; fi
 fi
+# setup.sh prints a failed script's log (tests/failed-logs.sh), from automake's .trs records.
+b="$TMPD/build"
+mkdir -p "$b/tests/e2e"
+for r in PASS FAIL SKIP ERROR; do
+    printf ':test-result: %s\n:global-test-result: %s\n' "$r" "$r" >"$b/tests/e2e/t_$r.sh.trs"
+    echo "the log of a $r" >"$b/tests/e2e/t_$r.sh.log"
+done
+"$here/failed-logs.sh" "$b" >"$TMPD/out" 2>&1 || fail "failed-logs.sh exits non-zero"
+for r in FAIL ERROR; do
+    grep -q "the log of a $r" "$TMPD/out" || fail "a $r log not printed: $(cat "$TMPD/out")"
+done
+if grep -q 'the log of a PASS\|the log of a SKIP' "$TMPD/out"; then
+    fail "a passing log printed: $(cat "$TMPD/out")"
+fi
 echo "checks: each deliberate violation was caught"
