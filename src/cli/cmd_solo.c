@@ -16,7 +16,8 @@
 struct options {
     const char *kernel;
     const char *gpu;
-    unsigned long sms; /* 0: all */
+    const char *sms_text; /* --sms, read once the preset says how many SMs there are */
+    unsigned long sms;    /* 0: all */
     unsigned long cycles;
     unsigned long seed;
     int json;
@@ -42,10 +43,7 @@ static int parse(int argc, char **argv, struct options *o, char **sets)
         switch (c) {
         case 'S': o->sets[o->nsets++] = optarg; break;
         case 'g': o->gpu = optarg; break;
-        case 'n':
-            if (cli_parse_uint("--sms", optarg, 1, 1024, &o->sms) != 0)
-                return -1;
-            break;
+        case 'n': o->sms_text = optarg; break;
         case 'c':
             if (cli_parse_uint("--cycles", optarg, 1000, 1000000000, &o->cycles) != 0)
                 return -1;
@@ -93,13 +91,10 @@ static int solo_run(int argc, char **argv)
         fprintf(stderr, "corun: --set: %s\n", err);
         goto out;
     }
-    if (o.sms > gpu.sms) {
-        fprintf(stderr,
-                "corun: --sms: expected a whole number from 1 to %u (%s has %u SMs), got "
-                "%lu\n",
-                gpu.sms, o.gpu, gpu.sms, o.sms);
+    char what[96];
+    snprintf(what, sizeof what, "--sms (%s has %u SMs)", o.gpu, gpu.sms);
+    if (o.sms_text && cli_parse_uint(what, o.sms_text, 1, gpu.sms, &o.sms) != 0)
         goto out;
-    }
     struct solo_result r;
     if (solo_characterize(&gpu, &p, (unsigned)o.sms, o.cycles, o.seed, &r, err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);

@@ -54,7 +54,10 @@ expect_bad() { # MESSAGE ARGS...
 }
 expect_bad 'corun: solo: unknown kernel "strem"' solo strem
 expect_bad '(did you mean stream?)' solo strem
-expect_bad '--sms: expected a whole number from 1 to 80 (hbm80 has 80 SMs), got 81' solo stream --sms 81
+expect_bad "--sms (hbm80 has 80 SMs): expected a whole number from 1 to 80, got '81'" solo stream --sms 81
+# 0 and words get the preset's range too (0 was once told "from 1 to 1024").
+expect_bad "--sms (hbm80 has 80 SMs): expected a whole number from 1 to 80, got '0'" solo stream --sms 0
+expect_bad "--sms (gddr5_40 has 40 SMs): expected a whole number from 1 to 40, got 'all'" solo stream --sms all --gpu gddr5_40
 expect_bad "--cycles: expected a whole number from 1000 to 1000000000, got '10'" solo stream --cycles 10
 expect_bad 'corun: --gpu: unknown GPU preset "a100"' solo stream --gpu a100
 expect_bad "--epochs: expected a whole number from 1 to 1000000, got '0'" run "$small" --epochs 0
