@@ -1,5 +1,6 @@
 /* cmd_runs — `corun runs list | show ID | query SQL`: the catalog of recorded runs, spatial and
  * accelerator. */
+#include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -103,18 +104,28 @@ static int usage(void)
 
 static int runs_run(int argc, char **argv)
 {
+    static const struct option longopts[] = {
+        {"catalog", required_argument, NULL, 'c'},
+        {"timeout", required_argument, NULL, 't'},
+        {NULL, 0, NULL, 0},
+    };
     const char *path = NULL;
     unsigned long timeout_s = CATALOG_QUERY_LIMIT_S;
-    int i = 1;
-    for (; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--catalog") == 0)
-            path = argv[i + 1];
-        else if (strcmp(argv[i], "--timeout") == 0) {
-            if (cli_parse_uint("--timeout", argv[i + 1], 0, 86400, &timeout_s) != 0)
+    /* Options go before the verb or after it (`corun runs list --catalog F`); an SQL query
+     * that starts with '-' follows `--`. */
+    cli_getopt_reset();
+    int c;
+    while ((c = cli_getopt(argc, argv, ":c:t:", longopts)) != -1) {
+        switch (c) {
+        case 'c': path = optarg; break;
+        case 't':
+            if (cli_parse_uint("--timeout", optarg, 0, 86400, &timeout_s) != 0)
                 return CLI_BAD_INPUT;
-        } else
             break;
+        default: return usage();
+        }
     }
+    int i = optind;
     if (i >= argc) {
         fprintf(stderr, "corun: runs: expected list, show or query\n");
         return usage();
@@ -123,12 +134,7 @@ static int runs_run(int argc, char **argv)
     int nargs = argc - i - 1;
     bool list = strcmp(verb, "list") == 0;
     if (!list && strcmp(verb, "show") != 0 && strcmp(verb, "query") != 0) {
-        if (strcmp(verb, "--catalog") == 0 || strcmp(verb, "--timeout") == 0)
-            fprintf(stderr, "corun: runs: %s needs a value\n", verb);
-        else if (verb[0] == '-')
-            fprintf(stderr, "corun: runs: unknown option '%s'\n", verb);
-        else
-            fprintf(stderr, "corun: runs: '%s': expected list, show or query\n", verb);
+        fprintf(stderr, "corun: runs: '%s': expected list, show or query\n", verb);
         return usage();
     }
     if (nargs != !list) {
@@ -208,6 +214,8 @@ const struct cli_command cmd_runs = {
             "Tables: runs, kernels, kernel_measurements, solo_traces, sweep_results; accel_runs\n"
             "and accel_run_apps (a row per application of each) once an accelerator run is\n"
             "recorded. `list` shows accelerator runs after the spatial ones, with IDs aN:\n"
-            "`show a1` shows one.\n",
+            "`show a1` shows one.\n"
+            "The options may also follow the verb (`corun runs list --catalog F`); an SQL query\n"
+            "that begins with '-' goes after `--`.\n",
     .run = runs_run,
 };

@@ -157,10 +157,18 @@ runs --frob list|corun: runs: unknown option '--frob'
 runs lsit|corun: runs: 'lsit': expected list, show or query
 runs show|corun: runs show: expected a run ID after it
 runs query select 1|corun: runs query: unexpected argument '1' (quote an SQL query with spaces)
+runs list --timeout x|corun: --timeout: expected a whole number from 0 to 86400, got 'x'
 show x.h5 --epoch|corun: show: unknown option '--epoch'
 show -|corun: show: unknown option '-'
 replay -|corun: replay: unknown option '-'
 EOF
+
+# `runs` takes its options after the verb too (a new user's `corun runs list --catalog F`
+# was refused once).
+"$CORUN" runs list --catalog "$TMPD/after.db" >"$TMPD/out" || fail "runs list --catalog F"
+grep -q "no runs in $TMPD/after.db yet" "$TMPD/out" || fail "runs list --catalog F: $(cat "$TMPD/out")"
+[ "$("$CORUN" runs query --timeout 5 'SELECT 6*7' --catalog "$TMPD/after.db")" = "6*7
+42" ] || fail "runs query with options after the verb"
 
 # `corun --help` lists the scenarios corun ships; each name it gives is one that check takes.
 names=$("$CORUN" --help | sed -n '/^A SCENARIO may also be named/,$p' | tr '\n' ' ' | sed 's/.*scenarios): //; s/\.[[:space:]]*$//; s/,//g')
