@@ -1,5 +1,6 @@
 /* cmd_show — `corun show RUN.h5` and `corun export RUN.h5 --csv DIR`: a recorded run (spatial
  * or accelerator), without simulating. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,43 +82,62 @@ const struct cli_command cmd_show = {
 
 static int export_run(int argc, char **argv)
 {
-    if (argc != 4 || strcmp(argv[2], "--csv") != 0) {
-        fprintf(stderr, "corun: export: expected a run file and --csv DIR, in that order\n");
+    static const struct option longopts[] = {
+        {"csv", required_argument, NULL, 'c'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *dir = NULL;
+    cli_getopt_reset();
+    int c;
+    while ((c = cli_getopt(argc, argv, ":c:", longopts)) != -1) {
+        if (c != 'c') {
+            cli_usage_error(&cmd_export);
+            return CLI_BAD_INPUT;
+        }
+        dir = optarg;
+    }
+    if (cli_operands(&cmd_export, argc, argv, optind, 1, "a run file (RUN.h5)") != 0) {
         cli_usage_error(&cmd_export);
         return CLI_BAD_INPUT;
     }
+    if (!dir) {
+        fprintf(stderr, "corun: export: expected --csv DIR, the directory to write to\n");
+        cli_usage_error(&cmd_export);
+        return CLI_BAD_INPUT;
+    }
+    const char *path = argv[optind];
     char err[512];
-    if (accel_runfile_probe(argv[1]) == 1) {
+    if (accel_runfile_probe(path) == 1) {
         struct accel_record r;
-        int rc = accel_runfile_read(argv[1], &r, err, sizeof err);
+        int rc = accel_runfile_read(path, &r, err, sizeof err);
         if (rc != 0) {
             fprintf(stderr, "corun: %s\n", err);
             accel_record_done(&r);
             return CLI_BAD_INPUT;
         }
-        rc = accel_runfile_export_csv(&r, argv[3], err, sizeof err);
+        rc = accel_runfile_export_csv(&r, dir, err, sizeof err);
         accel_record_done(&r);
         if (rc != 0) {
             fprintf(stderr, "corun: %s\n", err);
             return CLI_FAILED;
         }
         fprintf(stderr, "corun: wrote run.csv, applications.csv, queries.csv and tasks.csv in %s\n",
-                argv[3]);
+                dir);
         return CLI_OK;
     }
-    struct runfile *rf = runfile_open(argv[1], err, sizeof err);
+    struct runfile *rf = runfile_open(path, err, sizeof err);
     if (!rf) {
         fprintf(stderr, "corun: %s\n", err);
         return CLI_BAD_INPUT;
     }
-    int rc = runfile_export_csv(rf, argv[3], err, sizeof err);
+    int rc = runfile_export_csv(rf, dir, err, sizeof err);
     if (rc != 0)
         fprintf(stderr, "corun: %s\n", err);
     else
         fprintf(stderr,
                 "corun: wrote kernels.csv, system.csv, events.csv and partition.csv in "
                 "%s\n",
-                argv[3]);
+                dir);
     runfile_close(rf, err, sizeof err);
     return rc == 0 ? CLI_OK : CLI_FAILED;
 }

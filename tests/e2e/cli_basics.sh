@@ -123,7 +123,8 @@ kernels show|corun: kernels show: expected a kernel's name (NAME)
 kernels list x|corun: kernels list: unexpected argument 'x'
 plot x.h5|corun: plot: expected --out FILE.svg or --out FILE.png
 plot x.h5 --out|corun: plot: a value is missing after '--out'
-export x.h5|corun: export: expected a run file and --csv DIR, in that order
+export x.h5|corun: export: expected --csv DIR, the directory to write to
+export --csv d|corun: export: expected a run file (RUN.h5)
 suite check|corun: suite check: expected one suite file (SUITE)
 slurm|corun: slurm: expected an action and a job directory (JOB)
 EOF

@@ -65,6 +65,9 @@ set -e
 
 "$CORUN" export "$TMPD/a.h5" --csv "$TMPD/csv" 2>/dev/null
 [ "$(wc -l <"$TMPD/csv/kernels.csv")" -eq 7 ] || fail "kernels.csv: 3 epochs x 2 kernels + header"
+# --csv first works too, and writes the same.
+"$CORUN" export --csv "$TMPD/csv2" "$TMPD/a.h5" 2>/dev/null || fail "export --csv DIR RUN.h5"
+diff -r "$TMPD/csv" "$TMPD/csv2" >/dev/null || fail "export --csv DIR RUN.h5 wrote other files"
 
 # Bad run files.
 bad() { # FILE MESSAGE
