@@ -105,6 +105,8 @@ int session_set_allocator(struct session *s, const char *name, char *err, size_t
              ops->dram_scheduler ? ops->dram_scheduler : "");
     if (ops->dram_scheduler)
         strcat(text, ")");
+    if (strcmp(session_allocator_name(s), ops->name) == 0)
+        strcat(text, " (restarted)"); /* the same allocator, its state begun again */
     session_drop_allocator(s);
     s->alloc = ops;
     s->alloc_state = state;

@@ -150,10 +150,11 @@ int session_set_predictor(struct session *s, const char *name, char *err, size_t
     if (ops && !(state = predictor_new(s, ops, &model_path, warning, sizeof warning, err, errlen)))
         return -1;
     char text[256];
-    snprintf(text, sizeof text, "%s -> %s%s%s%s%s", session_predictor_name(s),
-             ops ? ops->name : "none", model_path ? " (model " : "", model_path ? model_path : "",
-             model_path ? ")" : "",
-             ops && ops->needs_private ? " [private-mode truth, simulation only]" : "");
+    const char *to = ops ? ops->name : "none";
+    snprintf(text, sizeof text, "%s -> %s%s%s%s%s%s", session_predictor_name(s), to,
+             model_path ? " (model " : "", model_path ? model_path : "", model_path ? ")" : "",
+             ops && ops->needs_private ? " [private-mode truth, simulation only]" : "",
+             strcmp(session_predictor_name(s), to) == 0 ? " (restarted)" : "");
     free(model_path);
     session_drop_predictor(s);
     s->pred = ops;

@@ -69,6 +69,11 @@ static void test_swap_mid_run(void **state)
     assert_int_equal(session_set_allocator(s, "even", err, sizeof err), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(test_sms_of(s, 0), 8);
+    /* The allocator in force again: it restarts, and the log says so rather than "even ->
+     * even"; a restart is still a switch to a replay and a branch. */
+    assert_int_equal(session_set_allocator(s, "even", err, sizeof err), 0);
+    assert_int_equal(test_count_events(s, "allocator", "even -> even (restarted)"), 1);
+    assert_int_equal(test_count_events(s, "allocator", "proportional -> even (restarted)"), 0);
     /* An unknown name changes nothing and says what is known. */
     assert_int_equal(session_set_allocator(s, "fiar", err, sizeof err), -1);
     assert_non_null(strstr(err, "did you mean fair"));
@@ -184,6 +189,9 @@ static void test_model_out_of_range(void **state)
     assert_int_equal(test_count_events(s, "warning", ""), 2);
     assert_int_equal(session_set_predictor(s, "themis", err, sizeof err), 0);
     assert_int_equal(session_set_predictor(s, "dase", err, sizeof err), 0);
+    assert_int_equal(test_count_events(s, "predictor", "themis -> dase"), 1);
+    assert_int_equal(session_set_predictor(s, "dase", err, sizeof err), 0);
+    assert_int_equal(test_count_events(s, "predictor", "dase -> dase (restarted)"), 1);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(test_count_events(s, "warning", ""), 2);
     session_delete(s);
