@@ -1,6 +1,8 @@
 /* cmd_check — `corun check SCENARIO`: load and validate a scenario without running it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "corun/accel_scenario.h"
 #include "corun/cli.h"
@@ -32,6 +34,11 @@ static int check_run(int argc, char **argv)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     char *path = cli_find_scenario(argv[1], datadir, "scenarios");
+    if (strcmp(path, argv[1]) == 0 && access(path, F_OK) != 0) {
+        /* Not a scenario corun ships: perhaps a lesson, as `corun lesson list` names them. */
+        free(path);
+        path = cli_find_scenario(argv[1], datadir, "scenarios/lessons");
+    }
     struct diag diags;
     diag_init(&diags);
     int rc;
@@ -75,7 +82,8 @@ const struct cli_command cmd_check = {
             "'corun help scenario' lists every setting with its range and default. A lesson\n"
             "(a file with steps, see 'corun help lesson') is checked with the scenario it runs.\n"
             "An accelerator scenario (mode = \"accelerator\", see 'corun help accelerator') is\n"
-            "checked with its application profiles and kernels. A file corun ships may be\n"
-            "named without its directory and .cfg (`corun check default`).\n",
+            "checked with its application profiles and kernels. A scenario or lesson corun\n"
+            "ships may be named without its directory and .cfg (`corun check default`,\n"
+            "`corun check even-split`).\n",
     .run = check_run,
 };
