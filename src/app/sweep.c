@@ -43,9 +43,12 @@ int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, siz
             size_t n = predict_registry_names(names, 31);
             names[n++] = "none";
             const char *near = util_suggest(p, names, n);
-            snprintf(err, errlen,
-                     "--combos: unknown predictor \"%s\"%s%s%s; see `corun help sweep`", p,
-                     near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+            char known[256] = "";
+            for (size_t i = 0; i < n; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                         names[i]);
+            snprintf(err, errlen, "--combos: unknown predictor \"%s\"%s%s%s; known: %s", p,
+                     near ? " (did you mean " : "", near ? near : "", near ? "?)" : "", known);
             rc = -1;
         } else if (!alloc_registry_find(a)) {
             const char *names[32];
