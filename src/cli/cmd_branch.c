@@ -42,7 +42,7 @@ static int branch_run(int argc, char **argv)
     if (cli_operands(&cmd_branch, argc, argv, optind, 2,
                      "a run file and an epoch (RUN.h5 EPOCH)") != 0)
         return CLI_BAD_INPUT;
-    if (cli_parse_uint("EPOCH", argv[optind + 1], 0, 1000000, &at) != 0)
+    if (cli_parse_uint("branch: EPOCH", argv[optind + 1], 0, 1000000, &at) != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     char err[512];

@@ -162,6 +162,7 @@ runs --frob list|corun: runs: unknown option '--frob'
 runs lsit|corun: runs: 'lsit': expected list, show or query
 runs show|corun: runs show: expected a run ID after it
 runs query select 1|corun: runs query: unexpected argument '1' (quote an SQL query with spaces)
+branch x.h5 y|corun: branch: EPOCH: expected a whole number from 0 to 1000000, got 'y'
 runs list --timeout x|corun: --timeout: expected a whole number from 0 to 86400, got 'x'
 show x.h5 --epoch|corun: show: unknown option '--epoch'
 show -|corun: show: unknown option '-'
