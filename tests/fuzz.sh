@@ -4,7 +4,7 @@
 # In CI (or with CORUN_FUZZ=1) a clang tree with ASan+UBSan and libFuzzer instrumentation is
 # built in tests/fuzz-build, then each harness runs for FUZZ_SECONDS (default 20) from its seed
 # corpus in the source tree (new inputs go to a scratch directory, never into the tree). A
-# crash, a leak, a hang (an input that takes over 120 s of wall time: the harnesses run niced,
+# crash, a leak, a hang (an input that takes over 300 s of wall time: the harnesses run niced,
 # so on a busy machine that is much less CPU) or undefined behaviour fails the test
 # and leaves the input in tests/fuzz-build/crashes.
 # `make fuzz` runs the same for longer.
@@ -33,7 +33,7 @@ for h in scenario runfile files; do
     rm -rf "scratch-$h"
     mkdir "scratch-$h"
     set +e
-    nice "tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=120 -print_final_stats=1 \
+    nice "tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=300 -print_final_stats=1 \
         -artifact_prefix="$fz/crashes/$h-" "scratch-$h" "$top_srcdir/tests/fuzz/corpus/$h" \
         >"$h.log" 2>&1
     rc=$?
