@@ -73,7 +73,9 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k, int name
         if (e->e.predictor[0] && !isnan(ke->np_pred))
             snprintf(v[3], sizeof v[3], "%.3f", ke->np_pred);
         if (e->e.predictor[0] && !isnan(ke->are) && !hide)
-            snprintf(v[4], sizeof v[4], ke->are < 9.995 ? "%.1f%%" : "%.0f%%", ke->are * 100);
+            /* ARE is a fraction: from 99.95 % on, no decimal, so "268%" fits the column
+             * ("268.2%" ran into NP pred). */
+            snprintf(v[4], sizeof v[4], ke->are < 0.9995 ? "%.1f%%" : "%.0f%%", ke->are * 100);
         const char *cls = e->e.predictor[0] ? class_label(ke->pred_class) : NULL;
         if (cls)
             snprintf(v[7], sizeof v[7], "%s", cls);
