@@ -7,6 +7,7 @@
 #include "corun/accel_scenario.h"
 #include "corun/alloc.h"
 #include "corun/cli.h"
+#include "corun/lesson.h"
 #include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
@@ -40,6 +41,15 @@ static bool print_topic(const char *topic, FILE *o)
     }
     if (strcmp(topic, "kernel") == 0) {
         conf_print_help(&preset_kernel_table, o);
+        return true;
+    }
+    if (strcmp(topic, "lesson") == 0) { /* after the command's own help (help_run) */
+        fprintf(o, "\nA lesson file (scenarios/lessons/NAME.cfg; `corun check` validates one):\n");
+        conf_print_help(&lesson_table, o);
+        fprintf(o,
+                "\nEach entry of steps (in this order when the step opens: predictor, allocator,\n"
+                "set, add, remove, then run):\n");
+        conf_print_help(&lesson_step_table, o);
         return true;
     }
     if (strcmp(topic, "predictors") == 0) {
@@ -90,6 +100,8 @@ static int help_run(int argc, char **argv)
             cli_print_command_help(cmd, stdout);
         return CLI_OK;
     }
+    if (strcmp(topic, "lesson") == 0) /* the command, then its file's settings */
+        cli_print_command_help(&cmd_lesson, stdout);
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);

@@ -155,6 +155,7 @@ const struct cli_command cmd_lesson = {
             "predict step, g opens the guess form: type each kernel's NP, then fairness and\n"
             "STP; Enter reveals the truth beside the guesses with the error, and the step's\n"
             "score joins the event log (and the run file when the run is saved).\n"
-            "'corun check LESSON.cfg' validates a lesson file.\n",
+            "'corun check LESSON.cfg' validates a lesson file; 'corun help lesson' adds every\n"
+            "setting of one to this help.\n",
     .run = lesson_run,
 };

@@ -25,6 +25,14 @@ for f in "$top_srcdir"/scenarios/demo-*.cfg; do
 done
 # On an 80-column terminal (a projector's) the list wraps each text under itself, its name
 # column kept, rather than the terminal breaking it at column 80; piped, one line each (above).
+# `corun help lesson`: the command, then every setting a lesson file and its steps take (a
+# teacher writing one had no list of them).
+"$CORUN" help lesson >"$TMPD/help" || fail "corun help lesson"
+grep -q '^usage: corun lesson ' "$TMPD/help" || fail "help lesson: no usage: $(cat "$TMPD/help")"
+for key in title summary scenario steps text task question notice run predictor allocator add \
+    remove set view predict; do
+    grep -q "^  $key  " "$TMPD/help" || fail "help lesson does not list $key: $(cat "$TMPD/help")"
+done
 tui_start 80 40 -- lesson list
 tui_wait "exit=0"
 tui_screen >"$TMPD/wrapped"
