@@ -103,6 +103,12 @@ struct diag;
 /* The predictor and allocator names of l's steps are registered (cmd_lesson.c): 0, or -1
  * with a message per unknown name in d. */
 int cli_lesson_check_names(const struct lesson *l, struct diag *d);
+struct scenario;
+/* l's steps tried in order on a session of sc (its scenario) that runs no epoch, as the
+ * workbench makes them when each step opens: the predictor, allocator and parameter changes
+ * as the session takes them, each kernel added (one the session accepts) and each removed (in
+ * the mix by then, and not the last one). 0, or -1 with a message per refusal in d. */
+int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, struct diag *d);
 /* Print the program's usage and the list of commands. */
 void cli_print_usage(FILE *out);
 /* 1 when argv holds -h or --help. */

@@ -22,6 +22,8 @@ static int check_lesson(const char *path, const char *datadir, struct diag *diag
     if (rc == 0) {
         struct scenario sc;
         rc = scenario_load(&sc, l.scenario_path, datadir, diags);
+        if (rc == 0) /* what the workbench will do at each step, as it will do it */
+            rc = cli_lesson_check_steps(&l, &sc, diags);
         scenario_done(&sc);
     }
     lesson_done(&l);
@@ -80,7 +82,9 @@ const struct cli_command cmd_check = {
     .help = "Loads SCENARIO, its GPU preset and its kernels as a run would, and reports each\n"
             "mistake as FILE:LINE: SETTING: what was expected. Exit status 2 when any is found.\n"
             "'corun help scenario' lists every setting with its range and default. A lesson\n"
-            "(a file with steps, see 'corun help lesson') is checked with the scenario it runs.\n"
+            "(a file with steps, see 'corun help lesson') is checked with the scenario it runs,\n"
+            "and each step's changes are tried as the workbench will make them (a parameter out\n"
+            "of range, a kernel removed that is not in the mix by then, and so on).\n"
             "An accelerator scenario (mode = \"accelerator\", see 'corun help accelerator') is\n"
             "checked with its application profiles and kernels. A scenario or lesson corun\n"
             "ships may be named without its directory and .cfg (`corun check default`,\n"

@@ -9,6 +9,7 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/gpu.h"
 #include "corun/lesson.h"
 #include "corun/predict.h"
 #include "corun/scenario.h"
@@ -33,6 +34,70 @@ int cli_lesson_check_names(const struct lesson *l, struct diag *d)
                      "allocators')",
                      l->path, st->line, i, st->allocator);
     }
+    return d->count > before ? -1 : 0;
+}
+
+/* The kernels of mix[0..n) as "a, b, c" in buf. */
+static void mix_text(const char *const *mix, unsigned n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (unsigned k = 0, at = 0; k < n && at < len; k++)
+        at += (unsigned)snprintf(buf + at, len - at, "%s%s", k ? ", " : "", mix[k]);
+}
+
+int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, struct diag *d)
+{
+    char err[512];
+    struct session *s = session_new(sc, err, sizeof err);
+    if (!s) {
+        diag_add(d, "%s: %s", sc->path, err);
+        return -1;
+    }
+    size_t before = d->count;
+    const char *mix[GPU_MAX_KERNELS]; /* the live kernels' names, as the workbench finds them */
+    unsigned n = 0;
+    for (unsigned k = 0; k < sc->nkernels && n < GPU_MAX_KERNELS; k++)
+        mix[n++] = sc->kernels[k].name;
+    for (size_t i = 0; i < l->nsteps; i++) {
+        const struct lesson_step *st = &l->steps[i];
+        /* In the order a step opens (src/tui/tui_lesson.c): predictor, allocator, parameters,
+         * the kernel added, the kernel removed. */
+        if (*st->predictor && session_set_predictor(s, st->predictor, err, sizeof err) != 0)
+            diag_add(d, "%s:%d: steps[%zu].predictor: %s", l->path, st->line, i, err);
+        if (*st->allocator && session_set_allocator(s, st->allocator, err, sizeof err) != 0)
+            diag_add(d, "%s:%d: steps[%zu].allocator: %s", l->path, st->line, i, err);
+        for (unsigned j = 0; j < st->nset; j++) {
+            const char *eq = strchr(st->set[j], '='); /* the loader made sure there is one */
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - st->set[j]), st->set[j]);
+            if (session_set_param(s, key, eq + 1, err, sizeof err) != 0)
+                diag_add(d, "%s:%d: steps[%zu].set[%u]: %s", l->path, st->line, i, j, err);
+        }
+        if (*st->add) {
+            if (session_add_kernel(s, st->add, err, sizeof err) < 0)
+                diag_add(d, "%s:%d: steps[%zu].add: %s", l->path, st->line, i, err);
+            else if (n < GPU_MAX_KERNELS)
+                mix[n++] = st->add;
+        }
+        if (*st->remove) {
+            unsigned k = 0;
+            while (k < n && strcmp(mix[k], st->remove) != 0)
+                k++;
+            char names[256];
+            mix_text(mix, n, names, sizeof names);
+            if (k == n)
+                diag_add(d, "%s:%d: steps[%zu].remove: %s is not in the mix at this step (%s)",
+                         l->path, st->line, i, st->remove, names);
+            else if (n == 1)
+                diag_add(d,
+                         "%s:%d: steps[%zu].remove: %s is the last kernel of the mix: add "
+                         "another first",
+                         l->path, st->line, i, st->remove);
+            else
+                memmove(&mix[k], &mix[k + 1], (n-- - k - 1) * sizeof mix[0]);
+        }
+    }
+    session_delete(s);
     return d->count > before ? -1 : 0;
 }
 
@@ -96,7 +161,8 @@ static int open_lesson(const char *datadir, const char *name, bool projector)
     if (lesson_load(path, datadir, &l, &d) != 0 || cli_lesson_check_names(&l, &d) != 0) {
         diag_print(&d, stderr);
         rc = CLI_BAD_INPUT;
-    } else if (scenario_load(&sc, l.scenario_path, datadir, &d) != 0) {
+    } else if (scenario_load(&sc, l.scenario_path, datadir, &d) != 0 ||
+               cli_lesson_check_steps(&l, &sc, &d) != 0) {
         have_sc = true;
         diag_print(&d, stderr);
         rc = CLI_BAD_INPUT;

@@ -61,6 +61,39 @@ sed -i 's/nothere.cfg/demo-pair.cfg/; s/ view = "everything";//; s/"novalue"/"hp
     "$TMPD/bad.cfg"
 expect_bad "an unknown predictor" 'bad.cfg:5: steps\[0\].predictor: unknown predictor "zzz"' \
     "$CORUN" check "$TMPD/bad.cfg"
+# What the steps would do, checked as the workbench would do it (check once said ok to a
+# lesson whose changes the workbench then refused in class): every refusal with its step.
+cat >"$TMPD/bad2.cfg" <<'CFG'
+title = "bad";
+summary = "bad";
+scenario = "demo-pair.cfg";
+steps = (
+  { title = "one"; run = 1; },
+  { title = "two"; add = "nosuch"; set = ["fairness_threshold=2", "epochs=3"]; remove = "zzz"; },
+  { title = "three"; remove = "lbm"; },
+  { title = "four"; remove = "bino"; }
+);
+CFG
+expect_bad "a lesson whose changes would be refused" \
+    "bad2.cfg:6: steps\[1\].set\[0\]: fairness_threshold: expected a number from 0.01 to 1, got 2" \
+    "$CORUN" check "$TMPD/bad2.cfg"
+for want in "bad2.cfg:6: steps\[1\].set\[1\]: epochs: not a parameter a run can change" \
+    'bad2.cfg:6: steps\[1\].add: kernel nosuch: unknown kernel "nosuch"' \
+    "bad2.cfg:6: steps\[1\].remove: zzz is not in the mix at this step (lbm, bino)" \
+    "bad2.cfg:8: steps\[3\].remove: bino is the last kernel of the mix: add another first"; do
+    grep -q "$want" "$TMPD/err" || fail "no '$want': $(cat "$TMPD/err")"
+done
+# The lesson command refuses it too, before it opens.
+mkdir -p "$TMPD/data/scenarios/lessons"
+cp -r "$top_srcdir/data" "$TMPD/data/"
+cp "$top_srcdir"/scenarios/*.cfg "$TMPD/data/scenarios/"
+cp "$TMPD/bad2.cfg" "$TMPD/data/scenarios/lessons/bad2.cfg"
+set +e
+CORUN_DATADIR="$TMPD/data" "$CORUN" lesson bad2 </dev/null >/dev/null 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "steps\[3\].remove: bino is the last kernel" "$TMPD/err" ||
+    fail "lesson bad2: exit $rc: $(cat "$TMPD/err")"
 expect_bad "an unknown lesson" 'no lesson "zzz"' "$CORUN" lesson zzz
 expect_bad "a path for a name" 'is not a lesson name' "$CORUN" lesson ../x
 
