@@ -1,5 +1,6 @@
 /* cmd_lesson — `corun lesson list` and `corun lesson NAME`: the classroom lessons under
  * scenarios/lessons/, listed one line each or opened in the workbench with the lesson panel. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,35 @@ static void mix_text(const char *const *mix, unsigned n, char *buf, size_t len)
         at += (unsigned)snprintf(buf + at, len - at, "%s%s", k ? ", " : "", mix[k]);
 }
 
+/* A step's "KEY=VALUE" tried on s, whose scenario has its first `have` kernels of the `life`
+ * the workbench's run has had by this step: one an earlier step added (in the workbench's
+ * scenario by now, its epochs ran) is tried on kernel 0's setting. */
+static int try_set(struct session *s, unsigned have, unsigned life, const char *assignment,
+                   char *err, size_t errlen)
+{
+    const char *eq = strchr(assignment, '='); /* the loader made sure there is one */
+    char key[64], field[40];
+    unsigned k;
+    snprintf(key, sizeof key, "%.*s", (int)(eq - assignment), assignment);
+    bool per_kernel = sscanf(key, "kernels[%u].%39s", &k, field) == 2;
+    if (per_kernel && k >= life) {
+        snprintf(err, errlen,
+                 "%s: expected a kernel index from 0 to %u (the kernels of the run by "
+                 "this step)",
+                 key, life - 1);
+        return -1;
+    }
+    if (!per_kernel || k < have)
+        return session_set_param(s, key, eq + 1, err, errlen);
+    char zero[64], why[400];
+    snprintf(zero, sizeof zero, "kernels[0].%s", field);
+    if (session_set_param(s, zero, eq + 1, why, sizeof why) == 0)
+        return 0;
+    size_t lead = strlen(zero); /* the message names the kernel the lesson named */
+    snprintf(err, errlen, "%s%s", key, strncmp(why, zero, lead) == 0 ? why + lead : why);
+    return -1;
+}
+
 int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, struct diag *d)
 {
     char err[512];
@@ -55,7 +85,7 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
     }
     size_t before = d->count;
     const char *mix[GPU_MAX_KERNELS]; /* the live kernels' names, as the workbench finds them */
-    unsigned n = 0;
+    unsigned n = 0, added = 0;
     for (unsigned k = 0; k < sc->nkernels && n < GPU_MAX_KERNELS; k++)
         mix[n++] = sc->kernels[k].name;
     for (size_t i = 0; i < l->nsteps; i++) {
@@ -66,18 +96,14 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
             diag_add(d, "%s:%d: steps[%zu].predictor: %s", l->path, st->line, i, err);
         if (*st->allocator && session_set_allocator(s, st->allocator, err, sizeof err) != 0)
             diag_add(d, "%s:%d: steps[%zu].allocator: %s", l->path, st->line, i, err);
-        for (unsigned j = 0; j < st->nset; j++) {
-            const char *eq = strchr(st->set[j], '='); /* the loader made sure there is one */
-            char key[64];
-            snprintf(key, sizeof key, "%.*s", (int)(eq - st->set[j]), st->set[j]);
-            if (session_set_param(s, key, eq + 1, err, sizeof err) != 0)
+        for (unsigned j = 0; j < st->nset; j++)
+            if (try_set(s, sc->nkernels, sc->nkernels + added, st->set[j], err, sizeof err) != 0)
                 diag_add(d, "%s:%d: steps[%zu].set[%u]: %s", l->path, st->line, i, j, err);
-        }
         if (*st->add) {
             if (session_add_kernel(s, st->add, err, sizeof err) < 0)
                 diag_add(d, "%s:%d: steps[%zu].add: %s", l->path, st->line, i, err);
             else if (n < GPU_MAX_KERNELS)
-                mix[n++] = st->add;
+                mix[n++] = st->add, added++;
         }
         if (*st->remove) {
             unsigned k = 0;

@@ -83,6 +83,23 @@ for want in "bad2.cfg:6: steps\[1\].set\[1\]: epochs: not a parameter a run can 
     "bad2.cfg:8: steps\[3\].remove: bino is the last kernel of the mix: add another first"; do
     grep -q "$want" "$TMPD/err" || fail "no '$want': $(cat "$TMPD/err")"
 done
+# A kernel an earlier step added (and ran) takes settings by its index: check accepts what the
+# workbench does, and names the range by then.
+cat >"$TMPD/added.cfg" <<'CFG'
+title = "added"; summary = "added"; scenario = "demo-pair.cfg";
+steps = (
+  { title = "one"; add = "teach-stream"; run = 1; },
+  { title = "two"; set = ["kernels[2].qos_target=0.7", "kernels[2].priority=\"high\""]; run = 1; }
+);
+CFG
+[ "$("$CORUN" check "$TMPD/added.cfg")" = ok ] || fail "a setting of an added kernel refused"
+sed -i 's/kernels\[2\].qos_target=0.7/kernels[2].qos_target=7/; s/kernels\[2\].priority/kernels[3].priority/' \
+    "$TMPD/added.cfg"
+expect_bad "an added kernel's setting out of range" \
+    'added.cfg:4: steps\[1\].set\[0\]: kernels\[2\].qos_target: expected a number from 0.01 to 1, got 7' \
+    "$CORUN" check "$TMPD/added.cfg"
+grep -q 'steps\[1\].set\[1\]: kernels\[3\].priority: expected a kernel index from 0 to 2' "$TMPD/err" ||
+    fail "no message for kernels[3]: $(cat "$TMPD/err")"
 # The lesson command refuses it too, before it opens.
 mkdir -p "$TMPD/data/scenarios/lessons"
 cp -r "$top_srcdir/data" "$TMPD/data/"
