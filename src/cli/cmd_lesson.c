@@ -102,8 +102,10 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
         if (*st->add) {
             if (session_add_kernel(s, st->add, err, sizeof err) < 0)
                 diag_add(d, "%s:%d: steps[%zu].add: %s", l->path, st->line, i, err);
-            else if (n < GPU_MAX_KERNELS)
-                mix[n++] = st->add, added++;
+            else if (n < GPU_MAX_KERNELS) {
+                mix[n++] = st->add;
+                added++;
+            }
         }
         if (*st->remove) {
             unsigned k = 0;
@@ -119,8 +121,10 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
                          "%s:%d: steps[%zu].remove: %s is the last kernel of the mix: add "
                          "another first",
                          l->path, st->line, i, st->remove);
-            else
-                memmove(&mix[k], &mix[k + 1], (n-- - k - 1) * sizeof mix[0]);
+            else {
+                memmove(&mix[k], &mix[k + 1], (n - k - 1) * sizeof mix[0]);
+                n--;
+            }
         }
     }
     session_delete(s);
