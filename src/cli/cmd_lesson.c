@@ -1,5 +1,6 @@
 /* cmd_lesson — `corun lesson list` and `corun lesson NAME`: the classroom lessons under
  * scenarios/lessons/, listed one line each or opened in the workbench with the lesson panel. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,12 +166,20 @@ static int list(const char *datadir)
 
 static int open_lesson(const char *datadir, const char *name, bool projector)
 {
-    char *path = lesson_path(datadir, name);
+    /* A name, or a lesson file of one's own (a path, or a name ending in .cfg). */
+    bool is_file = strchr(name, '/') || util_ends_with(name, ".cfg");
+    char *path = is_file ? xstrdup(name) : lesson_path(datadir, name);
     if (!path) {
         fprintf(stderr,
                 "corun: lesson: \"%s\" is not a lesson name; 'corun lesson list' lists "
                 "them\n",
                 name);
+        return CLI_BAD_INPUT;
+    }
+    if (is_file && access(path, F_OK) != 0) {
+        fprintf(stderr, "corun: lesson: %s: cannot open: %s (expected a lesson file)\n", path,
+                strerror(errno));
+        free(path);
         return CLI_BAD_INPUT;
     }
     if (access(path, F_OK) != 0) {
@@ -243,7 +252,8 @@ const struct cli_command cmd_lesson = {
             "  list             one line per lesson: its name, title and what it teaches (on a\n"
             "                   narrow terminal the text wraps under itself)\n"
             "  NAME             open the lesson: the workbench with the lesson panel showing\n"
-            "                   the first step\n"
+            "                   the first step; a path, or a name ending in .cfg, opens a\n"
+            "                   lesson file of your own (its scenario may lie beside it)\n"
             "  --theme projector  high contrast, a larger chart and lesson panel\n\n"
             "Keys besides the workbench's (see 'corun help tui'): n opens the next step and\n"
             "does what it says, N goes back to the previous one (its text only), L shows or\n"

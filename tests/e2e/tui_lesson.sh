@@ -100,19 +100,30 @@ expect_bad "an added kernel's setting out of range" \
     "$CORUN" check "$TMPD/added.cfg"
 grep -q 'steps\[1\].set\[1\]: kernels\[3\].priority: expected a kernel index from 0 to 2' "$TMPD/err" ||
     fail "no message for kernels[3]: $(cat "$TMPD/err")"
-# The lesson command refuses it too, before it opens.
-mkdir -p "$TMPD/data/scenarios/lessons"
-cp -r "$top_srcdir/data" "$TMPD/data/"
-cp "$top_srcdir"/scenarios/*.cfg "$TMPD/data/scenarios/"
-cp "$TMPD/bad2.cfg" "$TMPD/data/scenarios/lessons/bad2.cfg"
+# The lesson command refuses it too, before it opens (a lesson file of one's own, by path).
 set +e
-CORUN_DATADIR="$TMPD/data" "$CORUN" lesson bad2 </dev/null >/dev/null 2>"$TMPD/err"
+"$CORUN" lesson "$TMPD/bad2.cfg" </dev/null >/dev/null 2>"$TMPD/err"
 rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q "steps\[3\].remove: bino is the last kernel" "$TMPD/err" ||
-    fail "lesson bad2: exit $rc: $(cat "$TMPD/err")"
+    fail "lesson bad2.cfg: exit $rc: $(cat "$TMPD/err")"
+# A teacher's lesson beside its own scenario: check takes it, and so does the lesson command
+# (which then asks for a terminal, the last thing it checks before it opens).
+mkdir -p "$TMPD/mine"
+cp "$top_srcdir/scenarios/demo-llc.cfg" "$TMPD/mine/myscen.cfg"
+sed 's/scenario = "demo-llc.cfg";/scenario = "myscen.cfg";/' \
+    "$top_srcdir/scenarios/lessons/llc-queues.cfg" >"$TMPD/mine/mine.cfg"
+[ "$("$CORUN" check "$TMPD/mine/mine.cfg")" = ok ] || fail "check of a lesson beside its scenario"
+set +e
+(cd "$TMPD/mine" && "$CORUN" lesson mine.cfg </dev/null >/dev/null 2>"$TMPD/err")
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "a lesson needs a terminal" "$TMPD/err" ||
+    fail "lesson mine.cfg: exit $rc: $(cat "$TMPD/err")"
+expect_bad "a lesson file that is not there" "nope.cfg: cannot open: No such file or directory" \
+    "$CORUN" lesson "$TMPD/nope.cfg"
 expect_bad "an unknown lesson" 'no lesson "zzz"' "$CORUN" lesson zzz
-expect_bad "a path for a name" 'is not a lesson name' "$CORUN" lesson ../x
+expect_bad "a name that is not one" 'is not a lesson name' "$CORUN" lesson .x
 
 # The reason of the fair allocator's first repartition in this lesson's pair, as a headless run
 # with the same switches prints it (HSM from epoch 1, fair from epoch 3).
