@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Random keys: the workbench takes 400 keys drawn from every key it knows (and some it does
-# not), with resizes down to below its minimum and back, in bursts and pauses, on a live run
-# with a recording and a lesson, then still answers: Escape closes what is open, q and y quit,
-# and it exits 0. A crash, a hang (the screen stops answering) or a refused quit fails it. The
+# not), with resizes down to below its minimum and back, in bursts and pauses, on a live pair
+# (which the draws may record, steer and change), a lesson and an accelerator scenario, then
+# still answers: Escape closes what is open, q and y quit, and it exits 0. A crash, a hang (the screen stops answering) or a refused quit fails it. The
 # draws are seeded (CORUN_MONKEY_SEED, default 1), so a failure can be replayed; the timing is
 # not, which is what the bursts are for. No key quits on its own: q is left out of the draw.
 . "$(dirname "$0")/../lib.sh"
@@ -68,10 +68,12 @@ quit_cleanly() {
 
 mkdir -p "$TMPD/cwd"
 cd "$TMPD/cwd" # the save dialog writes its run files here
-for target in "tui demo-pair" "lesson llc-queues"; do
+for target in "tui demo-pair|Epoch 0/" "lesson llc-queues|Epoch 0/" "tui accel-gmm-nn|LIVE paused"; do
+    ready=${target#*|}
+    target=${target%|*}
     # shellcheck disable=SC2086
     tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- $target
-    tui_wait "Epoch 0/"
+    tui_wait "$ready"
     monkey "$seed"
     # Still running? (A crash leaves the pane in the alternate screen, blank: say so here.) The
     # pane's shell runs corun as its child, then, once it ends, the echo and the sleep.
@@ -83,4 +85,4 @@ $(tui_screen)"
     tui_tmux kill-server
     seed=$((seed + 1))
 done
-echo "tui monkey: 400 random keys twice (seeds from ${CORUN_MONKEY_SEED:-1}), quit cleanly"
+echo "tui monkey: 400 random keys on a pair, a lesson and an accelerator scenario (seeds from ${CORUN_MONKEY_SEED:-1}), quit cleanly"
