@@ -8,6 +8,7 @@
 
 #include "corun/alloc.h"
 #include "corun/catalog.h"
+#include "corun/conftable.h"
 #include "corun/diag.h"
 #include "corun/forkpool.h"
 #include "corun/predict.h"
@@ -42,13 +43,9 @@ int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, siz
             const char *names[32];
             size_t n = predict_registry_names(names, 31);
             names[n++] = "none";
-            const char *near = util_suggest(p, names, n);
-            char known[256] = "";
-            for (size_t i = 0; i < n; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                         names[i]);
-            snprintf(err, errlen, "--combos: unknown predictor \"%s\"%s%s%s; known: %s", p,
-                     near ? " (did you mean " : "", near ? near : "", near ? "?)" : "", known);
+            char *known = conf_known_names(p, names, n); /* as run's --predictor says it */
+            snprintf(err, errlen, "--combos: unknown predictor \"%s\"%s", p, known);
+            free(known);
             rc = -1;
         } else if (!alloc_registry_find(a)) {
             const char *names[32];

@@ -96,7 +96,7 @@ grep -q "8 items, $before already in the catalog, $((8 - before)) run now, 0 fai
 set +e
 "$CORUN" sweep "$suite" --combos hsn:static --catalog "$cat" 2>"$TMPD/err"; rc=$?
 set -e
-[ $rc -eq 2 ] && grep -q 'unknown predictor "hsn" (did you mean hsm?); known: oracle, hsm, dase, asm, themis, none$' "$TMPD/err" || fail "bad combo: $rc $(cat "$TMPD/err")"
+[ $rc -eq 2 ] && grep -q 'unknown predictor "hsn"; known: oracle, hsm, dase, asm, themis, none (did you mean hsm?)$' "$TMPD/err" || fail "bad combo: $rc $(cat "$TMPD/err")"
 set +e
 "$CORUN" sweep "$suite" --shard 3/2 --catalog "$cat" 2>"$TMPD/err"; rc=$?
 set -e
