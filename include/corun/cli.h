@@ -100,9 +100,6 @@ int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool
                       const char **arg, bool *projector);
 struct lesson;
 struct diag;
-/* The predictor and allocator names of l's steps are registered (cmd_lesson.c): 0, or -1
- * with a message per unknown name in d. */
-int cli_lesson_check_names(const struct lesson *l, struct diag *d);
 struct scenario;
 /* l's steps tried in order on a session of sc (its scenario) that runs no epoch, as the
  * workbench makes them when each step opens: the predictor, allocator and parameter changes

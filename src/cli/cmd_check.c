@@ -12,17 +12,15 @@
 #include "corun/scenario.h"
 #include "corun/session.h"
 
-/* A lesson: its settings, steps and names, and the scenario it runs. */
+/* A lesson: its settings and steps, the scenario it runs, and what its steps change. */
 static int check_lesson(const char *path, const char *datadir, struct diag *diags)
 {
     struct lesson l;
     int rc = lesson_load(path, datadir, &l, diags);
-    if (rc == 0)
-        rc = cli_lesson_check_names(&l, diags);
     if (rc == 0) {
         struct scenario sc;
         rc = scenario_load(&sc, l.scenario_path, datadir, diags);
-        if (rc == 0) /* what the workbench will do at each step, as it will do it */
+        if (rc == 0) /* each step's changes (names included), as the workbench makes them */
             rc = cli_lesson_check_steps(&l, &sc, diags);
         scenario_done(&sc);
     }

@@ -7,37 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "corun/alloc.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/gpu.h"
 #include "corun/lesson.h"
-#include "corun/predict.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "corun/tui.h"
 #include "corun/util.h"
-
-int cli_lesson_check_names(const struct lesson *l, struct diag *d)
-{
-    size_t before = d->count;
-    for (size_t i = 0; i < l->nsteps; i++) {
-        const struct lesson_step *st = &l->steps[i];
-        if (*st->predictor && strcmp(st->predictor, "none") != 0 &&
-            !predict_registry_find(st->predictor))
-            diag_add(d,
-                     "%s:%d: steps[%zu].predictor: unknown predictor \"%s\" (see 'corun help "
-                     "predictors')",
-                     l->path, st->line, i, st->predictor);
-        if (*st->allocator && !alloc_registry_find(st->allocator))
-            diag_add(d,
-                     "%s:%d: steps[%zu].allocator: unknown allocator \"%s\" (see 'corun help "
-                     "allocators')",
-                     l->path, st->line, i, st->allocator);
-    }
-    return d->count > before ? -1 : 0;
-}
 
 /* The kernels of mix[0..n) as "a, b, c" in buf. */
 static void mix_text(const char *const *mix, unsigned n, char *buf, size_t len)
@@ -197,7 +175,7 @@ static int open_lesson(const char *datadir, const char *name, bool projector)
     struct session *s = NULL;
     char err[512];
     int rc = CLI_OK;
-    if (lesson_load(path, datadir, &l, &d) != 0 || cli_lesson_check_names(&l, &d) != 0) {
+    if (lesson_load(path, datadir, &l, &d) != 0) {
         diag_print(&d, stderr);
         rc = CLI_BAD_INPUT;
     } else if (scenario_load(&sc, l.scenario_path, datadir, &d) != 0 ||
