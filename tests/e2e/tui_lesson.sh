@@ -246,9 +246,25 @@ grep -Eq '^│>A teach-cache +20\.0 +[0-9.]+ +0\.[0-9]{3} +0\.500 +[0-9]{3}% ' "
     fail "teach-cache's row beside teach-random, with HSM:
 $(cat "$TMPD/screen")"
 tui_tmux kill-server
+# evicted: teach-chase keeps its share beside teach-cache (both hot sets fit in the LLC) and
+# loses most of it beside teach-stream, reaching DRAM; with a four times larger LLC it keeps
+# most of it, so the loss is the LLC's capacity, as the lesson says.
+chase() { # ARGS...: teach-chase's NP and GB/s in the last of 4 epochs of demo-evict
+    "$CORUN" run demo-evict "$@" --epochs 4 --json 2>/dev/null | python3 -c '
+import json, sys
+k = [k for k in json.load(sys.stdin)["epochs"][-1]["kernels"] if k["name"] == "teach-chase"][0]
+print(k["np"], k["bandwidth_gbs"])'
+}
+read -r np_cached gbs_cached <<<"$(chase --remove 1:1 --add 1:teach-cache)"
+read -r np_streamed gbs_streamed <<<"$(chase --remove 1:1 --add 1:teach-stream)"
+read -r np_big _ <<<"$(chase --remove 1:1 --add 1:teach-stream --set gpu.llc.size_bytes=25165824)"
+python3 -c "import sys; c, gc, s, gs, b = map(float, sys.argv[1:])
+sys.exit(not (c > 0.45 and gc < 10 and s < 0.6 * c and gs > 30 and b > 1.6 * s))" \
+    "$np_cached" "$gbs_cached" "$np_streamed" "$gbs_streamed" "$np_big" ||
+    fail "evicted: teach-chase's NP $np_cached at $gbs_cached GB/s beside teach-cache, $np_streamed at $gbs_streamed GB/s beside teach-stream, $np_big with a 24 MB LLC"
 # The captures, for the record.
 if [ -n "${CORUN_CAPTURES:-}" ]; then
     cp "$TMPD/step2-80x24" "$CORUN_CAPTURES/lesson-80x24.txt"
     cp "$TMPD/step2-200x60" "$CORUN_CAPTURES/lesson-200x60.txt"
 fi
-echo "lesson: list, check, hsm-fair stepped through at 80x24 and 200x60, scaling's names whole at 120x40, llc-queues' story"
+echo "lesson: list, check, hsm-fair stepped through at 80x24 and 200x60, scaling's names whole at 120x40, llc-queues' and evicted's stories"
