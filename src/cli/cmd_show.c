@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd_run_accel.h"
 #include "corun/accel_runfile.h"
@@ -103,6 +104,14 @@ static int export_run(int argc, char **argv)
     if (!dir) {
         fprintf(stderr, "corun: export: expected --csv DIR, the directory to write to\n");
         cli_usage_error(&cmd_export);
+        return CLI_BAD_INPUT;
+    }
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        fprintf(stderr,
+                "corun: export: --csv %s: not a directory (expected the directory to write "
+                "the CSV files into; it is made when missing)\n",
+                dir);
         return CLI_BAD_INPUT;
     }
     const char *path = argv[optind];

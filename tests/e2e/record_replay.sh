@@ -68,6 +68,13 @@ set -e
 # --csv first works too, and writes the same.
 "$CORUN" export --csv "$TMPD/csv2" "$TMPD/a.h5" 2>/dev/null || fail "export --csv DIR RUN.h5"
 diff -r "$TMPD/csv" "$TMPD/csv2" >/dev/null || fail "export --csv DIR RUN.h5 wrote other files"
+# --csv naming a file: a usage mistake (exit 2) that says so, and the file is left alone.
+echo keep >"$TMPD/afile"
+set +e
+"$CORUN" export "$TMPD/a.h5" --csv "$TMPD/afile" 2>"$TMPD/err"; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "^corun: export: --csv $TMPD/afile: not a directory" "$TMPD/err" &&
+    [ "$(cat "$TMPD/afile")" = keep ] || fail "export --csv FILE: exit $rc, $(cat "$TMPD/err")"
 
 # Bad run files.
 bad() { # FILE MESSAGE
