@@ -11,6 +11,7 @@
 #include "corun/lesson.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "corun/util.h"
 
 /* A lesson: its settings and steps, the scenario it runs, and what its steps change. */
 static int check_lesson(const char *path, const char *datadir, struct diag *diags)
@@ -33,12 +34,9 @@ static int check_run(int argc, char **argv)
     if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario or lesson file") != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
-    char *path = cli_find_scenario(argv[1], datadir, "scenarios");
-    if (strcmp(path, argv[1]) == 0 && access(path, F_OK) != 0) {
-        /* Not a scenario corun ships: perhaps a lesson, as `corun lesson list` names them. */
-        free(path);
-        path = cli_find_scenario(argv[1], datadir, "scenarios/lessons");
-    }
+    /* A scenario corun ships, else a lesson, as `corun lesson list` names them. */
+    static const char *const unders[] = {"scenarios", "scenarios/lessons"};
+    char *path = cli_find_scenario_in(argv[1], datadir, unders, CORUN_ARRAY_LEN(unders));
     struct diag diags;
     diag_init(&diags);
     int rc;

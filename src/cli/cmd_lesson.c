@@ -161,8 +161,15 @@ static int open_lesson(const char *datadir, const char *name, bool projector)
         return CLI_BAD_INPUT;
     }
     if (access(path, F_OK) != 0) {
-        fprintf(stderr, "corun: lesson: no lesson \"%s\" (no %s); 'corun lesson list' lists them\n",
-                name, path);
+        size_t n = 0;
+        char **names = lesson_names(datadir, &n);
+        const char *near = util_suggest(name, (const char *const *)names, n);
+        fprintf(stderr,
+                "corun: lesson: no lesson \"%s\" (no %s); %s%s%s'corun lesson list' lists them\n",
+                name, path, near ? "did you mean " : "", near ? near : "", near ? "? " : "");
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
         free(path);
         return CLI_BAD_INPUT;
     }

@@ -149,6 +149,19 @@ set +e
 ( cd "$TMPD/cwd" && "$CORUN" run no-such-scenario ) >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q '^no-such-scenario: cannot open' "$TMPD/err" || fail "run no-such-scenario: $(cat "$TMPD/err")"
+grep -qx "corun: no-such-scenario: no such file here, nor in .*/scenarios/ (as no-such-scenario or no-such-scenario.cfg)" "$TMPD/err" ||
+    fail "run no-such-scenario: where it looked: $(cat "$TMPD/err")"
+# A misspelt name gets the closest one corun ships, among scenarios and (for check) lessons.
+while IFS='|' read -r args want; do
+    set +e
+    ( cd "$TMPD/cwd" && "$CORUN" $args ) >/dev/null 2>"$TMPD/err"; rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -q "^corun: .*; did you mean $want?$" "$TMPD/err" || fail "$args: exit $rc: $(cat "$TMPD/err")"
+done <<'EOF'
+run defualt|default
+check evicetd|evicted
+suite check hsm-pair|hsm-pairs
+EOF
 # `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
 # or a file: the arguments are refused first).
 while IFS='|' read -r args want; do

@@ -123,6 +123,7 @@ set -e
 expect_bad "a lesson file that is not there" "nope.cfg: cannot open: No such file or directory" \
     "$CORUN" lesson "$TMPD/nope.cfg"
 expect_bad "an unknown lesson" 'no lesson "zzz"' "$CORUN" lesson zzz
+expect_bad "a misspelt lesson" 'no lesson "evicetd" (no .*); did you mean evicted? ' "$CORUN" lesson evicetd
 expect_bad "a name that is not one" 'is not a lesson name' "$CORUN" lesson .x
 
 # The reason of the fair allocator's first repartition in this lesson's pair, as a headless run
