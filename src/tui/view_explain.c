@@ -28,6 +28,22 @@ static void add(struct text *x, const char *fmt, ...)
         x->len += (size_t)n < x->cap - x->len ? (size_t)n : x->cap - x->len - 1;
 }
 
+/* Where the kernel's loads were served in the epoch (what a cache-sensitive kernel loses
+ * beside a polluting one shows here first), and how many of its TBs an SM holds. */
+static void memory_lines(struct text *x, const struct gpu_kernel_counters *c)
+{
+    char acc[32];
+    tui_thousands(acc, sizeof acc, (unsigned long long)c->l2_accesses);
+    if (c->l2_accesses)
+        add(x, "LLC: %s accesses, %.1f %% missed; DRAM %.1f GB/s", acc,
+            100.0 * (double)c->l2_misses / (double)c->l2_accesses, c->bandwidth_gbs);
+    else
+        add(x, "LLC: no accesses");
+    if (c->occupancy_tbs) /* not kept in run files: live runs only */
+        add(x, "Resident: %u TBs per SM (what its registers, shared memory and warps allow)",
+            c->occupancy_tbs);
+}
+
 /* The panel's text, one line per '\n'; the first line is the kernel's true NP. Returns false
  * (with the reason in buf) when there is nothing to explain. */
 static bool explain_text(const struct tui *t, char *buf, size_t cap)
@@ -65,6 +81,7 @@ static bool explain_text(const struct tui *t, char *buf, size_t cap)
     if (te->e.predictor[0] && pt && pt->n) {
         for (unsigned i = 0; i < pt->n; i++)
             add(&x, "%s", pt->line[i]);
+        memory_lines(&x, &ke->c);
         return true;
     }
     add(&x, "Instructions %s", insts);
@@ -72,6 +89,7 @@ static bool explain_text(const struct tui *t, char *buf, size_t cap)
     /* The reference runs the same instructions alone on the whole GPU. */
     if (private_cycles > 0)
         add(&x, "Alone: %u SMs, IPC %.1f", t->sms, (double)ke->c.instructions / private_cycles);
+    memory_lines(&x, &ke->c);
     if (!te->e.predictor[0])
         add(&x, "Predictor: none");
     else

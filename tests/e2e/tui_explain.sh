@@ -45,6 +45,14 @@ tui_wait "[ Explain: A stream ]"
 tui_keys Enter
 tui_wait "Press any key to continue."
 tui_wait "$whatif"
+# Then where the kernel's loads were served, from the run file's counters for the epoch.
+llc=$("$CORUN" show "$TMPD/r.h5" --json 2>/dev/null | python3 -c '
+import json, sys
+k = [k for k in json.load(sys.stdin)["epochs"][3]["kernels"] if k["name"] == "stream"][0]
+print("LLC: {:,} accesses, {:.1f} % missed; DRAM {:.1f} GB/s".format(
+    k["l2_accesses"], 100 * k["l2_misses"] / k["l2_accesses"], k["bandwidth_gbs"]))')
+[ -n "$llc" ] || fail "no counters for stream in epoch 4 of the run file"
+tui_wait "$llc"
 tui_keys x
 tui_gone "Press any key to continue."
 

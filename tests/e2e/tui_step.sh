@@ -59,6 +59,15 @@ tui_wait "= $c_np"
 tui_keys Up
 tui_wait "Explain: A stream"
 tui_wait "= $s_np"
+# Enter opens it whole: its last lines say where the loads were served and, in a live run,
+# how many of the kernel's TBs an SM holds.
+tui_keys Enter
+tui_wait "Press any key to continue."
+grep -Eq "LLC: [0-9,]+ accesses, [0-9.]+ % missed; DRAM [0-9.]+ GB/s" "$TMPD/screen" &&
+    grep -Eq "Resident: [1-9][0-9]* TBs per SM" "$TMPD/screen" || fail "the explain window lacks the LLC or TB lines:
+$(cat "$TMPD/screen")"
+tui_keys x
+tui_gone "Press any key to continue."
 tui_keys Tab
 tui_wait "[ NP history"
 tui_keys BTab
