@@ -56,11 +56,7 @@ static int parse(int argc, char **argv, struct options *o)
         default: return -1;
         }
     }
-    if (optind >= argc) {
-        fprintf(stderr, "corun: kernels: expected list or show\n");
-        return usage();
-    }
-    o->sub = argv[optind++];
+    o->sub = optind < argc ? argv[optind++] : "list"; /* no verb: the list */
     bool show = strcmp(o->sub, "show") == 0;
     if (!show && strcmp(o->sub, "list") != 0)
         fprintf(stderr,
@@ -341,6 +337,7 @@ const struct cli_command cmd_kernels = {
     .summary = "the kernel library; one profile with its measured solo characteristics",
     .help =
         "  list         every kernel: name, source (paper), class the paper gives, description\n"
+        "               (also what `corun kernels` alone prints)\n"
         "  show NAME    the profile's settings (one at 0 says what 0 means), its occupancy\n"
         "               on the preset from its resources, then IPC on all SMs and on half,\n"
         "               MPKI, RBH, bandwidth and the class by measurement (see corun\n"

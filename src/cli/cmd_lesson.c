@@ -215,13 +215,9 @@ static int lesson_run(int argc, char **argv)
     const char *name;
     if (cli_theme_and_arg(argc, argv, &cmd_lesson, false, &name, &projector) != 0)
         return CLI_BAD_INPUT;
-    if (!name) {
-        fprintf(stderr, "corun: lesson: expected a lesson's name or list\n");
-        cli_usage_error(&cmd_lesson);
-        return CLI_BAD_INPUT;
-    }
     char *datadir = datadir_locate();
-    int rc = strcmp(name, "list") == 0 ? list(datadir) : open_lesson(datadir, name, projector);
+    int rc = !name || strcmp(name, "list") == 0 ? list(datadir) /* no name: the list */
+                                                : open_lesson(datadir, name, projector);
     free(datadir);
     return rc;
 }
@@ -235,7 +231,8 @@ const struct cli_command cmd_lesson = {
             "epochs, switch the predictor or allocator, set parameters, change the mix, show a\n"
             "panel, or hide the truth until the class has guessed (predict, then reveal).\n\n"
             "  list             one line per lesson: its name, title and what it teaches (on a\n"
-            "                   narrow terminal the text wraps under itself)\n"
+            "                   narrow terminal the text wraps under itself); also what\n"
+            "                   `corun lesson` alone prints\n"
             "  NAME             open the lesson: the workbench with the lesson panel showing\n"
             "                   the first step; a path, or a name ending in .cfg, opens a\n"
             "                   lesson file of your own (its scenario may lie beside it)\n"

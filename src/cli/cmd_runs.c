@@ -126,12 +126,8 @@ static int runs_run(int argc, char **argv)
         }
     }
     int i = optind;
-    if (i >= argc) {
-        fprintf(stderr, "corun: runs: expected list, show or query\n");
-        return usage();
-    }
-    const char *verb = argv[i];
-    int nargs = argc - i - 1;
+    const char *verb = i < argc ? argv[i] : "list"; /* no verb: the list */
+    int nargs = i < argc ? argc - i - 1 : 0;
     bool list = strcmp(verb, "list") == 0;
     if (!list && strcmp(verb, "show") != 0 && strcmp(verb, "query") != 0) {
         fprintf(stderr, "corun: runs: '%s': expected list, show or query\n", verb);
@@ -215,7 +211,8 @@ const struct cli_command cmd_runs = {
             "and accel_run_apps (a row per application of each) once an accelerator run is\n"
             "recorded. `list` shows accelerator runs after the spatial ones, with IDs aN:\n"
             "`show a1` shows one.\n"
-            "The options may also follow the verb (`corun runs list --catalog F`); an SQL query\n"
+            "`corun runs` alone lists them. The options may also follow the verb (`corun runs\n"
+            "list --catalog F`); an SQL query\n"
             "that begins with '-' goes after `--`.\n",
     .run = runs_run,
 };

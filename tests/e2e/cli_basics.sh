@@ -115,10 +115,7 @@ reproduce|corun: reproduce: expected an experiment's name (EXPERIMENT; --list li
 branch x.h5|corun: branch: expected a run file and an epoch (RUN.h5 EPOCH), got one argument
 branch x.h5 1 2|corun: branch: unexpected argument '2' (after the 2 it takes)
 dram-trace|corun: dram-trace: expected a trace file (TRACE)
-lesson|corun: lesson: expected a lesson's name or list
 replay|corun: replay: expected a run file (RUN.h5)
-runs|corun: runs: expected list, show or query
-kernels|corun: kernels: expected list or show
 kernels show|corun: kernels show: expected a kernel's name (NAME)
 kernels list x|corun: kernels list: unexpected argument 'x'
 plot x.h5|corun: plot: expected --out FILE.svg or --out FILE.png
@@ -128,6 +125,13 @@ export --csv d|corun: export: expected a run file (RUN.h5)
 suite check|corun: suite check: expected one suite file (SUITE)
 slurm|corun: slurm: expected an action and a job directory (JOB)
 EOF
+# kernels, runs and lesson without a verb list, as with list.
+for cmd in "kernels" "runs --catalog $TMPD/none.db" "lesson"; do
+    "$CORUN" $cmd >"$TMPD/alone" 2>&1 || fail "$cmd alone: exit $?: $(cat "$TMPD/alone")"
+    "$CORUN" $cmd list >"$TMPD/listed" 2>&1 || fail "$cmd list: exit $?"
+    [ -s "$TMPD/alone" ] && cmp -s "$TMPD/alone" "$TMPD/listed" || fail "$cmd alone is not $cmd list:
+$(head -3 "$TMPD/alone")"
+done
 # A SCENARIO that names no file is one corun ships, taken by name (said on stderr); a file of
 # that name in the working directory comes first.
 mkdir -p "$TMPD/cwd"
