@@ -94,11 +94,16 @@ size_t util_edit_distance(const char *a, const char *b)
 const char *util_suggest(const char *word, const char *const *names, size_t count)
 {
     const char *best = NULL;
-    size_t best_d = (size_t)-1;
+    size_t best_d = (size_t)-1, best_p = 0;
     for (size_t i = 0; i < count; i++) {
-        size_t d = util_edit_distance(word, names[i]);
-        if (d < best_d) {
+        size_t d = util_edit_distance(word, names[i]), p = 0;
+        while (word[p] && tolower((unsigned char)word[p]) == tolower((unsigned char)names[i][p]))
+            p++;
+        /* At equal distance, the name that keeps more of the word's beginning: a typo is
+         * likelier late in a word ("lbmm" is lbm, not lbbm). */
+        if (d < best_d || (d == best_d && p > best_p)) {
             best_d = d;
+            best_p = p;
             best = names[i];
         }
     }

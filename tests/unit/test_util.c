@@ -39,6 +39,10 @@ static void suggest_finds_near_misses_only(void **state)
     assert_null(util_suggest("hbm80", names, 4)); /* exact: nothing to suggest */
     assert_null(util_suggest("volta", names, 4)); /* too far from everything */
     assert_null(util_suggest("ab", names, 0));
+    /* Two at distance 1: the one sharing the longer beginning, in either order. */
+    const char *lb[] = {"lbbm", "lbm"}, *bl[] = {"lbm", "lbbm"};
+    assert_string_equal(util_suggest("lbmm", lb, 2), "lbm");
+    assert_string_equal(util_suggest("lbmm", bl, 2), "lbm");
 }
 
 static void asprintf_formats(void **state)
