@@ -133,7 +133,15 @@ static void np_panel(cairo_t *cr, const struct plot_data *d, struct panel *p, do
             m = max_of(d->np_pred[k], d->nepochs, m);
     }
     p->y_max = m > 2 ? 2 : ceil(m * 4) / 4;
-    axes(cr, p, d->nepochs, "Normalized progress (solid: true, dashed: predicted)", font);
+    /* A run without a predictor has no dashed line to explain. */
+    bool predicted = false;
+    for (unsigned k = 0; k < d->nkernels; k++)
+        for (unsigned i = 0; d->np_pred[k] && i < d->nepochs; i++)
+            predicted |= isfinite(d->np_pred[k][i]) != 0;
+    axes(cr, p, d->nepochs,
+         predicted ? "Normalized progress (solid: true, dashed: predicted)"
+                   : "Normalized progress (true)",
+         font);
     static const double dash[] = {6, 4};
     for (unsigned k = 0; k < d->nkernels; k++) {
         const double *c = palette[k];
@@ -153,7 +161,8 @@ static void np_panel(cairo_t *cr, const struct plot_data *d, struct panel *p, do
         legend_entry(cr, x, p->y + font * (1.5 + 1.5 * k), font, palette[k], false, label);
     }
     static const double grey[3] = {0.3, 0.3, 0.3};
-    legend_entry(cr, x, p->y + font * (1.5 + 1.5 * d->nkernels), font, grey, true, "predicted");
+    if (predicted)
+        legend_entry(cr, x, p->y + font * (1.5 + 1.5 * d->nkernels), font, grey, true, "predicted");
 }
 
 static void system_panel(cairo_t *cr, const struct plot_data *d, struct panel *p, double font)
@@ -177,7 +186,9 @@ static void partition_panel(cairo_t *cr, const struct plot_data *d, struct panel
 {
     p->y_max = d->sms;
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, p->x, p->y - font * 0.6, font * 1.1, "SM partition (one column per epoch)");
+    char title[64];
+    snprintf(title, sizeof title, "SM partition, %u SMs (one column per epoch)", d->sms);
+    text(cr, p->x, p->y - font * 0.6, font * 1.1, title);
     double cw = p->w / d->nepochs, ch = p->h / d->sms;
     for (unsigned i = 0; i < d->nepochs; i++)
         for (unsigned s = 0; s < d->sms; s++) {
@@ -196,8 +207,6 @@ static void partition_panel(cairo_t *cr, const struct plot_data *d, struct panel
     cairo_rectangle(cr, p->x, p->y, p->w, p->h);
     cairo_stroke(cr);
     char buf[32];
-    snprintf(buf, sizeof buf, "%u SMs", d->sms);
-    text(cr, p->x - font * 3, p->y + font, font, buf);
     unsigned every = d->nepochs > 10 ? (d->nepochs + 9) / 10 : 1;
     for (unsigned i = 0; i < d->nepochs; i += every) {
         snprintf(buf, sizeof buf, "%u", i + 1);
@@ -220,7 +229,23 @@ static void draw(cairo_t *cr, const void *ctx, double width, double height, doub
 {
     const struct plot_data *d = ctx;
     text(cr, font * 4, font * 1.8, font * 1.4, d->title);
+    /* The legends start 3.4 font sizes into the right margin: make it hold the widest. */
+    double widest = 0;
+    cairo_set_font_size(cr, font);
+    for (unsigned k = 0; k <= d->nkernels; k++) {
+        char label[64] = "predicted";
+        if (k < d->nkernels)
+            snprintf(label, sizeof label, "%c %s", 'A' + k, d->name[k]);
+        cairo_text_extents_t ext;
+        cairo_text_extents(cr, label, &ext);
+        if (ext.x_advance > widest)
+            widest = ext.x_advance;
+    }
     double left = font * 4, right = font * 12, top = font * 4, gap = font * 4;
+    if (right < font * 4 + widest)
+        right = font * 4 + widest;
+    if (right > width / 2)
+        right = width / 2;
     double h = (height - top - gap * 3) / 3;
     struct panel p = {left, top, width - left - right, h, 1};
     np_panel(cr, d, &p, font);

@@ -5,6 +5,7 @@
  * without tasks is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cairo.h>
 #include <cmocka.h>
 #include <math.h>
 
@@ -91,6 +93,43 @@ static void test_png_and_svg(void **state)
     expect_svg(svg, 640, 480);
     unlink(png);
     unlink(svg);
+    rmdir(dir);
+}
+
+/* The columns [x0, width) of the PNG at path hold only white pixels. */
+static bool png_blank_from(const char *path, int x0)
+{
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    cairo_surface_flush(s);
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    bool blank = true;
+    for (int y = 0; y < h && blank; y++)
+        for (int x = x0; x < w && blank; x++)
+            blank = (*(const uint32_t *)(px + (size_t)y * stride + 4 * (size_t)x) & 0xffffff) ==
+                    0xffffff;
+    cairo_surface_destroy(s);
+    return blank;
+}
+
+/* Long kernel names: the legends widen the right margin instead of running off the picture
+ * (at the default 1200 pixels, "B teach-compute" reached the edge once). */
+static void test_legend_fits(void **state)
+{
+    (void)state;
+    struct plot_data d;
+    make(&d);
+    d.name[0] = "teach-compute";
+    d.name[1] = "a-kernel-with-a-long-name";
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/p.png", dir);
+    if (plot_write(&d, png, 1200, 900, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(png_blank_from(png, 1200 - 6));
+    unlink(png);
     rmdir(dir);
 }
 
@@ -196,6 +235,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png_and_svg),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_legend_fits),
         cmocka_unit_test(test_accel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
