@@ -45,6 +45,23 @@ static void text(cairo_t *cr, double x, double y, double size, const char *s)
     cairo_show_text(cr, s);
 }
 
+/* A right margin of at least `least` that holds legend labels as wide as `widest` drawn 3.4
+ * font sizes into it, but no more than half the picture. */
+static double legend_margin(double font, double least, double widest, double width)
+{
+    double m = font * 4 + widest;
+    m = m > least ? m : least;
+    return m < width / 2 ? m : width / 2;
+}
+
+static double label_width(cairo_t *cr, double font, const char *s)
+{
+    cairo_text_extents_t ext;
+    cairo_set_font_size(cr, font);
+    cairo_text_extents(cr, s, &ext);
+    return ext.x_advance;
+}
+
 /* The frame, the y labels at nice steps and the epoch labels below. */
 static void axes(cairo_t *cr, const struct panel *p, unsigned n, const char *title, double font)
 {
@@ -230,22 +247,15 @@ static void draw(cairo_t *cr, const void *ctx, double width, double height, doub
     const struct plot_data *d = ctx;
     text(cr, font * 4, font * 1.8, font * 1.4, d->title);
     /* The legends start 3.4 font sizes into the right margin: make it hold the widest. */
-    double widest = 0;
-    cairo_set_font_size(cr, font);
-    for (unsigned k = 0; k <= d->nkernels; k++) {
-        char label[64] = "predicted";
-        if (k < d->nkernels)
-            snprintf(label, sizeof label, "%c %s", 'A' + k, d->name[k]);
-        cairo_text_extents_t ext;
-        cairo_text_extents(cr, label, &ext);
-        if (ext.x_advance > widest)
-            widest = ext.x_advance;
+    double widest = label_width(cr, font, "predicted");
+    for (unsigned k = 0; k < d->nkernels; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "%c %s", 'A' + k, d->name[k]);
+        double w = label_width(cr, font, label);
+        widest = w > widest ? w : widest;
     }
-    double left = font * 4, right = font * 12, top = font * 4, gap = font * 4;
-    if (right < font * 4 + widest)
-        right = font * 4 + widest;
-    if (right > width / 2)
-        right = width / 2;
+    double left = font * 4, right = legend_margin(font, font * 12, widest, width);
+    double top = font * 4, gap = font * 4;
     double h = (height - top - gap * 3) / 3;
     struct panel p = {left, top, width - left - right, h, 1};
     np_panel(cr, d, &p, font);
@@ -482,8 +492,12 @@ static void latency_panel(cairo_t *cr, const struct accel_record *r, struct pane
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, p->x, p->y, p->w, p->h);
     cairo_stroke(cr);
+    bool forecast = false; /* rings only with a predictor's forecasts */
+    for (size_t i = 0; i < r->nqueries; i++)
+        forecast |= isfinite(r->queries[i].predicted_ms) != 0;
     text(cr, p->x, p->y - font * 0.6, font * 1.1,
-         "LS query latency, ms (dots: measured, rings: forecast, dashed: the QoS bound)");
+         forecast ? "LS query latency, ms (dots: measured, rings: forecast, dashed: the QoS bound)"
+                  : "LS query latency, ms (dots: measured, dashed: the QoS bound)");
     if (r->nqueries == 0) { /* batch applications only */
         text(cr, p->x + p->w / 2 - font * 6, p->y + p->h / 2, font, "no LS queries in this run");
         return;
@@ -540,7 +554,16 @@ static void paint_accel(cairo_t *cr, const void *ctx, double width, double heigh
              r->gpu_preset, r->predictor ? r->predictor : "none", r->sim_ms,
              r->complete ? "" : ", saved part way");
     text(cr, font * 4, font * 1.8, font * 1.4, title);
-    double left = font * 6, right = font * 10, top = font * 4, gap = font * 4.5;
+    double widest = 0;
+    for (unsigned a = 0; a < r->napps; a++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s (%s)", r->app[a].name,
+                 r->app[a].role == ACCEL_LS ? "LS" : "batch");
+        double w = label_width(cr, font, label);
+        widest = w > widest ? w : widest;
+    }
+    double left = font * 6, right = legend_margin(font, font * 10, widest, width);
+    double top = font * 4, gap = font * 4.5;
     double h = height - top - gap * 2;
     struct panel tl = {left, top, width - left - right, h * 0.6, 1};
     timeline_panel(cr, r, &tl, font);

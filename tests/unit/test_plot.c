@@ -213,6 +213,12 @@ static void test_accel(void **state)
     if (plot_accel_write(&r, png, 800, 600, err, sizeof err) != 0)
         fail_msg("%s", err);
     expect_png(png, 800, 600);
+    /* A long application name widens the legend's margin ("bfs-ex (batch)" ran off once). */
+    r.app[1].name = "a-batch-application";
+    if (plot_accel_write(&r, png, 1200, 900, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(png_blank_from(png, 1200 - 6));
+    r.app[1].name = "md";
     if (plot_accel_write(&r, svg, 640, 480, err, sizeof err) != 0)
         fail_msg("%s", err);
     expect_svg(svg, 640, 480);
