@@ -73,6 +73,24 @@ int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     return put_clipped(w, y, x_end - tui_columns(buf), buf);
 }
 
+int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    int room = getmaxx(w) - x;
+    if (tui_columns(buf) > room) {
+        /* Cut a column earlier (three without UTF-8) so that the ellipsis shows the cut. */
+        const char *ellipsis = st->utf8 ? "…" : "...";
+        int keep = room - tui_columns(ellipsis);
+        size_t at = fit_bytes(buf, keep > 0 ? keep : 0);
+        snprintf(buf + at, sizeof buf - at, "%s", ellipsis);
+    }
+    return put_clipped(w, y, x, buf);
+}
+
 int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
 {
     int rows = 0;

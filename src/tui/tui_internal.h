@@ -391,6 +391,10 @@ int tui_print(WINDOW *w, int y, int x, const char *fmt, ...) __attribute__((form
 /* Like tui_print with the text right-aligned to end at column x_end (exclusive). */
 int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Like tui_print, but text cut at the window's right edge ends in an ellipsis ("…", or "..."
+ * without UTF-8), so that the cut shows. */
+int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* Word-wraps text (a line break ends a row) to cols columns, drawing it from row y at column x
  * when w is not NULL. Returns the rows it takes. */
 int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols);

@@ -1,7 +1,8 @@
 /* tui_menu — the menus generated from the registries: the predictor menu (p: "none" and every
  * predictor) and the allocator menu (a: every allocator, those that decide from the
  * predictor's NP marked), each row with its one-line summary and the active one marked; where
- * the screen cuts summaries, the chosen row's is shown whole below the rows.
+ * the screen cuts summaries (an ellipsis shows it), the chosen row's is shown whole below the
+ * rows.
  * Choosing one asks the worker, which switches at the next epoch boundary; the session's event
  * lands in the event log, a refusal in a dialog. */
 #include <stdio.h>
@@ -211,7 +212,7 @@ static void menu_draw(const struct menu *m, const struct tui *t, WINDOW *w)
         wattroff(w, A_BOLD);
         if (m->has_tag && m->has_tag(i))
             tui_print(w, (int)i, sx - tui_columns(m->tag) - 2, "%s", m->tag);
-        tui_print(w, (int)i, sx, "%s", m->summary(i));
+        tui_print_cut(&t->style, w, (int)i, sx, "%s", m->summary(i));
         if (sel)
             wattroff(w, A_REVERSE);
     }

@@ -114,8 +114,8 @@ static void draw(const struct tui *t, WINDOW *w)
             mvwhline(w, y, 0, ' ', cols);
             tui_print(w, y, 0, ">");
         }
-        tui_print(w, y, 2, "%-*.*s%-*.*s%-*.*s%s", NAME_W, NAME_W - 1, p->name, SUITE_W,
-                  SUITE_W - 1, p->suite, CLASS_W, CLASS_W - 1, p->cls, p->description);
+        tui_print_cut(&t->style, w, y, 2, "%-*.*s%-*.*s%-*.*s%s", NAME_W, NAME_W - 1, p->name,
+                      SUITE_W, SUITE_W - 1, p->suite, CLASS_W, CLASS_W - 1, p->cls, p->description);
         if (i == sel)
             wattroff(w, A_REVERSE);
     }

@@ -73,6 +73,10 @@ lbm_line=$("$CORUN" kernels list | awk '$1 == "lbm" {print $2, $3}')
 tui_keys Down Down Enter
 tui_wait "Add a kernel"
 tui_wait "$total of $total"
+# A description cut at the edge ends in an ellipsis (it ended mid-word: "3x3 convolution: s").
+grep -Eq ' 2dconv +[a-z]+ +[a-z]+ +2D-convolution.*…│' "$TMPD/screen" ||
+    fail "2dconv's cut description has no ellipsis:
+$(cat "$TMPD/screen")"
 tui_keys -l zzz
 tui_wait 'no library kernel matches "zzz"'
 tui_wait "0 of $total"

@@ -2,7 +2,8 @@
 # The workbench and its terminal: a resize storm between 80x24 and 200x60 ends on a correct
 # screen; below 80x24 a notice shows and the screen comes back; NO_COLOR removes every colour;
 # without UTF-8 (LANG=C, or TERM=vt100) nothing but ASCII is drawn. At 80x24 titles, names and
-# menu summaries that do not fit are shortened, not cut into their neighbours.
+# menu summaries that do not fit are shortened, not cut into their neighbours; a menu summary cut
+# at the edge ends in an ellipsis ("..." without UTF-8).
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
 utf8_locale=$(locale -a 2>/dev/null | grep -ixE 'c\.utf-?8' | head -1 || true)
@@ -64,6 +65,9 @@ tui_keys p
 tui_wait "Esc cancels"
 tui_keys Down
 tui_wait "oracle: private-mode truth (simulation only): the true NP, as a reference"
+# A summary cut at the menu's edge ends in an ellipsis (it ended mid-word: "a roofline to all").
+grep -Eq '[0-9] +dase +DASE-style.*…│' "$TMPD/screen" || fail "dase's cut summary has no ellipsis:
+$(cat "$TMPD/screen")"
 tui_keys Escape
 tui_gone "Esc cancels"
 # So does the parameter editor's valid values: the highlighted row's (epoch_cycles) whole.
@@ -72,6 +76,13 @@ tui_wait "Enter edits"
 tui_wait "100000000 core cycles"
 tui_keys Escape
 tui_gone "Enter edits"
+# The allocator menu's cut summaries end in an ellipsis too (fair's ended "until eq").
+tui_keys a
+tui_wait "pred: decides from NP pred"
+grep -Eq '[0-9] +fair +pred +HSM-Fair.*…│' "$TMPD/screen" || fail "fair's cut summary has no ellipsis:
+$(cat "$TMPD/screen")"
+tui_keys Escape
+tui_gone "pred: decides from NP pred"
 # The help at 80x24 takes two pages, each key's text wrapped beside it and no line drawn over
 # another (the closing line was printed over the last note).
 tui_keys '?'
@@ -118,9 +129,18 @@ for setting in "LC_ALL=C TERM=xterm" "LC_ALL=$utf8_locale TERM=vt100"; do
     tui_wait "Epoch 1/10"
     tui_wait "+- NP history"
     tui_wait "1.00|"
+    # The ellipsis of a cut menu summary is ASCII too.
+    tui_keys p
+    tui_wait "Esc cancels"
+    grep -Eq '[0-9] +dase +DASE-style.*\.\.\.\|' "$TMPD/screen" ||
+        fail "dase's cut summary has no '...' with $setting:
+$(cat "$TMPD/screen")"
+    cp "$TMPD/screen" "$TMPD/ascii"
+    tui_keys Escape
+    tui_gone "Esc cancels"
     tui_keys '?'
     tui_wait "Up Down"
-    tui_screen >"$TMPD/ascii"
+    tui_screen >>"$TMPD/ascii"
     tui_keys x q
     tui_wait "quit without saving? y/n"
     tui_keys y
