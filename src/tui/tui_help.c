@@ -9,13 +9,17 @@
 #include "tui_accel.h"
 #include "tui_internal.h"
 
-static const char *const notes[] = {
-    "NP = private-mode cycles of the epoch's instructions / shared cycles.",
-    "Above 1: faster than its private-mode run over the same instructions.",
-    "SMavg: an epoch's time-weighted SMs; the SM map: owners now.",
-    "STP = sum of NP; ANTT = mean 1/NP; fairness = min/max NP.",
-    "A dash: no value (no predictor, allocator or QoS).",
-    "Live: a run stops after the scenario's epochs; r goes on.",
+/* Each note with the modes it applies in, as the keys have (enum tui_mode). */
+static const struct {
+    unsigned modes;
+    const char *text;
+} notes[] = {
+    {TUI_M_ANY, "NP = private-mode cycles of the epoch's instructions / shared cycles."},
+    {TUI_M_ANY, "Above 1: faster than its private-mode run over the same instructions."},
+    {TUI_M_ANY, "SMavg: an epoch's time-weighted SMs; the SM map: owners now."},
+    {TUI_M_ANY, "STP = sum of NP; ANTT = mean 1/NP; fairness = min/max NP."},
+    {TUI_M_ANY, "A dash: no value (no predictor, allocator or QoS)."},
+    {TUI_M_LIVE, "Live: a run stops after the scenario's epochs; r goes on."},
 };
 #define NNOTES     (sizeof notes / sizeof notes[0])
 #define LABEL_COLS 12
@@ -46,8 +50,8 @@ static unsigned add_wrapped(struct help_line *out, unsigned n, unsigned max, con
     return n;
 }
 
-/* The main help's lines for an interior cols wide: each key with its text wrapped beside it,
- * then the notes; *nkeys of them are the keys'. Returns how many, at most max. */
+/* The main help's lines for an interior cols wide: each key of the mode with its text wrapped
+ * beside it, then the mode's notes; *nkeys of them are the keys'. Returns how many, at most max. */
 static unsigned help_lines(const struct tui *t, int cols, struct help_line *out, unsigned max,
                            unsigned *nkeys)
 {
@@ -59,7 +63,8 @@ static unsigned help_lines(const struct tui *t, int cols, struct help_line *out,
     }
     *nkeys = n;
     for (size_t i = 0; i < NNOTES; i++)
-        n = add_wrapped(out, n, max, NULL, notes[i], cols - 1);
+        if (tui_modes_active(t, notes[i].modes))
+            n = add_wrapped(out, n, max, NULL, notes[i].text, cols - 1);
     return n;
 }
 

@@ -378,6 +378,8 @@ extern const size_t tui_nkeys;
 
 /* Sends ch to the overlay, the focused view, then the key table. Returns TUI_R_*. */
 int tui_key_dispatch(struct tui *t, int ch);
+/* Whether modes (enum tui_mode) include the current mode. */
+bool tui_modes_active(const struct tui *t, unsigned modes);
 /* Whether key row k works in the current mode. */
 bool tui_key_active(const struct tui *t, const struct tui_key *k);
 /* The label of key row k as shown on this terminal. */

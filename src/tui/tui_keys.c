@@ -390,11 +390,16 @@ const struct tui_key tui_keys[] = {
 
 const size_t tui_nkeys = sizeof tui_keys / sizeof tui_keys[0];
 
+bool tui_modes_active(const struct tui *t, unsigned modes)
+{
+    if ((modes & TUI_M_LESSON) && !t->lesson)
+        return false;
+    return (modes & (t->live ? TUI_M_LIVE : TUI_M_REPLAY)) != 0;
+}
+
 bool tui_key_active(const struct tui *t, const struct tui_key *k)
 {
-    if ((k->modes & TUI_M_LESSON) && !t->lesson)
-        return false;
-    return (k->modes & (t->live ? TUI_M_LIVE : TUI_M_REPLAY)) != 0;
+    return tui_modes_active(t, k->modes);
 }
 
 const char *tui_key_label(const struct tui *t, const struct tui_key *k)

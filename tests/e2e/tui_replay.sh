@@ -46,7 +46,8 @@ tui_wait "Epoch 3/3"
 tui_wait "Run file: $TMPD/r.h5"
 tui_wait "(run files keep none)"
 expect_epoch 3
-# Replay keys in the key bar and help; the live ones (Space, r, s) are absent from both.
+# Replay keys in the key bar and help; the live ones (Space, r, s) are absent from both, and
+# so is the help's note on r.
 grep -q "← → Epoch  g Go to  b Branch  o Open" "$TMPD/s" || fail "no replay key bar:
 $(cat "$TMPD/s")"
 grep -q "Space Step" "$TMPD/s" && fail "Space in the key bar of a replay"
@@ -58,6 +59,11 @@ for k in '← → +show the previous / next epoch' 'Home End +show the first' 'g
 $(cat "$TMPD/screen")"
 done
 grep -Eq 'Space +step|save: record' "$TMPD/screen" && fail "live keys in the help of a replay:
+$(cat "$TMPD/screen")"
+# Its notes too: r is not offered, so the live run's note on it is absent.
+grep -q "A dash: no value" "$TMPD/screen" || fail "the help of a replay has no notes:
+$(cat "$TMPD/screen")"
+grep -q "r goes on" "$TMPD/screen" && fail "the live run's note on r in the help of a replay:
 $(cat "$TMPD/screen")"
 tui_keys x
 tui_gone "Press any key to close this help."
