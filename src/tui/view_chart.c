@@ -2,7 +2,8 @@
  * a second series per kernel (its lowercase letter; none in epochs without a predictor), so
  * that true and predicted can be read against each other. The x axis spans the run's planned
  * epochs (or all done, past them) over the width; a legend on the bottom row names the glyphs.
- * A kernel has no point in epochs it was not in the mix (before it joined, after it left). */
+ * A kernel has no point in epochs it was not in the mix (before it joined, after it left); one
+ * that left stays in the legend while its earlier points are drawn. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,12 +31,11 @@ static unsigned span(const struct tui *t)
  * stops here, and such points sit on the top row. */
 #define Y_MAX_CAP 2.0
 
-/* The bottom row: each kernel's letter, with its name when there is room, and what the lower
- * case and TUI_CHART_SEVERAL mean. */
-static void legend(const struct tui *t, WINDOW *w, int y, unsigned nk, bool predicted, bool several)
+/* The bottom row: the letter of each kernel in[k], with its name when there is room, and what
+ * the lower case and TUI_CHART_SEVERAL mean. */
+static void legend(const struct tui *t, WINDOW *w, int y, unsigned nk, const bool *in,
+                   bool predicted, bool several)
 {
-    bool in[GPU_MAX_KERNELS];
-    tui_mix_shown(t, in);
     int cols = getmaxx(w), need = 0;
     for (unsigned k = 0; k < nk; k++)
         if (in[k])
@@ -89,6 +89,10 @@ static void draw(const struct tui *t, WINDOW *w)
     double *values = xmalloc(2 * (size_t)nk * n * sizeof(*values));
     double *pred = values + (size_t)nk * n;
     double y_max = 1.0;
+    /* The legend names the kernels in the mix shown and any other with points drawn (one that
+     * left the mix keeps its earlier epochs' points). */
+    bool listed[GPU_MAX_KERNELS];
+    tui_mix_shown(t, listed);
     for (unsigned k = 0; k < nk; k++)
         for (unsigned i = 0; i < n; i++) {
             const struct session_epoch *e = &t->epochs[i].e;
@@ -106,6 +110,8 @@ static void draw(const struct tui *t, WINDOW *w)
                 y_max = v;
             if (p > y_max)
                 y_max = p;
+            if (v >= 0 || p >= 0)
+                listed[k] = true;
         }
     /* Round the top up to a quarter so the labels stay short and steady. */
     y_max = y_max > Y_MAX_CAP ? Y_MAX_CAP : ceil(y_max * 4) / 4;
@@ -135,7 +141,7 @@ static void draw(const struct tui *t, WINDOW *w)
     }
     int rows = getmaxy(w) - 1;
     bool several = tui_chart(&t->style, w, rows, series, ns, n, span(t), y_max);
-    legend(t, w, rows, nk, predicted, several);
+    legend(t, w, rows, nk, listed, predicted, several);
     free(values);
 }
 

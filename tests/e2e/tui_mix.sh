@@ -3,7 +3,8 @@
 # 20 K-cycle epochs) k adds lbm from the kernel picker after two epochs (a filter that matches
 # nothing says so), and from the next epoch the kernel table lists lbm
 # as C with SMs, the SM map's legend counts it and the event log has the session's "mix" and
-# "repartition" events; removing A takes it out of the table and the legend; removing down to
+# "repartition" events; removing A takes it out of the table and the SM map's legend (the
+# chart's keeps it while its earlier points show); removing down to
 # the last kernel is refused in a dialog; h sets a priority (a "parameter" event). A replay of
 # the saved run shows the final mix at its last epoch and the first mix at epoch 1. Deadlines
 # only, no timings.
@@ -29,6 +30,10 @@ kernel_rows() {
 # The SM map's legend: the last row of the panel before its bottom edge.
 legend() {
     tui_screen | awk -F'││' '/SM map, /{on = 1; next} on && /^└/{exit} on {last = $2} END {print last}'
+}
+# The NP chart's legend: the last row of the panel before its bottom edge.
+chart_legend() {
+    tui_screen | awk -F'││' '/NP history/{on = 1; next} on && /^└/{exit} on {last = $1} END {print last}'
 }
 # Steps one epoch and waits until it is on screen and nothing computes.
 step() {
@@ -133,6 +138,10 @@ grep -Eq '(^| )A [0-9]' "$TMPD/legend" && fail "the SM map legend still lists A:
 $(cat "$TMPD/legend")"
 grep -Eq 'B 8 +C 8' "$TMPD/legend" || fail "the legend does not split 16 SMs over B and C:
 $(cat "$TMPD/legend")"
+# The chart still draws A's points of epochs 1-3, so its legend keeps A (it listed B and C only).
+chart_legend >"$TMPD/chart"
+grep -Eq '^│A B C true' "$TMPD/chart" || fail "the chart legend does not list A, B and C:
+$(cat "$TMPD/chart")"
 
 # Down to the last kernel: B leaves at the boundary, so C cannot; the refusal is a dialog.
 editor
