@@ -46,8 +46,16 @@ static void draw_axis(const struct tui_style *st, WINDOW *w, int rows, double y_
     double step = 0.25;
     for (int i = 0; i < 64 && (rows - 1) * step / y_max < 2 && step < y_max; i++)
         step *= 2;
-    for (int i = 0; i <= rows && i * step <= y_max + 1e-9; i++)
-        tui_print(w, row_of(i * step, y_max, rows), 0, "%4.2f%s", i * step, axis);
+    bool top = false;
+    for (int i = 0; i <= rows && i * step <= y_max + 1e-9; i++) {
+        int r = row_of(i * step, y_max, rows);
+        top = top || r == 0;
+        tui_print(w, r, 0, "%4.2f%s", i * step, axis);
+    }
+    /* The top row says how high the scale goes when no round label falls there (1.50 above a
+     * last label of 1.00 in a short chart): points drawn above the last label are read on it. */
+    if (!top)
+        tui_print(w, 0, 0, "%4.2f%s", y_max, axis);
     wattroff(w, st->dim);
 }
 

@@ -4,7 +4,8 @@
 # `corun check` accepts each (and refuses a bad one with its file and line). hsm-fair is
 # stepped through at 80x24 with n: each step does what it says (the predictor, the allocator
 # and its reasons in the log, a parameter), N goes back, L hides the panel; the screen shows the
-# chart's legend and the allocator's reason uncut. The 200x60 screen shows them too.
+# chart's legend and the allocator's reason uncut, and at 80x24 a label on the chart's top row
+# when NP goes above 1. The 200x60 screen shows the legend and the reason too.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
 
@@ -154,6 +155,12 @@ case "$reason" in
 $(cat "$TMPD/step2-80x24")" ;;
 esac
 grep -q "A B true  a b predicted" "$TMPD/step2-80x24" || fail "no legend at 80x24"
+# lbm's NP is above 1 here: the chart's top row carries the top of its scale (only 1.00 and
+# 0.00 were labelled, the points above 1 in rows without a label).
+top=$(sed -n '/NP history/{n;p;q}' "$TMPD/step2-80x24" | sed -n 's/^│\([0-9.]*\)┤.*/\1/p')
+[ -n "$top" ] && awk -v v="$top" 'BEGIN { exit !(v > 1) }' ||
+    fail "the chart's top row has no label above 1.00 at 80x24:
+$(cat "$TMPD/step2-80x24")"
 # Enter on the lesson panel opens the step whole.
 tui_keys Tab
 tui_wait "[ Lesson 2/4: HSM-Fair at work ]"

@@ -1,6 +1,7 @@
 /* tui_chart: the x axis spans the given points over the width, coinciding points stand side by
  * side or show as TUI_CHART_SEVERAL, and values that are negative, NaN or infinite (and a y_max
- * that is not finite) draw nothing and end. Drawn into a pad of a terminal on /dev/null. */
+ * that is not finite) draw nothing and end; the top row has a label when no round one falls
+ * there. Drawn into a pad of a terminal on /dev/null. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,11 +111,38 @@ static void test_non_finite(void **state)
     delwin(w);
 }
 
+/* The text of row y of w from column 0, TUI_CHART_LABEL_COLS wide (a label and the axis). */
+static const char *label_at(WINDOW *w, int y)
+{
+    static char buf[TUI_CHART_LABEL_COLS + 1];
+    mvwinnstr(w, y, 0, buf, TUI_CHART_LABEL_COLS);
+    return buf;
+}
+
+static void test_top_label(void **state)
+{
+    (void)state;
+    /* Six rows up to 1.5 have round labels at 1.00 and 0.00 only: the top row says 1.50. */
+    WINDOW *w = newpad(6, TUI_CHART_LABEL_COLS + 10);
+    double v[1] = {1.3};
+    struct tui_series s = {v, 'A', 0};
+    tui_chart(&style, w, 6, &s, 1, 1, 1, 1.5);
+    assert_string_equal(label_at(w, 0), "1.50|");
+    assert_string_equal(label_at(w, 2), "1.00|");
+    assert_string_equal(label_at(w, 5), "0.00|");
+    /* Up to 1.0 the round label is the top one. */
+    werase(w);
+    tui_chart(&style, w, 6, &s, 1, 1, 1, 1.0);
+    assert_string_equal(label_at(w, 0), "1.00|");
+    delwin(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_span_and_coincide),
         cmocka_unit_test(test_non_finite),
+        cmocka_unit_test(test_top_label),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
