@@ -212,7 +212,6 @@ const struct cli_command cmd_runs = {
             "recorded. `list` shows accelerator runs after the spatial ones, with IDs aN:\n"
             "`show a1` shows one.\n"
             "`corun runs` alone lists them. The options may also follow the verb (`corun runs\n"
-            "list --catalog F`); an SQL query\n"
-            "that begins with '-' goes after `--`.\n",
+            "list --catalog F`); an SQL query that begins with '-' goes after `--`.\n",
     .run = runs_run,
 };
