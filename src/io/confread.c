@@ -48,6 +48,10 @@ static char *slurp(const char *path)
 struct conf_file *confread_open(const char *path, struct diag *diags)
 {
     struct stat st;
+    if (!path[0]) { /* `corun run ''`: say so rather than print an empty name */
+        diag_add(diags, "an empty file name (expected a libconfig file)");
+        return NULL;
+    }
     if (stat(path, &st) != 0) {
         diag_add(diags, "%s: cannot open: %s (expected a libconfig file)", path, strerror(errno));
         return NULL;

@@ -275,6 +275,12 @@ static void missing_file_is_named(void **state)
                                    "(expected a libconfig file)");
     scenario_done(&sc);
     diag_done(&d);
+    /* An empty name says so (it printed ": cannot open: ..."). */
+    diag_init(&d);
+    assert_int_equal(scenario_load(&sc, "", ".", &d), -1);
+    assert_string_equal(d.msgs[0], "an empty file name (expected a libconfig file)");
+    scenario_done(&sc);
+    diag_done(&d);
 }
 
 static void text_loads_like_a_file(void **state)
