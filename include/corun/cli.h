@@ -115,6 +115,8 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
 void cli_print_usage(FILE *out);
 /* 1 when argv holds -h or --help. */
 int cli_wants_help(int argc, char **argv);
+/* The command name or extra[] closest to word when it is a plausible typo, else NULL. */
+const char *cli_suggest(const char *word, const char *const *extra, size_t nextra);
 /* The command named name, with a "did you mean" hint on stderr when it does not exist. */
 const struct cli_command *cli_lookup(const char *name);
 

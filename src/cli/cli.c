@@ -40,6 +40,17 @@ const struct cli_command *cli_find(const char *name)
     return NULL;
 }
 
+const char *cli_suggest(const char *word, const char *const *extra, size_t nextra)
+{
+    const char *names[CORUN_ARRAY_LEN(commands) + 16];
+    size_t n = 0;
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(commands); i++)
+        names[n++] = commands[i]->name;
+    for (size_t i = 0; i < nextra && n < CORUN_ARRAY_LEN(names); i++)
+        names[n++] = extra[i];
+    return util_suggest(word, names, n);
+}
+
 const struct cli_command *cli_lookup(const char *name)
 {
     const struct cli_command *cmd = cli_find(name);

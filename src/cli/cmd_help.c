@@ -118,10 +118,13 @@ static int help_run(int argc, char **argv)
     }
     const struct cli_command *cmd = cli_find(topic);
     if (!cmd) {
+        static const char *const topics[] = {"scenario", "accelerator", "gpu",
+                                             "kernel",   "predictors",  "allocators"};
+        const char *near = cli_suggest(topic, topics, CORUN_ARRAY_LEN(topics));
         fprintf(stderr,
-                "corun help: no help on '%s'; topics: a command, scenario, accelerator, gpu, "
+                "corun help: no help on '%s'%s%s%s; topics: a command, scenario, accelerator, gpu, "
                 "kernel, predictors or allocators\n",
-                topic);
+                topic, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         return CLI_BAD_INPUT;
     }
     cli_print_command_help(cmd, stdout);

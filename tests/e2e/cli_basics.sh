@@ -166,6 +166,14 @@ run defualt|default
 check evicetd|evicted
 suite check hsm-pair|hsm-pairs
 EOF
+# help on a misspelt command or topic names the closest one.
+for pair in "lesons|lesson" "predictor|predictors" "sceanrio|scenario"; do
+    set +e
+    "$CORUN" help "${pair%|*}" >/dev/null 2>"$TMPD/err"; rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -q "^corun help: no help on '${pair%|*}' (did you mean '${pair#*|}'?); topics: " "$TMPD/err" ||
+        fail "help ${pair%|*}: exit $rc: $(cat "$TMPD/err")"
+done
 # `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
 # or a file: the arguments are refused first).
 while IFS='|' read -r args want; do
