@@ -56,10 +56,7 @@ const struct cli_command *cli_lookup(const char *name)
     const struct cli_command *cmd = cli_find(name);
     if (cmd)
         return cmd;
-    const char *names[CORUN_ARRAY_LEN(commands)];
-    for (size_t i = 0; i < CORUN_ARRAY_LEN(commands); i++)
-        names[i] = commands[i]->name;
-    const char *near = util_suggest(name, names, CORUN_ARRAY_LEN(commands));
+    const char *near = cli_suggest(name, NULL, 0);
     fprintf(stderr, "corun: '%s' is not a command", name);
     if (near)
         fprintf(stderr, " (did you mean '%s'?)", near);
