@@ -99,9 +99,14 @@ static void draw(const struct tui *t, WINDOW *w)
     }
     int bottom = getmaxy(w) - 1;
     if (t->mix.pending[0]) {
+        /* A long list of changes keeps its changes and shortens the when, then shows a cut. */
+        char line[sizeof t->mix.pending + 64];
+        snprintf(line, sizeof line, "Pending: %s (applied at the next epoch boundary)",
+                 t->mix.pending);
+        if (tui_columns(line) > getmaxx(w) - 1)
+            snprintf(line, sizeof line, "Pending: %s (next epoch)", t->mix.pending);
         wattron(w, A_BOLD);
-        tui_print(w, bottom - 1, 1, "Pending: %s (applied at the next epoch boundary)",
-                  t->mix.pending);
+        tui_print_cut(&t->style, w, bottom - 1, 1, "%s", line);
         wattroff(w, A_BOLD);
     } else {
         tui_print(w, bottom - 1, 1, "No change pending.");

@@ -216,4 +216,21 @@ legend | grep -Eq 'A 8 +B 8' || fail "the legend of epoch 1 is not A 8 B 8:
 $(legend)"
 tui_keys q
 tui_wait "exit=0"
-echo "tui mix: lbm joins as C, A leaves, the last kernel stays, priorities; the replay follows"
+tui_tmux kill-server
+
+# At 80 columns a longer list of pending changes keeps the changes and shortens the when (it
+# was cut mid-word: "(applied at the next epoch boun").
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/"
+tui_keys k
+tui_wait "+ add a kernel from the library"
+tui_keys Down Down Enter
+tui_wait "Filter:"
+tui_keys -l teach-compute
+tui_keys Enter
+tui_wait "Pending: +teach-compute (applied at the next epoch boundary)"
+tui_keys Up Up d
+tui_wait "Pending: -stream +teach-compute (next epoch)"
+tui_keys Escape q
+tui_wait "exit=0"
+echo "tui mix: lbm joins as C, A leaves, the last kernel stays, priorities; the replay follows; pending changes fit 80 columns"
