@@ -157,7 +157,10 @@ int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first
     return -1;
 }
 
-static int cfg_file(const struct dirent *e);
+static int cfg_file(const struct dirent *e)
+{
+    return e->d_name[0] != '.' && util_ends_with(e->d_name, ".cfg");
+}
 
 /* The names of the .cfg files in dir (without .cfg), appended to names[*n..max). */
 static void cfg_names(const char *dir, char **names, size_t *n, size_t max)
@@ -241,24 +244,17 @@ int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool
     return 0;
 }
 
-static int cfg_file(const struct dirent *e)
-{
-    return e->d_name[0] != '.' && util_ends_with(e->d_name, ".cfg");
-}
-
 /* ": NAME" for the first scenario file in datadir/scenarios/sub (sub "" or "studies/"), ",
  * NAME" for the others, to out; *count counts them. */
 static void list_scenarios(FILE *out, const char *datadir, const char *sub, size_t *count)
 {
-    char *dir = xasprintf("%s/scenarios/%s", datadir, sub);
-    struct dirent **names = NULL;
-    int n = scandir(dir, &names, cfg_file, alphasort);
-    for (int i = 0; i < n; i++) {
-        fprintf(out, "%s%s%.*s", (*count)++ ? ", " : ": ", sub, (int)(strlen(names[i]->d_name) - 4),
-                names[i]->d_name);
+    char *dir = xasprintf("%s/scenarios/%s", datadir, sub), *names[256];
+    size_t n = 0;
+    cfg_names(dir, names, &n, CORUN_ARRAY_LEN(names));
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%s%s%s", (*count)++ ? ", " : ": ", sub, names[i]);
         free(names[i]);
     }
-    free(names);
     free(dir);
 }
 

@@ -90,12 +90,12 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
             unsigned k = 0;
             while (k < n && strcmp(mix[k], st->remove) != 0)
                 k++;
-            char names[256];
-            mix_text(mix, n, names, sizeof names);
-            if (k == n)
+            if (k == n) {
+                char names[256];
+                mix_text(mix, n, names, sizeof names);
                 diag_add(d, "%s:%d: steps[%zu].remove: %s is not in the mix at this step (%s)",
                          l->path, st->line, i, st->remove, names);
-            else if (n == 1)
+            } else if (n == 1)
                 diag_add(d,
                          "%s:%d: steps[%zu].remove: %s is the last kernel of the mix: add "
                          "another first",
