@@ -50,9 +50,13 @@ struct gpu_config {
     unsigned noc_bytes_per_cycle; /* crossbar channel width, per core cycle */
     unsigned noc_latency_cycles;
     unsigned context_switch_bytes_per_cycle; /* save/restore rate of TB state */
-    double sm_static_watts;                  /* per active (not gated) SM */
-    double inst_energy_nj;                   /* dynamic energy per warp instruction */
-    double dram_activate_nj, dram_burst_nj;  /* per ACT, per request transferred */
+    /* The SMs of a block meet the shared parts only at its end (crossbar to the slices, TB
+     * dispatch, the grid's completion, saved TBs), so results do not depend on the order the
+     * SMs are stepped in; co-run GPUs only (shared dispatch keeps the ordered rules). */
+    bool order_free;
+    double sm_static_watts;                 /* per active (not gated) SM */
+    double inst_energy_nj;                  /* dynamic energy per warp instruction */
+    double dram_activate_nj, dram_burst_nj; /* per ACT, per request transferred */
     struct dram_config dram;
     struct pcie_config pcie; /* the host link (accelerator scenarios), each direction */
 };
@@ -203,6 +207,12 @@ bool gpu_default_fast_forward(void);
  * could be ready at its LLC slice within the block it was sent in (an LLC latency shorter
  * than the crossbar's reply). Off by default. */
 bool gpu_set_split(struct gpu *g, bool on);
+/* Moves the first SM stepped in a block on by step SMs a block instead of one (tests: the
+ * order-free rules' results do not depend on it, the ordered rules' do). */
+void gpu_set_sm_rotation_step(struct gpu *g, unsigned step);
+/* Order-free GPUs (gpu.order_free): steps each block's SMs in the reverse order (tests: the
+ * results do not depend on it). */
+void gpu_set_reverse_stepping(struct gpu *g, bool on);
 /* Cycles the loop jumped over so far (0 with the fast paths off). */
 uint64_t gpu_skipped_cycles(const struct gpu *g);
 

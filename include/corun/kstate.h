@@ -175,6 +175,16 @@ uint32_t kstate_draw_compute_run(const struct kstate *k, struct rng *r);
 void kstate_draw_mem(const struct kstate *k, struct rng *r, uint8_t *kind, uint8_t *lines);
 /* The line number of the next data access by an SM with history h. */
 uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h);
+/* An SM's own cursor in a legacy stream under the order-free rules (gpu.order_free), where
+ * the SMs cannot share the kernel's within a block: each SM walks runs of the kernel's
+ * seq_run_lines of its own, their starts drawn from the SM's generator. Zero-initialised, it
+ * draws its first run's start. */
+struct kstate_cursor {
+    uint64_t cursor, run_left;
+};
+/* kstate_next_line from the SM's cursor c, drawing from r. */
+uint64_t kstate_next_line_own(const struct kstate *k, struct rng *r, struct kstate_hist *h,
+                              struct kstate_cursor *c);
 /* The line number of a TB's next load (store: next store) under a per-TB pattern; r is
  * drawn from only by the gather pattern. */
 uint64_t kstate_tb_line(const struct kstate *k, struct rng *r, struct kstate_tbaddr *a, bool store);

@@ -52,6 +52,12 @@ unsigned llc_slice_of(const struct llc *l, uint64_t line);
  * up and returns false. */
 bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
               unsigned kernel, uint64_t now);
+/* Bytes a request of kind crosses the crossbar with: a line for a write, an address else. */
+unsigned llc_request_bytes(const struct llc *l, enum llc_kind kind);
+/* llc_send for a request that left sm's crossbar port at sent_at already (noc_take_sm_port):
+ * the order-free rules hand a block's requests to the slices at its end (gpu.order_free). */
+bool llc_send_sent(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
+                   unsigned kernel, uint64_t sent_at);
 /* Steps slice at cycle now; returns the next cycle it needs a step (UINT64_MAX: none known). */
 uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now);
 /* The DRAM completion callback (ctx is the llc). */

@@ -24,6 +24,11 @@ uint64_t noc_sm_port_free(const struct noc *n, unsigned sm);
 /* Sends a request packet from sm to slice at cycle now (the SM port must be free); returns the
  * cycle its last byte reaches the slice. */
 uint64_t noc_send_request(struct noc *n, unsigned sm, unsigned slice, unsigned bytes, uint64_t now);
+/* The two halves of noc_send_request, for a crossbar that grants the slices' ports apart from
+ * the SMs' (gpu.order_free): the packet leaves sm's port at now, and is granted slice's port
+ * as sent at now, returning the cycle its last byte reaches the slice. */
+void noc_take_sm_port(struct noc *n, unsigned sm, unsigned bytes, uint64_t now);
+uint64_t noc_take_slice_port(struct noc *n, unsigned slice, unsigned bytes, uint64_t now);
 /* Sends a reply packet from slice to sm, leaving no earlier than now; returns the cycle its
  * last byte reaches the SM. */
 uint64_t noc_send_reply(struct noc *n, unsigned slice, unsigned sm, unsigned bytes, uint64_t now);

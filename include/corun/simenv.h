@@ -40,6 +40,9 @@ struct sim_env {
      * a sleeping SM woken for its turn in the block joins. */
     unsigned sm_first, sm_running;
     uint64_t *sm_due;
+    /* gpu.order_free on a co-run GPU: while sm_phase is set (the SMs of a block are being
+     * stepped) an SM keeps what reaches the others for the block's end (sm_block_done). */
+    bool order_free, sm_phase;
     /* Shared dispatch (gpu_new_shared): no partition; the kernels with TBs left place them
      * in the order they were launched (fcfs, kernel indices), on idle SMs and beside other
      * kernels' TBs where there is room, and a completed grid stops the run at the end of its

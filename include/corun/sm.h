@@ -64,9 +64,16 @@ void sm_touch(struct sm *sm);
  * kernels' counters, before these are read. (kstate_tb_finished reads insts_total when a
  * launch completes, but then no SM holds a TB of that kernel, so none of its SMs sleeps.) */
 void sm_count_lazy(struct sim_env *env);
+/* The slice sm waited for has room again: the SM tries its refused request from cycle t. */
+void sm_room(struct sm *sm, uint64_t t);
 /* A line reply from the LLC that reaches the SM at cycle arrival (for the constant cache when
  * is_const). */
 void sm_deliver(struct sm *sm, uint64_t arrival, uint64_t line, bool is_const);
+/* Order-free rules (env->order_free), after the SMs of the block [env->sm_block_start,
+ * env->sm_block_end) ran, in whatever order: their requests go to the slices SM by SM from
+ * env->sm_first, and what they did to the grids (TBs finished, saved, wanted) is done in
+ * order of SM number, at the block's last cycle. */
+void sm_block_done(struct sim_env *env);
 /* Hands kernel k's waiting TBs to its SMs with free slots, one per SM per round, at cycle now
  * (after a relaunch, a context switch, or a new partition). */
 void sm_dispatch(struct sim_env *env, struct kstate *k, uint64_t now);

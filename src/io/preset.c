@@ -159,6 +159,10 @@ static const struct conf_setting gpu_settings[] = {
     GPU_FIELD(noc_latency_cycles, CONF_UINT, "8", 0, 1000, "core cycles", "crossbar traversal"),
     GPU_FIELD(context_switch_bytes_per_cycle, CONF_UINT, "128", 1, 65536, "bytes",
               "rate at which thread-block state is saved or restored"),
+    GPU_FIELD(order_free, CONF_BOOL, "false", 0, 0, NULL,
+              "the SMs of a block reach the crossbar's slice ports, the TB dispatcher and each "
+              "other only at the block's end, so results do not depend on the order the SMs "
+              "are stepped in"),
     GPU_FIELD(sm_static_watts, CONF_FLOAT, "1.0", 0, 1000, "W", "static power per active SM"),
     GPU_FIELD(inst_energy_nj, CONF_FLOAT, "0.5", 0, 1000, "nJ",
               "dynamic energy per warp instruction"),

@@ -67,12 +67,15 @@ static void build(struct gpu *g, unsigned hist)
     e->sm_due = g->agents;
     e->sm_running = cfg->sms;
     g->partition = xmalloc(cfg->sms * sizeof(int));
+    g->due = xmalloc(cfg->sms * sizeof(unsigned));
     for (unsigned i = 0; i < cfg->sms; i++)
         g->partition[i] = GPU_SM_IDLE;
     g->core_khz = (uint64_t)llround(cfg->core_clock_mhz * 1000);
     g->dram_khz = (uint64_t)llround(cfg->dram.clock_mhz * 1000);
     e->next_dram_tick = 0;
     e->sm_fast_forward = fast_forward_default;
+    e->order_free = cfg->order_free;
+    g->sm_rr_step = 1;
     g->prio.kernel = -1; /* and rr = 0: kernel 0 has the first turn */
 }
 
@@ -118,6 +121,7 @@ struct gpu *gpu_new_shared(const struct gpu_config *cfg, unsigned nstreams, uint
     g->nkernels = nstreams;
     build(g, 0);
     g->env.shared = true;
+    g->env.order_free = false; /* shared dispatch keeps the ordered rules */
     for (unsigned s = 0; s < nstreams; s++)
         g->launched_at[s] = g->env.started_at[s] = UINT64_MAX;
     return g;
@@ -141,6 +145,7 @@ void gpu_delete(struct gpu *g)
     free(g->agents);
     free(g->slice_agents);
     free(g->partition);
+    free(g->due);
     free(g);
 }
 
@@ -165,6 +170,16 @@ void gpu_set_fast_forward(struct gpu *g, bool on)
         for (unsigned i = 0; i < g->cfg.sms; i++)
             sm_touch(g->sms[i]);
     g->env.sm_fast_forward = on;
+}
+
+void gpu_set_sm_rotation_step(struct gpu *g, unsigned step)
+{
+    g->sm_rr_step = step % g->cfg.sms;
+}
+
+void gpu_set_reverse_stepping(struct gpu *g, bool on)
+{
+    g->sm_reverse = on;
 }
 
 uint64_t gpu_skipped_cycles(const struct gpu *g)
@@ -373,6 +388,22 @@ bool gpu_kernel_retired(const struct gpu *g, unsigned k)
 
 /* Runs the SMs due in the block [block_start, block_end), starting at SM g->sm_rr and
  * wrapping, so no SM always gets the crossbar ports first. */
+/* Order-free rules: the due SMs in any order (sm_block_done makes it not matter), then the
+ * block's end. */
+static void run_sms_order_free(struct gpu *g, uint64_t block_end)
+{
+    struct sim_env *e = &g->env;
+    unsigned n = 0;
+    for (unsigned wi = 0; wi < wake_words(e->sm_wake); wi++)
+        for (uint64_t bits = g->agents[wi]; bits; bits &= bits - 1)
+            g->due[n++] = wi * 64 + (unsigned)__builtin_ctzll(bits);
+    e->sm_phase = true;
+    for (unsigned i = 0; i < n; i++)
+        sm_run_block(g->sms[g->sm_reverse ? g->due[n - 1 - i] : g->due[i]], block_end);
+    e->sm_phase = false;
+    sm_block_done(e);
+}
+
 void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
 {
     struct sim_env *e = &g->env;
@@ -380,6 +411,10 @@ void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
         return;
     unsigned n = g->cfg.sms, first = g->sm_rr;
     e->sm_first = first;
+    if (e->order_free) {
+        run_sms_order_free(g, block_end);
+        return;
+    }
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : first, hi = pass ? first : n;
         for (unsigned a = lo; a < hi;) {
@@ -458,7 +493,7 @@ static bool skip_blocks(struct gpu *g, uint64_t end)
     if (to <= g->now)
         return false;
     uint64_t blocks = 1 + ((to - 1) / g->block - g->now / g->block);
-    g->sm_rr = (unsigned)((g->sm_rr + blocks) % g->cfg.sms);
+    g->sm_rr = (unsigned)((g->sm_rr + blocks % g->cfg.sms * g->sm_rr_step) % g->cfg.sms);
     skip_cycles(g, to - g->now);
     return true;
 }
@@ -481,7 +516,7 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
             gpu_run_sms(g, g->now, block_end);
             gpu_run_memory(g, block_end);
         }
-        g->sm_rr = g->sm_rr + 1 < g->cfg.sms ? g->sm_rr + 1 : 0;
+        g->sm_rr = (g->sm_rr + g->sm_rr_step) % g->cfg.sms;
     }
     if (g->split)
         llc_split_stop(e->llc);

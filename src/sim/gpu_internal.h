@@ -48,6 +48,9 @@ struct gpu {
     uint64_t *slice_agents;  /* the same for the slices due in a cycle */
     struct gpu_split *split; /* the memory side's thread, when blocks are split */
     unsigned sm_rr;          /* first SM run in a block: rotates so no SM always wins ports */
+    unsigned sm_rr_step;     /* by this many SMs a block (1; others for tests) */
+    bool sm_reverse;         /* order-free: step the due SMs last first (tests) */
+    unsigned *due;           /* order-free: the SMs due in the block */
     unsigned block;          /* SM block length, cycles */
     uint64_t skipped;        /* cycles it jumped over */
 

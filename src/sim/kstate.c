@@ -271,14 +271,29 @@ void kstate_draw_mem(const struct kstate *k, struct rng *r, uint8_t *kind, uint8
     *lines = (uint8_t)n;
 }
 
+/* A line of h's window, drawn as a reuse. */
+static uint64_t reuse_line(const struct kstate *k, struct rng *r, const struct kstate_hist *h)
+{
+    unsigned span = h->count < k->hist_lines ? h->count : k->hist_lines;
+    unsigned back = 1 + (unsigned)rng_below(r, span);
+    unsigned i = h->pos >= back ? h->pos - back : h->pos + h->cap - back; /* back <= cap */
+    return h->line[i];
+}
+
+static void remember(struct kstate_hist *h, uint64_t line)
+{
+    if (h->cap) {
+        h->line[h->pos] = line;
+        h->pos = h->pos + 1 < h->cap ? h->pos + 1 : 0;
+        if (h->count < h->cap)
+            h->count++;
+    }
+}
+
 uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h)
 {
-    if (k->thr_reuse && h->count && rng_next(r) < k->thr_reuse) {
-        unsigned span = h->count < k->hist_lines ? h->count : k->hist_lines;
-        unsigned back = 1 + (unsigned)rng_below(r, span);
-        unsigned i = h->pos >= back ? h->pos - back : h->pos + h->cap - back; /* back <= cap */
-        return h->line[i];
-    }
+    if (k->thr_reuse && h->count && rng_next(r) < k->thr_reuse)
+        return reuse_line(k, r, h);
     if (k->run_left == 0) {
         k->cursor = rng_below(&k->rng, k->footprint_lines);
         k->run_left = k->prof.seq_run_lines;
@@ -286,12 +301,23 @@ uint64_t kstate_next_line(struct kstate *k, struct rng *r, struct kstate_hist *h
     uint64_t line = k->base_line + k->cursor;
     k->cursor = k->cursor + 1 < k->footprint_lines ? k->cursor + 1 : 0;
     k->run_left--;
-    if (h->cap) {
-        h->line[h->pos] = line;
-        h->pos = h->pos + 1 < h->cap ? h->pos + 1 : 0;
-        if (h->count < h->cap)
-            h->count++;
+    remember(h, line);
+    return line;
+}
+
+uint64_t kstate_next_line_own(const struct kstate *k, struct rng *r, struct kstate_hist *h,
+                              struct kstate_cursor *c)
+{
+    if (k->thr_reuse && h->count && rng_next(r) < k->thr_reuse)
+        return reuse_line(k, r, h);
+    if (c->run_left == 0) {
+        c->cursor = rng_below(r, k->footprint_lines);
+        c->run_left = k->prof.seq_run_lines;
     }
+    uint64_t line = k->base_line + c->cursor;
+    c->cursor = c->cursor + 1 < k->footprint_lines ? c->cursor + 1 : 0;
+    c->run_left--;
+    remember(h, line);
     return line;
 }
 

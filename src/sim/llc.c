@@ -176,8 +176,13 @@ static bool split_append(struct llc *l, struct slice *s, unsigned slice, uint64_
     return true;
 }
 
-bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
-              unsigned kernel, uint64_t now)
+unsigned llc_request_bytes(const struct llc *l, enum llc_kind kind)
+{
+    return kind == LLC_WRITE ? l->line_bytes : 8;
+}
+
+static bool send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
+                 unsigned kernel, uint64_t now, bool port_taken)
 {
     struct slice *s = &l->s[slice];
     /* Split: the queue as the SMs saw it when they ran before the slices, their own appends
@@ -187,8 +192,9 @@ bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum ll
         s->waiters[sm / 64] |= 1ull << (sm % 64);
         return false;
     }
-    unsigned bytes = kind == LLC_WRITE ? l->line_bytes : 8;
-    uint64_t arrive = noc_send_request(l->env->noc, sm, slice, bytes, now);
+    unsigned bytes = llc_request_bytes(l, kind);
+    uint64_t arrive = port_taken ? noc_take_slice_port(l->env->noc, slice, bytes, now)
+                                 : noc_send_request(l->env->noc, sm, slice, bytes, now);
     if (l->split)
         return split_append(l, s, slice, arrive, line, sm, kind, kernel);
     unsigned tail = s->in_head + s->in_count; /* < 2 * in_cap */
@@ -203,6 +209,18 @@ bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum ll
     if (s->in_count == 1) /* SMs run ahead of the slices by up to a block: use the slices' now */
         wake_at(l->env->slice_wake, slice, l->env->now, r->ready);
     return true;
+}
+
+bool llc_send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
+              unsigned kernel, uint64_t now)
+{
+    return send(l, sm, slice, line, kind, kernel, now, false);
+}
+
+bool llc_send_sent(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum llc_kind kind,
+                   unsigned kernel, uint64_t sent_at)
+{
+    return send(l, sm, slice, line, kind, kernel, sent_at, true);
 }
 
 /* Split: the memory side marks a slice whose queue view the SM side must take again. */
@@ -241,7 +259,7 @@ static void wake_waiter(struct llc *l, unsigned slice, uint64_t now)
         unsigned sm = wi * 64 + (unsigned)__builtin_ctzll(bits);
         s->waiters[wi] &= ~(1ull << (sm % 64));
         s->waiter_rr = sm + 1 < words * 64 ? sm + 1 : 0;
-        sm_wake(l->env->sms[sm], now + 1);
+        sm_room(l->env->sms[sm], now + 1);
         return;
     }
 }

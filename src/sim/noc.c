@@ -60,12 +60,21 @@ static uint64_t max64(uint64_t a, uint64_t b)
 
 uint64_t noc_send_request(struct noc *n, unsigned sm, unsigned slice, unsigned bytes, uint64_t now)
 {
+    noc_take_sm_port(n, sm, bytes, now);
+    return noc_take_slice_port(n, slice, bytes, now);
+}
+
+void noc_take_sm_port(struct noc *n, unsigned sm, unsigned bytes, uint64_t now)
+{
     assert(n->sm_out[sm] <= now);
-    unsigned f = noc_flits(n, bytes);
-    n->sm_out[sm] = now + f;
+    n->sm_out[sm] = now + noc_flits(n, bytes);
+}
+
+uint64_t noc_take_slice_port(struct noc *n, unsigned slice, unsigned bytes, uint64_t now)
+{
     /* The head needs `latency` to cross; the slice port then takes f cycles, after any packet
      * already granted it. */
-    uint64_t done = max64(now + n->latency, n->slice_in[slice]) + f;
+    uint64_t done = max64(now + n->latency, n->slice_in[slice]) + noc_flits(n, bytes);
     n->slice_in[slice] = done;
     return done;
 }

@@ -155,10 +155,24 @@ static void outq_push(struct sm *sm, const struct kstate *k, uint64_t line, enum
     sm->outq_count++;
 }
 
+/* Sends the first request not yet sent when the SM's crossbar port is free: to its slice at
+ * once, or (order-free rules) into the crossbar, which hands it to the slice at the block's
+ * end (sm_block_done) and bounces it, and those after it, when the slice has no room. */
 static void inject(struct sm *sm, uint64_t now)
 {
-    if (!sm->outq_count || noc_sm_port_free(sm->env->noc, sm->id) > now)
+    if (sm->outq_count == sm->outq_sent || noc_sm_port_free(sm->env->noc, sm->id) > now)
         return;
+    if (sm->env->order_free) {
+        if (sm->credit_blocked)
+            return;
+        unsigned i = (sm->outq_head + sm->outq_sent) % SM_OUTQ;
+        noc_take_sm_port(sm->env->noc, sm->id,
+                         llc_request_bytes(sm->env->llc, (enum llc_kind)sm->outq[i].kind), now);
+        sm->outq_sent_at[i] = now;
+        sm->outq_sent++;
+        sm->listed = true;
+        return;
+    }
     struct sm_outreq *o = &sm->outq[sm->outq_head];
     sm->credit_blocked =
         !llc_send(sm->env->llc, sm->id, o->slice, o->line, o->kind, o->kernel, now);
@@ -194,11 +208,10 @@ static uint64_t data_line(struct sm *sm, unsigned slot, bool store)
     struct sm_tbslot *tb = &sm->tb[sm->wtb[slot]];
     if (tb->streams)
         return kstate_tb_line(tb->k, &sm->rng, &tb->addr, store);
-    if (tb->k != sm->k) {
-        struct kstate_hist none = {0};
-        return kstate_next_line(tb->k, &sm->rng, &none);
-    }
-    return kstate_next_line(tb->k, &sm->rng, &sm->hist);
+    struct kstate_hist none = {0}, *h = tb->k == sm->k ? &sm->hist : &none;
+    if (sm->env->order_free)
+        return kstate_next_line_own(tb->k, &sm->rng, h, &sm->lcur[tb->k->index]);
+    return kstate_next_line(tb->k, &sm->rng, h);
 }
 
 static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_const)
@@ -223,16 +236,16 @@ static void issue_load_lines(struct sm *sm, unsigned slot, unsigned n, bool is_c
             continue;
         }
         if (is_const)
-            k->c.l1c_misses++;
+            sm_ctr(sm, k)->l1c_misses++;
         else
-            k->c.l1d_misses++;
+            sm_ctr(sm, k)->l1d_misses++;
         if (r == CACHE_MISS)
             outq_push(sm, k, line, is_const ? LLC_READ_CONST : LLC_READ);
     }
     if (is_const)
-        k->c.l1c_accesses += n;
+        sm_ctr(sm, k)->l1c_accesses += n;
     else
-        k->c.l1d_accesses += n;
+        sm_ctr(sm, k)->l1d_accesses += n;
 }
 
 /* An SFU, FP64 or shared-memory instruction of warp slot: it takes its unit (false when the
@@ -250,7 +263,8 @@ static bool issue_unit(struct sm *sm, unsigned slot, unsigned u)
     if (u == KI_SHARED - KI_SFU && k->prof.shared_conflict_ways > 1)
         cost *= k->prof.shared_conflict_ways;
     sm->unit_free[u] = (sm->unit_free[u] > now_fix ? sm->unit_free[u] : now_fix) + cost;
-    uint64_t *cnt[SM_UNITS] = {&k->c.sfu_insts, &k->c.fp64_insts, &k->c.shared_insts};
+    struct kstate_counters *c = sm_ctr(sm, k);
+    uint64_t *cnt[SM_UNITS] = {&c->sfu_insts, &c->fp64_insts, &c->shared_insts};
     (*cnt[u])++;
 
     sm_count_inst(sm, slot);
@@ -287,7 +301,7 @@ static int issue_barrier(struct sm *sm, unsigned slot)
         return -1;
     }
     sm_count_inst(sm, slot);
-    sm->wk[slot]->c.barriers++;
+    sm_ctr(sm, sm->wk[slot])->barriers++;
     unsigned t = sm->wtb[slot];
     if (--sm->insts_left[slot] == 0) {
         sm->memnext &= ~bit;
@@ -333,20 +347,20 @@ static int issue_mem(struct sm *sm, unsigned slot)
         if (room < n || !cache_can_miss(sm->l1d, n))
             return 0;
         issue_load_lines(sm, slot, n, false);
-        sm->wk[slot]->c.loads++;
+        sm_ctr(sm, sm->wk[slot])->loads++;
         break;
     case KI_CONST:
         if (room < 1 || !cache_can_miss(sm->l1c, 1))
             return 0;
         issue_load_lines(sm, slot, 1, true);
-        sm->wk[slot]->c.const_loads++;
+        sm_ctr(sm, sm->wk[slot])->const_loads++;
         break;
     default: /* store: write-through, no L1 allocation */
         if (room < n)
             return 0;
         for (unsigned i = 0; i < n; i++)
             outq_push(sm, sm->wk[slot], data_line(sm, slot, true), LLC_WRITE);
-        sm->wk[slot]->c.stores++;
+        sm_ctr(sm, sm->wk[slot])->stores++;
         break;
     }
     sm_draw_next(sm, slot);
@@ -469,7 +483,7 @@ static uint64_t step(struct sm *sm, uint64_t now)
     }
 
     uint64_t next = sm->ev_next;
-    if (sm->outq_count) {
+    if (sm->outq_count > sm->outq_sent) {
         /* A head refused for want of LLC room is woken by its slice. */
         uint64_t pf = noc_sm_port_free(sm->env->noc, sm->id);
         if (pf > now)
@@ -514,7 +528,9 @@ void sm_run_block(struct sm *sm, uint64_t block_end)
     sm->wake_time = t;
     if (sm->k)
         sm_flush_insts(sm);
-    if (t != SM_NEVER)
+    if (sm->env->sm_phase) /* order-free: sm_block_done registers it, SMs may run side by side */
+        sm->listed = true;
+    else if (t != SM_NEVER)
         wake_at(sm->env->sm_wake, sm->id, block_end, t);
 }
 
@@ -526,6 +542,12 @@ void sm_wake(struct sm *sm, uint64_t t)
         sm->wake_time = t;
         wake_at(sm->env->sm_wake, sm->id, sm->env->sm_block_end, t);
     }
+}
+
+void sm_room(struct sm *sm, uint64_t t)
+{
+    sm->credit_blocked = false;
+    sm_wake(sm, t);
 }
 
 void sm_deliver(struct sm *sm, uint64_t arrival, uint64_t line, bool is_const)

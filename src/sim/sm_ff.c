@@ -155,8 +155,7 @@ static void lazy_count(struct sm *sm, uint64_t to)
     if (to <= sm->lazy_counted)
         return;
     uint64_t n = (to - sm->lazy_counted) * sm->nsched;
-    sm->k->c.insts += n;
-    sm->k->insts_total += n;
+    sm_add_insts(sm, sm->k, n);
     sm->lazy_counted = to;
 }
 

@@ -99,6 +99,7 @@ struct sm {
     int greedy[SM_MAX_SCHEDULERS];                     /* slot, -1 none */
     unsigned depq_head, depq_count;                    /* of depq, below */
     unsigned outq_head, outq_count;                    /* of outq, below */
+    unsigned outq_sent; /* order-free: the first outq_sent of outq left the SM this block */
     struct sm_fifo hits_d, hits_c, replies;
     struct cache *l1d, *l1c;
     unsigned l1d_lat, l1c_lat;
@@ -145,6 +146,17 @@ struct sm {
     int attr;
     uint64_t attr_since, idle_cycles, gated_cycles;
 
+    /* Order-free rules (gpu.order_free): what the SM did this block that reaches the
+     * others, done at the block's end (sm_block_done): the cycles its sent requests left it,
+     * TBs finished per kernel, TBs to take, its TBs to save; listed: in env's list. And a
+     * legacy stream's cursor of its own per kernel. */
+    uint64_t outq_sent_at[SM_OUTQ];
+    uint16_t fin[SIM_MAX_KERNELS];
+    bool fill_due, save_due, listed;
+    struct kstate_cursor lcur[SIM_MAX_KERNELS];
+    uint32_t kc_dirty; /* kernels (bits) with counts in kc */
+    struct kstate_counters kc[SIM_MAX_KERNELS];
+
     /* Compute dependencies (and, in shared-dispatch mode, warps held back by their grid's
      * launch gap): (ready cycle << 8 | slot) in order of ready cycle, ties in issue order. */
     uint64_t depq[SM_DEPQ];
@@ -189,6 +201,29 @@ static inline void sm_draw_next(struct sm *sm, unsigned slot)
     sm->compute_left[slot] = run;
 }
 
+/* The counters of kernel k this SM adds to: the kernel's own, or, during the order-free SM
+ * phase (when SMs may run side by side), the SM's share, which sm_block_done adds to the
+ * kernel's. */
+static inline struct kstate_counters *sm_ctr(struct sm *sm, struct kstate *k)
+{
+    if (!sm->env->sm_phase)
+        return &k->c;
+    sm->kc_dirty |= 1u << k->index;
+    return &sm->kc[k->index];
+}
+
+/* Adds n instructions to kernel k's counters (and its running total). */
+static inline void sm_add_insts(struct sm *sm, struct kstate *k, uint64_t n)
+{
+    if (sm->env->sm_phase) {
+        sm->kc_dirty |= 1u << k->index;
+        sm->kc[k->index].insts += n;
+        return;
+    }
+    k->c.insts += n;
+    k->insts_total += n;
+}
+
 /* Counts an instruction of warp slot: locally for the SM's kernel, else in its own. (An SM
  * holding one kernel's TBs holds sm->k's: tb_finish keeps it so.) */
 static inline void sm_count_inst(struct sm *sm, unsigned slot)
@@ -197,8 +232,7 @@ static inline void sm_count_inst(struct sm *sm, unsigned slot)
     if (sm->nkern <= 1 || (k = sm->wk[slot]) == sm->k) {
         sm->insts_local++;
     } else {
-        k->c.insts++;
-        k->insts_total++;
+        sm_add_insts(sm, k, 1);
     }
 }
 
@@ -220,8 +254,7 @@ static inline void sm_depq_push(struct sm *sm, uint64_t ready, unsigned slot)
 static inline void sm_flush_insts(struct sm *sm)
 {
     if (sm->insts_local) {
-        sm->k->c.insts += sm->insts_local;
-        sm->k->insts_total += sm->insts_local;
+        sm_add_insts(sm, sm->k, sm->insts_local);
         sm->insts_local = 0;
     }
 }
@@ -242,6 +275,9 @@ void sm_warp_done(struct sm *sm, unsigned slot);
 void sm_bar_check(struct sm *sm, unsigned t);
 void sm_after_tb_change(struct sm *sm, uint64_t now);
 void sm_try_save(struct sm *sm, uint64_t now);
+/* Saves every resident TB into its kernel's queue (the cost has been paid) and hands them to
+ * the kernel's SMs with room. */
+void sm_save_tbs(struct sm *sm);
 void sm_attribute(struct sm *sm, uint64_t now);
 /* Takes one TB of k into the SM (false when k has none left); the caller checked the room. */
 bool sm_take_tb(struct sm *sm, struct kstate *k);

@@ -123,8 +123,12 @@ static void tb_finish(struct sm *sm, unsigned t)
             o++;
         rehome(sm, sm->tb[o].k, sm->now);
     }
-    if (kstate_tb_finished(k, sm->now))
+    if (sm->env->sm_phase) { /* order-free: the grid hears of it at the block's end */
+        sm->fin[k->index]++;
+        sm->listed = true;
+    } else if (kstate_tb_finished(k, sm->now)) {
         sm_dispatch(sm->env, k, sm->now);
+    }
     if (sm->env->shared && k->launches)
         sm->env->grid_done = true; /* its grid is complete: the run stops after this block */
 }
@@ -238,6 +242,11 @@ static void tb_place(struct sm *sm, unsigned t, struct kstate *k, struct kstate_
 
 void sm_tb_fill(struct sm *sm)
 {
+    if (sm->env->sm_phase) { /* order-free: TBs are handed out at the block's end */
+        if (sm->state == SM_RUN && sm->ntbs < sm->occ)
+            sm->fill_due = sm->listed = true;
+        return;
+    }
     while (sm->state == SM_RUN && sm->ntbs < sm->occ && take_one(sm))
         ;
 }
@@ -248,7 +257,7 @@ void sm_attribute(struct sm *sm, uint64_t now)
 {
     uint64_t span = now - sm->attr_since;
     if (sm->attr >= 0)
-        sm->env->kernels[sm->attr]->c.sm_cycles += span;
+        sm_ctr(sm, sm->env->kernels[sm->attr])->sm_cycles += span;
     else if (sm->attr == SM_OWNER_GATED)
         sm->gated_cycles += span;
     else
@@ -332,7 +341,7 @@ uint64_t sm_save_cost(const struct sm *sm)
 }
 
 /* Saves every resident TB into its kernel's queue (the cost has been paid). */
-static void save_tbs(struct sm *sm)
+void sm_save_tbs(struct sm *sm)
 {
     for (unsigned t = 0; t < SM_MAX_TBS && sm->ntbs; t++) {
         if (!sm->tb[t].used)
@@ -390,9 +399,13 @@ void sm_try_save(struct sm *sm, uint64_t now)
         sm->save_started = true;
         sm->stall_until = now + sm_save_cost(sm);
     }
-    if (now < sm->stall_until)
+    if (now < sm->stall_until || sm->save_due)
         return;
-    save_tbs(sm);
+    if (sm->env->sm_phase) { /* order-free: the kernel gets its TBs back at the block's end */
+        sm->save_due = sm->listed = true;
+        return;
+    }
+    sm_save_tbs(sm);
     sm_switch_to(sm, sm->owner, now, true);
 }
 

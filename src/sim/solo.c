@@ -57,6 +57,8 @@ uint64_t solo_config_hash(const struct gpu_config *c)
     util_hash_u64(&h, c->noc_bytes_per_cycle);
     util_hash_u64(&h, c->noc_latency_cycles);
     util_hash_u64(&h, c->context_switch_bytes_per_cycle);
+    if (c->order_free) /* absent from the hash when off: old caches stay valid */
+        util_hash_u64(&h, 0x0f5e);
     const struct dram_config *d = &c->dram;
     util_hash_u64(&h, d->channels);
     util_hash_u64(&h, d->bank_groups);

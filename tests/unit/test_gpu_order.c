@@ -1,0 +1,145 @@
+/* Unit tests: the order-free rules (gpu.order_free) — a block's SMs meet the crossbar's slice
+ * ports and the TB dispatcher only at its end, so the results do not depend on the order the
+ * SMs are stepped in, which the ordered rules' do. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "corun/diag.h"
+#include "corun/gpu.h"
+#include "corun/kernel.h"
+#include "corun/preset.h"
+#include "testutil.h"
+
+#define MAX_K 4
+
+struct order_case {
+    const char *gpu;
+    const char *kernels[MAX_K];
+    enum gpu_switch_mode how; /* the repartition halfway */
+    uint64_t prio;            /* ASM's priority epochs (cycles; 0: off) */
+};
+
+struct outcome {
+    struct gpu_kernel_counters k[MAX_K];
+    struct gpu_system_counters sys;
+    struct gpu_channel_counters ch[2];
+    uint64_t now, tbs;
+};
+
+static void snapshot(const struct gpu *g, unsigned n, struct outcome *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (unsigned k = 0; k < n; k++)
+        gpu_kernel_counters(g, k, &out->k[k]);
+    gpu_system_counters(g, &out->sys);
+    for (unsigned c = 0; c < 2; c++)
+        gpu_channel_counters(g, c, &out->ch[c]);
+    out->now = gpu_now(g);
+    for (unsigned i = 0; i < gpu_sms(g); i++)
+        out->tbs = out->tbs * 31 + gpu_sm_tbs_finished(g, i);
+}
+
+/* Runs the case with the SMs' rotation moving by `step` a block, order-free or not, each
+ * block's SMs stepped last first (reverse, order-free only) or not, split or not; a
+ * repartition halfway. Fills out[0] (before it) and out[1] (at the end). */
+static void run_case(const struct order_case *c, bool order_free, unsigned step, bool reverse,
+                     bool split, struct outcome out[2])
+{
+    struct gpu_config cfg;
+    test_preset(c->gpu, &cfg);
+    cfg.order_free = order_free;
+    struct kernel_profile p[MAX_K];
+    const struct kernel_profile *ps[MAX_K];
+    unsigned n = 0;
+    struct diag d;
+    diag_init(&d);
+    for (; n < MAX_K && c->kernels[n]; n++) {
+        assert_int_equal(preset_kernel_load(getenv("CORUN_DATADIR"), c->kernels[n], &p[n], &d), 0);
+        ps[n] = &p[n];
+    }
+    diag_done(&d);
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, n, 7, err, sizeof err);
+    assert_non_null(g);
+    gpu_set_sm_rotation_step(g, step);
+    if (reverse)
+        gpu_set_reverse_stepping(g, true);
+    assert_true(gpu_set_split(g, split));
+    if (c->prio)
+        gpu_set_priority_epochs(g, c->prio);
+    int own[256];
+    gpu_partition_even(cfg.sms, n, own);
+    assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 7001);
+    gpu_reset_counters(g);
+    gpu_run(g, 13003);
+    snapshot(g, n, &out[0]);
+    for (unsigned i = 0; i < cfg.sms; i++) /* the first kernel takes a third of the others' */
+        own[i] = i % 3 == 0 ? 0 : own[i];
+    assert_int_equal(gpu_set_partition(g, own, cfg.sms, c->how, err, sizeof err), 0);
+    gpu_run(g, 16384);
+    snapshot(g, n, &out[1]);
+    gpu_delete(g);
+    for (unsigned k = 0; k < n; k++)
+        kernel_profile_done(&p[k]);
+}
+
+static const struct order_case cases[] = {
+    {"hbm80", {"lbm", "hotspot"}, GPU_SWITCH_DRAIN, 0},
+    {"hbm80", {"bino", "dxtc", "euler3d", "fwt"}, GPU_SWITCH_CONTEXT, 0},
+    {"hbm80", {"stream", "pf"}, GPU_SWITCH_CONTEXT, 2000},
+    {"k40", {"bfs", "pvc"}, GPU_SWITCH_DRAIN, 0}, /* legacy address streams */
+    {"smqos24", {"2dconv", "sc"}, GPU_SWITCH_CONTEXT, 0},
+};
+
+/* Order-free: the same results whichever order the SMs are stepped in, and with the memory
+ * phase on a second thread. */
+static void order_free_results_do_not_depend_on_the_order(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct outcome base[2], other[2], split[2];
+        run_case(&cases[i], true, 1, false, false, base);
+        run_case(&cases[i], true, 1, true, false, other);
+        run_case(&cases[i], true, 1, true, true, split);
+        assert_true(base[1].k[0].instructions > 0 && base[1].k[0].l2_accesses > 0);
+        assert_true(base[1].k[1].instructions > 0 && base[1].k[1].l2_accesses > 0);
+        for (unsigned s = 0; s < 2; s++) {
+            assert_memory_equal(&base[s], &other[s], sizeof(base[s]));
+            assert_memory_equal(&base[s], &split[s], sizeof(base[s]));
+        }
+    }
+}
+
+/* The ordered rules do depend on it (so the test above could fail), and order-free is a
+ * rule of its own: it gives other results than the ordered one. */
+static void ordered_results_depend_on_the_order(void **state)
+{
+    (void)state;
+    unsigned moved = 0, differ = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct outcome base[2], other[2], free_[2];
+        run_case(&cases[i], false, 1, false, false, base);
+        run_case(&cases[i], false, 37, false, false, other);
+        run_case(&cases[i], true, 1, false, false, free_);
+        moved += memcmp(&base[1], &other[1], sizeof(base[1])) != 0;
+        differ += memcmp(&base[1], &free_[1], sizeof(base[1])) != 0;
+    }
+    assert_true(moved >= 3);
+    assert_true(differ >= 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(order_free_results_do_not_depend_on_the_order),
+        cmocka_unit_test(ordered_results_depend_on_the_order),
+    };
+    return cmocka_run_group_tests_name("gpu_order", tests, NULL, NULL);
+}
