@@ -203,10 +203,15 @@ void gpu_set_fast_forward(struct gpu *g, bool on);
 void gpu_set_default_fast_forward(bool on);
 bool gpu_default_fast_forward(void);
 /* Runs each block's SM phase and memory phase (LLC slices, DRAM) on two threads, with the same
- * results (gpu_split.c). False when it cannot: the second thread does not start, or a request
- * could be ready at its LLC slice within the block it was sent in (an LLC latency shorter
- * than the crossbar's reply). Off by default. */
+ * results (gpu_split.c). False when it cannot: the second thread does not start, or (ordered
+ * rules) a request could be ready at its LLC slice within the block it was sent in (an LLC
+ * latency shorter than the crossbar's reply). Off by default. */
 bool gpu_set_split(struct gpu *g, bool on);
+/* Runs the GPU on n threads (1: this one alone), with the same results for any n: under the
+ * order-free rules (gpu.order_free) the SMs of each block are shared out among all of them
+ * and the memory side runs on one beside them where gpu_set_split could; under the ordered
+ * rules at most two are used, as gpu_set_split does. Returns the threads in use. */
+unsigned gpu_set_threads(struct gpu *g, unsigned n);
 /* Moves the first SM stepped in a block on by step SMs a block instead of one (tests: the
  * order-free rules' results do not depend on it, the ordered rules' do). */
 void gpu_set_sm_rotation_step(struct gpu *g, unsigned step);

@@ -16,6 +16,7 @@
 #ifndef CORUN_SM_H
 #define CORUN_SM_H
 
+#include "corun/kstate.h"
 #include "corun/simenv.h"
 
 #include <stdbool.h>
@@ -69,11 +70,32 @@ void sm_room(struct sm *sm, uint64_t t);
 /* A line reply from the LLC that reaches the SM at cycle arrival (for the constant cache when
  * is_const). */
 void sm_deliver(struct sm *sm, uint64_t arrival, uint64_t line, bool is_const);
+/* Order-free rules: what the SMs stepped on one thread in a block leave for its end, kept
+ * apart per thread so that threads do not write to the same host cache lines: which SMs sent
+ * requests and which have TB business (finished, to save, wanting TBs), bits by SM; when each
+ * asks to be stepped next; and their counts per kernel. */
+struct sm_lane_wake {
+    unsigned sm;
+    uint64_t t;
+};
+struct sm_lane {
+    unsigned words; /* of sent and tb */
+    uint64_t *sent, *tb;
+    unsigned nwake;
+    struct sm_lane_wake *wake; /* room for every SM */
+    uint32_t kc_dirty;         /* kernels (bits) with counts in kc */
+    struct kstate_counters kc[SIM_MAX_KERNELS];
+};
+struct sm_lane *sm_lane_new(unsigned nsms);
+void sm_lane_delete(struct sm_lane *lane);
+/* sm_run_block under the order-free rules, with what reaches the others left in lane. */
+void sm_run_block_in(struct sm *sm, struct sm_lane *lane, uint64_t block_end);
 /* Order-free rules (env->order_free), after the SMs of the block [env->sm_block_start,
- * env->sm_block_end) ran, in whatever order: their requests go to the slices SM by SM from
- * env->sm_first, and what they did to the grids (TBs finished, saved, wanted) is done in
- * order of SM number, at the block's last cycle. */
-void sm_block_done(struct sim_env *env);
+ * env->sm_block_end) ran, in whatever order and on whatever threads, with lanes[0..nlanes):
+ * their requests go to the slices SM by SM from env->sm_first, and what they did to the grids
+ * (TBs finished, saved, wanted) is done in order of SM number, at the block's last cycle. The
+ * lanes are left empty. */
+void sm_block_done(struct sim_env *env, struct sm_lane *const *lanes, unsigned nlanes);
 /* Hands kernel k's waiting TBs to its SMs with free slots, one per SM per round, at cycle now
  * (after a relaunch, a context switch, or a new partition). */
 void sm_dispatch(struct sim_env *env, struct kstate *k, uint64_t now);

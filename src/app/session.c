@@ -134,13 +134,18 @@ struct session_epoch *session_new_epoch(struct session *s)
     return e;
 }
 
-/* Runs `cycles` of the shared run; with may_split, on one thread or with its blocks split,
- * whichever the governor finds faster on this machine now. */
+/* Runs `cycles` of the shared run; with may_split, on one thread or on the session's threads
+ * (gpu_set_threads: the memory side beside the SMs, and under the order-free rules the SMs
+ * shared out too), whichever the governor finds faster on this machine now. */
 static void run_chunk(struct session *s, uint64_t cycles, bool may_split)
 {
     bool split = may_split && split_gov_choose(&s->split_gov);
-    if (!gpu_set_split(s->gpu, split) || !may_split) {
-        gpu_run(s->gpu, cycles); /* this GPU cannot split (gpu_set_split), or may not now */
+    unsigned threads = s->threads, cpus = util_cpus_available();
+    if (threads > cpus) /* the helpers spin between blocks: one core each */
+        threads = cpus;
+    unsigned used = gpu_set_threads(s->gpu, split ? threads : 1);
+    if (!may_split || (split && used < 2)) {
+        gpu_run(s->gpu, cycles); /* this GPU cannot split (gpu_set_threads), or may not now */
         return;
     }
     double t0 = split_gov_clock(), c0 = bench_cpu_seconds();

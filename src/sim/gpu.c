@@ -146,6 +146,8 @@ void gpu_delete(struct gpu *g)
     free(g->slice_agents);
     free(g->partition);
     free(g->due);
+    for (unsigned t = 0; t < GPU_MAX_THREADS; t++)
+        sm_lane_delete(g->lanes[t]);
     free(g);
 }
 
@@ -388,33 +390,53 @@ bool gpu_kernel_retired(const struct gpu *g, unsigned k)
 
 /* Runs the SMs due in the block [block_start, block_end), starting at SM g->sm_rr and
  * wrapping, so no SM always gets the crossbar ports first. */
-/* Order-free rules: the due SMs in any order (sm_block_done makes it not matter), then the
- * block's end. */
-static void run_sms_order_free(struct gpu *g, uint64_t block_end)
+unsigned gpu_due_sms(struct gpu *g, uint64_t block_start)
 {
     struct sim_env *e = &g->env;
+    e->sm_first = g->sm_rr;
+    if (!wake_take(e->sm_wake, block_start, g->agents))
+        return 0;
     unsigned n = 0;
     for (unsigned wi = 0; wi < wake_words(e->sm_wake); wi++)
         for (uint64_t bits = g->agents[wi]; bits; bits &= bits - 1)
             g->due[n++] = wi * 64 + (unsigned)__builtin_ctzll(bits);
+    return n;
+}
+
+struct sm_lane *gpu_lane(struct gpu *g, unsigned t)
+{
+    if (!g->lanes[t])
+        g->lanes[t] = sm_lane_new(g->cfg.sms);
+    return g->lanes[t];
+}
+
+/* Order-free rules: the due SMs in any order (sm_block_done makes it not matter), then the
+ * block's end. */
+static void run_sms_order_free(struct gpu *g, uint64_t block_start, uint64_t block_end)
+{
+    struct sim_env *e = &g->env;
+    unsigned n = gpu_due_sms(g, block_start);
+    if (!n)
+        return;
+    struct sm_lane *lane = gpu_lane(g, 0);
     e->sm_phase = true;
     for (unsigned i = 0; i < n; i++)
-        sm_run_block(g->sms[g->sm_reverse ? g->due[n - 1 - i] : g->due[i]], block_end);
+        sm_run_block_in(g->sms[g->sm_reverse ? g->due[n - 1 - i] : g->due[i]], lane, block_end);
     e->sm_phase = false;
-    sm_block_done(e);
+    sm_block_done(e, &lane, 1);
 }
 
 void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
 {
     struct sim_env *e = &g->env;
+    if (e->order_free) {
+        run_sms_order_free(g, block_start, block_end);
+        return;
+    }
     if (!wake_take(e->sm_wake, block_start, g->agents))
         return;
     unsigned n = g->cfg.sms, first = g->sm_rr;
     e->sm_first = first;
-    if (e->order_free) {
-        run_sms_order_free(g, block_end);
-        return;
-    }
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : first, hi = pass ? first : n;
         for (unsigned a = lo; a < hi;) {
@@ -518,7 +540,7 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
         }
         g->sm_rr = (g->sm_rr + g->sm_rr_step) % g->cfg.sms;
     }
-    if (g->split)
+    if (gpu_split_memory(g))
         llc_split_stop(e->llc);
     e->now = e->sm_block_end = g->now;
     sm_count_lazy(e); /* the counters are read between runs */

@@ -32,6 +32,9 @@ _Static_assert(SIM_MAX_KERNELS == DRAM_MAX_APPS, "each kernel is one DRAM applic
 _Static_assert(GPU_MAX_KERNELS <= SIM_MAX_KERNELS && GPU_MAX_STREAMS <= SIM_MAX_KERNELS,
                "the parts size their arrays for SIM_MAX_KERNELS kernels");
 
+/* Threads a GPU runs on at most (gpu_set_threads). */
+#define GPU_MAX_THREADS 64
+
 struct gpu {
     struct gpu_config cfg;
     struct sim_env env;
@@ -46,13 +49,14 @@ struct gpu {
     int *partition;
     uint64_t *agents;        /* scratch bit set for wake_take: the SMs due in the block */
     uint64_t *slice_agents;  /* the same for the slices due in a cycle */
-    struct gpu_split *split; /* the memory side's thread, when blocks are split */
+    struct gpu_split *split; /* helper threads (gpu_split.c), when there are any */
     unsigned sm_rr;          /* first SM run in a block: rotates so no SM always wins ports */
     unsigned sm_rr_step;     /* by this many SMs a block (1; others for tests) */
     bool sm_reverse;         /* order-free: step the due SMs last first (tests) */
     unsigned *due;           /* order-free: the SMs due in the block */
-    unsigned block;          /* SM block length, cycles */
-    uint64_t skipped;        /* cycles it jumped over */
+    struct sm_lane *lanes[GPU_MAX_THREADS]; /* order-free: one per thread, made as needed */
+    unsigned block;                         /* SM block length, cycles */
+    uint64_t skipped;                       /* cycles it jumped over */
 
     uint64_t now;
     uint64_t core_khz, dram_khz, dram_acc; /* DRAM ticks when the accumulator passes core_khz */
@@ -65,9 +69,17 @@ struct gpu {
 void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end);
 void gpu_run_memory(struct gpu *g, uint64_t block_end);
 
-/* Runs the block to block_end with its SM phase on this thread and its memory phase on the
- * split thread, as if one after the other (gpu_split.c); gpu_split_stop ends the thread. */
+/* Order-free rules: thread t's lane (made on first use). */
+struct sm_lane *gpu_lane(struct gpu *g, unsigned t);
+/* Order-free rules: lists the SMs due in the block starting at block_start in g->due (in
+ * order of SM) and returns their count; sets env.sm_first. */
+unsigned gpu_due_sms(struct gpu *g, uint64_t block_start);
+
+/* Runs the block to block_end on this thread and the helper threads (gpu_split.c), as if on
+ * one; gpu_split_memory: the memory side runs beside the SMs (llc_split_*); gpu_split_stop
+ * ends the helpers. */
 void gpu_split_block(struct gpu *g, uint64_t block_end);
+bool gpu_split_memory(const struct gpu *g);
 void gpu_split_stop(struct gpu *g);
 
 /* Writes the message to err (when there is room) and returns -1: the GPU's errors. */

@@ -1,18 +1,26 @@
-/* gpu_split — a block's SM phase and memory phase side by side, with the results of running
- * them one after the other.
+/* gpu_split — a block's work on several threads, with the results of running it on one.
  *
- * Within a block the SMs only reach the memory side through requests that become ready after
- * the block (a request crosses the crossbar and the LLC latency, longer than a block), and the
- * memory side only reaches the SMs through replies and wake-ups that land at the block's end or
- * later (a block is no longer than the quickest reply). What crosses within the block is held
- * back until both are done (llc_split_*): the SMs see the slices' queues as the block began,
- * and the slices' replies and wake-ups for SMs are applied afterwards in the order they were
- * made. So the memory phase runs on a second thread while this one steps the SMs, and each
- * block ends with both threads meeting. The threads spin rather than sleep: a block is tens of
- * microseconds of work, about what waking a sleeping thread costs. */
+ * Memory side. Within a block the SMs only reach the memory side through requests that become
+ * ready after the block (a request crosses the crossbar and the LLC latency, longer than a
+ * block), and the memory side only reaches the SMs through replies and wake-ups that land at
+ * the block's end or later (a block is no longer than the quickest reply). What crosses within
+ * the block is held back until both are done (llc_split_*): the SMs see the slices' queues as
+ * the block began, and the slices' replies and wake-ups for SMs are applied afterwards in the
+ * order they were made. So the memory phase runs on a helper thread while the SMs are stepped.
+ *
+ * SMs. Under the order-free rules (gpu.order_free, sm_order.c) no SM's block depends on
+ * another's, so the SMs due in a block are shared out among all the threads, each taking the
+ * next few as it becomes free (the helper that runs the memory side joins in when it is done),
+ * and sm_block_done then does what they hand to each other, in an order of its own. Under the
+ * ordered rules the SMs run on this thread, one after the other.
+ *
+ * Each block ends with every thread meeting. The threads spin rather than sleep between
+ * blocks: a block is tens of microseconds of work, about what waking a sleeping thread costs;
+ * they sleep only when no block has come for a while. */
 #include "gpu_internal.h"
 
 #include "corun/llc.h"
+#include "corun/sm.h"
 #include "corun/util.h"
 
 #include <pthread.h>
@@ -20,18 +28,40 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* Spins before the memory side sleeps between runs (a few hundred microseconds). */
+/* Spins before a helper sleeps between blocks (a few hundred microseconds). */
 #define SPINS_BEFORE_SLEEP 65536
+/* Helper threads at most (gpu_set_threads). */
+#define MAX_HELPERS (GPU_MAX_THREADS - 1)
+
+struct gpu_split;
+
+struct helper {
+    struct gpu_split *sp;
+    unsigned index;
+    pthread_t thread;
+};
+
+/* A thread's share of a block's due SMs: the entries [lo, hi) of g->due (lo | hi << 32) not
+ * yet taken. Its thread takes from the front, the others, once done with theirs, from the
+ * back, so an SM is mostly stepped by the same thread block after block and its state stays
+ * in that core's caches. One host cache line each. */
+struct share {
+    _Alignas(64) _Atomic uint64_t range;
+};
 
 struct gpu_split {
-    pthread_t thread;
     struct gpu *g;
-    uint64_t block_end;    /* the block the memory side is to run, set before `go` */
-    _Atomic uint64_t go;   /* blocks handed to the memory side; UINT64_MAX: stop */
-    _Atomic uint64_t done; /* blocks it finished */
-    _Atomic bool sleeping; /* waiting on `wake` for the next block */
+    unsigned nhelpers;
+    bool memory;                         /* helper 0 runs each block's memory side */
+    bool sms;                            /* the SMs are shared out (order-free rules) */
+    uint64_t block_end;                  /* the block to run, set before `go` */
+    struct share share[MAX_HELPERS + 1]; /* thread 0 is the caller's, t > 0 helper t - 1's */
+    _Atomic uint64_t go;                 /* blocks handed over; UINT64_MAX: stop */
+    _Atomic unsigned finished;           /* helpers done with the block */
+    _Atomic unsigned sleeping;           /* helpers waiting on `wake` */
     pthread_mutex_t lock;
     pthread_cond_t wake;
+    struct helper helper[MAX_HELPERS];
 };
 
 static void pause_briefly(unsigned *spins)
@@ -45,8 +75,8 @@ static void pause_briefly(unsigned *spins)
 }
 
 /* The next block handed over after `seen`: spinning while blocks come quickly, asleep between
- * runs. `sleeping` is set before `go` is read again and `go` before `sleeping` (sequentially
- * consistent), so a handover is never missed. */
+ * runs. `sleeping` is raised before `go` is read again and `go` stored before `sleeping` is
+ * read (sequentially consistent), so a handover is never missed. */
 static uint64_t next_block(struct gpu_split *sp, uint64_t seen)
 {
     uint64_t go;
@@ -57,10 +87,10 @@ static uint64_t next_block(struct gpu_split *sp, uint64_t seen)
             continue;
         }
         pthread_mutex_lock(&sp->lock);
-        atomic_store(&sp->sleeping, true);
+        atomic_fetch_add(&sp->sleeping, 1);
         while ((go = atomic_load(&sp->go)) == seen)
             pthread_cond_wait(&sp->wake, &sp->lock);
-        atomic_store(&sp->sleeping, false);
+        atomic_fetch_sub(&sp->sleeping, 1);
         pthread_mutex_unlock(&sp->lock);
     }
     return go;
@@ -71,77 +101,191 @@ static void hand_over(struct gpu_split *sp, uint64_t n)
     atomic_store(&sp->go, n);
     if (atomic_load(&sp->sleeping)) {
         pthread_mutex_lock(&sp->lock);
-        pthread_cond_signal(&sp->wake);
+        pthread_cond_broadcast(&sp->wake);
         pthread_mutex_unlock(&sp->lock);
     }
 }
 
-static void *memory_side(void *arg)
+/* Takes up to SM_TAKE entries of share sh, from its front or its back: their first index,
+ * and their count in *n (0: none left). */
+#define SM_TAKE 2
+static unsigned take(struct share *sh, bool front, unsigned *n)
 {
-    struct gpu_split *sp = arg;
+    uint64_t r = atomic_load_explicit(&sh->range, memory_order_relaxed);
+    for (;;) {
+        unsigned lo = (unsigned)r, hi = (unsigned)(r >> 32);
+        if (lo >= hi) {
+            *n = 0;
+            return 0;
+        }
+        unsigned k = hi - lo < SM_TAKE ? hi - lo : SM_TAKE;
+        uint64_t to = front ? (uint64_t)(lo + k) | (uint64_t)hi << 32
+                            : (uint64_t)lo | (uint64_t)(hi - k) << 32;
+        if (atomic_compare_exchange_weak_explicit(&sh->range, &r, to, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *n = k;
+            return front ? lo : hi - k;
+        }
+    }
+}
+
+/* Thread t steps the SMs of its share, then helps the others with theirs. */
+static void take_sms(struct gpu_split *sp, unsigned t)
+{
+    struct gpu *g = sp->g;
+    struct sm_lane *lane = g->lanes[t];
+    unsigned threads = sp->nhelpers + 1;
+    for (unsigned j = 0; j < threads; j++) {
+        struct share *sh = &sp->share[(t + j) % threads];
+        unsigned n;
+        for (unsigned i = take(sh, j == 0, &n); n; i = take(sh, j == 0, &n))
+            for (unsigned end = i + n; i < end; i++)
+                sm_run_block_in(g->sms[g->due[i]], lane, sp->block_end);
+    }
+}
+
+static void *helper_main(void *arg)
+{
+    struct helper *h = arg;
+    struct gpu_split *sp = h->sp;
     for (uint64_t seen = 0;;) {
         uint64_t go = next_block(sp, seen);
         if (go == UINT64_MAX)
             return NULL;
         seen = go;
-        gpu_run_memory(sp->g, sp->block_end);
-        atomic_store_explicit(&sp->done, go, memory_order_release);
+        if (h->index == 0 && sp->memory)
+            gpu_run_memory(sp->g, sp->block_end);
+        if (sp->sms)
+            take_sms(sp, h->index + 1);
+        atomic_fetch_add_explicit(&sp->finished, 1, memory_order_release);
     }
 }
 
-/* Starts the memory side's thread; false when it cannot be created (the blocks then run one
- * phase after the other, as they would anyway). */
-static bool start(struct gpu *g)
-{
-    struct gpu_split *sp = xcalloc(1, sizeof(*sp));
-    sp->g = g;
-    pthread_mutex_init(&sp->lock, NULL);
-    pthread_cond_init(&sp->wake, NULL);
-    if (pthread_create(&sp->thread, NULL, memory_side, sp) != 0) {
-        pthread_mutex_destroy(&sp->lock);
-        pthread_cond_destroy(&sp->wake);
-        free(sp);
-        return false;
-    }
-    g->split = sp;
-    return true;
-}
-
-void gpu_split_block(struct gpu *g, uint64_t block_end)
+static void stop(struct gpu *g)
 {
     struct gpu_split *sp = g->split;
-    uint64_t block_start = g->now, n = atomic_load_explicit(&sp->done, memory_order_relaxed) + 1;
-    llc_split_begin(g->env.llc, block_start, block_end);
-    sp->block_end = block_end;
-    hand_over(sp, n);
-    gpu_run_sms(g, block_start, block_end);
-    unsigned spins = 0;
-    while (atomic_load_explicit(&sp->done, memory_order_acquire) != n)
-        pause_briefly(&spins);
-    llc_split_end(g->env.llc);
-}
-
-void gpu_split_stop(struct gpu *g)
-{
-    struct gpu_split *sp = g->split;
-    if (!sp)
-        return;
     hand_over(sp, UINT64_MAX);
-    pthread_join(sp->thread, NULL);
+    for (unsigned i = 0; i < sp->nhelpers; i++)
+        pthread_join(sp->helper[i].thread, NULL);
     pthread_mutex_destroy(&sp->lock);
     pthread_cond_destroy(&sp->wake);
     free(sp);
     g->split = NULL;
 }
 
+/* Starts nhelpers helper threads; false when not one starts (the blocks then run on this
+ * thread alone, as they would anyway). */
+static bool start(struct gpu *g, unsigned nhelpers, bool memory, bool sms)
+{
+    struct gpu_split *sp = xcalloc(1, sizeof(*sp));
+    sp->g = g;
+    sp->memory = memory;
+    sp->sms = sms;
+    pthread_mutex_init(&sp->lock, NULL);
+    pthread_cond_init(&sp->wake, NULL);
+    g->split = sp;
+    for (unsigned t = 0; sms && t <= nhelpers; t++)
+        gpu_lane(g, t);
+    for (unsigned i = 0; i < nhelpers; i++) {
+        sp->helper[i] = (struct helper){.sp = sp, .index = i};
+        if (pthread_create(&sp->helper[i].thread, NULL, helper_main, &sp->helper[i]) != 0)
+            break;
+        sp->nhelpers++;
+    }
+    if (sp->nhelpers == 0) {
+        stop(g);
+        return false;
+    }
+    return true;
+}
+
+void gpu_split_block(struct gpu *g, uint64_t block_end)
+{
+    struct gpu_split *sp = g->split;
+    struct sim_env *e = &g->env;
+    uint64_t block_start = g->now, n = atomic_load_explicit(&sp->go, memory_order_relaxed) + 1;
+    if (sp->memory)
+        llc_split_begin(e->llc, block_start, block_end);
+    sp->block_end = block_end;
+    unsigned ndue = 0;
+    if (sp->sms) {
+        /* Thread t's share: the due SMs among the t-th `threads`-th of the SM numbers. */
+        ndue = gpu_due_sms(g, block_start);
+        unsigned threads = sp->nhelpers + 1, lo = 0;
+        for (unsigned t = 0; t < threads; t++) {
+            unsigned hi = lo, bound = (unsigned)((uint64_t)g->cfg.sms * (t + 1) / threads);
+            while (hi < ndue && g->due[hi] < bound)
+                hi++;
+            atomic_store_explicit(&sp->share[t].range, (uint64_t)lo | (uint64_t)hi << 32,
+                                  memory_order_relaxed);
+            lo = hi;
+        }
+        e->sm_phase = true;
+    }
+    atomic_store_explicit(&sp->finished, 0, memory_order_relaxed);
+    hand_over(sp, n);
+    if (sp->sms)
+        take_sms(sp, 0);
+    else
+        gpu_run_sms(g, block_start, block_end);
+    unsigned spins = 0;
+    while (atomic_load_explicit(&sp->finished, memory_order_acquire) != sp->nhelpers)
+        pause_briefly(&spins);
+    if (sp->sms) {
+        e->sm_phase = false;
+        if (ndue)
+            sm_block_done(e, g->lanes, sp->nhelpers + 1);
+    }
+    if (sp->memory)
+        llc_split_end(e->llc);
+    else
+        gpu_run_memory(g, block_end);
+}
+
+bool gpu_split_memory(const struct gpu *g)
+{
+    return g->split && g->split->memory;
+}
+
+void gpu_split_stop(struct gpu *g)
+{
+    if (g->split)
+        stop(g);
+}
+
+/* Whether the memory side may run beside the SMs: the quickest request (crossbar, one flit,
+ * LLC latency) must not be ready within the block it was sent in, where the slices would
+ * have to see it. */
+static bool memory_may_split(const struct gpu *g)
+{
+    const struct gpu_config *cfg = &g->cfg;
+    return cfg->noc_latency_cycles + 1 + cfg->llc.latency_cycles >= g->block;
+}
+
+unsigned gpu_set_threads(struct gpu *g, unsigned n)
+{
+    bool memory = memory_may_split(g), sms = g->env.order_free;
+    unsigned helpers = n <= 1 ? 0 : sms ? n - 1 : memory ? 1 : 0;
+    if (helpers > MAX_HELPERS)
+        helpers = MAX_HELPERS;
+    struct gpu_split *sp = g->split;
+    if (sp && sp->nhelpers == helpers && sp->memory == memory && sp->sms == sms)
+        return helpers + 1;
+    gpu_split_stop(g);
+    if (helpers && !start(g, helpers, memory, sms))
+        return 1;
+    return g->split ? g->split->nhelpers + 1 : 1;
+}
+
 bool gpu_set_split(struct gpu *g, bool on)
 {
-    /* The quickest request (crossbar, one flit, LLC latency) must not be ready within the
-     * block it was sent in: the slices would have to see it there. */
-    const struct gpu_config *cfg = &g->cfg;
-    if (!on || cfg->noc_latency_cycles + 1 + cfg->llc.latency_cycles < g->block) {
-        gpu_split_stop(g);
-        return !on;
+    if (!on) {
+        gpu_set_threads(g, 1);
+        return true;
     }
-    return g->split || start(g);
+    if (!g->env.order_free && !memory_may_split(g)) {
+        gpu_split_stop(g);
+        return false;
+    }
+    return gpu_set_threads(g, 2) == 2;
 }

@@ -170,7 +170,7 @@ static void inject(struct sm *sm, uint64_t now)
                          llc_request_bytes(sm->env->llc, (enum llc_kind)sm->outq[i].kind), now);
         sm->outq_sent_at[i] = now;
         sm->outq_sent++;
-        sm->listed = true;
+        sm->lane->sent[sm->id / 64] |= 1ull << (sm->id % 64);
         return;
     }
     struct sm_outreq *o = &sm->outq[sm->outq_head];
@@ -528,10 +528,38 @@ void sm_run_block(struct sm *sm, uint64_t block_end)
     sm->wake_time = t;
     if (sm->k)
         sm_flush_insts(sm);
+    if (t == SM_NEVER)
+        return;
     if (sm->env->sm_phase) /* order-free: sm_block_done registers it, SMs may run side by side */
-        sm->listed = true;
-    else if (t != SM_NEVER)
+        sm->lane->wake[sm->lane->nwake++] = (struct sm_lane_wake){sm->id, t};
+    else
         wake_at(sm->env->sm_wake, sm->id, block_end, t);
+}
+
+void sm_run_block_in(struct sm *sm, struct sm_lane *lane, uint64_t block_end)
+{
+    sm->lane = lane;
+    sm_run_block(sm, block_end);
+}
+
+struct sm_lane *sm_lane_new(unsigned nsms)
+{
+    struct sm_lane *l = xcalloc(1, sizeof(*l));
+    l->words = (nsms + 63) / 64;
+    l->sent = xcalloc(l->words, sizeof(uint64_t));
+    l->tb = xcalloc(l->words, sizeof(uint64_t));
+    l->wake = xcalloc(nsms, sizeof(*l->wake));
+    return l;
+}
+
+void sm_lane_delete(struct sm_lane *l)
+{
+    if (!l)
+        return;
+    free(l->sent);
+    free(l->tb);
+    free(l->wake);
+    free(l);
 }
 
 void sm_wake(struct sm *sm, uint64_t t)

@@ -146,16 +146,15 @@ struct sm {
     int attr;
     uint64_t attr_since, idle_cycles, gated_cycles;
 
-    /* Order-free rules (gpu.order_free): what the SM did this block that reaches the
-     * others, done at the block's end (sm_block_done): the cycles its sent requests left it,
-     * TBs finished per kernel, TBs to take, its TBs to save; listed: in env's list. And a
-     * legacy stream's cursor of its own per kernel. */
+    /* Order-free rules (gpu.order_free): the lane the SM is stepped with this block, the
+     * cycles its sent requests left it, its TBs finished per kernel, whether it wants TBs
+     * and has TBs to save (sm_block_done does all of that at the block's end); and a legacy
+     * stream's cursor of its own per kernel. */
+    struct sm_lane *lane;
     uint64_t outq_sent_at[SM_OUTQ];
     uint16_t fin[SIM_MAX_KERNELS];
-    bool fill_due, save_due, listed;
+    bool fill_due, save_due;
     struct kstate_cursor lcur[SIM_MAX_KERNELS];
-    uint32_t kc_dirty; /* kernels (bits) with counts in kc */
-    struct kstate_counters kc[SIM_MAX_KERNELS];
 
     /* Compute dependencies (and, in shared-dispatch mode, warps held back by their grid's
      * launch gap): (ready cycle << 8 | slot) in order of ready cycle, ties in issue order. */
@@ -208,16 +207,22 @@ static inline struct kstate_counters *sm_ctr(struct sm *sm, struct kstate *k)
 {
     if (!sm->env->sm_phase)
         return &k->c;
-    sm->kc_dirty |= 1u << k->index;
-    return &sm->kc[k->index];
+    sm->lane->kc_dirty |= 1u << k->index;
+    return &sm->lane->kc[k->index];
+}
+
+/* Order-free: the SM has TB business for the block's end. */
+static inline void sm_mark_tb(struct sm *sm)
+{
+    sm->lane->tb[sm->id / 64] |= 1ull << (sm->id % 64);
 }
 
 /* Adds n instructions to kernel k's counters (and its running total). */
 static inline void sm_add_insts(struct sm *sm, struct kstate *k, uint64_t n)
 {
     if (sm->env->sm_phase) {
-        sm->kc_dirty |= 1u << k->index;
-        sm->kc[k->index].insts += n;
+        sm->lane->kc_dirty |= 1u << k->index;
+        sm->lane->kc[k->index].insts += n;
         return;
     }
     k->c.insts += n;

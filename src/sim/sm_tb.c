@@ -125,7 +125,7 @@ static void tb_finish(struct sm *sm, unsigned t)
     }
     if (sm->env->sm_phase) { /* order-free: the grid hears of it at the block's end */
         sm->fin[k->index]++;
-        sm->listed = true;
+        sm_mark_tb(sm);
     } else if (kstate_tb_finished(k, sm->now)) {
         sm_dispatch(sm->env, k, sm->now);
     }
@@ -243,8 +243,10 @@ static void tb_place(struct sm *sm, unsigned t, struct kstate *k, struct kstate_
 void sm_tb_fill(struct sm *sm)
 {
     if (sm->env->sm_phase) { /* order-free: TBs are handed out at the block's end */
-        if (sm->state == SM_RUN && sm->ntbs < sm->occ)
-            sm->fill_due = sm->listed = true;
+        if (sm->state == SM_RUN && sm->ntbs < sm->occ) {
+            sm->fill_due = true;
+            sm_mark_tb(sm);
+        }
         return;
     }
     while (sm->state == SM_RUN && sm->ntbs < sm->occ && take_one(sm))
@@ -402,7 +404,8 @@ void sm_try_save(struct sm *sm, uint64_t now)
     if (now < sm->stall_until || sm->save_due)
         return;
     if (sm->env->sm_phase) { /* order-free: the kernel gets its TBs back at the block's end */
-        sm->save_due = sm->listed = true;
+        sm->save_due = true;
+        sm_mark_tb(sm);
         return;
     }
     sm_save_tbs(sm);
