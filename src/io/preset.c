@@ -161,8 +161,9 @@ static const struct conf_setting gpu_settings[] = {
               "rate at which thread-block state is saved or restored"),
     GPU_FIELD(order_free, CONF_BOOL, "false", 0, 0, NULL,
               "the SMs of a block reach the crossbar's slice ports, the TB dispatcher and each "
-              "other only at the block's end, so results do not depend on the order the SMs "
-              "are stepped in"),
+              "other only at the block's end, so the results do not depend on the order the "
+              "SMs are stepped in and --threads shares them out among its threads (rules of "
+              "their own: other results than with false)"),
     GPU_FIELD(sm_static_watts, CONF_FLOAT, "1.0", 0, 1000, "W", "static power per active SM"),
     GPU_FIELD(inst_energy_nj, CONF_FLOAT, "0.5", 0, 1000, "nJ",
               "dynamic energy per warp instruction"),
