@@ -388,8 +388,6 @@ bool gpu_kernel_retired(const struct gpu *g, unsigned k)
 
 /* ---- running ---- */
 
-/* Runs the SMs due in the block [block_start, block_end), starting at SM g->sm_rr and
- * wrapping, so no SM always gets the crossbar ports first. */
 unsigned gpu_due_sms(struct gpu *g, uint64_t block_start)
 {
     struct sim_env *e = &g->env;
@@ -426,6 +424,8 @@ static void run_sms_order_free(struct gpu *g, uint64_t block_start, uint64_t blo
     sm_block_done(e, &lane, 1);
 }
 
+/* Runs the SMs due in the block [block_start, block_end), starting at SM g->sm_rr and
+ * wrapping, so no SM always gets the crossbar ports first. */
 void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
 {
     struct sim_env *e = &g->env;

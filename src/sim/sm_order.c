@@ -103,6 +103,7 @@ static void tb_business(struct sim_env *e, const uint64_t *tb, uint64_t now)
             if (!sm->save_due)
                 continue;
             sm->save_due = false;
+            sm_touch(sm);
             if (sm->now < now)
                 sm->now = now;
             sm_save_tbs(sm);
@@ -115,6 +116,7 @@ static void tb_business(struct sim_env *e, const uint64_t *tb, uint64_t now)
             if (!sm->fill_due)
                 continue;
             sm->fill_due = false;
+            sm_touch(sm); /* it may have gone to sleep in a rotation since it asked */
             if (sm->now < now)
                 sm->now = now;
             sm_tb_fill(sm);

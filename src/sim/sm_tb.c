@@ -249,6 +249,7 @@ void sm_tb_fill(struct sm *sm)
         }
         return;
     }
+    assert(sm->lazy_from == SM_NEVER); /* asleep in a rotation: sm_touch first */
     while (sm->state == SM_RUN && sm->ntbs < sm->occ && take_one(sm))
         ;
 }
