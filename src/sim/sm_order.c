@@ -8,10 +8,10 @@
  * the block, and sm_block_done does it afterwards in an order that does not depend on the
  * stepping: requests SM by SM from the block's first SM (the rotation the ordered rules step
  * the SMs in), against the slices' queues as the block began; the grids' business by SM
- * number at the block's last cycle. Nothing an SM does in a
- * block then depends on another SM's same block, which is what stepping SMs side by side
- * needs. A real crossbar also grants its slice ports apart from its SM ports, and a TB
- * scheduler hears of a finished TB some cycles late. */
+ * number at the block's last cycle. Nothing an SM does in a block then depends on another
+ * SM's same block, which is what stepping SMs side by side needs. A real crossbar also grants
+ * its slice ports apart from its SM ports, and a TB scheduler hears of a finished TB some
+ * cycles late. */
 #include "corun/gpu.h"
 #include "corun/llc.h"
 #include "corun/util.h"
