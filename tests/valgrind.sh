@@ -28,6 +28,13 @@ done
 XDG_DATA_HOME="$TMPD/xdg" vg "$CORUN" run "$top_srcdir/tests/data/good/small.cfg" --epochs 1 \
     >/dev/null 2>"$TMPD/run.err" \
     || { cat "$TMPD/run.err"; fail "corun run under valgrind"; }
+# The order-free rules on two threads: first with the references run ahead, then (cached) with
+# the shared run's SMs shared out between the threads.
+for i in 1 2; do
+    XDG_DATA_HOME="$TMPD/xdg" vg "$CORUN" run "$top_srcdir/tests/data/good/small.cfg" --epochs 1 \
+        --set gpu.order_free=true --threads 2 >/dev/null 2>"$TMPD/run.err" \
+        || { cat "$TMPD/run.err"; fail "corun run --set gpu.order_free=true --threads 2 under valgrind"; }
+done
 cat >"$TMPD/accel.cfg" <<'CFG'
 mode = "accelerator"; name = "tiny"; gpu = "k40"; seed = 2;
 applications = (
