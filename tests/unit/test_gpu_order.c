@@ -16,58 +16,23 @@
 #include "corun/preset.h"
 #include "testutil.h"
 
-#define MAX_K 4
-
 struct order_case {
     const char *gpu;
-    const char *kernels[MAX_K];
+    const char *kernels[TEST_MAX_KERNELS + 1];
     enum gpu_switch_mode how; /* the repartition halfway */
     uint64_t prio;            /* ASM's priority epochs (cycles; 0: off) */
 };
-
-struct outcome {
-    struct gpu_kernel_counters k[MAX_K];
-    struct gpu_system_counters sys;
-    struct gpu_channel_counters ch[2];
-    uint64_t now, tbs;
-};
-
-static void snapshot(const struct gpu *g, unsigned n, struct outcome *out)
-{
-    memset(out, 0, sizeof(*out));
-    for (unsigned k = 0; k < n; k++)
-        gpu_kernel_counters(g, k, &out->k[k]);
-    gpu_system_counters(g, &out->sys);
-    for (unsigned c = 0; c < 2; c++)
-        gpu_channel_counters(g, c, &out->ch[c]);
-    out->now = gpu_now(g);
-    for (unsigned i = 0; i < gpu_sms(g); i++)
-        out->tbs = out->tbs * 31 + gpu_sm_tbs_finished(g, i);
-}
 
 /* Runs the case with the SMs' rotation moving by `step` a block, order-free or not, each
  * block's SMs stepped last first (reverse, order-free only) or not, on `threads` threads
  * (0: a different count for each span, as a session's governor changes it between chunks);
  * a repartition halfway. Fills out[0] (before it) and out[1] (at the end). */
 static void run_case(const struct order_case *c, bool order_free, unsigned step, bool reverse,
-                     unsigned threads, struct outcome out[2])
+                     unsigned threads, struct test_outcome out[2])
 {
-    struct gpu_config cfg;
-    test_preset(c->gpu, &cfg);
-    cfg.order_free = order_free;
-    struct kernel_profile p[MAX_K];
-    const struct kernel_profile *ps[MAX_K];
-    unsigned n = 0;
-    struct diag d;
-    diag_init(&d);
-    for (; n < MAX_K && c->kernels[n]; n++) {
-        assert_int_equal(preset_kernel_load(getenv("CORUN_DATADIR"), c->kernels[n], &p[n], &d), 0);
-        ps[n] = &p[n];
-    }
-    diag_done(&d);
-    char err[256];
-    struct gpu *g = gpu_new(&cfg, ps, n, 7, err, sizeof err);
-    assert_non_null(g);
+    struct kernel_profile p[TEST_MAX_KERNELS];
+    unsigned n;
+    struct gpu *g = test_gpu_of(c->gpu, order_free, c->kernels, p, &n);
     gpu_set_sm_rotation_step(g, step);
     if (reverse)
         gpu_set_reverse_stepping(g, true);
@@ -75,9 +40,6 @@ static void run_case(const struct order_case *c, bool order_free, unsigned step,
         assert_int_equal(gpu_set_threads(g, threads), order_free ? threads : threads > 1 ? 2 : 1);
     if (c->prio)
         gpu_set_priority_epochs(g, c->prio);
-    int own[256];
-    gpu_partition_even(cfg.sms, n, own);
-    assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
     if (!threads)
         assert_int_equal(gpu_set_threads(g, 3), 3);
     gpu_run(g, 7001);
@@ -85,14 +47,12 @@ static void run_case(const struct order_case *c, bool order_free, unsigned step,
     if (!threads)
         assert_int_equal(gpu_set_threads(g, 1), 1);
     gpu_run(g, 13003);
-    snapshot(g, n, &out[0]);
-    for (unsigned i = 0; i < cfg.sms; i++) /* the first kernel takes a third of the others' */
-        own[i] = i % 3 == 0 ? 0 : own[i];
-    assert_int_equal(gpu_set_partition(g, own, cfg.sms, c->how, err, sizeof err), 0);
+    test_snapshot(g, n, &out[0]);
+    test_repartition_thirds(g, c->how); /* the first kernel takes a third of the others' */
     if (!threads)
         assert_int_equal(gpu_set_threads(g, 2), 2);
     gpu_run(g, 16384);
-    snapshot(g, n, &out[1]);
+    test_snapshot(g, n, &out[1]);
     gpu_delete(g);
     for (unsigned k = 0; k < n; k++)
         kernel_profile_done(&p[k]);
@@ -113,7 +73,7 @@ static void order_free_results_do_not_depend_on_the_order(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct outcome base[2], other[2];
+        struct test_outcome base[2], other[2];
         run_case(&cases[i], true, 1, false, 1, base);
         assert_true(base[1].k[0].instructions > 0 && base[1].k[0].l2_accesses > 0);
         assert_true(base[1].k[1].instructions > 0 && base[1].k[1].l2_accesses > 0);
@@ -135,7 +95,7 @@ static void ordered_results_depend_on_the_order(void **state)
     (void)state;
     unsigned moved = 0, differ = 0;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct outcome base[2], other[2], free_[2];
+        struct test_outcome base[2], other[2], free_[2];
         run_case(&cases[i], false, 1, false, 1, base);
         run_case(&cases[i], false, 37, false, 1, other);
         run_case(&cases[i], true, 1, false, 1, free_);

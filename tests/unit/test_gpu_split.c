@@ -15,34 +15,12 @@
 #include "corun/preset.h"
 #include "testutil.h"
 
-#define MAX_K 4
-
 struct split_case {
     const char *gpu;
-    const char *kernels[MAX_K];
+    const char *kernels[TEST_MAX_KERNELS + 1];
     const char *scheduler; /* DRAM scheduler; NULL: the preset's */
     uint64_t prio;         /* ASM's priority epochs (cycles; 0: off) */
 };
-
-struct outcome {
-    struct gpu_kernel_counters k[MAX_K];
-    struct gpu_system_counters sys;
-    struct gpu_channel_counters ch[2];
-    uint64_t now, tbs;
-};
-
-static void snapshot(const struct gpu *g, unsigned n, struct outcome *out)
-{
-    memset(out, 0, sizeof(*out));
-    for (unsigned k = 0; k < n; k++)
-        gpu_kernel_counters(g, k, &out->k[k]);
-    gpu_system_counters(g, &out->sys);
-    for (unsigned c = 0; c < 2; c++)
-        gpu_channel_counters(g, c, &out->ch[c]);
-    out->now = gpu_now(g);
-    for (unsigned i = 0; i < gpu_sms(g); i++)
-        out->tbs = out->tbs * 31 + gpu_sm_tbs_finished(g, i);
-}
 
 enum split_mode { ONE_THREAD, SPLIT, TOGGLED };
 
@@ -59,42 +37,26 @@ static void run_span(struct gpu *g, uint64_t cycles, enum split_mode mode, bool 
 
 /* Runs the case in uneven spans with a counter reset and a repartition by draining between,
  * in the mode given; fills out[0] (before the repartition) and out[1] (at the end). */
-static void run_case(const struct split_case *c, enum split_mode mode, struct outcome out[2])
+static void run_case(const struct split_case *c, enum split_mode mode, struct test_outcome out[2])
 {
-    struct gpu_config cfg;
-    test_preset(c->gpu, &cfg);
-    struct kernel_profile p[MAX_K];
-    const struct kernel_profile *ps[MAX_K];
-    unsigned n = 0;
-    struct diag d;
-    diag_init(&d);
-    for (; n < MAX_K && c->kernels[n]; n++) {
-        assert_int_equal(preset_kernel_load(getenv("CORUN_DATADIR"), c->kernels[n], &p[n], &d), 0);
-        ps[n] = &p[n];
-    }
-    diag_done(&d);
-    char err[256];
-    struct gpu *g = gpu_new(&cfg, ps, n, 7, err, sizeof err);
-    assert_non_null(g);
+    struct kernel_profile p[TEST_MAX_KERNELS];
+    unsigned n;
+    struct gpu *g = test_gpu_of(c->gpu, false, c->kernels, p, &n);
     bool on = mode == SPLIT;
     assert_true(gpu_set_split(g, on));
     if (c->scheduler)
         assert_int_equal(gpu_set_dram_scheduler(g, c->scheduler), 0);
     if (c->prio)
         gpu_set_priority_epochs(g, c->prio);
-    int own[256];
-    gpu_partition_even(cfg.sms, n, own);
-    assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
     run_span(g, 7001, mode, &on);
     gpu_reset_counters(g);
     run_span(g, 13003, mode, &on);
     run_span(g, 9, mode, &on);
-    snapshot(g, n, &out[0]);
-    for (unsigned i = 0; i < cfg.sms; i++) /* the first kernel takes a third of the others' */
-        own[i] = i % 3 == 0 ? 0 : own[i];
-    assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    test_snapshot(g, n, &out[0]);
+    test_repartition_thirds(g,
+                            GPU_SWITCH_DRAIN); /* the first kernel takes a third of the others' */
     run_span(g, 16384, mode, &on);
-    snapshot(g, n, &out[1]);
+    test_snapshot(g, n, &out[1]);
     gpu_delete(g);
     for (unsigned k = 0; k < n; k++)
         kernel_profile_done(&p[k]);
@@ -113,7 +75,7 @@ static void split_equals_one_thread(void **state)
         {"smqos24", {"2dconv", "sc"}, NULL, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct outcome one[2], two[2], toggled[2];
+        struct test_outcome one[2], two[2], toggled[2];
         run_case(&cases[i], ONE_THREAD, one);
         run_case(&cases[i], SPLIT, two);
         run_case(&cases[i], TOGGLED, toggled);

@@ -132,3 +132,56 @@ void test_doc_matches(const char *doc, const char *begin_mark, const char *end_m
     free(text);
     free(path);
 }
+
+void test_snapshot(const struct gpu *g, unsigned n, struct test_outcome *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (unsigned k = 0; k < n; k++)
+        gpu_kernel_counters(g, k, &out->k[k]);
+    gpu_system_counters(g, &out->sys);
+    for (unsigned c = 0; c < 2; c++)
+        gpu_channel_counters(g, c, &out->ch[c]);
+    out->now = gpu_now(g);
+    for (unsigned i = 0; i < gpu_sms(g); i++)
+        out->tbs = out->tbs * 31 + gpu_sm_tbs_finished(g, i);
+}
+
+struct gpu *test_gpu_of(const char *gpu, bool order_free, const char *const *names,
+                        struct kernel_profile p[TEST_MAX_KERNELS], unsigned *n)
+{
+    struct gpu_config cfg;
+    test_preset(gpu, &cfg);
+    cfg.order_free = order_free;
+    const struct kernel_profile *ps[TEST_MAX_KERNELS];
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    unsigned k = 0;
+    for (; k < TEST_MAX_KERNELS && names[k]; k++) {
+        assert_int_equal(preset_kernel_load(datadir, names[k], &p[k], &d), 0);
+        ps[k] = &p[k];
+    }
+    diag_done(&d);
+    free(datadir);
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, k, 7, err, sizeof err);
+    if (!g)
+        fail_msg("%s", err);
+    int own[1024];
+    gpu_partition_even(cfg.sms, k, own);
+    assert_int_equal(gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    *n = k;
+    return g;
+}
+
+void test_repartition_thirds(struct gpu *g, enum gpu_switch_mode how)
+{
+    int own[1024];
+    unsigned sms = gpu_sms(g);
+    gpu_get_partition(g, own);
+    for (unsigned i = 0; i < sms; i++)
+        own[i] = i % 3 == 0 ? 0 : own[i];
+    char err[256];
+    if (gpu_set_partition(g, own, sms, how, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}

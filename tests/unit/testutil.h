@@ -7,11 +7,33 @@
 #include "corun/accel_scenario.h"
 #include "corun/diag.h"
 #include "corun/gpu.h"
+#include "corun/kernel.h"
 
 /* Load the GPU preset called name from the data directory ($CORUN_DATADIR, as make check sets
  * it) into out; fails the running test when it does not load. The presets are the one source of
  * the papers' parameters, so tests do not restate them. */
 void test_preset(const char *name, struct gpu_config *out);
+
+/* Every counter a run's outcome is compared by (tests that two ways of running a GPU agree):
+ * each kernel's, the system's, two DRAM channels', the clock, and the SMs' finished TBs. */
+#define TEST_MAX_KERNELS 4
+struct test_outcome {
+    struct gpu_kernel_counters k[TEST_MAX_KERNELS];
+    struct gpu_system_counters sys;
+    struct gpu_channel_counters ch[2];
+    uint64_t now, tbs;
+};
+/* Fills out from g's first n kernels (n <= TEST_MAX_KERNELS). */
+void test_snapshot(const struct gpu *g, unsigned n, struct test_outcome *out);
+/* A GPU of preset gpu (with order_free set as given) running the library kernels names
+ * (NULL-terminated, at most TEST_MAX_KERNELS, loaded into p: kernel_profile_done them after
+ * gpu_delete), seed 7, its SMs split evenly; *n gets their count. Fails the running test when
+ * it cannot. */
+struct gpu *test_gpu_of(const char *gpu, bool order_free, const char *const *names,
+                        struct kernel_profile p[TEST_MAX_KERNELS], unsigned *n);
+
+/* Gives kernel 0 every third SM of g (from the others), switching them as `how` says. */
+void test_repartition_thirds(struct gpu *g, enum gpu_switch_mode how);
 
 /* Writes text to a fresh temporary file; returns its path (free it and unlink it). */
 char *test_write_temp(const char *text);
