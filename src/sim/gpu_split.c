@@ -9,10 +9,11 @@
  * order they were made. So the memory phase runs on a helper thread while the SMs are stepped.
  *
  * SMs. Under the order-free rules (gpu.order_free, sm_order.c) no SM's block depends on
- * another's, so the SMs due in a block are shared out among all the threads, each taking the
- * next few as it becomes free (the helper that runs the memory side joins in when it is done),
- * and sm_block_done then does what they hand to each other, in an order of its own. Under the
- * ordered rules the SMs run on this thread, one after the other.
+ * another's, so the SMs due in a block are shared out among all the threads: each steps its
+ * share (a range of SM numbers) and then helps the others from the back of theirs (the helper
+ * that runs the memory side starts on its share when that is done), and sm_block_done then
+ * does what they hand to each other, in an order of its own. Under the ordered rules the SMs
+ * run on this thread, one after the other.
  *
  * Each block ends with every thread meeting. The threads spin rather than sleep between
  * blocks: a block is tens of microseconds of work, about what waking a sleeping thread costs;
@@ -209,7 +210,8 @@ void gpu_split_block(struct gpu *g, uint64_t block_end)
     sp->block_end = block_end;
     unsigned ndue = 0;
     if (sp->sms) {
-        /* Thread t's share: the due SMs among the t-th `threads`-th of the SM numbers. */
+        /* Thread t's share: the due SMs numbered from sms * t / threads up to (not
+         * including) sms * (t + 1) / threads. */
         ndue = gpu_due_sms(g, block_start);
         unsigned threads = sp->nhelpers + 1, lo = 0;
         for (unsigned t = 0; t < threads; t++) {
