@@ -137,9 +137,7 @@ struct kstate {
     uint64_t thr_extra_line; /* fractional part of lines_per_access */
     unsigned base_lines;
 
-    /* Written as the run goes (the memory side counts its l2_* while the SMs read the fields
-     * above): host cache lines of their own. */
-    _Alignas(64) uint64_t insts_total; /* since creation, never reset */
+    uint64_t insts_total; /* since creation, never reset */
     struct kstate_counters c;
 };
 
