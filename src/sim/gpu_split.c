@@ -28,6 +28,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Spins before a helper sleeps between blocks (a few hundred microseconds). */
 #define SPINS_BEFORE_SLEEP 65536
@@ -178,7 +179,11 @@ static void stop(struct gpu *g)
  * thread alone, as they would anyway). */
 static bool start(struct gpu *g, unsigned nhelpers, bool memory, bool sms)
 {
-    struct gpu_split *sp = xcalloc(1, sizeof(*sp));
+    /* Its shares are aligned to host cache lines, more than malloc promises. */
+    struct gpu_split *sp = aligned_alloc(_Alignof(struct gpu_split), sizeof(*sp));
+    if (!sp)
+        return false;
+    memset(sp, 0, sizeof(*sp));
     sp->g = g;
     sp->memory = memory;
     sp->sms = sms;
