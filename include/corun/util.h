@@ -34,6 +34,21 @@ size_t util_edit_distance(const char *a, const char *b);
  * names; nothing to free. */
 const char *util_suggest(const char *word, const char *const *names, size_t count);
 
+/* The first set bit of the bit set `bits` (64 to a word) at or after from and below limit;
+ * limit when there is none. Reads the words as they are at the call. */
+static inline unsigned util_next_bit(const uint64_t *bits, unsigned from, unsigned limit)
+{
+    while (from < limit) {
+        uint64_t w = bits[from / 64] >> (from % 64);
+        if (w) {
+            from += (unsigned)__builtin_ctzll(w);
+            return from < limit ? from : limit;
+        }
+        from = (from / 64 + 1) * 64;
+    }
+    return limit;
+}
+
 /* 1 when s ends with suffix, 0 otherwise. */
 int util_ends_with(const char *s, const char *suffix);
 

@@ -439,18 +439,10 @@ void gpu_run_sms(struct gpu *g, uint64_t block_start, uint64_t block_end)
     e->sm_first = first;
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : first, hi = pass ? first : n;
-        for (unsigned a = lo; a < hi;) {
-            uint64_t bits = g->agents[a / 64] >> (a % 64);
-            if (!bits) {
-                a = (a / 64 + 1) * 64;
-                continue;
-            }
-            a += (unsigned)__builtin_ctzll(bits);
-            if (a >= hi)
-                break;
+        /* Read afresh for each SM: a sleeping SM woken for its turn joins (sm_touch). */
+        for (unsigned a = lo; (a = util_next_bit(g->agents, a, hi)) < hi; a++) {
             e->sm_running = a;
             sm_run_block(g->sms[a], block_end);
-            a++;
         }
     }
     e->sm_running = n;

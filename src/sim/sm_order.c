@@ -45,20 +45,10 @@ static void send_all(struct sim_env *e, struct sm *sm)
  * the SMs that sent (bits). */
 static void hand_requests(struct sim_env *e, const uint64_t *sent)
 {
-    unsigned n = e->nsms, words = (n + 63) / 64;
     for (unsigned pass = 0; pass < 2; pass++) { /* [first, n), then [0, first) */
-        unsigned lo = pass ? 0 : e->sm_first, hi = pass ? e->sm_first : n;
-        for (unsigned wi = lo / 64; wi < words && wi * 64 < hi; wi++) {
-            uint64_t bits = sent[wi];
-            if (wi == lo / 64)
-                bits &= ~0ull << (lo % 64);
-            for (; bits; bits &= bits - 1) {
-                unsigned id = wi * 64 + (unsigned)__builtin_ctzll(bits);
-                if (id >= hi)
-                    break;
-                send_all(e, e->sms[id]);
-            }
-        }
+        unsigned lo = pass ? 0 : e->sm_first, hi = pass ? e->sm_first : e->nsms;
+        for (unsigned id = lo; (id = util_next_bit(sent, id, hi)) < hi; id++)
+            send_all(e, e->sms[id]);
     }
 }
 
