@@ -60,12 +60,16 @@ static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m
         size_t at = strlen(extra);
         snprintf(extra + at, sizeof extra - at, "%s\n", pol->set);
     }
+    /* --set's settings are applied after loading (load); the comment puts them in the text,
+     * which keys the runs kept in the catalog. */
+    char sets[1024];
+    repro_sets_describe(&j->o->sets, "# --set ", "\n# --set ", sets, sizeof sets);
     return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
                      "epoch_cycles = %u;\npredictor = \"%s\";\nallocator = \"%s\";\n%s"
-                     "kernels = (%s );\n",
+                     "kernels = (%s );\n%s%s",
                      j->s->name, j->s->gpu, (unsigned long long)j->o->seed, j->res->epochs,
                      j->res->epoch_cycles, pol && pol->predictor ? pol->predictor : "none",
-                     pol ? pol->allocator : "static", extra, kernels);
+                     pol ? pol->allocator : "static", extra, kernels, sets, sets[0] ? "\n" : "");
 }
 
 static int load(const struct ralloc_job *j, const struct suite_mix *m, const char *text,
@@ -77,6 +81,8 @@ static int load(const struct ralloc_job *j, const struct suite_mix *m, const cha
     int rc = scenario_load_text(sc, name, text, j->o->datadir, &d);
     if (rc != 0)
         snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot build the mix's scenario");
+    else
+        rc = repro_sets_apply(&j->o->sets, sc, err, errlen);
     diag_done(&d);
     free(name);
     return rc;
@@ -390,6 +396,10 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     suite_done(&s);
     if (repro_load_suite(o->datadir, x->suite, o->gpu, &s, err, errlen) != 0)
         return -1;
+    if (repro_sets_check(&o->sets, o->datadir, s.gpu, err, errlen) != 0) {
+        suite_done(&s);
+        return -1;
+    }
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     snprintf(out->gpu, sizeof out->gpu, "%s", s.gpu);
     snprintf(out->suite_gpu, sizeof out->suite_gpu, "%s", suite_gpu);
@@ -402,13 +412,15 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen));
     size_t n = choose(o, x, &s, chosen, &out->suite_mixes);
     /* The run's identity names every mix it has, so that all shards share one journal's. */
-    char what[1024];
+    char what[2048], sets[1024];
+    /* --set's settings are named only when given: other runs' journals keep their identity */
+    repro_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
     snprintf(what, sizeof what,
              "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
-             "seed %llu, gpu %s%s%s)",
+             "seed %llu, gpu %s%s%s%s)",
              x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n,
              out->epochs, out->epoch_cycles, (unsigned long long)o->seed, s.gpu,
-             o->policies ? ", policies " : "", o->policies ? o->policies : "");
+             o->policies ? ", policies " : "", o->policies ? o->policies : "", sets);
     n = repro_shard_select(chosen, n, o->shard, o->shards);
     out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
     out->nmixes = n;

@@ -108,6 +108,10 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
             o->ro.threads = (unsigned)v;
             break;
         case 'q': o->ro.quick = true; break;
+        case 'X':
+            if (cli_reproduce_set(&o->ro.sets, optarg) != CLI_OK)
+                return CLI_BAD_INPUT;
+            break;
         case 'e':
             if (cli_parse_uint("--epochs", optarg, 1, REPRO_MAX_EPOCHS, &v) != 0)
                 return CLI_BAD_INPUT;
@@ -162,6 +166,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"shard", required_argument, NULL, 's'},
         {"fresh", no_argument, NULL, 'F'},
         {"threads", required_argument, NULL, 'T'},
+        {"set", required_argument, NULL, 'X'},
     };
     /* The fixed options, then every other accuracy experiment's flag once, then the end. */
     size_t nx = repro_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -342,10 +347,13 @@ static int reproduce_main(int argc, char **argv)
         printf("{\"experiment\": \"%s\", \"flag\": \"%s\", \"kind\": \"accuracy\", "
                "\"parts\": [\n",
                o.exp->name, o.exp->flag);
-    else
-        printf("corun reproduce %s --%s%s%s%s: %s\n", o.exp->name, o.exp->flag,
+    else {
+        char sets[1024];
+        repro_sets_describe(&o.ro.sets, " --set ", " --set ", sets, sizeof sets);
+        printf("corun reproduce %s --%s%s%s%s%s: %s\n", o.exp->name, o.exp->flag,
                o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
-               o.exp->summary);
+               sets, o.exp->summary);
+    }
     for (size_t i = 0; i < o.exp->nparts && rc != CLI_BAD_INPUT; i++) {
         struct repro_part_result r;
         char err[512];
@@ -391,7 +399,8 @@ const struct cli_command cmd_reproduce = {
     .args = "EXPERIMENT --accuracy|--quads [-j N] [--threads N] [--quick] [--epochs N] "
             "[--epoch-cycles N] "
             "[--seed S] "
-            "[--catalog P] [--predictors P,...] [--gpu PRESET] [--resume FILE] [--fresh] "
+            "[--catalog P] [--predictors P,...] [--gpu PRESET] [--set gpu.K=V]... [--resume FILE] "
+            "[--fresh] "
             "[--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] "
             "[--wait]] | --list | merge FILE JOURNAL...",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
@@ -445,6 +454,11 @@ const struct cli_command cmd_reproduce = {
         "  --gpu PRESET    run every mix on PRESET instead of the suite's GPU; a suite's SM\n"
         "                  splits are scaled to its SMs (themis60's 10:50 is 13:67 on hbm80),\n"
         "                  and the paper's figures are printed only where it measured PRESET\n"
+        "  --set gpu.SETTING=VALUE  change a GPU setting for every mix, as `corun run --set`\n"
+        "                  does (e.g. gpu.order_free=true, gpu.llc.latency_cycles=240; not\n"
+        "                  gpu.sms: use --gpu); repeatable, at most 16; checked before\n"
+        "                  anything runs and named in the title, the JSON (\"sets\") and the\n"
+        "                  --resume journal's identity\n"
         "  --resume FILE   keep each finished mix in FILE (created when missing) and skip the\n"
         "                  mixes it holds: rerun the same command after a kill or a stop and\n"
         "                  it picks up where it was, with the same table. FILE is refused for\n"
@@ -481,13 +495,14 @@ const struct cli_command cmd_reproduce = {
         "scenarios/suites/smqos-triples.cfg), themis --fairness (Themis Figs. 9, 10) and\n"
         "themis --qos (Fig. 12). Each (mix, policy) is its own run; they take -j, --quick (6\n"
         "mixes x 3 epochs of 100 K cycles), --mixes N, --epochs N, --epoch-cycles N, --seed,\n"
-        "--catalog, --gpu PRESET, --resume FILE, --shard K/N, --slurm with its options,\n"
-        "--json (one JSON document with each run's NP and SMs per mix; with --resume of\n"
-        "a finished run it reprints without simulating) and --policies LABEL,... (run only\n"
-        "these policies, as the table labels them, e.g. fair/hsm@0.90; the baseline, even\n"
-        "or the like, always runs too, so two runs with different policies can be checked\n"
-        "against each other by their baseline rows). 'corun help reproduce hsm --threshold'\n"
-        "(or --help after an allocation experiment) lists one's policies and options.\n"
+        "--catalog, --gpu PRESET, --set gpu.K=V, --resume FILE, --shard K/N, --slurm with\n"
+        "its options, --json (one JSON document with each run's NP and SMs per mix; with\n"
+        "--resume of a finished run it reprints without simulating) and --policies\n"
+        "LABEL,... (run only these policies, as the table labels them, e.g. fair/hsm@0.90;\n"
+        "the baseline, even or the like, always runs too, so two runs with different\n"
+        "policies can be checked against each other by their baseline rows). 'corun help\n"
+        "reproduce hsm --threshold' (or --help after an allocation experiment) lists one's\n"
+        "policies and options.\n"
         "Full runs measured, in hours of one core: hsm --fairness 5.7 (105 x 5 policies x\n"
         "5 M cycles: 7.8 s per million hbm80 cycles, references included), hsm --qos 5.8,\n"
         "hsm --threshold with one threshold beside even 1.6 to 1.8, hsm --quads 0.85, smqos\n"

@@ -13,6 +13,7 @@
 #include "corun/reproduce.h"
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
+#include "reproduce_report.h"
 #include "slurm_cli.h"
 
 /* 1 when flag (without its dashes) is some allocation experiment's. */
@@ -85,7 +86,8 @@ void reproduce_alloc_list(void)
 
 #define ALLOC_SYNOPSIS                                                                             \
     "[-j N] [--quick] [--mixes N] [--epochs N] [--epoch-cycles N] [--seed S] [--catalog PATH] "    \
-    "[--gpu PRESET] [--policies LABEL,...] [--resume FILE] [--fresh] [--shard K/N] [--json] "      \
+    "[--gpu PRESET] [--set gpu.K=V]... [--policies LABEL,...] [--resume FILE] [--fresh] [--shard " \
+    "K/N] [--json] "                                                                               \
     "[--slurm "                                                                                    \
     "[--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]]"
 
@@ -98,6 +100,10 @@ static const char alloc_options[] =
     "  --catalog PATH  the catalog whose trace cache shares private-mode references\n"
     "                  (default $XDG_DATA_HOME/corun/catalog.db)\n"
     "  --gpu PRESET    every mix on PRESET instead of the suite's GPU, its splits scaled\n"
+    "  --set gpu.SETTING=VALUE  change a GPU setting for every run, as `corun run --set`\n"
+    "                  does (e.g. gpu.order_free=true; not gpu.sms: use --gpu); repeatable,\n"
+    "                  at most 16; checked before anything runs and named in the table's\n"
+    "                  title, its JSON (\"sets\") and its --resume journal\n"
     "  --policies LABEL,...  only these policies (labels above) and the baseline, in the\n"
     "                  experiment's order; each row is the one the whole run prints\n"
     "  --resume FILE   keep each finished mix in FILE and skip those it holds: the same\n"
@@ -263,7 +269,7 @@ static int parse(int argc, char **argv, struct options *o)
         {"resume", required_argument, NULL, 'R'},   {"json", no_argument, NULL, 'J'},
         {"gpu", required_argument, NULL, 'g'},      {"shard", required_argument, NULL, 's'},
         {"policies", required_argument, NULL, 'P'}, {"fresh", no_argument, NULL, 'F'},
-        {"threads", required_argument, NULL, 'T'},
+        {"threads", required_argument, NULL, 'T'},  {"set", required_argument, NULL, 'X'},
     };
     /* The fixed options, then every experiment's flag once, then the end. */
     size_t nx = ralloc_experiment_count(), nopt = CORUN_ARRAY_LEN(fixed);
@@ -297,6 +303,7 @@ static int parse(int argc, char **argv, struct options *o)
             o->ro.threads = (unsigned)v;
             break;
         case 'q': o->ro.quick = true; break;
+        case 'X': rc = cli_reproduce_set(&o->ro.sets, optarg); break;
         case 'm':
             rc = cli_parse_uint("--mixes", optarg, 1, 100000, &v) ? CLI_BAD_INPUT : CLI_OK;
             o->ro.mixes = (unsigned)v;
@@ -377,9 +384,12 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     o.ro.datadir = datadir;
     const struct ralloc_experiment *x = o.x;
     if (!o.json) {
-        printf("corun reproduce %s%s%s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "", x->flag,
-               o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
-               o.ro.policies ? " --policies " : "", o.ro.policies ? o.ro.policies : "", x->figure);
+        char sets[1024];
+        repro_sets_describe(&o.ro.sets, " --set ", " --set ", sets, sizeof sets);
+        printf("corun reproduce %s%s%s%s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "",
+               x->flag, o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "",
+               o.ro.gpu ? o.ro.gpu : "", sets, o.ro.policies ? " --policies " : "",
+               o.ro.policies ? o.ro.policies : "", x->figure);
         fflush(stdout);
     }
     struct ralloc_result r;

@@ -10,6 +10,7 @@
 
 #include "corun/cli.h"
 #include "reproduce_alloc_report.h"
+#include "reproduce_report.h"
 
 /* before (the punctuation and the key: ", \"gpu\": "), then s as a JSON string, or null. */
 static void text(const char *before, const char *s)
@@ -145,6 +146,8 @@ void reproduce_alloc_print_json(const struct ralloc_options *o, const struct ral
     text(",\n \"suite\": ", r->suite);
     text(", \"gpu\": ", r->gpu);
     text(", \"suite_gpu\": ", r->suite_gpu);
+    printf(", \"sets\": ");
+    cli_reproduce_sets_json(&o->sets);
     printf(", \"quick\": %s, \"epochs\": %u, \"epoch_cycles\": %u, \"seed\": %llu, \"mixes\": %zu, "
            "\"suite_mixes\": %zu, \"failed\": %zu, \"seconds\": %.1f, \"jobs\": %u, "
            "\"resumed\": %zu",

@@ -1,0 +1,91 @@
+/* reproduce_sets — `corun reproduce ... --set gpu.SETTING=VALUE`: one GPU setting changed for
+ * every mix of an experiment, as `corun run --set` changes it for one scenario.
+ *
+ * Only the GPU's settings: an experiment sets its own epochs, seeds, splits and policies, and
+ * its SM count comes from a preset (--gpu), to which the suites' splits are scaled. The
+ * settings are checked against the suite's preset before anything runs, applied to each mix's
+ * scenario after it is loaded (scenario_set, the path `run --set` takes), named in the
+ * journal's identity (a journal of a run without them, or with others, is refused) and written
+ * into each mix's scenario text as a comment, which is part of the key a result is kept under
+ * in the catalog, so a result measured under other settings is never reused. */
+#include "corun/reproduce.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "corun/diag.h"
+#include "corun/gpu.h"
+#include "corun/preset.h"
+#include "corun/scenario.h"
+
+int repro_sets_add(struct repro_sets *s, const char *assignment, char *err, size_t errlen)
+{
+    const char *eq = strchr(assignment, '=');
+    if (strncmp(assignment, "gpu.", 4) != 0 || !eq || eq - assignment < 5 || !eq[1]) {
+        snprintf(err, errlen,
+                 "--set: expected gpu.SETTING=VALUE (e.g. gpu.order_free=true), got \"%s\": "
+                 "reproduce changes only the GPU; the experiment sets its epochs, seeds and "
+                 "mixes itself",
+                 assignment);
+        return -1;
+    }
+    if ((size_t)(eq - assignment) == strlen("gpu.sms") && strncmp(assignment, "gpu.sms", 7) == 0) {
+        snprintf(err, errlen,
+                 "--set: %s: the SM count comes from a preset, to which the suites' splits are "
+                 "scaled: use --gpu PRESET",
+                 assignment);
+        return -1;
+    }
+    if (s->n == REPRO_MAX_SETS) {
+        snprintf(err, errlen, "--set: at most %d settings", REPRO_MAX_SETS);
+        return -1;
+    }
+    s->v[s->n++] = assignment;
+    return 0;
+}
+
+int repro_sets_check(const struct repro_sets *s, const char *datadir, const char *gpu, char *err,
+                     size_t errlen)
+{
+    if (!s || !s->n)
+        return 0;
+    struct gpu_config cfg;
+    struct diag d;
+    diag_init(&d);
+    int rc = preset_gpu_find(datadir, gpu, "--gpu", &cfg, &d);
+    for (unsigned i = 0; rc == 0 && i < s->n; i++)
+        rc = scenario_set_gpu(&cfg, s->v[i], &d);
+    char why[256] = "";
+    if (rc == 0 && gpu_config_check(&cfg, why, sizeof why) != 0) {
+        diag_add(&d, "--set: the GPU %s would have: %s", gpu, why);
+        rc = -1;
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "--set: cannot apply the settings");
+    diag_done(&d);
+    return rc;
+}
+
+int repro_sets_apply(const struct repro_sets *s, struct scenario *sc, char *err, size_t errlen)
+{
+    if (!s)
+        return 0;
+    struct diag d;
+    diag_init(&d);
+    int rc = 0;
+    for (unsigned i = 0; rc == 0 && i < s->n; i++)
+        rc = scenario_set(sc, s->v[i], &d);
+    if (rc != 0)
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "--set: cannot apply the settings");
+    diag_done(&d);
+    return rc;
+}
+
+void repro_sets_describe(const struct repro_sets *s, const char *prefix, const char *sep, char *out,
+                         size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; s && i < s->n && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", i ? sep : prefix, s->v[i]);
+}
