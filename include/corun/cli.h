@@ -169,6 +169,13 @@ void cli_getopt_reset(void);
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,
                    unsigned long *out);
 
+/* --set ASSIGNMENT of command cmd into sets (gpu_sets_add): CLI_OK, or CLI_BAD_INPUT after
+ * printing why it is not a GPU setting the command takes. */
+struct gpu_sets;
+int cli_add_gpu_set(struct gpu_sets *sets, const char *cmd, const char *assignment);
+/* sets as a JSON array of strings. */
+void cli_json_gpu_sets(FILE *out, const struct gpu_sets *sets);
+
 /* --shard K/N: 1 <= K <= N <= CLI_MAX_SHARDS into *k and *n; prints a message and returns -1
  * when text is not one. */
 #define CLI_MAX_SHARDS 1000

@@ -10,38 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "corun/gpu_sets.h"
 #include "corun/suite.h"
 
 #define REPRO_MAX_PREDICTORS 8
 #define REPRO_MAX_EPOCHS     64
 #define REPRO_MAX_KERNELS    SUITE_MAX_KERNELS
 #define REPRO_MAX_GROUPS     32
-
-/* ---- --set (reproduce_sets.c) ---- */
-
-#define REPRO_MAX_SETS 16
-
-/* GPU settings ("gpu.SETTING=VALUE", as `corun run --set` takes them) applied to every mix of
- * an experiment; the strings are the caller's. */
-struct repro_sets {
-    const char *v[REPRO_MAX_SETS];
-    unsigned n;
-};
-
-struct scenario;
-
-/* Adds one assignment: a GPU setting other than gpu.sms (the SM count comes from --gpu's
- * preset, to which the suites' splits are scaled). 0, or -1 with a message in err. */
-int repro_sets_add(struct repro_sets *s, const char *assignment, char *err, size_t errlen);
-/* Whether every setting applies to preset gpu and leaves a valid GPU: 0, or -1 with the first
- * message in err. s may be NULL (nothing to check). */
-int repro_sets_check(const struct repro_sets *s, const char *datadir, const char *gpu, char *err,
-                     size_t errlen);
-/* Applies the settings to a mix's scenario, in order. 0, or -1 with a message in err. */
-int repro_sets_apply(const struct repro_sets *s, struct scenario *sc, char *err, size_t errlen);
-/* The settings into out, the first after prefix and the others after sep ("" when none). */
-void repro_sets_describe(const struct repro_sets *s, const char *prefix, const char *sep, char *out,
-                         size_t len);
 
 /* What an error is measured on. */
 enum repro_error {
@@ -168,7 +143,7 @@ struct repro_options {
     uint64_t seed;
     const char *predictors; /* comma-separated names to evaluate; NULL: every one */
     const char *gpu;        /* run every mix on this preset (splits scaled); NULL: the suite's */
-    struct repro_sets sets; /* --set: GPU settings changed for every mix */
+    struct gpu_sets sets;   /* --set: GPU settings changed for every mix */
     const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
                            not run again. NULL: none */
     unsigned shard, shards; /* run only shard `shard` of `shards` (repro_shard_select); 0: all */

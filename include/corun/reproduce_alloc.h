@@ -162,7 +162,7 @@ struct ralloc_options {
     const char *resume; /* a journal (reproduce_journal.h) keeping each finished mix; its mixes are
                            not run again. NULL: none */
     const char *gpu;    /* run every mix on this preset (splits scaled); NULL: the suite's */
-    struct repro_sets sets; /* --set: GPU settings changed for every mix */
+    struct gpu_sets sets;   /* --set: GPU settings changed for every mix */
     unsigned shard, shards; /* run only shard `shard` of `shards` (repro_shard_select); 0: all */
     const char *policies;   /* the labels x was cut down to (ralloc_subset.labels), which the
                                journal's identity names; NULL: x is whole */

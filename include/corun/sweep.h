@@ -5,6 +5,7 @@
 #ifndef CORUN_SWEEP_H
 #define CORUN_SWEEP_H
 
+#include "corun/gpu_sets.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +26,8 @@ struct sweep_options {
     unsigned jobs;          /* worker processes */
     unsigned threads;       /* threads of each mix's session (session_set_threads); 0: 1 */
     uint64_t seed;
-    unsigned epochs; /* 0: the suite's */
+    unsigned epochs;      /* 0: the suite's */
+    struct gpu_sets sets; /* --set: GPU settings changed for every mix */
 };
 
 struct sweep_summary {
@@ -33,8 +35,8 @@ struct sweep_summary {
     unsigned skipped; /* already in the catalog */
     unsigned run;     /* simulated now */
     unsigned failed;
-    char suite[64];   /* the suite's name, as the catalog's sweep_results keep it */
-    char config[192]; /* the results' config there: what else they depend on */
+    char suite[64];    /* the suite's name, as the catalog's sweep_results keep it */
+    char config[1280]; /* the results' config there: what else they depend on */
 };
 
 /* Parse "P:A,P:A,..." into o->combos, checking the names. Returns 0, or -1 with a message. */

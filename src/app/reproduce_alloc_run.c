@@ -63,7 +63,7 @@ static char *scenario_text(const struct ralloc_job *j, const struct suite_mix *m
     /* --set's settings are applied after loading (load); the comment puts them in the text,
      * which keys the runs kept in the catalog. */
     char sets[1024];
-    repro_sets_describe(&j->o->sets, "# --set ", "\n# --set ", sets, sizeof sets);
+    gpu_sets_describe(&j->o->sets, "# --set ", "\n# --set ", sets, sizeof sets);
     return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
                      "epoch_cycles = %u;\npredictor = \"%s\";\nallocator = \"%s\";\n%s"
                      "kernels = (%s );\n%s%s",
@@ -82,7 +82,7 @@ static int load(const struct ralloc_job *j, const struct suite_mix *m, const cha
     if (rc != 0)
         snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot build the mix's scenario");
     else
-        rc = repro_sets_apply(&j->o->sets, sc, err, errlen);
+        rc = gpu_sets_apply(&j->o->sets, sc, err, errlen);
     diag_done(&d);
     free(name);
     return rc;
@@ -396,7 +396,7 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     suite_done(&s);
     if (repro_load_suite(o->datadir, x->suite, o->gpu, &s, err, errlen) != 0)
         return -1;
-    if (repro_sets_check(&o->sets, o->datadir, s.gpu, err, errlen) != 0) {
+    if (gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen) != 0) {
         suite_done(&s);
         return -1;
     }
@@ -414,7 +414,7 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     /* The run's identity names every mix it has, so that all shards share one journal's. */
     char what[2048], sets[1024];
     /* --set's settings are named only when given: other runs' journals keep their identity */
-    repro_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
+    gpu_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
     snprintf(what, sizeof what,
              "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
              "seed %llu, gpu %s%s%s%s)",

@@ -49,10 +49,10 @@ static char *scenario_text(const struct repro_job *j, const struct suite_mix *m)
         used += (size_t)snprintf(kernels + used, sizeof kernels - used,
                                  "%s { name = \"%s\"; sms = %u; }", k ? "," : "", m->kernels[k],
                                  sms[k]);
-    /* --set's settings are applied after loading (repro_sets_apply); the comment puts them in
+    /* --set's settings are applied after loading (gpu_sets_apply); the comment puts them in
      * the text, which keys the results kept in the catalog. */
     char sets[1024];
-    repro_sets_describe(&j->o->sets, "# --set ", "\n# --set ", sets, sizeof sets);
+    gpu_sets_describe(&j->o->sets, "# --set ", "\n# --set ", sets, sizeof sets);
     return xasprintf("name = \"reproduce %s\";\ngpu = \"%s\";\nseed = %llu;\nepochs = %u;\n"
                      "epoch_cycles = %u;\npredictor = \"none\";\nkernels = (%s );\n%s%s",
                      j->s->name, j->s->gpu, (unsigned long long)j->o->seed, j->res->epochs,
@@ -270,7 +270,7 @@ static void run_mix(const void *job, size_t mi, void *result,
     if (rc != 0)
         snprintf(err, sizeof err, "%s", d.count ? d.msgs[0] : "cannot build the mix's scenario");
     else
-        rc = repro_sets_apply(&j->o->sets, &sc, err, sizeof err);
+        rc = gpu_sets_apply(&j->o->sets, &sc, err, sizeof err);
     for (unsigned r = first; rc == 0 && r < nruns; r++) {
         double share = 1.0 / (nruns - first);
         struct step_progress sp = {report, ctx, (r - first) * share, share, 0, j->res->epochs};
@@ -402,7 +402,7 @@ static void journal_what(const struct repro_options *o, const struct repro_part 
              o->gpu ? o->gpu : "the suite's");
     /* Named only when given, so that the journals of runs without --set keep their identity. */
     char sets[1024];
-    repro_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
+    gpu_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
     size_t at = strlen(what);
     if (sets[0] && at + 1 < len) {
         what[at - 1] = '\0'; /* before the closing parenthesis */
@@ -425,7 +425,7 @@ int repro_run_part(const struct repro_options *o, const struct repro_part *part,
     suite_done(&s);
     if (repro_load_suite(o->datadir, part->suite, o->gpu, &s, err, errlen) != 0)
         return -1;
-    if (repro_sets_check(&o->sets, o->datadir, s.gpu, err, errlen) != 0) {
+    if (gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen) != 0) {
         suite_done(&s);
         return -1;
     }

@@ -128,6 +128,8 @@ static int run_item(const struct sweep_options *o, const struct suite *s, const 
     int rc = scenario_load_text(&sc, name, text, o->datadir, &d);
     if (rc != 0)
         snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot build the mix's scenario");
+    else
+        rc = gpu_sets_apply(&o->sets, &sc, err, errlen);
     struct session *sess = rc == 0 ? session_new(&sc, err, errlen) : NULL;
     if (rc == 0 && !sess)
         rc = -1;
@@ -248,6 +250,10 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
         return -1;
     }
     diag_done(&d);
+    if (gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen) != 0) {
+        suite_done(&s);
+        return -1;
+    }
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     /* A result depends on more than its key's names: the preset, the epochs and their length,
      * and the simulator, predictors and profiles that made it. Results made with other ones
@@ -255,8 +261,10 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
     char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
     repro_build_id(build, sizeof build);
     repro_data_id(o->datadir, data, sizeof data);
-    snprintf(out->config, sizeof out->config, "%s, %u x %u cycles; corun build %s, data %s", s.gpu,
-             o->epochs ? o->epochs : s.epochs, s.epoch_cycles, build, data);
+    char sets[1024]; /* named only when given, so that other sweeps' results keep their config */
+    gpu_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
+    snprintf(out->config, sizeof out->config, "%s%s, %u x %u cycles; corun build %s, data %s",
+             s.gpu, sets, o->epochs ? o->epochs : s.epochs, s.epoch_cycles, build, data);
     struct item *items = xcalloc(s.nmixes * o->ncombos + 1, sizeof(*items));
     size_t n = 0, index = 0;
     for (size_t m = 0; m < s.nmixes; m++)

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "corun/datadir.h"
 #include "corun/gpu.h"
+#include "corun/gpu_sets.h"
 #include "corun/kernel.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
@@ -537,6 +538,25 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
         return CLI_OPT_BAD;
     }
     return c;
+}
+
+int cli_add_gpu_set(struct gpu_sets *sets, const char *cmd, const char *assignment)
+{
+    char err[512];
+    if (gpu_sets_add(sets, assignment, err, sizeof err) == 0)
+        return CLI_OK;
+    fprintf(stderr, "corun: %s: %s\n", cmd, err);
+    return CLI_BAD_INPUT;
+}
+
+void cli_json_gpu_sets(FILE *out, const struct gpu_sets *sets)
+{
+    fputc('[', out);
+    for (unsigned i = 0; i < sets->n; i++) {
+        fputs(i ? ", " : "", out);
+        cli_json_string(out, sets->v[i]);
+    }
+    fputc(']', out);
 }
 
 int cli_parse_shard(const char *text, unsigned *k, unsigned *n)

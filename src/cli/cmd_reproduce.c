@@ -109,7 +109,7 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
             break;
         case 'q': o->ro.quick = true; break;
         case 'X':
-            if (cli_reproduce_set(&o->ro.sets, optarg) != CLI_OK)
+            if (cli_add_gpu_set(&o->ro.sets, "reproduce", optarg) != CLI_OK)
                 return CLI_BAD_INPUT;
             break;
         case 'e':
@@ -349,7 +349,7 @@ static int reproduce_main(int argc, char **argv)
                o.exp->name, o.exp->flag);
     else {
         char sets[1024];
-        repro_sets_describe(&o.ro.sets, " --set ", " --set ", sets, sizeof sets);
+        gpu_sets_describe(&o.ro.sets, " --set ", " --set ", sets, sizeof sets);
         printf("corun reproduce %s --%s%s%s%s%s: %s\n", o.exp->name, o.exp->flag,
                o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "", o.ro.gpu ? o.ro.gpu : "",
                sets, o.exp->summary);

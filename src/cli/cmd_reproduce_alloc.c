@@ -13,7 +13,6 @@
 #include "corun/reproduce.h"
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
-#include "reproduce_report.h"
 #include "slurm_cli.h"
 
 /* 1 when flag (without its dashes) is some allocation experiment's. */
@@ -303,7 +302,7 @@ static int parse(int argc, char **argv, struct options *o)
             o->ro.threads = (unsigned)v;
             break;
         case 'q': o->ro.quick = true; break;
-        case 'X': rc = cli_reproduce_set(&o->ro.sets, optarg); break;
+        case 'X': rc = cli_add_gpu_set(&o->ro.sets, "reproduce", optarg); break;
         case 'm':
             rc = cli_parse_uint("--mixes", optarg, 1, 100000, &v) ? CLI_BAD_INPUT : CLI_OK;
             o->ro.mixes = (unsigned)v;
@@ -385,7 +384,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     const struct ralloc_experiment *x = o.x;
     if (!o.json) {
         char sets[1024];
-        repro_sets_describe(&o.ro.sets, " --set ", " --set ", sets, sizeof sets);
+        gpu_sets_describe(&o.ro.sets, " --set ", " --set ", sets, sizeof sets);
         printf("corun reproduce %s%s%s%s%s%s%s%s%s: %s\n", x->name, x->flag[0] ? " --" : "",
                x->flag, o.ro.quick ? " --quick" : "", o.ro.gpu ? " --gpu " : "",
                o.ro.gpu ? o.ro.gpu : "", sets, o.ro.policies ? " --policies " : "",

@@ -156,10 +156,15 @@ static int sweep_main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return merge_main(argc - 1, argv + 1);
     static const struct option longopts[] = {
-        {"combos", required_argument, NULL, 'c'},  {"jobs", required_argument, NULL, 'j'},
-        {"shard", required_argument, NULL, 's'},   {"seed", required_argument, NULL, 'S'},
-        {"epochs", required_argument, NULL, 'e'},  {"catalog", required_argument, NULL, 'C'},
-        {"threads", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
+        {"combos", required_argument, NULL, 'c'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"shard", required_argument, NULL, 's'},
+        {"seed", required_argument, NULL, 'S'},
+        {"epochs", required_argument, NULL, 'e'},
+        {"catalog", required_argument, NULL, 'C'},
+        {"threads", required_argument, NULL, 'T'},
+        {"set", required_argument, NULL, 'X'},
+        {NULL, 0, NULL, 0},
     };
     struct slurm_options so;
     bool slurm;
@@ -194,6 +199,10 @@ static int sweep_main(int argc, char **argv)
             o.epochs = (unsigned)v;
             break;
         case 'C': o.catalog = optarg; break;
+        case 'X':
+            if (cli_add_gpu_set(&o.sets, "sweep", optarg) != CLI_OK)
+                return CLI_BAD_INPUT;
+            break;
         case 'T':
             if (cli_parse_uint("--threads", optarg, 1, 64, &v) != 0)
                 return CLI_BAD_INPUT;
@@ -238,7 +247,7 @@ static int sweep_main(int argc, char **argv)
 const struct cli_command cmd_sweep = {
     .name = "sweep",
     .args = "SUITE [--combos P:A,...] [-j N] [--threads N] [--shard K/N] [--seed S] [--epochs N] "
-            "[--catalog P] "
+            "[--set gpu.K=V]... [--catalog P] "
             "[--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]] | merge "
             "CATALOG... [--catalog P]",
     .summary = "run every mix of a suite with every predictor:allocator pair into the catalog",
@@ -258,17 +267,20 @@ const struct cli_command cmd_sweep = {
         "                  machines sharing the catalog split the suite between them\n"
         "  --seed S        seed of every run (default 1)\n"
         "  --epochs N      epochs per mix instead of the suite's\n"
+        "  --set gpu.SETTING=VALUE  change a GPU setting for every mix, as `corun run --set`\n"
+        "                  does (e.g. gpu.order_free=true; not gpu.sms); repeatable, at\n"
+        "                  most 16; checked before anything runs\n"
         "  --catalog PATH  the catalog (default $XDG_DATA_HOME/corun/catalog.db)\n" SLURM_CLI_HELP
         "\nItems already in the catalog are skipped, so a killed sweep resumes where it\n"
         "stopped; a result counts only for the configuration it was made in (the suite's\n"
-        "preset, the epochs and their cycles, this build of corun and its data: column\n"
-        "config), so other --epochs or another corun run the items again. Prints the\n"
-        "suite's results per pair in this configuration; `corun runs query` reads them all\n"
-        "(table sweep_results). With --slurm each array task runs one shard into a catalog\n"
-        "of its own in the job directory; `corun slurm collect JOB` merges them into\n"
-        "--catalog's and prints the table. Without Slurm, `corun sweep merge CATALOG...`\n"
-        "joins the catalogs of shards run on machines that do not share one (`corun help\n"
-        "sweep merge`).\n",
+        "preset, the --set settings, the epochs and their cycles, this build of corun and\n"
+        "its data: column config), so other --epochs, --set or another corun run the items\n"
+        "again. Prints the suite's results per pair in this configuration; `corun runs\n"
+        "query` reads them all (table sweep_results). With --slurm each array task runs\n"
+        "one shard into a catalog of its own in the job directory; `corun slurm collect\n"
+        "JOB` merges them into --catalog's and prints the table. Without Slurm, `corun\n"
+        "sweep merge CATALOG...` joins the catalogs of shards run on machines that do not\n"
+        "share one (`corun help sweep merge`).\n",
     .help_for = sweep_help_for,
     .run = sweep_main,
 };

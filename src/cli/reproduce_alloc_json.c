@@ -10,7 +10,6 @@
 
 #include "corun/cli.h"
 #include "reproduce_alloc_report.h"
-#include "reproduce_report.h"
 
 /* before (the punctuation and the key: ", \"gpu\": "), then s as a JSON string, or null. */
 static void text(const char *before, const char *s)
@@ -147,7 +146,7 @@ void reproduce_alloc_print_json(const struct ralloc_options *o, const struct ral
     text(", \"gpu\": ", r->gpu);
     text(", \"suite_gpu\": ", r->suite_gpu);
     printf(", \"sets\": ");
-    cli_reproduce_sets_json(&o->sets);
+    cli_json_gpu_sets(stdout, &o->sets);
     printf(", \"quick\": %s, \"epochs\": %u, \"epoch_cycles\": %u, \"seed\": %llu, \"mixes\": %zu, "
            "\"suite_mixes\": %zu, \"failed\": %zu, \"seconds\": %.1f, \"jobs\": %u, "
            "\"resumed\": %zu",

@@ -262,25 +262,6 @@ static void json_group(const struct repro_part_result *r, unsigned p, const char
     printf("}");
 }
 
-int cli_reproduce_set(struct repro_sets *sets, const char *assignment)
-{
-    char err[512];
-    if (repro_sets_add(sets, assignment, err, sizeof err) == 0)
-        return CLI_OK;
-    fprintf(stderr, "corun: reproduce: %s\n", err);
-    return CLI_BAD_INPUT;
-}
-
-void cli_reproduce_sets_json(const struct repro_sets *sets)
-{
-    printf("[");
-    for (unsigned i = 0; i < sets->n; i++) {
-        printf("%s", i ? ", " : "");
-        cli_json_string(stdout, sets->v[i]);
-    }
-    printf("]");
-}
-
 void reproduce_print_json(const struct repro_options *ro, const struct repro_part_result *r,
                           bool first)
 {
@@ -294,7 +275,7 @@ void reproduce_print_json(const struct repro_options *ro, const struct repro_par
     printf(", \"suite_gpu\": ");
     cli_json_string(stdout, r->suite_gpu);
     printf(", \"sets\": ");
-    cli_reproduce_sets_json(&ro->sets);
+    cli_json_gpu_sets(stdout, &ro->sets);
     printf(", \"error\": \"%s\", \"quick\": %s, \"epochs\": %u, \"epoch_cycles\": %u, "
            "\"seed\": %llu, \"mixes\": %zu, \"suite_mixes\": %zu, \"failed\": %zu, "
            "\"seconds\": %.1f, \"jobs\": %u, \"resumed\": %zu,\n \"predictors\": [",

@@ -36,6 +36,24 @@ grep -q '^  none:static  *4  *[0-9.]' "$TMPD/e2" && ! grep -q 'hsm:static' "$TMP
     fail "table of the 2-epoch sweep: $(cat "$TMPD/e2")"
 [ "$("$CORUN" runs --catalog "$cat" query "SELECT count(DISTINCT config) FROM sweep_results WHERE config LIKE 'hbm80, _ x 2000 cycles; corun build %'" | tail -1)" = 2 ] ||
     fail "configurations: $("$CORUN" runs --catalog "$cat" query "SELECT DISTINCT config FROM sweep_results")"
+# --set is another configuration too: the GPU setting is named in it, the items run again and
+# give other results; a bad setting is refused before anything runs.
+"$CORUN" sweep "$suite" --set gpu.order_free=true --catalog "$cat" >"$TMPD/of" 2>&1 ||
+    fail "sweep --set: $(cat "$TMPD/of")"
+grep -q '4 items, 0 already in the catalog, 4 run now' "$TMPD/of" ||
+    fail "results without --set taken for it: $(cat "$TMPD/of")"
+cfg="SELECT count(*) FROM sweep_results WHERE config LIKE 'hbm80, set gpu.order_free=true, 1 x 2000 cycles; %'"
+[ "$("$CORUN" runs --catalog "$cat" query "$cfg" | tail -1)" = 4 ] ||
+    fail "--set's configuration: $("$CORUN" runs --catalog "$cat" query "SELECT DISTINCT config FROM sweep_results")"
+differ="SELECT count(*) FROM sweep_results a JOIN sweep_results b ON a.mix = b.mix AND
+        a.predictor = b.predictor AND a.allocator = b.allocator AND a.seed = b.seed
+        WHERE a.config LIKE 'hbm80, 1 x %' AND b.config LIKE 'hbm80, set %' AND a.mean_stp <> b.mean_stp"
+[ "$("$CORUN" runs --catalog "$cat" query "$differ" | tail -1)" -ge 1 ] ||
+    fail "--set gpu.order_free=true changed no mix's STP"
+expect_bad "sweep --set gpu.sms" 'use --gpu PRESET\|the SM count' "$CORUN" sweep "$suite" \
+    --set gpu.sms=40 --catalog "$cat"
+expect_bad "sweep --set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' "$CORUN" sweep "$suite" \
+    --set gpu.nosuch=1 --catalog "$cat"
 
 # Shards on machines that share no catalog: each has its own, `sweep merge` joins them, and the
 # sweep then runs nothing. Merging again adds nothing; a catalog whose result differs under the

@@ -6,16 +6,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
-#include "corun/datadir.h"
-#include "corun/diag.h"
 #include "corun/reproduce.h"
-#include "corun/scenario.h"
 
 /* A result with n kernels and epochs of 100 cycles, truth and one predictor's NP^ given
  * row-major [epoch][kernel]. */
@@ -274,70 +270,6 @@ static void run_shards(void **state)
     assert_true(repro_in_run_shard(3, 5, 0, 0)); /* no shards: everything */
 }
 
-/* --set: only GPU settings other than gpu.sms, at most REPRO_MAX_SETS; checked against a
- * preset; applied to a mix's scenario in order (the later of two on one key wins, as run's
- * --set); described for the title and the journal, "" when there are none. */
-static void gpu_sets(void **state)
-{
-    (void)state;
-    struct repro_sets sets = {0};
-    char err[512], out[256];
-    assert_int_equal(repro_sets_add(&sets, "epochs=3", err, sizeof err), -1);
-    assert_non_null(strstr(err, "gpu.SETTING=VALUE"));
-    assert_int_equal(repro_sets_add(&sets, "gpu.sms=40", err, sizeof err), -1);
-    assert_non_null(strstr(err, "--gpu PRESET"));
-    assert_int_equal(repro_sets_add(&sets, "gpu.smsx=40", err, sizeof err), 0); /* not gpu.sms */
-    assert_int_equal(repro_sets_add(&sets, "gpu.=1", err, sizeof err), -1);
-    assert_int_equal(repro_sets_add(&sets, "gpu.order_free=", err, sizeof err), -1);
-    assert_int_equal(sets.n, 1);
-    repro_sets_describe(&sets, "<", "|", out, sizeof out);
-    assert_string_equal(out, "<gpu.smsx=40");
-
-    char *datadir = datadir_locate();
-    /* An unknown setting is refused against the preset, naming it. */
-    assert_int_equal(repro_sets_check(&sets, datadir, "hbm80", err, sizeof err), -1);
-    assert_non_null(strstr(err, "gpu.smsx"));
-    sets = (struct repro_sets){0};
-    repro_sets_describe(&sets, "<", "|", out, sizeof out);
-    assert_string_equal(out, "");
-    assert_int_equal(repro_sets_check(&sets, datadir, "hbm80", err, sizeof err), 0);
-    assert_int_equal(repro_sets_check(NULL, datadir, "hbm80", err, sizeof err), 0);
-    assert_int_equal(repro_sets_add(&sets, "gpu.llc.latency_cycles=240", err, sizeof err), 0);
-    assert_int_equal(repro_sets_add(&sets, "gpu.order_free=true", err, sizeof err), 0);
-    assert_int_equal(repro_sets_add(&sets, "gpu.llc.latency_cycles=250", err, sizeof err), 0);
-    assert_int_equal(repro_sets_check(&sets, datadir, "hbm80", err, sizeof err), 0);
-    assert_int_equal(repro_sets_check(&sets, datadir, "hbm8", err, sizeof err), -1);
-    repro_sets_describe(&sets, ", set ", " ", out, sizeof out);
-    assert_string_equal(out, ", set gpu.llc.latency_cycles=240 gpu.order_free=true "
-                             "gpu.llc.latency_cycles=250");
-
-    struct scenario sc;
-    struct diag d;
-    diag_init(&d);
-    const char *text = "name = \"t\";\ngpu = \"hbm80\";\nepochs = 1;\nepoch_cycles = 1000;\n"
-                       "kernels = ( { name = \"bino\"; sms = 80; } );\n";
-    int rc = scenario_load_text(&sc, "t", text, datadir, &d);
-    if (rc != 0)
-        fprintf(stderr, "%s\n", d.count ? d.msgs[0] : "?");
-    assert_int_equal(rc, 0);
-    assert_false(sc.gpu.order_free);
-    assert_int_equal(repro_sets_apply(&sets, &sc, err, sizeof err), 0);
-    assert_true(sc.gpu.order_free);
-    assert_int_equal(sc.gpu.llc.latency_cycles, 250);
-    struct repro_sets bad = {{"gpu.llc.latency_cycles=0"}, 1};
-    assert_int_equal(repro_sets_apply(&bad, &sc, err, sizeof err), -1);
-    assert_non_null(strstr(err, "latency_cycles"));
-    assert_int_equal(repro_sets_check(&bad, datadir, "hbm80", err, sizeof err), -1);
-    scenario_done(&sc);
-    diag_done(&d);
-    for (unsigned i = 0; i < REPRO_MAX_SETS; i++)
-        bad.v[i] = "gpu.order_free=true";
-    bad.n = REPRO_MAX_SETS;
-    assert_int_equal(repro_sets_add(&bad, "gpu.order_free=false", err, sizeof err), -1);
-    assert_non_null(strstr(err, "at most"));
-    free(datadir);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,7 +282,6 @@ int main(void)
         cmocka_unit_test(quick_subset),
         cmocka_unit_test(experiments_are_listed),
         cmocka_unit_test(run_shards),
-        cmocka_unit_test(gpu_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,15 @@
-/* reproduce_sets — `corun reproduce ... --set gpu.SETTING=VALUE`: one GPU setting changed for
- * every mix of an experiment, as `corun run --set` changes it for one scenario.
+/* gpu_sets — `--set gpu.SETTING=VALUE` for reproduce and sweep: GPU settings changed for
+ * every mix, as `corun run --set` changes them for one scenario.
  *
- * Only the GPU's settings: an experiment sets its own epochs, seeds, splits and policies, and
- * its SM count comes from a preset (--gpu), to which the suites' splits are scaled. The
- * settings are checked against the suite's preset before anything runs, applied to each mix's
- * scenario after it is loaded (scenario_set, the path `run --set` takes), named in the
- * journal's identity (a journal of a run without them, or with others, is refused) and written
- * into each mix's scenario text as a comment, which is part of the key a result is kept under
- * in the catalog, so a result measured under other settings is never reused. */
-#include "corun/reproduce.h"
+ * The callers check the settings against the suite's preset before anything runs, apply them
+ * to each mix's scenario after it is loaded (scenario_set, the path `run --set` takes), and
+ * name them wherever a result's identity is written (reproduce's journal and the key of the
+ * results it keeps in the catalog, a sweep's config in the catalog), so that a result
+ * measured under other settings is never taken for this one. */
+#include "corun/gpu_sets.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +18,7 @@
 #include "corun/preset.h"
 #include "corun/scenario.h"
 
-int repro_sets_add(struct repro_sets *s, const char *assignment, char *err, size_t errlen)
+int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t errlen)
 {
     const char *eq = strchr(assignment, '=');
     if (strncmp(assignment, "gpu.", 4) != 0 || !eq || eq - assignment < 5 || !eq[1]) {
@@ -36,16 +36,16 @@ int repro_sets_add(struct repro_sets *s, const char *assignment, char *err, size
                  assignment);
         return -1;
     }
-    if (s->n == REPRO_MAX_SETS) {
-        snprintf(err, errlen, "--set: at most %d settings", REPRO_MAX_SETS);
+    if (s->n == GPU_MAX_SETS) {
+        snprintf(err, errlen, "--set: at most %d settings", GPU_MAX_SETS);
         return -1;
     }
     s->v[s->n++] = assignment;
     return 0;
 }
 
-int repro_sets_check(const struct repro_sets *s, const char *datadir, const char *gpu, char *err,
-                     size_t errlen)
+int gpu_sets_check(const struct gpu_sets *s, const char *datadir, const char *gpu, char *err,
+                   size_t errlen)
 {
     if (!s || !s->n)
         return 0;
@@ -66,7 +66,7 @@ int repro_sets_check(const struct repro_sets *s, const char *datadir, const char
     return rc;
 }
 
-int repro_sets_apply(const struct repro_sets *s, struct scenario *sc, char *err, size_t errlen)
+int gpu_sets_apply(const struct gpu_sets *s, struct scenario *sc, char *err, size_t errlen)
 {
     if (!s)
         return 0;
@@ -81,8 +81,8 @@ int repro_sets_apply(const struct repro_sets *s, struct scenario *sc, char *err,
     return rc;
 }
 
-void repro_sets_describe(const struct repro_sets *s, const char *prefix, const char *sep, char *out,
-                         size_t len)
+void gpu_sets_describe(const struct gpu_sets *s, const char *prefix, const char *sep, char *out,
+                       size_t len)
 {
     size_t used = 0;
     out[0] = '\0';

@@ -1,0 +1,33 @@
+/* gpu_sets — `--set gpu.SETTING=VALUE` for the commands that run many mixes (reproduce,
+ * sweep): GPU settings changed for every mix, as `corun run --set` changes them for one
+ * scenario. Only the GPU's: these commands set their own epochs, seeds, splits and policies,
+ * and their SM count comes from a preset, to which the suites' splits are scaled. */
+#ifndef CORUN_GPU_SETS_H
+#define CORUN_GPU_SETS_H
+
+#include <stddef.h>
+
+#define GPU_MAX_SETS 16
+
+/* The assignments, in the order given; the strings are the caller's. */
+struct gpu_sets {
+    const char *v[GPU_MAX_SETS];
+    unsigned n;
+};
+
+struct scenario;
+
+/* Adds one assignment: a GPU setting other than gpu.sms. 0, or -1 with a message in err. */
+int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t errlen);
+/* Whether every setting applies to preset gpu and leaves a valid GPU: 0, or -1 with the first
+ * message in err. s may be NULL (nothing to check). */
+int gpu_sets_check(const struct gpu_sets *s, const char *datadir, const char *gpu, char *err,
+                   size_t errlen);
+/* Applies the settings to a mix's scenario, in order (scenario_set, as run's --set). 0, or -1
+ * with a message in err. s may be NULL. */
+int gpu_sets_apply(const struct gpu_sets *s, struct scenario *sc, char *err, size_t errlen);
+/* The settings into out, the first after prefix and the others after sep ("" when none). */
+void gpu_sets_describe(const struct gpu_sets *s, const char *prefix, const char *sep, char *out,
+                       size_t len);
+
+#endif
