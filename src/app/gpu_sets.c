@@ -24,15 +24,16 @@ int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t e
     if (strncmp(assignment, "gpu.", 4) != 0 || !eq || eq - assignment < 5 || !eq[1]) {
         snprintf(err, errlen,
                  "--set: expected gpu.SETTING=VALUE (e.g. gpu.order_free=true), got \"%s\": "
-                 "reproduce changes only the GPU; the experiment sets its epochs, seeds and "
-                 "mixes itself",
+                 "only the GPU's settings change here; epochs, seeds and mixes have options "
+                 "or come from the suite",
                  assignment);
         return -1;
     }
     if ((size_t)(eq - assignment) == strlen("gpu.sms") && strncmp(assignment, "gpu.sms", 7) == 0) {
         snprintf(err, errlen,
-                 "--set: %s: the SM count comes from a preset, to which the suites' splits are "
-                 "scaled: use --gpu PRESET",
+                 "--set: %s: the SM count comes from the suite's preset, for which its splits "
+                 "are written (reproduce --gpu PRESET moves a suite to another preset, its "
+                 "splits scaled)",
                  assignment);
         return -1;
     }

@@ -11,8 +11,8 @@ acc=(hsm --accuracy --quick --epochs 1 --epoch-cycles 20000 --predictors hsm --s
 
 expect_bad "--set epochs" 'expected gpu.SETTING=VALUE' \
     "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --set epochs=3
-expect_bad "--set gpu.sms" 'use --gpu PRESET' "$CORUN" reproduce "${acc[@]}" "${cat[@]}" \
-    --set gpu.sms=40
+expect_bad "--set gpu.sms" 'the SM count comes from the suite.s preset' \
+    "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --set gpu.sms=40
 expect_bad "--set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' \
     "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --set gpu.nosuch=1 --resume "$TMPD/bad.journal"
 [ ! -e "$TMPD/bad.journal" ] || fail "a refused --set left a journal behind"
