@@ -8,6 +8,9 @@
 #include <stddef.h>
 
 #define GPU_MAX_SETS 16
+/* The assignments' characters together, separators included, at most: a description of them
+ * (gpu_sets_describe, with a prefix of up to 16 characters each) fits in 1024 bytes. */
+#define GPU_SETS_TEXT_MAX 700
 
 /* The assignments, in the order given; the strings are the caller's. */
 struct gpu_sets {
@@ -17,7 +20,8 @@ struct gpu_sets {
 
 struct scenario;
 
-/* Adds one assignment: a GPU setting other than gpu.sms. 0, or -1 with a message in err. */
+/* Adds one assignment: a GPU setting other than gpu.sms, on one line, within the limits above.
+ * 0, or -1 with a message in err. */
 int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t errlen);
 /* Whether every setting applies to preset gpu and leaves a valid GPU: 0, or -1 with the first
  * message in err. s may be NULL (nothing to check). */

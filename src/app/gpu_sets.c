@@ -37,6 +37,22 @@ int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t e
                  assignment);
         return -1;
     }
+    size_t used = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        used += strlen(s->v[i]) + 1;
+    for (const char *c = assignment; *c; c++)
+        if ((unsigned char)*c < ' ') {
+            snprintf(err, errlen, "--set: \"%s\": a control character (a setting is one line)",
+                     assignment);
+            return -1;
+        }
+    /* Described whole wherever a result's identity is written (gpu_sets_describe's callers
+     * keep GPU_SETS_TEXT_MAX bytes), so that two runs never differ only past a cut. */
+    if (used + strlen(assignment) + 1 > GPU_SETS_TEXT_MAX) {
+        snprintf(err, errlen, "--set: the settings are longer than %d characters together",
+                 GPU_SETS_TEXT_MAX);
+        return -1;
+    }
     if (s->n == GPU_MAX_SETS) {
         snprintf(err, errlen, "--set: at most %d settings", GPU_MAX_SETS);
         return -1;

@@ -30,6 +30,8 @@ static void gpu_sets(void **state)
     assert_int_equal(gpu_sets_add(&sets, "gpu.smsx=40", err, sizeof err), 0); /* not gpu.sms */
     assert_int_equal(gpu_sets_add(&sets, "gpu.=1", err, sizeof err), -1);
     assert_int_equal(gpu_sets_add(&sets, "gpu.order_free=", err, sizeof err), -1);
+    assert_int_equal(gpu_sets_add(&sets, "gpu.order_free=true\nepochs = 9;", err, sizeof err), -1);
+    assert_non_null(strstr(err, "control character"));
     assert_int_equal(sets.n, 1);
     gpu_sets_describe(&sets, "<", "|", out, sizeof out);
     assert_string_equal(out, "<gpu.smsx=40");
@@ -74,6 +76,15 @@ static void gpu_sets(void **state)
     for (unsigned i = 0; i < GPU_MAX_SETS; i++)
         bad.v[i] = "gpu.order_free=true";
     bad.n = GPU_MAX_SETS;
+    /* The settings together stay short enough to be described whole. */
+    static char longer[GPU_SETS_TEXT_MAX];
+    memset(longer, 'x', sizeof longer - 1);
+    memcpy(longer, "gpu.llc.latency_cycles=", 23);
+    struct gpu_sets few = {{"gpu.order_free=true"}, 1};
+    assert_int_equal(gpu_sets_add(&few, longer, err, sizeof err), -1);
+    assert_non_null(strstr(err, "longer than"));
+    longer[GPU_SETS_TEXT_MAX - 1 - strlen("gpu.order_free=true") - 2] = '\0';
+    assert_int_equal(gpu_sets_add(&few, longer, err, sizeof err), 0);
     assert_int_equal(gpu_sets_add(&bad, "gpu.order_free=false", err, sizeof err), -1);
     assert_non_null(strstr(err, "at most"));
     free(datadir);
