@@ -394,20 +394,16 @@ static void journal_what(const struct repro_options *o, const struct repro_part 
             e = x;
     }
     *part_no = e ? (unsigned)(part - e->parts) : 0;
-    snprintf(what, len,
-             "reproduce %s --%s (quick %d, epochs %u, epoch cycles %u, seed %llu, predictors %s, "
-             "gpu %s)",
-             e ? e->name : part->suite, e ? e->flag : "accuracy", o->quick, o->epochs,
-             o->epoch_cycles, (unsigned long long)o->seed, o->predictors ? o->predictors : "all",
-             o->gpu ? o->gpu : "the suite's");
-    /* Named only when given, so that the journals of runs without --set keep their identity. */
+    /* --set's settings are named only when given, so that the journals of runs without them
+     * keep their identity. */
     char sets[1024];
     gpu_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
-    size_t at = strlen(what);
-    if (sets[0] && at + 1 < len) {
-        what[at - 1] = '\0'; /* before the closing parenthesis */
-        snprintf(what + at - 1, len - (at - 1), "%s)", sets);
-    }
+    snprintf(what, len,
+             "reproduce %s --%s (quick %d, epochs %u, epoch cycles %u, seed %llu, predictors %s, "
+             "gpu %s%s)",
+             e ? e->name : part->suite, e ? e->flag : "accuracy", o->quick, o->epochs,
+             o->epoch_cycles, (unsigned long long)o->seed, o->predictors ? o->predictors : "all",
+             o->gpu ? o->gpu : "the suite's", sets);
 }
 
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
