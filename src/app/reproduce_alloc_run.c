@@ -381,6 +381,17 @@ static size_t choose(const struct ralloc_options *o, const struct ralloc_experim
     return got;
 }
 
+int ralloc_check_options(const struct ralloc_options *o, const struct ralloc_experiment *x,
+                         char *err, size_t errlen)
+{
+    struct suite s;
+    if (repro_load_suite(o->datadir, x->suite, o->gpu, &s, err, errlen) != 0)
+        return -1;
+    int rc = gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen);
+    suite_done(&s);
+    return rc;
+}
+
 int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x,
                repro_progress_fn progress, void *ctx, struct ralloc_result *out, char *err,
                size_t errlen)

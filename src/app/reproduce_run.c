@@ -406,6 +406,21 @@ static void journal_what(const struct repro_options *o, const struct repro_part 
              o->gpu ? o->gpu : "the suite's", sets);
 }
 
+int repro_check_options(const struct repro_options *o, const struct repro_experiment *e, char *err,
+                        size_t errlen)
+{
+    for (size_t i = 0; i < e->nparts; i++) {
+        struct suite s;
+        if (repro_load_suite(o->datadir, e->parts[i].suite, o->gpu, &s, err, errlen) != 0)
+            return -1;
+        int rc = gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen);
+        suite_done(&s);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
                    repro_progress_fn progress, void *ctx, struct repro_part_result *out, char *err,
                    size_t errlen)

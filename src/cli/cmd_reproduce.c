@@ -333,10 +333,19 @@ static int reproduce_main(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc != CLI_OK)
         return rc;
-    if (slurm && !o.list)
-        return o.ro.shards
-                   ? slurm_cli_shard_refused()
-                   : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, &so);
+    if (slurm && !o.list) {
+        if (o.ro.shards)
+            return slurm_cli_shard_refused();
+        char *dir = datadir_locate(), err[512];
+        o.ro.datadir = dir;
+        int checked = repro_check_options(&o.ro, o.exp, err, sizeof err);
+        free(dir);
+        if (checked != 0) {
+            fprintf(stderr, "corun: reproduce: %s\n", err);
+            return CLI_BAD_INPUT;
+        }
+        return slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, &so);
+    }
     if (o.list) {
         list_experiments();
         return CLI_OK;

@@ -373,9 +373,17 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     if (rc != CLI_OK)
         return rc;
     if (slurm) {
-        rc = o.ro.shards
-                 ? slurm_cli_shard_refused()
-                 : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, slurm);
+        char *dir = datadir_locate(), err[512];
+        o.ro.datadir = dir;
+        if (o.ro.shards) {
+            rc = slurm_cli_shard_refused();
+        } else if (ralloc_check_options(&o.ro, o.x, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: reproduce: %s\n", err);
+            rc = CLI_BAD_INPUT;
+        } else {
+            rc = slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, slurm);
+        }
+        free(dir);
         ralloc_subset_done(&o.sub); /* a no-op without --policies */
         return rc;
     }

@@ -58,7 +58,9 @@ static void print_results(const struct sweep_options *o, const struct sweep_summ
 }
 
 /* A suite checked before a job is submitted for it, so that no task fails on it. */
-static int suite_checked(const char *path, const char *datadir)
+/* The suite, and --set's settings against its preset, checked before a Slurm job is
+ * submitted: its tasks would each fail on them. */
+static int suite_checked(const char *path, const char *datadir, const struct gpu_sets *sets)
 {
     struct suite s;
     struct diag d;
@@ -66,6 +68,11 @@ static int suite_checked(const char *path, const char *datadir)
     int rc = suite_load(path, datadir, &s, &d) == 0 ? CLI_OK : CLI_BAD_INPUT;
     if (rc != CLI_OK)
         diag_print(&d, stderr);
+    char err[512];
+    if (rc == CLI_OK && gpu_sets_check(sets, datadir, s.gpu, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: sweep: %s\n", err);
+        rc = CLI_BAD_INPUT;
+    }
     suite_done(&s);
     diag_done(&d);
     return rc;
@@ -224,7 +231,8 @@ static int sweep_main(int argc, char **argv)
     char *suite = cli_find_scenario(argv[optind], datadir, "scenarios/suites");
     o.suite = suite;
     if (slurm) {
-        int checked = o.shards > 1 ? slurm_cli_shard_refused() : suite_checked(o.suite, datadir);
+        int checked =
+            o.shards > 1 ? slurm_cli_shard_refused() : suite_checked(o.suite, datadir, &o.sets);
         free(datadir);
         free(suite);
         return checked == CLI_OK ? slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so)

@@ -153,6 +153,14 @@ expect_bad "a Slurm option alone" "go with --slurm" "$CORUN" reproduce "${args[@
 expect_bad "an unknown job" "no job '999999'" "$CORUN" slurm status 999999
 expect_bad "a missing suite" "missing.cfg" \
     "$CORUN" sweep "$TMPD/missing.cfg" --slurm --slurm-dir "$TMPD/bad"
+expect_bad "an unknown --gpu" 'unknown GPU preset "hbm8"' \
+    "$CORUN" reproduce "${args[@]}" --gpu hbm8 --slurm --slurm-dir "$TMPD/bad"
+expect_bad "a bad --set" "gpu.nosuch: unknown gpu setting" \
+    "$CORUN" reproduce "${args[@]}" --set gpu.nosuch=1 --slurm --slurm-dir "$TMPD/bad"
+expect_bad "a bad --set, accuracy" "gpu.order_free: expected true or false" \
+    "$CORUN" reproduce hsm --accuracy --quick --set gpu.order_free=2 --slurm --slurm-dir "$TMPD/bad"
+expect_bad "a bad --set, sweep" "gpu.nosuch: unknown gpu setting" "$CORUN" sweep \
+    "$top_srcdir/tests/data/good/tiny-suite.cfg" --set gpu.nosuch=1 --slurm --slurm-dir "$TMPD/bad"
 [ ! -e "$TMPD/bad" ] || fail "a refused submission made its directory"
 
 # A sweep over 2 tasks, waited for: the same table as a local sweep.
