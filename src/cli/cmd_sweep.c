@@ -57,9 +57,8 @@ static void print_results(const struct sweep_options *o, const struct sweep_summ
     catalog_close(cat);
 }
 
-/* A suite checked before a job is submitted for it, so that no task fails on it. */
 /* The suite, and --set's settings against its preset, checked before a Slurm job is
- * submitted: its tasks would each fail on them. */
+ * submitted for it, so that no task fails on them. */
 static int suite_checked(const char *path, const char *datadir, const struct gpu_sets *sets)
 {
     struct suite s;
