@@ -41,6 +41,15 @@ assert a["hsm"]["per_epoch"]["avg"] != b["hsm"]["per_epoch"]["avg"], (a, b)
 PY
 expect_bad "the --set run's journal without --set" 'written for another run' \
     "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --resume "$TMPD/of.journal"
+# The other way: another mix with the setting first, then without it, which is simulated too.
+other=(hsm --accuracy --quick --epochs 1 --epoch-cycles 20000 --predictors hsm --shard 2/15)
+"$CORUN" reproduce "${other[@]}" "${cat[@]}" --set gpu.order_free=true --json >/dev/null \
+    2>&1 || fail "the second mix with --set: exit $?"
+"$CORUN" reproduce "${other[@]}" "${cat[@]}" --json 2>/dev/null | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["parts"][0]["per_mix"][0]
+assert m["measurements_reused"] == 0, m
+' || fail "a run without --set read the result kept for one with it"
 
 # An allocation experiment: the setting reaches every policy's run.
 alloc=(hsm --fairness --mixes 1 --epochs 1 --epoch-cycles 20000 --policies fair/hsm --json)
