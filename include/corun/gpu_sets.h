@@ -1,6 +1,6 @@
 /* gpu_sets — `--set gpu.SETTING=VALUE` for the commands that run many mixes (reproduce,
- * sweep): GPU settings changed for every mix, as `corun run --set` changes them for one
- * scenario. Only the GPU's: these commands set their own epochs, seeds, splits and policies,
+ * sweep, rbh-shift): GPU settings changed for every mix, as `corun run --set` changes them for
+ * one scenario. Only the GPU's: these commands set their own epochs, seeds, splits and policies,
  * and their SM count comes from a preset, to which the suites' splits are scaled. */
 #ifndef CORUN_GPU_SETS_H
 #define CORUN_GPU_SETS_H
@@ -27,6 +27,11 @@ int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t e
  * message in err. s may be NULL (nothing to check). */
 int gpu_sets_check(const struct gpu_sets *s, const char *datadir, const char *gpu, char *err,
                    size_t errlen);
+/* Applies the settings to preset gpu's configuration cfg, in order, and checks the GPU they
+ * leave (gpu_config_check). 0, or -1 with the first message in err. s may be NULL. */
+struct gpu_config;
+int gpu_sets_apply_gpu(const struct gpu_sets *s, struct gpu_config *cfg, const char *gpu, char *err,
+                       size_t errlen);
 /* Applies the settings to a mix's scenario, in order (scenario_set, as run's --set). 0, or -1
  * with a message in err. s may be NULL. */
 int gpu_sets_apply(const struct gpu_sets *s, struct scenario *sc, char *err, size_t errlen);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "corun/diag.h"
+#include "corun/gpu_sets.h"
 
 /* The default window of 1 M cycles (after 100 K of warm-up) outlasts the start-up transient:
  * srad's private RBH is 0.495 over the 100 K cycles after 10 K, then 0.53-0.55 over each 100 K
@@ -33,6 +34,7 @@ struct rbhshift_options {
     size_t n_only;
     const char *const *with; /* pair them only with these co-runners (n_with > 0) */
     size_t n_with;
+    struct gpu_sets sets; /* --set: GPU settings changed for every run */
 };
 
 /* One co-run of the application. */

@@ -61,6 +61,27 @@ int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t e
     return 0;
 }
 
+int gpu_sets_apply_gpu(const struct gpu_sets *s, struct gpu_config *cfg, const char *gpu, char *err,
+                       size_t errlen)
+{
+    if (!s || !s->n)
+        return 0;
+    struct diag d;
+    diag_init(&d);
+    int rc = 0;
+    for (unsigned i = 0; rc == 0 && i < s->n; i++)
+        rc = scenario_set_gpu(cfg, s->v[i], &d);
+    char why[256] = "";
+    if (rc == 0 && gpu_config_check(cfg, why, sizeof why) != 0) {
+        diag_add(&d, "--set: the GPU %s would have: %s", gpu, why);
+        rc = -1;
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "--set: cannot apply the settings");
+    diag_done(&d);
+    return rc;
+}
+
 int gpu_sets_check(const struct gpu_sets *s, const char *datadir, const char *gpu, char *err,
                    size_t errlen)
 {
@@ -70,17 +91,10 @@ int gpu_sets_check(const struct gpu_sets *s, const char *datadir, const char *gp
     struct diag d;
     diag_init(&d);
     int rc = preset_gpu_find(datadir, gpu, "--gpu", &cfg, &d);
-    for (unsigned i = 0; rc == 0 && i < s->n; i++)
-        rc = scenario_set_gpu(&cfg, s->v[i], &d);
-    char why[256] = "";
-    if (rc == 0 && gpu_config_check(&cfg, why, sizeof why) != 0) {
-        diag_add(&d, "--set: the GPU %s would have: %s", gpu, why);
-        rc = -1;
-    }
     if (rc != 0)
-        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "--set: cannot apply the settings");
+        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "--gpu: cannot load the preset");
     diag_done(&d);
-    return rc;
+    return rc == 0 ? gpu_sets_apply_gpu(s, &cfg, gpu, err, errlen) : -1;
 }
 
 int gpu_sets_apply(const struct gpu_sets *s, struct scenario *sc, char *err, size_t errlen)

@@ -240,6 +240,11 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
     struct gpu_config cfg;
     if (preset_gpu_find(datadir, o->gpu, "corun: --gpu", &cfg, diags) != 0)
         return -1;
+    char err[512];
+    if (gpu_sets_apply_gpu(&o->sets, &cfg, o->gpu, err, sizeof err) != 0) {
+        diag_add(diags, "corun: rbh-shift: %s", err);
+        return -1;
+    }
     struct job j = {.cfg = &cfg, .o = o};
     if (load_hsm(datadir, o, &j, diags) != 0) {
         job_done(&j);

@@ -34,10 +34,15 @@ static void split_with(struct options *o, const char *text)
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"gpu", required_argument, NULL, 'g'},  {"cycles", required_argument, NULL, 'c'},
-        {"quick", no_argument, NULL, 'q'},      {"jobs", required_argument, NULL, 'j'},
-        {"seed", required_argument, NULL, 's'}, {"with", required_argument, NULL, 'w'},
-        {"json", no_argument, NULL, 'J'},       {NULL, 0, NULL, 0},
+        {"gpu", required_argument, NULL, 'g'},
+        {"cycles", required_argument, NULL, 'c'},
+        {"quick", no_argument, NULL, 'q'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"seed", required_argument, NULL, 's'},
+        {"with", required_argument, NULL, 'w'},
+        {"json", no_argument, NULL, 'J'},
+        {"set", required_argument, NULL, 'X'},
+        {NULL, 0, NULL, 0},
     };
     unsigned long cycles = RBHSHIFT_DEFAULT_CYCLES, jobs = 1, seed = 1;
     cli_getopt_reset();
@@ -60,6 +65,10 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'w': split_with(o, optarg); break;
         case 'J': o->json = 1; break;
+        case 'X':
+            if (cli_add_gpu_set(&o->r.sets, "rbh-shift", optarg) != CLI_OK)
+                return -1;
+            break;
         default: return -1;
         }
     }
@@ -79,11 +88,13 @@ static void progress(void *user, double done, size_t total)
     cli_progress("rbh-shift", total ? done / (double)total : 1);
 }
 
-static void print_text(const struct rbhshift_report *r)
+static void print_text(const struct rbhshift_report *r, const struct gpu_sets *sets)
 {
-    printf("HSM Fig. 4 on %s: RBH alone on all %u SMs (private) and beside each co-runner on "
+    char set[1024];
+    gpu_sets_describe(sets, " with ", ", ", set, sizeof set);
+    printf("HSM Fig. 4 on %s%s: RBH alone on all %u SMs (private) and beside each co-runner on "
            "%u SMs (shared); %llu cycles after %llu of warm-up\n",
-           r->gpu, r->sms, r->sms_each, (unsigned long long)r->cycles,
+           r->gpu, set, r->sms, r->sms_each, (unsigned long long)r->cycles,
            (unsigned long long)r->warmup_cycles);
     printf("%-10s %7s %7s %7s %7s %7s  %-10s %s\n", "kernel", "private", "min", "mean", "max",
            "|shift|", "against", "verdict");
@@ -97,10 +108,12 @@ static void print_text(const struct rbhshift_report *r)
            r->count - r->failures, r->count, RBHSHIFT_TOLERANCE);
 }
 
-static void print_json(const struct rbhshift_report *r)
+static void print_json(const struct rbhshift_report *r, const struct gpu_sets *sets)
 {
     printf("{\"gpu\": ");
     cli_json_string(stdout, r->gpu);
+    printf(", \"sets\": ");
+    cli_json_gpu_sets(stdout, sets);
     printf(", \"sms\": %u, \"sms_each\": %u, \"cycles\": %llu, \"warmup_cycles\": %llu, "
            "\"tolerance\": %g, \"failures\": %zu, \"kernels\": [",
            r->sms, r->sms_each, (unsigned long long)r->cycles, (unsigned long long)r->warmup_cycles,
@@ -135,9 +148,9 @@ static int rbhshift_cmd_run(int argc, char **argv)
     struct rbhshift_report r;
     if (rbhshift_run(datadir, &o.r, progress, NULL, &r, &diags) == 0) {
         if (o.json)
-            print_json(&r);
+            print_json(&r, &o.r.sets);
         else
-            print_text(&r);
+            print_text(&r, &o.r.sets);
         rc = r.failures ? CLI_FAILED : CLI_OK;
         rbhshift_report_done(&r);
     } else {
@@ -154,7 +167,8 @@ out:
 
 const struct cli_command cmd_rbhshift = {
     .name = "rbh-shift",
-    .args = "[--gpu P] [--quick] [--cycles C] [-j N] [--with A,B,...] [--json] [KERNEL...]",
+    .args = "[--gpu P] [--set gpu.K=V]... [--quick] [--cycles C] [-j N] [--with A,B,...] [--json] "
+            "[KERNEL...]",
     .summary = "HSM Fig. 4: does a memory-bound application keep its RBH when it shares the GPU?",
     .help =
         "Each memory-bound HSM application (paper \"hsm\", class memory) runs alone on all SMs\n"
@@ -162,6 +176,8 @@ const struct cli_command cmd_rbhshift = {
         "the table gives the shared RBH's min, mean and max and the largest |shared - private|\n"
         "with the co-runner it comes from. HSM's Insight #5 holds when that is <= 0.1.\n"
         "  --gpu P         the preset (default hbm80)\n"
+        "  --set gpu.SETTING=VALUE  change a GPU setting for every run, as `corun run --set`\n"
+        "                  does (e.g. gpu.order_free=true); repeatable, at most 16\n"
         "  --cycles C      measured cycles per run (default 1000000), after C/10 of warm-up;\n"
         "                  shorter ones are dominated by the start-up transient\n"
         "  --quick         a shorter window (20000 cycles), for tests\n"

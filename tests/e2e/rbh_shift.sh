@@ -58,4 +58,24 @@ for args in "bino" "--with kmeans lbm" "nosuch"; do
     [ $rc -eq 2 ] || fail "rbh-shift $args: exit $rc, expected 2"
     grep -q 'rbh-shift: ".*" is not' "$TMPD/bad.txt" || fail "rbh-shift $args: $(cat "$TMPD/bad.txt")"
 done
-echo "rbh-shift (quick): table shape, arithmetic and -j agree"
+# --set changes a GPU setting for every run: named in the header and the JSON, other RBHs
+# (a longer tFAW spaces the activations out); a setting that is not the GPU's is bad input.
+set +e
+"$CORUN" rbh-shift --cycles 5000 --with bino --json lbm >"$TMPD/plain.json"
+"$CORUN" rbh-shift --cycles 5000 --with bino --json --set gpu.dram.timing.faw=60 lbm \
+    >"$TMPD/faw.json"
+"$CORUN" rbh-shift --cycles 5000 --with bino --set gpu.dram.timing.faw=60 lbm >"$TMPD/faw.txt"
+set -e
+python3 - "$TMPD/plain.json" "$TMPD/faw.json" <<'PY' || fail "rbh-shift --set JSON"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["sets"] == [] and b["sets"] == ["gpu.dram.timing.faw=60"], (a["sets"], b["sets"])
+assert a["kernels"][0]["rbh_private"] != b["kernels"][0]["rbh_private"], (a, b)
+PY
+grep -q '^HSM Fig. 4 on hbm80 with gpu.dram.timing.faw=60: ' "$TMPD/faw.txt" ||
+    fail "rbh-shift --set header: $(head -1 "$TMPD/faw.txt")"
+expect_bad "rbh-shift --set epochs" 'expected gpu.SETTING=VALUE' "$CORUN" rbh-shift --quick \
+    --set epochs=1 lbm
+expect_bad "rbh-shift --set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' "$CORUN" rbh-shift \
+    --quick --set gpu.nosuch=1 lbm
+echo "rbh-shift (quick): table shape, arithmetic and -j agree; --set"

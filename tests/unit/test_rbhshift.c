@@ -24,7 +24,14 @@ static void run(unsigned jobs, struct rbhshift_report *r)
     char *datadir = datadir_locate();
     struct diag d;
     diag_init(&d);
-    struct rbhshift_options o = {"hbm80", 4000, 1, jobs, apps, 2, with, 2};
+    struct rbhshift_options o = {.gpu = "hbm80",
+                                 .cycles = 4000,
+                                 .seed = 1,
+                                 .jobs = jobs,
+                                 .only = apps,
+                                 .n_only = 2,
+                                 .with = with,
+                                 .n_with = 2};
     assert_int_equal(rbhshift_run(datadir, &o, NULL, NULL, r, &d), 0);
     assert_int_equal(d.count, 0);
     diag_done(&d);
@@ -125,17 +132,34 @@ static void refuses_names_it_cannot_use(void **state)
     diag_init(&d);
     struct rbhshift_report r;
     const char *compute[] = {"bino"}, *themis[] = {"kmeans"}, *lbm[] = {"lbm"};
-    struct rbhshift_options o = {"hbm80", 1000, 1, 1, compute, 1, themis, 1};
+    struct rbhshift_options o = {.gpu = "hbm80",
+                                 .cycles = 1000,
+                                 .seed = 1,
+                                 .jobs = 1,
+                                 .only = compute,
+                                 .n_only = 1,
+                                 .with = themis,
+                                 .n_with = 1};
     assert_int_equal(rbhshift_run(datadir, &o, NULL, NULL, &r, &d), -1);
     assert_int_equal(d.count, 2);
     assert_non_null(strstr(d.msgs[0], "\"bino\" is not a memory-bound HSM application"));
     assert_non_null(strstr(d.msgs[1], "\"kmeans\" is not an HSM application"));
     diag_done(&d);
     diag_init(&d);
-    o = (struct rbhshift_options){"nosuchgpu", 1000, 1, 1, lbm, 1, NULL, 0};
+    o = (struct rbhshift_options){
+        .gpu = "nosuchgpu", .cycles = 1000, .seed = 1, .jobs = 1, .only = lbm, .n_only = 1};
     assert_int_equal(rbhshift_run(datadir, &o, NULL, NULL, &r, &d), -1);
     assert_int_equal(d.count, 1);
     assert_non_null(strstr(d.msgs[0], "nosuchgpu"));
+    diag_done(&d);
+    /* A --set the preset refuses: nothing runs, the message names the setting. */
+    diag_init(&d);
+    o.gpu = "hbm80";
+    o.sets = (struct gpu_sets){{"gpu.dram.timing.faw=0"}, 1};
+    assert_int_equal(rbhshift_run(datadir, &o, NULL, NULL, &r, &d), -1);
+    assert_int_equal(d.count, 1);
+    assert_non_null(strstr(d.msgs[0], "rbh-shift: --set"));
+    assert_non_null(strstr(d.msgs[0], "faw"));
     diag_done(&d);
     free(datadir);
 }
