@@ -1,7 +1,7 @@
 /* gpu_sets — `--set gpu.SETTING=VALUE` for the commands that run many mixes (reproduce,
  * sweep, rbh-shift): GPU settings changed for every mix, as `corun run --set` changes them for
  * one scenario. Only the GPU's: these commands set their own epochs, seeds, splits and policies,
- * and their SM count comes from a preset, to which the suites' splits are scaled. */
+ * and their SM count comes from a preset (a suite's splits are written for it). */
 #ifndef CORUN_GPU_SETS_H
 #define CORUN_GPU_SETS_H
 

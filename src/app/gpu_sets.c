@@ -1,11 +1,12 @@
-/* gpu_sets — `--set gpu.SETTING=VALUE` for reproduce and sweep: GPU settings changed for
- * every mix, as `corun run --set` changes them for one scenario.
+/* gpu_sets — `--set gpu.SETTING=VALUE` for reproduce, sweep and rbh-shift: GPU settings
+ * changed for every mix, as `corun run --set` changes them for one scenario.
  *
- * The callers check the settings against the suite's preset before anything runs, apply them
- * to each mix's scenario after it is loaded (scenario_set, the path `run --set` takes), and
- * name them wherever a result's identity is written (reproduce's journal and the key of the
- * results it keeps in the catalog, a sweep's config in the catalog), so that a result
- * measured under other settings is never taken for this one. */
+ * reproduce and sweep check the settings against the suite's preset before anything runs,
+ * apply them to each mix's scenario after it is loaded (scenario_set, the path `run --set`
+ * takes), and name them wherever a result's identity is written (reproduce's journal and the
+ * key of the results it keeps in the catalog, a sweep's config in the catalog), so that a
+ * result measured under other settings is never taken for this one; rbh-shift, which keeps
+ * nothing, applies them to its preset's configuration (scenario_set_gpu, solo's path). */
 #include "corun/gpu_sets.h"
 
 #include <stdbool.h>
