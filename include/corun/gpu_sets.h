@@ -32,8 +32,8 @@ int gpu_sets_check(const struct gpu_sets *s, const char *datadir, const char *gp
 struct gpu_config;
 int gpu_sets_apply_gpu(const struct gpu_sets *s, struct gpu_config *cfg, const char *gpu, char *err,
                        size_t errlen);
-/* Applies the settings to a mix's scenario, in order (scenario_set, as run's --set). 0, or -1
- * with a message in err. s may be NULL. */
+/* Applies the settings to a mix's scenario's GPU, in order (what scenario_set, run's --set,
+ * does with a GPU setting). 0, or -1 with a message in err. s may be NULL. */
 int gpu_sets_apply(const struct gpu_sets *s, struct scenario *sc, char *err, size_t errlen);
 /* The settings into out, the first after prefix and the others after sep ("" when none). */
 void gpu_sets_describe(const struct gpu_sets *s, const char *prefix, const char *sep, char *out,

@@ -2,15 +2,13 @@
  * changed for every mix, as `corun run --set` changes them for one scenario.
  *
  * reproduce and sweep check the settings against the suite's preset before anything runs,
- * apply them to each mix's scenario after it is loaded (scenario_set, the path `run --set`
- * takes), and name them wherever a result's identity is written (reproduce's journal and the
- * key of the results it keeps in the catalog, a sweep's config in the catalog), so that a
- * result measured under other settings is never taken for this one; rbh-shift, which keeps
- * nothing, applies them to its preset's configuration (scenario_set_gpu, solo's path). */
+ * apply them to each mix's scenario after it is loaded (scenario_set_gpu on its GPU, what
+ * `run --set` does with a GPU setting), and name them wherever a result's identity is written
+ * (reproduce's journal and the key of the results it keeps in the catalog, a sweep's config
+ * in the catalog), so that a result measured under other settings is never taken for this
+ * one; rbh-shift, which keeps nothing, applies them to its preset's configuration. */
 #include "corun/gpu_sets.h"
 
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,17 +98,9 @@ int gpu_sets_check(const struct gpu_sets *s, const char *datadir, const char *gp
 
 int gpu_sets_apply(const struct gpu_sets *s, struct scenario *sc, char *err, size_t errlen)
 {
-    if (!s)
-        return 0;
-    struct diag d;
-    diag_init(&d);
-    int rc = 0;
-    for (unsigned i = 0; rc == 0 && i < s->n; i++)
-        rc = scenario_set(sc, s->v[i], &d);
-    if (rc != 0)
-        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "--set: cannot apply the settings");
-    diag_done(&d);
-    return rc;
+    /* Every setting is a GPU one other than gpu.sms (gpu_sets_add), so the mix's SMs still fit
+     * and scenario_set would do no more than this to the scenario. */
+    return gpu_sets_apply_gpu(s, &sc->gpu, sc->gpu_name, err, errlen);
 }
 
 void gpu_sets_describe(const struct gpu_sets *s, const char *prefix, const char *sep, char *out,
