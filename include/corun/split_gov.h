@@ -5,9 +5,10 @@
  * the run is slower than on one thread (two `run --threads 2` at once on two cores: 1.4x the
  * wall time of two `run --threads 1`). So the session times the run's chunks: it keeps the
  * mode that simulated more cycles per wall second, and now and then tries the other to see
- * whether that changed, less often while the kept mode keeps winning. A try is one chunk,
- * timed against the better of the last two in the kept mode, so that one slow chunk (a phase
- * of the kernels, a burst of another job) does not hand it the win.
+ * whether that changed, less often while the kept mode keeps winning, and less often still
+ * while it wins clearly. A try is one chunk, timed against the better of the last two in the
+ * kept mode, so that one slow chunk (a phase of the kernels, a burst of another job) does not
+ * hand it the win.
  *
  * The timing thread's CPU time says more: a thread that spins while it waits is on a core for
  * the whole chunk unless another job takes the core from it. So two split chunks running in
@@ -26,6 +27,10 @@
 /* Chunks in the kept mode before the first try of the other, and at most between tries. */
 #define SPLIT_GOV_FIRST_TRY 2
 #define SPLIT_GOV_MAX_GAP   32
+/* A try lost by this factor or more (the kept mode that much faster) is a clear loss: the gap
+ * to the next grows four times instead of twice, since each try costs a chunk in the slower
+ * mode and a machine rarely changes that much. */
+#define SPLIT_GOV_CLEAR 1.25
 /* A chunk whose timing thread ran for less than this share of its wall time was kept off its
  * core by another job. */
 #define SPLIT_GOV_STARVED 0.6

@@ -17,11 +17,14 @@ void split_gov_inherit(struct split_gov *g, const struct split_gov *from)
     *g = (struct split_gov){.keep = from->keep, .gap = from->gap};
 }
 
-static void lost(struct split_gov *g)
+/* A try lost (or was skipped): the next one comes after twice the gap, or four times after a
+ * clear loss, up to SPLIT_GOV_MAX_GAP. */
+static void lost(struct split_gov *g, bool clear)
 {
     g->since = 0;
-    if (g->gap < SPLIT_GOV_MAX_GAP)
-        g->gap *= 2;
+    g->gap *= clear ? 4 : 2;
+    if (g->gap > SPLIT_GOV_MAX_GAP)
+        g->gap = SPLIT_GOV_MAX_GAP;
 }
 
 /* Keeps mode keep from now on, its rate so far `rate` (0: none yet), tries due afresh. */
@@ -35,7 +38,7 @@ bool split_gov_choose(struct split_gov *g)
 {
     if (!g->trying && g->rate_keep > 0 && g->since >= g->gap) {
         if (!g->keep && g->starved)
-            lost(g); /* one thread has no core to itself: two would not either */
+            lost(g, false); /* one thread has no core to itself: two would not either */
         else
             g->trying = true;
     }
@@ -64,7 +67,7 @@ void split_gov_record(struct split_gov *g, uint64_t cycles, double seconds, doub
     if (rate > kept * SPLIT_GOV_MARGIN && !(starved && !g->keep))
         switch_to(g, !g->keep, rate, starved);
     else
-        lost(g);
+        lost(g, kept > rate * SPLIT_GOV_CLEAR);
 }
 
 void split_gov_remember(const struct split_gov *g)

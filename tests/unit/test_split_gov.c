@@ -9,6 +9,12 @@
 #include "corun/bench.h"
 #include "corun/split_gov.h"
 
+/* A chunk's seconds in the slower mode when it loses a try closely (by less than
+ * SPLIT_GOV_CLEAR: the gap to the next try doubles) and clearly (the gap grows four times),
+ * the faster taking 1 s. */
+#define CLOSE 1.2
+#define CLEAR 1.4
+
 /* Runs `n` chunks of 1000 cycles, each taking the seconds its mode takes on a machine where a
  * split chunk takes split_s and a one-thread chunk one_s; returns the chunks run split. */
 static unsigned run_chunks(struct split_gov *g, unsigned n, double split_s, double one_s)
@@ -42,12 +48,31 @@ static void test_keeps_split_when_faster(void **state)
     split_gov_init(&g);
     assert_true(split_gov_choose(&g)); /* nothing measured: split first */
     split_gov_init(&g);
-    unsigned split = run_chunks(&g, 200, 1.0, 1.4);
+    unsigned split = run_chunks(&g, 200, 1.0, CLOSE);
     assert_true(g.keep);
     assert_int_equal(g.gap, SPLIT_GOV_MAX_GAP);
     /* Tries after 2, 4, 8, 16, then every 32 kept chunks: at chunks 3, 8, 17, 34, 67, 100,
      * 133, 166 and 199. */
     assert_int_equal(split, 200 - 9);
+}
+
+/* A split far quicker: the tries of one thread lose clearly, and come after 2, 8, then every
+ * 32 kept chunks (at chunks 3, 12, 45, 78, 111, 144 and 177); a try lost by just under
+ * SPLIT_GOV_CLEAR still doubles the gap. */
+static void test_backs_off_after_clear_losses(void **state)
+{
+    (void)state;
+    struct split_gov g;
+    split_gov_init(&g);
+    assert_int_equal(run_chunks(&g, 200, 1.0, CLEAR), 200 - 7);
+    assert_true(g.keep);
+    assert_int_equal(g.gap, SPLIT_GOV_MAX_GAP);
+    split_gov_init(&g);
+    run_chunks(&g, SPLIT_GOV_FIRST_TRY + 1, 1.0, SPLIT_GOV_CLEAR * 0.99);
+    assert_int_equal(g.gap, 2 * SPLIT_GOV_FIRST_TRY);
+    split_gov_init(&g);
+    run_chunks(&g, SPLIT_GOV_FIRST_TRY + 1, 1.0, SPLIT_GOV_CLEAR * 1.01);
+    assert_int_equal(g.gap, 4 * SPLIT_GOV_FIRST_TRY);
 }
 
 /* A busy second core: one try, and the run moves to one thread for good. */
@@ -56,7 +81,7 @@ static void test_moves_to_one_thread_when_slower(void **state)
     (void)state;
     struct split_gov g;
     split_gov_init(&g);
-    unsigned split = run_chunks(&g, 100, 1.4, 1.0);
+    unsigned split = run_chunks(&g, 100, CLOSE, 1.0);
     assert_false(g.keep);
     /* Split for the first two, then the try of one thread wins; the tries of the split after
      * 2, 4, 8, 16 and 32 chunks (at 6, 11, 20, 37 and 70) lose. */
@@ -69,12 +94,12 @@ static void test_follows_a_change(void **state)
     (void)state;
     struct split_gov g;
     split_gov_init(&g);
-    run_chunks(&g, 100, 1.0, 1.4);
+    run_chunks(&g, 100, 1.0, CLOSE);
     assert_true(g.keep);
-    assert_int_equal(until_change(&g, 100, 1.4, 1.0), SPLIT_GOV_MAX_GAP + 1);
+    assert_int_equal(until_change(&g, 100, CLOSE, 1.0), SPLIT_GOV_MAX_GAP + 1);
     assert_false(g.keep);
     assert_int_equal(g.gap, SPLIT_GOV_FIRST_TRY);
-    assert_int_equal(until_change(&g, 100, 1.0, 1.4), SPLIT_GOV_FIRST_TRY + 1);
+    assert_int_equal(until_change(&g, 100, 1.0, CLOSE), SPLIT_GOV_FIRST_TRY + 1);
     assert_true(g.keep);
 }
 
@@ -161,9 +186,9 @@ static void test_empty_chunks(void **state)
     assert_false(split_gov_choose(&g)); /* still the try */
     split_gov_record(&g, 1000, 0.0, 0.0);
     assert_false(split_gov_choose(&g));
-    split_gov_record(&g, 1000, 2.0, 2.0); /* it loses */
+    split_gov_record(&g, 1000, 2.0, 2.0); /* it loses, clearly */
     assert_true(g.keep);
-    assert_int_equal(g.gap, 2 * SPLIT_GOV_FIRST_TRY);
+    assert_int_equal(g.gap, 4 * SPLIT_GOV_FIRST_TRY);
     assert_true(split_gov_clock() > 0);
 }
 
@@ -194,6 +219,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keeps_split_when_faster),
+        cmocka_unit_test(test_backs_off_after_clear_losses),
         cmocka_unit_test(test_moves_to_one_thread_when_slower),
         cmocka_unit_test(test_follows_a_change),
         cmocka_unit_test(test_margin),
