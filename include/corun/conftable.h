@@ -66,6 +66,14 @@ char *conf_expected(const struct conf_setting *s);
 /* Print the table as help text: name, type and range, default, unit, help. */
 void conf_print_help(const struct conf_table *table, FILE *out);
 
+/* The settings whose values differ between a and b (structs laid out as table says), named
+ * with prefix ("" or "gpu.") and nested groups' by their dotted names, but the one named
+ * skip (NULL: none) and custom ones: written to out[len] as "name a -> b, ..." (cut short
+ * when it does not fit); returns how many differ. Values are compared as they would be
+ * written (a float to 6 significant digits). */
+size_t conf_diff(const struct conf_table *table, const void *a, const void *b, const char *prefix,
+                 const char *skip, char *out, size_t len);
+
 /* "did you mean X?" support: the message tail for word against names, e.g.
  * "; known: a, b, c (did you mean b?)". The caller frees. */
 char *conf_known_names(const char *word, const char *const *names, size_t count);

@@ -22,6 +22,8 @@
 #include "corun/conftable.h"
 #include "corun/diag.h"
 
+struct gpu_config;
+
 struct modelfile {
     char *model;     /* "hsm" */
     char *gpu;       /* the preset it was trained for */
@@ -59,9 +61,13 @@ void modelfile_done(struct modelfile *m);
 
 /* When m (loaded from path) is used on preset gpu with sms SMs and was trained on another
  * preset or SM count, or does not say which: 1 with a message naming both configurations in
- * out[len]; else 0 (out empty). */
+ * out[len]. When it is used on its own preset and SM count but cfg (the GPU it is used on)
+ * changes other settings of that preset (DATADIR/data/gpus/GPU.cfg; `corun train` trains on
+ * a preset as it is): 1 with a message naming them (cfg or datadir NULL: not compared). Else
+ * 0 (out empty). */
 int modelfile_training_warning(const struct modelfile *m, const char *path, const char *gpu,
-                               unsigned sms, char *out, size_t len);
+                               unsigned sms, const struct gpu_config *cfg, const char *datadir,
+                               char *out, size_t len);
 
 /* Write m to path (replacing it), headed by comment (lines without '#'; may be NULL). Returns
  * 0, or -1 with a message naming the file. */

@@ -43,7 +43,6 @@ static int load_model(const struct session *s, const struct predictor_ops *ops,
 {
     char *datadir = datadir_locate();
     char *path = modelfile_path(datadir, ops->model, s->sc->gpu_name);
-    free(datadir);
     struct diag d;
     diag_init(&d);
     struct modelfile m;
@@ -66,8 +65,10 @@ static int load_model(const struct session *s, const struct predictor_ops *ops,
         model->nweights = m.nweights;
         model->path = path;
         *path_out = path;
-        modelfile_training_warning(&m, path, s->sc->gpu_name, s->sc->gpu.sms, warning, wlen);
+        modelfile_training_warning(&m, path, s->sc->gpu_name, s->sc->gpu.sms, &s->sc->gpu, datadir,
+                                   warning, wlen);
     }
+    free(datadir);
     diag_done(&d);
     return rc;
 }

@@ -372,3 +372,61 @@ void conf_print_help(const struct conf_table *table, FILE *out)
     fprintf(out, "Settings of %s %s (libconfig syntax: name = value;)\n\n", article, table->what);
     print_settings(table, "", out);
 }
+
+/* A setting's value in target as it would be written, into buf[len]. */
+static void format_value(const struct conf_setting *s, const void *target, char *buf, size_t len)
+{
+    const void *v = (const char *)target + s->offset;
+    switch (s->type) {
+    case CONF_UINT: snprintf(buf, len, "%u", *(const unsigned *)v); break;
+    case CONF_U64: snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)v); break;
+    case CONF_FLOAT: format_number(buf, len, *(const double *)v); break;
+    case CONF_BOOL: snprintf(buf, len, "%s", *(const bool *)v ? "true" : "false"); break;
+    case CONF_STRING: {
+        const char *str = *(const char *const *)v;
+        snprintf(buf, len, "\"%s\"", str ? str : "");
+        break;
+    }
+    case CONF_CHOICE: snprintf(buf, len, "%s", s->choices[*(const int *)v]); break;
+    case CONF_GROUP:
+    case CONF_CUSTOM: snprintf(buf, len, "?"); break;
+    }
+}
+
+static size_t diff_settings(const struct conf_table *table, const void *a, const void *b,
+                            const char *prefix, const char *skip, char *out, size_t len,
+                            size_t *used)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < table->count; i++) {
+        const struct conf_setting *s = &table->settings[i];
+        char *name = xasprintf("%s%s", prefix, s->name);
+        if (s->type == CONF_GROUP) {
+            char *sub = xasprintf("%s.", name);
+            n += diff_settings(s->sub, (const char *)a + s->offset, (const char *)b + s->offset,
+                               sub, skip, out, len, used);
+            free(sub);
+        } else if (s->type != CONF_CUSTOM && !(skip && strcmp(name, skip) == 0)) {
+            char va[64], vb[64];
+            format_value(s, a, va, sizeof va);
+            format_value(s, b, vb, sizeof vb);
+            if (strcmp(va, vb) != 0) {
+                if (*used < len)
+                    *used += (size_t)snprintf(out + *used, len - *used, "%s%s %s -> %s",
+                                              *used ? ", " : "", name, va, vb);
+                n++;
+            }
+        }
+        free(name);
+    }
+    return n;
+}
+
+size_t conf_diff(const struct conf_table *table, const void *a, const void *b, const char *prefix,
+                 const char *skip, char *out, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        out[0] = '\0';
+    return diff_settings(table, a, b, prefix, skip, out, len, &used);
+}

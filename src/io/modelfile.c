@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "corun/confread.h"
+#include "corun/preset.h"
 #include "corun/util.h"
 
 #define MF_FIELD(field_, type_, def_, lo_, hi_, help_)                                             \
@@ -231,10 +232,29 @@ int modelfile_load(const char *path, const char *model, const char *gpu, struct 
     return -1;
 }
 
+/* The settings of cfg that differ from preset name's own, but the SM count, in out[len];
+ * returns how many (0 also when cfg or datadir is NULL or the preset cannot be loaded:
+ * nothing to compare). */
+static size_t changed_settings(const char *datadir, const char *name, const struct gpu_config *cfg,
+                               char *out, size_t len)
+{
+    struct gpu_config preset;
+    struct diag d;
+    diag_init(&d);
+    size_t n = 0;
+    if (cfg && datadir && preset_gpu_load(datadir, name, &preset, &d) == 0)
+        n = conf_diff(&preset_gpu_table, &preset, cfg, "gpu.", "gpu.sms", out, len);
+    diag_done(&d);
+    return n;
+}
+
 int modelfile_training_warning(const struct modelfile *m, const char *path, const char *gpu,
-                               unsigned sms, char *out, size_t len)
+                               unsigned sms, const struct gpu_config *cfg, const char *datadir,
+                               char *out, size_t len)
 {
     char *cmd = modelfile_regenerate_command(m->model, gpu);
+    char changed[160];
+    size_t n = 0;
     int rc = 1;
     if (m->sms == 0)
         snprintf(out, len,
@@ -246,6 +266,11 @@ int modelfile_training_warning(const struct modelfile *m, const char *path, cons
                  "%s model trained on %s with %u SMs, used on %s with %u SMs: predictions "
                  "outside its training range (%s)",
                  m->model, m->gpu, m->sms, gpu, sms, path);
+    else if ((n = changed_settings(datadir, m->gpu, cfg, changed, sizeof changed)) > 0)
+        snprintf(out, len,
+                 "%s model trained on %s as its preset gives it, used with %zu of its settings "
+                 "changed (%s): predictions outside its training range (%s)",
+                 m->model, m->gpu, n, changed, path);
     else
         rc = 0;
     if (rc == 0 && len)

@@ -70,6 +70,13 @@ CORUN_DATADIR="$TMPD/d" "$CORUN" run "$small" --epochs 2 --predictor hsm --json 
     --predictor themis --catalog "$TMPD/cat.db" >/dev/null 2>"$TMPD/warn.txt" ||
     fail "themis on hbm80: exit $?"
 grep -q 'warning' "$TMPD/warn.txt" && fail "themis on its own preset warns: $(cat "$TMPD/warn.txt")"
+# On its preset with a setting changed (trained on the preset as it is): a warning naming the
+# setting, once; the same value as the preset's is no change.
+"$CORUN" run "$top_srcdir/scenarios/default.cfg" --epochs 2 --set epoch_cycles=20000 \
+    --predictor themis --set gpu.dram.timing.faw=30 --set gpu.llc.latency_cycles=120 \
+    --catalog "$TMPD/cat.db" >/dev/null 2>"$TMPD/warn.txt" || fail "themis on a changed hbm80: exit $?"
+[ "$(grep -c 'warning: themis model trained on hbm80 as its preset gives it, used with 1 of its settings changed (gpu.dram.timing.faw 20 -> 30): predictions outside its training range (.*themis-hbm80.cfg)' \
+    "$TMPD/warn.txt")" = 1 ] || fail "themis on a changed hbm80: $(cat "$TMPD/warn.txt")"
 sed '/^sms = /d' "$TMPD/m.cfg" >"$TMPD/d/data/models/hsm-hbm80.cfg"
 CORUN_DATADIR="$TMPD/d" "$CORUN" run "$small" --epochs 1 --predictor hsm \
     --catalog "$TMPD/cat.db" >/dev/null 2>"$TMPD/warn.txt" || fail "run with an older model: exit $?"

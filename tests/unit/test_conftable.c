@@ -190,6 +190,35 @@ static void single_value_range_is_named(void **state)
     free(e);
 }
 
+/* conf_diff names every setting that differs, nested ones by their dotted names, with both
+ * values as they would be written; skip leaves one out; a short buffer is cut, the count not. */
+static void diff_names_what_differs(void **state)
+{
+    (void)state;
+    struct sample a = {0}, b = {0};
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(apply_text("count = 4;", &a, CONF_FULL, &d), 0);
+    assert_int_equal(apply_text("count = 4;", &b, CONF_FULL, &d), 0);
+    char out[256];
+    assert_int_equal(conf_diff(&sample_table, &a, &b, "x.", NULL, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(apply_text("count = 8; ratio = 0.25; flag = false; label = \"y\";\n"
+                                "mode = \"fast\"; in = { depth = 3; };",
+                                &b, CONF_OVERLAY, &d),
+                     0);
+    assert_int_equal(conf_diff(&sample_table, &a, &b, "x.", NULL, out, sizeof out), 6);
+    assert_string_equal(out, "x.count 4 -> 8, x.ratio 0.5 -> 0.25, x.flag true -> false, "
+                             "x.label \"none\" -> \"y\", x.mode exact -> fast, x.in.depth 2 -> 3");
+    assert_int_equal(conf_diff(&sample_table, &a, &b, "x.", "x.in.depth", out, sizeof out), 5);
+    assert_null(strstr(out, "depth"));
+    assert_int_equal(conf_diff(&sample_table, &a, &b, "", NULL, out, 12), 6);
+    assert_string_equal(out, "count 4 -> ");
+    conf_free_strings(&sample_table, &a);
+    conf_free_strings(&sample_table, &b);
+    diag_done(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +229,7 @@ int main(void)
         cmocka_unit_test(overlay_changes_only_what_is_present),
         cmocka_unit_test(help_lists_every_setting),
         cmocka_unit_test(single_value_range_is_named),
+        cmocka_unit_test(diff_names_what_differs),
     };
     return cmocka_run_group_tests_name("conftable", tests, NULL, NULL);
 }

@@ -235,7 +235,8 @@ static void model_file_messages(void **state)
     assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), 0);
     assert_int_equal(m.sms, 0);
     char warning[512];
-    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 1);
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 80, NULL, NULL, warning, sizeof warning), 1);
     assert_non_null(strstr(warning, path));
     assert_non_null(strstr(warning, "training configuration unknown"));
     assert_non_null(strstr(warning, "trained on themis60"));
@@ -264,8 +265,10 @@ static void model_file_messages(void **state)
     assert_float_equal(m.c2, 0.32, 1e-9);
     assert_int_equal(m.points, 10);
     assert_int_equal(m.sms, 80);
-    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 0);
-    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 16, warning, sizeof warning), 1);
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 80, NULL, NULL, warning, sizeof warning), 0);
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 16, NULL, NULL, warning, sizeof warning), 1);
     assert_non_null(strstr(warning, "trained on hbm80 with 80 SMs, used on hbm80 with 16 SMs"));
     modelfile_done(&m);
     diag_done(&d);
@@ -289,8 +292,34 @@ static void shipped_hbm80_model_loads(void **state)
     assert_int_equal(rc, 0);
     assert_true(m.points >= 2);
     char warning[512];
-    /* The shipped file records what it was trained on: no warning on the preset itself. */
-    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 0);
+    /* The shipped file records what it was trained on: no warning on the preset itself, nor on
+     * the preset as its file gives it; one naming the settings of a GPU that changes some
+     * (run --set gpu.llc.latency_cycles=240), and the SM count's alone for another count. */
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 80, NULL, NULL, warning, sizeof warning), 0);
+    struct gpu_config cfg;
+    test_preset("hbm80", &cfg);
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 80, &cfg, datadir, warning, sizeof warning),
+        0);
+    assert_string_equal(warning, "");
+    char want[160];
+    snprintf(want, sizeof want,
+             "hsm model trained on hbm80 as its preset gives it, used with 2 of its settings "
+             "changed (gpu.llc.latency_cycles %u -> %u, gpu.order_free",
+             cfg.llc.latency_cycles, 2 * cfg.llc.latency_cycles);
+    cfg.llc.latency_cycles *= 2;
+    cfg.order_free = !cfg.order_free;
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 80, &cfg, datadir, warning, sizeof warning),
+        1);
+    assert_non_null(strstr(warning, want));
+    assert_non_null(strstr(warning, path));
+    cfg.sms = 16;
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 16, &cfg, datadir, warning, sizeof warning),
+        1);
+    assert_non_null(strstr(warning, "trained on hbm80 with 80 SMs, used on hbm80 with 16 SMs"));
     modelfile_done(&m);
     diag_done(&d);
     free(path);

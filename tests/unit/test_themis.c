@@ -278,12 +278,14 @@ static void network_model_files(void **state)
     assert_int_equal(m.points, 99);
     assert_int_equal(m.sms, 60);
     char warning[512];
-    assert_int_equal(modelfile_training_warning(&m, path, "themis60", 60, warning, sizeof warning),
-                     0);
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "themis60", 60, NULL, NULL, warning, sizeof warning),
+        0);
     assert_string_equal(warning, "");
     /* On 16 SMs of the same preset (--set gpu.sms=16): a warning naming both. */
-    assert_int_equal(modelfile_training_warning(&m, path, "themis60", 16, warning, sizeof warning),
-                     1);
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "themis60", 16, NULL, NULL, warning, sizeof warning),
+        1);
     assert_non_null(strstr(warning, path));
     assert_non_null(strstr(warning, "trained on themis60 with 60 SMs, used on themis60 with 16"));
     modelfile_done(&m);
@@ -293,7 +295,8 @@ static void network_model_files(void **state)
     diag_init(&d);
     assert_int_equal(modelfile_load(path, "themis", "hbm80", &m, &d), 0);
     assert_int_equal(d.count, 0);
-    assert_int_equal(modelfile_training_warning(&m, path, "hbm80", 80, warning, sizeof warning), 1);
+    assert_int_equal(
+        modelfile_training_warning(&m, path, "hbm80", 80, NULL, NULL, warning, sizeof warning), 1);
     assert_non_null(strstr(warning, "trained on themis60 with 60 SMs, used on hbm80 with 80"));
     modelfile_done(&m);
     diag_done(&d);
