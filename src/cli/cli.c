@@ -131,10 +131,34 @@ int cli_theme_option(int argc, char **argv, int i, bool *projector)
     return used;
 }
 
+/* "unknown option" for command name's argument arg (cli_getopt): with the nearest of
+ * longopts' names when one is near (a long option), else pointing at the command's --help. */
+static void unknown_option(const char *name, const char *arg, const struct option *longopts)
+{
+    const char *near = NULL;
+    if (arg[0] == '-' && arg[1] == '-' && arg[2]) {
+        size_t n = 0;
+        while (longopts[n].name)
+            n++;
+        const char **names = xcalloc(n ? n : 1, sizeof(*names));
+        for (size_t i = 0; i < n; i++)
+            names[i] = longopts[i].name;
+        char *word = xasprintf("%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+        near = util_suggest(word, names, n);
+        free(word);
+        free(names);
+    }
+    if (near)
+        fprintf(stderr, "corun: %s: unknown option '%s' (did you mean --%s?)\n", name, arg, near);
+    else
+        fprintf(stderr, "corun: %s: unknown option '%s' (`corun %s --help` lists its options)\n",
+                name, arg, name);
+}
+
 void cli_refused_arg(const char *name, const char *arg, const char *first)
 {
     if ((arg[0] == '-' && arg[1]) || !first) /* "-" first: no command here reads stdin */
-        fprintf(stderr, "corun: %s: unknown option '%s'\n", name, arg);
+        fprintf(stderr, "corun: %s: unknown option '%s'\n", name, arg); /* usage follows */
     else
         fprintf(stderr, "corun: %s: unexpected second argument '%s' (after '%s')\n", name, arg,
                 first);
@@ -534,7 +558,7 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
                     "accepted here\n",
                     argv[0], a);
         else
-            fprintf(stderr, "corun: %s: unknown option '%s'\n", argv[0], a);
+            unknown_option(argv[0], a, longopts);
         return CLI_OPT_BAD;
     }
     return c;

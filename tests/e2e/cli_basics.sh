@@ -79,7 +79,14 @@ done
 set +e
 "$CORUN" sweep x.cfg -qz 2>"$TMPD/err"; rc=$?
 set -e
-[ $rc -eq 2 ] && grep -qx "corun: sweep: unknown option '-qz'" "$TMPD/err" || fail "sweep x.cfg -qz: $(cat "$TMPD/err")"
+[ $rc -eq 2 ] && grep -qxF "corun: sweep: unknown option '-qz' (\`corun sweep --help\` lists its options)" "$TMPD/err" ||
+    fail "sweep x.cfg -qz: $(cat "$TMPD/err")"
+# A long option near one the command takes is named (a typo), checked before the file is read.
+set +e
+"$CORUN" run x.cfg --predicter hsm 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qx "corun: run: unknown option '--predicter' (did you mean --predictor?)" "$TMPD/err" ||
+    fail "run --predicter: exit $rc: $(cat "$TMPD/err")"
 # The workbench commands say what they refused before their usage line.
 set +e
 "$CORUN" replay x.h5 --epoch 3 2>"$TMPD/err"; rc=$?
@@ -183,7 +190,7 @@ while IFS='|' read -r args want; do
     [ $rc -eq 2 ] && grep -qxF "$want" "$TMPD/err" || fail "$args: exit $rc: $(cat "$TMPD/err")"
 done <<'EOF'
 runs --catalog|corun: runs: --catalog needs a value
-runs --frob list|corun: runs: unknown option '--frob'
+runs --frob list|corun: runs: unknown option '--frob' (`corun runs --help` lists its options)
 runs lsit|corun: runs: 'lsit': expected list, show or query
 runs show|corun: runs show: expected a run ID after it
 runs query select 1|corun: runs query: unexpected argument '1' (quote an SQL query with spaces)
