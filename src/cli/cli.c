@@ -136,7 +136,7 @@ int cli_theme_option(int argc, char **argv, int i, bool *projector)
 static void unknown_option(const char *name, const char *arg, const struct option *longopts)
 {
     const char *near = NULL;
-    if (arg[0] == '-' && arg[1] == '-' && arg[2]) {
+    if (longopts && arg[0] == '-' && arg[1] == '-' && arg[2]) {
         size_t n = 0;
         while (longopts[n].name)
             n++;
