@@ -35,6 +35,27 @@ static const char *type_phrase(int type)
     }
 }
 
+/* What a setting holds, for a message: its type and, for a scalar, its value. */
+static const char *describe(const config_setting_t *cs, char *buf, size_t len)
+{
+    int type = config_setting_type(cs);
+    switch (type) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        snprintf(buf, len, "an integer %lld", (long long)config_setting_get_int64(cs));
+        break;
+    case CONFIG_TYPE_FLOAT: snprintf(buf, len, "a number %g", config_setting_get_float(cs)); break;
+    case CONFIG_TYPE_STRING:
+        snprintf(buf, len, "a string \"%.60s\"", config_setting_get_string(cs));
+        break;
+    case CONFIG_TYPE_BOOL:
+        snprintf(buf, len, "%s", config_setting_get_bool(cs) ? "true" : "false");
+        break;
+    default: snprintf(buf, len, "%s", type_phrase(type));
+    }
+    return buf;
+}
+
 /* Numbers in messages: integers without a decimal point, others with up to 6 digits. */
 static void format_number(char *buf, size_t len, double v)
 {
@@ -153,12 +174,10 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
         else if (type == CONFIG_TYPE_FLOAT && s->type == CONF_FLOAT)
             v = config_setting_get_float(cs);
         else {
-            if (type == CONFIG_TYPE_STRING)
-                snprintf(got, sizeof got, "a string \"%.60s\"", config_setting_get_string(cs));
-            else if (type == CONFIG_TYPE_FLOAT)
+            if (type == CONFIG_TYPE_FLOAT)
                 snprintf(got, sizeof got, "%g (not an integer)", config_setting_get_float(cs));
             else
-                snprintf(got, sizeof got, "%s", type_phrase(type));
+                describe(cs, got, sizeof got);
             report(d, file, line, prefix, s, got);
             return 1;
         }
@@ -177,14 +196,14 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
     }
     case CONF_BOOL:
         if (type != CONFIG_TYPE_BOOL) {
-            report(d, file, line, prefix, s, type_phrase(type));
+            report(d, file, line, prefix, s, describe(cs, got, sizeof got));
             return 1;
         }
         *(bool *)field(target, s) = config_setting_get_bool(cs);
         return 0;
     case CONF_STRING: {
         if (type != CONFIG_TYPE_STRING) {
-            report(d, file, line, prefix, s, type_phrase(type));
+            report(d, file, line, prefix, s, describe(cs, got, sizeof got));
             return 1;
         }
         if (s->min >= 1 && !*config_setting_get_string(cs)) { /* min: a length, for strings */
@@ -198,7 +217,7 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
     }
     case CONF_CHOICE: {
         if (type != CONFIG_TYPE_STRING) {
-            report(d, file, line, prefix, s, type_phrase(type));
+            report(d, file, line, prefix, s, describe(cs, got, sizeof got));
             return 1;
         }
         const char *v = config_setting_get_string(cs);
@@ -220,7 +239,7 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
     case CONF_CUSTOM: return 0;
     case CONF_GROUP: {
         if (type != CONFIG_TYPE_GROUP) {
-            report(d, file, line, prefix, s, type_phrase(type));
+            report(d, file, line, prefix, s, describe(cs, got, sizeof got));
             return 1;
         }
         char *sub_prefix = xasprintf("%s%s.", prefix, s->name);

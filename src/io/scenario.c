@@ -381,6 +381,20 @@ static void check_sms_fit(const struct scenario *sc, const char *key, struct dia
                  key, sc->gpu.sms, split);
 }
 
+/* The settings' checks name the place of a mistake as FILE:LINE:; the text of a --set is
+ * one line of no file, so its messages from `from` on say just "--set:". */
+static void drop_set_lines(struct diag *d, size_t from)
+{
+    for (size_t i = from; i < d->count; i++) {
+        char *m = d->msgs[i];
+        if (strncmp(m, "--set:", 6) != 0)
+            continue;
+        size_t digits = strspn(m + 6, "0123456789");
+        if (digits && m[6 + digits] == ':')
+            memmove(m + 5, m + 6 + digits, strlen(m + 6 + digits) + 1);
+    }
+}
+
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags)
 {
     const char *eq = strchr(assignment, '=');
@@ -414,6 +428,7 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
         confread_close(f);
     }
     free(key);
+    drop_set_lines(diags, before);
     return diags->count == before ? 0 : -1;
 }
 
@@ -436,6 +451,7 @@ int scenario_set_gpu(struct gpu_config *gpu, const char *assignment, struct diag
         conf_apply(&preset_gpu_table, confread_root(f), gpu, CONF_OVERLAY, "--set", "gpu.", diags);
     confread_close(f);
     free(key);
+    drop_set_lines(diags, before);
     return diags->count == before ? 0 : -1;
 }
 

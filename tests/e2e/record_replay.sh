@@ -47,7 +47,7 @@ set +e
 "$CORUN" run "$small" --set gpu.dram.timing.fawx=3 --set kernels=1 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] || fail "bad --set: exit $rc"
-grep -qF -- '--set:1: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean gpu.dram.timing.faw?)' "$TMPD/err" \
+grep -qF -- '--set: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean gpu.dram.timing.faw?)' "$TMPD/err" \
     || fail "bad --set message: $(cat "$TMPD/err")"
 grep -qF -- '--set: kernels: cannot be changed with --set' "$TMPD/err" || fail "--set kernels"
 

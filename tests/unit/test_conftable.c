@@ -116,7 +116,7 @@ static void every_mistake_is_reported_with_its_line(void **state)
         "t.cfg:4: cuont: unknown sample setting (did you mean count?)",
         "t.cfg:1: count: expected an integer from 1 to 64 (warps), got 65",
         "t.cfg:2: ratio: expected a number from 0 to 1, got a string \"half\"",
-        "t.cfg:6: flag: expected true or false, got an integer",
+        "t.cfg:6: flag: expected true or false, got an integer 1",
         "t.cfg:3: mode: expected one of fast, exact, got \"fats\" (did you mean fast?)",
         "t.cfg:5: in.depth: expected an integer from 1 to 8, got 0",
     };

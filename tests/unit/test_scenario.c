@@ -222,6 +222,36 @@ static void set_sms_keeps_one_per_kernel(void **state)
     unload(&l);
 }
 
+/* A --set is one line of no file: its messages say "--set:", not "--set:1:", and name what
+ * the value was. */
+static void set_messages_name_no_line_and_the_value(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = \"stream\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_set(&l.sc, "gpu.order_free=maybe", &d), -1);
+    assert_int_equal(scenario_set(&l.sc, "gpu.order_free=1", &d), -1);
+    assert_int_equal(scenario_set(&l.sc, "epochs=true", &d), -1);
+    assert_int_equal(scenario_set(&l.sc, "gpu.dram.timing.fawx=3", &d), -1);
+    assert_int_equal(scenario_set(&l.sc, "kernels[0].qos_target=yes", &d), -1);
+    const char *want[] = {
+        "--set: gpu.order_free: expected true or false, got a string \"maybe\"",
+        "--set: gpu.order_free: expected true or false, got an integer 1",
+        "--set: epochs: expected an integer from 1 to 1000000 (epochs), got true",
+        "--set: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean "
+        "gpu.dram.timing.faw?)",
+        "--set: kernels[0].qos_target: expected a number from 0.01 to 1, got a string \"yes\"",
+    };
+    assert_int_equal(d.count, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(d.msgs[i], want[i]);
+    diag_done(&d);
+    unload(&l);
+}
+
 /* Issue 21, defect 10: a data directory without presets sorted a NULL list (UBSan) and said
  * "known: " with nothing after it. */
 static void empty_datadir(void **state)
@@ -422,6 +452,7 @@ int main(void)
         cmocka_unit_test(large_integers_do_not_wrap),
         cmocka_unit_test(empty_datadir),
         cmocka_unit_test(set_sms_keeps_one_per_kernel),
+        cmocka_unit_test(set_messages_name_no_line_and_the_value),
         cmocka_unit_test(missing_file_is_named),
         cmocka_unit_test(text_loads_like_a_file),
         cmocka_unit_test(builtin_kernels_are_known),
