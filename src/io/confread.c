@@ -191,3 +191,47 @@ const char *confread_text(const struct conf_file *f)
 {
     return f->text;
 }
+
+/* The kinds of file corun reads, each known by a top-level setting no other kind has at its
+ * top, and what takes it: pre, the file's path or name (its base name without .cfg, as a
+ * lesson, a kernel or a preset is named) or nothing, then post. */
+enum kind_arg { ARG_NONE, ARG_PATH, ARG_NAME };
+static const struct {
+    const char *what, *key, *pre;
+    enum kind_arg arg;
+    const char *post;
+} kinds[] = {
+    {"a lesson", "steps", "`corun lesson ", ARG_NAME, "` opens it"},
+    {"a suite", "mixes", "`corun sweep ", ARG_PATH, "` runs its mixes"},
+    {"an accelerator scenario", "applications", "`corun run ", ARG_PATH, "` runs it"},
+    {"a scenario", "kernels", "`corun run ", ARG_PATH, "` runs it"},
+    {"a trained model", "model", "a predictor reads it from the data directory's models", ARG_NONE,
+     ""},
+    {"a kernel profile", "insts_per_warp", "a scenario names it: kernels = ( { name = \"", ARG_NAME,
+     "\"; } );"},
+    {"a GPU preset", "dram", "a scenario names it: gpu = \"", ARG_NAME, "\";"},
+};
+
+char *confread_kind_hint(const struct conf_file *f, const char *path, const char *key,
+                         const char *want)
+{
+    const config_setting_t *root = config_root_setting(&f->cfg);
+    if (config_setting_get_member(root, key))
+        return NULL;
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(kinds); i++) {
+        if (strcmp(kinds[i].key, key) == 0 || !config_setting_get_member(root, kinds[i].key))
+            continue;
+        const char *arg = kinds[i].arg == ARG_NONE ? "" : path;
+        int len = (int)strlen(arg);
+        if (kinds[i].arg == ARG_NAME) {
+            const char *slash = strrchr(path, '/');
+            arg = slash ? slash + 1 : path;
+            len = (int)strlen(arg);
+            if (len > 4 && strcmp(arg + len - 4, ".cfg") == 0)
+                len -= 4;
+        }
+        return xasprintf("%s: %s (it has %s and no %s), not %s: %s%.*s%s", path, kinds[i].what,
+                         kinds[i].key, key, want, kinds[i].pre, len, arg, kinds[i].post);
+    }
+    return NULL;
+}

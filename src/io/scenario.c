@@ -221,6 +221,15 @@ static int load_parsed(struct scenario *sc, const char *path, struct conf_file *
         sc->path = xstrdup(path);
         return -1;
     }
+    char *hint = confread_kind_hint(f, path, "kernels", "a scenario");
+    if (hint) { /* a suite or lesson given for a scenario: say so, not its every setting */
+        diag_add(diags, "%s", hint);
+        free(hint);
+        confread_close(f);
+        scenario_done(sc);
+        sc->path = xstrdup(path);
+        return -1;
+    }
     conf_apply(&scenario_table, confread_root(f), sc, CONF_FULL, path, "", diags);
     load_gpu(sc, f, datadir, diags);
     load_kernels(sc, f, datadir, diags);

@@ -186,6 +186,13 @@ int suite_load(const char *path, const char *datadir, struct suite *out, struct 
     struct conf_file *f = confread_open(path, diags);
     if (!f)
         return -1;
+    char *hint = confread_kind_hint(f, path, "mixes", "a suite");
+    if (hint) {
+        diag_add(diags, "%s", hint);
+        free(hint);
+        confread_close(f);
+        return -1;
+    }
     conf_apply(&suite_table, confread_root(f), out, CONF_FULL, path, "", diags);
     load_body(out, f, datadir, diags);
     confread_close(f);

@@ -252,6 +252,35 @@ static void missing_and_wrong_settings_are_named(void **state)
     unload(&l);
 }
 
+/* A scenario, lesson or preset given for a suite: one message saying what the file is and
+ * which command takes it, instead of a message for each of its settings. */
+static void other_kinds_of_file_are_named(void **state)
+{
+    (void)state;
+    struct loaded l = {0};
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = \"stream\"; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_int_equal(l.d.count, 1);
+    char want[256];
+    snprintf(want, sizeof want,
+             "%s: a scenario (it has kernels and no mixes), not a suite: `corun run %s` runs it",
+             l.path, l.path);
+    assert_string_equal(l.d.msgs[0], want);
+    unload(&l);
+
+    load_text(&l, "title = \"t\";\nscenario = \"default\";\nsteps = ( );\n");
+    assert_int_equal(l.d.count, 1);
+    assert_non_null(strstr(l.d.msgs[0], ": a lesson (it has steps and no mixes), not a suite: "
+                                        "`corun lesson corun-suite-"));
+    unload(&l);
+
+    /* Neither a suite's mixes nor another kind's setting: the file's own mistakes. */
+    load_text(&l, "name = \"t\";\ntags = [\"a\"];\n");
+    assert_true(has_message(&l, "mixes"));
+    assert_null(strstr(l.d.msgs[0], "not a suite"));
+    unload(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +293,7 @@ int main(void)
         cmocka_unit_test(bad_tag_is_named),
         cmocka_unit_test(bad_splits_are_named),
         cmocka_unit_test(missing_and_wrong_settings_are_named),
+        cmocka_unit_test(other_kinds_of_file_are_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
