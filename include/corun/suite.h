@@ -39,6 +39,9 @@ struct suite {
  * diags as "FILE:LINE: SETTING: problem (expected ...)"; returns 0 or -1. Release with
  * suite_done either way. */
 int suite_load(const char *path, const char *datadir, struct suite *out, struct diag *diags);
+/* 1 when path parses and has a top-level `mixes` (a suite), 0 when it parses without one,
+ * -1 when it does not parse. */
+int suite_probe(const char *path);
 void suite_done(struct suite *s);
 
 /* Run s on preset gpu instead of its own (`corun reproduce --gpu`): s->gpu and gpu_sms become

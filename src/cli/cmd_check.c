@@ -1,4 +1,5 @@
-/* cmd_check — `corun check SCENARIO`: load and validate a scenario without running it. */
+/* cmd_check — `corun check FILE`: load and validate a scenario, lesson or suite without running
+ * it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "corun/lesson.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "corun/suite.h"
 #include "corun/util.h"
 
 /* A lesson: its settings and steps, the scenario it runs, and what its steps change. */
@@ -30,17 +32,21 @@ static int check_lesson(const char *path, const char *datadir, struct diag *diag
 
 static int check_run(int argc, char **argv)
 {
-    if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario or lesson file") != 0)
+    if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario, lesson or suite file") != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
-    /* A scenario corun ships, else a lesson, as `corun lesson list` names them. */
-    static const char *const unders[] = {"scenarios", "scenarios/lessons"};
+    /* A scenario corun ships, else a lesson (as `corun lesson list` names them), else a suite. */
+    static const char *const unders[] = {"scenarios", "scenarios/lessons", "scenarios/suites"};
     char *path = cli_find_scenario_in(argv[1], datadir, unders, CORUN_ARRAY_LEN(unders));
     struct diag diags;
     diag_init(&diags);
     int rc;
     if (lesson_probe(path) == 1) {
         rc = check_lesson(path, datadir, &diags);
+    } else if (suite_probe(path) == 1) {
+        struct suite su;
+        rc = suite_load(path, datadir, &su, &diags);
+        suite_done(&su);
     } else if (accel_scenario_probe(path) == 1) {
         struct accel_scenario sc;
         rc = accel_scenario_load(&sc, path, datadir, &diags);
@@ -72,8 +78,9 @@ static int check_run(int argc, char **argv)
 
 const struct cli_command cmd_check = {
     .name = "check",
-    .args = "SCENARIO | LESSON",
-    .summary = "validate a scenario or lesson file: prints ok, or every mistake with its line",
+    .args = "SCENARIO | LESSON | SUITE",
+    .summary =
+        "validate a scenario, lesson or suite file: prints ok, or every mistake with its line",
     .help = "Loads SCENARIO, its GPU preset and its kernels as a run would, and reports each\n"
             "mistake as FILE:LINE: SETTING: what was expected. Exit status 2 when any is found.\n"
             "'corun help scenario' lists every setting with its range and default. A lesson\n"
@@ -81,8 +88,9 @@ const struct cli_command cmd_check = {
             "and each step's changes are tried as the workbench will make them (a parameter out\n"
             "of range, a kernel removed that is not in the mix by then, and so on).\n"
             "An accelerator scenario (mode = \"accelerator\", see 'corun help accelerator') is\n"
-            "checked with its application profiles and kernels. A scenario or lesson corun\n"
+            "checked with its application profiles and kernels, a suite (a file with mixes, see\n"
+            "'corun help suite') as `corun sweep` loads it. A scenario, lesson or suite corun\n"
             "ships may be named without its directory and .cfg (`corun check default`,\n"
-            "`corun check even-split`).\n",
+            "`corun check even-split`, `corun check hsm-pairs`).\n",
     .run = check_run,
 };

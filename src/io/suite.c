@@ -199,6 +199,16 @@ int suite_load(const char *path, const char *datadir, struct suite *out, struct 
     return diags->count > before ? -1 : 0;
 }
 
+int suite_probe(const char *path)
+{
+    config_t cfg;
+    config_init(&cfg);
+    int rc =
+        config_read_file(&cfg, path) == CONFIG_TRUE ? config_lookup(&cfg, "mixes") != NULL : -1;
+    config_destroy(&cfg);
+    return rc;
+}
+
 void suite_done(struct suite *s)
 {
     for (size_t i = 0; i < s->nmixes; i++) {

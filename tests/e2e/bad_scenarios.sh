@@ -44,4 +44,19 @@ if [ "$(id -u)" -ne 0 ]; then
     chmod 000 "$TMPD/locked.cfg"
     expect_fail "$TMPD/locked.cfg" "$TMPD/locked.cfg: cannot read: Permission denied"
 fi
+# A suite where a scenario belongs: run names what the file is and the command that runs it,
+# in one message; check validates it as the suite it is.
+cp "$top_srcdir/scenarios/suites/hsm-pairs.cfg" "$TMPD/pairs.cfg"
+set +e
+"$CORUN" run "$TMPD/pairs.cfg" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "run of a suite: exit status $rc, expected 2"
+grep -qxF -- "$TMPD/pairs.cfg: a suite (it has mixes and no kernels), not a scenario: \`corun sweep $TMPD/pairs.cfg\` runs its mixes" "$TMPD/err" \
+    || fail "run of a suite: $(cat "$TMPD/err")"
+[ "$(wc -l <"$TMPD/err")" -eq 1 ] || fail "run of a suite: more than one message: $(cat "$TMPD/err")"
+"$CORUN" check "$TMPD/pairs.cfg" >"$TMPD/out" 2>&1 || fail "check of a suite: $(cat "$TMPD/out")"
+[ "$(cat "$TMPD/out")" = ok ] || fail "check of a suite: $(cat "$TMPD/out")"
+"$CORUN" check hsm-pairs >"$TMPD/out" 2>&1 || fail "check hsm-pairs: $(cat "$TMPD/out")"
+
 echo "bad scenarios: $n files and the missing/unreadable cases each gave their message"
