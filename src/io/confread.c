@@ -235,3 +235,12 @@ char *confread_kind_hint(const struct conf_file *f, const char *path, const char
     }
     return NULL;
 }
+
+int confread_probe(const char *path, const char *key)
+{
+    config_t cfg;
+    config_init(&cfg);
+    int rc = config_read_file(&cfg, path) == CONFIG_TRUE ? config_lookup(&cfg, key) != NULL : -1;
+    config_destroy(&cfg);
+    return rc;
+}

@@ -193,12 +193,7 @@ void lesson_done(struct lesson *l)
 
 int lesson_probe(const char *path)
 {
-    config_t cfg;
-    config_init(&cfg);
-    int rc =
-        config_read_file(&cfg, path) == CONFIG_TRUE ? config_lookup(&cfg, "steps") != NULL : -1;
-    config_destroy(&cfg);
-    return rc;
+    return confread_probe(path, "steps");
 }
 
 static int by_name(const void *a, const void *b)

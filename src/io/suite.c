@@ -201,12 +201,7 @@ int suite_load(const char *path, const char *datadir, struct suite *out, struct 
 
 int suite_probe(const char *path)
 {
-    config_t cfg;
-    config_init(&cfg);
-    int rc =
-        config_read_file(&cfg, path) == CONFIG_TRUE ? config_lookup(&cfg, "mixes") != NULL : -1;
-    config_destroy(&cfg);
-    return rc;
+    return confread_probe(path, "mixes");
 }
 
 void suite_done(struct suite *s)
