@@ -18,13 +18,13 @@ void confread_close(struct conf_file *f);
 const struct conf_group *confread_root(const struct conf_file *f);
 /* The file's whole text, as read (NUL-terminated). */
 const char *confread_text(const struct conf_file *f);
+/* 1 when path parses as libconfig and has the setting key (a dotted path), 0 when it parses
+ * without it, -1 when it does not parse (quietly: the loader that follows says why). */
+int confread_probe(const char *path, const char *key);
 /* When the file lacks the top-level setting `key` that the kind `want` ("a scenario") has but
  * has the one of another kind of corun file (a suite's mixes, a lesson's steps, ...): one
  * message saying what the file is and which command takes it (heap; the caller frees it).
  * NULL otherwise: then the file's own mistakes are the message. */
-/* 1 when path parses as libconfig and has the setting key (a dotted path), 0 when it parses
- * without it, -1 when it does not parse (quietly: the loader that follows says why). */
-int confread_probe(const char *path, const char *key);
 char *confread_kind_hint(const struct conf_file *f, const char *path, const char *key,
                          const char *want);
 

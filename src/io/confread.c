@@ -230,6 +230,15 @@ char *confread_kind_hint(const struct conf_file *f, const char *path, const char
             if (len > 4 && strcmp(arg + len - 4, ".cfg") == 0)
                 len -= 4;
         }
+        /* Applications without mode = "accelerator" are read as a spatial scenario's
+         * settings: what is missing is the mode. */
+        const char *mode = NULL;
+        if (strcmp(kinds[i].key, "applications") == 0 &&
+            !(config_lookup_string(&f->cfg, "mode", &mode) == CONFIG_TRUE &&
+              strcmp(mode, "accelerator") == 0))
+            return xasprintf("%s: applications without mode = \"accelerator\": an accelerator "
+                             "scenario says so, and then `corun run %s` runs it",
+                             path, path);
         return xasprintf("%s: %s (it has %s and no %s), not %s: %s%.*s%s", path, kinds[i].what,
                          kinds[i].key, key, want, kinds[i].pre, len, arg, kinds[i].post);
     }

@@ -252,6 +252,30 @@ static void set_messages_name_no_line_and_the_value(void **state)
     unload(&l);
 }
 
+/* A suite, a lesson or an accelerator scenario without its mode, given as a scenario: one
+ * message saying what the file is and what runs it. */
+static void other_kinds_of_file_are_named(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\ntags = [\"a\"];\n"
+                  "mixes = ( { tag = \"a\"; kernels = [\"stream\", \"bino\"]; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_int_equal(l.d.count, 1);
+    assert_non_null(strstr(l.d.msgs[0], ": a suite (it has mixes and no kernels), not a "
+                                        "scenario: `corun sweep "));
+    unload(&l);
+    load_text(&l, "title = \"t\";\nscenario = \"default\";\nsteps = ( );\n");
+    assert_int_equal(l.d.count, 1);
+    assert_non_null(strstr(l.d.msgs[0], ": a lesson (it has steps and no kernels)"));
+    unload(&l);
+    load_text(&l, "name = \"x\";\napplications = ( );\n");
+    assert_int_equal(l.d.count, 1);
+    assert_non_null(strstr(l.d.msgs[0], ": applications without mode = \"accelerator\": an "
+                                        "accelerator scenario says so, and then `corun run "));
+    unload(&l);
+}
+
 /* Issue 21, defect 10: a data directory without presets sorted a NULL list (UBSan) and said
  * "known: " with nothing after it. */
 static void empty_datadir(void **state)
@@ -453,6 +477,7 @@ int main(void)
         cmocka_unit_test(empty_datadir),
         cmocka_unit_test(set_sms_keeps_one_per_kernel),
         cmocka_unit_test(set_messages_name_no_line_and_the_value),
+        cmocka_unit_test(other_kinds_of_file_are_named),
         cmocka_unit_test(missing_file_is_named),
         cmocka_unit_test(text_loads_like_a_file),
         cmocka_unit_test(builtin_kernels_are_known),
