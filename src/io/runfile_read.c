@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "accel_runfile_internal.h"
+#include "corun/confread.h"
 #include "corun/util.h"
 #include "runfile_internal.h"
 
@@ -81,6 +82,11 @@ int rf_probe_file(const char *path, struct rf_probe *p, char *err, size_t errlen
         break;
     }
     fclose(f);
+    if (p->sb_version < 0 && confread_probe(path, "kernels") == 1) /* the likely mix-up */
+        return rf_fail(err, errlen,
+                       "%s: a scenario, not a run file: `corun run %s --out RUN.h5` records a "
+                       "run of it",
+                       path, path);
     if (p->sb_version < 0)
         return rf_fail(err, errlen, "%s: not an HDF5 file (no HDF5 signature), so not a run file",
                        path);

@@ -206,6 +206,15 @@ static void test_bad_files(void **state)
              noise);
     expect_open_error(noise, msg);
 
+    /* A scenario given for a run file: said, with the command that records a run of it. */
+    const char *scenario = in_dir("scenario.h5");
+    const char *text = "name = \"x\";\ngpu = \"hbm80\";\nkernels = ( { name = \"stream\"; } );\n";
+    write_bytes(scenario, text, strlen(text));
+    snprintf(msg, sizeof(msg),
+             "%s: a scenario, not a run file: `corun run %s --out RUN.h5` records a run of it",
+             scenario, scenario);
+    expect_open_error(scenario, msg);
+
     /* The first half of a valid file. */
     const char *good = in_dir("good.h5");
     close_ok(record(good, 2, 8, 20));
