@@ -126,6 +126,8 @@ expect_bad "a lesson file that is not there" "nope.cfg: cannot open: No such fil
 expect_bad "an unknown lesson" 'no lesson "zzz"' "$CORUN" lesson zzz
 expect_bad "a misspelt lesson" 'no lesson "evicetd" (no .*); did you mean evicted? ' "$CORUN" lesson evicetd
 expect_bad "a name that is not one" 'is not a lesson name' "$CORUN" lesson .x
+expect_bad "a scenario's name" 'no lesson "default": default is a scenario, which `corun tui default` opens' \
+    "$CORUN" lesson default
 
 # The reason of the fair allocator's first repartition in this lesson's pair, as a headless run
 # with the same switches prints it (HSM from epoch 1, fair from epoch 3).
