@@ -160,18 +160,18 @@ static int open_lesson(const char *datadir, const char *name, bool projector)
         free(path);
         return CLI_BAD_INPUT;
     }
-    char *scenario = is_file ? NULL : xasprintf("%s/scenarios/%s.cfg", datadir, name);
-    bool is_scenario = scenario && access(scenario, F_OK) == 0;
-    free(scenario);
-    if (is_scenario && access(path, F_OK) != 0) {
-        fprintf(stderr,
-                "corun: lesson: no lesson \"%s\": %s is a scenario, which `corun tui %s` opens "
-                "in the workbench; 'corun lesson list' lists the lessons\n",
-                name, name, name);
-        free(path);
-        return CLI_BAD_INPUT;
-    }
     if (access(path, F_OK) != 0) {
+        char *scenario = xasprintf("%s/scenarios/%s.cfg", datadir, name);
+        bool is_scenario = access(scenario, F_OK) == 0;
+        free(scenario);
+        if (is_scenario) {
+            fprintf(stderr,
+                    "corun: lesson: no lesson \"%s\": %s is a scenario, which `corun tui %s` "
+                    "opens in the workbench; 'corun lesson list' lists the lessons\n",
+                    name, name, name);
+            free(path);
+            return CLI_BAD_INPUT;
+        }
         size_t n = 0;
         char **names = lesson_names(datadir, &n);
         const char *near = util_suggest(name, (const char *const *)names, n);
