@@ -73,6 +73,24 @@ void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle
 void llc_split_begin(struct llc *l, uint64_t block_start, uint64_t block_end);
 void llc_split_end(struct llc *l);
 void llc_split_stop(struct llc *l);
+/* Pipelined spans: the memory side runs blocks ahead of the SM side, each on its own thread,
+ * with every result as if the SMs had run first in each block (src/sim/llc_split.c).
+ * llc_pipe_begin and llc_pipe_finish (both sides stopped) open and close a span, whose blocks
+ * are numbered from 0. The SM side, after its block b: llc_pipe_publish hands over its appends
+ * and, once the memory side is done with block b, llc_pipe_apply applies what that did to the
+ * SMs. The memory side, before its block j: llc_pipe_merge merges the appends of the SM blocks
+ * before upto (all it has been handed), llc_pipe_may_run tells whether a slice step held back
+ * for appends not handed over yet keeps it from running to block_end, and llc_pipe_block
+ * opens block j; defer_from is the earliest cycle an append not merged could be ready. */
+#define LLC_PIPE_SLOTS 32 /* blocks of events and of appends in flight: lead + 2 at least */
+void llc_pipe_begin(struct llc *l);
+void llc_pipe_publish(struct llc *l, uint64_t b, uint64_t block_start);
+void llc_pipe_apply(struct llc *l, uint64_t j, uint64_t block_end);
+void llc_pipe_merge(struct llc *l, uint64_t upto);
+bool llc_pipe_may_run(const struct llc *l, uint64_t block_end);
+void llc_pipe_block(struct llc *l, uint64_t j, uint64_t block_start, uint64_t block_end,
+                    uint64_t defer_from);
+void llc_pipe_finish(struct llc *l, uint64_t blocks);
 /* Outstanding misses of slice (for tests and views). */
 unsigned llc_mshrs_used(const struct llc *l, unsigned slice);
 /* Kernel kernel's ATD counters (zero for a kernel index out of range). */

@@ -516,6 +516,8 @@ static void run_span(struct gpu *g, uint64_t core_cycles)
 {
     struct sim_env *e = &g->env;
     uint64_t end = g->now + core_cycles;
+    if (g->split && gpu_split_span(g, end))
+        assert(g->now == end); /* the memory side's clock, on its thread, got there */
     while (g->now < end && !e->grid_done) {
         if (skip_blocks(g, end))
             continue;

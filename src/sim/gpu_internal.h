@@ -79,6 +79,9 @@ unsigned gpu_due_sms(struct gpu *g, uint64_t block_start);
  * one; gpu_split_memory: the memory side runs beside the SMs (llc_split_*); gpu_split_stop
  * ends the helpers. */
 void gpu_split_block(struct gpu *g, uint64_t block_end);
+/* Runs the span from g->now to end pipelined (the memory side blocks ahead of the SMs, on
+ * another thread); false, having run nothing, when this GPU's span cannot be (gpu_split.c). */
+bool gpu_split_span(struct gpu *g, uint64_t end);
 bool gpu_split_memory(const struct gpu *g);
 void gpu_split_stop(struct gpu *g);
 

@@ -8,16 +8,24 @@
  * the block began, and the slices' replies and wake-ups for SMs are applied afterwards in the
  * order they were made. So the memory phase runs on a helper thread while the SMs are stepped.
  *
+ * Pipelined spans. A request becomes ready a dozen blocks and more after it was sent, so the
+ * memory side need not wait for the SMs' block to end before it runs the next: over a whole
+ * span (gpu_split_span) helper 0 runs the memory side's blocks up to `lead` blocks ahead of
+ * the SM side, merging the SMs' appends of each block as they are handed over, and the
+ * calling thread, after each SM block, applies what the memory side did in that block
+ * (llc_pipe_*). Neither then waits for the other at every block's end, and the helper goes on
+ * through the calling thread's own work at the block's end.
+ *
  * SMs. Under the order-free rules (gpu.order_free, sm_order.c) no SM's block depends on
  * another's, so the SMs due in a block are shared out among all the threads: each steps its
  * share (a range of SM numbers) and then helps the others from the back of theirs (the helper
- * that runs the memory side starts on its share when that is done), and sm_block_done then
- * does what they hand to each other, in an order of its own. Under the ordered rules the SMs
- * run on this thread, one after the other.
+ * that runs the memory side starts on its share when that is done, or when it may not run
+ * further ahead), and sm_block_done then does what they hand to each other, in an order of its
+ * own. Under the ordered rules the SMs run on this thread, one after the other.
  *
- * Each block ends with every thread meeting. The threads spin rather than sleep between
- * blocks: a block is tens of microseconds of work, about what waking a sleeping thread costs;
- * they sleep only when no block has come for a while. */
+ * The threads spin rather than sleep while they wait for each other: a block is tens of
+ * microseconds of work, about what waking a sleeping thread costs; they sleep only when no
+ * block or span has come for a while. */
 #include "gpu_internal.h"
 
 #include "corun/llc.h"
@@ -54,9 +62,19 @@ struct share {
 struct gpu_split {
     struct gpu *g;
     unsigned nhelpers;
-    bool memory;                         /* helper 0 runs each block's memory side */
-    bool sms;                            /* the SMs are shared out (order-free rules) */
-    uint64_t block_end;                  /* the block to run, set before `go` */
+    bool memory;        /* helper 0 runs each block's memory side */
+    bool sms;           /* the SMs are shared out (order-free rules) */
+    uint64_t block_end; /* the block to run, set before `go` */
+    /* A pipelined span (gpu_split_span), set before `go`: its first cycle and its end, its
+     * blocks, how many blocks the memory side may run ahead, and the quickest request. */
+    bool span;
+    uint64_t span_start, span_end, nblocks, minlat;
+    unsigned lead;
+    _Atomic uint64_t sm_done;  /* SM blocks whose appends are handed over */
+    _Atomic uint64_t applied;  /* memory blocks whose events the SM side applied */
+    _Atomic uint64_t mem_done; /* memory blocks run */
+    _Atomic unsigned stepped;  /* the open SM block's due SMs stepped so far */
+    _Atomic bool span_over;
     struct share share[MAX_HELPERS + 1]; /* thread 0 is the caller's, t > 0 helper t - 1's */
     _Atomic uint64_t go;                 /* blocks handed over; UINT64_MAX: stop */
     _Atomic unsigned finished;           /* helpers done with the block */
@@ -123,7 +141,8 @@ static unsigned take(struct share *sh, bool front, unsigned *n)
         unsigned k = hi - lo < SM_TAKE ? hi - lo : SM_TAKE;
         uint64_t to = front ? (uint64_t)(lo + k) | (uint64_t)hi << 32
                             : (uint64_t)lo | (uint64_t)(hi - k) << 32;
-        if (atomic_compare_exchange_weak_explicit(&sh->range, &r, to, memory_order_relaxed,
+        /* Acquire: the entries and the block they are of were written before the range. */
+        if (atomic_compare_exchange_weak_explicit(&sh->range, &r, to, memory_order_acquire,
                                                   memory_order_relaxed)) {
             *n = k;
             return front ? lo : hi - k;
@@ -131,19 +150,113 @@ static unsigned take(struct share *sh, bool front, unsigned *n)
     }
 }
 
-/* Thread t steps the SMs of its share, then helps the others with theirs. */
-static void take_sms(struct gpu_split *sp, unsigned t)
+/* Thread t steps the SMs of its share, then helps the others with theirs; the number it
+ * stepped (also added to `stepped`). */
+static unsigned take_sms(struct gpu_split *sp, unsigned t)
 {
     struct gpu *g = sp->g;
     struct sm_lane *lane = g->lanes[t];
-    unsigned threads = sp->nhelpers + 1;
+    unsigned threads = sp->nhelpers + 1, total = 0;
     for (unsigned j = 0; j < threads; j++) {
         struct share *sh = &sp->share[(t + j) % threads];
         unsigned n;
-        for (unsigned i = take(sh, j == 0, &n); n; i = take(sh, j == 0, &n))
+        for (unsigned i = take(sh, j == 0, &n); n; i = take(sh, j == 0, &n)) {
+            uint64_t block_end = sp->block_end;
             for (unsigned end = i + n; i < end; i++)
-                sm_run_block_in(g->sms[g->due[i]], lane, sp->block_end);
+                sm_run_block_in(g->sms[g->due[i]], lane, block_end);
+            total += n;
+        }
     }
+    /* Once for all: a block's SMs are all taken before its thread waits for this count, so
+     * what a thread took in one call is of one block. */
+    if (total)
+        atomic_fetch_add_explicit(&sp->stepped, total, memory_order_release);
+    return total;
+}
+
+/* ---- pipelined spans ---- */
+
+static uint64_t span_block_start(const struct gpu_split *sp, uint64_t j)
+{
+    unsigned b = sp->g->block;
+    return j == 0 ? sp->span_start : (sp->span_start / b + j) * b;
+}
+
+static uint64_t span_block_end(const struct gpu_split *sp, uint64_t j)
+{
+    unsigned b = sp->g->block;
+    uint64_t end = (sp->span_start / b + j + 1) * b;
+    return end < sp->span_end ? end : sp->span_end;
+}
+
+/* The memory side of a span, block by block, as far ahead of the SM side as it may: block j
+ * once the SM side has applied the events of block j - lead (so the appends of every SM block
+ * whose requests could be ready in block j are merged, and block j's slot for events is
+ * free). While it may not, it steps SMs of the SM side's block (order-free rules). */
+static void pipe_memory(struct gpu_split *sp)
+{
+    struct gpu *g = sp->g;
+    struct llc *l = g->env.llc;
+    for (uint64_t j = 0; j < sp->nblocks; j++) {
+        uint64_t start = span_block_start(sp, j), end = span_block_end(sp, j), merged;
+        unsigned spins = 0;
+        for (;;) {
+            merged = atomic_load_explicit(&sp->sm_done, memory_order_acquire);
+            llc_pipe_merge(l, merged);
+            if (atomic_load_explicit(&sp->applied, memory_order_acquire) + sp->lead >= j &&
+                llc_pipe_may_run(l, end))
+                break;
+            if (!sp->sms || !take_sms(sp, 1))
+                pause_briefly(&spins);
+        }
+        /* UINT64_MAX: every append block j could see is merged (the SM side is not behind). */
+        uint64_t defer_from = merged <= j ? span_block_start(sp, merged) + sp->minlat : UINT64_MAX;
+        llc_pipe_block(l, j, start, end, defer_from);
+        gpu_run_memory(g, end);
+        atomic_store_explicit(&sp->mem_done, j + 1, memory_order_release);
+    }
+}
+
+/* A helper's part of a span besides the memory side: SMs of the SM side's blocks. */
+static void pipe_help(struct gpu_split *sp, unsigned t)
+{
+    unsigned spins = 0;
+    while (!atomic_load_explicit(&sp->span_over, memory_order_acquire))
+        if (!sp->sms || !take_sms(sp, t))
+            pause_briefly(&spins);
+}
+
+/* The SM side of a span's block: the due SMs, on every thread under the order-free rules. */
+static void pipe_sms(struct gpu_split *sp, uint64_t start, uint64_t end)
+{
+    struct gpu *g = sp->g;
+    struct sim_env *e = &g->env;
+    if (!sp->sms) {
+        gpu_run_sms(g, start, end);
+        return;
+    }
+    unsigned ndue = gpu_due_sms(g, start);
+    if (!ndue)
+        return;
+    sp->block_end = end;
+    atomic_store_explicit(&sp->stepped, 0, memory_order_relaxed);
+    e->sm_phase = true;
+    unsigned threads = sp->nhelpers + 1, lo = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        unsigned hi = lo, bound = (unsigned)((uint64_t)g->cfg.sms * (t + 1) / threads);
+        while (hi < ndue && g->due[hi] < bound)
+            hi++;
+        /* Release: the helpers that take from it see the entries and the block. */
+        atomic_store_explicit(&sp->share[t].range, (uint64_t)lo | (uint64_t)hi << 32,
+                              memory_order_release);
+        lo = hi;
+    }
+    take_sms(sp, 0);
+    unsigned spins = 0;
+    while (atomic_load_explicit(&sp->stepped, memory_order_acquire) != ndue)
+        pause_briefly(&spins);
+    e->sm_phase = false;
+    sm_block_done(e, g->lanes, threads);
 }
 
 static void *helper_main(void *arg)
@@ -155,10 +268,16 @@ static void *helper_main(void *arg)
         if (go == UINT64_MAX)
             return NULL;
         seen = go;
-        if (h->index == 0 && sp->memory)
-            gpu_run_memory(sp->g, sp->block_end);
-        if (sp->sms)
-            take_sms(sp, h->index + 1);
+        if (sp->span) {
+            if (h->index == 0)
+                pipe_memory(sp);
+            pipe_help(sp, h->index + 1);
+        } else {
+            if (h->index == 0 && sp->memory)
+                gpu_run_memory(sp->g, sp->block_end);
+            if (sp->sms)
+                take_sms(sp, h->index + 1);
+        }
         atomic_fetch_add_explicit(&sp->finished, 1, memory_order_release);
     }
 }
@@ -247,6 +366,59 @@ void gpu_split_block(struct gpu *g, uint64_t block_end)
         llc_split_end(e->llc);
     else
         gpu_run_memory(g, block_end);
+}
+
+bool gpu_split_span(struct gpu *g, uint64_t end)
+{
+    struct gpu_split *sp = g->split;
+    struct sim_env *e = &g->env;
+    const struct gpu_config *cfg = &g->cfg;
+    /* A request is ready at its slice minlat cycles after it was sent at the soonest, so the
+     * memory side's block j needs no append of the SM side's blocks from j - (minlat / block
+     * - 1) on. It keeps two blocks short of that, so that a slice step waiting for the DRAM
+     * is not held back (llc_pipe_may_run); with less than two blocks to run ahead, blocks
+     * are split one by one. A span that stops when a grid is done is not run ahead. */
+    uint64_t minlat = cfg->noc_latency_cycles + 1 + cfg->llc.latency_cycles;
+    uint64_t ahead = minlat / g->block;
+    if (!sp->memory || e->shared || ahead < 5 || end <= g->now)
+        return false;
+    ahead -= 3;
+    sp->lead = ahead < LLC_PIPE_SLOTS - 2 ? (unsigned)ahead : LLC_PIPE_SLOTS - 2;
+    sp->minlat = minlat;
+    sp->span_start = g->now;
+    sp->span_end = end;
+    sp->nblocks = (end - 1) / g->block - g->now / g->block + 1;
+    atomic_store_explicit(&sp->sm_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&sp->applied, 0, memory_order_relaxed);
+    atomic_store_explicit(&sp->mem_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&sp->span_over, false, memory_order_relaxed);
+    atomic_store_explicit(&sp->finished, 0, memory_order_relaxed);
+    for (unsigned t = 0; t <= sp->nhelpers; t++)
+        atomic_store_explicit(&sp->share[t].range, 0, memory_order_relaxed);
+    llc_pipe_begin(e->llc);
+    sp->span = true;
+    hand_over(sp, atomic_load_explicit(&sp->go, memory_order_relaxed) + 1);
+    for (uint64_t b = 0; b < sp->nblocks; b++) {
+        uint64_t start = span_block_start(sp, b), block_end = span_block_end(sp, b);
+        e->sm_block_start = start;
+        e->sm_block_end = block_end;
+        pipe_sms(sp, start, block_end);
+        llc_pipe_publish(e->llc, b, start);
+        atomic_store_explicit(&sp->sm_done, b + 1, memory_order_release);
+        unsigned spins = 0;
+        while (atomic_load_explicit(&sp->mem_done, memory_order_acquire) <= b)
+            pause_briefly(&spins);
+        llc_pipe_apply(e->llc, b, block_end);
+        atomic_store_explicit(&sp->applied, b + 1, memory_order_release);
+        g->sm_rr = (g->sm_rr + g->sm_rr_step) % g->cfg.sms;
+    }
+    atomic_store_explicit(&sp->span_over, true, memory_order_release);
+    unsigned spins = 0;
+    while (atomic_load_explicit(&sp->finished, memory_order_acquire) != sp->nhelpers)
+        pause_briefly(&spins);
+    sp->span = false;
+    llc_pipe_finish(e->llc, sp->nblocks);
+    return true;
 }
 
 bool gpu_split_memory(const struct gpu *g)

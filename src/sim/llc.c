@@ -1,5 +1,6 @@
 /* llc — LLC slices: input queue, tags and MSHRs, DRAM request queue; the sampled ATD. */
 #include "corun/llc.h"
+#include "llc_internal.h"
 
 #include "corun/cache.h"
 #include "corun/kstate.h"
@@ -12,72 +13,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct llc_req {
-    uint64_t ready; /* cycle the request reaches the tag array */
-    uint64_t line;
-    uint16_t sm;
-    uint8_t kind, kernel;
-};
-
-struct llc_out {
-    uint64_t line;
-    uint8_t write, kernel;
-};
-
-struct slice { /* what every step reads first, in one host cache line */
-    struct cache *cache;
-    struct llc_req *in;
-    unsigned in_cap, in_head, in_count;
-    unsigned out_head, out_count;
-    unsigned waiter_rr;
-    uint64_t *waiters; /* SMs waiting for room in `in` */
-    struct llc_out out[LLC_DRAM_ENTRIES];
-    /* ATD: [kernel < SIM_MAX_KERNELS][sampled set][way] tags (line + 1, 0: invalid) and
-     * last-use stamps */
-    uint64_t *atd_tag, *atd_stamp;
-    uint64_t atd_clock[SIM_MAX_KERNELS];
-};
-
-/* A slice in split blocks (llc_split_begin), kept apart so that struct slice keeps its size:
- * the SM side's view of `in` as the block began (count, head), what it appended since and
- * the first appended request's ready cycle; whether the memory side popped from it. */
-struct split_view {
-    uint64_t first_ready;
-    unsigned base, head, added;
-    bool listed;
-};
-
-/* What the memory side did to the SMs during a split block, in order. */
-struct llc_event {
-    uint64_t arrival, line; /* a reply; arrival UINT64_MAX: a wake of the slice's next waiter */
-    unsigned sm_or_slice;
-    bool is_const;
-};
-
-/* A slice step whose queue part was empty and whose next wake-up lies beyond the block. */
-struct llc_deferred {
-    uint64_t now, next;
-    unsigned slice;
-};
-
-struct llc {
-    struct sim_env *env;
-    unsigned nslices, per_channel, channels, line_bytes, latency, sm_words;
-    struct slice *s;
-    unsigned ways, atd_sets; /* LLC ways; sampled sets per slice */
-    struct llc_atd_counters atd[SIM_MAX_KERNELS];
-
-    bool split;              /* the SM and memory sides of the block run side by side */
-    struct split_view *view; /* [slice] */
-    uint64_t block_start, block_end;
-    unsigned *listed, nlisted; /* memory side: slices it popped requests from */
-    struct llc_event *ev;
-    size_t nev, cap_ev;
-    struct llc_deferred *def;
-    size_t ndef, cap_def;
-    unsigned *touched, ntouched; /* SM side: slices appended to */
-};
 
 struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
 {
@@ -93,6 +28,7 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
     l->listed = xcalloc(l->nslices, sizeof(*l->listed));
     l->view = xcalloc(l->nslices, sizeof(*l->view));
     l->touched = xcalloc(l->nslices, sizeof(*l->touched));
+    l->cur = &l->log[0];
     uint64_t slice_bytes = cfg->llc.size_bytes / cfg->llc_slices;
     unsigned sets = (unsigned)(slice_bytes / cfg->llc.line_bytes / cfg->llc.ways);
     l->ways = cfg->llc.ways;
@@ -108,6 +44,7 @@ struct llc *llc_new(const struct gpu_config *cfg, struct sim_env *env)
         s->in_cap = LLC_QUEUE_ENTRIES + l->latency;
         s->in = xcalloc(s->in_cap, sizeof(*s->in));
         s->waiters = xcalloc(l->sm_words, sizeof(uint64_t));
+        l->view[i] = (struct split_view){.cap = s->in_cap, .in = s->in, .waiters = s->waiters};
         s->atd_tag = xcalloc(atd_lines, sizeof(uint64_t));
         s->atd_stamp = xcalloc(atd_lines, sizeof(uint64_t));
     }
@@ -129,7 +66,12 @@ void llc_delete(struct llc *l)
     free(l->listed);
     free(l->view);
     free(l->touched);
-    free(l->ev);
+    for (unsigned i = 0; i < LLC_PIPE_SLOTS; i++) {
+        free(l->log[i].ev);
+        free(l->batch[i].e);
+    }
+    free(l->mark);
+    free(l->mark_ready);
     free(l->def);
     free(l);
 }
@@ -158,12 +100,12 @@ unsigned llc_mshrs_used(const struct llc *l, unsigned slice)
 
 /* The SM side of a split block appends to slice's queue: after the requests it held as the
  * block began, the slices' pops meanwhile notwithstanding (they are disjoint entries). */
-static bool split_append(struct llc *l, struct slice *s, unsigned slice, uint64_t arrive,
-                         uint64_t line, unsigned sm, enum llc_kind kind, unsigned kernel)
+static bool split_append(struct llc *l, unsigned slice, uint64_t arrive, uint64_t line, unsigned sm,
+                         enum llc_kind kind, unsigned kernel)
 {
     struct split_view *v = &l->view[slice];
     unsigned tail = v->head + v->base + v->added; /* < 2 * in_cap */
-    struct llc_req *r = &s->in[tail < s->in_cap ? tail : tail - s->in_cap];
+    struct llc_req *r = &v->in[tail < v->cap ? tail : tail - v->cap];
     *r = (struct llc_req){.ready = arrive + l->latency,
                           .line = line,
                           .sm = (uint16_t)sm,
@@ -187,8 +129,13 @@ static bool send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum
     struct slice *s = &l->s[slice];
     /* Split: the queue as the SMs saw it when they ran before the slices, their own appends
      * kept apart from the slices' pops until the block's end. */
-    unsigned count = l->split ? l->view[slice].base + l->view[slice].added : s->in_count;
-    if (count == s->in_cap) {
+    if (l->split) {
+        struct split_view *v = &l->view[slice];
+        if (v->base + v->added == v->cap) {
+            v->waiters[sm / 64] |= 1ull << (sm % 64);
+            return false;
+        }
+    } else if (s->in_count == s->in_cap) {
         s->waiters[sm / 64] |= 1ull << (sm % 64);
         return false;
     }
@@ -196,7 +143,7 @@ static bool send(struct llc *l, unsigned sm, unsigned slice, uint64_t line, enum
     uint64_t arrive = port_taken ? noc_take_slice_port(l->env->noc, slice, bytes, now)
                                  : noc_send_request(l->env->noc, sm, slice, bytes, now);
     if (l->split)
-        return split_append(l, s, slice, arrive, line, sm, kind, kernel);
+        return split_append(l, slice, arrive, line, sm, kind, kernel);
     unsigned tail = s->in_head + s->in_count; /* < 2 * in_cap */
     struct llc_req *r = &s->in[tail < s->in_cap ? tail : tail - s->in_cap];
     *r = (struct llc_req){.ready = arrive + l->latency,
@@ -235,17 +182,18 @@ static void list_slice(struct llc *l, unsigned slice)
 
 static void log_event(struct llc *l, struct llc_event e)
 {
-    if (l->nev == l->cap_ev) {
-        l->cap_ev = l->cap_ev ? 2 * l->cap_ev : 256;
-        l->ev = xrealloc(l->ev, l->cap_ev * sizeof(*l->ev));
+    struct llc_log *g = l->cur;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 256;
+        g->ev = xrealloc(g->ev, g->cap * sizeof(*g->ev));
     }
-    l->ev[l->nev++] = e;
+    g->ev[g->n++] = e;
 }
 
-/* Wakes the next SM (round robin) that waits for room in slice s. */
-static void wake_waiter(struct llc *l, unsigned slice, uint64_t now)
+/* Wakes the next SM (round robin) that waits for room in slice. */
+void llc_wake_waiter(struct llc *l, unsigned slice, uint64_t now)
 {
-    struct slice *s = &l->s[slice];
+    struct split_view *s = &l->view[slice]; /* the waiters are the SM side's */
     unsigned words = l->sm_words;
     for (unsigned i = 0; i <= words; i++) {
         unsigned wi = s->waiter_rr / 64 + i; /* < 2 * words: wrap without a division */
@@ -431,9 +379,10 @@ uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now)
                 s->in_count--;
                 if (l->split) { /* the waiters' bits are the SM side's until the block ends */
                     log_event(l, (struct llc_event){UINT64_MAX, 0, slice, false});
-                    list_slice(l, slice);
+                    if (!l->pipe) /* a pipelined span's SM side counts the pops itself */
+                        list_slice(l, slice);
                 } else {
-                    wake_waiter(l, slice, now);
+                    llc_wake_waiter(l, slice, now);
                 }
                 r = &s->in[s->in_head];
             }
@@ -451,14 +400,14 @@ uint64_t llc_step(struct llc *l, unsigned slice, uint64_t now)
             next = t;
     }
     /* Split: with its part of the queue empty, the slice would also have waited for the SM
-     * side's appends of this block, which it cannot see yet: a wake-up beyond the block waits
-     * for the block's end, when they are known. */
-    if (l->split && !s->in_count && next >= l->block_end) {
+     * side's appends not merged yet, which it cannot see: a wake-up where one of them could
+     * be ready first waits until they are known. */
+    if (l->split && !s->in_count && next >= l->defer_from && l->defer_from != UINT64_MAX) {
         if (l->ndef == l->cap_def) {
             l->cap_def = l->cap_def ? 2 * l->cap_def : 64;
             l->def = xrealloc(l->def, l->cap_def * sizeof(*l->def));
         }
-        l->def[l->ndef++] = (struct llc_deferred){now, next, slice};
+        l->def[l->ndef++] = (struct llc_deferred){now, next, l->mem_block, slice};
         return UINT64_MAX;
     }
     return next;
@@ -481,66 +430,4 @@ void llc_dram_done(void *ctx, const struct dram_request *req, uint64_t mem_cycle
      * the block began): nothing to do. */
     if (l->s[slice].in_count)
         wake_at(l->env->slice_wake, slice, now, now + 1);
-}
-
-void llc_split_begin(struct llc *l, uint64_t block_start, uint64_t block_end)
-{
-    assert(!l->nev && !l->ndef && !l->ntouched && !l->nlisted);
-    if (!l->split) { /* the SM side's view of every queue, as it is now */
-        for (unsigned i = 0; i < l->nslices; i++) {
-            l->view[i].base = l->s[i].in_count;
-            l->view[i].head = l->s[i].in_head;
-        }
-    }
-    l->split = true;
-    l->block_start = block_start;
-    l->block_end = block_end;
-}
-
-void llc_split_end(struct llc *l)
-{
-    /* What the memory side did to the SMs, in its order (sm_wake keeps the earliest). */
-    for (size_t i = 0; i < l->nev; i++) {
-        const struct llc_event *e = &l->ev[i];
-        if (e->arrival == UINT64_MAX)
-            wake_waiter(l, e->sm_or_slice, l->block_end - 1);
-        else
-            sm_deliver(l->env->sms[e->sm_or_slice], e->arrival, e->line, e->is_const);
-    }
-    l->nev = 0;
-    /* The slices' wake-ups as the appends would have made them. */
-    for (size_t i = 0; i < l->ndef; i++) {
-        const struct llc_deferred *d = &l->def[i];
-        const struct split_view *v = &l->view[d->slice];
-        uint64_t next = v->added && v->first_ready < d->next ? v->first_ready : d->next;
-        if (next != UINT64_MAX)
-            wake_at(l->env->slice_wake, d->slice, d->now, next);
-    }
-    l->ndef = 0;
-    for (unsigned i = 0; i < l->ntouched; i++) {
-        unsigned slice = l->touched[i];
-        struct slice *s = &l->s[slice];
-        struct split_view *v = &l->view[slice];
-        /* An append to an empty queue wakes the slice (llc_send). */
-        if (v->base == 0)
-            wake_at(l->env->slice_wake, slice, l->block_start, v->first_ready);
-        s->in_count += v->added;
-        v->added = 0;
-        v->base = s->in_count;
-        v->head = s->in_head;
-    }
-    l->ntouched = 0;
-    for (unsigned i = 0; i < l->nlisted; i++) {
-        const struct slice *s = &l->s[l->listed[i]];
-        struct split_view *v = &l->view[l->listed[i]];
-        v->base = s->in_count;
-        v->head = s->in_head;
-        v->listed = false;
-    }
-    l->nlisted = 0;
-}
-
-void llc_split_stop(struct llc *l)
-{
-    l->split = false;
 }

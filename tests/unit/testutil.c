@@ -152,6 +152,13 @@ struct gpu *test_gpu_of(const char *gpu, bool order_free, const char *const *nam
     struct gpu_config cfg;
     test_preset(gpu, &cfg);
     cfg.order_free = order_free;
+    return test_gpu_of_config(&cfg, names, p, n);
+}
+
+struct gpu *test_gpu_of_config(const struct gpu_config *config, const char *const *names,
+                               struct kernel_profile p[TEST_MAX_KERNELS], unsigned *n)
+{
+    struct gpu_config cfg = *config;
     const struct kernel_profile *ps[TEST_MAX_KERNELS];
     char *datadir = datadir_locate();
     struct diag d;

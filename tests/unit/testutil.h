@@ -31,6 +31,9 @@ void test_snapshot(const struct gpu *g, unsigned n, struct test_outcome *out);
  * it cannot. */
 struct gpu *test_gpu_of(const char *gpu, bool order_free, const char *const *names,
                         struct kernel_profile p[TEST_MAX_KERNELS], unsigned *n);
+/* The same on the GPU settings cfg. */
+struct gpu *test_gpu_of_config(const struct gpu_config *cfg, const char *const *names,
+                               struct kernel_profile p[TEST_MAX_KERNELS], unsigned *n);
 
 /* Gives kernel 0 every third SM of g (from the others), switching them as `how` says. */
 void test_repartition_thirds(struct gpu *g, enum gpu_switch_mode how);
