@@ -193,6 +193,7 @@ static uint64_t span_block_end(const struct gpu_split *sp, uint64_t j)
  * once the SM side has applied the events of block j - lead (so the appends of every SM block
  * whose requests could be ready in block j are merged, and block j's slot for events is
  * free). While it may not, it steps SMs of the SM side's block (order-free rules). */
+#define PIPE_URGENT 2 /* memory blocks ahead of the SM side's below which it runs them first */
 static void pipe_memory(struct gpu_split *sp)
 {
     struct gpu *g = sp->g;
@@ -203,11 +204,17 @@ static void pipe_memory(struct gpu_split *sp)
         for (;;) {
             merged = atomic_load_explicit(&sp->sm_done, memory_order_acquire);
             llc_pipe_merge(l, merged);
-            if (atomic_load_explicit(&sp->applied, memory_order_acquire) + sp->lead >= j &&
-                llc_pipe_may_run(l, end))
+            uint64_t applied = atomic_load_explicit(&sp->applied, memory_order_acquire);
+            bool may = applied + sp->lead >= j && llc_pipe_may_run(l, end);
+            /* SMs first while the memory side is well ahead: the calling thread's own work at
+             * a block's end leaves the memory side time enough, but no SMs. */
+            if (may && (!sp->sms || j < applied + PIPE_URGENT))
                 break;
-            if (!sp->sms || !take_sms(sp, 1))
-                pause_briefly(&spins);
+            if (sp->sms && take_sms(sp, 1))
+                continue;
+            if (may)
+                break;
+            pause_briefly(&spins);
         }
         /* UINT64_MAX: every append block j could see is merged (the SM side is not behind). */
         uint64_t defer_from = merged <= j ? span_block_start(sp, merged) + sp->minlat : UINT64_MAX;
