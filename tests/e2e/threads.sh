@@ -5,7 +5,8 @@
 # simulated. A four-kernel mix where two kernels share one reference (the same profile on as
 # many SMs) is among them. Each is run a second time, its references then read from the
 # catalog: with none to run ahead, the shared run's memory side (slices, DRAM) takes the
-# second thread (gpu_set_split), and the results are again those of one thread. The same
+# second thread, blocks ahead of the SMs (gpu_set_split, gpu_split_span), and the results,
+# JSON and datasets, are again those of one thread. The same
 # under the order-free rules (gpu.order_free), where the shared run's SMs too are shared out
 # among the threads (gpu_set_threads). Bad values are refused with exit status 2. Likewise
 # sweep's and reproduce's --threads.
@@ -26,7 +27,8 @@ for sc in "$top_srcdir/scenarios/default.cfg" "$TMPD/quad.cfg"; do
         XDG_DATA_HOME="$TMPD/xdg$n" "$CORUN" run "$sc" "$@" --threads $n --json \
             --out "$TMPD/run$n.h5" >"$TMPD/out$n.json" || fail "run --threads $n on $sc ($rules)"
         XDG_DATA_HOME="$TMPD/xdg$n" "$CORUN" run "$sc" "$@" --threads $n --json \
-            >"$TMPD/warm$n.json" || fail "run --threads $n on $sc again ($rules)"
+            --out "$TMPD/warm$n.h5" >"$TMPD/warm$n.json" ||
+            fail "run --threads $n on $sc again ($rules)"
     done
     sc="$sc ($rules)"
     for n in 2 4; do
@@ -37,10 +39,12 @@ for sc in "$top_srcdir/scenarios/default.cfg" "$TMPD/quad.cfg"; do
             for d in /per_kernel /system /partition; do
                 h5diff "$TMPD/run1.h5" "$TMPD/run$n.h5" $d $d >/dev/null ||
                     fail "$sc: dataset $d differs with --threads $n"
+                h5diff "$TMPD/run1.h5" "$TMPD/warm$n.h5" $d $d >/dev/null ||
+                    fail "$sc: dataset $d differs with --threads $n, references cached"
             done
         fi
     done
-    rm -f "$TMPD"/run*.h5
+    rm -f "$TMPD"/run*.h5 "$TMPD"/warm*.h5
 done
 [ $rules = ordered ] && cp "$TMPD/out1.json" "$TMPD/ordered.json"
 done
