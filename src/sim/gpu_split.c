@@ -150,6 +150,23 @@ static unsigned take(struct share *sh, bool front, unsigned *n)
     }
 }
 
+/* Shares the block's ndue due SMs (g->due) out: thread t's are those numbered from
+ * sms * t / threads up to (not including) sms * (t + 1) / threads. Released: a thread that
+ * takes from a share sees the entries and the block (sp->block_end) written before. */
+static void share_out(struct gpu_split *sp, unsigned ndue)
+{
+    const struct gpu *g = sp->g;
+    unsigned threads = sp->nhelpers + 1, lo = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        unsigned hi = lo, bound = (unsigned)((uint64_t)g->cfg.sms * (t + 1) / threads);
+        while (hi < ndue && g->due[hi] < bound)
+            hi++;
+        atomic_store_explicit(&sp->share[t].range, (uint64_t)lo | (uint64_t)hi << 32,
+                              memory_order_release);
+        lo = hi;
+    }
+}
+
 /* Thread t steps the SMs of its share, then helps the others with theirs; the number it
  * stepped (also added to `stepped`). */
 static unsigned take_sms(struct gpu_split *sp, unsigned t)
@@ -248,22 +265,13 @@ static void pipe_sms(struct gpu_split *sp, uint64_t start, uint64_t end)
     sp->block_end = end;
     atomic_store_explicit(&sp->stepped, 0, memory_order_relaxed);
     e->sm_phase = true;
-    unsigned threads = sp->nhelpers + 1, lo = 0;
-    for (unsigned t = 0; t < threads; t++) {
-        unsigned hi = lo, bound = (unsigned)((uint64_t)g->cfg.sms * (t + 1) / threads);
-        while (hi < ndue && g->due[hi] < bound)
-            hi++;
-        /* Release: the helpers that take from it see the entries and the block. */
-        atomic_store_explicit(&sp->share[t].range, (uint64_t)lo | (uint64_t)hi << 32,
-                              memory_order_release);
-        lo = hi;
-    }
+    share_out(sp, ndue);
     take_sms(sp, 0);
     unsigned spins = 0;
     while (atomic_load_explicit(&sp->stepped, memory_order_acquire) != ndue)
         pause_briefly(&spins);
     e->sm_phase = false;
-    sm_block_done(e, g->lanes, threads);
+    sm_block_done(e, g->lanes, sp->nhelpers + 1);
 }
 
 static void *helper_main(void *arg)
@@ -341,18 +349,8 @@ void gpu_split_block(struct gpu *g, uint64_t block_end)
     sp->block_end = block_end;
     unsigned ndue = 0;
     if (sp->sms) {
-        /* Thread t's share: the due SMs numbered from sms * t / threads up to (not
-         * including) sms * (t + 1) / threads. */
         ndue = gpu_due_sms(g, block_start);
-        unsigned threads = sp->nhelpers + 1, lo = 0;
-        for (unsigned t = 0; t < threads; t++) {
-            unsigned hi = lo, bound = (unsigned)((uint64_t)g->cfg.sms * (t + 1) / threads);
-            while (hi < ndue && g->due[hi] < bound)
-                hi++;
-            atomic_store_explicit(&sp->share[t].range, (uint64_t)lo | (uint64_t)hi << 32,
-                                  memory_order_relaxed);
-            lo = hi;
-        }
+        share_out(sp, ndue);
         e->sm_phase = true;
     }
     atomic_store_explicit(&sp->finished, 0, memory_order_relaxed);
