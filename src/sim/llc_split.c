@@ -20,16 +20,22 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The SM side's view of every queue, as it is now (both sides stopped). */
+static void view_queues(struct llc *l)
+{
+    for (unsigned i = 0; i < l->nslices; i++) {
+        l->view[i].base = l->s[i].in_count;
+        l->view[i].head = l->s[i].in_head;
+    }
+}
 
 void llc_split_begin(struct llc *l, uint64_t block_start, uint64_t block_end)
 {
     assert(!l->cur->n && !l->ndef && !l->ntouched && !l->nlisted && !l->pipe);
-    if (!l->split) { /* the SM side's view of every queue, as it is now */
-        for (unsigned i = 0; i < l->nslices; i++) {
-            l->view[i].base = l->s[i].in_count;
-            l->view[i].head = l->s[i].in_head;
-        }
-    }
+    if (!l->split)
+        view_queues(l);
     l->split = true;
     l->block_start = block_start;
     l->block_end = block_end;
@@ -96,11 +102,8 @@ void llc_pipe_begin(struct llc *l)
         for (unsigned i = 0; i < LLC_PIPE_SLOTS; i++)
             l->batch[i].e = xcalloc(l->nslices, sizeof(*l->batch[i].e));
     }
-    for (unsigned i = 0; i < l->nslices; i++) {
-        l->view[i].base = l->s[i].in_count;
-        l->view[i].head = l->s[i].in_head;
-        l->mark[i] = 0;
-    }
+    view_queues(l);
+    memset(l->mark, 0, l->nslices * sizeof(*l->mark));
     l->split = l->pipe = true;
     l->merged = 0;
 }
