@@ -26,6 +26,7 @@ for sc in "$top_srcdir/scenarios/default.cfg" "$TMPD/quad.cfg"; do
     for n in 1 2 4; do
         XDG_DATA_HOME="$TMPD/xdg$n" "$CORUN" run "$sc" "$@" --threads $n --json \
             --out "$TMPD/run$n.h5" >"$TMPD/out$n.json" || fail "run --threads $n on $sc ($rules)"
+        [ $n -eq 1 ] && continue # the cold one-thread run is what the others are held to
         XDG_DATA_HOME="$TMPD/xdg$n" "$CORUN" run "$sc" "$@" --threads $n --json \
             --out "$TMPD/warm$n.h5" >"$TMPD/warm$n.json" ||
             fail "run --threads $n on $sc again ($rules)"
