@@ -56,8 +56,13 @@ const struct solo_key *solo_trace_key(const struct solo_trace *t);
 size_t solo_trace_samples(const struct solo_trace *t, const uint64_t **insts);
 /* Simulates until the trace covers at least cycles core cycles. */
 void solo_trace_extend(struct solo_trace *t, uint64_t cycles);
-/* True for a trace read from a cache and not extended since: extending it simulates the
- * kernel again from its start, in one step. */
+/* A trace read from a cache has no private run behind it: extending it first simulates the
+ * kernel again from its start up to its samples, which solo_trace_catch_up can do ahead, a
+ * slice at a time. solo_trace_behind gives the cycles of that still to simulate (0 for a
+ * trace simulated here), and solo_trace_loaded whether there are any. Catching up changes no
+ * sample: the run is deterministic. */
+uint64_t solo_trace_behind(const struct solo_trace *t);
+void solo_trace_catch_up(struct solo_trace *t, uint64_t cycles);
 bool solo_trace_loaded(const struct solo_trace *t);
 /* Private-mode cycles the kernel needs to reach insts cumulative instructions (interpolated
  * between samples; extends the trace as needed). -1 when the kernel makes no progress. */

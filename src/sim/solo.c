@@ -12,7 +12,11 @@ struct solo_trace {
     struct solo_key key;
     struct gpu_config cfg;
     struct kernel_profile prof; /* copy; name and description owned */
-    struct gpu *gpu;            /* the private run, kept to extend the trace; NULL if loaded */
+    /* The private run, kept to extend the trace: it has made the first `made` samples. A
+     * loaded trace has none yet (NULL) and is simulated again from its start when it must be
+     * extended, or caught up with ahead of that (solo_trace_catch_up). */
+    struct gpu *gpu;
+    size_t made;
     uint64_t *insts;
     size_t n, cap;
 };
@@ -158,28 +162,49 @@ static void trace_append(struct solo_trace *t, uint64_t v)
     t->insts[t->n++] = v;
 }
 
+/* Runs the private run on by one sample (the first: the start) and records it: past the
+ * samples, appended; within them (a loaded trace being caught up with), over the loaded one,
+ * which the same deterministic run gave. */
+static void sample_next(struct solo_trace *t)
+{
+    if (!t->gpu) {
+        /* The profile and configuration were valid when the trace was made: cannot fail. */
+        t->gpu = private_gpu(&t->cfg, &t->prof, t->key.sms, t->key.seed, NULL, 0);
+        t->made = 0;
+    }
+    if (t->made)
+        gpu_run(t->gpu, SOLO_SAMPLE_CYCLES);
+    uint64_t v = gpu_kernel_instructions_total(t->gpu, 0);
+    if (t->made < t->n) {
+        t->insts[t->made] = v;
+    } else {
+        trace_append(t, v);
+    }
+    t->made++;
+}
+
 void solo_trace_extend(struct solo_trace *t, uint64_t cycles)
 {
     size_t want = (size_t)(cycles / SOLO_SAMPLE_CYCLES) + 1;
-    if (t->n >= want)
-        return;
-    if (!t->gpu) {
-        /* A loaded trace: rebuild the same deterministic run from the start. The profile and
-         * configuration were valid when the trace was made, so this cannot fail. */
-        t->gpu = private_gpu(&t->cfg, &t->prof, t->key.sms, t->key.seed, NULL, 0);
-        t->n = 0;
-    }
-    if (t->n == 0)
-        trace_append(t, gpu_kernel_instructions_total(t->gpu, 0));
-    while (t->n < want) {
-        gpu_run(t->gpu, SOLO_SAMPLE_CYCLES);
-        trace_append(t, gpu_kernel_instructions_total(t->gpu, 0));
-    }
+    while (t->n < want)
+        sample_next(t);
+}
+
+uint64_t solo_trace_behind(const struct solo_trace *t)
+{
+    size_t made = t->gpu ? t->made : 0;
+    return t->n > made ? (uint64_t)(t->n - (made ? made : 1)) * SOLO_SAMPLE_CYCLES : 0;
+}
+
+void solo_trace_catch_up(struct solo_trace *t, uint64_t cycles)
+{
+    for (uint64_t done = 0; solo_trace_behind(t) > 0 && done < cycles; done += SOLO_SAMPLE_CYCLES)
+        sample_next(t);
 }
 
 bool solo_trace_loaded(const struct solo_trace *t)
 {
-    return !t->gpu && t->n > 0;
+    return solo_trace_behind(t) > 0;
 }
 
 const struct solo_key *solo_trace_key(const struct solo_trace *t)
@@ -313,7 +338,7 @@ struct solo_trace *solo_cache_put(struct solo_cache *c, const struct gpu_config 
         return t;
     gpu_delete(t->gpu); /* the loaded samples replace a shorter run */
     t->gpu = NULL;
-    t->n = 0;
+    t->made = t->n = 0;
     for (size_t i = 0; i < n; i++)
         trace_append(t, insts[i]);
     return t;

@@ -105,6 +105,52 @@ static void trace_extends_on_demand_and_round_trips(void **state)
     solo_cache_delete(b);
 }
 
+/* A loaded trace is caught up with a slice at a time: its samples stay as loaded throughout
+ * (the same run gives them again), how far behind it is shrinks by each slice, and once
+ * caught up it is extended from where it stands, giving the samples a run never stored
+ * gives. A damaged sample is replaced by the run's as it is caught up with. */
+static void loaded_trace_catches_up_in_slices(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    const struct kernel_profile *p = kernel_builtin_find("stream");
+    struct solo_cache *a = solo_cache_new(), *b = solo_cache_new();
+    struct solo_trace *live = solo_cache_get(a, &cfg, p, 20, 3, err, sizeof err);
+    solo_trace_extend(live, 12 * SOLO_SAMPLE_CYCLES);
+    assert_int_equal(solo_trace_behind(live), 0);
+    assert_false(solo_trace_loaded(live));
+    const uint64_t *insts;
+    size_t n = solo_trace_samples(live, &insts);
+    assert_int_equal(n, 13);
+    uint64_t *copy = malloc(n * sizeof(*copy));
+    memcpy(copy, insts, n * sizeof(*copy));
+    copy[7] -= 1; /* damaged, still in order */
+    struct solo_trace *t = solo_cache_put(b, &cfg, p, 20, 3, copy, n, err, sizeof err);
+    assert_non_null(t);
+    assert_true(solo_trace_loaded(t));
+    assert_int_equal(solo_trace_behind(t), 12 * SOLO_SAMPLE_CYCLES);
+    const uint64_t *got;
+    solo_trace_catch_up(t, 5 * SOLO_SAMPLE_CYCLES); /* the start, and 4 samples on */
+    assert_int_equal(solo_trace_behind(t), 8 * SOLO_SAMPLE_CYCLES);
+    assert_int_equal(solo_trace_samples(t, &got), n);
+    assert_memory_equal(got, copy, n * sizeof(*got));
+    solo_trace_catch_up(t, 100 * SOLO_SAMPLE_CYCLES); /* stops at the samples' end */
+    assert_int_equal(solo_trace_behind(t), 0);
+    assert_false(solo_trace_loaded(t));
+    assert_int_equal(solo_trace_samples(t, &got), n);
+    assert_memory_equal(got, insts, n * sizeof(*got)); /* the damaged sample is the run's */
+    solo_trace_extend(t, 20 * SOLO_SAMPLE_CYCLES);
+    solo_trace_extend(live, 20 * SOLO_SAMPLE_CYCLES);
+    n = solo_trace_samples(live, &insts);
+    assert_int_equal(solo_trace_samples(t, &got), n);
+    assert_memory_equal(got, insts, n * sizeof(*got));
+    free(copy);
+    solo_cache_delete(a);
+    solo_cache_delete(b);
+}
+
 static void shared_np_is_below_one_for_a_memory_pair(void **state)
 {
     (void)state;
@@ -162,6 +208,7 @@ int main(void)
         cmocka_unit_test(trace_is_cached_and_monotonic),
         cmocka_unit_test(private_interval_has_np_one),
         cmocka_unit_test(trace_extends_on_demand_and_round_trips),
+        cmocka_unit_test(loaded_trace_catches_up_in_slices),
         cmocka_unit_test(shared_np_is_below_one_for_a_memory_pair),
         cmocka_unit_test(characterize_reports_rates),
     };
