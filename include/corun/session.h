@@ -193,7 +193,8 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
 
 /* The private-mode references through the catalog's trace cache: take longer traces from cat
  * (call before stepping) and store the session's back (after), so runs of the same kernels,
- * preset and seed share them. Results do not change. Return 0, or -1 with a message. */
+ * preset and seed share them. Results do not change. session_traces_from_catalog returns how
+ * many kernels' traces it took, session_traces_to_catalog 0; both -1 with a message. */
 int session_traces_from_catalog(struct session *s, struct catalog *cat, char *err, size_t errlen);
 int session_traces_to_catalog(const struct session *s, struct catalog *cat, char *err,
                               size_t errlen);

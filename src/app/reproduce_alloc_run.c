@@ -158,7 +158,7 @@ int ralloc_run_scenario(const struct scenario *sc, unsigned threads, struct cata
     int rc = sess ? 0 : -1;
     if (sess)
         session_set_threads(sess, threads ? threads : 1);
-    if (sess && cat && session_traces_from_catalog(sess, cat, err, errlen) != 0)
+    if (sess && cat && session_traces_from_catalog(sess, cat, err, errlen) < 0)
         err[0] = '\0'; /* no cache: the references are simulated instead */
     struct epoch_ctx ec = {report, ctx, 0, sc->epochs};
     for (unsigned e = 0; rc == 0 && e < sc->epochs; e++) {

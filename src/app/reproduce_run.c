@@ -104,7 +104,7 @@ static int simulate(const struct repro_job *j, const struct scenario *sc, int ow
     if (!sess)
         return -1;
     session_set_threads(sess, j->o->threads ? j->o->threads : 1);
-    if (j->cat && session_traces_from_catalog(sess, j->cat, err, errlen) != 0)
+    if (j->cat && session_traces_from_catalog(sess, j->cat, err, errlen) < 0)
         err[0] = '\0'; /* no cache: the references are simulated instead */
     const struct predictor_ops *ops[REPRO_MAX_PREDICTORS] = {0};
     void *state[REPRO_MAX_PREDICTORS] = {0};

@@ -23,10 +23,12 @@
 
 struct ref_job {
     struct solo_trace *t;
-    uint64_t want;         /* instructions the reference must cover */
-    uint64_t len, slice;   /* cycles: the epoch's length, one extension step */
-    uint64_t most;         /* cycles of extension at most */
-    _Atomic uint64_t made; /* cycles of extension steps taken */
+    uint64_t want;           /* instructions the reference must cover */
+    uint64_t len, slice;     /* cycles: the epoch's length, one extension step */
+    uint64_t most;           /* cycles of extension at most */
+    uint64_t behind;         /* cycles a loaded trace was behind when the job began */
+    _Atomic uint64_t made;   /* cycles of extension steps taken */
+    _Atomic uint64_t caught; /* cycles of catching up taken (solo_trace_catch_up) */
 };
 
 /* The cycles trace t covers. */
@@ -45,7 +47,17 @@ static bool job_step(struct ref_job *j)
     uint64_t made = atomic_load_explicit(&j->made, memory_order_relaxed);
     const uint64_t *insts;
     size_t n = solo_trace_samples(j->t, &insts);
-    if ((n > 0 && insts[n - 1] >= j->want) || made >= j->most)
+    if (n > 0 && insts[n - 1] >= j->want)
+        return false;
+    if (solo_trace_loaded(j->t)) {
+        /* A trace read from the catalog: the kernel is simulated again up to its samples
+         * first, a slice at a time, so that it can go on from there. */
+        solo_trace_catch_up(j->t, j->slice);
+        uint64_t caught = atomic_load_explicit(&j->caught, memory_order_relaxed);
+        atomic_store_explicit(&j->caught, caught + j->slice, memory_order_relaxed);
+        return true;
+    }
+    if (made >= j->most)
         return false;
     solo_trace_extend(j->t, trace_end(j->t) + j->slice);
     atomic_store_explicit(&j->made, made + j->slice, memory_order_relaxed);
@@ -61,8 +73,21 @@ static uint64_t ref_slice(uint64_t len)
 
 static double job_part(struct ref_job *j)
 {
-    double part = (double)atomic_load_explicit(&j->made, memory_order_relaxed) / (double)j->len;
+    double done = (double)atomic_load_explicit(&j->made, memory_order_relaxed) +
+                  (double)atomic_load_explicit(&j->caught, memory_order_relaxed);
+    double part = done / (double)(j->len + j->behind);
     return part < 1 ? part : 1;
+}
+
+/* A job on trace t of an epoch of len cycles (made and caught zero). */
+static struct ref_job new_job(struct solo_trace *t, uint64_t want, uint64_t len, uint64_t most)
+{
+    return (struct ref_job){.t = t,
+                            .want = want,
+                            .len = len,
+                            .slice = ref_slice(len),
+                            .most = most,
+                            .behind = solo_trace_behind(t)};
 }
 
 struct ref_pool {
@@ -129,16 +154,13 @@ int session_extend_references(struct session *s, const unsigned *slot, unsigned 
 {
     if (n == 0)
         return 0;
-    uint64_t len = s->sc->epoch_cycles, slice = ref_slice(len);
+    uint64_t len = s->sc->epoch_cycles;
     struct ref_pool p = {.jobs = xcalloc(n, sizeof(*p.jobs))};
     for (unsigned i = 0; i < n; i++) {
         uint64_t want = gpu_kernel_instructions_total(s->gpu, slot[i]);
         unsigned j = job_of(&p, s->ref[slot[i]]);
-        if (j == p.njobs) {
-            p.jobs[p.njobs++] =
-                (struct ref_job){.t = s->ref[slot[i]], .len = len, .slice = slice, .most = 4 * len};
-            atomic_init(&p.jobs[j].made, 0);
-        }
+        if (j == p.njobs)
+            p.jobs[p.njobs++] = new_job(s->ref[slot[i]], 0, len, 4 * len);
         if (want > p.jobs[j].want)
             p.jobs[j].want = want;
     }
@@ -183,22 +205,29 @@ struct session_ahead *session_refs_ahead(struct session *s, const unsigned *slot
     a->pool.jobs = xcalloc(n, sizeof(*a->pool.jobs));
     for (unsigned i = 0; i < n; i++) {
         struct solo_trace *t = s->ref[slot[i]];
-        /* A trace read from the catalog is extended by simulating it again from its start:
-         * only when the epoch turns out to need it. */
-        if (job_of(&a->pool, t) < a->pool.njobs || solo_trace_loaded(t))
+        if (job_of(&a->pool, t) < a->pool.njobs)
             continue;
         /* From where the kernel stood when the epoch began (covered: the last epoch's NP was
          * read there) to where it will likely be at its end. */
         double from = solo_trace_cycles_at(t, s->insts_at_start[slot[i]]);
         if (from < 0) /* the kernel makes no progress alone */
             continue;
-        uint64_t end = trace_end(t), to = (uint64_t)from + likely_advance(s, slot[i]);
-        if (to <= end)
+        uint64_t end = trace_end(t), advance = likely_advance(s, slot[i]);
+        uint64_t to = (uint64_t)from + advance;
+        if (solo_trace_loaded(t)) {
+            /* A trace read from the catalog is left as it is while it will likely cover the
+             * scenario's epochs still to come, give or take an epoch (one made by a run of the
+             * same mix covers them exactly, and the guess is as rough as the kernel's NP
+             * varies); the second thread then splits the shared run. Else it is caught up
+             * with here, so that the epoch that needs more does not simulate it again from
+             * its start all at once. */
+            uint64_t left = s->sc->epochs > s->nepochs ? s->sc->epochs - s->nepochs : 1;
+            if ((uint64_t)from + advance * left <= end + (left > 1 ? advance : 0))
+                continue;
+        } else if (to <= end) {
             continue;
-        struct ref_job *j = &a->pool.jobs[a->pool.njobs++];
-        *j = (struct ref_job){
-            .t = t, .want = UINT64_MAX, .len = len, .slice = ref_slice(len), .most = to - end};
-        atomic_init(&j->made, 0);
+        }
+        a->pool.jobs[a->pool.njobs++] = new_job(t, UINT64_MAX, len, to > end ? to - end : 0);
     }
     for (; a->started + 1 < s->threads && a->started < a->pool.njobs; a->started++)
         if (pthread_create(&a->tid[a->started], NULL, worker, &a->pool) != 0)

@@ -14,6 +14,7 @@ int session_traces_from_catalog(struct session *s, struct catalog *cat, char *er
 {
     if (!s->gpu)
         return 0; /* a replay simulates nothing */
+    unsigned taken = 0;
     for (unsigned k = 0; k < s->sc->nkernels; k++) {
         const struct solo_key *key = solo_trace_key(s->ref[k]);
         uint64_t *insts = NULL;
@@ -24,12 +25,14 @@ int session_traces_from_catalog(struct session *s, struct catalog *cat, char *er
         if (n > solo_trace_samples(s->ref[k], &have)) {
             struct solo_trace *t = solo_cache_put(s->solo, &s->sc->gpu, &s->sc->kernels[k].profile,
                                                   key->sms, key->seed, insts, n, err, errlen);
-            if (t)
+            if (t) {
                 s->ref[k] = t;
+                taken++;
+            }
         }
         free(insts);
     }
-    return 0;
+    return (int)taken;
 }
 
 int session_traces_to_catalog(const struct session *s, struct catalog *cat, char *err,

@@ -136,7 +136,7 @@ static int run_item(const struct sweep_options *o, const struct suite *s, const 
     if (sess)
         session_set_threads(sess, o->threads ? o->threads : 1);
     if (rc == 0)
-        rc = session_traces_from_catalog(sess, cat, err, errlen);
+        rc = session_traces_from_catalog(sess, cat, err, errlen) < 0 ? -1 : 0;
     for (unsigned i = 0; rc == 0 && i < sc.epochs; i++)
         if (session_step_epoch(sess, NULL, NULL) != 0) {
             snprintf(err, errlen, "%s", session_error(sess));

@@ -440,7 +440,7 @@ static int run_file(struct options o)
         fprintf(stderr, "corun: %s; the run was not started\n", err);
         goto out;
     }
-    if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) != 0)
+    if (!cat || session_traces_from_catalog(s, cat, err, sizeof err) < 0)
         fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
     if (o.out && session_record(s, o.out, err, sizeof err) != 0) {
         catalog_close(cat);

@@ -268,7 +268,7 @@ static void test_references_run_ahead(void **state)
     struct session *three = session_new(&sc, err, sizeof err);
     assert_non_null(three);
     session_set_threads(three, 2);
-    assert_int_equal(session_traces_from_catalog(three, cat, err, sizeof err), 0);
+    assert_int_equal(session_traces_from_catalog(three, cat, err, sizeof err), 2);
     assert_true(solo_trace_loaded(three->ref[0]));
     assert_null(session_refs_ahead(three, slot, n));
     /* With nothing to run ahead, the shared run is timed chunk by chunk to choose between one
@@ -282,6 +282,38 @@ static void test_references_run_ahead(void **state)
     for (unsigned k = 0; k < 2; k++)
         assert_memory_equal(&session_epoch_at(one, 0)->k[k].np_true,
                             &session_epoch_at(three, 0)->k[k].np_true, sizeof(double));
+    /* The same traces read by a run of 40 epochs, which they will not cover: caught up with
+     * ahead, a slice at a time, with the samples they were read with; and the NPs as ever. */
+    struct scenario sc40;
+    test_scenario_text(&sc40, "unit40.cfg",
+                       "name = \"unit\";\ngpu = \"hbm80\";\ngpu_overrides = { sms = 16; };\n"
+                       "seed = 7;\nepochs = 40;\nepoch_cycles = 20000;\n"
+                       "kernels = ( { name = \"stream\"; priority = \"high\"; },"
+                       " { name = \"compute\"; } );\n");
+    struct session *four = session_new(&sc40, err, sizeof err);
+    assert_non_null(four);
+    session_set_threads(four, 2);
+    assert_int_equal(session_traces_from_catalog(four, cat, err, sizeof err), 2);
+    uint64_t behind[2];
+    size_t had[2];
+    for (unsigned k = 0; k < 2; k++) {
+        behind[k] = solo_trace_behind(four->ref[k]);
+        had[k] = solo_trace_samples(four->ref[k], &b);
+        assert_true(behind[k] > 0);
+    }
+    session_refs_ahead_wait(session_refs_ahead(four, slot, n));
+    for (unsigned k = 0; k < 2; k++) {
+        assert_true(solo_trace_behind(four->ref[k]) < behind[k]);
+        assert_true(solo_trace_samples(four->ref[k], &b) >= had[k]);
+        solo_trace_samples(two->ref[k], &a);
+        assert_memory_equal(a, b, had[k] * sizeof(*a));
+    }
+    assert_int_equal(session_step_epoch(four, NULL, NULL), 0);
+    for (unsigned k = 0; k < 2; k++)
+        assert_memory_equal(&session_epoch_at(one, 0)->k[k].np_true,
+                            &session_epoch_at(four, 0)->k[k].np_true, sizeof(double));
+    session_delete(four);
+    scenario_done(&sc40);
     catalog_close(cat);
     unlink(path);
     session_delete(three);
