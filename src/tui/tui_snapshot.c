@@ -8,10 +8,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/catalog.h"
 #include "corun/util.h"
 #include "tui_internal.h"
 
 /* ---- attaching a session ---- */
+
+/* The private-mode references through the default catalog's trace cache, as `corun run` uses
+ * it: a live session takes the longer traces from it before its worker starts, and stores its
+ * own back when it is detached, so a mix opened again (a lesson, a demo, the default scenario)
+ * does not simulate its references again. A loaded trace gives the samples the session would
+ * have simulated: nothing shown changes. A catalog that cannot be used only costs time.
+ * Returns how many kernels' traces were taken, or -1 with the reason in err. */
+static int traces_from_catalog(struct session *s, char *err, size_t errlen)
+{
+    if (session_is_replay(s))
+        return 0;
+    struct catalog *cat = catalog_open(NULL, err, errlen);
+    int taken = cat ? session_traces_from_catalog(s, cat, err, errlen) : -1;
+    catalog_close(cat);
+    return taken;
+}
+
+static void traces_to_catalog(const struct session *s, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    if (!s || session_is_replay(s) || session_epochs_done(s) == 0)
+        return;
+    struct catalog *cat = catalog_open(NULL, err, errlen);
+    if (cat && session_traces_to_catalog(s, cat, err, errlen) == 0)
+        err[0] = '\0';
+    catalog_close(cat);
+}
 
 static void clear_snapshot(struct tui *t)
 {
@@ -55,6 +83,8 @@ static void copy_epoch(struct tui *t, const struct session *s, const struct sess
 
 void tui_attach(struct tui *t, struct session *s)
 {
+    char cache_err[512];
+    int cached = traces_from_catalog(s, cache_err, sizeof cache_err);
     clear_snapshot(t);
     t->session = s;
     t->sc = session_scenario(s);
@@ -84,6 +114,10 @@ void tui_attach(struct tui *t, struct session *s)
     t->log_scroll = 0;
     for (unsigned i = 0; i < session_event_count(s); i++)
         tui_log_event(t, session_event_at(s, i));
+    if (cached < 0)
+        tui_log(t, "no trace cache: %s", cache_err);
+    else if (cached > 0)
+        tui_log(t, "%d reference%s from the trace cache", cached, cached == 1 ? "" : "s");
     t->worker = tui_worker_start(s);
     tui_changed(t, TUI_CH_ALL);
 }
@@ -112,6 +146,11 @@ void tui_detach(struct tui *t)
     tui_worker_stop(t->worker);
     t->worker = NULL;
     finish_recording(t);
+    char cache_err[512];
+    traces_to_catalog(t->session, cache_err, sizeof cache_err);
+    if (cache_err[0] && !t->saved_note[0])
+        snprintf(t->saved_note, sizeof t->saved_note, "the references were not cached: %.400s",
+                 cache_err);
     session_delete(t->session);
     t->session = NULL;
 }
