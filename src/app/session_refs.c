@@ -215,14 +215,16 @@ struct session_ahead *session_refs_ahead(struct session *s, const unsigned *slot
         uint64_t end = trace_end(t), advance = likely_advance(s, slot[i]);
         uint64_t to = (uint64_t)from + advance;
         if (solo_trace_loaded(t)) {
-            /* A trace read from the catalog is left as it is while it will likely cover the
-             * scenario's epochs still to come, give or take an epoch (one made by a run of the
-             * same mix covers them exactly, and the guess is as rough as the kernel's NP
-             * varies); the second thread then splits the shared run. Else it is caught up
-             * with here, so that the epoch that needs more does not simulate it again from
-             * its start all at once. */
+            /* A trace read from the catalog (or a branch's, copied from its run) is left as
+             * it is while it will likely cover the scenario's epochs still to come, give or
+             * take an epoch (one made by a run of the same mix covers them exactly, and the
+             * guess is as rough as the kernel's NP varies), and while a branch re-simulates
+             * the epochs its run had; the second thread then splits the shared run. Else it
+             * is caught up with here, so that the epoch that needs more does not simulate it
+             * again from its start all at once. */
             uint64_t left = s->sc->epochs > s->nepochs ? s->sc->epochs - s->nepochs : 1;
-            if ((uint64_t)from + advance * left <= end + (left > 1 ? advance : 0))
+            if ((uint64_t)from + advance * left <= end + (left > 1 ? advance : 0) ||
+                s->replaying) /* a branch makes for its branch point first */
                 continue;
         } else if (to <= end) {
             continue;

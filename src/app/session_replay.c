@@ -279,6 +279,37 @@ static const char *first_difference(const struct session_epoch *a, const struct 
     return NULL;
 }
 
+/* A branch of a live run re-simulates its epochs exactly, so the run's private-mode
+ * references cover them: it starts with copies of their samples (each caught up with or
+ * simulated again from its start if the branch later goes further), rather than simulating
+ * them again. A replay has none in memory. */
+static void inherit_references(struct session *b, const struct session *r)
+{
+    if (!r->solo)
+        return;
+    for (unsigned k = 0; k < b->sc->nkernels; k++) {
+        const struct solo_key *want = solo_trace_key(b->ref[k]);
+        for (size_t i = 0; i < solo_cache_count(r->solo); i++) {
+            struct solo_trace *t = solo_cache_at(r->solo, i);
+            const struct solo_key *have = solo_trace_key(t);
+            if (have->config_hash != want->config_hash ||
+                have->profile_hash != want->profile_hash || have->sms != want->sms ||
+                have->seed != want->seed)
+                continue;
+            const uint64_t *insts;
+            size_t n = solo_trace_samples(t, &insts);
+            char err[256];
+            struct solo_trace *c =
+                n > 1 ? solo_cache_put(b->solo, &b->sc->gpu, &b->sc->kernels[k].profile, want->sms,
+                                       want->seed, insts, n, err, sizeof err)
+                      : NULL;
+            if (c)
+                b->ref[k] = c;
+            break;
+        }
+    }
+}
+
 struct session *session_branch(const struct session *r, unsigned epochs,
                                session_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
@@ -297,6 +328,7 @@ struct session *session_branch(const struct session *r, unsigned epochs,
     if (!b)
         return NULL;
     b->threads = r->threads; /* a replay keeps what it was given for its branches */
+    inherit_references(b, r);
     /* The replay's log up to the branch point is the branch's history. */
     b->nevents = 0;
     for (unsigned i = 0; i < r->nevents && r->events[i].epoch < epochs; i++)

@@ -352,6 +352,15 @@ static void test_rewind_live(void **state)
     assert_string_equal(session_allocator_name(b), "proportional");
     assert_int_equal(test_sms_of(b, 0), 8); /* hp_share 0.5 was in force after epoch 2 */
     assert_int_equal(test_count_events(b, "note", "rewound to the end of epoch 2"), 1);
+    /* The rewound run started from copies of the run's references, which cover its epochs:
+     * they are as the run left them, not simulated again (only as far as epoch 2 needed). */
+    for (unsigned k = 0; k < 2; k++) {
+        const uint64_t *x, *y;
+        size_t nx = solo_trace_samples(b->ref[k], &x), ny = solo_trace_samples(s->ref[k], &y);
+        assert_int_equal(nx, ny);
+        assert_memory_equal(x, y, nx * sizeof(*x));
+        assert_true(b->ref[k] != s->ref[k]);
+    }
     /* Another policy from there changes only the rewound run. */
     assert_int_equal(session_set_allocator(b, "static", err, sizeof err), 0);
     assert_int_equal(session_step_epoch(b, NULL, NULL), 0);
