@@ -313,6 +313,13 @@ static void inherit_references(struct session *b, const struct session *r)
 struct session *session_branch(const struct session *r, unsigned epochs,
                                session_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
+    return session_branch_cached(r, epochs, NULL, progress, ctx, err, errlen);
+}
+
+struct session *session_branch_cached(const struct session *r, unsigned epochs, struct catalog *cat,
+                                      session_progress_fn progress, void *ctx, char *err,
+                                      size_t errlen)
+{
     if (epochs > r->nepochs || (!session_is_replay(r) && !r->has_start)) {
         snprintf(err, errlen, "%s: cannot branch at epoch %u: the run holds epochs 0 to %u",
                  run_name(r), epochs, r->nepochs);
@@ -329,6 +336,9 @@ struct session *session_branch(const struct session *r, unsigned epochs,
         return NULL;
     b->threads = r->threads; /* a replay keeps what it was given for its branches */
     inherit_references(b, r);
+    char cache_err[256]; /* a trace cache that fails only costs time */
+    if (cat)
+        (void)session_traces_from_catalog(b, cat, cache_err, sizeof cache_err);
     /* The replay's log up to the branch point is the branch's history. */
     b->nevents = 0;
     for (unsigned i = 0; i < r->nevents && r->events[i].epoch < epochs; i++)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/report.h"
@@ -53,7 +54,14 @@ static int branch_run(int argc, char **argv)
         fprintf(stderr, "corun: %s\n", err);
         return CLI_BAD_INPUT;
     }
-    b = session_branch(r, (unsigned)at, progress, (void *)"re-simulating", err, sizeof err);
+    /* The references through the trace cache, as `run` does (a cache that fails only costs
+     * time), and the branch on the machine's threads (the results do not depend on them). */
+    struct catalog *cat = catalog_open(NULL, err, sizeof err);
+    if (!cat)
+        fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
+    session_set_threads(r, cli_default_threads());
+    b = session_branch_cached(r, (unsigned)at, cat, progress, (void *)"re-simulating", err,
+                              sizeof err);
     if (!b) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
@@ -89,7 +97,10 @@ static int branch_run(int argc, char **argv)
         fprintf(stderr, "corun: %s\n", err);
         rc = CLI_FAILED;
     }
+    if (cat && session_traces_to_catalog(b, cat, err, sizeof err) != 0)
+        fprintf(stderr, "corun: note: traces not cached (%s)\n", err);
 out:
+    catalog_close(cat);
     session_delete(b);
     session_delete(r);
     return rc;
@@ -102,6 +113,9 @@ const struct cli_command cmd_branch = {
     .help = "The recorded scenario and seed are simulated again for EPOCH epochs and compared\n"
             "with the file (a file from another corun or with changed kernels is refused), then\n"
             "N more epochs (default 1) run and are printed; --out records the branch, from\n"
-            "its first epoch, to a new run file.\n",
+            "its first epoch, to a new run file. As `run` does, it takes the kernels'\n"
+            "private-mode references from the catalog's trace cache when they are there,\n"
+            "stores them back, and uses the machine's cores; the results do not depend on\n"
+            "either.\n",
     .run = branch_run,
 };

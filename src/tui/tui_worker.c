@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "corun/catalog.h"
 #include "corun/util.h"
 #include "tui_worker_state.h"
 
@@ -247,7 +248,13 @@ static void do_branch(struct tui_worker *w)
     atomic_store(&w->progress_milli, 0);
     pthread_mutex_unlock(&w->mu);
     char err[512] = "";
-    struct session *b = session_branch(w->session, epochs, on_progress, w, err, sizeof err);
+    /* A replay's references may be in the trace cache (the run that recorded it stored
+     * them); a live run's are in memory. */
+    struct catalog *cat = catalog_open(NULL, err, sizeof err);
+    err[0] = '\0';
+    struct session *b =
+        session_branch_cached(w->session, epochs, cat, on_progress, w, err, sizeof err);
+    catalog_close(cat);
     pthread_mutex_lock(&w->mu);
     w->busy = false;
     if (b) {

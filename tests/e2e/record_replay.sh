@@ -30,6 +30,13 @@ cmp -s <("$CORUN" show "$TMPD/a.h5" --json) <("$CORUN" show "$TMPD/c.h5" --json)
 diff <(grep '^    3 ' "$TMPD/run.txt") <(grep '^    3 ' "$TMPD/branch.txt") || fail "branch epoch 3 differs"
 grep -qx "$TMPD/a.h5: branched after epoch 2 of 3, 1 more epoch" "$TMPD/branch.txt" ||
     fail "branch heading: $(head -1 "$TMPD/branch.txt")"
+# A branch shares the references through the trace cache, as run does: into an empty one it
+# stores the two kernels' (and gives the same epochs).
+mkdir -p "$TMPD/bx"
+XDG_DATA_HOME="$TMPD/bx" "$CORUN" branch "$TMPD/a.h5" 2 --epochs 1 >"$TMPD/branch2.txt" 2>/dev/null
+diff "$TMPD/branch.txt" "$TMPD/branch2.txt" || fail "a branch with an empty trace cache differs"
+n=$(XDG_DATA_HOME="$TMPD/bx" "$CORUN" runs query "SELECT count(*) FROM solo_traces" | tail -1)
+[ "$n" = 2 ] || fail "the branch left $n traces in the trace cache, expected 2"
 "$CORUN" branch "$TMPD/a.h5" 1 --epochs 2 --out "$TMPD/br.h5" >/dev/null 2>&1
 "$CORUN" show "$TMPD/br.h5" | grep -q 'event  epoch 1  note        branched from' || fail "branch note"
 "$CORUN" branch "$TMPD/a.h5" 9 2>"$TMPD/err" && fail "branch past the end"

@@ -161,6 +161,31 @@ static void test_branch_reapplies(void **state)
     /* Its log is the recorded one plus the branch note, nothing re-logged. */
     assert_int_equal(test_count_events(b, "allocator", "static -> proportional"), 1);
     assert_int_equal(test_count_events(b, "parameter", "set hp_share"), 2);
+    /* A replay holds no references: a branch of it simulates them as far as it needs, or
+     * takes those of a trace cache (here the recording run's, an epoch further), with the
+     * same epochs. */
+    char cpath[] = "/tmp/corun-test-branch-cache-XXXXXX";
+    test_tmp_path(cpath);
+    struct catalog *cat = catalog_open(cpath, err, sizeof err);
+    if (!cat)
+        fail_msg("%s", err);
+    assert_int_equal(session_traces_to_catalog(s, cat, err, sizeof err), 0);
+    struct session *c = session_branch_cached(r, 2, cat, NULL, NULL, err, sizeof err),
+                   *d = session_branch(r, 2, NULL, NULL, err, sizeof err);
+    assert_non_null(c);
+    assert_non_null(d);
+    for (unsigned k = 0; k < 2; k++) {
+        const uint64_t *x, *y;
+        size_t nc = solo_trace_samples(c->ref[k], &x), nd = solo_trace_samples(d->ref[k], &y);
+        assert_true(nc > nd);
+        assert_int_equal(nc, solo_trace_samples(s->ref[k], &y));
+        assert_memory_equal(&session_epoch_at(c, 1)->k[k].np_true,
+                            &session_epoch_at(d, 1)->k[k].np_true, sizeof(double));
+    }
+    catalog_close(cat);
+    unlink(cpath);
+    session_delete(d);
+    session_delete(c);
     session_delete(b);
     session_delete(r);
     session_delete(s);
