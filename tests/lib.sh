@@ -63,6 +63,25 @@ tui_gone() {
 $(cat "$TMPD/screen")"
 }
 tui_resize() { tui_tmux resize-window -t tui -x "$1" -y "$2"; }
+# The stream and compute rows of the third epoch of tests/data/good/tui_fast.cfg run headless
+# (tui_headless_rows [ENV...]), and whether the workbench's kernel table shows them
+# (tui_rows_match: fails with the screen otherwise).
+tui_headless_rows() {
+    env "$@" "$CORUN" run "$top_srcdir/tests/data/good/tui_fast.cfg" --epochs 3 >"$TMPD/headless"
+    # "epoch kernel SMs IPC NP BW RBH" rows of the third epoch: SMs, IPC and NP.
+    TUI_ROW_STREAM=$(awk '$1 == 3 && $2 == "stream" { print $3, $4, $5 }' "$TMPD/headless")
+    TUI_ROW_COMPUTE=$(awk '$1 == 3 && $2 == "compute" { print $3, $4, $5 }' "$TMPD/headless")
+    [ -n "$TUI_ROW_STREAM" ] && [ -n "$TUI_ROW_COMPUTE" ] || fail "no third epoch in the headless run"
+}
+tui_rows_match() {
+    tui_screen >"$TMPD/s"
+    local s c
+    s=$(echo "$TUI_ROW_STREAM" | sed 's/ / +/g') c=$(echo "$TUI_ROW_COMPUTE" | sed 's/ / +/g')
+    grep -Eq "A stream +$s " "$TMPD/s" || fail "stream row is not '$TUI_ROW_STREAM':
+$(cat "$TMPD/s")"
+    grep -Eq "B compute +$c " "$TMPD/s" || fail "compute row is not '$TUI_ROW_COMPUTE':
+$(cat "$TMPD/s")"
+}
 
 # Run CMD... expecting bad input: exit status 2 and a message on stderr matching PATTERN (a
 # grep regex); WHAT names the case in failures. Scripts with other needs define their own.

@@ -4,12 +4,7 @@
 # scenario's end and pauses; + and - change the pace.
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
-"$CORUN" run "$cfg" --epochs 3 >"$TMPD/headless"
-# "epoch kernel SMs IPC NP BW RBH" rows of the third epoch.
-row() { awk -v k="$1" '$1 == 3 && $2 == k { print $3, $4, $5 }' "$TMPD/headless"; }
-read -r s_sms s_ipc s_np <<<"$(row stream)"
-read -r c_sms c_ipc c_np <<<"$(row compute)"
-[ -n "$s_np" ] && [ -n "$c_np" ] || fail "no third epoch in the headless run"
+tui_headless_rows
 
 tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
 tui_wait "Epoch 0/10"
@@ -21,11 +16,7 @@ tui_wait "Epoch 1/10"
 tui_keys Space Space
 tui_wait "Epoch 3/10"
 tui_wait "idle: Space steps"
-tui_screen >"$TMPD/s"
-grep -Eq "A stream +$s_sms +$s_ipc +$s_np " "$TMPD/s" || fail "stream row is not '$s_sms $s_ipc $s_np':
-$(cat "$TMPD/s")"
-grep -Eq "B compute +$c_sms +$c_ipc +$c_np " "$TMPD/s" || fail "compute row is not '$c_sms $c_ipc $c_np':
-$(cat "$TMPD/s")"
+tui_rows_match
 grep -q "e3 done" "$TMPD/s" || fail "the event log has no third epoch"
 grep -q "Explain: A stream" "$TMPD/s" || fail "the explain panel is not on the first kernel"
 
@@ -55,10 +46,10 @@ tui_gone "Press any key to close this help."
 tui_wait "[ Kernels, epoch 3 ]"
 tui_keys Down
 tui_wait "Explain: B compute"
-tui_wait "= $c_np"
+tui_wait "= ${TUI_ROW_COMPUTE##* }"
 tui_keys Up
 tui_wait "Explain: A stream"
-tui_wait "= $s_np"
+tui_wait "= ${TUI_ROW_STREAM##* }"
 # Enter opens it whole: its last lines say where the loads were served and, in a live run,
 # how many of the kernel's TBs an SM holds.
 tui_keys Enter

@@ -9,12 +9,7 @@ x="$TMPD/xdg"
 mkdir -p "$x" "$TMPD/alone"
 traces() { XDG_DATA_HOME="$x" "$CORUN" runs query "SELECT count(*) FROM solo_traces" | tail -1; }
 
-XDG_DATA_HOME="$TMPD/alone" "$CORUN" run "$cfg" --epochs 3 >"$TMPD/headless"
-# "epoch kernel SMs IPC NP BW RBH" rows of the third epoch.
-row() { awk -v k="$1" '$1 == 3 && $2 == k { print $3, $4, $5 }' "$TMPD/headless"; }
-read -r s_sms s_ipc s_np <<<"$(row stream)"
-read -r c_sms c_ipc c_np <<<"$(row compute)"
-[ -n "$s_np" ] && [ -n "$c_np" ] || fail "no third epoch in the headless run"
+tui_headless_rows XDG_DATA_HOME="$TMPD/alone"
 
 tui_start 120 40 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$x" -- tui "$cfg"
 tui_wait "Epoch 0/10"
@@ -36,11 +31,7 @@ tui_wait "2 references from the trace cache"
 tui_keys Space Space Space
 tui_wait "Epoch 3/10"
 tui_wait "idle: Space steps"
-tui_screen >"$TMPD/s"
-grep -Eq "A stream +$s_sms +$s_ipc +$s_np " "$TMPD/s" || fail "stream row is not '$s_sms $s_ipc $s_np':
-$(cat "$TMPD/s")"
-grep -Eq "B compute +$c_sms +$c_ipc +$c_np " "$TMPD/s" || fail "compute row is not '$c_sms $c_ipc $c_np':
-$(cat "$TMPD/s")"
+tui_rows_match
 tui_keys q
 tui_wait "quit without saving? y/n"
 tui_keys y
