@@ -11,7 +11,12 @@
  * beyond the point the last epoch needed, on the threads the shared run leaves, and stopped
  * when the shared run ends. A trace is the same samples however far and in whatever steps it
  * is extended, and NP reads it only where it covers, so this changes no result; after the
- * shared run only the rest, if any, is left to extend. */
+ * shared run only the rest, if any, is left to extend.
+ *
+ * A trace read from the catalog (or a branch's, copied from its run) has no private run behind
+ * it. Going further first simulates the kernel again up to its samples: the threads that run
+ * ahead do that a slice at a time when the trace will likely not cover the scenario's
+ * remaining epochs, rather than leave it all to the epoch that first needs more. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
