@@ -73,6 +73,10 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
 /* Threads for the kernels' private-mode references (each a simulation of its own, so they are
  * extended side by side; results do not depend on the count). 1 by default; 0 means 1. */
 void session_set_threads(struct session *s, unsigned threads);
+/* How many epochs the run is meant to have in all (0, the default: the scenario's). It only
+ * guides how much work on the references is done ahead (session_refs.c); results do not
+ * depend on it. */
+void session_plan_epochs(struct session *s, unsigned epochs);
 
 /* Epochs completed so far. */
 unsigned session_epochs_done(const struct session *s);

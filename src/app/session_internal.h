@@ -55,7 +55,8 @@ struct session {
     /* The last training-range warning logged per registered predictor, so each is logged once
      * (another one when the configuration changes). */
     char model_warned[SESSION_MAX_PREDICTORS][256];
-    unsigned threads;           /* threads for the private-mode references (session_set_threads) */
+    unsigned threads;        /* threads for the private-mode references (session_set_threads) */
+    unsigned planned_epochs; /* the run's planned length (session_plan_epochs; 0: the scenario's) */
     struct split_gov split_gov; /* one thread or a split block for the shared run (run_chunk) */
     /* The last interval of the last epoch (from its last interval decision to its end), which
      * an interval allocator sees at the epoch boundary rather than the whole epoch. */

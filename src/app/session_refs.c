@@ -15,7 +15,7 @@
  *
  * A trace read from the catalog (or a branch's, copied from its run) has no private run behind
  * it. Going further first simulates the kernel again up to its samples: the threads that run
- * ahead do that a slice at a time when the trace will likely not cover the scenario's
+ * ahead do that a slice at a time when the trace will likely not cover the run's
  * remaining epochs, rather than leave it all to the epoch that first needs more. */
 #include <math.h>
 #include <pthread.h>
@@ -221,13 +221,14 @@ struct session_ahead *session_refs_ahead(struct session *s, const unsigned *slot
         uint64_t to = (uint64_t)from + advance;
         if (solo_trace_loaded(t)) {
             /* A trace read from the catalog (or a branch's, copied from its run) is left as
-             * it is while it will likely cover the scenario's epochs still to come, give or
+             * it is while it will likely cover the run's epochs still to come, give or
              * take an epoch (one made by a run of the same mix covers them exactly, and the
              * guess is as rough as the kernel's NP varies), and while a branch re-simulates
              * the epochs its run had; the second thread then splits the shared run. Else it
              * is caught up with here, so that the epoch that needs more does not simulate it
              * again from its start all at once. */
-            uint64_t left = s->sc->epochs > s->nepochs ? s->sc->epochs - s->nepochs : 1;
+            unsigned plan = s->planned_epochs ? s->planned_epochs : s->sc->epochs;
+            uint64_t left = plan > s->nepochs ? plan - s->nepochs : 1;
             if ((uint64_t)from + advance * left <= end + (left > 1 ? advance : 0) ||
                 s->replaying) /* a branch makes for its branch point first */
                 continue;
@@ -267,6 +268,11 @@ void session_refs_ahead_stop(struct session_ahead *a)
 void session_refs_ahead_wait(struct session_ahead *a)
 {
     ahead_end(a, false);
+}
+
+void session_plan_epochs(struct session *s, unsigned epochs)
+{
+    s->planned_epochs = epochs;
 }
 
 void session_set_threads(struct session *s, unsigned threads)

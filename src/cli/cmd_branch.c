@@ -70,6 +70,7 @@ static int branch_run(int argc, char **argv)
         fprintf(stderr, "corun: %s\n", err);
         goto out;
     }
+    session_plan_epochs(b, (unsigned)(at + more));
     const struct scenario *sc = session_scenario(b);
     if (json)
         report_json_begin(stdout, sc);

@@ -452,6 +452,7 @@ static int run_file(struct options o)
     else
         printf("%s (gpu %s): %u epoch%s of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
                epochs == 1 ? "" : "s", sc.epoch_cycles, (unsigned long long)sc.seed);
+    session_plan_epochs(s, epochs);
     int ran = run_epochs(s, &o, epochs);
     rc = ran == 0 ? CLI_OK : ran == -2 ? CLI_BAD_INPUT : CLI_FAILED;
     if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)

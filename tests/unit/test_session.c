@@ -337,6 +337,14 @@ static void test_references_run_ahead(void **state)
     for (unsigned k = 0; k < 2; k++)
         assert_memory_equal(&session_epoch_at(one, 0)->k[k].np_true,
                             &session_epoch_at(four, 0)->k[k].np_true, sizeof(double));
+    /* ... unless the run is to be only as long as they cover (run --epochs 2). */
+    struct session *five = session_new(&sc40, err, sizeof err);
+    assert_non_null(five);
+    session_set_threads(five, 2);
+    session_plan_epochs(five, 2);
+    assert_int_equal(session_traces_from_catalog(five, cat, err, sizeof err), 2);
+    assert_null(session_refs_ahead(five, slot, n));
+    session_delete(five);
     session_delete(four);
     scenario_done(&sc40);
     catalog_close(cat);
