@@ -47,6 +47,8 @@ struct solo_trace *solo_cache_get(struct solo_cache *c, const struct gpu_config 
 struct solo_trace *solo_cache_put(struct solo_cache *c, const struct gpu_config *cfg,
                                   const struct kernel_profile *p, unsigned sms, uint64_t seed,
                                   const uint64_t *insts, size_t n, char *err, size_t errlen);
+/* The cached trace with key k, or NULL (nothing is created). */
+struct solo_trace *solo_cache_find(struct solo_cache *c, const struct solo_key *k);
 size_t solo_cache_count(const struct solo_cache *c);
 struct solo_trace *solo_cache_at(struct solo_cache *c, size_t i);
 

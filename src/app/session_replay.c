@@ -288,25 +288,17 @@ static void inherit_references(struct session *b, const struct session *r)
     if (!r->solo)
         return;
     for (unsigned k = 0; k < b->sc->nkernels; k++) {
-        const struct solo_key *want = solo_trace_key(b->ref[k]);
-        for (size_t i = 0; i < solo_cache_count(r->solo); i++) {
-            struct solo_trace *t = solo_cache_at(r->solo, i);
-            const struct solo_key *have = solo_trace_key(t);
-            if (have->config_hash != want->config_hash ||
-                have->profile_hash != want->profile_hash || have->sms != want->sms ||
-                have->seed != want->seed)
-                continue;
-            const uint64_t *insts;
-            size_t n = solo_trace_samples(t, &insts);
-            char err[256];
-            struct solo_trace *c =
-                n > 1 ? solo_cache_put(b->solo, &b->sc->gpu, &b->sc->kernels[k].profile, want->sms,
-                                       want->seed, insts, n, err, sizeof err)
-                      : NULL;
-            if (c)
-                b->ref[k] = c;
-            break;
-        }
+        const struct solo_key *key = solo_trace_key(b->ref[k]);
+        struct solo_trace *t = solo_cache_find(r->solo, key);
+        const uint64_t *insts;
+        size_t n = t ? solo_trace_samples(t, &insts) : 0;
+        char err[256];
+        struct solo_trace *c =
+            n > 1 ? solo_cache_put(b->solo, &b->sc->gpu, &b->sc->kernels[k].profile, key->sms,
+                                   key->seed, insts, n, err, sizeof err)
+                  : NULL;
+        if (c)
+            b->ref[k] = c;
     }
 }
 

@@ -275,7 +275,7 @@ void solo_cache_delete(struct solo_cache *c)
     free(c);
 }
 
-static struct solo_trace *find(struct solo_cache *c, const struct solo_key *k)
+struct solo_trace *solo_cache_find(struct solo_cache *c, const struct solo_key *k)
 {
     for (size_t i = 0; i < c->n; i++) {
         const struct solo_key *o = &c->t[i]->key;
@@ -303,7 +303,7 @@ struct solo_trace *solo_cache_get(struct solo_cache *c, const struct gpu_config 
     struct solo_key k;
     if (make_key(cfg, p, sms, seed, &k, err, errlen))
         return NULL;
-    struct solo_trace *t = find(c, &k);
+    struct solo_trace *t = solo_cache_find(c, &k);
     if (t)
         return t;
     t = xcalloc(1, sizeof(*t));
