@@ -19,15 +19,27 @@
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
-# The full form (stopped here after 5 s) says, without --resume, that a stop would lose it all
-# and where the kept cells are; with --resume it does not.
-rc=0; timeout 5 "$CORUN" reproduce prophet --scaleout >/dev/null 2>"$TMPD/err" || rc=$?
-[ "$rc" -eq 124 ] || fail "the full form ended by itself within 5 s: exit $rc $(cat "$TMPD/err")"
+# The full form says, without --resume, that a stop would lose it all and where the kept cells
+# are; with --resume it does not. It says so before its heading (on stdout, line-buffered here),
+# so each run is stopped as soon as the heading is out; rc is 143 when it was still running.
+full_form() {
+    stdbuf -oL "$CORUN" reproduce prophet --scaleout "$@" >"$TMPD/head" 2>"$TMPD/err" &
+    local pid=$! deadline=$((SECONDS + 120))
+    until grep -q '^prophet --scaleout:' "$TMPD/head" || [ $SECONDS -ge $deadline ] ||
+        ! kill -0 $pid 2>/dev/null; do
+        sleep 0.1
+    done
+    kill $pid 2>/dev/null || true
+    rc=0
+    wait $pid || rc=$?
+    grep -q '^prophet --scaleout:' "$TMPD/head" || fail "the full form $*: no heading: $(cat "$TMPD/err")"
+}
+full_form
+[ "$rc" -eq 143 ] || fail "the full form ended by itself: exit $rc $(cat "$TMPD/err")"
 grep -q "^corun: reproduce prophet --scaleout: the full form takes about 28 h .* keeps nothing if it stops: --resume FILE .*docs/journals/README.md" \
     "$TMPD/err" || fail "no word on a stop without --resume: $(cat "$TMPD/err")"
-rc=0; timeout 5 "$CORUN" reproduce prophet --scaleout --resume "$TMPD/full.journal" >/dev/null \
-    2>"$TMPD/err" || rc=$?
-[ "$rc" -eq 124 ] || fail "the full form with --resume: exit $rc $(cat "$TMPD/err")"
+full_form --resume "$TMPD/full.journal"
+[ "$rc" -eq 143 ] || fail "the full form with --resume: exit $rc $(cat "$TMPD/err")"
 ! grep -q "keeps nothing" "$TMPD/err" || fail "the warning with --resume: $(cat "$TMPD/err")"
 "$CORUN" reproduce prophet --scaleout --quick --resume "$TMPD/so.journal" >"$TMPD/out" \
     2>"$TMPD/err" || fail "--scaleout --quick: exit $? $(cat "$TMPD/err")"
