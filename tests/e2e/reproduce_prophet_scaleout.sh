@@ -21,15 +21,16 @@
 "$CORUN" reproduce --list | grep -q '^prophet .*--scaleout' || fail "--list lacks --scaleout"
 # The full form says, without --resume, that a stop would lose it all and where the kept cells
 # are; with --resume it does not. It says so before its heading (on stdout, line-buffered here),
-# so each run is stopped as soon as the heading is out; rc is 143 when it was still running.
+# so each run is stopped as soon as the heading is out, in a process group of its own so that
+# any worker goes with it (as `timeout` would); rc is 143 when it was still running.
 full_form() {
-    stdbuf -oL "$CORUN" reproduce prophet --scaleout "$@" >"$TMPD/head" 2>"$TMPD/err" &
+    setsid stdbuf -oL "$CORUN" reproduce prophet --scaleout "$@" >"$TMPD/head" 2>"$TMPD/err" &
     local pid=$! deadline=$((SECONDS + 120))
     until grep -q '^prophet --scaleout:' "$TMPD/head" || [ $SECONDS -ge $deadline ] ||
         ! kill -0 $pid 2>/dev/null; do
         sleep 0.1
     done
-    kill $pid 2>/dev/null || true
+    kill -- -$pid 2>/dev/null || kill $pid 2>/dev/null || true
     rc=0
     wait $pid || rc=$?
     grep -q '^prophet --scaleout:' "$TMPD/head" || fail "the full form $*: no heading: $(cat "$TMPD/err")"
