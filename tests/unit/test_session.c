@@ -165,10 +165,7 @@ static void test_branch_reapplies(void **state)
      * takes those of a trace cache (here the recording run's, an epoch further), with the
      * same epochs. */
     char cpath[] = "/tmp/corun-test-branch-cache-XXXXXX";
-    test_tmp_path(cpath);
-    struct catalog *cat = catalog_open(cpath, err, sizeof err);
-    if (!cat)
-        fail_msg("%s", err);
+    struct catalog *cat = test_tmp_catalog(cpath);
     assert_int_equal(session_traces_to_catalog(s, cat, err, sizeof err), 0);
     struct session *c = session_branch_cached(r, 2, cat, NULL, NULL, err, sizeof err),
                    *d = session_branch(r, 2, NULL, NULL, err, sizeof err);
@@ -285,10 +282,7 @@ static void test_references_run_ahead(void **state)
     }
     /* A trace read from a catalog stays as it was read. */
     char path[] = "/tmp/corun-ahead-XXXXXX";
-    test_tmp_path(path);
-    struct catalog *cat = catalog_open(path, err, sizeof err);
-    if (!cat)
-        fail_msg("%s", err);
+    struct catalog *cat = test_tmp_catalog(path);
     assert_int_equal(session_traces_to_catalog(two, cat, err, sizeof err), 0);
     struct session *three = session_new(&sc, err, sizeof err);
     assert_non_null(three);

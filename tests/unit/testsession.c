@@ -56,3 +56,13 @@ void test_tmp_path(char *tmpl)
     close(fd);
     unlink(tmpl);
 }
+
+struct catalog *test_tmp_catalog(char *tmpl)
+{
+    char err[512] = "";
+    test_tmp_path(tmpl);
+    struct catalog *cat = catalog_open(tmpl, err, sizeof err);
+    if (!cat)
+        fail_msg("%s", err);
+    return cat;
+}

@@ -2,6 +2,7 @@
 #ifndef CORUN_TESTSESSION_H
 #define CORUN_TESTSESSION_H
 
+#include "corun/catalog.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 
@@ -15,5 +16,8 @@ unsigned test_sms_of(const struct session *s, int kernel);
 
 /* A fresh path from the mkstemp template tmpl (its file removed again), for a run file. */
 void test_tmp_path(char *tmpl);
+/* A fresh catalog at a path made from tmpl as test_tmp_path makes it; fails the running test
+ * when it does not open. The caller closes it and unlinks tmpl. */
+struct catalog *test_tmp_catalog(char *tmpl);
 
 #endif
