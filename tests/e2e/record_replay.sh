@@ -109,6 +109,8 @@ set -e
 torn=0
 for i in $(seq 1 20); do
     f="$TMPD/kill$i.h5"
+    # Emptied here: a run killed before its own redirection must not be read as the last one.
+    : >"$TMPD/kill.out"
     "$CORUN" run "$small" --epochs 200 --out "$f" --catalog "$cat" >"$TMPD/kill.out" 2>/dev/null &
     pid=$!
     sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))"

@@ -24,6 +24,10 @@
 # so each run is stopped as soon as the heading is out, in a process group of its own so that
 # any worker goes with it (as `timeout` would); rc is 143 when it was still running.
 full_form() {
+    # Emptied here, not only by the child's redirection: the loop below must not find the
+    # previous run's heading before the new run has truncated the file.
+    : >"$TMPD/head"
+    : >"$TMPD/err"
     setsid stdbuf -oL "$CORUN" reproduce prophet --scaleout "$@" >"$TMPD/head" 2>"$TMPD/err" &
     local pid=$! deadline=$((SECONDS + 120))
     until grep -q '^prophet --scaleout:' "$TMPD/head" || [ $SECONDS -ge $deadline ] ||
@@ -33,7 +37,7 @@ full_form() {
     kill -- -$pid 2>/dev/null || kill $pid 2>/dev/null || true
     rc=0
     wait $pid || rc=$?
-    grep -q '^prophet --scaleout:' "$TMPD/head" || fail "the full form $*: no heading: $(cat "$TMPD/err")"
+    grep -q '^prophet --scaleout:' "$TMPD/head" || fail "the full form $*: no heading (exit $rc): $(cat "$TMPD/err")"
 }
 full_form
 [ "$rc" -eq 143 ] || fail "the full form ended by itself: exit $rc $(cat "$TMPD/err")"

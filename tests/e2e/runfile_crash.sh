@@ -25,6 +25,8 @@ for run in $(seq 1 $runs); do
     # lands before, during or after the addition (0.6 s is roughly 100 to 200 epochs).
     add_at=0
     [ $((run % 4)) -ge 2 ] && add_at=$((1 + RANDOM % 100))
+    : >"$TMPD/out" # emptied here: a kill before the child's redirection must not leave the
+    : >"$TMPD/err" # last run's lines to be read as this one's
     "$writer" write "$f" 0 "$pause" "$add_at" >"$TMPD/out" 2>"$TMPD/err" &
     pid=$!
     delay=$(printf '0.%03d' $((RANDOM % 600)))
