@@ -37,7 +37,8 @@ full_form() {
     kill -- -$pid 2>/dev/null || kill $pid 2>/dev/null || true
     rc=0
     wait $pid || rc=$?
-    grep -q '^prophet --scaleout:' "$TMPD/head" || fail "the full form $*: no heading (exit $rc): $(cat "$TMPD/err")"
+    grep -q '^prophet --scaleout:' "$TMPD/head" ||
+        fail "the full form $*: no heading (exit $rc): $(cat "$TMPD/err")"
 }
 full_form
 [ "$rc" -eq 143 ] || fail "the full form ended by itself: exit $rc $(cat "$TMPD/err")"
