@@ -6,20 +6,29 @@
  *   runfile_writer check PATH [ADD_AT]
  *       read every epoch and event back, compare with what write records (with the same
  *       ADD_AT), print the counts
+ *   runfile_writer crash-states PATH EPOCHS ADD_AT
+ *       record EPOCHS epochs as write does, keeping every write the recorder makes; then
+ *       rebuild at PATH each file a kill could leave (after any write, or inside a write at a
+ *       page boundary, where Linux can cut one) and check that it opens with every epoch
+ *       committed before it, as check does
  *   runfile_writer layout
  *       print the layout (docs/runfile.md)
  *   runfile_writer accel-layout
  *       print the accelerator run file's layout (docs/runfile.md)
- * tests/e2e/runfile_crash.sh kills `write` at random moments and runs `check`. */
+ * tests/e2e/runfile_crash.sh kills `write` at random moments and runs `check`, and runs
+ * `crash-states`. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "corun/accel_runfile.h"
 #include "corun/runfile.h"
+#include "runfile_internal.h" /* the guard driver's hook */
 
 #define KERNELS      3
 #define SMS          80
@@ -111,7 +120,37 @@ static void event_text(uint64_t i, char *buf, size_t len)
              (unsigned)(i % 7 + 1), (unsigned long long)i);
 }
 
-static int write_run(const char *path, uint64_t epochs, long delay_us, uint64_t add_at)
+/* The recorder's writes, in order, while crash-states records (buf NULL: a truncation). */
+struct logged {
+    uint64_t addr;
+    size_t size;
+    unsigned char *buf;
+};
+static struct logged *wlog;
+static size_t nlog, caplog;
+
+static void log_write(uint64_t addr, size_t size, const void *buf)
+{
+    if (nlog == caplog) {
+        caplog = caplog ? 2 * caplog : 4096;
+        wlog = realloc(wlog, caplog * sizeof(*wlog));
+        if (!wlog)
+            abort();
+    }
+    struct logged *w = &wlog[nlog++];
+    *w = (struct logged){addr, size, NULL};
+    if (buf) {
+        w->buf = malloc(size ? size : 1);
+        if (!w->buf)
+            abort();
+        memcpy(w->buf, buf, size);
+    }
+}
+
+/* Records as `write` does; with done_at, the number of writes logged when the file appeared
+ * (done_at[0]) and when epoch i was reported done (done_at[i + 1]). */
+static int write_run(const char *path, uint64_t epochs, long delay_us, uint64_t add_at,
+                     size_t *done_at)
 {
     struct runfile_header h = {0};
     h.scenario_text = "name = \"crash\";\n";
@@ -130,7 +169,10 @@ static int write_run(const char *path, uint64_t epochs, long delay_us, uint64_t 
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    printf("created\n");
+    if (done_at)
+        done_at[0] = nlog;
+    else
+        printf("created\n");
     fflush(stdout);
     struct runfile_epoch *e = malloc(sizeof(*e));
     for (uint64_t i = 0; epochs == 0 || i < epochs; i++) {
@@ -138,7 +180,8 @@ static int write_run(const char *path, uint64_t epochs, long delay_us, uint64_t 
             struct runfile_kernel added = {"HS", 0, 0.5, 0};
             if (runfile_add_kernel(rf, &added, err, sizeof(err)) < 0)
                 break;
-            printf("kernel added\n");
+            if (!done_at)
+                printf("kernel added\n");
         }
         synth_epoch(i, add_at, 0, e);
         if (i % 4 == 3) {
@@ -150,7 +193,10 @@ static int write_run(const char *path, uint64_t epochs, long delay_us, uint64_t 
         }
         if (runfile_append_epoch(rf, e, err, sizeof(err)) < 0)
             break;
-        printf("epoch %llu done\n", (unsigned long long)i);
+        if (done_at)
+            done_at[i + 1] = nlog;
+        else
+            printf("epoch %llu done\n", (unsigned long long)i);
         fflush(stdout);
         if (delay_us > 0) {
             struct timespec ts = {delay_us / 1000000, delay_us % 1000000 * 1000};
@@ -183,7 +229,9 @@ static bool right_kernels(const struct runfile *rf, uint64_t add_at)
     return true;
 }
 
-static int check_run(const char *path, uint64_t add_at)
+/* Reads every epoch and event of path back and compares them with what write_run recorded:
+ * 0, with *epochs its epoch count and the counts line in line, or 1 (said on stderr). */
+static int check_file(const char *path, uint64_t add_at, uint64_t *epochs, char *line, size_t len)
 {
     char err[512];
     struct runfile *rf = runfile_open(path, err, sizeof(err));
@@ -225,13 +273,133 @@ static int check_run(const char *path, uint64_t add_at)
             rc = 1;
         }
     }
-    if (rc == 0)
-        printf("epochs %llu events %llu kernels %u\n", (unsigned long long)runfile_epoch_count(rf),
-               (unsigned long long)runfile_event_count(rf), nkernels);
+    *epochs = runfile_epoch_count(rf);
+    snprintf(line, len, "epochs %llu events %llu kernels %u",
+             (unsigned long long)runfile_epoch_count(rf),
+             (unsigned long long)runfile_event_count(rf), nkernels);
     free(got);
     free(want);
     runfile_close(rf, err, sizeof(err));
     return rc;
+}
+
+static int check_run(const char *path, uint64_t add_at)
+{
+    uint64_t epochs;
+    char line[128];
+    int rc = check_file(path, add_at, &epochs, line, sizeof line);
+    if (rc == 0)
+        printf("%s\n", line);
+    return rc;
+}
+
+/* The file as the first `applied` logged writes left it (states are visited in order). */
+static unsigned char *image;
+static size_t image_size, image_cap, applied;
+
+static void image_reserve(size_t size)
+{
+    if (size <= image_cap)
+        return;
+    image_cap = size > 2 * image_cap ? size : 2 * image_cap;
+    image = realloc(image, image_cap);
+    if (!image)
+        abort();
+}
+
+/* Writes to path the file as a kill would leave it after the first n logged writes, and,
+ * with cut, the first `cut` bytes of write n. */
+static int write_state(const char *path, size_t n, size_t cut)
+{
+    for (; applied < n; applied++) {
+        const struct logged *w = &wlog[applied];
+        size_t end = w->buf ? (size_t)w->addr + w->size : w->size;
+        image_reserve(end);
+        if (end > image_size)
+            memset(image + image_size, 0, end - image_size);
+        if (w->buf)
+            memcpy(image + w->addr, w->buf, w->size);
+        image_size = w->buf && end < image_size ? image_size : end;
+    }
+    /* A new file each time: ext4 writes a file truncated and written again back to disk
+     * when it is closed, which would make this wait on the disk. */
+    remove(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return -1;
+    int rc = write(fd, image, image_size) == (ssize_t)image_size ? 0 : -1;
+    if (rc == 0 && cut && pwrite(fd, wlog[n].buf, cut, (off_t)wlog[n].addr) != (ssize_t)cut)
+        rc = -1;
+    return close(fd) < 0 ? -1 : rc;
+}
+
+/* One file a kill could leave: after write n, or cut inside it (cut bytes written); the
+ * epochs reported done by then must all be there. Returns 0, or 1 having said why. */
+static int check_state(const char *path, uint64_t add_at, const size_t *done_at, uint64_t epochs,
+                       size_t n, size_t cut)
+{
+    uint64_t committed = 0;
+    while (committed < epochs && done_at[committed + 1] <= n)
+        committed++;
+    if (write_state(path, n, cut) < 0) {
+        perror(path);
+        return 1;
+    }
+    uint64_t held = 0;
+    char line[128];
+    int rc = check_file(path, add_at, &held, line, sizeof line);
+    if (rc == 0 && held < committed) {
+        fprintf(stderr, "%s: %llu epochs, %llu of them committed\n", path, (unsigned long long)held,
+                (unsigned long long)committed);
+        rc = 1;
+    }
+    if (rc)
+        fprintf(stderr, "  (the file after %zu of %zu writes%s, %llu epochs committed)\n", n, nlog,
+                cut ? ", the next cut at a page boundary" : "", (unsigned long long)committed);
+    return rc;
+}
+
+static int crash_states(const char *path, uint64_t epochs, uint64_t add_at)
+{
+    size_t *done_at = calloc(epochs + 1, sizeof(*done_at));
+    char *rec = malloc(strlen(path) + 16);
+    if (!done_at || !rec)
+        return 1;
+    sprintf(rec, "%s.recorded", path);
+    remove(rec);
+    rf_guard_hook = log_write;
+    int rc = write_run(rec, epochs, 0, add_at, done_at);
+    rf_guard_hook = NULL;
+    remove(rec);
+    if (rc)
+        return rc;
+    /* Between writes: a sample of about 100 states once the file has its name. Inside one:
+     * every page boundary of every write that crosses one. */
+    size_t from = done_at[0], stride = (nlog - from) / 100 + 1, between = 0, inside = 0;
+    unsigned failed = 0;
+    for (size_t n = from; n <= nlog; n++) {
+        if ((n - from) % stride == 0 || n == nlog) {
+            between++;
+            failed += (unsigned)check_state(path, add_at, done_at, epochs, n, 0);
+        }
+        if (n == nlog || !wlog[n].buf)
+            continue;
+        uint64_t a = wlog[n].addr, end = a + wlog[n].size;
+        for (uint64_t b = (a / RF_PAGE_BYTES + 1) * RF_PAGE_BYTES; b < end; b += RF_PAGE_BYTES) {
+            inside++;
+            failed += (unsigned)check_state(path, add_at, done_at, epochs, n, (size_t)(b - a));
+        }
+    }
+    printf("crash states: %zu writes for %llu epochs; %zu files after a write, %zu cut inside "
+           "one at a page boundary; %u without every committed epoch\n",
+           nlog - from, (unsigned long long)epochs, between, inside, failed);
+    for (size_t i = 0; i < nlog; i++)
+        free(wlog[i].buf);
+    free(wlog);
+    free(image);
+    free(done_at);
+    free(rec);
+    return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -249,8 +417,10 @@ int main(int argc, char **argv)
     if (argc >= 3 && argc <= 6 && strcmp(argv[1], "write") == 0)
         return write_run(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 0,
                          argc > 4 ? strtol(argv[4], NULL, 10) : 0,
-                         argc > 5 ? strtoull(argv[5], NULL, 10) : 0);
+                         argc > 5 ? strtoull(argv[5], NULL, 10) : 0, NULL);
+    if (argc == 5 && strcmp(argv[1], "crash-states") == 0 && strtoull(argv[3], NULL, 10) > 0)
+        return crash_states(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
     fprintf(stderr, "usage: runfile_writer write PATH [EPOCHS [DELAY_US [ADD_AT]]] | check PATH "
-                    "[ADD_AT] | layout | accel-layout\n");
+                    "[ADD_AT] | crash-states PATH EPOCHS ADD_AT | layout | accel-layout\n");
     return 2;
 }

@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "corun/runfile.h"
@@ -21,6 +22,14 @@
  * docs/runfile.md); and a chunk that is never rewritten cannot be damaged by a later crash. */
 #define RF_CHUNK_ROWS    1
 #define RF_DEFLATE_LEVEL 6
+
+/* The recorder's file space comes in pages of this size (HDF5's paged aggregation), so that
+ * no block of metadata smaller than a page lies across a page boundary. Linux copies a write
+ * into the page cache a page at a time and gives up between pages when the process has been
+ * killed: a write that crosses a boundary can be cut there, one within a page cannot. Under
+ * SWMR the object headers and chunk-index blocks are rewritten in place at every epoch, and a
+ * cut one fails its checksum and takes the epochs it indexes with it (docs/runfile.md). */
+#define RF_PAGE_BYTES 4096
 
 /* Fewer bytes than any epoch or event takes in a file (an epoch writes a chunk and its index
  * entry in each of some 45 datasets, about 1.5 KB in all; an event, in 4): bounds on what a
@@ -41,6 +50,10 @@ struct rf_guard {
 /* A file-access property list that writes through a guard reporting to state (which must
  * outlive the file); H5I_INVALID_HID on failure. Call rf_guard_done after closing the file. */
 hid_t rf_guard_fapl(struct rf_guard *state);
+/* For the crash tests (tests/runfile_writer.c): when set, called with each write the guard
+ * passes on, before it reaches the file, and after each truncation (buf NULL, size the file's
+ * new length). */
+extern void (*rf_guard_hook)(uint64_t addr, size_t size, const void *buf);
 void rf_guard_done(struct rf_guard *state);
 
 struct runfile {

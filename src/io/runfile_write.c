@@ -379,7 +379,18 @@ struct runfile *runfile_create(const char *path, const struct runfile_header *h,
         /* SWMR needs the 1.10 format; file locks are skipped where the file system has none. */
         H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
         H5Pset_file_locking(fapl, 1, 1);
-        rf->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        /* File space in pages, so that a kill cannot cut a block of metadata in two
+         * (RF_PAGE_BYTES); free space is not kept across closes (a recorder never frees). */
+        hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+        if (fcpl >= 0 && (H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_PAGE, 0, 1) < 0 ||
+                          H5Pset_file_space_page_size(fcpl, RF_PAGE_BYTES) < 0)) {
+            H5Pclose(fcpl);
+            fcpl = H5I_INVALID_HID;
+        }
+        if (fcpl >= 0) {
+            rf->file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+            H5Pclose(fcpl);
+        }
         H5Pclose(fapl);
     }
     int rc =
