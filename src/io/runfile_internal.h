@@ -26,9 +26,10 @@
 /* The recorder's file space comes in pages of this size (HDF5's paged aggregation), so that
  * no block of metadata smaller than a page lies across a page boundary. Linux copies a write
  * into the page cache a page at a time and gives up between pages when the process has been
- * killed: a write that crosses a boundary can be cut there, one within a page cannot. Under
- * SWMR the object headers and chunk-index blocks are rewritten in place at every epoch, and a
- * cut one fails its checksum and takes the epochs it indexes with it (docs/runfile.md). */
+ * killed (generic_perform_write, mm/filemap.c): a write that crosses a boundary can be cut there,
+ * one within a page cannot. Under SWMR the object headers and chunk-index blocks are rewritten in
+ * place at every epoch, and a cut one fails its checksum and takes the epochs it indexes with it
+ * (docs/runfile.md). */
 #define RF_PAGE_BYTES 4096
 
 /* Fewer bytes than any epoch or event takes in a file (an epoch writes a chunk and its index
