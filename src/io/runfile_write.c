@@ -380,7 +380,8 @@ struct runfile *runfile_create(const char *path, const struct runfile_header *h,
         H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
         H5Pset_file_locking(fapl, 1, 1);
         /* File space in pages, so that a kill cannot cut a block of metadata in two
-         * (RF_PAGE_BYTES); free space is not kept across closes (a recorder never frees). */
+         * (RF_PAGE_BYTES); the free-space managers are not saved in the file (persist 0), as
+         * with HDF5's default strategy. */
         hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
         if (fcpl >= 0 && (H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_PAGE, 0, 1) < 0 ||
                           H5Pset_file_space_page_size(fcpl, RF_PAGE_BYTES) < 0)) {
