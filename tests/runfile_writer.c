@@ -321,8 +321,8 @@ static int write_state(const char *path, size_t n, size_t cut)
             memcpy(image + w->addr, w->buf, w->size);
         image_size = w->buf && end < image_size ? image_size : end;
     }
-    /* A new file each time: ext4 writes a file truncated and written again back to disk
-     * when it is closed, which would make this wait on the disk. */
+    /* A new file each time rather than the same one truncated: ext4 starts writing a file
+     * that was truncated and written again back to disk when it is closed (auto_da_alloc). */
     remove(path);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0)
