@@ -7,9 +7,9 @@
 # after the documented `h5clear -s --increment=0` (docs/runfile.md).
 # Before that, every file a kill could leave is built from the writes of one recording (after
 # any of them, and cut inside one at a page boundary, where Linux can cut a write when the
-# process is killed): each must hold every epoch committed before it. Its file space in pages,
-# a run file has no block of metadata across a page boundary, so a kill cannot cut one; before
-# that, about two in three writes cut there lost committed epochs ("incorrect metadata
+# process is killed): each must hold every epoch committed before it. With its file space in
+# pages, a run file has no block of metadata across a page boundary, so a kill cannot cut one;
+# before that, about two in three writes cut there lost committed epochs ("incorrect metadata
 # checksum"), and about one kill in a hundred on a loaded machine left such a file.
 . "$(dirname "$0")/../lib.sh"
 writer="$top_builddir/tests/runfile_writer"
@@ -19,7 +19,7 @@ command -v h5dump >/dev/null && command -v h5clear >/dev/null || dump=no
 
 "$writer" crash-states "$TMPD/state.h5" 30 10 >"$TMPD/states" 2>&1 ||
     fail "a file a kill could leave lacks a committed epoch: $(tail -5 "$TMPD/states")"
-grep -q "^crash states: [0-9]* writes for 30 epochs; 10[01] files after a write, 0 cut inside one" \
+grep -q "^crash states: [0-9]* writes for 30 epochs; [0-9]* files after a write, 0 cut inside one" \
     "$TMPD/states" || fail "crash states: $(cat "$TMPD/states")"
 
 runs=20 early=0 lost_none=0 lost_one=0 grown=0
