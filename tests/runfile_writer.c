@@ -363,16 +363,20 @@ static int crash_states(const char *path, uint64_t epochs, uint64_t add_at)
 {
     size_t *done_at = calloc(epochs + 1, sizeof(*done_at));
     char *rec = malloc(strlen(path) + 16);
-    if (!done_at || !rec)
+    int rc = !done_at || !rec;
+    if (rc == 0) {
+        sprintf(rec, "%s.recorded", path);
+        remove(rec);
+        rf_guard_hook = log_write;
+        rc = write_run(rec, epochs, 0, add_at, done_at);
+        rf_guard_hook = NULL;
+        remove(rec);
+    }
+    if (rc) {
+        free(done_at);
+        free(rec);
         return 1;
-    sprintf(rec, "%s.recorded", path);
-    remove(rec);
-    rf_guard_hook = log_write;
-    int rc = write_run(rec, epochs, 0, add_at, done_at);
-    rf_guard_hook = NULL;
-    remove(rec);
-    if (rc)
-        return rc;
+    }
     /* Between writes: a sample of about 100 states once the file has its name. Inside one:
      * every page boundary of every write that crosses one. */
     size_t from = done_at[0], stride = (nlog - from) / 100 + 1, between = 0, inside = 0;

@@ -131,9 +131,11 @@ static herr_t guard_write(H5FD_t *f, H5FD_mem_t type, hid_t dxpl, haddr_t addr, 
                           const void *buf)
 {
     struct guard_file *g = guard(f);
-    if (rf_guard_hook && !g->state->failed)
+    if (g->state->failed)
+        return 0;
+    if (rf_guard_hook)
         rf_guard_hook(addr, size, buf);
-    if (!g->state->failed && H5FDwrite(g->inner, type, dxpl, addr, size, buf) < 0)
+    if (H5FDwrite(g->inner, type, dxpl, addr, size, buf) < 0)
         guard_failed(g);
     return 0;
 }
@@ -149,9 +151,11 @@ static herr_t guard_flush(H5FD_t *f, hid_t dxpl, hbool_t closing)
 static herr_t guard_truncate(H5FD_t *f, hid_t dxpl, hbool_t closing)
 {
     struct guard_file *g = guard(f);
-    if (!g->state->failed && H5FDtruncate(g->inner, dxpl, closing) < 0)
+    if (g->state->failed)
+        return 0;
+    if (H5FDtruncate(g->inner, dxpl, closing) < 0)
         guard_failed(g);
-    else if (rf_guard_hook && !g->state->failed)
+    else if (rf_guard_hook)
         rf_guard_hook(0, (size_t)H5FDget_eof(g->inner, H5FD_MEM_DEFAULT), NULL);
     return 0;
 }
