@@ -247,6 +247,9 @@ void gpu_partition_even(unsigned sms, unsigned nkernels, int *owner_out);
 void gpu_run(struct gpu *g, uint64_t core_cycles);
 /* Core cycles simulated since gpu_new. */
 uint64_t gpu_now(const struct gpu *g);
+/* The length of g's blocks in core cycles: a run's blocks end at multiples of it, and at the end
+ * of each gpu_run. So runs that end only at such multiples give what one longer run gives. */
+unsigned gpu_block_cycles(const struct gpu *g);
 unsigned gpu_sms(const struct gpu *g);
 /* Kernel indices handed out so far: gpu_new's kernels plus those added, retired ones included. */
 unsigned gpu_kernels(const struct gpu *g);

@@ -69,7 +69,7 @@ int calibrate_measure_all_sms(const struct gpu_config *cfg, const struct kernel_
 {
     memset(out, 0, sizeof(*out));
     struct solo_result full;
-    if (solo_characterize(cfg, p, 0, cycles, seed, &full, err, errlen) != 0)
+    if (solo_characterize(cfg, p, 0, cycles, seed, NULL, NULL, &full, err, errlen) != 0)
         return -1;
     out->sms = full.sms;
     out->ipc = full.ipc;
@@ -88,7 +88,7 @@ int calibrate_measure(const struct gpu_config *cfg, const struct kernel_profile 
     struct solo_result half;
     unsigned half_sms = cfg->sms / 2 ? cfg->sms / 2 : 1;
     if (calibrate_measure_all_sms(cfg, p, cycles, seed, out, err, errlen) != 0 ||
-        solo_characterize(cfg, p, half_sms, cycles, seed, &half, err, errlen) != 0)
+        solo_characterize(cfg, p, half_sms, cycles, seed, NULL, NULL, &half, err, errlen) != 0)
         return -1;
     out->ipc_half = half.ipc;
     out->scaling = half.ipc > 0 ? out->ipc / (2 * half.ipc) : 0;

@@ -52,8 +52,8 @@ static int run_task(void *user, struct forkpool_task *ft, void *result)
     size_t errlen = sizeof ft->error;
     if (task->b < 0) {
         struct solo_result s;
-        if (solo_characterize(j->cfg, &j->hsm[task->a], 0, j->o->cycles, j->o->seed, &s, err,
-                              errlen) != 0)
+        if (solo_characterize(j->cfg, &j->hsm[task->a], 0, j->o->cycles, j->o->seed, NULL, NULL, &s,
+                              err, errlen) != 0)
             return -1;
         rbh[0] = s.rbh;
         return 0;

@@ -62,6 +62,11 @@ static int parse(int argc, char **argv, struct options *o, char **sets)
     return 0;
 }
 
+static void tell_progress(void *label, double done)
+{
+    cli_progress(label, done);
+}
+
 static int solo_run(int argc, char **argv)
 {
     struct options o;
@@ -96,7 +101,10 @@ static int solo_run(int argc, char **argv)
     if (o.sms_text && cli_parse_uint(what, o.sms_text, 1, gpu.sms, &o.sms) != 0)
         goto out;
     struct solo_result r;
-    if (solo_characterize(&gpu, &p, (unsigned)o.sms, o.cycles, o.seed, &r, err, sizeof err) != 0) {
+    char label[128];
+    snprintf(label, sizeof label, "%s alone on %s", o.kernel, o.gpu);
+    if (solo_characterize(&gpu, &p, (unsigned)o.sms, o.cycles, o.seed, tell_progress, label, &r,
+                          err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
     }
@@ -158,6 +166,7 @@ const struct cli_command cmd_solo = {
             "  --set gpu.K=V\n"
             "               change a setting of the preset (gpu.llc.latency_cycles=240,\n"
             "               gpu.sfu.lanes=32, ...: `corun help gpu`); repeatable\n"
-            "  --json       one JSON object on stdout\n",
+            "  --json       one JSON object on stdout\n\n"
+            "A progress bar goes to stderr when it is a terminal.\n",
     .run = solo_run,
 };

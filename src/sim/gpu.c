@@ -591,6 +591,11 @@ uint64_t gpu_now(const struct gpu *g)
     return g->now;
 }
 
+unsigned gpu_block_cycles(const struct gpu *g)
+{
+    return g->block;
+}
+
 unsigned gpu_sms(const struct gpu *g)
 {
     return g->cfg.sms;

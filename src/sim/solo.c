@@ -361,9 +361,31 @@ static double ratio(uint64_t a, uint64_t b)
     return b ? (double)a / (double)b : 0;
 }
 
+/* Runs g for cycles, in steps that tell progress what part of total is done after `before`
+ * cycles and these. The steps end at multiples of the GPU's block, where a block ends anyway
+ * (gpu_block_cycles), so the run is the one a single gpu_run makes. */
+static void run_telling(struct gpu *g, uint64_t cycles, uint64_t before, uint64_t total,
+                        solo_progress_fn progress, void *ctx)
+{
+    enum { STEPS = 50 };
+    if (!progress) {
+        gpu_run(g, cycles);
+        return;
+    }
+    uint64_t block = gpu_block_cycles(g), step = (total / STEPS / block + 1) * block;
+    uint64_t start = gpu_now(g), end = start + cycles;
+    for (uint64_t t = start; t < end;) {
+        uint64_t stop = (t / step + 1) * step;
+        stop = stop < end ? stop : end;
+        gpu_run(g, stop - t);
+        t = stop;
+        progress(ctx, (double)(before + t - start) / (double)total);
+    }
+}
+
 int solo_characterize(const struct gpu_config *cfg, const struct kernel_profile *p, unsigned sms,
-                      uint64_t cycles, uint64_t seed, struct solo_result *out, char *err,
-                      size_t errlen)
+                      uint64_t cycles, uint64_t seed, solo_progress_fn progress, void *ctx,
+                      struct solo_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     if (cycles == 0) {
@@ -376,9 +398,10 @@ int solo_characterize(const struct gpu_config *cfg, const struct kernel_profile 
     out->sms = sms == 0 || sms > cfg->sms ? cfg->sms : sms;
     out->warmup_cycles = cycles / 10;
     out->cycles = cycles;
-    gpu_run(g, out->warmup_cycles);
+    uint64_t total = out->warmup_cycles + cycles;
+    run_telling(g, out->warmup_cycles, 0, total, progress, ctx);
     gpu_reset_counters(g);
-    gpu_run(g, cycles);
+    run_telling(g, cycles, out->warmup_cycles, total, progress, ctx);
     struct gpu_kernel_counters c;
     gpu_kernel_counters(g, 0, &c);
     out->instructions = c.instructions;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `corun run` and `corun solo`: output shape, JSON, determinism for a seed, and bad input.
+# `corun run` and `corun solo`: output shape, JSON, determinism for a seed, solo's progress bar
+# on a terminal, and bad input.
 . "$(dirname "$0")/../lib.sh"
 small="$top_srcdir/tests/data/good/small.cfg"
 
@@ -34,6 +35,19 @@ r = json.load(open(sys.argv[1]))
 assert r["sms"] == 8 and r["ipc"] > 0 and 0 <= r["rbh"] <= 1, r
 PY
 "$CORUN" solo stream --cycles 20000 | grep -q '^  bandwidth .* GB/s, .* % of peak$' || fail "solo text"
+# On a terminal (script gives it one; Debian's bsdutils, always installed), solo draws a
+# progress bar on stderr up to 100 %; its report and JSON are those of a run without one.
+if command -v script >/dev/null; then
+    script -qec "\"$CORUN\" solo stream --sms 8 --cycles 20000 --json" /dev/null |
+        tr '\r' '\n' >"$TMPD/tty" || fail "solo on a terminal: exit $?"
+    grep -q '^\[#*  *\] *[0-9]*% stream alone on hbm80' "$TMPD/tty" &&
+        grep -q '^\[##############################\] 100% stream alone on hbm80' "$TMPD/tty" ||
+        fail "solo on a terminal: no progress bar: $(cat "$TMPD/tty")"
+    "$CORUN" solo stream --sms 8 --cycles 20000 --json >"$TMPD/notty.json" 2>"$TMPD/notty.err"
+    [ ! -s "$TMPD/notty.err" ] || fail "solo drew on a stderr that is not a terminal"
+    grep -q '^{' "$TMPD/tty" && [ "$(grep '^{' "$TMPD/tty")" = "$(cat "$TMPD/notty.json")" ] ||
+        fail "solo on a terminal measured otherwise: $(grep '^{' "$TMPD/tty")"
+fi
 # A grid too small to fill the SMs says how much of them it can fill: dwt2d's first kernel has
 # 90 TBs of 6 warps, on 80 SMs of 64 warp slots about 1.1 TBs, 11 % (the per-SM limit is 94 %).
 "$CORUN" solo dwt2d --cycles 5000 >"$TMPD/dwt.txt"

@@ -113,7 +113,7 @@ static void simulate(const struct gpu_config *cfg, const struct kernel_profile *
 {
     struct solo_result r;
     char err[256];
-    solo_characterize(cfg, p, sms, RUN_CYCLES, 1, &r, err, sizeof err);
+    solo_characterize(cfg, p, sms, RUN_CYCLES, 1, NULL, NULL, &r, err, sizeof err);
 }
 
 /* Writes the bytes to scratch/REL (truncating) and returns that path (heap). */

@@ -53,7 +53,8 @@ static double solo_ipc(const char *name, unsigned sms, uint64_t cycles)
     hbm80(&cfg);
     struct solo_result r;
     char err[256];
-    assert_int_equal(solo_characterize(&cfg, K(name), sms, cycles, 1, &r, err, sizeof err), 0);
+    assert_int_equal(
+        solo_characterize(&cfg, K(name), sms, cycles, 1, NULL, NULL, &r, err, sizeof err), 0);
     return r.ipc;
 }
 
@@ -338,8 +339,8 @@ static void bandwidth_rises_with_rbh(void **state)
     char err[256];
     for (int i = 0; i < N; i++) {
         struct solo_result r;
-        assert_int_equal(solo_characterize(&cfg, K(names[i]), 80, 30000, 1, &r, err, sizeof err),
-                         0);
+        assert_int_equal(
+            solo_characterize(&cfg, K(names[i]), 80, 30000, 1, NULL, NULL, &r, err, sizeof err), 0);
         x[i] = r.rbh;
         y[i] = r.bandwidth_pct / 100;
         sx += x[i];
@@ -371,7 +372,8 @@ static void shared_rbh_tracks_private(void **state)
     char err[256];
     for (int i = 0; i < 3; i++) {
         struct solo_result r;
-        assert_int_equal(solo_characterize(&cfg, K(mem[i]), 80, 40000, 1, &r, err, sizeof err), 0);
+        assert_int_equal(
+            solo_characterize(&cfg, K(mem[i]), 80, 40000, 1, NULL, NULL, &r, err, sizeof err), 0);
         for (int j = 0; j < 5; j++) {
             if (!strcmp(mem[i], all[j]))
                 continue;

@@ -84,7 +84,7 @@ static void rows_follow_the_runs(void **state)
     assert_int_equal(preset_kernel_load(datadir, "bino", &bino, &d), 0);
     struct solo_result s;
     char err[256];
-    assert_int_equal(solo_characterize(&cfg, &lbm, 0, 4000, 1, &s, err, sizeof err), 0);
+    assert_int_equal(solo_characterize(&cfg, &lbm, 0, 4000, 1, NULL, NULL, &s, err, sizeof err), 0);
     assert_float_equal(r.rows[0].rbh_private, s.rbh, 1e-12);
     /* A pair runs once, its applications in name order: bino is kernel 0 (SMs 0-39). */
     const struct kernel_profile *ps[2] = {&bino, &lbm};

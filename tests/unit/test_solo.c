@@ -184,9 +184,9 @@ static void characterize_reports_rates(void **state)
     hbm80(&cfg);
     char err[256];
     struct solo_result r;
-    assert_int_equal(
-        solo_characterize(&cfg, kernel_builtin_find("random"), 20, 20000, 1, &r, err, sizeof err),
-        0);
+    assert_int_equal(solo_characterize(&cfg, kernel_builtin_find("random"), 20, 20000, 1, NULL,
+                                       NULL, &r, err, sizeof err),
+                     0);
     assert_int_equal(r.sms, 20);
     assert_int_equal(r.warmup_cycles, 2000);
     assert_true(r.ipc > 0 && r.bandwidth_gbs > 100);
@@ -194,12 +194,47 @@ static void characterize_reports_rates(void **state)
     assert_true(r.rbh < 0.05);
     assert_true(r.l1d_miss_rate > 0.99 && r.l2_miss_rate > 0.9);
     assert_true(r.mpki > 150 && r.mpki <= 1000);
-    assert_int_equal(
-        solo_characterize(&cfg, kernel_builtin_find("random"), 20, 0, 1, &r, err, sizeof err), -1);
+    assert_int_equal(solo_characterize(&cfg, kernel_builtin_find("random"), 20, 0, 1, NULL, NULL,
+                                       &r, err, sizeof err),
+                     -1);
     struct kernel_profile p = *kernel_builtin_find("random");
     p.lines_per_access = 0.5;
-    assert_int_equal(solo_characterize(&cfg, &p, 20, 1000, 1, &r, err, sizeof err), -1);
+    assert_int_equal(solo_characterize(&cfg, &p, 20, 1000, 1, NULL, NULL, &r, err, sizeof err), -1);
     assert_non_null(strstr(err, "lines_per_access"));
+}
+
+struct told {
+    double last;
+    unsigned calls;
+    bool ordered;
+};
+
+static void tell(void *ctx, double done)
+{
+    struct told *t = ctx;
+    t->ordered = t->ordered && done > t->last && done <= 1;
+    t->last = done;
+    t->calls++;
+}
+
+/* Progress is told in steps that rise to 1, and a run in those steps measures what one run
+ * measures: every field of the result is the same. */
+static void characterize_tells_progress(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    char err[256];
+    const struct kernel_profile *p = kernel_builtin_find("stream");
+    struct solo_result whole, steps;
+    struct told t = {.ordered = true};
+    assert_int_equal(solo_characterize(&cfg, p, 8, 30000, 3, NULL, NULL, &whole, err, sizeof err),
+                     0);
+    assert_int_equal(solo_characterize(&cfg, p, 8, 30000, 3, tell, &t, &steps, err, sizeof err), 0);
+    assert_true(t.ordered);
+    assert_true(t.calls >= 40);
+    assert_true(t.last == 1.0);
+    assert_memory_equal(&whole, &steps, sizeof whole);
 }
 
 int main(void)
@@ -211,6 +246,7 @@ int main(void)
         cmocka_unit_test(loaded_trace_catches_up_in_slices),
         cmocka_unit_test(shared_np_is_below_one_for_a_memory_pair),
         cmocka_unit_test(characterize_reports_rates),
+        cmocka_unit_test(characterize_tells_progress),
     };
     return cmocka_run_group_tests_name("solo", tests, NULL, NULL);
 }

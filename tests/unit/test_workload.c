@@ -39,7 +39,7 @@ static double ipc_per_sm(const struct kernel_profile *p, unsigned sms, struct gp
 {
     struct solo_result r;
     char err[256];
-    assert_int_equal(solo_characterize(cfg, p, sms, 20000, 1, &r, err, sizeof err), 0);
+    assert_int_equal(solo_characterize(cfg, p, sms, 20000, 1, NULL, NULL, &r, err, sizeof err), 0);
     return r.ipc / sms;
 }
 
@@ -318,8 +318,10 @@ static void rbh_depends_on_sm_count(void **state)
     p.footprint_bytes = 8 << 20;
     struct solo_result few, many;
     char err[256];
-    assert_int_equal(solo_characterize(&cfg, &p, 10, 50000, 1, &few, err, sizeof err), 0);
-    assert_int_equal(solo_characterize(&cfg, &p, 80, 50000, 1, &many, err, sizeof err), 0);
+    assert_int_equal(solo_characterize(&cfg, &p, 10, 50000, 1, NULL, NULL, &few, err, sizeof err),
+                     0);
+    assert_int_equal(solo_characterize(&cfg, &p, 80, 50000, 1, NULL, NULL, &many, err, sizeof err),
+                     0);
     printf("  RBH on 10 SMs %.3f, on 80 SMs %.3f\n", few.rbh, many.rbh);
     assert_true(few.rbh > many.rbh + 0.05);
 }
