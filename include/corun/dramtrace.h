@@ -11,6 +11,7 @@
 #define CORUN_DRAMTRACE_H
 
 #include "corun/dram.h"
+#include "corun/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,10 +34,11 @@ struct dramtrace_result {
 
 /* Runs the n requests (addrs[i], a write when writes[i]; writes may be NULL for all reads) on a
  * memory system built from cfg with request_bytes overriding cfg's (0 keeps it), ticking until
- * every request completed. Returns 0 and fills out, or -1 with a message in err when the
+ * every request completed, telling progress (may be NULL) the share of the requests handed to
+ * the channels now and then. Returns 0 and fills out, or -1 with a message in err when the
  * configuration (after the override) is invalid or n is 0. */
 int dramtrace_run(const struct dram_config *cfg, unsigned request_bytes, const uint64_t *addrs,
-                  const bool *writes, size_t n, struct dramtrace_result *out, char *err,
-                  size_t errlen);
+                  const bool *writes, size_t n, util_progress_fn progress, void *ctx,
+                  struct dramtrace_result *out, char *err, size_t errlen);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "corun/gpu.h"
 #include "corun/kernel.h"
+#include "corun/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,14 +88,11 @@ struct solo_result {
     uint64_t dram_requests, tbs_finished, launches;
 };
 
-/* Told, when not NULL, how much of solo_characterize's simulation is done, in (0, 1]. */
-typedef void (*solo_progress_fn)(void *ctx, double done);
-
 /* Runs p alone on the first sms SMs (0: all; the rest gated) of cfg: cycles / 10 of warm-up,
  * then a measured window of `cycles`, telling progress (may be NULL) as it goes; the result
  * does not depend on it. Returns 0, or -1 with a message. */
 int solo_characterize(const struct gpu_config *cfg, const struct kernel_profile *p, unsigned sms,
-                      uint64_t cycles, uint64_t seed, solo_progress_fn progress, void *ctx,
+                      uint64_t cycles, uint64_t seed, util_progress_fn progress, void *ctx,
                       struct solo_result *out, char *err, size_t errlen);
 
 #endif

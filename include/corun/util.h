@@ -11,6 +11,9 @@
 
 #define CORUN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Told how much of a long computation is done, in (0, 1] (a progress bar's callback). */
+typedef void (*util_progress_fn)(void *ctx, double done);
+
 /* malloc/calloc/realloc/strdup that abort on failure; free the result with free(). */
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);

@@ -217,7 +217,7 @@ static int bench_dram(const struct options *o, const struct gpu_config *gpu)
         struct dramtrace_result r;
         const uint64_t *a = o->traces ? t.addrs : addrs;
         size_t count = o->traces ? t.count : n;
-        if (dramtrace_run(&gpu->dram, 0, a, o->traces ? t.writes : NULL, count, &r, err,
+        if (dramtrace_run(&gpu->dram, 0, a, o->traces ? t.writes : NULL, count, NULL, NULL, &r, err,
                           sizeof err) != 0) {
             fprintf(stderr, "corun: bench: %s\n", err);
             rc = -1;

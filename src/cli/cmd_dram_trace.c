@@ -106,6 +106,12 @@ static void print_json(const struct options *o, const struct dramtrace_result *r
            (double)r->requests / (parse_s + sim_s));
 }
 
+static void tell_progress(void *options, double done)
+{
+    const struct options *o = options;
+    cli_progress(o->trace, done);
+}
+
 static int dram_trace_run(int argc, char **argv)
 {
     struct options o;
@@ -131,8 +137,8 @@ static int dram_trace_run(int argc, char **argv)
     }
     double t1 = cli_wall_seconds();
     struct dramtrace_result r;
-    if (dramtrace_run(&gpu.dram, (unsigned)o.request_bytes, t.addrs, t.writes, t.count, &r, err,
-                      sizeof err) != 0) {
+    if (dramtrace_run(&gpu.dram, (unsigned)o.request_bytes, t.addrs, t.writes, t.count,
+                      tell_progress, &o, &r, err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
     }
@@ -162,6 +168,7 @@ const struct cli_command cmd_dram_trace = {
             "  --json               one JSON object on stdout instead of the table\n\n"
             "Prints memory cycles to the last completion, bandwidth and % of peak, row hits,\n"
             "misses and conflicts, activates, mean read latency, and requests simulated per\n"
-            "wall second (parsing included).\n",
+            "wall second (parsing included). A progress bar goes to stderr when it is a\n"
+            "terminal.\n",
     .run = dram_trace_run,
 };

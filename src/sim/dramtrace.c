@@ -53,8 +53,8 @@ static void bucket_by_channel(const struct dram *d, unsigned channels, const uin
 }
 
 int dramtrace_run(const struct dram_config *cfg, unsigned request_bytes, const uint64_t *addrs,
-                  const bool *writes, size_t n, struct dramtrace_result *out, char *err,
-                  size_t errlen)
+                  const bool *writes, size_t n, util_progress_fn progress, void *ctx,
+                  struct dramtrace_result *out, char *err, size_t errlen)
 {
     struct dram_config c = *cfg;
     if (request_bytes)
@@ -79,7 +79,13 @@ int dramtrace_run(const struct dram_config *cfg, unsigned request_bytes, const u
         if (reqs.start[ch] < reqs.start[ch + 1])
             feeding[nfeeding++] = ch;
     }
+    /* Told as each further 2 % of the requests goes in (the last share: once all are done). */
+    size_t added = 0, tell_at = n / 50 + 1;
     while (nfeeding || !dram_idle(d)) {
+        if (progress && added >= tell_at && added < n) {
+            progress(ctx, (double)added / (double)n);
+            tell_at = added + n / 50 + 1;
+        }
         for (unsigned k = 0; k < nfeeding;) {
             unsigned ch = feeding[k];
             size_t end = reqs.start[ch + 1];
@@ -87,6 +93,7 @@ int dramtrace_run(const struct dram_config *cfg, unsigned request_bytes, const u
                 struct dram_request req = {reqs.addr[next[ch]], reqs.write[next[ch]], 0, NULL};
                 dram_add(d, &req);
                 next[ch]++;
+                added++;
             }
             if (next[ch] == end)
                 feeding[k] = feeding[--nfeeding];
@@ -95,6 +102,8 @@ int dramtrace_run(const struct dram_config *cfg, unsigned request_bytes, const u
         }
         dram_tick(d);
     }
+    if (progress)
+        progress(ctx, 1);
 
     struct dram_app_counters a;
     dram_app_counters(d, 0, &a);

@@ -365,7 +365,7 @@ static double ratio(uint64_t a, uint64_t b)
  * cycles and these. The steps end at multiples of the GPU's block, where a block ends anyway
  * (gpu_block_cycles), so the run is the one a single gpu_run makes. */
 static void run_telling(struct gpu *g, uint64_t cycles, uint64_t before, uint64_t total,
-                        solo_progress_fn progress, void *ctx)
+                        util_progress_fn progress, void *ctx)
 {
     enum { STEPS = 50 };
     if (!progress) {
@@ -384,7 +384,7 @@ static void run_telling(struct gpu *g, uint64_t cycles, uint64_t before, uint64_
 }
 
 int solo_characterize(const struct gpu_config *cfg, const struct kernel_profile *p, unsigned sms,
-                      uint64_t cycles, uint64_t seed, solo_progress_fn progress, void *ctx,
+                      uint64_t cycles, uint64_t seed, util_progress_fn progress, void *ctx,
                       struct solo_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));

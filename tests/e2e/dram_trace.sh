@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `corun dram-trace`: a generated trace gives a sane report (text and JSON), and every bad input
-# (unknown preset, bad option values, an unparsable line, an empty or missing trace) gets its
-# message and exit status 2.
+# `corun dram-trace`: a generated trace gives a sane report (text and JSON) and, on a terminal, a
+# progress bar; every bad input (unknown preset, bad option values, an unparsable line, an empty
+# or missing trace) gets its message and exit status 2.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
 # A sequential and a random stream of 64 B reads, as tools/gen_dram_traces.py makes them (the
@@ -23,6 +23,18 @@ assert 0 < r["utilization_pct"] < 100, r
 assert r["row_hits"] + r["row_misses"] + r["row_conflicts"] == r["requests"], r
 assert r["activates"] >= r["row_misses"] + r["row_conflicts"], r
 PY
+# On a terminal (script, from Debian's always-installed bsdutils) a progress bar on stderr
+# rises to 100 % while the requests go in; the JSON is the one printed without a terminal.
+if command -v script >/dev/null; then
+    script -qec "\"$CORUN\" dram-trace \"$TMPD/random.trace\" --json --mapping linear" /dev/null |
+        tr '\r' '\n' >"$TMPD/tty" || fail "dram-trace on a terminal: exit $?"
+    [ "$(grep -c '^\[#*  *\] *[0-9]*% .*random.trace$' "$TMPD/tty")" -ge 10 ] &&
+        grep -q '^\[##############################\] 100% .*random.trace$' "$TMPD/tty" ||
+        fail "dram-trace on a terminal: no progress bar: $(cat "$TMPD/tty")"
+    strip() { sed 's/"parse_seconds.*//'; }
+    [ "$(grep '^{' "$TMPD/tty" | strip)" = "$(printf '%s\n' "$json" | strip)" ] ||
+        fail "dram-trace on a terminal measured otherwise: $(grep '^{' "$TMPD/tty")"
+fi
 
 expect_bad() { # MESSAGE ARGS...
     local want=$1

@@ -196,7 +196,7 @@ static void read_trace(const uint8_t *data, size_t size)
     if (trace_parse("fuzz.trace", (const char *)data, size, &t, err, sizeof err) == 0) {
         struct dramtrace_result r;
         size_t n = t.count < RUN_REQUESTS ? t.count : RUN_REQUESTS;
-        dramtrace_run(&hbm80.dram, 0, t.addrs, t.writes, n, &r, err, sizeof err);
+        dramtrace_run(&hbm80.dram, 0, t.addrs, t.writes, n, NULL, NULL, &r, err, sizeof err);
         trace_free(&t);
     }
 }

@@ -427,9 +427,9 @@ static void test_hit_stream_of_64b_requests(void **state)
     struct dramtrace_result one, two;
     char err[200];
     c.dual_command = false;
-    assert_int_equal(dramtrace_run(&c, 64, addrs, NULL, n, &one, err, sizeof(err)), 0);
+    assert_int_equal(dramtrace_run(&c, 64, addrs, NULL, n, NULL, NULL, &one, err, sizeof(err)), 0);
     c.dual_command = true;
-    assert_int_equal(dramtrace_run(&c, 64, addrs, NULL, n, &two, err, sizeof(err)), 0);
+    assert_int_equal(dramtrace_run(&c, 64, addrs, NULL, n, NULL, NULL, &two, err, sizeof(err)), 0);
     print_message("64 B hit stream: one command bus %.0f GB/s, two %.0f GB/s\n", one.bandwidth_gbs,
                   two.bandwidth_gbs);
     assert_true(one.row_hit_rate > 0.95 && two.row_hit_rate > 0.95);

@@ -23,7 +23,7 @@ static struct dramtrace_result run_stream(const struct dram_config *c, uint64_t 
 {
     struct dramtrace_result r;
     char err[200];
-    assert_int_equal(dramtrace_run(c, 0, addrs, NULL, n, &r, err, sizeof(err)), 0);
+    assert_int_equal(dramtrace_run(c, 0, addrs, NULL, n, NULL, NULL, &r, err, sizeof(err)), 0);
     assert_int_equal(r.requests, n);
     assert_int_equal(r.reads, n);
     assert_int_equal(r.bytes, n * c->request_bytes);
@@ -122,7 +122,8 @@ static void test_dramtrace_options_and_errors(void **state)
     }
     struct dramtrace_result r;
     char err[200];
-    assert_int_equal(dramtrace_run(&c, 64, addrs, writes, 256, &r, err, sizeof(err)), 0);
+    assert_int_equal(dramtrace_run(&c, 64, addrs, writes, 256, NULL, NULL, &r, err, sizeof(err)),
+                     0);
     assert_int_equal(r.request_bytes, 64);
     assert_int_equal(r.bytes, 256 * 64);
     assert_int_equal(r.writes, 64);
@@ -130,9 +131,10 @@ static void test_dramtrace_options_and_errors(void **state)
     assert_true(r.cycles > 0 && r.bandwidth_gbs > 0 && r.mean_read_latency_cycles > 0);
     assert_true(r.row_hits + r.row_misses + r.row_conflicts == 256);
 
-    assert_int_equal(dramtrace_run(&c, 96, addrs, writes, 256, &r, err, sizeof(err)), -1);
+    assert_int_equal(dramtrace_run(&c, 96, addrs, writes, 256, NULL, NULL, &r, err, sizeof(err)),
+                     -1);
     assert_string_equal(err, "dram row_bytes (2048) is not a multiple of request_bytes (96)");
-    assert_int_equal(dramtrace_run(&c, 0, addrs, writes, 0, &r, err, sizeof(err)), -1);
+    assert_int_equal(dramtrace_run(&c, 0, addrs, writes, 0, NULL, NULL, &r, err, sizeof(err)), -1);
     assert_string_equal(err, "the trace holds no requests");
 }
 
