@@ -20,6 +20,7 @@
 
 #include "corun/diag.h"
 #include "corun/preset.h"
+#include "corun/util.h"
 
 #define CALIBRATE_MEMORY_SCALING   0.85
 #define CALIBRATE_BALANCED_BW_PCT  15.0
@@ -59,10 +60,12 @@ bool calibrate_class_matches(const struct kernel_profile *p, int measured);
 int calibrate_measure_all_sms(const struct gpu_config *cfg, const struct kernel_profile *p,
                               uint64_t cycles, uint64_t seed, struct calib_measure *out, char *err,
                               size_t errlen);
-/* Measure p alone on all of cfg's SMs and on half of them, each for `cycles` after a warm-up.
- * Returns 0, or -1 with a message in err. */
+/* Measure p alone on all of cfg's SMs and on half of them, each for `cycles` after a warm-up,
+ * telling progress (may be NULL) how much of the two runs is done. Returns 0, or -1 with a
+ * message in err. */
 int calibrate_measure(const struct gpu_config *cfg, const struct kernel_profile *p, uint64_t cycles,
-                      uint64_t seed, struct calib_measure *out, char *err, size_t errlen);
+                      uint64_t seed, util_progress_fn progress, void *ctx,
+                      struct calib_measure *out, char *err, size_t errlen);
 
 struct calib_row {
     char *kernel;

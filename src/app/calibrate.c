@@ -63,13 +63,13 @@ bool calibrate_class_matches(const struct kernel_profile *p, int measured)
     return (measured == KERNEL_CLASS_MEMORY) == (p->target_class == KERNEL_CLASS_MEMORY);
 }
 
-int calibrate_measure_all_sms(const struct gpu_config *cfg, const struct kernel_profile *p,
-                              uint64_t cycles, uint64_t seed, struct calib_measure *out, char *err,
-                              size_t errlen)
+static int measure_all_sms(const struct gpu_config *cfg, const struct kernel_profile *p,
+                           uint64_t cycles, uint64_t seed, util_progress_fn progress, void *ctx,
+                           struct calib_measure *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     struct solo_result full;
-    if (solo_characterize(cfg, p, 0, cycles, seed, NULL, NULL, &full, err, errlen) != 0)
+    if (solo_characterize(cfg, p, 0, cycles, seed, progress, ctx, &full, err, errlen) != 0)
         return -1;
     out->sms = full.sms;
     out->ipc = full.ipc;
@@ -82,13 +82,36 @@ int calibrate_measure_all_sms(const struct gpu_config *cfg, const struct kernel_
     return 0;
 }
 
+int calibrate_measure_all_sms(const struct gpu_config *cfg, const struct kernel_profile *p,
+                              uint64_t cycles, uint64_t seed, struct calib_measure *out, char *err,
+                              size_t errlen)
+{
+    return measure_all_sms(cfg, p, cycles, seed, NULL, NULL, out, err, errlen);
+}
+
+/* One of calibrate_measure's two runs, told as its half of the whole. */
+struct half {
+    util_progress_fn progress;
+    void *ctx;
+    double before;
+};
+
+static void tell_half(void *half, double done)
+{
+    struct half *h = half;
+    h->progress(h->ctx, h->before + done / 2);
+}
+
 int calibrate_measure(const struct gpu_config *cfg, const struct kernel_profile *p, uint64_t cycles,
-                      uint64_t seed, struct calib_measure *out, char *err, size_t errlen)
+                      uint64_t seed, util_progress_fn progress, void *ctx,
+                      struct calib_measure *out, char *err, size_t errlen)
 {
     struct solo_result half;
     unsigned half_sms = cfg->sms / 2 ? cfg->sms / 2 : 1;
-    if (calibrate_measure_all_sms(cfg, p, cycles, seed, out, err, errlen) != 0 ||
-        solo_characterize(cfg, p, half_sms, cycles, seed, NULL, NULL, &half, err, errlen) != 0)
+    struct half first = {progress, ctx, 0}, second = {progress, ctx, 0.5};
+    util_progress_fn tell = progress ? tell_half : NULL;
+    if (measure_all_sms(cfg, p, cycles, seed, tell, &first, out, err, errlen) != 0 ||
+        solo_characterize(cfg, p, half_sms, cycles, seed, tell, &second, &half, err, errlen) != 0)
         return -1;
     out->ipc_half = half.ipc;
     out->scaling = half.ipc > 0 ? out->ipc / (2 * half.ipc) : 0;
@@ -171,7 +194,7 @@ int calibrate_run(const char *datadir, const char *gpu, uint64_t cycles, const c
             break;
         }
         struct calib_row *row = &report->rows[report->count];
-        if (calibrate_measure(&cfg, &p, cycles, 1, &row->m, err, sizeof err) != 0) {
+        if (calibrate_measure(&cfg, &p, cycles, 1, NULL, NULL, &row->m, err, sizeof err) != 0) {
             diag_add(diags, "corun: calibrate: %s: %s", names.names[i], err);
             rc = -1;
         } else {

@@ -289,6 +289,11 @@ static void print_last_calibrated(const char *catalog_path, const char *name)
     catalog_close(cat);
 }
 
+static void tell_progress(void *label, double done)
+{
+    cli_progress(label, done);
+}
+
 static int show(const char *datadir, const struct options *o)
 {
     struct diag diags;
@@ -304,7 +309,10 @@ static int show(const char *datadir, const struct options *o)
     if (preset_gpu_find(datadir, gpu_name, "corun: --gpu", &gpu, &diags) == 0) {
         struct calib_measure m;
         char err[512];
-        if (calibrate_measure(&gpu, &p, o->cycles, 1, &m, err, sizeof err) != 0) {
+        char label[128];
+        snprintf(label, sizeof label, "%s alone on %s", p.name, gpu_name);
+        if (calibrate_measure(&gpu, &p, o->cycles, 1, tell_progress, label, &m, err, sizeof err) !=
+            0) {
             diag_add(&diags, "corun: kernels show: %s", err);
         } else {
             print_show(&p, &gpu, gpu_name, &m, o->cycles, o->json);
@@ -348,6 +356,7 @@ const struct cli_command cmd_kernels = {
         "  --catalog PATH\n"
         "               where show looks up when `corun calibrate` last stored the kernel\n"
         "               (default: $XDG_DATA_HOME/corun/catalog.db)\n"
-        "  --json       JSON on stdout\n",
+        "  --json       JSON on stdout\n\n"
+        "show draws a progress bar on stderr when it is a terminal.\n",
     .run = kernels_run,
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `corun kernels`, `corun suite` and broken kernel profiles.
+# `corun kernels` (its progress bar on a terminal too), `corun suite` and broken kernel profiles.
 . "$(dirname "$0")/../lib.sh"
 
 "$CORUN" kernels list >"$TMPD/list.txt"
@@ -29,6 +29,19 @@ assert m["occupancy_tbs"] >= 1 and m["occupancy_warps"] == m["occupancy_tbs"] * 
 assert m["occupancy_limit"] in ("warp slots", "registers", "shared memory", "thread-block slots", "the profile's tbs_per_sm"), m
 PY
 "$CORUN" kernels show atax --cycles 10000 | grep -q '^measured alone on smqos24' || fail "show text"
+# On a terminal (script: Debian's always-installed bsdutils) its two runs draw one progress bar
+# that rises to 100 % (not twice: the first run ends at 50 %), and the JSON is the one measured
+# without a terminal.
+if command -v script >/dev/null; then
+    script -qec "\"$CORUN\" kernels show hotspot --cycles 10000 --json" /dev/null | tr '\r' '\n' \
+        >"$TMPD/tty" || fail "kernels show on a terminal: exit $?"
+    grep -q '^\[#*  *\]  *[0-9]*% hotspot alone on hbm80$' "$TMPD/tty" &&
+        grep -q '^\[##############################\] 100% hotspot alone on hbm80$' "$TMPD/tty" &&
+        grep -q '^\[###############  *\]  50% hotspot' "$TMPD/tty" ||
+        fail "kernels show on a terminal: no progress bar, or two: $(cat "$TMPD/tty")"
+    [ "$(grep '^{' "$TMPD/tty")" = "$(cat "$TMPD/show.json")" ] ||
+        fail "kernels show on a terminal measured otherwise: $(grep '^{' "$TMPD/tty")"
+fi
 # A setting at 0 says what 0 means (its help's words), and the occupancy is the solo run's.
 "$CORUN" kernels show bino --cycles 2000 >"$TMPD/bino.txt"
 grep -qx '  tbs_per_sm           0 (none)' "$TMPD/bino.txt" || fail "tbs_per_sm 0: $(cat "$TMPD/bino.txt")"
