@@ -201,9 +201,13 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     bool may_split = !ahead && s->threads >= 2;
     struct gpu_kernel_counters prev[GPU_MAX_KERNELS], now[GPU_MAX_KERNELS];
     memset(prev, 0, sizeof prev);
-    uint64_t done = 0;
-    for (unsigned i = 1; i <= SESSION_PROGRESS_SLICES; i++) {
-        uint64_t upto = len * i / SESSION_PROGRESS_SLICES;
+    /* The steps end where a block of the GPU ends anyway (gpu_block_cycles), and the last at
+     * the epoch's end: how finely progress is told changes no result. */
+    unsigned slices = s->progress_slices ? s->progress_slices : SESSION_PROGRESS_SLICES;
+    uint64_t done = 0, block = gpu_block_cycles(s->gpu), start = e->start_cycle;
+    for (unsigned i = 1; i <= slices; i++) {
+        uint64_t at = i == slices ? start + len : (start + len * i / slices) / block * block;
+        uint64_t upto = at > start + done ? at - start : done;
         while (done < upto) {
             uint64_t stop = interval ? (done / interval + 1) * interval : upto;
             stop = stop < upto ? stop : upto;
@@ -214,7 +218,7 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
                 alloc_rc = session_allocate(s, now, last ? &s->epochs[last - 1] : NULL);
             }
         }
-        if (progress && progress(ctx, 0.5 * i / SESSION_PROGRESS_SLICES) != 0) {
+        if (progress && progress(ctx, 0.5 * i / slices) != 0) {
             session_refs_ahead_stop(ahead);
             gpu_set_split(s->gpu, false);
             return 1;

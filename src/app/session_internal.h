@@ -58,6 +58,7 @@ struct session {
     unsigned threads;        /* threads for the private-mode references (session_set_threads) */
     unsigned planned_epochs; /* the run's planned length (session_plan_epochs; 0: the scenario's) */
     struct split_gov split_gov; /* one thread or a split block for the shared run (run_chunk) */
+    unsigned progress_slices;   /* the shared run's progress steps (0: SESSION_PROGRESS_SLICES) */
     /* The last interval of the last epoch (from its last interval decision to its end), which
      * an interval allocator sees at the epoch boundary rather than the whole epoch. */
     struct gpu_kernel_counters tail[GPU_MAX_KERNELS];

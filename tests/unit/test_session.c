@@ -1,7 +1,8 @@
 /* Unit tests for the session's allocator and parameter operations: a swap mid-run keeps the
  * run going and is logged with its reason; parameters are validated (refusals change
  * nothing) and logged; a recorded run with switches branches into the same epochs; a model
- * used outside its training configuration is warned of once. */
+ * used outside its training configuration is warned of once; how finely an epoch's progress
+ * is told changes no result. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -402,12 +403,51 @@ static void test_rewind_live(void **state)
     scenario_done(&sc);
 }
 
+/* How finely an epoch's progress is told changes no result: its steps end where a block ends
+ * anyway. Epochs of 10,004 cycles (20 steps of 500.2, and epochs that start off a block's
+ * edge) in 20, 7 and 1 steps give the same counters and NPs. */
+static void test_progress_steps_change_nothing(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    test_scenario_text(&sc, "steps.cfg",
+                       "name = \"steps\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
+                       "seed = 3; epochs = 3; epoch_cycles = 10004;\n"
+                       "kernels = ( { name = \"stream\"; }, { name = \"lbm\"; } );\n");
+    char err[512];
+    const unsigned steps[] = {20, 7, 1};
+    struct session *s[3];
+    for (unsigned i = 0; i < 3; i++) {
+        s[i] = session_new(&sc, err, sizeof err);
+        assert_non_null(s[i]);
+        s[i]->progress_slices = steps[i];
+        for (unsigned e = 0; e < 3; e++)
+            assert_int_equal(session_step_epoch(s[i], NULL, NULL), 0);
+    }
+    for (unsigned i = 1; i < 3; i++)
+        for (unsigned e = 0; e < 3; e++)
+            for (unsigned k = 0; k < 2; k++) {
+                const struct session_kernel_epoch *a = &session_epoch_at(s[0], e)->k[k],
+                                                  *b = &session_epoch_at(s[i], e)->k[k];
+                assert_int_equal(a->c.instructions, b->c.instructions);
+                assert_memory_equal(&a->c, &b->c, sizeof a->c);
+                assert_memory_equal(&a->np_true, &b->np_true, sizeof a->np_true);
+            }
+    for (unsigned i = 0; i < 3; i++)
+        session_delete(s[i]);
+    scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_swap_mid_run),     cmocka_unit_test(test_params),
-        cmocka_unit_test(test_branch_reapplies), cmocka_unit_test(test_model_out_of_range),
-        cmocka_unit_test(test_rewind_live),      cmocka_unit_test(test_references_run_ahead),
+        cmocka_unit_test(test_swap_mid_run),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_branch_reapplies),
+        cmocka_unit_test(test_model_out_of_range),
+        cmocka_unit_test(test_rewind_live),
+        cmocka_unit_test(test_references_run_ahead),
+        cmocka_unit_test(test_progress_steps_change_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
