@@ -123,6 +123,8 @@ const struct cli_command *cli_lookup(const char *name);
 /* A progress bar on stderr when it is a terminal: label and done in [0, 1]; done >= 1 ends the
  * line. Nothing is printed when stderr is not a terminal. */
 void cli_progress(const char *label, double done);
+/* cli_progress as a util_progress_fn, whose ctx is the label (a char array). */
+void cli_progress_fn(void *label, double done);
 
 /* Threads for a session's private-mode references by default: the CPUs this process may run
  * on (util_cpus_available), 1 to 8. */

@@ -525,6 +525,11 @@ void cli_progress(const char *label, double done)
     fflush(stderr);
 }
 
+void cli_progress_fn(void *label, double done)
+{
+    cli_progress(label, done);
+}
+
 void cli_getopt_reset(void)
 {
     optind = 1;

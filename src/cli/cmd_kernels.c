@@ -289,11 +289,6 @@ static void print_last_calibrated(const char *catalog_path, const char *name)
     catalog_close(cat);
 }
 
-static void tell_progress(void *label, double done)
-{
-    cli_progress(label, done);
-}
-
 static int show(const char *datadir, const struct options *o)
 {
     struct diag diags;
@@ -311,8 +306,8 @@ static int show(const char *datadir, const struct options *o)
         char err[512];
         char label[128];
         snprintf(label, sizeof label, "%s alone on %s", p.name, gpu_name);
-        if (calibrate_measure(&gpu, &p, o->cycles, 1, tell_progress, label, &m, err, sizeof err) !=
-            0) {
+        if (calibrate_measure(&gpu, &p, o->cycles, 1, cli_progress_fn, label, &m, err,
+                              sizeof err) != 0) {
             diag_add(&diags, "corun: kernels show: %s", err);
         } else {
             print_show(&p, &gpu, gpu_name, &m, o->cycles, o->json);

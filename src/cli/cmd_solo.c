@@ -62,11 +62,6 @@ static int parse(int argc, char **argv, struct options *o, char **sets)
     return 0;
 }
 
-static void tell_progress(void *label, double done)
-{
-    cli_progress(label, done);
-}
-
 static int solo_run(int argc, char **argv)
 {
     struct options o;
@@ -103,7 +98,7 @@ static int solo_run(int argc, char **argv)
     struct solo_result r;
     char label[128];
     snprintf(label, sizeof label, "%s alone on %s", o.kernel, o.gpu);
-    if (solo_characterize(&gpu, &p, (unsigned)o.sms, o.cycles, o.seed, tell_progress, label, &r,
+    if (solo_characterize(&gpu, &p, (unsigned)o.sms, o.cycles, o.seed, cli_progress_fn, label, &r,
                           err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
