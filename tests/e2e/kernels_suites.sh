@@ -29,16 +29,16 @@ assert m["occupancy_tbs"] >= 1 and m["occupancy_warps"] == m["occupancy_tbs"] * 
 assert m["occupancy_limit"] in ("warp slots", "registers", "shared memory", "thread-block slots", "the profile's tbs_per_sm"), m
 PY
 "$CORUN" kernels show atax --cycles 10000 | grep -q '^measured alone on smqos24' || fail "show text"
-# On a terminal (script: Debian's always-installed bsdutils) its two runs draw one progress bar
-# that rises to 100 % (not twice: the first run ends at 50 %), and the JSON is the one measured
-# without a terminal.
+# On a terminal (script: Debian's always-installed bsdutils) its two runs draw one progress bar,
+# the first up to 50 % and the second on to 100 %, and the JSON is the one measured without a
+# terminal.
 if command -v script >/dev/null; then
     script -qec "\"$CORUN\" kernels show hotspot --cycles 10000 --json" /dev/null | tr '\r' '\n' \
         >"$TMPD/tty" || fail "kernels show on a terminal: exit $?"
     grep -q '^\[#*  *\]  *[0-9]*% hotspot alone on hbm80$' "$TMPD/tty" &&
         grep -q '^\[##############################\] 100% hotspot alone on hbm80$' "$TMPD/tty" &&
         grep -q '^\[###############  *\]  50% hotspot' "$TMPD/tty" ||
-        fail "kernels show on a terminal: no progress bar, or two: $(cat "$TMPD/tty")"
+        fail "kernels show on a terminal: no progress bar over both runs: $(cat "$TMPD/tty")"
     [ "$(grep '^{' "$TMPD/tty")" = "$(cat "$TMPD/show.json")" ] ||
         fail "kernels show on a terminal measured otherwise: $(grep '^{' "$TMPD/tty")"
 fi
