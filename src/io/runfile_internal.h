@@ -116,9 +116,10 @@ int rf_probe_file(const char *path, struct rf_probe *p, char *err, size_t errlen
 /* Opens the probed file read-only (SWMR reading when its writer used SWMR). The file id, or
  * H5I_INVALID_HID with a message (truncated, marked open for writing, damaged). */
 hid_t rf_open_hdf5(const char *path, const struct rf_probe *p, char *err, size_t errlen);
-/* Runs read_all(path, p) in a child process first, which returns 0 when everything read: a
- * child killed by a signal (HDF5 crashed or looped on forged structures) means the file is
- * refused, -1 with a message; otherwise 0 (the caller then reads it and gives any message). */
+/* Runs read_all(path, p) in a child process first, which returns 0 when everything read and
+ * nonzero when something did not: a child killed by a signal (HDF5 crashed or looped on forged
+ * structures) or ended by an exit status of its own means the file is refused, -1 with a
+ * message; otherwise 0 (the caller then reads it and gives any message). */
 int rf_survives_reading(const char *path, const struct rf_probe *p,
                         int (*read_all)(const char *path, const struct rf_probe *p), char *err,
                         size_t errlen);

@@ -30,6 +30,9 @@
  * MB a CPU second, so this is many times what a good file needs. */
 #define RF_CHILD_CPU_S        10
 #define RF_CHILD_CPU_S_PER_MB 2
+/* The child's exit status for a file it read and found bad. Any status but this and 0 (a
+ * sanitizer's, libFuzzer's, an exit inside the library) is taken for a crash. */
+#define RF_CHILD_BAD 3
 
 static unsigned child_cpu_s = RF_CHILD_CPU_S;
 
@@ -430,8 +433,10 @@ static int read_everything(const char *path, const struct rf_probe *p)
 /* HDF5 1.10 trusts structures that a damaged file can forge: reading a variable-length string
  * whose global-heap entry is corrupt makes it copy a negative length, and the process dies
  * (found by tests/fuzz). So a child process reads the whole file first; a child killed by a
- * signal means the file would kill us too, and it is refused. A child that merely finds the
- * file bad exits, and the reading here gives the message. -1 with a message when refused. */
+ * signal, or ended with a status of its own (a sanitizer or libFuzzer ends a process with
+ * one), means the file would end us too, and it is refused. A child that merely finds the
+ * file bad exits with RF_CHILD_BAD, and the reading here gives the message. -1 with a message
+ * when refused. */
 int rf_survives_reading(const char *path, const struct rf_probe *p,
                         int (*read_all)(const char *path, const struct rf_probe *p), char *err,
                         size_t errlen)
@@ -451,11 +456,17 @@ int rf_survives_reading(const char *path, const struct rf_probe *p,
         rlim_t cpu_s = child_cpu_s + (rlim_t)(p->size >> 20) * RF_CHILD_CPU_S_PER_MB;
         struct rlimit limit = {cpu_s, cpu_s + 1};
         setrlimit(RLIMIT_CPU, &limit);
-        _exit(read_all(path, p)); /* _exit: the parent's atexit handlers are its own */
+        /* _exit: the parent's atexit handlers are its own */
+        _exit(read_all(path, p) == 0 ? 0 : RF_CHILD_BAD);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != RF_CHILD_BAD)
+        return rf_fail(err, errlen,
+                       "%s: damaged run file: the process reading it ended with exit status "
+                       "%d; corun refuses it rather than end too",
+                       path, WEXITSTATUS(status));
     if (!WIFSIGNALED(status))
         return 0;
     if (WTERMSIG(status) == SIGXCPU)

@@ -14,8 +14,11 @@
 #include "corun/accel_runfile.h"
 #include "corun/runfile.h"
 
+#include "../../src/io/runfile_internal.h" /* the reading child's verdicts */
+
 #include <hdf5.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +324,51 @@ static void test_hdf5_loop_refused(void **state)
     runfile_set_read_cpu_limit(0);
 }
 
+/* The child that reads a file first: a file it read, or found bad, is read again here (0); a
+ * child ended by an exit status of its own, as a sanitizer or libFuzzer ends a process (ASan's
+ * is 1), or by a signal, means the file would end this process too: refused. Found by a long
+ * fuzz run, where a child ended by libFuzzer's allocation limit led the parent to read the
+ * file itself and be ended the same way. */
+static int reads_well(const char *path, const struct rf_probe *p)
+{
+    (void)path, (void)p;
+    return 0;
+}
+
+static int finds_it_bad(const char *path, const struct rf_probe *p)
+{
+    (void)path, (void)p;
+    return 1;
+}
+
+static int ended_by_asan(const char *path, const struct rf_probe *p)
+{
+    (void)path, (void)p;
+    _exit(1);
+}
+
+static int ended_by_signal(const char *path, const struct rf_probe *p)
+{
+    (void)path, (void)p;
+    raise(SIGKILL);
+    return 0;
+}
+
+static void test_reading_child_verdicts(void **state)
+{
+    (void)state;
+    struct rf_probe p = {0};
+    char err[512] = "";
+    assert_int_equal(rf_survives_reading("good.h5", &p, reads_well, err, sizeof err), 0);
+    assert_int_equal(rf_survives_reading("bad.h5", &p, finds_it_bad, err, sizeof err), 0);
+    assert_int_equal(rf_survives_reading("asan.h5", &p, ended_by_asan, err, sizeof err), -1);
+    assert_string_equal(err, "asan.h5: damaged run file: the process reading it ended with exit "
+                             "status 1; corun refuses it rather than end too");
+    assert_int_equal(rf_survives_reading("kill.h5", &p, ended_by_signal, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kill.h5: damaged run file: the HDF5 library crashed reading it "
+                                "(signal 9"));
+}
+
 /* Found by tests/fuzz (2026-11-29): an accelerator run file whose chunk index says a chunk of
  * /applications/p50_ms holds 4294967271 bytes; HDF5 allocated that much to read it. A dataset
  * that claims more storage than the file has is refused before it is read. */
@@ -400,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_too_many_epochs),
         cmocka_unit_test(test_hdf5_loop_refused),
         cmocka_unit_test(test_forged_chunk_size_refused),
+        cmocka_unit_test(test_reading_child_verdicts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
