@@ -14,7 +14,7 @@ build="$here/build"
 mode=${1:-run}
 [ $# -gt 0 ] && shift
 
-PACKAGES=(gcc make autoconf automake libtool pkg-config
+PACKAGES=(gcc make autoconf automake pkg-config
           libncurses-dev libconfig-dev libsqlite3-dev libhdf5-dev libcmocka-dev libcairo2-dev
           tmux clang-format clang python3 valgrind hdf5-tools)
 # Only the test suite needs these: a single-node Slurm that tests/e2e/slurm.sh starts itself.
