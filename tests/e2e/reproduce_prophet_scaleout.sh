@@ -28,7 +28,10 @@ full_form() {
     # previous run's heading before the new run has truncated the file.
     : >"$TMPD/head"
     : >"$TMPD/err"
-    setsid stdbuf -oL "$CORUN" reproduce prophet --scaleout "$@" >"$TMPD/head" 2>"$TMPD/err" &
+    # stdbuf preloads its library ahead of everything, which a corun built with
+    # --enable-sanitizers refuses unless ASan is told not to check its place.
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+        setsid stdbuf -oL "$CORUN" reproduce prophet --scaleout "$@" >"$TMPD/head" 2>"$TMPD/err" &
     local pid=$! deadline=$((SECONDS + 120))
     until grep -q '^prophet --scaleout:' "$TMPD/head" || [ $SECONDS -ge $deadline ] ||
         ! kill -0 $pid 2>/dev/null; do
