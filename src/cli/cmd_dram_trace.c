@@ -106,12 +106,6 @@ static void print_json(const struct options *o, const struct dramtrace_result *r
            (double)r->requests / (parse_s + sim_s));
 }
 
-static void tell_progress(void *options, double done)
-{
-    const struct options *o = options;
-    cli_progress(o->trace, done);
-}
-
 static int dram_trace_run(int argc, char **argv)
 {
     struct options o;
@@ -138,7 +132,7 @@ static int dram_trace_run(int argc, char **argv)
     double t1 = cli_wall_seconds();
     struct dramtrace_result r;
     if (dramtrace_run(&gpu.dram, (unsigned)o.request_bytes, t.addrs, t.writes, t.count,
-                      tell_progress, &o, &r, err, sizeof err) != 0) {
+                      cli_progress_fn, (void *)o.trace, &r, err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
     }
