@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
@@ -44,11 +46,11 @@ static void test_copy_profiles(void **state)
     assert_int_equal(p.hw.max_warps_per_pe, 64);
     assert_true(p.hw.mem_gbs > 100 && p.hw.mem_gbs <= 288.0);
     assert_int_equal(p.ntasks[0], 2);
-    assert_float_equal(p.tasks[0][0].solo_ns, 1000, 1e-6);
-    assert_float_equal(p.tasks[1][0].solo_ns, 1000, 1e-6);
+    assert_close(p.tasks[0][0].solo_ns, 1000, 1e-6);
+    assert_close(p.tasks[1][0].solo_ns, 1000, 1e-6);
     assert_true(p.tasks[1][0].exclusive);
-    assert_float_equal(p.tasks[1][1].solo_ns, 20000.0 / 6, 1e-6);
-    assert_float_equal(p.solo_ns[0], 2000, 1e-6);
+    assert_close(p.tasks[1][1].solo_ns, 20000.0 / 6, 1e-6);
+    assert_close(p.solo_ns[0], 2000, 1e-6);
     accel_profiles_done(&p);
     accel_scenario_done(&sc);
 }
@@ -70,11 +72,11 @@ static void test_predictions_by_hand(void **state)
     double lat[2];
     double *out[ACCEL_MAX_APPS] = {lat};
     accel_predict(&sc, &p, ACCEL_PREDICT_PROPHET, out);
-    assert_float_equal(lat[0], 4000e-6, 1e-9);
-    assert_float_equal(lat[1], 7000.0 / 3 * 1e-6, 1e-9);
+    assert_close(lat[0], 4000e-6, 1e-9);
+    assert_close(lat[1], 7000.0 / 3 * 1e-6, 1e-9);
     accel_predict(&sc, &p, ACCEL_PREDICT_SEQUENTIAL, out);
-    assert_float_equal(lat[0], 2000e-6, 1e-9);
-    assert_float_equal(lat[1], 13000.0 / 3 * 1e-6, 1e-9);
+    assert_close(lat[0], 2000e-6, 1e-9);
+    assert_close(lat[1], 13000.0 / 3 * 1e-6, 1e-9);
 
     /* Through accel_run: the predicted p99 beside the measured one, and its error. */
     struct accel_run_options o = {.predictor = ACCEL_PREDICT_SEQUENTIAL};
@@ -82,10 +84,10 @@ static void test_predictions_by_hand(void **state)
     char err[256];
     assert_int_equal(accel_run(&sc, &o, &r, err, sizeof err), 0);
     assert_int_equal(r.predictor, ACCEL_PREDICT_SEQUENTIAL);
-    assert_float_equal(r.app[0].p99_ms, 4000e-6, 1e-9);
-    assert_float_equal(r.app[0].pred_p99_ms, 13000.0 / 3 * 1e-6, 1e-9);
-    assert_float_equal(r.app[0].pred_error, (13000.0 / 3 - 4000) / 4000, 1e-9);
-    assert_float_equal(r.app[0].pred_solo_ms, 2000e-6, 1e-9);
+    assert_close(r.app[0].p99_ms, 4000e-6, 1e-9);
+    assert_close(r.app[0].pred_p99_ms, 13000.0 / 3 * 1e-6, 1e-9);
+    assert_close(r.app[0].pred_error, (13000.0 / 3 - 4000) / 4000, 1e-9);
+    assert_close(r.app[0].pred_solo_ms, 2000e-6, 1e-9);
     assert_false(r.app[0].pred_qos_met); /* 4333.3 > 2 x 2000 */
     accel_result_done(&r);
     accel_profiles_done(&p);
@@ -112,10 +114,10 @@ static void test_kernel_profile(void **state)
     const struct prophet_kernel *a = &p.tasks[0][0].kernel, *b = &p.tasks[0][1].kernel;
     assert_int_equal(a->warps, 320);
     /* 64 registers x 256 threads = 16 K per block: 4 blocks of the SMX's 64 K, 32 warps */
-    assert_float_equal(a->occupancy, 0.5, 1e-12);
+    assert_close(a->occupancy, 0.5, 1e-12);
     assert_int_equal(b->warps, 80);
     assert_true(a->solo_ns > 0 && b->solo_ns > 0);
-    assert_float_equal(p.tasks[0][0].solo_ns, a->solo_ns, 0);
+    assert_close(p.tasks[0][0].solo_ns, a->solo_ns, 0);
     assert_true(a->bw_per_pe_gbs > 0.5);
     assert_true(b->bw_per_pe_gbs < 0.01);
     assert_true(p.cycles > 0);
@@ -141,16 +143,16 @@ static void two_kernels(struct accel_scenario *sc, unsigned insts)
 
 static void assert_same_profiles(const struct accel_profiles *a, const struct accel_profiles *b)
 {
-    assert_float_equal(a->hw.mem_gbs, b->hw.mem_gbs, 0);
+    assert_close(a->hw.mem_gbs, b->hw.mem_gbs, 0);
     assert_int_equal(a->ntasks[0], b->ntasks[0]);
     for (unsigned i = 0; i < a->ntasks[0]; i++) {
         const struct prophet_kernel *x = &a->tasks[0][i].kernel, *y = &b->tasks[0][i].kernel;
-        assert_float_equal(x->solo_ns, y->solo_ns, 0);
+        assert_close(x->solo_ns, y->solo_ns, 0);
         assert_int_equal(x->warps, y->warps);
-        assert_float_equal(x->occupancy, y->occupancy, 0);
-        assert_float_equal(x->bw_per_pe_gbs, y->bw_per_pe_gbs, 0);
+        assert_close(x->occupancy, y->occupancy, 0);
+        assert_close(x->bw_per_pe_gbs, y->bw_per_pe_gbs, 0);
     }
-    assert_float_equal(a->solo_ns[0], b->solo_ns[0], 0);
+    assert_close(a->solo_ns[0], b->solo_ns[0], 0);
 }
 
 static void memo_profile(const struct accel_scenario *sc, struct accel_memo *m,

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/accel_bubble.h"
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
@@ -55,10 +57,10 @@ static void test_copies_by_hand(void **state)
     run(&sc, &r);
     const struct accel_app_result *q = &r.app[0];
     assert_int_equal(q->queries, 2);
-    assert_float_equal(q->latency_ms[0], 4000e-6, 1e-9);
-    assert_float_equal(q->latency_ms[1], 7000.0 / 3 * 1e-6, 1e-9);
-    assert_float_equal(q->solo_p99_ms, 2000e-6, 1e-9); /* alone: 1000 + 1000 ns */
-    assert_float_equal(q->p99_ms, 4000e-6, 1e-9);
+    assert_close(q->latency_ms[0], 4000e-6, 1e-9);
+    assert_close(q->latency_ms[1], 7000.0 / 3 * 1e-6, 1e-9);
+    assert_close(q->solo_p99_ms, 2000e-6, 1e-9); /* alone: 1000 + 1000 ns */
+    assert_close(q->p99_ms, 4000e-6, 1e-9);
     assert_true(q->qos_met);              /* 4000 <= 2.0 x 2000 */
     assert_int_equal(r.app[1].passes, 1); /* its second h2d (from 5666.7) still moving */
     assert_int_equal(r.tasks_done, 4 + 2);
@@ -178,9 +180,9 @@ static void test_reference_is_alone_under_same_arrivals(void **state)
     run(&sc, &r);
     const struct accel_app_result *q = &r.app[0];
     for (unsigned i = 0; i < 40; i++)
-        assert_float_equal(q->latency_ms[i], lat[i], 1e-9);
-    assert_float_equal(q->solo_p99_ms, p99, 1e-9);
-    assert_float_equal(q->p99_ms, p99, 1e-9);
+        assert_close(q->latency_ms[i], lat[i], 1e-9);
+    assert_close(q->solo_p99_ms, p99, 1e-9);
+    assert_close(q->p99_ms, p99, 1e-9);
     assert_true(q->qos_met);
     accel_result_done(&r);
     accel_scenario_done(&sc);
@@ -223,8 +225,8 @@ static void test_solo_latencies_given(void **state)
     o.solo_latency_ms[0] = twice;
     if (accel_run(&sc, &o, &given, err, sizeof err))
         fail_msg("accel_run: %s", err);
-    assert_float_equal(given.app[0].solo_p99_ms, 2 * x->solo_p99_ms, 1e-12);
-    assert_float_equal(given.app[0].solo_mean_ms, 2 * x->solo_mean_ms, 1e-12);
+    assert_close(given.app[0].solo_p99_ms, 2 * x->solo_p99_ms, 1e-12);
+    assert_close(given.app[0].solo_mean_ms, 2 * x->solo_mean_ms, 1e-12);
     accel_result_done(&given);
     accel_result_done(&simulated);
     accel_bubble_done(&b);
@@ -331,15 +333,15 @@ static void test_stagger(void **state)
                  test_accel_copies_cfg, staggered ? " stagger_ms = 0.002;" : "", at + strlen(from));
         struct accel_scenario sc;
         test_accel_load(&sc, text);
-        assert_float_equal(sc.apps[1].stagger_ms, staggered ? 0.002 : 0, 0);
+        assert_close(sc.apps[1].stagger_ms, staggered ? 0.002 : 0, 0);
         struct accel_run_options o = {.record_tasks = true};
         struct accel_result r;
         char err[512];
         if (accel_run(&sc, &o, &r, err, sizeof err))
             fail_msg("accel_run: %s", err);
-        assert_float_equal(first_issue(&r, 0), 0, 1e-9);
-        assert_float_equal(first_issue(&r, 1), 0, 1e-9);
-        assert_float_equal(first_issue(&r, 2), staggered ? 1000 : 0, 1e-9);
+        assert_close(first_issue(&r, 0), 0, 1e-9);
+        assert_close(first_issue(&r, 1), 0, 1e-9);
+        assert_close(first_issue(&r, 2), staggered ? 1000 : 0, 1e-9);
         assert_int_equal(r.app[0].queries, 2);
         accel_result_done(&r);
         struct accel_profiles p;
@@ -369,7 +371,7 @@ static void test_warmup(void **state)
     snprintf(text, sizeof text, "%swarmup_ms = 0.004;\n", test_accel_copies_cfg);
     struct accel_scenario sc;
     test_accel_load(&sc, text);
-    assert_float_equal(sc.warmup_ms, 0.004, 1e-12);
+    assert_close(sc.warmup_ms, 0.004, 1e-12);
     struct accel_run_options o = {.record_tasks = true};
     struct accel_result r;
     char err[512];
@@ -377,13 +379,13 @@ static void test_warmup(void **state)
         fail_msg("accel_run: %s", err);
     const struct accel_app_result *q = &r.app[0];
     assert_int_equal(q->queries, 2);
-    assert_float_equal(q->latency_ms[0], 4000e-6, 1e-9);
-    assert_float_equal(q->solo_p99_ms, 2000e-6, 1e-9);
+    assert_close(q->latency_ms[0], 4000e-6, 1e-9);
+    assert_close(q->solo_p99_ms, 2000e-6, 1e-9);
     double first = INFINITY;
     for (size_t i = 0; i < r.ntasks; i++)
         if (r.tasks[i].app == 0 && r.tasks[i].issued_ns < first)
             first = r.tasks[i].issued_ns;
-    assert_float_equal(first, 4000, 1e-6);
+    assert_close(first, 4000, 1e-6);
     accel_result_done(&r);
     struct accel_profiles p;
     assert_int_equal(accel_profile(&sc, &p, err, sizeof err), -1);

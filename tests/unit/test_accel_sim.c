@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/accel_scenario.h"
@@ -156,7 +158,7 @@ static void test_starved(void **state)
     assert_true(isinf(q->latency_ms[0]) && isinf(q->latency_ms[1]) && isinf(q->p99_ms));
     assert_false(q->qos_met);
     assert_true(isinf(q->pred_p99_ms));
-    assert_float_equal(q->pred_error, 0, 0);
+    assert_close(q->pred_error, 0, 0);
     assert_int_equal(p->starved, 0);
     assert_true(isfinite(p->p99_ms) && p->p99_ms < 1); /* behind one 0.2 ms copy at most */
     assert_true(r.sim_ms >= PCIE_STARVED_NS / 1e6 && r.sim_ms < PCIE_STARVED_NS / 1e6 + 1);

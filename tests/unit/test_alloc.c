@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/alloc.h"
 
 static const char *const names[] = {"lbm", "hotspot", "bino", "bfs"};
@@ -130,19 +132,19 @@ static void np_at_prefers_the_what_if_then_the_line(void **state)
     (void)state;
     struct alloc_input in = input(80, 2, (unsigned[]){40, 40}, (double[]){0.6, NAN});
     /* No what-if: HSM's line through (0, 0) and (40 SMs, 0.6): at 20 SMs 0.3. */
-    assert_float_equal(alloc_np_at(&in, 0, 20), 0.3, 1e-12);
+    assert_close(alloc_np_at(&in, 0, 20), 0.3, 1e-12);
     assert_true(isnan(alloc_np_at(&in, 1, 20))); /* no NP̂ */
-    assert_float_equal(alloc_np_at(&in, 1, 0), 0, 0);
+    assert_close(alloc_np_at(&in, 1, 0), 0, 0);
     /* It had 30 SMs on average over the interval (a drain): 0.6 × 20 / 30 = 0.4. */
     struct gpu_kernel_counters c = {.sms = 30};
     in.k[0].c = &c;
-    assert_float_equal(alloc_np_at(&in, 0, 20), 0.4, 1e-12);
+    assert_close(alloc_np_at(&in, 0, 20), 0.4, 1e-12);
     /* The predictor's what-if wins: 0.01 × 20; for kernel 1 too. */
     struct fake f = {{0.01, 0.02}, {0}};
     in.np_at = fake_np_at;
     in.np_at_ctx = &f;
-    assert_float_equal(alloc_np_at(&in, 0, 20), 0.2, 1e-12);
-    assert_float_equal(alloc_np_at(&in, 1, 20), 0.4, 1e-12);
+    assert_close(alloc_np_at(&in, 0, 20), 0.2, 1e-12);
+    assert_close(alloc_np_at(&in, 1, 20), 0.4, 1e-12);
 }
 
 static void place_keeps_owners_and_prefers_idle_sms(void **state)

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/dase.h"
 #include "corun/predict.h"
 
@@ -50,11 +52,11 @@ static void alone_is_the_sm_share(void **state)
     struct gpu_kernel_counters c = counters(40, 10000, 500, 100, 100, 2000, 100000, 0);
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.contention_misses, 0, EPS);
-    assert_float_equal(e.stall_cycles, 0, EPS);
-    assert_float_equal(e.t_alone_cycles, 100000, EPS);
-    assert_float_equal(e.np_raw, 0.5, EPS);
-    assert_float_equal(e.np, 0.5, EPS);
+    assert_close(e.contention_misses, 0, EPS);
+    assert_close(e.stall_cycles, 0, EPS);
+    assert_close(e.t_alone_cycles, 100000, EPS);
+    assert_close(e.np_raw, 0.5, EPS);
+    assert_close(e.np, 0.5, EPS);
     assert_false(e.capped);
 }
 
@@ -69,16 +71,16 @@ static void cache_contention_only(void **state)
     struct gpu_kernel_counters c = counters(40, 10000, 500, 100, 150, 4000, 200000, 0);
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.contention_misses, 1000, EPS);
-    assert_float_equal(e.miss_fraction, 0.25, EPS);
-    assert_float_equal(e.req_cycles, 50, EPS);
-    assert_float_equal(e.cache_extra, 50000, EPS);
-    assert_float_equal(e.dram_extra, 0, EPS);
-    assert_float_equal(e.outstanding, 4, EPS);
-    assert_float_equal(e.stall_cycles, 25000, EPS);
-    assert_float_equal(e.t_alone_cycles, 75000, EPS);
-    assert_float_equal(e.np_raw, 0.375, EPS);
-    assert_float_equal(e.np, 0.5, EPS);
+    assert_close(e.contention_misses, 1000, EPS);
+    assert_close(e.miss_fraction, 0.25, EPS);
+    assert_close(e.req_cycles, 50, EPS);
+    assert_close(e.cache_extra, 50000, EPS);
+    assert_close(e.dram_extra, 0, EPS);
+    assert_close(e.outstanding, 4, EPS);
+    assert_close(e.stall_cycles, 25000, EPS);
+    assert_close(e.t_alone_cycles, 75000, EPS);
+    assert_close(e.np_raw, 0.375, EPS);
+    assert_close(e.np, 0.5, EPS);
     assert_true(e.capped);
 }
 
@@ -93,12 +95,12 @@ static void dram_interference_only(void **state)
     struct gpu_kernel_counters c = counters(20, 8000, 400, 80, 80, 1000, 25000, 10000);
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.contention_misses, 0, EPS);
-    assert_float_equal(e.dram_extra, 10000, EPS);
-    assert_float_equal(e.outstanding, 1, EPS);
-    assert_float_equal(e.stall_cycles, 20000, EPS);
-    assert_float_equal(e.np_raw, 0.2, EPS);
-    assert_float_equal(e.np, 0.25, EPS);
+    assert_close(e.contention_misses, 0, EPS);
+    assert_close(e.dram_extra, 10000, EPS);
+    assert_close(e.outstanding, 1, EPS);
+    assert_close(e.stall_cycles, 20000, EPS);
+    assert_close(e.np_raw, 0.2, EPS);
+    assert_close(e.np, 0.25, EPS);
     assert_true(e.capped);
 }
 
@@ -114,10 +116,10 @@ static void both_are_not_counted_twice(void **state)
     struct gpu_kernel_counters c = counters(40, 8000, 400, 40, 60, 1600, 400000, 100000);
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.cache_extra, 100000, EPS);
-    assert_float_equal(e.dram_extra, 75000, EPS);
-    assert_float_equal(e.stall_cycles, 43750, EPS);
-    assert_float_equal(e.np_raw, 0.28125, EPS);
+    assert_close(e.cache_extra, 100000, EPS);
+    assert_close(e.dram_extra, 75000, EPS);
+    assert_close(e.stall_cycles, 43750, EPS);
+    assert_close(e.np_raw, 0.28125, EPS);
 }
 
 /* The cap, on all 80 SMs with more contention misses than requests:
@@ -131,13 +133,13 @@ static void cap_bounds_the_slowdown(void **state)
     struct gpu_kernel_counters c = counters(80, 10000, 100, 0, 50, 1000, 100000, 50000);
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.contention_misses, 5000, EPS);
-    assert_float_equal(e.miss_fraction, 1, EPS);
-    assert_float_equal(e.dram_extra, 0, EPS);
-    assert_float_equal(e.stall_cycles, 100000, EPS);
-    assert_float_equal(e.np_raw, 0, EPS);
-    assert_float_equal(e.np_floor, 1, EPS);
-    assert_float_equal(e.np, 1, EPS);
+    assert_close(e.contention_misses, 5000, EPS);
+    assert_close(e.miss_fraction, 1, EPS);
+    assert_close(e.dram_extra, 0, EPS);
+    assert_close(e.stall_cycles, 100000, EPS);
+    assert_close(e.np_raw, 0, EPS);
+    assert_close(e.np_floor, 1, EPS);
+    assert_close(e.np, 1, EPS);
     assert_true(e.capped);
 }
 
@@ -155,18 +157,18 @@ static void roofline_compute_bound_cap_binds(void **state)
     c.dram_bytes = 512000;
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.peak_bytes_per_cycle, 900, EPS);
-    assert_float_equal(e.alone_bytes, 384000, EPS);
-    assert_float_equal(e.bytes_per_inst, 0.512, EPS);
-    assert_float_equal(e.ipc_lin, 20, EPS);
-    assert_float_equal(e.ipc_bw, 1757.8125, 1e-6);
-    assert_float_equal(e.ipc_alone, 20, EPS);
-    assert_float_equal(e.np_lin, 0.375, EPS);
-    assert_float_equal(e.np_bw, 384000.0 / 90e6, EPS);
+    assert_close(e.peak_bytes_per_cycle, 900, EPS);
+    assert_close(e.alone_bytes, 384000, EPS);
+    assert_close(e.bytes_per_inst, 0.512, EPS);
+    assert_close(e.ipc_lin, 20, EPS);
+    assert_close(e.ipc_bw, 1757.8125, 1e-6);
+    assert_close(e.ipc_alone, 20, EPS);
+    assert_close(e.np_lin, 0.375, EPS);
+    assert_close(e.np_bw, 384000.0 / 90e6, EPS);
     assert_false(e.bw_bound);
-    assert_float_equal(e.np_raw, 0.375, EPS);
+    assert_close(e.np_raw, 0.375, EPS);
     assert_true(e.capped);
-    assert_float_equal(e.np, 0.5, EPS);
+    assert_close(e.np, 0.5, EPS);
 }
 
 /* Roofline, memory-bound (the bandwidth roof), the cap not binding. 40 SMs, I = 200000,
@@ -185,18 +187,18 @@ static void roofline_memory_bound_cap_free(void **state)
     c.dram_bytes = 108000000;
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.miss_fraction, 0.5, EPS);
-    assert_float_equal(e.stall_cycles, 50000, EPS);
-    assert_float_equal(e.np_lin, 0.25, EPS);
-    assert_float_equal(e.ipc_lin, 8, EPS);
-    assert_float_equal(e.bytes_per_inst, 270, EPS);
-    assert_float_equal(e.ipc_bw, 900.0 / 270, EPS);
-    assert_float_equal(e.ipc_alone, 900.0 / 270, EPS);
-    assert_float_equal(e.np_bw, 0.6, EPS);
+    assert_close(e.miss_fraction, 0.5, EPS);
+    assert_close(e.stall_cycles, 50000, EPS);
+    assert_close(e.np_lin, 0.25, EPS);
+    assert_close(e.ipc_lin, 8, EPS);
+    assert_close(e.bytes_per_inst, 270, EPS);
+    assert_close(e.ipc_bw, 900.0 / 270, EPS);
+    assert_close(e.ipc_alone, 900.0 / 270, EPS);
+    assert_close(e.np_bw, 0.6, EPS);
     assert_true(e.bw_bound);
-    assert_float_equal(e.np_raw, 0.6, EPS);
+    assert_close(e.np_raw, 0.6, EPS);
     assert_false(e.capped);
-    assert_float_equal(e.np, 0.6, EPS);
+    assert_close(e.np, 0.6, EPS);
     /* Without the contention misses' bytes taken out it would be 108e6 / 90e6 = 1.2. */
 }
 
@@ -213,13 +215,13 @@ static void roofline_bandwidth_roof_under_the_cap(void **state)
     c.dram_bytes = 27000000;
     struct dase_estimate e;
     dase_estimate(&gpu, &c, &e);
-    assert_float_equal(e.stall_cycles, 50000, EPS);
-    assert_float_equal(e.np_lin, 0.25, EPS);
-    assert_float_equal(e.np_bw, 0.3, EPS);
+    assert_close(e.stall_cycles, 50000, EPS);
+    assert_close(e.np_lin, 0.25, EPS);
+    assert_close(e.np_bw, 0.3, EPS);
     assert_true(e.bw_bound);
-    assert_float_equal(e.np_raw, 0.3, EPS);
+    assert_close(e.np_raw, 0.3, EPS);
     assert_true(e.capped);
-    assert_float_equal(e.np, 0.5, EPS);
+    assert_close(e.np, 0.5, EPS);
 }
 
 /* A kernel without SMs or cycles has no estimate. */
@@ -262,11 +264,11 @@ static void predictor_in_the_registry(void **state)
     struct predict_input in = {.epoch_cycles = 100000, .nkernels = 2, .c = c};
     struct predict_output out;
     ops->predict(st, &in, &out);
-    assert_float_equal(out.np[0], 0.5, EPS);
-    assert_float_equal(out.np[1], 0.6, EPS); /* roofline_memory_bound_cap_free's kernel */
+    assert_close(out.np[0], 0.5, EPS);
+    assert_close(out.np[1], 0.6, EPS); /* roofline_memory_bound_cap_free's kernel */
     /* g = 0.5 / 40 per SM: 60 SMs give 0.75; kernel 1: 0.6 / 40 x 20 = 0.3. */
-    assert_float_equal(ops->np_at(st, 0, 60), 0.75, EPS);
-    assert_float_equal(ops->np_at(st, 1, 20), 0.3, EPS);
+    assert_close(ops->np_at(st, 0, 60), 0.75, EPS);
+    assert_close(ops->np_at(st, 1, 20), 0.3, EPS);
     struct predict_text t;
     ops->explain(st, 0, &t);
     assert_true(t.n >= 8);

@@ -3,12 +3,15 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "assert_close.h"
 
 #include "corun/mlp.h"
 
@@ -28,8 +31,8 @@ static void forward_by_hand(void **state)
     const double x[] = {1, 2};
     double y[2];
     mlp_forward(&m, x, y);
-    assert_float_equal(y[0], 3.99, 1e-12);
-    assert_float_equal(y[1], -3.52, 1e-12);
+    assert_close(y[0], 3.99, 1e-12);
+    assert_close(y[1], -3.52, 1e-12);
     mlp_done(&m);
 }
 
@@ -52,12 +55,12 @@ static void eq8_by_hand(void **state)
      * L = 1 + 0 + 2 * 1 = 3; dL/dp_scal = 2 + 2 * 2 * 1 = 6, dL/dp_inter = 0 + 2 * 2 * 2 = 8. */
     const double pred[] = {2, 1}, truth[] = {1, 1};
     double g[2];
-    assert_float_equal(mlp_loss_eq8(pred, truth, 2, g), 3, 1e-12);
-    assert_float_equal(g[0], 6, 1e-12);
-    assert_float_equal(g[1], 8, 1e-12);
+    assert_close(mlp_loss_eq8(pred, truth, 2, g), 3, 1e-12);
+    assert_close(g[0], 6, 1e-12);
+    assert_close(g[1], 8, 1e-12);
     /* A perfect prediction costs nothing. */
     const double good[] = {1.5, 2.5}, t2[] = {1.5, 2.5};
-    assert_float_equal(mlp_loss_eq8(good, t2, 2, g), 0, 1e-15);
+    assert_close(mlp_loss_eq8(good, t2, 2, g), 0, 1e-15);
 }
 
 static void backward_matches_finite_differences(void **state)
@@ -86,6 +89,40 @@ static void backward_matches_finite_differences(void **state)
     }
     assert_true(worst < 1e-5);
     free(g);
+    mlp_done(&m);
+}
+
+/* The layout in mlp.h's order, widths 3-2-2: W1 [0, 6), b1 [6, 8), W2 [8, 12), b2 [12, 14).
+ * Unequal widths, so that a layer's size taken from the wrong neighbour shows. */
+static void init_and_weight_decay_by_hand(void **state)
+{
+    (void)state;
+    const unsigned w[] = {3, 2, 2};
+    struct mlp m;
+    assert_int_equal(mlp_init(&m, w, 3, 11), 0);
+    assert_int_equal(m.nparams, 14);
+    for (size_t i = 0; i < m.nparams; i++) {
+        bool bias = (i >= 6 && i < 8) || i >= 12;
+        if (bias)
+            assert_true(m.params[i] == 0); /* zero biases */
+        else
+            assert_true(m.params[i] != 0); /* every weight drawn */
+    }
+    double p[14];
+    for (size_t i = 0; i < 14; i++)
+        p[i] = (double)(i + 1) / 10;
+    assert_int_equal(mlp_set_params(&m, p, 14), 0);
+    /* lambda ||W||^2 leaves the biases out: ((1 + 4 + ... + 36) + (81 + 100 + 121 + 144)) /
+     * 100 = 5.37, times lambda 0.5; its gradient is 2 lambda w on the weights alone. */
+    const double x[] = {0.2, -0.1, 0.4}, y[] = {1.5, 1.2};
+    double g0[14], g1[14];
+    double plain = mlp_loss_grad(&m, x, y, 1, 2, 0, g0);
+    double decayed = mlp_loss_grad(&m, x, y, 1, 2, 0.5, g1);
+    assert_close(decayed - plain, 2.685, 1e-12);
+    for (size_t i = 0; i < 14; i++) {
+        bool bias = (i >= 6 && i < 8) || i >= 12;
+        assert_close(g1[i] - g0[i], bias ? 0 : p[i], 1e-12);
+    }
     mlp_done(&m);
 }
 
@@ -122,7 +159,7 @@ static void training_lowers_the_loss_deterministically(void **state)
     double after = mlp_train(&a, x, y, N, &o);
     assert_true(after < 0.1 * before);
     assert_true(after < 0.05);
-    assert_float_equal(history[EPOCHS - 1], after, 1e-12);
+    assert_close(history[EPOCHS - 1], after, 1e-12);
     o.loss_history = NULL;
     mlp_train(&b, x, y, N, &o);
     assert_memory_equal(a.params, b.params, a.nparams * sizeof(double));
@@ -136,6 +173,7 @@ int main(void)
         cmocka_unit_test(forward_by_hand),
         cmocka_unit_test(bad_widths_are_refused),
         cmocka_unit_test(eq8_by_hand),
+        cmocka_unit_test(init_and_weight_decay_by_hand),
         cmocka_unit_test(backward_matches_finite_differences),
         cmocka_unit_test(training_lowers_the_loss_deterministically),
     };

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/accel_bubble.h"
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
@@ -26,26 +28,26 @@ static const struct bubble_curve curve = {4, {0, 1, 2, 4}, {1, 1.5, 2.5, 3}};
 static void test_curve_at(void **state)
 {
     (void)state;
-    assert_float_equal(bubble_curve_at(&curve, 0), 1, 1e-12);
-    assert_float_equal(bubble_curve_at(&curve, 0.5), 1.25, 1e-12);
-    assert_float_equal(bubble_curve_at(&curve, 2), 2.5, 1e-12);
-    assert_float_equal(bubble_curve_at(&curve, 3), 2.75, 1e-12); /* half-way from 2 to 4 */
-    assert_float_equal(bubble_curve_at(&curve, 10), 3, 1e-12);   /* not extrapolated */
-    assert_float_equal(bubble_curve_at(&curve, -1), 1, 1e-12);
+    assert_close(bubble_curve_at(&curve, 0), 1, 1e-12);
+    assert_close(bubble_curve_at(&curve, 0.5), 1.25, 1e-12);
+    assert_close(bubble_curve_at(&curve, 2), 2.5, 1e-12);
+    assert_close(bubble_curve_at(&curve, 3), 2.75, 1e-12); /* half-way from 2 to 4 */
+    assert_close(bubble_curve_at(&curve, 10), 3, 1e-12);   /* not extrapolated */
+    assert_close(bubble_curve_at(&curve, -1), 1, 1e-12);
 }
 
 static void test_pressure_for(void **state)
 {
     (void)state;
-    assert_float_equal(bubble_pressure_for(&curve, 1), 0, 1e-12);
-    assert_float_equal(bubble_pressure_for(&curve, 0.8), 0, 1e-12); /* faster than alone */
-    assert_float_equal(bubble_pressure_for(&curve, 2), 1.5, 1e-12);
-    assert_float_equal(bubble_pressure_for(&curve, 2.875), 3.5, 1e-12);
-    assert_float_equal(bubble_pressure_for(&curve, 7), 4, 1e-12); /* beyond: the last level */
+    assert_close(bubble_pressure_for(&curve, 1), 0, 1e-12);
+    assert_close(bubble_pressure_for(&curve, 0.8), 0, 1e-12); /* faster than alone */
+    assert_close(bubble_pressure_for(&curve, 2), 1.5, 1e-12);
+    assert_close(bubble_pressure_for(&curve, 2.875), 3.5, 1e-12);
+    assert_close(bubble_pressure_for(&curve, 7), 4, 1e-12); /* beyond: the last level */
     /* a curve that dips: the first segment reaching d */
     const struct bubble_curve dip = {4, {0, 1, 2, 3}, {1, 2, 1.5, 3}};
-    assert_float_equal(bubble_pressure_for(&dip, 1.5), 0.5, 1e-12);
-    assert_float_equal(bubble_pressure_for(&dip, 2.5), 2 + 2.0 / 3, 1e-12); /* (2.5 - 1.5) / 1.5 */
+    assert_close(bubble_pressure_for(&dip, 1.5), 0.5, 1e-12);
+    assert_close(bubble_pressure_for(&dip, 2.5), 2 + 2.0 / 3, 1e-12); /* (2.5 - 1.5) / 1.5 */
 }
 
 /* T = 1 MiB / 6 GB/s = 174762.7 ns, a bubble's copy alone. The LS query (one 6000 B sharing
@@ -80,18 +82,18 @@ static void test_measured_by_hand(void **state)
     assert_int_equal(b.ls[0].n, 6);
     assert_int_equal(b.reporter.n, 6);
     for (unsigned i = 0; i < 6; i++) {
-        assert_float_equal(b.ls[0].pressure[i], levels[i], 0);
-        assert_float_equal(b.ls[0].degradation[i], levels[i] + 1, 1e-6);
-        assert_float_equal(b.reporter.degradation[i], levels[i] + 1, 1e-6);
+        assert_close(b.ls[0].pressure[i], levels[i], 0);
+        assert_close(b.ls[0].degradation[i], levels[i] + 1, 1e-6);
+        assert_close(b.reporter.degradation[i], levels[i] + 1, 1e-6);
     }
-    assert_float_equal(b.alone_ms[0][0], 1000e-6, 1e-12);
-    assert_float_equal(b.reporter_deg[1], 1.5, 1e-6);
-    assert_float_equal(b.pressure[1], 0.5, 1e-6);
-    assert_float_equal(accel_bubble_pressure(&sc, &b), 1.0, 1e-6);
+    assert_close(b.alone_ms[0][0], 1000e-6, 1e-12);
+    assert_close(b.reporter_deg[1], 1.5, 1e-6);
+    assert_close(b.pressure[1], 0.5, 1e-6);
+    assert_close(accel_bubble_pressure(&sc, &b), 1.0, 1e-6);
     double lat[1];
     double *out[ACCEL_MAX_APPS] = {lat};
     accel_bubble_predict(&sc, &b, out);
-    assert_float_equal(lat[0], 2000e-6, 1e-9);
+    assert_close(lat[0], 2000e-6, 1e-9);
     accel_bubble_done(&b);
 
     /* through the engine, as `corun run --predictor bubble` */
@@ -99,9 +101,9 @@ static void test_measured_by_hand(void **state)
     struct accel_result r;
     assert_int_equal(accel_run(&sc, &o, &r, err, sizeof err), 0);
     assert_int_equal(r.predictor, ACCEL_PREDICT_BUBBLE);
-    assert_float_equal(r.app[0].p99_ms, 3000e-6, 1e-9);
-    assert_float_equal(r.app[0].pred_p99_ms, 2000e-6, 1e-9);
-    assert_float_equal(r.app[0].pred_error, 1.0 / 3, 1e-6);
+    assert_close(r.app[0].p99_ms, 3000e-6, 1e-9);
+    assert_close(r.app[0].pred_p99_ms, 2000e-6, 1e-9);
+    assert_close(r.app[0].pred_error, 1.0 / 3, 1e-6);
     accel_result_done(&r);
     accel_scenario_done(&sc);
 }
@@ -110,10 +112,10 @@ static void assert_same_bubble(const struct accel_bubble *a, const struct accel_
 {
     assert_memory_equal(&a->reporter, &b->reporter, sizeof a->reporter);
     assert_memory_equal(&a->ls[0], &b->ls[0], sizeof a->ls[0]);
-    assert_float_equal(a->alone_ms[0][0], b->alone_ms[0][0], 0);
-    assert_float_equal(a->alone_util[0], b->alone_util[0], 0);
-    assert_float_equal(a->reporter_deg[1], b->reporter_deg[1], 0);
-    assert_float_equal(a->pressure[1], b->pressure[1], 0);
+    assert_close(a->alone_ms[0][0], b->alone_ms[0][0], 0);
+    assert_close(a->alone_util[0], b->alone_util[0], 0);
+    assert_close(a->reporter_deg[1], b->reporter_deg[1], 0);
+    assert_close(a->pressure[1], b->pressure[1], 0);
 }
 
 /* link_only with the LS query's copy of another size, or the batch application's copy

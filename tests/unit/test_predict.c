@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "testutil.h"
 
 #include "corun/hsm.h"
@@ -89,15 +91,15 @@ static void hsm_hand_computed(void **state)
     /* I_max = 80 x 2 x 1e5 = 1.6e7. Compute: B_d = (1.6e7 / 6e6) x 10000 x 64 B x 1.4e9 / 1e5
      * = 23.893 GB/s; B_p = 900 x (0.5 x 0.5 + 0.3) = 495 GB/s: compute; NP^ = 40 / 80. */
     hsm_classify(&gpu80, &compute_kernel, EPOCH, 0.5, 0.3, &d);
-    assert_float_equal(d.i_max, 1.6e7, 1e-6);
-    assert_float_equal(d.demand_gbs, 1.6e7 / 6e6 * 8.96, 1e-9);
-    assert_float_equal(d.potential_gbs, 495, 1e-9);
+    assert_close(d.i_max, 1.6e7, 1e-6);
+    assert_close(d.demand_gbs, 1.6e7 / 6e6 * 8.96, 1e-9);
+    assert_close(d.potential_gbs, 495, 1e-9);
     assert_int_equal(d.cls, KERNEL_CLASS_COMPUTE);
     /* Memory: B_d = 40 x 200000 x 64 x 14000 / 1e9 = 7168 GB/s > 900 x 0.6 = 540;
      * NP^ = 0.45 / (0.5 x 0.6 + 0.3) = 0.75. */
     hsm_classify(&gpu80, &memory_kernel, EPOCH, 0.5, 0.3, &d);
-    assert_float_equal(d.demand_gbs, 7168, 1e-9);
-    assert_float_equal(d.potential_gbs, 540, 1e-9);
+    assert_close(d.demand_gbs, 7168, 1e-9);
+    assert_close(d.potential_gbs, 540, 1e-9);
     assert_int_equal(d.cls, KERNEL_CLASS_MEMORY);
 
     void *s = hsm_with(0.5, 0.3);
@@ -105,8 +107,8 @@ static void hsm_hand_computed(void **state)
     struct predict_input in = {EPOCH, 2, c, NULL};
     struct predict_output out;
     predictor_hsm.predict(s, &in, &out);
-    assert_float_equal(out.np[0], 0.5, 1e-12);
-    assert_float_equal(out.np[1], 0.75, 1e-12);
+    assert_close(out.np[0], 0.5, 1e-12);
+    assert_close(out.np[1], 0.75, 1e-12);
     assert_int_equal(out.cls[0], KERNEL_CLASS_COMPUTE);
     assert_int_equal(out.cls[1], KERNEL_CLASS_MEMORY);
     struct predict_text t;
@@ -152,11 +154,11 @@ static void hsm_np_at_is_linear_through_origin(void **state)
     struct predict_output out;
     predictor_hsm.predict(s, &in, &out);
     for (unsigned k = 0; k < 2; k++) {
-        assert_float_equal(predictor_hsm.np_at(s, k, 40), out.np[k], 1e-12);
-        assert_float_equal(predictor_hsm.np_at(s, k, 0), 0, 1e-12);
+        assert_close(predictor_hsm.np_at(s, k, 40), out.np[k], 1e-12);
+        assert_close(predictor_hsm.np_at(s, k, 0), 0, 1e-12);
         double g = out.np[k] / 40;
-        assert_float_equal(predictor_hsm.np_at(s, k, 20), 20 * g, 1e-12);
-        assert_float_equal(predictor_hsm.np_at(s, k, 60), 3 * predictor_hsm.np_at(s, k, 20), 1e-12);
+        assert_close(predictor_hsm.np_at(s, k, 20), 20 * g, 1e-12);
+        assert_close(predictor_hsm.np_at(s, k, 60), 3 * predictor_hsm.np_at(s, k, 20), 1e-12);
     }
     predictor_hsm.destroy(s);
 }
@@ -169,6 +171,16 @@ static void hsm_refuses_unusable_coefficients(void **state)
     assert_null(predictor_hsm.create(&gpu80, &m, err, sizeof err));
     assert_non_null(strstr(err, "m.cfg"));
     assert_null(predictor_hsm.create(&gpu80, NULL, err, sizeof err));
+    /* A falling line is usable while it stays above zero up to RBH 1 (c1 + c2 > 0)... */
+    struct predict_model falling = {.path = "f.cfg", .coef = {-0.2, 0.3}, .ncoef = 2};
+    void *s = predictor_hsm.create(&gpu80, &falling, err, sizeof err);
+    assert_non_null(s);
+    predictor_hsm.destroy(s);
+    /* ...and not when it reaches zero there, or when it starts at zero. */
+    struct predict_model to_zero = {.path = "z.cfg", .coef = {-0.3, 0.3}, .ncoef = 2};
+    assert_null(predictor_hsm.create(&gpu80, &to_zero, err, sizeof err));
+    struct predict_model from_zero = {.path = "o.cfg", .coef = {0.5, 0}, .ncoef = 2};
+    assert_null(predictor_hsm.create(&gpu80, &from_zero, err, sizeof err));
 }
 
 static void least_squares_on_known_points(void **state)
@@ -179,15 +191,22 @@ static void least_squares_on_known_points(void **state)
         y[i] = 0.4 * x[i] + 0.35;
     double c1, c2, r2;
     assert_int_equal(hsm_fit_line(x, y, 4, &c1, &c2, &r2), 0);
-    assert_float_equal(c1, 0.4, 1e-12);
-    assert_float_equal(c2, 0.35, 1e-12);
-    assert_float_equal(r2, 1, 1e-12);
+    assert_close(c1, 0.4, 1e-12);
+    assert_close(c2, 0.35, 1e-12);
+    assert_close(r2, 1, 1e-12);
     /* Two points off the line by +-0.1 around x = 0.5: slope unchanged, R^2 below 1. */
     double x2[] = {0, 0.5, 0.5, 1}, y2[] = {0.35, 0.65, 0.45, 0.75};
     assert_int_equal(hsm_fit_line(x2, y2, 4, &c1, &c2, &r2), 0);
-    assert_float_equal(c1, 0.4, 1e-12);
-    assert_float_equal(c2, 0.35, 1e-12);
-    assert_float_equal(r2, 1 - 0.02 / 0.1, 1e-12);
+    assert_close(c1, 0.4, 1e-12);
+    assert_close(c2, 0.35, 1e-12);
+    assert_close(r2, 1 - 0.02 / 0.1, 1e-12);
+    /* Every point off the line, the first one too: c1 = 0.4 / 1, c2 = 0.6 - 0.4 * 0.5,
+     * residuals -+0.1, SSE 0.04 against SST 0.2. */
+    double x3[] = {0, 0, 1, 1}, y3[] = {0.3, 0.5, 0.7, 0.9};
+    assert_int_equal(hsm_fit_line(x3, y3, 4, &c1, &c2, &r2), 0);
+    assert_close(c1, 0.4, 1e-12);
+    assert_close(c2, 0.4, 1e-12);
+    assert_close(r2, 0.8, 1e-12);
     assert_int_equal(hsm_fit_line(x, y, 1, &c1, &c2, &r2), -1);
     double same[] = {0.5, 0.5};
     assert_int_equal(hsm_fit_line(same, y, 2, &c1, &c2, &r2), -1);
@@ -261,8 +280,8 @@ static void model_file_messages(void **state)
                      0);
     diag_init(&d);
     assert_int_equal(modelfile_load(path, "hsm", "hbm80", &m, &d), 0);
-    assert_float_equal(m.c1, 0.61, 1e-9);
-    assert_float_equal(m.c2, 0.32, 1e-9);
+    assert_close(m.c1, 0.61, 1e-9);
+    assert_close(m.c2, 0.32, 1e-9);
     assert_int_equal(m.points, 10);
     assert_int_equal(m.sms, 80);
     assert_int_equal(

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/datadir.h"
 #include "corun/gpu.h"
 #include "corun/preset.h"
@@ -64,9 +66,9 @@ static void rows_follow_the_runs(void **state)
             lo = s < lo ? s : lo;
             hi = s > hi ? s : hi;
         }
-        assert_float_equal(w->max_shift, worst, 1e-12);
-        assert_float_equal(w->rbh_min, lo, 1e-12);
-        assert_float_equal(w->rbh_max, hi, 1e-12);
+        assert_close(w->max_shift, worst, 1e-12);
+        assert_close(w->rbh_min, lo, 1e-12);
+        assert_close(w->rbh_max, hi, 1e-12);
         assert_true(w->rbh_min <= w->rbh_mean && w->rbh_mean <= w->rbh_max);
         assert_int_equal(w->ok, worst <= RBHSHIFT_TOLERANCE);
         failures += !w->ok;
@@ -85,7 +87,7 @@ static void rows_follow_the_runs(void **state)
     struct solo_result s;
     char err[256];
     assert_int_equal(solo_characterize(&cfg, &lbm, 0, 4000, 1, NULL, NULL, &s, err, sizeof err), 0);
-    assert_float_equal(r.rows[0].rbh_private, s.rbh, 1e-12);
+    assert_close(r.rows[0].rbh_private, s.rbh, 1e-12);
     /* A pair runs once, its applications in name order: bino is kernel 0 (SMs 0-39). */
     const struct kernel_profile *ps[2] = {&bino, &lbm};
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
@@ -98,7 +100,7 @@ static void rows_follow_the_runs(void **state)
     struct gpu_kernel_counters c;
     gpu_kernel_counters(g, 1, &c);
     assert_string_equal(r.rows[0].pairs[0].corunner, "bino");
-    assert_float_equal(r.rows[0].pairs[0].rbh_shared, c.rbh, 1e-12);
+    assert_close(r.rows[0].pairs[0].rbh_shared, c.rbh, 1e-12);
     gpu_delete(g);
     kernel_profile_done(&lbm);
     kernel_profile_done(&bino);
@@ -115,10 +117,10 @@ static void workers_give_the_same_table(void **state)
     run(3, &b);
     assert_int_equal(a.count, b.count);
     for (size_t i = 0; i < a.count; i++) {
-        assert_float_equal(a.rows[i].rbh_private, b.rows[i].rbh_private, 0);
+        assert_close(a.rows[i].rbh_private, b.rows[i].rbh_private, 0);
         assert_int_equal(a.rows[i].npairs, b.rows[i].npairs);
         for (size_t p = 0; p < a.rows[i].npairs; p++)
-            assert_float_equal(a.rows[i].pairs[p].rbh_shared, b.rows[i].pairs[p].rbh_shared, 0);
+            assert_close(a.rows[i].pairs[p].rbh_shared, b.rows[i].pairs[p].rbh_shared, 0);
     }
     rbhshift_report_done(&a);
     rbhshift_report_done(&b);

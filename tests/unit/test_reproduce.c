@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/reproduce.h"
 
 /* A result with n kernels and epochs of 100 cycles, truth and one predictor's NP^ given
@@ -61,14 +63,14 @@ static void overall(void **state)
     repro_aggregate(r, 3, 0, REPRO_ERROR_NP, NULL, &e, &run);
     /* epoch: {0.2, 0, 0.2, 0.25, 0.25}: mean 0.9/5, max 0.25, median 0.2 */
     assert_int_equal(e.n, 5);
-    assert_float_equal(e.avg, 0.18, 1e-12);
-    assert_float_equal(e.max, 0.25, 1e-12);
-    assert_float_equal(e.median, 0.2, 1e-12);
+    assert_close(e.avg, 0.18, 1e-12);
+    assert_close(e.max, 0.25, 1e-12);
+    assert_close(e.median, 0.2, 1e-12);
     /* run: {0, 1/12, 0.25}: mean (1/12 + 1/4) / 3 = 1/9, max 0.25, median 1/12 */
     assert_int_equal(run.n, 3);
-    assert_float_equal(run.avg, 1.0 / 9, 1e-12);
-    assert_float_equal(run.max, 0.25, 1e-12);
-    assert_float_equal(run.median, 1.0 / 12, 1e-12);
+    assert_close(run.avg, 1.0 / 9, 1e-12);
+    assert_close(run.max, 0.25, 1e-12);
+    assert_close(run.median, 1.0 / 12, 1e-12);
     free(r);
 }
 
@@ -80,18 +82,18 @@ static void per_category(void **state)
     repro_aggregate(r, 3, 0, REPRO_ERROR_NP, "heterogeneous", &e, &run);
     /* epoch {0.2, 0, 0.2, 0.25}: mean 0.1625, median (0.2 + 0.2) / 2; run {0, 1/12} */
     assert_int_equal(e.n, 4);
-    assert_float_equal(e.avg, 0.1625, 1e-12);
-    assert_float_equal(e.max, 0.25, 1e-12);
-    assert_float_equal(e.median, 0.2, 1e-12);
+    assert_close(e.avg, 0.1625, 1e-12);
+    assert_close(e.max, 0.25, 1e-12);
+    assert_close(e.median, 0.2, 1e-12);
     assert_int_equal(run.n, 2);
-    assert_float_equal(run.avg, 1.0 / 24, 1e-12);
-    assert_float_equal(run.median, 1.0 / 24, 1e-12);
-    assert_float_equal(run.max, 1.0 / 12, 1e-12);
+    assert_close(run.avg, 1.0 / 24, 1e-12);
+    assert_close(run.median, 1.0 / 24, 1e-12);
+    assert_close(run.max, 1.0 / 12, 1e-12);
     repro_aggregate(r, 3, 0, REPRO_ERROR_NP, "memory-homogeneous", &e, &run);
     assert_int_equal(e.n, 1);
-    assert_float_equal(e.avg, 0.25, 1e-12);
+    assert_close(e.avg, 0.25, 1e-12);
     assert_int_equal(run.n, 1);
-    assert_float_equal(run.max, 0.25, 1e-12);
+    assert_close(run.max, 0.25, 1e-12);
     repro_aggregate(r, 3, 0, REPRO_ERROR_NP, "compute-homogeneous", &e, &run);
     assert_int_equal(e.n, 0);
     assert_true(isnan(e.avg) && isnan(e.max) && isnan(run.median));
@@ -110,11 +112,11 @@ static void split_by_extrapolation(void **state)
     repro_aggregate_far(r, 3, 0, REPRO_ERROR_NP, NULL, true, &far);
     repro_aggregate_far(r, 3, 0, REPRO_ERROR_NP, NULL, false, &in);
     assert_int_equal(far.n, 2);
-    assert_float_equal(far.avg, 0.225, 1e-12);
-    assert_float_equal(far.max, 0.25, 1e-12);
+    assert_close(far.avg, 0.225, 1e-12);
+    assert_close(far.max, 0.25, 1e-12);
     /* in range: A's k0 epoch 1 (0.2), k1 epoch 0 (0), B's k0 (0.25) */
     assert_int_equal(in.n, 3);
-    assert_float_equal(in.avg, 0.45 / 3, 1e-12);
+    assert_close(in.avg, 0.45 / 3, 1e-12);
     /* together they are every kernel-epoch */
     repro_aggregate(r, 3, 0, REPRO_ERROR_NP, NULL, &e, &run);
     assert_int_equal(far.n + in.n, e.n);
@@ -147,8 +149,8 @@ static void run_np_is_cycle_weighted(void **state)
     struct repro_stats e, run;
     repro_aggregate(&m, 1, 0, REPRO_ERROR_NP, "10:50", &e, &run);
     assert_int_equal(e.n, 2);
-    assert_float_equal(e.avg, 0.25, 1e-12); /* (0 + 0.5) / 2 */
-    assert_float_equal(run.avg, 0.3 / 0.7, 1e-12);
+    assert_close(e.avg, 0.25, 1e-12); /* (0 + 0.5) / 2 */
+    assert_close(run.avg, 0.3 / 0.7, 1e-12);
     repro_aggregate(&m, 1, 0, REPRO_ERROR_NP, "20:40", &e, &run);
     assert_int_equal(e.n, 0);
     assert_true(repro_in_group(&m, "CI-MI") && repro_in_group(&m, NULL));
@@ -158,11 +160,11 @@ static void slowdown_error(void **state)
 {
     (void)state;
     /* NP 0.5 (SD 2), NP^ 0.4 (SD^ 2.5): |2.5 - 2| / 2 = 0.25; of NP: 0.1 / 0.5 = 0.2 */
-    assert_float_equal(repro_are(REPRO_ERROR_SD, 0.4, 0.5), 0.25, 1e-12);
-    assert_float_equal(repro_are(REPRO_ERROR_NP, 0.4, 0.5), 0.2, 1e-12);
-    assert_float_equal(repro_are(REPRO_ERROR_NP, NAN, 0.5), -1, 0);
-    assert_float_equal(repro_are(REPRO_ERROR_SD, 0, 0.5), -1, 0);
-    assert_float_equal(repro_are(REPRO_ERROR_NP, 0.5, 0), -1, 0);
+    assert_close(repro_are(REPRO_ERROR_SD, 0.4, 0.5), 0.25, 1e-12);
+    assert_close(repro_are(REPRO_ERROR_NP, 0.4, 0.5), 0.2, 1e-12);
+    assert_close(repro_are(REPRO_ERROR_NP, NAN, 0.5), -1, 0);
+    assert_close(repro_are(REPRO_ERROR_SD, 0, 0.5), -1, 0);
+    assert_close(repro_are(REPRO_ERROR_NP, 0.5, 0), -1, 0);
 }
 
 /* Tags a x6, b x4, c x2. Six spread over tags: two per tag at the middles of their halves,
@@ -225,7 +227,7 @@ static void experiments_are_listed(void **state)
     }
     assert_non_null(gddr5);
     assert_non_null(fig10);
-    assert_float_equal(gddr5->avg, 0.065, 1e-12);
+    assert_close(gddr5->avg, 0.065, 1e-12);
     assert_true(repro_published_on(gddr5->gpu, "gddr5_40", "hbm80"));
     assert_false(repro_published_on(gddr5->gpu, "hbm80", "hbm80"));
     assert_true(repro_published_on(fig10->gpu, "hbm80", "hbm80"));

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "assert_close.h"
 #include <stdio.h>
 #include <unistd.h>
 
@@ -67,31 +69,31 @@ static void fairness_stp_antt(void **state)
 
     double v[RALLOC_NMETRICS];
     ralloc_run_metrics(x, &r[0], 0, v);
-    assert_float_equal(v[RALLOC_FAIRNESS], 0.25, EPS);
-    assert_float_equal(v[RALLOC_STP], 1.0, EPS);
-    assert_float_equal(v[RALLOC_ANTT], 3.125, EPS);
+    assert_close(v[RALLOC_FAIRNESS], 0.25, EPS);
+    assert_close(v[RALLOC_STP], 1.0, EPS);
+    assert_close(v[RALLOC_ANTT], 3.125, EPS);
     assert_true(isnan(v[RALLOC_MET])); /* no target in a fairness policy */
 
     struct ralloc_stats s;
     ralloc_aggregate(x, r, 3, 0, NULL, &s);
     assert_int_equal(s.n, 2);
-    assert_float_equal(s.value[RALLOC_FAIRNESS], 0.625, EPS);
-    assert_float_equal(s.value[RALLOC_STP], 1.0, EPS);
-    assert_float_equal(s.value[RALLOC_ANTT], 2.5625, EPS);
+    assert_close(s.value[RALLOC_FAIRNESS], 0.625, EPS);
+    assert_close(s.value[RALLOC_STP], 1.0, EPS);
+    assert_close(s.value[RALLOC_ANTT], 2.5625, EPS);
     ralloc_aggregate(x, r, 3, 1, NULL, &s);
-    assert_float_equal(s.value[RALLOC_FAIRNESS], (2.0 / 3 + 0.5) / 2, EPS);
-    assert_float_equal(s.value[RALLOC_STP], 0.95, EPS);
-    assert_float_equal(s.value[RALLOC_ANTT], (25.0 / 12 + 2.5) / 2, EPS);
+    assert_close(s.value[RALLOC_FAIRNESS], (2.0 / 3 + 0.5) / 2, EPS);
+    assert_close(s.value[RALLOC_STP], 0.95, EPS);
+    assert_close(s.value[RALLOC_ANTT], (25.0 / 12 + 2.5) / 2, EPS);
     ralloc_aggregate(x, r, 3, 1, "heterogeneous", &s);
     assert_int_equal(s.n, 1);
-    assert_float_equal(s.value[RALLOC_FAIRNESS], 2.0 / 3, EPS);
+    assert_close(s.value[RALLOC_FAIRNESS], 2.0 / 3, EPS);
 
     /* fair/hsm vs even, heterogeneous fairness: (2/3) / 0.25 - 1 = 5/3; absolute: 0.625. */
     struct ralloc_published rel = {"fair/hsm", "even", "heterogeneous", RALLOC_FAIRNESS, 0.5, "t",
                                    "t",        NULL};
-    assert_float_equal(ralloc_published_ours(x, &rel, r, 3), 5.0 / 3, EPS);
+    assert_close(ralloc_published_ours(x, &rel, r, 3), 5.0 / 3, EPS);
     struct ralloc_published abs = {"even", NULL, NULL, RALLOC_FAIRNESS, 0.5, "t", "t", NULL};
-    assert_float_equal(ralloc_published_ours(x, &abs, r, 3), 0.625, EPS);
+    assert_close(ralloc_published_ours(x, &abs, r, 3), 0.625, EPS);
     struct ralloc_published none = {"nobody", NULL, NULL, RALLOC_FAIRNESS, 0.5, "t", "t", NULL};
     assert_true(isnan(ralloc_published_ours(x, &none, r, 3)));
 }
@@ -118,17 +120,17 @@ static void qos_met(void **state)
     r[1].runs[1].sm_cycles[0] = 64 * 1000;
     double v[RALLOC_NMETRICS];
     ralloc_run_metrics(x, &r[0], 1, v);
-    assert_float_equal(v[RALLOC_HP_SMS], 56, EPS);
-    assert_float_equal(v[RALLOC_MOVED], 3, EPS);
+    assert_close(v[RALLOC_HP_SMS], 56, EPS);
+    assert_close(v[RALLOC_MOVED], 3, EPS);
     struct ralloc_stats s;
     ralloc_aggregate(x, r, 2, 1, NULL, &s);
-    assert_float_equal(s.value[RALLOC_HP_SMS], 60, EPS);
-    assert_float_equal(s.value[RALLOC_MOVED], 1.5, EPS);
+    assert_close(s.value[RALLOC_HP_SMS], 60, EPS);
+    assert_close(s.value[RALLOC_MOVED], 1.5, EPS);
     assert_int_equal(s.n, 2);
-    assert_float_equal(s.value[RALLOC_MET], 0.5, EPS);
-    assert_float_equal(s.value[RALLOC_MET_NEAR], 1.0, EPS);
-    assert_float_equal(s.value[RALLOC_HP_NP], 1.0125, EPS);
-    assert_float_equal(s.value[RALLOC_BATCH], 0.4, EPS);
+    assert_close(s.value[RALLOC_MET], 0.5, EPS);
+    assert_close(s.value[RALLOC_MET_NEAR], 1.0, EPS);
+    assert_close(s.value[RALLOC_HP_NP], 1.0125, EPS);
+    assert_close(s.value[RALLOC_BATCH], 0.4, EPS);
     /* Policy 0 (proportional) did not run in these mixes: nothing is counted. */
     ralloc_aggregate(x, r, 2, 0, NULL, &s);
     assert_int_equal(s.n, 0);
@@ -151,14 +153,14 @@ static void energy_and_power(void **state)
     set_run(&m, 2, 2000, 1500, 200, 3.0);
     double v[RALLOC_NMETRICS];
     ralloc_run_metrics(x, &m, 1, v);
-    assert_float_equal(v[RALLOC_ENERGY], 0.75, EPS);
-    assert_float_equal(v[RALLOC_POWER], 0.75, EPS);
-    assert_float_equal(v[RALLOC_MET], 1.0, EPS); /* .85 >= .80 */
-    assert_float_equal(v[RALLOC_BATCH], 0.1, EPS);
+    assert_close(v[RALLOC_ENERGY], 0.75, EPS);
+    assert_close(v[RALLOC_POWER], 0.75, EPS);
+    assert_close(v[RALLOC_MET], 1.0, EPS); /* .85 >= .80 */
+    assert_close(v[RALLOC_BATCH], 0.1, EPS);
     ralloc_run_metrics(x, &m, 2, v);
-    assert_float_equal(v[RALLOC_ENERGY], 1.5, EPS);
-    assert_float_equal(v[RALLOC_POWER], 0.75, EPS);
-    assert_float_equal(v[RALLOC_MET], 0.0, EPS); /* .75 < .80 */
+    assert_close(v[RALLOC_ENERGY], 1.5, EPS);
+    assert_close(v[RALLOC_POWER], 0.75, EPS);
+    assert_close(v[RALLOC_MET], 0.0, EPS); /* .75 < .80 */
     /* Without a baseline run there is no relative energy. */
     m.runs[0].failed = 1;
     ralloc_run_metrics(x, &m, 1, v);
@@ -181,9 +183,9 @@ static void weighted_unfairness(void **state)
     set_run(&r[0], 2, 1000, 500, 250, 1);
     double v[RALLOC_NMETRICS];
     ralloc_run_metrics(x, &r[0], 0, v);
-    assert_float_equal(v[RALLOC_UNFAIRNESS], 0.5, EPS);
+    assert_close(v[RALLOC_UNFAIRNESS], 0.5, EPS);
     ralloc_run_metrics(x, &r[0], 2, v);
-    assert_float_equal(v[RALLOC_UNFAIRNESS], 0.875, EPS);
+    assert_close(v[RALLOC_UNFAIRNESS], 0.875, EPS);
     set_tag(&r[1], "CI-CI", 0);
     set_run(&r[1], 0, 1000, 500, 500, 1);
     set_tag(&r[2], "MI-MI", 0);
@@ -191,8 +193,8 @@ static void weighted_unfairness(void **state)
     struct ralloc_stats s;
     ralloc_aggregate(x, r, 3, 0, NULL, &s);
     assert_int_equal(s.n, 3);
-    assert_float_equal(s.value[RALLOC_UNFAIRNESS], 1.25 / 3, EPS);
-    assert_float_equal(s.value[RALLOC_UNFAIRNESS_MEDIAN], 0.5, EPS);
+    assert_close(s.value[RALLOC_UNFAIRNESS], 1.25 / 3, EPS);
+    assert_close(s.value[RALLOC_UNFAIRNESS_MEDIAN], 0.5, EPS);
 }
 
 /* Every experiment has policies, columns ended, and published figures naming its policies. */
@@ -241,7 +243,7 @@ static void threshold_table(void **state)
         assert_int_equal(ralloc_policy_index(x, label), (int)p);
         assert_string_equal(x->policies[p].allocator, "fair");
         assert_string_equal(x->policies[p].predictor, "hsm");
-        assert_float_equal(x->policies[p].threshold, want[p - 1], EPS);
+        assert_close(x->policies[p].threshold, want[p - 1], EPS);
         assert_true(x->policies[p].target == 0); /* no QoS target: a fairness policy */
     }
     assert_true(x->npublished >= 3);
@@ -276,7 +278,7 @@ static void quads_table(void **state)
     assert_int_equal(x->npublished, 2);
     assert_string_equal(x->published[0].ref, "even");
     assert_int_equal(x->published[0].metric, RALLOC_FAIRNESS);
-    assert_float_equal(x->published[0].value, 1.2, EPS);
+    assert_close(x->published[0].value, 1.2, EPS);
     assert_null(x->published[0].gpu);
     assert_true(isnan(x->published[1].value));
     const struct ralloc_experiment *f = ralloc_experiment_find("hsm", "fairness");
@@ -286,7 +288,7 @@ static void quads_table(void **state)
             continue;
         assert_string_equal(f->published[i].gpu, "gddr5_40");
         assert_string_equal(f->published[i].policy, "fair/hsm");
-        assert_float_equal(f->published[i].value, 0.887, EPS);
+        assert_close(f->published[i].value, 0.887, EPS);
         gddr5++;
     }
     assert_int_equal(gddr5, 1);
@@ -317,7 +319,7 @@ static void triples_table(void **state)
         assert_true(p >= 0);
         assert_string_equal(x->policies[p].allocator, "smqos");
         if (g->metric == RALLOC_MET && !g->group) {
-            assert_float_equal(g->value, 1.0, EPS);
+            assert_close(g->value, 1.0, EPS);
             met++;
         } else if (g->metric == RALLOC_HP_NP && !g->group) {
             assert_true(isnan(g->value));
@@ -325,7 +327,7 @@ static void triples_table(void **state)
         } else {
             assert_string_equal(g->group, "first=smqos-lbm");
             assert_string_equal(g->policy, "smqos@90%");
-            assert_float_equal(g->value, 1.0032, EPS);
+            assert_close(g->value, 1.0032, EPS);
             lbm++;
         }
     }
@@ -376,7 +378,7 @@ static void policy_subset(void **state)
     assert_string_equal(s.x.policies[0].label, "even");
     assert_string_equal(s.x.policies[1].label, "fair/hsm@0.70");
     assert_string_equal(s.x.policies[2].label, "fair/hsm@0.95");
-    assert_float_equal(s.x.policies[2].threshold, 0.95, EPS);
+    assert_close(s.x.policies[2].threshold, 0.95, EPS);
     assert_string_equal(s.labels, "even,fair/hsm@0.70,fair/hsm@0.95");
     assert_true(s.x.npublished > 0 && s.x.npublished < x->npublished);
     for (size_t f = 0; f < s.x.npublished; f++)
@@ -426,9 +428,9 @@ static void smqos_threshold_table(void **state)
     assert_int_equal(x->npolicies, 10);
     for (unsigned p = 0; p < 10; p++) {
         assert_string_equal(x->policies[p].allocator, "smqos");
-        assert_float_equal(x->policies[p].threshold, 0.01 * (p + 1), EPS);
-        assert_float_equal(x->policies[p].smqos, 0.95, EPS);
-        assert_float_equal(x->policies[p].target, 0.95, EPS);
+        assert_close(x->policies[p].threshold, 0.01 * (p + 1), EPS);
+        assert_close(x->policies[p].smqos, 0.95, EPS);
+        assert_close(x->policies[p].target, 0.95, EPS);
     }
     for (size_t f = 0; f < x->npublished; f++) {
         assert_true(isnan(x->published[f].value));
@@ -497,14 +499,14 @@ static void group_by_first_kernel(void **state)
     struct ralloc_stats s;
     ralloc_aggregate(x, r, 4, 5, "first=smqos-lbm", &s);
     assert_int_equal(s.n, 2);
-    assert_float_equal(s.value[RALLOC_HP_NP], 1.05, EPS);
+    assert_close(s.value[RALLOC_HP_NP], 1.05, EPS);
     ralloc_aggregate(x, r, 4, 5, "MI/CI-MI", &s);
     assert_int_equal(s.n, 4);
     ralloc_aggregate(x, r, 4, 5, "first=smqos", &s);
     assert_int_equal(s.n, 0);
     struct ralloc_published lbm = {"smqos@90%", NULL, "first=smqos-lbm", RALLOC_HP_NP, 1, "t",
                                    "t",         NULL};
-    assert_float_equal(ralloc_published_ours(x, &lbm, r, 4), 1.05, EPS);
+    assert_close(ralloc_published_ours(x, &lbm, r, 4), 1.05, EPS);
 }
 
 /* 1 when a and b summed the same epochs exactly. */
@@ -568,14 +570,14 @@ static void run_applies_threshold(void **state)
     const struct ralloc_run *never = &m->runs[0], *always = &m->runs[1];
     assert_int_equal(never->epochs, 2);
     for (unsigned k = 0; k < 2; k++)
-        assert_float_equal(never->sm_cycles[k], 40 * never->cycles, 1e-6 * never->cycles);
+        assert_close(never->sm_cycles[k], 40 * never->cycles, 1e-6 * never->cycles);
     /* At least a tenth of an SM moved on average (one SM for part of epoch 2 does it). */
     double shift = fabs(always->sm_cycles[0] - 40 * always->cycles) / always->cycles;
     assert_true(shift > 0.1);
     /* SMs moved: none under the even split; under the other, what kernel 0 lost or gained in
      * epoch 2 (half the run), as a time-weighted count: twice its shift over the run. */
-    assert_float_equal(never->sms_moved, 0, EPS);
-    assert_float_equal(always->sms_moved, 2 * shift, 1e-6);
+    assert_close(never->sms_moved, 0, EPS);
+    assert_close(always->sms_moved, 2 * shift, 1e-6);
     assert_true(same_run(&m->runs[2], &m->runs[3]));
     assert_false(same_run(&m->runs[0], &m->runs[1]));
     ralloc_result_done(&r);
@@ -603,8 +605,8 @@ static void readings_apply_their_settings(void **state)
     const struct ralloc_mix_result *m = &r.mixes[0];
     /* Static-SMQoS repartitions at the start: 23 (22) SMs for the whole run but the drain. */
     double c = m->runs[near].cycles;
-    assert_float_equal(m->runs[near].sm_cycles[0], 23 * c, 0.01 * c * 23);
-    assert_float_equal(m->runs[down].sm_cycles[0], 22 * c, 0.01 * c * 22);
+    assert_close(m->runs[near].sm_cycles[0], 23 * c, 0.01 * c * 23);
+    assert_close(m->runs[down].sm_cycles[0], 22 * c, 0.01 * c * 22);
     assert_true(m->runs[batch0].sm_cycles[1] < m->runs[smqos].sm_cycles[1] - 10000);
     ralloc_result_done(&r);
 }

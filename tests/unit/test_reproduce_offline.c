@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "assert_close.h"
 #include <stdio.h>
 
 #include "corun/datadir.h"
@@ -64,8 +66,8 @@ static void offline_search_binary(void **state)
     assert_true(f.met);
     assert_int_equal(f.runs, 8);
     assert_int_equal(sy.calls, 8);
-    assert_float_equal(chosen.private_cycles[0], 500, EPS);
-    assert_float_equal(chosen.private_cycles[1], 1000 * 6.0 / 16, EPS);
+    assert_close(chosen.private_cycles[0], 500, EPS);
+    assert_close(chosen.private_cycles[1], 1000 * 6.0 / 16, EPS);
     sy.calls = 0;
     assert_int_equal(
         ralloc_offline_search(16, 0, 0.5, true, synthetic_probe, &sy, &f, &chosen, err, sizeof err),
@@ -81,7 +83,7 @@ static void offline_search_binary(void **state)
                      0);
     assert_int_equal(f.ls_sms, 8);
     assert_int_equal(f.batch_sms, 6);
-    assert_float_equal(chosen.private_cycles[1], 500, EPS);
+    assert_close(chosen.private_cycles[1], 500, EPS);
 }
 
 /* The assumptions, and what breaks them. A batch NP that peaks at 5 SMs (5/16) and falls by
@@ -212,8 +214,8 @@ static void offline_table(void **state)
         const struct ralloc_policy *s = &x->policies[p - 1];
         assert_string_equal(s->allocator, "smqos");
         assert_string_equal(s->column, pol->column);
-        assert_float_equal(s->target, pol->target, EPS);
-        assert_float_equal(s->smqos, pol->target, EPS);
+        assert_close(s->target, pol->target, EPS);
+        assert_close(s->smqos, pol->target, EPS);
     }
     assert_int_equal(offline, 4);
     assert_null(ralloc_experiment_find("smqos", "")->missing);

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/reproduce_prophet.h"
 
 static void test_pairs(void **state)
@@ -80,21 +82,21 @@ static void test_summary(void **state)
     struct rp_coloc_summary s;
     rp_coloc_summarize((const struct rp_coloc_point(*)[16])pts, 2, 2.0, &s);
     assert_int_equal(s.pairs, 2);
-    assert_float_equal(s.oracle_util, 0.7, 1e-12);
-    assert_float_equal(s.prophet_util, 0.8, 1e-12);
-    assert_float_equal(s.sequential_util, 0.5, 1e-12);
+    assert_close(s.oracle_util, 0.7, 1e-12);
+    assert_close(s.prophet_util, 0.8, 1e-12);
+    assert_close(s.sequential_util, 0.5, 1e-12);
     assert_int_equal(s.prophet_violations, 1);
-    assert_float_equal(s.prophet_worst, 0.1, 1e-12);
+    assert_close(s.prophet_worst, 0.1, 1e-12);
     assert_int_equal(s.sequential_violations, 0);
-    assert_float_equal(s.even_util, 0.6, 1e-12);
+    assert_close(s.even_util, 0.6, 1e-12);
     assert_int_equal(s.even_violations, 0);
-    assert_float_equal(s.even_worst, 0.0, 1e-12);
+    assert_close(s.even_worst, 0.0, 1e-12);
     /* no choice at all (-1) counts as no co-location, not as a violation */
     pts[1][0].prophet_met = false;
     for (int k = 0; k < 16; k++)
         pts[1][k].prophet_met = false;
     rp_coloc_summarize((const struct rp_coloc_point(*)[16])pts, 2, 2.0, &s);
-    assert_float_equal(s.prophet_util, 0.3, 1e-12);
+    assert_close(s.prophet_util, 0.3, 1e-12);
     assert_int_equal(s.prophet_violations, 1);
 }
 

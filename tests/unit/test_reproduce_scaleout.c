@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/reproduce_scaleout.h"
 #include "corun/util.h"
 
@@ -26,14 +28,14 @@ static void test_load(void **state)
     assert_int_equal(p.nls, 7);
     assert_int_equal(p.nbatch, 11);
     assert_int_equal(p.slots, 8);
-    assert_float_equal(p.target, 1 / 0.7, 1e-12);
+    assert_close(p.target, 1 / 0.7, 1e-12);
     /* trough 0.1 at slot 0, peak 0.5 at slot 4, 0.3 half-way; slot 1: 0.1 + 0.4 (1 - cos 45°)
      * / 2 = 0.158579 */
-    assert_float_equal(so_load(&p, 0), 0.1, 1e-12);
-    assert_float_equal(so_load(&p, 2), 0.3, 1e-12);
-    assert_float_equal(so_load(&p, 4), 0.5, 1e-12);
-    assert_float_equal(so_load(&p, 1), 0.1 + 0.4 * (1 - sqrt(0.5)) / 2, 1e-12);
-    assert_float_equal(so_load(&p, 7), so_load(&p, 1), 1e-12);
+    assert_close(so_load(&p, 0), 0.1, 1e-12);
+    assert_close(so_load(&p, 2), 0.3, 1e-12);
+    assert_close(so_load(&p, 4), 0.5, 1e-12);
+    assert_close(so_load(&p, 1), 0.1 + 0.4 * (1 - sqrt(0.5)) / 2, 1e-12);
+    assert_close(so_load(&p, 7), so_load(&p, 1), 1e-12);
     assert_int_equal(so_level(&p, 0), 0);
     assert_int_equal(so_level(&p, 4), 4);
     assert_int_equal(so_level(&p, 5), 3);
@@ -91,28 +93,28 @@ static void test_summarize_by_hand(void **state)
     struct so_summary s[SO_DECIDERS];
     so_summarize(&p, cells, s);
 
-    assert_float_equal(s[SO_PROPHET].gpus_mean, 6, 1e-12);
+    assert_close(s[SO_PROPHET].gpus_mean, 6, 1e-12);
     assert_int_equal(s[SO_PROPHET].gpus_peak, 6);
-    assert_float_equal(s[SO_PROPHET].placed_mean, 8, 1e-12);
-    assert_float_equal(s[SO_PROPHET].slot_share, 2.0 / 15, 1e-12);
-    assert_float_equal(s[SO_PROPHET].sm_busy, 0.55, 1e-12);
+    assert_close(s[SO_PROPHET].placed_mean, 8, 1e-12);
+    assert_close(s[SO_PROPHET].slot_share, 2.0 / 15, 1e-12);
+    assert_close(s[SO_PROPHET].sm_busy, 0.55, 1e-12);
     assert_int_equal(s[SO_PROPHET].colocations, 8);
     assert_int_equal(s[SO_PROPHET].violations, 1);
     assert_int_equal(s[SO_PROPHET].violations10, 0);
 
-    assert_float_equal(s[SO_NONE].gpus_mean, 7, 1e-12);
-    assert_float_equal(s[SO_NONE].sm_busy, 0.1, 1e-12);
+    assert_close(s[SO_NONE].gpus_mean, 7, 1e-12);
+    assert_close(s[SO_NONE].sm_busy, 0.1, 1e-12);
     assert_int_equal(s[SO_NONE].colocations, 0);
-    assert_float_equal(s[SO_SEQUENTIAL].gpus_mean, 7, 1e-12);
+    assert_close(s[SO_SEQUENTIAL].gpus_mean, 7, 1e-12);
 
     /* bubble: 4 placed, 36 left: 3 batch-only GPUs; 1.2x meets the target */
-    assert_float_equal(s[SO_BUBBLE].gpus_mean, 7, 1e-12);
-    assert_float_equal(s[SO_BUBBLE].placed_mean, 4, 1e-12);
+    assert_close(s[SO_BUBBLE].gpus_mean, 7, 1e-12);
+    assert_close(s[SO_BUBBLE].placed_mean, 4, 1e-12);
     assert_int_equal(s[SO_BUBBLE].violations, 0);
 
-    assert_float_equal(s[SO_FULL].gpus_mean, 4, 1e-12);
-    assert_float_equal(s[SO_FULL].slot_share, 1, 1e-12);
-    assert_float_equal(s[SO_FULL].sm_busy, 1, 1e-12);
+    assert_close(s[SO_FULL].gpus_mean, 4, 1e-12);
+    assert_close(s[SO_FULL].slot_share, 1, 1e-12);
+    assert_close(s[SO_FULL].sm_busy, 1, 1e-12);
     assert_int_equal(s[SO_FULL].violations, 8);
     assert_int_equal(s[SO_FULL].violations10, 8);
     assert_string_equal(so_decider_name(SO_BUBBLE), "bubble");

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "testutil.h"
 
 #include "corun/modelfile.h"
@@ -83,7 +85,7 @@ static void features_by_hand(void **state)
     /* 30 SMs x 1000 cycles = 30000 SM-cycles for the kernel's own events. */
     const double want[] = {30, 2, 0.2, 0.1, 0, 0, 0.1, 0.05, 0.5, 5, 4, 0.25};
     for (int i = 0; i < THEMIS_INPUTS; i++)
-        assert_float_equal(x[i], want[i], 1e-12);
+        assert_close(x[i], want[i], 1e-12);
     c[1].sms = 0;
     assert_int_equal(themis_features(c, 2, 1, x), -1);
 }
@@ -103,8 +105,8 @@ static void np_from_hand_set_weights(void **state)
     predictor_themis.predict(s, &in, &out);
     /* Kernel 0: SD_scal = 0.5 * 3 + 0.5 = 2, SD_inter = 1 + 0.25: NP̂ = 1 / 2.5 = 0.4.
      * Kernel 1: SD_scal = 2, SD_inter = 1 + 0.5: NP̂ = 1 / 3. */
-    assert_float_equal(out.np[0], 0.4, 1e-12);
-    assert_float_equal(out.np[1], 1.0 / 3, 1e-12);
+    assert_close(out.np[0], 0.4, 1e-12);
+    assert_close(out.np[1], 1.0 / 3, 1e-12);
     assert_int_equal(out.cls[0], KERNEL_CLASS_NONE);
     struct predict_text t;
     predictor_themis.explain(s, 0, &t);
@@ -116,10 +118,10 @@ static void np_from_hand_set_weights(void **state)
     /* PSP from n = 30 of 60 (PG_scal_n = 0.5, SD_inter_n = 1.25):
      * m = 15: 0.5 * 15 / 30 = 0.25 -> 0.2; m = 45: 0.5 + 0.5 * 15 / 30 = 0.75 -> 0.6;
      * m = 60: 1 -> 0.8; m = 30: NP̂ itself. */
-    assert_float_equal(predictor_themis.np_at(s, 0, 15), 0.2, 1e-12);
-    assert_float_equal(predictor_themis.np_at(s, 0, 45), 0.6, 1e-12);
-    assert_float_equal(predictor_themis.np_at(s, 0, 60), 0.8, 1e-12);
-    assert_float_equal(predictor_themis.np_at(s, 0, 30), 0.4, 1e-12);
+    assert_close(predictor_themis.np_at(s, 0, 15), 0.2, 1e-12);
+    assert_close(predictor_themis.np_at(s, 0, 45), 0.6, 1e-12);
+    assert_close(predictor_themis.np_at(s, 0, 60), 0.8, 1e-12);
+    assert_close(predictor_themis.np_at(s, 0, 30), 0.4, 1e-12);
     assert_true(isnan(predictor_themis.np_at(s, 5, 30)));
     /* A kernel without SMs has nothing to predict from. */
     c[1].sms = 0;
@@ -152,10 +154,10 @@ static void far_inputs_are_named(void **state)
     double x[THEMIS_INPUTS];
     unsigned which;
     assert_int_equal(themis_features(c, 2, 0, x), 0);
-    assert_float_equal(themis_farthest_input(w, w + 12, x, &which), 5, 1e-12);
+    assert_close(themis_farthest_input(w, w + 12, x, &which), 5, 1e-12);
     assert_int_equal(which, 9);
     assert_int_equal(themis_features(c, 2, 1, x), 0);
-    assert_float_equal(themis_farthest_input(w, w + 12, x, &which), 3, 1e-12);
+    assert_close(themis_farthest_input(w, w + 12, x, &which), 3, 1e-12);
     assert_true(which == 0 || which == 9);
 
     char err[256];
@@ -178,9 +180,9 @@ static void psp_by_hand(void **state)
     (void)state;
     /* SD_scal 4 on 20 of 80 SMs (PG 0.25), SD_inter 2: m = 10 -> 0.125 / 2;
      * m = 50 -> 0.25 + 0.75 * 30 / 60 = 0.625 -> 0.3125. A PG above 1 is held at 1. */
-    assert_float_equal(themis_psp_np(4, 2, 20, 10, 80), 0.0625, 1e-12);
-    assert_float_equal(themis_psp_np(4, 2, 20, 50, 80), 0.3125, 1e-12);
-    assert_float_equal(themis_psp_np(0.5, 1, 40, 20, 80), 0.5, 1e-12);
+    assert_close(themis_psp_np(4, 2, 20, 10, 80), 0.0625, 1e-12);
+    assert_close(themis_psp_np(4, 2, 20, 50, 80), 0.3125, 1e-12);
+    assert_close(themis_psp_np(0.5, 1, 40, 20, 80), 0.5, 1e-12);
     assert_true(isnan(themis_psp_np(4, 2, 0, 10, 80)));
     assert_true(isnan(themis_psp_np(4, -1, 20, 10, 80)));
 }
@@ -216,9 +218,9 @@ static void fit_normalizes_and_learns(void **state)
         y[2 * r + 1] = 1 + x[r * THEMIS_INPUTS + 11];
     }
     double loss = themis_fit(x, y, N, 1500, 3, w);
-    assert_float_equal(w[0], 35, 1e-12);                         /* mean of N_sm */
-    assert_float_equal(w[THEMIS_INPUTS], sqrt(875.0 / 3), 1e-9); /* its deviation */
-    assert_float_equal(w[THEMIS_INPUTS + 1], 1, 0);              /* a constant input */
+    assert_close(w[0], 35, 1e-12);                         /* mean of N_sm */
+    assert_close(w[THEMIS_INPUTS], sqrt(875.0 / 3), 1e-9); /* its deviation */
+    assert_close(w[THEMIS_INPUTS + 1], 1, 0);              /* a constant input */
     /* Untrained (both outputs 1) the data term alone is about 1.05; lambda * ||W||^2 stays. */
     assert_true(loss < 0.05);
     struct predict_model m = {.path = "fit",
@@ -274,7 +276,7 @@ static void network_model_files(void **state)
     assert_int_equal(m.nlayers, 4);
     assert_int_equal(m.nweights, NWEIGHTS);
     for (size_t i = 0; i < NWEIGHTS; i++)
-        assert_float_equal(m.weights[i], w[i], 1e-9);
+        assert_close(m.weights[i], w[i], 1e-9);
     assert_int_equal(m.points, 99);
     assert_int_equal(m.sms, 60);
     char warning[512];

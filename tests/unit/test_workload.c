@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/gpu.h"
 #include "corun/kernel.h"
 #include "corun/kstate.h"
@@ -94,16 +96,16 @@ static void units_bound_throughput(void **state)
     struct kernel_profile p = plain();
     /* Only SFU instructions: 16 lanes, a warp instruction every 2 cycles per SM. */
     p.sfu_fraction = 1.0;
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 16.0 / 32, 0.01);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 16.0 / 32, 0.01);
     /* FP64: 32 lanes, one per cycle. */
     p.sfu_fraction = 0;
     p.fp64_fraction = 1.0;
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 1.0, 0.01);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 1.0, 0.01);
     /* Shared memory with two-way bank conflicts: 32 banks, two passes each. */
     p.fp64_fraction = 0;
     p.shared_fraction = 1.0;
     p.shared_conflict_ways = 2;
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 0.5, 0.01);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 0.5, 0.01);
     /* Half FP64, half ALU: the ALU instructions fill the cycles the FP64 unit leaves. */
     p = plain();
     p.fp64_fraction = 0.5;
@@ -118,11 +120,11 @@ static void few_warps_wait_on_dependencies(void **state)
     struct kernel_profile p = plain();
     p.warps_per_tb = 1;
     p.tbs_per_sm = 2; /* two warps, one per scheduler: an ALU result every 6 cycles each */
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0 / cfg.alu_latency_cycles, 0.01);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 2.0 / cfg.alu_latency_cycles, 0.01);
     p.dep_latency = 3; /* the profile's own latency wins over the preset's */
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0 / 3, 0.01);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 2.0 / 3, 0.01);
     p.tbs_per_sm = 0; /* full occupancy hides the latency: 2 per cycle */
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0, 0.01);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 2.0, 0.01);
 }
 
 /* Warps waiting on unit results wake exactly at the unit's latency, whichever of the three
@@ -136,14 +138,14 @@ static void few_warps_wait_on_units(void **state)
     p.warps_per_tb = 1;
     p.tbs_per_sm = 2; /* one warp per scheduler: a result every fp64 latency (8 cycles) each */
     p.fp64_fraction = 1.0;
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0 / cfg.fp64.latency_cycles, 0.01);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 2.0 / cfg.fp64.latency_cycles, 0.01);
     /* Half SFU (20 cycles), half shared memory (24): both queues hold results at once, and a
      * warp waits 22 cycles on average. */
     p.fp64_fraction = 0;
     p.sfu_fraction = 0.5;
     p.shared_fraction = 0.5;
     double lat = (cfg.sfu.latency_cycles + cfg.shmem.latency_cycles) / 2.0;
-    assert_float_equal(ipc_per_sm(&p, 4, &cfg), 2.0 / lat, 0.005);
+    assert_close(ipc_per_sm(&p, 4, &cfg), 2.0 / lat, 0.005);
 }
 
 /* ---- barriers ---- */
