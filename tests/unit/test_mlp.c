@@ -46,6 +46,16 @@ static void bad_widths_are_refused(void **state)
     assert_int_equal(mlp_init(&m, one, 1, 1), -1);
     assert_int_equal(mlp_init(&m, zero, 3, 1), -1);
     assert_int_equal(mlp_init(&m, wide, 3, 1), -1);
+    const unsigned direct[] = {3, 2}; /* no hidden layer: the smallest network there is */
+    assert_int_equal(mlp_init(&m, direct, 2, 1), 0);
+    assert_int_equal(m.nparams, 8);
+    mlp_done(&m);
+    unsigned deep[MLP_MAX_LAYERS + 1];
+    for (unsigned l = 0; l <= MLP_MAX_LAYERS; l++)
+        deep[l] = 2;
+    assert_int_equal(mlp_init(&m, deep, MLP_MAX_LAYERS, 1), 0); /* as deep as may be */
+    mlp_done(&m);
+    assert_int_equal(mlp_init(&m, deep, MLP_MAX_LAYERS + 1, 1), -1);
 }
 
 static void eq8_by_hand(void **state)
@@ -126,6 +136,28 @@ static void init_and_weight_decay_by_hand(void **state)
     mlp_done(&m);
 }
 
+/* Adam's first step, bias-corrected: m^ = g and v^ = g^2, so every parameter moves by
+ * lr * g / (|g| + 1e-8) against its gradient. */
+static void first_adam_step_by_hand(void **state)
+{
+    (void)state;
+    const unsigned w[] = {3, 2, 2};
+    struct mlp m;
+    assert_int_equal(mlp_init(&m, w, 3, 11), 0);
+    double p[14], g[14];
+    for (size_t i = 0; i < 14; i++)
+        p[i] = (double)(i + 1) / 10;
+    assert_int_equal(mlp_set_params(&m, p, 14), 0);
+    const double x[] = {0.2, -0.1, 0.4, -0.3, 0.5, 0.1}, y[] = {1.5, 1.2, 2.0, 1.1};
+    mlp_loss_grad(&m, x, y, 2, 2, 0.001, g);
+    struct mlp_train_options o = {
+        .alpha = 2, .lambda = 0.001, .learning_rate = 0.01, .epochs = 1, .batch = 0, .seed = 3};
+    mlp_train(&m, x, y, 2, &o);
+    for (size_t i = 0; i < 14; i++)
+        assert_close(m.params[i], p[i] - 0.01 * g[i] / (fabs(g[i]) + 1e-8), 1e-12);
+    mlp_done(&m);
+}
+
 /* Toy targets: SD_scal = 1 + x0^2, SD_inter = 1 + |x1| / 2. */
 static void toy_data(double *x, double *y, size_t n)
 {
@@ -174,6 +206,7 @@ int main(void)
         cmocka_unit_test(bad_widths_are_refused),
         cmocka_unit_test(eq8_by_hand),
         cmocka_unit_test(init_and_weight_decay_by_hand),
+        cmocka_unit_test(first_adam_step_by_hand),
         cmocka_unit_test(backward_matches_finite_differences),
         cmocka_unit_test(training_lowers_the_loss_deterministically),
     };
