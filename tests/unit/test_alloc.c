@@ -387,6 +387,35 @@ static void qos_asking_for_every_sm_and_greedy_low_priority(void **state)
     assert_counts(d, 25, 35, 20);
 }
 
+/* The low-priority kernels give and take SMs by their what-if's marginal NP, not by their NP:
+ * hotspot (1) saturates at 0.6 from 20 SMs (slope 0.03) and holds the larger NP, bino (2)
+ * grows slowly (0.005 per SM) and holds the smaller, and each SM decides again. */
+static void qos_moves_sms_by_the_margin(void **state)
+{
+    (void)state;
+    struct fake f = {{0.025, 0.03, 0.005}, {0, 0.6, 0}};
+    /* lbm (0) high priority, NP̂ 0.5 on 20 SMs against 0.79: 32 SMs (0.8), +12. hotspot loses
+     * nothing down to 20 SMs, so it gives 10; then its loss is 0.03 an SM against bino's
+     * 0.005: bino gives the other 2. 32/20/28. */
+    struct alloc_input in = input(80, 3, (unsigned[]){20, 30, 30}, (double[]){0.5, 0.6, 0.15});
+    in.np_at = fake_np_at;
+    in.np_at_ctx = &f;
+    in.k[0].priority = 1;
+    in.k[0].qos_target = 0.79;
+    struct alloc_decision d = decide_once(&allocator_qos, &in);
+    assert_counts(d, 32, 20, 28);
+    /* lbm 0.032 an SM, NP̂ 0.96 on 30 SMs > 0.9: 25 SMs keep 0.8 >= 0.79, 5 freed. hotspot
+     * (25 SMs, saturated) gains nothing from more, bino (25) 0.005 each: all 5 to bino,
+     * 25/25/30. */
+    f.slope[0] = 0.032;
+    in.k[0].np_pred = 0.96;
+    in.k[0].sms = 30;
+    in.k[1].sms = 25;
+    in.k[2].sms = 25;
+    d = decide_once(&allocator_qos, &in);
+    assert_counts(d, 25, 25, 30);
+}
+
 static void themis_weighted_fairness_converges(void **state)
 {
     (void)state;
@@ -531,6 +560,40 @@ static void smqos_converges_and_gates(void **state)
     allocator_smqos.destroy(s);
 }
 
+/* SMQoS's running average IPC of the LS kernel weighs each interval by its cycles. Target
+ * 0.5 x 24 = 12 IPC; the LS kernel runs 30,000 cycles at ipc1, then 10,000 at 20. */
+static bool smqos_second_interval_moves(double ipc1)
+{
+    void *s = make(&allocator_smqos, 24, 2);
+    const struct alloc_params p = {
+        .smqos_policy = 0.5, .smqos_interval = 10000, .smqos_threshold = 0.01};
+    struct gpu_kernel_counters long_run = {.cycles = 30000}, short_run = {.cycles = 10000};
+    struct alloc_input in = input(24, 2, (unsigned[]){12, 12}, NULL);
+    in.p = &p;
+    in.k[0].ipc_isolated = 24;
+    in.k[0].ipc = ipc1;
+    in.k[0].c = &long_run;
+    in.k[1].ipc = 6;
+    struct alloc_decision d = decide(&allocator_smqos, s, &in); /* below 12: +1 SM */
+    in.k[0].sms = d.sms[0];
+    in.k[1].sms = d.sms[1];
+    in.k[0].ipc = 20;
+    in.k[0].c = &short_run;
+    d = decide(&allocator_smqos, s, &in);
+    allocator_smqos.destroy(s);
+    return d.changed;
+}
+
+static void smqos_average_weighs_intervals_by_cycles(void **state)
+{
+    (void)state;
+    /* 8 then 20: (8 x 30,000 + 20 x 10,000) / 40,000 = 11 < 12, another SM (the mean of the
+     * two IPCs, 14, would hold). */
+    assert_true(smqos_second_interval_moves(8));
+    /* 10 then 20: 12.5, neither below 12 nor, times 2/3, above it: hold. */
+    assert_false(smqos_second_interval_moves(10));
+}
+
 /* The LS kernel needs every SM: 0.5 IPC per SM against a target of 0.5 × 24 = 12 IPC. From
  * 12/12 it takes one SM per decision from the batch kernel; by default the batch kernel keeps
  * its last (23/1 after 11 decisions, and then "no SM left to take" for good); with
@@ -625,9 +688,11 @@ int main(void)
         cmocka_unit_test(fair_balances_highest_and_lowest),
         cmocka_unit_test(qos_reaches_the_target_with_the_fewest_sms),
         cmocka_unit_test(qos_asking_for_every_sm_and_greedy_low_priority),
+        cmocka_unit_test(qos_moves_sms_by_the_margin),
         cmocka_unit_test(themis_weighted_fairness_converges),
         cmocka_unit_test(themis_equal_weights_and_qos),
         cmocka_unit_test(smqos_converges_and_gates),
+        cmocka_unit_test(smqos_average_weighs_intervals_by_cycles),
         cmocka_unit_test(smqos_takes_the_last_sm_only_when_allowed),
         cmocka_unit_test(smqos_judges_a_move_once_the_sm_has_drained),
     };
