@@ -468,6 +468,27 @@ static void themis_equal_weights_and_qos(void **state)
     in.k[1].np_pred = 0.9;
     d = decide_once(&allocator_themis_engine, &in);
     assert_counts(d, 44, 36);
+    /* At 0.84 (0.021/SM) 39 SMs still give 0.819, 38 only 0.798: one SM moves, and the
+     * reason says so. */
+    in.k[1].np_pred = 0.84;
+    d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 41, 39);
+    assert_non_null(strstr(d.reason, "QoS hotspot NP̂ 0.84 (target 0.80), moved 1 SM"));
+    /* The same with the high-priority kernel first: lbm (0) at 0.9 gives hotspot 4 SMs. */
+    in.k[1].priority = 0;
+    in.k[0].priority = 1;
+    in.k[0].np_pred = 0.9;
+    in.k[1].np_pred = 0.5;
+    d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 36, 44);
+    assert_non_null(strstr(d.reason, "QoS lbm NP̂ 0.90 (target 0.80), moved 4 SMs lbm→hotspot "
+                                     "(0.81 predicted)"));
+    /* Beside hotspot at 0.8 (0.02/SM) the pair is fair after one move (39/41: 0.8775 and
+     * 0.82, unfairness 0.066 < 0.1), but QoS stops only where one SM fewer would miss the
+     * target: 36/44 again. */
+    in.k[1].np_pred = 0.8;
+    d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 36, 44);
     /* No NP̂: keep. */
     in.k[0].np_pred = NAN;
     d = decide_once(&allocator_themis_engine, &in);
