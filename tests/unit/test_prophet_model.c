@@ -50,6 +50,9 @@ static void batches_of_warps(void **state)
         .solo_ns = 100, .warps = 448, .occupancy = 1.0, .bw_per_pe_gbs = 30.0};
     assert_int_equal(prophet_batches(&hw, &small), 1);
     NEAR(prophet_batch_solo_ns(&hw, &small), 100);
+    /* One warp past a full batch (961 = 960 + 1 at occupancy 1) takes a second batch. */
+    const struct prophet_kernel over = {.solo_ns = 100, .warps = 961, .occupancy = 1.0};
+    assert_int_equal(prophet_batches(&hw, &over), 2);
 }
 
 /* Observation 1: a batch takes the PEs its warps fill, no more than are free. B's 1000 warps

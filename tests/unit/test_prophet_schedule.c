@@ -151,6 +151,23 @@ static void sharing_and_queued_copies(void **state)
     NEAR(ey, 700);
 }
 
+/* Exclusive copies queue in submission order, each for its own duration: 400 at 0, 300 at
+ * 10 and 200 at 20 run 0-400, 400-700 and 700-900. */
+static void exclusive_copies_queue(void **state)
+{
+    (void)state;
+    struct prophet_task ta[] = {copy(PROPHET_H2D, 400, 1)};
+    struct prophet_task tb[] = {copy(PROPHET_H2D, 300, 1)};
+    struct prophet_task tc[] = {copy(PROPHET_H2D, 200, 1)};
+    double ea, eb, ec;
+    struct prophet_app apps[] = {
+        {ta, 1, 0, 1, &ea, NULL}, {tb, 1, 10, 1, &eb, NULL}, {tc, 1, 20, 1, &ec, NULL}};
+    NEAR(prophet_schedule(&hw, apps, 3), 900);
+    NEAR(ea, 400);
+    NEAR(eb, 700);
+    NEAR(ec, 900);
+}
+
 /* A looping batch application beside two LS passes. The batch kernel (15 PEs, 300 ns) starts
  * at 0; the LS kernel (15 PEs, 100 ns) submitted at 10 waits and runs 300-400 (pass 1), before
  * the batch's next kernel (submitted at 300, later than the LS one). That one runs 400-700, the
@@ -224,6 +241,7 @@ int main(void)
         cmocka_unit_test(passes_wait_for_their_arrival),
         cmocka_unit_test(concurrent_tasks_share_bandwidth),
         cmocka_unit_test(exclusive_copy_pauses_sharing_one),
+        cmocka_unit_test(exclusive_copies_queue),
         cmocka_unit_test(sharing_and_queued_copies),
         cmocka_unit_test(looping_batch_and_ls_passes),
         cmocka_unit_test(three_sharing_copies),
