@@ -91,6 +91,7 @@ static void full_mshrs_stall(void **state)
     struct cache_victim v;
     struct seen s = {0};
     assert_true(cache_can_miss(c, 2));
+    assert_false(cache_can_miss(c, 3));
     assert_int_equal(cache_read(c, 1, 1, &v), CACHE_MISS);
     assert_int_equal(cache_read(c, 2, 2, &v), CACHE_MISS);
     assert_false(cache_can_miss(c, 1));
@@ -101,6 +102,11 @@ static void full_mshrs_stall(void **state)
     cache_fill(c, 1, record, &s);
     assert_int_equal(s.n, 2);
     assert_int_equal(cache_read(c, 3, 6, &v), CACHE_MISS);
+    cache_delete(c);
+    /* Fewer waiters than MSHRs: the waiters bound, and exactly all of them may be asked for. */
+    c = cache_new(16 * 128, 4, 128, 4, 2, false);
+    assert_true(cache_can_miss(c, 2));
+    assert_false(cache_can_miss(c, 3));
     cache_delete(c);
 }
 
@@ -141,6 +147,37 @@ static void writes_allocate_dirty_and_report_victims(void **state)
     assert_int_equal(v.line, 1);
     cache_invalidate_all(c);
     assert_false(cache_probe(c, 2));
+    assert_false(cache_write(c, 4, &v)); /* every way is free again: no victim */
+    assert_false(v.valid);
+    cache_delete(c);
+}
+
+/* A way's flags are its own: a miss pending in the third way of a set still merges, and a
+ * write to the second way makes that line, and only it, leave dirty. */
+static void flags_stay_with_their_way(void **state)
+{
+    (void)state;
+    struct cache *c = cache_new(4 * 128, 4, 128, 4, 8, false); /* one set, four ways */
+    struct cache_victim v;
+    struct seen s = {0};
+    cache_read(c, 1, 1, &v);
+    cache_read(c, 2, 2, &v);
+    cache_fill(c, 1, record, &s);
+    cache_fill(c, 2, record, &s);
+    assert_int_equal(cache_read(c, 3, 3, &v), CACHE_MISS); /* way 2, pending */
+    assert_int_equal(cache_read(c, 3, 4, &v), CACHE_MERGED);
+    assert_true(cache_write(c, 2, &v)); /* way 1: dirty */
+    assert_int_equal(cache_fill(c, 3, record, &s), 2);
+    assert_false(cache_write(c, 4, &v)); /* the free way 3 */
+    assert_false(v.valid);
+    /* Least recent first: 1 (clean), 3 (clean: filled, never written), then 2 (dirty). */
+    const uint64_t victim[] = {1, 3, 2};
+    for (unsigned i = 0; i < 3; i++) {
+        assert_false(cache_write(c, 5 + i, &v));
+        assert_true(v.valid);
+        assert_int_equal(v.line, victim[i]);
+        assert_int_equal(v.dirty, victim[i] == 2);
+    }
     cache_delete(c);
 }
 
@@ -154,6 +191,7 @@ int main(void)
         cmocka_unit_test(full_mshrs_stall),
         cmocka_unit_test(many_mshrs_survive_churn),
         cmocka_unit_test(writes_allocate_dirty_and_report_victims),
+        cmocka_unit_test(flags_stay_with_their_way),
     };
     return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

@@ -141,6 +141,25 @@ static void test_bwapp_serves_low_bandwidth_first(void **state)
         assert_false(l.cmd[j].cmd == DRAM_CMD_RD && l.cmd[j].app == 0);
 }
 
+/* Within one rank BW-App is FR-FCFS: with only application 0's requests queued (all of one
+ * rank), its row hit to bank 3 goes before the older request that must close bank 5's row. */
+static void test_bwapp_keeps_fr_fcfs_within_a_rank(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    struct log l;
+    struct dram *d = after_app0_traffic(&c, "bw-app", &l);
+    add(d, addr_at(&c, 5, 11, 0), 0);
+    add(d, addr_at(&c, 3, 7, 4), 0);
+    run_idle(d);
+    assert_null(l.violation);
+    assert_int_equal(l.cmd[0].cmd, DRAM_CMD_RD);
+    assert_int_equal(l.cmd[0].bank_group, 3 % c.bank_groups);
+    assert_int_equal(l.cmd[0].bank, 3 / c.bank_groups);
+    dram_checker_delete(l.checker);
+    dram_delete(d);
+}
+
 static void test_scheduler_names(void **state)
 {
     (void)state;
@@ -311,6 +330,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scheduler_names),
         cmocka_unit_test(test_bwapp_serves_low_bandwidth_first),
+        cmocka_unit_test(test_bwapp_keeps_fr_fcfs_within_a_rank),
         cmocka_unit_test(test_priority_app_goes_first),
         cmocka_unit_test(test_priority_epochs_rotate_and_count),
         cmocka_unit_test(test_priority_counters_add_up_alone),

@@ -41,6 +41,12 @@ static void missing_np_is_invalid(void **state)
     assert_false(m.valid);
     metrics_compute(np, 0, &m);
     assert_false(m.valid);
+    /* A kernel that made no progress, or whose NP is unknown, has no ANTT term. */
+    const double stalled[] = {0.5, 0}, unknown[] = {0.5, NAN};
+    metrics_compute(stalled, 2, &m);
+    assert_false(m.valid);
+    metrics_compute(unknown, 2, &m);
+    assert_false(m.valid);
 }
 
 static void relative_error(void **state)
