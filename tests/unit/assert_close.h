@@ -3,8 +3,8 @@
  *
  * It replaces CMocka's assert_float_equal, which converts both sides to float (about seven
  * digits, whatever eps says), casts its first operand before the arithmetic in it is done
- * (`(float)x - y`), and passes when a side is NaN: a test of a value that had turned into NaN
- * could not fail. */
+ * (`(float)x - y`), and passes when a side is NaN or infinite: a test of a value that had
+ * turned into NaN or infinity could not fail. */
 #ifndef CORUN_TEST_ASSERT_CLOSE_H
 #define CORUN_TEST_ASSERT_CLOSE_H
 

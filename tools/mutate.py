@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Mutation check of a module's unit tests: would they notice if the module broke?
+
+    tools/mutate.py [-b BUILD] [-n N] [-s SEED] SOURCE TEST[,TEST...]
+
+Makes up to N mutants of SOURCE (a C file of the tree), one at a time: one operator on one line
+turned into another (< and <=, > and >=, == and !=, && and ||, + and -, * and /, 0 and 1, 1
+and 2, a decimal constant times 1.5). For each it rebuilds the TEST programs in BUILD (make
+-C BUILD tests/unit/test_x ...), runs them (120 s at most each, with the environment
+`make check` gives them), and prints every mutant no test failed on. The source file is
+restored after each mutant, and on Ctrl-C or SIGTERM; the test programs are rebuilt from it at
+the end.
+
+A survivor is either a case the tests miss or an equivalent mutant (a boundary no input
+reaches, a message, two expressions that agree). Read each: the first kind deserves a test.
+Needs a configured build directory (./setup.sh build makes build/). Changes files in the
+source tree while it runs: do not build or edit SOURCE beside it.
+"""
+import argparse
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+
+OPS = [(r'(?<![<>=!])<(?![<=])', '<='), (r'<=', '<'), (r'(?<![<>=!-])>(?![>=])', '>='),
+       (r'>=', '>'), (r'==', '!='), (r'!=', '=='), (r'&&', '||'), (r'\|\|', '&&'),
+       (r' \+ ', ' - '), (r' - ', ' + '), (r' \* ', ' / '), (r'\b1\b', '2'), (r'\b0\b', '1'),
+       (r'\b\d+\.\d+\b', None)]
+
+
+def candidates(lines):
+    """(line, operator, start, end) of every place a mutation applies, outside comments,
+    preprocessor lines, strings, asserts and messages."""
+    out, in_comment = [], False
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if in_comment:
+            in_comment = '*/' not in s
+            continue
+        if s.startswith('/*') and '*/' not in s:
+            in_comment = True
+            continue
+        if not s or s.startswith(('//', '*', '/*', '#')) or re.search(r'assert|printf|_add\(', s):
+            continue
+        code = re.sub(r'"(\\.|[^"\\])*"', lambda m: ' ' * len(m.group(0)), line.split('/*')[0])
+        for op, (pat, _) in enumerate(OPS):
+            out += [(i, op, m.start(), m.end()) for m in re.finditer(pat, code)]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('source', help='a C file of the tree, e.g. src/alloc/qos.c')
+    ap.add_argument('tests', help='unit test programs, e.g. tests/unit/test_alloc')
+    ap.add_argument('-b', '--build', default='build', help='the build directory (build)')
+    ap.add_argument('-n', type=int, default=30, help='mutants at most (30)')
+    ap.add_argument('-s', '--seed', type=int, default=1, help='which mutants (1)')
+    a = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    src = os.path.join(root, a.source)
+    build = os.path.join(root, a.build)
+    tests = a.tests.split(',')
+    if not os.path.isfile(src):
+        sys.exit(f'mutate.py: {a.source}: no such file in {root}')
+    if not os.path.isfile(os.path.join(build, 'Makefile')):
+        sys.exit(f'mutate.py: {a.build}: not a configured build directory (./setup.sh build)')
+    env = dict(os.environ, CORUN_DATADIR=root, top_srcdir=root, top_builddir=build,
+               CORUN=os.path.join(build, 'corun'),
+               XDG_DATA_HOME=os.path.join(build, 'tests', 'xdg'))
+    make = ['make', '-s', '-C', build] + tests
+
+    text = open(src).read()
+    lines = text.split('\n')
+
+    def restore(*_):
+        with open(src, 'w') as f:
+            f.write(text)
+        subprocess.run(make, capture_output=True)
+        sys.exit('mutate.py: stopped; ' + a.source + ' restored')
+    signal.signal(signal.SIGINT, restore)
+    signal.signal(signal.SIGTERM, restore)
+
+    if subprocess.run(make, capture_output=True).returncode != 0:
+        sys.exit('mutate.py: the tests do not build as they are')
+    cands = candidates(lines)
+    random.Random(a.seed).shuffle(cands)
+    killed = survived = broken = 0
+    for i, op, start, end in cands[:a.n]:
+        line = lines[i]
+        rep = OPS[op][1] or repr(float(line[start:end]) * 1.5)
+        mutated = line[:start] + rep + line[end:]
+        with open(src, 'w') as f:
+            f.write('\n'.join(lines[:i] + [mutated] + lines[i + 1:]))
+        try:
+            if subprocess.run(make, capture_output=True).returncode != 0:
+                broken += 1
+                continue
+            caught = False
+            for t in tests:
+                try:
+                    r = subprocess.run([os.path.join(build, t)], cwd=build, env=env,
+                                       capture_output=True, timeout=120)
+                    caught = r.returncode != 0
+                except subprocess.TimeoutExpired:
+                    caught = True
+                if caught:
+                    break
+            if caught:
+                killed += 1
+            else:
+                survived += 1
+                print(f'survived {a.source}:{i + 1}: {line.strip()}\n'
+                      f'                  -> {mutated.strip()}', flush=True)
+        finally:
+            with open(src, 'w') as f:
+                f.write(text)
+    subprocess.run(make, capture_output=True)
+    tried = killed + survived
+    print(f'{a.source}: {killed} of {tried} mutants caught ({broken} did not compile; '
+          f'{len(cands)} places to mutate)')
+
+
+if __name__ == '__main__':
+    main()
