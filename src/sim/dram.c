@@ -202,20 +202,11 @@ void dram_set_command_hook(struct dram *d, dram_command_fn fn, void *ctx)
     d->hook_ctx = ctx;
 }
 
-/* The channel alone (every request the SMs send asks it, for its LLC slice): the plan's
- * shifts without the bank's fold, which dram_map_request would work out too. */
 unsigned dram_channel_of(const struct dram *d, uint64_t addr)
 {
-    const struct dram_map_plan *p = &d->plan;
-    if (!p->shifts) {
-        unsigned bank;
-        uint64_t row;
-        return dram_map_request(d, addr, &bank, &row);
-    }
-    uint64_t x = addr >> p->offset_bits, ch = x & ((1ull << p->channel_bits) - 1);
-    if (d->cfg.mapping == DRAM_MAP_HASHED && p->channel_bits)
-        ch ^= dram_xor_fold(x >> p->row_shift, p->channel_bits);
-    return (unsigned)ch;
+    unsigned bank;
+    uint64_t row;
+    return dram_map_request(d, addr, &bank, &row);
 }
 
 bool dram_channel_will_accept(const struct dram *d, unsigned channel)

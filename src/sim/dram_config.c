@@ -154,5 +154,4 @@ void dram_map_plan_init(struct dram *d)
     p->column_bits = (unsigned)__builtin_ctzll(d->columns);
     p->group_bits = (unsigned)__builtin_ctzll(cfg->bank_groups);
     p->bank_bits = (unsigned)__builtin_ctzll(cfg->banks_per_group);
-    p->row_shift = p->channel_bits + p->column_bits + p->group_bits + p->bank_bits;
 }

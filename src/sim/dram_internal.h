@@ -149,7 +149,6 @@ extern const size_t dram_schedulers_count;
 struct dram_map_plan {
     bool shifts;
     unsigned offset_bits, channel_bits, column_bits, group_bits, bank_bits;
-    unsigned row_shift; /* the row's shift after offset_bits: the four fields' bits */
 };
 
 struct dram {
