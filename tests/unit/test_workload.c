@@ -299,6 +299,16 @@ static void patterns_walk_tiles(void **state)
         assert_true(kstate_tb_line(k, &r, &a, false) - BASE_LINE < 10);
     assert_int_equal(a.pos, 0); /* the TB's own stream did not move */
     kstate_delete(k);
+
+    p.hot_fraction = 0; /* no hot set: TB 7 streams its own tile of 2 lines, 14 and 15 */
+    p.hot_bytes = 0;
+    k = ks(&p);
+    a = (struct kstate_tbaddr){7, 0, 0};
+    const uint64_t own[] = {14, 15, 14};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(kstate_tb_line(k, &r, &a, false) - BASE_LINE, own[i]);
+    assert_int_equal(kstate_tb_line(k, &r, &a, true) - BASE_LINE, 100 + 14);
+    kstate_delete(k);
 }
 
 /* Row-buffer locality of per-TB streams is not a constant of the kernel: more SMs interleave
