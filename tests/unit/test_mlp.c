@@ -102,26 +102,40 @@ static void backward_matches_finite_differences(void **state)
     mlp_done(&m);
 }
 
-/* The layout in mlp.h's order, widths 3-2-2: W1 [0, 6), b1 [6, 8), W2 [8, 12), b2 [12, 14).
- * Unequal widths, so that a layer's size taken from the wrong neighbour shows. */
+/* A 3-2-2 network, laid out in mlp.h's order: W1 [0, 6), b1 [6, 8), W2 [8, 12), b2 [12, 14)
+ * (unequal widths, so that a layer's size taken from the wrong neighbour shows). With p, its
+ * parameters are set to p[i] = (i + 1) / 10. */
+static bool is_bias(size_t i)
+{
+    return (i >= 6 && i < 8) || i >= 12;
+}
+
+static void net_322(struct mlp *m, double *p)
+{
+    const unsigned w[] = {3, 2, 2};
+    assert_int_equal(mlp_init(m, w, 3, 11), 0);
+    assert_int_equal(m->nparams, 14);
+    if (!p)
+        return;
+    for (size_t i = 0; i < 14; i++)
+        p[i] = (double)(i + 1) / 10;
+    assert_int_equal(mlp_set_params(m, p, 14), 0);
+}
+
 static void init_and_weight_decay_by_hand(void **state)
 {
     (void)state;
-    const unsigned w[] = {3, 2, 2};
     struct mlp m;
-    assert_int_equal(mlp_init(&m, w, 3, 11), 0);
-    assert_int_equal(m.nparams, 14);
+    net_322(&m, NULL);
     for (size_t i = 0; i < m.nparams; i++) {
-        bool bias = (i >= 6 && i < 8) || i >= 12;
-        if (bias)
+        if (is_bias(i))
             assert_true(m.params[i] == 0); /* zero biases */
         else
             assert_true(m.params[i] != 0); /* every weight drawn */
     }
+    mlp_done(&m);
     double p[14];
-    for (size_t i = 0; i < 14; i++)
-        p[i] = (double)(i + 1) / 10;
-    assert_int_equal(mlp_set_params(&m, p, 14), 0);
+    net_322(&m, p);
     /* lambda ||W||^2 leaves the biases out: ((1 + 4 + ... + 36) + (81 + 100 + 121 + 144)) /
      * 100 = 5.37, times lambda 0.5; its gradient is 2 lambda w on the weights alone. */
     const double x[] = {0.2, -0.1, 0.4}, y[] = {1.5, 1.2};
@@ -129,10 +143,8 @@ static void init_and_weight_decay_by_hand(void **state)
     double plain = mlp_loss_grad(&m, x, y, 1, 2, 0, g0);
     double decayed = mlp_loss_grad(&m, x, y, 1, 2, 0.5, g1);
     assert_close(decayed - plain, 2.685, 1e-12);
-    for (size_t i = 0; i < 14; i++) {
-        bool bias = (i >= 6 && i < 8) || i >= 12;
-        assert_close(g1[i] - g0[i], bias ? 0 : p[i], 1e-12);
-    }
+    for (size_t i = 0; i < 14; i++)
+        assert_close(g1[i] - g0[i], is_bias(i) ? 0 : p[i], 1e-12);
     mlp_done(&m);
 }
 
@@ -141,13 +153,9 @@ static void init_and_weight_decay_by_hand(void **state)
 static void first_adam_step_by_hand(void **state)
 {
     (void)state;
-    const unsigned w[] = {3, 2, 2};
     struct mlp m;
-    assert_int_equal(mlp_init(&m, w, 3, 11), 0);
     double p[14], g[14];
-    for (size_t i = 0; i < 14; i++)
-        p[i] = (double)(i + 1) / 10;
-    assert_int_equal(mlp_set_params(&m, p, 14), 0);
+    net_322(&m, p);
     const double x[] = {0.2, -0.1, 0.4, -0.3, 0.5, 0.1}, y[] = {1.5, 1.2, 2.0, 1.1};
     mlp_loss_grad(&m, x, y, 2, 2, 0.001, g);
     struct mlp_train_options o = {
