@@ -10,17 +10,9 @@
 
 #include <cmocka.h>
 
-#include "corun/predict.h"
+#include "assert_close.h"
 
-/* |a - b| <= tol, failing with both values shown. */
-#define assert_near(a, b, tol) assert_near_at((a), (b), (tol), __FILE__, __LINE__)
-static void assert_near_at(double a, double b, double tol, const char *file, int line)
-{
-    if (!(fabs(a - b) <= tol)) {
-        print_error("%.17g != %.17g (tolerance %g)\n", a, b, tol);
-        _fail(file, line);
-    }
-}
+#include "corun/predict.h"
 
 static const struct predict_gpu gpu80 = {
     .preset = "test", .sms = 80, .schedulers_per_sm = 2, .core_clock_mhz = 1400, .peak_gbs = 900};
@@ -81,12 +73,12 @@ static void no_contention(void **state)
     (void)state;
     void *s = make();
     struct gpu_kernel_counters c = base();
-    assert_near(predict_one(s, &c), 0.625, 1e-12);
+    assert_close(predict_one(s, &c), 0.625, 1e-12);
     /* The ATD says alone would have missed as often as shared: still no correction. */
     c.atd_accesses = 1000;
     c.atd_misses = 400;
     c.atd_shared_misses = 350;
-    assert_near(predict_one(s, &c), 0.625, 1e-12);
+    assert_close(predict_one(s, &c), 0.625, 1e-12);
     predictor_asm.destroy(s);
 }
 
@@ -101,7 +93,7 @@ static void contention_correction(void **state)
     c.atd_accesses = 1000;
     c.atd_misses = 300;
     c.atd_shared_misses = 500;
-    assert_near(predict_one(s, &c), 0.4375, 1e-12);
+    assert_close(predict_one(s, &c), 0.4375, 1e-12);
     struct predict_text t;
     predictor_asm.explain(s, 0, &t);
     bool saw_x = false, saw_np = false;
@@ -117,13 +109,13 @@ static void contention_correction(void **state)
     c.atd_accesses = 100;
     c.atd_misses = 0;
     c.atd_shared_misses = 100;
-    assert_near(predict_one(s, &c), 0.15625, 1e-12);
+    assert_close(predict_one(s, &c), 0.15625, 1e-12);
     /* A kernel issuing at full rate hid every miss: nothing to remove. */
     c.instructions = 8000000;
-    assert_near(predict_one(s, &c), 0.625, 1e-12);
+    assert_close(predict_one(s, &c), 0.625, 1e-12);
     /* One that issued nothing stalled throughout: X capped at 0.9 T_p, CAR_alone 3.2. */
     c.instructions = 0;
-    assert_near(predict_one(s, &c), 0.0625, 1e-12);
+    assert_close(predict_one(s, &c), 0.0625, 1e-12);
     predictor_asm.destroy(s);
 }
 
@@ -132,7 +124,7 @@ static void no_turn_no_traffic_and_sms_ignored(void **state)
 {
     (void)state;
     void *s = make();
-    assert_near(predictor_asm.np_at(s, 0, 30), 1, 0); /* nothing seen yet */
+    assert_close(predictor_asm.np_at(s, 0, 30), 1, 0); /* nothing seen yet */
     struct gpu_kernel_counters c = base();
     c.prio_cycles = 0; /* no turn in this epoch */
     c.prio_l2_accesses = c.prio_l2_misses = 0;
@@ -144,7 +136,7 @@ static void no_turn_no_traffic_and_sms_ignored(void **state)
     c = base();
     c.l2_accesses = c.l2_misses = 0; /* a kernel that never reaches the LLC */
     c.prio_l2_accesses = c.prio_l2_misses = 0;
-    assert_near(predict_one(s, &c), 1, 0);
+    assert_close(predict_one(s, &c), 1, 0);
     c.sms = 0; /* and one that had no SM at all (SMQoS with smqos_batch_min = 0): no NP̂ */
     c.instructions = 0;
     assert_true(isnan(predict_one(s, &c)));
@@ -152,12 +144,12 @@ static void no_turn_no_traffic_and_sms_ignored(void **state)
     c = base();
     double np40 = predict_one(s, &c);
     c.sms = 10;
-    assert_near(predict_one(s, &c), np40, 0);
-    assert_near(predictor_asm.np_at(s, 0, 10), np40, 0);
-    assert_near(predictor_asm.np_at(s, 0, 70), np40, 0);
+    assert_close(predict_one(s, &c), np40, 0);
+    assert_close(predictor_asm.np_at(s, 0, 10), np40, 0);
+    assert_close(predictor_asm.np_at(s, 0, 70), np40, 0);
     c.prio_cycles = 0; /* an epoch without a turn keeps the last NP̂ for the what-if */
     assert_true(isnan(predict_one(s, &c)));
-    assert_near(predictor_asm.np_at(s, 0, 70), np40, 0);
+    assert_close(predictor_asm.np_at(s, 0, 70), np40, 0);
     predictor_asm.destroy(s);
 }
 
