@@ -144,14 +144,15 @@ static void test_starved(void **state)
     split_gov_init(&g);
     run_chunks(&g, 1, 1.0, 1.0);
     assert_true(split_gov_choose(&g));
-    split_gov_record(&g, 1000, 1.0, SPLIT_GOV_STARVED * 1.01); /* just on its core */
+    /* Chunks of 2 s: on its core is CPU time against wall time, not a fixed amount. */
+    split_gov_record(&g, 1000, 2.0, 2 * SPLIT_GOV_STARVED * 1.01); /* just on its core */
     assert_true(g.keep);
     split_gov_init(&g);
     assert_true(split_gov_choose(&g));
-    split_gov_record(&g, 1000, 1.0, SPLIT_GOV_STARVED * 0.99);
+    split_gov_record(&g, 1000, 2.0, 2 * SPLIT_GOV_STARVED * 0.99);
     assert_true(g.keep); /* once may be the host's doing */
     assert_true(split_gov_choose(&g));
-    split_gov_record(&g, 1000, 1.0, SPLIT_GOV_STARVED * 0.99);
+    split_gov_record(&g, 1000, 2.0, 2 * SPLIT_GOV_STARVED * 0.99);
     assert_false(g.keep);
     assert_int_equal(g.gap, SPLIT_GOV_FIRST_TRY);
     /* One thread, half its wall time on a core: the tries that come due are skipped. */
