@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/prophet_model.h"
 
 static const struct prophet_hw hw = {.pes = 15, .max_warps_per_pe = 64, .mem_gbs = 240.0};
@@ -20,7 +22,7 @@ static const struct prophet_kernel ka = {
 static const struct prophet_kernel kb = {
     .solo_ns = 600000, .warps = 1000, .occupancy = 0.75, .bw_per_pe_gbs = 32.0};
 
-#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
+#define NEAR(a, b) assert_close((a), (b), 1e-6)
 
 /* Eq. 1: 100 + 50 (itself) + 30 + 20 (queued) + 10 (the running one's rest). */
 static void sequential_model(void **state)

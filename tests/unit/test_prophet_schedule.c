@@ -8,12 +8,14 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/pcie.h"
 #include "corun/prophet_schedule.h"
 
 static const struct prophet_hw hw = {.pes = 15, .max_warps_per_pe = 64, .mem_gbs = 240.0};
 
-#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
+#define NEAR(a, b) assert_close((a), (b), 1e-6)
 
 static struct prophet_task kernel(double solo, unsigned warps, double occu, double bw)
 {
