@@ -438,6 +438,37 @@ static void test_hit_stream_of_64b_requests(void **state)
     free(addrs);
 }
 
+/* Column to column: with tCCD_S and tCCD_L longer than a burst (hbm80's are not, so the data
+ * bus hides them there), reads that hit open rows go exactly tCCD_S apart when they take turns
+ * among the four bank groups, and tCCD_L apart within one group. */
+static void test_column_to_column_gaps(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    c.t.ccd_s = 4;
+    c.t.ccd_l = 7;
+    struct cmd_log log;
+    log_init(&log, &c);
+    struct dram *d = dram_new(&c, 1, NULL, NULL);
+    dram_set_checking(d, true);
+    dram_set_command_hook(d, log_command, &log);
+    for (unsigned i = 0; i < 48; i++) {
+        uint64_t a = addr_at(&c, 0, i % 4, 0, 1, i / 4 % 16);
+        while (!dram_will_accept(d, a))
+            dram_tick(d);
+        add(d, a, false, 0, NULL);
+    }
+    run_idle(d, 100000);
+    for (unsigned i = 0; i < 16; i++) /* then two banks of one group */
+        add(d, addr_at(&c, 0, 0, i % 2, 1, i / 2), false, 0, NULL);
+    run_idle(d, 100000);
+    assert_null(log.violation);
+    assert_int_equal(min_gap(&log, DRAM_CMD_RD, DRAM_CMD_RD, 0, true), c.t.ccd_s);
+    assert_int_equal(min_gap(&log, DRAM_CMD_RD, DRAM_CMD_RD, 1, false), c.t.ccd_l);
+    dram_delete(d);
+    log_done(&log);
+}
+
 static void test_read_latency_and_outcomes(void **state)
 {
     (void)state;
@@ -577,7 +608,8 @@ static void test_refresh(void **state)
     struct dram_channel_counters cc;
     dram_channel_counters(d, 0, &cc);
     assert_int_equal(cc.refreshes, 9); /* due at 400, 800, ... 3600 */
-    /* Busy: every REF finds all banks closed, and the next ACT waits tRFC. */
+    /* Busy: every REF finds all banks closed, as soon as the last precharge allows, and the next
+     * ACT waits tRFC. */
     for (unsigned i = 0; i < 2000; i++) {
         uint64_t a = addr_at(&c, 0, i % 4, (i / 4) % 4, i / 16, i % 3);
         while (!dram_will_accept(d, a))
@@ -590,6 +622,7 @@ static void test_refresh(void **state)
     uint64_t expected = dram_now(d) / c.t.refi;
     assert_true(cc.refreshes + 1 >= expected && cc.refreshes <= expected);
     assert_true(min_gap(&log, DRAM_CMD_REF, DRAM_CMD_ACT, 0, false) >= c.t.rfc);
+    assert_int_equal(min_gap(&log, DRAM_CMD_PRE, DRAM_CMD_REF, 0, false), c.t.rp);
     dram_delete(d);
     log_done(&log);
 
@@ -717,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_dual_command_buses),
         cmocka_unit_test(test_hit_stream_of_64b_requests),
         cmocka_unit_test(test_stream_obeys_every_rule),
+        cmocka_unit_test(test_column_to_column_gaps),
         cmocka_unit_test(test_read_latency_and_outcomes),
         cmocka_unit_test(test_frfcfs_hits_first_with_cap),
         cmocka_unit_test(test_queue_full_and_scheduler_names),
