@@ -201,6 +201,7 @@ static void diff_names_what_differs(void **state)
     assert_int_equal(apply_text("count = 4;", &a, CONF_FULL, &d), 0);
     assert_int_equal(apply_text("count = 4;", &b, CONF_FULL, &d), 0);
     char out[256];
+    memset(out, 'x', sizeof out); /* "nothing differs" must be written, not found */
     assert_int_equal(conf_diff(&sample_table, &a, &b, "x.", NULL, out, sizeof out), 0);
     assert_string_equal(out, "");
     assert_int_equal(apply_text("count = 8; ratio = 0.25; flag = false; label = \"y\";\n"
