@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Mutation check of a module's unit tests: would they notice if the module broke?
+"""Mutation check of a module's tests: would they notice if the module broke?
 
     tools/mutate.py [-b BUILD] [-n N] [-s SEED] SOURCE TEST[,TEST...]
 
 Makes up to N mutants of SOURCE (a C file of the tree), one at a time: one operator on one line
 turned into another (< and <=, > and >=, == and !=, && and ||, + and -, * and /, 0 and 1, 1
 and 2, a decimal constant times 1.5). For each it rebuilds the TEST programs in BUILD (make
--C BUILD tests/unit/test_x ...), runs them (120 s at most each, with the environment
-`make check` gives them), and prints every mutant no test failed on. The source file is
+-C BUILD tests/unit/test_x ...; the corun binary too when a TEST is a script such as
+tests/e2e/bad_scenarios.sh, which the parsers' mistakes are tried by), runs them (120 s at
+most each, with the environment `make check` gives them), and prints every mutant no test
+failed on. The source file is
 restored after each mutant, and on Ctrl-C or SIGTERM; the test programs are rebuilt from it at
 the end.
 
@@ -54,7 +56,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('source', help='a C file of the tree, e.g. src/alloc/qos.c')
-    ap.add_argument('tests', help='unit test programs, e.g. tests/unit/test_alloc')
+    ap.add_argument('tests', help='unit test programs or test scripts, e.g. '
+                    'tests/unit/test_alloc,tests/e2e/bad_scenarios.sh')
     ap.add_argument('-b', '--build', default='build', help='the build directory (build)')
     ap.add_argument('-n', type=int, default=30, help='mutants at most (30)')
     ap.add_argument('-s', '--seed', type=int, default=1, help='which mutants (1)')
@@ -63,6 +66,10 @@ def main():
     src = os.path.join(root, a.source)
     build = os.path.join(root, a.build)
     tests = a.tests.split(',')
+    scripts = [t for t in tests if t.endswith('.sh')]
+    for t in scripts:
+        if not os.path.isfile(os.path.join(root, t)):
+            sys.exit(f'mutate.py: {t}: no such test script in {root}')
     if not os.path.isfile(src):
         sys.exit(f'mutate.py: {a.source}: no such file in {root}')
     if not os.path.isfile(os.path.join(build, 'Makefile')):
@@ -70,7 +77,9 @@ def main():
     env = dict(os.environ, CORUN_DATADIR=root, top_srcdir=root, top_builddir=build,
                CORUN=os.path.join(build, 'corun'),
                XDG_DATA_HOME=os.path.join(build, 'tests', 'xdg'))
-    make = ['make', '-s', '-C', build] + tests
+    make = ['make', '-s', '-C', build] + [t for t in tests if t not in scripts]
+    if scripts:
+        make.append('corun')
 
     text = open(src).read()
     lines = text.split('\n')
@@ -101,8 +110,10 @@ def main():
             caught = False
             for t in tests:
                 try:
-                    r = subprocess.run([os.path.join(build, t)], cwd=build, env=env,
-                                       capture_output=True, timeout=120)
+                    cmd = (['bash', os.path.join(root, t)] if t in scripts else
+                           [os.path.join(build, t)])
+                    r = subprocess.run(cmd, cwd=build, env=env, capture_output=True,
+                                       timeout=120)
                     caught = r.returncode != 0
                 except subprocess.TimeoutExpired:
                     caught = True
