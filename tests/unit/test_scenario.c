@@ -13,6 +13,7 @@
 
 #include "testutil.h"
 
+#include "assert_close.h"
 #include "corun/datadir.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
@@ -303,6 +304,45 @@ static void empty_datadir(void **state)
     rmdir(dir);
 }
 
+/* --set weights=W1,W2 gives each kernel its weight; a list that does not sum to 1 changes
+ * nothing. The preset, the mix and the overrides cannot be --set. A kernel joining the mix
+ * needs a plain name. */
+static void set_weights_and_what_cannot_be_set(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\n"
+                  "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_set(&l.sc, "weights=0.25,0.75", &d), 0);
+    assert_close(l.sc.kernels[0].weight, 0.25, 1e-12);
+    assert_close(l.sc.kernels[1].weight, 0.75, 1e-12);
+    assert_int_equal(scenario_set(&l.sc, "weights=0.5,0.6", &d), -1);
+    assert_close(l.sc.kernels[0].weight, 0.25, 1e-12);
+    assert_close(l.sc.kernels[1].weight, 0.75, 1e-12);
+    assert_int_equal(d.count, 1);
+    const char *fixed[] = {"gpu=k40", "gpu_overrides=1", "kernels=2"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(scenario_set(&l.sc, fixed[i], &d), -1);
+        assert_int_equal(d.count, 2 + i);
+        assert_non_null(strstr(d.msgs[1 + i], "cannot be changed with --set"));
+    }
+    char *datadir = datadir_locate();
+    assert_int_equal(scenario_add_kernel(&l.sc, "bino x", datadir, &d), -1);
+    assert_int_equal(scenario_add_kernel(&l.sc, "", datadir, &d), -1);
+    assert_int_equal(l.sc.nkernels, 2);
+    assert_int_equal(d.count, 6);
+    assert_string_equal(
+        d.msgs[4], "kernel \"bino x\": expected a kernel name (letters, digits, '_', '.', '-')");
+    assert_int_equal(scenario_add_kernel(&l.sc, "bino", datadir, &d), 2); /* its index */
+    assert_int_equal(l.sc.nkernels, 3);
+    free(datadir);
+    diag_done(&d);
+    unload(&l);
+}
+
 static void weights_must_sum_to_one(void **state)
 {
     (void)state;
@@ -473,6 +513,7 @@ int main(void)
         cmocka_unit_test(overrides_replace_preset_values),
         cmocka_unit_test(all_errors_are_collected),
         cmocka_unit_test(weights_must_sum_to_one),
+        cmocka_unit_test(set_weights_and_what_cannot_be_set),
         cmocka_unit_test(large_integers_do_not_wrap),
         cmocka_unit_test(empty_datadir),
         cmocka_unit_test(set_sms_keeps_one_per_kernel),
