@@ -343,6 +343,43 @@ static void set_weights_and_what_cannot_be_set(void **state)
     unload(&l);
 }
 
+static const struct conf_setting *setting_named(const struct conf_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (strcmp(t->settings[i].name, name) == 0)
+            return &t->settings[i];
+    fail_msg("%s has no setting %s", t->what, name);
+    return NULL;
+}
+
+/* What the preset files may say: a profile's fractions are fractions, and a DRAM timing is
+ * at least one memory cycle, but for tWL (write data may follow at once) and tREFI (0: no
+ * refresh). A file outside these is refused with the range in the message. */
+static void preset_ranges_mean_what_they_say(void **state)
+{
+    (void)state;
+    unsigned fractions = 0;
+    for (size_t i = 0; i < preset_kernel_table.count; i++) {
+        const struct conf_setting *st = &preset_kernel_table.settings[i];
+        size_t len = strlen(st->name);
+        if (len < 9 || strcmp(st->name + len - 9, "_fraction") != 0)
+            continue;
+        assert_int_equal(st->type, CONF_FLOAT);
+        assert_close(st->min, 0, 0);
+        assert_close(st->max, 1, 0);
+        fractions++;
+    }
+    assert_true(fractions >= 8);
+    const struct conf_table *timing =
+        setting_named(setting_named(&preset_gpu_table, "dram")->sub, "timing")->sub;
+    assert_true(timing->count >= 16);
+    for (size_t i = 0; i < timing->count; i++) {
+        const struct conf_setting *st = &timing->settings[i];
+        bool may_be_zero = strcmp(st->name, "wl") == 0 || strcmp(st->name, "refi") == 0;
+        assert_close(st->min, may_be_zero ? 0 : 1, 0);
+    }
+}
+
 static void weights_must_sum_to_one(void **state)
 {
     (void)state;
@@ -514,6 +551,7 @@ int main(void)
         cmocka_unit_test(all_errors_are_collected),
         cmocka_unit_test(weights_must_sum_to_one),
         cmocka_unit_test(set_weights_and_what_cannot_be_set),
+        cmocka_unit_test(preset_ranges_mean_what_they_say),
         cmocka_unit_test(large_integers_do_not_wrap),
         cmocka_unit_test(empty_datadir),
         cmocka_unit_test(set_sms_keeps_one_per_kernel),
