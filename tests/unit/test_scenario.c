@@ -15,6 +15,7 @@
 
 #include "assert_close.h"
 #include "corun/datadir.h"
+#include "corun/kernel.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
@@ -380,6 +381,39 @@ static void preset_ranges_mean_what_they_say(void **state)
     }
 }
 
+/* A built-in profile is one a file could hold: every number within the range the preset
+ * table allows a kernel file, so that what `corun kernels show` prints of a built-in loads
+ * as a file (its shared_conflict_ways of 0, "none" to the core, was refused there). */
+static void builtin_profiles_are_in_range(void **state)
+{
+    (void)state;
+    assert_true(kernel_builtin_count() >= 4);
+    for (size_t b = 0; b < kernel_builtin_count(); b++) {
+        const struct kernel_profile *p = kernel_builtin_at(b);
+        for (size_t i = 0; i < preset_kernel_table.count; i++) {
+            const struct conf_setting *st = &preset_kernel_table.settings[i];
+            const char *at = (const char *)p + st->offset;
+            double v;
+            if (st->type == CONF_FLOAT)
+                memcpy(&v, at, sizeof v);
+            else if (st->type == CONF_UINT) {
+                unsigned u;
+                memcpy(&u, at, sizeof u);
+                v = u;
+            } else if (st->type == CONF_U64) {
+                uint64_t u;
+                memcpy(&u, at, sizeof u);
+                v = (double)u;
+            } else {
+                continue;
+            }
+            if (v < st->min || v > st->max)
+                fail_msg("built-in %s: %s = %g, outside %g to %g", p->name, st->name, v, st->min,
+                         st->max);
+        }
+    }
+}
+
 static void weights_must_sum_to_one(void **state)
 {
     (void)state;
@@ -552,6 +586,7 @@ int main(void)
         cmocka_unit_test(weights_must_sum_to_one),
         cmocka_unit_test(set_weights_and_what_cannot_be_set),
         cmocka_unit_test(preset_ranges_mean_what_they_say),
+        cmocka_unit_test(builtin_profiles_are_in_range),
         cmocka_unit_test(large_integers_do_not_wrap),
         cmocka_unit_test(empty_datadir),
         cmocka_unit_test(set_sms_keeps_one_per_kernel),
