@@ -290,6 +290,17 @@ static void fair_equalizes_two_kernels(void **state)
     d = decide(&allocator_fair, s, &in);
     assert_false(d.changed);
     assert_string_equal(d.reason, "fair: fairness 0.93 ≥ 0.90, keeping 40/40");
+    /* 0.5 and 0.45: fairness exactly at the threshold is fair enough. */
+    in.k[0].np_pred = 0.5;
+    in.k[1].np_pred = 0.45;
+    d = decide(&allocator_fair, s, &in);
+    assert_false(d.changed);
+    assert_string_equal(d.reason, "fair: fairness 0.90 ≥ 0.90, keeping 40/40");
+    /* Both at 0 (nothing has progressed yet): equal, so fair, not 0 / 0. */
+    in.k[0].np_pred = in.k[1].np_pred = 0;
+    d = decide(&allocator_fair, s, &in);
+    assert_false(d.changed);
+    assert_string_equal(d.reason, "fair: fairness 1.00 ≥ 0.90, keeping 40/40");
     /* No predictor: no NP̂, the partition stays and the reason says why. */
     in.k[0].np_pred = in.k[1].np_pred = NAN;
     in.predictor = "none";
