@@ -239,6 +239,27 @@ static void fixed_partitions(void **state)
     down.static_smqos_down = false;
     d = decide_once(&allocator_static_smqos, &s24);
     assert_counts(d, 1, 23);
+    /* Three kernels: policy 1 leaves each batch kernel its one SM (22/1/1); a policy below
+     * half an SM still gives the LS kernel one (round(0.01 × 24) = 0 → 1; 12/11). */
+    struct alloc_input t24 = input(24, 3, (unsigned[]){8, 8, 8}, NULL);
+    struct alloc_params edge = params;
+    edge.smqos_policy = 1;
+    t24.p = &edge;
+    d = decide_once(&allocator_static_smqos, &t24);
+    assert_counts(d, 22, 1, 1);
+    edge.smqos_policy = 0.01;
+    d = decide_once(&allocator_static_smqos, &t24);
+    assert_counts(d, 1, 12, 11);
+    /* proportional with no high-priority kernel, or only high-priority ones: even, saying so. */
+    struct alloc_input p3 = input(80, 3, (unsigned[]){40, 20, 20}, NULL);
+    d = decide_once(&allocator_proportional, &p3);
+    assert_counts(d, 27, 27, 26);
+    assert_non_null(strstr(d.reason, "no high-priority kernel, even"));
+    for (unsigned k = 0; k < 3; k++)
+        p3.k[k].priority = 1;
+    d = decide_once(&allocator_proportional, &p3);
+    assert_counts(d, 27, 27, 26);
+    assert_non_null(strstr(d.reason, "every kernel has high priority, even"));
 }
 
 /* Every allocator: one kernel alone gets every SM; a kernel that finishes mid-epoch gets 0. */
