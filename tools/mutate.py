@@ -9,9 +9,9 @@ and 2, a decimal constant times 1.5). For each it rebuilds the TEST programs in 
 -C BUILD tests/unit/test_x ...; the corun binary too when a TEST is a script such as
 tests/e2e/bad_scenarios.sh, which the parsers' mistakes are tried by), runs them (120 s at
 most each, with the environment `make check` gives them), and prints every mutant no test
-failed on. The source file is
-restored after each mutant, and on Ctrl-C or SIGTERM; the test programs are rebuilt from it at
-the end.
+failed on. The tests must pass on the source as it is, or every mutant would look caught.
+The source file is restored after each mutant, and on Ctrl-C or SIGTERM; the test programs
+are rebuilt from it at the end.
 
 A survivor is either a case the tests miss or an equivalent mutant (a boundary no input
 reaches, a message, two expressions that agree). Read each: the first kind deserves a test.
@@ -81,6 +81,15 @@ def main():
     if scripts:
         make.append('corun')
 
+    def run_test(t):
+        """The test's exit status; a test that runs out of time (a mutant may loop) fails."""
+        cmd = ['bash', os.path.join(root, t)] if t in scripts else [os.path.join(build, t)]
+        try:
+            return subprocess.run(cmd, cwd=build, env=env, capture_output=True,
+                                  timeout=120).returncode
+        except subprocess.TimeoutExpired:
+            return -1
+
     text = open(src).read()
     lines = text.split('\n')
 
@@ -94,6 +103,10 @@ def main():
 
     if subprocess.run(make, capture_output=True).returncode != 0:
         sys.exit('mutate.py: the tests do not build as they are')
+    for t in tests:
+        if run_test(t) != 0:
+            sys.exit(f'mutate.py: {t} fails on {a.source} as it is; '
+                     'every mutant would look caught')
     cands = candidates(lines)
     random.Random(a.seed).shuffle(cands)
     killed = survived = broken = 0
@@ -107,18 +120,7 @@ def main():
             if subprocess.run(make, capture_output=True).returncode != 0:
                 broken += 1
                 continue
-            caught = False
-            for t in tests:
-                try:
-                    cmd = (['bash', os.path.join(root, t)] if t in scripts else
-                           [os.path.join(build, t)])
-                    r = subprocess.run(cmd, cwd=build, env=env, capture_output=True,
-                                       timeout=120)
-                    caught = r.returncode != 0
-                except subprocess.TimeoutExpired:
-                    caught = True
-                if caught:
-                    break
+            caught = any(run_test(t) != 0 for t in tests)
             if caught:
                 killed += 1
             else:
