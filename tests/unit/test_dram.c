@@ -53,6 +53,16 @@ static void log_done(struct cmd_log *log)
     dram_checker_delete(log->checker);
 }
 
+/* A DRAM whose own checking is on and whose commands go to log (already initialised). */
+static struct dram *logged_dram(const struct dram_config *cfg, unsigned napps, dram_done_fn done,
+                                void *ctx, struct cmd_log *log)
+{
+    struct dram *d = dram_new(cfg, napps, done, ctx);
+    dram_set_checking(d, true);
+    dram_set_command_hook(d, log_command, log);
+    return d;
+}
+
 static size_t find_cmd(const struct cmd_log *log, size_t from, enum dram_command cmd)
 {
     for (size_t i = from; i < log->n; i++) {
@@ -102,9 +112,7 @@ static uint64_t min_gap(const struct cmd_log *log, enum dram_command first, enum
 static void run_mixed(const struct dram_config *cfg, struct cmd_log *log, unsigned napps,
                       struct dram_app_counters *apps)
 {
-    struct dram *d = dram_new(cfg, napps, NULL, NULL);
-    dram_set_checking(d, true);
-    dram_set_command_hook(d, log_command, log);
+    struct dram *d = logged_dram(cfg, napps, NULL, NULL, log);
     uint64_t x = 12345;
     for (unsigned i = 0; i < 3000; i++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -449,9 +457,7 @@ static void test_column_to_column_gaps(void **state)
     c.t.ccd_l = 7;
     struct cmd_log log;
     log_init(&log, &c);
-    struct dram *d = dram_new(&c, 1, NULL, NULL);
-    dram_set_checking(d, true);
-    dram_set_command_hook(d, log_command, &log);
+    struct dram *d = logged_dram(&c, 1, NULL, NULL, &log);
     for (unsigned i = 0; i < 48; i++) {
         uint64_t a = addr_at(&c, 0, i % 4, 0, 1, i / 4 % 16);
         while (!dram_will_accept(d, a))
@@ -476,9 +482,7 @@ static void test_read_latency_and_outcomes(void **state)
     struct completions done = {0};
     struct cmd_log log;
     log_init(&log, &c);
-    struct dram *d = dram_new(&c, 1, note_done, &done);
-    dram_set_checking(d, true);
-    dram_set_command_hook(d, log_command, &log);
+    struct dram *d = logged_dram(&c, 1, note_done, &done, &log);
     int tag[3];
     add(d, addr_at(&c, 0, 1, 2, 5, 0), false, 0, &tag[0]);
     run_idle(d, 1000);
@@ -534,9 +538,7 @@ static size_t hits_before_precharge(unsigned cap, unsigned hits)
     c.row_hit_cap = cap;
     struct cmd_log log;
     log_init(&log, &c);
-    struct dram *d = dram_new(&c, 1, NULL, NULL);
-    dram_set_checking(d, true);
-    dram_set_command_hook(d, log_command, &log);
+    struct dram *d = logged_dram(&c, 1, NULL, NULL, &log);
     add(d, addr_at(&c, 0, 0, 0, 1, 0), false, 0, NULL);
     run_idle(d, 1000);
     size_t start = log.n;
@@ -599,9 +601,7 @@ static void test_refresh(void **state)
     c.t.refi = 400;
     struct cmd_log log;
     log_init(&log, &c);
-    struct dram *d = dram_new(&c, 1, NULL, NULL);
-    dram_set_checking(d, true);
-    dram_set_command_hook(d, log_command, &log);
+    struct dram *d = logged_dram(&c, 1, NULL, NULL, &log);
     /* Idle channels refresh too. */
     for (int i = 0; i < 4000; i++)
         dram_tick(d);
