@@ -459,6 +459,53 @@ static void context_switch_saves_and_restores(void **state)
     gpu_delete(g);
 }
 
+/* The SM that changes owner by context switch runs its old kernel's TBs no longer, holds
+ * them for exactly ceil(bytes / rate) cycles (their registers and shared memory at
+ * context_switch_bytes_per_cycle), then belongs to the new kernel: to the cycle, for 6 TBs
+ * and for one, with a byte count the rate does not divide. A kernel without loads has
+ * nothing in flight to wait for. */
+static void context_switch_takes_its_bytes_over_the_rate(void **state)
+{
+    (void)state;
+    const struct {
+        unsigned smem, tbs;
+    } cases[] = {{8192, 6}, {60041, 1}}; /* of 96 KB per SM; the second's bytes end in 01 */
+    for (unsigned c = 0; c < 2; c++) {
+        struct gpu_config cfg;
+        hbm80(&cfg);
+        cfg.context_switch_bytes_per_cycle = 100;
+        struct kernel_profile p = *K("compute");
+        p.mem_fraction = p.const_fraction = 0; /* no load in flight when the switch comes */
+        p.insts_per_warp = 1000000;            /* no TB finishes meanwhile */
+        p.smem_per_tb_bytes = cases[c].smem;
+        const struct kernel_profile *ps[2] = {&p, &p};
+        char err[256];
+        struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
+        assert_non_null(g);
+        int own[80];
+        gpu_partition_even(80, 2, own); /* SM 0 is kernel 0's */
+        assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+        gpu_run(g, 1000);
+        assert_int_equal(gpu_sm_resident_tbs(g, 0), cases[c].tbs);
+        own[0] = 1;
+        assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_CONTEXT, err, sizeof err), 0);
+        /* 8 warps of 32 threads of 40 registers of 4 bytes, and the shared memory */
+        uint64_t bytes = cases[c].tbs * (8ull * 32 * 40 * 4 + cases[c].smem);
+        uint64_t cost = (bytes + 99) / 100;
+        assert_true(bytes % 100 != 0);
+        gpu_run(g, cost); /* the save's cycles, from the partition's */
+        assert_int_equal(gpu_sm_running(g, 0), 0);
+        assert_int_equal(gpu_sm_kernel_tbs(g, 0, 0), cases[c].tbs);
+        gpu_run(g, 1); /* its end */
+        assert_int_equal(gpu_sm_running(g, 0), 1);
+        assert_int_equal(gpu_sm_kernel_tbs(g, 0, 0), 0);
+        struct gpu_kernel_counters k0;
+        gpu_kernel_counters(g, 0, &k0);
+        assert_int_equal(k0.tbs_saved, cases[c].tbs);
+        gpu_delete(g);
+    }
+}
+
 static void draining_waits_for_tbs(void **state)
 {
     (void)state;
@@ -566,6 +613,7 @@ int main(void)
         cmocka_unit_test(shared_rbh_tracks_private),
         cmocka_unit_test(short_grids_relaunch),
         cmocka_unit_test(context_switch_saves_and_restores),
+        cmocka_unit_test(context_switch_takes_its_bytes_over_the_rate),
         cmocka_unit_test(draining_waits_for_tbs),
         cmocka_unit_test(adaptive_follows_hsm_rule),
         cmocka_unit_test(counters_add_up),
