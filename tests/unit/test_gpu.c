@@ -506,6 +506,42 @@ static void context_switch_takes_its_bytes_over_the_rate(void **state)
     }
 }
 
+/* A context switch loses and repeats no work: the first grid of a kernel whose TBs were
+ * saved mid-way (warps at barriers and with loads among them) and resumed on other SMs still
+ * completes after exactly its TBs x warps x instructions. */
+static void context_switch_keeps_every_warps_place(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct kernel_profile p = *K("compute");
+    p.tbs = 600;
+    p.insts_per_warp = 1000;
+    p.barrier_interval = 40;
+    p.shared_fraction = 0.05;
+    const struct kernel_profile *ps[2] = {&p, K("stream")};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 2, 3, err, sizeof err);
+    assert_non_null(g);
+    int own[80] = {0};
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    gpu_run(g, 3000);
+    gpu_partition_even(80, 2, own); /* SMs 40..79 go to stream, saving their TBs */
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_CONTEXT, err, sizeof err), 0);
+    struct gpu_kernel_counters c;
+    for (unsigned i = 0; i < 40; i++) {
+        gpu_run(g, 5000);
+        gpu_kernel_counters(g, 0, &c);
+        if (c.launches)
+            break;
+    }
+    assert_true(c.launches >= 1);
+    assert_int_equal(c.tbs_saved, 40 * 6);
+    assert_true(c.barriers > 0);
+    assert_int_equal(c.first_launch_instructions, 600ull * 8 * 1000);
+    gpu_delete(g);
+}
+
 static void draining_waits_for_tbs(void **state)
 {
     (void)state;
@@ -614,6 +650,7 @@ int main(void)
         cmocka_unit_test(short_grids_relaunch),
         cmocka_unit_test(context_switch_saves_and_restores),
         cmocka_unit_test(context_switch_takes_its_bytes_over_the_rate),
+        cmocka_unit_test(context_switch_keeps_every_warps_place),
         cmocka_unit_test(draining_waits_for_tbs),
         cmocka_unit_test(adaptive_follows_hsm_rule),
         cmocka_unit_test(counters_add_up),
