@@ -133,6 +133,24 @@ static void set_element(const char *name, long row, long col, hid_t mem_type, co
     H5Fclose(f);
 }
 
+/* Root attribute name deleted, or (as_string) written again as a string. */
+static void redo_attr(const char *name, bool as_string)
+{
+    hid_t f = damage_copy();
+    assert_true(H5Adelete(f, name) >= 0);
+    if (as_string) {
+        hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR);
+        assert_true(H5Tset_size(type, 4) >= 0);
+        hid_t a = H5Acreate2(f, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+        assert_true(a >= 0);
+        assert_true(H5Awrite(a, type, "two") >= 0);
+        H5Aclose(a);
+        H5Sclose(space);
+        H5Tclose(type);
+    }
+    H5Fclose(f);
+}
+
 /* A scalar dataset name, replaced by one of another type. */
 static void replace_scalar(const char *name, hid_t file_type, hid_t mem_type, const void *value)
 {
@@ -233,6 +251,19 @@ static void test_bad_header(void **state)
     unsigned nine = 9;
     set_attr("nkernels", H5T_NATIVE_UINT, &nine);
     expect_refused("attribute nkernels is 9 (expected 1 to 8)");
+    /* Gone, and there but not a number: the message tells which. */
+    redo_attr("sms", false);
+    expect_refused("attribute sms of / is missing");
+    redo_attr("sms", true);
+    expect_refused("attribute sms of / is unreadable");
+    /* The least epoch length is one cycle. */
+    uint64_t one = 1;
+    set_attr("epoch_cycles", H5T_NATIVE_UINT64, &one);
+    char err[512] = "";
+    struct runfile *rf = runfile_open(bad, err, sizeof(err));
+    if (!rf)
+        fail_msg("a run of 1-cycle epochs was refused: %s", err);
+    runfile_close(rf, NULL, 0);
 }
 
 /* Defect 3: counters that are no counters. */
