@@ -313,6 +313,151 @@ static void patterns_walk_tiles(void **state)
 
 /* Row-buffer locality of per-TB streams is not a constant of the kernel: more SMs interleave
  * more TBs' walks in every bank. */
+/* Default tiles: a stream TB's chunk is a line per warp (times lines_per_access); another
+ * pattern's tile is the TB's loads over its life, warps x instructions x mem_fraction x
+ * lines x the loads' share (1 - store_fraction). */
+static void default_tiles_follow_the_profile(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 1, 2);
+    struct kernel_profile p = plain();
+    p.footprint_bytes = 100000ull * 128;
+    p.warps_per_tb = 4;
+    p.pattern = KERNEL_PATTERN_STREAM;
+    struct kstate *k = ks(&p);
+    struct kstate_tbaddr a = {1, 0, 0}; /* TB 1's chunk: lines 4..7 */
+    assert_int_equal(kstate_tb_line(k, &r, &a, false) - BASE_LINE, 4);
+    kstate_delete(k);
+    p.insts_per_warp = 100;
+    p.mem_fraction = 0.5;
+    p.store_fraction = 0.25;
+    p.pattern = KERNEL_PATTERN_STRIDED; /* stride 1: TB b starts at b x tile */
+    k = ks(&p);
+    a = (struct kstate_tbaddr){1, 0, 0};
+    assert_int_equal(kstate_tb_line(k, &r, &a, false) - BASE_LINE, 4 * 100 * 0.5 * 0.75);
+    kstate_delete(k);
+    /* A hot set smaller than a line is one line. */
+    p.pattern = KERNEL_PATTERN_GATHER;
+    p.hot_fraction = 1.0;
+    p.hot_bytes = 64;
+    k = ks(&p);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(kstate_tb_line(k, &r, &a, false) - BASE_LINE, 0);
+    kstate_delete(k);
+}
+
+/* Shared memory is allocated in units of 256 bytes, rounded up. */
+static void shared_memory_rounds_up(void **state)
+{
+    (void)state;
+    struct kernel_profile p = plain();
+    const unsigned bytes[] = {0, 1, 256, 257, 516};
+    const unsigned want[] = {0, 256, 256, 512, 768};
+    for (int i = 0; i < 5; i++) {
+        p.smem_per_tb_bytes = bytes[i];
+        assert_int_equal(kstate_tb_smem(&p), want[i]);
+    }
+}
+
+/* The legacy stream: runs of seq_run_lines consecutive lines from random starts, wrapping at
+ * the end of the footprint, from the kernel's cursor or (order-free rules) an SM's own. */
+static void legacy_runs_are_consecutive(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 3, 4);
+    struct kernel_profile p = plain();
+    p.pattern = KERNEL_PATTERN_LEGACY;
+    p.footprint_bytes = 5 * 128;
+    p.seq_run_lines = 4;
+    struct kstate *k = ks(&p);
+    struct kstate_hist h;
+    kstate_hist_init(&h, 0);
+    struct kstate_cursor own = {0, 0};
+    bool wrapped[2] = {false, false};
+    for (int way = 0; way < 2; way++)
+        for (int run = 0; run < 50; run++) {
+            uint64_t first = 0;
+            for (int i = 0; i < 4; i++) {
+                uint64_t line =
+                    way ? kstate_next_line_own(k, &r, &h, &own) : kstate_next_line(k, &r, &h);
+                assert_true(line >= BASE_LINE && line < BASE_LINE + 5);
+                if (i == 0)
+                    first = line - BASE_LINE;
+                else
+                    assert_int_equal(line - BASE_LINE, (first + i) % 5);
+                wrapped[way] |= i > 0 && line == BASE_LINE;
+            }
+        }
+    assert_true(wrapped[0] && wrapped[1]);
+    kstate_hist_done(&h);
+    kstate_delete(k);
+}
+
+/* Constant loads stay in the kernel's own 32-line constant set. */
+static void constant_lines_are_the_kernels(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 5, 6);
+    struct kernel_profile p = plain();
+    struct kstate *k = ks(&p);
+    for (int i = 0; i < 1000; i++) {
+        uint64_t line = kstate_const_line(k, &r);
+        assert_true(line >= k->const_line && line < k->const_line + KSTATE_CONST_LINES);
+        assert_int_equal(kstate_kernel_of_line(line, 128), 0);
+    }
+    kstate_delete(k);
+}
+
+/* Compute runs are geometric with mean (1 - pn) / pn, past the end of the table of short runs
+ * too (at pn = 0.01, 53 % of runs are longer than its 64 entries). */
+static void compute_runs_have_their_mean(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 7, 8);
+    struct kernel_profile p = plain();
+    p.pattern = KERNEL_PATTERN_STREAM; /* a v2 profile: the table */
+    p.mem_fraction = 0.01;
+    struct kstate *k = ks(&p);
+    assert_int_equal(k->geo_n, KSTATE_GEO);
+    double sum = 0;
+    unsigned long long long_runs = 0, n = 200000;
+    for (unsigned long long i = 0; i < n; i++) {
+        uint32_t run = kstate_draw_compute_run(k, &r);
+        sum += run;
+        long_runs += run >= KSTATE_GEO;
+    }
+    assert_close(sum / (double)n, 99.0, 1.5);                   /* 0.99 / 0.01 */
+    assert_close((double)long_runs / (double)n, 0.5256, 0.005); /* 0.99^64 */
+    kstate_delete(k);
+}
+
+/* A grid whose TBs were all handed out still has TBs while saved ones wait. */
+static void saved_tbs_outlast_the_grid(void **state)
+{
+    (void)state;
+    struct kernel_profile p = plain();
+    p.tbs = 2;
+    struct kstate *k = ks(&p);
+    struct kstate_saved_tb *saved;
+    uint32_t tile;
+    assert_true(kstate_take_tb(k, &saved, &tile) && kstate_take_tb(k, &saved, &tile));
+    assert_false(kstate_has_tb(k));
+    struct kstate_saved_tb *tb = calloc(1, sizeof(*tb));
+    tb->addr.tile = 1;
+    kstate_save_tb(k, tb);
+    assert_true(kstate_has_tb(k));
+    assert_true(kstate_take_tb(k, &saved, &tile));
+    assert_ptr_equal(saved, tb);
+    assert_int_equal(tile, 1);
+    free(saved);
+    assert_false(kstate_has_tb(k));
+    kstate_delete(k);
+}
+
 static void rbh_depends_on_sm_count(void **state)
 {
     (void)state;
@@ -369,6 +514,12 @@ int main(void)
         cmocka_unit_test(barriers_count_and_hold),
         cmocka_unit_test(barriers_survive_context_switches),
         cmocka_unit_test(patterns_walk_tiles),
+        cmocka_unit_test(default_tiles_follow_the_profile),
+        cmocka_unit_test(shared_memory_rounds_up),
+        cmocka_unit_test(legacy_runs_are_consecutive),
+        cmocka_unit_test(constant_lines_are_the_kernels),
+        cmocka_unit_test(compute_runs_have_their_mean),
+        cmocka_unit_test(saved_tbs_outlast_the_grid),
         cmocka_unit_test(rbh_depends_on_sm_count),
         cmocka_unit_test(relaunch_invalidates_l1),
     };
