@@ -75,6 +75,57 @@ static void private_interval_has_np_one(void **state)
     solo_cache_delete(c);
 }
 
+/* An interval that starts at the kernel's start, or makes no progress at all, is an interval
+ * like any other: NP 1 from instruction 0 in the private run's own time, and NP 0 for none. */
+static void np_from_the_start_and_of_nothing(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct solo_cache *c = solo_cache_new();
+    char err[256];
+    struct solo_trace *t =
+        solo_cache_get(c, &cfg, kernel_builtin_find("cachefit"), 0, 1, err, sizeof err);
+    solo_trace_extend(t, 10 * SOLO_SAMPLE_CYCLES);
+    const uint64_t *insts;
+    solo_trace_samples(t, &insts);
+    double np = solo_true_np(t, 0, insts[10], 10 * SOLO_SAMPLE_CYCLES);
+    assert_true(np > 0.999 && np < 1.001);
+    assert_true(solo_true_np(t, 0, 0, 1000) == 0);
+    solo_cache_delete(c);
+}
+
+/* A trace's key tells applications apart by every setting of every phase: otherwise two
+ * applications would share one cached reference. */
+static void profile_hash_sees_every_phase_setting(void **state)
+{
+    (void)state;
+    struct kernel_profile p = *kernel_builtin_find("stream");
+    p.nphases = 2;
+    memset(p.phase, 0, sizeof(p.phase));
+    p.phase[0].nsets = 2;
+    p.phase[0].set[0] = (struct kernel_phase_set){8, 4, 100};
+    p.phase[0].set[1] = (struct kernel_phase_set){12, 4, 200};
+    p.phase[1].nsets = 1;
+    p.phase[1].set[0] = (struct kernel_phase_set){8, 4, 300};
+    uint64_t h = solo_profile_hash(&p);
+    struct kernel_profile q = p;
+    q.phase[0].set[0].bits = 101;
+    assert_true(solo_profile_hash(&q) != h);
+    q = p;
+    q.phase[0].set[0].offset = 16;
+    assert_true(solo_profile_hash(&q) != h);
+    q = p;
+    q.phase[1].set[0].bits = 301;
+    assert_true(solo_profile_hash(&q) != h);
+    q = p;
+    q.phase[0].set[1].bits = 201;
+    assert_true(solo_profile_hash(&q) != h);
+    q = p;
+    q.description = "another text"; /* not a setting */
+    assert_true(solo_profile_hash(&q) == h);
+}
+
 static void trace_extends_on_demand_and_round_trips(void **state)
 {
     (void)state;
@@ -242,6 +293,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(trace_is_cached_and_monotonic),
         cmocka_unit_test(private_interval_has_np_one),
+        cmocka_unit_test(np_from_the_start_and_of_nothing),
+        cmocka_unit_test(profile_hash_sees_every_phase_setting),
         cmocka_unit_test(trace_extends_on_demand_and_round_trips),
         cmocka_unit_test(loaded_trace_catches_up_in_slices),
         cmocka_unit_test(shared_np_is_below_one_for_a_memory_pair),
