@@ -670,6 +670,44 @@ static void test_interference(void **state)
     log_done(&log);
 }
 
+/* An epoch's counters start from zero: every application's and every channel's, while the
+ * memory system itself (its clock, its banks) goes on. */
+static void test_reset_counters(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    struct dram *d = dram_new(&c, 2, NULL, NULL);
+    for (unsigned i = 0; i < 8; i++) {
+        add(d, addr_at(&c, 0, 0, 0, 1, i), false, 0, NULL);
+        add(d, addr_at(&c, 0, 0, 1, 2, i), true, 1, NULL);
+    }
+    run_idle(d, 10000);
+    struct dram_app_counters a, zero_a;
+    struct dram_channel_counters ch, zero_ch;
+    memset(&zero_a, 0, sizeof zero_a);
+    memset(&zero_ch, 0, sizeof zero_ch);
+    dram_channel_counters(d, 0, &ch);
+    assert_true(ch.data_busy_cycles > 0 && ch.activates > 0 && ch.row_accesses > 0);
+    uint64_t now = dram_now(d);
+    dram_reset_counters(d);
+    assert_int_equal(dram_now(d), now);
+    dram_channel_counters(d, 0, &ch);
+    assert_memory_equal(&ch, &zero_ch, sizeof ch);
+    for (unsigned app = 0; app < 2; app++) {
+        dram_app_counters(d, app, &a);
+        assert_memory_equal(&a, &zero_a, sizeof a);
+    }
+    /* The next request is counted afresh. */
+    add(d, addr_at(&c, 0, 0, 0, 1, 9), false, 0, NULL);
+    run_idle(d, 10000);
+    dram_app_counters(d, 0, &a);
+    dram_channel_counters(d, 0, &ch);
+    assert_int_equal(a.reads, 1);
+    assert_int_equal(a.reads + a.writes, a.row_hits + a.row_misses + a.row_conflicts);
+    assert_int_equal(ch.row_accesses, 1);
+    dram_delete(d);
+}
+
 static void test_nonpow2_channels_and_determinism(void **state)
 {
     (void)state;
@@ -756,6 +794,7 @@ int main(void)
         cmocka_unit_test(test_queue_full_and_scheduler_names),
         cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_interference),
+        cmocka_unit_test(test_reset_counters),
         cmocka_unit_test(test_nonpow2_channels_and_determinism),
         cmocka_unit_test(test_add_from_completion),
     };
