@@ -9,6 +9,8 @@
 #include "corun/bench.h"
 #include "corun/split_gov.h"
 
+#include <time.h>
+
 /* A chunk's seconds in the slower mode when it loses a try closely (by less than
  * SPLIT_GOV_CLEAR: the gap to the next try doubles) and clearly (the gap grows four times),
  * the faster taking 1 s. */
@@ -175,6 +177,39 @@ static void test_starved(void **state)
     assert_true(bench_cpu_seconds() >= 0);
 }
 
+/* Starved means under SPLIT_GOV_STARVED of the wall time on a core: exactly that much is not,
+ * none at all is. */
+static void test_starved_edges(void **state)
+{
+    (void)state;
+    struct split_gov g;
+    split_gov_init(&g);
+    for (int i = 0; i < 2; i++) {
+        assert_true(split_gov_choose(&g));
+        split_gov_record(&g, 1000, 1.0, SPLIT_GOV_STARVED * 1.0);
+    }
+    assert_true(g.keep);
+    split_gov_init(&g);
+    for (int i = 0; i < 2; i++) {
+        assert_true(split_gov_choose(&g));
+        split_gov_record(&g, 1000, 1.0, 0.0);
+    }
+    assert_false(g.keep);
+}
+
+/* The governor's clock is in seconds and moves on with time. */
+static void test_clock_counts_seconds(void **state)
+{
+    (void)state;
+    double t0 = split_gov_clock();
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    while (nanosleep(&nap, &nap) != 0)
+        ;
+    double t1 = split_gov_clock();
+    assert_true(t1 - t0 >= 0.019);
+    assert_true(t1 - t0 < 60);
+}
+
 /* A chunk with no cycles or no measurable time teaches nothing: the try stays due. */
 static void test_empty_chunks(void **state)
 {
@@ -226,6 +261,8 @@ int main(void)
         cmocka_unit_test(test_margin),
         cmocka_unit_test(test_one_slow_chunk),
         cmocka_unit_test(test_starved),
+        cmocka_unit_test(test_starved_edges),
+        cmocka_unit_test(test_clock_counts_seconds),
         cmocka_unit_test(test_empty_chunks),
         cmocka_unit_test(test_remembered),
     };
