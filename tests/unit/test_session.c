@@ -403,6 +403,52 @@ static void test_rewind_live(void **state)
     scenario_done(&sc);
 }
 
+/* What the scenario chooses is what the session runs: its predictor and allocator (a chosen
+ * allocator logged as a switch, the default not), and an interval allocator deciding every
+ * smqos_interval cycles within the epoch, never between. */
+static void test_scenario_choices(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_string_equal(session_predictor_name(s), "none");
+    assert_int_equal(test_count_events(s, "allocator", ""), 0);
+    session_delete(s);
+    scenario_done(&sc);
+
+    test_scenario_text(&sc, "smqos.cfg",
+                       "name = \"smqos\"; gpu = \"smqos24\"; seed = 1; epochs = 2;\n"
+                       "epoch_cycles = 20000; smqos_interval = 5000;\n"
+                       "predictor = \"hsm\"; allocator = \"smqos\";\n"
+                       "kernels = ( { name = \"smqos-bino\"; priority = \"high\"; },"
+                       " { name = \"smqos-lbm\"; } );\n");
+    s = session_new(&sc, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
+    assert_string_equal(session_predictor_name(s), "hsm");
+    assert_string_equal(session_allocator_name(s), "smqos");
+    assert_int_equal(test_count_events(s, "allocator", ""), 1);
+    for (int e = 0; e < 2; e++)
+        assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    unsigned moves = 0, within = 0;
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        if (strcmp(ev->kind, "repartition") != 0)
+            continue;
+        moves++;
+        if (ev->cycle % 5000 != 0)
+            fail_msg("a repartition at cycle %llu, off the 5000-cycle intervals",
+                     (unsigned long long)ev->cycle);
+        within += ev->cycle % 20000 != 0;
+    }
+    assert_true(moves >= 2 && within >= 1);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 /* How finely an epoch's progress is told changes no result: its steps end where a block ends
  * anyway. Epochs of 10,004 cycles (20 steps of 500.2, and epochs that start off a block's
  * edge) in 20, 7 and 1 steps give the same counters and NPs. */
@@ -448,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_rewind_live),
         cmocka_unit_test(test_references_run_ahead),
         cmocka_unit_test(test_progress_steps_change_nothing),
+        cmocka_unit_test(test_scenario_choices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
