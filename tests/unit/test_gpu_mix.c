@@ -174,7 +174,8 @@ static void add_without_sms_bwapp(void **state)
 /* ---- 2. an added kernel runs like one gpu_new built ---- */
 
 /* GPU(A, B) plus C added at cycle WARM (add_late), or GPU(A, B, C) from gpu_new with C idle
- * until then; from WARM on C owns 20 SMs taken from A and B by context switches. */
+ * until then; from WARM on C owns SMs 0-19 (SM 0 among them: the first every loop over the
+ * SMs visits), taken from A and B by context switches, A SMs 20-49 and B 50-79. */
 static void run_abc(const struct kernel_profile *c, bool add_late, uint64_t seed,
                     struct snapshot *out)
 {
@@ -193,7 +194,8 @@ static void run_abc(const struct kernel_profile *c, bool add_late, uint64_t seed
         assert_zero_counters(&z);
         assert_int_equal(z.cycles, 0);
     }
-    split(own, 30, 30, 2);
+    for (unsigned i = 0; i < SMS; i++)
+        own[i] = i < 20 ? 2 : i < 50 ? 0 : 1;
     set_partition(g, own, GPU_SWITCH_CONTEXT);
     gpu_run(g, RUN);
     snap(g, 3, out);
@@ -417,6 +419,10 @@ static void priority_epochs_skip_retired(void **state)
     set_partition(g, own, GPU_SWITCH_DRAIN);
     assert_int_equal(gpu_retire_kernel(g, 0, err, sizeof err), 0);
     assert_int_equal(gpu_retire_kernel(g, 1, err, sizeof err), 0);
+    own[0] = 0; /* kernel 0 is as retired as any other */
+    assert_int_equal(gpu_set_partition(g, own, SMS, GPU_SWITCH_DRAIN, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kernel 0 (stream), which was retired"));
+    own[0] = GPU_SM_IDLE;
     uint64_t t = gpu_now(g);
     gpu_run(g, 3000);
     assert_int_equal(gpu_now(g), t + 3000);

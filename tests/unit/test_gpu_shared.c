@@ -281,6 +281,30 @@ static void test_per_kernel_counters(void **state)
     gpu_delete(g);
 }
 
+/* A grid launched with a longer reuse window than the SMs were built for (a shared GPU is built
+ * with none) grows every SM's history, the first's too: a grid of one cachefit TB, on SM 0,
+ * reuses 80 % of its lines from the last 1 MB, which k40's 1.5 MB LLC holds, so most of
+ * its LLC accesses hit; an SM left without a history would reuse nothing and walk the
+ * 2 MB footprint, missing the LLC almost always. */
+static void test_launch_grows_every_history(void **state)
+{
+    (void)state;
+    struct gpu *g = make_gpu(1, 4);
+    struct kernel_profile c = *kernel_builtin_find("cachefit");
+    c.tbs = 1;
+    launch(g, 0, &c);
+    assert_int_equal(gpu_sm_kernel_tbs(g, 0, 0), 1);
+    while (gpu_stream_busy(g, 0))
+        assert_true(gpu_run_shared(g, 1000000) < 1000000);
+    struct gpu_kernel_counters k;
+    gpu_kernel_counters(g, 0, &k);
+    assert_true(k.l2_accesses > 1000);
+    if (k.l2_misses * 2 > k.l2_accesses)
+        fail_msg("%llu of %llu LLC accesses missed: the SM reused no lines",
+                 (unsigned long long)k.l2_misses, (unsigned long long)k.l2_accesses);
+    gpu_delete(g);
+}
+
 /* A grid fills each SM it takes up to its occupancy and takes no more SMs than its TBs fill;
  * a grid launched beside it takes the SMs left idle at once and room beside the first. */
 static void test_occupancy_and_spare_sms(void **state)
@@ -487,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_second_kernel_starts_when_a_slot_frees),
         cmocka_unit_test(test_fcfs_order),
         cmocka_unit_test(test_occupancy_and_spare_sms),
+        cmocka_unit_test(test_launch_grows_every_history),
         cmocka_unit_test(test_second_grid_shares_sms_with_room),
         cmocka_unit_test(test_second_grid_waits_when_registers_full),
         cmocka_unit_test(test_per_kernel_counters),
