@@ -404,6 +404,37 @@ static struct gpu *solo_gpu(const struct kernel_profile *p, unsigned sms)
     return g;
 }
 
+/* A warp at its MLP limit issues again in the cycle a load of its comes back, and not
+ * before: one warp whose every instruction is a load of the same line (an L1 hit after the
+ * first, 28 cycles on hbm80) issues one load every 28 cycles with an MLP of 1 and two every
+ * 28 with an MLP of 2, in the steady state after the first miss. */
+static void mlp_limit_wakes_on_the_return(void **state)
+{
+    (void)state;
+    for (unsigned mlp = 1; mlp <= 2; mlp++) {
+        struct kernel_profile p = *K("stream");
+        p.tbs = 1;
+        p.tbs_per_sm = 1;
+        p.warps_per_tb = 1;
+        p.insts_per_warp = 1000000;
+        p.mem_fraction = 1.0;
+        p.store_fraction = 0.0;
+        p.lines_per_access = 1.0;
+        p.footprint_bytes = 128;
+        p.seq_run_lines = 1;
+        p.mlp = mlp;
+        struct gpu *g = solo_gpu(&p, 1);
+        gpu_run(g, 10000); /* past the first miss */
+        uint64_t before = gpu_kernel_instructions_total(g, 0);
+        gpu_run(g, 28 * 1000);
+        uint64_t n = gpu_kernel_instructions_total(g, 0) - before;
+        if (n + 1 < 1000 * mlp || n > 1000 * mlp + 1)
+            fail_msg("MLP %u: %llu loads in 28,000 cycles, expected %u", mlp, (unsigned long long)n,
+                     1000 * mlp);
+        gpu_delete(g);
+    }
+}
+
 static void short_grids_relaunch(void **state)
 {
     (void)state;
@@ -647,6 +678,7 @@ int main(void)
         cmocka_unit_test(memory_bound_saturates),
         cmocka_unit_test(bandwidth_rises_with_rbh),
         cmocka_unit_test(shared_rbh_tracks_private),
+        cmocka_unit_test(mlp_limit_wakes_on_the_return),
         cmocka_unit_test(short_grids_relaunch),
         cmocka_unit_test(context_switch_saves_and_restores),
         cmocka_unit_test(context_switch_takes_its_bytes_over_the_rate),

@@ -305,6 +305,47 @@ static void test_launch_grows_every_history(void **state)
     gpu_delete(g);
 }
 
+/* Cycles until grid a completes on stream 0, alone or beside grid b on stream 1. */
+static uint64_t time_beside(const struct kernel_profile *a, const struct kernel_profile *b)
+{
+    struct gpu *g = make_gpu(2, 8);
+    launch(g, 0, a);
+    if (b)
+        launch(g, 1, b);
+    while (gpu_stream_busy(g, 0))
+        assert_true(gpu_run_shared(g, 1000000) < 1000000);
+    uint64_t l, st, d;
+    gpu_stream_times(g, 0, &l, &st, &d);
+    gpu_delete(g);
+    return d - l;
+}
+
+/* A warp whose load finds the L1's misses or the crossbar queue full gives its scheduler's
+ * cycle to another warp: a compute grid beside a grid whose every instruction is a load
+ * that misses (16 warps of 8 loads in flight each, against 32 MSHRs per SM) keeps issuing.
+ * The compute grid's 4 warps per SM, one per scheduler, with 6 cycles between dependent
+ * instructions, leave the schedulers idle 5 cycles of 6, so the loads cost it little. */
+static void test_refused_load_yields_the_scheduler(void **state)
+{
+    (void)state;
+    struct kernel_profile a = short_kernel("a", SMS, 1, 3000);
+    a.mem_fraction = 0.0;
+    a.const_fraction = 0.0;
+    struct kernel_profile b = *kernel_builtin_find("random");
+    b.name = (char *)"b";
+    b.tbs = 4 * SMS;
+    b.tbs_per_sm = 1;
+    b.warps_per_tb = 16;
+    b.insts_per_warp = 1000000;
+    b.mem_fraction = 1.0;
+    b.store_fraction = 0.0;
+    b.mlp = 8;
+    uint64_t alone = time_beside(&a, NULL), beside = time_beside(&a, &b);
+    if (beside > alone + alone / 10) /* 17,994 and 18,042 cycles when written */
+        fail_msg("the compute grid took %llu cycles beside the loads, %llu alone",
+                 (unsigned long long)beside, (unsigned long long)alone);
+}
+
 /* A grid fills each SM it takes up to its occupancy and takes no more SMs than its TBs fill;
  * a grid launched beside it takes the SMs left idle at once and room beside the first. */
 static void test_occupancy_and_spare_sms(void **state)
@@ -512,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_fcfs_order),
         cmocka_unit_test(test_occupancy_and_spare_sms),
         cmocka_unit_test(test_launch_grows_every_history),
+        cmocka_unit_test(test_refused_load_yields_the_scheduler),
         cmocka_unit_test(test_second_grid_shares_sms_with_room),
         cmocka_unit_test(test_second_grid_waits_when_registers_full),
         cmocka_unit_test(test_per_kernel_counters),
