@@ -346,6 +346,36 @@ static void test_refused_load_yields_the_scheduler(void **state)
                  (unsigned long long)beside, (unsigned long long)alone);
 }
 
+/* More L1 hits in flight than an SM's queue of them was made for (256): 16 warps, each with 8
+ * loads of 8 lines out, every line the same one, so every access after the first few hits
+ * and comes back 35 cycles later (k40): the queue grows (twice), and every warp gets every
+ * line it waits for, so the grid completes with all its instructions. */
+static void test_l1_hits_beyond_the_queue(void **state)
+{
+    (void)state;
+    struct gpu *g = make_gpu(1, 9);
+    struct kernel_profile p = *kernel_builtin_find("stream");
+    p.tbs = SMS;
+    p.tbs_per_sm = 1;
+    p.warps_per_tb = 16;
+    p.insts_per_warp = 3000;
+    p.mem_fraction = 1.0;
+    p.store_fraction = 0.0;
+    p.lines_per_access = 8.0;
+    p.footprint_bytes = 128;
+    p.seq_run_lines = 1;
+    p.mlp = 8;
+    launch(g, 0, &p);
+    while (gpu_stream_busy(g, 0))
+        assert_true(gpu_run_shared(g, 1000000) < 1000000);
+    struct gpu_kernel_counters c;
+    gpu_kernel_counters(g, 0, &c);
+    assert_int_equal(gpu_kernel_instructions_total(g, 0), (uint64_t)SMS * 16 * 3000);
+    assert_int_equal(c.l1d_accesses, (uint64_t)SMS * 16 * 3000 * 8);
+    assert_true(c.l1d_misses < c.l1d_accesses / 100);
+    gpu_delete(g);
+}
+
 /* A grid fills each SM it takes up to its occupancy and takes no more SMs than its TBs fill;
  * a grid launched beside it takes the SMs left idle at once and room beside the first. */
 static void test_occupancy_and_spare_sms(void **state)
@@ -554,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_occupancy_and_spare_sms),
         cmocka_unit_test(test_launch_grows_every_history),
         cmocka_unit_test(test_refused_load_yields_the_scheduler),
+        cmocka_unit_test(test_l1_hits_beyond_the_queue),
         cmocka_unit_test(test_second_grid_shares_sms_with_room),
         cmocka_unit_test(test_second_grid_waits_when_registers_full),
         cmocka_unit_test(test_per_kernel_counters),
