@@ -551,6 +551,45 @@ static void test_idle_skip_equals_per_cycle(void **state)
     assert_memory_equal(on.ch, off.ch, sizeof(on.ch));
 }
 
+/* Two compute grids side by side on every SM, 12 warps each, 6 cycles between dependent
+ * instructions on k40's 4 schedulers: the SMs' warps fill a compute rotation, which the fast
+ * forward must leave to the per-cycle model (it counts a rotation's instructions for the SM's
+ * one kernel): the grids' times and counters are those of the run stepped cycle by cycle. */
+static void run_two_compute(bool ff, uint64_t times[2][3], struct gpu_kernel_counters k[2])
+{
+    struct gpu *g = make_gpu(2, 5);
+    gpu_set_fast_forward(g, ff);
+    struct kernel_profile a = short_kernel("a", 3 * SMS, 3, 5000);
+    a.mem_fraction = 0.0;
+    a.const_fraction = 0.0;
+    struct kernel_profile b = a;
+    b.name = (char *)"b";
+    b.insts_per_warp = 7000;
+    launch(g, 0, &a);
+    launch(g, 1, &b);
+    assert_int_equal(sms_shared_by(g, 0, 1), SMS);
+    while (gpu_stream_busy(g, 0) || gpu_stream_busy(g, 1))
+        assert_true(gpu_run_shared(g, 1000000) < 1000000);
+    for (unsigned s = 0; s < 2; s++) {
+        gpu_stream_times(g, s, &times[s][0], &times[s][1], &times[s][2]);
+        gpu_kernel_counters(g, s, &k[s]);
+    }
+    gpu_delete(g);
+}
+
+static void test_two_kernels_no_rotation_shortcut(void **state)
+{
+    (void)state;
+    uint64_t t_on[2][3], t_off[2][3];
+    struct gpu_kernel_counters k_on[2], k_off[2];
+    run_two_compute(true, t_on, k_on);
+    run_two_compute(false, t_off, k_off);
+    assert_int_equal(k_on[0].instructions_total, 3ull * SMS * 4 * 5000);
+    assert_int_equal(k_on[1].instructions_total, 3ull * SMS * 4 * 7000);
+    assert_memory_equal(t_on, t_off, sizeof(t_on));
+    assert_memory_equal(k_on, k_off, sizeof(k_on));
+}
+
 /* gpu_set_default_fast_forward (`corun run --no-shortcuts`): the GPUs made after it start with
  * the shortcuts off (an idle stretch stepped, not jumped over), and the private-mode traces get
  * keys of their own, so that a check never reads a trace the shortcuts made. */
@@ -592,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_idle_skip_equals_per_cycle),
         cmocka_unit_test(test_default_fast_forward),
+        cmocka_unit_test(test_two_kernels_no_rotation_shortcut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
