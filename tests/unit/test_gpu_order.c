@@ -106,11 +106,66 @@ static void ordered_results_depend_on_the_order(void **state)
     assert_true(differ >= 3);
 }
 
+/* The order-free rules against what any rule must give, not only against themselves: short
+ * grids (700 TBs, more than their SMs hold at once) of a memory-bound and a compute-bound
+ * kernel on hbm80's 80 SMs (two words of SM bits, so SMs 64-79 too), each grid completing
+ * with exactly its instructions and launched again, each kernel active on the 40 SMs it
+ * owns, and every one of them taking TBs as its own finish. */
+static void order_free_grids_complete_whole(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    test_preset("hbm80", &cfg);
+    cfg.order_free = true;
+    struct kernel_profile a = *kernel_builtin_find("stream"), b = *kernel_builtin_find("compute");
+    a.tbs = b.tbs = 700;
+    a.insts_per_warp = 30;
+    b.insts_per_warp = 100;
+    const struct kernel_profile *ps[2] = {&a, &b};
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, ps, 2, 3, err, sizeof err);
+    if (!g)
+        fail_msg("%s", err);
+    int own[80];
+    gpu_partition_even(80, 2, own);
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+    assert_int_equal(gpu_set_threads(g, 2), 2);
+    gpu_run(g, 40000);
+    const struct kernel_profile *p[2] = {&a, &b};
+    for (unsigned k = 0; k < 2; k++) {
+        struct gpu_kernel_counters c;
+        gpu_kernel_counters(g, k, &c);
+        if (c.launches < 2)
+            fail_msg("kernel %u: %llu launches in 40,000 cycles", k,
+                     (unsigned long long)c.launches);
+        assert_int_equal(c.first_launch_instructions,
+                         (uint64_t)p[k]->tbs * p[k]->warps_per_tb * p[k]->insts_per_warp);
+        assert_true(c.tbs_finished >= p[k]->tbs);
+        assert_int_equal(c.owned_sms, 40);
+        assert_int_equal(c.active_sms, 40);
+    }
+    /* Each SM takes TBs as its own finish, while its grid has any left: a kernel's SMs
+     * finish about as many (47-58 and 63-75 when written). */
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (unsigned i = 40 * k; i < 40 * (k + 1); i++) {
+            uint64_t n = gpu_sm_tbs_finished(g, i);
+            lo = n < lo ? n : lo;
+            hi = n > hi ? n : hi;
+        }
+        if (2 * lo < hi)
+            fail_msg("kernel %u: its SMs finished %llu to %llu TBs", k, (unsigned long long)lo,
+                     (unsigned long long)hi);
+    }
+    gpu_delete(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(order_free_results_do_not_depend_on_the_order),
         cmocka_unit_test(ordered_results_depend_on_the_order),
+        cmocka_unit_test(order_free_grids_complete_whole),
     };
     return cmocka_run_group_tests_name("gpu_order", tests, NULL, NULL);
 }
