@@ -141,6 +141,44 @@ static void test_bwapp_serves_low_bandwidth_first(void **state)
         assert_false(l.cmd[j].cmd == DRAM_CMD_RD && l.cmd[j].app == 0);
 }
 
+/* BW-App's attained bandwidth is a sum of data-bus cycles halved every re-ranking (1,024
+ * memory cycles): application 0 moves 48 requests' data, then after `gap` idle cycles
+ * application 1 moves 2, and a re-ranking later each queues one request to a closed bank,
+ * `older` first. Returns the application whose ACT went first. */
+static unsigned first_after(uint64_t gap, unsigned older)
+{
+    struct dram_config c = one_channel();
+    struct log l;
+    struct dram *d = after_app0_traffic(&c, "bw-app", &l);
+    for (uint64_t i = 0; i < gap; i++)
+        dram_tick(d);
+    for (unsigned i = 0; i < 2; i++)
+        add(d, addr_at(&c, i, 3, 0), 1);
+    run_idle(d);
+    for (int i = 0; i < 1100; i++)
+        dram_tick(d);
+    l.n = 0;
+    add(d, addr_at(&c, 10 + older, 20, 0), older);
+    add(d, addr_at(&c, 11 - older, 20, 0), 1 - older);
+    run_idle(d);
+    assert_null(l.violation);
+    unsigned app = first_app(&l, 0, DRAM_CMD_ACT);
+    dram_checker_delete(l.checker);
+    dram_delete(d);
+    return app;
+}
+
+/* Just after its 2 requests application 1 has attained less than application 0's 48 a few
+ * halvings old, and goes first though younger; 12 halvings later application 0's have
+ * faded below them, and application 0 goes first though younger (a tie would have let the
+ * older go). */
+static void test_bwapp_attained_bandwidth_fades(void **state)
+{
+    (void)state;
+    assert_int_equal(first_after(0, 0), 1);
+    assert_int_equal(first_after(12 * 1024, 1), 0);
+}
+
 /* Within one rank BW-App is FR-FCFS: with only application 0's requests queued (all of one
  * rank), its row hit to bank 3 goes before the older request that must close bank 5's row. */
 static void test_bwapp_keeps_fr_fcfs_within_a_rank(void **state)
@@ -331,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_scheduler_names),
         cmocka_unit_test(test_bwapp_serves_low_bandwidth_first),
         cmocka_unit_test(test_bwapp_keeps_fr_fcfs_within_a_rank),
+        cmocka_unit_test(test_bwapp_attained_bandwidth_fades),
         cmocka_unit_test(test_priority_app_goes_first),
         cmocka_unit_test(test_priority_epochs_rotate_and_count),
         cmocka_unit_test(test_priority_counters_add_up_alone),
