@@ -221,6 +221,41 @@ static void test_second_grid_shares_sms_with_room(void **state)
 /* Room is counted over all the TBs an SM holds: A's two TBs per SM take all 65536 registers
  * (4 warps x 32 threads x 255 registers, rounded to 256 per warp: 32768 each) though they use
  * 8 of the 64 warp slots, so B waits until one of them ends, and then goes on that SM. */
+/* The same with shared memory: A's TBs take 40 KB each of an SMX's 48 KB, so one per SM, and
+ * B's need 16 KB: no SM has room for one until an A TB finishes. */
+static void test_second_grid_waits_when_shared_memory_full(void **state)
+{
+    (void)state;
+    struct gpu *g = make_gpu(2, 5);
+    struct kernel_profile a = short_kernel("a", SMS, 0, 800);
+    a.smem_per_tb_bytes = 40 << 10;
+    struct kernel_profile b = short_kernel("b", SMS, 1, 300);
+    b.smem_per_tb_bytes = 16 << 10;
+    launch(g, 0, &a);
+    launch(g, 1, &b);
+    assert_int_equal(resident_of(g, 0), SMS);
+    assert_int_equal(started(g, 1), UINT64_MAX);
+    assert_int_equal(resident_of(g, 1), 0);
+    gpu_delete(g);
+}
+
+/* A younger grid takes idle SMs before room beside an older grid: A's 3 TBs on SMs 0-2, then
+ * B's 5 TBs, which would fit beside them, all go to idle SMs. */
+static void test_idle_sms_first(void **state)
+{
+    (void)state;
+    struct gpu *g = make_gpu(2, 6);
+    struct kernel_profile a = short_kernel("a", 3, 4, 5000), b = short_kernel("b", 5, 4, 5000);
+    launch(g, 0, &a);
+    launch(g, 1, &b);
+    unsigned idle;
+    assert_int_equal(sms_of(g, 0, &idle), 3);
+    assert_int_equal(sms_of(g, 1, &idle), 5);
+    assert_int_equal(idle, SMS - 8);
+    assert_int_equal(sms_shared_by(g, 0, 1), 0);
+    gpu_delete(g);
+}
+
 static void test_second_grid_waits_when_registers_full(void **state)
 {
     (void)state;
@@ -626,6 +661,8 @@ int main(void)
         cmocka_unit_test(test_l1_hits_beyond_the_queue),
         cmocka_unit_test(test_second_grid_shares_sms_with_room),
         cmocka_unit_test(test_second_grid_waits_when_registers_full),
+        cmocka_unit_test(test_second_grid_waits_when_shared_memory_full),
+        cmocka_unit_test(test_idle_sms_first),
         cmocka_unit_test(test_per_kernel_counters),
         cmocka_unit_test(test_run_stops_and_relaunch),
         cmocka_unit_test(test_refusals),
