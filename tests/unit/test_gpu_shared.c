@@ -222,7 +222,7 @@ static void test_second_grid_shares_sms_with_room(void **state)
  * (4 warps x 32 threads x 255 registers, rounded to 256 per warp: 32768 each) though they use
  * 8 of the 64 warp slots, so B waits until one of them ends, and then goes on that SM. */
 /* The same with shared memory: A's TBs take 40 KB each of an SMX's 48 KB, so one per SM, and
- * B's need 16 KB: no SM has room for one until an A TB finishes. */
+ * B's need 16 KB: no SM has room for one until an A TB finishes. TBs that fill it exactly fit. */
 static void test_second_grid_waits_when_shared_memory_full(void **state)
 {
     (void)state;
@@ -236,6 +236,15 @@ static void test_second_grid_waits_when_shared_memory_full(void **state)
     assert_int_equal(resident_of(g, 0), SMS);
     assert_int_equal(started(g, 1), UINT64_MAX);
     assert_int_equal(resident_of(g, 1), 0);
+    gpu_delete(g);
+
+    /* Exactly full: TBs of 24 KB, two to an SM's 48 KB. */
+    g = make_gpu(1, 5);
+    a = short_kernel("a", 3 * SMS, 0, 800);
+    a.smem_per_tb_bytes = 24 << 10;
+    launch(g, 0, &a);
+    for (unsigned i = 0; i < SMS; i++)
+        assert_int_equal(gpu_sm_kernel_tbs(g, i, 0), 2);
     gpu_delete(g);
 }
 
