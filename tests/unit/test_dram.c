@@ -1,7 +1,8 @@
-/* Unit tests for the DRAM model: mapping, every timing rule (checked both by dram_checker on
+/* Unit tests for the DRAM model: every timing rule (checked both by dram_checker on
  * hand-made command sequences and by measuring the gaps in simulated command streams), FR-FCFS
  * with the row-hit cap, refresh and counters. The HSM §3 bandwidth cases on hbm80, the trace
- * driver and idle stretches are in test_dram_bw.c. */
+ * driver and idle stretches are in test_dram_bw.c, the configuration's checks and the address
+ * mapping in test_dram_config.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,106 +133,6 @@ static void run_mixed(const struct dram_config *cfg, struct cmd_log *log, unsign
 }
 
 /* ---- configuration and mapping ---- */
-
-static void test_peak_and_check(void **state)
-{
-    (void)state;
-    struct dram_config c = hbm80();
-    char err[200];
-    assert_true(dram_config_peak_gbs(&c) > 901.1 && dram_config_peak_gbs(&c) < 901.2);
-    assert_int_equal(dram_config_check(&c, err, sizeof(err)), 0);
-    c.request_bytes = 96;
-    assert_int_equal(dram_config_check(&c, err, sizeof(err)), -1);
-    assert_string_equal(err, "dram row_bytes (2048) is not a multiple of request_bytes (96)");
-    c = hbm80();
-    c.channels = 0;
-    assert_int_equal(dram_config_check(&c, err, sizeof(err)), -1);
-    assert_string_equal(err, "dram channels is 0; expected 1 to 4096");
-    c = hbm80();
-    c.t.refi = 100;
-    assert_int_equal(dram_config_check(&c, err, sizeof(err)), -1);
-    assert_non_null(strstr(err, "tREFI (100) must exceed tRFC (115)"));
-}
-
-static void test_map_linear_fields(void **state)
-{
-    (void)state;
-    struct dram_config c = hbm80();
-    c.mapping = DRAM_MAP_LINEAR;
-    struct dram_location loc;
-    /* offset 7 bits, channel 5, column 4, bank group 2, bank 2, then row */
-    uint64_t addr = 0x55ull | 17ull << 7 | 9ull << 12 | 2ull << 16 | 3ull << 18 | 1234ull << 20;
-    dram_map(&c, addr, &loc);
-    assert_int_equal(loc.channel, 17);
-    assert_int_equal(loc.column, 9);
-    assert_int_equal(loc.bank_group, 2);
-    assert_int_equal(loc.bank, 3);
-    assert_int_equal(loc.row, 1234);
-    assert_int_equal(dram_address(&c, &loc), addr & ~0x7full);
-}
-
-static void check_roundtrip(struct dram_config c)
-{
-    struct dram *d = dram_new(&c, 1, NULL, NULL);
-    dram_set_checking(d, true);
-    uint64_t x = 99;
-    for (int i = 0; i < 20000; i++) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
-        uint64_t addr = (x >> 20) / c.request_bytes * c.request_bytes;
-        struct dram_location loc;
-        dram_map(&c, addr, &loc);
-        assert_true(loc.channel < c.channels && loc.bank_group < c.bank_groups);
-        assert_true(loc.bank < c.banks_per_group && loc.column < c.row_bytes / c.request_bytes);
-        assert_int_equal(dram_address(&c, &loc), addr);
-        assert_int_equal(dram_channel_of(d, addr), loc.channel);
-    }
-    dram_delete(d);
-}
-
-static void test_map_roundtrip(void **state)
-{
-    (void)state;
-    struct dram_config c = hbm80();
-    check_roundtrip(c);
-    c.mapping = DRAM_MAP_LINEAR;
-    check_roundtrip(c);
-    c.channels = 11; /* the GDDR5 preset */
-    check_roundtrip(c);
-    c.mapping = DRAM_MAP_HASHED;
-    check_roundtrip(c);
-    c.channels = 6;
-    c.bank_groups = 3;
-    c.request_bytes = 64;
-    check_roundtrip(c);
-}
-
-static void test_hashed_spreads_row_strides(void **state)
-{
-    (void)state;
-    struct dram_config c = hbm80();
-    /* Same linear channel, bank group and bank, consecutive rows: linear mapping sends all of
-     * them to one bank; hashing must spread them over channels and banks. */
-    for (int hashed = 0; hashed < 2; hashed++) {
-        c.mapping = hashed ? DRAM_MAP_HASHED : DRAM_MAP_LINEAR;
-        bool chan[32] = {0}, bank[16] = {0};
-        unsigned nchan = 0, nbank = 0;
-        for (uint64_t row = 0; row < 64; row++) {
-            struct dram_location loc;
-            dram_map(&c, row << 20, &loc);
-            unsigned b = loc.bank_group * 4 + loc.bank;
-            nchan += !chan[loc.channel];
-            nbank += !bank[b];
-            chan[loc.channel] = bank[b] = true;
-        }
-        if (hashed) {
-            assert_int_equal(nchan, 32);
-            assert_int_equal(nbank, 16);
-        } else {
-            assert_int_equal(nchan, 1);
-            assert_int_equal(nbank, 1);
-        }
-    }
-}
 
 /* ---- the checker on hand-made sequences: legal at the bound, illegal one cycle earlier ---- */
 
@@ -780,10 +681,6 @@ static void test_add_from_completion(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_peak_and_check),
-        cmocka_unit_test(test_map_linear_fields),
-        cmocka_unit_test(test_map_roundtrip),
-        cmocka_unit_test(test_hashed_spreads_row_strides),
         cmocka_unit_test(test_checker_rules),
         cmocka_unit_test(test_dual_command_buses),
         cmocka_unit_test(test_hit_stream_of_64b_requests),
