@@ -12,6 +12,7 @@
 
 #include "corun/gpu.h"
 #include "corun/kernel.h"
+#include "corun/sm.h"
 #include "corun/solo.h"
 #include "testutil.h"
 
@@ -91,6 +92,66 @@ static void rejects_bad_configs_and_profiles(void **state)
     assert_non_null(strstr(err, "const_fraction"));
     ps[0] = K("stream");
     assert_null(gpu_new(&cfg, ps, 0, 1, err, sizeof err));
+}
+
+/* gpu_new with cfg and one profile p: true when accepted, else err names why. */
+static bool accepted(const struct gpu_config *cfg, const struct kernel_profile *p, char *err,
+                     size_t errlen)
+{
+    struct gpu *g = gpu_new(cfg, &p, 1, 1, err, errlen);
+    gpu_delete(g);
+    return g != NULL;
+}
+
+/* The checks' edges: what lies on a bound is accepted, a step past it refused; either clock
+ * alone at 0 is refused; a phase's settings are checked as the kernel's own. */
+static void config_and_profile_edges(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    char err[256];
+    struct kernel_profile p = *K("stream");
+    hbm80(&cfg);
+    cfg.core_clock_mhz = 0;
+    assert_false(accepted(&cfg, &p, err, sizeof err));
+    assert_non_null(strstr(err, "core_clock_mhz"));
+    hbm80(&cfg);
+    cfg.context_switch_bytes_per_cycle = 1;
+    assert_true(accepted(&cfg, &p, err, sizeof err));
+    cfg.context_switch_bytes_per_cycle = 0;
+    assert_false(accepted(&cfg, &p, err, sizeof err));
+    hbm80(&cfg);
+    p.warps_per_tb = cfg.warps_per_sm;
+    p.tbs_per_sm = 1;
+    p.regs_per_thread = 16;
+    assert_true(accepted(&cfg, &p, err, sizeof err));
+    p.warps_per_tb++;
+    assert_false(accepted(&cfg, &p, err, sizeof err));
+    assert_non_null(strstr(err, "warps_per_tb"));
+    p = *K("stream");
+    p.dep_latency = SM_MAX_DEP_LATENCY;
+    assert_true(accepted(&cfg, &p, err, sizeof err));
+    p.dep_latency++;
+    assert_false(accepted(&cfg, &p, err, sizeof err));
+    p = *K("stream");
+    p.store_fraction = 1.5;
+    assert_false(accepted(&cfg, &p, err, sizeof err));
+    assert_non_null(strstr(err, "store_fraction"));
+    p = *K("stream");
+    p.pattern = KERNEL_PATTERN_STRIDED;
+    p.stride_lines = 1;
+    assert_true(accepted(&cfg, &p, err, sizeof err));
+    p.stride_lines = 0;
+    assert_false(accepted(&cfg, &p, err, sizeof err));
+    assert_non_null(strstr(err, "stride_lines"));
+    p = *K("stream");
+    p.nphases = 2;
+    p.phase[1].nsets = 1;
+    p.phase[1].set[0] =
+        (struct kernel_phase_set){offsetof(struct kernel_profile, mlp), sizeof(p.mlp), 0};
+    assert_false(accepted(&cfg, &p, err, sizeof err));
+    assert_non_null(strstr(err, "mlp"));
+    assert_non_null(strstr(err, "(in phase 2)"));
 }
 
 static void rejects_bad_partitions(void **state)
@@ -634,6 +695,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rejects_bad_configs_and_profiles),
+        cmocka_unit_test(config_and_profile_edges),
         cmocka_unit_test(rejects_bad_partitions),
         cmocka_unit_test(same_seed_same_counters),
         cmocka_unit_test(fast_forward_equals_per_cycle),
