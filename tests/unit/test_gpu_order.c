@@ -145,7 +145,7 @@ static void order_free_grids_complete_whole(void **state)
         assert_int_equal(c.active_sms, 40);
     }
     /* Each SM takes TBs as its own finish, while its grid has any left: a kernel's SMs
-     * finish about as many (47-58 and 63-75 when written). */
+     * finish about as many (48-58 and 63-75 when written). */
     for (unsigned k = 0; k < 2; k++) {
         uint64_t lo = UINT64_MAX, hi = 0;
         for (unsigned i = 40 * k; i < 40 * (k + 1); i++) {
