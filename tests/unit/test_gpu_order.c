@@ -111,17 +111,17 @@ static void ordered_results_depend_on_the_order(void **state)
  * kernel on hbm80's 80 SMs (two words of SM bits, so SMs 64-79 too), each grid completing
  * with exactly its instructions and launched again, each kernel active on the 40 SMs it
  * owns, and every one of them taking TBs as its own finish. */
-static void order_free_grids_complete_whole(void **state)
+static struct gpu *two_short_grids(struct kernel_profile p[2])
 {
-    (void)state;
     struct gpu_config cfg;
     test_preset("hbm80", &cfg);
     cfg.order_free = true;
-    struct kernel_profile a = *kernel_builtin_find("stream"), b = *kernel_builtin_find("compute");
-    a.tbs = b.tbs = 700;
-    a.insts_per_warp = 30;
-    b.insts_per_warp = 100;
-    const struct kernel_profile *ps[2] = {&a, &b};
+    p[0] = *kernel_builtin_find("stream");
+    p[1] = *kernel_builtin_find("compute");
+    p[0].tbs = p[1].tbs = 700;
+    p[0].insts_per_warp = 30;
+    p[1].insts_per_warp = 100;
+    const struct kernel_profile *ps[2] = {&p[0], &p[1]};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 3, err, sizeof err);
     if (!g)
@@ -130,8 +130,15 @@ static void order_free_grids_complete_whole(void **state)
     gpu_partition_even(80, 2, own);
     assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
     assert_int_equal(gpu_set_threads(g, 2), 2);
+    return g;
+}
+
+static void order_free_grids_complete_whole(void **state)
+{
+    (void)state;
+    struct kernel_profile p[2];
+    struct gpu *g = two_short_grids(p);
     gpu_run(g, 40000);
-    const struct kernel_profile *p[2] = {&a, &b};
     for (unsigned k = 0; k < 2; k++) {
         struct gpu_kernel_counters c;
         gpu_kernel_counters(g, k, &c);
@@ -139,8 +146,8 @@ static void order_free_grids_complete_whole(void **state)
             fail_msg("kernel %u: %llu launches in 40,000 cycles", k,
                      (unsigned long long)c.launches);
         assert_int_equal(c.first_launch_instructions,
-                         (uint64_t)p[k]->tbs * p[k]->warps_per_tb * p[k]->insts_per_warp);
-        assert_true(c.tbs_finished >= p[k]->tbs);
+                         (uint64_t)p[k].tbs * p[k].warps_per_tb * p[k].insts_per_warp);
+        assert_true(c.tbs_finished >= p[k].tbs);
         assert_int_equal(c.owned_sms, 40);
         assert_int_equal(c.active_sms, 40);
     }
@@ -160,12 +167,37 @@ static void order_free_grids_complete_whole(void **state)
     gpu_delete(g);
 }
 
+/* The same grids, 20 SMs changing hands by context switch mid-grid (SMs 40-59, in the first
+ * word of SM bits): they save the second kernel's TBs at a block's end and run the first's. */
+static void order_free_context_switch_saves(void **state)
+{
+    (void)state;
+    struct kernel_profile p[2];
+    struct gpu *g = two_short_grids(p);
+    gpu_run(g, 3000);
+    gpu_reset_counters(g);
+    int own[80];
+    for (unsigned i = 0; i < 80; i++)
+        own[i] = i < 60 ? 0 : 1;
+    char err[256];
+    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_CONTEXT, err, sizeof err), 0);
+    gpu_run(g, 8000);
+    struct gpu_kernel_counters c0, c1;
+    gpu_kernel_counters(g, 0, &c0);
+    gpu_kernel_counters(g, 1, &c1);
+    assert_int_equal(c0.active_sms, 60);
+    assert_int_equal(c1.active_sms, 20);
+    assert_true(c1.tbs_saved >= 20);
+    gpu_delete(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(order_free_results_do_not_depend_on_the_order),
         cmocka_unit_test(ordered_results_depend_on_the_order),
         cmocka_unit_test(order_free_grids_complete_whole),
+        cmocka_unit_test(order_free_context_switch_saves),
     };
     return cmocka_run_group_tests_name("gpu_order", tests, NULL, NULL);
 }
