@@ -445,6 +445,43 @@ static void test_scenario_choices(void **state)
         within += ev->cycle % 20000 != 0;
     }
     assert_true(moves >= 2 && within >= 1);
+    /* SMQoS's offline profile: each kernel's IPC alone, at most what 24 SMs of 2 schedulers
+     * can issue in a cycle */
+    for (unsigned k = 0; k < 2; k++)
+        if (!(s->ipc_isolated[k] > 0 && s->ipc_isolated[k] <= 48))
+            fail_msg("kernel %u: isolated IPC %g", k, s->ipc_isolated[k]);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
+/* What an interval allocator sees: the counters since the last call, their SMs and IPC over
+ * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
+static void test_interval_counters(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    struct gpu_kernel_counters prev[2], out[2], before[2];
+    memset(prev, 0, sizeof prev);
+    gpu_run(s->gpu, 5000);
+    session_interval_counters(s, prev, out);
+    memcpy(before, prev, sizeof before);
+    gpu_run(s->gpu, 3000);
+    session_interval_counters(s, prev, out);
+    for (unsigned k = 0; k < 2; k++) {
+        assert_int_equal(out[k].cycles, 3000);
+        assert_int_equal(out[k].instructions, prev[k].instructions - before[k].instructions);
+        assert_true(out[k].instructions > 0);
+        assert_true(fabs(out[k].sms - 8) < 1e-9);
+        assert_true(fabs(out[k].ipc - (double)out[k].instructions / 3000) < 1e-12);
+    }
+    session_interval_counters(s, prev, out); /* an empty interval: no rate */
+    for (unsigned k = 0; k < 2; k++)
+        assert_true(out[k].cycles == 0 && out[k].instructions == 0 && out[k].ipc == 0);
     session_delete(s);
     scenario_done(&sc);
 }
@@ -495,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_references_run_ahead),
         cmocka_unit_test(test_progress_steps_change_nothing),
         cmocka_unit_test(test_scenario_choices),
+        cmocka_unit_test(test_interval_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
