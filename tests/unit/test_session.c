@@ -454,6 +454,36 @@ static void test_scenario_choices(void **state)
     scenario_done(&sc);
 }
 
+/* ASM samples in priority epochs while it is the predictor, and only then: choosing it turns
+ * them on, choosing another turns them off (a kernel has the priority between steps only
+ * under ASM). */
+static void test_priority_epochs_follow_asm(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(gpu_priority_kernel(s->gpu), -1);
+    if (session_set_predictor(s, "asm", err, sizeof err) != 0)
+        fail_msg("%s", err);
+    gpu_run(s->gpu, 3000);
+    assert_true(gpu_priority_kernel(s->gpu) >= 0);
+    if (session_set_predictor(s, "hsm", err, sizeof err) != 0)
+        fail_msg("%s", err);
+    for (int i = 0; i < 10; i++) {
+        gpu_run(s->gpu, 777);
+        assert_int_equal(gpu_priority_kernel(s->gpu), -1);
+    }
+    if (session_set_predictor(s, "none", err, sizeof err) != 0)
+        fail_msg("%s", err);
+    gpu_run(s->gpu, 3000);
+    assert_int_equal(gpu_priority_kernel(s->gpu), -1);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 /* What an interval allocator sees: the counters since the last call, their SMs and IPC over
  * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
 static void test_interval_counters(void **state)
@@ -533,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_progress_steps_change_nothing),
         cmocka_unit_test(test_scenario_choices),
         cmocka_unit_test(test_interval_counters),
+        cmocka_unit_test(test_priority_epochs_follow_asm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
