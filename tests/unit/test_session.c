@@ -484,6 +484,38 @@ static void test_priority_epochs_follow_asm(void **state)
     scenario_done(&sc);
 }
 
+/* The predictor's explanation of each kernel is kept beside its epoch: its lines, joined by
+ * newlines, none after the last. */
+static void test_explanations_kept(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    if (session_set_predictor(s, "hsm", err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    for (unsigned k = 0; k < 2; k++) {
+        struct predict_text x;
+        assert_int_equal(session_predictor_explain(s, k, &x), 0);
+        assert_true(x.n >= 2);
+        char want[PREDICT_EXPLAIN_LINES * (PREDICT_EXPLAIN_WIDTH + 1)] = "";
+        for (unsigned i = 0; i < x.n; i++) {
+            strcat(want, x.line[i]);
+            if (i + 1 < x.n)
+                strcat(want, "\n");
+        }
+        const char *kept = session_epoch_explain(s, 0, k);
+        assert_non_null(kept);
+        assert_string_equal(kept, want);
+    }
+    assert_null(session_epoch_explain(s, 1, 0)); /* no such epoch yet */
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 /* What an interval allocator sees: the counters since the last call, their SMs and IPC over
  * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
 static void test_interval_counters(void **state)
@@ -564,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_scenario_choices),
         cmocka_unit_test(test_interval_counters),
         cmocka_unit_test(test_priority_epochs_follow_asm),
+        cmocka_unit_test(test_explanations_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
