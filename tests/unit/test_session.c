@@ -39,14 +39,23 @@ static void load(struct scenario *sc)
     test_scenario_text(sc, "unit.cfg", scenario_text);
 }
 
+/* A session of the unit scenario, loaded into sc; fails the running test when it cannot. */
+static struct session *open_unit(struct scenario *sc)
+{
+    load(sc);
+    char err[512];
+    struct session *s = session_new(sc, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
+    return s;
+}
+
 static void test_swap_mid_run(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
+    struct session *s = open_unit(&sc);
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
     assert_string_equal(session_allocator_name(s), "static");
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(test_sms_of(s, 0), 8);
@@ -87,10 +96,8 @@ static void test_params(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
+    struct session *s = open_unit(&sc);
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
     struct session_param p[32];
     size_t n = session_params(s, p, 32);
     assert_true(n >= 8 && n <= 32);
@@ -198,10 +205,8 @@ static void test_model_out_of_range(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
+    struct session *s = open_unit(&sc);
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
     assert_int_equal(session_set_predictor(s, "themis", err, sizeof err), 0);
     assert_int_equal(test_count_events(s, "warning", ""), 1);
     const struct session_event *ev = session_event_at(s, session_event_count(s) - 1);
@@ -354,10 +359,8 @@ static void test_rewind_live(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
+    struct session *s = open_unit(&sc);
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
     assert_int_equal(session_set_param(s, "epoch_cycles", "15000", err, sizeof err), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_set_allocator(s, "proportional", err, sizeof err), 0);
@@ -410,10 +413,8 @@ static void test_scenario_choices(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
+    struct session *s = open_unit(&sc);
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
     assert_string_equal(session_predictor_name(s), "none");
     assert_int_equal(test_count_events(s, "allocator", ""), 0);
     session_delete(s);
@@ -461,10 +462,8 @@ static void test_priority_epochs_follow_asm(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
+    struct session *s = open_unit(&sc);
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
     assert_int_equal(gpu_priority_kernel(s->gpu), -1);
     if (session_set_predictor(s, "asm", err, sizeof err) != 0)
         fail_msg("%s", err);
@@ -490,10 +489,8 @@ static void test_explanations_kept(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
+    struct session *s = open_unit(&sc);
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
     if (session_set_predictor(s, "hsm", err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
@@ -522,10 +519,7 @@ static void test_interval_counters(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
-    char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
+    struct session *s = open_unit(&sc);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     struct gpu_kernel_counters prev[2], out[2], before[2];
     memset(prev, 0, sizeof prev);
