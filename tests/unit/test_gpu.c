@@ -16,25 +16,12 @@
 #include "corun/solo.h"
 #include "testutil.h"
 
-/* HSM Table 1, from data/gpus/hbm80.cfg. */
-static void hbm80(struct gpu_config *c)
-{
-    test_preset("hbm80", c);
-}
-
-static const struct kernel_profile *K(const char *name)
-{
-    const struct kernel_profile *p = kernel_builtin_find(name);
-    assert_non_null(p);
-    return p;
-}
-
 /* Two kernels on an even split, run warm then for `cycles` more. */
 static struct gpu *pair(const char *a, const char *b, uint64_t seed, uint64_t warm, uint64_t cycles)
 {
     struct gpu_config cfg;
-    hbm80(&cfg);
-    const struct kernel_profile *ps[2] = {K(a), K(b)};
+    test_preset("hbm80", &cfg);
+    const struct kernel_profile *ps[2] = {test_builtin(a), test_builtin(b)};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, seed, err, sizeof err);
     assert_non_null(g);
@@ -51,11 +38,12 @@ static struct gpu *pair(const char *a, const char *b, uint64_t seed, uint64_t wa
 static double solo_ipc(const char *name, unsigned sms, uint64_t cycles)
 {
     struct gpu_config cfg;
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     struct solo_result r;
     char err[256];
-    assert_int_equal(
-        solo_characterize(&cfg, K(name), sms, cycles, 1, NULL, NULL, &r, err, sizeof err), 0);
+    assert_int_equal(solo_characterize(&cfg, test_builtin(name), sms, cycles, 1, NULL, NULL, &r,
+                                       err, sizeof err),
+                     0);
     return r.ipc;
 }
 
@@ -87,9 +75,9 @@ static void run_ff_case(const char *a, const char *b, unsigned dep, unsigned nsc
                         bool ff, struct gpu_kernel_counters out[2], uint64_t *tbs_out)
 {
     struct gpu_config cfg;
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     cfg.schedulers_per_sm = nsched;
-    struct kernel_profile pa = *K(a), pb = *K(b);
+    struct kernel_profile pa = *test_builtin(a), pb = *test_builtin(b);
     pb.dep_latency = dep;
     pb.tbs = 300; /* TBs finish and the grid relaunches within the run */
     pb.insts_per_warp = 400;
@@ -178,8 +166,9 @@ static void lazy_snapshot(struct gpu *g, struct lazy_snap *out)
 static void run_lazy_case(const char *mem, bool ff, struct lazy_snap snaps[LAZY_SNAPS])
 {
     struct gpu_config cfg;
-    hbm80(&cfg);
-    struct kernel_profile pm = *K(mem), pl = *K("compute"), pr = *K("compute");
+    test_preset("hbm80", &cfg);
+    struct kernel_profile pm = *test_builtin(mem), pl = *test_builtin("compute"),
+                          pr = *test_builtin("compute");
     pl.mem_fraction = 0.0002; /* warps end before their first load: rotations of ~7 K cycles */
     pl.const_fraction = 0;
     pl.dep_latency = 9;
@@ -268,13 +257,14 @@ static void bandwidth_rises_with_rbh(void **state)
     const char *names[] = {"seq40", "seq64", "seq96", "seq128", "seq192", "seq256", "seq2048"};
     enum { N = 7 };
     struct gpu_config cfg;
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     double x[N], y[N], sx = 0, sy = 0;
     char err[256];
     for (int i = 0; i < N; i++) {
         struct solo_result r;
-        assert_int_equal(
-            solo_characterize(&cfg, K(names[i]), 80, 30000, 1, NULL, NULL, &r, err, sizeof err), 0);
+        assert_int_equal(solo_characterize(&cfg, test_builtin(names[i]), 80, 30000, 1, NULL, NULL,
+                                           &r, err, sizeof err),
+                         0);
         x[i] = r.rbh;
         y[i] = r.bandwidth_pct / 100;
         sx += x[i];
@@ -302,12 +292,13 @@ static void shared_rbh_tracks_private(void **state)
     const char *mem[] = {"stream", "random", "strided"};
     const char *all[] = {"stream", "random", "strided", "compute", "cachefit"};
     struct gpu_config cfg;
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     char err[256];
     for (int i = 0; i < 3; i++) {
         struct solo_result r;
-        assert_int_equal(
-            solo_characterize(&cfg, K(mem[i]), 80, 40000, 1, NULL, NULL, &r, err, sizeof err), 0);
+        assert_int_equal(solo_characterize(&cfg, test_builtin(mem[i]), 80, 40000, 1, NULL, NULL, &r,
+                                           err, sizeof err),
+                         0);
         for (int j = 0; j < 5; j++) {
             if (!strcmp(mem[i], all[j]))
                 continue;
@@ -323,21 +314,6 @@ static void shared_rbh_tracks_private(void **state)
 
 /* ---- repartitioning, relaunch, counters ---- */
 
-static struct gpu *solo_gpu(const struct kernel_profile *p, unsigned sms)
-{
-    struct gpu_config cfg;
-    hbm80(&cfg);
-    char err[256];
-    struct gpu *g = gpu_new(&cfg, &p, 1, 3, err, sizeof err);
-    assert_non_null(g);
-    gpu_set_dram_checking(g, true);
-    int own[80];
-    for (int i = 0; i < 80; i++)
-        own[i] = i < (int)sms ? 0 : GPU_SM_GATED;
-    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
-    return g;
-}
-
 /* A warp at its MLP limit issues again in the cycle a load of its comes back, and not
  * before: one warp whose every instruction is a load of the same line (an L1 hit after the
  * first, 28 cycles on hbm80) issues one load every 28 cycles with an MLP of 1 and two every
@@ -346,7 +322,7 @@ static void mlp_limit_wakes_on_the_return(void **state)
 {
     (void)state;
     for (unsigned mlp = 1; mlp <= 2; mlp++) {
-        struct kernel_profile p = *K("stream");
+        struct kernel_profile p = *test_builtin("stream");
         p.tbs = 1;
         p.tbs_per_sm = 1;
         p.warps_per_tb = 1;
@@ -357,7 +333,7 @@ static void mlp_limit_wakes_on_the_return(void **state)
         p.footprint_bytes = 128;
         p.seq_run_lines = 1;
         p.mlp = mlp;
-        struct gpu *g = solo_gpu(&p, 1);
+        struct gpu *g = test_hbm80_solo(&p, 1);
         gpu_run(g, 10000); /* past the first miss */
         uint64_t before = gpu_kernel_instructions_total(g, 0);
         gpu_run(g, 28 * 1000);
@@ -372,10 +348,10 @@ static void mlp_limit_wakes_on_the_return(void **state)
 static void short_grids_relaunch(void **state)
 {
     (void)state;
-    struct kernel_profile p = *K("compute");
+    struct kernel_profile p = *test_builtin("compute");
     p.tbs = 40;
     p.insts_per_warp = 500;
-    struct gpu *g = solo_gpu(&p, 80);
+    struct gpu *g = test_hbm80_solo(&p, 80);
     gpu_run(g, 20000);
     struct gpu_kernel_counters c;
     gpu_kernel_counters(g, 0, &c);
@@ -390,10 +366,10 @@ static void context_switch_saves_and_restores(void **state)
 {
     (void)state;
     struct gpu_config cfg;
-    hbm80(&cfg);
-    struct kernel_profile p = *K("compute");
+    test_preset("hbm80", &cfg);
+    struct kernel_profile p = *test_builtin("compute");
     p.insts_per_warp = 500; /* a wave of TBs lasts ~16 K cycles */
-    const struct kernel_profile *ps[2] = {&p, K("stream")};
+    const struct kernel_profile *ps[2] = {&p, test_builtin("stream")};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
     gpu_set_dram_checking(g, true);
@@ -437,9 +413,9 @@ static void context_switch_takes_its_bytes_over_the_rate(void **state)
     } cases[] = {{8192, 6}, {60041, 1}}; /* of 96 KB per SM; the second's bytes end in 01 */
     for (unsigned c = 0; c < 2; c++) {
         struct gpu_config cfg;
-        hbm80(&cfg);
+        test_preset("hbm80", &cfg);
         cfg.context_switch_bytes_per_cycle = 100;
-        struct kernel_profile p = *K("compute");
+        struct kernel_profile p = *test_builtin("compute");
         p.mem_fraction = p.const_fraction = 0; /* no load in flight when the switch comes */
         p.insts_per_warp = 1000000;            /* no TB finishes meanwhile */
         p.smem_per_tb_bytes = cases[c].smem;
@@ -478,13 +454,13 @@ static void context_switch_keeps_every_warps_place(void **state)
 {
     (void)state;
     struct gpu_config cfg;
-    hbm80(&cfg);
-    struct kernel_profile p = *K("compute");
+    test_preset("hbm80", &cfg);
+    struct kernel_profile p = *test_builtin("compute");
     p.tbs = 600;
     p.insts_per_warp = 1000;
     p.barrier_interval = 40;
     p.shared_fraction = 0.05;
-    const struct kernel_profile *ps[2] = {&p, K("stream")};
+    const struct kernel_profile *ps[2] = {&p, test_builtin("stream")};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 3, err, sizeof err);
     assert_non_null(g);
@@ -511,10 +487,10 @@ static void draining_waits_for_tbs(void **state)
 {
     (void)state;
     struct gpu_config cfg;
-    hbm80(&cfg);
-    struct kernel_profile p = *K("stream");
+    test_preset("hbm80", &cfg);
+    struct kernel_profile p = *test_builtin("stream");
     p.insts_per_warp = 100;
-    const struct kernel_profile *ps[2] = {&p, K("compute")};
+    const struct kernel_profile *ps[2] = {&p, test_builtin("compute")};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
     gpu_set_dram_checking(g, true);
@@ -540,11 +516,11 @@ static void adaptive_follows_hsm_rule(void **state)
     (void)state;
     /* Short TBs (many finish per SM in an epoch): drain. Long TBs: context switch. */
     struct gpu_config cfg;
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     char err[256];
-    struct kernel_profile shortp = *K("compute"), longp = *K("compute");
+    struct kernel_profile shortp = *test_builtin("compute"), longp = *test_builtin("compute");
     shortp.insts_per_warp = 200;
-    const struct kernel_profile *ps[3] = {&shortp, &longp, K("stream")};
+    const struct kernel_profile *ps[3] = {&shortp, &longp, test_builtin("stream")};
     struct gpu *g = gpu_new(&cfg, ps, 3, 1, err, sizeof err);
     gpu_set_dram_checking(g, true);
     int own[80];

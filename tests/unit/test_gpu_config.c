@@ -15,48 +15,36 @@
 #include "corun/sm.h"
 #include "testutil.h"
 
-static void hbm80(struct gpu_config *c)
-{
-    test_preset("hbm80", c);
-}
-
-static const struct kernel_profile *K(const char *name)
-{
-    const struct kernel_profile *p = kernel_builtin_find(name);
-    assert_non_null(p);
-    return p;
-}
-
 static void rejects_bad_configs_and_profiles(void **state)
 {
     (void)state;
     struct gpu_config cfg;
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     char err[256];
-    const struct kernel_profile *ps[1] = {K("stream")};
+    const struct kernel_profile *ps[1] = {test_builtin("stream")};
     cfg.warps_per_sm = 65;
     assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
     assert_non_null(strstr(err, "warps_per_sm"));
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     cfg.dram.request_bytes = 64;
     assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
     assert_non_null(strstr(err, "request_bytes"));
-    hbm80(&cfg);
-    struct kernel_profile p = *K("stream");
+    test_preset("hbm80", &cfg);
+    struct kernel_profile p = *test_builtin("stream");
     p.mlp = 0;
     ps[0] = &p;
     assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
     assert_non_null(strstr(err, "mlp"));
-    p = *K("stream");
+    p = *test_builtin("stream");
     p.dep_latency = 1000;
     assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
     assert_non_null(strstr(err, "dep_latency"));
-    p = *K("stream");
+    p = *test_builtin("stream");
     p.mem_fraction = 0.9;
     p.const_fraction = 0.2;
     assert_null(gpu_new(&cfg, ps, 1, 1, err, sizeof err));
     assert_non_null(strstr(err, "const_fraction"));
-    ps[0] = K("stream");
+    ps[0] = test_builtin("stream");
     assert_null(gpu_new(&cfg, ps, 0, 1, err, sizeof err));
 }
 
@@ -76,17 +64,17 @@ static void config_and_profile_edges(void **state)
     (void)state;
     struct gpu_config cfg;
     char err[256];
-    struct kernel_profile p = *K("stream");
-    hbm80(&cfg);
+    struct kernel_profile p = *test_builtin("stream");
+    test_preset("hbm80", &cfg);
     cfg.core_clock_mhz = 0;
     assert_false(accepted(&cfg, &p, err, sizeof err));
     assert_non_null(strstr(err, "core_clock_mhz"));
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     cfg.context_switch_bytes_per_cycle = 1;
     assert_true(accepted(&cfg, &p, err, sizeof err));
     cfg.context_switch_bytes_per_cycle = 0;
     assert_false(accepted(&cfg, &p, err, sizeof err));
-    hbm80(&cfg);
+    test_preset("hbm80", &cfg);
     p.warps_per_tb = cfg.warps_per_sm;
     p.tbs_per_sm = 1;
     p.regs_per_thread = 16;
@@ -94,23 +82,23 @@ static void config_and_profile_edges(void **state)
     p.warps_per_tb++;
     assert_false(accepted(&cfg, &p, err, sizeof err));
     assert_non_null(strstr(err, "warps_per_tb"));
-    p = *K("stream");
+    p = *test_builtin("stream");
     p.dep_latency = SM_MAX_DEP_LATENCY;
     assert_true(accepted(&cfg, &p, err, sizeof err));
     p.dep_latency++;
     assert_false(accepted(&cfg, &p, err, sizeof err));
-    p = *K("stream");
+    p = *test_builtin("stream");
     p.store_fraction = 1.5;
     assert_false(accepted(&cfg, &p, err, sizeof err));
     assert_non_null(strstr(err, "store_fraction"));
-    p = *K("stream");
+    p = *test_builtin("stream");
     p.pattern = KERNEL_PATTERN_STRIDED;
     p.stride_lines = 1;
     assert_true(accepted(&cfg, &p, err, sizeof err));
     p.stride_lines = 0;
     assert_false(accepted(&cfg, &p, err, sizeof err));
     assert_non_null(strstr(err, "stride_lines"));
-    p = *K("stream");
+    p = *test_builtin("stream");
     p.nphases = 2;
     p.phase[1].nsets = 1;
     p.phase[1].set[0] =
@@ -124,8 +112,8 @@ static void rejects_bad_partitions(void **state)
 {
     (void)state;
     struct gpu_config cfg;
-    hbm80(&cfg);
-    const struct kernel_profile *ps[2] = {K("stream"), K("compute")};
+    test_preset("hbm80", &cfg);
+    const struct kernel_profile *ps[2] = {test_builtin("stream"), test_builtin("compute")};
     char err[256];
     struct gpu *g = gpu_new(&cfg, ps, 2, 1, err, sizeof err);
     assert_non_null(g);

@@ -14,38 +14,10 @@
 #include "corun/kernel.h"
 #include "testutil.h"
 
-static void hbm80(struct gpu_config *c)
-{
-    test_preset("hbm80", c);
-}
-
-static const struct kernel_profile *K(const char *name)
-{
-    const struct kernel_profile *p = kernel_builtin_find(name);
-    assert_non_null(p);
-    return p;
-}
-
-/* One kernel on SMs 0 to sms - 1, the rest gated. */
-static struct gpu *solo_gpu(const struct kernel_profile *p, unsigned sms)
-{
-    struct gpu_config cfg;
-    hbm80(&cfg);
-    char err[256];
-    struct gpu *g = gpu_new(&cfg, &p, 1, 3, err, sizeof err);
-    assert_non_null(g);
-    gpu_set_dram_checking(g, true);
-    int own[80];
-    for (int i = 0; i < 80; i++)
-        own[i] = i < (int)sms ? 0 : GPU_SM_GATED;
-    assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
-    return g;
-}
-
 static void counters_add_up(void **state)
 {
     (void)state;
-    struct gpu *g = solo_gpu(K("stream"), 20);
+    struct gpu *g = test_hbm80_solo(test_builtin("stream"), 20);
     gpu_run(g, 3000);
     gpu_reset_counters(g);
     gpu_run(g, 20000);
@@ -86,8 +58,8 @@ static void derived_counters_by_hand(void **state)
 {
     (void)state;
     struct gpu_config cfg;
-    hbm80(&cfg);
-    const struct kernel_profile *p = K("stream");
+    test_preset("hbm80", &cfg);
+    const struct kernel_profile *p = test_builtin("stream");
     char err[256];
     struct gpu *g = gpu_new(&cfg, &p, 1, 5, err, sizeof err);
     assert_non_null(g);

@@ -29,19 +29,12 @@ static void hbm80(struct gpu_config *c)
     assert_int_equal(c->dram.channels, CHANNELS);
 }
 
-static const struct kernel_profile *K(const char *name)
-{
-    const struct kernel_profile *p = kernel_builtin_find(name);
-    assert_non_null(p);
-    return p;
-}
-
 /* A cache-friendly kernel whose reuse window (64 KB, 512 lines) is far below cachefit's
  * (1 MB, 8192 lines): its SMs' reuse histories are in active use, and smaller than a
  * cachefit joining the mix needs. */
 static struct kernel_profile small_window(void)
 {
-    struct kernel_profile p = *K("cachefit");
+    struct kernel_profile p = *test_builtin("cachefit");
     p.name = "cachefit64k";
     p.reuse_window_bytes = 64u << 10;
     return p;
@@ -126,14 +119,14 @@ static void assert_zero_counters(const struct gpu_kernel_counters *c)
 static void run_ab(const char *sched, bool add_c, struct snapshot *out)
 {
     struct kernel_profile a = small_window();
-    const struct kernel_profile *ps[2] = {&a, K("stream")};
+    const struct kernel_profile *ps[2] = {&a, test_builtin("stream")};
     struct gpu *g = make_gpu(ps, 2, 11, sched);
     int own[SMS];
     gpu_partition_even(SMS, 2, own);
     set_partition(g, own, GPU_SWITCH_DRAIN);
     gpu_run(g, WARM);
     if (add_c) {
-        assert_int_equal(add(g, K("cachefit")), 2);
+        assert_int_equal(add(g, test_builtin("cachefit")), 2);
         assert_int_equal(gpu_kernels(g), 3);
     }
     set_partition(g, own, GPU_SWITCH_DRAIN); /* as a mix change at an epoch boundary does */
@@ -180,7 +173,7 @@ static void run_abc(const struct kernel_profile *c, bool add_late, uint64_t seed
                     struct snapshot *out)
 {
     struct kernel_profile a = small_window();
-    const struct kernel_profile *ps[3] = {&a, K("stream"), c};
+    const struct kernel_profile *ps[3] = {&a, test_builtin("stream"), c};
     struct gpu *g = make_gpu(ps, add_late ? 2 : 3, seed, NULL);
     int own[SMS];
     split(own, 40, 40, GPU_SM_IDLE);
@@ -206,9 +199,9 @@ static void added_kernel_runs(void **state)
 {
     (void)state;
     struct snapshot s[3];
-    run_abc(K("stream"), true, 5, &s[0]);
-    run_abc(K("stream"), true, 5, &s[1]);
-    run_abc(K("stream"), true, 6, &s[2]);
+    run_abc(test_builtin("stream"), true, 5, &s[0]);
+    run_abc(test_builtin("stream"), true, 5, &s[1]);
+    run_abc(test_builtin("stream"), true, 6, &s[2]);
     const struct gpu_kernel_counters *c = &s[0].k[2];
     assert_true(c->instructions > 0 && c->instructions == c->instructions_total);
     assert_true(c->l2_misses > 0 && c->dram_reads > 0 && c->dram_bytes > 0);
@@ -226,8 +219,8 @@ static void added_kernel_equals_built_kernel(void **state)
 {
     (void)state;
     struct snapshot late, built;
-    run_abc(K("stream"), true, 5, &late);
-    run_abc(K("stream"), false, 5, &built);
+    run_abc(test_builtin("stream"), true, 5, &late);
+    run_abc(test_builtin("stream"), false, 5, &built);
     assert_true(late.k[2].instructions > 0);
     assert_memory_equal(&late, &built, sizeof(late));
 }
@@ -241,8 +234,8 @@ static void larger_reuse_window(void **state)
 {
     (void)state;
     struct snapshot late, built;
-    run_abc(K("cachefit"), true, 9, &late);
-    run_abc(K("cachefit"), false, 9, &built);
+    run_abc(test_builtin("cachefit"), true, 9, &late);
+    run_abc(test_builtin("cachefit"), false, 9, &built);
     assert_true(late.k[2].l1d_accesses > 0 && late.k[2].l2_accesses > 0);
     assert_memory_equal(&late, &built, sizeof(late));
 }
@@ -278,9 +271,9 @@ static void history_grows_in_order(void **state)
 static void retire_refusals_and_drain(void **state)
 {
     (void)state;
-    const struct kernel_profile *ps[2] = {K("compute"), K("stream")};
+    const struct kernel_profile *ps[2] = {test_builtin("compute"), test_builtin("stream")};
     struct gpu *g = make_gpu(ps, 2, 3, NULL);
-    struct kernel_profile r = *K("random");
+    struct kernel_profile r = *test_builtin("random");
     r.insts_per_warp = 100; /* TBs short enough to drain within the test */
     assert_int_equal(add(g, &r), 2);
     int own[SMS];
@@ -350,7 +343,8 @@ static void retire_refusals_and_drain(void **state)
 static void retired_saved_tbs_never_resume(void **state)
 {
     (void)state;
-    const struct kernel_profile *ps[3] = {K("compute"), K("stream"), K("cachefit")};
+    const struct kernel_profile *ps[3] = {test_builtin("compute"), test_builtin("stream"),
+                                          test_builtin("cachefit")};
     struct gpu *g = make_gpu(ps, 3, 4, NULL);
     int own[SMS];
     split(own, 30, 30, 2);
@@ -380,7 +374,8 @@ static void retired_saved_tbs_never_resume(void **state)
 static void priority_epochs_skip_retired(void **state)
 {
     (void)state;
-    const struct kernel_profile *ps[3] = {K("stream"), K("random"), K("cachefit")};
+    const struct kernel_profile *ps[3] = {test_builtin("stream"), test_builtin("random"),
+                                          test_builtin("cachefit")};
     struct gpu *g = make_gpu(ps, 3, 2, NULL);
     int own[SMS];
     split(own, 30, 30, 2);
@@ -428,7 +423,7 @@ static void priority_epochs_skip_retired(void **state)
     assert_int_equal(gpu_now(g), t + 3000);
     assert_int_equal(gpu_priority_kernel(g), -1);
     /* a kernel that joins gets the next turn */
-    assert_int_equal(add(g, K("stream")), 3);
+    assert_int_equal(add(g, test_builtin("stream")), 3);
     gpu_run(g, 1000);
     assert_int_equal(gpu_priority_kernel(g), 3);
     gpu_delete(g);
@@ -439,16 +434,16 @@ static void priority_epochs_skip_retired(void **state)
 static void ninth_kernel_refused(void **state)
 {
     (void)state;
-    const struct kernel_profile *ps[2] = {K("compute"), K("stream")};
+    const struct kernel_profile *ps[2] = {test_builtin("compute"), test_builtin("stream")};
     struct gpu *g = make_gpu(ps, 2, 1, NULL);
     char err[256];
-    struct kernel_profile bad = *K("stream");
+    struct kernel_profile bad = *test_builtin("stream");
     bad.mlp = 0;
     assert_int_equal(gpu_add_kernel(g, &bad, err, sizeof err), -1);
     assert_non_null(strstr(err, "mlp"));
     assert_int_equal(gpu_kernels(g), 2);
     for (unsigned k = 2; k < GPU_MAX_KERNELS; k++)
-        assert_int_equal(add(g, K("random")), (int)k);
+        assert_int_equal(add(g, test_builtin("random")), (int)k);
     int own[SMS];
     for (unsigned i = 0; i < SMS; i++)
         own[i] = (int)(i % GPU_MAX_KERNELS);
@@ -460,7 +455,7 @@ static void ninth_kernel_refused(void **state)
     assert_int_equal(gpu_retire_kernel(g, 6, err, sizeof err), 0);
     assert_int_equal(gpu_retire_kernel(g, 7, err, sizeof err), 0);
     err[0] = '\0';
-    assert_int_equal(gpu_add_kernel(g, K("stream"), err, sizeof err), -1);
+    assert_int_equal(gpu_add_kernel(g, test_builtin("stream"), err, sizeof err), -1);
     assert_non_null(strstr(err, "GPU_MAX_KERNELS = 8"));
     assert_non_null(strstr(err, "retired"));
     assert_int_equal(gpu_kernels(g), GPU_MAX_KERNELS);

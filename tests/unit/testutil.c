@@ -34,6 +34,31 @@ void test_preset(const char *name, struct gpu_config *out)
     assert_int_equal(rc, 0);
 }
 
+const struct kernel_profile *test_builtin(const char *name)
+{
+    const struct kernel_profile *p = kernel_builtin_find(name);
+    if (!p)
+        fail_msg("no built-in kernel %s", name);
+    return p;
+}
+
+struct gpu *test_hbm80_solo(const struct kernel_profile *p, unsigned sms)
+{
+    struct gpu_config cfg;
+    test_preset("hbm80", &cfg);
+    char err[256];
+    struct gpu *g = gpu_new(&cfg, &p, 1, 3, err, sizeof err);
+    if (!g)
+        fail_msg("gpu_new: %s", err);
+    gpu_set_dram_checking(g, true);
+    int own[1024];
+    for (unsigned i = 0; i < cfg.sms; i++)
+        own[i] = i < sms ? 0 : GPU_SM_GATED;
+    if (gpu_set_partition(g, own, cfg.sms, GPU_SWITCH_DRAIN, err, sizeof err))
+        fail_msg("gpu_set_partition: %s", err);
+    return g;
+}
+
 char *test_write_temp(const char *text)
 {
     char *path = strdup("/tmp/corun-test-XXXXXX");

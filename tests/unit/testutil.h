@@ -14,6 +14,12 @@
  * the papers' parameters, so tests do not restate them. */
 void test_preset(const char *name, struct gpu_config *out);
 
+/* The built-in kernel profile called name; fails the running test when there is none. */
+const struct kernel_profile *test_builtin(const char *name);
+/* An hbm80 GPU (seed 3, the DRAM checker on) running p alone on SMs 0 to sms - 1, the rest
+ * gated. */
+struct gpu *test_hbm80_solo(const struct kernel_profile *p, unsigned sms);
+
 /* Every counter a run's outcome is compared by (tests that two ways of running a GPU agree):
  * each kernel's, the system's, two DRAM channels', the clock, and the SMs' finished TBs. */
 #define TEST_MAX_KERNELS 4
