@@ -233,6 +233,76 @@ static void barriers_survive_context_switches(void **state)
     gpu_delete(g);
 }
 
+/* A barrier holds the warps that reach it first until the last of their TB arrives. TBs of
+ * two warps on one SM: with compute only, both warps draw the same latencies and arrive
+ * together, so a barrier every fourth instruction costs them nothing (it needs no result and
+ * its warps go on the next cycle: such a kernel issues faster than without barriers). With
+ * a fifth of the instructions on the SFU (drawn for each warp on its own), one warp of a pair
+ * reaches each barrier first and waits for the other, so barriers gain less than with compute
+ * only. A barrier whose count of arrivals restarted at 1 after a release let the first warp
+ * through alone, which is as if it did not wait: then the gains were the same (1.26, 1.26;
+ * 1.26 and 1.08 when written). */
+static void barriers_hold_the_first_warp(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    test_preset("hbm80", &cfg);
+    double gain[2];
+    for (int i = 0; i < 2; i++) {
+        struct kernel_profile p = plain();
+        p.warps_per_tb = 2;
+        p.tbs_per_sm = 1;
+        p.insts_per_warp = 400;
+        p.sfu_fraction = i ? 0.2 : 0.0;
+        double none = ipc_per_sm(&p, 1, &cfg);
+        p.barrier_interval = 4;
+        gain[i] = ipc_per_sm(&p, 1, &cfg) / none;
+    }
+    printf("  barriers' gain in IPC: %.3f with compute only, %.3f with 20 %% SFU\n", gain[0],
+           gain[1]);
+    assert_true(gain[0] > 1.1);
+    assert_true(gain[1] < gain[0] - 0.1);
+}
+
+/* Constant loads that miss are bounded by the constant cache's MSHRs, as data loads are by
+ * the L1's: on one SM, a kernel of nothing but constant loads against a 256-byte constant
+ * cache (almost every load misses: the constant set is 32 lines) issues in proportion to the
+ * MSHRs (802 instructions in 100 K cycles with one, 1,610 with two when written), and with a
+ * single MSHR it still issues. */
+static void constant_misses_bounded_by_mshrs(void **state)
+{
+    (void)state;
+    uint64_t insts[3];
+    for (unsigned m = 1; m <= 2; m++) {
+        struct kernel_profile p = plain();
+        p.const_fraction = 1.0;
+        p.mlp = 8;
+        struct gpu_config cfg;
+        test_preset("hbm80", &cfg);
+        cfg.l1c.size_bytes = 256;
+        cfg.l1c.mshrs = m;
+        char err[256];
+        const struct kernel_profile *ps[1] = {&p};
+        struct gpu *g = gpu_new(&cfg, ps, 1, 1, err, sizeof err);
+        assert_non_null(g);
+        int own[80];
+        for (unsigned i = 0; i < 80; i++)
+            own[i] = i < 1 ? 0 : GPU_SM_GATED;
+        assert_int_equal(gpu_set_partition(g, own, 80, GPU_SWITCH_DRAIN, err, sizeof err), 0);
+        gpu_run(g, 100000);
+        struct gpu_kernel_counters c;
+        gpu_kernel_counters(g, 0, &c);
+        insts[m] = gpu_kernel_instructions_total(g, 0);
+        assert_int_equal(c.l1c_accesses, insts[m]);
+        assert_true(c.l1c_misses * 10 > c.l1c_accesses * 8);
+        gpu_delete(g);
+    }
+    printf("  constant loads in 100 K cycles: %llu with 1 MSHR, %llu with 2\n",
+           (unsigned long long)insts[1], (unsigned long long)insts[2]);
+    assert_true(insts[1] > 400);
+    assert_true(insts[2] * 10 > insts[1] * 18 && insts[2] * 10 < insts[1] * 22);
+}
+
 /* ---- addresses ---- */
 
 static struct kstate *ks(const struct kernel_profile *p)
@@ -513,6 +583,8 @@ int main(void)
         cmocka_unit_test(few_warps_wait_on_units),
         cmocka_unit_test(barriers_count_and_hold),
         cmocka_unit_test(barriers_survive_context_switches),
+        cmocka_unit_test(barriers_hold_the_first_warp),
+        cmocka_unit_test(constant_misses_bounded_by_mshrs),
         cmocka_unit_test(patterns_walk_tiles),
         cmocka_unit_test(default_tiles_follow_the_profile),
         cmocka_unit_test(shared_memory_rounds_up),
