@@ -236,11 +236,51 @@ static void test_record_replay_branch(void **state)
     scenario_done(&sc);
 }
 
+/* A boundary with no mix change leaves the allocator its last epoch (HSM-Fair decides from
+ * the NP it predicted there, not "no NP" as at a first epoch); in a mix of two, either kernel
+ * may go but not both; and the repartition after a change in a mix without weights says
+ * nothing of weights. */
+static void test_two_kernels_and_quiet_boundaries(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    test_scenario_text(&sc, "plain.cfg",
+                       "name = \"plain\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
+                       "seed = 3; epochs = 4; epoch_cycles = 20000;\n"
+                       "predictor = \"hsm\"; allocator = \"fair\";\n"
+                       "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
+    step(s); /* HSM-Fair decided before it, with no epoch to read */
+    assert_non_null(strstr(session_last_decision(s), "no NP"));
+    step(s);
+    const char *why = session_last_decision(s);
+    if (strncmp(why, "fair: fairness ", 15) != 0)
+        fail_msg("the allocation before the second epoch: \"%s\"", why);
+    assert_int_equal(session_remove_kernel(s, 1, err, sizeof err), 0);
+    assert_int_equal(session_remove_kernel(s, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the last one in the mix"));
+    step(s);
+    assert_false(session_kernel_in_mix(s, 1));
+    assert_int_equal(test_sms_of(s, 0), 16);
+    assert_int_equal(test_count_events(s, "repartition", "mix change"), 1);
+    for (unsigned i = 0; i < session_event_count(s); i++) {
+        const struct session_event *ev = session_event_at(s, i);
+        if (strncmp(ev->text, "mix change", 10) == 0)
+            assert_string_equal(ev->text, "mix change: even split of 16 SMs: stream 16");
+    }
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_and_remove),
         cmocka_unit_test(test_record_replay_branch),
+        cmocka_unit_test(test_two_kernels_and_quiet_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
