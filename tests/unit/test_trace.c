@@ -163,12 +163,41 @@ static void test_large_trace(void **state)
     free(text);
 }
 
+/* The length given bounds the parse, whatever follows it in memory: "0x1f R" cut after its
+ * third byte is a line "0x1" without an operation, for hexadecimal and decimal addresses; and
+ * an address that ends the buffer is read from it alone (a buffer of exactly its bytes, so that
+ * the sanitizers' build sees a read past it). */
+static void test_length_bounds_the_parse(void **state)
+{
+    (void)state;
+    struct trace t;
+    char err[256] = "";
+    assert_int_equal(trace_parse("t.trace", "0x1f R\n", 7, &t, err, sizeof(err)), 0);
+    assert_int_equal(t.count, 1);
+    assert_true(t.addrs[0] == 0x1f);
+    trace_free(&t);
+    assert_int_equal(trace_parse("t.trace", "0x1f R\n", 3, &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "t.trace:1: expected \"0xADDR R|W\", got \"0x1\"");
+    assert_int_equal(trace_parse("t.trace", "12 R\n", 1, &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "t.trace:1: expected \"0xADDR R|W\", got \"1\"");
+    char *exact = malloc(3);
+    assert_non_null(exact);
+    memcpy(exact, "0x1", 3);
+    assert_int_equal(trace_parse("t.trace", exact, 3, &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "t.trace:1: expected \"0xADDR R|W\", got \"0x1\"");
+    free(exact);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_accepted_spellings), cmocka_unit_test(test_bad_lines),
-        cmocka_unit_test(test_empty_traces),       cmocka_unit_test(test_load_files),
-        cmocka_unit_test(test_large_trace),        cmocka_unit_test(test_not_regular_files),
+        cmocka_unit_test(test_accepted_spellings),
+        cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_empty_traces),
+        cmocka_unit_test(test_load_files),
+        cmocka_unit_test(test_large_trace),
+        cmocka_unit_test(test_not_regular_files),
+        cmocka_unit_test(test_length_bounds_the_parse),
     };
     return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }

@@ -167,6 +167,11 @@ static void wrap_hangs_rows_and_usage(void **state)
     out = util_wrapped("usage: corun run S [--out RUN.h5] [--seed S]\n", 40, true);
     assert_string_equal(out, "usage: corun run S [--out RUN.h5]\n                 [--seed S]\n");
     free(out);
+    /* A group exactly as wide as the room after the hang (25 of 40 - 15) stays whole; a
+     * one-letter command's usage hangs after it. */
+    out = util_wrapped("usage: corun r X [--ab CDEFGHIJKLMNOPQRST]\n", 40, true);
+    assert_string_equal(out, "usage: corun r X\n               [--ab CDEFGHIJKLMNOPQRST]\n");
+    free(out);
     out = util_wrapped("a supercalifragilistic b\n", 10, true);
     assert_string_equal(out, "a\nsupercalifragilistic\nb\n");
     free(out);
