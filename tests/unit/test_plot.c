@@ -1,6 +1,7 @@
 /* Unit tests: plot — a run with gaps (a kernel joining late, epochs without a prediction,
  * undefined metrics, idle and gated SMs) draws as PNG and SVG; bad names and sizes are
- * refused without a file. An accelerator run (a query that never completed, one query of
+ * refused without a file; a kernel's NP line spans the epochs as its partition cells do. An
+ * accelerator run (a query that never completed, one query of
  * another application, a batch application of two processes) draws as PNG and SVG; one
  * without tasks is refused. */
 #include <setjmp.h>
@@ -236,13 +237,66 @@ static void test_accel(void **state)
     rmdir(dir);
 }
 
+/* The longest run, in any row of [y0, y1), of pixels within 40 of rgb in each channel. */
+static int longest_run(cairo_surface_t *s, int y0, int y1, const int rgb[3])
+{
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    int w = cairo_image_surface_get_width(s), stride = cairo_image_surface_get_stride(s);
+    int best = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = 0, run = 0; x < w; x++) {
+            uint32_t v = *(const uint32_t *)(px + (size_t)y * stride + 4 * (size_t)x);
+            int c[3] = {(int)(v >> 16 & 0xff), (int)(v >> 8 & 0xff), (int)(v & 0xff)};
+            bool near = true;
+            for (int i = 0; i < 3; i++)
+                near &= abs(c[i] - rgb[i]) <= 40;
+            run = near ? run + 1 : 0;
+            best = run > best ? run : best;
+        }
+    return best;
+}
+
+/* The data where it belongs: a kernel whose NP is 0.5 in every epoch draws a line across the
+ * whole NP panel, from the first epoch's column to the last's, as wide as its cells in the
+ * partition panel, which it holds whole. At 600 x 600 (font 10), the NP panel spans rows 40
+ * to 187 and the partition panel rows 414 to 560. */
+static void test_np_spans_the_epochs(void **state)
+{
+    (void)state;
+    static double half[N] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, one[N] = {1, 1, 1, 1, 1, 1};
+    static int all_a[N * SMS];
+    struct plot_data d;
+    make(&d);
+    d.nkernels = 1;
+    d.np_true[0] = half;
+    d.np_pred[0] = NULL;
+    d.fairness = one;
+    d.stp = half;
+    d.owner = all_a;
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/p.png", dir);
+    if (plot_write(&d, png, 600, 600, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    cairo_surface_t *s = cairo_image_surface_create_from_png(png);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    cairo_surface_flush(s);
+    const int a[3] = {0, 153, 191}; /* kernel A's colour */
+    int line = longest_run(s, 40, 187, a), cells = longest_run(s, 414, 560, a);
+    cairo_surface_destroy(s);
+    printf("  NP line %d pixels, partition cells %d\n", line, cells);
+    assert_true(cells > 300);
+    assert_true(abs(line - cells) <= 4);
+    unlink(png);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_png_and_svg),
-        cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_legend_fits),
-        cmocka_unit_test(test_accel),
+        cmocka_unit_test(test_png_and_svg),         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_legend_fits),         cmocka_unit_test(test_accel),
+        cmocka_unit_test(test_np_spans_the_epochs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
