@@ -1,9 +1,8 @@
 /* Unit tests: plot — a run with gaps (a kernel joining late, epochs without a prediction,
  * undefined metrics, idle and gated SMs) draws as PNG and SVG; bad names and sizes are
  * refused without a file; a kernel's NP line spans the epochs as its partition cells do. An
- * accelerator run (a query that never completed, one query of
- * another application, a batch application of two processes) draws as PNG and SVG; one
- * without tasks is refused. */
+ * accelerator run (a query that never completed, one query of another application, a batch
+ * application of two processes) draws as PNG and SVG; one without tasks is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
