@@ -504,6 +504,24 @@ static void test_csv_export(void **state)
     char msg[700];
     snprintf(msg, sizeof(msg), "%s: cannot make the directory: Not a directory", bad);
     assert_string_equal(err, msg);
+
+    /* Files that cannot be written whole (a file-size limit of 64 bytes, below each of
+     * theirs): the export fails, naming the first. Nothing is printed meanwhile, as the
+     * test's own log is a file too. */
+    struct rlimit was, small;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+    small = was;
+    small.rlim_cur = 64;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    fflush(stdout);
+    fflush(stderr);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = runfile_export_csv(rf, out, err, sizeof(err));
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+    signal(SIGXFSZ, old_handler);
+    assert_int_equal(rc, -1);
+    snprintf(msg, sizeof(msg), "%s/kernels.csv: cannot write: File too large", out);
+    assert_string_equal(err, msg);
     close_ok(rf);
 }
 
