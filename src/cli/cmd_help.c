@@ -11,11 +11,12 @@
 #include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
+#include "corun/suite.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
 
-/* Writes the help topic (scenario, accelerator, gpu, kernel, predictors, allocators) to o;
- * false when topic is none of them. */
+/* Writes the help topic (scenario, accelerator, gpu, kernel, lesson, suite, predictors,
+ * allocators) to o; false when topic is none of them. */
 static bool print_topic(const char *topic, FILE *o)
 {
     if (strcmp(topic, "scenario") == 0) {
@@ -50,6 +51,14 @@ static bool print_topic(const char *topic, FILE *o)
                 "\nEach entry of steps (in this order when the step opens: predictor, allocator,\n"
                 "set, add, remove, then run):\n");
         conf_print_help(&lesson_step_table, o);
+        return true;
+    }
+    if (strcmp(topic, "suite") == 0) { /* after the command's own help (help_run) */
+        fprintf(o,
+                "\nA suite file (scenarios/suites/NAME.cfg; `corun suite check` validates one):\n");
+        conf_print_help(&suite_table, o);
+        fprintf(o, "\nEach entry of mixes:\n");
+        conf_print_help(&suite_mix_table, o);
         return true;
     }
     if (strcmp(topic, "predictors") == 0) {
@@ -102,6 +111,8 @@ static int help_run(int argc, char **argv)
     }
     if (strcmp(topic, "lesson") == 0) /* the command, then its file's settings */
         cli_print_command_help(&cmd_lesson, stdout);
+    if (strcmp(topic, "suite") == 0)
+        cli_print_command_help(&cmd_suite, stdout);
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
@@ -137,6 +148,9 @@ const struct cli_command cmd_help = {
     .summary = "describe a command, every setting of a scenario (spatial or accelerator), GPU "
                "preset or kernel file, or the predictors and allocators",
     .help = "With ARGS, the help of the command for them where it has one: 'corun help\n"
-            "reproduce hsm --threshold' describes that experiment, its policies and options.\n",
+            "reproduce hsm --threshold' describes that experiment, its policies and options.\n"
+            "'corun help lesson' and 'corun help suite' describe the command, then every\n"
+            "setting of its file. docs/settings.md in corun's source holds every topic's\n"
+            "settings.\n",
     .run = help_run,
 };

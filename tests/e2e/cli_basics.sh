@@ -14,7 +14,7 @@ grep -q '^  train MODEL  *fit a predictor' <<<"$out" || fail "--help: train's li
 grep -q '^  kernels  *the kernel library' <<<"$out" || fail "--help: kernels' line (its forms do not fit): $out"
 # So does every command's help and every help topic.
 for c in $(sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' <<<"$out") scenario accelerator gpu kernel \
-    predictors allocators; do
+    lesson suite predictors allocators; do
     wide=$("$CORUN" help "$c" | awk 'length > 80')
     [ -z "$wide" ] || fail "corun help $c: wider than 80 columns: $wide"
 done
