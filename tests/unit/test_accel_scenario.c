@@ -177,6 +177,28 @@ static void task_rules(void **state)
     unload(&l);
 }
 
+/* An application that is neither in data/apps nor given tasks of its own is named with what
+ * is there; a kernel task the GPU cannot hold (64 KB of shared memory per block on k40's 48 KB)
+ * is refused at load, naming the task and the GPU. */
+static void unknown_apps_and_kernels_that_do_not_fit(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, HEAD "applications = ( { name = \"nosuchapp\"; role = \"batch\"; },\n"
+                       " { name = \"big\"; role = \"batch\";\n"
+                       "   tasks = ( { type = \"h2d\"; bytes = 4096; },\n"
+                       "     { type = \"kernel\"; kernel = { tbs = 8; warps_per_tb = 8;\n"
+                       "       insts_per_warp = 100; footprint_bytes = 65536; mem_fraction = 0.1;\n"
+                       "       smem_per_tb_bytes = 65536; }; } ); } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_int_equal(l.d.count, 2);
+    assert_true(test_diag_has(&l.d, ":2: applications[0].name: unknown application \"nosuchapp\"",
+                              "(no data/apps/nosuchapp.cfg", NULL));
+    assert_true(test_diag_has(&l.d, ":3: applications[1].tasks[1].kernel: on GPU k40: ",
+                              "no thread block fits on an SM", NULL));
+    unload(&l);
+}
+
 static void spatial_loader_refuses_an_accelerator_file(void **state)
 {
     (void)state;
@@ -216,6 +238,7 @@ int main(void)
         cmocka_unit_test(library_profiles_are_found_by_name),
         cmocka_unit_test(role_rules),
         cmocka_unit_test(task_rules),
+        cmocka_unit_test(unknown_apps_and_kernels_that_do_not_fit),
         cmocka_unit_test(spatial_loader_refuses_an_accelerator_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
