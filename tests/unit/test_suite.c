@@ -202,6 +202,31 @@ static void good_text_loads(void **state)
     unload(&l);
 }
 
+/* A split at its edges: eight kernels (the most a mix holds), seven of them on a single SM,
+ * loads; moved from hbm80's 80 SMs to gddr5_40's 40, the halves of an SM go to the earliest
+ * kernels, the three shares rounded to 0 take one SM each from the largest, and a share of
+ * exactly 1 keeps it without taking: 1 x 7 and 33. */
+static void splits_at_their_edges(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct loaded l = {0};
+    load_text(&l, HEAD "  { tag = \"a\"; kernels = [\"pvc\", \"dxtc\", \"lbm\", \"stream\",\n"
+                       "    \"compute\", \"hotspot\", \"euler3d\", \"random\"];\n"
+                       "    sms = [1, 1, 1, 1, 1, 1, 1, 73]; }\n);\n");
+    assert_int_equal(l.rc, 0);
+    assert_int_equal(l.s.mixes[0].nkernels, 8);
+    assert_int_equal(l.s.mixes[0].sms[0], 1);
+    assert_int_equal(suite_retarget(&l.s, datadir, "gddr5_40", "--gpu", &l.d), 0);
+    unsigned out[SUITE_MAX_KERNELS];
+    suite_split(&l.s, &l.s.mixes[0], out);
+    for (unsigned k = 0; k < 7; k++)
+        assert_int_equal(out[k], 1);
+    assert_int_equal(out[7], 33);
+    unload(&l);
+    free(datadir);
+}
+
 static void unknown_kernel_is_named_with_its_line(void **state)
 {
     (void)state;
@@ -289,6 +314,7 @@ int main(void)
         cmocka_unit_test(themis_pairs_carry_the_three_splits),
         cmocka_unit_test(retargeted_splits_are_scaled),
         cmocka_unit_test(good_text_loads),
+        cmocka_unit_test(splits_at_their_edges),
         cmocka_unit_test(unknown_kernel_is_named_with_its_line),
         cmocka_unit_test(bad_tag_is_named),
         cmocka_unit_test(bad_splits_are_named),
