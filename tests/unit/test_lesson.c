@@ -1,4 +1,5 @@
-/* Unit tests: lessons — every committed lesson loads, and bad input gets file:line messages. */
+/* Unit tests: lessons — every committed lesson loads, bad input gets file:line messages, and
+ * the limits (steps, changes per step, where a scenario is found) hold at their edges. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include "corun/datadir.h"
 #include "corun/lesson.h"
+#include "corun/util.h"
 
 static void test_committed_lessons(void **state)
 {
@@ -106,12 +108,89 @@ static void test_lesson_path(void **state)
     assert_null(lesson_path("/d", ".hidden"));
 }
 
+/* Writes text to dir/name; returns the path (free it). */
+static char *write_in(const char *dir, const char *name, const char *text)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* A lesson of n steps, the first with `sets` changes, on the scenario named sc. */
+static int load_steps(const char *dir, const char *sc, int n, int sets, struct lesson *l,
+                      struct diag *d)
+{
+    char text[8192];
+    size_t used = (size_t)snprintf(
+        text, sizeof text, "title = \"t\"; summary = \"s\"; scenario = \"%s\";\nsteps = (\n", sc);
+    for (int i = 0; i < n; i++) {
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s  { title = \"s%d\"; set = [",
+                                 i ? ",\n" : "", i);
+        for (int k = 0; i == 0 && k < sets; k++)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s\"hp_share=0.%d\"",
+                                     k ? ", " : "", k + 1);
+        used += (size_t)snprintf(text + used, sizeof text - used, "]; }");
+    }
+    snprintf(text + used, sizeof text - used, "\n);\n");
+    char *datadir = datadir_locate();
+    char *path = write_in(dir, "l.cfg", text);
+    diag_init(d);
+    int rc = lesson_load(path, datadir, l, d);
+    unlink(path);
+    free(path);
+    free(datadir);
+    return rc;
+}
+
+/* The edges: one step and 32 load, 33 do not; a step may make 8 changes, not 9; a scenario
+ * is found beside the lesson when the data directory has none of that name; an absolute
+ * name is refused even where the data directory's scenarios would have it. */
+static void test_lesson_edges(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/corun-lesson-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct lesson l;
+    struct diag d;
+    static const struct {
+        int steps, sets, rc;
+    } cases[] = {{1, 8, 0}, {32, 0, 0}, {33, 0, -1}, {1, 9, -1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = load_steps(dir, "demo-pair.cfg", cases[i].steps, cases[i].sets, &l, &d);
+        if (rc != cases[i].rc)
+            fail_msg("%d steps, %d changes: %d (%s)", cases[i].steps, cases[i].sets, rc,
+                     d.count ? d.msgs[0] : "no message");
+        if (rc == 0) {
+            assert_int_equal(l.nsteps, (size_t)cases[i].steps);
+            assert_int_equal(l.steps[0].nset, (size_t)cases[i].sets);
+        }
+        lesson_done(&l);
+        diag_done(&d);
+    }
+    char *mine = write_in(dir, "mine.cfg", "name = \"m\";\n");
+    assert_int_equal(load_steps(dir, "mine.cfg", 1, 0, &l, &d), 0);
+    assert_string_equal(l.scenario_path, mine);
+    lesson_done(&l);
+    diag_done(&d);
+    assert_int_equal(load_steps(dir, "/demo-pair.cfg", 1, 0, &l, &d), -1);
+    assert_true(test_diag_has(&d, "scenario: no scenario file \"/demo-pair.cfg\"", NULL));
+    lesson_done(&l);
+    diag_done(&d);
+    unlink(mine);
+    free(mine);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_committed_lessons),
         cmocka_unit_test(test_bad_lesson),
         cmocka_unit_test(test_lesson_path),
+        cmocka_unit_test(test_lesson_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
