@@ -196,6 +196,19 @@ static void test_catalog_merge_is_idempotent_and_checked(void **state)
     assert_non_null(strstr(err, "tiny a+b none:static seed 1"));
     assert_int_equal(rows(m), 2);
 
+    /* A shard that never finished a reproduce run has no table of them: none come. */
+    char *plain = xasprintf("%s/plain.db", f->dir);
+    o = catalog_open(plain, err, sizeof err);
+    assert_non_null(o);
+    put_result(o, "g+h", 1.0);
+    catalog_close(o);
+    assert_int_equal(catalog_merge(m, plain, &got, err, sizeof err), 0);
+    assert_int_equal(got.added, 1);
+    assert_int_equal(got.present, 0);
+    assert_int_equal(got.runs, 0);
+    assert_int_equal(rows(m), 3);
+    free(plain);
+
     /* Not a catalog. */
     char *text = xasprintf("%s/text.db", f->dir);
     write_text(text, "", 0644);
