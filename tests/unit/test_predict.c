@@ -272,6 +272,29 @@ static void model_file_messages(void **state)
     assert_true(test_diag_has(&d, where, "sms", NULL));
     diag_done(&d);
 
+    /* HSM divides by c1 * RBH + c2: a line that reaches 0 at RBH 1 (c1 + c2 = 0), or starts
+     * at 0 (c2 = 0), is refused at c2's line; one just above it loads. */
+    static const struct {
+        const char *c1, *c2;
+        int rc;
+    } lines[] = {{"-0.3", "0.3", -1}, {"0.5", "0.0", -1}, {"-0.29", "0.3", 0}};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        char text[160];
+        snprintf(text, sizeof text, "model = \"hsm\";\ngpu = \"hbm80\";\nc1 = %s;\nc2 = %s;\n",
+                 lines[i].c1, lines[i].c2);
+        write_text(path, text);
+        diag_init(&d);
+        int rc = modelfile_load(path, "hsm", "hbm80", &m, &d);
+        if (rc != lines[i].rc)
+            fail_msg("c1 = %s, c2 = %s: %d", lines[i].c1, lines[i].c2, rc);
+        snprintf(where, sizeof where, "%s:4:", path);
+        if (rc != 0)
+            assert_true(test_diag_has(&d, where, "expected c2 > 0 and c1 + c2 > 0", NULL));
+        else
+            modelfile_done(&m);
+        diag_done(&d);
+    }
+
     /* Written, then loaded back. */
     struct modelfile w = {
         .model = "hsm", .gpu = "hbm80", .sms = 80, .c1 = 0.61, .c2 = 0.32, .r2 = 0.9, .points = 10};
