@@ -324,6 +324,15 @@ static void network_model_files(void **state)
     assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
     assert_true(test_diag_has(&d, path, "layers", NULL));
     diag_done(&d);
+    /* A layer of no nodes: refused at its line before the weights are counted. */
+    f = fopen(path, "w");
+    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 0, 2];\n", f);
+    fclose(f);
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    snprintf(where, sizeof where, "%s:3:", path);
+    assert_true(test_diag_has(&d, where, "every width must be 1 to", "got 0", NULL));
+    diag_done(&d);
     unlink(path);
     rmdir(dir);
 }
