@@ -88,6 +88,17 @@ void gpu_split_stop(struct gpu *g);
 /* Writes the message to err (when there is room) and returns -1: the GPU's errors. */
 int gpu_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Kernel k's run-time state: gpu_new and gpu_add_kernel build it alike, so a kernel's address
+ * stream depends on its index and the seed only (gpu.c). */
+struct kstate *gpu_new_kstate(const struct gpu *g, const struct kernel_profile *p, unsigned k);
+
+/* Priority epochs (gpu_mix.c): gpu_prio_close ends the prioritized kernel's turn at g->now,
+ * its cycles and LLC traffic going to its totals; gpu_prio_open starts kernel k's (k < 0:
+ * nobody's); gpu_prio_next_turn starts the round robin's next, skipping retired kernels. */
+void gpu_prio_close(struct gpu *g);
+void gpu_prio_open(struct gpu *g, int k);
+void gpu_prio_next_turn(struct gpu *g);
+
 /* The per-SM resource limits of cfg that bound a kernel's resident blocks (gpu_config.c). */
 struct kstate_sm_limits gpu_sm_limits(const struct gpu_config *cfg);
 
