@@ -109,11 +109,26 @@ static void test_params(void **state)
             found = 1;
         }
     assert_true(found);
+    /* In order: the nine scenario settings, the weights (one per kernel in the mix, none set:
+     * 0 each), then each kernel's priority and QoS target. */
+    assert_int_equal(n, 9 + 1 + 2 * 2);
+    assert_string_equal(p[0].key, "epoch_cycles");
+    assert_string_equal(p[9].key, "weights");
+    assert_string_equal(p[9].value, "0,0");
+    assert_string_equal(p[10].key, "kernels[0].priority");
+    assert_string_equal(p[10].value, "high");
+    assert_string_equal(p[13].key, "kernels[1].qos_target");
+    /* Room for ten (up to the weights): ten written, the count still all of them. */
+    snprintf(p[10].key, sizeof p[10].key, "untouched");
+    assert_int_equal(session_params(s, p, 10), n);
+    assert_string_equal(p[9].key, "weights");
+    assert_string_equal(p[10].key, "untouched");
     /* Refused: out of range, unknown key, weights not summing to 1. Nothing changes. */
     assert_int_equal(session_set_param(s, "fairness_threshold", "1.5", err, sizeof err), -1);
     assert_non_null(strstr(err, "0.01 to 1"));
     assert_int_equal(session_set_param(s, "gpu.sms", "8", err, sizeof err), -1);
     assert_non_null(strstr(err, "not a parameter a run can change"));
+    assert_non_null(strstr(err, "expected one of epoch_cycles, fairness_threshold, "));
     assert_int_equal(session_set_param(s, "weights", "0.5,0.6", err, sizeof err), -1);
     assert_true(fabs(session_scenario(s)->fairness_threshold - 0.9) < 1e-12);
     assert_int_equal(test_count_events(s, "parameter", ""), 0);
@@ -128,7 +143,10 @@ static void test_params(void **state)
     assert_int_equal(session_scenario(s)->smqos_batch_min, 0);
     assert_int_equal(session_set_param(s, "static_smqos_rounding", "down", err, sizeof err), 0);
     assert_int_equal(session_scenario(s)->static_smqos_rounding, SCENARIO_ROUND_DOWN);
-    assert_int_equal(test_count_events(s, "parameter", "set "), 5);
+    assert_int_equal(session_set_param(s, "weights", "0.25,0.75", err, sizeof err), 0);
+    n = session_params(s, p, 32);
+    assert_string_equal(p[9].value, "0.25,0.75");
+    assert_int_equal(test_count_events(s, "parameter", "set "), 6);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_epoch_at(s, 0)->cycles, 10000);
     session_delete(s);
