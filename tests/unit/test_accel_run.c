@@ -66,6 +66,35 @@ static void test_copies_by_hand(void **state)
     assert_int_equal(r.tasks_done, 4 + 2);
     assert_true(r.gpu_util == 0); /* no kernel ran */
     accel_result_done(&r);
+
+    /* The tasks' records: each copy's rate over its kind's rate alone. The LS h2d moved 6000
+     * B in the 2000 ns since it was issued (0.5 of 6 GB/s), the batch's exclusive h2d 10000 B
+     * in 1000 ns (all of 10 GB/s); the LS d2h 6000 B from 2000 to 4000 ns (0.5), the batch's
+     * 20000 B from 1000 to 5666.7 ns (4.286 GB/s: 0.714). */
+    struct accel_run_options o = {.record_tasks = true};
+    char err[512];
+    if (accel_run(&sc, &o, &r, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    static const struct {
+        unsigned proc, task;
+        double issued_ns, end_ns, share;
+    } want[] = {{0, 0, 0, 2000, 0.5},
+                {1, 0, 0, 1000, 1.0},
+                {0, 1, 2000, 4000, 0.5},
+                {1, 1, 1000, 17000.0 / 3, 20000 / (17000.0 / 3 - 1000) / 6}};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        const struct accel_task_rec *t = NULL;
+        for (size_t i = 0; i < r.ntasks && !t; i++)
+            if (r.tasks[i].proc == want[w].proc && r.tasks[i].pass == 0 &&
+                r.tasks[i].task == want[w].task)
+                t = &r.tasks[i];
+        if (!t)
+            fail_msg("no record of process %u's task %u", want[w].proc, want[w].task);
+        assert_close(t->issued_ns, want[w].issued_ns, 1e-6);
+        assert_close(t->end_ns, want[w].end_ns, 1e-6);
+        assert_close(t->link_share, want[w].share, 1e-9);
+    }
+    accel_result_done(&r);
     accel_scenario_done(&sc);
 }
 
