@@ -172,6 +172,18 @@ static void large_integers_do_not_wrap(void **state)
     assert_true(l.sc.seed == 12345678901ull);
     unload(&l);
 
+    /* A string's digits (around an escaped quote) and a // comment's are text, not numbers; a
+     * hexadecimal literal beyond 32 bits is read whole (the seed 2^32 + 5, not 5). */
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\n"
+                  "description = \"4294967298 \\\"quoted\\\" 4294967299\";\n"
+                  "seed = 0x100000005; // 42949672960 in a comment\n"
+                  "kernels = ( { name = \"stream\"; } );\n");
+    if (l.rc != 0)
+        fail_msg("%s", l.d.count ? l.d.msgs[0] : "?");
+    assert_string_equal(l.sc.description, "4294967298 \"quoted\" 4294967299");
+    assert_true(l.sc.seed == 0x100000005ull);
+    unload(&l);
+
     struct scenario sc;
     struct diag d;
     diag_init(&d);
