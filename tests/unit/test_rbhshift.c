@@ -1,9 +1,9 @@
 /* Unit tests: rbhshift — HSM Fig. 4's table: which runs it makes, what it derives from them,
  * forked workers against none, and the names it refuses. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,13 @@
 static const char *const apps[] = {"srad", "lbm"};
 static const char *const with[] = {"bino", "srad"};
 
+/* The progress callback's last total: the runs the table was planned with. */
+static void note_total(void *user, double done, size_t total)
+{
+    (void)done;
+    *(size_t *)user = total;
+}
+
 static void run(unsigned jobs, struct rbhshift_report *r)
 {
     char *datadir = datadir_locate();
@@ -34,8 +41,12 @@ static void run(unsigned jobs, struct rbhshift_report *r)
                                  .n_only = 2,
                                  .with = with,
                                  .n_with = 2};
-    assert_int_equal(rbhshift_run(datadir, &o, NULL, NULL, r, &d), 0);
+    size_t total = 0;
+    assert_int_equal(rbhshift_run(datadir, &o, note_total, &total, r, &d), 0);
     assert_int_equal(d.count, 0);
+    /* Two private runs and three pairs (lbm + bino, lbm + srad, srad + bino): a pair of two
+     * selected applications serves both, and none is run that no row shows. */
+    assert_int_equal(total, 2 + 3);
     diag_done(&d);
     free(datadir);
 }
@@ -126,6 +137,41 @@ static void workers_give_the_same_table(void **state)
     rbhshift_report_done(&b);
 }
 
+/* The worst co-runner is the one with the largest shift wherever it comes in the row: srad
+ * beside lbm (memory-bound, first by name) and pf (compute-bound) shifts most beside lbm. */
+static void worst_is_the_largest_shift(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    struct diag d;
+    diag_init(&d);
+    const char *only[] = {"srad"}, *with2[] = {"lbm", "pf"};
+    struct rbhshift_options o = {.gpu = "hbm80",
+                                 .cycles = 4000,
+                                 .seed = 1,
+                                 .jobs = 1,
+                                 .only = only,
+                                 .n_only = 1,
+                                 .with = with2,
+                                 .n_with = 2};
+    struct rbhshift_report r;
+    assert_int_equal(rbhshift_run(datadir, &o, NULL, NULL, &r, &d), 0);
+    assert_int_equal(r.count, 1);
+    const struct rbhshift_row *w = &r.rows[0];
+    assert_int_equal(w->npairs, 2);
+    assert_string_equal(w->pairs[0].corunner, "lbm");
+    double shift[2];
+    for (size_t p = 0; p < 2; p++)
+        shift[p] = fabs(w->pairs[p].rbh_shared - w->rbh_private);
+    printf("  srad's shift beside lbm %.4f, beside pf %.4f\n", shift[0], shift[1]);
+    assert_true(shift[0] > shift[1]);
+    assert_int_equal(w->worst, 0);
+    assert_close(w->max_shift, shift[0], 1e-12);
+    rbhshift_report_done(&r);
+    diag_done(&d);
+    free(datadir);
+}
+
 static void refuses_names_it_cannot_use(void **state)
 {
     (void)state;
@@ -171,6 +217,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_follow_the_runs),
         cmocka_unit_test(workers_give_the_same_table),
+        cmocka_unit_test(worst_is_the_largest_shift),
         cmocka_unit_test(refuses_names_it_cannot_use),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
