@@ -245,6 +245,23 @@ static void a_half_written_header_starts_afresh(void **state)
     repro_journal_close(j);
 }
 
+/* A journal of its header alone (opened, nothing put): reopened, nothing is dropped; and no
+ * journal at all has nothing dropped either. */
+static void a_header_alone_is_whole(void **state)
+{
+    struct dir *d = *state;
+    struct repro_journal *j = open_ok(d->file, IDENTITY);
+    repro_journal_close(j);
+    off_t header = file_size(d->file);
+    assert_true(header > 0);
+    j = open_ok(d->file, IDENTITY);
+    assert_int_equal(repro_journal_count(j), 0);
+    assert_int_equal(repro_journal_dropped(j), 0);
+    repro_journal_close(j);
+    assert_int_equal(file_size(d->file), header);
+    assert_int_equal(repro_journal_dropped(NULL), 0);
+}
+
 static void a_torn_tail_is_cut_off(void **state)
 {
     struct dir *d = *state;
@@ -438,6 +455,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_empty_file_starts_afresh, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(a_half_written_header_starts_afresh, dir_setup,
                                         dir_teardown),
+        cmocka_unit_test_setup_teardown(a_header_alone_is_whole, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(a_torn_tail_is_cut_off, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(a_bad_checksum_ends_the_intact_part, dir_setup,
                                         dir_teardown),
