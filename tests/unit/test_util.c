@@ -27,6 +27,7 @@ static void edit_distance_counts_edits(void **state)
     assert_int_equal(util_edit_distance("strem", "stream"), 1);
     assert_int_equal(util_edit_distance("", "abc"), 3);
     assert_int_equal(util_edit_distance("HBM80", "hbm80"), 0);
+    assert_int_equal(util_edit_distance("hbm", "hbm80"), 2); /* a tail left off: insertions */
 }
 
 static void suggest_finds_near_misses_only(void **state)
