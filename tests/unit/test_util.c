@@ -52,6 +52,9 @@ static void asprintf_formats(void **state)
     char *s = xasprintf("%s:%d: %s", "f.cfg", 12, "epochs");
     assert_string_equal(s, "f.cfg:12: epochs");
     free(s);
+    s = xasprintf("%s", ""); /* nothing to print is no failure */
+    assert_string_equal(s, "");
+    free(s);
     assert_true(util_ends_with("a.cfg", ".cfg"));
     assert_false(util_ends_with("cfg", ".cfg"));
 }
