@@ -531,6 +531,38 @@ static void test_explanations_kept(void **state)
     scenario_done(&sc);
 }
 
+/* The scenario's own split is the first partition (5 and 9 SMs, the 2 left gated), and an
+ * allocator deciding at epoch boundaries only (SMQoS, its interval an epoch) reads kernel 0's
+ * counters of the epoch just run: the IPC it names is that epoch's. */
+static void test_split_and_boundary_counters(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    test_scenario_text(&sc, "split.cfg",
+                       "name = \"split\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
+                       "seed = 7; epochs = 2; epoch_cycles = 20000; smqos_interval = 20000;\n"
+                       "unassigned_sms = \"gated\"; allocator = \"smqos\";\n"
+                       "kernels = ( { name = \"stream\"; priority = \"high\"; sms = 5; },\n"
+                       "            { name = \"compute\"; sms = 9; } );\n");
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
+    int owner[SESSION_MAX_SMS];
+    session_partition(s, owner);
+    for (unsigned i = 0; i < 16; i++)
+        assert_int_equal(owner[i], i < 5 ? 0 : i < 14 ? 1 : GPU_SM_GATED);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    char want[64];
+    snprintf(want, sizeof want, "smqos: stream IPC %.2f ", session_epoch_at(s, 0)->k[0].c.ipc);
+    if (!strstr(session_last_decision(s), want))
+        fail_msg("the decision before epoch 2: \"%s\", expected \"%s...\"",
+                 session_last_decision(s), want);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 /* What an interval allocator sees: the counters since the last call, their SMs and IPC over
  * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
 static void test_interval_counters(void **state)
@@ -606,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_references_run_ahead),
         cmocka_unit_test(test_progress_steps_change_nothing),
         cmocka_unit_test(test_scenario_choices),
+        cmocka_unit_test(test_split_and_boundary_counters),
         cmocka_unit_test(test_interval_counters),
         cmocka_unit_test(test_priority_epochs_follow_asm),
         cmocka_unit_test(test_explanations_kept),

@@ -202,6 +202,14 @@ static void test_record_replay_branch(void **state)
     assert_true(session_epoch_at(r, 1)->k[2].in_mix);
     assert_false(session_epoch_at(r, 3)->k[1].in_mix);
     assert_int_equal(test_count_events(r, "mix", "add lbm"), 1);
+    /* A replay's partition is its last epoch's, SM 0 included. */
+    int owner[SESSION_MAX_SMS];
+    for (unsigned i = 0; i < SESSION_MAX_SMS; i++)
+        owner[i] = 99;
+    session_partition(r, owner);
+    const struct session_epoch *last = session_epoch_at(r, session_epochs_done(r) - 1);
+    for (unsigned i = 0; i < last->nsms; i++)
+        assert_int_equal(owner[i], last->owner[i]);
 
     /* Branch after epoch 3 (both changes re-applied), then step both: the same epoch. */
     struct session *b = session_branch(r, 3, NULL, NULL, err, sizeof err);
