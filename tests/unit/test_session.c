@@ -153,6 +153,44 @@ static void test_params(void **state)
     scenario_done(&sc);
 }
 
+/* Recording started after two epochs writes them at once, with the log so far; the replay
+ * has all three, the first as it was run; a note added while replaying is placed at the end
+ * of the last epoch shown. */
+static void test_record_mid_run(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct session *s = open_unit(&sc);
+    char err[512], path[] = "/tmp/corun-test-midrun-XXXXXX";
+    test_tmp_path(path);
+    assert_int_equal(session_finish(s, err, sizeof err), 0); /* nothing recorded: nothing to do */
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_note(s, "note", "before recording"), 0);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(session_epochs_done(r), 3);
+    for (unsigned e = 0; e < 3; e++)
+        assert_int_equal(session_epoch_at(r, e)->k[0].c.instructions,
+                         session_epoch_at(s, e)->k[0].c.instructions);
+    assert_int_equal(test_count_events(r, "note", "before recording"), 1);
+    assert_int_equal(session_note(r, "note", "while replaying"), 0);
+    const struct session_event *ev = session_event_at(r, session_event_count(r) - 1);
+    const struct session_epoch *last = session_epoch_at(r, 2);
+    assert_string_equal(ev->text, "while replaying");
+    assert_int_equal(ev->cycle, last->start_cycle + last->cycles);
+    session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
 /* A run recorded with switches mid-run branches into exactly the same epochs: the branch
  * re-applies the recorded allocator and parameter events. */
 static void test_branch_reapplies(void **state)
@@ -632,6 +670,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_swap_mid_run),
         cmocka_unit_test(test_params),
+        cmocka_unit_test(test_record_mid_run),
         cmocka_unit_test(test_branch_reapplies),
         cmocka_unit_test(test_model_out_of_range),
         cmocka_unit_test(test_rewind_live),
