@@ -626,6 +626,27 @@ static void test_query_syntax_error(void **state)
     catalog_close(cat);
 }
 
+/* `runs --timeout`: within the limit a query of many steps (SQLite asks the progress handler
+ * every 10,000) runs to its end; past it, one that would never end is stopped, with the limit
+ * and the way to lift it in the message. */
+static void test_query_time_limit(void **state)
+{
+    struct fixture *f = *state;
+    struct catalog *cat = open_ok(f->path);
+    catalog_set_query_limit(cat, 1);
+    struct collect c = {.stop_after = 0};
+    query_ok(cat,
+             "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 200000) "
+             "SELECT count(*) AS rows FROM n",
+             &c);
+    assert_string_equal(c.text, "rows\n200000\n");
+    query_fails(cat,
+                "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) "
+                "FROM n",
+                "the query ran for more than 1 s and was stopped (runs --timeout S allows longer");
+    catalog_close(cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -639,6 +660,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_query_rows_and_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_refuses_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_syntax_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_time_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_by_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_accel_runs, setup, teardown),
     };
