@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
 #include "corun/calibrate.h"
 #include "corun/catalog.h"
 #include "corun/datadir.h"
@@ -74,6 +76,11 @@ static void short_run_measures_and_judges(void **state)
     assert_int_equal(r.rows[0].m.measured_class, KERNEL_CLASS_MEMORY);
     assert_int_equal(r.rows[1].m.measured_class, KERNEL_CLASS_COMPUTE);
     assert_true(r.rows[0].m.mpki_thread > 3.5 && r.rows[0].m.mpki_thread < 6);
+    /* bino's published MPKI is below 1: it is judged as well, its error relative to it. */
+    const struct calib_row *b = &r.rows[1];
+    assert_true(b->target_mpki > 0 && b->target_mpki < 1);
+    assert_true(b->mpki_error != 0);
+    assert_close(b->mpki_error, (b->m.mpki_thread - b->target_mpki) / b->target_mpki, 1e-12);
     calibrate_report_done(&r);
     const char *wrong[] = {"kmeans"};
     assert_int_equal(calibrate_run(datadir, "hbm80", 20000, wrong, 1, NULL, NULL, &r, &d), -1);
