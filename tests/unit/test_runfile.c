@@ -319,6 +319,12 @@ static void test_bad_recording(void **state)
     snprintf(msg, sizeof(msg), "%s: cannot record 1025 SMs (1 to 1024)", path);
     assert_string_equal(err, msg);
     h.sms = 8;
+    char *name = h.kernels[1].name, empty[] = "";
+    h.kernels[1].name = empty;
+    assert_null(runfile_create(path, &h, err, sizeof(err)));
+    snprintf(msg, sizeof(msg), "%s: kernel 1 has no name", path);
+    assert_string_equal(err, msg);
+    h.kernels[1].name = name;
     const char *nodir = in_dir("no/such/dir/x.h5");
     assert_null(runfile_create(nodir, &h, err, sizeof(err)));
     snprintf(msg, sizeof(msg), "%s: cannot create: No such file or directory", nodir);
