@@ -92,6 +92,23 @@ static void test_predictions_by_hand(void **state)
     accel_result_done(&r);
     accel_profiles_done(&p);
     accel_scenario_done(&sc);
+
+    /* The same applications, the batch one first: the LS one's predicted time alone leaves
+     * every other application out, whatever its place (2000 ns again). */
+    test_accel_load(&sc,
+                    "mode = \"accelerator\"; name = \"copies\"; gpu = \"k40\"; seed = 1;\n"
+                    "applications = (\n"
+                    " { name = \"b\"; role = \"batch\"; instances = 1;\n"
+                    "   tasks = ( { type = \"h2d\"; bytes = 10000; copy = \"exclusive\"; },\n"
+                    "             { type = \"d2h\"; bytes = 20000; } ); },\n"
+                    " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; "
+                    "queries = 2;\n"
+                    "   tasks = ( { type = \"h2d\"; bytes = 6000; }, { type = \"d2h\"; bytes = "
+                    "6000; } ); }\n);\n");
+    assert_int_equal(accel_run(&sc, &o, &r, err, sizeof err), 0);
+    assert_close(r.app[1].pred_solo_ms, 2000e-6, 1e-9);
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
 }
 
 /* A kernel's profile: warps, occupancy from its limits, its duration alone, and the
