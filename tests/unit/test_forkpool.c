@@ -146,17 +146,19 @@ static void a_dying_worker_fails_only_its_task(void **state)
 {
     (void)state;
     struct fixture *f = fixture_new();
+    f->how[0] = ABORTS; /* the first task's: its index 0 is a task too */
     f->how[3] = ABORTS;
     f->how[4] = ABORTS; /* the replacement worker dies too */
     f->how[10] = EXITS;
     f->how[17] = FAILS;
-    assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), 2), 4);
+    assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), 2), 5);
     assert_int_equal(f->ncollected, NTASKS);
     for (size_t i = 0; i < NTASKS; i++) {
         assert_int_equal(f->collected[i], 1);
         if (f->how[i] == NORMAL)
             assert_true(f->got[i].value == (double)i * 1.5 + 0.25);
     }
+    assert_non_null(strstr(f->error[0], "killed by signal"));
     assert_non_null(strstr(f->error[3], "killed by signal"));
     assert_non_null(strstr(f->error[4], "killed by signal"));
     assert_non_null(strstr(f->error[10], "exited with status 3"));
