@@ -46,6 +46,21 @@ static void trace_is_cached_and_monotonic(void **state)
     assert_int_equal(solo_trace_key(t)->sms, 80);
     cfg.llc.latency_cycles++;
     assert_true(solo_config_hash(&cfg) != solo_trace_key(t)->config_hash);
+    /* Every unit's lanes and latency make another GPU, the first of them (SFU) too. */
+    struct gpu_config base = cfg;
+    for (int u = 0; u < 3; u++)
+        for (int field = 0; field < 2; field++) {
+            struct gpu_config other = base;
+            struct unit_config *unit = u == 0 ? &other.sfu : u == 1 ? &other.fp64 : &other.shmem;
+            if (field)
+                unit->latency_cycles++;
+            else
+                unit->lanes++;
+            if (solo_config_hash(&other) == solo_config_hash(&base))
+                fail_msg("unit %d's %s changed no hash", u, field ? "latency" : "lanes");
+        }
+    assert_non_null(solo_cache_at(c, solo_cache_count(c) - 1));
+    assert_null(solo_cache_at(c, solo_cache_count(c)));
     cfg.sms = 0;
     assert_null(solo_cache_get(c, &cfg, p, 0, 5, err, sizeof err));
     solo_cache_delete(c);
@@ -71,7 +86,8 @@ static void private_interval_has_np_one(void **state)
     /* twice the time for the same work: NP 1/2 */
     np = solo_true_np(t, insts[5], insts[15], 20 * SOLO_SAMPLE_CYCLES);
     assert_true(np > 0.499 && np < 0.501);
-    assert_true(solo_true_np(t, 10, 5, 100) < 0);
+    assert_true(solo_true_np(t, 10, 5, 100) == -1); /* backwards: no interval */
+    assert_true(solo_true_np(t, 5, 10, 0) == -1);   /* no shared cycles: no rate */
     solo_cache_delete(c);
 }
 
