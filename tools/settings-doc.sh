@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # settings-doc.sh — write docs/settings.md, the reference of every setting of every file corun
 # reads, from the binary's own help topics (`corun help scenario`, ...), so that it says what
-# the program checks.
+# the program checks, and the settings of its built-in kernels (`corun kernels show`).
 #
 #   tools/settings-doc.sh [CORUN] > docs/settings.md
 #
@@ -32,3 +32,11 @@ topic "GPU preset (data/gpus, a scenario's gpu_overrides, --set gpu.K=V)" gpu
 topic "Kernel profile (data/kernels)" kernel
 topic "Lesson file" lesson
 topic "Suite file" suite
+# The built-in kernels have no file to read: their settings as `corun kernels show` prints
+# them (without its measurement, which is the simulator's to change).
+printf '\n## Built-in kernels\n\nCompiled into corun (no file in data/kernels); `corun kernels show NAME` prints each\nwith its occupancy and a measurement alone.\n'
+for k in $("$corun" kernels list | awk '$2 == "built-in" {print $1}'); do
+    printf '\n```\n'
+    "$corun" kernels show "$k" --cycles 1000 | sed '/^occupancy/,$d'
+    printf '```\n'
+done
