@@ -16,9 +16,12 @@
 
 #include "testutil.h"
 
+#include "corun/datadir.h"
 #include "corun/hsm.h"
 #include "corun/modelfile.h"
 #include "corun/predict.h"
+#include "corun/preset.h"
+#include "corun/train.h"
 
 /* hbm80-like facts: 80 SMs, 2 schedulers each, 1.4 GHz, 900 GB/s, 64 B requests, 440 MHz HBM. */
 static const struct predict_gpu gpu80 = {"test", 80, 2, 1400, 900, 64, 440};
@@ -367,6 +370,67 @@ static void shipped_hbm80_model_loads(void **state)
     free(path);
 }
 
+/* train_hsm's progress: the calls, the last kernel named and the last count. */
+struct train_seen {
+    size_t calls, done, total;
+    char last[64];
+};
+
+static void train_progress(void *user, const char *kernel, size_t done, size_t total)
+{
+    struct train_seen *t = user;
+    t->calls++;
+    t->done = done;
+    t->total = total;
+    snprintf(t->last, sizeof t->last, "%s", kernel);
+}
+
+/* HSM's line trained on a preset: one point per memory-bound profile of the paper that
+ * targets it (Themis' on themis60; HSM's on hbm80, and on a preset no paper targets), each its
+ * RBH and bandwidth alone on every SM, and the least-squares line through them. Progress names
+ * each kernel, then ends at n of n with no name. */
+static void train_fits_the_preset_s_own_kernels(void **state)
+{
+    (void)state;
+    char *datadir = datadir_locate();
+    static const struct {
+        const char *gpu;
+        int paper;
+    } cases[] = {{"themis60", KERNEL_PAPER_THEMIS}, {"gddr5_40", KERNEL_PAPER_HSM}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct diag d;
+        diag_init(&d);
+        struct train_hsm_result r;
+        struct train_seen seen = {0};
+        if (train_hsm(datadir, cases[c].gpu, 2000, train_progress, &seen, &r, &d) != 0)
+            fail_msg("train hsm on %s: %s", cases[c].gpu, d.count ? d.msgs[0] : "?");
+        assert_true(r.npoints >= 2);
+        assert_string_equal(r.gpu, cases[c].gpu);
+        printf("  %s: %zu kernels, utilization = %.3f RBH + %.3f\n", r.gpu, r.npoints, r.c1, r.c2);
+        double x[64], y[64], c1, c2, r2;
+        assert_true(r.npoints <= 64);
+        for (size_t i = 0; i < r.npoints; i++) {
+            struct kernel_profile p;
+            assert_int_equal(preset_kernel_load(datadir, r.points[i].kernel, &p, &d), 0);
+            if (p.paper != cases[c].paper || p.target_class != KERNEL_CLASS_MEMORY)
+                fail_msg("%s: trained on %s, not a memory-bound kernel of its paper", cases[c].gpu,
+                         r.points[i].kernel);
+            kernel_profile_done(&p);
+            x[i] = r.points[i].rbh;
+            y[i] = r.points[i].utilization;
+        }
+        assert_int_equal(hsm_fit_line(x, y, r.npoints, &c1, &c2, &r2), 0);
+        assert_true(c1 == r.c1 && c2 == r.c2 && r2 == r.r2);
+        assert_int_equal(seen.calls, r.npoints + 1);
+        assert_int_equal(seen.done, r.npoints);
+        assert_int_equal(seen.total, r.npoints);
+        assert_string_equal(seen.last, "");
+        train_hsm_done(&r);
+        diag_done(&d);
+    }
+    free(datadir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +441,7 @@ int main(void)
         cmocka_unit_test(hsm_np_at_is_linear_through_origin),
         cmocka_unit_test(hsm_refuses_unusable_coefficients),
         cmocka_unit_test(least_squares_on_known_points),
+        cmocka_unit_test(train_fits_the_preset_s_own_kernels),
         cmocka_unit_test(model_file_messages),
         cmocka_unit_test(shipped_hbm80_model_loads),
     };
