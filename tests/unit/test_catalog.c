@@ -346,6 +346,20 @@ static void test_kernels_and_measurements(void **state)
              "kernel library; store the kernel first",
              f->path);
     assert_string_equal(err, want);
+    /* An empty kernel name, or an empty source, is named as what is missing. */
+    m.kernel = "";
+    assert_int_equal(catalog_put_measurement(cat, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "failed: the kernel name is missing"));
+    m.kernel = b->name;
+    m.gpu = "";
+    assert_int_equal(catalog_put_measurement(cat, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "failed: the GPU preset is missing"));
+    struct kernel_profile unnamed = *b;
+    unnamed.name = (char *)"";
+    assert_int_equal(catalog_put_kernel(cat, &unnamed, "built-in", err, sizeof err), -1);
+    assert_non_null(strstr(err, "storing a kernel failed: the kernel's name is missing"));
+    assert_int_equal(catalog_put_kernel(cat, b, "", err, sizeof err), -1);
+    assert_non_null(strstr(err, "the kernel's source is missing"));
 
     /* Storing the same profile keeps its measurements; a changed profile drops them. */
     assert_int_equal(catalog_put_kernel(cat, b, "built-in", err, sizeof err), 0);
