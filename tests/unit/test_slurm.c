@@ -379,7 +379,13 @@ static void test_submit_passes_options_to_sbatch(void **state)
     assert_non_null(
         strstr(args, "\n--partition=fast\n--time=1:00:00\n--cpus-per-task=2\n--mem=1G\n"));
     unsigned some[] = {2, 4};
+    free(script); /* the second submission gets another job id */
+    script = xasprintf("#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >'%s'\necho "
+                       "'4343;cluster'\n",
+                       args_file);
+    write_text(fake, script, 0755);
     assert_int_equal(slurm_job_submit(j, some, 2, id, sizeof id, err, sizeof err), 0);
+    assert_string_equal(id, "4343");
     free(args);
     args = read_text(args_file);
     assert_non_null(strstr(args, "--array=2,4\n"));
@@ -389,6 +395,13 @@ static void test_submit_passes_options_to_sbatch(void **state)
     assert_int_equal(l->njobs, 2);
     assert_string_equal(l->job_shards[0], "1-4");
     assert_string_equal(l->job_shards[1], "2,4");
+    /* Each shard's task is the latest submission's that has it: 1 and 3 the first's (a range),
+     * 2 and 4 the second's (a list). */
+    struct slurm_shard st[4];
+    assert_int_equal(slurm_job_status(l, st, err, sizeof err), 0);
+    static const char *const task[] = {"4242_1", "4343_2", "4242_3", "4343_4"};
+    for (unsigned k = 0; k < 4; k++)
+        assert_string_equal(st[k].task, task[k]);
     slurm_job_delete(l);
     /* sbatch failing is a message, not a job. */
     write_text(fake, "#!/bin/sh\necho 'sbatch: error: invalid partition' >&2\nexit 1\n", 0755);
