@@ -19,6 +19,7 @@
 #include "corun/accel_run.h"
 #include "corun/accel_runfile.h"
 #include "corun/accel_scenario.h"
+#include "corun/catalog.h"
 #include "corun/util.h"
 #include "testutil.h"
 
@@ -392,12 +393,60 @@ static void test_docs_match_tables(void **state)
                      "tests/runfile_writer accel-layout");
 }
 
+/* Appends a query's rows (not its names) to the string ctx, values joined by '|', rows by
+ * newlines. */
+static int rows_text(void *ctx, size_t ncols, const char *const *names, const char *const *values)
+{
+    (void)names;
+    char *out = ctx;
+    if (!values)
+        return 0;
+    for (size_t i = 0; i < ncols; i++)
+        snprintf(out + strlen(out), 512 - strlen(out), "%s%s", i ? "|" : "",
+                 values[i] ? values[i] : "NULL");
+    snprintf(out + strlen(out), 512 - strlen(out), "\n");
+    return 0;
+}
+
+/* A run added to the catalog: the run's row (complete, its name, GPU and predictor) and one
+ * row per application, the first included, with its role. */
+static void test_catalog_row(void **state)
+{
+    (void)state;
+    struct accel_record r;
+    sample(&r, 0);
+    char *cpath = path_of("c.db"), err[512];
+    int64_t id = 0;
+    if (accel_record_catalog(&r, "/tmp/x.h5", cpath, &id, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(id > 0);
+    struct catalog *cat = catalog_open(cpath, err, sizeof err);
+    assert_non_null(cat);
+    char text[512] = "";
+    assert_int_equal(catalog_query(cat,
+                                   "SELECT complete, scenario_name, gpu, predictor, run_path "
+                                   "FROM accel_runs",
+                                   rows_text, text, err, sizeof err),
+                     0);
+    assert_string_equal(text, "1|two apps|k40|prophet|/tmp/x.h5\n");
+    text[0] = '\0';
+    assert_int_equal(catalog_query(cat, "SELECT app, name, role FROM accel_run_apps ORDER BY app",
+                                   rows_text, text, err, sizeof err),
+                     0);
+    char want[256];
+    snprintf(want, sizeof want, "0|%s|ls\n1|%s|batch\n", r.app[0].name, r.app[1].name);
+    assert_string_equal(text, want);
+    catalog_close(cat);
+    accel_record_done(&r);
+    free(cpath);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_run_through_file),
         cmocka_unit_test(test_refused),           cmocka_unit_test(test_export_csv),
-        cmocka_unit_test(test_docs_match_tables),
+        cmocka_unit_test(test_docs_match_tables), cmocka_unit_test(test_catalog_row),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
