@@ -601,6 +601,43 @@ static void test_split_and_boundary_counters(void **state)
     scenario_done(&sc);
 }
 
+/* An epoch's progress as a bar shows it: from 0 to 1, never back, whether the references are
+ * extended after the shared run on this thread (one thread) or side by side (two). */
+struct progress_seen {
+    double last, lowest, highest;
+    unsigned calls, backwards;
+};
+
+static int note_progress(void *ctx, double done)
+{
+    struct progress_seen *p = ctx;
+    p->backwards += p->calls && done < p->last;
+    p->lowest = p->calls && p->lowest < done ? p->lowest : done;
+    p->highest = p->calls && p->highest > done ? p->highest : done;
+    p->last = done;
+    p->calls++;
+    return 0;
+}
+
+static void test_progress_runs_forward(void **state)
+{
+    (void)state;
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        struct scenario sc;
+        struct session *s = open_unit(&sc);
+        session_set_threads(s, threads);
+        for (int e = 0; e < 2; e++) {
+            struct progress_seen p = {0};
+            assert_int_equal(session_step_epoch(s, note_progress, &p), 0);
+            if (p.calls < 2 || p.backwards || p.lowest < 0 || p.highest > 1)
+                fail_msg("%u threads, epoch %d: %u calls, %u backwards, from %g to %g", threads,
+                         e + 1, p.calls, p.backwards, p.lowest, p.highest);
+        }
+        session_delete(s);
+        scenario_done(&sc);
+    }
+}
+
 /* What an interval allocator sees: the counters since the last call, their SMs and IPC over
  * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
 static void test_interval_counters(void **state)
@@ -678,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_progress_steps_change_nothing),
         cmocka_unit_test(test_scenario_choices),
         cmocka_unit_test(test_split_and_boundary_counters),
+        cmocka_unit_test(test_progress_runs_forward),
         cmocka_unit_test(test_interval_counters),
         cmocka_unit_test(test_priority_epochs_follow_asm),
         cmocka_unit_test(test_explanations_kept),
