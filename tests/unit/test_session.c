@@ -42,12 +42,7 @@ static void load(struct scenario *sc)
 /* A session of the unit scenario, loaded into sc; fails the running test when it cannot. */
 static struct session *open_unit(struct scenario *sc)
 {
-    load(sc);
-    char err[512];
-    struct session *s = session_new(sc, err, sizeof err);
-    if (!s)
-        fail_msg("%s", err);
-    return s;
+    return test_session_open(sc, "unit.cfg", scenario_text);
 }
 
 static void test_swap_mid_run(void **state)
@@ -576,16 +571,13 @@ static void test_split_and_boundary_counters(void **state)
 {
     (void)state;
     struct scenario sc;
-    test_scenario_text(&sc, "split.cfg",
-                       "name = \"split\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
-                       "seed = 7; epochs = 2; epoch_cycles = 20000; smqos_interval = 20000;\n"
-                       "unassigned_sms = \"gated\"; allocator = \"smqos\";\n"
-                       "kernels = ( { name = \"stream\"; priority = \"high\"; sms = 5; },\n"
-                       "            { name = \"compute\"; sms = 9; } );\n");
-    char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    if (!s)
-        fail_msg("%s", err);
+    struct session *s =
+        test_session_open(&sc, "split.cfg",
+                          "name = \"split\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
+                          "seed = 7; epochs = 2; epoch_cycles = 20000; smqos_interval = 20000;\n"
+                          "unassigned_sms = \"gated\"; allocator = \"smqos\";\n"
+                          "kernels = ( { name = \"stream\"; priority = \"high\"; sms = 5; },\n"
+                          "            { name = \"compute\"; sms = 9; } );\n");
     int owner[SESSION_MAX_SMS];
     session_partition(s, owner);
     for (unsigned i = 0; i < 16; i++)

@@ -252,15 +252,13 @@ static void test_two_kernels_and_quiet_boundaries(void **state)
 {
     (void)state;
     struct scenario sc;
-    test_scenario_text(&sc, "plain.cfg",
-                       "name = \"plain\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
-                       "seed = 3; epochs = 4; epoch_cycles = 20000;\n"
-                       "predictor = \"hsm\"; allocator = \"fair\";\n"
-                       "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    struct session *s =
+        test_session_open(&sc, "plain.cfg",
+                          "name = \"plain\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
+                          "seed = 3; epochs = 4; epoch_cycles = 20000;\n"
+                          "predictor = \"hsm\"; allocator = \"fair\";\n"
+                          "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
     char err[512];
-    struct session *s = session_new(&sc, err, sizeof err);
-    if (!s)
-        fail_msg("%s", err);
     step(s); /* HSM-Fair decided before it, with no epoch to read */
     assert_non_null(strstr(session_last_decision(s), "no NP"));
     step(s);

@@ -28,6 +28,16 @@ void test_scenario_text(struct scenario *sc, const char *name, const char *text)
     diag_done(&d);
 }
 
+struct session *test_session_open(struct scenario *sc, const char *name, const char *text)
+{
+    test_scenario_text(sc, name, text);
+    char err[512];
+    struct session *s = session_new(sc, err, sizeof err);
+    if (!s)
+        fail_msg("%s: %s", name, err);
+    return s;
+}
+
 unsigned test_count_events(const struct session *s, const char *kind, const char *prefix)
 {
     unsigned n = 0;

@@ -9,6 +9,8 @@
 /* Load the scenario text (named name in messages) with kernels from the data directory;
  * fails the running test when it does not load. */
 void test_scenario_text(struct scenario *sc, const char *name, const char *text);
+/* test_scenario_text, then a session of it; fails the running test when either fails. */
+struct session *test_session_open(struct scenario *sc, const char *name, const char *text);
 /* The number of s's events of kind whose text starts with prefix. */
 unsigned test_count_events(const struct session *s, const char *kind, const char *prefix);
 /* SMs the session's current partition gives kernel (of the first 64). */
