@@ -29,7 +29,9 @@ static void note_total(void *user, double done, size_t total)
     *(size_t *)user = total;
 }
 
-static void run(unsigned jobs, struct rbhshift_report *r)
+/* The table for only x with, on hbm80 with 4,000-cycle runs; returns the runs it planned. */
+static size_t run_lists(const char *const *only, size_t n_only, const char *const *with_,
+                        size_t n_with, unsigned jobs, struct rbhshift_report *r)
 {
     char *datadir = datadir_locate();
     struct diag d;
@@ -38,18 +40,23 @@ static void run(unsigned jobs, struct rbhshift_report *r)
                                  .cycles = 4000,
                                  .seed = 1,
                                  .jobs = jobs,
-                                 .only = apps,
-                                 .n_only = 2,
-                                 .with = with,
-                                 .n_with = 2};
+                                 .only = only,
+                                 .n_only = n_only,
+                                 .with = with_,
+                                 .n_with = n_with};
     size_t total = 0;
     assert_int_equal(rbhshift_run(datadir, &o, note_total, &total, r, &d), 0);
     assert_int_equal(d.count, 0);
-    /* Two private runs and three pairs (lbm + bino, lbm + srad, srad + bino): a pair of two
-     * selected applications serves both, and none is run that no row shows. */
-    assert_int_equal(total, 2 + 3);
     diag_done(&d);
     free(datadir);
+    return total;
+}
+
+static void run(unsigned jobs, struct rbhshift_report *r)
+{
+    /* Two private runs and three pairs (lbm + bino, lbm + srad, srad + bino): a pair of two
+     * selected applications serves both, and none is run that no row shows. */
+    assert_int_equal(run_lists(apps, 2, with, 2, jobs, r), 2 + 3);
 }
 
 static void rows_follow_the_runs(void **state)
@@ -143,20 +150,9 @@ static void workers_give_the_same_table(void **state)
 static void worst_is_the_largest_shift(void **state)
 {
     (void)state;
-    char *datadir = datadir_locate();
-    struct diag d;
-    diag_init(&d);
     const char *only[] = {"srad"}, *with2[] = {"lbm", "pf"};
-    struct rbhshift_options o = {.gpu = "hbm80",
-                                 .cycles = 4000,
-                                 .seed = 1,
-                                 .jobs = 1,
-                                 .only = only,
-                                 .n_only = 1,
-                                 .with = with2,
-                                 .n_with = 2};
     struct rbhshift_report r;
-    assert_int_equal(rbhshift_run(datadir, &o, NULL, NULL, &r, &d), 0);
+    assert_int_equal(run_lists(only, 1, with2, 2, 1, &r), 1 + 2);
     assert_int_equal(r.count, 1);
     const struct rbhshift_row *w = &r.rows[0];
     assert_int_equal(w->npairs, 2);
@@ -169,8 +165,6 @@ static void worst_is_the_largest_shift(void **state)
     assert_int_equal(w->worst, 0);
     assert_close(w->max_shift, shift[0], 1e-12);
     rbhshift_report_done(&r);
-    diag_done(&d);
-    free(datadir);
 }
 
 static void refuses_names_it_cannot_use(void **state)
