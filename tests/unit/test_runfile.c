@@ -365,6 +365,25 @@ static void test_bad_recording(void **state)
     close_ok(rf);
 }
 
+/* Files this process writes stop growing at `bytes` (soft limit; writes past it fail with
+ * EFBIG, SIGXFSZ ignored) until file_size_unlimit(was); stdio is flushed first, as the test's
+ * own log is a file too. */
+static void file_size_limit(off_t bytes, struct rlimit *was)
+{
+    fflush(stdout);
+    fflush(stderr);
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, was), 0);
+    struct rlimit lim = {(rlim_t)bytes, was->rlim_max};
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+}
+
+static void file_size_unlimit(const struct rlimit *was)
+{
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, was), 0);
+    signal(SIGXFSZ, SIG_DFL);
+}
+
 /* Append until the file cannot grow; the failure is reported, later appends refuse, and the
  * file keeps every epoch before it. */
 static void fill_disk(const char *path, bool restore_limit)
@@ -376,9 +395,7 @@ static void fill_disk(const char *path, bool restore_limit)
         /* The file may grow by a few epochs more. */
         struct stat st;
         assert_int_equal(stat(path, &st), 0);
-        getrlimit(RLIMIT_FSIZE, &old);
-        struct rlimit lim = {(rlim_t)st.st_size + 30000, old.rlim_max};
-        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        file_size_limit(st.st_size + 30000, &old);
     }
     struct runfile_epoch *e = malloc(sizeof(*e));
     uint64_t i = 3;
@@ -388,7 +405,7 @@ static void fill_disk(const char *path, bool restore_limit)
             break;
     }
     if (restore_limit)
-        setrlimit(RLIMIT_FSIZE, &old);
+        file_size_unlimit(&old);
     assert_true(i < 100000);
     assert_int_equal(runfile_epoch_count(rf), i);
     snprintf(msg, sizeof(msg), "%s: cannot record epoch %llu: ", path, (unsigned long long)i);
@@ -440,9 +457,7 @@ static void test_file_size_limit(void **state)
 {
     (void)state;
     /* The limit makes writes past it fail with EFBIG, as a full disk fails them with ENOSPC. */
-    signal(SIGXFSZ, SIG_IGN);
     fill_disk(in_dir("limited.h5"), true);
-    signal(SIGXFSZ, SIG_DFL);
 }
 
 static void test_csv_export(void **state)
@@ -512,19 +527,11 @@ static void test_csv_export(void **state)
     assert_string_equal(err, msg);
 
     /* Files that cannot be written whole (a file-size limit of 64 bytes, below each of
-     * theirs): the export fails, naming the first. Nothing is printed meanwhile, as the
-     * test's own log is a file too. */
-    struct rlimit was, small;
-    assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
-    small = was;
-    small.rlim_cur = 64;
-    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
-    fflush(stdout);
-    fflush(stderr);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+     * theirs): the export fails, naming the first. Nothing is printed meanwhile. */
+    struct rlimit was;
+    file_size_limit(64, &was);
     int rc = runfile_export_csv(rf, out, err, sizeof(err));
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
-    signal(SIGXFSZ, old_handler);
+    file_size_unlimit(&was);
     assert_int_equal(rc, -1);
     snprintf(msg, sizeof(msg), "%s/kernels.csv: cannot write: File too large", out);
     assert_string_equal(err, msg);
