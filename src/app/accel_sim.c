@@ -1,7 +1,8 @@
-/* accel_sim — the task engine of accelerator scenarios: applications' traces over the
- * shared-dispatch core and the host link, event by event, run to the end or stepped. */
+/* accel_sim — accelerator scenarios run to the end or stepped: the co-located run on the task
+ * engine (accel_engine.c), each LS application's solo run, and the predictors beside them. */
 #include "corun/accel_sim.h"
 
+#include "accel_engine.h"
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/gpu.h"
@@ -10,432 +11,9 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define IDLE_CHUNK_CYCLES 1000000 /* core cycles run at a time when only kernels are in flight */
-
-/* One process on the GPU: an LS application or one batch instance. */
-struct proc {
-    const struct accel_app *app;
-    unsigned result; /* its application's index in the result */
-    unsigned stream; /* its GPU stream; also its copies' id on the link */
-    bool ls, closed;
-    bool starved;     /* LS: a copy starved (PCIE_STARVED_NS): the queries left never end */
-    unsigned queries; /* LS: to complete */
-    double *arrival;  /* LS: query q's arrival (ns); closed loop: set when q - 1 completes */
-    double *lat_ms;   /* LS: completed queries' latencies */
-    unsigned q_next, q_done;
-    double q_arrival; /* the query in service */
-    bool serving;     /* LS: a query in service (batch: always, once started) */
-    unsigned task;    /* the task in flight or next, within the pass */
-    bool task_busy;
-    bool on_gpu; /* the task in flight is a kernel */
-    uint64_t passes;
-    double start_ns;          /* batch: its first pass begins (stagger_ms) */
-    bool waiting;             /* batch: not begun yet */
-    double issued_ns;         /* the task in flight's submission */
-    double k_start_ns, k_sms; /* a kernel that ended: its first TB, its mean SMs */
-};
-
-struct engine {
-    const struct accel_scenario *sc;
-    const struct accel_run_options *o;
-    struct gpu *g;
-    struct pcie_link *link[2]; /* host to device, device to host */
-    double cycles_per_ns;
-    unsigned nproc;
-    struct proc proc[ACCEL_MAX_APPS];
-    unsigned ls_procs, ls_left, batch_left; /* batch_left: batch-only runs, passes to go */
-    unsigned q_total, q_done;
-    uint64_t tasks_done;
-    struct accel_task_rec *log; /* with o->record_tasks: every task completed */
-    size_t nlog, caplog;
-    bool started;   /* the first tasks are submitted */
-    bool cancelled; /* o->cancel stopped a step midway: fit only for deleting */
-    char *err;
-    size_t errlen;
-    bool failed;
-};
-
-static void fail(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void fail(struct engine *e, const char *fmt, ...)
-{
-    if (e->failed)
-        return;
-    e->failed = true;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->err, e->errlen, fmt, ap);
-    va_end(ap);
-}
-
-/* ---- tasks ---- */
-
-static void pass_done(struct engine *e, struct proc *p, double t_ns);
-
-static void start_task(struct engine *e, struct proc *p, double t_ns)
-{
-    const struct accel_task *k = &p->app->trace.tasks[p->task];
-    p->task_busy = true;
-    p->on_gpu = k->type == ACCEL_KERNEL;
-    if (p->on_gpu) {
-        p->issued_ns = (double)gpu_now(e->g) / e->cycles_per_ns;
-        char err[512];
-        if (gpu_launch(e->g, p->stream, &k->kernel, err, sizeof err))
-            fail(e, "%s: task %u: %s", p->app->name, p->task + 1, err);
-        return;
-    }
-    struct pcie_link *l = e->link[k->type == ACCEL_H2D ? 0 : 1];
-    double now = pcie_link_now_ns(l);
-    p->issued_ns = t_ns > now ? t_ns : now;
-    pcie_link_submit(l, p->issued_ns, p->stream, k->bytes,
-                     k->copy == ACCEL_COPY_EXCLUSIVE ? PCIE_EXCLUSIVE : PCIE_SHARED);
-}
-
-/* The task table's row of p's task, ending at t_ns. */
-static void log_task(struct engine *e, const struct proc *p, double t_ns)
-{
-    const struct accel_task *k = &p->app->trace.tasks[p->task];
-    if (e->nlog == e->caplog) {
-        e->caplog = e->caplog ? 2 * e->caplog : 256;
-        e->log = xrealloc(e->log, e->caplog * sizeof(*e->log));
-    }
-    struct accel_task_rec *r = &e->log[e->nlog++];
-    *r = (struct accel_task_rec){
-        .app = p->result,
-        .proc = p->stream,
-        .pass = p->ls ? p->q_next - 1 : p->passes,
-        .task = p->task,
-        .kind = k->type,
-        .issued_ns = p->issued_ns,
-        .start_ns = p->issued_ns,
-        .end_ns = t_ns,
-        .sms = NAN,
-        .link_share = NAN,
-    };
-    if (k->type == ACCEL_KERNEL) {
-        r->start_ns = fmax(p->issued_ns, fmin(p->k_start_ns, t_ns));
-        r->sms = p->k_sms;
-        return;
-    }
-    r->exclusive = k->copy == ACCEL_COPY_EXCLUSIVE;
-    r->bytes = k->bytes;
-    const struct pcie_config *c = &e->sc->gpu.pcie;
-    double alone_gbs = r->exclusive ? c->exclusive_gbs : c->shared_gbs;
-    double took = t_ns - p->issued_ns;
-    r->link_share = took > 0 ? ((double)k->bytes / took) / alone_gbs : 1; /* bytes/ns = GB/s */
-}
-
-static void end_task(struct engine *e, struct proc *p, double t_ns)
-{
-    if (p->starved)
-        return; /* its queries were given up */
-    if (e->o->record_tasks)
-        log_task(e, p, t_ns);
-    p->task_busy = p->on_gpu = false;
-    e->tasks_done++;
-    if (++p->task < p->app->trace.ntasks) {
-        start_task(e, p, t_ns);
-        return;
-    }
-    p->task = 0;
-    pass_done(e, p, t_ns);
-}
-
-/* Starts p's next query when it has arrived and none is in service. */
-static void try_start_query(struct engine *e, struct proc *p, double t_ns)
-{
-    if (!p->ls || p->serving || p->q_next >= p->queries || p->arrival[p->q_next] > t_ns)
-        return;
-    p->q_arrival = p->arrival[p->q_next++];
-    p->serving = true;
-    p->task = 0;
-    start_task(e, p, t_ns);
-}
-
-static bool finished(const struct engine *e)
-{
-    return e->failed || (e->ls_procs ? e->ls_left == 0 : e->batch_left == 0);
-}
-
-static void pass_done(struct engine *e, struct proc *p, double t_ns)
-{
-    if (!p->ls) {
-        if (++p->passes == 1 && !e->ls_procs)
-            e->batch_left--;
-        if (!finished(e))
-            start_task(e, p, t_ns);
-        return;
-    }
-    p->lat_ms[p->q_done++] = (t_ns - p->q_arrival) / 1e6;
-    p->serving = false;
-    e->q_done++;
-    if (e->o->progress)
-        e->o->progress(e->o->ctx, (double)e->q_done / e->q_total);
-    if (p->q_done == p->queries)
-        e->ls_left--;
-    else if (p->closed)
-        p->arrival[p->q_next] = t_ns;
-    try_start_query(e, p, t_ns);
-}
-
-/* ---- the loop ---- */
-
-/* Gives up on the processes whose copy waited PCIE_STARVED_NS behind exclusive copies (the
- * link serves exclusive copies first, so ones that follow each other without a gap hold a
- * sharing copy back for ever): an LS application's queries left never complete; a batch
- * instance that must finish a pass for the run to end ends it with a message. */
-static void check_starved(struct engine *e)
-{
-    for (unsigned i = 0; i < e->nproc && !e->failed; i++) {
-        struct proc *p = &e->proc[i];
-        if (!p->task_busy || p->on_gpu || p->starved)
-            continue;
-        const struct accel_task *k = &p->app->trace.tasks[p->task];
-        double stalled = pcie_link_stalled_ns(e->link[k->type == ACCEL_H2D ? 0 : 1], p->stream);
-        if (stalled < PCIE_STARVED_NS)
-            continue;
-        if (p->ls) {
-            for (unsigned q = p->q_done; q < p->queries; q++)
-                p->lat_ms[q] = INFINITY;
-            e->q_done += p->queries - p->q_done;
-            p->q_done = p->q_next = p->queries;
-            p->serving = false;
-            p->starved = true;
-            e->ls_left--;
-        } else if (!e->ls_procs && p->passes == 0) {
-            fail(e,
-                 "%s: its copy (task %u) waited %.0f ms of simulated time behind "
-                 "bandwidth-exclusive copies, which leave the link no gap: the run cannot end",
-                 p->app->name, p->task + 1, stalled / 1e6);
-        }
-    }
-}
-
-/* Ends the kernels that completed on the core, in the order they did; true when any did. */
-static bool kernel_ends(struct engine *e)
-{
-    struct proc *done[ACCEL_MAX_APPS];
-    uint64_t at[ACCEL_MAX_APPS];
-    unsigned n = 0;
-    for (unsigned i = 0; i < e->nproc; i++) {
-        struct proc *p = &e->proc[i];
-        if (!p->on_gpu || gpu_stream_busy(e->g, p->stream))
-            continue;
-        uint64_t l, s, d;
-        gpu_stream_times(e->g, p->stream, &l, &s, &d);
-        if (e->o->record_tasks) {
-            struct gpu_kernel_counters c;
-            gpu_kernel_counters(e->g, p->stream, &c);
-            p->k_start_ns = (double)s / e->cycles_per_ns;
-            p->k_sms = d > s ? c.sms * (double)c.cycles / (double)(d - s) : 0;
-        }
-        unsigned j = n++;
-        for (; j > 0 && at[j - 1] > d; j--) { /* insertion: completion order */
-            done[j] = done[j - 1];
-            at[j] = at[j - 1];
-        }
-        done[j] = p;
-        at[j] = d;
-    }
-    for (unsigned j = 0; j < n && !e->failed; j++)
-        end_task(e, done[j], (double)at[j] / e->cycles_per_ns);
-    return n > 0;
-}
-
-/* The next event off the core: a copy completing or a query arriving (INFINITY: none). */
-static double next_event_ns(const struct engine *e)
-{
-    double t = fmin(pcie_link_next_ns(e->link[0]), pcie_link_next_ns(e->link[1]));
-    for (unsigned i = 0; i < e->nproc; i++) {
-        const struct proc *p = &e->proc[i];
-        if (p->ls && !p->serving && p->q_next < p->queries)
-            t = fmin(t, p->arrival[p->q_next]);
-        else if (p->waiting)
-            t = fmin(t, p->start_ns);
-    }
-    return t;
-}
-
-static bool any_on_gpu(const struct engine *e)
-{
-    for (unsigned i = 0; i < e->nproc; i++)
-        if (e->proc[i].on_gpu)
-            return true;
-    return false;
-}
-
-static void loop_start(struct engine *e)
-{
-    e->started = true;
-    for (unsigned i = 0; i < e->nproc; i++) {
-        struct proc *p = &e->proc[i];
-        if (p->ls)
-            try_start_query(e, p, 0);
-        else if (p->start_ns > 0)
-            p->waiting = true; /* staggered: next_event_ns has its start */
-        else
-            start_task(e, p, 0);
-    }
-}
-
-/* One turn of the loop: the core up to the next event off it (or a kernel's end before), then
- * the copies and arrivals of that moment. */
-static void loop_turn(struct engine *e)
-{
-    double t = next_event_ns(e);
-    if (isinf(t) && !any_on_gpu(e)) {
-        fail(e, "the task engine has nothing left to run before the LS queries completed");
-        return;
-    }
-    uint64_t now = gpu_now(e->g);
-    uint64_t target = isinf(t) ? now + IDLE_CHUNK_CYCLES : (uint64_t)ceil(t * e->cycles_per_ns);
-    bool ended = false;
-    while (gpu_now(e->g) < target && !ended) {
-        gpu_run_shared(e->g, target - gpu_now(e->g));
-        ended = kernel_ends(e);
-    }
-    if (ended || isinf(t))
-        return; /* what the kernels' ends started may come first */
-    for (unsigned d = 0; d < 2; d++) {
-        struct pcie_done out[ACCEL_MAX_APPS];
-        size_t n;
-        while ((n = pcie_link_advance(e->link[d], t, out, ACCEL_MAX_APPS)) > 0)
-            for (size_t j = 0; j < n; j++)
-                end_task(e, &e->proc[out[j].id], out[j].end_ns);
-    }
-    check_starved(e);
-    for (unsigned i = 0; i < e->nproc; i++) {
-        struct proc *p = &e->proc[i];
-        if (p->waiting && p->start_ns <= t) {
-            p->waiting = false;
-            start_task(e, p, t);
-        }
-        try_start_query(e, p, t);
-    }
-}
-
-static double engine_now_ns(const struct engine *e)
-{
-    return (double)gpu_now(e->g) / e->cycles_per_ns;
-}
-
-/* Turns of the loop until the core's time reaches until_ns (INFINITY: the end). A step ends
- * only between turns, so the run stepped is the run unstepped, turn for turn. */
-static void run_until(struct engine *e, double until_ns)
-{
-    if (!e->started)
-        loop_start(e);
-    while (!finished(e) && engine_now_ns(e) < until_ns) {
-        if (e->o->cancel && atomic_load(e->o->cancel)) {
-            e->cancelled = true;
-            return;
-        }
-        loop_turn(e);
-    }
-}
-
-/* ---- set-up ---- */
-
-/* Application app's instance i of n (LS: 0 of 1). */
-static void add_proc(struct engine *e, unsigned app, unsigned i, unsigned n, bool solo,
-                     unsigned solo_queries)
-{
-    const struct accel_app *a = &e->sc->apps[app];
-    struct proc *p = &e->proc[e->nproc];
-    memset(p, 0, sizeof(*p));
-    p->app = a;
-    p->result = app;
-    p->stream = e->nproc++;
-    p->ls = a->role == ACCEL_LS;
-    if (!p->ls) {
-        p->start_ns = a->stagger_ms * 1e6 * i / n;
-        return;
-    }
-    p->closed = a->arrival == ACCEL_CLOSED; /* alone too: the same arrivals */
-    p->queries = solo ? solo_queries : a->queries;
-    p->arrival = xcalloc(p->queries, sizeof(*p->arrival));
-    p->lat_ms = xcalloc(p->queries, sizeof(*p->lat_ms));
-    if (!p->closed)
-        accel_arrivals(e->sc, app, p->queries, p->arrival);
-    e->ls_procs++;
-    e->ls_left++;
-    e->q_total += p->queries;
-}
-
-/* An engine for every application (only < 0) or application `only` alone, closed loop. */
-static int engine_init(struct engine *e, const struct accel_scenario *sc,
-                       const struct accel_run_options *o, int only, unsigned solo_queries,
-                       char *err, size_t errlen)
-{
-    memset(e, 0, sizeof(*e));
-    e->sc = sc;
-    e->o = o;
-    e->err = err;
-    e->errlen = errlen;
-    for (unsigned a = 0; a < sc->napps; a++) {
-        if (only >= 0 && (int)a != only)
-            continue;
-        unsigned n = sc->apps[a].role == ACCEL_BATCH ? sc->apps[a].instances : 1;
-        for (unsigned i = 0; i < n && e->nproc < ACCEL_MAX_APPS; i++)
-            add_proc(e, a, i, n, only >= 0, solo_queries);
-    }
-    e->batch_left = e->ls_procs ? 0 : e->nproc;
-    /* A warm-up: beside batch applications, the queries arrive warmup_ms later (a closed loop
-     * sends its first then), so they meet the batch instances past their common start. */
-    double warmup_ns = sc->warmup_ms * 1e6;
-    if (warmup_ns > 0 && e->ls_procs < e->nproc)
-        for (unsigned i = 0; i < e->nproc; i++) {
-            struct proc *p = &e->proc[i];
-            for (unsigned q = 0; p->ls && q < (p->closed ? 1 : p->queries); q++)
-                p->arrival[q] += warmup_ns;
-        }
-    e->g = gpu_new_shared(&sc->gpu, e->nproc, sc->seed, err, errlen);
-    if (!e->g)
-        return -1;
-    e->link[0] = pcie_link_new(&sc->gpu.pcie);
-    e->link[1] = pcie_link_new(&sc->gpu.pcie);
-    e->cycles_per_ns = sc->gpu.core_clock_mhz / 1000.0;
-    return 0;
-}
-
-static void engine_done(struct engine *e)
-{
-    for (unsigned i = 0; i < e->nproc; i++) {
-        free(e->proc[i].arrival);
-        free(e->proc[i].lat_ms);
-    }
-    free(e->log);
-    gpu_delete(e->g);
-    pcie_link_delete(e->link[0]);
-    pcie_link_delete(e->link[1]);
-}
-
-/* p50, p99 and mean of n latencies. */
-static void latency_stats(const double *lat, unsigned n, double *p50, double *p99, double *mean)
-{
-    *p50 = accel_percentile(lat, n, 50);
-    *p99 = accel_percentile(lat, n, 99);
-    double sum = 0;
-    for (unsigned q = 0; q < n; q++)
-        sum += lat[q];
-    *mean = n ? sum / n : 0;
-}
-
-static void summarize(struct accel_app_result *ar, const struct proc *p)
-{
-    ar->queries = p->q_done;
-    for (unsigned q = 0; q < p->q_done; q++)
-        ar->starved += isinf(p->lat_ms[q]);
-    ar->latency_ms = xmalloc((p->q_done ? p->q_done : 1) * sizeof(double));
-    memcpy(ar->latency_ms, p->lat_ms, p->q_done * sizeof(double));
-    latency_stats(p->lat_ms, p->q_done, &ar->p50_ms, &ar->p99_ms, &ar->mean_ms);
-}
 
 /* ---- the stepped run ---- */
 
@@ -461,7 +39,7 @@ struct accel_sim *accel_sim_new(const struct accel_scenario *sc, const struct ac
     s->sc = sc;
     if (o)
         s->o = *o;
-    if (engine_init(&s->main, sc, &s->o, -1, 0, s->err, sizeof s->err)) {
+    if (accel_engine_init(&s->main, sc, &s->o, -1, 0, s->err, sizeof s->err)) {
         snprintf(err, errlen, "%s", s->err);
         accel_sim_delete(s);
         return NULL;
@@ -473,7 +51,7 @@ void accel_sim_delete(struct accel_sim *s)
 {
     if (!s)
         return;
-    engine_done(&s->main);
+    accel_engine_done(&s->main);
     if (s->have_prof)
         accel_profiles_done(&s->prof);
     free(s);
@@ -492,23 +70,23 @@ static int run_solo(struct accel_sim *s)
         if (sq > app->queries)
             sq = app->queries;
         if (s->o.solo_latency_ms[a]) { /* measured before: the same run, not repeated */
-            latency_stats(s->o.solo_latency_ms[a], sq, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
-                          &s->solo_mean_ms[a]);
+            accel_latency_stats(s->o.solo_latency_ms[a], sq, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
+                                &s->solo_mean_ms[a]);
             continue;
         }
         struct accel_run_options quiet = {.solo_queries = sq, .cancel = s->o.cancel};
         struct engine e;
-        int rc = engine_init(&e, sc, &quiet, (int)a, sq, s->solo_err, sizeof s->solo_err);
+        int rc = accel_engine_init(&e, sc, &quiet, (int)a, sq, s->solo_err, sizeof s->solo_err);
         if (rc == 0) {
-            run_until(&e, INFINITY);
+            accel_engine_run_until(&e, INFINITY);
             rc = e.failed || e.cancelled ? -1 : 0;
             const struct proc *p = &e.proc[0];
-            latency_stats(p->lat_ms, p->q_done, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
-                          &s->solo_mean_ms[a]);
+            accel_latency_stats(p->lat_ms, p->q_done, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
+                                &s->solo_mean_ms[a]);
             s->solo_cycles += gpu_now(e.g);
             s->solo_cancelled = e.cancelled;
         }
-        engine_done(&e);
+        accel_engine_done(&e);
         if (rc)
             return -1;
     }
@@ -531,7 +109,7 @@ static int solo_and_main(struct accel_sim *s, double ns)
     bool beside = s->o.threads > 1 && isinf(ns) && pthread_create(&tid, NULL, solo_thread, s) == 0;
     int rc = beside ? 0 : run_solo(s);
     if (rc == 0)
-        run_until(e, isinf(ns) ? INFINITY : engine_now_ns(e) + ns);
+        accel_engine_run_until(e, isinf(ns) ? INFINITY : accel_engine_now_ns(e) + ns);
     void *failed = NULL;
     if (beside)
         pthread_join(tid, &failed);
@@ -554,22 +132,22 @@ int accel_sim_step(struct accel_sim *s, double ns, char *err, size_t errlen)
     if (!s->stepped_first) /* the first step ran the co-located run too */
         s->stepped_first = true;
     else
-        run_until(e, isinf(ns) ? INFINITY : engine_now_ns(e) + ns);
+        accel_engine_run_until(e, isinf(ns) ? INFINITY : accel_engine_now_ns(e) + ns);
     if (e->failed || e->cancelled) {
         snprintf(err, errlen, "%s", e->cancelled ? "cancelled" : s->err);
         return -1;
     }
-    return finished(e) ? 1 : 0;
+    return accel_engine_finished(e) ? 1 : 0;
 }
 
 bool accel_sim_finished(const struct accel_sim *s)
 {
-    return s->solo_done && finished(&s->main);
+    return s->solo_done && accel_engine_finished(&s->main);
 }
 
 double accel_sim_now_ns(const struct accel_sim *s)
 {
-    return engine_now_ns(&s->main);
+    return accel_engine_now_ns(&s->main);
 }
 
 void accel_sim_result(const struct accel_sim *s, struct accel_result *r)
@@ -608,7 +186,7 @@ void accel_sim_result(const struct accel_sim *s, struct accel_result *r)
         const struct proc *p = &e->proc[i];
         struct accel_app_result *ar = &r->app[p->result];
         if (p->ls) {
-            summarize(ar, p);
+            accel_engine_summarize(ar, p);
             ar->qos_met = ar->p99_ms <= ar->qos_target * ar->solo_p99_ms;
         } else {
             ar->passes += p->passes;
@@ -654,12 +232,7 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
         unsigned n = sc->apps[a].queries;
         free(ar->pred_latency_ms);
         ar->pred_latency_ms = lat[a];
-        ar->pred_p50_ms = accel_percentile(lat[a], n, 50);
-        ar->pred_p99_ms = accel_percentile(lat[a], n, 99);
-        double sum = 0;
-        for (unsigned q = 0; q < n; q++)
-            sum += lat[a][q];
-        ar->pred_mean_ms = n ? sum / n : 0;
+        accel_latency_stats(lat[a], n, &ar->pred_p50_ms, &ar->pred_p99_ms, &ar->pred_mean_ms);
         ar->pred_solo_ms = accel_predict_alone_p99(sc, &s->prof, predictor, a);
         ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
         if (isinf(ar->p99_ms) || isinf(ar->pred_p99_ms)) /* starved: right only if both are */
