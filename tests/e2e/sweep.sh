@@ -20,6 +20,10 @@ grep -q 'shard 1/2: 4 items' "$TMPD/s1" || fail "shard 1/2 items: $(cat "$TMPD/s
 dups=$("$CORUN" runs --catalog "$cat" query \
     "SELECT count(*) FROM (SELECT mix, predictor FROM sweep_results GROUP BY mix, predictor, allocator, seed HAVING count(*) > 1)" | tail -1)
 [ "$dups" = 0 ] || fail "$dups items stored twice"
+# The mixes' private-mode references are kept in the catalog for the next sweep or run: one
+# trace for each of the suite's four kernels at least.
+traces=$("$CORUN" runs --catalog "$cat" query "SELECT count(DISTINCT kernel) FROM solo_traces" | tail -1)
+[ "${traces:-0}" -ge 4 ] || fail "the sweep kept traces of $traces kernels in the catalog"
 "$CORUN" sweep "$suite" --combos $combos --catalog "$cat" >"$TMPD/again"
 grep -q '8 items, 8 already in the catalog, 0 run now' "$TMPD/again" ||
     fail "a finished sweep ran again: $(cat "$TMPD/again")"
