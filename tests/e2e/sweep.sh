@@ -2,7 +2,7 @@
 # corun sweep: two shards in parallel on one catalog store every item exactly once; a sweep
 # killed midway and restarted skips what it finished; a sweep with other epochs runs again
 # (a result is keyed by its configuration too); shards' own catalogs merge; bad combinations
-# are refused.
+# are refused; a result is the mix's `corun run`.
 . "$(dirname "$0")/../lib.sh"
 suite="$top_srcdir/tests/data/good/tiny-suite.cfg"
 cat="$TMPD/catalog.db"
@@ -24,6 +24,29 @@ dups=$("$CORUN" runs --catalog "$cat" query \
 # trace for each of the suite's four kernels at least.
 traces=$("$CORUN" runs --catalog "$cat" query "SELECT count(DISTINCT kernel) FROM solo_traces" | tail -1)
 [ "${traces:-0}" -ge 4 ] || fail "the sweep kept traces of $traces kernels in the catalog"
+# A result is the mix's run as `corun run` gives it: the suite's one epoch of its length, the
+# sweep's seed, the pair's predictor and allocator.
+cat >"$TMPD/mix.cfg" <<'EOF'
+name = "tiny stream+compute";
+gpu = "hbm80";
+seed = 1;
+epochs = 1;
+epoch_cycles = 2000;
+predictor = "none";
+allocator = "static";
+kernels = ( { name = "stream"; }, { name = "compute"; } );
+EOF
+"$CORUN" run "$TMPD/mix.cfg" --json >"$TMPD/mix.json" || fail "run of the mix"
+swept=$("$CORUN" runs --catalog "$cat" query \
+    "SELECT mean_stp FROM sweep_results WHERE mix = 'stream+compute' AND predictor = 'none'" | tail -1)
+python3 - "$TMPD/mix.json" "$swept" <<'PY' || fail "the sweep's STP is not the run's"
+import json, sys
+epochs = json.load(open(sys.argv[1]))["epochs"]
+run = sum(e["stp"] for e in epochs) / len(epochs)
+swept = float(sys.argv[2])
+if len(epochs) != 1 or abs(run - swept) > 1e-4 * run:
+    sys.exit(f"sweep STP {swept}, run {run} over {len(epochs)} epoch(s)")
+PY
 "$CORUN" sweep "$suite" --combos $combos --catalog "$cat" >"$TMPD/again"
 grep -q '8 items, 8 already in the catalog, 0 run now' "$TMPD/again" ||
     fail "a finished sweep ran again: $(cat "$TMPD/again")"
