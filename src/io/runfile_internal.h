@@ -88,6 +88,11 @@ hid_t rf_mem_type(enum runfile_type t);
 hid_t rf_file_type(enum runfile_type t);
 /* Writes a scalar attribute of type t (value as its struct holds it) on obj; 0 or -1. */
 int rf_write_attr(hid_t obj, const char *name, enum runfile_type t, const void *value);
+/* The datasets of the new file rf->file from rf->hdr, their handles into rf (runfile_layout.c);
+ * 0 or -1, the reason in rf->why or HDF5's error stack. */
+int rf_make_layout(struct runfile *rf);
+/* Write kernels [first, first + n) of rf's header into the /kernels datasets; 0 or -1. */
+int rf_write_kernel_rows(struct runfile *rf, unsigned first, unsigned n);
 /* Fixed-length string types of the event kind and text (callers H5Tclose). */
 hid_t rf_fixed_string(size_t size);
 /* Bytes a value of type t occupies in its struct. */
