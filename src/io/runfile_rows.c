@@ -1,6 +1,5 @@
 /* runfile_rows — reading one epoch's or one event's rows of an open run file, checked against
  * what the file's header and counters allow (runfile_read.c opens the file). */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
