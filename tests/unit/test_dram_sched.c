@@ -12,28 +12,17 @@
 #include "corun/dram.h"
 #include "corun/gpu.h"
 #include "corun/kernel.h"
+#include "dram_fixtures.h"
 #include "testutil.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* hbm80's DRAM reduced to one channel without refresh, linear mapping. */
-static struct dram_config one_channel(void)
+/* Banks numbered across the bank groups, as ASM's and BW-App's examples count them. */
+static uint64_t bank_addr(const struct dram_config *cfg, unsigned bank, uint64_t row, unsigned col)
 {
-    struct gpu_config g;
-    test_preset("hbm80", &g);
-    struct dram_config c = g.dram;
-    c.channels = 1;
-    c.mapping = DRAM_MAP_LINEAR;
-    c.t.refi = 0;
-    return c;
-}
-
-static uint64_t addr_at(const struct dram_config *cfg, unsigned bank, uint64_t row, unsigned col)
-{
-    struct dram_location loc = {0, bank % cfg->bank_groups, bank / cfg->bank_groups, col, row};
-    return dram_address(cfg, &loc);
+    return addr_at(cfg, 0, bank % cfg->bank_groups, bank / cfg->bank_groups, row, col);
 }
 
 /* The commands issued, with the checker's verdict. */
@@ -44,7 +33,7 @@ struct log {
     struct dram_command_info cmd[256];
 };
 
-static void log_command(void *ctx, const struct dram_command_info *c)
+static void note_command(void *ctx, const struct dram_command_info *c)
 {
     struct log *l = ctx;
     const char *bad = dram_checker_check(l->checker, c);
@@ -52,20 +41,6 @@ static void log_command(void *ctx, const struct dram_command_info *c)
         l->violation = bad;
     if (l->n < 256)
         l->cmd[l->n++] = *c;
-}
-
-static void add(struct dram *d, uint64_t addr, unsigned app)
-{
-    assert_true(dram_will_accept(d, addr));
-    struct dram_request r = {addr, false, app, NULL};
-    dram_add(d, &r);
-}
-
-static void run_idle(struct dram *d)
-{
-    for (int i = 0; i < 100000 && !dram_idle(d); i++)
-        dram_tick(d);
-    assert_true(dram_idle(d));
 }
 
 /* The application of the first command of kind cmd logged from index from on. */
@@ -87,12 +62,12 @@ static struct dram *after_app0_traffic(const struct dram_config *c, const char *
     dram_set_checking(d, true);
     memset(l, 0, sizeof(*l));
     l->checker = dram_checker_new(c);
-    dram_set_command_hook(d, log_command, l);
+    dram_set_command_hook(d, note_command, l);
     assert_int_equal(dram_set_scheduler(d, sched), 0);
     assert_string_equal(dram_scheduler(d), sched);
     for (unsigned i = 0; i < 48; i++)
-        add(d, addr_at(c, i % 16, 7, i / 16), 0);
-    run_idle(d);
+        add(d, bank_addr(c, i % 16, 7, i / 16), false, 0, NULL);
+    run_idle(d, 100000);
     for (int i = 0; i < 3000; i++) /* past a few re-rankings */
         dram_tick(d);
     l->n = 0;
@@ -106,13 +81,13 @@ static void hand_built_queue(const char *sched, struct log *l)
 {
     struct dram_config c = one_channel();
     struct dram *d = after_app0_traffic(&c, sched, l);
-    add(d, addr_at(&c, 3, 7, 4), 0);
-    add(d, addr_at(&c, 3, 7, 5), 0);
-    add(d, addr_at(&c, 3, 9, 0), 1);
+    add(d, bank_addr(&c, 3, 7, 4), false, 0, NULL);
+    add(d, bank_addr(&c, 3, 7, 5), false, 0, NULL);
+    add(d, bank_addr(&c, 3, 9, 0), false, 1, NULL);
     /* Other banks were left open on row 7 too; row 11 conflicts there. */
-    add(d, addr_at(&c, 5, 11, 0), 0);
-    add(d, addr_at(&c, 6, 11, 0), 1);
-    run_idle(d);
+    add(d, bank_addr(&c, 5, 11, 0), false, 0, NULL);
+    add(d, bank_addr(&c, 6, 11, 0), false, 1, NULL);
+    run_idle(d, 100000);
     assert_null(l->violation);
     dram_checker_delete(l->checker);
     dram_delete(d);
@@ -153,14 +128,14 @@ static unsigned first_after(uint64_t gap, unsigned older)
     for (uint64_t i = 0; i < gap; i++)
         dram_tick(d);
     for (unsigned i = 0; i < 2; i++)
-        add(d, addr_at(&c, i, 3, 0), 1);
-    run_idle(d);
+        add(d, bank_addr(&c, i, 3, 0), false, 1, NULL);
+    run_idle(d, 100000);
     for (int i = 0; i < 1100; i++)
         dram_tick(d);
     l.n = 0;
-    add(d, addr_at(&c, 10 + older, 20, 0), older);
-    add(d, addr_at(&c, 11 - older, 20, 0), 1 - older);
-    run_idle(d);
+    add(d, bank_addr(&c, 10 + older, 20, 0), false, older, NULL);
+    add(d, bank_addr(&c, 11 - older, 20, 0), false, 1 - older, NULL);
+    run_idle(d, 100000);
     assert_null(l.violation);
     unsigned app = first_app(&l, 0, DRAM_CMD_ACT);
     dram_checker_delete(l.checker);
@@ -187,9 +162,9 @@ static void test_bwapp_keeps_fr_fcfs_within_a_rank(void **state)
     struct dram_config c = one_channel();
     struct log l;
     struct dram *d = after_app0_traffic(&c, "bw-app", &l);
-    add(d, addr_at(&c, 5, 11, 0), 0);
-    add(d, addr_at(&c, 3, 7, 4), 0);
-    run_idle(d);
+    add(d, bank_addr(&c, 5, 11, 0), false, 0, NULL);
+    add(d, bank_addr(&c, 3, 7, 4), false, 0, NULL);
+    run_idle(d, 100000);
     assert_null(l.violation);
     assert_int_equal(l.cmd[0].cmd, DRAM_CMD_RD);
     assert_int_equal(l.cmd[0].bank_group, 3 % c.bank_groups);
@@ -221,12 +196,12 @@ static unsigned first_act_with_priority(unsigned app)
     l.checker = dram_checker_new(&c);
     struct dram *d = dram_new(&c, 2, NULL, NULL);
     dram_set_checking(d, true);
-    dram_set_command_hook(d, log_command, &l);
+    dram_set_command_hook(d, note_command, &l);
     dram_set_priority_app(d, app);
     assert_int_equal(dram_priority_app(d), app);
-    add(d, addr_at(&c, 1, 4, 0), 0);
-    add(d, addr_at(&c, 2, 4, 0), 1);
-    run_idle(d);
+    add(d, bank_addr(&c, 1, 4, 0), false, 0, NULL);
+    add(d, bank_addr(&c, 2, 4, 0), false, 1, NULL);
+    run_idle(d, 100000);
     assert_null(l.violation);
     unsigned first = first_app(&l, 0, DRAM_CMD_ACT);
     dram_checker_delete(l.checker);
