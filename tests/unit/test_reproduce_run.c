@@ -198,15 +198,20 @@ static void test_part_and_its_runs(void **state)
     repro_part_result_done(&r);
 }
 
-/* With ASM alone there is no shared run to make: one run per mix, ASM's own. */
+/* With ASM alone there is no shared run to make: one run per mix, ASM's own. On another
+ * preset (--gpu) the mixes run there (their splits scaled to its SMs) under the suite's keys. */
 static void test_own_run_only(void **state)
 {
     struct fixture *f = *state;
     struct repro_options o = options(f, "asm", true);
     o.epochs = 1;
+    o.gpu = "gddr5_40";
     struct repro_part_result r;
     char err[512] = "";
     assert_int_equal(repro_run_part(&o, &part, NULL, NULL, &r, err, sizeof err), 0);
+    assert_string_equal(r.gpu, "gddr5_40");
+    assert_string_equal(r.suite_gpu, "hbm80");
+    assert_string_equal(r.mixes[1].key, "stream+random@20:60");
     assert_int_equal(r.npredictors, 1);
     assert_int_equal(r.epochs, 1);
     for (unsigned i = 0; i < r.nmixes; i++) {
