@@ -76,3 +76,19 @@ struct catalog *test_tmp_catalog(char *tmpl)
         fail_msg("%s", err);
     return cat;
 }
+
+/* Two kernels on 16 SMs of hbm80, 20 K-cycle epochs: quick, and unbalanced enough that
+ * HSM-Fair acts. */
+const char test_unit_scenario[] = "name = \"unit\";\n"
+                                  "gpu = \"hbm80\";\n"
+                                  "gpu_overrides = { sms = 16; };\n"
+                                  "seed = 7;\n"
+                                  "epochs = 3;\n"
+                                  "epoch_cycles = 20000;\n"
+                                  "kernels = ( { name = \"stream\"; priority = \"high\"; },"
+                                  " { name = \"compute\"; } );\n";
+
+struct session *test_open_unit(struct scenario *sc)
+{
+    return test_session_open(sc, "unit.cfg", test_unit_scenario);
+}

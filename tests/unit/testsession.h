@@ -1,4 +1,4 @@
-/* testsession — helpers shared by the session unit tests (test_session, test_session_mix). */
+/* testsession — helpers shared by the session unit tests (test_session*.c). */
 #ifndef CORUN_TESTSESSION_H
 #define CORUN_TESTSESSION_H
 
@@ -21,5 +21,12 @@ void test_tmp_path(char *tmpl);
 /* A fresh catalog at a path made from tmpl as test_tmp_path makes it; fails the running test
  * when it does not open. The caller closes it and unlinks tmpl. */
 struct catalog *test_tmp_catalog(char *tmpl);
+
+/* Two kernels (stream, high priority, and compute) on 16 SMs of hbm80, seed 7, three epochs of
+ * 20 K cycles: quick, and unbalanced enough that HSM-Fair acts. */
+extern const char test_unit_scenario[];
+/* A session of test_unit_scenario ("unit.cfg"), loaded into sc; fails the running test when it
+ * cannot. */
+struct session *test_open_unit(struct scenario *sc);
 
 #endif
