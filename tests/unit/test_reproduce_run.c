@@ -165,6 +165,8 @@ static void test_part_and_its_runs(void **state)
             }
             assert_true(isnan(m->np_true[hsm][e][2])); /* no third kernel */
         }
+        /* no third epoch: nothing there is taken for a measurement */
+        assert_true(isnan(m->np_pred[hsm][2][0]) && isnan(m->np_true[asm_][2][0]));
         /* Beside the stream, ASM's turns at the memory controllers move the true NP (cachefit
          * and compute hardly reach DRAM, so theirs may not). */
         if (i < 2)
