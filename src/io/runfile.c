@@ -310,6 +310,28 @@ void rf_from_row(enum runfile_type t, const void *row, void *value)
         memcpy(value, row, rf_value_size(t));
 }
 
+int rf_transfer_row(struct runfile *rf, hid_t ds, uint64_t row, hsize_t width, hid_t mem_type,
+                    void *buf, bool write)
+{
+    int rank = width ? 2 : 1;
+    hsize_t start[2] = {row, 0}, count[2] = {1, width};
+    hid_t fs = H5Dget_space(ds);
+    hid_t ms = H5Screate_simple(rank, count, NULL);
+    herr_t rc = fs < 0 || ms < 0 ? -1 : 0;
+    if (rc >= 0)
+        rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0)
+        rc = write ? H5Dwrite(ds, mem_type, ms, fs, H5P_DEFAULT, buf)
+                   : H5Dread(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
+    if (rc < 0)
+        rf_h5_reason(rf->why, sizeof(rf->why));
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    return rc < 0 ? -1 : 0;
+}
+
 bool rf_is_string(enum runfile_type t)
 {
     return t == RUNFILE_STRING || t == RUNFILE_NAME;

@@ -88,6 +88,10 @@ hid_t rf_mem_type(enum runfile_type t);
 hid_t rf_file_type(enum runfile_type t);
 /* Writes a scalar attribute of type t (value as its struct holds it) on obj; 0 or -1. */
 int rf_write_attr(hid_t obj, const char *name, enum runfile_type t, const void *value);
+/* Row `row` of ds (width values; width 0: a 1-D dataset) read into buf, or written from it
+ * (write); 0, or -1 with HDF5's reason in rf->why. The row must be within ds's extent. */
+int rf_transfer_row(struct runfile *rf, hid_t ds, uint64_t row, hsize_t width, hid_t mem_type,
+                    void *buf, bool write);
 /* The datasets of the new file rf->file from rf->hdr, their handles into rf (runfile_layout.c);
  * 0 or -1, the reason in rf->why or HDF5's error stack. */
 int rf_make_layout(struct runfile *rf);

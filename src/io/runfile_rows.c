@@ -5,27 +5,6 @@
 
 #include "runfile_internal.h"
 
-static int read_row(struct runfile *rf, hid_t ds, uint64_t row, hsize_t width, hid_t mem_type,
-                    void *buf)
-{
-    int rank = width ? 2 : 1;
-    hsize_t start[2] = {row, 0}, count[2] = {1, width};
-    hid_t fs = H5Dget_space(ds);
-    hid_t ms = H5Screate_simple(rank, count, NULL);
-    herr_t rc = fs < 0 || ms < 0 ? -1 : 0;
-    if (rc >= 0)
-        rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    if (rc >= 0)
-        rc = H5Dread(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
-    if (rc < 0)
-        rf_h5_reason(rf->why, sizeof(rf->why));
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    return rc < 0 ? -1 : 0;
-}
-
 static int row_failed(const struct runfile *rf, const char *what, uint64_t i, const char *dataset,
                       char *err, size_t errlen)
 {
@@ -45,7 +24,7 @@ static int read_table(struct runfile *rf, hid_t *ds, const struct runfile_table 
         size_t size = rf_row_size(f->type);
         unsigned char buf[RF_ROW_MAX];
         hid_t mt = rf_mem_type(f->type);
-        int rc = read_row(rf, ds[i], row, width, mt, buf);
+        int rc = rf_transfer_row(rf, ds[i], row, width, mt, buf, false);
         H5Tclose(mt);
         if (rc < 0) {
             char name[96];
@@ -77,7 +56,7 @@ int runfile_read_epoch(struct runfile *rf, uint64_t i, struct runfile_epoch *out
             out->k[k].in_mix = 1;
     /* pred_class and explain of an older file: memset left KERNEL_CLASS_NONE (0) and "". */
     int16_t owner[RUNFILE_MAX_SMS]; /* as stored: see rf_to_row */
-    if (read_row(rf, rf->partition, i, out->nsms, H5T_NATIVE_INT16, owner) < 0)
+    if (rf_transfer_row(rf, rf->partition, i, out->nsms, H5T_NATIVE_INT16, owner, false) < 0)
         return row_failed(rf, "epoch", i, "/" RF_PARTITION, err, errlen);
     for (unsigned s = 0; s < out->nsms; s++)
         out->owner[s] = owner[s];
@@ -98,7 +77,7 @@ int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out
     void *const slots[RF_EV_COUNT] = {&out->epoch, &out->cycle, out->kind, out->text};
     int rc = 0;
     for (int f = 0; f < RF_EV_COUNT && rc == 0; f++)
-        if (read_row(rf, rf->events[f], i, 0, types[f], slots[f]) < 0) {
+        if (rf_transfer_row(rf, rf->events[f], i, 0, types[f], slots[f], false) < 0) {
             char name[64];
             snprintf(name, sizeof(name), "/%s/%s", RF_EVENTS, rf_event_names[f]);
             rc = row_failed(rf, "event", i, name, err, errlen);

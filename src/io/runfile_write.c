@@ -195,26 +195,12 @@ struct runfile *runfile_create(const char *path, const struct runfile_header *h,
 static int append_row(struct runfile *rf, hid_t ds, uint64_t row, hsize_t width, hid_t mem_type,
                       const void *buf)
 {
-    int rank = width ? 2 : 1;
-    hsize_t dims[2] = {row + 1, width}, start[2] = {row, 0}, count[2] = {1, width};
+    hsize_t dims[2] = {row + 1, width};
     if (H5Dset_extent(ds, dims) < 0) {
         rf_h5_reason(rf->why, sizeof(rf->why));
         return -1;
     }
-    hid_t fs = H5Dget_space(ds);
-    hid_t ms = H5Screate_simple(rank, count, NULL);
-    herr_t rc = fs < 0 || ms < 0 ? -1 : 0;
-    if (rc >= 0)
-        rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    if (rc >= 0)
-        rc = H5Dwrite(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
-    if (rc < 0)
-        rf_h5_reason(rf->why, sizeof(rf->why));
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    return rc < 0 ? -1 : 0;
+    return rf_transfer_row(rf, ds, row, width, mem_type, (void *)buf, true);
 }
 
 /* Flush everything appended, then make it count: n complete rows. A crash before the count
