@@ -1,8 +1,8 @@
 /* Unit tests: reproduce_run — a part run end to end on a three-mix suite of short epochs: each
  * mix's key, tag and split, the groups and splits listed, a shared run for the predictors that
  * only read counters and a run of its own for one that changes the run (ASM), progress that
- * runs from 0 to the mix count and never back, and a second run that reads every measurement
- * from the catalog instead of simulating. */
+ * runs from 0 to the mix count and never back, a second run that reads every measurement
+ * from the catalog instead of simulating, and a rerun that takes every mix from its journal. */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <setjmp.h>
@@ -224,11 +224,40 @@ static void test_own_run_only(void **state)
     repro_part_result_done(&r);
 }
 
+/* With --resume each finished mix goes into the journal, and a rerun takes them all from there:
+ * nothing simulated, the same results, progress still reaching the mix count. */
+static void test_resumed_from_the_journal(void **state)
+{
+    struct fixture *f = *state;
+    char journal[128];
+    snprintf(journal, sizeof journal, "%s/journal", f->dir);
+    struct repro_options o = options(f, "hsm", true);
+    o.epochs = 1;
+    o.resume = journal;
+    struct repro_part_result r, again;
+    char err[512] = "";
+    assert_int_equal(repro_run_part(&o, &part, NULL, NULL, &r, err, sizeof err), 0);
+    assert_int_equal(r.resume.resumed, 0);
+    assert_string_equal(r.resume.error, "");
+    struct progress pr = {0};
+    assert_int_equal(repro_run_part(&o, &part, note, &pr, &again, err, sizeof err), 0);
+    assert_int_equal(again.resume.resumed, 3);
+    assert_int_equal(again.resume.dropped, 0);
+    assert_string_equal(again.resume.error, "");
+    assert_true(pr.n >= 1 && pr.seen[pr.n - 1] == 3 && pr.total == 3);
+    for (unsigned i = 0; i < 3; i++)
+        assert_memory_equal(&r.mixes[i].np_pred, &again.mixes[i].np_pred,
+                            sizeof r.mixes[i].np_pred);
+    repro_part_result_done(&again);
+    repro_part_result_done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_part_and_its_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_run_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resumed_from_the_journal, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
