@@ -2,8 +2,8 @@
  * STP, ANTT, QoS met, SMs moved and held, weighted unfairness, energy and power against the
  * baseline, their means (and medians) over mixes per category or first kernel, relative
  * published comparisons — the registry's consistency and the tables of hsm --threshold and
- * smqos --triples, and one small real run showing that a policy's fairness threshold reaches the
- * allocator and what SMs it moved. Every expected value is worked out by hand in the comments. */
+ * smqos --triples. Every expected value is worked out by hand in the comments; real runs are
+ * in test_reproduce_alloc_run.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -337,31 +337,6 @@ static void triples_table(void **state)
     assert_null(pairs->missing); /* §5.3 and §5.5 have their own experiments */
 }
 
-/* A catalog path in a fresh directory made from the template dir ("...-XXXXXX"). */
-static void temp_catalog(char *dir, char *db, size_t len)
-{
-    assert_non_null(mkdtemp(dir));
-    snprintf(db, len, "%s/cat.db", dir);
-}
-
-/* Remove the catalog db (with SQLite's side files) and its directory. */
-static void remove_catalog(const char *dir, const char *db)
-{
-    static const char *const left[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < 4; i++) {
-        char path[80];
-        snprintf(path, sizeof path, "%s%s", db, left[i]);
-        unlink(path);
-    }
-    assert_int_equal(rmdir(dir), 0);
-}
-
-/* smqos --threshold (SMQoS §5.3, Fig. 10): SMQoS at 95 % with Algorithm 2's threshold 0.01,
- * 0.02, ..., 0.10 over the pairs whose LS (first) task is LBM, a table per mix; the paper
- * gives no numbers. Run for 30 x 10 K cycles (SMQoS's epoch) on LBM with bino (a one-pair suite in
- * tests/data), threshold 0.5 gives bino a different run than 0.01, so the setting reaches SMQoS.
- * Run again with the trace cache the first run filled, every run is the same: SMQoS's isolated IPC
- * does not depend on how much of a reference the cache held. */
 /* --policies: a subset keeps the listed policies and the baseline, in the experiment's order,
  * with the published figures that still have their policy and reference; bad lists are
  * refused with the label named. */
@@ -416,68 +391,6 @@ static void policy_subset(void **state)
     }
 }
 
-static void smqos_threshold_table(void **state)
-{
-    (void)state;
-    const struct ralloc_experiment *x = ralloc_experiment_find("smqos", "threshold");
-    assert_non_null(x);
-    assert_string_equal(x->suite, "smqos-pairs.cfg");
-    assert_string_equal(x->only, "first=smqos-lbm");
-    assert_true(x->by_mix);
-    assert_int_equal(x->metrics[0], RALLOC_BATCH);
-    assert_int_equal(x->npolicies, 10);
-    for (unsigned p = 0; p < 10; p++) {
-        assert_string_equal(x->policies[p].allocator, "smqos");
-        assert_close(x->policies[p].threshold, 0.01 * (p + 1), EPS);
-        assert_close(x->policies[p].smqos, 0.95, EPS);
-        assert_close(x->policies[p].target, 0.95, EPS);
-    }
-    for (size_t f = 0; f < x->npublished; f++) {
-        assert_true(isnan(x->published[f].value));
-        assert_string_equal(x->published[f].source, "SMQoS §5.3");
-    }
-
-    static const struct ralloc_policy policies[] = {
-        {.label = "t0.01", .allocator = "smqos", .target = 0.95, .smqos = 0.95, .threshold = 0.01},
-        {.label = "t0.5", .allocator = "smqos", .target = 0.95, .smqos = 0.95, .threshold = 0.5},
-    };
-    struct ralloc_experiment y = *x;
-    y.suite = "../../tests/data/suites/smqos-lbm-bino.cfg"; /* one pair of smqos-pairs */
-    y.policies = policies;
-    y.npolicies = 2;
-    y.npublished = 0;
-    char dir[] = "/tmp/corun-test-smqos-XXXXXX", db[64];
-    temp_catalog(dir, db, sizeof db);
-    char *datadir = datadir_locate();
-    struct ralloc_options o = {.datadir = datadir,
-                               .catalog = db,
-                               .jobs = 1,
-                               .epochs = 30,
-                               .epoch_cycles = 10000,
-                               .seed = 1};
-    struct ralloc_result r, warm;
-    char err[512] = "";
-    assert_int_equal(ralloc_run(&o, &y, NULL, NULL, &r, err, sizeof err), 0);
-    assert_int_equal(ralloc_run(&o, &y, NULL, NULL, &warm, err, sizeof err), 0);
-    free(datadir);
-    remove_catalog(dir, db);
-    for (unsigned p = 0; p < 2; p++) {
-        const struct ralloc_run *c = &r.mixes[0].runs[p], *w = &warm.mixes[0].runs[p];
-        assert_true(c->cycles == w->cycles && c->energy_j == w->energy_j);
-        for (unsigned k = 0; k < 2; k++)
-            assert_true(c->private_cycles[k] == w->private_cycles[k] &&
-                        c->sm_cycles[k] == w->sm_cycles[k]);
-    }
-    ralloc_result_done(&warm);
-    assert_int_equal(r.nmixes, 1);
-    assert_string_equal(r.mixes[0].key, "smqos-lbm+smqos-bino");
-    const struct ralloc_run *a = &r.mixes[0].runs[0], *b = &r.mixes[0].runs[1];
-    double moved = fabs(a->sm_cycles[1] - b->sm_cycles[1]) / a->cycles;
-    print_message("bino's SMs differ by %.2f on average between thresholds 0.01 and 0.5\n", moved);
-    assert_true(moved > 0.1);
-    ralloc_result_done(&r);
-}
-
 /* "first=NAME" groups by the first kernel of the key: A smqos-lbm+atax+bicg hpNP .9/.9 = 1,
  * B smqos-lbm+cp+merge .99/.9 = 1.1, C atax+smqos-lbm+cp (LBM second) and D smqos-lbm2+cp (a
  * longer name) are out. smqos@90% is policy 5. Mean over A, B: 1.05; relative to nothing. */
@@ -509,124 +422,14 @@ static void group_by_first_kernel(void **state)
     assert_close(ralloc_published_ours(x, &lbm, r, 4), 1.05, EPS);
 }
 
-/* 1 when a and b summed the same epochs exactly. */
-static bool same_run(const struct ralloc_run *a, const struct ralloc_run *b)
-{
-    bool same = a->failed == b->failed && a->epochs == b->epochs && a->cycles == b->cycles &&
-                a->energy_j == b->energy_j;
-    for (unsigned k = 0; k < RALLOC_MAX_KERNELS; k++)
-        same = same && a->private_cycles[k] == b->private_cycles[k] &&
-               a->sm_cycles[k] == b->sm_cycles[k];
-    return same;
-}
-
-/* One mix of x (the first of --mixes 1's choice) over epochs x cycles, seed 1, in a catalog
- * of its own; 0 or -1 (the message printed). */
-static int one_mix(const struct ralloc_experiment *x, unsigned epochs, unsigned cycles,
-                   struct ralloc_result *r)
-{
-    char dir[] = "/tmp/corun-test-ralloc-XXXXXX", db[64];
-    temp_catalog(dir, db, sizeof db);
-    char *datadir = datadir_locate();
-    struct ralloc_options o = {.datadir = datadir,
-                               .catalog = db,
-                               .jobs = 1,
-                               .mixes = 1,
-                               .epochs = epochs,
-                               .epoch_cycles = cycles,
-                               .seed = 1};
-    char err[512] = "";
-    int rc = ralloc_run(&o, x, NULL, NULL, r, err, sizeof err);
-    free(datadir);
-    remove_catalog(dir, db);
-    if (rc != 0)
-        print_message("ralloc_run: %s\n", err);
-    return rc;
-}
-/* A real run of one hsm pair, 2 epochs of 50 K cycles (HSM-Fair decides at the boundary), under
- * HSM-Fair at threshold 0.01 (never below it: the even split stays, 40 SMs each for every
- * cycle), 1 (always below it: it repartitions, so the run differs from the even one: the
- * setting arrives), 0 (the scenario's default) and 0.9 (the default written out: the very
- * same run). */
-static void run_applies_threshold(void **state)
-{
-    (void)state;
-    static const struct ralloc_policy policies[] = {
-        {"t0.01", "fair", "hsm", 0, 0, 0, 0, NULL, 0.01, NULL},
-        {"t1", "fair", "hsm", 0, 0, 0, 0, NULL, 1, NULL},
-        {"default", "fair", "hsm", 0, 0, 0, 0, NULL, 0, NULL},
-        {"t0.9", "fair", "hsm", 0, 0, 0, 0, NULL, 0.9, NULL},
-    };
-    const struct ralloc_experiment *hsm = ralloc_experiment_find("hsm", "threshold");
-    struct ralloc_experiment x = *hsm;
-    x.policies = policies;
-    x.npolicies = 4;
-    x.npublished = 0;
-    struct ralloc_result r;
-    assert_int_equal(one_mix(&x, 2, 50000, &r), 0);
-    assert_int_equal(r.nmixes, 1);
-    const struct ralloc_mix_result *m = &r.mixes[0];
-    assert_int_equal(m->nkernels, 2);
-    const struct ralloc_run *never = &m->runs[0], *always = &m->runs[1];
-    assert_int_equal(never->epochs, 2);
-    for (unsigned k = 0; k < 2; k++)
-        assert_close(never->sm_cycles[k], 40 * never->cycles, 1e-6 * never->cycles);
-    /* At least a tenth of an SM moved on average (one SM for part of epoch 2 does it). */
-    double shift = fabs(always->sm_cycles[0] - 40 * always->cycles) / always->cycles;
-    assert_true(shift > 0.1);
-    /* SMs moved: none under the even split; under the other, what kernel 0 lost or gained in
-     * epoch 2 (half the run), as a time-weighted count: twice its shift over the run. */
-    assert_close(never->sms_moved, 0, EPS);
-    assert_close(always->sms_moved, 2 * shift, 1e-6);
-    assert_true(same_run(&m->runs[2], &m->runs[3]));
-    assert_false(same_run(&m->runs[0], &m->runs[1]));
-    ralloc_result_done(&r);
-}
-
-/* smqos --readings: each policy's `set` reaches its scenario. On one pair (bino, compute-bound,
- * as the LS task beside cp) over 8 epochs of 20 K cycles (16 SMQoS decisions):
- * Static-SMQoS rounded down gives the LS task 22 SMs where the nearest gives 23, and SMQoS allowed
- * the batch task's last SM leaves the batch task fewer SM-cycles than SMQoS that keeps it one. */
-static void readings_apply_their_settings(void **state)
-{
-    (void)state;
-    const struct ralloc_experiment *found = ralloc_experiment_find("smqos", "readings");
-    assert_non_null(found);
-    struct ralloc_experiment y = *found;
-    y.suite = "../../tests/data/suites/smqos-bino-cp.cfg"; /* one pair of smqos-pairs */
-    const struct ralloc_experiment *x = &y;
-    int smqos = ralloc_policy_index(x, "smqos@95%"),
-        batch0 = ralloc_policy_index(x, "smqos@95%:batch0"),
-        near = ralloc_policy_index(x, "static-smqos@95%"),
-        down = ralloc_policy_index(x, "static-smqos@95%:down");
-    assert_true(smqos > 0 && batch0 > 0 && near > 0 && down > 0);
-    struct ralloc_result r;
-    assert_int_equal(one_mix(x, 8, 20000, &r), 0);
-    const struct ralloc_mix_result *m = &r.mixes[0];
-    /* Static-SMQoS repartitions at the start: 23 (22) SMs for the whole run but the drain. */
-    double c = m->runs[near].cycles;
-    assert_close(m->runs[near].sm_cycles[0], 23 * c, 0.01 * c * 23);
-    assert_close(m->runs[down].sm_cycles[0], 22 * c, 0.01 * c * 22);
-    assert_true(m->runs[batch0].sm_cycles[1] < m->runs[smqos].sm_cycles[1] - 10000);
-    ralloc_result_done(&r);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fairness_stp_antt),
-        cmocka_unit_test(qos_met),
-        cmocka_unit_test(quads_table),
-        cmocka_unit_test(energy_and_power),
-        cmocka_unit_test(weighted_unfairness),
-        cmocka_unit_test(registry_is_consistent),
-        cmocka_unit_test(threshold_table),
-        cmocka_unit_test(triples_table),
-        cmocka_unit_test(group_by_first_kernel),
-        cmocka_unit_test(run_applies_threshold),
-        cmocka_unit_test(smqos_threshold_table),
-        cmocka_unit_test(policy_subset),
-        cmocka_unit_test(readings_apply_their_settings),
+        cmocka_unit_test(fairness_stp_antt),     cmocka_unit_test(qos_met),
+        cmocka_unit_test(quads_table),           cmocka_unit_test(energy_and_power),
+        cmocka_unit_test(weighted_unfairness),   cmocka_unit_test(registry_is_consistent),
+        cmocka_unit_test(threshold_table),       cmocka_unit_test(triples_table),
+        cmocka_unit_test(group_by_first_kernel), cmocka_unit_test(policy_subset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
