@@ -1,7 +1,8 @@
 /* Unit tests: the allocation experiments run for real on small suites — smqos --threshold's
  * setting reaches SMQoS and a warm trace cache changes no run; a policy's fairness threshold
  * reaches HSM-Fair and the SMs it moved are counted; smqos --readings' settings reach their
- * scenarios; hsm --qos puts its target on the memory-bound kernel of a pair, else the first. */
+ * scenarios; hsm --qos puts its target on the memory-bound kernel of a pair, else the first; an
+ * experiment of one split takes only its mixes. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -236,13 +237,28 @@ static void qos_target_on_the_memory_bound_kernel(void **state)
     remove_catalog(dir, db);
     if (rc != 0)
         fail_msg("ralloc_run: %s", err);
-    assert_int_equal(r.nmixes, 3);
-    const int want[] = {1, 0, 0}; /* bino+lbm, lbm+pvc, bino+dxtc */
-    for (unsigned i = 0; i < 3; i++) {
+    assert_int_equal(r.nmixes, 4);
+    const int want[] = {1, 0, 0, 0}; /* bino+lbm, lbm+pvc, bino+dxtc, lbm+bino@20:60 */
+    for (unsigned i = 0; i < 4; i++) {
         assert_int_equal(r.mixes[i].failed, 0);
         if (r.mixes[i].hp != want[i])
             fail_msg("%s: high priority %d, expected %d", r.mixes[i].key, r.mixes[i].hp, want[i]);
     }
+    ralloc_result_done(&r);
+
+    /* An experiment of one split takes only the mixes on it. */
+    x.only = "20:60";
+    char dir2[] = "/tmp/corun-test-ralloc-hp-XXXXXX";
+    temp_catalog(dir2, db, sizeof db);
+    datadir = datadir_locate();
+    o.datadir = datadir;
+    rc = ralloc_run(&o, &x, NULL, NULL, &r, err, sizeof err);
+    free(datadir);
+    remove_catalog(dir2, db);
+    if (rc != 0)
+        fail_msg("ralloc_run: %s", err);
+    assert_int_equal(r.nmixes, 1);
+    assert_string_equal(r.mixes[0].key, "lbm+bino"); /* the split pair: the only lbm+bino */
     ralloc_result_done(&r);
 }
 
