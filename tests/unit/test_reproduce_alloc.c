@@ -223,6 +223,45 @@ static void registry_is_consistent(void **state)
     assert_null(ralloc_experiment_at(ralloc_experiment_count()));
 }
 
+/* A policy's label states the setting it runs with: "@95%" its QoS target and SMQoS policy,
+ * "@t0.02" its SMQoS threshold, "@0.75" its QoS target or fairness threshold, in every
+ * experiment (a table row whose number and label disagree is caught here). */
+static void labels_say_their_settings(void **state)
+{
+    (void)state;
+    unsigned checked = 0;
+    for (size_t i = 0; i < ralloc_experiment_count(); i++) {
+        const struct ralloc_experiment *x = ralloc_experiment_at(i);
+        for (unsigned p = 0; p < x->npolicies; p++) {
+            const struct ralloc_policy *pol = &x->policies[p];
+            const char *at = strchr(pol->label, '@');
+            if (!at)
+                continue;
+            bool thr = at[1] == 't';
+            char *end;
+            double v = strtod(at + 1 + thr, &end);
+            if (end == at + 1 + thr)
+                fail_msg("%s: no number after '@'", pol->label);
+            bool ok;
+            if (*end == '%') {
+                v /= 100;
+                ok = (pol->target > 0 || pol->smqos > 0) &&
+                     (pol->target == 0 || fabs(pol->target - v) < EPS) &&
+                     (pol->smqos == 0 || fabs(pol->smqos - v) < EPS);
+            } else if (thr) {
+                ok = fabs(pol->threshold - v) < EPS;
+            } else {
+                ok = fabs(pol->target - v) < EPS || fabs(pol->threshold - v) < EPS;
+            }
+            if (!ok)
+                fail_msg("%s --%s: %s runs with target %g, smqos %g, threshold %g", x->name,
+                         x->flag, pol->label, pol->target, pol->smqos, pol->threshold);
+            checked++;
+        }
+    }
+    assert_true(checked >= 30);
+}
+
 /* hsm --threshold: even, then HSM-Fair with the hsm predictor at 0.70, 0.75, ..., 0.95; the
  * paper gives a statement, no number, so every published value is NaN. No other experiment
  * changes the fairness threshold (smqos --threshold changes SMQoS's), and hsm --fairness no
@@ -425,11 +464,17 @@ static void group_by_first_kernel(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fairness_stp_antt),     cmocka_unit_test(qos_met),
-        cmocka_unit_test(quads_table),           cmocka_unit_test(energy_and_power),
-        cmocka_unit_test(weighted_unfairness),   cmocka_unit_test(registry_is_consistent),
-        cmocka_unit_test(threshold_table),       cmocka_unit_test(triples_table),
-        cmocka_unit_test(group_by_first_kernel), cmocka_unit_test(policy_subset),
+        cmocka_unit_test(fairness_stp_antt),
+        cmocka_unit_test(qos_met),
+        cmocka_unit_test(quads_table),
+        cmocka_unit_test(energy_and_power),
+        cmocka_unit_test(weighted_unfairness),
+        cmocka_unit_test(registry_is_consistent),
+        cmocka_unit_test(labels_say_their_settings),
+        cmocka_unit_test(threshold_table),
+        cmocka_unit_test(triples_table),
+        cmocka_unit_test(group_by_first_kernel),
+        cmocka_unit_test(policy_subset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
