@@ -158,7 +158,7 @@ static void test_schema1_sweep_results_migrate(void **state)
 static void test_bad_directories(void **state)
 {
     struct fixture *f = *state;
-    char path[256], file[128], dir[160], want[512];
+    char path[256], file[128], dir[160], want[1536];
     snprintf(file, sizeof file, "%s/plain", f->dir);
     write_file(file, "x", 1);
     snprintf(path, sizeof path, "%s/plain/sub/catalog.db", f->dir);
@@ -178,7 +178,7 @@ static void test_bad_directories(void **state)
     char *old_xdg = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME")) : NULL;
     snprintf(dir, sizeof dir, "%s/xdg", f->dir);
     setenv("XDG_DATA_HOME", dir, 1);
-    char err[512] = "";
+    char err[1536] = "";
     struct catalog *cat = catalog_open(NULL, err, sizeof err);
     if (!cat)
         fail_msg("catalog_open(NULL): %s", err);
@@ -191,6 +191,17 @@ static void test_bad_directories(void **state)
     cat = catalog_open(NULL, err, sizeof err);
     assert_null(cat);
     assert_non_null(strstr(err, want));
+    /* A directory that cannot be made (a name longer than any file system takes): said so,
+     * with the system's reason, not left for the open to stumble on. */
+    char longdir[512];
+    snprintf(longdir, sizeof longdir, "%s/%0300d", f->dir, 0);
+    setenv("XDG_DATA_HOME", longdir, 1);
+    cat = catalog_open(NULL, err, sizeof err);
+    assert_null(cat);
+    snprintf(want, sizeof want, "cannot create directory %s for catalog %s/corun/catalog.db: %s",
+             longdir, longdir, strerror(ENAMETOOLONG));
+    if (strcmp(err, want) != 0)
+        fail_msg("want \"%s\", got \"%s\"", want, err);
     if (old_xdg)
         setenv("XDG_DATA_HOME", old_xdg, 1);
     else
