@@ -1,7 +1,8 @@
 /* tui_chart: the x axis spans the given points over the width, coinciding points stand side by
  * side or show as TUI_CHART_SEVERAL, and values that are negative, NaN or infinite (and a y_max
  * that is not finite) draw nothing and end; the top row has a label when no round one falls
- * there. Drawn into a pad of a terminal on /dev/null. */
+ * there; round labels at least two rows apart; a value above the scale on the top row; more
+ * points than columns drawn over each other. Drawn into a pad of a terminal on /dev/null. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,12 +138,86 @@ static void test_top_label(void **state)
     delwin(w);
 }
 
+/* The labels of rows 0..rows-1 joined by '/', blanks trimmed ("1.00|/|/0.50|/|/0.00|"). */
+static const char *labels(WINDOW *w, int rows)
+{
+    static char buf[256];
+    buf[0] = '\0';
+    for (int y = 0; y < rows; y++) {
+        const char *l = label_at(w, y);
+        while (*l == ' ')
+            l++;
+        strcat(buf, l);
+        if (y < rows - 1)
+            strcat(buf, "/");
+    }
+    return buf;
+}
+
+/* Round labels at least two rows apart: steps of 0.25 doubled until they are. */
+static void test_axis_labels(void **state)
+{
+    (void)state;
+    WINDOW *w = newpad(12, TUI_CHART_LABEL_COLS + 10);
+    double v[1] = {0.1};
+    struct tui_series s = {v, 'A', 0};
+    struct {
+        int rows;
+        double y_max;
+        const char *want;
+    } cases[] = {
+        /* 10 rows of 0.1: 0.25 is 2.5 rows, so every quarter (7.5 and 2.5 round up) */
+        {11, 1.0, "1.00|/|/|/0.75|/|/0.50|/|/|/0.25|/|/0.00|"},
+        /* 4 rows: a quarter is 1 row, a half 2 */
+        {5, 1.0, "1.00|/|/0.50|/|/0.00|"},
+        {5, 2.0, "2.00|/|/1.00|/|/0.00|"},
+        /* two rows: the bottom and the top */
+        {2, 1.0, "1.00|/0.00|"},
+        /* to 1.05 a half is 1.9 rows, so whole units; 1.00 rounds to the top row and is its
+         * label */
+        {5, 1.05, "1.00|/|/|/|/0.00|"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        werase(w);
+        tui_chart(&style, w, cases[i].rows, &s, 1, 1, 1, cases[i].y_max);
+        const char *got = labels(w, cases[i].rows);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("%d rows to %g: \"%s\", expected \"%s\"", cases[i].rows, cases[i].y_max, got,
+                     cases[i].want);
+    }
+    delwin(w);
+}
+
+/* A value above the scale is drawn on the top row; one point per column drawn over an earlier
+ * point's cell when there are more points than columns (not shown as several). */
+static void test_above_and_crowded(void **state)
+{
+    (void)state;
+    WINDOW *w = newpad(6, TUI_CHART_LABEL_COLS + 40);
+    double v[2] = {2.0, 0.5};
+    struct tui_series s = {v, 'A', 0};
+    assert_false(tui_chart(&style, w, 5, &s, 1, 2, 2, 1.0));
+    assert_int_equal(at(w, 0, TUI_CHART_LABEL_COLS), 'A');
+    assert_int_equal(at(w, 2, TUI_CHART_LABEL_COLS + 20), 'A');
+    delwin(w);
+
+    w = newpad(6, TUI_CHART_LABEL_COLS + 40);
+    double c[80];
+    for (int i = 0; i < 80; i++)
+        c[i] = 0.5;
+    s.values = c;
+    assert_false(tui_chart(&style, w, 5, &s, 1, 80, 80, 1.0));
+    for (int x = TUI_CHART_LABEL_COLS; x < TUI_CHART_LABEL_COLS + 40; x++)
+        assert_int_equal(at(w, 2, x), 'A');
+    delwin(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_span_and_coincide),
-        cmocka_unit_test(test_non_finite),
-        cmocka_unit_test(test_top_label),
+        cmocka_unit_test(test_span_and_coincide), cmocka_unit_test(test_non_finite),
+        cmocka_unit_test(test_top_label),         cmocka_unit_test(test_axis_labels),
+        cmocka_unit_test(test_above_and_crowded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
