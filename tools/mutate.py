@@ -77,6 +77,16 @@ def main():
     env = dict(os.environ, CORUN_DATADIR=root, top_srcdir=root, top_builddir=build,
                CORUN=os.path.join(build, 'corun'),
                XDG_DATA_HOME=os.path.join(build, 'tests', 'xdg'))
+    # The rest of what Makefile.am's AM_TESTS_ENVIRONMENT gives a script, read from the build's
+    # own variables (sim_id_inputs lists the simulator's files, for the build-id checks).
+    for var, name in (('sim_id_inputs', 'SIM_ID_INPUTS'), ('TMUX', 'TMUX_BIN'),
+                      ('CLANG_FORMAT', 'CLANG_FORMAT'),
+                      ('CORUN_CONFIGURE_ARGS', 'CORUN_CONFIGURE_ARGS')):
+        got = subprocess.run(['make', '-s', '-C', build, '--eval',
+                              'corun-print-%: ; @echo $($*)', 'corun-print-' + var],
+                             capture_output=True, text=True)
+        if got.returncode == 0:
+            env[name] = got.stdout.strip()
     make = ['make', '-s', '-C', build] + [t for t in tests if t not in scripts]
     if scripts:
         make.append('corun')
