@@ -51,6 +51,13 @@ grep -q '^  --policies LABEL' "$TMPD/h1" || fail "hsm --threshold --help lacks -
     fail "reproduce smqos --fairness --help: no list of experiments"
 "$CORUN" reproduce hsm --accuracy --help | grep -q '^Experiments (--list): hsm --accuracy' ||
     fail "reproduce hsm --accuracy --help: not the command's help"
+# The merge verbs' own help, asked both ways.
+for c in sweep reproduce; do
+    for how in "help $c merge" "$c merge --help"; do
+        # shellcheck disable=SC2086 # the words of the request, on purpose
+        "$CORUN" $how | head -1 | grep -q "^usage: corun $c merge " || fail "corun $how: $("$CORUN" $how 2>&1 | head -2)"
+    done
+done
 set +e
 "$CORUN" help run extra >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
@@ -92,6 +99,14 @@ set +e
 "$CORUN" replay x.h5 --epoch 3 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -qx "corun: replay: unknown option '--epoch'" "$TMPD/err" || fail "replay --epoch: $(cat "$TMPD/err")"
+# A one-letter option after the operand is an option refused, not a second operand.
+for c in "check a.cfg" "show a.h5" "replay a.h5"; do
+    set +e
+    # shellcheck disable=SC2086 # the command and its operand, on purpose
+    "$CORUN" $c -q 2>"$TMPD/err"; rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -qx "corun: ${c%% *}: unknown option '-q'" "$TMPD/err" || fail "$c -q: $(cat "$TMPD/err")"
+done
 set +e
 "$CORUN" tui a.cfg b.cfg 2>"$TMPD/err"; rc=$?
 set -e
