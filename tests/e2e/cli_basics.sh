@@ -119,6 +119,13 @@ set +e
 "$CORUN" tui "$top_srcdir/scenarios/default.cfg" </dev/null >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'needs a terminal' "$TMPD/err" || fail "tui without a terminal: exit $rc"
+# Both themes are taken by name (the refusal is then the terminal's, not the theme's).
+for theme in default projector; do
+    set +e
+    "$CORUN" tui "$top_srcdir/scenarios/default.cfg" --theme "$theme" </dev/null >/dev/null 2>"$TMPD/err"; rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -q 'needs a terminal' "$TMPD/err" || fail "tui --theme $theme: exit $rc: $(cat "$TMPD/err")"
+done
 # A command called without its operands, or with one too many, says which before its usage.
 while IFS='|' read -r args want; do
     set +e
