@@ -47,9 +47,10 @@ swept = float(sys.argv[2])
 if len(epochs) != 1 or abs(run - swept) > 1e-4 * run:
     sys.exit(f"sweep STP {swept}, run {run} over {len(epochs)} epoch(s)")
 PY
-"$CORUN" sweep "$suite" --combos $combos --catalog "$cat" >"$TMPD/again"
+"$CORUN" sweep "$suite" --combos $combos -j 1 --catalog "$cat" >"$TMPD/again" 2>"$TMPD/again.err"
 grep -q '8 items, 8 already in the catalog, 0 run now' "$TMPD/again" ||
     fail "a finished sweep ran again: $(cat "$TMPD/again")"
+[ ! -s "$TMPD/again.err" ] || fail "a sweep that went well wrote to stderr: $(cat "$TMPD/again.err")"
 # The summary table has one row per combination, with the suite's 4 mixes each.
 grep -q '^  none:static  *4  *[0-9.]' "$TMPD/again" || fail "results table: $(cat "$TMPD/again")"
 "$CORUN" runs --catalog "$cat" query "SELECT mix FROM sweep_results" | grep -q '^stream+random@20:60$' \
