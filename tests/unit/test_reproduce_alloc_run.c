@@ -120,21 +120,16 @@ static bool same_run(const struct ralloc_run *a, const struct ralloc_run *b)
     return same;
 }
 
-/* One mix of x (the first of --mixes 1's choice) over epochs x cycles, seed 1, in a catalog
- * of its own; 0 or -1 (the message printed). */
-static int one_mix(const struct ralloc_experiment *x, unsigned epochs, unsigned cycles,
-                   struct ralloc_result *r)
+/* x run with o (its datadir and catalog set here: a catalog of its own, removed after) into r;
+ * 0 or -1 (the message printed). */
+static int run_alone(const struct ralloc_experiment *x, struct ralloc_options o,
+                     struct ralloc_result *r)
 {
     char dir[] = "/tmp/corun-test-ralloc-XXXXXX", db[64];
     temp_catalog(dir, db, sizeof db);
     char *datadir = datadir_locate();
-    struct ralloc_options o = {.datadir = datadir,
-                               .catalog = db,
-                               .jobs = 1,
-                               .mixes = 1,
-                               .epochs = epochs,
-                               .epoch_cycles = cycles,
-                               .seed = 1};
+    o.datadir = datadir;
+    o.catalog = db;
     char err[512] = "";
     int rc = ralloc_run(&o, x, NULL, NULL, r, err, sizeof err);
     free(datadir);
@@ -142,6 +137,15 @@ static int one_mix(const struct ralloc_experiment *x, unsigned epochs, unsigned 
     if (rc != 0)
         print_message("ralloc_run: %s\n", err);
     return rc;
+}
+
+/* One mix of x (the first of --mixes 1's choice) over epochs x cycles, seed 1. */
+static int one_mix(const struct ralloc_experiment *x, unsigned epochs, unsigned cycles,
+                   struct ralloc_result *r)
+{
+    const struct ralloc_options o = {
+        .jobs = 1, .mixes = 1, .epochs = epochs, .epoch_cycles = cycles, .seed = 1};
+    return run_alone(x, o, r);
 }
 
 /* A real run of one hsm pair, 2 epochs of 50 K cycles (HSM-Fair decides at the boundary), under
@@ -226,17 +230,9 @@ static void qos_target_on_the_memory_bound_kernel(void **state)
     x.policies = policies;
     x.npolicies = 1;
     x.npublished = 0;
-    char dir[] = "/tmp/corun-test-ralloc-hp-XXXXXX", db[64];
-    temp_catalog(dir, db, sizeof db);
-    char *datadir = datadir_locate();
-    struct ralloc_options o = {.datadir = datadir, .catalog = db, .jobs = 1, .seed = 1};
+    const struct ralloc_options o = {.jobs = 1, .seed = 1};
     struct ralloc_result r;
-    char err[512] = "";
-    int rc = ralloc_run(&o, &x, NULL, NULL, &r, err, sizeof err);
-    free(datadir);
-    remove_catalog(dir, db);
-    if (rc != 0)
-        fail_msg("ralloc_run: %s", err);
+    assert_int_equal(run_alone(&x, o, &r), 0);
     assert_int_equal(r.nmixes, 4);
     const int want[] = {1, 0, 0, 0}; /* bino+lbm, lbm+pvc, bino+dxtc, lbm+bino@20:60 */
     for (unsigned i = 0; i < 4; i++) {
@@ -248,15 +244,7 @@ static void qos_target_on_the_memory_bound_kernel(void **state)
 
     /* An experiment of one split takes only the mixes on it. */
     x.only = "20:60";
-    char dir2[] = "/tmp/corun-test-ralloc-hp-XXXXXX";
-    temp_catalog(dir2, db, sizeof db);
-    datadir = datadir_locate();
-    o.datadir = datadir;
-    rc = ralloc_run(&o, &x, NULL, NULL, &r, err, sizeof err);
-    free(datadir);
-    remove_catalog(dir2, db);
-    if (rc != 0)
-        fail_msg("ralloc_run: %s", err);
+    assert_int_equal(run_alone(&x, o, &r), 0);
     assert_int_equal(r.nmixes, 1);
     assert_string_equal(r.mixes[0].key, "lbm+bino"); /* the split pair: the only lbm+bino */
     ralloc_result_done(&r);
