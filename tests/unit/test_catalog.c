@@ -463,12 +463,19 @@ static int count_accel(const struct catalog_accel_run *r, void *ctx)
     return 0;
 }
 
+/* count_accel, stopping the listing after the third run. */
+static int three_accel(const struct catalog_accel_run *r, void *ctx)
+{
+    count_accel(r, ctx);
+    return ((int64_t *)ctx)[0] == 3;
+}
+
 static void test_accel_runs(void **state)
 {
     struct fixture *f = *state;
     struct catalog *cat = open_ok(f->path);
     char err[512];
-    int64_t ids[8] = {0};
+    int64_t ids[32] = {0};
     struct catalog_accel_run got;
 
     /* Before any: no tables, an empty list, and a get that names the run. */
@@ -556,6 +563,19 @@ static void test_accel_runs(void **state)
     assert_non_null(strstr(err, "application 1 has no name"));
     query_ok(cat, "SELECT count(*) FROM accel_runs", &q);
     assert_string_equal(q.text, "count(*)\n2\n");
+    /* Twenty runs are listed whole, in order (the list grows past its first 16); a callback
+     * that asks to stop is obeyed. */
+    apps[1].name = "nn";
+    for (int i = 2; i < 20; i++)
+        assert_int_equal(catalog_add_accel_run(cat, &run, &id, err, sizeof err), 0);
+    memset(ids, 0, sizeof ids);
+    assert_int_equal(catalog_list_accel_runs(cat, count_accel, ids, err, sizeof err), 0);
+    assert_int_equal(ids[0], 20);
+    for (int i = 1; i <= 20; i++)
+        assert_int_equal(ids[i], i);
+    memset(ids, 0, sizeof ids);
+    assert_int_equal(catalog_list_accel_runs(cat, three_accel, ids, err, sizeof err), 0);
+    assert_int_equal(ids[0], 3);
     catalog_close(cat);
 }
 
