@@ -2,8 +2,8 @@
  * Fig. 9): sharing copies split the link, exclusive ones queue one at a time and pause the
  * sharing ones, which resume where they stopped.
  *
- * Every test uses a link where one sharing copy alone moves 4 bytes per ns (4 GB/s) and an
- * exclusive one 8 bytes per ns. */
+ * Every test but the last uses a link where one sharing copy alone moves 4 bytes per ns (4 GB/s)
+ * and an exclusive one 8 bytes per ns. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,6 +165,34 @@ static void completions_are_kept_until_taken(void **state)
     pcie_link_delete(l);
 }
 
+/* A slow link (1 B/ns shared) and twelve equal copies at once: each moves 1/12 B/ns, below
+ * 1 B/ns, and all twelve end together at 120 * 12 = 1440 ns, more copies and completions at
+ * once than the link first makes room for (8). Each is moving, not stalled, in between. */
+static void many_slow_copies_end_together(void **state)
+{
+    (void)state;
+    const struct pcie_config cfg = {.shared_gbs = 1.0, .exclusive_gbs = 2.0};
+    struct pcie_link *l = pcie_link_new(&cfg);
+    for (uint64_t id = 1; id <= 12; id++)
+        pcie_link_submit(l, 0, id, 120, PCIE_SHARED);
+    assert_int_equal(pcie_link_copies(l), 12);
+    assert_true(fabs(pcie_link_next_ns(l) - 1440) < 1e-6);
+    struct pcie_done got[16];
+    assert_int_equal(pcie_link_advance(l, 700, got, 16), 0);
+    for (uint64_t id = 1; id <= 12; id++)
+        assert_true(fabs(pcie_link_stalled_ns(l, id)) < 1e-9);
+    assert_true(fabs(pcie_link_bytes_moved(l) - 700) < 1e-6);
+    assert_int_equal(pcie_link_advance(l, 2000, got, 16), 12);
+    for (size_t i = 0; i < 12; i++) {
+        assert_int_equal(got[i].id, i + 1);
+        assert_true(fabs(got[i].end_ns - 1440) < 1e-6);
+    }
+    assert_int_equal(pcie_link_copies(l), 0);
+    assert_true(fabs(pcie_link_bytes_moved(l) - 1440) < 1e-6);
+    assert_true(fabs(pcie_link_busy_ns(l) - 1440) < 1e-6);
+    pcie_link_delete(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +204,7 @@ int main(void)
         cmocka_unit_test(exclusive_copies_go_before_waiting_sharing_ones),
         cmocka_unit_test(completions_are_kept_until_taken),
         cmocka_unit_test(a_sharing_copy_stalls_behind_exclusive_ones),
+        cmocka_unit_test(many_slow_copies_end_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
