@@ -90,8 +90,8 @@ static void offline_search_binary(void **state)
  * 1/32 per SM after it (3.5/16 at 8): the binary search, starting from m = 8, passes m = 4
  * (4/16 > 3.5/16, the best it has seen) and never sees the peak, so it keeps 4; trying every
  * m finds the peak and keeps 5. An LS that cannot reach the target (n/32 < 0.5 for every n):
- * met is false, the LS gets the most it can (15), the batch 1. A failing run stops the
- * search with its message. */
+ * met is false, the LS gets the most it can (15), the batch 1; one that reaches it exactly
+ * there meets it. A failing run stops either search with its message. */
 static void offline_search_limits(void **state)
 {
     (void)state;
@@ -121,6 +121,18 @@ static void offline_search_limits(void **state)
                                            &chosen, err, sizeof err),
                      -1);
     assert_string_equal(err, "probe 3 failed");
+    failing.calls = 0;
+    assert_int_equal(ralloc_offline_search(16, 0, 0.5, true, synthetic_probe, &failing, &f, &chosen,
+                                           err, sizeof err),
+                     -1);
+    assert_string_equal(err, "probe 3 failed");
+    /* The most the LS can have gives exactly the target (15/16): that meets it. */
+    struct synthetic exact = {16, 0, 1, 0, 0, 0};
+    assert_int_equal(ralloc_offline_search(16, 0, 15.0 / 16, false, synthetic_probe, &exact, &f,
+                                           &chosen, err, sizeof err),
+                     0);
+    assert_true(f.met);
+    assert_int_equal(f.ls_sms, 15);
     assert_int_equal(ralloc_offline_search(1, 0, 0.5, false, synthetic_probe, &failing, &f, &chosen,
                                            err, sizeof err),
                      -1);
