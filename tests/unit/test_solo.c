@@ -1,4 +1,5 @@
 /* Unit tests: private-mode traces, the true-NP oracle and solo characterization. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -304,6 +305,50 @@ static void characterize_tells_progress(void **state)
     assert_memory_equal(&whole, &steps, sizeof whole);
 }
 
+/* A trace on 8 of hbm80's 80 SMs runs the kernel on those 8 alone: the compute kernel, which
+ * keeps every scheduler issuing, adds at most 8 SMs x 2 schedulers instructions a cycle, and
+ * nearly that. The oracle interpolates between samples (halfway between two samples' counts is
+ * halfway between their cycles), and no instructions take no time. `solo` on one SM reports one
+ * SM. A cache keeps more traces than it first has room for, each found again. */
+static void fewer_sms_and_between_samples(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    hbm80(&cfg);
+    struct solo_cache *c = solo_cache_new();
+    char err[256];
+    const struct kernel_profile *p = kernel_builtin_find("compute");
+    struct solo_trace *t = solo_cache_get(c, &cfg, p, 8, 1, err, sizeof err);
+    assert_non_null(t);
+    solo_trace_extend(t, 10 * SOLO_SAMPLE_CYCLES);
+    const uint64_t *insts;
+    assert_int_equal(solo_trace_samples(t, &insts), 11);
+    double limit = 8.0 * cfg.schedulers_per_sm * 5 * SOLO_SAMPLE_CYCLES;
+    double got = (double)(insts[10] - insts[5]);
+    printf("  compute on 8 SMs, samples 5-10: %.0f instructions, issue limit %.0f\n", got, limit);
+    assert_true(got <= limit && got > 0.9 * limit);
+
+    uint64_t a = insts[4], b = insts[5], mid = a + (b - a) / 2;
+    double want = (4 + (double)(mid - a) / (double)(b - a)) * SOLO_SAMPLE_CYCLES;
+    assert_true(fabs(solo_trace_cycles_at(t, mid) - want) < 1e-6);
+    assert_true(solo_trace_cycles_at(t, 0) == 0);
+
+    struct solo_result r;
+    assert_int_equal(solo_characterize(&cfg, p, 1, 2000, 1, NULL, NULL, &r, err, sizeof err), 0);
+    assert_int_equal(r.sms, 1);
+    assert_true(r.ipc > 0 && r.ipc <= cfg.schedulers_per_sm);
+
+    struct solo_trace *seeds[20];
+    for (unsigned i = 0; i < 20; i++)
+        seeds[i] = solo_cache_get(c, &cfg, p, 8, 100 + i, err, sizeof err);
+    assert_int_equal(solo_cache_count(c), 21);
+    for (unsigned i = 0; i < 20; i++) {
+        assert_ptr_equal(solo_cache_get(c, &cfg, p, 8, 100 + i, err, sizeof err), seeds[i]);
+        assert_int_equal(solo_trace_key(seeds[i])->seed, 100 + i);
+    }
+    solo_cache_delete(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +361,7 @@ int main(void)
         cmocka_unit_test(shared_np_is_below_one_for_a_memory_pair),
         cmocka_unit_test(characterize_reports_rates),
         cmocka_unit_test(characterize_tells_progress),
+        cmocka_unit_test(fewer_sms_and_between_samples),
     };
     return cmocka_run_group_tests_name("solo", tests, NULL, NULL);
 }
