@@ -111,6 +111,37 @@ static void test_predictions_by_hand(void **state)
     accel_scenario_done(&sc);
 }
 
+/* Where the paper's data transfer model and corun's even split part: three sharing copies at
+ * once on the 6 B/ns link, two batch instances' 6000 B (1000 ns alone) and then the query's
+ * 12000 B (2000 ns alone). Split evenly, each moves at 2 B/ns: the batch copies end at 3000 ns
+ * and the query's, 6000 B left, at 3000 + 1000 = 4000 ns (the batch's d2h take the other
+ * direction meanwhile). Eqs. 6-8 place the query's copy by stretching each stretch of time
+ * by (ON + 1) / ON: its 2000 ns, all of them while both batch copies are on (they end at
+ * 2000), become 2000 x 3 / 2 = 3000 ns. */
+static void test_even_split_by_hand(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, "mode = \"accelerator\"; name = \"three\"; gpu = \"k40\"; seed = 1;\n"
+                         "applications = (\n"
+                         " { name = \"b\"; role = \"batch\"; instances = 2;\n"
+                         "   tasks = ( { type = \"h2d\"; bytes = 6000; },\n"
+                         "             { type = \"d2h\"; bytes = 600000; } ); },\n"
+                         " { name = \"q\"; role = \"ls\"; qos_target = 2.0; arrival = \"closed\"; "
+                         "queries = 1;\n"
+                         "   tasks = ( { type = \"h2d\"; bytes = 12000; } ); }\n);\n");
+    struct accel_profiles p;
+    profile(&sc, &p);
+    double lat[1];
+    double *out[ACCEL_MAX_APPS] = {NULL, lat};
+    accel_predict(&sc, &p, ACCEL_PREDICT_PROPHET_EVEN, out);
+    assert_close(lat[0], 4000e-6, 1e-9);
+    accel_predict(&sc, &p, ACCEL_PREDICT_PROPHET, out);
+    assert_close(lat[0], 3000e-6, 1e-9);
+    accel_profiles_done(&p);
+    accel_scenario_done(&sc);
+}
+
 /* A kernel's profile: warps, occupancy from its limits, its duration alone, and the
  * bandwidth one SM of it asks: a streaming kernel asks some, a kernel without memory
  * instructions none. */
@@ -263,9 +294,13 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copy_profiles),  cmocka_unit_test(test_predictions_by_hand),
-        cmocka_unit_test(test_kernel_profile), cmocka_unit_test(test_arrivals),
-        cmocka_unit_test(test_names),          cmocka_unit_test(test_profile_memo),
+        cmocka_unit_test(test_copy_profiles),
+        cmocka_unit_test(test_predictions_by_hand),
+        cmocka_unit_test(test_kernel_profile),
+        cmocka_unit_test(test_arrivals),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_profile_memo),
+        cmocka_unit_test(test_even_split_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
