@@ -1,6 +1,8 @@
-/* Unit tests: calibrate — classification rules, targets in the profiles, and a short run. */
+/* Unit tests: calibrate — classification rules, targets in the profiles, short runs judged
+ * against them, and the scaling of a kernel slower than an instruction a cycle. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,9 @@
 #include "corun/calibrate.h"
 #include "corun/catalog.h"
 #include "corun/datadir.h"
+#include "corun/gpu.h"
+#include "corun/kernel.h"
+#include "testutil.h"
 
 static void classify_follows_scaling_then_bandwidth(void **state)
 {
@@ -82,12 +87,58 @@ static void short_run_measures_and_judges(void **state)
     assert_true(b->mpki_error != 0);
     assert_close(b->mpki_error, (b->m.mpki_thread - b->target_mpki) / b->target_mpki, 1e-12);
     calibrate_report_done(&r);
+    /* A profile with a class target and no MPKI target is judged on its class alone. */
+    const char *class_only[] = {"kmeans"};
+    assert_int_equal(calibrate_run(datadir, "themis60", 20000, class_only, 1, NULL, NULL, &r, &d),
+                     0);
+    assert_int_equal(r.count, 1);
+    assert_true(r.rows[0].target_mpki == 0 && r.rows[0].mpki_ok && r.rows[0].class_ok);
+    assert_int_equal(r.failures, 0);
+    calibrate_report_done(&r);
     const char *wrong[] = {"kmeans"};
     assert_int_equal(calibrate_run(datadir, "hbm80", 20000, wrong, 1, NULL, NULL, &r, &d), -1);
     assert_int_equal(d.count, 1);
     assert_non_null(strstr(d.msgs[0], "has no targets on hbm80; its targets are for themis60"));
     diag_done(&d);
     free(datadir);
+}
+
+struct told {
+    double last, half_end;
+    bool ordered;
+};
+
+static void tell(void *ctx, double done)
+{
+    struct told *t = ctx;
+    t->ordered = t->ordered && done >= t->last && done <= 1;
+    if (done <= 0.5)
+        t->half_end = done;
+    t->last = done;
+}
+
+/* Scaling on a GPU of two SMs, where the random kernel with a load every other instruction,
+ * one at a time, issues less than one instruction a cycle on one SM: all over twice half, whatever
+ * the size of half's IPC. The two runs tell their progress as halves of the whole: the first ends
+ * at 0.5, the second at 1. */
+static void scaling_of_a_slow_kernel(void **state)
+{
+    (void)state;
+    struct gpu_config cfg;
+    test_preset("hbm80", &cfg);
+    cfg.sms = 2;
+    struct calib_measure m;
+    struct told t = {.ordered = true};
+    char err[256];
+    struct kernel_profile p = *kernel_builtin_find("random");
+    p.mem_fraction = 0.5; /* a load every other instruction, one at a time */
+    p.mlp = 1;
+    assert_int_equal(calibrate_measure(&cfg, &p, 5000, 1, tell, &t, &m, err, sizeof err), 0);
+    printf("  random on 2 SMs: IPC %.3f, on 1 SM %.3f, scaling %.3f\n", m.ipc, m.ipc_half,
+           m.scaling);
+    assert_true(m.ipc_half > 0 && m.ipc_half < 1);
+    assert_close(m.scaling, m.ipc / (2 * m.ipc_half), 1e-12);
+    assert_true(t.ordered && t.last == 1 && t.half_end == 0.5);
 }
 
 /* Collects "gpu sms class" of every row a query returns. */
@@ -155,6 +206,7 @@ int main(void)
         cmocka_unit_test(two_class_papers_ignore_balanced),
         cmocka_unit_test(profiles_carry_their_targets),
         cmocka_unit_test(short_run_measures_and_judges),
+        cmocka_unit_test(scaling_of_a_slow_kernel),
         cmocka_unit_test(record_stores_kernels_and_measurements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
