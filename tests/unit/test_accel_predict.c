@@ -270,6 +270,11 @@ static void test_arrivals(void **state)
         assert_true(t[i] > t[i - 1]);
     /* mean gap 1 ms: 4000 of them about 4 s (the standard error is 1.6 %) */
     assert_true(fabs(t[3999] / 4e9 - 1) < 0.08);
+    /* fewer queries: the same first arrivals, and nothing written past them */
+    u[3999] = -1;
+    accel_arrivals(&sc, 0, 3999, u);
+    assert_memory_equal(t, u, 3999 * sizeof(double));
+    assert_true(u[3999] == -1);
     sc.seed = 6;
     accel_arrivals(&sc, 0, 4000, u);
     assert_true(t[0] != u[0]);
