@@ -77,7 +77,7 @@ struct train_themis_result {
     unsigned layers[4];
     double *weights; /* input mean, input scale, parameters (modelfile.h's layout) */
     size_t nweights;
-    struct train_themis_row rows[8]; /* train then test: compute, balanced, memory, all */
+    struct train_themis_row rows[8]; /* train then test: compute, memory, balanced, all */
     size_t nrows;
 };
 

@@ -1,9 +1,11 @@
 /* Unit tests: the Themis predictor — its inputs from counters, NP̂ from a network with weights
- * set by hand, PSP (eqs. 9-10) worked by hand, refusing unusable networks, and network model
- * files (round trip, wrong preset, missing, corrupt, the shipped one). */
+ * set by hand, PSP (eqs. 9-10) worked by hand, refusing unusable networks, network model
+ * files (round trip, wrong preset, missing, corrupt, the shipped one), and the quick training
+ * run's plan, samples and fit. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,9 +19,13 @@
 
 #include "testutil.h"
 
+#include "corun/diag.h"
+#include "corun/kernel.h"
 #include "corun/modelfile.h"
 #include "corun/predict.h"
+#include "corun/preset.h"
 #include "corun/themis.h"
+#include "corun/train.h"
 
 /* themis60-like facts: 60 SMs, 2 schedulers, 1.4 GHz, 448 GB/s, 128 B requests. */
 static const struct predict_gpu gpu60 = {
@@ -371,6 +377,134 @@ static void shipped_themis60_model_predicts(void **state)
     free(path);
 }
 
+struct heard {
+    size_t calls, last_done, last_total;
+    bool fitting, rising;
+    char labels[80][64]; /* each run's, as progress names it: "K alone @N", "K@N + K2" */
+    size_t nlabels;
+};
+
+static void hear(void *user, const char *label, size_t done, size_t total)
+{
+    struct heard *h = user;
+    if (*label && strcmp(label, "fitting the network") != 0 && h->nlabels < 80)
+        snprintf(h->labels[h->nlabels++], sizeof h->labels[0], "%s", label);
+    h->rising = h->rising && done >= h->last_done && done <= total;
+    h->fitting = h->fitting || strcmp(label, "fitting the network") == 0;
+    h->last_done = done;
+    h->last_total = total;
+    h->calls++;
+}
+
+/* How many of the runs' labels contain text. */
+static size_t labelled(const struct heard *h, const char *text)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < h->nlabels; i++)
+        n += strstr(h->labels[i], text) != NULL;
+    return n;
+}
+
+/* The quick plan's runs by their labels: each SM count of N/6 .. N alone for the 5 kernels;
+ * levels 1, 6 and 12 of both producers beside each training kernel at N/3 and 2N/3; the test
+ * pairs at N/2. A kernel beside a producer comes from Themis' training split, one in a pair
+ * from its test split. */
+static void check_plan(const char *datadir, const struct heard *h)
+{
+    assert_int_equal(h->nlabels, 70);
+    static const char *const alone[] = {"alone @10", "alone @20", "alone @30",
+                                        "alone @40", "alone @50", "alone @60"};
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(labelled(h, alone[i]), 5);
+    static const char *const producers[] = {"+ cachepp1", "+ cachepp6", "+ cachepp12",
+                                            "+ bwpp1",    "+ bwpp6",    "+ bwpp12"};
+    for (size_t i = 0; i < 6; i++) /* "cachepp1" is also the start of "cachepp12" */
+        assert_int_equal(labelled(h, producers[i]), i % 3 == 0 ? 12 : 6);
+    assert_int_equal(labelled(h, "@20 + "), 18);
+    assert_int_equal(labelled(h, "@40 + "), 18);
+    assert_int_equal(labelled(h, "@30 + "), 4);
+    for (size_t i = 0; i < h->nlabels; i++) {
+        const char *l = h->labels[i], *at = strchr(l, '@');
+        if (strstr(l, "alone"))
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)(at - l), l);
+        struct kernel_profile k;
+        struct diag d;
+        diag_init(&d);
+        assert_int_equal(preset_kernel_load(datadir, name, &k, &d), 0);
+        bool training = strstr(l, "pp") != NULL;
+        if (k.paper != KERNEL_PAPER_THEMIS ||
+            k.split != (training ? KERNEL_SPLIT_TRAIN : KERNEL_SPLIT_TEST))
+            fail_msg("%s: %s is not of Themis' %s split", l, name, training ? "training" : "test");
+        kernel_profile_done(&k);
+        diag_done(&d);
+    }
+}
+
+/* `train themis --quick` on themis60, its plan worked out: 5 kernels (3 training, one per
+ * class; 2 test, compute and memory) alone on the 6 SM counts (30 runs), the 3 training kernels
+ * beside 3 levels x 2 kinds of pressure producer at 2 splits (36), the 2 test kernels in
+ * ordered pairs at N/2:N/2 (4): 70 runs; 36 training samples, 12 per class, and 8 test
+ * samples, both kernels of each test pair. The rows come training then test, by class, then
+ * all, whose errors are the classes' weighted by their samples. The network fits its training
+ * samples to a few per cent (labels read off the wrong runs would leave it far off). */
+static void train_quick_plan_and_fit(void **state)
+{
+    (void)state;
+    const char *datadir = getenv("CORUN_DATADIR");
+    assert_non_null(datadir);
+    struct train_themis_options o = {.quick = true, .jobs = 1, .seed = 1};
+    struct train_themis_result r;
+    struct diag d;
+    diag_init(&d);
+    struct heard h = {.rising = true};
+    if (train_themis(datadir, "themis60", &o, hear, &h, &r, &d) != 0)
+        fail_msg("%s", d.count ? d.msgs[0] : "train_themis failed");
+    assert_string_equal(r.gpu, "themis60");
+    assert_int_equal(r.sms, 60);
+    assert_int_equal(r.cycles, TRAIN_THEMIS_QUICK_CYCLES);
+    assert_int_equal(r.train_kernels, 3);
+    assert_int_equal(r.test_kernels, 2);
+    assert_int_equal(r.levels, 3);
+    assert_int_equal(r.splits, 2);
+    assert_int_equal(r.runs, 70);
+    assert_true(h.rising && h.fitting && h.last_done == 70 && h.last_total == 70);
+    assert_true(h.calls >= 72); /* each run, the fit, the end */
+    check_plan(datadir, &h);
+    assert_int_equal(r.nweights, THEMIS_WEIGHTS);
+    assert_true(r.loss > 0 && isfinite(r.loss));
+    static const int cls[4] = {KERNEL_CLASS_COMPUTE, KERNEL_CLASS_MEMORY, KERNEL_CLASS_BALANCED,
+                               KERNEL_CLASS_NONE};
+    static const size_t samples[8] = {12, 12, 12, 36, 4, 4, 0, 8};
+    assert_int_equal(r.nrows, 8);
+    for (size_t i = 0; i < 8; i++) {
+        const struct train_themis_row *row = &r.rows[i];
+        assert_true(row->test == (i >= 4));
+        assert_int_equal(row->cls, cls[i % 4]);
+        assert_int_equal(row->samples, samples[i]);
+        assert_true(row->err_scal >= 0 && row->err_inter >= 0 && row->err_sd >= 0 &&
+                    row->are_np >= 0);
+    }
+    for (size_t set = 0; set < 8; set += 4) {
+        double sd = 0, scal = 0;
+        for (size_t c = 0; c < 3; c++) {
+            sd += r.rows[set + c].err_sd * (double)r.rows[set + c].samples;
+            scal += r.rows[set + c].err_scal * (double)r.rows[set + c].samples;
+        }
+        double n = (double)r.rows[set + 3].samples;
+        assert_close(r.rows[set + 3].err_sd, sd / n, 1e-12);
+        assert_close(r.rows[set + 3].err_scal, scal / n, 1e-12);
+    }
+    const struct train_themis_row *all = &r.rows[3];
+    printf("  training samples: SD_scal %.1f %%, SD_inter %.1f %%, SD %.1f %%\n",
+           100 * all->err_scal, 100 * all->err_inter, 100 * all->err_sd);
+    assert_true(all->err_scal < 0.1 && all->err_inter < 0.1 && all->err_sd < 0.1);
+    train_themis_done(&r);
+    assert_null(r.weights);
+    diag_done(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +515,7 @@ int main(void)
         cmocka_unit_test(unusable_networks_are_refused),
         cmocka_unit_test(fit_normalizes_and_learns),
         cmocka_unit_test(network_model_files),
+        cmocka_unit_test(train_quick_plan_and_fit),
         cmocka_unit_test(shipped_themis60_model_predicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
