@@ -271,6 +271,34 @@ static void test_model_out_of_range(void **state)
     scenario_done(&sc);
 }
 
+/* A recorded epoch as a replay holds it: an exact prediction's error is 0, not missing (a
+ * prediction missing is NaN), and SM 0's owner is the file's like every other's. */
+static void test_epoch_from_file(void **state)
+{
+    (void)state;
+    struct runfile_epoch re;
+    memset(&re, 0, sizeof re);
+    re.cycles = 1000;
+    re.nkernels = 2;
+    re.k[0].np_true = re.k[0].np_pred = 0.5;
+    re.k[1].np_true = 0.25;
+    re.k[1].np_pred = NAN;
+    re.nsms = 4;
+    const int owner[4] = {1, 0, GPU_SM_IDLE, 1};
+    memcpy(re.owner, owner, sizeof owner);
+    re.stp = re.antt = re.fairness = NAN;
+    struct session_epoch e;
+    memset(&e, 0, sizeof e);
+    session_from_runfile_epoch(&re, &e);
+    assert_true(e.k[0].are == 0);
+    assert_true(isnan(e.k[1].are));
+    assert_string_equal(e.predictor, "recorded");
+    assert_int_equal(e.nsms, 4);
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(e.owner[i], owner[i]);
+    assert_false(e.m.valid);
+}
+
 /* A live rewind: the run, with a parameter set before its first epoch and a switch and
  * parameter changes later, re-simulated from its starting scenario to epoch 2 gives the same
  * epochs and the allocator and share in force then; the rewound session keeps its parameter
@@ -321,6 +349,17 @@ static void test_rewind_live(void **state)
     /* Out of range. */
     assert_null(session_branch(s, 4, NULL, NULL, err, sizeof err));
     assert_non_null(strstr(err, "the live run: cannot branch at epoch 4"));
+    /* A run whose epoch 2 no longer simulates as recorded (kernel 0's instructions off by
+     * one): the branch is refused, and the message names the epoch, the counter and the
+     * kernel. */
+    s->epochs[1].k[0].c.instructions++;
+    assert_null(session_branch(s, 2, NULL, NULL, err, sizeof err));
+    char want[160];
+    snprintf(want, sizeof want, "epoch 2 simulates differently now (instructions of %s)",
+             sc.kernels[0].name);
+    if (!strstr(err, want))
+        fail_msg("expected \"%s\" in: %s", want, err);
+    s->epochs[1].k[0].c.instructions--;
     session_delete(b);
     session_delete(s);
     scenario_done(&sc);
@@ -442,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_branch_reapplies),
         cmocka_unit_test(test_model_out_of_range),
         cmocka_unit_test(test_rewind_live),
+        cmocka_unit_test(test_epoch_from_file),
         cmocka_unit_test(test_scenario_choices),
         cmocka_unit_test(test_priority_epochs_follow_asm),
         cmocka_unit_test(test_explanations_kept),
