@@ -402,6 +402,31 @@ static void test_submit_passes_options_to_sbatch(void **state)
     static const char *const task[] = {"4242_1", "4343_2", "4242_3", "4343_4"};
     for (unsigned k = 0; k < 4; k++)
         assert_string_equal(st[k].task, task[k]);
+    /* squeue and sacct stand-ins: a queue line counts for the shard whose task it names (not
+     * 4242_2, which the second submission took over; not shards 0 or 5; not a line of two
+     * words); sacct says how a task that left no "finished" line ended. */
+    char *squeue = xasprintf("%s/bin/squeue", f->dir), *sacct = xasprintf("%s/bin/sacct", f->dir);
+    write_text(squeue,
+               "#!/bin/sh\nprintf '4242 1 PENDING\\n4242 2 RUNNING\\n4343 2 RUNNING\\n"
+               "4343 0 RUNNING\\n4343 5 RUNNING\\n4343 4\\n'\n",
+               0755);
+    write_text(sacct,
+               "#!/bin/sh\nprintf '4242_1|PENDING\\n4242_3|TIMEOUT\\n4343_4|CANCELLED by "
+               "0\\n'\n",
+               0755);
+    setenv("SLURM_ARRAY_JOB_ID", "4242", 1); /* as Slurm runs task 4242_3 */
+    assert_int_equal(slurm_task_begin(l, 3, err, sizeof err), 0); /* then the time ran out */
+    unsetenv("SLURM_ARRAY_JOB_ID");
+    assert_int_equal(slurm_job_status(l, st, err, sizeof err), 0);
+    static const enum slurm_state states[] = {SLURM_PENDING, SLURM_RUNNING, SLURM_STOPPED,
+                                              SLURM_NOT_RUN};
+    static const char *const detail[] = {"PENDING", "RUNNING", "TIMEOUT", "CANCELLED by 0"};
+    for (unsigned k = 0; k < 4; k++) {
+        assert_int_equal(st[k].state, states[k]);
+        assert_string_equal(st[k].detail, detail[k]);
+    }
+    free(squeue);
+    free(sacct);
     slurm_job_delete(l);
     /* sbatch failing is a message, not a job. */
     write_text(fake, "#!/bin/sh\necho 'sbatch: error: invalid partition' >&2\nexit 1\n", 0755);
@@ -444,6 +469,8 @@ static void test_states_reruns_and_another_simulator(void **state)
     assert_int_equal(slurm_job_status(j, st, err, sizeof err), 0); /* no squeue: files only */
     assert_int_equal(st[0].state, SLURM_STOPPED);
     assert_int_equal(st[1].state, SLURM_DONE);
+    for (unsigned k = 0; k < 2; k++) /* the host; an exit status only where one was written */
+        assert_true(strncmp(st[k].detail, "on ", 3) == 0);
     assert_int_equal(st[2].state, SLURM_FAILED);
     assert_non_null(strstr(st[2].detail, "exit status 1"));
     assert_int_equal(st[3].state, SLURM_OTHER_SIM);
