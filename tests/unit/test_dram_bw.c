@@ -1,6 +1,7 @@
 /* Unit tests for the DRAM model, continued: the HSM §3 bandwidth cases on hbm80 (all row hits,
- * a 20 % hit rate held by tFAW, the activate rate's bound), the trace driver's options and
- * errors, and idle stretches jumped over as ticking through them would leave them. */
+ * a 20 % hit rate held by tFAW, the activate rate's bound), the trace driver's refresh count,
+ * options and errors, and idle stretches jumped over as ticking through them would leave them. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +54,27 @@ static void test_all_row_hits_reach_75_to_92_percent(void **state)
                   (unsigned long long)r.refreshes);
     assert_true(r.row_hit_rate > 0.97);
     assert_true(r.utilization_pct >= 75.0 && r.utilization_pct <= 92.0);
+    free(addrs);
+}
+
+/* The trace driver counts every channel's refreshes, the first's too: on a GPU of one channel,
+ * one every tREFI of the run, less the one that may still wait at its end. */
+static void test_one_channel_refreshes(void **state)
+{
+    (void)state;
+    struct dram_config c = hbm80();
+    c.channels = 1;
+    size_t n = 4000;
+    uint64_t *addrs = malloc(n * sizeof(*addrs));
+    assert_non_null(addrs);
+    for (size_t i = 0; i < n; i++)
+        addrs[i] = i * c.request_bytes;
+    struct dramtrace_result r = run_stream(&c, addrs, n);
+    double periods = (double)r.cycles / c.t.refi;
+    print_message("one channel: %llu refreshes in %llu cycles (%.1f tREFI)\n",
+                  (unsigned long long)r.refreshes, (unsigned long long)r.cycles, periods);
+    assert_true(periods >= 3);
+    assert_true((double)r.refreshes >= floor(periods) - 1 && (double)r.refreshes <= ceil(periods));
     free(addrs);
 }
 
@@ -215,6 +237,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_row_hits_reach_75_to_92_percent),
+        cmocka_unit_test(test_one_channel_refreshes),
         cmocka_unit_test(test_rbh20_is_held_near_half_by_tfaw),
         cmocka_unit_test(test_activate_rate_bounds_bandwidth),
         cmocka_unit_test(test_dramtrace_options_and_errors),
