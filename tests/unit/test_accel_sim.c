@@ -19,6 +19,7 @@
 
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
+#include "corun/accel_runfile.h"
 #include "corun/accel_scenario.h"
 #include "corun/accel_sim.h"
 #include "corun/pcie.h"
@@ -50,6 +51,35 @@ static void same_result(const struct accel_result *a, const struct accel_result 
     assert_memory_equal(a->tasks, b->tasks, a->ntasks * sizeof(a->tasks[0]));
 }
 
+/* A run part-way as the workbench saves it: every query of the scenario has its row, those
+ * done with their latency, the others none yet (NaN), and none predicted without a predictor;
+ * with prophet's forecast, every one predicted. */
+static void partial_record(const struct accel_scenario *sc, struct accel_sim *s,
+                           struct accel_result *part)
+{
+    struct accel_record rec;
+    accel_result_to_record(sc, part, false, &rec);
+    unsigned done = part->app[0].queries;
+    assert_int_equal(rec.nqueries, 6);
+    assert_false(rec.complete);
+    for (unsigned q = 0; q < 6; q++) {
+        assert_int_equal(rec.queries[q].query, q);
+        if (q < done)
+            assert_true(rec.queries[q].latency_ms == part->app[0].latency_ms[q]);
+        else
+            assert_true(isnan(rec.queries[q].latency_ms));
+        assert_true(isnan(rec.queries[q].predicted_ms));
+    }
+    accel_record_done(&rec);
+    char err[256];
+    if (accel_sim_predict(s, ACCEL_PREDICT_PROPHET, part, err, sizeof err))
+        fail_msg("predict: %s", err);
+    accel_result_to_record(sc, part, false, &rec);
+    for (unsigned q = 0; q < 6; q++)
+        assert_true(rec.queries[q].predicted_ms > 0 && isfinite(rec.queries[q].predicted_ms));
+    accel_record_done(&rec);
+}
+
 static void test_stepped_is_unstepped(void **state)
 {
     (void)state;
@@ -68,6 +98,7 @@ static void test_stepped_is_unstepped(void **state)
     assert_true(before == 0);
     size_t tasks_before = 0;
     unsigned steps = 0;
+    bool recorded = false;
     int rc;
     while ((rc = accel_sim_step(s, 1e5, err, sizeof err)) == 0) {
         double now = accel_sim_now_ns(s);
@@ -76,12 +107,17 @@ static void test_stepped_is_unstepped(void **state)
         accel_sim_result(s, &part);
         assert_true(part.ntasks >= tasks_before); /* the table only grows */
         assert_true(part.app[0].queries < 6);     /* not finished: a query still to come */
+        if (part.app[0].queries >= 1 && !recorded) {
+            partial_record(&sc, s, &part);
+            recorded = true;
+        }
         tasks_before = part.ntasks;
         accel_result_done(&part);
         before = now;
         steps++;
     }
     assert_int_equal(rc, 1);
+    assert_true(recorded);
     assert_true(accel_sim_finished(s));
     assert_true(steps >= 5); /* 0.1 ms spans of a run of a few ms */
     accel_sim_result(s, &stepped);
