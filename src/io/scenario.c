@@ -380,9 +380,9 @@ static void check_sms_fit(const struct scenario *sc, const char *key, struct dia
         diag_add(diags, "--set: %s: %s", key, why);
     else if (sc->nkernels > sc->gpu.sms)
         diag_add(diags,
-                 "--set: %s: the GPU would have %u SMs for %u kernels (expected at least one SM "
-                 "per kernel)",
-                 key, sc->gpu.sms, sc->nkernels);
+                 "--set: %s: the GPU would have %u SM%s for %u kernels (expected at least one "
+                 "SM per kernel)",
+                 key, sc->gpu.sms, sc->gpu.sms == 1 ? "" : "s", sc->nkernels);
     else if (split > sc->gpu.sms)
         diag_add(diags,
                  "--set: %s: the GPU would have %u SMs, but the kernels' sms settings add up to "

@@ -220,7 +220,7 @@ static void set_sms_keeps_one_per_kernel(void **state)
     assert_int_equal(scenario_set(&l.sc, "gpu.sms=2", &d), 0);
     assert_int_equal(scenario_set(&l.sc, "gpu.sms=1", &d), -1);
     assert_int_equal(d.count, 1);
-    assert_string_equal(d.msgs[0], "--set: gpu.sms: the GPU would have 1 SMs for 2 kernels "
+    assert_string_equal(d.msgs[0], "--set: gpu.sms: the GPU would have 1 SM for 2 kernels "
                                    "(expected at least one SM per kernel)");
     diag_done(&d);
     unload(&l);
