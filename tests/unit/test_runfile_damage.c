@@ -229,6 +229,9 @@ static void test_bad_owners(void **state)
                  owners[i], KERNELS - 1);
         expect_refused(msg);
     }
+    /* SM 0's owner is checked like any other's. */
+    set_element("partition", 2, 0, H5T_NATIVE_SHORT, &owners[1]);
+    expect_refused("/partition[2][0] is 7 (expected a kernel index 0 to");
 }
 
 static void test_bad_in_mix(void **state)
@@ -273,6 +276,16 @@ static void test_bad_counters(void **state)
     int64_t minus_one = -1;
     replace_scalar("epoch_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &minus_one);
     expect_refused("/epoch_count is -1 (expected 0 to");
+    /* A signed count that is a count (as h5py writes one) is taken, 0 too. */
+    for (int64_t n = 0; n <= 2; n += 2) {
+        replace_scalar("epoch_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &n);
+        char err[512] = "";
+        struct runfile *rf = runfile_open(bad, err, sizeof(err));
+        if (!rf)
+            fail_msg("a signed epoch_count of %lld was refused: %s", (long long)n, err);
+        assert_int_equal(runfile_epoch_count(rf), n);
+        runfile_close(rf, NULL, 0);
+    }
     hid_t str = H5Tcopy(H5T_C_S1);
     H5Tset_size(str, 5);
     replace_scalar("epoch_count", str, str, "five");
