@@ -91,6 +91,8 @@ char *cli_find_scenario(const char *arg, const char *datadir, const char *under)
  * lesson). A bare name found nowhere gets a note of where it was looked for. */
 char *cli_find_scenario_in(const char *arg, const char *datadir, const char *const *unders,
                            size_t nunders);
+/* The scenarios corun ships, which SCENARIO may name, as a paragraph of `corun --help`. */
+void cli_print_shipped_scenarios(FILE *out);
 /* Say on stderr why command name refused arg: an unknown option, or a second argument after
  * first (a command that takes one; NULL: arg came first). */
 void cli_refused_arg(const char *name, const char *arg, const char *first);
