@@ -414,8 +414,9 @@ static void test_submit_passes_options_to_sbatch(void **state)
                "#!/bin/sh\nprintf '4242_1|PENDING\\n4242_3|TIMEOUT\\n4343_4|CANCELLED by "
                "0\\n'\n",
                0755);
-    setenv("SLURM_ARRAY_JOB_ID", "4242", 1);                      /* as Slurm runs task 4242_3 */
-    assert_int_equal(slurm_task_begin(l, 3, err, sizeof err), 0); /* then the time ran out */
+    /* Task 4242_3 starts as Slurm runs it, then its time runs out. */
+    setenv("SLURM_ARRAY_JOB_ID", "4242", 1);
+    assert_int_equal(slurm_task_begin(l, 3, err, sizeof err), 0);
     unsetenv("SLURM_ARRAY_JOB_ID");
     assert_int_equal(slurm_job_status(l, st, err, sizeof err), 0);
     static const enum slurm_state states[] = {SLURM_PENDING, SLURM_RUNNING, SLURM_STOPPED,
