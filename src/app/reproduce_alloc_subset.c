@@ -12,13 +12,23 @@
 #include "corun/reproduce_alloc.h"
 #include "corun/util.h"
 
-/* The index of the policy labelled label[0..len) in x, or -1. */
-static int find(const struct ralloc_experiment *x, const char *label, size_t len)
+/* The policy whose label starts the list at `at` and ends where the list does or at a comma,
+ * the longest such (Themis' labels hold commas: "hp<.5,.5>"); its index, with *len its
+ * label's length, or -1 with *len the length up to the next comma (for the message). */
+static int find(const struct ralloc_experiment *x, const char *at, size_t *len)
 {
-    for (unsigned p = 0; p < x->npolicies; p++)
-        if (strlen(x->policies[p].label) == len && strncmp(x->policies[p].label, label, len) == 0)
-            return (int)p;
-    return -1;
+    int best = -1;
+    size_t best_len = 0;
+    for (unsigned p = 0; p < x->npolicies; p++) {
+        size_t n = strlen(x->policies[p].label);
+        if (n > best_len && strncmp(x->policies[p].label, at, n) == 0 &&
+            (at[n] == ',' || at[n] == '\0')) {
+            best = (int)p;
+            best_len = n;
+        }
+    }
+    *len = best >= 0 ? best_len : strcspn(at, ",");
+    return best;
 }
 
 /* "even, fair/hsm@0.70, ...": x's labels into buf. */
@@ -38,7 +48,8 @@ int ralloc_experiment_subset(const struct ralloc_experiment *x, const char *labe
     char known[512];
     all_labels(x, known, sizeof known);
     for (const char *at = labels;;) {
-        size_t len = strcspn(at, ",");
+        size_t len;
+        int p = find(x, at, &len);
         if (len == 0) {
             snprintf(err, errlen,
                      "--policies '%s': an empty label; give labels separated by "
@@ -46,7 +57,6 @@ int ralloc_experiment_subset(const struct ralloc_experiment *x, const char *labe
                      labels, known);
             return -1;
         }
-        int p = find(x, at, len);
         if (p < 0) {
             snprintf(err, errlen, "--policies: reproduce %s%s%s has no policy '%.*s'; it has: %s",
                      x->name, x->flag[0] ? " --" : "", x->flag, (int)len, at, known);

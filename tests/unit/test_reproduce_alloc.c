@@ -377,8 +377,9 @@ static void triples_table(void **state)
 }
 
 /* --policies: a subset keeps the listed policies and the baseline, in the experiment's order,
- * with the published figures that still have their policy and reference; bad lists are
- * refused with the label named. */
+ * with the published figures that still have their policy and reference (all of them when
+ * every policy is listed, labels that hold commas taken whole); bad lists are refused with
+ * the label named. */
 static void policy_subset(void **state)
 {
     (void)state;
@@ -414,6 +415,36 @@ static void policy_subset(void **state)
     assert_int_equal(s.x.baseline, -1);
     assert_string_equal(s.x.policies[0].label, q->policies[1].label);
     ralloc_subset_done(&s);
+
+    /* Every policy listed: the whole experiment, every published figure kept (a figure of
+     * the baseline's, and the first one, too). */
+    for (size_t e = 0; e < ralloc_experiment_count(); e++) {
+        const struct ralloc_experiment *y = ralloc_experiment_at(e);
+        char all[1024];
+        size_t at = 0;
+        for (unsigned p = 0; p < y->npolicies; p++)
+            at += (size_t)snprintf(all + at, sizeof all - at, "%s%s", p ? "," : "",
+                                   y->policies[p].label);
+        if (ralloc_experiment_subset(y, all, &s, err, sizeof err) != 0)
+            fail_msg("%s --%s: %s", y->name, y->flag, err);
+        assert_int_equal(s.x.npolicies, y->npolicies);
+        assert_int_equal(s.x.baseline, y->baseline);
+        assert_int_equal(s.x.npublished, y->npublished);
+        for (size_t f = 0; f < y->npublished; f++)
+            assert_string_equal(s.x.published[f].policy, y->published[f].policy);
+        ralloc_subset_done(&s);
+    }
+
+    /* Labels that hold commas are taken whole (Themis' weights); a piece of one is not. */
+    const struct ralloc_experiment *t = ralloc_experiment_find("themis", "fairness");
+    assert_int_equal(ralloc_experiment_subset(t, "themis<.2,.8>,hp<.5,.5>", &s, err, sizeof err),
+                     0);
+    assert_string_equal(s.labels, "hp<.5,.5>,themis<.2,.8>");
+    ralloc_subset_done(&s);
+    assert_int_equal(ralloc_experiment_subset(t, "hp<.5", &s, err, sizeof err), -1);
+    assert_non_null(strstr(err, "has no policy 'hp<.5'; it has: hp<.5,.5>, themis<.5,.5>"));
+    assert_int_equal(ralloc_experiment_subset(t, "hp<.5,.5>,", &s, err, sizeof err), -1);
+    assert_non_null(strstr(err, "an empty label"));
 
     static const char *const bad[] = {"fair/hsm@0.9", "even,even", "",
                                       ",even",        "even,",     "fair/hsm@0.90,,even"};
