@@ -220,6 +220,13 @@ bool reproduce_alloc_help(int argc, char **argv, FILE *out)
         describe_policy(&x->policies[p], out);
         fprintf(out, "%s\n", (int)p == x->baseline ? " (the baseline)" : "");
     }
+    /* Labels such as hp<.5,.5> hold what a shell would take for redirections. */
+    for (unsigned p = 0; p < x->npolicies; p++)
+        if (strpbrk(x->policies[p].label, "<>")) {
+            fprintf(out, "  (quoted in the shell: --policies '%s,%s')\n", x->policies[p].label,
+                    x->policies[x->npolicies - 1].label);
+            break;
+        }
     if (x->missing)
         fprintf(out, "Not run: %s\n", x->missing);
     fprintf(out, "\n");

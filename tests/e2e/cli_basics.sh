@@ -245,5 +245,9 @@ set -e
 [ $rc -eq 2 ] && head -1 "$TMPD/err" | grep -q "^corun: note: CORUN_DATADIR=$TMPD/no-such-dir is not a directory" ||
     fail "a missing CORUN_DATADIR: exit $rc: $(cat "$TMPD/err")"
 [ -z "$(CORUN_DATADIR="$TMPD/no-such-dir" "$CORUN" --version 2>&1 >/dev/null)" ] || fail "the note on --version"
+# Policy labels a shell would read as redirections are shown quoted.
+"$CORUN" help reproduce themis --fairness | grep -qF "(quoted in the shell: --policies 'hp<.5,.5>,themis<.2,.8>')" ||
+    fail "help reproduce themis --fairness: no quoted example"
+"$CORUN" help reproduce hsm --fairness | grep -q "quoted in the shell" && fail "a quoting note for labels that need none"
 echo "cli basics: ok"
 
