@@ -127,6 +127,10 @@ int session_predict_with(const struct session *s, const struct predictor_ops *op
 int session_set_allocator(struct session *s, const char *name, char *err, size_t errlen);
 /* The active allocator's name ("static" when none was chosen). */
 const char *session_allocator_name(const struct session *s);
+/* The NP kernel k is to keep: its qos_target when it has high priority (smqos_policy under
+ * smqos and static-smqos, whose target is that share of its isolated IPC, which NP measures);
+ * 0 when it has none (low priority, or no such kernel). */
+double session_qos_target(const struct session *s, unsigned k);
 /* The active allocator's last decision with its reason, whether or not it changed the
  * partition (only changes are logged as events); "" before the first. */
 const char *session_last_decision(const struct session *s);

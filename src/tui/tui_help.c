@@ -18,7 +18,7 @@ static const struct {
     {TUI_M_ANY, "Above 1: faster than its private-mode run over the same instructions."},
     {TUI_M_ANY, "SMavg: an epoch's time-weighted SMs; the SM map: owners now."},
     {TUI_M_ANY, "STP = sum of NP; ANTT = mean 1/NP; fairness = min/max NP."},
-    {TUI_M_ANY, "A dash: no value (no predictor, allocator or QoS)."},
+    {TUI_M_ANY, "QoS: a high-priority kernel's NP met its target or missed. A dash: no value."},
     {TUI_M_LIVE, "Live: a run stops after the scenario's epochs; r goes on."},
 };
 #define NNOTES     (sizeof notes / sizeof notes[0])

@@ -106,6 +106,7 @@ void tui_mix_copy(const struct session *s, struct tui_mix *out)
     for (unsigned k = 0; k < out->n; k++) {
         snprintf(out->name[k], sizeof out->name[k], "%s", sc->kernels[k].name);
         out->in_mix[k] = session_kernel_in_mix(s, k);
+        out->qos_target[k] = session_qos_target(s, k);
     }
     snprintf(out->pending, sizeof out->pending, "%s", session_pending_mix(s));
 }

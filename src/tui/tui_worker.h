@@ -111,10 +111,11 @@ size_t tui_worker_params(struct tui_worker *w, struct tui_param *out, size_t n);
 /* The session's mix as the worker last published it (at the start, after each change and
  * after each epoch): every kernel the run has had so far, by its stable index. */
 struct tui_mix {
-    unsigned n;                     /* kernels so far, removed ones included */
-    char name[GPU_MAX_KERNELS][32]; /* kernel k's library name */
-    bool in_mix[GPU_MAX_KERNELS];   /* in the mix now (pending changes not counted) */
-    char pending[128];              /* the changes waiting for the boundary ("+lbm -bino"), or "" */
+    unsigned n;                         /* kernels so far, removed ones included */
+    char name[GPU_MAX_KERNELS][32];     /* kernel k's library name */
+    bool in_mix[GPU_MAX_KERNELS];       /* in the mix now (pending changes not counted) */
+    double qos_target[GPU_MAX_KERNELS]; /* the NP to keep (session_qos_target); 0: none */
+    char pending[128]; /* the changes waiting for the boundary ("+lbm -bino"), or "" */
 };
 
 /* The mix of s into out; only on the thread that owns s (the worker's while it runs). */

@@ -1,6 +1,7 @@
 /* view_kernels — one row per kernel in the mix of the epoch shown (a kernel removed from the
  * mix, or not added yet, has no row; the letters stay those of the stable indices). Values that do
- * not exist yet (no predictor, no classifier, no QoS tracking) print as a dash rather than a guess.
+ * not exist yet (no predictor, no classifier, no QoS target) print as a dash rather than a guess.
+ * QoS: a high-priority kernel's target before the first epoch, then whether its true NP met it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k, int name
     char v[NCOLS][24];
     for (unsigned c = 0; c < NCOLS; c++)
         snprintf(v[c], sizeof v[c], "%s", st->dash);
+    double target = k < t->mix.n ? t->mix.qos_target[k] : 0;
     if (e) {
         const struct session_kernel_epoch *ke = &e->e.k[k];
         snprintf(v[0], sizeof v[0], "%.1f", ke->c.sms);
@@ -81,9 +83,16 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k, int name
             snprintf(v[7], sizeof v[7], "%s", cls);
         snprintf(v[5], sizeof v[5], "%.1f", ke->c.bandwidth_gbs);
         snprintf(v[6], sizeof v[6], "%.3f", ke->c.rbh);
+        /* A high-priority kernel's true NP against the NP it is to keep. */
+        if (target > 0 && hide)
+            snprintf(v[8], sizeof v[8], "?");
+        else if (target > 0 && ke->np_true >= 0)
+            snprintf(v[8], sizeof v[8], "%s", ke->np_true >= target ? "met" : "miss");
     } else {
-        /* Before the first epoch the partition is all there is to show. */
+        /* Before the first epoch the partition, and the targets, are all there is to show. */
         snprintf(v[0], sizeof v[0], "%u", owned_sms(t, k));
+        if (target > 0)
+            snprintf(v[8], sizeof v[8], "%.2f", target);
     }
     bool sel = k == t->selected;
     bool focused = t->focus == TUI_V_KERNELS;

@@ -1,5 +1,6 @@
-/* view_system — the multi-program metrics of the epoch shown (STP, ANTT, fairness) and its
- * energy and power from the GPU's counters. */
+/* view_system — the multi-program metrics of the epoch shown (STP, ANTT, fairness, how many
+ * high-priority kernels kept their QoS target) and its energy and power from the GPU's
+ * counters. */
 #include <stdio.h>
 
 #include "tui_internal.h"
@@ -25,6 +26,24 @@ static void line(WINDOW *w, int y, int cols, const char *name, const char *brief
     tui_print_right(w, y, cols, "%s", value);
 }
 
+/* "N/M met": of the M high-priority kernels in the mix of epoch e, those whose true NP kept
+ * their target; nothing (a dash) when none has one. */
+static void qos(const struct tui *t, const struct tui_epoch *e, char *out, size_t len)
+{
+    bool in[GPU_MAX_KERNELS];
+    tui_mix_shown(t, in);
+    unsigned met = 0, n = 0;
+    for (unsigned k = 0; k < GPU_MAX_KERNELS && k < t->mix.n; k++) {
+        double target = t->mix.qos_target[k];
+        if (!in[k] || !(target > 0) || k >= e->e.nkernels)
+            continue;
+        n++;
+        met += e->e.k[k].np_true >= target;
+    }
+    if (n)
+        snprintf(out, len, "%u/%u met", met, n);
+}
+
 static void draw(const struct tui *t, WINDOW *w)
 {
     const struct tui_style *st = &t->style;
@@ -42,6 +61,11 @@ static void draw(const struct tui *t, WINDOW *w)
         snprintf(v[2], sizeof v[2], "%.3f", e->e.m.fairness);
     }
     if (e) {
+        qos(t, e, v[3], sizeof v[3]);
+        if (tui_hidden(t, e->e.index) && v[3][0] != st->dash[0])
+            snprintf(v[3], sizeof v[3], "?"); /* it would tell the class the truth */
+    }
+    if (e) {
         double seconds = (double)e->e.cycles / (t->sc->gpu.core_clock_mhz * 1e6);
         energy(st, v[4], sizeof v[4], e->e.sys.energy_j);
         if (seconds > 0)
@@ -51,7 +75,6 @@ static void draw(const struct tui *t, WINDOW *w)
             total += t->epochs[i].e.sys.energy_j;
         energy(st, v[6], sizeof v[6], total);
     }
-    /* QoS needs the allocators' tracking of targets: a dash until then. */
     static const char *const names[7] = {"STP",    "ANTT",  "Fairness",   "QoS",
                                          "Energy", "Power", "Energy, run"};
     static const char *const briefs[7] = {"STP", "ANTT", "Fair", "QoS", "E", "P", "E run"};

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The QoS column and the System panel's QoS row. Two high-priority kernels on 16 SMs, even
+# split: stream with a target of 0.3 and compute with 0.9 (on half the SMs compute keeps NP
+# 0.5, so it cannot meet it), and a low-priority one without a target. Before the first epoch
+# the column shows each target; after one, met or miss from the true NP, and the System panel
+# 1/2 met. Under smqos the target is smqos_policy (here 0.2): both met. In a guess lesson the
+# truth is hidden, and so is whether it met its target.
+. "$(dirname "$0")/../lib.sh"
+cfg="$TMPD/qos.cfg"
+cat >"$cfg" <<'CFG'
+name = "tui qos";
+gpu = "hbm80";
+gpu_overrides = { sms = 16; };
+seed = 7;
+epochs = 10;
+epoch_cycles = 20000;
+smqos_policy = 0.2;
+kernels = (
+  { name = "stream"; priority = "high"; qos_target = 0.3; sms = 6; },
+  { name = "compute"; priority = "high"; qos_target = 0.9; sms = 8; },
+  { name = "random"; sms = 2; }
+);
+CFG
+# A kernel table row: name, then the QoS cell (the last word inside the box).
+qos_cell() {
+    grep -E "^│.[A-Z] $1 " "$TMPD/screen" | sed 's/ *│$//' | awk '{print $NF}'
+}
+# Whether the System panel's QoS row shows $1.
+qos_row() {
+    grep -Eq "││QoS +$1│" "$TMPD/screen"
+}
+
+tui_start 140 40 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/10"
+tui_wait "Kernels, before the first epoch"
+[ "$(qos_cell stream)" = 0.30 ] && [ "$(qos_cell compute)" = 0.90 ] && [ "$(qos_cell random)" = – ] ||
+    fail "targets before the first epoch: $(cat "$TMPD/screen")"
+tui_keys Space
+tui_wait "Epoch 1/10"
+tui_wait "idle: Space steps"
+[ "$(qos_cell stream)" = met ] && [ "$(qos_cell compute)" = miss ] && [ "$(qos_cell random)" = – ] ||
+    fail "met and miss after an epoch: $(cat "$TMPD/screen")"
+qos_row "1/2 met" || fail "the System panel's QoS: $(cat "$TMPD/screen")"
+tui_keys q
+tui_wait "quit without saving? y/n"
+tui_keys y
+tui_wait "exit=0"
+
+# Under smqos the target is smqos_policy: both kernels keep 0.2.
+sed -i 's/^seed = 7;/seed = 7;\nallocator = "smqos";/' "$cfg"
+tui_start 140 40 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_wait "Allocator: smqos"
+[ "$(qos_cell stream)" = 0.20 ] && [ "$(qos_cell compute)" = 0.20 ] ||
+    fail "smqos targets: $(cat "$TMPD/screen")"
+tui_keys Space
+tui_wait "Epoch 1/10"
+tui_wait "idle: Space steps"
+qos_row "2/2 met" || fail "smqos: $(cat "$TMPD/screen")"
+tui_keys q
+tui_wait "quit without saving? y/n"
+tui_keys y
+tui_wait "exit=0"
+# A lesson's guess step hides the truth, and with it whether a target was met (the lesson
+# panel takes the System panel's place).
+sed -i '/^allocator = "smqos";$/d' "$cfg"
+cat >"$TMPD/guess.cfg" <<'CFG'
+title = "QoS, guessed";
+summary = "a guess before the truth";
+scenario = "qos.cfg";
+steps = ( { title = "Guess"; text = "Two targets."; task = "Guess."; question = "Met?";
+            run = 1; predict = true; } );
+CFG
+tui_start 140 40 LC_ALL=C.UTF-8 TERM=xterm -- lesson "$TMPD/guess.cfg"
+tui_wait "Your guess, 1 of"
+tui_screen >"$TMPD/screen"
+[ "$(qos_cell stream)" = "?" ] && [ "$(qos_cell compute)" = "?" ] ||
+    fail "hidden QoS: $(cat "$TMPD/screen")"
+echo "tui qos: ok"
