@@ -271,6 +271,33 @@ static void test_model_out_of_range(void **state)
     scenario_done(&sc);
 }
 
+/* The NP a kernel is to keep: a high-priority kernel's qos_target (0.8 by default, then as
+ * set), none for a low-priority one or past the kernels, and smqos_policy while an SMQoS
+ * allocator keeps it. */
+static void test_qos_target(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct session *s = test_open_unit(&sc);
+    char err[256];
+    assert_true(session_qos_target(s, 0) == 0.8);
+    assert_true(session_qos_target(s, 1) == 0);
+    assert_true(session_qos_target(s, 7) == 0);
+    assert_int_equal(session_set_param(s, "kernels[0].qos_target", "0.6", err, sizeof err), 0);
+    assert_true(session_qos_target(s, 0) == 0.6);
+    assert_int_equal(session_set_param(s, "smqos_policy", "0.9", err, sizeof err), 0);
+    for (int i = 0; i < 2; i++) {
+        const char *a = i ? "static-smqos" : "smqos";
+        assert_int_equal(session_set_allocator(s, a, err, sizeof err), 0);
+        assert_true(session_qos_target(s, 0) == 0.9);
+        assert_true(session_qos_target(s, 1) == 0);
+    }
+    assert_int_equal(session_set_allocator(s, "qos", err, sizeof err), 0);
+    assert_true(session_qos_target(s, 0) == 0.6);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 /* A recorded epoch as a replay holds it: an exact prediction's error is 0, not missing (a
  * prediction missing is NaN), and SM 0's owner is the file's like every other's. */
 static void test_epoch_from_file(void **state)
@@ -482,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_model_out_of_range),
         cmocka_unit_test(test_rewind_live),
         cmocka_unit_test(test_epoch_from_file),
+        cmocka_unit_test(test_qos_target),
         cmocka_unit_test(test_scenario_choices),
         cmocka_unit_test(test_priority_epochs_follow_asm),
         cmocka_unit_test(test_explanations_kept),
