@@ -2,7 +2,6 @@
 #include "corun/cli.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "corun/datadir.h"
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
 #include "corun/kernel.h"

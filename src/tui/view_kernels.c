@@ -83,11 +83,10 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k, int name
             snprintf(v[7], sizeof v[7], "%s", cls);
         snprintf(v[5], sizeof v[5], "%.1f", ke->c.bandwidth_gbs);
         snprintf(v[6], sizeof v[6], "%.3f", ke->c.rbh);
-        /* A high-priority kernel's true NP against the NP it is to keep. */
-        if (target > 0 && hide)
-            snprintf(v[8], sizeof v[8], "?");
-        else if (target > 0 && ke->np_true >= 0)
-            snprintf(v[8], sizeof v[8], "%s", ke->np_true >= target ? "met" : "miss");
+        /* A high-priority kernel's true NP against the NP it is to keep (one that made no
+         * progress missed it). */
+        if (target > 0)
+            snprintf(v[8], sizeof v[8], "%s", hide ? "?" : ke->np_true >= target ? "met" : "miss");
     } else {
         /* Before the first epoch the partition, and the targets, are all there is to show. */
         snprintf(v[0], sizeof v[0], "%u", owned_sms(t, k));

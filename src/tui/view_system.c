@@ -27,8 +27,8 @@ static void line(WINDOW *w, int y, int cols, const char *name, const char *brief
 }
 
 /* "N/M met": of the M high-priority kernels in the mix of epoch e, those whose true NP kept
- * their target; nothing (a dash) when none has one. */
-static void qos(const struct tui *t, const struct tui_epoch *e, char *out, size_t len)
+ * their target (one that made no progress did not); false, out untouched, when none has one. */
+static bool qos(const struct tui *t, const struct tui_epoch *e, char *out, size_t len)
 {
     bool in[GPU_MAX_KERNELS];
     tui_mix_shown(t, in);
@@ -42,6 +42,7 @@ static void qos(const struct tui *t, const struct tui_epoch *e, char *out, size_
     }
     if (n)
         snprintf(out, len, "%u/%u met", met, n);
+    return n > 0;
 }
 
 static void draw(const struct tui *t, WINDOW *w)
@@ -61,11 +62,9 @@ static void draw(const struct tui *t, WINDOW *w)
         snprintf(v[2], sizeof v[2], "%.3f", e->e.m.fairness);
     }
     if (e) {
-        qos(t, e, v[3], sizeof v[3]);
-        if (tui_hidden(t, e->e.index) && v[3][0] != st->dash[0])
-            snprintf(v[3], sizeof v[3], "?"); /* it would tell the class the truth */
-    }
-    if (e) {
+        /* Hidden with the truth: it would tell the class how the NPs came out. */
+        if (qos(t, e, v[3], sizeof v[3]) && tui_hidden(t, e->e.index))
+            snprintf(v[3], sizeof v[3], "?");
         double seconds = (double)e->e.cycles / (t->sc->gpu.core_clock_mhz * 1e6);
         energy(st, v[4], sizeof v[4], e->e.sys.energy_j);
         if (seconds > 0)

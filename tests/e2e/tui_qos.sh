@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The QoS column and the System panel's QoS row. Two high-priority kernels on 16 SMs, even
-# split: stream with a target of 0.3 and compute with 0.9 (on half the SMs compute keeps NP
-# 0.5, so it cannot meet it), and a low-priority one without a target. Before the first epoch
+# The QoS column and the System panel's QoS row. Two high-priority kernels on 16 SMs: stream
+# on 6 with a target of 0.3, compute on 8 with 0.9 (on half the SMs compute keeps NP 0.5, so
+# it cannot meet it), and a low-priority one without a target on 2. Before the first epoch
 # the column shows each target; after one, met or miss from the true NP, and the System panel
-# 1/2 met. Under smqos the target is smqos_policy (here 0.2): both met. In a guess lesson the
-# truth is hidden, and so is whether it met its target.
+# 1/2 met. Under smqos the target is smqos_policy (here 0.2): both met; and the run's energy
+# there is the sum of its epochs'. In a guess lesson the truth is hidden, and so is whether
+# it met its target.
 . "$(dirname "$0")/../lib.sh"
 cfg="$TMPD/qos.cfg"
 cat >"$cfg" <<'CFG'
@@ -56,6 +57,21 @@ tui_keys Space
 tui_wait "Epoch 1/10"
 tui_wait "idle: Space steps"
 qos_row "2/2 met" || fail "smqos: $(cat "$TMPD/screen")"
+# The run's energy is the epochs' sum: the first epoch's alone, then more than the second's.
+energy() { grep -Eo "││$1 +[0-9.]+ [µm]?J│" "$TMPD/screen" | sed -E "s/││$1 +//; s/│$//"; }
+[ -n "$(energy Energy)" ] && [ "$(energy Energy)" = "$(energy 'Energy, run')" ] ||
+    fail "energy of the first epoch: $(cat "$TMPD/screen")"
+e1=$(energy Energy)
+tui_keys Space
+tui_wait "Epoch 2/10"
+tui_wait "idle: Space steps"
+e2=$(energy Energy) run=$(energy 'Energy, run')
+python3 - "$e1" "$e2" "$run" <<'PY' || fail "energy after two epochs: $e1 + $e2 against $run"
+import sys
+unit = {"J": 1, "mJ": 1e-3, "µJ": 1e-6}
+a, b, r = (float(x.split()[0]) * unit[x.split()[1]] for x in sys.argv[1:4])
+assert abs(a + b - r) <= 0.01 * r, (a, b, r)
+PY
 tui_keys q
 tui_wait "quit without saving? y/n"
 tui_keys y
