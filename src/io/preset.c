@@ -23,7 +23,10 @@
 /* The L1 data cache and the LLC move 128-byte lines (the core's request size); the constant
  * cache's line may differ. */
 #define CACHE_SETTINGS(line_lo_, line_hi_)                                                         \
-    CACHE_FIELD(size_bytes, NULL, 1024, 1 << 30, "bytes", "capacity (LLC: over all slices)"),      \
+    CACHE_FIELD(                                                                                   \
+        size_bytes, NULL, 1024, 1 << 30, "bytes",                                                  \
+        "capacity, a multiple of ways x line_bytes (LLC: over all slices, and that multiple "      \
+        "in each slice)"),                                                                         \
         CACHE_FIELD(ways, NULL, 1, 64, NULL, "associativity"),                                     \
         CACHE_FIELD(line_bytes, "128", line_lo_, line_hi_, "bytes", "line size"),                  \
         CACHE_FIELD(mshrs, "32", 0, 4096, NULL, "outstanding misses (per cache or slice)"),        \
@@ -43,7 +46,8 @@ static const struct conf_table cache128_table = {"cache", cache128_settings,
     }
 
 static const struct conf_setting timing_settings[] = {
-    TIMING(rc, 1, 1000, "tRC: ACT to ACT, same bank"),
+    TIMING(rc, 1, 1000,
+           "tRC: ACT to ACT, same bank (the next ACT still waits tRAS + tRP when that is longer)"),
     TIMING(rcd, 1, 1000, "tRCD: ACT to RD/WR, same bank"),
     TIMING(rp, 1, 1000, "tRP: PRE to ACT, same bank"),
     TIMING(cl, 1, 1000, "tCL: RD to first read data"),
