@@ -66,16 +66,20 @@ static void figures_are_cpu_time(void **state)
     const struct kernel_profile *pair[2] = {&a, &b};
     double ms[3];
     char err[256];
-    double t0 = wall_seconds();
+    double t0 = wall_seconds(), cpu0 = bench_cpu_seconds();
     /* 20 K-cycle epochs: a few hundred ms of CPU each, many scheduler slices of a shared CPU. */
     assert_int_equal(bench_epochs(&cfg, pair, 2, 3, 20000, 1, ms, err, sizeof err), 0);
     double wall_ms = (wall_seconds() - t0) * 1e3;
+    double outer_ms = (bench_cpu_seconds() - cpu0) * 1e3;
     kill(spinner, SIGKILL);
     waitpid(spinner, NULL, 0);
     double cpu_ms = ms[0] + ms[1] + ms[2];
     if (!(cpu_ms > 0 && cpu_ms < 0.8 * wall_ms))
         fail_msg("bench reported %.1f ms of %.1f ms wall on a CPU shared half and half", cpu_ms,
                  wall_ms);
+    /* ... and all the epochs got, in ms: the call's CPU time less building the GPU. */
+    if (!(cpu_ms <= outer_ms && cpu_ms > 0.5 * outer_ms))
+        fail_msg("bench reported %.1f ms of the %.1f ms of CPU the call took", cpu_ms, outer_ms);
     kernel_profile_done(&a);
     kernel_profile_done(&b);
     diag_done(&d);
@@ -139,6 +143,80 @@ static void spawn_reports_status_and_cpu(void **state)
     free(out), free(errf);
 }
 
+/* The median of an even count is the mean of the middle two, whatever order they come in. */
+static void median_of_odd_and_even_counts(void **state)
+{
+    (void)state;
+    double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, two[] = {5, 1};
+    assert_close(bench_median(odd, 3), 2, 0);
+    assert_close(bench_median(even, 4), 2.5, 0);
+    assert_close(bench_median(two, 2), 3, 0);
+    assert_close(bench_median(NULL, 0), 0, 0);
+}
+
+/* Share of a trace's steps that move by exactly `step` bytes. */
+static double share_of_steps(const uint64_t *a, size_t n, uint64_t step)
+{
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++)
+        k += a[i] == a[i - 1] + step;
+    return (double)k / (double)(n - 1);
+}
+
+/* The DRAM bench's traces: stream walks 64-byte lines in order; random draws lines from
+ * splitmix64 (its first output from seed 0 is the published 0xe220a8397b1dcdaf); mix and mix2k
+ * step on by 64 B or 2 KiB half of the time; any other name is refused. */
+static void traces_follow_their_pattern(void **state)
+{
+    (void)state;
+    enum { N = 4000 };
+    uint64_t *a = calloc(N, sizeof(*a));
+    assert_non_null(a);
+    assert_int_equal(bench_gen_trace("stream", N, 7, a), 0);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(a[i], i * 64);
+    assert_int_equal(bench_gen_trace("random", N, 0, a), 0);
+    assert_int_equal(a[0], 0xe220a8397b1dcdafull % (1ull << 26) * 64);
+    assert_int_equal(a[1], 0x6e789e6aa1b965f4ull % (1ull << 26) * 64);
+    assert_true(share_of_steps(a, N, 64) < 0.01);
+    for (size_t i = 0; i < N; i++)
+        assert_true(a[i] % 64 == 0 && a[i] < 4ull << 30);
+    assert_int_equal(bench_gen_trace("mix", N, 3, a), 0);
+    double s64 = share_of_steps(a, N, 64);
+    assert_true(s64 > 0.45 && s64 < 0.55);
+    assert_int_equal(bench_gen_trace("mix2k", N, 3, a), 0);
+    double s2k = share_of_steps(a, N, 2048);
+    assert_true(s2k > 0.45 && s2k < 0.55);
+    assert_true(share_of_steps(a, N, 64) < 0.01);
+    assert_int_equal(bench_gen_trace("strided", N, 3, a), -1);
+    free(a);
+}
+
+/* The other binary is run with the data directory and XDG_DATA_HOME it was given, its
+ * output in the file named for it. */
+static void spawn_passes_the_environment(void **state)
+{
+    (void)state;
+    char *out = test_write_temp(""), *errf = test_write_temp("");
+    char *argv[] = {"/bin/sh", "-c", "printf '%s|%s' \"$CORUN_DATADIR\" \"$XDG_DATA_HOME\"", NULL};
+    double cpu;
+    int status = -1;
+    char err[256];
+    assert_int_equal(bench_spawn(argv, "/data/dir", "/xdg/home", out, errf, &cpu, NULL, &status,
+                                 err, sizeof err),
+                     0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char got[64] = "";
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(got, sizeof got, f));
+    fclose(f);
+    assert_string_equal(got, "/data/dir|/xdg/home");
+    unlink(out), unlink(errf);
+    free(out), free(errf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +224,9 @@ int main(void)
         cmocka_unit_test(json_cycles_sum_the_epochs),
         cmocka_unit_test(files_equal_finds_the_first_difference),
         cmocka_unit_test(spawn_reports_status_and_cpu),
+        cmocka_unit_test(median_of_odd_and_even_counts),
+        cmocka_unit_test(traces_follow_their_pattern),
+        cmocka_unit_test(spawn_passes_the_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
