@@ -1,5 +1,5 @@
-/* Unit tests: scenario loading, GPU presets and kernel profiles against the real data files,
- * and what unassigned_sms does to a session's partition and energy. */
+/* Unit tests: scenario loading, GPU presets and kernel profiles against the real data files
+ * (test_scenario_unassigned: what unassigned_sms does to a session). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +18,6 @@
 #include "corun/kernel.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
-#include "corun/session.h"
 
 struct loaded {
     struct scenario sc;
@@ -508,86 +507,6 @@ static void builtin_kernels_are_known(void **state)
     free(datadir);
 }
 
-/* unassigned_sms: idle by default, "gated" read, anything else refused with the choices. */
-static void unassigned_sms_setting(void **state)
-{
-    (void)state;
-    struct loaded l;
-    load_text(&l, "name = \"u\"; gpu = \"smqos24\";\nkernels = ( { name = \"compute\"; } );\n");
-    assert_int_equal(l.rc, 0);
-    assert_int_equal(l.sc.unassigned_sms, SCENARIO_UNASSIGNED_IDLE);
-    unload(&l);
-    load_text(&l, "name = \"u\"; gpu = \"smqos24\"; unassigned_sms = \"gated\";\n"
-                  "kernels = ( { name = \"compute\"; sms = 4; } );\n");
-    assert_int_equal(l.rc, 0);
-    assert_int_equal(l.sc.unassigned_sms, SCENARIO_UNASSIGNED_GATED);
-    unload(&l);
-    load_text(&l, "name = \"u\"; gpu = \"smqos24\";\nunassigned_sms = \"off\";\n"
-                  "kernels = ( { name = \"compute\"; } );\n");
-    assert_int_equal(l.rc, -1);
-    assert_non_null(strstr(l.d.msgs[0], ":2: unassigned_sms: "));
-    assert_non_null(strstr(l.d.msgs[0], "idle, gated"));
-    unload(&l);
-}
-
-/* One epoch of 20 K cycles of compute and stream on 4 + 4 of smqos24's 24 SMs, the other 16
- * idle or gated (session.c's initial_partition). */
-static void run_split(const char *unassigned, struct gpu_system_counters *sys,
-                      uint64_t *instructions)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&text, &len);
-    fprintf(fp,
-            "name = \"split\"; gpu = \"smqos24\"; epochs = 1; epoch_cycles = 20000;\n"
-            "unassigned_sms = \"%s\";\n"
-            "kernels = ( { name = \"compute\"; sms = 4; }, { name = \"stream\"; sms = 4; } );\n",
-            unassigned);
-    fclose(fp);
-    char *datadir = datadir_locate();
-    struct scenario sc;
-    struct diag d;
-    diag_init(&d);
-    assert_int_equal(scenario_load_text(&sc, "split.cfg", text, datadir, &d), 0);
-    char err[256];
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
-    int owner[24];
-    session_partition(s, owner);
-    int rest = strcmp(unassigned, "gated") == 0 ? GPU_SM_GATED : GPU_SM_IDLE;
-    for (unsigned i = 0; i < 24; i++)
-        assert_int_equal(owner[i], i < 4 ? 0 : i < 8 ? 1 : rest);
-    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
-    const struct session_epoch *e = session_epoch_at(s, 0);
-    *sys = e->sys;
-    instructions[0] = e->k[0].c.instructions;
-    instructions[1] = e->k[1].c.instructions;
-    session_delete(s);
-    scenario_done(&sc);
-    diag_done(&d);
-    free(datadir);
-    free(text);
-}
-
-/* Gated left-over SMs cost no static power: the same split with them gated runs the same
- * instructions on less energy, and the GPU counts them as gated, not idle. */
-static void gated_split_saves_energy(void **state)
-{
-    (void)state;
-    struct gpu_system_counters idle, gated;
-    uint64_t idle_insts[2], gated_insts[2];
-    run_split("idle", &idle, idle_insts);
-    run_split("gated", &gated, gated_insts);
-    assert_int_equal(idle.gated_sm_cycles, 0);
-    assert_true(idle.idle_sm_cycles >= 16 * 20000);
-    assert_int_equal(gated.gated_sm_cycles, 16 * 20000);
-    assert_true(gated.idle_sm_cycles < idle.idle_sm_cycles);
-    assert_true(gated.energy_j < idle.energy_j);
-    assert_true(idle_insts[0] > 0 && idle_insts[1] > 0);
-    assert_int_equal(gated_insts[0], idle_insts[0]);
-    assert_int_equal(gated_insts[1], idle_insts[1]);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,8 +526,6 @@ int main(void)
         cmocka_unit_test(missing_file_is_named),
         cmocka_unit_test(text_loads_like_a_file),
         cmocka_unit_test(builtin_kernels_are_known),
-        cmocka_unit_test(unassigned_sms_setting),
-        cmocka_unit_test(gated_split_saves_energy),
     };
     return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
 }
