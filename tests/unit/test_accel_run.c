@@ -39,6 +39,30 @@ static void test_percentile(void **state)
     assert_true(accel_percentile(v, 1, 99) == 5);
     assert_true(accel_percentile(v, 0, 50) == 0);
     assert_true(v[0] == 5); /* the input is left as it was */
+    assert_true(accel_percentile(v, 10, 100) == 10);
+    assert_true(accel_percentile(v, 10, 150) == 10); /* past the end: the largest */
+    double many[1000];
+    for (unsigned i = 0; i < 1000; i++)
+        many[i] = 1000 - i;
+    assert_true(accel_percentile(many, 1000, 100) == 1000); /* rank exactly n */
+    assert_true(accel_percentile(many, 1000, 99.85) == 999);
+}
+
+/* A run that cannot start says why and leaves the result empty, safe to release. */
+static void test_run_that_cannot_start(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, test_accel_copies_cfg);
+    sc.gpu.llc_slices = 0;
+    struct accel_result r;
+    char err[512] = "";
+    assert_int_equal(accel_run(&sc, NULL, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "llc_slices"));
+    assert_int_equal(r.napps, 0);
+    assert_null(r.tasks);
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
 }
 
 /* Copies only, so every time follows from k40's link rates (6 GB/s sharing, 10 GB/s
@@ -427,6 +451,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentile),
+        cmocka_unit_test(test_run_that_cannot_start),
         cmocka_unit_test(test_copies_by_hand),
         cmocka_unit_test(test_reference_is_alone_under_same_arrivals),
         cmocka_unit_test(test_kernels_queue_behind_batch),
