@@ -98,6 +98,29 @@ static void test_spawn_captures_output_and_status(void **state)
     assert_non_null(strstr(err, "in PATH"));
 }
 
+/* Output larger than the first buffer comes back whole (squeue on a busy cluster prints pages),
+ * and a child killed by a signal reads as a shell reports it, 128 + the signal. */
+static void test_spawn_long_output_and_signals(void **state)
+{
+    (void)state;
+    setenv("PATH", "/usr/bin:/bin", 1);
+    char *out = NULL, err[256];
+    int status = -1;
+    char *argv[] = {"sh", "-c",
+                    "i=0; while [ $i -lt 5000 ]; do echo 0123456789abcdef; i=$((i+1)); done", NULL};
+    assert_int_equal(spawn_capture(argv, true, &out, &status, err, sizeof err), 0);
+    assert_int_equal(status, 0);
+    assert_int_equal(strlen(out), 5000 * 17);
+    for (size_t i = 0; i < 5000; i++)
+        assert_memory_equal(out + 17 * i, "0123456789abcdef\n", 17);
+    free(out);
+    char *killed[] = {"sh", "-c", "echo partial; kill -TERM $$", NULL};
+    assert_int_equal(spawn_capture(killed, true, &out, &status, err, sizeof err), 0);
+    assert_int_equal(status, 128 + 15);
+    assert_string_equal(out, "partial\n");
+    free(out);
+}
+
 /* ---- shards ---- */
 
 static void test_shards_split_the_mixes_once(void **state)
@@ -511,6 +534,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_spawn_captures_output_and_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spawn_long_output_and_signals, setup, teardown),
         cmocka_unit_test(test_shards_split_the_mixes_once),
         cmocka_unit_test_setup_teardown(test_catalog_merge_is_idempotent_and_checked, setup,
                                         teardown),
