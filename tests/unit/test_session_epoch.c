@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+#include "corun/catalog.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
@@ -267,6 +269,83 @@ static void test_progress_steps_change_nothing(void **state)
     scenario_done(&sc);
 }
 
+/* The run's summary: means over every epoch, the first included, ARE over every kernel's
+ * predicted epochs (kernel 0's too, NaN ones left out), the predictor that made them; the
+ * catalog's row names every kernel of the mix in order. The log grows past its first room. */
+static void test_summary_and_catalog_row(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct session *s = test_open_unit(&sc);
+    char err[512];
+    struct catalog_metrics m;
+    assert_string_equal(session_summary(s, &m), "none");
+    assert_false(m.has_are);
+    assert_true(isnan(m.mean_stp) && isnan(m.mean_fairness) && isnan(m.min_fairness));
+    assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    double are = 0, are_max = 0, stp = 0, antt = 0, fair = 0, fair_min = INFINITY;
+    unsigned n = 0, kernel0 = 0;
+    for (unsigned e = 0; e < 3; e++) {
+        const struct session_epoch *ep = session_epoch_at(s, e);
+        for (unsigned k = 0; k < ep->nkernels; k++) {
+            if (isnan(ep->k[k].are))
+                continue;
+            are += ep->k[k].are;
+            are_max = fmax(are_max, ep->k[k].are);
+            n++;
+            kernel0 += k == 0;
+        }
+        assert_true(ep->m.valid);
+        stp += ep->m.stp;
+        antt += ep->m.antt;
+        fair += ep->m.fairness;
+        fair_min = fmin(fair_min, ep->m.fairness);
+    }
+    assert_true(n >= 3 && kernel0 >= 1 && are > 0);
+    assert_string_equal(session_summary(s, &m), "hsm");
+    assert_true(m.has_are);
+    assert_close(m.mean_are, are / n, 1e-12);
+    assert_close(m.max_are, are_max, 0);
+    assert_close(m.mean_stp, stp / 3, 1e-12);
+    assert_close(m.mean_antt, antt / 3, 1e-12);
+    assert_close(m.mean_fairness, fair / 3, 1e-12);
+    assert_close(m.min_fairness, fair_min, 0);
+
+    char path[] = "/tmp/corun-test-summary-XXXXXX";
+    test_tmp_path(path);
+    int64_t id = -1;
+    assert_int_equal(session_catalog(s, path, &id, err, sizeof err), 0);
+    struct catalog *cat = catalog_open(path, err, sizeof err);
+    assert_non_null(cat);
+    struct catalog_run row;
+    assert_int_equal(catalog_get_run(cat, id, &row, err, sizeof err), 0);
+    assert_string_equal(row.mix, "stream+compute");
+    assert_string_equal(row.predictor, "hsm");
+    assert_int_equal(row.epochs, 3);
+    assert_close(row.metrics.mean_are, m.mean_are, 1e-12);
+    catalog_run_done(&row);
+    catalog_close(cat);
+    unlink(path);
+
+    unsigned before = session_event_count(s);
+    for (int i = 0; i < 40; i++) {
+        char text[32];
+        snprintf(text, sizeof text, "note %d", i);
+        assert_int_equal(session_note(s, "note", text), 0);
+    }
+    assert_int_equal(session_event_count(s), before + 40);
+    for (int i = 0; i < 40; i++) {
+        char text[32];
+        snprintf(text, sizeof text, "note %d", i);
+        assert_string_equal(session_event_at(s, before + (unsigned)i)->text, text);
+    }
+    assert_null(session_event_at(s, before + 40));
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_progress_runs_forward),
         cmocka_unit_test(test_interval_counters),
         cmocka_unit_test(test_progress_steps_change_nothing),
+        cmocka_unit_test(test_summary_and_catalog_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
