@@ -69,6 +69,17 @@ static void diag_keeps_every_message(void **state)
     assert_int_equal(d.count, 20);
     assert_string_equal(d.msgs[0], "message 0");
     assert_string_equal(d.msgs[19], "message 19");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    diag_print(&d, f); /* every message, the first too, one to a line */
+    fclose(f);
+    assert_int_equal(strncmp(out, "message 0\nmessage 1\n", 20), 0);
+    assert_non_null(strstr(out, "\nmessage 19\n"));
+    assert_int_equal(out[len - 1], '\n');
+    assert_null(strstr(out, "(null)"));
+    free(out);
     diag_done(&d);
     assert_int_equal(d.count, 0);
 }
@@ -151,6 +162,14 @@ static void wrap_refills_a_paragraph(void **state)
     char *out =
         util_wrapped("one two three four\nfive six seven eight nine ten\n\nnext\n", 20, true);
     assert_string_equal(out, "one two three four\nfive six seven eight\nnine ten\n\nnext\n");
+    free(out);
+    /* The block is the whole paragraph, its short last line refilled with the rest; a line
+     * exactly as wide as the room is left as written, blanks and all. */
+    out = util_wrapped("one two three four five six seven\neight\n", 20, true);
+    assert_string_equal(out, "one two three four\nfive six seven eight\n");
+    free(out);
+    out = util_wrapped("ab  cd\n", 6, true);
+    assert_string_equal(out, "ab  cd\n");
     free(out);
 }
 
