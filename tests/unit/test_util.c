@@ -27,7 +27,8 @@ static void edit_distance_counts_edits(void **state)
     assert_int_equal(util_edit_distance("strem", "stream"), 1);
     assert_int_equal(util_edit_distance("", "abc"), 3);
     assert_int_equal(util_edit_distance("HBM80", "hbm80"), 0);
-    assert_int_equal(util_edit_distance("hbm", "hbm80"), 2); /* a tail left off: insertions */
+    assert_int_equal(util_edit_distance("hbm", "hbm80"), 2);      /* a tail left off: insertions */
+    assert_int_equal(util_edit_distance("kitten", "sitting"), 3); /* two substitutions, one more */
 }
 
 static void suggest_finds_near_misses_only(void **state)
@@ -40,6 +41,11 @@ static void suggest_finds_near_misses_only(void **state)
     assert_null(util_suggest("hbm80", names, 4)); /* exact: nothing to suggest */
     assert_null(util_suggest("volta", names, 4)); /* too far from everything */
     assert_null(util_suggest("ab", names, 0));
+    /* One edit in two letters is still near enough, two in four too; two for one letter not. */
+    const char *lbm[] = {"lbm"};
+    assert_string_equal(util_suggest("lb", lbm, 1), "lbm");
+    assert_string_equal(util_suggest("lbxy", lbm, 1), "lbm");
+    assert_null(util_suggest("l", lbm, 1));
     /* Two at distance 1: the one sharing the longer beginning, in either order. */
     const char *lb[] = {"lbbm", "lbm"}, *bl[] = {"lbm", "lbbm"};
     assert_string_equal(util_suggest("lbmm", lb, 2), "lbm");
