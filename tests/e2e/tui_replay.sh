@@ -68,7 +68,8 @@ $(cat "$TMPD/screen")"
 tui_keys x
 tui_gone "Press any key to close this help."
 
-# Moving: left twice is epoch 1; End and Home; g refuses 9 and shows the range, then takes 2.
+# Moving: left twice is epoch 1; End and Home; right; g refuses 9 and shows the range, then
+# takes 2.
 tui_keys Left Left
 tui_wait "Epoch 1/3"
 expect_epoch 1
@@ -79,8 +80,14 @@ tui_wait "Epoch 3/3"
 tui_wait "NP history, epochs 1-3 of 3"
 tui_keys Home
 tui_wait "Epoch 1/3"
-tui_keys g
+# Right: one epoch on, and not past the last (g after it shows that Right was read).
+tui_keys Right
+tui_wait "Epoch 2/3"
+expect_epoch 2
+tui_keys End Right g
 tui_wait "Go to epoch (1 to 3):"
+grep -q "Epoch 3/3" "$TMPD/screen" || fail "Right at the last epoch moved on:
+$(cat "$TMPD/screen")"
 tui_keys 9 Enter
 tui_wait "no epoch '9': enter a number from 1 to 3"
 tui_keys BSpace 2 Enter

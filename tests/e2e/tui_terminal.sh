@@ -96,6 +96,11 @@ tui_screen >"$TMPD/h"
 $(cat "$TMPD/h")"
 tui_keys x
 tui_gone "Page 2 of 2"
+# Opened again, the help starts from its first page.
+tui_keys '?'
+tui_wait "Page 1 of 2"
+tui_keys x
+tui_gone "Page 1 of 2"
 tui_screen -e >"$TMPD/color"
 tui_keys q
 tui_wait "quit without saving? y/n"
