@@ -68,9 +68,11 @@ $(cat "$TMPD/screen")"
 tui_keys x
 tui_gone "Press any key to close this help."
 
-# Moving: left twice is epoch 1; End and Home; right; g refuses 9 and shows the range, then
-# takes 2.
-tui_keys Left Left
+# Moving: left once is epoch 2, twice epoch 1; End and Home; right; g refuses 9 and shows the
+# range, then takes 2.
+tui_keys Left
+tui_wait "Epoch 2/3"
+tui_keys Left
 tui_wait "Epoch 1/3"
 expect_epoch 1
 # The chart spans the file's 3 epochs, as the header counts them (it spanned the scenario's 10).
