@@ -50,6 +50,11 @@ tui_wait "= ${TUI_ROW_COMPUTE##* }"
 tui_keys Up
 tui_wait "Explain: A stream"
 tui_wait "= ${TUI_ROW_STREAM##* }"
+# Down past the last kernel stays on it, so one Up is back on the first.
+tui_keys Down
+tui_wait "Explain: B compute"
+tui_keys Down Up
+tui_wait "Explain: A stream"
 # Enter opens it whole: its last lines say where the loads were served and, in a live run,
 # how many of the kernel's TBs an SM holds.
 tui_keys Enter
