@@ -1,5 +1,6 @@
 /* cmd_runs — `corun runs list | show ID | query SQL`: the catalog of recorded runs, spatial and
  * accelerator. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
@@ -102,6 +103,25 @@ static int usage(void)
     return CLI_BAD_INPUT;
 }
 
+/* A run ID as `runs list` prints it: N for a spatial run, aN for an accelerator run. */
+static int parse_run_id(const char *text, bool *accel, unsigned long *id)
+{
+    *accel = text[0] == 'a';
+    const char *digits = text + *accel;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(digits, &end, 10);
+    if (errno || digits[0] < '0' || digits[0] > '9' || *end || v < 1 || v > 4294967295ul) {
+        fprintf(stderr,
+                "corun: runs show: '%s' is no run ID: expected N (a spatial run) or aN (an "
+                "accelerator run), N from 1 to 4294967295, as `corun runs list` shows them\n",
+                text);
+        return -1;
+    }
+    *id = v;
+    return 0;
+}
+
 static int runs_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -142,6 +162,10 @@ static int runs_run(int argc, char **argv)
                     argv[i + 1 + !list], verb[0] == 'q' ? " (quote an SQL query with spaces)" : "");
         return usage();
     }
+    unsigned long id = 0;
+    bool accel = false;
+    if (strcmp(verb, "show") == 0 && parse_run_id(argv[i + 1], &accel, &id) != 0)
+        return CLI_BAD_INPUT;
     char err[512];
     struct catalog *cat = catalog_open(path, err, sizeof err);
     if (!cat) {
@@ -160,13 +184,6 @@ static int runs_run(int argc, char **argv)
                    "workbench, records one)\n",
                    catalog_path(cat));
     } else if (strcmp(verb, "show") == 0) {
-        unsigned long id;
-        bool accel = argv[i + 1][0] == 'a';
-        if (cli_parse_uint(accel ? "accelerator run ID aN" : "ID", argv[i + 1] + accel, 1,
-                           4294967295ul, &id) != 0) {
-            catalog_close(cat);
-            return CLI_BAD_INPUT;
-        }
         struct catalog_accel_run ar;
         struct catalog_run r;
         if (accel) {

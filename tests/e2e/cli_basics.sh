@@ -215,6 +215,8 @@ runs --catalog|corun: runs: --catalog needs a value
 runs --frob list|corun: runs: unknown option '--frob' (`corun runs --help` lists its options)
 runs lsit|corun: runs: 'lsit': expected list, show or query
 runs show|corun: runs show: expected a run ID after it
+runs show abc|corun: runs show: 'abc' is no run ID: expected N (a spatial run) or aN (an accelerator run), N from 1 to 4294967295, as `corun runs list` shows them
+runs show a0|corun: runs show: 'a0' is no run ID: expected N (a spatial run) or aN (an accelerator run), N from 1 to 4294967295, as `corun runs list` shows them
 runs query select 1|corun: runs query: unexpected argument '1' (quote an SQL query with spaces)
 branch x.h5 y|corun: branch: EPOCH: expected a whole number from 0 to 1000000, got 'y'
 runs list --timeout x|corun: --timeout: expected a whole number from 0 to 86400, got 'x'
