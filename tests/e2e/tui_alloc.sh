@@ -85,6 +85,8 @@ tui_wait "allocator: static -> fair"
 tui_screen >"$TMPD/s"
 grep -q "Predictor: hsm  Allocator: fair" "$TMPD/s" || fail "the header does not name hsm and fair:
 $(cat "$TMPD/s")"
+grep -q "fair decides from a predictor's NP" "$TMPD/s" && fail "fair asks for a predictor beside hsm:
+$(cat "$TMPD/s")"
 
 # Fair decides at an epoch boundary from the last epoch's NP̂: epoch 4 is the first hsm
 # predicts, so the repartition comes at the start of epoch 5.

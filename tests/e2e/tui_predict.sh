@@ -18,6 +18,21 @@ tui_wait "idle: Space steps"
 known=$(CORUN_DATADIR="$top_srcdir" "$CORUN" run "$cfg" --epochs 1 --predictor zzz 2>&1 |
     sed -n 's/.*known: //p' | tr -d ,)
 case " $known " in *" hsm "*) ;; *) fail "hsm is not registered: '$known'" ;; esac
+
+# An allocator that decides from NP̂, chosen while no predictor is active: the log says how to
+# get one (and static, chosen back, says nothing of the kind).
+tui_keys a
+tui_wait "Esc cancels"
+n=$(grep -Eo "[0-9] [ *] fair " "$TMPD/screen" | head -1 | cut -c1)
+[ -n "$n" ] || fail "no fair in the allocator menu: $(cat "$TMPD/screen")"
+tui_keys "$n"
+tui_wait "fair decides from a predictor's NP: p"
+tui_keys a
+tui_wait "Esc cancels"
+tui_keys "$(grep -Eo "[0-9] [ *] static " "$TMPD/screen" | head -1 | cut -c1)"
+tui_wait "Allocator: static"
+tui_screen | grep -q "static decides from" && fail "static is said to decide from a predictor"
+
 tui_keys p
 tui_wait "Esc cancels"
 grep -Eq '0 \* none' "$TMPD/screen" || fail "the menu does not mark none as active:
