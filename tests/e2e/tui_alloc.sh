@@ -77,6 +77,18 @@ grep -Eq "[0-9] +fair +pred +HSM-Fair" "$TMPD/screen" ||
 $(cat "$TMPD/screen")"
 grep -Eq "[0-9] +even +pred" "$TMPD/screen" && fail "even is marked as a user of the predictor:
 $(cat "$TMPD/screen")"
+# The arrows: Up from the active row (static, the first) wraps to the last, Down moves one
+# row on and from the last back to the first, Enter chooses the row they reached.
+last=${known##* }
+tui_keys Up Up Down Enter
+tui_wait "Allocator: $last"
+tui_keys a
+tui_wait "pred: decides from NP pred"
+tui_keys Down Enter
+tui_wait "Allocator: static"
+tui_wait "allocator: $last -> static"
+tui_keys a
+tui_wait "pred: decides from NP pred"
 n=$(row_digit fair)
 tui_keys "$n"
 tui_gone "pred: decides from NP pred"
