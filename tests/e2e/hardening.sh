@@ -33,6 +33,15 @@ expect_refused "unusable catalog" \
 [ ! -e "$TMPD/r.h5" ] || fail "an unusable catalog left a run file behind"
 [ ! -e "$TMPD/no" ] || fail "--catalog made directories"
 ! grep -q '^ *1 ' "$TMPD/out" || fail "an unusable catalog: the run was simulated first"
+# Without --out there is no row to lose: the run goes on without the trace cache, a note says
+# so, and it prints what a run with a catalog prints.
+"$CORUN" run "$small" --epochs 1 --catalog "$TMPD/no/such/c.db" >"$TMPD/nocat" 2>"$TMPD/nocat.err" ||
+    fail "a run without a usable catalog failed: $(cat "$TMPD/nocat.err")"
+grep -q "note: no trace cache (cannot create catalog $TMPD/no/such/c.db" "$TMPD/nocat.err" ||
+    fail "no note on the missing trace cache: $(cat "$TMPD/nocat.err")"
+"$CORUN" run "$small" --epochs 1 --catalog "$TMPD/c1.db" >"$TMPD/withcat" 2>/dev/null
+cmp -s "$TMPD/nocat" "$TMPD/withcat" || fail "a run without its catalog printed otherwise:
+$(diff "$TMPD/nocat" "$TMPD/withcat")"
 expect_refused "--predictor ''" "--predictor: expected a name, got an empty one" \
     "$CORUN" run "$small" --epochs 1 --predictor ''
 expect_refused "--allocator ''" "--allocator: expected a name, got an empty one" \
