@@ -14,15 +14,12 @@
 #include "corun/session.h"
 #include "corun/util.h"
 
-static int parse_size(const char *text, unsigned *out)
+/* --width or --height, in pixels. */
+static int parse_size(const char *opt, const char *text, unsigned *out)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < 200 || v > 10000) {
-        fprintf(stderr, "corun plot: size \"%s\": expected a whole number from 200 to 10000\n",
-                text);
+    unsigned long v;
+    if (cli_parse_uint(opt, text, 200, 10000, &v) != 0)
         return -1;
-    }
     *out = (unsigned)v;
     return 0;
 }
@@ -76,9 +73,9 @@ static int plot_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'o')
             out = optarg;
-        else if (c == 'w' && parse_size(optarg, &width) != 0)
+        else if (c == 'w' && parse_size("--width", optarg, &width) != 0)
             return CLI_BAD_INPUT;
-        else if (c == 'h' && parse_size(optarg, &height) != 0)
+        else if (c == 'h' && parse_size("--height", optarg, &height) != 0)
             return CLI_BAD_INPUT;
         else if (c == '?' || c == ':') {
             fprintf(stderr, "corun: plot: %s '%s'\n",
@@ -142,13 +139,14 @@ const struct cli_command cmd_plot = {
     .name = "plot",
     .args = "RUN.h5 --out FILE.svg|FILE.png [--width W] [--height H]",
     .summary = "draw a recorded run for slides: NP history, fairness and STP, SM partition",
-    .help = "Three panels over the run's epochs: each kernel's true NP (solid) and the\n"
-            "predictor's (dashed), fairness and STP, and the SM partition (one column per\n"
-            "epoch, each SM in its owner's colour; idle white, power-gated grey). The file's\n"
-            "extension chooses SVG or PNG; the size defaults to 1200x900 (200 to 10000 each).\n"
-            "An accelerator run file draws two: its tasks over time, one row per process\n"
-            "(kernels solid, copies light: host to device in the row's upper half, device to\n"
-            "host in its lower half), and each LS query's latency in arrival order against\n"
-            "the QoS bound (target x solo p99, dashed), with the forecast as rings.\n",
+    .help =
+        "Three panels over the run's epochs: each kernel's true NP (solid) and the\n"
+        "predictor's (dashed), fairness and STP, and the SM partition (one column per\n"
+        "epoch, each SM in its owner's colour; idle white, power-gated grey). The file's\n"
+        "extension chooses SVG or PNG; the size defaults to 1200x900 pixels (200 to 10000 each).\n"
+        "An accelerator run file draws two: its tasks over time, one row per process\n"
+        "(kernels solid, copies light: host to device in the row's upper half, device to\n"
+        "host in its lower half), and each LS query's latency in arrival order against\n"
+        "the QoS bound (target x solo p99, dashed), with the forecast as rings.\n",
     .run = plot_run,
 };

@@ -36,8 +36,10 @@ fi
 
 expect_bad "a JPEG" "p.jpg: expected a file name ending in .svg or .png" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/p.jpg"
-expect_bad "a tiny picture" 'size "10": expected a whole number from 200 to 10000' \
+expect_bad "a tiny picture" "corun: --width: expected a whole number from 200 to 10000, got '10'" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/q.png" --width 10
+expect_bad "a tall picture" "corun: --height: expected a whole number from 200 to 10000, got '1e4'" \
+    "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/q.png" --height 1e4
 expect_bad "a missing run" "nothere.h5" "$CORUN" plot "$TMPD/nothere.h5" --out "$TMPD/q.png"
 expect_bad "no --out" "usage: corun plot" "$CORUN" plot "$TMPD/r.h5"
 expect_bad "an unwritable path" "p.png: cannot write the picture: No such file or directory" \
