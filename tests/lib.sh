@@ -63,6 +63,16 @@ tui_gone() {
 $(cat "$TMPD/screen")"
 }
 tui_resize() { tui_tmux resize-window -t tui -x "$1" -y "$2"; }
+# Opens the workbench's menu of key $1 (p, a) and chooses its row $2 by the row's digit.
+tui_choose() {
+    tui_keys "$1"
+    tui_wait "Esc cancels"
+    local n
+    n=$(grep -Eo "[0-9] [ *] $2 " "$TMPD/screen" | head -1 | cut -c1)
+    [ -n "$n" ] || fail "no $2 in the menu of $1:
+$(cat "$TMPD/screen")"
+    tui_keys "$n"
+}
 # The stream and compute rows of the third epoch of tests/data/good/tui_fast.cfg run headless
 # (tui_headless_rows [ENV...]), and whether the workbench's kernel table shows them
 # (tui_rows_match: fails with the screen otherwise).

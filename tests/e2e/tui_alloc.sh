@@ -51,12 +51,7 @@ $(cat "$TMPD/screen")"
 tui_keys x
 tui_gone "Press any key to close this help."
 
-tui_keys p
-tui_wait "Esc cancels"
-n=$(row_digit hsm)
-[ -n "$n" ] || fail "the predictor menu has no hsm row:
-$(cat "$TMPD/screen")"
-tui_keys "$n"
+tui_choose p hsm
 tui_wait "Predictor: hsm"
 
 # The allocator menu: the registry (the names an unknown --allocator is told about), static

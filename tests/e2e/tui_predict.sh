@@ -21,15 +21,9 @@ case " $known " in *" hsm "*) ;; *) fail "hsm is not registered: '$known'" ;; es
 
 # An allocator that decides from NP̂, chosen while no predictor is active: the log says how to
 # get one (and static, chosen back, says nothing of the kind).
-tui_keys a
-tui_wait "Esc cancels"
-n=$(grep -Eo "[0-9] [ *] fair " "$TMPD/screen" | head -1 | cut -c1)
-[ -n "$n" ] || fail "no fair in the allocator menu: $(cat "$TMPD/screen")"
-tui_keys "$n"
+tui_choose a fair
 tui_wait "fair decides from a predictor's NP: p"
-tui_keys a
-tui_wait "Esc cancels"
-tui_keys "$(grep -Eo "[0-9] [ *] static " "$TMPD/screen" | head -1 | cut -c1)"
+tui_choose a static
 tui_wait "Allocator: static"
 tui_screen | grep -q "static decides from" && fail "static is said to decide from a predictor"
 

@@ -43,11 +43,7 @@ $(row)"
 tui_keys Left
 tui_wait "rewound to the end of epoch 2"
 tui_wait "Epoch 2/10"
-tui_keys a
-tui_wait "Esc cancels"
-n=$(grep -Eo "[0-9] [ *] fair " "$TMPD/screen" | head -1 | cut -c1)
-[ -n "$n" ] || fail "no fair in the menu: $(cat "$TMPD/screen")"
-tui_keys "$n"
+tui_choose a fair
 tui_wait "Allocator: fair"
 tui_keys Space
 tui_wait "Epoch 3/10"
