@@ -275,6 +275,12 @@ static void missing_and_wrong_settings_are_named(void **state)
     assert_true(has_message(&l, "tags: required setting is missing"));
     assert_true(has_message(&l, "mixes[0].tag"));
     unload(&l);
+    /* A group where a list of names belongs: refused with the line, not read as one. */
+    load_text(&l, "name = \"t\";\ngpu = \"hbm80\";\ntags = [\"x\"];\nmixes = (\n"
+                  "  { tag = \"x\"; kernels = { a = \"pvc\"; }; }\n);\n");
+    assert_int_equal(l.rc, -1);
+    assert_true(has_message(&l, ":5: mixes[0].kernels: expected an array"));
+    unload(&l);
 }
 
 /* A scenario, lesson or preset given for a suite: one message saying what the file is and
