@@ -339,6 +339,20 @@ static void network_model_files(void **state)
     snprintf(where, sizeof where, "%s:3:", path);
     assert_true(test_diag_has(&d, where, "every width must be 1 to", "got 0", NULL));
     diag_done(&d);
+    /* One input's mean missing, its scales all there: refused, as either short would be. */
+    f = fopen(path, "w");
+    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 2];\n"
+          "input_mean = [0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n"
+          "input_scale = [1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.];\n"
+          "weights = "
+          "[0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n",
+          f);
+    fclose(f);
+    diag_init(&d);
+    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    snprintf(where, sizeof where, "%s:4:", path);
+    assert_true(test_diag_has(&d, where, "expected 12 values each", "got 11 and 12", NULL));
+    diag_done(&d);
     unlink(path);
     rmdir(dir);
 }
