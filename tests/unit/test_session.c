@@ -294,6 +294,12 @@ static void test_qos_target(void **state)
     }
     assert_int_equal(session_set_allocator(s, "qos", err, sizeof err), 0);
     assert_true(session_qos_target(s, 0) == 0.6);
+    /* The kernel qos protects is the mix's first: it has one, and says nothing of a missing one
+     * (nor of a missing predictor, with hsm there). */
+    assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(test_count_events(s, "allocator", "qos "), 0);
     session_delete(s);
     scenario_done(&sc);
 }
