@@ -273,7 +273,7 @@ static void test_model_out_of_range(void **state)
 
 /* The NP a kernel is to keep: a high-priority kernel's qos_target (0.8 by default, then as
  * set), none for a low-priority one or past the kernels, and smqos_policy while an SMQoS
- * allocator keeps it. */
+ * allocator keeps it; qos finds the high-priority kernel in the mix's first place. */
 static void test_qos_target(void **state)
 {
     (void)state;
