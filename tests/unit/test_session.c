@@ -273,7 +273,8 @@ static void test_model_out_of_range(void **state)
 
 /* The NP a kernel is to keep: a high-priority kernel's qos_target (0.8 by default, then as
  * set), none for a low-priority one or past the kernels, and smqos_policy while an SMQoS
- * allocator keeps it; qos finds the high-priority kernel in the mix's first place. */
+ * allocator keeps it; qos finds the high-priority kernel in the mix's first place, and fair
+ * counts SM 0 with its owner's. */
 static void test_qos_target(void **state)
 {
     (void)state;
@@ -300,6 +301,21 @@ static void test_qos_target(void **state)
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(test_count_events(s, "allocator", "qos "), 0);
+    session_delete(s);
+    scenario_done(&sc);
+    /* fair moves one SM from the stream, which holds SM 0, to compute: every SM still has an
+     * owner (an allocator that missed SM 0 in its counts would leave one idle). */
+    s = test_open_unit(&sc);
+    assert_int_equal(session_set_predictor(s, "hsm", err, sizeof err), 0);
+    assert_int_equal(session_set_allocator(s, "fair", err, sizeof err), 0);
+    int owner[SESSION_MAX_SMS];
+    session_partition(s, owner);
+    assert_int_equal(owner[0], 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(test_count_events(s, "repartition", "fair: fairness"), 1);
+    assert_int_equal(test_sms_of(s, 0) + test_sms_of(s, 1), 16);
+    assert_int_equal(test_sms_of(s, 0), 7);
     session_delete(s);
     scenario_done(&sc);
 }
