@@ -162,6 +162,28 @@ static void the_last_put_wins(void **state)
     repro_journal_close(j);
 }
 
+/* Results put in any order are each found, and listed in (part, index) order. */
+static void puts_in_any_order(void **state)
+{
+    struct dir *d = *state;
+    struct repro_journal *j = open_ok(d->file, IDENTITY);
+    const unsigned part[] = {0, 0, 1, 0}, seed[] = {20, 21, 22, 23};
+    const size_t index[] = {9, 2, 0, 5};
+    for (int i = 0; i < 4; i++)
+        put_ok(j, part[i], index[i], seed[i]);
+    for (int i = 0; i < 4; i++)
+        assert_holds(j, part[i], index[i], seed[i]);
+    const size_t order[][2] = {{0, 2}, {0, 5}, {0, 9}, {1, 0}};
+    for (size_t i = 0; i < 4; i++) {
+        unsigned p;
+        size_t x;
+        assert_non_null(repro_journal_at(j, i, &p, &x));
+        assert_int_equal(p, order[i][0]);
+        assert_int_equal(x, order[i][1]);
+    }
+    repro_journal_close(j);
+}
+
 static void another_identity_is_refused(void **state)
 {
     struct dir *d = *state;
@@ -211,6 +233,11 @@ static void a_foreign_file_is_refused_untouched(void **state)
     assert_non_null(strstr(err, "first line is '?xx?xx"));
     assert_non_null(strstr(err, "...'"));
     assert_int_equal(file_size(d->file), 199);
+    /* A short line without a newline, read whole: not cut; DEL shown as '?' too. */
+    write_file(d->file, "ab\x7f"
+                        "c");
+    assert_null(repro_journal_open(d->file, IDENTITY, RESULT_BYTES, err, sizeof err));
+    assert_non_null(strstr(err, "first line is 'ab?c';"));
 }
 
 static void an_empty_file_starts_afresh(void **state)
@@ -449,6 +476,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(round_trip, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(the_last_put_wins, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(puts_in_any_order, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(another_identity_is_refused, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(a_foreign_file_is_refused_untouched, dir_setup,
                                         dir_teardown),
