@@ -53,6 +53,10 @@ static void np_at_prefers_the_what_if_then_the_line(void **state)
     assert_close(alloc_np_at(&in, 0, 20), 0.3, 1e-12);
     assert_true(isnan(alloc_np_at(&in, 1, 20))); /* no NP̂ */
     assert_close(alloc_np_at(&in, 1, 0), 0, 0);
+    /* The line from a single SM; none from no SM at all (no gradient to draw). */
+    struct alloc_input one = input(80, 2, (unsigned[]){1, 0}, (double[]){0.05, 0.5});
+    assert_close(alloc_np_at(&one, 0, 4), 0.2, 1e-12);
+    assert_true(isnan(alloc_np_at(&one, 1, 4)));
     /* It had 30 SMs on average over the interval (a drain): 0.6 × 20 / 30 = 0.4. */
     struct gpu_kernel_counters c = {.sms = 30};
     in.k[0].c = &c;
@@ -107,6 +111,19 @@ static void base_restores_the_invariants(void **state)
     assert_true(s[0] == 60 && s[1] == 1 && gated == 10);
     alloc_base(&in2, true, s, &gated);
     assert_true(s[0] == 60 && s[1] == 20 && gated == 0);
+    /* No idle SM left: the kernel with none wakes a gated one. */
+    struct alloc_input in3 = input(80, 2, (unsigned[]){70, 0}, NULL);
+    in3.gated = 10;
+    alloc_base(&in3, false, s, &gated);
+    assert_true(s[0] == 70 && s[1] == 1 && gated == 9);
+    /* Moves: SMs taken from the idle ones alone are moves too. */
+    char moves[64];
+    unsigned more[2] = {62, 1};
+    alloc_format_moves(NULL, &in2, more, moves, sizeof moves);
+    assert_string_equal(moves, "? 60→62, ? 0→1");
+    unsigned same[2] = {60, 0};
+    alloc_format_moves(NULL, &in2, same, moves, sizeof moves);
+    assert_string_equal(moves, "no SM moves");
 }
 
 static void fixed_partitions(void **state)
