@@ -216,6 +216,7 @@ static void experiments_are_listed(void **state)
     assert_null(repro_experiment_find("hsm", "quads")); /* an allocation experiment's */
     assert_null(repro_experiment_find("hsn", "accuracy"));
     assert_true(repro_experiment_named("themis"));
+    assert_true(repro_experiment_named("hsm")); /* the first listed */
     assert_false(repro_experiment_named("smqos"));
     assert_null(repro_experiment_at(repro_experiment_count()));
     /* HSM's GDDR5 figure is printed only beside a gddr5_40 run; Fig. 10's only on hbm80. */
