@@ -145,6 +145,20 @@ static void workers_give_the_same_table(void **state)
     rbhshift_report_done(&b);
 }
 
+/* The first application of the library by name (2dconv) has its row like any other. */
+static void the_first_application_is_kept(void **state)
+{
+    (void)state;
+    const char *only[] = {"2dconv"}, *with1[] = {"bino"};
+    struct rbhshift_report r;
+    assert_int_equal(run_lists(only, 1, with1, 1, 1, &r), 1 + 1);
+    assert_int_equal(r.count, 1);
+    assert_string_equal(r.rows[0].kernel, "2dconv");
+    assert_int_equal(r.rows[0].npairs, 1);
+    assert_string_equal(r.rows[0].pairs[0].corunner, "bino");
+    rbhshift_report_done(&r);
+}
+
 /* The worst co-runner is the one with the largest shift wherever it comes in the row: srad
  * beside lbm (memory-bound, first by name) and pf (compute-bound) shifts most beside lbm. */
 static void worst_is_the_largest_shift(void **state)
@@ -213,6 +227,7 @@ int main(void)
         cmocka_unit_test(rows_follow_the_runs),
         cmocka_unit_test(workers_give_the_same_table),
         cmocka_unit_test(worst_is_the_largest_shift),
+        cmocka_unit_test(the_first_application_is_kept),
         cmocka_unit_test(refuses_names_it_cannot_use),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
