@@ -313,6 +313,12 @@ static void test_bad_recording(void **state)
     assert_null(runfile_create(path, &h, err, sizeof(err)));
     snprintf(msg, sizeof(msg), "%s: cannot record 0 kernels (1 to %d)", path, GPU_MAX_KERNELS);
     assert_string_equal(err, msg);
+    h.nkernels = 1; /* a kernel alone is a run too */
+    struct runfile *one = runfile_create(path, &h, err, sizeof(err));
+    if (!one)
+        fail_msg("%s", err);
+    assert_int_equal(runfile_close(one, err, sizeof(err)), 0);
+    assert_int_equal(unlink(path), 0);
     h.nkernels = 2;
     h.sms = RUNFILE_MAX_SMS + 1;
     assert_null(runfile_create(path, &h, err, sizeof(err)));
