@@ -247,6 +247,19 @@ static void fit_normalizes_and_learns(void **state)
     predictor_themis.destroy(s);
 }
 
+/* Writes text to path and loads it as a themis model for themis60, which must refuse it; d
+ * gets the messages (diag_done it). */
+static void load_refused(const char *path, const char *text, struct diag *d)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    diag_init(d);
+    struct modelfile m;
+    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, d), -1);
+}
+
 static void network_model_files(void **state)
 {
     (void)state;
@@ -310,46 +323,33 @@ static void network_model_files(void **state)
     diag_done(&d);
 
     /* Corrupt: one weight short, and a non-number. */
-    FILE *f = fopen(path, "w");
-    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 2, 2, 2];\n"
-          "input_mean = [0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n"
-          "input_scale = [1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.];\nweights = [1.0, 2.0];\n",
-          f);
-    fclose(f);
-    diag_init(&d);
-    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    load_refused(path,
+                 "model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 2, 2, 2];\n"
+                 "input_mean = [0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n"
+                 "input_scale = [1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.];\nweights = [1.0, 2.0];\n",
+                 &d);
     char where[160];
     snprintf(where, sizeof where, "%s:6:", path);
     assert_true(test_diag_has(&d, where, "weights", "38", NULL));
     assert_true(test_diag_has(&d, "corun train themis --gpu themis60", NULL));
     diag_done(&d);
-    f = fopen(path, "w");
-    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = \"big\";\n", f);
-    fclose(f);
-    diag_init(&d);
-    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    load_refused(path, "model = \"themis\";\ngpu = \"themis60\";\nlayers = \"big\";\n", &d);
     assert_true(test_diag_has(&d, path, "layers", NULL));
     diag_done(&d);
     /* A layer of no nodes: refused at its line before the weights are counted. */
-    f = fopen(path, "w");
-    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 0, 2];\n", f);
-    fclose(f);
-    diag_init(&d);
-    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    load_refused(path, "model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 0, 2];\n", &d);
     snprintf(where, sizeof where, "%s:3:", path);
     assert_true(test_diag_has(&d, where, "every width must be 1 to", "got 0", NULL));
     diag_done(&d);
     /* One input's mean missing, its scales all there: refused, as either short would be. */
-    f = fopen(path, "w");
-    fputs("model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 2];\n"
-          "input_mean = [0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n"
-          "input_scale = [1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.];\n"
-          "weights = "
-          "[0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n",
-          f);
-    fclose(f);
-    diag_init(&d);
-    assert_int_equal(modelfile_load(path, "themis", "themis60", &m, &d), -1);
+    load_refused(
+        path,
+        "model = \"themis\";\ngpu = \"themis60\";\nlayers = [12, 2];\n"
+        "input_mean = [0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.];\n"
+        "input_scale = [1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.,1.];\n"
+        "weights = [0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,0.,"
+        "0.,0.];\n",
+        &d);
     snprintf(where, sizeof where, "%s:4:", path);
     assert_true(test_diag_has(&d, where, "expected 12 values each", "got 11 and 12", NULL));
     diag_done(&d);
