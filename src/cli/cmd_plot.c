@@ -139,14 +139,13 @@ const struct cli_command cmd_plot = {
     .name = "plot",
     .args = "RUN.h5 --out FILE.svg|FILE.png [--width W] [--height H]",
     .summary = "draw a recorded run for slides: NP history, fairness and STP, SM partition",
-    .help =
-        "Three panels over the run's epochs: each kernel's true NP (solid) and the\n"
-        "predictor's (dashed), fairness and STP, and the SM partition (one column per\n"
-        "epoch, each SM in its owner's colour; idle white, power-gated grey). The file's\n"
-        "extension chooses SVG or PNG; the size defaults to 1200x900 pixels (200 to 10000 each).\n"
-        "An accelerator run file draws two: its tasks over time, one row per process\n"
-        "(kernels solid, copies light: host to device in the row's upper half, device to\n"
-        "host in its lower half), and each LS query's latency in arrival order against\n"
-        "the QoS bound (target x solo p99, dashed), with the forecast as rings.\n",
+    .help = "Three panels over the run's epochs: each kernel's true NP (solid) and the\n"
+            "predictor's (dashed), fairness and STP, and the SM partition (one column per\n"
+            "epoch, each SM in its owner's colour; idle white, power-gated grey). The file's\n"
+            "extension chooses SVG or PNG; the size defaults to 1200x900 pixels (200 to\n"
+            "10000 each). An accelerator run file draws two: its tasks over time, one row per\n"
+            "process (kernels solid, copies light: host to device in the row's upper half,\n"
+            "device to host in its lower half), and each LS query's latency in arrival order\n"
+            "against the QoS bound (target x solo p99, dashed), with the forecast as rings.\n",
     .run = plot_run,
 };
