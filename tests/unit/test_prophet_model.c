@@ -55,6 +55,11 @@ static void batches_of_warps(void **state)
     /* One warp past a full batch (961 = 960 + 1 at occupancy 1) takes a second batch. */
     const struct prophet_kernel over = {.solo_ns = 100, .warps = 961, .occupancy = 1.0};
     assert_int_equal(prophet_batches(&hw, &over), 2);
+    /* An occupancy below one warp of 64 (0.01 x 64 = 0.64) still runs one warp per PE: 30
+     * warps on 15 PEs take two batches. */
+    const struct prophet_kernel thin = {.solo_ns = 100, .warps = 30, .occupancy = 0.01};
+    assert_int_equal(prophet_warps_per_pe(&hw, &thin), 1);
+    assert_int_equal(prophet_batches(&hw, &thin), 2);
 }
 
 /* Observation 1: a batch takes the PEs its warps fill, no more than are free. B's 1000 warps
@@ -171,10 +176,11 @@ static void exclusive_queueing_and_preemption(void **state)
     const double queued[] = {500};
     NEAR(prophet_be_start_ns(300, 700, queued, 1), 1500);
     NEAR(prophet_be_start_ns(300, 0, NULL, 0), 300);
-    double ends[2] = {2000, 2000};
+    double ends[3] = {2000, 2000, 2500};
     prophet_be_preempt(ends, 2, 1000);
     NEAR(ends[0], 3000);
     NEAR(ends[1], 3000);
+    NEAR(ends[2], 2500); /* past the n copies given: not touched */
 }
 
 int main(void)
