@@ -93,10 +93,9 @@ int repro_journal_merge(const char *into, const char *from, const char *datadir,
     struct repro_journal *src = repro_journal_open(from, identity, result_size, err, errlen);
     struct repro_journal *dst =
         src ? repro_journal_open(into, identity, result_size, err, errlen) : NULL;
-    int rc = dst ? 0 : -1;
     if (src)
         out->dropped = repro_journal_dropped(src);
-    rc = dst ? copy_missing(dst, src, out, err, errlen) : -1;
+    int rc = dst ? copy_missing(dst, src, out, err, errlen) : -1;
     repro_journal_close(dst);
     repro_journal_close(src);
     free(identity);
