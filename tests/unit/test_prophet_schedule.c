@@ -59,6 +59,21 @@ static void queued_task_takes_the_free_pes(void **state)
     NEAR(e2, 200);
 }
 
+/* A kernel in flight across another's whole life: K1 (160 warps: one 300 ns batch on 5 PEs)
+ * starts at 0; K2 (one 100 ns batch on 5 of the 10 free PEs) is submitted at 100 and ends at
+ * 200, when K1 has 100 ns of work left: K1 ends at 300, as alone. */
+static void a_batch_in_flight_keeps_its_time(void **state)
+{
+    (void)state;
+    struct prophet_task t1[] = {kernel(300, 160, 0.5, 0)};
+    struct prophet_task t2[] = {kernel(100, 160, 0.5, 0)};
+    double e1, e2;
+    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1, NULL}, {t2, 1, 100, 1, &e2, NULL}};
+    NEAR(prophet_schedule(&hw, apps, 2), 300);
+    NEAR(e1, 300);
+    NEAR(e2, 200);
+}
+
 /* The same two kernels on the sequential model (eq. 1): K2 waits for all of K1 (150 ns left
  * at 50) and then runs its solo 100 ns: it ends at 300, 250 after its submission. */
 static void sequential_model_queues_whole_tasks(void **state)
@@ -196,11 +211,12 @@ static void starved_behind_exclusive_copies(void **state)
     (void)state;
     struct prophet_task ls[] = {copy(PROPHET_H2D, 100, 0)};
     struct prophet_task be[] = {copy(PROPHET_H2D, 1e6, 1)};
-    double ends[2];
+    double ends[3] = {0, 0, -1}; /* ends[2]: past the 2 passes, left alone */
     struct prophet_app apps[] = {
         {ls, 1, 10, 2, ends, NULL}, {be, 1, 0, 0, NULL, NULL}, {be, 1, 0, 0, NULL, NULL}};
     double last = prophet_schedule(&hw, apps, 3);
     assert_true(isinf(ends[0]) && isinf(ends[1]));
+    assert_true(ends[2] == -1);
     assert_true(last >= PCIE_STARVED_NS && last < PCIE_STARVED_NS + 2e6);
     struct prophet_app one[] = {apps[0], apps[1]};
     prophet_schedule(&hw, one, 2);
@@ -248,6 +264,7 @@ int main(void)
         cmocka_unit_test(looping_batch_and_ls_passes),
         cmocka_unit_test(three_sharing_copies),
         cmocka_unit_test(starved_behind_exclusive_copies),
+        cmocka_unit_test(a_batch_in_flight_keeps_its_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
