@@ -104,6 +104,8 @@ static void test_params(void **state)
     /* Refused: out of range, unknown key, weights not summing to 1. Nothing changes. */
     assert_int_equal(session_set_param(s, "fairness_threshold", "1.5", err, sizeof err), -1);
     assert_non_null(strstr(err, "0.01 to 1"));
+    /* The message reads as the workbench's, without the command line's "--set:LINE: ". */
+    assert_true(strncmp(err, "fairness_threshold", strlen("fairness_threshold")) == 0);
     assert_int_equal(session_set_param(s, "gpu.sms", "8", err, sizeof err), -1);
     assert_non_null(strstr(err, "not a parameter a run can change"));
     assert_non_null(strstr(err, "expected one of epoch_cycles, fairness_threshold, "));
