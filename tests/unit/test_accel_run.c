@@ -177,6 +177,8 @@ static void test_kernels_queue_behind_batch(void **state)
     for (unsigned q = 0; q < 6; q++)
         assert_true(s->latency_ms[q] > a->solo_p50_ms);
     assert_true(shared.app[1].passes > 0);
+    assert_int_equal(shared.app[0].instances, 1);
+    assert_int_equal(shared.app[1].instances, 2); /* the batch application's, as written */
     assert_true(shared.gpu_util > alone.gpu_util);
     assert_true(shared.gpu_util > 0.5 && shared.gpu_util <= 1);
     assert_int_equal(alone.tasks_done, 18);

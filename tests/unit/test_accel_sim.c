@@ -139,6 +139,13 @@ static void test_stepped_is_unstepped(void **state)
         fail_msg("predict: %s", err);
     assert_int_equal(stepped.predictor, ACCEL_PREDICT_SEQUENTIAL);
     assert_true(stepped.profile_cycles == pw.profile_cycles);
+    /* the bubble's own runs count for the bubble's forecast only */
+    if (accel_sim_predict(s, ACCEL_PREDICT_BUBBLE, &stepped, err, sizeof err))
+        fail_msg("predict: %s", err);
+    assert_true(stepped.profile_cycles > pw.profile_cycles);
+    if (accel_sim_predict(s, ACCEL_PREDICT_SEQUENTIAL, &stepped, err, sizeof err))
+        fail_msg("predict: %s", err);
+    assert_true(stepped.profile_cycles == pw.profile_cycles);
     accel_result_done(&pw);
     accel_result_done(&stepped);
     accel_result_done(&whole);
