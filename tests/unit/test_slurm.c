@@ -369,6 +369,33 @@ static void test_job_manifest_round_trip(void **state)
     write_text(manifest, "corun slurm job 1\nkind reproduce\nbogus\n", 0644);
     assert_null(slurm_job_load(dir, err, sizeof err));
     assert_non_null(strstr(err, "job:3: expected a manifest line"));
+    /* Complete manifests at the edges load: one shard, the most shards, a reproduce run with
+     * its journal. Incomplete ones are refused: empty, the first line alone, no shards, too many,
+     * no cwd, no command, a reproduce run without its journal. */
+    static const struct {
+        const char *text;
+        bool loads;
+    } manifests[] = {
+        {"corun slurm job 1\nkind sweep\nshards 1\ncwd /\narg sweep\n", true},
+        {"corun slurm job 1\nkind sweep\nshards 1000\ncwd /\narg sweep\n", true},
+        {"corun slurm job 1\nkind reproduce\nshards 2\ncwd /\narg reproduce\njournal /j\n", true},
+        {"", false},
+        {"corun slurm job 1\n", false},
+        {"corun slurm job 1\nkind sweep\nshards 0\ncwd /\narg sweep\n", false},
+        {"corun slurm job 1\nkind sweep\nshards 1001\ncwd /\narg sweep\n", false},
+        {"corun slurm job 1\nkind sweep\nshards 2\narg sweep\n", false},
+        {"corun slurm job 1\nkind sweep\nshards 2\ncwd /\n", false},
+        {"corun slurm job 1\nkind reproduce\nshards 2\ncwd /\narg reproduce\n", false},
+    };
+    for (size_t i = 0; i < sizeof manifests / sizeof manifests[0]; i++) {
+        write_text(manifest, manifests[i].text, 0644);
+        struct slurm_job *m = slurm_job_load(dir, err, sizeof err);
+        if ((m != NULL) != manifests[i].loads)
+            fail_msg("manifest %zu: %s", i, m ? "loaded" : err);
+        if (!m)
+            assert_non_null(strstr(err, "the manifest is incomplete"));
+        slurm_job_delete(m);
+    }
     assert_null(slurm_job_load("12345", err, sizeof err));
     assert_non_null(strstr(err, "no job '12345'"));
     free(manifest);
