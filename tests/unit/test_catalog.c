@@ -312,6 +312,18 @@ static void test_kernels_and_measurements(void **state)
     assert_true(solo_profile_hash(&p) == solo_profile_hash(b));
     assert_int_equal(p.footprint_bytes, b->footprint_bytes);
     kernel_profile_done(&p);
+    /* So do choices that are not the default (the built-ins keep every default). */
+    struct kernel_profile tiled = *b;
+    tiled.name = "tiled";
+    tiled.pattern = KERNEL_PATTERN_TILED;
+    tiled.target_class = 2;
+    assert_int_equal(catalog_put_kernel(cat, &tiled, "test", err, sizeof err), 0);
+    assert_int_equal(catalog_get_kernel(cat, "tiled", &p, NULL, &found, err, sizeof err), 0);
+    assert_true(found);
+    assert_int_equal(p.pattern, KERNEL_PATTERN_TILED);
+    assert_int_equal(p.target_class, 2);
+    assert_true(solo_profile_hash(&p) == solo_profile_hash(&tiled));
+    kernel_profile_done(&p);
     assert_int_equal(catalog_get_kernel(cat, "nope", &p, NULL, &found, err, sizeof err), 0);
     assert_false(found);
 
