@@ -1,7 +1,8 @@
 /* Unit tests: the stepped accelerator run (accel_sim) — stepped in spans of 0.1 ms it gives
  * to the bit what accel_run gives at once (latencies, cycles, utilization, the task table);
  * each step moves the time on by at least its span and the task table only grows; a partial
- * result counts only the queries done; a cancel stops a step; a starved copy ends the run. */
+ * result counts only the queries done; a predictor swapped in keeps the profiles, the bubble's
+ * own runs counted for its forecast only; a cancel stops a step; a starved copy ends the run. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
