@@ -447,7 +447,8 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 {
     int c = getopt_long(argc, argv, shortopts, longopts, NULL);
     if (c == ':') {
-        fprintf(stderr, "corun: %s: %s needs a value\n", argv[0], argv[optind - 1]);
+        fprintf(stderr, "corun: %s: %s needs a value (`corun %s --help` says which)\n", argv[0],
+                argv[optind - 1], argv[0]);
         return CLI_OPT_BAD;
     }
     if (c == '?') {

@@ -211,7 +211,8 @@ while IFS='|' read -r args want; do
     set -e
     [ $rc -eq 2 ] && grep -qxF "$want" "$TMPD/err" || fail "$args: exit $rc: $(cat "$TMPD/err")"
 done <<'EOF'
-runs --catalog|corun: runs: --catalog needs a value
+runs --catalog|corun: runs: --catalog needs a value (`corun runs --help` says which)
+bench --compare|corun: bench: --compare needs a value (`corun bench --help` says which)
 runs --frob list|corun: runs: unknown option '--frob' (`corun runs --help` lists its options)
 runs lsit|corun: runs: 'lsit': expected list, show or query
 runs show|corun: runs show: expected a run ID after it
