@@ -288,11 +288,33 @@ static void test_refused(void **state)
     free(buf);
     expect_refused(cut, "truncated");
     assert_int_equal(accel_runfile_probe(cut), 0);
+    hid_t f;
     /* missing */
     char *missing = path_of("none.h5");
     expect_refused(missing, "No such file");
+    /* a column shorter than the table's first: both named, with their rows */
+    char *shorter = path_of("short.h5");
+    if (accel_runfile_write(shorter, &w, err, sizeof err) != 0)
+        fail_msg("write: %s", err);
+    f = H5Fopen(shorter, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t ds = H5Dopen2(f, "/tasks/proc", H5P_DEFAULT);
+    hid_t space = H5Dget_space(ds);
+    hsize_t rows = 0;
+    assert_int_equal(H5Sget_simple_extent_dims(space, &rows, NULL), 1);
+    H5Sclose(space);
+    assert_true(rows > 1);
+    hsize_t fewer = rows - 1;
+    assert_true(H5Dset_extent(ds, &fewer) >= 0);
+    H5Dclose(ds);
+    H5Fclose(f);
+    char *want = xasprintf("/tasks/proc has %llu rows, /tasks/app %llu", (unsigned long long)fewer,
+                           (unsigned long long)rows);
+    expect_refused(shorter, want);
+    free(want);
+    free(shorter);
     /* a newer version */
-    hid_t f = H5Fopen(good, H5F_ACC_RDWR, H5P_DEFAULT);
+    f = H5Fopen(good, H5F_ACC_RDWR, H5P_DEFAULT);
     assert_true(f >= 0);
     hid_t a = H5Aopen(f, "accel_schema_version", H5P_DEFAULT);
     unsigned v = ACCEL_RUNFILE_VERSION + 1;
