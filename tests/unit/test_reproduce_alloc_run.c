@@ -188,6 +188,38 @@ static void run_applies_threshold(void **state)
     ralloc_result_done(&r);
 }
 
+/* A policy's weights split a pair's SMs in proportion before the first epoch (80 SMs:
+ * <0.25, 0.75> is 20 and 60; <0.999, 0.001> would leave kernel 1 none, so 79 and 1), which
+ * the static allocator keeps; a policy's hp_share reaches the proportional allocator (half the
+ * SMs to the high-priority kernel 0, where its default gives 64). */
+static void policies_split_their_sms(void **state)
+{
+    (void)state;
+    static const struct ralloc_policy policies[] = {
+        {.label = "w.25", .allocator = "static", .weight0 = 0.25},
+        {.label = "w.999", .allocator = "static", .weight0 = 0.999},
+        {.label = "hp.5", .allocator = "proportional", .target = 0.5, .hp_share = 0.5},
+    };
+    const struct ralloc_experiment *hsm = ralloc_experiment_find("hsm", "threshold");
+    struct ralloc_experiment x = *hsm;
+    x.policies = policies;
+    x.npolicies = 3;
+    x.npublished = 0;
+    struct ralloc_result r;
+    assert_int_equal(one_mix(&x, 2, 20000, &r), 0);
+    const struct ralloc_mix_result *m = &r.mixes[0];
+    assert_int_equal(m->nkernels, 2);
+    static const double want[3][2] = {{20, 60}, {79, 1}, {40, 40}};
+    for (unsigned p = 0; p < 3; p++) {
+        double c = m->runs[p].cycles;
+        for (unsigned k = 0; k < 2; k++)
+            if (fabs(m->runs[p].sm_cycles[k] - want[p][k] * c) > 0.01 * c)
+                fail_msg("%s: kernel %u had %.2f SMs on average, expected %.0f", policies[p].label,
+                         k, m->runs[p].sm_cycles[k] / c, want[p][k]);
+    }
+    ralloc_result_done(&r);
+}
+
 /* smqos --readings: each policy's `set` reaches its scenario. On one pair (bino, compute-bound,
  * as the LS task beside cp) over 8 epochs of 20 K cycles (16 SMQoS decisions):
  * Static-SMQoS rounded down gives the LS task 22 SMs where the nearest gives 23, and SMQoS allowed
@@ -256,6 +288,7 @@ int main(void)
         cmocka_unit_test(smqos_threshold_table),
         cmocka_unit_test(run_applies_threshold),
         cmocka_unit_test(readings_apply_their_settings),
+        cmocka_unit_test(policies_split_their_sms),
         cmocka_unit_test(qos_target_on_the_memory_bound_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
