@@ -104,6 +104,14 @@ static size_t count(const char *path, const struct fix *f)
     return n;
 }
 
+/* Adopts f->theirs into f->mine. */
+static int adopt(struct fix *f, repro_result_bytes_fn result_bytes,
+                 struct repro_journal_merged *got)
+{
+    return repro_journal_adopt(f->mine, f->theirs, f->datadir, result_bytes, got, f->err,
+                               sizeof f->err);
+}
+
 static const size_t shared[] = {1, 2}, all[] = {0, 1, 2, 3};
 
 static void agreeing_records_let_the_rest_in(void **state)
@@ -112,16 +120,14 @@ static void agreeing_records_let_the_rest_in(void **state)
     write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
     write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 0);
     struct repro_journal_merged got;
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), 0);
+    assert_int_equal(adopt(f, NULL, &got), 0);
     assert_int_equal(got.verified, 2);
     assert_int_equal(got.present, 2);
     assert_int_equal(got.added, 2);
     assert_int_equal(got.dropped, 0);
     assert_int_equal(count(f->mine, f), 4);
     /* Again: everything is there, each shared record checked again. */
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), 0);
+    assert_int_equal(adopt(f, NULL, &got), 0);
     assert_int_equal(got.verified, 4);
     assert_int_equal(got.added, 0);
 }
@@ -132,8 +138,7 @@ static void a_differing_record_refuses_all(void **state)
     write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
     write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 1);
     struct repro_journal_merged got;
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "record 0/1 differs"));
     assert_int_equal(got.added, 0);
     assert_int_equal(count(f->mine, f), 2);
@@ -155,11 +160,8 @@ static void only_the_results_are_compared(void **state)
     repro_journal_close(j);
     free(identity);
     struct repro_journal_merged got;
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
-    assert_int_equal(repro_journal_adopt(f->mine, f->theirs, f->datadir, result_only, &got, f->err,
-                                         sizeof f->err),
-                     0);
+    assert_int_equal(adopt(f, NULL, &got), -1);
+    assert_int_equal(adopt(f, result_only, &got), 0);
     assert_int_equal(got.verified, 2);
     assert_int_equal(got.added, 2);
 }
@@ -171,14 +173,12 @@ static void nothing_shared_nothing_adopted(void **state)
     write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
     write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, apart, 1, 0);
     struct repro_journal_merged got;
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "shares no record with"));
     assert_int_equal(count(f->mine, f), 2);
     /* This build's own journal needs no shared record: it is a plain merge. */
     write_journal(f->theirs, "reproduce x", f->build, f->data, apart, 1, 0);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), 0);
+    assert_int_equal(adopt(f, NULL, &got), 0);
     assert_int_equal(got.added, 1);
     assert_int_equal(got.verified, 0);
     assert_int_equal(count(f->mine, f), 3);
@@ -190,26 +190,22 @@ static void other_runs_data_or_builds_are_refused(void **state)
     struct repro_journal_merged got;
     write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 0);
     /* Into a journal that is not there. */
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "no such journal"));
     assert_int_equal(access(f->mine, F_OK), -1);
     /* Into another build's journal: it cannot vouch for anything. */
     write_journal(f->mine, "reproduce x", "fedcba9876543210", f->data, shared, 2, 0);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "not a journal of this build"));
     unlink(f->mine);
     /* Into this build's journal made with other data. */
     write_journal(f->mine, "reproduce x", f->build, "fedcba9876543210", shared, 2, 0);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "not a journal of this build"));
     unlink(f->mine);
     /* From a journal of another run, or of this run with another record size. */
     write_journal(f->mine, "reproduce y", f->build, f->data, shared, 2, 0);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "belongs to another run"));
     unlink(f->mine);
     char *identity = xasprintf("reproduce x; corun build %s, data %s", f->build, f->data);
@@ -217,15 +213,13 @@ static void other_runs_data_or_builds_are_refused(void **state)
     assert_non_null(j);
     repro_journal_close(j);
     free(identity);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "belongs to another run"));
     unlink(f->mine);
     /* From a journal made with other data. */
     write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
     write_journal(f->theirs, "reproduce x", OTHER_BUILD, "fedcba9876543210", all, 4, 0);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "made with other data"));
     assert_int_equal(count(f->mine, f), 2);
     /* From a file that is not a journal, or is not there. */
@@ -233,12 +227,10 @@ static void other_runs_data_or_builds_are_refused(void **state)
     assert_non_null(t);
     fputs("hello\n", t);
     fclose(t);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "not a corun reproduce journal"));
     unlink(f->theirs);
-    assert_int_equal(
-        repro_journal_adopt(f->mine, f->theirs, f->datadir, NULL, &got, f->err, sizeof f->err), -1);
+    assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "cannot open"));
 }
 

@@ -148,6 +148,17 @@ static int one_mix(const struct ralloc_experiment *x, unsigned epochs, unsigned 
     return run_alone(x, o, r);
 }
 
+/* hsm --threshold's experiment (one pair with --mixes 1) with the n policies given instead of
+ * its own, and no published numbers. */
+static struct ralloc_experiment hsm_pair_with(const struct ralloc_policy *policies, unsigned n)
+{
+    struct ralloc_experiment x = *ralloc_experiment_find("hsm", "threshold");
+    x.policies = policies;
+    x.npolicies = n;
+    x.npublished = 0;
+    return x;
+}
+
 /* A real run of one hsm pair, 2 epochs of 50 K cycles (HSM-Fair decides at the boundary), under
  * HSM-Fair at threshold 0.01 (never below it: the even split stays, 40 SMs each for every
  * cycle), 1 (always below it: it repartitions, so the run differs from the even one: the
@@ -162,11 +173,7 @@ static void run_applies_threshold(void **state)
         {"default", "fair", "hsm", 0, 0, 0, 0, NULL, 0, NULL},
         {"t0.9", "fair", "hsm", 0, 0, 0, 0, NULL, 0.9, NULL},
     };
-    const struct ralloc_experiment *hsm = ralloc_experiment_find("hsm", "threshold");
-    struct ralloc_experiment x = *hsm;
-    x.policies = policies;
-    x.npolicies = 4;
-    x.npublished = 0;
+    struct ralloc_experiment x = hsm_pair_with(policies, 4);
     struct ralloc_result r;
     assert_int_equal(one_mix(&x, 2, 50000, &r), 0);
     assert_int_equal(r.nmixes, 1);
@@ -200,11 +207,7 @@ static void policies_split_their_sms(void **state)
         {.label = "w.999", .allocator = "static", .weight0 = 0.999},
         {.label = "hp.5", .allocator = "proportional", .target = 0.5, .hp_share = 0.5},
     };
-    const struct ralloc_experiment *hsm = ralloc_experiment_find("hsm", "threshold");
-    struct ralloc_experiment x = *hsm;
-    x.policies = policies;
-    x.npolicies = 3;
-    x.npublished = 0;
+    struct ralloc_experiment x = hsm_pair_with(policies, 3);
     struct ralloc_result r;
     assert_int_equal(one_mix(&x, 2, 20000, &r), 0);
     const struct ralloc_mix_result *m = &r.mixes[0];
