@@ -123,6 +123,15 @@ struct so_result {
     char curves_error[256];  /* why a measured curve could not be journaled ("" when none) */
 };
 
+/* The bubble's measurements for a cell of LS application 0 beside batch application b, heap:
+ * the LS application's curve and latencies alone at the cell's load (ls_part's application 0)
+ * and batch b's pressure (batch_part's application 1 + b, measured with every batch
+ * application once). Release with accel_bubble_done and free. */
+struct accel_bubble;
+struct accel_bubble *so_bubble_for(const struct accel_bubble *ls_part,
+                                   const struct accel_bubble *batch_part, size_t b,
+                                   unsigned queries);
+
 /* Runs the study. Returns 0, or -1 with a message. Release r with so_result_done. */
 int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
            so_progress_fn progress, void *ctx, char *err, size_t errlen);

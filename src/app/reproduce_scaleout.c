@@ -200,11 +200,9 @@ static int simulate(struct study *s, struct so_cell *c, size_t ls, size_t b, uns
     return rc;
 }
 
-/* The bubble's measurements for the cell: the LS application's curve at this load (ls_part)
- * and the batch applications' pressures (batch_part, batch b at index 1 + b). */
-static struct accel_bubble *bubble_for(const struct accel_bubble *ls_part,
-                                       const struct accel_bubble *batch_part, size_t b,
-                                       unsigned queries)
+struct accel_bubble *so_bubble_for(const struct accel_bubble *ls_part,
+                                   const struct accel_bubble *batch_part, size_t b,
+                                   unsigned queries)
 {
     struct accel_bubble *x = xcalloc(1, sizeof(*x));
     x->reporter = batch_part->reporter;
@@ -228,7 +226,7 @@ static int cell(struct study *s, struct so_cell *c, size_t ls, size_t b, double 
     accel_scenario_done(&sc);
     if (rc == 0) {
         s->cycles += prof.cycles;
-        prof.bubble = bubble_for(ls_part, batch_part, b, s->p->queries);
+        prof.bubble = so_bubble_for(ls_part, batch_part, b, s->p->queries);
         static const int predictor[SO_DECIDERS] = {
             [SO_PROPHET] = ACCEL_PREDICT_PROPHET,
             [SO_SEQUENTIAL] = ACCEL_PREDICT_SEQUENTIAL,

@@ -1,6 +1,7 @@
 /* Unit tests: reproduce_scaleout — the diurnal load and its levels, the cluster's day
  * summed from cells worked out by hand (GPUs used, instances placed, MPS slots, SM busy,
- * co-locations and QoS violations per decider), and which cells a shard takes. */
+ * co-locations and QoS violations per decider), which cells a shard takes, and a cell's bubble
+ * put together from the parts the study measures once. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,8 @@
 
 #include "assert_close.h"
 
+#include "corun/accel_bubble.h"
+#include "corun/accel_scenario.h"
 #include "corun/reproduce_scaleout.h"
 #include "corun/util.h"
 
@@ -196,13 +199,43 @@ static void test_shard(void **state)
     so_result_done(&r);
 }
 
+/* A cell's bubble, from the two parts the study measures once each: the LS application's
+ * curve and latencies alone from ls_part, batch application b's pressure from batch_part's
+ * application 1 + b (with made-up values, each distinct), and nothing else. */
+static void test_bubble_for(void **state)
+{
+    (void)state;
+    struct accel_bubble lsp, bp;
+    memset(&lsp, 0, sizeof lsp);
+    memset(&bp, 0, sizeof bp);
+    double alone[3] = {1.5, 2.5, 3.5};
+    lsp.alone_ms[0] = alone;
+    lsp.ls[0] = (struct bubble_curve){2, {0, 1}, {1, 1.75}};
+    bp.reporter = (struct bubble_curve){2, {0, 2}, {1, 1.5}};
+    for (unsigned a = 0; a < ACCEL_MAX_APPS; a++) {
+        bp.pressure[a] = 0.25 * a;
+        bp.reporter_deg[a] = 1 + 0.125 * a;
+    }
+    struct accel_bubble *x = so_bubble_for(&lsp, &bp, 1, 3);
+    assert_close(x->pressure[1], 0.5, 0);
+    assert_close(x->reporter_deg[1], 1.25, 0);
+    assert_memory_equal(&x->ls[0], &lsp.ls[0], sizeof lsp.ls[0]);
+    assert_memory_equal(&x->reporter, &bp.reporter, sizeof bp.reporter);
+    assert_true(x->alone_ms[0] != alone); /* its own copy */
+    assert_memory_equal(x->alone_ms[0], alone, sizeof alone);
+    for (unsigned a = 2; a < ACCEL_MAX_APPS; a++)
+        assert_true(x->pressure[a] == 0 && x->reporter_deg[a] == 0 && !x->alone_ms[a]);
+    assert_true(x->pressure[0] == 0 && x->cycles == 0);
+    accel_bubble_done(x);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load),
-        cmocka_unit_test(test_summarize_by_hand),
-        cmocka_unit_test(test_shard_groups),
-        cmocka_unit_test(test_shard),
+        cmocka_unit_test(test_load),         cmocka_unit_test(test_summarize_by_hand),
+        cmocka_unit_test(test_shard_groups), cmocka_unit_test(test_shard),
+        cmocka_unit_test(test_bubble_for),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
