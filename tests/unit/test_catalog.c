@@ -316,12 +316,12 @@ static void test_kernels_and_measurements(void **state)
     struct kernel_profile tiled = *b;
     tiled.name = "tiled";
     tiled.pattern = KERNEL_PATTERN_TILED;
-    tiled.target_class = 2;
+    tiled.target_class = KERNEL_CLASS_MEMORY;
     assert_int_equal(catalog_put_kernel(cat, &tiled, "test", err, sizeof err), 0);
     assert_int_equal(catalog_get_kernel(cat, "tiled", &p, NULL, &found, err, sizeof err), 0);
     assert_true(found);
     assert_int_equal(p.pattern, KERNEL_PATTERN_TILED);
-    assert_int_equal(p.target_class, 2);
+    assert_int_equal(p.target_class, KERNEL_CLASS_MEMORY);
     assert_true(solo_profile_hash(&p) == solo_profile_hash(&tiled));
     kernel_profile_done(&p);
     assert_int_equal(catalog_get_kernel(cat, "nope", &p, NULL, &found, err, sizeof err), 0);
