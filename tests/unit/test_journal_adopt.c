@@ -37,8 +37,10 @@ struct fix {
 static int setup(void **state)
 {
     struct fix *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
     snprintf(f->dir, sizeof f->dir, "/tmp/corun-adopt-XXXXXX");
-    if (!f || !mkdtemp(f->dir))
+    if (!mkdtemp(f->dir))
         return -1;
     f->datadir = getenv("CORUN_DATADIR");
     if (!f->datadir)
@@ -90,6 +92,7 @@ static size_t result_only(const char *what, size_t record_size)
     return sizeof(uint64_t);
 }
 
+/* The records of the journal at path, a journal of this build's run "reproduce x". */
 static size_t count(const char *path, const struct fix *f)
 {
     char *identity = xasprintf("reproduce x; corun build %s, data %s", f->build, f->data);
