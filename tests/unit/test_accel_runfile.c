@@ -288,7 +288,6 @@ static void test_refused(void **state)
     free(buf);
     expect_refused(cut, "truncated");
     assert_int_equal(accel_runfile_probe(cut), 0);
-    hid_t f;
     /* missing */
     char *missing = path_of("none.h5");
     expect_refused(missing, "No such file");
@@ -296,7 +295,7 @@ static void test_refused(void **state)
     char *shorter = path_of("short.h5");
     if (accel_runfile_write(shorter, &w, err, sizeof err) != 0)
         fail_msg("write: %s", err);
-    f = H5Fopen(shorter, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t f = H5Fopen(shorter, H5F_ACC_RDWR, H5P_DEFAULT);
     assert_true(f >= 0);
     hid_t ds = H5Dopen2(f, "/tasks/proc", H5P_DEFAULT);
     hid_t space = H5Dget_space(ds);

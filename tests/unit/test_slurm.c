@@ -372,6 +372,7 @@ static void test_job_manifest_round_trip(void **state)
     /* Complete manifests at the edges load: one shard, the most shards, a reproduce run with
      * its journal. Incomplete ones are refused: empty, the first line alone, no shards, too many,
      * no cwd, no command, a reproduce run without its journal. */
+    assert_int_equal(SLURM_MAX_SHARDS, 1000); /* the edge below */
     static const struct {
         const char *text;
         bool loads;
