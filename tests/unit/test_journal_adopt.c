@@ -65,12 +65,19 @@ static int teardown(void **state)
     return rc == 0 ? 0 : -1;
 }
 
-/* Writes a journal afresh at path for run `what` of build `build` and data `data`, holding records
- * (0, index) for each index in idx[0..n) with result idx*10 (+ bias) and cost idx. */
-static void write_journal(const char *path, const char *what, const char *build, const char *data,
-                          const size_t *idx, size_t n, uint64_t bias)
+/* The run identity of run `what` made by build `build` with data `data`. Heap. */
+static char *identity_of(const char *what, const char *build, const char *data)
 {
-    char *identity = xasprintf("%s; corun build %s, data %s", what, build, data);
+    return xasprintf("%s; corun build %s, data %s", what, build, data);
+}
+
+/* Writes a journal afresh at path for run `what` of build `build` and data `data`, holding
+ * records (0, index) for each index in idx[0..n) with result idx*10 + bias and cost
+ * cost0 + idx. */
+static void write_journal(const char *path, const char *what, const char *build, const char *data,
+                          const size_t *idx, size_t n, uint64_t bias, uint64_t cost0)
+{
+    char *identity = identity_of(what, build, data);
     char err[256];
     unlink(path);
     struct repro_journal *j =
@@ -78,7 +85,7 @@ static void write_journal(const char *path, const char *what, const char *build,
     if (!j)
         fail_msg("%s", err);
     for (size_t i = 0; i < n; i++) {
-        struct record r = {idx[i] * 10 + bias, idx[i]};
+        struct record r = {idx[i] * 10 + bias, cost0 + idx[i]};
         assert_int_equal(repro_journal_put(j, 0, idx[i], &r, err, sizeof err), 0);
     }
     repro_journal_close(j);
@@ -95,7 +102,7 @@ static size_t result_only(const char *what, size_t record_size)
 /* The records of the journal at path, a journal of this build's run "reproduce x". */
 static size_t count(const char *path, const struct fix *f)
 {
-    char *identity = xasprintf("reproduce x; corun build %s, data %s", f->build, f->data);
+    char *identity = identity_of("reproduce x", f->build, f->data);
     char err[256];
     struct repro_journal *j =
         repro_journal_open(path, identity, sizeof(struct record), err, sizeof err);
@@ -120,8 +127,8 @@ static const size_t shared[] = {1, 2}, all[] = {0, 1, 2, 3};
 static void agreeing_records_let_the_rest_in(void **state)
 {
     struct fix *f = *state;
-    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
-    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 0);
+    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0, 0);
+    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 0, 0);
     struct repro_journal_merged got;
     assert_int_equal(adopt(f, NULL, &got), 0);
     assert_int_equal(got.verified, 2);
@@ -138,8 +145,8 @@ static void agreeing_records_let_the_rest_in(void **state)
 static void a_differing_record_refuses_all(void **state)
 {
     struct fix *f = *state;
-    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
-    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 1);
+    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0, 0);
+    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 1, 0);
     struct repro_journal_merged got;
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "record 0/1 differs"));
@@ -150,18 +157,9 @@ static void a_differing_record_refuses_all(void **state)
 static void only_the_results_are_compared(void **state)
 {
     struct fix *f = *state;
-    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
+    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0, 0);
     /* Their costs differ from mine (a record's second half), their results do not. */
-    char *identity = xasprintf("reproduce x; corun build %s, data %s", OTHER_BUILD, f->data);
-    struct repro_journal *j =
-        repro_journal_open(f->theirs, identity, sizeof(struct record), f->err, sizeof f->err);
-    assert_non_null(j);
-    for (size_t i = 0; i < 4; i++) {
-        struct record r = {all[i] * 10, 1000 + i};
-        assert_int_equal(repro_journal_put(j, 0, all[i], &r, f->err, sizeof f->err), 0);
-    }
-    repro_journal_close(j);
-    free(identity);
+    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 0, 1000);
     struct repro_journal_merged got;
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_int_equal(adopt(f, result_only, &got), 0);
@@ -173,14 +171,14 @@ static void nothing_shared_nothing_adopted(void **state)
 {
     struct fix *f = *state;
     static const size_t apart[] = {3};
-    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
-    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, apart, 1, 0);
+    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0, 0);
+    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, apart, 1, 0, 0);
     struct repro_journal_merged got;
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "shares no record with"));
     assert_int_equal(count(f->mine, f), 2);
     /* This build's own journal needs no shared record: it is a plain merge. */
-    write_journal(f->theirs, "reproduce x", f->build, f->data, apart, 1, 0);
+    write_journal(f->theirs, "reproduce x", f->build, f->data, apart, 1, 0, 0);
     assert_int_equal(adopt(f, NULL, &got), 0);
     assert_int_equal(got.added, 1);
     assert_int_equal(got.verified, 0);
@@ -191,27 +189,27 @@ static void other_runs_data_or_builds_are_refused(void **state)
 {
     struct fix *f = *state;
     struct repro_journal_merged got;
-    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 0);
+    write_journal(f->theirs, "reproduce x", OTHER_BUILD, f->data, all, 4, 0, 0);
     /* Into a journal that is not there. */
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "no such journal"));
     assert_int_equal(access(f->mine, F_OK), -1);
     /* Into another build's journal: it cannot vouch for anything. */
-    write_journal(f->mine, "reproduce x", "fedcba9876543210", f->data, shared, 2, 0);
+    write_journal(f->mine, "reproduce x", "fedcba9876543210", f->data, shared, 2, 0, 0);
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "not a journal of this build"));
     unlink(f->mine);
     /* Into this build's journal made with other data. */
-    write_journal(f->mine, "reproduce x", f->build, "fedcba9876543210", shared, 2, 0);
+    write_journal(f->mine, "reproduce x", f->build, "fedcba9876543210", shared, 2, 0, 0);
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "not a journal of this build"));
     unlink(f->mine);
     /* From a journal of another run, or of this run with another record size. */
-    write_journal(f->mine, "reproduce y", f->build, f->data, shared, 2, 0);
+    write_journal(f->mine, "reproduce y", f->build, f->data, shared, 2, 0, 0);
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "belongs to another run"));
     unlink(f->mine);
-    char *identity = xasprintf("reproduce x; corun build %s, data %s", f->build, f->data);
+    char *identity = identity_of("reproduce x", f->build, f->data);
     struct repro_journal *j = repro_journal_open(f->mine, identity, 4, f->err, sizeof f->err);
     assert_non_null(j);
     repro_journal_close(j);
@@ -220,8 +218,8 @@ static void other_runs_data_or_builds_are_refused(void **state)
     assert_non_null(strstr(f->err, "belongs to another run"));
     unlink(f->mine);
     /* From a journal made with other data. */
-    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0);
-    write_journal(f->theirs, "reproduce x", OTHER_BUILD, "fedcba9876543210", all, 4, 0);
+    write_journal(f->mine, "reproduce x", f->build, f->data, shared, 2, 0, 0);
+    write_journal(f->theirs, "reproduce x", OTHER_BUILD, "fedcba9876543210", all, 4, 0, 0);
     assert_int_equal(adopt(f, NULL, &got), -1);
     assert_non_null(strstr(f->err, "made with other data"));
     assert_int_equal(count(f->mine, f), 2);
