@@ -43,6 +43,17 @@ static void alone_is_solo(void **state)
     NEAR(ends[1], 1800300);
 }
 
+typedef double schedule_fn(const struct prophet_hw *hw, struct prophet_app *apps, size_t napps);
+
+/* Kernels k1, submitted at 0, and k2, submitted at at2, each an application of one pass, on
+ * schedule; their ends in e[0] and e[1]. Returns what schedule returns. */
+static double two_kernels(schedule_fn *schedule, struct prophet_task k1, struct prophet_task k2,
+                          double at2, double e[2])
+{
+    struct prophet_app apps[] = {{&k1, 1, 0, 1, &e[0], NULL}, {&k2, 1, at2, 1, &e[1], NULL}};
+    return schedule(&hw, apps, 2);
+}
+
 /* Fig. 8's case. K1 (640 warps at 32 per PE: a batch on all 15 PEs, then 160 warps on 5;
  * 100 ns a batch) starts at 0; K2 (320 warps: 10 PEs, one 100 ns batch) is submitted at 50 and
  * finds no free PE. At 100 K1's second batch takes 5 PEs and K2 the other 10: both end at 200,
@@ -50,13 +61,10 @@ static void alone_is_solo(void **state)
 static void queued_task_takes_the_free_pes(void **state)
 {
     (void)state;
-    struct prophet_task t1[] = {kernel(200, 640, 0.5, 0)};
-    struct prophet_task t2[] = {kernel(100, 320, 0.5, 0)};
-    double e1, e2;
-    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1, NULL}, {t2, 1, 50, 1, &e2, NULL}};
-    prophet_schedule(&hw, apps, 2);
-    NEAR(e1, 200);
-    NEAR(e2, 200);
+    double e[2];
+    two_kernels(prophet_schedule, kernel(200, 640, 0.5, 0), kernel(100, 320, 0.5, 0), 50, e);
+    NEAR(e[0], 200);
+    NEAR(e[1], 200);
 }
 
 /* A kernel in flight across another's whole life: K1 (160 warps: one 300 ns batch on 5 PEs)
@@ -65,13 +73,11 @@ static void queued_task_takes_the_free_pes(void **state)
 static void a_batch_in_flight_keeps_its_time(void **state)
 {
     (void)state;
-    struct prophet_task t1[] = {kernel(300, 160, 0.5, 0)};
-    struct prophet_task t2[] = {kernel(100, 160, 0.5, 0)};
-    double e1, e2;
-    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1, NULL}, {t2, 1, 100, 1, &e2, NULL}};
-    NEAR(prophet_schedule(&hw, apps, 2), 300);
-    NEAR(e1, 300);
-    NEAR(e2, 200);
+    double e[2];
+    NEAR(two_kernels(prophet_schedule, kernel(300, 160, 0.5, 0), kernel(100, 160, 0.5, 0), 100, e),
+         300);
+    NEAR(e[0], 300);
+    NEAR(e[1], 200);
 }
 
 /* The same two kernels on the sequential model (eq. 1): K2 waits for all of K1 (150 ns left
@@ -79,13 +85,12 @@ static void a_batch_in_flight_keeps_its_time(void **state)
 static void sequential_model_queues_whole_tasks(void **state)
 {
     (void)state;
-    struct prophet_task t1[] = {kernel(200, 640, 0.5, 0)};
-    struct prophet_task t2[] = {kernel(100, 320, 0.5, 0)};
-    double e1, e2;
-    struct prophet_app apps[] = {{t1, 1, 0, 1, &e1, NULL}, {t2, 1, 50, 1, &e2, NULL}};
-    NEAR(prophet_schedule_sequential(&hw, apps, 2), 300);
-    NEAR(e1, 200);
-    NEAR(e2, 300);
+    double e[2];
+    NEAR(two_kernels(prophet_schedule_sequential, kernel(200, 640, 0.5, 0),
+                     kernel(100, 320, 0.5, 0), 50, e),
+         300);
+    NEAR(e[0], 200);
+    NEAR(e[1], 300);
     /* Two sharing copies of 100 ns submitted together go one after the other there (they
      * would share the link and both end at 200 on the data transfer model). */
     struct prophet_task c[] = {copy(PROPHET_H2D, 100, 0)};
