@@ -462,6 +462,52 @@ static void themis_equal_weights_and_qos(void **state)
     assert_false(d.changed);
 }
 
+/* A what-if for the case of a kernel without progress yet: kernel 1's NP̂ is 0 up to 40 SMs
+ * and 0.01 per SM beyond; kernel 0's is 0.0125 per SM. */
+static double np_zero_below_41(const void *ctx, unsigned k, double sms)
+{
+    (void)ctx;
+    if (k == 0)
+        return 0.0125 * sms;
+    return sms > 40 ? 0.01 * (sms - 40) : 0;
+}
+
+static void themis_gives_a_stalled_kernel_sms(void **state)
+{
+    (void)state;
+    /* Fair with kernel 1 at NP̂ 0 on 40/40: unfairness counts as 1 (eq. 11's slowdown is
+     * infinite), and every move to kernel 1 makes it finite: 39/41 gives 0.4875 and 0.01,
+     * unfairness 0.976, which beats 1; maxDist stops it at 35/45. */
+    struct alloc_input in = input(80, 2, (unsigned[]){40, 40}, (double[]){0.5, 0});
+    in.np_at = np_zero_below_41;
+    struct alloc_decision d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 35, 45);
+    assert_non_null(strstr(d.reason, "weighted unfairness 1.00 (thres 0.10), moved 5 SMs"));
+}
+
+static void themis_qos_stops_once_the_target_is_held(void **state)
+{
+    (void)state;
+    /* QoS, bino (2) high priority at 0.041 NP̂ per SM: 0.82 on its 20 SMs, 0.779 on 19, so
+     * the criterion holds from the start. Moving lbm's SMs to hotspot (0.01 and 0.02 per SM)
+     * would raise the others' NP̂ sum, but Algorithm 1 stops at the criterion: keep. */
+    struct fake f = {{0.01, 0.02, 0.041}, {0}};
+    struct alloc_input in = input(80, 3, (unsigned[]){30, 30, 20}, (double[]){0.3, 0.6, 0.82});
+    in.k[2].priority = 1;
+    in.np_at = fake_np_at;
+    in.np_at_ctx = &f;
+    struct alloc_decision d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 30, 30, 20);
+    assert_false(d.changed);
+    assert_non_null(strstr(d.reason, "QoS bino NP̂ 0.82 (target 0.80), keeping"));
+    /* One SM more than it needs (0.861 on 21, 0.82 on 20): it gives that one away, to
+     * hotspot, and stops. */
+    in.k[0].sms = 29;
+    in.k[2].sms = 21;
+    d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 29, 31, 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +524,8 @@ int main(void)
         cmocka_unit_test(qos_moves_sms_by_the_margin),
         cmocka_unit_test(themis_weighted_fairness_converges),
         cmocka_unit_test(themis_equal_weights_and_qos),
+        cmocka_unit_test(themis_gives_a_stalled_kernel_sms),
+        cmocka_unit_test(themis_qos_stops_once_the_target_is_held),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
