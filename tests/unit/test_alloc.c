@@ -508,6 +508,31 @@ static void themis_qos_stops_once_the_target_is_held(void **state)
     assert_counts(d, 29, 31, 20);
 }
 
+static void themis_weights_distances_and_the_last_sm(void **state)
+{
+    (void)state;
+    /* Weights ⟨0.5, 0.5⟩, NP̂ 0.6 / 0.9 on 40/40 (the line through the origin): weighted
+     * slowdowns 0.83 and 0.56, both below 1, unfairness 0.33; moves to lbm lower it, and
+     * maxDist stops them at 45/35 (0.74 and 0.63: 0.14, still above thres 0.1). */
+    struct alloc_input in = input(80, 2, (unsigned[]){40, 40}, (double[]){0.6, 0.9});
+    in.k[0].weight = in.k[1].weight = 0.5;
+    struct alloc_decision d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 45, 35);
+    assert_non_null(strstr(d.reason, "weighted unfairness 0.33 (thres 0.10)"));
+    /* Three kernels, 60/10/10 at 0.015, 0.02 and 0.02 NP̂ per SM: each round gives hotspot and
+     * bino one SM of lbm's; maxDist holds lbm's loss to 5 (58/11/11, 56/12/12, then 55/13/12,
+     * where 54/13/13 would be 6 away). */
+    in = input(80, 3, (unsigned[]){60, 10, 10}, (double[]){0.9, 0.2, 0.2});
+    d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 55, 13, 12);
+    /* A kernel on 2 SMs may give one: lbm at 0.9 on 2 (0.45 per SM) beside hotspot at 0.3 on
+     * 78; on 1/79 the slowdowns are 2.2 and 3.3 (unfairness 0.33 against 0.67), and on 1 SM
+     * lbm has none left to give. */
+    in = input(80, 2, (unsigned[]){2, 78}, (double[]){0.9, 0.3});
+    d = decide_once(&allocator_themis_engine, &in);
+    assert_counts(d, 1, 79);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +551,7 @@ int main(void)
         cmocka_unit_test(themis_equal_weights_and_qos),
         cmocka_unit_test(themis_gives_a_stalled_kernel_sms),
         cmocka_unit_test(themis_qos_stops_once_the_target_is_held),
+        cmocka_unit_test(themis_weights_distances_and_the_last_sm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

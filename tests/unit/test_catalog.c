@@ -588,6 +588,24 @@ static void test_accel_runs(void **state)
     memset(ids, 0, sizeof ids);
     assert_int_equal(catalog_list_accel_runs(cat, three_accel, ids, err, sizeof err), 0);
     assert_int_equal(ids[0], 3);
+    /* Nine applications come back whole, in order (the reader's list grows past its first
+     * four). */
+    struct catalog_accel_app many[9];
+    char names[9][8];
+    for (unsigned i = 0; i < 9; i++) {
+        snprintf(names[i], sizeof names[i], "app%u", i);
+        many[i] = (struct catalog_accel_app){.name = names[i], .instances = i + 1};
+    }
+    run.napps = 9;
+    run.apps = many;
+    assert_int_equal(catalog_add_accel_run(cat, &run, &id, err, sizeof err), 0);
+    assert_int_equal(catalog_get_accel_run(cat, id, &got, err, sizeof err), 0);
+    assert_int_equal(got.napps, 9);
+    for (unsigned i = 0; i < 9; i++) {
+        assert_string_equal(got.apps[i].name, names[i]);
+        assert_int_equal(got.apps[i].instances, i + 1);
+    }
+    catalog_accel_run_done(&got);
     catalog_close(cat);
 }
 
