@@ -42,6 +42,29 @@ static void unload(struct loaded *l)
     diag_done(&l->d);
 }
 
+/* A file is read whole, however long: 300 comment lines (about 20 KB) before the settings. */
+static void long_files_are_read_whole(void **state)
+{
+    (void)state;
+    size_t cap = 32768, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "# line %03d of a long introduction to the scenario below\n", i);
+    snprintf(text + len, cap - len,
+             "name = \"long\";\ngpu = \"hbm80\";\nepochs = 7;\n"
+             "kernels = ( { name = \"stream\"; } );\n");
+    assert_true(len > 16384);
+    struct loaded l;
+    load_text(&l, text);
+    free(text);
+    assert_int_equal(l.rc, 0);
+    assert_string_equal(l.sc.name, "long");
+    assert_int_equal(l.sc.epochs, 7);
+    unload(&l);
+}
+
 static void default_scenario_loads_hbm80(void **state)
 {
     (void)state;
@@ -182,6 +205,21 @@ static void large_integers_do_not_wrap(void **state)
     assert_string_equal(l.sc.description, "4294967298 \"quoted\" 4294967299");
     assert_true(l.sc.seed == 0x100000005ull);
     unload(&l);
+    /* A quote in a comment of any kind opens no string: the seed after it is still widened
+     * (libconfig alone would wrap 12345678901 to 32 bits). */
+    const char *comments[] = {"// the \"odd one\n", "# the \"odd one\n", "/* the \"odd one */"};
+    for (size_t i = 0; i < 3; i++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "name = \"x\";\ngpu = \"hbm80\";\n%sseed = 12345678901;\n"
+                 "kernels = ( { name = \"stream\"; } );\n",
+                 comments[i]);
+        load_text(&l, text);
+        if (l.rc != 0)
+            fail_msg("%s", l.d.count ? l.d.msgs[0] : "?");
+        assert_true(l.sc.seed == 12345678901ull);
+        unload(&l);
+    }
 
     struct scenario sc;
     struct diag d;
@@ -511,6 +549,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_scenario_loads_hbm80),
+        cmocka_unit_test(long_files_are_read_whole),
         cmocka_unit_test(every_preset_loads),
         cmocka_unit_test(overrides_replace_preset_values),
         cmocka_unit_test(all_errors_are_collected),

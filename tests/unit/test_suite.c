@@ -304,6 +304,32 @@ static void other_kinds_of_file_are_named(void **state)
     assert_non_null(strstr(l.d.msgs[0], ": a lesson (it has steps and no mixes), not a suite: "
                                         "`corun lesson corun-suite-"));
     unload(&l);
+    /* A lesson is named as `corun lesson` takes it: its file's base name without .cfg. */
+    char dir[] = "/tmp/corun-suite-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/intro.cfg", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("title = \"t\";\nscenario = \"default\";\nsteps = ( );\n", fp);
+    fclose(fp);
+    load_path(&l, path);
+    assert_int_equal(l.d.count, 1);
+    assert_non_null(strstr(l.d.msgs[0], "not a suite: `corun lesson intro` opens it"));
+    suite_done(&l.s);
+    diag_done(&l.d);
+    unlink(path);
+    rmdir(dir);
+
+    /* An accelerator scenario that says its mode: named as one (the message for one that
+     * forgot its mode is the scenario loader's). */
+    load_text(&l, "mode = \"accelerator\";\nname = \"x\";\napplications = ( );\n");
+    assert_int_equal(l.d.count, 1);
+    snprintf(want, sizeof want,
+             "%s: an accelerator scenario (it has applications and no mixes), not a suite: "
+             "`corun run %s` runs it",
+             l.path, l.path);
+    assert_string_equal(l.d.msgs[0], want);
+    unload(&l);
 
     /* Neither a suite's mixes nor another kind's setting: the file's own mistakes. */
     load_text(&l, "name = \"t\";\ntags = [\"a\"];\n");
