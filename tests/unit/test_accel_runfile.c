@@ -193,6 +193,34 @@ static void test_round_trip(void **state)
     free(path);
 }
 
+/* Tables of one row each (one application alone, one query, one task) are written too. */
+static void test_one_row_tables(void **state)
+{
+    (void)state;
+    struct accel_record w, r;
+    sample(&w, ACCEL_KERNEL);
+    free(w.app[1].name);
+    w.app[1].name = NULL;
+    w.napps = w.nqueries = w.ntasks = 1;
+    char *path = path_of("one.h5");
+    char err[512];
+    if (accel_runfile_write(path, &w, err, sizeof err) != 0)
+        fail_msg("write: %s", err);
+    if (accel_runfile_read(path, &r, err, sizeof err) != 0)
+        fail_msg("read: %s", err);
+    assert_int_equal(r.napps, 1);
+    assert_string_equal(r.app[0].name, "gmm");
+    assert_true(r.app[0].queries == 2 && r.app[0].p99_ms == 0.2);
+    assert_int_equal(r.nqueries, 1);
+    assert_true(r.queries[0].latency_ms == 0.1 && r.queries[0].predicted_ms == 0.11);
+    assert_int_equal(r.ntasks, 1);
+    assert_true(r.tasks[0].bytes == 4096 && r.tasks[0].end_ns == 20.5);
+    assert_true(r.tasks[0].link_share == 0.75 && r.tasks[0].exclusive == 1);
+    accel_record_done(&r);
+    accel_record_done(&w);
+    free(path);
+}
+
 /* A real run's table: every task of a closed-loop LS application and a batch one, with times
  * that follow one another within a process, and the summary accel_run gave. */
 static void test_run_through_file(void **state)
@@ -465,9 +493,10 @@ static void test_catalog_row(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_run_through_file),
-        cmocka_unit_test(test_refused),           cmocka_unit_test(test_export_csv),
-        cmocka_unit_test(test_docs_match_tables), cmocka_unit_test(test_catalog_row),
+        cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_one_row_tables),
+        cmocka_unit_test(test_run_through_file), cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_export_csv),       cmocka_unit_test(test_docs_match_tables),
+        cmocka_unit_test(test_catalog_row),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
