@@ -449,6 +449,40 @@ static void test_warmup(void **state)
     accel_scenario_done(&sc);
 }
 
+/* An LS application alone has nothing to warm up beside: its first query goes at 0 despite
+ * warmup_ms. Its 150 queries of two copies each are 300 rows of the task table (which
+ * grows past its first 256). */
+static void test_alone_no_warmup_long_log(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, "mode = \"accelerator\"; name = \"alone\"; gpu = \"k40\"; seed = 1;\n"
+                         "warmup_ms = 0.004;\n"
+                         "applications = ( { name = \"q\"; role = \"ls\"; qos_target = 2.0;\n"
+                         "  arrival = \"closed\"; queries = 150;\n"
+                         "  tasks = ( { type = \"h2d\"; bytes = 6000; },\n"
+                         "            { type = \"d2h\"; bytes = 6000; } ); } );\n");
+    struct accel_run_options o = {.record_tasks = true};
+    struct accel_result r;
+    char err[512];
+    if (accel_run(&sc, &o, &r, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    assert_int_equal(r.app[0].queries, 150);
+    assert_int_equal(r.tasks_done, 300);
+    assert_int_equal(r.ntasks, 300);
+    double first = INFINITY, last = 0;
+    for (size_t i = 0; i < r.ntasks; i++) {
+        assert_int_equal(r.tasks[i].kind, i % 2 ? ACCEL_D2H : ACCEL_H2D);
+        first = r.tasks[i].issued_ns < first ? r.tasks[i].issued_ns : first;
+        last = r.tasks[i].end_ns > last ? r.tasks[i].end_ns : last;
+    }
+    assert_close(first, 0, 1e-9);
+    /* Alone, each query takes its two copies' 2000 ns, back to back. */
+    assert_close(last, 150 * 2000, 1e-3);
+    accel_result_done(&r);
+    accel_scenario_done(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_stagger),
         cmocka_unit_test(test_solo_thread),
         cmocka_unit_test(test_warmup),
+        cmocka_unit_test(test_alone_no_warmup_long_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
