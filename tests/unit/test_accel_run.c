@@ -243,6 +243,30 @@ static void test_reference_is_alone_under_same_arrivals(void **state)
     accel_scenario_done(&sc);
 }
 
+/* solo_queries bounds the solo runs: the copies scenario's LS application alone takes
+ * 2000 ns a query (745 cycles a microsecond on k40), so its solo run of its 2 queries is
+ * 2980 core cycles, of its first 1 half that, with the same latency. */
+static void test_solo_queries_bound_the_solo_run(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, test_accel_copies_cfg);
+    uint64_t cycles[2];
+    for (unsigned sq = 0; sq < 2; sq++) {
+        struct accel_run_options o = {.solo_queries = sq};
+        struct accel_result r;
+        char err[512];
+        if (accel_run(&sc, &o, &r, err, sizeof err))
+            fail_msg("accel_run: %s", err);
+        assert_close(r.app[0].solo_p99_ms, 2000e-6, 1e-9);
+        cycles[sq] = r.solo_cycles;
+        accel_result_done(&r);
+    }
+    assert_int_equal(cycles[0], 2980);
+    assert_int_equal(cycles[1], 1490);
+    accel_scenario_done(&sc);
+}
+
 /* The solo run's latencies, when given (measured before), replace that run: the scale-out
  * study gives each cell the LS application's latencies alone that the bubble baseline
  * measured at the same load. That run is the solo run: same GPU, seed and arrivals, so the
@@ -493,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_kernels_queue_behind_batch),
         cmocka_unit_test(test_deterministic_and_seeded),
         cmocka_unit_test(test_solo_latencies_given),
+        cmocka_unit_test(test_solo_queries_bound_the_solo_run),
         cmocka_unit_test(test_reference_runs_agree),
         cmocka_unit_test(test_stagger),
         cmocka_unit_test(test_solo_thread),
