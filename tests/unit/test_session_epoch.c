@@ -79,6 +79,8 @@ static void test_references_run_ahead(void **state)
     session_set_threads(three, 2);
     assert_int_equal(session_traces_from_catalog(three, cat, err, sizeof err), 2);
     assert_true(solo_trace_loaded(three->ref[0]));
+    /* Asked again, the catalog has nothing longer than what three holds: none taken. */
+    assert_int_equal(session_traces_from_catalog(three, cat, err, sizeof err), 0);
     assert_null(session_refs_ahead(three, slot, n));
     /* With nothing to run ahead, the shared run is timed chunk by chunk to choose between one
      * thread and a split block (split_gov), with one thread's results; with one thread it is
