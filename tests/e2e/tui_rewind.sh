@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Live rewind: after three epochs under the even split (HSM predicting), Left goes back to the
-# end of epoch 2 without saving: the re-simulated epoch 2 is the one the run had, and epoch 3 is
-# gone; with the fair allocator chosen there, the next epoch 3 differs from the first one (fair
-# moves SMs), while a second rewind without a change gives epoch 3 back exactly. A run going on
-# is not rewound.
+# Live rewind: one epoch in, Left goes back to the start and the next step gives epoch 1 again.
+# After three epochs under the even split (HSM predicting), Left goes back to the end of epoch 2
+# without saving: the re-simulated epoch 2 is the one the run had, and epoch 3 is gone; with
+# the fair allocator chosen there, the next epoch 3 differs from the first one (fair moves
+# SMs), while a second rewind without a change gives epoch 3 back exactly. A run going on is
+# not rewound.
 . "$(dirname "$0")/../lib.sh"
 cfg="$TMPD/pair.cfg"
 sed 's/^epochs = 10;/epochs = 10;\npredictor = "hsm";/' "$top_srcdir/tests/data/good/tui_fast.cfg" \
@@ -15,6 +16,18 @@ tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
 tui_wait "Epoch 0/10"
 tui_keys Space
 tui_wait "Epoch 1/10"
+tui_wait "idle: Space steps"
+epoch1=$(row)
+# One epoch in, Left goes back to the start, and the next step gives epoch 1 again.
+tui_keys Left
+tui_wait "rewound to the end of epoch 0"
+tui_wait "Epoch 0/10"
+tui_keys Space
+tui_wait "Epoch 1/10"
+tui_wait "idle: Space steps"
+[ "$(row)" = "$epoch1" ] || fail "epoch 1 after a rewind to the start differs:
+$epoch1
+$(row)"
 tui_keys Space
 tui_wait "Epoch 2/10"
 tui_wait "idle: Space steps"

@@ -96,6 +96,7 @@ $(cat "$TMPD/screen")"
 # were planned rather than "Epoch 11/10" (issue 21, defect 17).
 tui_keys r
 tui_wait "Running"
+tui_wait "running until paused"
 tui_wait "Epoch 11 (10 planned)"
 tui_keys r
 tui_wait "Paused"
