@@ -35,15 +35,15 @@ expect_refused() { # what-the-message-must-hold command...
     grep -qF -- "$want" "$TMPD/err" || fail "$*: message lacks '$want': $(cat "$TMPD/err")"
     [ ! -s "$TMPD/out" ] || fail "$*: printed a result: $(cat "$TMPD/out")"
 }
-expect_refused "that predictor is for spatial scenarios; an accelerator scenario takes none, prophet, sequential, bubble, prophet-even" \
+expect_refused "that predictor is for spatial scenarios; an accelerator scenario takes none, prophet, sequential, bubble, prophet-even (\`corun help predictors\`)" \
     run "$TMPD/accel.cfg" --predictor hsm
-expect_refused "unknown predictor; an accelerator scenario takes none, prophet, sequential, bubble, prophet-even" \
+expect_refused "unknown predictor; an accelerator scenario takes none, prophet, sequential, bubble, prophet-even (\`corun help predictors\`)" \
     run "$TMPD/accel.cfg" --predictor oracle2
 for p in prophet sequential bubble; do
     expect_refused "--predictor $p: that predictor is for accelerator scenarios" \
         run "$top_srcdir/scenarios/demo-pair.cfg" --predictor $p --epochs 1
-    grep -qF "takes none, " "$TMPD/err" && grep -qF "hsm" "$TMPD/err" \
-        || fail "the spatial names are not listed: $(cat "$TMPD/err")"
+    grep -qF "is spatial and takes none, oracle, hsm, dase, asm, themis (\`corun help predictors\`)" \
+        "$TMPD/err" || fail "the spatial names are not listed: $(cat "$TMPD/err")"
 done
 # A spatial scenario file naming an accelerator predictor: check and run say the same.
 sed 's/^kernels/predictor = "prophet";\nkernels/' "$top_srcdir/scenarios/demo-pair.cfg" >"$TMPD/sp.cfg"

@@ -47,7 +47,10 @@ grep -q 'cannot branch at epoch 9: the run holds epochs 0 to 3' "$TMPD/err" || f
     >"$TMPD/set.txt" 2>/dev/null
 grep -q '^small pair (gpu hbm80): 3 epochs' "$TMPD/set.txt" || fail "--set epochs"
 grep -q '^    1  stream          4.0 ' "$TMPD/set.txt" || fail "--set gpu.sms: $(cat "$TMPD/set.txt")"
-"$CORUN" show "$TMPD/set.h5" | grep -q 'event  epoch 0  parameter   set gpu.sms=8' || fail "set event"
+"$CORUN" show "$TMPD/set.h5" >"$TMPD/set.show"
+for p in epochs=3 gpu.sms=8; do # each of them, the first too
+    grep -q "event  epoch 0  parameter   set $p" "$TMPD/set.show" || fail "no set event for $p"
+done
 diff <(grep '^    3 ' "$TMPD/set.txt") <("$CORUN" branch "$TMPD/set.h5" 2 2>/dev/null | grep '^    3 ') \
     || fail "a branch of a --set run differs"
 set +e
