@@ -147,6 +147,7 @@ dram-trace|corun: dram-trace: expected a trace file (TRACE)
 replay|corun: replay: expected a run file (RUN.h5)
 kernels show|corun: kernels show: expected a kernel's name (NAME)
 kernels list x|corun: kernels list: unexpected argument 'x'
+kernels show bino x|corun: kernels show: unexpected argument 'x'
 plot x.h5|corun: plot: expected --out FILE.svg or --out FILE.png
 plot x.h5 --out|corun: plot: a value is missing after '--out'
 export x.h5|corun: export: expected --csv DIR, the directory to write to
