@@ -79,6 +79,10 @@ grep -qE "^corun: recorded [1-9][0-9]* tasks and 6 queries in $TMPD/q.h5 \(catal
 grep -qE "^ +a1 +[0-9T:-]+Z +k40 +gmm\+nn +[0-9.]+ +[01]/1 +[0-9.]+% +$TMPD/q.h5$" "$TMPD/list" ||
     fail "runs list: $(cat "$TMPD/list")"
 ! grep -q "mean STP" "$TMPD/list" || fail "runs list, no spatial run: $(cat "$TMPD/list")"
+# Headed from its first line (no spatial runs above it, so no blank line first).
+[ "$(head -1 "$TMPD/list")" = "accelerator runs:" ] &&
+    sed -n 2p "$TMPD/list" | grep -qE '^ +id +created \(UTC\) +gpu +applications +sim ms +QoS met +SM busy +run file$' ||
+    fail "runs list's heading: $(cat "$TMPD/list")"
 "$CORUN" runs --catalog "$TMPD/cat.db" show a1 >"$TMPD/show" || fail "runs show a1"
 p99=$(sed -n 's/^gmm  *ls  *1  *6  *[0-9.]*  *\([0-9.]*\) .*/\1/p' "$TMPD/rq")
 grep -qE "^  gmm +LS, 1 process: p99 $p99 ms, .*; predicted p99 [0-9.]+ ms$" "$TMPD/show" ||
