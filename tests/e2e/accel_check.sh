@@ -83,6 +83,15 @@ grep -qE "^ +a1 +[0-9T:-]+Z +k40 +gmm\+nn +[0-9.]+ +[01]/1 +[0-9.]+% +$TMPD/q.h5
 [ "$(head -1 "$TMPD/list")" = "accelerator runs:" ] &&
     sed -n 2p "$TMPD/list" | grep -qE '^ +id +created \(UTC\) +gpu +applications +sim ms +QoS met +SM busy +run file$' ||
     fail "runs list's heading: $(cat "$TMPD/list")"
+# Beside a spatial run, the accelerator runs come after it, a blank line and their heading.
+"$CORUN" run "$top_srcdir/tests/data/good/small.cfg" --epochs 1 --out "$TMPD/sp.h5" \
+    --catalog "$TMPD/cat2.db" >/dev/null 2>&1 || fail "the spatial run"
+"$CORUN" run "$TMPD/quick.cfg" --out "$TMPD/q2.h5" --catalog "$TMPD/cat2.db" >/dev/null 2>&1 ||
+    fail "the accelerator run beside it"
+"$CORUN" runs --catalog "$TMPD/cat2.db" list >"$TMPD/list2" || fail "runs list, both kinds"
+grep -A2 -x "" "$TMPD/list2" | sed -n 2p | grep -qx "accelerator runs:" &&
+    grep -qE "^ +a1 .*$TMPD/q2.h5$" "$TMPD/list2" && grep -q "$TMPD/sp.h5" "$TMPD/list2" ||
+    fail "runs list, both kinds: $(cat "$TMPD/list2")"
 "$CORUN" runs --catalog "$TMPD/cat.db" show a1 >"$TMPD/show" || fail "runs show a1"
 p99=$(sed -n 's/^gmm  *ls  *1  *6  *[0-9.]*  *\([0-9.]*\) .*/\1/p' "$TMPD/rq")
 grep -qE "^  gmm +LS, 1 process: p99 $p99 ms, .*; predicted p99 [0-9.]+ ms$" "$TMPD/show" ||

@@ -70,6 +70,13 @@ $(cat "$TMPD/screen")"
 grep -q "No change pending." "$TMPD/screen" || fail "the editor shows a pending change:
 $(cat "$TMPD/screen")"
 
+# Enter on a kernel's row opens nothing (only the add row's does).
+tui_keys Enter
+sleep 1
+tui_screen | grep -q "Add a kernel" && fail "Enter on A stream opened the kernel picker"
+tui_screen | grep -Eq '> A stream +low +8 ' || fail "Enter on A stream left the editor:
+$(tui_screen)"
+
 # The add row opens the kernel picker: every library kernel with its suite, class and
 # description, as `corun kernels list` gives them; typing filters, and a filter that matches
 # nothing says so; lbm, first among the matches of "lbm", is asked of the worker.
