@@ -115,6 +115,21 @@ tui_wait "Enter edits"
 grep -Eq "fairness_threshold +0\.9 +a number from 0\.01 to 1" "$TMPD/screen" ||
     fail "the editor does not list fairness_threshold 0.9 with its range:
 $(cat "$TMPD/screen")"
+# The arrows move one row, and wrap: its help line follows the highlighted row, from the first
+# (epoch_cycles) up to the last (kernels[1].qos_target), down to the first, the second and the
+# third, and up to the second.
+grep -q "epoch length: how often" "$TMPD/screen" || fail "the first row's help is not shown:
+$(cat "$TMPD/screen")"
+tui_keys Up
+tui_wait "normalized progress to keep (high priority)"
+tui_keys Down
+tui_wait "epoch length: how often"
+tui_keys Down
+tui_wait "fair, themis-engine: rebalance when fairness is below it"
+tui_keys Down
+tui_wait "qos: shrink the high-priority kernel when its NP is above it"
+tui_keys Up
+tui_wait "fair, themis-engine: rebalance when fairness is below it"
 for _ in $(seq 30); do
     tui_keys Enter
     tui_wait "Enter accepts"
