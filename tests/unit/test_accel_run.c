@@ -22,11 +22,17 @@
 #include "corun/datadir.h"
 #include "testutil.h"
 
-static void run(const struct accel_scenario *sc, struct accel_result *r)
+static void run_with(const struct accel_scenario *sc, const struct accel_run_options *o,
+                     struct accel_result *r)
 {
     char err[512];
-    if (accel_run(sc, NULL, r, err, sizeof err))
+    if (accel_run(sc, o, r, err, sizeof err))
         fail_msg("accel_run: %s", err);
+}
+
+static void run(const struct accel_scenario *sc, struct accel_result *r)
+{
+    run_with(sc, NULL, r);
 }
 
 static void test_percentile(void **state)
@@ -96,9 +102,7 @@ static void test_copies_by_hand(void **state)
      * in 1000 ns (all of 10 GB/s); the LS d2h 6000 B from 2000 to 4000 ns (0.5), the batch's
      * 20000 B from 1000 to 5666.7 ns (4.286 GB/s: 0.714). */
     struct accel_run_options o = {.record_tasks = true};
-    char err[512];
-    if (accel_run(&sc, &o, &r, err, sizeof err))
-        fail_msg("accel_run: %s", err);
+    run_with(&sc, &o, &r);
     static const struct {
         unsigned proc, task;
         double issued_ns, end_ns, share;
@@ -255,9 +259,7 @@ static void test_solo_queries_bound_the_solo_run(void **state)
     for (unsigned sq = 0; sq < 2; sq++) {
         struct accel_run_options o = {.solo_queries = sq};
         struct accel_result r;
-        char err[512];
-        if (accel_run(&sc, &o, &r, err, sizeof err))
-            fail_msg("accel_run: %s", err);
+        run_with(&sc, &o, &r);
         assert_close(r.app[0].solo_p99_ms, 2000e-6, 1e-9);
         cycles[sq] = r.solo_cycles;
         accel_result_done(&r);
@@ -416,8 +418,7 @@ static void test_stagger(void **state)
         struct accel_run_options o = {.record_tasks = true};
         struct accel_result r;
         char err[512];
-        if (accel_run(&sc, &o, &r, err, sizeof err))
-            fail_msg("accel_run: %s", err);
+        run_with(&sc, &o, &r);
         assert_close(first_issue(&r, 0), 0, 1e-9);
         assert_close(first_issue(&r, 1), 0, 1e-9);
         assert_close(first_issue(&r, 2), staggered ? 1000 : 0, 1e-9);
@@ -454,8 +455,7 @@ static void test_warmup(void **state)
     struct accel_run_options o = {.record_tasks = true};
     struct accel_result r;
     char err[512];
-    if (accel_run(&sc, &o, &r, err, sizeof err))
-        fail_msg("accel_run: %s", err);
+    run_with(&sc, &o, &r);
     const struct accel_app_result *q = &r.app[0];
     assert_int_equal(q->queries, 2);
     assert_close(q->latency_ms[0], 4000e-6, 1e-9);
@@ -488,9 +488,7 @@ static void test_alone_no_warmup_long_log(void **state)
                          "            { type = \"d2h\"; bytes = 6000; } ); } );\n");
     struct accel_run_options o = {.record_tasks = true};
     struct accel_result r;
-    char err[512];
-    if (accel_run(&sc, &o, &r, err, sizeof err))
-        fail_msg("accel_run: %s", err);
+    run_with(&sc, &o, &r);
     assert_int_equal(r.app[0].queries, 150);
     assert_int_equal(r.tasks_done, 300);
     assert_int_equal(r.ntasks, 300);
