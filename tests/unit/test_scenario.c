@@ -42,7 +42,7 @@ static void unload(struct loaded *l)
     diag_done(&l->d);
 }
 
-/* A file is read whole, however long: 300 comment lines (about 20 KB) before the settings. */
+/* A file is read whole, however long: 300 comment lines (about 17 KB) before the settings. */
 static void long_files_are_read_whole(void **state)
 {
     (void)state;

@@ -315,8 +315,7 @@ static void other_kinds_of_file_are_named(void **state)
     load_path(&l, path);
     assert_int_equal(l.d.count, 1);
     assert_non_null(strstr(l.d.msgs[0], "not a suite: `corun lesson intro` opens it"));
-    suite_done(&l.s);
-    diag_done(&l.d);
+    unload(&l);
     unlink(path);
     rmdir(dir);
 
