@@ -6,8 +6,8 @@
 # "repartition" events; removing A takes it out of the table and the SM map's legend (the
 # chart's keeps it while its earlier points show); removing down to
 # the last kernel is refused in a dialog; h sets a priority (a "parameter" event). A replay of
-# the saved run shows the final mix at its last epoch and the first mix at epoch 1. Deadlines
-# only, no timings.
+# the saved run shows the final mix at its last epoch and the first mix at epoch 1. At 80x24 a
+# three-kernel mix's parameter list scrolls under the highlighted row. Deadlines only, no timings.
 . "$(dirname "$0")/../lib.sh"
 cfg="$TMPD/pair.cfg"
 cat >"$cfg" <<'EOF'
@@ -240,4 +240,55 @@ tui_keys Up Up d
 tui_wait "Pending: -stream +teach-compute (next epoch)"
 tui_keys Escape q
 tui_wait "exit=0"
-echo "tui mix: lbm joins as C, A leaves, the last kernel stays, priorities; the replay follows; pending changes fit 80 columns"
+tui_tmux kill-server
+
+# At 80x24 a three-kernel mix's 16 parameters do not fit in the editor's 15 rows (the valid
+# values are cut, so the help takes two): the list scrolls under the highlighted row. Up from
+# the first row wraps to the last, which comes into view while the first leaves it, the list
+# scrolled by one; Down wraps back. Fourteen rows down the list has not moved; one more and it
+# has, by one.
+cat >"$TMPD/triple.cfg" <<'EOF'
+name = "tui mix triple";
+gpu = "hbm80";
+gpu_overrides = { sms = 16; };
+seed = 7;
+epochs = 10;
+epoch_cycles = 20000;
+kernels = (
+  { name = "stream"; },
+  { name = "compute"; },
+  { name = "lbm"; }
+);
+EOF
+# The parameter editor's rows on screen, one name a line: the first, then the last.
+params() {
+    tui_screen | grep -Eo '[│ ](epoch_cycles|fairness_threshold|kernels\[[0-9]\]\.[a-z_]+) ' |
+        tr -d ' │' | sed -n '1p;$p' | paste -sd' '
+}
+tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/triple.cfg"
+tui_wait "Epoch 0/"
+tui_keys e
+tui_wait "Enter edits"
+[ "$(params)" = "epoch_cycles kernels[2].priority" ] || fail "the editor's first view is not rows 1 to 15:
+$(tui_screen)"
+tui_keys Up
+tui_wait "normalized progress to keep (high priority)"
+[ "$(params)" = "fairness_threshold kernels[2].qos_target" ] ||
+    fail "Up from the first row did not scroll the last into view, by one row:
+$(tui_screen)"
+tui_keys Down
+tui_wait "epoch length: how often"
+[ "$(params)" = "epoch_cycles kernels[2].priority" ] || fail "Down from the last row did not scroll back:
+$(tui_screen)"
+for _ in $(seq 14); do tui_keys Down; done
+tui_wait "high: the QoS allocator protects it"
+[ "$(params)" = "epoch_cycles kernels[2].priority" ] || fail "the list scrolled before it had to:
+$(tui_screen)"
+tui_keys Down
+tui_wait "normalized progress to keep (high priority)"
+[ "$(params)" = "fairness_threshold kernels[2].qos_target" ] ||
+    fail "Down onto the last row did not scroll the list by one:
+$(tui_screen)"
+tui_keys Escape q
+tui_wait "exit=0"
+echo "tui mix: lbm joins as C, A leaves, the last kernel stays, priorities; the replay follows; pending changes fit 80 columns; a long parameter list scrolls"
