@@ -145,6 +145,30 @@ static void test_add_and_remove(void **state)
     scenario_done(&sc);
 }
 
+/* A kernel is checked against the session's GPU when it is added, not only when it loads: with
+ * 4 KB of shared memory per SM, compute (8 KB per block) is refused naming the limit, and
+ * hotspot (3 KB per block) is taken. */
+static void test_add_checks_the_gpu(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    test_scenario_text(&sc, "smem.cfg",
+                       "name = \"smem\"; gpu = \"hbm80\";\n"
+                       "gpu_overrides = { sms = 16; smem_per_sm_bytes = 4096; };\n"
+                       "seed = 3; epochs = 2; epoch_cycles = 20000;\n"
+                       "kernels = ( { name = \"stream\"; }, { name = \"lbm\"; } );\n");
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_add_kernel(s, "compute", err, sizeof err), -1);
+    assert_non_null(strstr(err, "kernel compute: no thread block fits on an SM"));
+    assert_string_equal(session_pending_mix(s), "");
+    assert_int_equal(session_add_kernel(s, "hotspot", err, sizeof err), 2);
+    assert_string_equal(session_pending_mix(s), "+hotspot");
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 static int same_epoch(const struct session_epoch *a, const struct session_epoch *b)
 {
     if (a->nkernels != b->nkernels || a->start_cycle != b->start_cycle)
@@ -285,6 +309,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_and_remove),
+        cmocka_unit_test(test_add_checks_the_gpu),
         cmocka_unit_test(test_record_replay_branch),
         cmocka_unit_test(test_two_kernels_and_quiet_boundaries),
     };
