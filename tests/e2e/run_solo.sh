@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `corun run` and `corun solo`: output shape, JSON, determinism for a seed, solo's progress bar
-# on a terminal, and bad input.
+# on a terminal, its grid line, --seed and --set, and bad input.
 . "$(dirname "$0")/../lib.sh"
 small="$top_srcdir/tests/data/good/small.cfg"
 
@@ -54,6 +54,25 @@ fi
 grep -q '^  grid         90 TBs over 80 SMs: at most 1.1 TBs per SM at once on average (11 % of the warp slots), first kernel$' \
     "$TMPD/dwt.txt" || fail "grid line: $(cat "$TMPD/dwt.txt")"
 "$CORUN" solo compute --cycles 5000 | grep -q '^  grid' && fail "a grid that fills the SMs got a grid line"
+# One kernel says no "first kernel" (bh: 480 TBs of 4 warps, 6.0 per SM, 37.5 % rounded to
+# even); of two kernels, the first is named (bicg's 16 TBs).
+"$CORUN" solo bh --cycles 2000 | grep -qx '  grid         480 TBs over 80 SMs: at most 6.0 TBs per SM at once on average (38 % of the warp slots)' ||
+    fail "bh's grid line: $("$CORUN" solo bh --cycles 2000)"
+"$CORUN" solo bicg --cycles 2000 | grep -q '^  grid         16 TBs over 80 SMs: .*, first kernel$' ||
+    fail "bicg's grid line: $("$CORUN" solo bicg --cycles 2000)"
+
+# --seed moves a memory-bound kernel's streams, and 1 is the default; --set changes the preset
+# before --sms is checked against it, every --set taken, and the preset's own rules checked.
+"$CORUN" solo stream --sms 8 --cycles 20000 --json >"$TMPD/seed0.json"
+"$CORUN" solo stream --sms 8 --cycles 20000 --seed 1 --json >"$TMPD/seed1.json"
+"$CORUN" solo stream --sms 8 --cycles 20000 --seed 2 --json >"$TMPD/seed2.json"
+cmp -s "$TMPD/seed0.json" "$TMPD/seed1.json" || fail "--seed 1 is not the default:
+$(cat "$TMPD/seed0.json" "$TMPD/seed1.json")"
+cmp -s "$TMPD/seed1.json" "$TMPD/seed2.json" && fail "--seed 2 measured the same as seed 1"
+"$CORUN" solo stream --set gpu.sms=16 --set gpu.llc.latency_cycles=240 --cycles 2000 |
+    grep -q "^stream alone on 16 of hbm80's 16 SMs" || fail "--set gpu.sms=16 first of two was not taken"
+"$CORUN" solo stream --set gpu.llc.latency_cycles=240 --set gpu.sms=16 --cycles 2000 |
+    grep -q "^stream alone on 16 of hbm80's 16 SMs" || fail "--set gpu.sms=16 second of two was not taken"
 
 expect_bad() { # MESSAGE ARGS...
     local want=$1
@@ -74,6 +93,9 @@ expect_bad "--sms (hbm80 has 80 SMs): expected a whole number from 1 to 80, got 
 expect_bad "--sms (gddr5_40 has 40 SMs): expected a whole number from 1 to 40, got 'all'" solo stream --sms all --gpu gddr5_40
 expect_bad "--cycles: expected a whole number from 1000 to 1000000000, got '10'" solo stream --cycles 10
 expect_bad 'corun: --gpu: unknown GPU preset "a100"' solo stream --gpu a100
+expect_bad "--sms (hbm80 has 16 SMs): expected a whole number from 1 to 16, got '17'" solo stream --set gpu.sms=16 --sms 17
+expect_bad "corun: --set: llc_slices is 7: expected >= 1 and dividing llc.size_bytes" solo stream --set gpu.llc_slices=7
+expect_bad "--seed: expected a whole number from 0 to 4294967295, got '-1'" solo stream --seed -1
 expect_bad "--epochs: expected a whole number from 1 to 1000000, got '0'" run "$small" --epochs 0
 expect_bad "$TMPD/none.cfg: cannot open" run "$TMPD/none.cfg"
 expect_bad 'usage: corun run SCENARIO' run
