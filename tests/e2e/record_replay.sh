@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Recording, replay, branching and the catalog through the CLI: `run --out` then `show` prints
 # the same epochs; the same scenario and seed give identical datasets (h5diff); a branch's
-# first new epoch equals the recorded one; `runs` lists and queries the catalog; bad run files
+# new epochs equal the recorded ones, from the start, by default one, or none; `runs` lists and queries the catalog; bad run files
 # give a message and exit 2; 20 SIGKILLs of a recording `corun run` leave readable files that
 # hold every epoch it reported.
 . "$(dirname "$0")/../lib.sh"
@@ -37,6 +37,19 @@ XDG_DATA_HOME="$TMPD/bx" "$CORUN" branch "$TMPD/a.h5" 2 --epochs 1 >"$TMPD/branc
 diff "$TMPD/branch.txt" "$TMPD/branch2.txt" || fail "a branch with an empty trace cache differs"
 n=$(XDG_DATA_HOME="$TMPD/bx" "$CORUN" runs query "SELECT count(*) FROM solo_traces" | tail -1)
 [ "$n" = 2 ] || fail "the branch left $n traces in the trace cache, expected 2"
+# From the start (epoch 0), one more epoch by default: the run's first; two more after epoch 1:
+# its second and third; none (--epochs 0): the heading alone. Nothing on stderr: the trace cache
+# takes the references back without a note.
+"$CORUN" branch "$TMPD/a.h5" 0 >"$TMPD/b0.txt" 2>"$TMPD/b0.err"
+[ ! -s "$TMPD/b0.err" ] || fail "branch at 0 said: $(cat "$TMPD/b0.err")"
+grep -qx "$TMPD/a.h5: branched after epoch 0 of 3, 1 more epoch" "$TMPD/b0.txt" ||
+    fail "branch at 0, heading: $(cat "$TMPD/b0.txt")"
+diff <(sed -n 2,5p "$TMPD/run.txt") <(tail -n +2 "$TMPD/b0.txt") || fail "branch at 0: not the run's first epoch alone"
+"$CORUN" branch "$TMPD/a.h5" 1 --epochs 2 >"$TMPD/b1.txt" 2>/dev/null
+diff <(sed -n '2p;6,$p' "$TMPD/run.txt") <(tail -n +2 "$TMPD/b1.txt") || fail "branch at 1: not the run's epochs 2 and 3"
+"$CORUN" branch "$TMPD/a.h5" 2 --epochs 0 >"$TMPD/bz.txt" 2>/dev/null
+[ "$(cat "$TMPD/bz.txt")" = "$TMPD/a.h5: branched after epoch 2 of 3, 0 more epochs" ] ||
+    fail "branch --epochs 0: $(cat "$TMPD/bz.txt")"
 "$CORUN" branch "$TMPD/a.h5" 1 --epochs 2 --out "$TMPD/br.h5" >/dev/null 2>&1
 "$CORUN" show "$TMPD/br.h5" | grep -q 'event  epoch 1  note        branched from' || fail "branch note"
 "$CORUN" branch "$TMPD/a.h5" 9 2>"$TMPD/err" && fail "branch past the end"
