@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Recording, replay, branching and the catalog through the CLI: `run --out` then `show` prints
 # the same epochs; the same scenario and seed give identical datasets (h5diff); a branch's
-# new epochs equal the recorded ones, from the start, by default one, or none; `runs` lists and queries the catalog; bad run files
-# give a message and exit 2; 20 SIGKILLs of a recording `corun run` leave readable files that
-# hold every epoch it reported.
+# new epochs equal the recorded ones (from the start too; one by default, or none); `runs`
+# lists and queries the catalog; bad run files give a message and exit 2; 20 SIGKILLs of a
+# recording `corun run` leave readable files that hold every epoch it reported.
 . "$(dirname "$0")/../lib.sh"
 small="$top_srcdir/tests/data/good/small.cfg"
 cat="$TMPD/catalog.db"
