@@ -105,3 +105,17 @@ expect_bad() { # WHAT PATTERN CMD...
     [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2: $(cat "$TMPD/err")"
     grep -q -- "$pattern" "$TMPD/err" || fail "$what: message: $(cat "$TMPD/err")"
 }
+
+# The workbench refuses, exit status 2 and MESSAGE (a fixed string) on stderr, when only one of
+# its input and its output is a terminal: `corun ARGS...` runs under script (Debian's bsdutils)
+# once with stdin from /dev/null and once with stdout to a file.
+needs_both_terminals() { # MESSAGE ARGS...
+    local want=$1 redir
+    shift
+    for redir in "</dev/null" ">'$TMPD/out'"; do
+        timeout 60 script -qec "'$CORUN' $* $redir 2>'$TMPD/err'; echo rc=\$?" /dev/null \
+            </dev/null | tr -d '\r' >"$TMPD/tty" || true
+        grep -qx 'rc=2' "$TMPD/tty" && grep -qF -- "$want" "$TMPD/err" ||
+            fail "corun $* $redir: $(cat "$TMPD/tty" "$TMPD/err")"
+    done
+}

@@ -220,4 +220,6 @@ assert q["never_completed"] == 2 and q["latency_ms"] == [None, None] and q["p99_
 for word in applications qos_target rate_qps instances bytes exclusive kernel; do
     grep -q "$word" "$TMPD/help" || fail "help accelerator does not mention $word"
 done
+# Only one end a terminal: `replay` of an accelerator run refuses before curses starts.
+needs_both_terminals "the workbench needs a terminal; 'corun show $TMPD/q.h5' prints the run" replay "$TMPD/q.h5"
 echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, a starved copy ends the run and is reported, tui without a terminal says so, help lists the settings"

@@ -142,4 +142,6 @@ for i in $(seq 1 20); do
     [ "$held" -ge "$reported" ] || fail "kill $i: reported $reported epochs, the file holds $held"
     echo "kill $i: reported $reported, file holds $held"
 done
+# Only one end a terminal: `replay` refuses before curses starts.
+needs_both_terminals "the workbench needs a terminal; 'corun show $TMPD/a.h5' prints the run" replay "$TMPD/a.h5"
 echo "record/replay: show, determinism, branch, catalog, bad files and 20 kills ok"
