@@ -11,6 +11,11 @@ cat="$TMPD/catalog.db"
 "$CORUN" run "$small" --epochs 3 --out "$TMPD/a.h5" --catalog "$cat" >"$TMPD/run.txt" 2>"$TMPD/err"
 grep -q "recorded 3 epochs in $TMPD/a.h5 (catalog run 1)" "$TMPD/err" || fail "run --out: $(cat "$TMPD/err")"
 "$CORUN" show "$TMPD/a.h5" >"$TMPD/show.txt"
+[ "$(head -1 "$TMPD/show.txt")" = "small pair (gpu hbm80): 3 epochs of 20000 cycles, seed 7, from $TMPD/a.h5" ] ||
+    fail "show's heading: $(head -1 "$TMPD/show.txt")"
+"$CORUN" run "$small" --epochs 1 --out "$TMPD/one.h5" >/dev/null 2>&1
+[ "$("$CORUN" show "$TMPD/one.h5" | head -1)" = "small pair (gpu hbm80): 1 epoch of 20000 cycles, seed 7, from $TMPD/one.h5" ] ||
+    fail "show's heading of one epoch: $("$CORUN" show "$TMPD/one.h5" | head -1)"
 diff <(tail -n +2 "$TMPD/run.txt") <(tail -n +2 "$TMPD/show.txt" | grep -v '^event') \
     || fail "show differs from run"
 
@@ -86,7 +91,9 @@ set +e
 set -e
 [ $rc -eq 2 ] && grep -q 'refused a query that would change the catalog' "$TMPD/err" || fail "write query: $rc $(cat "$TMPD/err")"
 
-"$CORUN" export "$TMPD/a.h5" --csv "$TMPD/csv" 2>/dev/null
+"$CORUN" export "$TMPD/a.h5" --csv "$TMPD/csv" 2>"$TMPD/err"
+grep -qx "corun: wrote kernels.csv, system.csv, events.csv and partition.csv in $TMPD/csv" "$TMPD/err" ||
+    fail "export's message: $(cat "$TMPD/err")"
 [ "$(wc -l <"$TMPD/csv/kernels.csv")" -eq 7 ] || fail "kernels.csv: 3 epochs x 2 kernels + header"
 # --csv first works too, and writes the same.
 "$CORUN" export --csv "$TMPD/csv2" "$TMPD/a.h5" 2>/dev/null || fail "export --csv DIR RUN.h5"
@@ -98,6 +105,12 @@ set +e
 set -e
 [ "$rc" = 2 ] && grep -q "^corun: export: --csv $TMPD/afile: not a directory" "$TMPD/err" &&
     [ "$(cat "$TMPD/afile")" = keep ] || fail "export --csv FILE: exit $rc, $(cat "$TMPD/err")"
+# A directory that cannot be made: exit 1, the reason, and no success message.
+set +e
+"$CORUN" export "$TMPD/a.h5" --csv "$TMPD/afile/sub" 2>"$TMPD/err"; rc=$?
+set -e
+[ "$rc" = 1 ] && [ "$(cat "$TMPD/err")" = "corun: $TMPD/afile/sub: cannot make the directory: Not a directory" ] ||
+    fail "export --csv FILE/sub: exit $rc, $(cat "$TMPD/err")"
 
 # Bad run files.
 bad() { # FILE MESSAGE
