@@ -179,13 +179,8 @@ set -e
 grep -qF "accel_no_qos.cfg:6: applications[0].qos_target: required for an LS application" \
     "$TMPD/err" || fail "run of a bad one: $(cat "$TMPD/err")"
 
-set +e
-"$CORUN" tui "$TMPD/pair.cfg" >"$TMPD/out" 2>"$TMPD/err" </dev/null
-rc=$?
-set -e
-[ $rc -eq 2 ] || fail "tui: exit status $rc, expected 2"
-grep -qF "the workbench needs a terminal; 'corun run $TMPD/pair.cfg' runs it without" "$TMPD/err" \
-    || fail "tui: $(cat "$TMPD/err")"
+needs_both_terminals "the workbench needs a terminal; 'corun run $TMPD/pair.cfg' runs it without" \
+    tui "$TMPD/pair.cfg"
 
 # An LS application's pageable copy behind a batch one's pinned copies, back to back: the
 # run ends (the copy starved after 100 ms of simulated time), says which queries never

@@ -119,6 +119,8 @@ set +e
 "$CORUN" tui "$top_srcdir/scenarios/default.cfg" </dev/null >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'needs a terminal' "$TMPD/err" || fail "tui without a terminal: exit $rc"
+needs_both_terminals "the workbench needs a terminal; for scripts see 'corun --help'" \
+    tui "$top_srcdir/scenarios/default.cfg"
 # Both themes are taken by name (the refusal is then the terminal's, not the theme's).
 for theme in default projector; do
     set +e

@@ -121,6 +121,7 @@ rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q "a lesson needs a terminal" "$TMPD/err" ||
     fail "lesson mine.cfg: exit $rc: $(cat "$TMPD/err")"
+(cd "$TMPD/mine" && needs_both_terminals "a lesson needs a terminal; 'corun lesson list' lists them" lesson mine.cfg)
 expect_bad "a lesson file that is not there" "nope.cfg: cannot open: No such file or directory" \
     "$CORUN" lesson "$TMPD/nope.cfg"
 expect_bad "an unknown lesson" 'no lesson "zzz"' "$CORUN" lesson zzz
