@@ -2,17 +2,15 @@
  * (NP history true and predicted, fairness and STP, the SM partition over the epochs; an
  * accelerator run's task timeline and query latencies). */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "corun/accel_runfile.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/plot.h"
 #include "corun/session.h"
-#include "corun/util.h"
+#include "corun/session_plot.h"
 
 /* --width or --height, in pixels. */
 static int parse_size(const char *opt, const char *text, unsigned *out)
@@ -22,41 +20,6 @@ static int parse_size(const char *opt, const char *text, unsigned *out)
         return -1;
     *out = (unsigned)v;
     return 0;
-}
-
-/* r's epochs as plot arrays (freed by the caller: one block each). */
-static void fill(const struct session *r, struct plot_data *d, double **block, int **owner)
-{
-    unsigned n = session_epochs_done(r), nk = session_epoch_at(r, n - 1)->nkernels;
-    const struct scenario *sc = session_scenario(r);
-    d->title = sc->name;
-    d->nepochs = n;
-    d->nkernels = nk;
-    d->sms = sc->gpu.sms;
-    *block = xmalloc((2 * (size_t)nk + 2) * n * sizeof(double));
-    *owner = xmalloc((size_t)n * d->sms * sizeof(int));
-    double *b = *block;
-    for (unsigned k = 0; k < nk; k++) {
-        d->name[k] = sc->kernels[k].name;
-        d->np_true[k] = b + (2 * (size_t)k) * n;
-        d->np_pred[k] = b + (2 * (size_t)k + 1) * n;
-    }
-    double *fair = b + 2 * (size_t)nk * n, *stp = fair + n;
-    d->fairness = fair;
-    d->stp = stp;
-    for (unsigned i = 0; i < n; i++) {
-        const struct session_epoch *e = session_epoch_at(r, i);
-        for (unsigned k = 0; k < nk; k++) {
-            bool in = k < e->nkernels && e->k[k].in_mix;
-            ((double *)d->np_true[k])[i] = in ? e->k[k].np_true : NAN;
-            ((double *)d->np_pred[k])[i] = in && e->predictor[0] ? e->k[k].np_pred : NAN;
-        }
-        fair[i] = e->m.valid ? e->m.fairness : NAN;
-        stp[i] = e->m.valid ? e->m.stp : NAN;
-        for (unsigned s = 0; s < d->sms; s++)
-            (*owner)[(size_t)i * d->sms + s] = s < e->nsms ? e->owner[s] : GPU_SM_IDLE;
-    }
-    d->owner = *owner;
 }
 
 static int plot_run(int argc, char **argv)
@@ -112,23 +75,18 @@ static int plot_run(int argc, char **argv)
     if (!r) {
         fprintf(stderr, "corun: %s\n", err);
         rc = CLI_BAD_INPUT;
-    } else if (session_epochs_done(r) == 0) {
-        fprintf(stderr, "corun: %s: the run has no epochs to draw\n", argv[optind]);
-        rc = CLI_BAD_INPUT;
     } else {
-        struct plot_data d;
-        memset(&d, 0, sizeof d);
-        double *block;
-        int *owner;
-        fill(r, &d, &block, &owner);
-        if (plot_write(&d, out, width, height, err, sizeof err) != 0) {
+        struct session_plot p;
+        if (session_plot_fill(r, &p) != 0) {
+            fprintf(stderr, "corun: %s: the run has no epochs to draw\n", argv[optind]);
+            rc = CLI_BAD_INPUT;
+        } else if (plot_write(&p.d, out, width, height, err, sizeof err) != 0) {
             fprintf(stderr, "corun: %s\n", err);
             rc = CLI_BAD_INPUT;
         } else {
-            printf("corun: drew %u epochs of %s in %s\n", d.nepochs, argv[optind], out);
+            printf("corun: drew %u epochs of %s in %s\n", p.d.nepochs, argv[optind], out);
         }
-        free(block);
-        free(owner);
+        session_plot_done(&p);
     }
     session_delete(r);
     free(datadir);

@@ -18,6 +18,7 @@
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "corun/session_plot.h"
 #include "testsession.h"
 
 /* Two kernels on 16 SMs of hbm80, 20 K-cycle epochs. */
@@ -51,6 +52,9 @@ static void test_add_and_remove(void **state)
     char err[512];
     struct session *s = session_new(&sc, err, sizeof err);
     assert_non_null(s);
+    struct session_plot none;
+    assert_int_equal(session_plot_fill(s, &none), -1); /* nothing to draw yet */
+    session_plot_done(&none);
     step(s);
     assert_string_equal(session_pending_mix(s), "");
 
@@ -204,6 +208,13 @@ static void test_record_replay_branch(void **state)
     step(s);
     /* The new kernel is predicted too (the predictor restarted for the new mix). */
     assert_false(isnan(session_epoch_at(s, 1)->k[2].np_pred));
+    /* A live session draws too: the kernels are the last epoch's, the first epoch's two with
+     * lbm's NP NaN. */
+    struct session_plot live;
+    assert_int_equal(session_plot_fill(s, &live), 0);
+    assert_int_equal(live.d.nkernels, 3);
+    assert_true(isnan(live.d.np_true[2][0]) && live.d.np_true[2][1] > 0);
+    session_plot_done(&live);
     assert_int_equal(session_remove_kernel(s, 1, err, sizeof err), 0);
     step(s);
     assert_true(isnan(session_epoch_at(s, 2)->k[1].np_pred));
@@ -234,6 +245,39 @@ static void test_record_replay_branch(void **state)
     const struct session_epoch *last = session_epoch_at(r, session_epochs_done(r) - 1);
     for (unsigned i = 0; i < last->nsms; i++)
         assert_int_equal(owner[i], last->owner[i]);
+
+    /* As `corun plot` draws it: each kernel's NP where it ran (lbm from epoch 2, compute up to
+     * epoch 2), NaN elsewhere; fairness, STP and the SM owners of every epoch. */
+    struct session_plot p;
+    assert_int_equal(session_plot_fill(r, &p), 0);
+    assert_int_equal(p.d.nepochs, 4);
+    assert_int_equal(p.d.nkernels, 3);
+    assert_int_equal(p.d.sms, 16);
+    assert_string_equal(p.d.name[0], "stream");
+    assert_string_equal(p.d.name[2], "lbm");
+    for (unsigned i = 0; i < 4; i++) {
+        const struct session_epoch *e = session_epoch_at(r, i);
+        for (unsigned k = 0; k < 3; k++) {
+            bool ran = !(k == 2 && i == 0) && !(k == 1 && i >= 2);
+            assert_int_equal(ran, e->k[k].in_mix);
+            if (!ran) {
+                assert_true(isnan(p.d.np_true[k][i]));
+                assert_true(isnan(p.d.np_pred[k][i]));
+                continue;
+            }
+            assert_true(p.d.np_true[k][i] > 0);
+            assert_true(p.d.np_true[k][i] == e->k[k].np_true);
+            assert_true(isnan(e->k[k].np_pred) ? isnan(p.d.np_pred[k][i])
+                                               : p.d.np_pred[k][i] == e->k[k].np_pred);
+        }
+        assert_true(e->m.valid && p.d.fairness[i] > 0 && p.d.stp[i] > 0);
+        assert_true(p.d.fairness[i] == e->m.fairness);
+        assert_true(p.d.stp[i] == e->m.stp);
+        for (unsigned sm = 0; sm < 16; sm++)
+            assert_int_equal(p.d.owner[i * 16 + sm], e->owner[sm]);
+    }
+    assert_false(isnan(p.d.np_pred[2][3])); /* predicted once it joined */
+    session_plot_done(&p);
 
     /* Branch after epoch 3 (both changes re-applied), then step both: the same epoch. */
     struct session *b = session_branch(r, 3, NULL, NULL, err, sizeof err);
