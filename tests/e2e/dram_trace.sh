@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `corun dram-trace`: a generated trace gives a sane report (text and JSON) and, on a terminal, a
-# progress bar; every bad input (unknown preset, bad option values, an unparsable line, an empty
+# `corun dram-trace`: a generated trace gives a sane report (text and JSON, the table's every
+# number the JSON's in its units) and, on a terminal, a progress bar; every bad input (unknown preset, bad option values, an unparsable line, an empty
 # or missing trace) gets its message and exit status 2.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
@@ -14,7 +14,9 @@ awk 'BEGIN { srand(7); for (i = 0; i < 20000; i++) printf "0x%x R\n", int(rand()
 grep -q '^trace .*20000 requests (20000 reads, 0 writes) of 128 B' "$TMPD/out" || fail "trace line: $(cat "$TMPD/out")"
 grep -q '^bandwidth .* GB/s, .* % of peak' "$TMPD/out" || fail "bandwidth line"
 
+j0=$(date +%s.%N)
 json=$("$CORUN" dram-trace "$TMPD/random.trace" --gpu hbm80 --json --mapping linear)
+j1=$(date +%s.%N)
 python3 - "$json" <<'PY' || fail "JSON: $json"
 import json, sys
 r = json.loads(sys.argv[1])
@@ -22,6 +24,41 @@ assert r["requests"] == 20000, r
 assert 0 < r["utilization_pct"] < 100, r
 assert r["row_hits"] + r["row_misses"] + r["row_conflicts"] == r["requests"], r
 assert r["activates"] >= r["row_misses"] + r["row_conflicts"], r
+PY
+# The table says what the JSON says, in its units: the preset's memory (banks = groups x banks
+# per group), cycles and microseconds at its clock, the row hits' share, the read latency in
+# nanoseconds, and a speed that is the requests over the parse and simulation times it prints;
+# those times fit in the command's own wall time.
+t0=$(date +%s.%N)
+"$CORUN" dram-trace "$TMPD/random.trace" --gpu hbm80 --mapping linear >"$TMPD/text"
+t1=$(date +%s.%N)
+python3 - "$json" "$TMPD/text" "$t0" "$t1" "$j0" "$j1" <<'PY' || fail "the table disagrees with the JSON: $(cat "$TMPD/text")"
+import json, re, sys
+r = json.loads(sys.argv[1])
+text = open(sys.argv[2]).read()
+wall = float(sys.argv[4]) - float(sys.argv[3])
+json_wall = float(sys.argv[6]) - float(sys.argv[5])
+def line(head):
+    return next(l for l in text.splitlines() if l.startswith(head))
+mhz = 440.0
+assert line("memory ") == "memory         hbm80: 32 channels x 16 banks, 440 MHz, linear mapping, peak %.1f GB/s" % r["peak_gbs"], line("memory")
+assert line("time ") == "time           %d memory cycles to the last completion (%.1f us simulated)" % (
+    r["memory_cycles"], r["memory_cycles"] / mhz), line("time")
+assert line("bandwidth ") == "bandwidth      %.1f GB/s, %.1f %% of peak" % (r["bandwidth_gbs"], r["utilization_pct"]), line("bandwidth")
+assert line("row buffer ") == "row buffer     %d hits (%.1f %%), %d misses, %d conflicts" % (
+    r["row_hits"], 100.0 * r["row_hits"] / r["requests"], r["row_misses"], r["row_conflicts"]), line("row buffer")
+assert line("commands ") == "commands       %d activates, %d refreshes" % (r["activates"], r["refreshes"]), line("commands")
+assert line("read latency ") == "read latency   %.1f memory cycles mean (%.1f ns); queueing %.1f cycles mean" % (
+    r["mean_read_latency_cycles"], r["mean_read_latency_cycles"] * 1e3 / mhz, r["mean_queue_cycles"]), line("read latency")
+m = re.fullmatch(r"speed +([0-9.]+) M requests per wall second \(parse ([0-9.]+) s, simulate ([0-9.]+) s\)", line("speed "))
+assert m, line("speed")
+speed, parse, sim = map(float, m.groups())
+assert parse + sim <= wall, (parse, sim, wall)
+lo, hi = r["requests"] / (parse + sim + 0.001) / 1e6, r["requests"] / max(parse + sim - 0.001, 1e-9) / 1e6
+assert lo - 0.005 <= speed <= hi + 0.005, (speed, lo, hi)
+# The JSON's own: its times within the test's, its speed theirs.
+assert 0 < r["parse_seconds"] and 0 < r["simulate_seconds"] and r["parse_seconds"] + r["simulate_seconds"] <= json_wall, r
+assert abs(r["requests_per_second"] - r["requests"] / (r["parse_seconds"] + r["simulate_seconds"])) <= 0.001 * r["requests_per_second"], r
 PY
 # On a terminal (script, from Debian's always-installed bsdutils) a progress bar on stderr
 # rises to 100 % while the requests go in; the JSON is the one printed without a terminal.
