@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `corun dram-trace`: a generated trace gives a sane report (text and JSON, the table's every
-# number the JSON's in its units) and, on a terminal, a progress bar; every bad input (unknown preset, bad option values, an unparsable line, an empty
-# or missing trace) gets its message and exit status 2.
+# number the JSON's in its units) and, on a terminal, a progress bar; every bad input (unknown
+# preset, bad option values, an unparsable line, an empty or missing trace) gets its message
+# and exit status 2.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
 # A sequential and a random stream of 64 B reads, as tools/gen_dram_traces.py makes them (the
