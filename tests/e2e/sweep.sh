@@ -122,6 +122,17 @@ set +e
 set -e
 [ $rc -eq 2 ] && grep -q 'junk.db is not a corun catalog' "$TMPD/err" ||
     fail "junk: $rc $(cat "$TMPD/err")"
+# merge's own usage mistakes, each named; --catalog=PATH is --catalog PATH.
+expect_bad "merge --catalog last" '^corun: sweep merge: --catalog needs a value$' \
+    "$CORUN" sweep merge "$TMPD/m2.db" --catalog
+for opt in -x --bogus; do
+    expect_bad "merge $opt" "^corun: sweep merge: unknown option '$opt' (it takes catalogs and --catalog PATH)\$" \
+        "$CORUN" sweep merge "$opt" "$TMPD/m2.db" --catalog "$TMPD/m1.db"
+done
+expect_bad "merge of nothing" "^corun: sweep merge: expected at least one catalog to merge" \
+    "$CORUN" sweep merge --catalog "$TMPD/m1.db"
+expect_bad "merge --catalog=PATH" 'm1.db is the catalog merged into' \
+    "$CORUN" sweep merge "$TMPD/m1.db" --catalog="$TMPD/m1.db"
 
 # Kill a longer sweep midway, then finish it.
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/k" 2>&1 &
