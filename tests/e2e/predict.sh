@@ -52,6 +52,29 @@ expect_bad "scenario predictor typo" "typo.cfg:[0-9]*: predictor: .*did you mean
 grep -q '^c1 = .*c2 = .*R^2 = ' "$TMPD/train.txt" || fail "train output: $(cat "$TMPD/train.txt")"
 grep -q 'Regenerate with: corun train hsm --gpu hbm80 --quick' "$TMPD/m.cfg" ||
     fail "model comment: $(cat "$TMPD/m.cfg")"
+# The table's kernels are the model's points, each fit c1 x RBH + c2, and c1, c2 and R^2 are the
+# least-squares line through the points as printed (to their 4 decimals).
+python3 - "$TMPD/train.txt" "$TMPD/m.cfg" <<'PY' || fail "the training's table and model disagree: $(cat "$TMPD/train.txt" "$TMPD/m.cfg")"
+import re, sys
+text, model = open(sys.argv[1]).read().splitlines(), open(sys.argv[2]).read()
+n = int(re.match(r"HSM training on hbm80: (\d+) memory-bound kernels", text[0]).group(1))
+c1, c2, r2 = map(float, re.search(r"^c1 = (\S+)  c2 = (\S+)  R\^2 = (\S+)$", "\n".join(text), re.M).groups())
+rows = [l.split() for l in text[2:2 + n]]
+assert len(rows) == n and text[2 + n].startswith("c1 = "), text
+for k, rbh, util, fit in rows:
+    assert abs(float(fit) - (c1 * float(rbh) + c2)) < 1e-4, (k, fit)
+points = re.findall(r"^#   (\S+) +(\S+) (\S+)$", model, re.M)
+assert [tuple(r[:3]) for r in rows] == points, (rows, points)
+assert re.search(r"^points = %d;$" % n, model, re.M), model
+x, y = [float(p[1]) for p in points], [float(p[2]) for p in points]
+mx, my = sum(x) / n, sum(y) / n
+sxx = sum((a - mx) ** 2 for a in x)
+b1 = sum((a - mx) * (b - my) for a, b in zip(x, y)) / sxx
+b0 = my - b1 * mx
+ss_res = sum((b - (b1 * a + b0)) ** 2 for a, b in zip(x, y))
+ss_tot = sum((b - my) ** 2 for b in y)
+assert abs(b1 - c1) < 2e-3 and abs(b0 - c2) < 2e-3 and abs((1 - ss_res / ss_tot) - r2) < 2e-3, (b1, b0, c1, c2, r2)
+PY
 mkdir -p "$TMPD/d/data/models"
 ln -s "$top_srcdir/data/gpus" "$TMPD/d/data/gpus"
 ln -s "$top_srcdir/data/kernels" "$TMPD/d/data/kernels"
