@@ -62,6 +62,16 @@ grep -q 'warning: the measurements will not be stored in the catalog: .*want.tsv
 # Text form, and a drift is exit 1: a copy of the data with pvc made compute-bound.
 "$CORUN" calibrate --gpu hbm80 --quick bino | grep -q '^bino .* compute   compute   ok$' ||
     fail "calibrate text: $("$CORUN" calibrate --gpu hbm80 --quick bino)"
+# The heading gives the cycles and the tolerance; a target MPKI below 1 is printed with its
+# error (bino's 0.02), a kernel whose paper gives none gets "-" for both (smqos24's atax);
+# --cycles sets the run's length.
+"$CORUN" calibrate --gpu hbm80 --cycles 20000 bino >"$TMPD/bino.txt" 2>/dev/null
+grep -qx 'calibration on hbm80, 20000 cycles per run; MPKI per 1000 thread instructions (warp MPKI / 32), tolerance 25 %' \
+    "$TMPD/bino.txt" || fail "calibrate heading: $(cat "$TMPD/bino.txt")"
+grep -Eq '^bino +hsm +- +[0-9.]+ +0\.02 +[-+][0-9.]+% ' "$TMPD/bino.txt" ||
+    fail "bino's target and error: $(cat "$TMPD/bino.txt")"
+"$CORUN" calibrate --gpu smqos24 --quick atax 2>/dev/null |
+    grep -Eq '^atax +smqos +- +[0-9.]+ +- +- ' || fail "atax without a target MPKI: $("$CORUN" calibrate --gpu smqos24 --quick atax)"
 mkdir -p "$TMPD/d/data/kernels"
 ln -s "$top_srcdir/data/gpus" "$TMPD/d/data/gpus"
 sed 's/^mem_fraction = .*/mem_fraction = 0.001;/' "$top_srcdir/data/kernels/pvc.cfg" \
