@@ -74,8 +74,13 @@ assert a["kernels"][0]["rbh_private"] != b["kernels"][0]["rbh_private"], (a, b)
 PY
 grep -q '^HSM Fig. 4 on hbm80 with gpu.dram.timing.faw=60: ' "$TMPD/faw.txt" ||
     fail "rbh-shift --set header: $(head -1 "$TMPD/faw.txt")"
+# --seed: 1 is the default, 0 is a seed too (other address streams, other RBHs).
+"$CORUN" rbh-shift --cycles 5000 --with bino --json --seed 1 lbm >"$TMPD/seed1.json"
+"$CORUN" rbh-shift --cycles 5000 --with bino --json --seed 0 lbm >"$TMPD/seed0.json"
+cmp -s "$TMPD/plain.json" "$TMPD/seed1.json" || fail "rbh-shift --seed 1 is not the default"
+cmp -s "$TMPD/seed1.json" "$TMPD/seed0.json" && fail "rbh-shift --seed 0 measured as seed 1"
 expect_bad "rbh-shift --set epochs" 'expected gpu.SETTING=VALUE' "$CORUN" rbh-shift --quick \
     --set epochs=1 lbm
 expect_bad "rbh-shift --set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' "$CORUN" rbh-shift \
     --quick --set gpu.nosuch=1 lbm
-echo "rbh-shift (quick): table shape, arithmetic and -j agree; --set"
+echo "rbh-shift (quick): table shape, arithmetic and -j agree; --set; --seed"
