@@ -249,6 +249,11 @@ static void set_sms_keeps_one_per_kernel(void **state)
 {
     (void)state;
     struct loaded l;
+    /* One SM per kernel is enough, in a file as by --set. */
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\ngpu_overrides = { sms = 2; };\n"
+                  "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    unload(&l);
     load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\n"
                   "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
     assert_int_equal(l.rc, 0);
@@ -372,6 +377,11 @@ static void set_weights_and_what_cannot_be_set(void **state)
     assert_int_equal(scenario_set(&l.sc, "weights=0.5,0.6", &d), -1);
     assert_close(l.sc.kernels[0].weight, 0.25, 1e-12);
     assert_close(l.sc.kernels[1].weight, 0.75, 1e-12);
+    assert_int_equal(d.count, 1);
+    /* Whole numbers too: each comma skipped, and only it. */
+    assert_int_equal(scenario_set(&l.sc, "weights=1,0", &d), 0);
+    assert_close(l.sc.kernels[0].weight, 1, 1e-12);
+    assert_close(l.sc.kernels[1].weight, 0, 1e-12);
     assert_int_equal(d.count, 1);
     const char *fixed[] = {"gpu=k40", "gpu_overrides=1", "kernels=2"};
     for (size_t i = 0; i < 3; i++) {

@@ -312,6 +312,46 @@ static void test_record_replay_branch(void **state)
     scenario_done(&sc);
 }
 
+/* A run that starts with one kernel and gains a second: a branch from before the addition
+ * starts from the one kernel alone (the replay drops the added one from its first mix). */
+static void test_replay_from_one_kernel(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    test_scenario_text(&sc, "one.cfg",
+                       "name = \"one\"; gpu = \"hbm80\"; gpu_overrides = { sms = 16; };\n"
+                       "seed = 3; epochs = 3; epoch_cycles = 20000;\n"
+                       "kernels = ( { name = \"stream\"; } );\n");
+    char err[512], path[] = "/tmp/corun-test-one-XXXXXX";
+    test_tmp_path(path);
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    step(s);
+    assert_int_equal(session_add_kernel(s, "compute", err, sizeof err), 1);
+    step(s);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    assert_non_null(r);
+    assert_int_equal(session_scenario(r)->nkernels, 2);
+    struct session *b = session_branch(r, 1, NULL, NULL, err, sizeof err);
+    if (!b)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(b);
+    assert_int_equal(session_scenario(b)->nkernels, 1);
+    assert_true(same_epoch(session_epoch_at(b, 0), session_epoch_at(s, 0)));
+    step(b);
+    assert_int_equal(test_sms_of(b, 0), 16); /* stream alone again */
+    session_delete(b);
+    session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
 /* A boundary with no mix change leaves the allocator its last epoch (HSM-Fair decides from
  * the NP it predicted there, not "no NP" as at a first epoch); in a mix of two, either kernel
  * may go but not both; and the repartition after a change in a mix without weights says
@@ -355,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_add_and_remove),
         cmocka_unit_test(test_add_checks_the_gpu),
         cmocka_unit_test(test_record_replay_branch),
+        cmocka_unit_test(test_replay_from_one_kernel),
         cmocka_unit_test(test_two_kernels_and_quiet_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
