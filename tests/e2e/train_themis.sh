@@ -6,8 +6,14 @@
 # that regenerates it.
 . "$(dirname "$0")/../lib.sh"
 
+t0=$(date +%s.%N)
 "$CORUN" train themis --gpu themis60 --quick --out "$TMPD/m.cfg" >"$TMPD/train.txt" \
     2>"$TMPD/train.err" || fail "train themis --quick: exit $?: $(cat "$TMPD/train.err")"
+t1=$(date +%s.%N)
+# The time it took: at most the command's own wall time, with one job.
+took=$(sed -n 's/^loss (eq\. 8) on the training samples: [0-9.]*; took \([0-9.]*\) s with 1 job$/\1/p' "$TMPD/train.txt")
+[ -n "$took" ] && awk -v a="$took" -v t0="$t0" -v t1="$t1" 'BEGIN { exit !(a > 0 && a <= t1 - t0 + 0.05) }' ||
+    fail "the loss line's time: $(grep '^loss' "$TMPD/train.txt") (the command took $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s)"
 grep -q '^train  all  *[0-9]' "$TMPD/train.txt" || fail "train row: $(cat "$TMPD/train.txt")"
 grep -q '^test   all  *[0-9]' "$TMPD/train.txt" || fail "test row: $(cat "$TMPD/train.txt")"
 grep -q 'paper .*9.5%' "$TMPD/train.txt" || fail "the paper's figure: $(cat "$TMPD/train.txt")"
@@ -18,8 +24,9 @@ grep -q '^gpu = "themis60";$' "$TMPD/m.cfg" && grep -q '^sms = 60;$' "$TMPD/m.cf
     fail "training configuration: $(head -20 "$TMPD/m.cfg")"
 
 # Two workers, the same seed: the same network (the comment's timing aside).
-"$CORUN" train themis --gpu themis60 --quick -j 2 --out "$TMPD/m2.cfg" >/dev/null 2>&1 ||
+"$CORUN" train themis --gpu themis60 --quick -j 2 --out "$TMPD/m2.cfg" >"$TMPD/train2.txt" 2>&1 ||
     fail "train themis --quick -j 2: exit $?"
+grep -Eq '; took [0-9.]+ s with 2 jobs$' "$TMPD/train2.txt" || fail "-j 2's loss line: $(grep '^loss' "$TMPD/train2.txt")"
 diff <(grep -v '^#' "$TMPD/m.cfg") <(grep -v '^#' "$TMPD/m2.cfg") >/dev/null ||
     fail "-j 2 trained a different model"
 
