@@ -247,19 +247,8 @@ tui_tmux kill-server
 # the first row wraps to the last, which comes into view while the first leaves it, the list
 # scrolled by one; Down wraps back. Fourteen rows down the list has not moved; one more and it
 # has, by one.
-cat >"$TMPD/triple.cfg" <<'EOF'
-name = "tui mix triple";
-gpu = "hbm80";
-gpu_overrides = { sms = 16; };
-seed = 7;
-epochs = 10;
-epoch_cycles = 20000;
-kernels = (
-  { name = "stream"; },
-  { name = "compute"; },
-  { name = "lbm"; }
-);
-EOF
+sed 's/{ name = "compute"; }/{ name = "compute"; }, { name = "lbm"; }/' "$cfg" >"$TMPD/triple.cfg"
+grep -q '"lbm"' "$TMPD/triple.cfg" || fail "no third kernel in $(cat "$TMPD/triple.cfg")"
 # The parameter editor's rows on screen, one name a line: the first, then the last.
 params() {
     tui_screen | grep -Eo '[│ ](epoch_cycles|fairness_threshold|kernels\[[0-9]\]\.[a-z_]+) ' |
