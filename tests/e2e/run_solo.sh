@@ -19,6 +19,11 @@ python3 - "$TMPD/a.json" <<'PY' || fail "run JSON: $(cat "$TMPD/a.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert len(r["epochs"]) == 2, r
+# Numbered from 1, back to back; one-kernel applications in their first (only) phase; no
+# predictor.
+assert [(e["epoch"], e["start_cycle"], e["cycles"]) for e in r["epochs"]] == [(1, 0, 20000), (2, 20000, 20000)], r
+assert all(k["phase"] == 1 for e in r["epochs"] for k in e["kernels"]), r
+assert all(e["predictor"] is None for e in r["epochs"]), r
 for e in r["epochs"]:
     ks = {k["name"]: k for k in e["kernels"]}
     assert abs(ks["stream"]["sms"] - 8) < 1e-9 and abs(ks["compute"]["sms"] - 8) < 1e-9, ks
