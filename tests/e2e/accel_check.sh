@@ -111,6 +111,50 @@ cmp -s "$TMPD/rq" "$TMPD/sq" || fail "show printed another summary: $(diff "$TMP
 "$CORUN" show "$TMPD/q.h5" --json >"$TMPD/sqj" || fail "show --json"
 "$CORUN" run "$TMPD/quick.cfg" --predictor sequential --json >"$TMPD/rqj" 2>/dev/null
 cmp -s "$TMPD/rqj" "$TMPD/sqj" || fail "show --json differs from run --json"
+# The table is the JSON in its units: the heading, each application's row (the LS one's ratio
+# p99 / solo p99), the predictor's section (its p99 error in %), the utilization line; the
+# JSON's own quantiles and mean are those of its measured latencies (nearest rank), and the
+# predicted ones of its predicted latencies.
+python3 - "$TMPD/rq" "$TMPD/rqj" <<'PY' || fail "the accelerator table disagrees with its JSON: $(cat "$TMPD/rq")"
+import json, math, sys
+text, r = open(sys.argv[1]).read().splitlines(), json.load(open(sys.argv[2]))
+assert text[0] == "%s (gpu %s, seed %d): %.3f ms simulated (%.2f M core cycles); solo runs %.2f M cycles" % (
+    r["scenario"], r["gpu"], r["seed"], r["simulated_ms"], r["cycles"] / 1e6, r["solo_cycles"] / 1e6), text[0]
+def rank(xs, q):
+    xs = sorted(xs)
+    return xs[math.ceil(q * len(xs)) - 1]
+def close(a, b):
+    return abs(a - b) <= 1e-5 * max(1, abs(b))
+for a in r["applications"]:
+    rows = [l for l in text if l.split()[:2] == [a["name"], a["role"]]]
+    assert len(rows) == 1, (a["name"], text)
+    if a["role"] == "batch":
+        assert rows[0].split()[2:] == [str(a["processes"]), "passes", str(a["passes"])], rows
+        continue
+    want = "%-12s %-5s %5u %8u %9.3f %9.3f %12.3f %6.2fx  %s (%.2fx solo)" % (
+        a["name"], "ls", a["processes"], a["queries"], a["p50_ms"], a["p99_ms"], a["solo_p99_ms"],
+        a["qos_target"], "met" if a["qos_met"] else "violated", a["p99_ms"] / a["solo_p99_ms"])
+    assert rows[0] == want, (rows[0], want)
+    lat = a["latency_ms"]
+    assert len(lat) == a["queries"], a
+    assert close(a["p50_ms"], rank(lat, 0.5)) and close(a["p99_ms"], rank(lat, 0.99)), a
+    assert close(a["mean_ms"], sum(lat) / len(lat)), a
+    pr = a["predicted"]
+    assert pr["predictor"] == "sequential", pr
+    assert close(pr["p50_ms"], rank(pr["latency_ms"], 0.5)) and close(pr["p99_ms"], rank(pr["latency_ms"], 0.99)), pr
+    assert close(pr["p99_error"], abs(pr["p99_ms"] - a["p99_ms"]) / a["p99_ms"]), pr
+    want = "%-12s %9.3f %9.3f %12.3f %8.1f%%  %s" % (a["name"], pr["p50_ms"], pr["p99_ms"], pr["solo_ms"],
+        100 * pr["p99_error"], "met" if pr["qos_met"] else "violated")
+    assert want in text, (want, text)
+assert any(l.startswith("predicted by sequential from solo-run profiles (") for l in text), text
+assert text[-1] == "GPU utilization %.1f %% of SM time busy; PCIe busy: host to device %.1f %%, device to host %.1f %%; %d tasks done" % (
+    100 * r["gpu_utilization"], 100 * r["pcie_busy_h2d"], 100 * r["pcie_busy_d2h"], r["tasks_done"]), text[-1]
+PY
+# Without a predictor, neither has a predicted part.
+"$CORUN" run "$TMPD/quick.cfg" --predictor none >"$TMPD/rn" 2>/dev/null
+"$CORUN" run "$TMPD/quick.cfg" --predictor none --json 2>/dev/null | grep -q '"predicted"' &&
+    fail "--predictor none: a predicted part in the JSON"
+grep -q '^predicted by' "$TMPD/rn" && fail "--predictor none: a predicted part: $(cat "$TMPD/rn")"
 if command -v h5dump >/dev/null; then
     tasks=$(sed -n 's/.* \([0-9]*\) tasks done$/\1/p' "$TMPD/rq")
     h5dump -H "$TMPD/q.h5" | grep -qF "DATASPACE  SIMPLE { ( $tasks ) / ( H5S_UNLIMITED ) }" \
