@@ -238,7 +238,9 @@ grep -q "no runs in $TMPD/after.db yet" "$TMPD/out" || fail "runs list --catalog
 
 # `corun --help` lists the scenarios corun ships; each name it gives is one that check takes.
 names=$("$CORUN" --help | sed -n '/^A SCENARIO may also be named/,$p' | tr '\n' ' ' | sed 's/.*scenarios): //; s/\.[[:space:]]*$//; s/,//g')
-case " $names " in *" default "*" studies/quad-mixed "*) ;; *) fail "shipped scenarios: '$names'" ;; esac
+# Every one, in order: the scenarios' .cfg files, then the studies'.
+want=$(cd "$top_srcdir/scenarios" && { LC_ALL=C ls *.cfg; LC_ALL=C ls studies/*.cfg; } | sed 's/\.cfg$//' | tr '\n' ' ')
+[ "$(echo $names)" = "$(echo $want)" ] || fail "shipped scenarios: '$names', expected '$want'"
 mkdir -p "$TMPD/empty"
 for n in $names; do
     [ "$(cd "$TMPD/empty" && "$CORUN" check "$n" 2>/dev/null)" = ok ] || fail "check $n (listed by --help)"
