@@ -68,11 +68,11 @@ grep -q '^  grid         90 TBs over 80 SMs: at most 1.1 TBs per SM at once on a
 
 # --seed moves a memory-bound kernel's streams, and 1 is the default; --set changes the preset
 # before --sms is checked against it, every --set taken, and the preset's own rules checked.
-"$CORUN" solo stream --sms 8 --cycles 20000 --json >"$TMPD/seed0.json"
+"$CORUN" solo stream --sms 8 --cycles 20000 --json >"$TMPD/seed_default.json"
 "$CORUN" solo stream --sms 8 --cycles 20000 --seed 1 --json >"$TMPD/seed1.json"
 "$CORUN" solo stream --sms 8 --cycles 20000 --seed 2 --json >"$TMPD/seed2.json"
-cmp -s "$TMPD/seed0.json" "$TMPD/seed1.json" || fail "--seed 1 is not the default:
-$(cat "$TMPD/seed0.json" "$TMPD/seed1.json")"
+cmp -s "$TMPD/seed_default.json" "$TMPD/seed1.json" || fail "--seed 1 is not the default:
+$(cat "$TMPD/seed_default.json" "$TMPD/seed1.json")"
 cmp -s "$TMPD/seed1.json" "$TMPD/seed2.json" && fail "--seed 2 measured the same as seed 1"
 "$CORUN" solo stream --set gpu.sms=16 --set gpu.llc.latency_cycles=240 --cycles 2000 |
     grep -q "^stream alone on 16 of hbm80's 16 SMs" || fail "--set gpu.sms=16 first of two was not taken"

@@ -249,35 +249,33 @@ tui_tmux kill-server
 # has, by one.
 sed 's/{ name = "compute"; }/{ name = "compute"; }, { name = "lbm"; }/' "$cfg" >"$TMPD/triple.cfg"
 grep -q '"lbm"' "$TMPD/triple.cfg" || fail "no third kernel in $(cat "$TMPD/triple.cfg")"
-# The parameter editor's rows on screen, one name a line: the first, then the last.
-params() {
-    tui_screen | grep -Eo '[│ ](epoch_cycles|fairness_threshold|kernels\[[0-9]\]\.[a-z_]+) ' |
-        tr -d ' │' | sed -n '1p;$p' | paste -sd' '
+# The parameter editor's first and last rows on screen are rows 1 and 15 (top) or 2 and 16
+# (scrolled by one); WHAT names the step in the failure.
+expect_rows() { # top|scrolled WHAT
+    local want="epoch_cycles kernels[2].priority" got
+    [ "$1" = top ] || want="fairness_threshold kernels[2].qos_target"
+    got=$(tui_screen | grep -Eo '[│ ](epoch_cycles|fairness_threshold|kernels\[[0-9]\]\.[a-z_]+) ' |
+        tr -d ' │' | sed -n '1p;$p' | paste -sd' ')
+    [ "$got" = "$want" ] || fail "$2: rows '$got', expected '$want':
+$(tui_screen)"
 }
 tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/triple.cfg"
 tui_wait "Epoch 0/"
 tui_keys e
 tui_wait "Enter edits"
-[ "$(params)" = "epoch_cycles kernels[2].priority" ] || fail "the editor's first view is not rows 1 to 15:
-$(tui_screen)"
+expect_rows top "the editor's first view"
 tui_keys Up
 tui_wait "normalized progress to keep (high priority)"
-[ "$(params)" = "fairness_threshold kernels[2].qos_target" ] ||
-    fail "Up from the first row did not scroll the last into view, by one row:
-$(tui_screen)"
+expect_rows scrolled "Up from the first row (the last in view, by one row)"
 tui_keys Down
 tui_wait "epoch length: how often"
-[ "$(params)" = "epoch_cycles kernels[2].priority" ] || fail "Down from the last row did not scroll back:
-$(tui_screen)"
+expect_rows top "Down from the last row (back to the top)"
 for _ in $(seq 14); do tui_keys Down; done
 tui_wait "high: the QoS allocator protects it"
-[ "$(params)" = "epoch_cycles kernels[2].priority" ] || fail "the list scrolled before it had to:
-$(tui_screen)"
+expect_rows top "fourteen rows down (no scroll yet)"
 tui_keys Down
 tui_wait "normalized progress to keep (high priority)"
-[ "$(params)" = "fairness_threshold kernels[2].qos_target" ] ||
-    fail "Down onto the last row did not scroll the list by one:
-$(tui_screen)"
+expect_rows scrolled "Down onto the last row (scrolled by one)"
 tui_keys Escape q
 tui_wait "exit=0"
 echo "tui mix: lbm joins as C, A leaves, the last kernel stays, priorities; the replay follows; pending changes fit 80 columns; a long parameter list scrolls"
