@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `corun bench --compare OTHER`: two binaries on the same scenario give a speed-up column and
-# say whether their outputs are identical; a binary whose output differs is flagged, one that
-# fails is reported with its last words, and bad options are refused with exit status 2.
+# say whether their outputs are identical; a binary whose output differs is flagged, as is one
+# whose output varies from run to run; one that fails is reported with its last words, and bad
+# options are refused with exit status 2.
 . "$(dirname "$0")/../lib.sh"
 short=(--runs 1 --epochs 1 --args "--set epoch_cycles=20000")
 sc="$top_srcdir/scenarios/default.cfg"
@@ -54,10 +55,27 @@ compare_fake() { # NAME BODY
     [ $rc -eq 1 ] || fail "$1 binary: exit $rc, expected 1"
 }
 
-# A binary that fails: its stderr is shown and the exit status is 1.
+# A binary that fails: its stderr is shown, at most its last four lines, and the exit status is 1.
 compare_fake broken $'echo "broken: out of luck" >&2\nexit 3'
 grep -q 'other binary .*broken failed on .*default.cfg (exit 3)' "$TMPD/err" || fail "$(cat "$TMPD/err")"
-grep -q 'broken: out of luck' "$TMPD/err" || fail "last words missing: $(cat "$TMPD/err")"
+[ "$(grep '^ ' "$TMPD/err")" = '    broken: out of luck' ] || fail "last words: $(cat "$TMPD/err")"
+compare_fake wordy $'for i in 1 2 3 4 5 6; do echo "wordy: line $i" >&2; done\nexit 3'
+[ "$(grep '^ ' "$TMPD/err")" = "$(printf '    wordy: line %s\n' 3 4 5 6)" ] ||
+    fail "last words, expected the last four lines: $(cat "$TMPD/err")"
+
+# A binary whose output changes from run to run (every other run of it takes another seed) is
+# flagged as varying; its first timed run is the default seed's, the same as this binary's.
+cat >"$TMPD/varies" <<EOF
+#!/bin/sh
+n=\$(cat "$TMPD/varies.n" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$TMPD/varies.n"
+[ "\$1" = run ] && [ \$((n % 2)) -eq 1 ] && exec "$CORUN" "\$@" --seed 2
+exec "$CORUN" "\$@"
+EOF
+chmod +x "$TMPD/varies"
+"$CORUN" bench --compare "$TMPD/varies" --runs 2 --epochs 1 --args "--set epoch_cycles=20000" \
+    --other-args "--set epoch_cycles=20000" "$sc" >"$TMPD/out" || fail "bench --compare, varying binary"
+grep -Eq '^default\.cfg .* identical, other varies$' "$TMPD/out" || fail "varying binary: $(cat "$TMPD/out")"
 
 # A binary that exits 0 but prints no corun document (not a corun build): refused, exit 1,
 # after its first timed run, not timed as if it simulated nothing in no time.
