@@ -86,6 +86,17 @@ for want in CI/CI-CI:3 CI/CI-MI:18 CI/MI-MI:9 MI/CI-CI:9 MI/CI-MI:18 MI/MI-MI:3;
 done
 [ "$(awk '$3 ~ /\+/ { print $3 }' "$TMPD/triples.txt" | sort -u | wc -l)" -eq 60 ] ||
     fail "smqos-triples: 60 distinct mixes expected"
+# `suite list` whole: its heading (singular and plural), each mix's tag, kernels and split.
+"$CORUN" suite list "$top_srcdir/tests/data/good/tiny-suite.cfg" >"$TMPD/tiny.txt"
+diff -u - "$TMPD/tiny.txt" <<'EOF' || fail "suite list tiny-suite"
+tiny (gpu hbm80, 1 epoch of 2000 cycles): 4 mixes
+   1  a                    stream+compute
+   2  a                    random+compute
+   3  b                    stream+random  sms 20:60
+   4  b                    cachefit+compute
+EOF
+[ "$("$CORUN" suite list "$top_srcdir/tests/data/suites/smqos-bino-cp.cfg" | head -1)" = \
+    "smqos-bino-cp (gpu smqos24, 200 epochs of 10000 cycles): 1 mix" ] || fail "suite list, one mix"
 
 expect_bad() { # MESSAGE ARGS...
     local want=$1
@@ -101,6 +112,7 @@ expect_bad 'corun: kernels show: unknown kernel "pvcc"' kernels show pvcc
 expect_bad 'usage: corun kernels list' kernels frob
 expect_bad "'bino': expected list or show (one kernel: corun kernels show NAME)" kernels bino
 expect_bad 'usage: corun suite check|list SUITE' suite check
+expect_bad 'corun: suite: expected check or list' suite frob x
 expect_bad 'unknown kernel "nope"' calibrate --gpu hbm80 nope
 
 # Broken profiles name the file, the line and the valid range.
