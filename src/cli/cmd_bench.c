@@ -166,13 +166,20 @@ static int bench_core(const struct options *o, const struct gpu_config *gpu,
     printf("  slowdown         %.0fx the simulated GPU's real time\n", med * 1e3 / real_us);
 
     printf("  scaling in SMs   (median CPU ms per epoch)\n");
-    for (unsigned sms = gpu->sms / 2; sms <= gpu->sms; sms += gpu->sms / 4) {
+    /* Half, three quarters and all of the GPU's SMs, each once and at least one (a preset of
+     * 3 SMs gives 1, 2 and 3; of 1, one line). */
+    for (unsigned q = 2, last = 0; q <= 4; q++) {
+        unsigned sms = gpu->sms * q / 4 > 0 ? gpu->sms * q / 4 : 1;
+        if (sms == last)
+            continue;
+        last = sms;
         struct gpu_config c = *gpu;
         c.sms = sms;
         double m = epoch_ms(&c, pair, epochs, cycles, NULL);
         if (m < 0)
             return -1;
-        printf("    %4u SMs        %7.1f ms  (%.2f ms per 10 SMs)\n", sms, m, m * 10 / sms);
+        printf("    %4u %-10s %7.1f ms  (%.2f ms per 10 SMs)\n", sms, sms == 1 ? "SM" : "SMs", m,
+               m * 10 / sms);
     }
     printf("  scaling in epochs (total CPU ms of N consecutive epochs)\n");
     double one = 0;
