@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The workbench on a fast scenario: three steps with Space give the same numbers as a headless
-# run; the help lists every key; selection and focus drive the explain panel; r runs to the
-# scenario's end and pauses; + and - change the pace.
+# run (the kernel table and the DRAM panel); the help lists every key; selection and focus
+# drive the explain panel; r runs to the scenario's end and pauses; + and - change the pace.
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
 tui_headless_rows
@@ -19,6 +19,20 @@ tui_wait "idle: Space steps"
 tui_rows_match
 grep -q "e3 done" "$TMPD/s" || fail "the event log has no third epoch"
 grep -q "Explain: A stream" "$TMPD/s" || fail "the explain panel is not on the first kernel"
+# The DRAM panel: the channels' data-bus utilization, and each kernel's row-buffer hit rate and
+# bandwidth as the headless run's JSON gives them.
+"$CORUN" run "$cfg" --epochs 3 --json >"$TMPD/headless.json"
+python3 - "$TMPD/headless.json" "$TMPD/s" <<'PY' || fail "the DRAM panel:
+$(cat "$TMPD/s")"
+import json, re, sys
+epoch = json.load(open(sys.argv[1]))["epochs"][2]
+screen = open(sys.argv[2]).read()
+m = re.search(r"util mean (\d+)%, max (\d+)%", screen)
+assert m and 0 < int(m.group(1)) <= int(m.group(2)) <= 100, m
+for letter, k in zip("AB", epoch["kernels"]):
+    row = "%s RBH %.2f %6.0f GB/s" % (letter, k["rbh"], k["bandwidth_gbs"])
+    assert row in screen, row
+PY
 
 # The help lists every key, and any key closes it.
 tui_keys '?'
