@@ -19,10 +19,12 @@ tui_wait "idle: Space steps"
 tui_rows_match
 grep -q "e3 done" "$TMPD/s" || fail "the event log has no third epoch"
 grep -q "Explain: A stream" "$TMPD/s" || fail "the explain panel is not on the first kernel"
-# The DRAM panel: the channels' data-bus utilization, and each kernel's row-buffer hit rate and
-# bandwidth as the headless run's JSON gives them.
+# The DRAM panel (the channels' data-bus utilization, each kernel's row-buffer hit rate and
+# bandwidth) and the System panel (STP, ANTT, fairness, power) as the headless run's JSON
+# gives them.
 "$CORUN" run "$cfg" --epochs 3 --json >"$TMPD/headless.json"
-python3 - "$TMPD/headless.json" "$TMPD/s" <<'PY' || fail "the DRAM panel:
+gpu="$top_srcdir/data/gpus/hbm80.cfg"
+python3 - "$TMPD/headless.json" "$TMPD/s" "$gpu" <<'PY' || fail "the DRAM or System panel:
 $(cat "$TMPD/s")"
 import json, re, sys
 epoch = json.load(open(sys.argv[1]))["epochs"][2]
@@ -32,6 +34,16 @@ assert m and 0 < int(m.group(1)) <= int(m.group(2)) <= 100, m
 for letter, k in zip("AB", epoch["kernels"]):
     row = "%s RBH %.2f %6.0f GB/s" % (letter, k["rbh"], k["bandwidth_gbs"])
     assert row in screen, row
+# The System panel: the run's metrics; the power is the epoch's energy over its time.
+for name, key in (("STP", "stp"), ("ANTT", "antt"), ("Fairness", "fairness")):
+    assert re.search(r"%s +%.3f│" % (name, epoch[key]), screen), name
+energy = re.search(r"Energy +([\d.]+) ([µm]?)J│", screen)
+power = re.search(r"Power +([\d.]+) W│", screen)
+assert energy and power, (energy, power)
+joules = float(energy.group(1)) * {"": 1, "m": 1e-3, "µ": 1e-6}[energy.group(2)]
+mhz = float(re.search(r"^core_clock_mhz = ([\d.]+);", open(sys.argv[3]).read(), re.M).group(1))
+watts = joules / (epoch["cycles"] / (mhz * 1e6))
+assert abs(watts - float(power.group(1))) <= 0.01 * watts + 0.05, (watts, power.group(1))
 PY
 
 # The help lists every key, and any key closes it.
