@@ -233,7 +233,24 @@ tui_keys k
 tui_wait "+ add a kernel from the library"
 tui_keys Down Down Enter
 tui_wait "Filter:"
-tui_keys -l teach-compute
+# Page Down moves ten entries, Page Up back; Backspace takes a character off the filter; the
+# names that start with it come first, Down stops at the last match and Up goes back one.
+eleventh=$("$CORUN" kernels list | awk 'NR == 11 {print $1}')
+tui_keys NPage
+tui_wait "> $eleventh "
+tui_keys PPage
+tui_wait "> $("$CORUN" kernels list | awk 'NR == 1 {print $1}') "
+tui_keys -l teach-cx
+tui_wait "Filter: teach-cx_"
+tui_keys BSpace
+tui_wait "Filter: teach-c_"
+tui_wait "> teach-cache "
+tui_keys Down Down Down Down
+tui_wait "> teach-compute "
+tui_keys Up
+tui_wait "> teach-chase "
+tui_keys Down
+tui_wait "> teach-compute "
 tui_keys Enter
 tui_wait "Pending: +teach-compute (applied at the next epoch boundary)"
 tui_keys Up Up d
