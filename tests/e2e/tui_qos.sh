@@ -44,6 +44,8 @@ tui_wait "idle: Space steps"
 qos_row "1/2 met" || fail "the System panel's QoS: $(cat "$TMPD/screen")"
 tui_keys q
 tui_wait "quit without saving? y/n"
+grep -q "1 epoch of this run is not recorded\." "$TMPD/screen" || fail "one unsaved epoch:
+$(cat "$TMPD/screen")"
 tui_keys y
 tui_wait "exit=0"
 
@@ -74,6 +76,8 @@ assert abs(a + b - r) <= 0.01 * r, (a, b, r)
 PY
 tui_keys q
 tui_wait "quit without saving? y/n"
+grep -q "2 epochs of this run are not recorded\." "$TMPD/screen" || fail "two unsaved epochs:
+$(cat "$TMPD/screen")"
 tui_keys y
 tui_wait "exit=0"
 # A lesson's guess step hides the truth, and with it whether a target was met (the lesson

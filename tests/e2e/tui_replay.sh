@@ -129,8 +129,12 @@ tui_gone "quit without saving?"
 tui_keys s
 tui_wait "Record this run"
 tui_wait "corun-"
+# Backspace takes off a whole UTF-8 character (both bytes of the é), so the path is saved.h5.
 tui_keys C-u
-tui_keys -l "$TMPD/saved.h5"
+tui_keys -l "$TMPD/saved.h5é"
+tui_wait "saved.h5é_"
+tui_keys BSpace
+tui_wait "saved.h5_"
 tui_keys Enter
 tui_wait "Saved"
 tui_wait "LIVE, REC"
