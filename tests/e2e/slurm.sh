@@ -184,6 +184,9 @@ rows=$("$CORUN" runs --catalog "$TMPD/sweep-main.db" query "SELECT count(*) FROM
     --wait >"$TMPD/prophet" 2>"$TMPD/prophet.err" ||
     fail "prophet --slurm: exit $? $(cat "$TMPD/prophet.err")"
 grep -q '^submitted job [0-9]*: 4 shards' "$TMPD/prophet" || fail "prophet: $(head -3 "$TMPD/prophet")"
+# --wait says how the shards stand, last when all are done.
+grep 'shards done' "$TMPD/prophet.err" | tail -1 | grep -qx 'corun: 4 of 4 shards done, 0 running, 0 pending' ||
+    fail "prophet --wait's progress: $(cat "$TMPD/prophet.err")"
 grep -q '4 of 4 shards merged into .*: 8 results added, 0 there already' "$TMPD/prophet.err" ||
     fail "prophet collect: $(cat "$TMPD/prophet.err")"
 for k in 1 2 3 4; do
