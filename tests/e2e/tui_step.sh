@@ -137,4 +137,41 @@ tui_keys q
 tui_wait "quit without saving? y/n"
 tui_keys y
 tui_wait "exit=0"
+
+# The kernel table before the first epoch: each kernel's SMs (a quarter of 16 each), the name
+# column as wide as the longest name and a space (14 for teach-compute, so SMavg, right-aligned
+# in 6 columns after it, starts 15 columns after "Kernel"), the marker on the selected row; at 100x24 it holds three of the four kernels
+# and scrolls to keep the selected one in view (as far down as it needs, no further: from the
+# top while the selected row fits there).
+sed -e 's/^name = .*/name = "tui four kernels";/' \
+    -e 's/{ name = "stream"; },/{ name = "teach-compute"; }, { name = "stream"; }, { name = "random"; },/' \
+    "$cfg" >"$TMPD/four.cfg"
+tui_start 100 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
+tui_wait "Kernels, before the first epoch"
+# The table's rows (between its title and its frame's end), each without the frame.
+table() { tui_screen | awk '/Kernels, before/ { on = 1; next } on && /^└/ { exit } on { print }'; }
+table >"$TMPD/table"
+[ "$(awk 'NR == 1 { print index($0, "SMavg") - index($0, "Kernel") }' "$TMPD/table")" = 15 ] ||
+    fail "the name column is not 14 wide: $(cat "$TMPD/table")"
+expect_table() { # the rows wanted, one pattern each, after the titles
+    local want=$1
+    table >"$TMPD/table"
+    [ "$(tail -n +2 "$TMPD/table" | sed -E 's/^│(.)(.) ([a-z-]+) +([0-9]+) .*/\1\2 \3 \4/')" = "$want" ] ||
+        fail "the kernel table, expected
+$want
+got
+$(cat "$TMPD/table")"
+}
+expect_table $'>A teach-compute 4\n B stream 4\n C random 4'
+tui_keys Down Down Down
+tui_wait ">D compute"
+expect_table $' B stream 4\n C random 4\n>D compute 4'
+tui_keys Up
+tui_wait ">C random"
+expect_table $' A teach-compute 4\n B stream 4\n>C random 4'
+tui_keys Up Up
+tui_wait ">A teach-compute"
+expect_table $'>A teach-compute 4\n B stream 4\n C random 4'
+tui_keys q
+tui_wait "exit=0"
 echo "tui step: 3 epochs match the headless run; help, selection, focus, run, pause and pace"
