@@ -19,12 +19,12 @@ tui_wait "idle: Space steps"
 tui_rows_match
 grep -q "e3 done" "$TMPD/s" || fail "the event log has no third epoch"
 grep -q "Explain: A stream" "$TMPD/s" || fail "the explain panel is not on the first kernel"
-# The DRAM panel (the channels' data-bus utilization, each kernel's row-buffer hit rate and
-# bandwidth) and the System panel (STP, ANTT, fairness, power) as the headless run's JSON
-# gives them.
+# The header's cycle count, the DRAM panel (the channels' data-bus utilization, each kernel's
+# row-buffer hit rate and bandwidth) and the System panel (STP, ANTT, fairness, power) as the
+# headless run's JSON gives them.
 "$CORUN" run "$cfg" --epochs 3 --json >"$TMPD/headless.json"
 gpu="$top_srcdir/data/gpus/hbm80.cfg"
-python3 - "$TMPD/headless.json" "$TMPD/s" "$gpu" <<'PY' || fail "the DRAM or System panel:
+python3 - "$TMPD/headless.json" "$TMPD/s" "$gpu" <<'PY' || fail "the header, the DRAM or the System panel:
 $(cat "$TMPD/s")"
 import json, re, sys
 epoch = json.load(open(sys.argv[1]))["epochs"][2]
@@ -34,6 +34,8 @@ assert m and 0 < int(m.group(1)) <= int(m.group(2)) <= 100, m
 for letter, k in zip("AB", epoch["kernels"]):
     row = "%s RBH %.2f %6.0f GB/s" % (letter, k["rbh"], k["bandwidth_gbs"])
     assert row in screen, row
+# The header: the cycles simulated by the end of the epoch, with thousands separators.
+assert "Cycle {:,}  ".format(epoch["start_cycle"] + epoch["cycles"]) in screen, "Cycle"
 # The System panel: the run's metrics; the power is the epoch's energy over its time.
 for name, key in (("STP", "stp"), ("ANTT", "antt"), ("Fairness", "fairness")):
     assert re.search(r"%s +%.3f│" % (name, epoch[key]), screen), name
