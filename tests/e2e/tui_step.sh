@@ -101,8 +101,26 @@ tui_wait "[ Event log ]"
 tui_keys Up
 tui_wait "[ Event log, 1 back ]"
 grep -q "Explain: A stream" "$TMPD/screen" || fail "Up in the event log changed the selection"
+# One back, the third epoch's line is below the view and the second's at its bottom; a line
+# logged meanwhile (a fourth epoch) keeps the view where it is; Enter opens its bottom line.
+grep -q "e3 done" "$TMPD/screen" && fail "one back, the newest line still shows:
+$(cat "$TMPD/screen")"
+grep -q "e2 done" "$TMPD/screen" || fail "one back, the line before the newest is not shown:
+$(cat "$TMPD/screen")"
+tui_keys Space
+tui_wait "Epoch 4/10"
+tui_wait "[ Event log, 2 back ]"
+tui_keys Enter
+tui_wait "Press any key to continue."
+grep -Eq "e2 done [0-9.]+ s STP" "$TMPD/screen" || fail "Enter did not open the bottom line:
+$(cat "$TMPD/screen")"
+tui_keys x
+tui_gone "Press any key to continue."
+tui_keys Down
+tui_wait "[ Event log, 1 back ]"
 tui_keys Down
 tui_wait "[ Event log ]"
+tui_wait "e4 done"
 
 # r runs to the scenario's last epoch and pauses by itself.
 tui_keys r
