@@ -9,6 +9,10 @@ tui_headless_rows
 tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
 tui_wait "Epoch 0/10"
 tui_wait "Kernels, before the first epoch"
+# The DRAM and explain panels, side by side, say so on their first rows.
+[ "$(grep -A1 'Explain: A stream' "$TMPD/screen" | tail -1 | grep -o '│no epochs yet' | wc -l)" = 2 ] ||
+    fail "no 'no epochs yet' on the DRAM and explain panels' first rows:
+$(cat "$TMPD/screen")"
 
 # Three steps: the header counts them and the kernel table shows the headless numbers.
 tui_keys Space
@@ -90,6 +94,24 @@ tui_wait "Press any key to continue."
 grep -Eq "LLC: [0-9,]+ accesses, [0-9.]+ % missed; DRAM [0-9.]+ GB/s" "$TMPD/screen" &&
     grep -Eq "Resident: [1-9][0-9]* TBs per SM" "$TMPD/screen" || fail "the explain window lacks the LLC or TB lines:
 $(cat "$TMPD/screen")"
+# Its numbers are the epoch's: the private-mode cycles are NP times the epoch's cycles, and
+# the IPC alone on the 16 SMs the instructions over them.
+python3 - "$TMPD/headless.json" "$TMPD/screen" <<'PY' || fail "the explain window's numbers:
+$(cat "$TMPD/screen")"
+import json, re, sys
+epoch = json.load(open(sys.argv[1]))["epochs"][2]
+k = epoch["kernels"][0]
+screen = open(sys.argv[2]).read()
+num = lambda s: int(s.replace(",", ""))
+m = re.search(r"NP true = private / shared = ([\d,]+) / ([\d,]+) = ([\d.]+)", screen)
+assert m, "NP line"
+private = k["np"] * epoch["cycles"]
+assert abs(num(m.group(1)) - private) <= 1 and num(m.group(2)) == epoch["cycles"], m.groups()
+assert m.group(3) == "%.3f" % k["np"], m.group(3)
+assert re.search(r"Instructions %s\b" % format(k["instructions"], ","), screen), "Instructions"
+assert "Shared: %.1f SMs, IPC %.1f" % (k["sms"], k["ipc"]) in screen, "Shared"
+assert "Alone: 16 SMs, IPC %.1f" % (k["instructions"] / private) in screen, "Alone"
+PY
 tui_keys x
 tui_gone "Press any key to continue."
 tui_keys Tab
