@@ -106,4 +106,41 @@ awk '/^epoch +kernel/ { heading = $0; next }
 $(cat "$TMPD/shown")"
 [ "$(grep -c '^epoch  *kernel' "$TMPD/shown")" = 3 ] || fail "expected 3 headings:
 $(cat "$TMPD/shown")"
+# The chart at the second epoch plots the numbers the run file holds: each kernel's true NP
+# (A, B) in both epochs' slots, its predicted NP (a, b) in the second's only, each on the row
+# of its value under the axis's labels; the legend names them.
+python3 - "$TMPD/s" "$TMPD/shown" <<'PY' || fail "the chart at epoch 2:
+$(cat "$TMPD/s")"
+import re, sys
+screen = open(sys.argv[1]).read().split("\n")
+top = next(i for i, l in enumerate(screen) if "NP history, epochs 1-2 of 10" in l)
+width = screen[top].index("┐") - screen[top].index("┌") - 1  # the panel's inside
+panel = []
+for line in screen[top + 1:]:
+    if line.startswith("└"):
+        break
+    panel.append(line[1:1 + width])
+plot, legend = panel[:-1], panel[-1].rstrip()
+assert legend == "A stream  B compute  true NP  a b predicted", legend
+y_max = float(plot[0][:4])
+assert plot[-1][:5] == "0.00┤", plot[-1]
+rows, label = len(plot), 5  # "1.00┤": four characters and the axis
+cols = width - label
+values = {}  # (letter, epoch) -> value, from `corun show`
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) >= 7 and f[0] in ("1", "2") and f[1] in ("stream", "compute"):
+        upper = "A" if f[1] == "stream" else "B"
+        values[upper, int(f[0])] = float(f[4])
+        if f[0] == "2":
+            values[upper.lower(), 2] = float(f[7])
+for (letter, epoch), v in values.items():
+    r = (1 - v / y_max) * (rows - 1)
+    want = {round(r)} if abs(r - round(r)) < 0.4 else {int(r), int(r) + 1}
+    a, b = (epoch - 1) * cols // 10, epoch * cols // 10
+    found = {y for y in range(rows) if letter in plot[y][label + a:label + b]}
+    assert found and found <= want, (letter, epoch, v, found, want)
+for letter in "ab":  # no prediction in the first epoch
+    assert not any(letter in plot[y][label:label + cols // 10] for y in range(rows)), letter
+PY
 echo "tui predict: the menu lists the registry; hsm predicts every kernel after the switch"
