@@ -47,14 +47,21 @@ static void draw_legend(const struct tui *t, WINDOW *w, int y, const int *owner)
         draw_cell(t, w, y, x, (int)k);
         x += 1 + tui_print(w, y, x + 1, " %u ", count[k]);
     }
-    /* Idle and gated SMs are listed only when there are some, to keep the line short. */
+    /* Idle and gated SMs are listed only when there are some, to keep the line short; their
+     * words go when the line would be cut (the glyphs still tell them apart). */
+    int need = x;
+    if (idle)
+        need += 1 + snprintf(NULL, 0, " %u idle%s", idle, gated ? " " : "");
+    if (gated)
+        need += 1 + snprintf(NULL, 0, " %u gated", gated);
+    bool words = need <= getmaxx(w);
     if (idle) {
         draw_cell(t, w, y, x, GPU_SM_IDLE);
-        x += 1 + tui_print(w, y, x + 1, " %u idle ", idle);
+        x += 1 + tui_print(w, y, x + 1, words ? " %u idle " : " %u ", idle);
     }
     if (gated) {
         draw_cell(t, w, y, x, GPU_SM_GATED);
-        tui_print(w, y, x + 1, " %u gated", gated);
+        tui_print(w, y, x + 1, words ? " %u gated" : " %u", gated);
     }
 }
 

@@ -180,13 +180,16 @@ tui_wait "quit without saving? y/n"
 tui_keys y
 tui_wait "exit=0"
 
-# The kernel table before the first epoch: each kernel's SMs (a quarter of 16 each), the name
-# column as wide as the longest name and a space (14 for teach-compute, so SMavg, right-aligned
-# in 6 columns after it, starts 15 columns after "Kernel"), the marker on the selected row; at 100x24 it holds three of the four kernels
-# and scrolls to keep the selected one in view (as far down as it needs, no further: from the
-# top while the selected row fits there).
+# The kernel table before the first epoch: each kernel's SMs (4, 4, 4 and 2 of the 16), the
+# name column as wide as the longest name and a space (14 for teach-compute, so SMavg,
+# right-aligned in 6 columns after it, starts 15 columns after "Kernel"), the marker on the
+# selected row; at 100x24 it holds three of the four kernels and scrolls to keep the selected
+# one in view (as far down as it needs, no further: from the top while the selected row fits
+# there). The SM map: a cell per SM in one row, the two left over idle, and the legend on its
+# last row, whole.
 sed -e 's/^name = .*/name = "tui four kernels";/' \
-    -e 's/{ name = "stream"; },/{ name = "teach-compute"; }, { name = "stream"; }, { name = "random"; },/' \
+    -e 's/{ name = "stream"; },/{ name = "teach-compute"; sms = 4; }, { name = "stream"; sms = 4; }, { name = "random"; sms = 4; },/' \
+    -e 's/{ name = "compute"; }/{ name = "compute"; sms = 2; }/' \
     "$cfg" >"$TMPD/four.cfg"
 tui_start 100 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
 tui_wait "Kernels, before the first epoch"
@@ -205,15 +208,39 @@ got
 $(cat "$TMPD/table")"
 }
 expect_table $'>A teach-compute 4\n B stream 4\n C random 4'
+python3 - "$TMPD/screen" <<'PY' || fail "the SM map:
+$(cat "$TMPD/screen")"
+import sys
+screen = open(sys.argv[1]).read().split("\n")
+top = next(i for i, l in enumerate(screen) if "SM map, 16 SMs, now" in l)
+x0 = screen[top].index("┌─ SM map")
+x1 = screen[top].index("┐", x0)
+panel = []
+for line in screen[top + 1:]:
+    if line[x0] == "└":
+        break
+    panel.append(line[x0 + 1:x1].rstrip())
+assert panel[0] == "AAAABBBBCCCCDD··", panel
+assert all(not row for row in panel[1:-1]), panel
+# "· 2 idle" would not fit in the panel's 23 columns (it was cut to "idl"): the glyph says it.
+assert panel[-1] == "A 4 B 4 C 4 D 2 · 2", panel
+PY
 tui_keys Down Down Down
 tui_wait ">D compute"
-expect_table $' B stream 4\n C random 4\n>D compute 4'
+expect_table $' B stream 4\n C random 4\n>D compute 2'
 tui_keys Up
 tui_wait ">C random"
 expect_table $' A teach-compute 4\n B stream 4\n>C random 4'
 tui_keys Up Up
 tui_wait ">A teach-compute"
 expect_table $'>A teach-compute 4\n B stream 4\n C random 4'
+tui_keys q
+tui_wait "exit=0"
+# 140 columns wide, the SM map's legend has room to say "idle".
+tui_start 140 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
+tui_wait "Kernels, before the first epoch"
+grep -q "│A 4 B 4 C 4 D 2 · 2 idle *│" "$TMPD/screen" || fail "the SM map's legend at 140 columns:
+$(cat "$TMPD/screen")"
 tui_keys q
 tui_wait "exit=0"
 echo "tui step: 3 epochs match the headless run; help, selection, focus, run, pause and pace"
