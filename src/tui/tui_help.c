@@ -16,7 +16,8 @@ static const struct {
 } notes[] = {
     {TUI_M_ANY, "NP = private-mode cycles of the epoch's instructions / shared cycles."},
     {TUI_M_ANY, "Above 1: faster than its private-mode run over the same instructions."},
-    {TUI_M_ANY, "SMavg: an epoch's time-weighted SMs; the SM map: owners now."},
+    {TUI_M_ANY,
+     "SMavg: an epoch's time-weighted SMs; the SM map: owners now (dot idle, cross gated)."},
     {TUI_M_ANY, "STP = sum of NP; ANTT = mean 1/NP; fairness = min/max NP."},
     {TUI_M_ANY, "QoS: a high-priority kernel's NP met its target or missed. A dash: no value."},
     {TUI_M_LIVE, "Live: a run stops after the scenario's epochs; r goes on."},

@@ -62,7 +62,8 @@ for k in 'F1 \? +show this help' 'Space +step one epoch' ' r +run / pause' '\+ -
 $(cat "$TMPD/screen")"
 done
 # What the numbers mean, NP above 1 and the two SM counts included (issue 21, defect 17).
-for k in 'Above 1: faster than its private-mode run' 'SMavg: an epoch.s time-weighted SMs'; do
+for k in 'Above 1: faster than its private-mode run' \
+    'SMavg: an epoch.s time-weighted SMs; the SM map: owners now \(dot idle, cross gated\)'; do
     grep -Eq -- "$k" "$TMPD/screen" || fail "the help does not say '$k':
 $(cat "$TMPD/screen")"
 done
