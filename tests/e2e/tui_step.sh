@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The workbench on a fast scenario: three steps with Space give the same numbers as a headless
-# run (the kernel table and the DRAM panel); the help lists every key; selection and focus
-# drive the explain panel; r runs to the scenario's end and pauses; + and - change the pace.
+# run (the kernel table, the header, the DRAM, System and explain panels); the help lists every
+# key; selection and focus drive the explain panel; the event log scrolls back; r runs to the
+# scenario's end and pauses; + and - change the pace. Then a four-kernel mix before its first
+# epoch: the kernel table's columns, marker and scroll, and the SM map with idle SMs.
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
 tui_headless_rows
@@ -188,10 +190,20 @@ tui_wait "exit=0"
 # one in view (as far down as it needs, no further: from the top while the selected row fits
 # there). The SM map: a cell per SM in one row, the two left over idle, and the legend on its
 # last row, whole.
-sed -e 's/^name = .*/name = "tui four kernels";/' \
-    -e 's/{ name = "stream"; },/{ name = "teach-compute"; sms = 4; }, { name = "stream"; sms = 4; }, { name = "random"; sms = 4; },/' \
-    -e 's/{ name = "compute"; }/{ name = "compute"; sms = 2; }/' \
-    "$cfg" >"$TMPD/four.cfg"
+cat >"$TMPD/four.cfg" <<'CFG'
+name = "tui four kernels";
+gpu = "hbm80";
+gpu_overrides = { sms = 16; };
+seed = 7;
+epochs = 10;
+epoch_cycles = 20000;
+kernels = (
+  { name = "teach-compute"; sms = 4; },
+  { name = "stream"; sms = 4; },
+  { name = "random"; sms = 4; },
+  { name = "compute"; sms = 2; }
+);
+CFG
 tui_start 100 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
 tui_wait "Kernels, before the first epoch"
 # The table's rows (between its title and its frame's end), each without the frame.
@@ -199,7 +211,7 @@ table() { tui_screen | awk '/Kernels, before/ { on = 1; next } on && /^└/ { ex
 table >"$TMPD/table"
 [ "$(awk 'NR == 1 { print index($0, "SMavg") - index($0, "Kernel") }' "$TMPD/table")" = 15 ] ||
     fail "the name column is not 14 wide: $(cat "$TMPD/table")"
-expect_table() { # the rows wanted, one pattern each, after the titles
+expect_table() { # the rows wanted after the titles, one a line: marker, letter, name, SMs
     local want=$1
     table >"$TMPD/table"
     [ "$(tail -n +2 "$TMPD/table" | sed -E 's/^│(.)(.) ([a-z-]+) +([0-9]+) .*/\1\2 \3 \4/')" = "$want" ] ||
@@ -244,4 +256,5 @@ grep -q "│A 4 B 4 C 4 D 2 · 2 idle *│" "$TMPD/screen" || fail "the SM map's
 $(cat "$TMPD/screen")"
 tui_keys q
 tui_wait "exit=0"
-echo "tui step: 3 epochs match the headless run; help, selection, focus, run, pause and pace"
+echo "tui step: 3 epochs match the headless run; help, selection, focus, log, run, pause, pace;" \
+    "a four-kernel table and SM map"
