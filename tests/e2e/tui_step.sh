@@ -182,6 +182,7 @@ tui_keys q
 tui_wait "quit without saving? y/n"
 tui_keys y
 tui_wait "exit=0"
+tui_tmux kill-server
 
 # The kernel table before the first epoch: each kernel's SMs (4, 4, 4 and 2 of the 16), the
 # name column as wide as the longest name and a space (14 for teach-compute, so SMavg,
@@ -249,6 +250,7 @@ tui_wait ">A teach-compute"
 expect_table $'>A teach-compute 4\n B stream 4\n C random 4'
 tui_keys q
 tui_wait "exit=0"
+tui_tmux kill-server
 # 140 columns wide, the SM map's legend has room to say "idle".
 tui_start 140 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
 tui_wait "Kernels, before the first epoch"
