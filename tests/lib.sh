@@ -83,6 +83,11 @@ tui_headless_rows() {
     TUI_ROW_COMPUTE=$(awk '$1 == 3 && $2 == "compute" { print $3, $4, $5 }' "$TMPD/headless")
     [ -n "$TUI_ROW_STREAM" ] && [ -n "$TUI_ROW_COMPUTE" ] || fail "no third epoch in the headless run"
 }
+# The kernel table's rows on the screen: its column titles and a row per kernel shown (the
+# lines between its title and its frame's bottom edge).
+tui_kernel_rows() {
+    tui_screen | awk '/Kernels, /{on = 1; next} on && /^└/{exit} on'
+}
 tui_rows_match() {
     tui_screen >"$TMPD/s"
     local s c

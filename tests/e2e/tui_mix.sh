@@ -23,10 +23,6 @@ kernels = (
 );
 EOF
 
-# The kernel table's rows (between its title and its bottom edge).
-kernel_rows() {
-    tui_screen | awk '/Kernels, /{on = 1; next} on && /^└/{exit} on'
-}
 # The SM map's legend: the last row of the panel before its bottom edge.
 legend() {
     tui_screen | awk -F'││' '/SM map, /{on = 1; next} on && /^└/{exit} on {last = $2} END {print last}'
@@ -108,15 +104,15 @@ tui_wait "mix +lbm at next epoch"
 tui_wait "lbm joins as kernel C"
 tui_keys Escape
 tui_gone "+ add a kernel from the library"
-kernel_rows | grep -q "lbm" && fail "lbm is in the table before the boundary:
-$(kernel_rows)"
+tui_kernel_rows | grep -q "lbm" && fail "lbm is in the table before the boundary:
+$(tui_kernel_rows)"
 
 # At the boundary lbm joins as C with SMs of its own, and the log has the session's events.
 step 3
 tui_gone "mix +lbm at next epoch"
 tui_wait "mix: add lbm as kernel 2"
 tui_wait "repartition: mix change"
-kernel_rows >"$TMPD/rows"
+tui_kernel_rows >"$TMPD/rows"
 grep -Eq 'C lbm +([1-9][0-9]*|0)\.[0-9]' "$TMPD/rows" || fail "no row for C lbm:
 $(cat "$TMPD/rows")"
 grep -Eq 'C lbm +0\.0 ' "$TMPD/rows" && fail "C lbm has no SMs:
@@ -135,7 +131,7 @@ tui_keys Escape
 tui_gone "+ add a kernel from the library"
 step 4
 tui_wait "mix: remove kernel 0 (stream)"
-kernel_rows >"$TMPD/rows"
+tui_kernel_rows >"$TMPD/rows"
 grep -q "stream" "$TMPD/rows" && fail "A stream is still in the table:
 $(cat "$TMPD/rows")"
 grep -q "B compute" "$TMPD/rows" && grep -q "C lbm" "$TMPD/rows" || fail "B or C left the table:
@@ -172,7 +168,7 @@ $(tui_screen)"
 tui_keys Escape
 tui_gone "+ add a kernel from the library"
 step 5
-kernel_rows >"$TMPD/rows"
+tui_kernel_rows >"$TMPD/rows"
 [ "$(grep -c '^│' "$TMPD/rows")" = 2 ] && grep -q "C lbm" "$TMPD/rows" ||
     fail "the table is not the heading and C lbm alone:
 $(cat "$TMPD/rows")"
@@ -203,7 +199,7 @@ tui_wait "REPLAY"
 tui_wait "Epoch 5/5"
 tui_wait "Kernels, epoch 5 "
 tui_screen | grep -q "k Mix" && fail "k in the key bar of a replay"
-kernel_rows >"$TMPD/rows"
+tui_kernel_rows >"$TMPD/rows"
 grep -q "C lbm" "$TMPD/rows" || fail "the replay's last epoch has no C lbm:
 $(cat "$TMPD/rows")"
 grep -Eq "stream|compute" "$TMPD/rows" && fail "the replay's last epoch lists removed kernels:
@@ -213,7 +209,7 @@ tui_keys k Home
 tui_wait "Kernels, epoch 1 "
 grep -q "+ add a kernel from the library" "$TMPD/screen" && fail "k opened the editor in a replay:
 $(cat "$TMPD/screen")"
-kernel_rows >"$TMPD/rows"
+tui_kernel_rows >"$TMPD/rows"
 grep -q "A stream" "$TMPD/rows" && grep -q "B compute" "$TMPD/rows" ||
     fail "the replay's first epoch does not list A and B:
 $(cat "$TMPD/rows")"

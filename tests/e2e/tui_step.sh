@@ -191,13 +191,8 @@ tui_tmux kill-server
 # one in view (as far down as it needs, no further: from the top while the selected row fits
 # there). The SM map: a cell per SM in one row, the two left over idle, and the legend on its
 # last row, whole.
-cat >"$TMPD/four.cfg" <<'CFG'
-name = "tui four kernels";
-gpu = "hbm80";
-gpu_overrides = { sms = 16; };
-seed = 7;
-epochs = 10;
-epoch_cycles = 20000;
+# tui_fast.cfg's GPU, seed and epochs, with these kernels.
+{ sed '/^kernels = (/,$d' "$cfg" && cat <<'CFG'; } >"$TMPD/four.cfg"
 kernels = (
   { name = "teach-compute"; sms = 4; },
   { name = "stream"; sms = 4; },
@@ -207,14 +202,12 @@ kernels = (
 CFG
 tui_start 100 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
 tui_wait "Kernels, before the first epoch"
-# The table's rows (between its title and its frame's end), each without the frame.
-table() { tui_screen | awk '/Kernels, before/ { on = 1; next } on && /^└/ { exit } on { print }'; }
-table >"$TMPD/table"
+tui_kernel_rows >"$TMPD/table"
 [ "$(awk 'NR == 1 { print index($0, "SMavg") - index($0, "Kernel") }' "$TMPD/table")" = 15 ] ||
     fail "the name column is not 14 wide: $(cat "$TMPD/table")"
 expect_table() { # the rows wanted after the titles, one a line: marker, letter, name, SMs
     local want=$1
-    table >"$TMPD/table"
+    tui_kernel_rows >"$TMPD/table"
     [ "$(tail -n +2 "$TMPD/table" | sed -E 's/^│(.)(.) ([a-z-]+) +([0-9]+) .*/\1\2 \3 \4/')" = "$want" ] ||
         fail "the kernel table, expected
 $want
