@@ -32,29 +32,36 @@ bench() { # OUT ARGS...: corun bench ARGS in the data directory above; 5 minutes
 # OUT SMS...: the printed figures agree with each other; the scaling lines are SMS.
 check_figures() {
     python3 - "$mhz" "$@" <<'PY'
-import re, sys
+import itertools, re, sys
 mhz, path, want_sms = float(sys.argv[1]), sys.argv[2], [int(s) for s in sys.argv[3:]]
 text = open(path).read()
-def near(a, b, digits):  # b was printed with `digits` decimals
-    assert abs(a - b) <= 0.5 * 10 ** -digits + 1e-9 + abs(b) * 2e-3, (a, b)
+def near(f, args, b, digits):
+    """b, printed with `digits` decimals, is f(*args) where each arg is (value, its printed
+    decimals): f is monotonic in each argument, so its range over the args' rounding is
+    spanned by the corners."""
+    corners = [[v - 0.5 * 10 ** -d, v + 0.5 * 10 ** -d] for v, d in args]
+    vals = [f(*c) for c in itertools.product(*corners)]
+    h = 0.5 * 10 ** -digits + 1e-9
+    assert min(vals) - h <= b <= max(vals) + h, (args, b, min(vals), max(vals))
+EXACT = 12  # decimals of a figure that was not rounded
 m = re.search(r"^GPU core: k40-\d, stream \+ compute on an even split, epochs of 100000 core "
               r"cycles \((\d+) us of GPU time\)$", text, re.M)
 assert m, text
-near(100000 / mhz, float(m.group(1)), 0)
+near(lambda f: 100000 / f, [(mhz, EXACT)], float(m.group(1)), 0)
 med = float(re.search(r"^  median epoch +([\d.]+) ms CPU \(3 epochs\)$", text, re.M).group(1))
 speed = float(re.search(r"^  speed +([\d.]+) M core cycles per CPU second$", text, re.M).group(1))
-near(100000 / med / 1e3, speed, 2)
+near(lambda m: 100000 / m / 1e3, [(med, 1)], speed, 2)
 slow = float(re.search(r"^  slowdown +(\d+)x the simulated GPU's real time$", text, re.M).group(1))
-near(med * 1e3 / (100000 / mhz), slow, 0)
+near(lambda m: m * 1e3 / (100000 / mhz), [(med, 1)], slow, 0)
 rows = re.findall(r"^ +(\d+) SMs? +([\d.]+) ms  \(([\d.]+) ms per 10 SMs\)$", text, re.M)
 assert [int(r[0]) for r in rows] == want_sms, rows
 for sms, ms, per10 in rows:
-    near(float(ms) * 10 / int(sms), float(per10), 2)
+    near(lambda t: t * 10 / int(sms), [(float(ms), 1)], float(per10), 2)
 assert (" 1 SM " in text) == (1 in want_sms), text  # one SM, singular
 eps = re.findall(r"^ +(\d) epochs? +([\d.]+) ms  \(([\d.]+) x one epoch\)$", text, re.M)
 assert [int(e[0]) for e in eps] == [1, 2, 3, 4], eps
 for n, total, ratio in eps:
-    near(float(total) / float(eps[0][1]), float(ratio), 2)
+    near(lambda t, one: t / one, [(float(total), 1), (float(eps[0][1]), 1)], float(ratio), 2)
 dram = re.findall(r"^  (\w+) +(\d+) requests +([\d.]+) M requests per CPU s  \(([\d.]+) % of peak, "
                   r"RBH ([\d.]+)\)$", text, re.M)
 assert [d[0] for d in dram] == ["stream", "random", "mix", "mix2k"], dram
