@@ -10,6 +10,8 @@
 export CORUN_DATADIR="$top_srcdir"
 cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
 "$CORUN" run "$TMPD/quick.cfg" --predictor prophet >"$TMPD/prophet" 2>/dev/null || fail "run"
+"$CORUN" run "$TMPD/quick.cfg" --predictor prophet --json >"$TMPD/prophet.json" 2>/dev/null ||
+    fail "run --json"
 "$CORUN" run "$TMPD/quick.cfg" --predictor sequential >"$TMPD/sequential" 2>/dev/null ||
     fail "run --predictor sequential"
 "$CORUN" run "$TMPD/quick.cfg" --predictor bubble >"$TMPD/bubble" 2>/dev/null ||
@@ -33,6 +35,76 @@ tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- tui "$TM
 tui_wait "LIVE paused"
 tui_wait "0/6 done"
 tui_wait "forecast none (p: prophet, sequential, bubble, prophet-even)"
+
+# The panel named NAME of the screen in $TMPD/screen, its rows inside the frame, as a file.
+panel() { # NAME OUT
+    python3 - "$TMPD/screen" "$1" >"$2" <<'PY'
+import sys
+rows, name = open(sys.argv[1]).read().split("\n"), sys.argv[2]
+top = next(i for i, l in enumerate(rows) if "┌─ " + name + " " in l)
+left = rows[top].index("┌─ " + name + " ")
+right = rows[top].index("┐", left)
+for l in rows[top + 1:]:
+    if l[left] == "└":
+        break
+    print(l[left + 1:right])
+PY
+}
+
+# The latency and utilization panels of the finished run against `run --json`'s figures: the
+# target, the histogram (a bin per column, the target T and forecast f on its scale), every
+# query's measured and forecast latency and their ratio, the GPU's and links' busy time.
+check_latency() {
+    panel "LS latency vs QoS target" "$TMPD/lat"
+    panel Utilization "$TMPD/util"
+    python3 - "$TMPD/lat" "$TMPD/util" "$TMPD/prophet.json" <<'PY' || fail "the latency or utilization panel:
+$(cat "$TMPD/screen")"
+import json, sys
+lat, util = (open(f).read().split("\n") for f in sys.argv[1:3])
+j = json.load(open(sys.argv[3]))
+a, nn = j["applications"]
+p = a["predicted"]
+target = a["qos_target"] * a["solo_p99_ms"]
+assert lat[0].startswith("gmm      6/6 done  p50 %.3f  p99 %.3f ms" % (a["p50_ms"], a["p99_ms"])), lat[0]
+want = "target   %.3f ms = %.2fx solo  met %.2fx" % (target, a["qos_target"],
+                                                   a["p99_ms"] / a["solo_p99_ms"])
+assert a["qos_met"] and lat[1].rstrip() == want, (lat[1], want)
+assert lat[2].startswith("prophet  p50 %.3f  p99 %.3f  err %.1f%%  met" % (
+    p["p50_ms"], p["p99_ms"], 100 * p["p99_error"])), lat[2]
+# The histogram: its scale's end is the largest latency, measured or forecast, or the target,
+# plus 5 %; it ends its row's "0 ... TOP ms" and says how many columns the bins take.
+assert lat[3].startswith("measured"), lat[3]
+top = 1.05 * max([a["p99_ms"], target] + a["latency_ms"] + p["latency_ms"])
+end = "%.3f ms" % top
+assert lat[4].rstrip().endswith(end) and lat[4][6] == "0", (lat[4], end)
+cols = lat[4].rstrip().rindex(end) - 9
+assert cols > 20, cols
+bins = [0] * cols
+for v in a["latency_ms"]:
+    bins[min(int(v / top * cols), cols - 1)] += 1
+levels = " ▁▂▃▄▅▆▇█"
+def level(n):
+    return levels[max(1, min(8, int((0.125 + 0.875 * n / max(bins)) * 8 + 0.5)))] if n else " "
+assert lat[3][8:8 + cols] == "".join(level(n) for n in bins), (lat[3], bins)
+marks = {c: m for m, c in (("f", int(p["p99_ms"] / top * cols)), ("T", int(target / top * cols)))}
+assert lat[4][8:8 + cols].rstrip() == "".join(marks.get(c, " ") for c in range(cols)).rstrip(), \
+    (lat[4], marks)
+# The queries, oldest first (all six fit): number, measured, forecast, forecast / measured.
+assert lat[5].startswith("query         measured  forecast (ms)  ratio"), lat[5]
+for q, (m, f) in enumerate(zip(a["latency_ms"], p["latency_ms"])):
+    want = "gmm      %-4u %9.3f %9.3f       %5.2fx" % (q + 1, m, f, f / m)
+    assert lat[6 + q].rstrip() == want, (lat[6 + q], want)
+assert not lat[12].strip(), lat[12]
+# Utilization: each busy fraction in %, the simulated time, cycles, tasks, the batch passes.
+for row, key in zip(util, ("gpu_utilization", "pcie_busy_h2d", "pcie_busy_d2h")):
+    assert row.rstrip().endswith("%5.1f%%" % (100 * j[key])), (row, key, j[key])
+assert [r[:8] for r in util[:3]] == ["GPU busy", "PCIe H2D", "PCIe D2H"], util
+assert util[3].rstrip() == "simulated %.3f ms" % j["simulated_ms"], util[3]
+assert util[4].rstrip() == "%.2f M cycles, %d tasks" % (j["cycles"] / 1e6, j["tasks_done"]), util[4]
+assert util[5].rstrip() == "nn       x1  %d passes" % nn["passes"], util[5]
+assert not util[6].strip(), util[6]
+PY
+}
 grep -qF "Space step r run p predictor s save" "$TMPD/screen" || fail "no live key bar:
 $(cat "$TMPD/screen")"
 # At 80x24 the help's texts wrap beside their keys rather than being cut at the frame.
@@ -89,6 +161,50 @@ tui_wait "predictor none"
 tui_wait "forecast none"
 tui_keys p
 tui_wait "prophet  $fp"
+check_latency
+
+# The timeline in $TMPD/screen against the tasks of the saved run ($TMPD/csv/tasks.csv): for
+# each process a lane of kernels (a block per cell, '.' while it waits for SMs) and one of
+# copies ('>' to the GPU, '<' to the host), over the SPAN ns before END (ns; "now" is the
+# run's end, the window of End); the axis gives its ends.
+check_timeline() { # END SPAN
+    panel Timeline "$TMPD/tl"
+    python3 - "$TMPD/tl" "$TMPD/csv" "$1" "$2" <<'PY' || fail "the timeline over $2 ns to $1:
+$(cat "$TMPD/screen")"
+import csv, math, sys
+rows = open(sys.argv[1]).read().split("\n")[:-1]
+run = next(csv.DictReader(open(sys.argv[2] + "/run.csv")))
+tasks = list(csv.DictReader(open(sys.argv[2] + "/tasks.csv")))
+span = float(sys.argv[4])
+t1 = eval(sys.argv[3], {"now": float(run["sim_ms [ms]"]) * 1e6})
+t0 = t1 - span
+cols = len(rows[0]) - 9
+dt = span / cols
+assert len(rows) == 5, rows  # two lanes for gmm, two for nn, the axis
+want = [list("gmm     " + " " * (cols + 1)), list(" copies" + " " * (cols + 2)),
+        list("nn      " + " " * (cols + 1)), list(" copies" + " " * (cols + 2))]
+def fill(y, start, end, glyph):
+    if end <= t0 or start >= t0 + dt * cols:
+        return
+    c0, c1 = max(0, math.floor((start - t0) / dt)), min(cols, math.ceil((end - t0) / dt))
+    for c in range(c0, max(c1, c0 + 1)):
+        want[y][9 + c] = glyph
+for k in tasks:
+    kind, issued = int(k["kind"]), float(k["issued_ns [ns]"])
+    start, end = float(k["start_ns [ns]"]), float(k["end_ns [ns]"])
+    if end <= t0 or issued >= t1:
+        continue
+    y = 2 * int(k["proc"]) + (kind != 1)
+    if kind == 1 and start > issued:
+        fill(y, issued, start, ".")
+    fill(y, start, end, "█" if kind == 1 else ">" if kind == 0 else "<")
+for y in range(4):
+    assert rows[y] == "".join(want[y]), (y, rows[y], "".join(want[y]))
+assert rows[4].startswith("%.3f ms " % (t0 / 1e6)), (rows[4], t0)
+assert rows[4].endswith(" %.3f ms" % (t1 / 1e6)), (rows[4], t1)
+assert "█ kernel  . waits for SMs  > to GPU  < to host" in rows[4], rows[4]
+PY
+}
 
 # Save: the file `corun show` reads is the run `corun run --predictor prophet` printed ...
 tui_keys s
@@ -117,6 +233,17 @@ grep -qF "Space step" "$TMPD/screen" && fail "Space in the key bar of a replay"
 axis=$(grep -E '│[0-9.]+ ms .* ms│' "$TMPD/screen")
 tui_keys Home
 tui_wait "│0.000 ms"
+"$CORUN" export "$TMPD/saved.h5" --csv "$TMPD/csv" 2>/dev/null || fail "export saved.h5"
+check_timeline 2e6 2e6 # Home: the run's first 2 ms
+tui_keys End
+tui_wait "2.586 ms│"
+check_timeline now 2e6 # End: the last 2 ms, up to the run's end
+tui_keys +
+tui_wait "1.586 ms"
+check_timeline now 1e6 # zoomed in: 1 ms
+tui_keys Left
+tui_wait "2.086 ms│"
+check_timeline "now - 1e6 / 2" 1e6 # back by half the width
 tui_keys '?'
 tui_wait "Press any key to close this help."
 grep -qF "move the timeline back / on" "$TMPD/screen" || fail "the help lacks the pan keys"
