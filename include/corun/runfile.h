@@ -15,7 +15,7 @@
 #include "corun/gpu.h"
 
 #define RUNFILE_SCHEMA_VERSION 2 /* major: readers refuse files with a newer one */
-#define RUNFILE_SCHEMA_MINOR   1 /* additions that older readers may ignore */
+#define RUNFILE_SCHEMA_MINOR   2 /* additions that older readers may ignore */
 #define RUNFILE_MAX_SMS        1024
 #define RUNFILE_KIND_MAX       16   /* event kind, in bytes with the NUL */
 #define RUNFILE_TEXT_MAX       256  /* event text, in bytes with the NUL; longer text is cut */

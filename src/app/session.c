@@ -155,6 +155,17 @@ static void run_chunk(struct session *s, uint64_t cycles, bool may_split)
     split_gov_remember(&s->split_gov);
 }
 
+/* The partition as it stands, as epoch e's: at the epoch's end it is what the live SM map
+ * shows and owned_sms counts (an allocator deciding within the epoch has changed it since the
+ * epoch began). */
+static void record_partition(const struct session *s, struct session_epoch *e)
+{
+    int owner[SESSION_MAX_SMS];
+    gpu_get_partition(s->gpu, owner);
+    for (unsigned i = 0; i < e->nsms; i++)
+        e->owner[i] = (int8_t)owner[i];
+}
+
 int session_step_epoch(struct session *s, session_progress_fn progress, void *ctx)
 {
     const struct scenario *sc = s->sc;
@@ -183,11 +194,8 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     e->nkernels = sc->nkernels;
     for (unsigned k = 0; k < sc->nkernels; k++)
         e->k[k].in_mix = !s->gone[k];
-    int owner[SESSION_MAX_SMS];
-    gpu_get_partition(s->gpu, owner);
     e->nsms = sc->gpu.sms;
-    for (unsigned i = 0; i < e->nsms; i++)
-        e->owner[i] = (int8_t)owner[i];
+    record_partition(s, e); /* again at the end, after any decision within the epoch */
 
     /* Progress: the shared run is the first half, the private-mode references the second.
      * Allocators that decide more often than once an epoch are asked at each interval; when
@@ -226,6 +234,7 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     }
     session_refs_ahead_stop(ahead);
     gpu_set_split(s->gpu, false);
+    record_partition(s, e);
     s->have_tail = interval > 0 && interval < len; /* else the tail is the whole epoch */
     if (s->have_tail)
         session_interval_counters(s, prev, s->tail);

@@ -190,8 +190,8 @@ void runfile_print_layout(FILE *out)
     fprintf(out,
             "### Other datasets\n\n"
             "| name | type | shape | description |\n|---|---|---|---|\n"
-            "| `/partition` | int16 | [epochs x sms] | the partition the epoch ran with, owner of "
-            "each SM: kernel index, -1 idle, -2 power-gated |\n"
+            "| `/partition` | int16 | [epochs x sms] | the partition at the epoch's end (where "
+            "`owned_sms` counts it), owner of each SM: kernel index, -1 idle, -2 power-gated |\n"
             "| `/events/epoch` | uint64 | [events] | epoch the event belongs to |\n"
             "| `/events/cycle` | uint64 | [events] | core cycle of the event |\n"
             "| `/events/kind` | string (%d bytes) | [events] | predictor, allocator, parameter, "

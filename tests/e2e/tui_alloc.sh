@@ -5,7 +5,8 @@
 # the event log gets the switch and fair's repartition with its reason, and the SM map changes.
 # The editor refuses fairness_threshold = 1.5 naming the valid range and keeps 0.9, and takes
 # 0.95, which is logged. o on the unsaved run asks first; a saved run replayed shows each
-# epoch's predictor and allocator in the header. Deadlines only, no timings.
+# epoch's predictor and allocator in the header. SMQoS gating SMs: the SM map after each epoch
+# is the partition a headless run recorded. Deadlines only, no timings.
 . "$(dirname "$0")/../lib.sh"
 cfg="$TMPD/pair.cfg"
 cat >"$cfg" <<'EOF'
@@ -189,4 +190,70 @@ tui_wait "Epoch 3/5"
 tui_wait "Predictor: none  Allocator: static"
 tui_keys q
 tui_wait "exit=0"
-echo "tui alloc: menus list the registries; hsm + fair repartition; editor refuses 1.5, takes 0.95"
+
+# SMQoS gating SMs (its IPC target at 0.35 of the LS kernel's alone: the kernel gives SMs back
+# that the batch kernel does not profit from): after each epoch the SM map is the partition the
+# headless run recorded for it (the run file's partition at the epoch's end), at 100 columns
+# in two rows of 12, at 160 columns in one row; the legend's cross is a gated SM.
+sed -e 's/^epochs = 12;/epochs = 10; allocator = "smqos"; smqos_policy = 0.35;/' \
+    "$top_srcdir/scenarios/demo-smqos.cfg" >"$TMPD/gate.cfg"
+grep -q 'smqos_policy = 0.35;' "$TMPD/gate.cfg" || fail "could not write gate.cfg"
+CORUN_DATADIR="$top_srcdir" "$CORUN" run "$TMPD/gate.cfg" --epochs 4 --out "$TMPD/gate.h5" \
+    >/dev/null 2>&1 || fail "run gate.cfg"
+"$CORUN" export "$TMPD/gate.h5" --csv "$TMPD/gate" >/dev/null 2>&1 || fail "export gate.h5"
+check_smmap() { # EPOCH: the map against the epoch's row of partition.csv
+    tui_screen >"$TMPD/screen"
+    python3 - "$TMPD/screen" "$TMPD/gate/partition.csv" "$1" <<'PY' || fail "the SM map after epoch $1:
+$(cat "$TMPD/screen")"
+import csv, sys
+screen = open(sys.argv[1]).read().split("\n")
+owner = [int(v) for v in list(csv.reader(open(sys.argv[2])))[int(sys.argv[3])][1:]]
+assert len(owner) == 24, owner
+top = next(i for i, l in enumerate(screen) if "SM map, 24 SMs, now" in l)
+x0 = screen[top].rindex("┌", 0, screen[top].index("SM map"))
+x1 = screen[top].index("┐", x0)
+panel = []
+for line in screen[top + 1:]:
+    if line[x0] == "└":
+        break
+    panel.append(line[x0 + 1:x1])
+cols = x1 - x0 - 1
+glyph = lambda o: "AB"[o] if o >= 0 else "·" if o == -1 else "×"
+nrows = -(-24 // cols)
+per_row = -(-24 // nrows)
+step = 2 if per_row * 2 <= cols else 1
+want = [[" "] * cols for _ in panel]
+for i, o in enumerate(owner):
+    want[i // per_row][i % per_row * step] = glyph(o)
+for y in range(len(panel) - 1):
+    assert panel[y] == "".join(want[y]), (y, panel[y], "".join(want[y]))
+idle, gated = owner.count(-1), owner.count(-2)
+assert gated, ("no SM gated", owner)
+legend = "A %d B %d " % (owner.count(0), owner.count(1))
+words = len(legend) + (len("· %d idle " % idle) if idle else 0) + len("× %d gated" % gated) <= cols
+if idle:
+    legend += "· %d idle " % idle if words else "· %d " % idle
+legend += "× %d gated" % gated if words else "× %d" % gated
+assert panel[-1].rstrip() == legend, (panel[-1], legend)
+print(cols, nrows, words)
+PY
+}
+tui_tmux kill-server
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/gate.cfg"
+tui_wait "Epoch 0/10"
+tui_wait "Allocator: smqos"
+for i in 1 2 3 4; do
+    step $i
+    [ $i -lt 3 ] || check_smmap $i >"$TMPD/shape.$i"
+done
+grep -q "^23 2 " "$TMPD/shape.3" || fail "the map at 100 columns: $(cat "$TMPD/shape.3")"
+tui_resize 160 40
+tui_wait "gated"
+check_smmap 4 >"$TMPD/shape.4"
+grep -Eq "^[0-9]+ 1 True$" "$TMPD/shape.4" || fail "the map at 160 columns: $(cat "$TMPD/shape.4")"
+tui_keys q
+tui_wait "quit without saving? y/n"
+tui_keys y
+tui_wait "exit=0"
+
+echo "tui alloc: menus list the registries; hsm + fair repartition; editor refuses 1.5, takes 0.95; SMQoS's gated SMs in the SM map"
