@@ -146,7 +146,8 @@ static void draw_queries(const struct tui_accel *t, WINDOW *w, int y)
         tui_print(w, y, 0, "%-8.8s", r->app[q->app].name);
         wattroff(w, st->kernel[q->app % GPU_MAX_KERNELS]);
         if (isnan(q->predicted_ms))
-            tui_print(w, y++, 9, "%-4u %9.3f %9s", q->query + 1, q->latency_ms, st->dash);
+            tui_print(w, y++, 9, "%-4u %9.3f %*s", q->query + 1, q->latency_ms,
+                      9 + (int)strlen(st->dash) - tui_columns(st->dash), st->dash);
         else
             tui_print(w, y++, 9, "%-4u %9.3f %9.3f       %5.2fx", q->query + 1, q->latency_ms,
                       q->predicted_ms, q->latency_ms > 0 ? q->predicted_ms / q->latency_ms : 0);
