@@ -163,26 +163,36 @@ tui_keys p
 tui_wait "prophet  $fp"
 check_latency
 
-# The timeline in $TMPD/screen against the tasks of the saved run ($TMPD/csv/tasks.csv): for
-# each process a lane of kernels (a block per cell, '.' while it waits for SMs) and one of
-# copies ('>' to the GPU, '<' to the host), over the SPAN ns before END (ns; "now" is the
-# run's end, the window of End); the axis gives its ends.
-check_timeline() { # END SPAN
+# The timeline in $TMPD/screen against the tasks of a saved run, exported to DIR: for each
+# process a lane of kernels (a block per cell, '.' while it waits for SMs) and one of copies
+# ('>' to the GPU, '<' to the host), or one lane for both when the rows are too few; over the
+# SPAN ns before END (ns; "now" is the run's end, the window of End); the axis gives its ends.
+# Prints how many cells wait for SMs.
+check_timeline() { # DIR END SPAN
     panel Timeline "$TMPD/tl"
-    python3 - "$TMPD/tl" "$TMPD/csv" "$1" "$2" <<'PY' || fail "the timeline over $2 ns to $1:
+    python3 - "$TMPD/tl" "$@" <<'PY' || fail "the timeline of $1 over $3 ns to $2:
 $(cat "$TMPD/screen")"
 import csv, math, sys
 rows = open(sys.argv[1]).read().split("\n")[:-1]
 run = next(csv.DictReader(open(sys.argv[2] + "/run.csv")))
+apps = list(csv.DictReader(open(sys.argv[2] + "/applications.csv")))
 tasks = list(csv.DictReader(open(sys.argv[2] + "/tasks.csv")))
 span = float(sys.argv[4])
 t1 = eval(sys.argv[3], {"now": float(run["sim_ms [ms]"]) * 1e6})
 t0 = t1 - span
 cols = len(rows[0]) - 9
 dt = span / cols
-assert len(rows) == 5, rows  # two lanes for gmm, two for nn, the axis
-want = [list("gmm     " + " " * (cols + 1)), list(" copies" + " " * (cols + 2)),
-        list("nn      " + " " * (cols + 1)), list(" copies" + " " * (cols + 2))]
+labels = []  # the processes: each LS application, each batch instance (NAME#i when several)
+for a in apps:
+    n = int(a["instances [processes]"]) if a["role"] == "1" else 1
+    labels += [a["name"] + ("#%d" % (i + 1) if n > 1 else "") for i in range(n)]
+per = 2 if len(rows) - 1 >= 2 * len(labels) else 1
+assert len(rows) - 1 >= per * len(labels), (rows, labels)  # no "+N more" here
+want = []
+for label in labels:
+    want.append(list(label.ljust(9) + " " * cols))
+    if per == 2:
+        want.append(list(" copies".ljust(9) + " " * cols))
 def fill(y, start, end, glyph):
     if end <= t0 or start >= t0 + dt * cols:
         return
@@ -194,15 +204,16 @@ for k in tasks:
     start, end = float(k["start_ns [ns]"]), float(k["end_ns [ns]"])
     if end <= t0 or issued >= t1:
         continue
-    y = 2 * int(k["proc"]) + (kind != 1)
+    y = per * int(k["proc"]) + (per == 2 and kind != 1)
     if kind == 1 and start > issued:
         fill(y, issued, start, ".")
     fill(y, start, end, "█" if kind == 1 else ">" if kind == 0 else "<")
-for y in range(4):
-    assert rows[y] == "".join(want[y]), (y, rows[y], "".join(want[y]))
-assert rows[4].startswith("%.3f ms " % (t0 / 1e6)), (rows[4], t0)
-assert rows[4].endswith(" %.3f ms" % (t1 / 1e6)), (rows[4], t1)
-assert "█ kernel  . waits for SMs  > to GPU  < to host" in rows[4], rows[4]
+want = ["".join(w) for w in want] + [" " * len(rows[0])] * (len(rows) - 1 - len(want))
+assert rows[:-1] == want, "\n".join(["got:"] + rows[:-1] + ["want:"] + want)
+assert rows[-1].startswith("%.3f ms " % (t0 / 1e6)), (rows[-1], t0)
+assert rows[-1].endswith(" %.3f ms" % (t1 / 1e6)), (rows[-1], t1)
+assert "█ kernel  . waits for SMs  > to GPU  < to host" in rows[-1], rows[-1]
+print(sum(w.count(".") for w in want))
 PY
 }
 
@@ -234,16 +245,16 @@ axis=$(grep -E '│[0-9.]+ ms .* ms│' "$TMPD/screen")
 tui_keys Home
 tui_wait "│0.000 ms"
 "$CORUN" export "$TMPD/saved.h5" --csv "$TMPD/csv" 2>/dev/null || fail "export saved.h5"
-check_timeline 2e6 2e6 # Home: the run's first 2 ms
+check_timeline "$TMPD/csv" 2e6 2e6 >/dev/null # Home: the run's first 2 ms
 tui_keys End
 tui_wait "2.586 ms│"
-check_timeline now 2e6 # End: the last 2 ms, up to the run's end
+check_timeline "$TMPD/csv" now 2e6 >/dev/null # End: the last 2 ms, up to the run's end
 tui_keys +
 tui_wait "1.586 ms"
-check_timeline now 1e6 # zoomed in: 1 ms
+check_timeline "$TMPD/csv" now 1e6 >/dev/null # zoomed in: 1 ms
 tui_keys Left
 tui_wait "2.086 ms│"
-check_timeline "now - 1e6 / 2" 1e6 # back by half the width
+check_timeline "$TMPD/csv" "now - 1e6 / 2" 1e6 >/dev/null # back by half the width
 tui_keys '?'
 tui_wait "Press any key to close this help."
 grep -qF "move the timeline back / on" "$TMPD/screen" || fail "the help lacks the pan keys"
@@ -251,6 +262,24 @@ grep -qF "step: half a millisecond" "$TMPD/screen" && fail "a live key in the re
 tui_keys x
 tui_gone "Press any key to close this help."
 [ -n "$axis" ] || fail "no time axis"
+tui_keys q
+tui_wait "exit=0"
+tui_tmux kill-server
+
+# Three nn instances beside gmm: four processes, a lane each (kernels and copies together),
+# labelled nn#1 to nn#3, and kernels that wait for SMs after their launch.
+sed 's/instances = 1;/instances = 3;/' "$TMPD/quick.cfg" >"$TMPD/three.cfg"
+grep -q 'instances = 3;' "$TMPD/three.cfg" || fail "could not write three.cfg"
+"$CORUN" run "$TMPD/three.cfg" --out "$TMPD/three.h5" >/dev/null 2>&1 || fail "run three.cfg"
+"$CORUN" export "$TMPD/three.h5" --csv "$TMPD/three" 2>/dev/null || fail "export three.h5"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/three.h5"
+tui_wait "REPLAY $TMPD/three.h5"
+tui_wait "│nn#3 "
+dots=$(check_timeline "$TMPD/three" now 2e6)
+tui_keys Home
+tui_wait "│0.000 ms"
+dots=$((dots + $(check_timeline "$TMPD/three" 2e6 2e6)))
+[ "$dots" -gt 0 ] || fail "no kernel waits for SMs in three.h5's timeline"
 tui_keys q
 tui_wait "exit=0"
 
