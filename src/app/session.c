@@ -155,9 +155,8 @@ static void run_chunk(struct session *s, uint64_t cycles, bool may_split)
     split_gov_remember(&s->split_gov);
 }
 
-/* The partition as it stands, as epoch e's: at the epoch's end it is what the live SM map
- * shows and owned_sms counts (an allocator deciding within the epoch has changed it since the
- * epoch began). */
+/* Epoch e's partition, taken at its end: what the live SM map shows and owned_sms counts (an
+ * allocator deciding within the epoch may have changed it since the epoch began). */
 static void record_partition(const struct session *s, struct session_epoch *e)
 {
     int owner[SESSION_MAX_SMS];
@@ -195,7 +194,6 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
     for (unsigned k = 0; k < sc->nkernels; k++)
         e->k[k].in_mix = !s->gone[k];
     e->nsms = sc->gpu.sms;
-    record_partition(s, e); /* again at the end, after any decision within the epoch */
 
     /* Progress: the shared run is the first half, the private-mode references the second.
      * Allocators that decide more often than once an epoch are asked at each interval; when

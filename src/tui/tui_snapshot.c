@@ -68,7 +68,7 @@ struct predict_text *tui_explain_copy(const struct session *s, const struct sess
     return x;
 }
 
-/* A session's epoch into the snapshot, with the partition it ran on. */
+/* A session's epoch into the snapshot, with its partition at its end. */
 static void copy_epoch(struct tui *t, const struct session *s, const struct session_epoch *e)
 {
     struct tui_result r = {.e = *e, .owner = xmalloc(t->sms * sizeof(int))};
