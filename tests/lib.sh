@@ -63,6 +63,21 @@ tui_gone() {
 $(cat "$TMPD/screen")"
 }
 tui_resize() { tui_tmux resize-window -t tui -x "$1" -y "$2"; }
+# The rows inside the frame of the panel whose title starts with NAME, on the screen last
+# captured in $TMPD/screen, written to OUT.
+tui_panel() { # NAME OUT
+    python3 - "$TMPD/screen" "$1" >"$2" <<'PY'
+import sys
+rows, name = open(sys.argv[1]).read().split("\n"), sys.argv[2]
+top = next(i for i, l in enumerate(rows) if "┌─ " + name + " " in l)
+left = rows[top].index("┌─ " + name + " ")
+right = rows[top].index("┐", left)
+for l in rows[top + 1:]:
+    if l[left] == "└":
+        break
+    print(l[left + 1:right])
+PY
+}
 # Opens the workbench's menu of key $1 (p, a) and chooses its row $2 by the row's digit.
 tui_choose() {
     tui_keys "$1"

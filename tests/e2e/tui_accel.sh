@@ -36,27 +36,12 @@ tui_wait "LIVE paused"
 tui_wait "0/6 done"
 tui_wait "forecast none (p: prophet, sequential, bubble, prophet-even)"
 
-# The panel named NAME of the screen in $TMPD/screen, its rows inside the frame, as a file.
-panel() { # NAME OUT
-    python3 - "$TMPD/screen" "$1" >"$2" <<'PY'
-import sys
-rows, name = open(sys.argv[1]).read().split("\n"), sys.argv[2]
-top = next(i for i, l in enumerate(rows) if "┌─ " + name + " " in l)
-left = rows[top].index("┌─ " + name + " ")
-right = rows[top].index("┐", left)
-for l in rows[top + 1:]:
-    if l[left] == "└":
-        break
-    print(l[left + 1:right])
-PY
-}
-
 # The latency and utilization panels of the finished run against `run --json`'s figures: the
 # target, the histogram (a bin per column, the target T and forecast f on its scale), every
 # query's measured and forecast latency and their ratio, the GPU's and links' busy time.
 check_latency() {
-    panel "LS latency vs QoS target" "$TMPD/lat"
-    panel Utilization "$TMPD/util"
+    tui_panel "LS latency vs QoS target" "$TMPD/lat"
+    tui_panel Utilization "$TMPD/util"
     python3 - "$TMPD/lat" "$TMPD/util" "$TMPD/prophet.json" <<'PY' || fail "the latency or utilization panel:
 $(cat "$TMPD/screen")"
 import json, sys
@@ -169,7 +154,7 @@ check_latency
 # SPAN ns before END (ns; "now" is the run's end, the window of End); the axis gives its ends.
 # Prints how many cells wait for SMs.
 check_timeline() { # DIR END SPAN
-    panel Timeline "$TMPD/tl"
+    tui_panel Timeline "$TMPD/tl"
     python3 - "$TMPD/tl" "$@" <<'PY' || fail "the timeline of $1 over $3 ns to $2:
 $(cat "$TMPD/screen")"
 import csv, math, sys
@@ -311,7 +296,7 @@ tui_wait "9/9 done"
 tui_wait "gmm      1 "
 tui_resize 100 24
 tui_gone "gmm      1 "
-panel "LS latency vs QoS target" "$TMPD/lat"
+tui_panel "LS latency vs QoS target" "$TMPD/lat"
 python3 - "$TMPD/lat" "$TMPD/warm.json" <<'PY' || fail "the latest queries at 24 rows:
 $(cat "$TMPD/screen")"
 import json, sys

@@ -203,21 +203,14 @@ CORUN_DATADIR="$top_srcdir" "$CORUN" run "$TMPD/gate.cfg" --epochs 4 --out "$TMP
 "$CORUN" export "$TMPD/gate.h5" --csv "$TMPD/gate" >/dev/null 2>&1 || fail "export gate.h5"
 check_smmap() { # EPOCH: the map against the epoch's row of partition.csv
     tui_screen >"$TMPD/screen"
-    python3 - "$TMPD/screen" "$TMPD/gate/partition.csv" "$1" <<'PY' || fail "the SM map after epoch $1:
+    tui_panel "SM map, 24 SMs, now" "$TMPD/map"
+    python3 - "$TMPD/map" "$TMPD/gate/partition.csv" "$1" <<'PY' || fail "the SM map after epoch $1:
 $(cat "$TMPD/screen")"
 import csv, sys
-screen = open(sys.argv[1]).read().split("\n")
+panel = open(sys.argv[1]).read().split("\n")[:-1]
 owner = [int(v) for v in list(csv.reader(open(sys.argv[2])))[int(sys.argv[3])][1:]]
 assert len(owner) == 24, owner
-top = next(i for i, l in enumerate(screen) if "SM map, 24 SMs, now" in l)
-x0 = screen[top].rindex("┌", 0, screen[top].index("SM map"))
-x1 = screen[top].index("┐", x0)
-panel = []
-for line in screen[top + 1:]:
-    if line[x0] == "└":
-        break
-    panel.append(line[x0 + 1:x1])
-cols = x1 - x0 - 1
+cols = len(panel[0])
 glyph = lambda o: "AB"[o] if o >= 0 else "·" if o == -1 else "×"
 nrows = -(-24 // cols)
 per_row = -(-24 // nrows)
