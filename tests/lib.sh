@@ -63,14 +63,16 @@ tui_gone() {
 $(cat "$TMPD/screen")"
 }
 tui_resize() { tui_tmux resize-window -t tui -x "$1" -y "$2"; }
-# The rows inside the frame of the panel whose title starts with NAME, on the screen last
+# The rows inside the frame of the panel whose title starts with NAME (focused or not), on the screen last
 # captured in $TMPD/screen, written to OUT.
 tui_panel() { # NAME OUT
     python3 - "$TMPD/screen" "$1" >"$2" <<'PY'
 import sys
 rows, name = open(sys.argv[1]).read().split("\n"), sys.argv[2]
-top = next(i for i, l in enumerate(rows) if "┌─ " + name + " " in l)
-left = rows[top].index("┌─ " + name + " ")
+# Its title: "┌─ NAME ...", or "┌─[ NAME ..." when the panel has the focus.
+heads = ["┌─ " + name + " ", "┌─[ " + name + " "]
+top = next(i for i, l in enumerate(rows) if any(h in l for h in heads))
+left = min(rows[top].find(h) for h in heads if h in rows[top])
 right = rows[top].index("┐", left)
 for l in rows[top + 1:]:
     if l[left] == "└":
