@@ -111,6 +111,11 @@ grep -Eq '^3 of 4 shards done, 1 (not run|stopped)$' "$TMPD/status" ||
     fail "status: $(cat "$TMPD/status")"
 grep -Eq "^4 +(not run|stopped) +${job}_4 " "$TMPD/status" ||
     fail "status of shard 4: $(cat "$TMPD/status")"
+# Its first lines: the job's directory and command, and the one submission so far.
+head -1 "$TMPD/status" | grep -Fxq "job $TMPD/job: reproduce --quick --epochs 1 --catalog $TMPD/main.db smqos" ||
+    fail "status, the job's line: $(cat "$TMPD/status")"
+sed -n 2p "$TMPD/status" | grep -Eq "^4 shards; submitted as $job \(shards 1-4\)\$" ||
+    fail "status, the submissions: $(cat "$TMPD/status")"
 
 rc=0
 "$CORUN" slurm collect "$job" >"$TMPD/partial" 2>"$TMPD/partial.err" || rc=$?
@@ -126,6 +131,10 @@ grep -q '^resubmitted 1 shard (4) as job [0-9]*$' "$TMPD/merged" ||
     fail "resubmit: $(head -3 "$TMPD/merged")"
 [ "$before" = "$(md5sum "$TMPD"/job/shard-[123].state)" ] || fail "resubmit reran another shard"
 sed -i '1d' "$TMPD/merged"
+"$CORUN" slurm status "$job" >"$TMPD/status2" || fail "status after resubmit: exit $?"
+sed -n 2p "$TMPD/status2" | grep -Eq "^4 shards; submitted as $job \(shards 1-4\), [0-9]+ \(shards 4\)\$" ||
+    fail "status after resubmit, the submissions: $(cat "$TMPD/status2")"
+grep -q '^4 of 4 shards done$' "$TMPD/status2" || fail "status after resubmit: $(cat "$TMPD/status2")"
 diff <(table "$TMPD/local") <(table "$TMPD/merged") >"$TMPD/diff" ||
     fail "the merged table differs from the local one: $(cat "$TMPD/diff")"
 grep -q ': 6 of 6 mixes read from it' "$TMPD/merged" || fail "collect simulated: $(cat "$TMPD/merged")"
