@@ -116,6 +116,18 @@ $(cat "$TMPD/s1")"
 tui_keys Space
 tui_wait "step 2 "
 
+# r runs and r again pauses: once the step under way is done nothing more is stepped.
+tui_keys r
+tui_wait "running"
+tui_keys r
+tui_wait "LIVE paused"
+step=$(grep -o "step [0-9]* " "$TMPD/screen")
+sleep 1.5
+tui_screen >"$TMPD/screen"
+grep -qF "$step" "$TMPD/screen" && grep -qF "LIVE paused" "$TMPD/screen" ||
+    fail "the run went on after the pause ($step):
+$(cat "$TMPD/screen")"
+
 # Run to the end: the figures of `corun run`.
 tui_keys r
 tui_wait "LIVE finished" 120
