@@ -21,6 +21,7 @@ trap 'rm -rf "$TMPD"' EXIT
 #   tui_wait TEXT [SECONDS]          wait until the pane shows TEXT (default 30 s), else fail
 #   tui_gone TEXT [SECONDS]          wait until the pane no longer shows TEXT
 #   tui_resize W H                   resize the pane's window
+#   tui_corun_pid                    the pid of the pane's corun (nothing once it ended)
 tui_tmux() { "$TUI_TMUX" -S "$TUI_SOCK" "$@"; }
 tui_start() {
     TUI_TMUX=${TMUX_BIN:-$(command -v tmux || true)}
@@ -63,6 +64,16 @@ tui_gone() {
 $(cat "$TMPD/screen")"
 }
 tui_resize() { tui_tmux resize-window -t tui -x "$1" -y "$2"; }
+# The pid of the corun the pane runs (the pane's shell runs it as its child, then the echo
+# and the sleep), or nothing once it has ended (from /proc: no procps needed).
+tui_corun_pid() {
+    local shell c
+    shell=$(tui_tmux display-message -p -t tui '#{pane_pid}')
+    for c in $(cat "/proc/$shell/task/$shell/children" 2>/dev/null); do
+        [ "$(cat "/proc/$c/comm" 2>/dev/null)" = corun ] && echo "$c" && return 0
+    done
+    return 0
+}
 # The rows inside the frame of the panel whose title starts with NAME (focused or not), on the screen last
 # captured in $TMPD/screen, written to OUT.
 tui_panel() { # NAME OUT

@@ -98,6 +98,20 @@ tui_keys '?'
 tui_wait "Press any key to close this help."
 tui_wait "prophet-even -> none"
 tui_wait "read it)"
+# Its frame whole on every row, the text inside it from the second column on.
+python3 - "$TMPD/screen" <<'PY' || fail "the help's frame:
+$(cat "$TMPD/screen")"
+import sys
+rows = open(sys.argv[1]).read().split("\n")
+top = next(i for i, l in enumerate(rows) if "┌─[ Help: the accelerator view ]" in l)
+left = rows[top].index("┌─[ Help")
+right = rows[top].index("┐", left)
+body = rows[top + 1:next(i for i in range(top + 1, len(rows)) if rows[i][left] == "└")]
+assert body and all(r[left] == "│" and r[right] == "│" for r in body), body
+assert all(r[left + 1] == " " for r in body), body
+assert any(r[left + 2] != " " for r in body), body
+assert body[-1][left + 2:].startswith("Press any key to close this help."), body[-1]
+PY
 tui_keys x
 tui_gone "Press any key to close this help."
 # and the latency panel's hint and the status line are short enough to be read whole.
@@ -259,6 +273,24 @@ grep -qF "step: half a millisecond" "$TMPD/screen" && fail "a live key in the re
 tui_keys x
 tui_gone "Press any key to close this help."
 [ -n "$axis" ] || fail "no time axis"
+# Zoomed out from Home as far as it goes: 1 ms doubled to 512 ms (a second is the limit),
+# every task on the timeline; the help opened after the keys shows they were all taken.
+tui_keys Home - - - - - - - - - - - - '?'
+tui_wait "Press any key to close this help."
+tui_keys x
+tui_gone "Press any key to close this help."
+grep -qF "512.000 ms│" "$TMPD/screen" || fail "zoomed out past 512 ms:
+$(cat "$TMPD/screen")"
+check_timeline "$TMPD/csv" 512e6 512e6 >/dev/null
+# Too small a terminal: the view makes way for a message, takes q and no other key (+ did
+# not zoom in).
+tui_resize 70 20
+tui_wait "corun needs at least"
+tui_keys +
+tui_resize 100 30
+tui_wait "512.000 ms│"
+tui_resize 70 20
+tui_wait "corun needs at least"
 tui_keys q
 tui_wait "exit=0"
 tui_tmux kill-server
@@ -277,7 +309,10 @@ tui_keys Home
 tui_wait "│0.000 ms"
 dots=$((dots + $(check_timeline "$TMPD/three" 2e6 2e6)))
 [ "$dots" -gt 0 ] || fail "no kernel waits for SMs in three.h5's timeline"
-tui_keys q
+# SIGINT quits as q does (SIGTERM and SIGHUP share its handler): the terminal restored, 0.
+pid=$(tui_corun_pid)
+[ -n "$pid" ] || fail "no corun in the pane"
+kill -INT "$pid"
 tui_wait "exit=0"
 
 # A truncated copy: refused before the screen starts.

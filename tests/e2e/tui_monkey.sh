@@ -42,15 +42,6 @@ monkey() { # SEED
     done < <(draw "$1" 400)
 }
 
-# Whether process PID has a child named corun (from /proc: no procps needed).
-corun_child() { # PID
-    local c
-    for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
-        [ "$(cat "/proc/$c/comm" 2>/dev/null)" = corun ] && return 0
-    done
-    return 1
-}
-
 # Back to a size it draws at, every dialog closed, then q (y when it asks).
 quit_cleanly() {
     tui_resize 100 30
@@ -75,11 +66,9 @@ for target in "tui demo-pair|Epoch 0/" "lesson llc-queues|Epoch 0/" "tui accel-g
     tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- $target
     tui_wait "$ready"
     monkey "$seed"
-    # Still running? (A crash leaves the pane in the alternate screen, blank: say so here.) The
-    # pane's shell runs corun as its child, then, once it ends, the echo and the sleep.
+    # Still running? (A crash leaves the pane in the alternate screen, blank: say so here.)
     sleep 0.5
-    shell=$(tui_tmux display-message -p -t tui '#{pane_pid}')
-    corun_child "$shell" || fail "corun $target ended during the random keys (seed $seed):
+    [ -n "$(tui_corun_pid)" ] || fail "corun $target ended during the random keys (seed $seed):
 $(tui_screen)"
     quit_cleanly
     tui_tmux kill-server

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # While a long epoch computes the workbench keeps answering: the progress bar moves, the help
-# opens, and q quits with status 0 without waiting for the epoch (the worker abandons it).
+# opens, and q quits with status 0 without waiting for the epoch (the worker abandons it), as
+# SIGINT, SIGTERM and SIGHUP do.
 # The delays are printed for the record; the deadlines are generous, not timing assertions.
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_slow.cfg"
@@ -25,4 +26,20 @@ t0=$(now)
 tui_keys q
 tui_wait "exit=0" 20
 quit_s=$(since "$t0")
-echo "tui quit: help shown $help_s s after ?, exit 0 $quit_s s after q, mid-epoch"
+tui_tmux kill-server
+
+# SIGINT, SIGTERM and SIGHUP (the terminal closed) quit the same way mid-epoch: the terminal
+# restored (the pane's echo shows) and status 0. Without a handler each would kill corun
+# (status 128 + the signal) and leave the terminal in the workbench's modes.
+for sig in INT TERM HUP; do
+    tui_start 100 30 TERM=xterm -- tui "$cfg"
+    tui_wait "Epoch 0/10"
+    tui_keys Space
+    tui_wait "computing epoch 1"
+    pid=$(tui_corun_pid)
+    [ -n "$pid" ] || fail "no corun in the pane"
+    kill -"$sig" "$pid"
+    tui_wait "exit=0" 20
+    tui_tmux kill-server
+done
+echo "tui quit: help shown $help_s s after ?, exit 0 $quit_s s after q, mid-epoch; SIGINT, SIGTERM, SIGHUP quit with 0"
