@@ -32,6 +32,28 @@ sum=$(cd "$top_srcdir" && cat $SIM_ID_INPUTS | cksum | cut -d' ' -f1)
     || fail "help scenario lacks range/unit/default"
 "$CORUN" help gpu | grep -q 'dram.timing.faw' || fail "help gpu lacks dram.timing.faw"
 "$CORUN" help kernel | grep -q 'footprint_bytes' || fail "help kernel lacks footprint_bytes"
+# The registries' help lists every entry, in the order the refusals name them (the first and
+# the last too), nothing else; a topic's own text comes alone (no other command's usage first).
+names() { sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | tr '\n' ' '; }
+known=$("$CORUN" run "$top_srcdir/scenarios/default.cfg" --allocator nope 2>&1 | sed 's/.*known: //; s/,//g')
+got=$("$CORUN" help allocators | names)
+[ "$got" = "$known " ] || fail "help allocators lists '$got', the refusal '$known'"
+known=$("$CORUN" run "$top_srcdir/scenarios/default.cfg" --predictor nope 2>&1 |
+    sed 's/.*known: //; s/ (did.*//; s/,//g; s/ none$//')
+"$CORUN" help predictors >"$TMPD/help"
+got=$(sed '/^Accelerator scenarios/q' "$TMPD/help" | names)
+[ "$got" = "none $known " ] || fail "help predictors (spatial) lists '$got', the refusal 'none $known'"
+got=$(sed '1,/^Accelerator scenarios/d' "$TMPD/help" | names)
+[ "$got" = "none prophet sequential bubble prophet-even " ] ||
+    fail "help predictors (accelerator) lists '$got'"
+"$CORUN" help suite >"$TMPD/help" || fail "help suite: exit $?"
+head -1 "$TMPD/help" | grep -q '^usage: corun suite ' || fail "help suite: no usage first: $(cat "$TMPD/help")"
+for l in '^A suite file' '^Each entry of mixes:' '^  mixes  '; do
+    grep -q "$l" "$TMPD/help" || fail "help suite lacks $l: $(cat "$TMPD/help")"
+done
+for t in scenario accelerator gpu kernel predictors allocators; do
+    "$CORUN" help $t | head -1 | grep -q '^usage: ' && fail "help $t starts with a usage line"
+done
 "$CORUN" check --help | grep -q 'usage: corun check SCENARIO' || fail "check --help"
 # An allocation experiment's own help: its usage line and every policy label of its table,
 # the same through --help and through `corun help reproduce ...`; an accuracy experiment gets
