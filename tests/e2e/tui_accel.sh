@@ -90,7 +90,8 @@ assert util[5].rstrip() == "nn       x1  %d passes" % nn["passes"], util[5]
 assert not any(r.strip() for r in util[6:]), util
 PY
 }
-grep -qF "Space step r run p predictor s save" "$TMPD/screen" || fail "no live key bar:
+grep -Eq '^\? help Space step r run p predictor s save ←→ pan Home/End ends \+- zoom q quit *$' "$TMPD/screen" ||
+    fail "no live key bar (F1 shown as ?, the arrows as glyphs):
 $(cat "$TMPD/screen")"
 # At 80x24 the help's texts wrap beside their keys rather than being cut at the frame.
 tui_resize 80 24
@@ -252,6 +253,8 @@ tui_wait "6/6 done  p50 $p50  p99 $p99 ms"
 tui_wait "prophet  $fp"
 tui_wait "predictor prophet"
 grep -qF "Space step" "$TMPD/screen" && fail "Space in the key bar of a replay"
+grep -Eq '^\? help ←→ pan Home/End ends \+- zoom q quit *$' "$TMPD/screen" ||
+    fail "a replay's key bar is not the replay keys': $(cat "$TMPD/screen")"
 axis=$(grep -E '│[0-9.]+ ms .* ms│' "$TMPD/screen")
 tui_keys Home
 tui_wait "│0.000 ms"
