@@ -112,6 +112,9 @@ assert body and all(r[left] == "│" and r[right] == "│" for r in body), body
 assert all(r[left + 1] == " " for r in body), body
 assert any(r[left + 2] != " " for r in body), body
 assert body[-1][left + 2:].startswith("Press any key to close this help."), body[-1]
+# A key at the second column and its text at the fourteenth; a note from the second.
+assert any(r[left + 2:].startswith("F1, ?       show the keys") for r in body), body
+assert any(r[left + 2:].startswith("Timeline: a lane per process") for r in body), body
 PY
 tui_keys x
 tui_gone "Press any key to close this help."

@@ -156,4 +156,49 @@ $(cat "$TMPD/ascii")"
     fi
     tui_tmux kill-server
 done
-echo "tui terminal: resize storm, too-small notice, NO_COLOR and the ASCII fallback"
+# The help's frame: on a wide screen as wide as its widest line and one blank column; on a
+# screen a few rows short of that, one page without the heading and the gaps, every line kept
+# and the closing line last.
+help_frame() { # the interior rows of the help's frame, one per line
+    python3 - "$TMPD/screen" <<'PY'
+import sys
+rows = open(sys.argv[1], encoding="utf-8").read().split("\n")
+top = next(i for i, r in enumerate(rows) if "┌─[ Help ]" in r)
+x0 = rows[top].index("┌─[ Help ]")
+xr = rows[top].index("┐", x0)
+bottom = next(i for i in range(top + 1, len(rows)) if rows[i][x0:x0 + 1] == "└")
+for r in rows[top + 1:bottom]:
+    assert r[x0] == "│" and r[xr] == "│", r
+    print(r[x0 + 1:xr])
+PY
+}
+tui_start 200 60 LC_ALL="$utf8_locale" TERM=xterm -- tui "$cfg"
+tui_wait "Epoch 0/"
+tui_keys '?'
+tui_wait "Press any key to close this help."
+help_frame >"$TMPD/frame" || fail "no help frame: $(cat "$TMPD/screen")"
+python3 - "$TMPD/frame" <<'PY' || fail "the help's width: $(cat "$TMPD/frame")"
+import sys
+rows = open(sys.argv[1], encoding="utf-8").read().split("\n")[:-1]
+width, widest = len(rows[0]), max(len(r.rstrip()) for r in rows)
+assert width + 2 > 76 and width - widest == 1, (width, widest)
+assert rows[0].strip() == "Keys" and not rows[1].strip(), rows
+assert rows[-1].strip() == "Press any key to close this help.", rows
+PY
+h=$(($(wc -l <"$TMPD/frame") + 2)) # the keys and notes, their heading, three gaps and the frame
+tui_keys x
+tui_gone "Press any key to close this help."
+tui_resize 200 $((h - 2))
+tui_keys '?'
+tui_wait "Press any key to close this help."
+help_frame >"$TMPD/compact" || fail "no help frame at 200x$((h - 2)): $(cat "$TMPD/screen")"
+python3 - "$TMPD/frame" "$TMPD/compact" <<'PY' || fail "the compact help: $(cat "$TMPD/compact")"
+import sys
+roomy, compact = (open(f, encoding="utf-8").read().split("\n")[:-1] for f in sys.argv[1:])
+lines = [r for r in roomy[2:-2] if r.strip()]
+assert compact == lines + [roomy[-1]], compact
+PY
+tui_keys x q
+tui_wait "exit=0"
+tui_tmux kill-server
+echo "tui terminal: resize storm, too-small notice, NO_COLOR and the ASCII fallback; the help's frame"
