@@ -58,16 +58,30 @@ static void oracle_returns_the_true_np(void **state)
     char err[256];
     void *s = predictor_oracle.create(&gpu80, NULL, err, sizeof err);
     assert_non_null(s);
-    struct gpu_kernel_counters c[2] = {{.sms = 40}, {.sms = 40}};
-    double truth[2] = {0.4321, 0.875};
+    struct predict_text t;
+    predictor_oracle.explain(s, 0, &t); /* before its first epoch */
+    assert_int_equal(t.n, 2);
+    assert_string_equal(t.line[1], "no epoch predicted yet");
+    struct gpu_kernel_counters c[3] = {{.sms = 40}, {.sms = 40}, {.sms = 0}};
+    double truth[3] = {0.4321, 0.875, 0.5}; /* the third is past the mix */
     struct predict_input in = {EPOCH, 2, c, truth};
-    struct predict_output out;
+    struct predict_output out = {.np = {[2] = -1}};
     predictor_oracle.predict(s, &in, &out);
     assert_true(out.np[0] == truth[0] && out.np[1] == truth[1]);
+    assert_true(out.np[2] == -1); /* nothing written past the mix */
     assert_int_equal(out.cls[0], KERNEL_CLASS_NONE);
-    struct predict_text t;
     predictor_oracle.explain(s, 1, &t);
     assert_non_null(strstr(t.line[0], "PRIVATE-MODE TRUTH"));
+    assert_string_equal(t.line[t.n - 1], "    = 0.8750");
+    predictor_oracle.explain(s, 2, &t); /* a kernel past the mix */
+    assert_string_equal(t.line[t.n - 1], "no epoch predicted yet");
+    /* No truth, or a truth of 0 (a kernel that did nothing): NaN, not a number made up. */
+    truth[0] = 0;
+    predictor_oracle.predict(s, &in, &out);
+    assert_true(isnan(out.np[0]) && out.np[1] == truth[1]);
+    in.np_private = NULL;
+    predictor_oracle.predict(s, &in, &out);
+    assert_true(isnan(out.np[0]) && isnan(out.np[1]));
     predictor_oracle.destroy(s);
 }
 
