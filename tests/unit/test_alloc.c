@@ -295,6 +295,15 @@ static void fair_balances_highest_and_lowest(void **state)
         input(80, 4, (unsigned[]){20, 20, 20, 20}, (double[]){0.8, 0.8, 0.4, 0.4});
     d = decide_once(&allocator_fair, &in4);
     assert_counts(d, 13, 13, 27, 27);
+    /* A tie moves the fewer SMs. 8 SMs each, NP̂ 1/16, 1/16, 1/8 (slopes 1/128, 1/128, 1/64 per
+     * SM, exact in binary). 1: highest 2, lowest 0: (8 − m)/64 vs (8 + m)/128, m = 3 (10/128 vs
+     *    11/128): 11/8/5. 2: highest 0, lowest 1, one slope: m = 1 (10 vs 9) and m = 2 (9 vs 10)
+     *    are as close, so 1 moves: 10/9/5, fairness 0.9. 3: a move back ties again: done.
+     * (Taking the larger on a tie ends at 9/10/5, after moves back and forth.) */
+    struct alloc_input tie =
+        input(24, 3, (unsigned[]){8, 8, 8}, (double[]){1 / 16.0, 1 / 16.0, 1 / 8.0});
+    d = decide_once(&allocator_fair, &tie);
+    assert_counts(d, 10, 9, 5);
 }
 
 static void qos_reaches_the_target_with_the_fewest_sms(void **state)
