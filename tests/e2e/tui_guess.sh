@@ -28,6 +28,14 @@ tui_gone "Your guess, 1 of 4"
 tui_keys n
 tui_wait "Guess first"
 tui_keys x
+# The step's text says the truth is hidden until the guesses, and only until then.
+lesson_text() { # the lesson panel's words, joined
+    tui_screen >"$TMPD/screen"
+    tui_panel "Lesson 1/3:" "$TMPD/lesson"
+    tr -s ' \n' '  ' <"$TMPD/lesson"
+}
+lesson_text | grep -q "Predict: the truth is hidden; when the epochs are done, type your guesses." ||
+    fail "the hidden step's text does not say so: $(cat "$TMPD/screen")"
 tui_keys s
 tui_wait "Record this run"
 tui_keys C-u
@@ -63,12 +71,26 @@ $(cat "$TMPD/reveal")"
 grep -Eq "Fairness +guess +0.500 +true +$fairness +error" "$TMPD/reveal" ||
     fail "no fairness line:
 $(cat "$TMPD/reveal")"
-grep -Eq "Score: step 1, epoch 2: [0-4] of 4 guesses within 10%; lesson so far [0-4] of 4" \
-    "$TMPD/reveal" || fail "no score:
+# The score counts the guesses within 10 % of the truth, each marked +1 on its line.
+python3 - "$TMPD/reveal" <<'PY' || fail "the score is not the guesses within 10%:
 $(cat "$TMPD/reveal")"
+import re, sys
+text = open(sys.argv[1]).read()
+lines = re.findall(r"guess +([0-9.]+) +true +([0-9.]+) +error +([0-9.]+)%( +\+1)?", text)
+assert len(lines) == 4, lines
+hits = 0
+for guess, true, err, mark in lines:
+    e = abs(float(guess) - float(true)) / float(true)
+    assert abs(e * 100 - float(err)) < 0.1, (guess, true, err)
+    assert bool(mark) == (e <= 0.10), (guess, true, mark)
+    hits += bool(mark)
+want = "Score: step 1, epoch 2: %d of 4 guesses within 10%%; lesson so far %d of 4" % (hits, hits)
+assert want in text, want
+PY
 tui_keys x
 tui_gone "Reveal"
 tui_wait "$lbm"
+lesson_text | grep -q "Predict: the truth is hidden" && fail "the step still says the truth is hidden"
 tui_keys q
 tui_wait "exit=0"
 "$CORUN" show "$TMPD/class.h5" >"$TMPD/shown" || fail "corun show cannot read the class's run"
