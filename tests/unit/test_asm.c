@@ -103,6 +103,9 @@ static void contention_correction(void **state)
     }
     assert_true(saw_x);
     assert_true(saw_np);
+    predictor_asm.explain(s, 1, &t); /* past the mix of one */
+    assert_int_equal(t.n, 1);
+    assert_string_equal(t.line[0], "ASM: no epoch predicted yet");
 
     /* Every sampled access a contention miss: C_p = min(16 000, 8 000) = M_p, X = 0.75 T_p:
      * CAR_alone = 16 000 / 12 500 = 1.28, NP̂ = 0.15625. */

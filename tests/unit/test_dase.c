@@ -283,6 +283,15 @@ static void predictor_in_the_registry(void **state)
     for (unsigned i = 0; i < t.n; i++)
         roof |= strstr(t.line[i], "NP_bw 0.600") && strstr(t.line[i], "bandwidth roof");
     assert_true(roof);
+    /* Past the mix: no what-if, and explain says there is no prediction. */
+    assert_true(isnan(ops->np_at(st, 2, 40)));
+    ops->explain(st, 2, &t);
+    assert_int_equal(t.n, 1);
+    assert_non_null(strstr(t.line[0], "no epoch predicted yet"));
+    /* A kernel that left the mix has no what-if from the epochs it ran in. */
+    in.nkernels = 1;
+    ops->predict(st, &in, &out);
+    assert_true(isnan(ops->np_at(st, 1, 40)));
     ops->destroy(st);
 }
 

@@ -177,6 +177,22 @@ static void hsm_np_at_is_linear_through_origin(void **state)
         assert_close(predictor_hsm.np_at(s, k, 20), 20 * g, 1e-12);
         assert_close(predictor_hsm.np_at(s, k, 60), 3 * predictor_hsm.np_at(s, k, 20), 1e-12);
     }
+    /* Past the mix: no what-if, and explain says there is no prediction. */
+    assert_true(isnan(predictor_hsm.np_at(s, 2, 20)));
+    struct predict_text t;
+    predictor_hsm.explain(s, 2, &t);
+    assert_int_equal(t.n, 1);
+    assert_string_equal(t.line[0], "HSM: no epoch predicted yet");
+    /* A kernel that held no SM in the epoch (one that finished before it), or one that left
+     * the mix since: no what-if either. */
+    c[1].sms = 0;
+    predictor_hsm.predict(s, &in, &out);
+    assert_true(isnan(predictor_hsm.np_at(s, 1, 20)));
+    c[1].sms = 40;
+    predictor_hsm.predict(s, &in, &out);
+    in.nkernels = 1;
+    predictor_hsm.predict(s, &in, &out);
+    assert_true(isnan(predictor_hsm.np_at(s, 1, 20)));
     predictor_hsm.destroy(s);
 }
 
