@@ -392,6 +392,46 @@ static void qos_moves_sms_by_the_margin(void **state)
     assert_counts(d, 25, 25, 30);
 }
 
+/* Ties among the low-priority kernels, and the high-priority kernel at its limits. */
+static void qos_ties_and_limits(void **state)
+{
+    (void)state;
+    /* lbm (0) high priority, 0.025 an SM, NP̂ 0.5 on 20 SMs against 0.8: 32 SMs, +12. hotspot
+     * and bino lose 1/128 an SM each (exact in binary, so the losses tie exactly), on 30 SMs
+     * each: on a tie the one with more SMs gives, then the lower index, so they take turns:
+     * 32/24/24 (always the later would give 32/30/18). */
+    struct fake f = {{0.025, 1 / 128.0, 1 / 128.0}, {0}};
+    struct alloc_input in =
+        input(80, 3, (unsigned[]){20, 30, 30}, (double[]){0.5, 30 / 128.0, 30 / 128.0});
+    in.np_at = fake_np_at;
+    in.np_at_ctx = &f;
+    in.k[0].priority = 1;
+    struct alloc_decision d = decide_once(&allocator_qos, &in);
+    assert_counts(d, 32, 24, 24);
+    /* lbm 0.032 an SM, NP̂ 0.96 on 30 SMs > 0.9: 25 SMs keep 0.8, 5 freed; hotspot and bino
+     * gain 1/128 each on 25 SMs each: on a tie the one with fewer SMs takes, then the lower
+     * index: 25/28/27. */
+    f.slope[0] = 0.032;
+    in.k[0].np_pred = 0.96;
+    in.k[0].sms = 30;
+    in.k[1].sms = in.k[2].sms = 25;
+    d = decide_once(&allocator_qos, &in);
+    assert_counts(d, 25, 28, 27);
+    /* A target one SM reaches (0.032 ≥ 0.01): lbm keeps one SM and gives the rest. */
+    in.k[0].qos_target = 0.01;
+    d = decide_once(&allocator_qos, &in);
+    assert_int_equal(d.sms[0], 1);
+    /* Below its target with every SM but one per other kernel already: nothing to take. */
+    in.k[0].qos_target = 0.8;
+    in.k[0].np_pred = 0.5;
+    in.k[0].sms = 78;
+    in.k[1].sms = in.k[2].sms = 1;
+    d = decide_once(&allocator_qos, &in);
+    assert_false(d.changed);
+    assert_string_equal(d.reason, "qos: lbm NP̂ 0.50 < target 0.80 with 78 SMs already, 1 per "
+                                  "other kernel; keeping 78/1/1");
+}
+
 static void themis_weighted_fairness_converges(void **state)
 {
     (void)state;
@@ -556,6 +596,7 @@ int main(void)
         cmocka_unit_test(qos_reaches_the_target_with_the_fewest_sms),
         cmocka_unit_test(qos_asking_for_every_sm_and_greedy_low_priority),
         cmocka_unit_test(qos_moves_sms_by_the_margin),
+        cmocka_unit_test(qos_ties_and_limits),
         cmocka_unit_test(themis_weighted_fairness_converges),
         cmocka_unit_test(themis_equal_weights_and_qos),
         cmocka_unit_test(themis_gives_a_stalled_kernel_sms),
