@@ -274,10 +274,12 @@ static void predictor_in_the_registry(void **state)
     assert_true(t.n >= 8);
     int raw = 0, cap = 0;
     for (unsigned i = 0; i < t.n; i++) {
-        raw |= strstr(t.line[i], "NP_raw") && strstr(t.line[i], "0.375");
+        raw |= strstr(t.line[i], "NP_raw") && strstr(t.line[i], "0.375") &&
+               strstr(t.line[i], "slowdown 2.67"); /* 1 / 0.375 */
         cap |= strstr(t.line[i], "(capped)") != NULL;
     }
     assert_true(raw && cap);
+    assert_string_equal(t.line[t.n - 1], "what-if: g = NP^ / S_k = 0.0125 per SM");
     ops->explain(st, 1, &t);
     int roof = 0;
     for (unsigned i = 0; i < t.n; i++)
