@@ -26,6 +26,12 @@ static void rejects_impossible_geometry(void **state)
     assert_null(cache_new(1000, 4, 128, 4, 8, false)); /* not a multiple of the line */
     assert_null(cache_new(4096, 0, 128, 4, 8, false));
     assert_null(cache_new(4096, 3, 128, 4, 8, false)); /* 32 lines do not split in 3 ways */
+    assert_null(cache_new(0, 4, 128, 4, 8, false));    /* no line at all */
+    assert_null(cache_new(4096, 4, 0, 4, 8, false));   /* lines of no bytes */
+    /* The smallest cache there is: one line. */
+    struct cache *one = cache_new(128, 1, 128, 4, 8, false);
+    assert_non_null(one);
+    cache_delete(one);
 }
 
 static void miss_then_fill_then_hit(void **state)
