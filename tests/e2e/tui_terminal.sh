@@ -198,7 +198,18 @@ roomy, compact = (open(f, encoding="utf-8").read().split("\n")[:-1] for f in sys
 lines = [r for r in roomy[2:-2] if r.strip()]
 assert compact == lines + [roomy[-1]], compact
 PY
-tui_keys x q
+# Each kernel's colour: its letter in it (A cyan, B yellow), its SMs in the SM map black on it.
+tui_keys x Space
+tui_wait "Epoch 1/"
+tui_wait "NP history, epochs 1-1"
+tui_screen -e >"$TMPD/kcolor"
+grep -qF $'\e[36mA' "$TMPD/kcolor" && grep -qF $'\e[33mB' "$TMPD/kcolor" ||
+    fail "the kernels' letters are not in their colours: $(cat -v "$TMPD/kcolor")"
+grep -qF $'\e[30m\e[46mA' "$TMPD/kcolor" && grep -qF $'\e[30m\e[43mB' "$TMPD/kcolor" ||
+    fail "the SM map's cells are not black on the kernels' colours: $(cat -v "$TMPD/kcolor")"
+tui_keys q
+tui_wait "quit without saving? y/n"
+tui_keys y
 tui_wait "exit=0"
 tui_tmux kill-server
 echo "tui terminal: resize storm, too-small notice, NO_COLOR and the ASCII fallback; the help's frame"
