@@ -55,6 +55,11 @@ print("LLC: {:,} accesses, {:.1f} % missed; DRAM {:.1f} GB/s".format(
 tui_wait "$llc"
 tui_keys x
 tui_gone "Press any key to continue."
+# In its panel the explanation is cut: its last row says so, under the last row of text.
+tui_panel "Explain: A stream" "$TMPD/explain"
+[ "$(tail -1 "$TMPD/explain" | sed 's/ *$//')" = "... Enter shows all" ] &&
+    [ -n "$(tail -2 "$TMPD/explain" | head -1 | tr -d ' ')" ] ||
+    fail "the cut explanation does not end in '... Enter shows all': $(cat "$TMPD/explain")"
 
 # Enter on the event log: the bottom line whole; one Up puts the reason there.
 tui_keys BTab
