@@ -11,7 +11,8 @@ tests/e2e/bad_scenarios.sh, which the parsers' mistakes are tried by), runs them
 most each, with the environment `make check` gives them), and prints every mutant no test
 failed on. The tests must pass on the source as it is, or every mutant would look caught.
 The source file is restored after each mutant, and on Ctrl-C or SIGTERM; the test programs
-are rebuilt from it at the end.
+are rebuilt from it at the end. After each test any process still running the build's corun
+is killed (a looping mutant in a workbench pane outlives its script).
 
 A survivor is either a case the tests miss or an equivalent mutant (a boundary no input
 reaches, a message, two expressions that agree). Read each: the first kind deserves a test.
@@ -91,6 +92,19 @@ def main():
     if scripts:
         make.append('corun')
 
+    corun = os.path.realpath(os.path.join(build, 'corun'))
+
+    def reap():
+        """Kills what is left of this build's corun: a mutant that loops inside a tmux pane
+        outlives the script that killed the pane's server, and would take a core from every
+        test after it."""
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                if os.readlink(f'/proc/{pid}/exe').removesuffix(' (deleted)') == corun:
+                    os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+
     def run_test(t):
         """The test's exit status; a test that runs out of time (a mutant may loop) fails."""
         cmd = ['bash', os.path.join(root, t)] if t in scripts else [os.path.join(build, t)]
@@ -99,6 +113,8 @@ def main():
                                   timeout=120).returncode
         except subprocess.TimeoutExpired:
             return -1
+        finally:
+            reap()
 
     text = open(src).read()
     lines = text.split('\n')
