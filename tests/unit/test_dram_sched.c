@@ -154,6 +154,39 @@ static void test_bwapp_attained_bandwidth_fades(void **state)
     assert_int_equal(first_after(12 * 1024, 1), 0);
 }
 
+/* Two applications that trade ranks in one re-ranking, with no tie between: application 0's
+ * 48 requests are a few halvings old (it ranks second), then in one re-ranking period
+ * application 1 moves 64, so the next re-ranking puts application 0 first and application 1
+ * second at once. Just after it, application 1 queues a request and then application 0 one,
+ * each to a closed bank: application 0's ACT must go first though it is younger. Ranks that
+ * were not applied (nothing "changed" when no application kept its rank) would hold the old
+ * order for a whole period and let application 1's go. */
+static void test_bwapp_direct_swap_applies_at_once(void **state)
+{
+    (void)state;
+    struct dram_config c = one_channel();
+    struct log l;
+    struct dram *d = after_app0_traffic(&c, "bw-app", &l);
+    /* re-rankings fall every 1,024 memory cycles from the scheduler's start (cycle 0) */
+    while (dram_now(d) % 1024 != 1)
+        dram_tick(d);
+    uint64_t period = dram_now(d) / 1024;
+    for (unsigned i = 0; i < 64; i++)
+        add(d, bank_addr(&c, i % 16, 3, i / 16), false, 1, NULL);
+    run_idle(d, 1000);
+    assert_int_equal(dram_now(d) / 1024, period); /* all of them within the one period */
+    while (dram_now(d) % 1024 != 1)
+        dram_tick(d);
+    l.n = 0;
+    add(d, bank_addr(&c, 10, 20, 0), false, 1, NULL);
+    add(d, bank_addr(&c, 11, 20, 0), false, 0, NULL);
+    run_idle(d, 100000);
+    assert_null(l.violation);
+    assert_int_equal(first_app(&l, 0, DRAM_CMD_ACT), 0);
+    dram_checker_delete(l.checker);
+    dram_delete(d);
+}
+
 /* Within one rank BW-App is FR-FCFS: with only application 0's requests queued (all of one
  * rank), its row hit to bank 3 goes before the older request that must close bank 5's row. */
 static void test_bwapp_keeps_fr_fcfs_within_a_rank(void **state)
@@ -345,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_bwapp_serves_low_bandwidth_first),
         cmocka_unit_test(test_bwapp_keeps_fr_fcfs_within_a_rank),
         cmocka_unit_test(test_bwapp_attained_bandwidth_fades),
+        cmocka_unit_test(test_bwapp_direct_swap_applies_at_once),
         cmocka_unit_test(test_priority_app_goes_first),
         cmocka_unit_test(test_priority_epochs_rotate_and_count),
         cmocka_unit_test(test_priority_counters_add_up_alone),
