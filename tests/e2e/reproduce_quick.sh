@@ -80,6 +80,32 @@ assert all(grp["per_epoch_extrapolated"]["n"] == 0 for grp in hsm["groups"])
 # ASM changes the run it measures, so each mix had two runs: the shared one and ASM's own.
 assert "asm" in names and all(m["simulations"] == 2 for m in p["per_mix"]), p["per_mix"][0]
 PY
+# The text table says what the JSON says: every predictor's row and category rows, their
+# mixes and their four errors (per epoch and over the run, avg and max) to the printed 0.1 %.
+python3 - "$TMPD/out" "$TMPD/j" <<'PY' || fail "text against JSON: $(cat "$TMPD/out")"
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+p = json.load(open(sys.argv[2]))["parts"][0]
+head = [i for i, l in enumerate(lines) if l.split()[:3] == ["predictor", "group", "mixes"]][0]
+rows, name, seen = {}, None, 0
+for l in lines[head + 1:]:
+    m = re.match(r"(\S*)\s+(\S+)\s+(\d+)((?:\s+-?\d+\.\d%){4})", l)
+    if not m:
+        continue
+    name = m.group(1) or name
+    rows[(name, m.group(2))] = (int(m.group(3)), [float(v) for v in re.findall(r"-?\d+\.\d", m.group(4))])
+for x in p["predictors"]:
+    for g in x["groups"]:
+        key = (x["name"], g["group"])
+        assert key in rows, ("no text row", key)
+        mixes, vals = rows[key]
+        want = [g[k][s] for k in ("per_epoch", "per_run") for s in ("avg", "max")]
+        assert mixes == g["mixes"], (key, mixes, g["mixes"])
+        for v, w in zip(vals, want):
+            assert abs(v - 100 * w) <= 0.05 + 1e-9, (key, vals, want)
+        seen += 1
+assert seen == len(rows) and seen >= 16, (seen, len(rows))
+PY
 # With ASM alone there is no shared run to simulate: one run per mix, and ASM measured on it.
 one=(hsm --accuracy --quick --epochs 1 --epoch-cycles 100000 --shard 1/15 --catalog "$TMPD/cat.db" --json)
 "$CORUN" reproduce "${one[@]}" --predictors asm >"$TMPD/asm" 2>/dev/null ||
