@@ -110,6 +110,19 @@ static void test_checker_rules(void **state)
     assert_string_equal(feed(&c, same_cycle, 2), "command bus");
     struct dram_command_info act_open[] = {CMD(ACT, 0, 0, 1, 0), CMD(ACT, 0, 0, 2, 50)};
     assert_string_equal(feed(&c, act_open, 2), "ACT to an open bank");
+
+    /* A command for a channel, bank group or bank the DRAM does not have, each one past the
+     * last (the last of each is legal). */
+    struct dram_command_info last = CMD(ACT, 0, 0, 1, 0);
+    last.bank_group = c.bank_groups - 1;
+    last.bank = c.banks_per_group - 1;
+    assert_null(feed(&c, &last, 1));
+    struct dram_command_info beyond[3] = {last, last, last};
+    beyond[0].channel = c.channels;
+    beyond[1].bank_group = c.bank_groups;
+    beyond[2].bank = c.banks_per_group;
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(feed(&c, &beyond[i], 1), "no such channel or bank");
 }
 
 /* ---- timing rules in simulated command streams ---- */
