@@ -422,6 +422,7 @@ int tui_main(struct session *s, const struct tui_options *opt)
      * is completed as the session is deleted. */
     tui_detach(&t);
     free_windows(&t);
+    tui_message_free(&t);
     endwin();
     delscreen(screen);
     restore_signals(old_handlers);

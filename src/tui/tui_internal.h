@@ -162,7 +162,9 @@ struct tui {
     struct tui_log log;
     const struct tui_overlay *overlay;     /* a modal window on top (help), or NULL */
     struct tui_prompt prompt;              /* the input overlay's */
-    char message_title[48], message[2048]; /* the message overlay's */
+    char message_title[48];  /* the message overlay's title, */
+    char *message;           /* text (heap; freed when the workbench ends), */
+    unsigned message_top;    /* and first wrapped line shown, when it takes more than a page */
     bool message_passes_key; /* a notice: the key that closes it also acts (tui_notice) */
     unsigned menu_sel;       /* a menu's highlighted row */
     unsigned help_page;      /* the help's page shown, when it takes several */
@@ -328,6 +330,8 @@ void tui_prompt_open(struct tui *t, const char *title, const char *label, const 
 /* Opens a message dialog (an error, a question answered); any key closes it. */
 void tui_message(struct tui *t, const char *title, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Frees the message overlay's text (as the workbench ends). */
+void tui_message_free(struct tui *t);
 /* Opens a notice: a message that needs no answer, so the key that closes it (other than Esc
  * and Enter) also does what it does without the notice. */
 void tui_notice(struct tui *t, const char *title, const char *fmt, ...)
@@ -350,8 +354,8 @@ bool tui_hidden(const struct tui *t, unsigned i);
 /* The classroom keys: n (next step), N (previous), L (panel) in a lesson; G (the next epoch
  * hidden until guessed) and g (the guess form) in any live run. */
 int tui_lesson_key(struct tui *t, int ch);
-/* The whole text of the step shown, lines separated by '\n', into buf. */
-void tui_lesson_text(const struct tui *t, char *buf, size_t n);
+/* The whole text of the step shown, lines separated by '\n' (the caller frees it). */
+char *tui_lesson_text(const struct tui *t);
 
 /* ---- keys (tui_keys.c) ---- */
 

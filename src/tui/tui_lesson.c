@@ -283,22 +283,28 @@ int tui_lesson_key(struct tui *t, int ch)
     return TUI_R_HANDLED;
 }
 
-void tui_lesson_text(const struct tui *t, char *buf, size_t n)
+char *tui_lesson_text(const struct tui *t)
 {
     const struct lesson_step *st = step_at(t, t->step);
-    buf[0] = '\0';
     if (!st)
-        return;
-    size_t len =
-        (size_t)snprintf(buf, n, "Step %u of %zu: %s", t->step + 1, t->lesson->nsteps, st->title);
+        return xstrdup("");
+    char *buf = xasprintf("Step %u of %zu: %s", t->step + 1, t->lesson->nsteps, st->title);
     const struct {
         const char *label, *text;
     } parts[] = {
         {"", st->text}, {"Do: ", st->task}, {"Question: ", st->question}, {"Notice: ", st->notice}};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && len < n; i++)
-        if (*parts[i].text)
-            len += (size_t)snprintf(buf + len, n - len, "\n%s%s", parts[i].label, parts[i].text);
-    if (t->hiding && t->step + 1 == t->steps_opened && len < n)
-        snprintf(buf + len, n - len,
-                 "\nPredict: the truth is hidden; when the epochs are done, type your guesses.");
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!*parts[i].text)
+            continue;
+        char *more = xasprintf("%s\n%s%s", buf, parts[i].label, parts[i].text);
+        free(buf);
+        buf = more;
+    }
+    if (t->hiding && t->step + 1 == t->steps_opened) {
+        char *more = xasprintf(
+            "%s\nPredict: the truth is hidden; when the epochs are done, type your guesses.", buf);
+        free(buf);
+        buf = more;
+    }
+    return buf;
 }

@@ -4,8 +4,10 @@
  * answer keys with a reaction; what accepting a field does is the opener's callback. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "corun/util.h"
 #include "tui_internal.h"
 
 #define FIELD_W 72
@@ -128,26 +130,38 @@ const struct tui_overlay tui_overlay_prompt = {
 
 /* ---- the message dialog ---- */
 
-void tui_message(struct tui *t, const char *title, const char *fmt, ...)
+static void message_open(struct tui *t, const char *title, bool passes_key, const char *fmt,
+                         va_list ap)
 {
     snprintf(t->message_title, sizeof t->message_title, "%s", title);
+    char *text = xvasprintf(fmt, ap); /* before the old is freed: it may be an argument */
+    free(t->message);
+    t->message = text;
+    t->message_top = 0;
+    t->message_passes_key = passes_key;
+    tui_open_overlay(t, &tui_overlay_message);
+}
+
+void tui_message(struct tui *t, const char *title, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t->message, sizeof t->message, fmt, ap);
+    message_open(t, title, false, fmt, ap);
     va_end(ap);
-    t->message_passes_key = false;
-    tui_open_overlay(t, &tui_overlay_message);
 }
 
 void tui_notice(struct tui *t, const char *title, const char *fmt, ...)
 {
-    snprintf(t->message_title, sizeof t->message_title, "%s", title);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t->message, sizeof t->message, fmt, ap);
+    message_open(t, title, true, fmt, ap);
     va_end(ap);
-    t->message_passes_key = true;
-    tui_open_overlay(t, &tui_overlay_message);
+}
+
+void tui_message_free(struct tui *t)
+{
+    free(t->message);
+    t->message = NULL;
 }
 
 static const char *message_title(const struct tui *t)
@@ -160,22 +174,87 @@ static void message_size(const struct tui *t, int rows, int cols, int *h, int *w
     *w = FIELD_W + 4;
     clip_size(rows, cols, h, w);
     /* The text, a gap and the closing line inside the frame. */
-    *h = wrap(NULL, 0, t->message, *w - 4) + 4;
+    *h = wrap(NULL, 0, t->message ? t->message : "", *w - 4) + 4;
     clip_size(rows, cols, h, w);
+}
+
+/* The message's wrapped lines and how many of them the open window shows at once (a page):
+ * all of them, or (a long text on a small screen) the window's rows less the gap and the
+ * closing line. */
+static int message_lines(const struct tui *t, int *page)
+{
+    int rows, cols;
+    getmaxyx(t->overlay_win, rows, cols);
+    *page = rows - 4 > 1 ? rows - 4 : 1;
+    return wrap(NULL, 0, t->message ? t->message : "", cols - 4);
 }
 
 static void message_draw(const struct tui *t, WINDOW *w)
 {
-    wrap(w, 0, t->message, getmaxx(w) - 2);
+    int rows = getmaxy(w), page, total = message_lines(t, &page);
+    /* A screen made larger since the last scroll may show the end from further up. */
+    int top = (int)t->message_top < total - page ? (int)t->message_top : total - page;
+    top = top > 0 ? top : 0;
+    /* The text's own region, so that lines past the page are clipped, not drawn over the
+     * closing line; the page starts top lines down. */
+    WINDOW *text = derwin(w, page, getmaxx(w), 0, 0);
+    if (text) {
+        wrap(text, -top, t->message ? t->message : "", getmaxx(w) - 2);
+        delwin(text);
+    }
     wattron(w, t->style.dim);
-    tui_print(w, getmaxy(w) - 1, 1, "%s",
-              t->message_passes_key ? "Any key continues (and acts)."
-                                    : "Press any key to continue.");
+    if (total > page) {
+        int last = top + page;
+        tui_print(w, rows - 1, 1, "Lines %d-%d of %d: %s; %s.", top + 1,
+                  last < total ? last : total, total,
+                  last < total ? "Space or Down shows more" : "Up goes back",
+                  t->message_passes_key ? "another key continues (and acts)"
+                                        : "another key continues");
+    } else {
+        tui_print(w, rows - 1, 1, "%s",
+                  t->message_passes_key ? "Any key continues (and acts)."
+                                        : "Press any key to continue.");
+    }
     wattroff(w, t->style.dim);
+}
+
+/* Scrolls a message longer than its window; false when ch is not a scrolling key or the
+ * message fits (then ch closes it). Space past the last page closes it too. */
+static bool message_scroll(struct tui *t, int ch)
+{
+    if (!t->overlay_win)
+        return false;
+    int page, total = message_lines(t, &page);
+    if (total <= page)
+        return false;
+    int top = (int)t->message_top, end = total - page;
+    if (ch == ' ' || ch == KEY_NPAGE) {
+        if (top >= end)
+            return ch == KEY_NPAGE; /* Space on the last page continues */
+        top += page;
+    } else if (ch == KEY_DOWN) {
+        top++;
+    } else if (ch == KEY_PPAGE) {
+        top -= page;
+    } else if (ch == KEY_UP) {
+        top--;
+    } else if (ch == KEY_HOME) {
+        top = 0;
+    } else if (ch == KEY_END) {
+        top = end;
+    } else {
+        return false;
+    }
+    top = top > end ? end : top < 0 ? 0 : top;
+    t->message_top = (unsigned)top;
+    t->overlay_dirty = true;
+    return true;
 }
 
 static int close_key(struct tui *t, int ch)
 {
+    if (message_scroll(t, ch))
+        return TUI_R_HANDLED;
     tui_open_overlay(t, NULL);
     bool closing_only = ch == 27 || ch == '\n' || ch == '\r' || ch == KEY_ENTER;
     if (t->message_passes_key && !closing_only)

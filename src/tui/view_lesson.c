@@ -1,26 +1,24 @@
 /* view_lesson — the lesson's current step: its title, text, what to do, the question and what
  * to notice, wrapped; what does not fit opens whole with Enter. */
 #include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 
 #include "tui_internal.h"
 
-#define TEXT_MAX 4096
-
 static void draw(const struct tui *t, WINDOW *w)
 {
-    char text[TEXT_MAX];
-    tui_lesson_text(t, text, sizeof text);
+    char *text = tui_lesson_text(t);
     tui_text_panel(&t->style, w, text, t->style.strong, "... Enter shows the whole step");
+    free(text);
 }
 
 static int key(struct tui *t, int ch)
 {
     if (ch != '\r' && ch != '\n' && ch != KEY_ENTER)
         return 0;
-    char text[TEXT_MAX];
-    tui_lesson_text(t, text, sizeof text);
+    char *text = tui_lesson_text(t);
     tui_message(t, "Lesson", "%s", text);
+    free(text);
     return TUI_R_HANDLED;
 }
 
