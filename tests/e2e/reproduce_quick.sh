@@ -80,31 +80,98 @@ assert all(grp["per_epoch_extrapolated"]["n"] == 0 for grp in hsm["groups"])
 # ASM changes the run it measures, so each mix had two runs: the shared one and ASM's own.
 assert "asm" in names and all(m["simulations"] == 2 for m in p["per_mix"]), p["per_mix"][0]
 PY
-# The text table says what the JSON says: every predictor's row and category rows, their
-# mixes and their four errors (per epoch and over the run, avg and max) to the printed 0.1 %.
-python3 - "$TMPD/out" "$TMPD/j" <<'PY' || fail "text against JSON: $(cat "$TMPD/out")"
+# The text tables say what the JSON says: in each part, every predictor's row and its
+# category and split rows, their mixes and their errors (per epoch and over the run: avg, max,
+# and the median where the paper gives one) to the printed 0.1 %, and the table of where a
+# model extrapolated (its kernel-epochs, the share far outside its training range, and the
+# error there and elsewhere).
+cat >"$TMPD/xcheck.py" <<'PY'
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+parts = json.load(open(sys.argv[2]))["parts"]
+heads = [i for i, l in enumerate(lines) if l.split()[:3] == ["predictor", "group", "mixes"]]
+assert len(heads) == len(parts), (len(heads), len(parts))
+def close(text, value):
+    return (text == "-" and value is None) or \
+        (text != "-" and value is not None and abs(float(text[:-1]) - 100 * value) <= 0.05 + 1e-9)
+for at, p in zip(heads, parts):
+    nvals = 6 if "median" in lines[at] else 4
+    end = heads[heads.index(at) + 1] if at != heads[-1] else len(lines)
+    rows, far, name, infar = {}, {}, None, False
+    for l in lines[at + 1:end]:
+        m = re.match(r"(\S*)\s+(\S+)\s+(\d+)((?:\s+(?:-?\d+\.\d%|-)){" + str(nvals) + r"})(\s|$)", l)
+        if "kernel-epochs" in l:
+            infar = True
+            continue
+        if infar:
+            f = re.match(r"\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)$", l)
+            if f:
+                far[(name, f.group(1))] = f.groups()[1:]
+                continue
+            infar = False
+        if m:
+            name = m.group(1) or name
+            rows[(name, m.group(2))] = (int(m.group(3)), m.group(4).split())
+    seen = 0
+    for x in p["predictors"]:
+        if x["unavailable"]:
+            continue
+        for g in x["groups"]:
+            key = (x["name"], g["group"])
+            assert key in rows, ("no text row", p["figure"], key)
+            mixes, vals = rows[key]
+            assert mixes == g["mixes"], (key, mixes, g["mixes"])
+            want = [g[k][s] for k in ("per_epoch", "per_run")
+                    for s in (("avg", "max", "median") if nvals == 6 else ("avg", "max"))]
+            assert all(close(v, w) for v, w in zip(vals, want)), (key, vals, want)
+            seen += 1
+            out, inr = g["per_epoch_extrapolated"], g["per_epoch_in_range"]
+            if key in far:
+                n, share, err_far, err_else = far[key]
+                assert int(n) == out["n"] + inr["n"] == g["per_epoch"]["n"], (key, n)
+                assert close(share, out["n"] / int(n)), (key, share)
+                assert close(err_far, out["avg"]) and close(err_else, inr["avg"]), (key, far[key])
+            else:
+                assert out["n"] == 0, ("no extrapolation row", key)
+    assert seen == len(rows), (p["figure"], seen, len(rows))
+    print(p["figure"], seen, "rows,", len(far), "extrapolation rows")
+PY
+python3 "$TMPD/xcheck.py" "$TMPD/out" "$TMPD/j" >"$TMPD/xcheck" || fail "text against JSON: $(cat "$TMPD/out")"
+grep -Eq "^HSM Fig. 10 16 rows, [0-9]+ extrapolation rows$" "$TMPD/xcheck" || fail "xcheck: $(cat "$TMPD/xcheck")"
+# Themis' two parts: the pairs by category and by split, the triples with medians, and the
+# table of where its model extrapolated (one epoch of 100 K cycles: the shape, not the figure).
+th=(themis --accuracy --quick --epochs 1 --epoch-cycles 100000 --predictors themis -j 2
+    --resume "$TMPD/th.journal" --fresh)
+"$CORUN" reproduce "${th[@]}" >"$TMPD/th" 2>"$TMPD/err" || fail "themis --accuracy: exit $? $(cat "$TMPD/err")"
+"$CORUN" reproduce "${th[@]}" --json >"$TMPD/th.json" 2>"$TMPD/err" || fail "themis --json: exit $?"
+python3 "$TMPD/xcheck.py" "$TMPD/th" "$TMPD/th.json" >"$TMPD/xcheck" ||
+    fail "themis: text against JSON: $(cat "$TMPD/th")"
+grep -Eq "^Themis Fig. 5 13 rows, 13 extrapolation rows$" "$TMPD/xcheck" &&
+    grep -Eq "^Themis Fig. 6 [0-9]+ rows, [0-9]+ extrapolation rows$" "$TMPD/xcheck" ||
+    fail "themis xcheck: $(cat "$TMPD/xcheck") $(cat "$TMPD/th")"
+python3 - "$TMPD/out" "$TMPD/j" <<'PY' || fail "suite line and per mix: $(cat "$TMPD/out")"
 import json, re, sys
 lines = open(sys.argv[1]).read().splitlines()
 p = json.load(open(sys.argv[2]))["parts"][0]
-head = [i for i, l in enumerate(lines) if l.split()[:3] == ["predictor", "group", "mixes"]][0]
-rows, name, seen = {}, None, 0
-for l in lines[head + 1:]:
-    m = re.match(r"(\S*)\s+(\S+)\s+(\d+)((?:\s+-?\d+\.\d%){4})", l)
-    if not m:
-        continue
-    name = m.group(1) or name
-    rows[(name, m.group(2))] = (int(m.group(3)), [float(v) for v in re.findall(r"-?\d+\.\d", m.group(4))])
+# The suite line's seconds per mix are the mean of the mixes' own (as their journal records
+# them), with the workers -j asked for; ASM's note says it had its own runs.
+assert p["error"] == "np" and p["jobs"] == 2, (p["error"], p["jobs"])
+suite = [l for l in lines if l.startswith("suite hsm-pairs")][0]
+per_mix = sum(m["seconds"] for m in p["per_mix"]) / len(p["per_mix"])
+assert re.search(r", %.1f s per mix, 2 workers$" % per_mix, suite), (suite, per_mix)
+assert "asm: measured on its own run of each mix, against that run's NP: its priority epochs change the memory schedule." in lines
+# Each mix's own errors add up to the table's: every predictor's kernel-epochs, their largest
+# error and their mean, and the same over the run.
 for x in p["predictors"]:
-    for g in x["groups"]:
-        key = (x["name"], g["group"])
-        assert key in rows, ("no text row", key)
-        mixes, vals = rows[key]
-        want = [g[k][s] for k in ("per_epoch", "per_run") for s in ("avg", "max")]
-        assert mixes == g["mixes"], (key, mixes, g["mixes"])
-        for v, w in zip(vals, want):
-            assert abs(v - 100 * w) <= 0.05 + 1e-9, (key, vals, want)
-        seen += 1
-assert seen == len(rows) and seen >= 16, (seen, len(rows))
+    whole = x["groups"][0]
+    assert whole["group"] == "all"
+    for k in ("per_epoch", "per_run"):
+        mine = [m[x["name"]][k] for m in p["per_mix"]]
+        n = sum(s["n"] for s in mine)
+        assert n == whole[k]["n"], (x["name"], k, n, whole[k]["n"])
+        assert abs(max(s["max"] for s in mine) - whole[k]["max"]) < 1e-6, (x["name"], k)
+        mean = sum(s["n"] * s["avg"] for s in mine) / n
+        assert abs(mean - whole[k]["avg"]) < 1e-5, (x["name"], k, mean, whole[k]["avg"])
 PY
 # With ASM alone there is no shared run to simulate: one run per mix, and ASM measured on it.
 one=(hsm --accuracy --quick --epochs 1 --epoch-cycles 100000 --shard 1/15 --catalog "$TMPD/cat.db" --json)
