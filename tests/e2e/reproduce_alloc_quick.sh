@@ -26,9 +26,13 @@ suite_mixes, npol, published = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 epochs = int(sys.argv[5])
 assert re.search(r": 2 of %d mixes x %d policies, %d epochs? of 50000 cycles, seed 1; 0 failed"
                  % (suite_mixes, npol, epochs), text), "suite line"
-assert re.search(r"^REDUCED \(--quick\): 2 of %d mixes, %d x 50000 cycles per run instead of "
-                 r"the paper-sized \d+ x \d+ .*about [\d.]+ h of one core$" % (suite_mixes, epochs),
-                 text, re.M), "no reduction line"
+red = re.search(r"^REDUCED \(--quick\): 2 of %d mixes, %d x 50000 cycles per run instead of "
+                r"the paper-sized (\d+) x (\d+) \(([\d.]+)%% of the simulated cycles\); the full "
+                r"run takes about [\d.]+ h of one core$" % (suite_mixes, epochs), text, re.M)
+assert red, "no reduction line"
+share = 100.0 * 2 * epochs * 50000 / (suite_mixes * int(red.group(1)) * int(red.group(2)))
+assert red.group(3) == "%.1f" % share, ("reduction share", red.group(0), share)
+assert re.search(r"^suite .* s per mix, 2 workers$", text, re.M), "suite line: workers"
 lines = text.splitlines()
 head = [i for i, l in enumerate(lines) if l.split()[:3] == ["policy", "group", "mixes"]]
 assert len(head) == 1, "no column header"
@@ -152,8 +156,58 @@ check smqos --triples 60 9 "first=smqos-lbm"
 grep -Eq '^smqos@95% +- +all +met +100\.0% ' "$TMPD/smqos--triples" ||
     fail "smqos --triples: no QoS_reach row: $(cat "$TMPD/smqos--triples")"
 # SMQoS §5.4: SMQoS against Offline, the static partition found by search, per column.
-run smqos --offline
+run smqos --offline --resume "$TMPD/offline.journal"
 check smqos --offline 132 9 "Fig. 12: SMQoS's batch throughput is 7.07 % below Offline's"
+# Each row of the SMQoS-against-Offline table, worked out again from the runs in --json (read
+# from the journal): the LS task's NP / target of both, the share of mixes SMQoS is nearer 1,
+# its LS SMs, Offline's partition, batch NP and power as ratios of group sums, runs per search.
+"$CORUN" reproduce smqos --offline "${tiny[@]}" -j 2 --resume "$TMPD/offline.journal" --json \
+    >"$TMPD/offline.json" 2>"$TMPD/err" || fail "smqos --offline --json: exit $? $(cat "$TMPD/err")"
+python3 - "$TMPD/smqos--offline" "$TMPD/offline.json" <<'PY' || fail "smqos --offline against JSON: $(cat "$TMPD/smqos--offline")"
+import json, re, sys
+text = open(sys.argv[1]).read().splitlines()
+doc = json.load(open(sys.argv[2]))
+assert doc["resumed"] == 2, doc["resumed"]
+assert doc["baseline"] == "even" and "  the baseline run: even's" in text, doc["baseline"]
+head = [i for i, l in enumerate(text) if l.split()[:3] == ["column", "group", "mixes"]][0]
+rows, col = {}, None
+for l in text[head + 1:]:
+    f = l.split()
+    if not f:
+        break
+    if not l.startswith(" "):
+        col = f.pop(0)
+    rows[(col, f[0])] = f[1:]
+checked = 0
+for col in ("80%", "85%", "90%", "95%"):
+    for group in ["all"] + sorted({m["tag"] for m in doc["per_mix"]}):
+        mixes = [m for m in doc["per_mix"] if group == "all" or m["tag"] == group]
+        pairs = []
+        for m in mixes:
+            by = {r["policy"]: r for r in m["runs"]}
+            pairs.append((m["high_priority"], by["smqos@" + col], by["offline@" + col]))
+        n = len(pairs)
+        vs = [s["values"] for _, s, _ in pairs]
+        vo = [o["values"] for _, _, o in pairs]
+        want = [n,
+                sum(v["hp_np_over_target"] for v in vs) / n,
+                sum(v["hp_np_over_target"] for v in vo) / n,
+                100 * sum(abs(a["hp_np_over_target"] - 1) < abs(b["hp_np_over_target"] - 1)
+                          for a, b in zip(vs, vo)) / n,
+                sum(s["sms"][hp] for hp, s, _ in pairs) / n,
+                sum(o["offline"]["ls_sms"] for _, _, o in pairs) / n,
+                sum(o["offline"]["batch_sms"] for _, _, o in pairs) / n,
+                100 * (sum(v["batch_np"] for v in vs) / sum(v["batch_np"] for v in vo) - 1),
+                100 * (sum(v["power_vs_baseline"] for v in vs) /
+                       sum(v["power_vs_baseline"] for v in vo) - 1),
+                sum(o["offline"]["runs"] for _, _, o in pairs) / n]
+        got = rows[(col, group)]
+        assert int(got[0]) == want[0], (col, group, got)
+        for g, w, digits in zip(got[1:10], want[1:], (3, 3, 1, 1, 1, 1, 1, 1, 1)):
+            assert abs(float(g.rstrip("%")) - w) <= 0.6 * 10 ** -digits, (col, group, got, want)
+        checked += 1
+assert checked == 4 * 3, checked
+PY
 python3 - "$TMPD/smqos--offline" <<'PY' || fail "smqos --offline: $(cat "$TMPD/smqos--offline")"
 import re, sys
 text = open(sys.argv[1]).read()
