@@ -112,6 +112,24 @@ for m in doc["per_mix"]:
 for i, p in enumerate(doc["policies"]):
     mean = sum(m["runs"][i]["values"]["stp"] for m in doc["per_mix"]) / 2
     assert abs(mean - p["groups"][0]["values"]["stp"]) < 1e-5, (p["label"], "mean STP")
+# Each run's fairness and ANTT from its kernels' NP (6 digits each).
+for m in doc["per_mix"]:
+    for r in m["runs"]:
+        np_ = r["np"]
+        assert abs(r["values"]["fairness"] - min(np_) / max(np_)) < 2e-5, r
+        assert abs(r["values"]["antt"] - sum(1 / x for x in np_) / len(np_)) < 1e-4, r
+# The published figures: the text's rows, in order, are the JSON's.
+lines = text.splitlines()
+at = [i for i, l in enumerate(lines) if l.startswith("published beside ours")][0] + 2
+pub = doc["published"]
+assert len(pub) == 7, len(pub)
+for f, l in zip(pub, lines[at:at + len(pub)]):
+    rel = f["vs"] is not None
+    fmt = (lambda v: "%+.1f%%" % (100 * v)) if rel else (lambda v: "%.1f%%" % (100 * v))
+    want = [f["policy"], f["vs"] or "-", f["group"], {"met": "met", "stp": "STP"}[f["metric"]],
+            fmt(f["paper"]), fmt(f["ours"])]
+    assert l.split()[:6] == want, (l, want)
+    assert l.endswith("%s: %s" % (f["source"], f["what"])), l
 PY
 run smqos ""
 check smqos "" 132 9 "88.6%"
