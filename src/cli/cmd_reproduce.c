@@ -60,8 +60,10 @@ static int check_predictors(const char *list)
 {
     char *copy = xstrdup(list), *save = NULL;
     int rc = 0;
+    size_t names_given = 0;
     for (char *name = strtok_r(copy, ",", &save); name && rc == 0;
          name = strtok_r(NULL, ",", &save)) {
+        names_given++;
         const struct predictor_ops *ops = predict_registry_find(name);
         if (ops && !ops->needs_private)
             continue;
@@ -73,7 +75,7 @@ static int check_predictors(const char *list)
                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         rc = -1;
     }
-    if (rc == 0 && !*list) {
+    if (rc == 0 && names_given == 0) { /* "" or only commas */
         fprintf(stderr, "corun: --predictors: expected names separated by commas\n");
         rc = -1;
     }

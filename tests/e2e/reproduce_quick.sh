@@ -209,7 +209,26 @@ set +e
 "$CORUN" reproduce hsm --accuracy --quick -j two 2>"$TMPD/e4"; rc4=$?
 "$CORUN" reproduce hsm --accuracy --predictors oracle 2>"$TMPD/e5"; rc5=$?
 "$CORUN" reproduce hsm --accuracy --epoch-cycles 999 2>"$TMPD/e6"; rc6=$?
+# A list of commas names no predictor (it once ran the whole table with none); a flag the
+# experiment lacks; merge's own mistakes.
+"$CORUN" reproduce hsm --accuracy --quick --shard 1/15 --epochs 1 --epoch-cycles 1000 --catalog "$TMPD/e7.db" \
+    --predictors , >/dev/null 2>"$TMPD/e7"; rc7=$?
+"$CORUN" reproduce themis --threshold 2>"$TMPD/e8"; rc8=$?
+: >"$TMPD/into.journal"
+"$CORUN" reproduce merge "$TMPD/into.journal" 2>"$TMPD/e9"; rc9=$?
+"$CORUN" reproduce merge "$TMPD/into.journal" "$TMPD/into.journal" 2>"$TMPD/e10"; rc10=$?
+"$CORUN" reproduce merge "$TMPD/into.journal" --force 2>"$TMPD/e11"; rc11=$?
 set -e
+[ $rc7 -eq 2 ] && [ "$(cat "$TMPD/e7")" = "corun: --predictors: expected names separated by commas" ] ||
+    fail "--predictors ,: $rc7 $(cat "$TMPD/e7")"
+[ $rc8 -eq 2 ] && grep -q "^corun: reproduce themis: no such experiment for it, it takes: --fairness or --qos;" "$TMPD/e8" ||
+    fail "themis --threshold: $rc8 $(cat "$TMPD/e8")"
+[ $rc9 -eq 2 ] && grep -q "^corun: reproduce merge: expected FILE and at least one JOURNAL" "$TMPD/e9" ||
+    fail "merge FILE alone: $rc9 $(cat "$TMPD/e9")"
+[ $rc10 -eq 2 ] && [ "$(cat "$TMPD/e10")" = "corun: reproduce merge: $TMPD/into.journal is FILE itself" ] ||
+    fail "merge into itself: $rc10 $(cat "$TMPD/e10")"
+[ $rc11 -eq 2 ] && grep -q "^corun: reproduce merge: unknown option '--force' (it takes --adopt, first," "$TMPD/e11" ||
+    fail "merge --force: $rc11 $(cat "$TMPD/e11")"
 [ $rc1 -eq 2 ] && grep -q "unknown experiment 'hsn' (did you mean 'hsm'?)" "$TMPD/e1" \
     || fail "unknown experiment: $rc1 $(cat "$TMPD/e1")"
 [ $rc2 -eq 2 ] && grep -q -- "-j: expected a whole number from 1 to 64, got '0'" "$TMPD/e2" \
