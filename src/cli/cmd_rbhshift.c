@@ -63,7 +63,15 @@ static int parse(int argc, char **argv, struct options *o)
             if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &seed) != 0)
                 return -1;
             break;
-        case 'w': split_with(o, optarg); break;
+        case 'w':
+            split_with(o, optarg);
+            if (o->n_with == 0) { /* "" or only commas: no co-runner, not all of them */
+                fprintf(stderr, "corun: --with: expected kernel names separated by commas, got "
+                                "'%s'\n",
+                        optarg);
+                return -1;
+            }
+            break;
         case 'J': o->json = 1; break;
         case 'X':
             if (cli_add_gpu_set(&o->r.sets, "rbh-shift", optarg) != CLI_OK)

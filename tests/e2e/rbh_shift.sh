@@ -58,6 +58,15 @@ for args in "bino" "--with kmeans lbm" "nosuch"; do
     [ $rc -eq 2 ] || fail "rbh-shift $args: exit $rc, expected 2"
     grep -q 'rbh-shift: ".*" is not' "$TMPD/bad.txt" || fail "rbh-shift $args: $(cat "$TMPD/bad.txt")"
 done
+# A --with of no names is refused, not taken for "every co-runner" (which it once ran).
+for w in , ""; do
+    set +e
+    "$CORUN" rbh-shift --cycles 1000 --with "$w" lbm >/dev/null 2>"$TMPD/bad.txt"
+    rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -qx "corun: --with: expected kernel names separated by commas, got '$w'" \
+        "$TMPD/bad.txt" || fail "rbh-shift --with '$w': exit $rc: $(cat "$TMPD/bad.txt")"
+done
 # --set changes a GPU setting for every run: named in the header and the JSON, other RBHs
 # (a longer tFAW spaces the activations out); a setting that is not the GPU's is bad input.
 set +e
