@@ -99,6 +99,25 @@ grep -qF 'Prophet 7.3 (published, 77 co-locations): prophet 49.9 %, oracle 51.8 
     || fail "no published figures"
 grep -qE '^most pf instances keeping the target: measured -?[0-9]+, prophet -?[0-9]+, sequential -?[0-9]+, prophet-even -?[0-9]+ ' \
     "$TMPD/col" || fail "no summary line: $(cat "$TMPD/col")"
+# Prophet's choice, restated below the table: its row's latency, verdict and SM time busy, and
+# the busy time alone (n = 0), as the rows give them.
+python3 - "$TMPD/col" <<'PY' || fail "prophet's choice against its row: $(cat "$TMPD/col")"
+import re, sys
+text = open(sys.argv[1]).read()
+rows = {int(m.group(1)): m for m in re.finditer(
+    r"^ *(\d+) +([\d.]+)x (met|no) +[\d.]+x +[\d.]+x (?:met|no) +[\d.]+x (?:met|no) +([\d.]+)% ", text, re.M)}
+p = int(re.search(r"^most pf instances keeping the target: measured -?\d+, prophet (-?\d+),", text, re.M).group(1))
+choice = re.search(r"^prophet's choice on the core: ([\d.]+)x \((met|violated)\); SM time busy ([\d.]+) % "
+                   r"against ([\d.]+) % alone\.", text, re.M)
+if p < 0:
+    assert not choice, "a choice line without a choice"
+else:
+    row = rows[p]
+    assert choice.group(1) == row.group(2), (choice.group(0), row.group(0))
+    assert (choice.group(2) == "met") == (row.group(3) == "met"), (choice.group(0), row.group(0))
+    assert choice.group(3) == row.group(4) and choice.group(4) == rows[0].group(4), choice.group(0)
+    assert 0 < float(rows[0].group(4)) <= 100, rows[0].group(0)
+PY
 
 set +e
 "$CORUN" reproduce prophet --quick >"$TMPD/out" 2>"$TMPD/err"
@@ -120,7 +139,8 @@ for bad in "--accuracy -j 0" "--accuracy -j x" "--colocation --jobs=65" "--scale
     rc=$?
     set -e
     [ $rc -eq 2 ] || fail "$bad: exit $rc"
-    grep -qE -- "-j|--queries" "$TMPD/err" || fail "$bad: $(cat "$TMPD/err")"
+    grep -qE -- "^corun: (-j|--queries): expected a whole number from 1 to [0-9]+, got '[0-9x]+'$" \
+        "$TMPD/err" || fail "$bad: $(cat "$TMPD/err")"
 done
 # A broken data file fails every pair: each experiment exits 1, names the file and line once,
 # counts the other failures (--accuracy has 6 pairs, --colocation 1), and prints no summary.
