@@ -69,8 +69,10 @@ PY
 
 "$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/col.journal" >"$TMPD/col" \
     2>"$TMPD/err" || fail "--colocation --quick: exit $? $(cat "$TMPD/err")"
-"$CORUN" reproduce prophet --colocation --quick --resume "$TMPD/col.journal" >"$TMPD/col2" \
-    2>"$TMPD/err" || fail "--colocation --quick --resume: exit $? $(cat "$TMPD/err")"
+# (--resume=FILE, the option's other form)
+"$CORUN" reproduce prophet --colocation --quick --resume="$TMPD/col.journal" >"$TMPD/col2" \
+    2>"$TMPD/err" || fail "--colocation --quick --resume=: exit $? $(cat "$TMPD/err")"
+grep -qF "read from $TMPD/col.journal" "$TMPD/col2" || fail "--resume=FILE not read: $(cat "$TMPD/col2")"
 diff "$TMPD/col" <(grep -v 'read from' "$TMPD/col2") || fail "resumed co-location: another table"
 "$CORUN" reproduce prophet --colocation --quick --shard 2/2 --resume "$TMPD/col-shard.journal" \
     >"$TMPD/col3" 2>"$TMPD/err" || fail "--colocation --shard 2/2: exit $? $(cat "$TMPD/err")"
