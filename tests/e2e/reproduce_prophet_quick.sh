@@ -94,6 +94,8 @@ set -e
 grep -qE '^ +0 +1\.00x met +1\.00x +1\.00x met +1\.00x met +[0-9.]+% +1\.00x met$' "$TMPD/col" \
     || fail "n = 0 is not the reference"
 grep -qF 'QoS target (Prophet 7.3): mean latency <= 2.0 x' "$TMPD/col" || fail "no QoS target line"
+grep -qF 'prophet --colocation --quick: on k40, 6 Poisson queries of the LS application (at 30 % of the rate it serves alone)' \
+    "$TMPD/col" || fail "no load in the heading: $(head -3 "$TMPD/col")"
 grep -qE '^prophet +[0-9.]+ % +[0-9]+ of 1 \([0-9.]+ %\)$' "$TMPD/col" || fail "no summary: $(cat "$TMPD/col")"
 grep -qE '^prophet-even +[0-9.]+ % +[0-9]+ of 1 \([0-9.]+ %\) +\(corun.s variant\)$' "$TMPD/col" \
     || fail "no prophet-even summary: $(cat "$TMPD/col")"
