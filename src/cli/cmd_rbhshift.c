@@ -66,8 +66,8 @@ static int parse(int argc, char **argv, struct options *o)
         case 'w':
             split_with(o, optarg);
             if (o->n_with == 0) { /* "" or only commas: no co-runner, not all of them */
-                fprintf(stderr, "corun: --with: expected kernel names separated by commas, got "
-                                "'%s'\n",
+                fprintf(stderr,
+                        "corun: --with: expected kernel names separated by commas, got '%s'\n",
                         optarg);
                 return -1;
             }

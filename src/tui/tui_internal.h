@@ -160,10 +160,10 @@ struct tui {
     enum tui_view_id focus;
     unsigned log_scroll; /* lines back from the newest */
     struct tui_log log;
-    const struct tui_overlay *overlay;     /* a modal window on top (help), or NULL */
-    struct tui_prompt prompt;              /* the input overlay's */
-    char message_title[48];  /* the message overlay's title, */
-    char *message;           /* text (heap; freed when the workbench ends), */
+    const struct tui_overlay *overlay; /* a modal window on top (help), or NULL */
+    struct tui_prompt prompt;          /* the input overlay's */
+    char message_title[48];            /* the message overlay's title, */
+    char *message;                     /* text (heap; freed when the workbench ends), */
     unsigned message_top;    /* and first wrapped line shown, when it takes more than a page */
     bool message_passes_key; /* a notice: the key that closes it also acts (tui_notice) */
     unsigned menu_sel;       /* a menu's highlighted row */

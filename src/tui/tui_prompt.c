@@ -205,11 +205,10 @@ static void message_draw(const struct tui *t, WINDOW *w)
     wattron(w, t->style.dim);
     if (total > page) {
         int last = top + page;
-        tui_print(w, rows - 1, 1, "Lines %d-%d of %d: %s; %s.", top + 1,
-                  last < total ? last : total, total,
-                  last < total ? "Space or Down shows more" : "Up goes back",
-                  t->message_passes_key ? "another key continues (and acts)"
-                                        : "another key continues");
+        tui_print(
+            w, rows - 1, 1, "Lines %d-%d of %d: %s; %s.", top + 1, last < total ? last : total,
+            total, last < total ? "Space or Down shows more" : "Up goes back",
+            t->message_passes_key ? "another key continues (and acts)" : "another key continues");
     } else {
         tui_print(w, rows - 1, 1, "%s",
                   t->message_passes_key ? "Any key continues (and acts)."
