@@ -93,7 +93,7 @@ heads = [i for i, l in enumerate(lines) if l.split()[:3] == ["predictor", "group
 assert len(heads) == len(parts), (len(heads), len(parts))
 def close(text, value):
     return (text == "-" and value is None) or \
-        (text != "-" and value is not None and abs(float(text[:-1]) - 100 * value) <= 0.05 + 1e-9)
+        (text != "-" and value is not None and abs(float(text[:-1]) - 100 * value) <= 0.05 + 1e-3)
 for at, p in zip(heads, parts):
     nvals = 6 if "median" in lines[at] else 4
     end = heads[heads.index(at) + 1] if at != heads[-1] else len(lines)
@@ -158,7 +158,9 @@ p = json.load(open(sys.argv[2]))["parts"][0]
 assert p["error"] == "np" and p["jobs"] == 2, (p["error"], p["jobs"])
 suite = [l for l in lines if l.startswith("suite hsm-pairs")][0]
 per_mix = sum(m["seconds"] for m in p["per_mix"]) / len(p["per_mix"])
-assert re.search(r", %.1f s per mix, 2 workers$" % per_mix, suite), (suite, per_mix)
+# (the JSON's seconds are rounded to 0.1 s, the text's mean is of the unrounded ones)
+got = re.search(r", ([\d.]+) s per mix, 2 workers$", suite)
+assert got and abs(float(got.group(1)) - per_mix) <= 0.1 + 1e-9, (suite, per_mix)
 assert "asm: measured on its own run of each mix, against that run's NP: its priority epochs change the memory schedule." in lines
 # Each mix's own errors add up to the table's: every predictor's kernel-epochs, their largest
 # error and their mean, and the same over the run.
@@ -171,7 +173,7 @@ for x in p["predictors"]:
         assert n == whole[k]["n"], (x["name"], k, n, whole[k]["n"])
         assert abs(max(s["max"] for s in mine) - whole[k]["max"]) < 1e-6, (x["name"], k)
         mean = sum(s["n"] * s["avg"] for s in mine) / n
-        assert abs(mean - whole[k]["avg"]) < 1e-5, (x["name"], k, mean, whole[k]["avg"])
+        assert abs(mean - whole[k]["avg"]) < 1e-4, (x["name"], k, mean, whole[k]["avg"])
 PY
 # With ASM alone there is no shared run to simulate: one run per mix, and ASM measured on it.
 one=(hsm --accuracy --quick --epochs 1 --epoch-cycles 100000 --shard 1/15 --catalog "$TMPD/cat.db" --json)
