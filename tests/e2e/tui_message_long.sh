@@ -29,7 +29,7 @@ PY
 lines_shown() { tui_screen | sed -n 's/.*│ Lines \([0-9]*-[0-9]* of [0-9]*\): .*/\1/p'; }
 expect_lines() { # WANT WHAT
     local got
-    for _ in $(seq 50); do
+    for _ in $(seq 300); do # 30 s at most, as tui_wait
         got=$(lines_shown)
         [ "$got" = "$1" ] && return 0
         sleep 0.1
