@@ -289,20 +289,20 @@ char *tui_lesson_text(const struct tui *t)
     if (!st)
         return xstrdup("");
     char *buf = xasprintf("Step %u of %zu: %s", t->step + 1, t->lesson->nsteps, st->title);
+    bool hidden = t->hiding && t->step + 1 == t->steps_opened;
     const struct {
         const char *label, *text;
     } parts[] = {
-        {"", st->text}, {"Do: ", st->task}, {"Question: ", st->question}, {"Notice: ", st->notice}};
+        {"", st->text},
+        {"Do: ", st->task},
+        {"Question: ", st->question},
+        {"Notice: ", st->notice},
+        {"Predict: ",
+         hidden ? "the truth is hidden; when the epochs are done, type your guesses." : ""}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (!*parts[i].text)
             continue;
         char *more = xasprintf("%s\n%s%s", buf, parts[i].label, parts[i].text);
-        free(buf);
-        buf = more;
-    }
-    if (t->hiding && t->step + 1 == t->steps_opened) {
-        char *more = xasprintf(
-            "%s\nPredict: the truth is hidden; when the epochs are done, type your guesses.", buf);
         free(buf);
         buf = more;
     }

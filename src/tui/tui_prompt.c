@@ -164,6 +164,12 @@ void tui_message_free(struct tui *t)
     t->message = NULL;
 }
 
+/* The text shown: none before the first message. */
+static const char *message_text(const struct tui *t)
+{
+    return t->message ? t->message : "";
+}
+
 static const char *message_title(const struct tui *t)
 {
     return t->message_title;
@@ -174,7 +180,7 @@ static void message_size(const struct tui *t, int rows, int cols, int *h, int *w
     *w = FIELD_W + 4;
     clip_size(rows, cols, h, w);
     /* The text, a gap and the closing line inside the frame. */
-    *h = wrap(NULL, 0, t->message ? t->message : "", *w - 4) + 4;
+    *h = wrap(NULL, 0, message_text(t), *w - 4) + 4;
     clip_size(rows, cols, h, w);
 }
 
@@ -186,7 +192,7 @@ static int message_lines(const struct tui *t, int *page)
     int rows, cols;
     getmaxyx(t->overlay_win, rows, cols);
     *page = rows - 4 > 1 ? rows - 4 : 1;
-    return wrap(NULL, 0, t->message ? t->message : "", cols - 4);
+    return wrap(NULL, 0, message_text(t), cols - 4);
 }
 
 static void message_draw(const struct tui *t, WINDOW *w)
@@ -199,7 +205,7 @@ static void message_draw(const struct tui *t, WINDOW *w)
      * closing line; the page starts top lines down. */
     WINDOW *text = derwin(w, page, getmaxx(w), 0, 0);
     if (text) {
-        wrap(text, -top, t->message ? t->message : "", getmaxx(w) - 2);
+        wrap(text, -top, message_text(t), getmaxx(w) - 2);
         delwin(text);
     }
     wattron(w, t->style.dim);
