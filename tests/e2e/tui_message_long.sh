@@ -25,18 +25,9 @@ steps = (
 PY
 "$CORUN" check "$TMPD/long.cfg" >/dev/null 2>"$TMPD/err" || fail "check: $(cat "$TMPD/err")"
 
-# A-B of N, from the overlay's closing line "Lines A-B of N: ..." (nothing when it has none)
+# A-B of N, from the overlay's closing line "Lines A-B of N: ..." (nothing when it has none);
+# tui_wait "│ Lines A-B of N: " waits for a page.
 lines_shown() { tui_screen | sed -n 's/.*│ Lines \([0-9]*-[0-9]* of [0-9]*\): .*/\1/p'; }
-expect_lines() { # WANT WHAT
-    local got
-    for _ in $(seq 300); do # 30 s at most, as tui_wait
-        got=$(lines_shown)
-        [ "$got" = "$1" ] && return 0
-        sleep 0.1
-    done
-    fail "$2: lines '$got', expected '$1':
-$(tui_screen)"
-}
 
 tui_start 80 24 -- lesson "$TMPD/long.cfg"
 tui_wait "Enter shows the whole step"
@@ -54,28 +45,28 @@ print(sum(len(textwrap.wrap(p, 72, break_on_hyphens=False)) for p in paras))
 PY
 )
 [ "$total" -gt 60 ] || fail "the step wraps to only $total lines"
-expect_lines "1-18 of $total" "the first page"
+tui_wait "│ Lines 1-18 of $total: "
 tui_screen | grep -q "Space or Down shows more; another key continues\." ||
     fail "no hint on the first page: $(tui_screen)"
 ! tui_screen | grep -q "THE LAST WORDS" || fail "the last words on the first page"
 tui_keys Space
-expect_lines "19-36 of $total" "Space"
+tui_wait "│ Lines 19-36 of $total: "
 tui_keys Down
-expect_lines "20-37 of $total" "Down"
+tui_wait "│ Lines 20-37 of $total: "
 tui_keys Up Up
-expect_lines "18-35 of $total" "Up twice"
+tui_wait "│ Lines 18-35 of $total: "
 tui_keys NPage
-expect_lines "36-53 of $total" "PgDn"
+tui_wait "│ Lines 36-53 of $total: "
 tui_keys PPage
-expect_lines "18-35 of $total" "PgUp"
+tui_wait "│ Lines 18-35 of $total: "
 tui_keys End
-expect_lines "$((total - 17))-$total of $total" "End"
+tui_wait "│ Lines $((total - 17))-$total of $total: "
 tui_screen | grep -q "│ Notice: THE LAST WORDS OF THE STEP\. " || fail "End: no last words: $(tui_screen)"
 tui_screen | grep -q "Up goes back; another key continues\." || fail "End: no hint: $(tui_screen)"
 tui_keys Down # past the end: stays
-expect_lines "$((total - 17))-$total of $total" "Down at the end"
+tui_wait "│ Lines $((total - 17))-$total of $total: "
 tui_keys Home
-expect_lines "1-18 of $total" "Home"
+tui_wait "│ Lines 1-18 of $total: "
 tui_keys End Space # Space on the last page continues
 tui_gone "Lines "
 [ -z "$(lines_shown)" ] || fail "Space on the last page did not close it: $(tui_screen)"
@@ -92,10 +83,10 @@ tui_gone "Press any key to continue."
 # A screen shrunk while scrolled keeps the page within the text.
 tui_resize 80 24
 tui_keys Enter
-expect_lines "1-18 of $total" "opened again"
+tui_wait "│ Lines 1-18 of $total: "
 tui_keys End
 tui_resize 80 40
-expect_lines "$((total - 33))-$total of $total" "the screen grown at the end"
+tui_wait "│ Lines $((total - 33))-$total of $total: "
 tui_keys Escape
 tui_gone "Lines "
 tui_keys q
