@@ -94,6 +94,16 @@ void util_fputs_wrapped(const char *text, int width, bool refill, FILE *out)
          * continuation, a paragraph's next line), up to a blank line. */
         int hang = hang_of(first), widest = first.len;
         const char *end = first.s + first.len;
+        /* The first line's lead-in (indentation and a table row's term), kept as written. */
+        int keep = hang > lead(first) ? hang : lead(first);
+        /* A row whose term is wider than the table's term column ("  --set gpu.SETTING=VALUE
+         * change...") continues at the column the other rows' descriptions start in. */
+        if (refill && *end == '\n' && end[1] && lead(first) >= 2) {
+            const char *q = end + 1, *qn = strchr(q, '\n');
+            struct line l = {q, qn ? (int)(qn - q) : (int)strlen(q)};
+            if (lead(l) > lead(first) && lead(l) < hang && hang_of(l) == lead(l))
+                hang = lead(l);
+        }
         while (refill && *end == '\n' && end[1]) {
             const char *q = end + 1, *qn = strchr(q, '\n');
             struct line l = {q, qn ? (int)(qn - q) : (int)strlen(q)};
@@ -107,8 +117,6 @@ void util_fputs_wrapped(const char *text, int width, bool refill, FILE *out)
         if (widest <= width || hang >= width / 2) {
             fprintf(out, "%.*s", (int)(end - p), p);
         } else {
-            /* The first line's lead-in (indentation and a table row's term) as written. */
-            int keep = hang > lead(first) ? hang : lead(first);
             fprintf(out, "%.*s", keep, p);
             fill(out, p + keep, (int)(end - p) - keep, keep, hang, width);
         }

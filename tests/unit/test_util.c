@@ -190,6 +190,14 @@ static void wrap_hangs_rows_and_usage(void **state)
     assert_string_equal(out, "  --set K=V  change a setting\n             of the scenario\n"
                              "             file\n");
     free(out);
+    /* A term wider than the term column: the row goes on at the column its continuation
+     * lines are written at, not under its own description. */
+    out = util_wrapped("  --long-term X  one two three four five six\n"
+                       "          seven eight\n  -a        nine\n",
+                       40, true);
+    assert_string_equal(out, "  --long-term X  one two three four five\n"
+                             "          six seven eight\n  -a        nine\n");
+    free(out);
     out = util_wrapped("  sms   streaming multiprocessors\n        an integer\n", 24, false);
     assert_string_equal(out, "  sms   streaming\n        multiprocessors\n        an integer\n");
     free(out);
