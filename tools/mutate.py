@@ -14,6 +14,11 @@ The source file is restored after each mutant, and on Ctrl-C or SIGTERM; the tes
 are rebuilt from it at the end. After each test any process still running the build's corun
 is killed (a looping mutant in a workbench pane outlives its script).
 
+With --isolate each test runs in a PID namespace of its own (unshare(1); root, or a kernel
+that lets users make namespaces): a mutant of code that signals processes (a worker pool's
+kill(pid, ...) with pid turned into -1 signals every process it may) then reaches only the
+test's own processes. Use it for src/util/forkpool.c and the code that drives it.
+
 A survivor is either a case the tests miss or an equivalent mutant (a boundary no input
 reaches, a message, two expressions that agree). Read each: the first kind deserves a test.
 Needs a configured build directory (./setup.sh build makes build/). Changes files in the
@@ -62,6 +67,8 @@ def main():
     ap.add_argument('-b', '--build', default='build', help='the build directory (build)')
     ap.add_argument('-n', type=int, default=30, help='mutants at most (30)')
     ap.add_argument('-s', '--seed', type=int, default=1, help='which mutants (1)')
+    ap.add_argument('--isolate', action='store_true',
+                    help='run each test in a PID namespace of its own (unshare)')
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     src = os.path.join(root, a.source)
@@ -93,6 +100,19 @@ def main():
         make.append('corun')
 
     corun = os.path.realpath(os.path.join(build, 'corun'))
+    isolate = []
+    if a.isolate:
+        isolate = ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']
+        if os.geteuid() != 0:
+            isolate[1:1] = ['--user', '--map-root-user']
+        try:
+            ok = subprocess.run(isolate + ['true'], capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+        if not ok:
+            sys.exit('mutate.py: --isolate: cannot make a PID namespace here '
+                     '(`' + ' '.join(isolate) + ' true` failed; needs util-linux unshare, and '
+                     'root or user namespaces)')
 
     def reap():
         """Kills what is left of this build's corun: a mutant that loops inside a tmux pane
@@ -108,6 +128,7 @@ def main():
     def run_test(t):
         """The test's exit status; a test that runs out of time (a mutant may loop) fails."""
         cmd = ['bash', os.path.join(root, t)] if t in scripts else [os.path.join(build, t)]
+        cmd = isolate + cmd
         try:
             return subprocess.run(cmd, cwd=build, env=env, capture_output=True,
                                   timeout=120).returncode
