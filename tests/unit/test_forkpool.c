@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,7 +30,7 @@ struct blob {
     char text[3000];
 };
 
-enum behaviour { NORMAL, ABORTS, EXITS, FAILS, WAITS };
+enum behaviour { NORMAL, ABORTS, EXITS, FAILS, MUTE, LONG, WAITS, BREAKS };
 
 struct fixture {
     enum behaviour how[NTASKS];
@@ -38,8 +40,10 @@ struct fixture {
     size_t ncollected, nprogress;
     double last_done;
     int fractional_progress; /* a progress value between two whole tasks was seen */
+    int progress_back;       /* a progress value below the one before, or above ntasks */
     int child_inits;
-    int release[2]; /* WAITS: a task waits for a byte on release[0] */
+    int only_first_reports; /* only task 0 reports its progress */
+    int release[2];         /* WAITS: a task waits for a byte on release[0] */
 };
 
 static void no_core_dumps(void *user)
@@ -55,11 +59,17 @@ static int run(void *user, struct forkpool_task *task, void *result)
     struct fixture *f = user;
     struct blob *b = result;
     size_t i = task->index;
-    forkpool_report(task, 0.5);
+    if (!f->only_first_reports || i == 0)
+        forkpool_report(task, 0.5);
     switch (f->how[i]) {
     case ABORTS: abort();
     case EXITS: _exit(3);
     case FAILS: snprintf(task->error, sizeof task->error, "task %zu refuses", i); return -1;
+    case MUTE: return -1; /* fails without a message */
+    case LONG:            /* a message longer than the pool carries */
+        memset(task->error, 'x', sizeof task->error - 1);
+        task->error[sizeof task->error - 1] = '\0';
+        return -1;
     case WAITS: {
         char c = 0;
         struct pollfd p = {f->release[0], POLLIN, 0};
@@ -68,6 +78,17 @@ static int run(void *user, struct forkpool_task *task, void *result)
             b->value = 1;
         b->index = i;
         return 0;
+    }
+    case BREAKS: {
+        /* A message no pool sends (its task index all ones), more bytes than any message
+         * header, then no result for 20 s: the parent must not wait for it. */
+        unsigned char junk[64];
+        memset(junk, 0xff, sizeof junk);
+        if (write(task->fd, junk, sizeof junk) != (ssize_t)sizeof junk)
+            _exit(4);
+        for (int k = 0; k < 400; k++)
+            usleep(50000);
+        _exit(5);
     }
     case NORMAL: break;
     }
@@ -89,6 +110,7 @@ static void collect(void *user, size_t index, const void *result, const char *er
         memcpy(&f->got[index], result, sizeof f->got[index]);
     } else {
         assert_non_null(error);
+        assert_true(strnlen(error, FORKPOOL_ERROR_LEN) < FORKPOOL_ERROR_LEN); /* it ends */
         snprintf(f->error[index], sizeof f->error[index], "%s", error);
     }
     if (f->release[1] >= 0 && f->ncollected == NTASKS - 1) {
@@ -101,6 +123,8 @@ static void progress(void *user, double done, size_t ntasks)
 {
     struct fixture *f = user;
     assert_int_equal(ntasks, NTASKS);
+    if ((f->nprogress && done < f->last_done) || done > NTASKS || done < 0)
+        f->progress_back = 1;
     f->nprogress++;
     f->last_done = done;
     if (done != (double)(size_t)done)
@@ -163,6 +187,7 @@ static void a_dying_worker_fails_only_its_task(void **state)
     assert_non_null(strstr(f->error[4], "killed by signal"));
     assert_non_null(strstr(f->error[10], "exited with status 3"));
     assert_string_equal(f->error[17], "task 17 refuses");
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* every worker reaped */
     free(f);
 }
 
@@ -177,6 +202,104 @@ static void a_failing_task_fails_in_process_too(void **state)
     free(f);
 }
 
+/* A task that fails without a message still gets one, in a worker or here; the longest
+ * message arrives as it was. */
+static void a_mute_failure_gets_a_message(void **state)
+{
+    (void)state;
+    for (unsigned jobs = 1; jobs <= 2; jobs++) {
+        struct fixture *f = fixture_new();
+        f->how[2] = MUTE;
+        f->how[7] = FAILS;
+        f->how[9] = LONG;
+        assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), jobs), 3);
+        assert_string_equal(f->error[2], "the task failed without saying why");
+        assert_string_equal(f->error[7], "task 7 refuses");
+        /* The longest message arrives whole and ends where it ended. */
+        assert_int_equal(strlen(f->error[9]), FORKPOOL_ERROR_LEN - 1);
+        assert_int_equal(strspn(f->error[9], "x"), FORKPOOL_ERROR_LEN - 1);
+        free(f);
+    }
+}
+
+/* A worker still running after it broke the protocol was
+ * killed with SIGKILL and reaped, but nothing checked either; a pool that waited for it would
+ * stall 20 s and report that it exited normally. */
+static void a_worker_that_breaks_the_protocol_is_killed(void **state)
+{
+    (void)state;
+    struct fixture *f = fixture_new();
+    f->how[5] = BREAKS;
+    assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), 2), 1);
+    assert_int_equal(f->ncollected, NTASKS);
+    for (size_t i = 0; i < NTASKS; i++) {
+        assert_int_equal(f->collected[i], 1);
+        if (i != 5)
+            assert_true(f->got[i].value == (double)i * 1.5 + 0.25);
+    }
+    assert_non_null(strstr(f->error[5], "killed by signal 9"));
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* every worker reaped */
+    free(f);
+}
+
+/* jobs <= 1 runs the tasks in this process, in order; more jobs run none here, on as many
+ * worker processes as jobs at most, each holding only its own socket of the pool's. */
+struct where {
+    pid_t pid;
+    int nfds; /* open file descriptors */
+};
+
+static int pid_run(void *user, struct forkpool_task *task, void *result)
+{
+    (void)user;
+    (void)task;
+    struct where *w = result;
+    w->pid = getpid();
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        while (readdir(d))
+            w->nfds++;
+        closedir(d);
+    }
+    return 0;
+}
+
+static void pid_collect(void *user, size_t index, const void *result, const char *error)
+{
+    struct where *got = user;
+    assert_null(error);
+    got[index] = *(const struct where *)result;
+}
+
+static const struct forkpool_ops pid_ops = {pid_run, pid_collect, NULL, NULL, NULL};
+
+static void one_job_runs_here(void **state)
+{
+    (void)state;
+    for (unsigned jobs = 0; jobs <= 3; jobs++) {
+        struct where got[NTASKS];
+        memset(got, 0, sizeof got);
+        assert_int_equal(forkpool_run(&pid_ops, got, NTASKS, sizeof(struct where), jobs), 0);
+        pid_t seen[NTASKS];
+        size_t nseen = 0;
+        for (size_t i = 0; i < NTASKS; i++) {
+            if (jobs <= 1) {
+                assert_int_equal(got[i].pid, getpid());
+                continue;
+            }
+            assert_true(got[i].pid > 0 && got[i].pid != getpid());
+            assert_true(got[i].nfds > 0);
+            assert_int_equal(got[i].nfds, got[0].nfds); /* the later workers' too */
+            size_t k = 0;
+            while (k < nseen && seen[k] != got[i].pid)
+                k++;
+            if (k == nseen)
+                seen[nseen++] = got[i].pid;
+        }
+        assert_true(nseen <= (jobs <= 1 ? 0 : jobs));
+    }
+}
+
 static void progress_arrives(void **state)
 {
     (void)state;
@@ -185,6 +308,7 @@ static void progress_arrives(void **state)
         forkpool_run(&ops, f, NTASKS, sizeof(struct blob), jobs);
         assert_true(f->nprogress >= NTASKS);
         assert_true(f->fractional_progress); /* the tasks' halfway reports came through */
+        assert_false(f->progress_back);      /* a progress bar never goes back */
         assert_true(f->last_done == NTASKS);
         free(f);
     }
@@ -198,9 +322,14 @@ static void idle_workers_take_the_next_task(void **state)
     struct fixture *f = fixture_new();
     assert_int_equal(pipe(f->release), 0);
     f->how[0] = WAITS;
+    f->only_first_reports = 1;
     assert_int_equal(forkpool_run(&ops, f, NTASKS, sizeof(struct blob), 2), 0);
     assert_int_equal(f->ncollected, NTASKS);
     assert_true(f->got[0].value == 1);
+    /* Task 0's halfway report counted while the others finished: the progress of the first
+     * worker's task is part of the whole. */
+    assert_true(f->fractional_progress);
+    assert_false(f->progress_back);
     close(f->release[0]);
     close(f->release[1]);
     free(f);
@@ -215,6 +344,124 @@ static void zero_tasks(void **state)
         assert_int_equal(f->ncollected, 0);
         free(f);
     }
+}
+
+static void one_task(void **state)
+{
+    (void)state;
+    for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
+        struct fixture *f = fixture_new();
+        const struct forkpool_ops one = {run, collect, NULL, no_core_dumps, NULL};
+        assert_int_equal(forkpool_run(&one, f, 1, sizeof(struct blob), jobs), 0);
+        assert_int_equal(f->ncollected, 1);
+        assert_true(f->got[0].value == 0.25);
+        free(f);
+    }
+}
+
+/* ---- results far bigger than a socket's buffer, under a storm of signals ---- */
+
+#define BIG (1u << 20)
+
+static int big_run(void *user, struct forkpool_task *task, void *result)
+{
+    (void)user;
+    unsigned char *b = result;
+    for (size_t k = 0; k < BIG; k++)
+        b[k] = (unsigned char)(k * 7 + task->index * 13 + k / 4096);
+    return 0;
+}
+
+static void big_collect(void *user, size_t index, const void *result, const char *error)
+{
+    int *ok = user;
+    const unsigned char *b = result;
+    assert_null(error);
+    for (size_t k = 0; k < BIG; k++)
+        if (b[k] != (unsigned char)(k * 7 + index * 13 + k / 4096))
+            fail_msg("task %zu: byte %zu differs", index, k);
+    ok[index]++;
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarms++;
+}
+
+static const struct itimerval every = {{0, 100}, {0, 100}};
+
+/* A worker does not inherit its parent's timer: it starts its own. */
+static void storm_in_child(void *user)
+{
+    (void)user;
+    setitimer(ITIMER_REAL, &every, NULL);
+}
+
+/* A result travels in many pieces, each read and write of them may be cut short, and a
+ * signal without SA_RESTART (a caller's own SIGWINCH or SIGALRM handler) interrupts the
+ * parent's poll and reads and the workers' writes: every result arrives whole, once. */
+static void big_results_under_signals(void **state)
+{
+    (void)state;
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+    const struct itimerval off = {{0, 0}, {0, 0}};
+    for (int storm = 0; storm <= 1; storm++) {
+        const struct forkpool_ops big_ops = {big_run, big_collect, NULL,
+                                             storm ? storm_in_child : NULL, NULL};
+        int ok[8] = {0};
+        alarms = 0;
+        if (storm)
+            assert_int_equal(setitimer(ITIMER_REAL, &every, NULL), 0);
+        assert_int_equal(forkpool_run(&big_ops, ok, 8, BIG, 2), 0);
+        assert_int_equal(setitimer(ITIMER_REAL, &off, NULL), 0);
+        for (int i = 0; i < 8; i++)
+            assert_int_equal(ok[i], 1);
+        if (storm)
+            assert_true(alarms > 0);
+    }
+    assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
+}
+
+/* ---- progress from a worker comes in steps of at least 1 % ---- */
+
+static int chatty_run(void *user, struct forkpool_task *task, void *result)
+{
+    (void)user;
+    (void)result;
+    for (int k = 1; k <= 1000; k++)
+        forkpool_report(task, k / 1000.0);
+    return 0;
+}
+
+static void count_progress(void *user, double done, size_t ntasks)
+{
+    (void)done;
+    (void)ntasks;
+    (*(size_t *)user)++;
+}
+
+static void ignore(void *user, size_t index, const void *result, const char *error)
+{
+    (void)user;
+    (void)index;
+    (void)result;
+    (void)error;
+}
+
+static void progress_is_thinned(void **state)
+{
+    (void)state;
+    const struct forkpool_ops chatty = {chatty_run, ignore, count_progress, NULL, NULL};
+    size_t calls = 0;
+    assert_int_equal(forkpool_run(&chatty, &calls, 4, 1, 2), 0);
+    /* 4 tasks of 1,000 reports: about 100 each reach the parent, and a result each */
+    assert_true(calls >= 4 && calls <= 4 * 102);
 }
 
 /* Issue 21, defect 9: workers ran on after their parent was killed. The test adopts orphans
@@ -292,9 +539,15 @@ int main(void)
         cmocka_unit_test(results_are_the_same_for_any_worker_count),
         cmocka_unit_test(a_dying_worker_fails_only_its_task),
         cmocka_unit_test(a_failing_task_fails_in_process_too),
+        cmocka_unit_test(a_mute_failure_gets_a_message),
+        cmocka_unit_test(a_worker_that_breaks_the_protocol_is_killed),
+        cmocka_unit_test(one_job_runs_here),
         cmocka_unit_test(progress_arrives),
         cmocka_unit_test(idle_workers_take_the_next_task),
         cmocka_unit_test(zero_tasks),
+        cmocka_unit_test(one_task),
+        cmocka_unit_test(big_results_under_signals),
+        cmocka_unit_test(progress_is_thinned),
         cmocka_unit_test(workers_die_with_parent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
