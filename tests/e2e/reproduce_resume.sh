@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # corun reproduce --resume FILE: a run killed part-way, rerun with the same FILE (at another
 # -j), reads the mixes the journal kept, runs the rest and prints the same table as a run never
-# interrupted; a third run simulates nothing; the journal is refused for other options, another
+# interrupted; a third run simulates nothing; a worker killed part-way fails only its mix,
+# which the next run makes up; the journal is refused for other options, another
 # file type, and in a missing directory, with a message and exit status 2. The accuracy
 # experiments take it too, one file for all their parts.
 . "$(dirname "$0")/../lib.sh"
@@ -49,6 +50,32 @@ truncate -s $((size - 7)) "$TMPD/j"
 grep -q "^resumed from $TMPD/j: 3 of 4 mixes" "$TMPD/torn" || fail "torn: $(cat "$TMPD/torn")"
 grep -q "cut off a torn last record" "$TMPD/torn" || fail "no torn note: $(cat "$TMPD/torn")"
 diff <(table "$TMPD/whole") <(table "$TMPD/torn") >/dev/null || fail "the torn-resume table differs"
+
+# A worker killed part-way fails only its mix (the first: the first worker has it), named with
+# how its worker ended, exit status 1; the others are kept in the journal, and the rerun runs
+# that mix alone and prints the uninterrupted table.
+"$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/w" >"$TMPD/lost" 2>/dev/null &
+pid=$!
+worker=
+for _ in $(seq 1 600); do
+    worker=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null)
+    [ -n "$worker" ] && break
+    sleep 0.05
+done
+[ -n "$worker" ] || fail "no worker process of the -j 2 run seen"
+kill -9 "$worker"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 1 ] || fail "a run with a killed worker: exit $rc, expected 1: $(cat "$TMPD/lost")"
+grep -Eq "^failed: [^ ]+: its worker process was killed by signal 9" "$TMPD/lost" ||
+    fail "the killed worker's mix is not named: $(cat "$TMPD/lost")"
+[ "$(grep -c '^failed: ' "$TMPD/lost")" = 1 ] || fail "more than one mix failed: $(cat "$TMPD/lost")"
+"$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/w" >"$TMPD/healed" 2>/dev/null ||
+    fail "after a killed worker: exit $?"
+grep -q "^resumed from $TMPD/w: 3 of 4 mixes read from it" "$TMPD/healed" ||
+    fail "after a killed worker: $(grep resumed "$TMPD/healed")"
+diff <(table "$TMPD/whole") <(table "$TMPD/healed") >"$TMPD/diff" ||
+    fail "the table after a killed worker differs: $(cat "$TMPD/diff")"
 
 expect_bad() { # WHAT MESSAGE-REGEX ARGS...
     local what=$1 msg=$2 rc=0
