@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # corun sweep: two shards in parallel on one catalog store every item exactly once; a sweep
-# killed midway and restarted skips what it finished; a sweep with other epochs runs again
-# (a result is keyed by its configuration too); shards' own catalogs merge; bad combinations
-# are refused; a result is the mix's `corun run`.
+# killed midway and restarted skips what it finished, and one whose worker is killed fails
+# only that item; a sweep with other epochs runs again (a result is keyed by its configuration
+# too); shards' own catalogs merge; bad combinations are refused; a result is the mix's
+# `corun run`.
 . "$(dirname "$0")/../lib.sh"
 suite="$top_srcdir/tests/data/good/tiny-suite.cfg"
 cat="$TMPD/catalog.db"
@@ -149,6 +150,32 @@ before=$("$CORUN" runs --catalog "$cat" query "SELECT count(*) FROM sweep_result
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/r"
 grep -q "8 items, $before already in the catalog, $((8 - before)) run now, 0 failed" "$TMPD/r" \
     || fail "restart: $(cat "$TMPD/r")"
+
+# A worker killed part-way fails only its item, named with how its worker ended, exit status
+# 1; the rest are stored, and the rerun makes that item up.
+"$CORUN" sweep "$suite" --combos $combos --epochs 100 --seed 3 -j 2 --catalog "$cat" \
+    >"$TMPD/w" 2>"$TMPD/w.err" &
+pid=$!
+worker=
+for _ in $(seq 1 600); do
+    worker=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null)
+    [ -n "$worker" ] && break
+    sleep 0.05
+done
+[ -n "$worker" ] || fail "no worker process of the -j 2 sweep seen"
+kill -9 "$worker"
+set +e
+wait "$pid"; rc=$?
+set -e
+[ $rc -eq 1 ] || fail "a sweep with a killed worker: exit $rc, expected 1: $(cat "$TMPD/w.err")"
+grep -q "8 items, 0 already in the catalog, 7 run now, 1 failed" "$TMPD/w" ||
+    fail "a sweep with a killed worker: $(cat "$TMPD/w")"
+grep -Eq '^corun: sweep: tiny \([^ ]+ with [a-z]+:static\): its worker process was killed by signal 9' \
+    "$TMPD/w.err" || fail "the killed worker's item is not named: $(cat "$TMPD/w.err")"
+"$CORUN" sweep "$suite" --combos $combos --epochs 100 --seed 3 -j 2 --catalog "$cat" >"$TMPD/w2" ||
+    fail "after a killed worker: exit $?"
+grep -q "8 items, 7 already in the catalog, 1 run now, 0 failed" "$TMPD/w2" ||
+    fail "after a killed worker: $(cat "$TMPD/w2")"
 
 set +e
 "$CORUN" sweep "$suite" --combos hsn:static --catalog "$cat" 2>"$TMPD/err"; rc=$?
