@@ -60,16 +60,20 @@ struct rbhshift_report {
     uint64_t cycles, warmup_cycles;
     struct rbhshift_row *rows;
     size_t count;
-    size_t failures; /* rows with ok false */
+    size_t failures;    /* rows with ok false */
+    size_t failed_runs; /* runs that failed (named in diags), of runs */
+    size_t runs;
 };
 
 /* Called with the runs done so far (fractions included) out of total. */
 typedef void (*rbhshift_progress_fn)(void *user, double done, size_t total);
 
 /* Measure as above. Unknown names, a name that is not a memory-bound HSM application (only)
- * or not an HSM application (with), a bad preset or a failed simulation go to diags and return
- * -1; a shift above the tolerance is not an error (see report->failures). Release with
- * rbhshift_report_done. */
+ * or not an HSM application (with) or a bad preset go to diags and return -1. A failed
+ * simulation (a worker killed, say) goes to diags too, and the report is made of the rest:
+ * the pair is left out of its rows, an application whose run alone failed has no row, and
+ * report->failed_runs counts them. A shift above the tolerance is not an error (see
+ * report->failures). Release with rbhshift_report_done. */
 int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
                  rbhshift_progress_fn progress, void *user, struct rbhshift_report *report,
                  struct diag *diags);

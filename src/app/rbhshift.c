@@ -204,7 +204,7 @@ static void tabulate(const struct job *j, const struct result *res, int k, struc
         }
         int side = task->a == k ? 0 : task->b == k ? 1 : -1;
         int other = side == 0 ? task->b : task->a;
-        if (side < 0 || !partners(j, other))
+        if (side < 0 || !partners(j, other) || res[t].failed)
             continue;
         struct rbhshift_pair *p = &w->pairs[w->npairs++];
         p->corunner = xstrdup(j->hsm[other].name);
@@ -253,32 +253,35 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
     plan(&j);
     struct result *res = xcalloc(j.ntasks + 1, sizeof(*res));
     run_all(&j, res, progress, user);
-    int rc = 0;
+    /* A failed run is named and left out; the rest of the study is still reported. */
+    bool *alone_failed = xcalloc(j.nhsm + 1, sizeof(*alone_failed));
     for (size_t t = 0; t < j.ntasks; t++)
         if (res[t].failed) {
             const struct task *task = &j.tasks[t];
             diag_add(diags, "corun: rbh-shift: %s%s%s on %s: %s", j.hsm[task->a].name,
                      task->b < 0 ? "" : " + ", task->b < 0 ? "" : j.hsm[task->b].name, o->gpu,
                      res[t].err);
-            rc = -1;
+            report->failed_runs++;
+            if (task->b < 0)
+                alone_failed[task->a] = true;
         }
-    if (rc == 0) {
-        report->gpu = xstrdup(o->gpu);
-        report->sms = cfg.sms;
-        report->sms_each = cfg.sms / 2;
-        report->cycles = o->cycles;
-        report->warmup_cycles = o->cycles / 10;
-        report->rows = xcalloc(j.nhsm + 1, sizeof(*report->rows));
-        for (size_t k = 0; k < j.nhsm; k++)
-            if (selected(&j, (int)k)) {
-                struct rbhshift_row *w = &report->rows[report->count++];
-                tabulate(&j, res, (int)k, w);
-                report->failures += !w->ok;
-            }
-    }
+    report->runs = j.ntasks;
+    report->gpu = xstrdup(o->gpu);
+    report->sms = cfg.sms;
+    report->sms_each = cfg.sms / 2;
+    report->cycles = o->cycles;
+    report->warmup_cycles = o->cycles / 10;
+    report->rows = xcalloc(j.nhsm + 1, sizeof(*report->rows));
+    for (size_t k = 0; k < j.nhsm; k++)
+        if (selected(&j, (int)k) && !alone_failed[k]) {
+            struct rbhshift_row *w = &report->rows[report->count++];
+            tabulate(&j, res, (int)k, w);
+            report->failures += !w->ok;
+        }
+    free(alone_failed);
     free(res);
     job_done(&j);
-    return rc;
+    return 0;
 }
 
 void rbhshift_report_done(struct rbhshift_report *r)

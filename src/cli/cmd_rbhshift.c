@@ -1,5 +1,6 @@
 /* cmd_rbhshift — `corun rbh-shift`: HSM Fig. 4, private against shared RBH of each
- * memory-bound HSM application; exit 1 when one shifts by more than the tolerance. */
+ * memory-bound HSM application; exit 1 when one shifts by more than the tolerance or a run
+ * failed. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,10 @@ static void print_text(const struct rbhshift_report *r, const struct gpu_sets *s
     }
     printf("%zu of %zu within %.2f (HSM: \"RBH is similar in the shared and private modes\")\n",
            r->count - r->failures, r->count, RBHSHIFT_TOLERANCE);
+    if (r->failed_runs)
+        printf("%zu of %zu runs failed (named on stderr): a failed pair is left out of its rows, "
+               "an application whose run alone failed has no row\n",
+               r->failed_runs, r->runs);
 }
 
 static void print_json(const struct rbhshift_report *r, const struct gpu_sets *sets)
@@ -123,9 +128,10 @@ static void print_json(const struct rbhshift_report *r, const struct gpu_sets *s
     printf(", \"sets\": ");
     cli_json_gpu_sets(stdout, sets);
     printf(", \"sms\": %u, \"sms_each\": %u, \"cycles\": %llu, \"warmup_cycles\": %llu, "
-           "\"tolerance\": %g, \"failures\": %zu, \"kernels\": [",
+           "\"tolerance\": %g, \"failures\": %zu, \"runs\": %zu, \"failed_runs\": %zu, "
+           "\"kernels\": [",
            r->sms, r->sms_each, (unsigned long long)r->cycles, (unsigned long long)r->warmup_cycles,
-           RBHSHIFT_TOLERANCE, r->failures);
+           RBHSHIFT_TOLERANCE, r->failures, r->runs, r->failed_runs);
     for (size_t i = 0; i < r->count; i++) {
         const struct rbhshift_row *w = &r->rows[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
@@ -159,7 +165,7 @@ static int rbhshift_cmd_run(int argc, char **argv)
             print_json(&r, &o.r.sets);
         else
             print_text(&r, &o.r.sets);
-        rc = r.failures ? CLI_FAILED : CLI_OK;
+        rc = r.failures || r.failed_runs ? CLI_FAILED : CLI_OK;
         rbhshift_report_done(&r);
     } else {
         progress(NULL, 1, 1);
@@ -194,7 +200,8 @@ const struct cli_command cmd_rbhshift = {
         "  --with A,B,...  only these co-runners (default: all 14 others)\n"
         "  --json          one JSON object on stdout\n"
         "  KERNEL...       only these memory-bound applications (default: all ten)\n"
-        "Exit status 1 when an application shifts by more than 0.1. The full run is 150 runs of\n"
-        "1.1 M cycles, about 8 minutes of one core.\n",
+        "Exit status 1 when an application shifts by more than 0.1, or when a run failed (a\n"
+        "worker killed, say): each is named on stderr and left out, and the table is made of\n"
+        "the rest. The full run is 150 runs of 1.1 M cycles, about 8 minutes of one core.\n",
     .run = rbhshift_cmd_run,
 };

@@ -92,4 +92,31 @@ expect_bad "rbh-shift --set epochs" 'expected gpu.SETTING=VALUE' "$CORUN" rbh-sh
     --set epochs=1 lbm
 expect_bad "rbh-shift --set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' "$CORUN" rbh-shift \
     --quick --set gpu.nosuch=1 lbm
-echo "rbh-shift (quick): table shape, arithmetic and -j agree; --set; --seed"
+
+# A worker killed part-way (the first, with lbm's run alone) is named, exit status 1, and the
+# rest of the study is still reported: srad's row, without its pair with lbm; lbm has no row.
+"$CORUN" rbh-shift --cycles 400000 -j 2 --json --with bino,pvc lbm srad >"$TMPD/lost.json" \
+    2>"$TMPD/lost.err" &
+pid=$!
+worker=
+for _ in $(seq 1 600); do
+    worker=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null)
+    [ -n "$worker" ] && break
+    sleep 0.05
+done
+[ -n "$worker" ] || fail "no worker process of rbh-shift -j 2 seen"
+kill -9 "$worker"
+set +e
+wait "$pid"; rc=$?
+set -e
+[ $rc -eq 1 ] || fail "rbh-shift with a killed worker: exit $rc: $(cat "$TMPD/lost.err")"
+grep -qx 'corun: rbh-shift: lbm on hbm80: its worker process was killed by signal 9 (Killed)' \
+    "$TMPD/lost.err" || fail "the killed run is not named: $(cat "$TMPD/lost.err")"
+python3 - "$TMPD/lost.json" <<'PY' || fail "rbh-shift JSON after a killed worker: $(cat "$TMPD/lost.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["runs"] == 6 and r["failed_runs"] == 1, r  # 2 alone, each beside bino and pvc
+assert [k["name"] for k in r["kernels"]] == ["srad"], r
+assert sorted(r["kernels"][0]["shared"]) == ["bino", "pvc"], r
+PY
+echo "rbh-shift (quick): table shape, arithmetic and -j agree; --set; --seed; a killed worker"
