@@ -250,6 +250,24 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
         job_done(&j);
         return -1;
     }
+    /* An application whose only co-runner named is itself would have no pair to compare. */
+    int lonely = 0;
+    for (size_t k = 0; k < j.nhsm; k++) {
+        if (!selected(&j, (int)k))
+            continue;
+        size_t others = 0;
+        for (size_t b = 0; b < j.nhsm; b++)
+            others += b != k && partners(&j, (int)b);
+        if (others == 0) {
+            diag_add(diags, "corun: rbh-shift: %s has no co-runner: --with names only itself",
+                     j.hsm[k].name);
+            lonely = -1;
+        }
+    }
+    if (lonely != 0) {
+        job_done(&j);
+        return -1;
+    }
     plan(&j);
     struct result *res = xcalloc(j.ntasks + 1, sizeof(*res));
     run_all(&j, res, progress, user);
@@ -274,8 +292,15 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
     report->rows = xcalloc(j.nhsm + 1, sizeof(*report->rows));
     for (size_t k = 0; k < j.nhsm; k++)
         if (selected(&j, (int)k) && !alone_failed[k]) {
-            struct rbhshift_row *w = &report->rows[report->count++];
+            struct rbhshift_row *w = &report->rows[report->count];
             tabulate(&j, res, (int)k, w);
+            if (w->npairs == 0) { /* every pair of it failed */
+                free(w->pairs);
+                free(w->kernel);
+                memset(w, 0, sizeof(*w));
+                continue;
+            }
+            report->count++;
             report->failures += !w->ok;
         }
     free(alone_failed);

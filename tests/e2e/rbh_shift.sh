@@ -92,6 +92,10 @@ expect_bad "rbh-shift --set epochs" 'expected gpu.SETTING=VALUE' "$CORUN" rbh-sh
     --set epochs=1 lbm
 expect_bad "rbh-shift --set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' "$CORUN" rbh-shift \
     --quick --set gpu.nosuch=1 lbm
+# An application whose only co-runner named is itself has no pair: refused (it printed a row
+# of inf and nan, and passed).
+expect_bad "rbh-shift --with itself" '^corun: rbh-shift: lbm has no co-runner: --with names only itself$' \
+    "$CORUN" rbh-shift --quick --with lbm lbm srad
 
 # A worker killed part-way (the first, with lbm's run alone) is named, exit status 1, and the
 # rest of the study is still reported: srad's row, without its pair with lbm; lbm has no row.
