@@ -74,6 +74,20 @@ tui_corun_pid() {
     done
     return 0
 }
+# SIGKILL the first child of PID (a worker pool's first worker, which has the first task) as
+# soon as it exists, waiting 30 s at most (from /proc: no procps needed).
+kill_first_child() { # PID
+    local c
+    for _ in $(seq 1 600); do
+        c=$(cut -d' ' -f1 "/proc/$1/task/$1/children" 2>/dev/null)
+        if [ -n "$c" ]; then
+            kill -9 "$c"
+            return 0
+        fi
+        sleep 0.05
+    done
+    fail "no child process of $1 seen in 30 s"
+}
 # The rows inside the frame of the panel whose title starts with NAME (focused or not), on the screen last
 # captured in $TMPD/screen, written to OUT.
 tui_panel() { # NAME OUT

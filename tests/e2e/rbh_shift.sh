@@ -102,14 +102,7 @@ expect_bad "rbh-shift --with itself" '^corun: rbh-shift: lbm has no co-runner: -
 "$CORUN" rbh-shift --cycles 400000 -j 2 --json --with bino,pvc lbm srad >"$TMPD/lost.json" \
     2>"$TMPD/lost.err" &
 pid=$!
-worker=
-for _ in $(seq 1 600); do
-    worker=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null)
-    [ -n "$worker" ] && break
-    sleep 0.05
-done
-[ -n "$worker" ] || fail "no worker process of rbh-shift -j 2 seen"
-kill -9 "$worker"
+kill_first_child "$pid"
 set +e
 wait "$pid"; rc=$?
 set -e

@@ -56,14 +56,7 @@ diff <(table "$TMPD/whole") <(table "$TMPD/torn") >/dev/null || fail "the torn-r
 # that mix alone and prints the uninterrupted table.
 "$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/w" >"$TMPD/lost" 2>/dev/null &
 pid=$!
-worker=
-for _ in $(seq 1 600); do
-    worker=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null)
-    [ -n "$worker" ] && break
-    sleep 0.05
-done
-[ -n "$worker" ] || fail "no worker process of the -j 2 run seen"
-kill -9 "$worker"
+kill_first_child "$pid"
 rc=0
 wait "$pid" || rc=$?
 [ "$rc" = 1 ] || fail "a run with a killed worker: exit $rc, expected 1: $(cat "$TMPD/lost")"

@@ -156,14 +156,7 @@ grep -q "8 items, $before already in the catalog, $((8 - before)) run now, 0 fai
 "$CORUN" sweep "$suite" --combos $combos --epochs 100 --seed 3 -j 2 --catalog "$cat" \
     >"$TMPD/w" 2>"$TMPD/w.err" &
 pid=$!
-worker=
-for _ in $(seq 1 600); do
-    worker=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null)
-    [ -n "$worker" ] && break
-    sleep 0.05
-done
-[ -n "$worker" ] || fail "no worker process of the -j 2 sweep seen"
-kill -9 "$worker"
+kill_first_child "$pid"
 set +e
 wait "$pid"; rc=$?
 set -e
