@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "corun/forkpool.h"
@@ -367,6 +368,12 @@ static int big_run(void *user, struct forkpool_task *task, void *result)
 {
     (void)user;
     unsigned char *b = result;
+    /* 10 ms of work first, so that the parent waits in poll while the signals come */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 10000000L);
     for (size_t k = 0; k < BIG; k++)
         b[k] = (unsigned char)(k * 7 + task->index * 13 + k / 4096);
     return 0;
