@@ -251,7 +251,7 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
         return -1;
     }
     /* An application whose only co-runner named is itself would have no pair to compare. */
-    int lonely = 0;
+    bool lonely = false;
     for (size_t k = 0; k < j.nhsm; k++) {
         if (!selected(&j, (int)k))
             continue;
@@ -261,10 +261,10 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
         if (others == 0) {
             diag_add(diags, "corun: rbh-shift: %s has no co-runner: --with names only itself",
                      j.hsm[k].name);
-            lonely = -1;
+            lonely = true;
         }
     }
-    if (lonely != 0) {
+    if (lonely) {
         job_done(&j);
         return -1;
     }
