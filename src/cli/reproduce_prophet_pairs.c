@@ -168,9 +168,25 @@ int pr_shard_done(struct pairs_run *pr)
     return rc;
 }
 
-/* After a failed pr_run: the pairs that finished are in the journal; the summary is left out. */
+/* After a failed pr_run: the rows of the pairs that finished after the first failed one (the
+ * rows print in order, so they waited), and what was lost; the summary is left out. The
+ * finished pairs are in the journal, with --resume. */
 int pr_failed(struct pairs_run *pr)
 {
+    size_t done = 0;
+    for (size_t i = 0; i < pr->n; i++) {
+        done += pr->in[i];
+        if (pr->in[i] && (pr->sh.n || i >= pr->printed))
+            pr->print(pr, i, pr_rec(pr, i));
+    }
+    if (pr->jn->j)
+        printf("%zu of %zu pairs failed (named on stderr), %zu finished; the summary needs every "
+               "pair: the same command with --resume %s simulates only the rest\n",
+               pr->failed, pr->n, done, repro_journal_path(pr->jn->j));
+    else
+        printf("%zu of %zu pairs failed (named on stderr), %zu finished; the summary needs every "
+               "pair (with --resume FILE a rerun simulates only what is missing)\n",
+               pr->failed, pr->n, done);
     pr_done(pr);
     repro_journal_close(pr->jn->j);
     return CLI_FAILED;

@@ -162,5 +162,24 @@ for x in --accuracy --colocation; do
     [ $x = --colocation ] || grep -qF '5 more pair(s) failed' "$TMPD/err" ||
         fail "$x: no count of the others: $(cat "$TMPD/err")"
     if grep -q 'published' "$TMPD/out"; then fail "$x: a summary after failures"; fi
+    grep -q "^$([ $x = --accuracy ] && echo 6 || echo 1) of $([ $x = --accuracy ] && echo 6 || echo 1) pairs failed (named on stderr), 0 finished; .*--resume $TMPD/bad$x.journal simulates only the rest" \
+        "$TMPD/out" || fail "$x: no line for the failed pairs: $(cat "$TMPD/out")"
 done
-echo "reproduce prophet: quick accuracy (6 pairs, 3 classes beside 5.9/5.1/5.5 %) and co-location (16 rows) printed; bad usage refused; a broken data file exits 1"
+# A worker killed part-way (the first: it has the first pair) fails that pair alone: exit 1,
+# the pair named; the rows of the five that finished are printed all the same (they waited
+# for the first), then what was lost, and no summary.
+"$CORUN" reproduce prophet --accuracy --quick --queries 4 -j 2 >"$TMPD/lost" 2>"$TMPD/lost.err" &
+pid=$!
+kill_first_child "$pid"
+set +e
+wait "$pid"; rc=$?
+set -e
+[ $rc -eq 1 ] || fail "a killed worker: exit $rc: $(cat "$TMPD/lost.err")"
+grep -q '^corun: reproduce prophet: gmm beside md: its worker process was killed by signal 9' \
+    "$TMPD/lost.err" || fail "the killed worker's pair is not named: $(cat "$TMPD/lost.err")"
+[ "$(grep -cE '^[a-zA-Z-]+ +[a-z-]+ +[a-z0-9-]+ +[0-9.]+x ' "$TMPD/lost")" -eq 5 ] ||
+    fail "a killed worker: not the five other rows: $(cat "$TMPD/lost")"
+grep -qF '1 of 6 pairs failed (named on stderr), 5 finished; the summary needs every pair (with --resume FILE' \
+    "$TMPD/lost" || fail "a killed worker: no line for the failed pair: $(cat "$TMPD/lost")"
+if grep -q 'published' "$TMPD/lost"; then fail "a summary after a killed worker"; fi
+echo "reproduce prophet: quick accuracy (6 pairs, 3 classes beside 5.9/5.1/5.5 %) and co-location (16 rows) printed; bad usage refused; a broken data file exits 1; a killed worker loses its pair alone"
