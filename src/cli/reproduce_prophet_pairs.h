@@ -71,7 +71,8 @@ void pr_done(struct pairs_run *pr);
 /* After pr_run of a shard that left pairs to the others: the rows of the pairs it has and what
  * it did, instead of the summary; frees the run and closes the journal. A CLI_* code. */
 int pr_shard_done(struct pairs_run *pr);
-/* After a failed pr_run: frees the run and closes the journal; CLI_FAILED. */
+/* After a failed pr_run: prints the rows of the finished pairs not printed yet and a line on
+ * what failed, then frees the run and closes the journal; CLI_FAILED. */
 int pr_failed(struct pairs_run *pr);
 
 #endif
