@@ -223,9 +223,9 @@ static void a_mute_failure_gets_a_message(void **state)
     }
 }
 
-/* A worker still running after it broke the protocol was
- * killed with SIGKILL and reaped, but nothing checked either; a pool that waited for it would
- * stall 20 s and report that it exited normally. */
+/* A worker still running after it broke the protocol is killed with SIGKILL and reaped, and
+ * its task fails saying so; a pool that waited for it would stall 20 s and report that it
+ * exited normally. */
 static void a_worker_that_breaks_the_protocol_is_killed(void **state)
 {
     (void)state;
