@@ -74,19 +74,26 @@ tui_corun_pid() {
     done
     return 0
 }
-# SIGKILL the first child of PID (a worker pool's first worker, which has the first task) as
-# soon as it exists, waiting 30 s at most (from /proc: no procps needed).
-kill_first_child() { # PID
-    local c
+# Runs CMD... in the background (stdout to OUT, stderr to ERR), SIGKILLs its first child (a
+# worker pool's first worker, which has the first task) as soon as that exists, and waits for
+# it; its exit status goes to $killed_rc. From /proc: no procps needed.
+run_killing_first_worker() { # OUT ERR CMD...
+    local out=$1 err=$2 pid c
+    shift 2
+    "$@" >"$out" 2>"$err" &
+    pid=$!
     for _ in $(seq 1 600); do
-        c=$(cut -d' ' -f1 "/proc/$1/task/$1/children" 2>/dev/null)
-        if [ -n "$c" ]; then
-            kill -9 "$c"
-            return 0
-        fi
+        c=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null)
+        [ -n "$c" ] && break
         sleep 0.05
     done
-    fail "no child process of $1 seen in 30 s"
+    if [ -z "$c" ]; then
+        kill -9 "$pid" 2>/dev/null || true
+        fail "no worker process of '$*' seen in 30 s"
+    fi
+    kill -9 "$c"
+    killed_rc=0
+    wait "$pid" || killed_rc=$?
 }
 # The rows inside the frame of the panel whose title starts with NAME (focused or not), on the screen last
 # captured in $TMPD/screen, written to OUT.

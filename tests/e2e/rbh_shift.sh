@@ -99,13 +99,9 @@ expect_bad "rbh-shift --with itself" '^corun: rbh-shift: lbm has no co-runner: -
 
 # A worker killed part-way (the first, with lbm's run alone) is named, exit status 1, and the
 # rest of the study is still reported: srad's row, without its pair with lbm; lbm has no row.
-"$CORUN" rbh-shift --cycles 400000 -j 2 --json --with bino,pvc lbm srad >"$TMPD/lost.json" \
-    2>"$TMPD/lost.err" &
-pid=$!
-kill_first_child "$pid"
-set +e
-wait "$pid"; rc=$?
-set -e
+run_killing_first_worker "$TMPD/lost.json" "$TMPD/lost.err" \
+    "$CORUN" rbh-shift --cycles 400000 -j 2 --json --with bino,pvc lbm srad
+rc=$killed_rc
 [ $rc -eq 1 ] || fail "rbh-shift with a killed worker: exit $rc: $(cat "$TMPD/lost.err")"
 grep -qx 'corun: rbh-shift: lbm on hbm80: its worker process was killed by signal 9 (Killed)' \
     "$TMPD/lost.err" || fail "the killed run is not named: $(cat "$TMPD/lost.err")"

@@ -168,12 +168,9 @@ done
 # A worker killed part-way (the first: it has the first pair) fails that pair alone: exit 1,
 # the pair named; the rows of the five that finished are printed all the same (they waited
 # for the first), then what was lost, and no summary.
-"$CORUN" reproduce prophet --accuracy --quick --queries 4 -j 2 >"$TMPD/lost" 2>"$TMPD/lost.err" &
-pid=$!
-kill_first_child "$pid"
-set +e
-wait "$pid"; rc=$?
-set -e
+run_killing_first_worker "$TMPD/lost" "$TMPD/lost.err" \
+    "$CORUN" reproduce prophet --accuracy --quick --queries 4 -j 2
+rc=$killed_rc
 [ $rc -eq 1 ] || fail "a killed worker: exit $rc: $(cat "$TMPD/lost.err")"
 grep -q '^corun: reproduce prophet: gmm beside md: its worker process was killed by signal 9' \
     "$TMPD/lost.err" || fail "the killed worker's pair is not named: $(cat "$TMPD/lost.err")"

@@ -54,11 +54,9 @@ diff <(table "$TMPD/whole") <(table "$TMPD/torn") >/dev/null || fail "the torn-r
 # A worker killed part-way fails only its mix (the first: the first worker has it), named with
 # how its worker ended, exit status 1; the others are kept in the journal, and the rerun runs
 # that mix alone and prints the uninterrupted table.
-"$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/w" >"$TMPD/lost" 2>/dev/null &
-pid=$!
-kill_first_child "$pid"
-rc=0
-wait "$pid" || rc=$?
+run_killing_first_worker "$TMPD/lost" /dev/null \
+    "$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/w"
+rc=$killed_rc
 [ "$rc" = 1 ] || fail "a run with a killed worker: exit $rc, expected 1: $(cat "$TMPD/lost")"
 grep -Eq "^failed: [^ ]+: its worker process was killed by signal 9" "$TMPD/lost" ||
     fail "the killed worker's mix is not named: $(cat "$TMPD/lost")"

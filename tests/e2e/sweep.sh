@@ -153,13 +153,9 @@ grep -q "8 items, $before already in the catalog, $((8 - before)) run now, 0 fai
 
 # A worker killed part-way fails only its item, named with how its worker ended, exit status
 # 1; the rest are stored, and the rerun makes that item up.
-"$CORUN" sweep "$suite" --combos $combos --epochs 100 --seed 3 -j 2 --catalog "$cat" \
-    >"$TMPD/w" 2>"$TMPD/w.err" &
-pid=$!
-kill_first_child "$pid"
-set +e
-wait "$pid"; rc=$?
-set -e
+run_killing_first_worker "$TMPD/w" "$TMPD/w.err" \
+    "$CORUN" sweep "$suite" --combos $combos --epochs 100 --seed 3 -j 2 --catalog "$cat"
+rc=$killed_rc
 [ $rc -eq 1 ] || fail "a sweep with a killed worker: exit $rc, expected 1: $(cat "$TMPD/w.err")"
 grep -q "8 items, 0 already in the catalog, 7 run now, 1 failed" "$TMPD/w" ||
     fail "a sweep with a killed worker: $(cat "$TMPD/w")"
