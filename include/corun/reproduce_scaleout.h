@@ -119,6 +119,8 @@ struct so_result {
     size_t curves_resumed;   /* curves read from the curves journal */
     size_t simulated_cells;  /* cells simulated in this run */
     size_t missing;          /* cells outside the shard and not in the journal: no summary */
+    size_t failed;           /* cells not simulated: theirs or their LS curve's run failed */
+    char *failures;          /* "WHAT: WHY\n" for each failed curve and cell, heap (or NULL) */
     char journal_error[256]; /* why a finished cell could not be journaled ("" when none) */
     char curves_error[256];  /* why a measured curve could not be journaled ("" when none) */
 };
@@ -132,7 +134,9 @@ struct accel_bubble *so_bubble_for(const struct accel_bubble *ls_part,
                                    const struct accel_bubble *batch_part, size_t b,
                                    unsigned queries);
 
-/* Runs the study. Returns 0, or -1 with a message. Release r with so_result_done. */
+/* Runs the study. Returns 0, or -1 with a message; when curves or cells failed (r->failures
+ * names each), the cells that finished are in r as well and r->failed counts the rest. Release
+ * r with so_result_done. */
 int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
            so_progress_fn progress, void *ctx, char *err, size_t errlen);
 void so_result_done(struct so_result *r);

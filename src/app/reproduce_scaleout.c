@@ -132,7 +132,8 @@ struct study {
     size_t units, units_done; /* progress: cells and curves */
     so_progress_fn progress;
     void *ctx;
-    size_t nfailed;
+    size_t nfailed;    /* curves and cells */
+    bool *part_failed; /* [ls * levels + level]: its curve's measurement failed */
 };
 
 /* The LS application `ls` beside k instances of batch `b` (k = 0: alone) at `rate`. */
@@ -281,10 +282,14 @@ static int batch_pressures(struct study *s, struct accel_bubble *out)
 
 /* ---- the stages, on forked workers or here ---- */
 
-static void note_failure(struct study *s, const char *error)
+/* Adds "WHAT: ERROR" to the run's failures, a line each. */
+static void note_failure(struct study *s, const char *what, const char *error)
 {
-    if (!s->nfailed++)
-        snprintf(s->err, s->errlen, "%s", error);
+    struct so_result *r = s->r;
+    char *line = xasprintf("%s%s: %s\n", r->failures ? r->failures : "", what, error);
+    free(r->failures);
+    r->failures = line;
+    s->nfailed++;
 }
 
 static void progress_units(void *user, double done, size_t ntasks)
@@ -346,12 +351,17 @@ static void take_part(struct study *s, size_t g, const struct part_blob *in)
 static void collect_part(void *user, size_t index, const void *result, const char *error)
 {
     struct study *s = user;
+    size_t g = s->todo[index];
     if (!result) {
-        note_failure(s, error);
+        unsigned levels = s->r->levels;
+        char *what = xasprintf("%s alone at %.0f %% load (the latency curve its cells need)",
+                               s->p->ls[g / levels], 100 * s->r->load[g % levels]);
+        note_failure(s, what, error);
+        free(what);
+        s->part_failed[g] = true;
         return;
     }
     const struct part_blob *in = result;
-    size_t g = s->todo[index];
     take_part(s, g, in);
     s->r->cycles += in->cycles;
     char jerr[256]; /* the run goes on without it; the first failure is kept */
@@ -383,13 +393,18 @@ static void collect_cell(void *user, size_t index, const void *result, const cha
 {
     struct study *s = user;
     struct so_result *r = s->r;
+    size_t i = s->todo[index];
     if (!result) {
-        note_failure(s, error);
+        unsigned levels = r->levels;
+        char *what = xasprintf("%s beside %s at %.0f %% load", s->p->ls[i / levels / s->p->nbatch],
+                               s->p->batch[i / levels % s->p->nbatch], 100 * r->load[i % levels]);
+        note_failure(s, what, error);
+        free(what);
+        r->failed++;
         return;
     }
     struct so_cell_record rec;
     memcpy(&rec, result, sizeof(rec)); /* padding too (zeroed by the pool): the journal copies */
-    size_t i = s->todo[index];
     r->cells[i] = rec.cell;
     r->present[i] = true;
     r->simulated_cells++;
@@ -411,11 +426,10 @@ static void child_done(void *user)
     accel_memo_delete(s->memo);
 }
 
-/* Runs the stage's tasks on the pool; -1 when any failed (the first's message in s->err, with
- * the count of the others). */
-static int stage(struct study *s, const size_t *todo, size_t n, size_t result_size,
-                 int (*run)(void *, struct forkpool_task *, void *),
-                 void (*collect)(void *, size_t, const void *, const char *))
+/* Runs the stage's tasks on the pool; each failure is noted in the result's failures. */
+static void stage(struct study *s, const size_t *todo, size_t n, size_t result_size,
+                  int (*run)(void *, struct forkpool_task *, void *),
+                  void (*collect)(void *, size_t, const void *, const char *))
 {
     char *err = s->err;
     size_t errlen = s->errlen;
@@ -426,10 +440,6 @@ static int stage(struct study *s, const size_t *todo, size_t n, size_t result_si
     s->err = err; /* run_cell points it at the task's */
     s->errlen = errlen;
     s->units_done += n;
-    size_t len = strlen(err);
-    if (s->nfailed > 1 && len < errlen) /* the others finished and are kept */
-        snprintf(err + len, errlen - len, "; %zu more failed", s->nfailed - 1);
-    return s->nfailed ? -1 : 0;
 }
 
 /* The measurements the cells left share, then the cells: the batch pressures and each LS
@@ -457,13 +467,34 @@ static int measure(struct study *s, const size_t *todo, size_t ntodo)
         if (want[g] && s->qps[g / levels] == 0)
             rc = capacity(s, g / levels, &s->qps[g / levels]);
     s->r->cycles += s->cycles;
-    if (rc == 0)
-        rc = stage(s, groups, ngroups, so_curve_record_size(s->p->queries), run_part, collect_part);
-    if (rc == 0)
-        rc = stage(s, todo, ntodo, sizeof(struct so_cell_record), run_cell, collect_cell);
+    if (rc) {
+        free(groups);
+        free(want);
+        return rc;
+    }
+    /* A failed curve or cell does not stop the others: the cells whose curve failed are left
+     * out, and the rest are simulated and kept. */
+    stage(s, groups, ngroups, so_curve_record_size(s->p->queries), run_part, collect_part);
+    size_t *cells = xcalloc(ntodo, sizeof(size_t)), ncells = 0;
+    for (size_t t = 0; t < ntodo; t++) {
+        if (s->part_failed[todo[t] / levels / s->p->nbatch * levels + todo[t] % levels]) {
+            s->r->failed++;
+            s->units_done++;
+        } else {
+            cells[ncells++] = todo[t];
+        }
+    }
+    stage(s, cells, ncells, sizeof(struct so_cell_record), run_cell, collect_cell);
+    free(cells);
     free(groups);
     free(want);
-    return rc;
+    if (!s->nfailed)
+        return 0;
+    snprintf(s->err, s->errlen,
+             "scale-out: %zu of the %zu cells to simulate not simulated (%zu "
+             "failure%s)",
+             s->r->failed, ntodo, s->nfailed, s->nfailed == 1 ? "" : "s");
+    return -1;
 }
 
 int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
@@ -519,12 +550,14 @@ int so_run(const char *datadir, const struct so_params *p, struct so_result *r,
                       .memo = accel_memo_new(),
                       .qps = xcalloc(p->nls, sizeof(double)),
                       .parts = xcalloc(p->nls * r->levels, sizeof(struct accel_bubble)),
+                      .part_failed = xcalloc(p->nls * r->levels, sizeof(bool)),
                       .progress = progress,
                       .ctx = ctx};
     int rc = ntodo ? measure(&s, todo, ntodo) : 0;
     for (size_t g = 0; g < p->nls * r->levels; g++)
         accel_bubble_done(&s.parts[g]);
     free(s.parts);
+    free(s.part_failed);
     free(s.qps);
     free(todo);
     accel_bubble_done(&s.batch_part);
@@ -538,5 +571,6 @@ void so_result_done(struct so_result *r)
 {
     free(r->cells);
     free(r->present);
+    free(r->failures);
     memset(r, 0, sizeof(*r));
 }

@@ -85,6 +85,38 @@ static void print_cells(const struct so_params *p, const struct so_result *r)
             }
 }
 
+/* After curves or cells failed: each failure on stderr, the rows of the cells that finished,
+ * and what was lost; the summary is left out. The finished cells are in the journal, with
+ * --resume. */
+static int scaleout_failed(const struct so_params *p, struct so_result *r, struct repro_journal *j,
+                           struct repro_journal *cj)
+{
+    for (const char *l = r->failures; *l;) {
+        const char *nl = strchr(l, '\n');
+        fprintf(stderr, "corun: reproduce prophet --scaleout: %.*s\n", (int)(nl - l), l);
+        l = nl + 1;
+    }
+    if (r->journal_error[0])
+        fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r->journal_error);
+    if (r->curves_error[0])
+        fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", r->curves_error);
+    size_t ncells = p->nls * p->nbatch * r->levels, done = r->simulated_cells + r->resumed;
+    print_cells(p, r);
+    printf("\n%zu of %zu cells not simulated (the failures named on stderr), %zu finished",
+           r->failed, ncells - r->missing, done);
+    if (j)
+        printf("; the summary needs every cell: the same command with --resume %s simulates only "
+               "the rest\n",
+               repro_journal_path(j));
+    else
+        printf("; the summary needs every cell (with --resume FILE a rerun simulates only what is "
+               "missing)\n");
+    so_result_done(r);
+    repro_journal_close(j);
+    repro_journal_close(cj);
+    return CLI_FAILED;
+}
+
 /* The experiment's name in its journals: other --queries are another run. Heap. */
 static char *run_what(const char *what, unsigned queries)
 {
@@ -158,6 +190,8 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
     char err[512];
     int rc = so_run(datadir, &p, &r, scaleout_progress, NULL, err, sizeof err);
     cli_progress("configurations", 1);
+    if (rc && r.failures) /* the cells that finished are kept and shown */
+        return scaleout_failed(&p, &r, jn.j, cj);
     if (rc) {
         fprintf(stderr, "corun: reproduce prophet --scaleout: %s\n", err);
         so_result_done(&r);

@@ -126,6 +126,32 @@ diff <(tables "$TMPD/out") <(tables "$TMPD/j2") || fail "-j 2: other tables"
     2>"$TMPD/err" || fail "resume from the -j 2 journal: exit $?"
 grep -qF "(8 of the 8 cells read from" "$TMPD/j2" || fail "-j 2 journal: $(cat "$TMPD/j2")"
 
+# A worker killed: the failure is named, the other cells are simulated and their rows printed,
+# the summary is left out (exit 1), and a rerun with the journal simulates only what was lost.
+# From the cut journal the first task is pos's curve at 10 %, which one missing cell needs;
+# with every curve read from FILE.curves it is that cell itself.
+killed() { # JOURNAL WHAT: the run from the cut journal with its first worker killed
+    cp "$TMPD/cut.journal" "$1"
+    run_killing_first_worker "$TMPD/k" "$TMPD/err" \
+        "$CORUN" reproduce prophet --scaleout --quick -j 2 --resume "$1"
+    [ "$killed_rc" = 1 ] || fail "$2 killed: exit $killed_rc $(cat "$TMPD/err")"
+    grep -q "^corun: reproduce prophet --scaleout: $2: its worker process was killed by signal 9" \
+        "$TMPD/err" || fail "$2 killed: not named: $(cat "$TMPD/err")"
+    grep -qxF "1 of 8 cells not simulated (the failures named on stderr), 7 finished; the summary needs every cell: the same command with --resume $1 simulates only the rest" \
+        "$TMPD/k" || fail "$2 killed: $(tail -3 "$TMPD/k")"
+    ! grep -qE '^(none|full) ' "$TMPD/k" || fail "$2 killed: a summary: $(cat "$TMPD/k")"
+    [ "$(grep -E '^(gmm|pos) +(pf|nn) +[0-9]+%' "$TMPD/k" | grep -cvE '^pos +nn +10%')" = 7 ] &&
+        [ -z "$(grep -E '^(gmm|pos) +(pf|nn) +[0-9]+%' "$TMPD/k" | grep -vxFf <(tables "$TMPD/out"))" ] ||
+        fail "$2 killed: not the 7 other cells' rows: $(cat "$TMPD/k")"
+    "$CORUN" reproduce prophet --scaleout --quick --resume "$1" >"$TMPD/k" 2>"$TMPD/err" ||
+        fail "$2 killed, the rerun: exit $? $(cat "$TMPD/err")"
+    grep -qE '^\(7 of the 8 cells read from' "$TMPD/k" || fail "$2 killed, the rerun: $(cat "$TMPD/k")"
+    diff <(tables "$TMPD/out") <(tables "$TMPD/k") || fail "$2 killed, the rerun: other tables"
+}
+killed "$TMPD/k.journal" "pos alone at 10 % load (the latency curve its cells need)"
+cp "$TMPD/so.journal.curves" "$TMPD/kc.journal.curves"
+killed "$TMPD/kc.journal" "pos beside nn at 10 % load"
+
 # reproduce merge: the cut journal and the one the shards completed, into a new file, which
 # then gives the same tables without simulating; merging again adds nothing; a file that is
 # not a journal is refused, naming it.
