@@ -394,11 +394,14 @@ static int run_file(struct options o)
         goto out;
     }
     session_set_threads(s, (unsigned)o.threads);
-    if (o.predictor && session_set_predictor(s, o.predictor, err, sizeof err) != 0) {
+    /* The scenario's own predictor or allocator named again changes nothing: no event. */
+    if (o.predictor && strcmp(o.predictor, session_predictor_name(s)) != 0 &&
+        session_set_predictor(s, o.predictor, err, sizeof err) != 0) {
         fprintf(stderr, "corun: --predictor: %s\n", err);
         goto out;
     }
-    if (o.allocator && session_set_allocator(s, o.allocator, err, sizeof err) != 0) {
+    if (o.allocator && strcmp(o.allocator, session_allocator_name(s)) != 0 &&
+        session_set_allocator(s, o.allocator, err, sizeof err) != 0) {
         fprintf(stderr, "corun: --allocator: %s\n", err);
         goto out;
     }
@@ -509,7 +512,8 @@ const struct cli_command cmd_run = {
             "                   $XDG_DATA_HOME/corun/catalog.db)\n"
             "  --predictor P    predict each kernel's NP with P and print NP^, its error\n"
             "                   |NP^ - NP| / NP and the predicted class (`corun help predictors`;\n"
-            "                   oracle is the private-mode truth, simulation only; none: none)\n"
+            "                   oracle is the private-mode truth, simulation only; none: no "
+            "prediction)\n"
             "  --allocator A    repartition the SMs with A at every epoch boundary (static: keep\n"
             "                   the scenario's split; even, proportional, static-smqos, fair,\n"
             "                   qos, themis-engine, smqos, bw-app: `corun help allocators`);\n"

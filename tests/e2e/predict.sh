@@ -32,6 +32,15 @@ assert all(isinstance(k["np_pred"], float) for e in r["epochs"] for k in e["kern
 "$CORUN" run "$small" --epochs 1 --predictor oracle 2>/dev/null | grep -q ' NP^ *error' ||
     fail "text columns with a predictor"
 "$CORUN" run "$small" --epochs 1 2>/dev/null | grep -q 'NP^' && fail "NP^ column without a predictor"
+# The scenario's own predictor and allocator named again change nothing and note nothing
+# (they read "none -> none (restarted)"); another one is noted once.
+"$CORUN" run "$small" --epochs 1 --predictor none --allocator static >"$TMPD/same.txt" 2>&1 ||
+    fail "the scenario's own predictor and allocator: $(cat "$TMPD/same.txt")"
+! grep -qE '^  \[(predictor|allocator)\]' "$TMPD/same.txt" || fail "noted: $(cat "$TMPD/same.txt")"
+"$CORUN" run "$small" --epochs 1 --set predictor=hsm --predictor hsm >"$TMPD/same.txt" 2>&1 ||
+    fail "--set predictor=hsm --predictor hsm: $(cat "$TMPD/same.txt")"
+[ "$(grep -c '^  \[predictor\]' "$TMPD/same.txt")" = 1 ] ||
+    fail "--set predictor=hsm --predictor hsm: $(cat "$TMPD/same.txt")"
 
 # --explain: each predictor's inputs and arithmetic after each epoch.
 "$CORUN" run "$small" --epochs 1 --predictor hsm --explain 2>/dev/null >"$TMPD/x.txt"
