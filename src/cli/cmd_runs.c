@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -166,6 +167,16 @@ static int runs_run(int argc, char **argv)
     bool accel = false;
     if (strcmp(verb, "show") == 0 && parse_run_id(argv[i + 1], &accel, &id) != 0)
         return CLI_BAD_INPUT;
+    /* A catalog named on the command line is read, never made: a mistyped path would otherwise
+     * become an empty catalog that "has no runs yet". */
+    struct stat st;
+    if (path && stat(path, &st) != 0 && errno == ENOENT) {
+        fprintf(stderr,
+                "corun: runs: --catalog %s: no such file (expected a catalog that `corun run "
+                "--out`, sweep or reproduce wrote; without --catalog, the default one)\n",
+                path);
+        return CLI_BAD_INPUT;
+    }
     char err[512];
     struct catalog *cat = catalog_open(path, err, sizeof err);
     if (!cat) {
@@ -219,7 +230,8 @@ const struct cli_command cmd_runs = {
     .args = "[--catalog PATH] [--timeout S] list | show ID | query SQL",
     .summary = "the catalog of recorded runs: list them, show one, or query it with SQL",
     .help = "The catalog is $XDG_DATA_HOME/corun/catalog.db (~/.local/share/corun/catalog.db)\n"
-            "unless --catalog names another. `query` runs one read-only SQL statement and prints\n"
+            "unless --catalog names another, which must exist (a mistyped path is refused, not\n"
+            "made an empty catalog). `query` runs one read-only SQL statement and prints\n"
             "tab-separated rows under a header, e.g.\n"
             "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"
             "and stops a query that runs longer than --timeout S seconds (default 30; 0: no\n"

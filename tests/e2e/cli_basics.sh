@@ -179,7 +179,8 @@ export --csv d|corun: export: expected a run file (RUN.h5)
 suite check|corun: suite check: expected one suite file (SUITE)
 slurm|corun: slurm: expected an action and a job directory (JOB)
 EOF
-# kernels, runs and lesson without a verb list, as with list.
+# kernels, runs and lesson without a verb list, as with list (runs of an empty catalog).
+: >"$TMPD/none.db"
 for cmd in "kernels" "runs --catalog $TMPD/none.db" "lesson"; do
     "$CORUN" $cmd >"$TMPD/alone" 2>&1 || fail "$cmd alone: exit $?: $(cat "$TMPD/alone")"
     "$CORUN" $cmd list >"$TMPD/listed" 2>&1 || fail "$cmd list: exit $?"
@@ -253,6 +254,7 @@ EOF
 
 # `runs` takes its options after the verb too (a new user's `corun runs list --catalog F`
 # was refused once).
+: >"$TMPD/after.db"
 "$CORUN" runs list --catalog "$TMPD/after.db" >"$TMPD/out" || fail "runs list --catalog F"
 grep -q "no runs in $TMPD/after.db yet" "$TMPD/out" || fail "runs list --catalog F: $(cat "$TMPD/out")"
 [ "$("$CORUN" runs query --timeout 5 'SELECT 6*7' --catalog "$TMPD/after.db")" = "6*7

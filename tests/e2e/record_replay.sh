@@ -81,6 +81,13 @@ grep -qF -- '--set: kernels: cannot be changed with --set' "$TMPD/err" || fail "
 
 # The catalog.
 [ "$("$CORUN" runs --catalog "$cat" list | grep -c 'stream+compute')" -eq 4 ] || fail "runs list"
+# A catalog named with --catalog is read, not made: a mistyped path is refused, not left
+# behind as an empty catalog; an empty file is an empty catalog.
+expect_bad "runs --catalog, no such file" \
+    "corun: runs: --catalog $TMPD/typo.db: no such file (expected a catalog" \
+    "$CORUN" runs --catalog "$TMPD/typo.db" list
+[ ! -e "$TMPD/typo.db" ] || fail "runs list made the catalog it was given"
+: >"$TMPD/empty.db"
 "$CORUN" runs --catalog "$TMPD/empty.db" list | grep -q "^(no runs in $TMPD/empty.db yet" ||
     fail "runs list on an empty catalog: $("$CORUN" runs --catalog "$TMPD/empty.db" list)"
 "$CORUN" runs --catalog "$cat" list | grep -q '^(no runs' && fail "runs list: the empty note beside runs"
