@@ -6,7 +6,10 @@
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/preset.h"
 #include "corun/suite.h"
+#include "corun/util.h"
+#include "corun/wrap.h"
 
 static void list(const struct suite *s)
 {
@@ -26,13 +29,61 @@ static void list(const struct suite *s)
     }
 }
 
+/* `corun suite list` alone: the suites corun ships, a line each. */
+static int list_shipped(void)
+{
+    char *datadir = datadir_locate(), *dir = xasprintf("%s/scenarios/suites", datadir);
+    struct name_list names;
+    preset_cfg_names(dir, &names);
+    int rc = CLI_OK;
+    if (!names.count) {
+        fprintf(stderr, "corun: suite list: no suite in %s (expected NAME.cfg files there)\n", dir);
+        rc = CLI_FAILED;
+    } else {
+        char *head = xasprintf("The suites corun ships, in %s (`corun suite list NAME` lists "
+                               "one's mixes):\n",
+                               dir);
+        util_fputs_wrapped(head, CLI_HELP_WIDTH, true, stdout);
+        free(head);
+    }
+    for (size_t i = 0; i < names.count; i++) {
+        char *path = xasprintf("%s/%s.cfg", dir, names.names[i]);
+        struct diag diags;
+        diag_init(&diags);
+        struct suite s;
+        if (suite_load(path, datadir, &s, &diags) == 0) {
+            char *row = xasprintf("  %-15s  %zu mix%s on %s%s%s\n", names.names[i], s.nmixes,
+                                  s.nmixes == 1 ? "" : "es", s.gpu, s.description ? ": " : "",
+                                  s.description ? s.description : "");
+            util_fputs_wrapped(row, CLI_HELP_WIDTH, true, stdout);
+            free(row);
+        } else {
+            printf("  %-16s (does not load: `corun suite check %s` says why)\n", names.names[i],
+                   names.names[i]);
+            rc = CLI_FAILED;
+        }
+        suite_done(&s);
+        diag_done(&diags);
+        free(path);
+    }
+    name_list_done(&names);
+    free(dir);
+    free(datadir);
+    return rc;
+}
+
 static int suite_run(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "list") == 0)
+        return list_shipped();
     if (argc != 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0)) {
         if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
             fprintf(stderr, "corun: suite: expected check or list\n");
         else
-            fprintf(stderr, "corun: suite %s: expected one suite file (SUITE)\n", argv[1]);
+            fprintf(stderr,
+                    "corun: suite %s: expected one suite file (SUITE; `corun suite list` lists "
+                    "the suites corun ships)\n",
+                    argv[1]);
         cli_usage_error(&cmd_suite);
         return CLI_BAD_INPUT;
     }
@@ -56,9 +107,10 @@ static int suite_run(int argc, char **argv)
 
 const struct cli_command cmd_suite = {
     .name = "suite",
-    .args = "check|list SUITE",
+    .args = "check|list SUITE | list",
     .summary = "validate a mix suite (scenarios/suites/), or list its mixes",
     .help = "  check SUITE  validate every mix: tags, kernel names, SM splits\n"
-            "  list SUITE   one line per mix: tag, kernels, split\n",
+            "  list SUITE   one line per mix: tag, kernels, split\n"
+            "  list         the suites corun ships: name, mixes, GPU, description\n",
     .run = suite_run,
 };

@@ -217,7 +217,8 @@ static int sweep_main(int argc, char **argv)
         default: return 2;
         }
     }
-    if (cli_operands(&cmd_sweep, argc, argv, optind, 1, "a suite file (SUITE)") != 0)
+    if (cli_operands(&cmd_sweep, argc, argv, optind, 1,
+                     "a suite file (SUITE; `corun suite list` lists the suites corun ships)") != 0)
         return CLI_BAD_INPUT;
     if (!o.threads)
         o.threads = cli_threads_per_job(o.jobs);

@@ -162,7 +162,7 @@ run|corun: run: expected a scenario file (SCENARIO)
 run a.cfg b.cfg|corun: run: unexpected second argument 'b.cfg' (after 'a.cfg')
 check|corun: check: expected a scenario, lesson or suite file
 solo|corun: solo: expected a kernel's name (KERNEL)
-sweep|corun: sweep: expected a suite file (SUITE)
+sweep|corun: sweep: expected a suite file (SUITE; `corun suite list` lists the suites corun ships)
 train|corun: train: expected a model's name (MODEL)
 reproduce|corun: reproduce: expected an experiment's name (EXPERIMENT; --list lists them)
 branch x.h5|corun: branch: expected a run file and an epoch (RUN.h5 EPOCH), got one argument
@@ -176,7 +176,7 @@ plot x.h5|corun: plot: expected --out FILE.svg or --out FILE.png
 plot x.h5 --out|corun: plot: a value is missing after '--out'
 export x.h5|corun: export: expected --csv DIR, the directory to write to
 export --csv d|corun: export: expected a run file (RUN.h5)
-suite check|corun: suite check: expected one suite file (SUITE)
+suite check|corun: suite check: expected one suite file (SUITE; `corun suite list` lists the suites corun ships)
 slurm|corun: slurm: expected an action and a job directory (JOB)
 EOF
 # kernels, runs and lesson without a verb list, as with list (runs of an empty catalog).

@@ -111,7 +111,32 @@ expect_bad() { # MESSAGE ARGS...
 expect_bad 'corun: kernels show: unknown kernel "pvcc"' kernels show pvcc
 expect_bad 'usage: corun kernels list' kernels frob
 expect_bad "'bino': expected list or show (one kernel: corun kernels show NAME)" kernels bino
-expect_bad 'usage: corun suite check|list SUITE' suite check
+expect_bad 'usage: corun suite check|list SUITE | list' suite check
+expect_bad '`corun suite list` lists the suites corun ships' suite check
+
+# `suite list` alone: every suite corun ships, a row each with its mixes, GPU and description
+# (wrapped to 80 columns); one that does not load is named, and the exit status is 1.
+"$CORUN" suite list >"$TMPD/suites" || fail "suite list alone: exit $?"
+for f in "$top_srcdir"/scenarios/suites/*.cfg; do
+    name=$(basename "$f" .cfg)
+    n=$("$CORUN" suite list "$f" | tail -n +2 | wc -l)
+    grep -qE "^  $name +$n mix(es)? on [a-z0-9_]+: " "$TMPD/suites" ||
+        fail "suite list alone: no row '$name, $n mixes': $(cat "$TMPD/suites")"
+done
+grep -qE '^  hsm-pairs +105 mixes on hbm80: HSM section 5' "$TMPD/suites" ||
+    fail "suite list alone: hsm-pairs: $(cat "$TMPD/suites")"
+[ "$(awk 'length > 80' "$TMPD/suites" | wc -l)" = 0 ] || fail "suite list alone: lines over 80"
+mkdir -p "$TMPD/sd/scenarios/suites"
+ln -s "$top_srcdir/data" "$TMPD/sd/data"
+cp "$top_srcdir/tests/data/good/tiny-suite.cfg" "$TMPD/sd/scenarios/suites/tiny.cfg"
+printf 'name = "broken";\n' >"$TMPD/sd/scenarios/suites/broken.cfg"
+set +e
+CORUN_DATADIR="$TMPD/sd" "$CORUN" suite list >"$TMPD/suites" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc = 1 ] && grep -qE '^  broken +\(does not load: `corun suite check broken` says why\)' \
+    "$TMPD/suites" && grep -qE '^  tiny +[0-9]+ mix' "$TMPD/suites" ||
+    fail "suite list alone, a broken suite: exit $rc $(cat "$TMPD/suites" "$TMPD/err")"
 expect_bad 'corun: suite: expected check or list' suite frob x
 expect_bad 'unknown kernel "nope"' calibrate --gpu hbm80 nope
 
