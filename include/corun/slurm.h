@@ -72,6 +72,9 @@ struct slurm_job *slurm_job_create(const struct slurm_options *o, enum slurm_kin
  * user (looked up in slurm_jobs_root()/ids). */
 struct slurm_job *slurm_job_load(const char *job, char *err, size_t errlen);
 void slurm_job_delete(struct slurm_job *j);
+/* A job that was never submitted, undone: the files slurm_job_create wrote are removed (and
+ * the directory with them when remove_dir, as for one it made itself), then j is deleted. */
+void slurm_job_discard(struct slurm_job *j, bool remove_dir);
 
 /* A file of shard k in the job directory: "state", "out", "db" or "journal". Heap. */
 char *slurm_shard_path(const struct slurm_job *j, unsigned k, const char *what);

@@ -223,7 +223,7 @@ struct slurm_job *slurm_job_create(const struct slurm_options *o, enum slurm_kin
     for (size_t i = 0; i < o->nsbatch_args; i++)
         push(&j->sbatch, &j->nsbatch, o->sbatch_args[i]);
     if (write_manifest(j, err, errlen) != 0 || write_script(j, exe, err, errlen) != 0) {
-        slurm_job_delete(j);
+        slurm_job_discard(j, !o->dir);
         return NULL;
     }
     return j;
@@ -245,6 +245,21 @@ void slurm_job_delete(struct slurm_job *j)
     free(j->catalog);
     free(j->journal);
     free(j);
+}
+
+void slurm_job_discard(struct slurm_job *j, bool remove_dir)
+{
+    if (!j)
+        return;
+    const char *const files[] = {"job", "task.sh"};
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(files); i++) {
+        char *path = xasprintf("%s/%s", j->dir, files[i]);
+        unlink(path);
+        free(path);
+    }
+    if (remove_dir)
+        rmdir(j->dir);
+    slurm_job_delete(j);
 }
 
 /* ---- loading ---- */

@@ -149,9 +149,9 @@ int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *ca
     char id[64];
     int rc = slurm_job_submit(j, all, j->shards, id, sizeof id, err, sizeof err);
     free(all);
-    if (rc != 0) {
+    if (rc != 0) { /* nothing submitted: nothing left behind, so the same command can be rerun */
         fprintf(stderr, "corun: %s\n", err);
-        slurm_job_delete(j);
+        slurm_job_discard(j, !o->dir);
         return CLI_FAILED;
     }
     printf("submitted job %s: %u shards, directory %s\n", id, j->shards, j->dir);

@@ -281,5 +281,29 @@ set -e
 "$CORUN" help reproduce themis --fairness | grep -qF "(quoted in the shell: --policies 'hp<.5,.5>,themis<.2,.8>')" ||
     fail "help reproduce themis --fairness: no quoted example"
 "$CORUN" help reproduce hsm --fairness | grep -q "quoted in the shell" && fail "a quoting note for labels that need none"
+# --slurm when sbatch fails (a stand-in here): nothing submitted and nothing left behind, so
+# the same command can be run again once Slurm answers (it said "holds a job already", and
+# each try left a job directory in the data directory).
+mkdir -p "$TMPD/fakebin"
+printf '#!/bin/sh\necho "sbatch: error: no controller" >&2\nexit 1\n' >"$TMPD/fakebin/sbatch"
+chmod +x "$TMPD/fakebin/sbatch"
+for try in 1 2; do
+    set +e
+    PATH="$TMPD/fakebin:$PATH" XDG_DATA_HOME="$TMPD/xdg" "$CORUN" sweep \
+        "$top_srcdir/tests/data/good/tiny-suite.cfg" --slurm --shards 2 --slurm-dir "$TMPD/sd" \
+        >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc = 1 ] && grep -q "sbatch failed (exit status 1, its message is above); nothing was submitted" \
+        "$TMPD/err" || fail "--slurm-dir, sbatch failing, try $try: exit $rc $(cat "$TMPD/err")"
+    [ -z "$(ls -A "$TMPD/sd")" ] || fail "--slurm-dir, sbatch failing: left $(ls "$TMPD/sd")"
+done
+set +e
+PATH="$TMPD/fakebin:$PATH" XDG_DATA_HOME="$TMPD/xdg" "$CORUN" sweep \
+    "$top_srcdir/tests/data/good/tiny-suite.cfg" --slurm --shards 2 >/dev/null 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc = 1 ] && [ -z "$(ls -A "$TMPD/xdg/corun/slurm" 2>/dev/null)" ] ||
+    fail "--slurm, sbatch failing: exit $rc, left $(ls "$TMPD/xdg/corun/slurm") $(cat "$TMPD/err")"
 echo "cli basics: ok"
 

@@ -491,6 +491,50 @@ static void test_submit_passes_options_to_sbatch(void **state)
     slurm_job_delete(j);
 }
 
+/* A job whose first submission failed leaves nothing: a directory corun made is removed, one
+ * the user named is emptied of the job's files (and kept), so the same command can be rerun. */
+static void test_discard_unsubmitted(void **state)
+{
+    struct fixture *f = *state;
+    char err[512];
+    char *argv[] = {"sweep", "tiny.cfg"};
+    struct slurm_options o = {.shards = 2};
+    struct slurm_job *j =
+        slurm_job_create(&o, SLURM_SWEEP, 2, argv, NULL, NULL, "/bin/corun", err, sizeof err);
+    assert_non_null(j);
+    char *made = xstrdup(j->dir), *root = slurm_jobs_root();
+    assert_int_equal(strncmp(made, root, strlen(root)), 0);
+    char *manifest = xasprintf("%s/job", made);
+    assert_int_equal(access(manifest, F_OK), 0);
+    slurm_job_discard(j, true);
+    struct stat st;
+    assert_int_equal(stat(made, &st), -1);
+    free(manifest);
+    free(made);
+    free(root);
+
+    char *dir = xasprintf("%s/mine", f->dir), *other = xasprintf("%s/mine/notes", f->dir);
+    mkdir(dir, 0777);
+    write_text(other, "the user's\n", 0644);
+    o.dir = dir;
+    j = slurm_job_create(&o, SLURM_SWEEP, 2, argv, NULL, NULL, "/bin/corun", err, sizeof err);
+    assert_non_null(j);
+    slurm_job_discard(j, false);
+    manifest = xasprintf("%s/job", dir);
+    char *script = xasprintf("%s/task.sh", dir);
+    assert_int_equal(access(manifest, F_OK), -1);
+    assert_int_equal(access(script, F_OK), -1);
+    assert_int_equal(access(other, F_OK), 0);
+    /* Not "holds a job already": the directory takes the job again. */
+    j = slurm_job_create(&o, SLURM_SWEEP, 2, argv, NULL, NULL, "/bin/corun", err, sizeof err);
+    assert_non_null(j);
+    slurm_job_delete(j);
+    free(script);
+    free(manifest);
+    free(other);
+    free(dir);
+}
+
 static void test_states_reruns_and_another_simulator(void **state)
 {
     struct fixture *f = *state;
@@ -570,6 +614,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_job_manifest_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_submit_passes_options_to_sbatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_discard_unsubmitted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_states_reruns_and_another_simulator, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
