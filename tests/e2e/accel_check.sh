@@ -245,6 +245,10 @@ timeout 120 "$CORUN" run "$TMPD/starve.cfg" --out "$TMPD/starve.h5" --catalog "$
 "$CORUN" runs --catalog "$TMPD/cat.db" show a2 >"$TMPD/show" || fail "runs show a2"
 grep -qE "^  q +LS, 1 process: no p99 \(a query did not complete\), [0-9.]+ ms alone against 2\.00x: violated$" \
     "$TMPD/show" || fail "runs show, starved: $(cat "$TMPD/show")"
+# Both accelerator runs listed, a row each, in order.
+"$CORUN" runs --catalog "$TMPD/cat.db" list >"$TMPD/list" || fail "runs list, two accelerator runs"
+[ "$(grep -oE '^ +a[0-9]+ ' "$TMPD/list" | tr -d ' ' | tr '\n' ' ')" = "a1 a2 " ] ||
+    fail "runs list, two accelerator runs: $(cat "$TMPD/list")"
 grep -qE '^q +ls +1 +2 +inf +inf .* violated' "$TMPD/starve" || fail "starved: $(cat "$TMPD/starve")"
 grep -qF "q: 2 of 2 queries never completed: a copy of it waited 100 ms of simulated time behind bandwidth-exclusive copies" \
     "$TMPD/starve" || fail "starved, no note: $(cat "$TMPD/starve")"
