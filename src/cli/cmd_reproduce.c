@@ -69,10 +69,20 @@ static int check_predictors(const char *list)
             continue;
         const char *names[32];
         size_t n = predict_registry_names(names, 32);
-        const char *near = ops ? NULL : util_suggest(name, names, n < 32 ? n : 32);
-        fprintf(stderr, "corun: --predictors: %s '%s'%s%s%s\n",
+        n = n < 32 ? n : 32;
+        const char *near = ops ? NULL : util_suggest(name, names, n);
+        fprintf(stderr, "corun: --predictors: %s '%s'%s%s%s; the predictors:",
                 ops ? "the truth is not predicted, leave out" : "unknown predictor", name,
                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        const char *sep = " ";
+        for (size_t i = 0; i < n; i++) {
+            const struct predictor_ops *k = predict_registry_find(names[i]);
+            if (k && !k->needs_private) {
+                fprintf(stderr, "%s%s", sep, names[i]);
+                sep = ", ";
+            }
+        }
+        fputc('\n', stderr);
         rc = -1;
     }
     if (rc == 0 && names_given == 0) { /* "" or only commas */

@@ -211,6 +211,7 @@ set +e
 "$CORUN" reproduce hsm --accuracy --quick -j two 2>"$TMPD/e4"; rc4=$?
 "$CORUN" reproduce hsm --accuracy --predictors oracle 2>"$TMPD/e5"; rc5=$?
 "$CORUN" reproduce hsm --accuracy --epoch-cycles 999 2>"$TMPD/e6"; rc6=$?
+"$CORUN" reproduce hsm --accuracy --predictors hsm,dsae 2>"$TMPD/e12"; rc12=$?
 # A list of commas names no predictor (it once ran the whole table with none); a flag the
 # experiment lacks; merge's own mistakes.
 "$CORUN" reproduce hsm --accuracy --quick --shard 1/15 --epochs 1 --epoch-cycles 1000 --catalog "$TMPD/e7.db" \
@@ -238,6 +239,8 @@ set -e
 [ $rc3 -eq 2 ] && grep -q -- "--accuracy" "$TMPD/e3" || fail "no experiment kind: $rc3 $(cat "$TMPD/e3")"
 [ $rc4 -eq 2 ] && grep -q -- "got 'two'" "$TMPD/e4" || fail "-j two: $rc4 $(cat "$TMPD/e4")"
 [ $rc5 -eq 2 ] && grep -q -- "leave out 'oracle'" "$TMPD/e5" || fail "--predictors oracle: $rc5 $(cat "$TMPD/e5")"
+[ $rc12 -eq 2 ] && [ "$(cat "$TMPD/e12")" = "corun: --predictors: unknown predictor 'dsae' (did you mean 'dase'?); the predictors: hsm, dase, asm, themis" ] ||
+    fail "--predictors hsm,dsae: $rc12 $(cat "$TMPD/e12")"
 [ $rc6 -eq 2 ] && grep -q -- "--epoch-cycles: expected a whole number from 1000" "$TMPD/e6" ||
     fail "--epoch-cycles 999: $rc6 $(cat "$TMPD/e6")"
 echo "reproduce: quick HSM table, JSON and bad usage ok"
