@@ -144,6 +144,7 @@ static int select_kernels(const char *datadir, const char *gpu, const char *cons
     out->count = 0;
     int rc = 0;
     size_t n = n_only ? n_only : all.count;
+    char elsewhere[256] = ""; /* the presets other profiles have targets on, for a message */
     for (size_t i = 0; i < n; i++) {
         const char *name = n_only ? only[i] : all.names[i];
         struct kernel_profile p;
@@ -153,6 +154,12 @@ static int select_kernels(const char *datadir, const char *gpu, const char *cons
             continue;
         }
         const char *target = calibrate_target_gpu(&p);
+        size_t len = strlen(elsewhere), tlen = target ? strlen(target) : 0;
+        if (target && strcmp(target, gpu) != 0 && len + tlen + 3 < sizeof elsewhere) {
+            const char *at = strstr(elsewhere, target); /* listed already? */
+            if (!at || (at[tlen] != ',' && at[tlen] != '\0'))
+                snprintf(elsewhere + len, sizeof elsewhere - len, "%s%s", len ? ", " : "", target);
+        }
         if (target && strcmp(target, gpu) == 0) {
             out->names = xrealloc(out->names, (out->count + 1) * sizeof(*out->names));
             out->names[out->count++] = xstrdup(name);
@@ -162,6 +169,13 @@ static int select_kernels(const char *datadir, const char *gpu, const char *cons
             rc = -1;
         }
         kernel_profile_done(&p);
+    }
+    if (rc == 0 && !n_only && out->count == 0) {
+        diag_add(diags,
+                 "corun: calibrate: no profile has targets on %s (a profile is calibrated on the "
+                 "preset its paper's per-application figures are for: %s)",
+                 gpu, elsewhere[0] ? elsewhere : "none here");
+        rc = -1;
     }
     name_list_done(&all);
     return rc;

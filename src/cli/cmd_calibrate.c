@@ -96,7 +96,7 @@ static void print_json(const struct calib_report *r)
         printf("%s\n  {\"name\": ", i ? "," : "");
         cli_json_string(stdout, w->kernel);
         printf(", \"paper\": \"%s\", \"split\": \"%s\", \"mpki\": %.5f, \"mpki_warp\": %.4f, "
-               "\"target_mpki\": %g, \"mpki_error\": %.4f, \"mpki\": \"%s\", \"ipc\": %.4f, "
+               "\"target_mpki\": %g, \"mpki_error\": %.4f, \"mpki_status\": \"%s\", \"ipc\": %.4f, "
                "\"ipc_half\": %.4f, \"scaling\": %.4f, \"bandwidth_pct\": %.3f, \"rbh\": %.4f, "
                "\"class\": \"%s\", \"target_class\": \"%s\", \"class_status\": \"%s\"}",
                calibrate_paper_name(w->paper), calibrate_split_name(w->split), w->m.mpki_thread,

@@ -11,13 +11,28 @@ check() { # GPU KERNEL...
         fail "calibrate --gpu $gpu $*: exit $?: $(cat "$TMPD/$gpu.json")"
     python3 - "$TMPD/$gpu.json" "$#" <<'PY' || fail "calibrate $gpu JSON: $(cat "$TMPD/$gpu.json")"
 import json, sys
-r = json.load(open(sys.argv[1]))
+def once(pairs): # a key given twice kept only its last value ("mpki" was the status)
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), f"a key twice: {keys}"
+    return dict(pairs)
+r = json.load(open(sys.argv[1]), object_pairs_hook=once)
 assert r["failures"] == 0 and len(r["kernels"]) == int(sys.argv[2]), r
 for k in r["kernels"]:
     assert k["class"] == k["target_class"] or k["target_class"] == "compute" and k["class"] == "balanced", k
+    assert isinstance(k["mpki"], float) and k["mpki"] >= 0, k
+    assert k["mpki_status"] == "ok" and k["class_status"] == "ok", k
 PY
 }
 check hbm80 pvc lbm 2dconv dxtc hotspot
+# A preset no paper gave per-application figures for has nothing to calibrate: said, exit 2
+# (it printed an empty table and "0 of 0 within tolerance", exit 0).
+set +e
+"$CORUN" calibrate --gpu gddr5_40 --quick >"$TMPD/none.out" 2>"$TMPD/none.err"
+rc=$?
+set -e
+[ $rc = 2 ] && [ ! -s "$TMPD/none.out" ] &&
+    grep -qx "corun: calibrate: no profile has targets on gddr5_40 (a profile is calibrated on the preset its paper's per-application figures are for: hbm80, smqos24, themis60)" \
+        "$TMPD/none.err" || fail "calibrate --gpu gddr5_40: exit $rc $(cat "$TMPD/none.out" "$TMPD/none.err")"
 check smqos24 atax hs
 check themis60 srd2 kmeans tpac
 
