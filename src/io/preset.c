@@ -261,7 +261,7 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_CHOICE(paper, paper_names, "whose workload this models (hsm, themis, smqos)"),
     KERNEL_CHOICE(target_class, class_names, "the class the paper gives (checked by calibrate)"),
     KERNEL_CHOICE(split, split_names, "Themis' train/test split"),
-    KERNEL_FIELD(target_mpki, CONF_FLOAT, "0", 0, 1000, "misses",
+    KERNEL_FIELD(target_mpki, CONF_FLOAT, "0", 0, 1000, "misses per 1000 thread instructions",
                  "the paper's LLC misses per 1000 thread instructions (0: no target)"),
 };
 const struct conf_table preset_kernel_table = {"kernel", kernel_settings,
