@@ -190,5 +190,9 @@ bool cli_same_file(const char *a, const char *b);
 /* A name given to an option (--predictor, --allocator, ...) must not be empty: prints a
  * message naming opt and returns -1 when it is. */
 int cli_nonempty(const char *opt, const char *text);
+/* A catalog a read-only command was pointed at with --catalog must exist, or a mistyped path
+ * would become an empty catalog: prints "corun: CMD: --catalog PATH: no such file (expected
+ * WHAT)" and returns -1 when it does not. NULL (the default catalog) is always taken. */
+int cli_catalog_exists(const char *cmd, const char *path, const char *what);
 
 #endif

@@ -393,6 +393,15 @@ int cli_nonempty(const char *opt, const char *text)
     return -1;
 }
 
+int cli_catalog_exists(const char *cmd, const char *path, const char *what)
+{
+    struct stat st;
+    if (!path || stat(path, &st) == 0 || errno != ENOENT)
+        return 0; /* another error is catalog_open's to report */
+    fprintf(stderr, "corun: %s: --catalog %s: no such file (expected %s)\n", cmd, path, what);
+    return -1;
+}
+
 unsigned cli_default_threads(void)
 {
     unsigned n = util_cpus_available();

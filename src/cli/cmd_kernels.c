@@ -68,6 +68,10 @@ static int parse(int argc, char **argv, struct options *o)
     else if (optind < argc - show)
         fprintf(stderr, "corun: kernels %s: unexpected argument '%s'\n", o->sub,
                 argv[optind + show]);
+    else if (show && cli_catalog_exists("kernels show", o->catalog,
+                                        "a catalog `corun calibrate` stored kernels in; "
+                                        "without --catalog, the default one") != 0)
+        return -1;
     else {
         o->name = show ? argv[optind] : NULL;
         return 0;
@@ -350,7 +354,7 @@ const struct cli_command cmd_kernels = {
         "  --cycles C   cycles measured per run (default 50000)\n"
         "  --catalog PATH\n"
         "               where show looks up when `corun calibrate` last stored the kernel\n"
-        "               (default: $XDG_DATA_HOME/corun/catalog.db)\n"
+        "               (default: $XDG_DATA_HOME/corun/catalog.db; one named must exist)\n"
         "  --json       JSON on stdout\n\n"
         "show draws a progress bar on stderr when it is a terminal.\n",
     .run = kernels_run,

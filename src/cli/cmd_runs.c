@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -169,14 +168,10 @@ static int runs_run(int argc, char **argv)
         return CLI_BAD_INPUT;
     /* A catalog named on the command line is read, never made: a mistyped path would otherwise
      * become an empty catalog that "has no runs yet". */
-    struct stat st;
-    if (path && stat(path, &st) != 0 && errno == ENOENT) {
-        fprintf(stderr,
-                "corun: runs: --catalog %s: no such file (expected a catalog that `corun run "
-                "--out`, sweep or reproduce wrote; without --catalog, the default one)\n",
-                path);
+    if (cli_catalog_exists("runs", path,
+                           "a catalog that `corun run --out`, sweep or reproduce wrote; without "
+                           "--catalog, the default one") != 0)
         return CLI_BAD_INPUT;
-    }
     char err[512];
     struct catalog *cat = catalog_open(path, err, sizeof err);
     if (!cat) {

@@ -89,6 +89,7 @@ grep -qE "^ +a1 +[0-9T:-]+Z +k40 +gmm\+nn +[0-9.]+ +[01]/1 +[0-9.]+% +$TMPD/q.h5
 "$CORUN" run "$TMPD/quick.cfg" --out "$TMPD/q2.h5" --catalog "$TMPD/cat2.db" >/dev/null 2>&1 ||
     fail "the accelerator run beside it"
 "$CORUN" runs --catalog "$TMPD/cat2.db" list >"$TMPD/list2" || fail "runs list, both kinds"
+! grep -q '^(no runs' "$TMPD/list2" || fail "runs list, one of each kind: 'no runs': $(cat "$TMPD/list2")"
 grep -A2 -x "" "$TMPD/list2" | sed -n 2p | grep -qx "accelerator runs:" &&
     grep -qE "^ +a1 .*$TMPD/q2.h5$" "$TMPD/list2" && grep -q "$TMPD/sp.h5" "$TMPD/list2" ||
     fail "runs list, both kinds: $(cat "$TMPD/list2")"

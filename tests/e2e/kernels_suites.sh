@@ -138,6 +138,11 @@ set -e
     "$TMPD/suites" && grep -qE '^  tiny +[0-9]+ mix' "$TMPD/suites" ||
     fail "suite list alone, a broken suite: exit $rc $(cat "$TMPD/suites" "$TMPD/err")"
 expect_bad 'corun: suite: expected check or list' suite frob x
+# `kernels show --catalog` reads the catalog: a path that does not exist is refused before
+# anything is measured, and not made.
+expect_bad "corun: kernels show: --catalog $TMPD/typo.db: no such file (expected a catalog" \
+    kernels show pvc --catalog "$TMPD/typo.db"
+[ ! -e "$TMPD/typo.db" ] || fail "kernels show made the catalog it was given"
 expect_bad 'unknown kernel "nope"' calibrate --gpu hbm80 nope
 
 # Broken profiles name the file, the line and the valid range.

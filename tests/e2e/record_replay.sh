@@ -92,6 +92,11 @@ expect_bad "runs --catalog, no such file" \
     fail "runs list on an empty catalog: $("$CORUN" runs --catalog "$TMPD/empty.db" list)"
 "$CORUN" runs --catalog "$cat" list | grep -q '^(no runs' && fail "runs list: the empty note beside runs"
 "$CORUN" runs --catalog "$cat" show 3 | grep -q 'seed       8' || fail "runs show"
+[ "$("$CORUN" runs --catalog "$cat" show 03)" = "$("$CORUN" runs --catalog "$cat" show 3)" ] ||
+    fail "runs show 03 is not run 3"
+# The largest run ID is one to look up, the next is no ID.
+expect_bad "runs show 4294967295" "has no run 4294967295" "$CORUN" runs --catalog "$cat" show 4294967295
+expect_bad "runs show 4294967296" "'4294967296' is no run ID" "$CORUN" runs --catalog "$cat" show 4294967296
 [ "$("$CORUN" runs --catalog "$cat" query 'SELECT count(*) AS n FROM runs' | tail -1)" = 4 ] || fail "runs query"
 set +e
 "$CORUN" runs --catalog "$cat" query 'DELETE FROM runs' 2>"$TMPD/err"; rc=$?
