@@ -194,5 +194,9 @@ int cli_nonempty(const char *opt, const char *text);
  * would become an empty catalog: prints "corun: CMD: --catalog PATH: no such file (expected
  * WHAT)" and returns -1 when it does not. NULL (the default catalog) is always taken. */
 int cli_catalog_exists(const char *cmd, const char *path, const char *what);
+/* A catalog a command only caches in (reproduce's references and results): opened (made) up
+ * front, and when it cannot be, a warning on stderr that nothing is cached or reused; the
+ * command goes on without it. */
+void cli_catalog_cache_warn(const char *cmd, const char *path);
 
 #endif

@@ -254,6 +254,14 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
         suite_done(&s);
         return -1;
     }
+    /* The catalog is made (or found) here first: one that cannot be is one message, not one
+     * per item from every worker. */
+    struct catalog *cat = catalog_open(o->catalog, err, errlen);
+    if (!cat) {
+        suite_done(&s);
+        return -1;
+    }
+    catalog_close(cat);
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     /* A result depends on more than its key's names: the preset, the epochs and their length,
      * and the simulator, predictors and profiles that made it. Results made with other ones

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "corun/catalog.h"
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
 #include "corun/kernel.h"
@@ -400,6 +401,19 @@ int cli_catalog_exists(const char *cmd, const char *path, const char *what)
         return 0; /* another error is catalog_open's to report */
     fprintf(stderr, "corun: %s: --catalog %s: no such file (expected %s)\n", cmd, path, what);
     return -1;
+}
+
+void cli_catalog_cache_warn(const char *cmd, const char *path)
+{
+    char err[512];
+    struct catalog *cat = catalog_open(path, err, sizeof err);
+    if (cat)
+        catalog_close(cat);
+    else
+        fprintf(stderr,
+                "corun: %s: warning: %s; the run goes on without the catalog, so nothing is "
+                "cached in it or read from it\n",
+                cmd, err);
 }
 
 unsigned cli_default_threads(void)

@@ -364,6 +364,7 @@ static int reproduce_main(int argc, char **argv)
     }
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
+    cli_catalog_cache_warn("reproduce", o.ro.catalog);
     if (o.json)
         printf("{\"experiment\": \"%s\", \"flag\": \"%s\", \"kind\": \"accuracy\", "
                "\"parts\": [\n",

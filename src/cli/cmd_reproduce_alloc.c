@@ -394,6 +394,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     }
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
+    cli_catalog_cache_warn("reproduce", o.ro.catalog);
     const struct ralloc_experiment *x = o.x;
     if (!o.json) {
         char sets[1024];

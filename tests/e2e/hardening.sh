@@ -113,4 +113,22 @@ if command -v make >/dev/null && [ -f "$top_builddir/Makefile" ]; then
         DESTDIR="$TMPD/inst" >"$TMPD/install" 2>&1 || fail "make install of the data: $(cat "$TMPD/install")"
     [ "$(find "$TMPD/inst" -name 'accel-gmm-nn.cfg' | wc -l)" -eq 1 ] || fail "accel-gmm-nn.cfg not installed"
 fi
+# A catalog that cannot be made: sweep, which stores its results there, says so once and stops
+# (it said so for each of its items, from every worker, and ran none); reproduce, which only
+# caches in it, warns once and goes on.
+expect_refused "sweep, a catalog that cannot be made" \
+    "^corun: sweep: cannot create catalog $TMPD/none/c.db: cannot write in directory" \
+    "$CORUN" sweep "$top_srcdir/tests/data/good/tiny-suite.cfg" --catalog "$TMPD/none/c.db" -j 2
+[ "$(grep -c 'cannot create catalog' "$TMPD/err")" = 1 ] || fail "sweep, no catalog: $(cat "$TMPD/err")"
+set +e
+"$CORUN" sweep "$top_srcdir/tests/data/good/tiny-suite.cfg" --catalog "$TMPD/none/c.db" >/dev/null 2>&1
+rc=$?
+set -e
+[ $rc = 2 ] || fail "sweep, a catalog that cannot be made: exit $rc, expected 2"
+"$CORUN" reproduce hsm --accuracy --quick --shard 1/15 --epochs 1 --epoch-cycles 1000 \
+    --predictors hsm --catalog "$TMPD/none/c.db" >"$TMPD/out" 2>"$TMPD/err" ||
+    fail "reproduce, a catalog that cannot be made: exit $? $(cat "$TMPD/err")"
+[ "$(grep -c "^corun: reproduce: warning: cannot create catalog $TMPD/none/c.db: .*; the run goes on without the catalog" \
+    "$TMPD/err")" = 1 ] || fail "reproduce, a catalog that cannot be made: $(cat "$TMPD/err")"
+grep -q '^ *hsm ' "$TMPD/out" || fail "reproduce without its catalog: no table: $(cat "$TMPD/out")"
 echo "hardening: every refusal came first, with its message"
