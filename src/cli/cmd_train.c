@@ -1,10 +1,13 @@
 /* cmd_train — `corun train MODEL --gpu P`: fit a predictor's model from simulated runs and
  * write its model file. */
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "corun/cli.h"
 #include "corun/conftable.h"
@@ -240,12 +243,42 @@ static int train_themis_command(const struct options *o, const char *datadir)
     return rc;
 }
 
+/* The model file must be writable before hours of training are spent on it: its directory
+ * exists and takes files, and the path is no directory. 0, or -1 with a message. */
+static int check_writable(const char *path)
+{
+    char *copy = xstrdup(path);
+    const char *dir = dirname(copy);
+    struct stat st;
+    const char *why = NULL;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        why = "it is a directory";
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        why = "its directory does not exist";
+    else if (access(dir, W_OK | X_OK) != 0)
+        why = "its directory cannot be written";
+    if (why)
+        fprintf(stderr,
+                "corun: train: cannot write the model to %s: %s (checked before training; "
+                "--out FILE names another place)\n",
+                path, why);
+    free(copy);
+    return why ? -1 : 0;
+}
+
 static int run_train(int argc, char **argv)
 {
     struct options o;
     if (parse(argc, argv, &o) != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
+    char *path = o.out ? xstrdup(o.out) : modelfile_path(datadir, o.model, o.gpu);
+    int writable = check_writable(path);
+    free(path);
+    if (writable != 0) {
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     int rc =
         strcmp(o.model, "themis") == 0 ? train_themis_command(&o, datadir) : run_hsm(&o, datadir);
     free(datadir);

@@ -131,4 +131,12 @@ set -e
 [ "$(grep -c "^corun: reproduce: warning: cannot create catalog $TMPD/none/c.db: .*; the run goes on without the catalog" \
     "$TMPD/err")" = 1 ] || fail "reproduce, a catalog that cannot be made: $(cat "$TMPD/err")"
 grep -q '^ *hsm ' "$TMPD/out" || fail "reproduce without its catalog: no table: $(cat "$TMPD/out")"
+# train wrote its model only at the end: a full themis training (hours) was lost to a
+# mistyped --out. The place is checked first.
+expect_refused "train, --out in no directory" \
+    "^corun: train: cannot write the model to $TMPD/none/m.cfg: its directory does not exist \(checked before training" \
+    "$CORUN" train themis --quick --out "$TMPD/none/m.cfg"
+[ ! -s "$TMPD/out" ] || fail "train trained before refusing its --out: $(cat "$TMPD/out")"
+expect_refused "train, --out a directory" "cannot write the model to $TMPD: it is a directory" \
+    "$CORUN" train hsm --quick --out "$TMPD"
 echo "hardening: every refusal came first, with its message"
