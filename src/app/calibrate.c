@@ -145,6 +145,7 @@ static int select_kernels(const char *datadir, const char *gpu, const char *cons
     int rc = 0;
     size_t n = n_only ? n_only : all.count;
     char elsewhere[256] = ""; /* the presets other profiles have targets on, for a message */
+    bool listed[CORUN_ARRAY_LEN(paper_gpus)] = {false};
     for (size_t i = 0; i < n; i++) {
         const char *name = n_only ? only[i] : all.names[i];
         struct kernel_profile p;
@@ -154,11 +155,10 @@ static int select_kernels(const char *datadir, const char *gpu, const char *cons
             continue;
         }
         const char *target = calibrate_target_gpu(&p);
-        size_t len = strlen(elsewhere), tlen = target ? strlen(target) : 0;
-        if (target && strcmp(target, gpu) != 0 && len + tlen + 3 < sizeof elsewhere) {
-            const char *at = strstr(elsewhere, target); /* listed already? */
-            if (!at || (at[tlen] != ',' && at[tlen] != '\0'))
-                snprintf(elsewhere + len, sizeof elsewhere - len, "%s%s", len ? ", " : "", target);
+        if (target && strcmp(target, gpu) != 0 && !listed[p.paper]) { /* a target is a paper's */
+            listed[p.paper] = true;
+            size_t len = strlen(elsewhere);
+            snprintf(elsewhere + len, sizeof elsewhere - len, "%s%s", len ? ", " : "", target);
         }
         if (target && strcmp(target, gpu) == 0) {
             out->names = xrealloc(out->names, (out->count + 1) * sizeof(*out->names));
