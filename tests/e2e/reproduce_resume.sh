@@ -28,19 +28,18 @@ kill -9 "$pid" 2>/dev/null || fail "the run ended before it could be killed"
 wait "$pid" 2>/dev/null || true
 ! grep -q "^published beside ours" "$TMPD/killed" || fail "the killed run printed its table"
 
-"$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/j" >"$TMPD/resumed" 2>/dev/null ||
-    fail "resumed: exit $? $(cat "$TMPD/resumed")"
-grep -Eq "^resumed from $TMPD/j: [1-3] of 4 mixes read from it" "$TMPD/resumed" ||
-    fail "no resume line: $(cat "$TMPD/resumed")"
-diff <(table "$TMPD/whole") <(table "$TMPD/resumed") >"$TMPD/diff" ||
-    fail "the resumed table differs: $(cat "$TMPD/diff")"
-
-"$CORUN" reproduce "${args[@]}" -j 1 --resume "$TMPD/j" >"$TMPD/again" 2>/dev/null ||
-    fail "again: exit $?"
-grep -q "^resumed from $TMPD/j: 4 of 4 mixes read from it" "$TMPD/again" ||
-    fail "the third run simulated again: $(cat "$TMPD/again")"
-diff <(table "$TMPD/whole") <(table "$TMPD/again") >"$TMPD/diff" ||
-    fail "the third table differs: $(cat "$TMPD/diff")"
+# A run resumed from JOURNAL with -j JOBS reads READ (a regex) of the 4 mixes from it and
+# prints the uninterrupted run's table; its output is left in $TMPD/NAME.
+resumes() { # NAME JOBS JOURNAL READ
+    "$CORUN" reproduce "${args[@]}" -j "$2" --resume "$3" >"$TMPD/$1" 2>/dev/null ||
+        fail "$1: exit $? $(cat "$TMPD/$1")"
+    grep -Eq "^resumed from $3: $4 of 4 mixes read from it" "$TMPD/$1" ||
+        fail "$1: not $4 of 4 mixes read: $(grep resumed "$TMPD/$1")"
+    diff <(table "$TMPD/whole") <(table "$TMPD/$1") >"$TMPD/diff" ||
+        fail "$1: the table differs: $(cat "$TMPD/diff")"
+}
+resumes resumed 2 "$TMPD/j" "[1-3]"
+resumes again 1 "$TMPD/j" 4 # the third run simulates nothing
 
 # A torn last record (a kill while writing it) is cut off; its mix runs again.
 size=$(stat -c %s "$TMPD/j")
@@ -61,12 +60,7 @@ rc=$killed_rc
 grep -Eq "^failed: [^ ]+: its worker process was killed by signal 9" "$TMPD/lost" ||
     fail "the killed worker's mix is not named: $(cat "$TMPD/lost")"
 [ "$(grep -c '^failed: ' "$TMPD/lost")" = 1 ] || fail "more than one mix failed: $(cat "$TMPD/lost")"
-"$CORUN" reproduce "${args[@]}" -j 2 --resume "$TMPD/w" >"$TMPD/healed" 2>/dev/null ||
-    fail "after a killed worker: exit $?"
-grep -q "^resumed from $TMPD/w: 3 of 4 mixes read from it" "$TMPD/healed" ||
-    fail "after a killed worker: $(grep resumed "$TMPD/healed")"
-diff <(table "$TMPD/whole") <(table "$TMPD/healed") >"$TMPD/diff" ||
-    fail "the table after a killed worker differs: $(cat "$TMPD/diff")"
+resumes healed 2 "$TMPD/w" 3 # after the killed worker
 
 expect_bad() { # WHAT MESSAGE-REGEX ARGS...
     local what=$1 msg=$2 rc=0
