@@ -136,6 +136,21 @@ set -e
     fail "tui a.cfg b.cfg: $(cat "$TMPD/err")"
 
 [ "$("$CORUN" check "$top_srcdir/scenarios/default.cfg")" = ok ] || fail "default.cfg is not ok"
+# The first screen a new user sees must not show a rule holding by construction: the default
+# scenario's compute-bound kernel (a paper's, by its profile's class) keeps less than 0.9 of its
+# share of the SMs beside the streaming kernel. The synthetic "compute" it had before issued two
+# instructions per cycle per SM whatever ran beside it: NP exactly 0.500 on half the SMs.
+"$CORUN" run default --epochs 2 --set epoch_cycles=100000 --json >"$TMPD/default.json" ||
+    fail "run default: exit $?"
+second=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["epochs"][-1]["kernels"][1]["name"])' \
+    "$TMPD/default.json")
+"$CORUN" kernels list | grep -Eq "^$second +[a-z]+ +compute " ||
+    fail "the default scenario's second kernel ($second) is not a paper's compute-bound profile"
+python3 - "$TMPD/default.json" <<'PY' || fail "default scenario: $(cat "$TMPD/default.json")"
+import json, sys
+k = json.load(open(sys.argv[1]))["epochs"][-1]["kernels"][1]
+assert k["np"] / (k["sms"] / 80) < 0.9, k  # hbm80's 80 SMs
+PY
 
 set +e
 "$CORUN" tui "$top_srcdir/scenarios/default.cfg" </dev/null >/dev/null 2>"$TMPD/err"; rc=$?

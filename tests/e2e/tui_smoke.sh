@@ -5,7 +5,7 @@
 version=$("$CORUN" --version | cut -d' ' -f2)
 tui_start 100 30 TERM=xterm --
 tui_wait "corun $version"
-tui_wait "Scenario: stream + compute on hbm80"
+tui_wait "Scenario: stream + pf on hbm80"
 tui_wait "GPU: hbm80, 80 SMs"
 tui_wait "q Quit"
 tui_keys q
