@@ -43,7 +43,8 @@ static const struct conf_setting scenario_settings[] = {
     {"unassigned_sms", CONF_CHOICE, 0, 0, "idle", NULL,
      "the SMs that kernels[].sms leave over at the start: idle (static power) or gated (none)",
      offsetof(struct scenario, unassigned_sms), unassigned_names, NULL},
-    SC_FIELD(lesson, CONF_STRING, "", 0, 0, NULL, "narrative text for a classroom"),
+    SC_FIELD(lesson, CONF_STRING, "", 0, 0, NULL,
+             "narrative text: the workbench shows it before the first epoch and in its help"),
     SC_FIELD(predictor, CONF_STRING, "none", 0, 0, NULL,
              "slowdown predictor active from the first epoch (`corun help predictors` lists them)"),
     SC_FIELD(

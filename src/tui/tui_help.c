@@ -66,6 +66,12 @@ static unsigned help_lines(const struct tui *t, int cols, struct help_line *out,
     for (size_t i = 0; i < NNOTES; i++)
         if (tui_modes_active(t, notes[i].modes))
             n = add_wrapped(out, n, max, NULL, notes[i].text, cols - 1);
+    /* The scenario's own narrative (its `lesson` setting; a lesson's panel narrates its own). */
+    if (!t->lesson && t->sc && t->sc->lesson && t->sc->lesson[0]) {
+        char *about = xasprintf("This scenario: %s", t->sc->lesson);
+        n = add_wrapped(out, n, max, NULL, about, cols - 1);
+        free(about);
+    }
     return n;
 }
 

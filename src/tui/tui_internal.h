@@ -154,6 +154,7 @@ struct tui {
      * the worker last published them: the input thread never reads the scenario's kernels,
      * which the worker extends when one joins. */
     struct tui_mix mix;
+    unsigned attached_kernels; /* mix.n when the session was attached: its scenario's mix */
 
     /* UI state. */
     unsigned selected; /* kernel */

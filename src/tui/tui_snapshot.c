@@ -105,6 +105,7 @@ void tui_attach(struct tui *t, struct session *s)
     snprintf(t->run_path, sizeof t->run_path, "%s", path ? path : "");
     /* The worker is not started yet: the session is this thread's to read. */
     tui_mix_copy(s, &t->mix);
+    t->attached_kernels = t->mix.n;
     tui_select_in_mix(t);
     t->running = t->busy = t->branching = false;
     t->queued = 0;

@@ -73,13 +73,46 @@ static void legend(const struct tui *t, WINDOW *w, int y, unsigned nk, const boo
     }
 }
 
+/* The scenario's own narrative (its `lesson` setting), for a live run before its first epoch
+ * while the mix is still the one it describes, outside a lesson (whose panel narrates); NULL
+ * when there is none to show. */
+static const char *about(const struct tui *t)
+{
+    if (!t->live || t->lesson || !t->sc || !t->sc->lesson || !t->sc->lesson[0] ||
+        t->mix.pending[0] || t->mix.n != t->attached_kernels)
+        return NULL;
+    for (unsigned k = 0; k < t->mix.n; k++)
+        if (!t->mix.in_mix[k])
+            return NULL;
+    return t->sc->lesson;
+}
+
+/* Before the first epoch: the scenario's narrative when it has one (where it does not fit, a
+ * pointer to the help, which has it), and how to start. */
+static void draw_empty(const struct tui *t, WINDOW *w)
+{
+    int y = getmaxy(w) / 2, cols = getmaxx(w) - 4;
+    const char *text = about(t);
+    int rows = text ? tui_wrap(NULL, 0, 0, text, cols) : 0;
+    if (text && rows + 3 <= getmaxy(w)) {
+        wattron(w, A_BOLD);
+        tui_print(w, 0, 2, "About this scenario");
+        wattroff(w, A_BOLD);
+        tui_wrap(w, 1, 2, text, cols);
+        y = rows + 2;
+    } else if (text) {
+        tui_print(w, y - 1, 2, "About this scenario: ? shows it");
+    }
+    wattron(w, t->style.dim);
+    tui_print(w, y, 2, "no epochs yet: Space steps one");
+    wattroff(w, t->style.dim);
+}
+
 static void draw(const struct tui *t, WINDOW *w)
 {
     unsigned n = charted(t);
     if (n == 0) {
-        wattron(w, t->style.dim);
-        tui_print(w, getmaxy(w) / 2, 2, "no epochs yet: Space steps one");
-        wattroff(w, t->style.dim);
+        draw_empty(t, w);
         return;
     }
     /* Every kernel the run has had by the epoch shown (the count only grows). */
