@@ -198,5 +198,10 @@ int cli_catalog_exists(const char *cmd, const char *path, const char *what);
  * front, and when it cannot be, a warning on stderr that nothing is cached or reused; the
  * command goes on without it. */
 void cli_catalog_cache_warn(const char *cmd, const char *path);
+/* A --resume journal must be one the command can open for reading and writing, or make (its
+ * directory takes files): checked before a study prints anything, so that a mistyped path is
+ * bad input with nothing printed. Prints "corun: CMD: PATH: cannot open for reading and
+ * writing: REASON" and returns -1 when it is not; NULL (no journal) is always taken. */
+int cli_resume_usable(const char *cmd, const char *path);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,6 +415,30 @@ void cli_catalog_cache_warn(const char *cmd, const char *path)
                 "corun: %s: warning: %s; the run goes on without the catalog, so nothing is "
                 "cached in it or read from it\n",
                 cmd, err);
+}
+
+int cli_resume_usable(const char *cmd, const char *path)
+{
+    if (!path)
+        return 0;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    int e = errno;
+    if (e == ENOENT) { /* made on first use: its directory must take it */
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
+        int ok = access(dir[0] ? dir : "/", W_OK | X_OK);
+        e = ok == 0 ? 0 : errno;
+        free(dir);
+        if (ok == 0)
+            return 0;
+    }
+    fprintf(stderr, "corun: %s: %s: cannot open for reading and writing: %s\n", cmd, path,
+            strerror(e));
+    return -1;
 }
 
 unsigned cli_default_threads(void)

@@ -362,6 +362,8 @@ static int reproduce_main(int argc, char **argv)
         list_experiments();
         return CLI_OK;
     }
+    if (cli_resume_usable("reproduce", o.ro.resume) != 0)
+        return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
     cli_catalog_cache_warn("reproduce", o.ro.catalog);

@@ -392,6 +392,10 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
         ralloc_subset_done(&o.sub); /* a no-op without --policies */
         return rc;
     }
+    if (cli_resume_usable("reproduce", o.ro.resume) != 0) {
+        ralloc_subset_done(&o.sub);
+        return CLI_BAD_INPUT;
+    }
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
     cli_catalog_cache_warn("reproduce", o.ro.catalog);

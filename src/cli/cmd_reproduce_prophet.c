@@ -522,6 +522,8 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
                 sh.k, sh.n);
         return CLI_BAD_INPUT;
     }
+    if (cli_resume_usable("reproduce prophet", resume) != 0)
+        return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     unsigned q = (unsigned)queries;
     int rc = acc     ? accuracy(datadir, quick, q, resume, jobs, sh)

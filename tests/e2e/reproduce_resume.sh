@@ -95,4 +95,19 @@ grep -Eq '^themis-pairs\.cfg \(part 1 of 2\): [0-9]+ of [0-9]+ mixes done, ' "$T
     fail "accuracy: not every part resumed: $(grep resumed "$TMPD/acc2")"
 diff <(table "$TMPD/acc1") <(table "$TMPD/acc2") >"$TMPD/diff" ||
     fail "accuracy tables differ: $(cat "$TMPD/diff")"
+# A journal that cannot be opened or made is bad input before anything is printed (the
+# heading came first, and Prophet's experiments said exit 1), for each family of experiments.
+for exp in "hsm --accuracy" "hsm --fairness" "prophet --accuracy"; do
+    for bad in "$TMPD/no/such/dir/j" "$TMPD"; do
+        set +e
+        # shellcheck disable=SC2086
+        "$CORUN" reproduce $exp --quick --resume "$bad" >"$TMPD/bad.out" 2>"$TMPD/bad.err"
+        rc=$?
+        set -e
+        [ $rc = 2 ] && [ ! -s "$TMPD/bad.out" ] &&
+            grep -q "^corun: reproduce.*: $bad: cannot open for reading and writing: " "$TMPD/bad.err" ||
+            fail "$exp --resume $bad: exit $rc: $(cat "$TMPD/bad.out" "$TMPD/bad.err")"
+    done
+done
+[ ! -e "$TMPD/no" ] || fail "a refused --resume made its directory"
 echo "resume: killed at $killed_at bytes of journal; tables equal after resume, torn tail, rerun"
