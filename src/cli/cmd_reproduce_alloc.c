@@ -415,6 +415,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     int prc = ralloc_run(&o.ro, x, cli_mixes_progress, &bar, &r, err, sizeof err);
     if (prc < 0) {
         fprintf(stderr, "corun: reproduce: %s\n", err);
+        ralloc_result_done(&r);     /* a refused journal comes after the mixes are listed */
         ralloc_subset_done(&o.sub); /* a no-op without --policies */
         free(datadir);
         return CLI_BAD_INPUT;
