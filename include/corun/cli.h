@@ -201,7 +201,8 @@ void cli_catalog_cache_warn(const char *cmd, const char *path);
 /* A --resume journal must be one the command can open for reading and writing, or make (its
  * directory takes files): checked before a study prints anything, so that a mistyped path is
  * bad input with nothing printed. Prints "corun: CMD: PATH: cannot open for reading and
- * writing: REASON" and returns -1 when it is not; NULL (no journal) is always taken. */
+ * writing: REASON" (or that an empty path is no file name) and returns -1 when it is not;
+ * NULL (no journal) is always taken. */
 int cli_resume_usable(const char *cmd, const char *path);
 
 #endif

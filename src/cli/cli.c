@@ -421,6 +421,10 @@ int cli_resume_usable(const char *cmd, const char *path)
 {
     if (!path)
         return 0;
+    if (!path[0]) {
+        fprintf(stderr, "corun: %s: --resume: expected a file name, got an empty one\n", cmd);
+        return -1;
+    }
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd >= 0) {
         close(fd);

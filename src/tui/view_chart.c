@@ -100,7 +100,7 @@ static void draw_empty(const struct tui *t, WINDOW *w)
         wattroff(w, A_BOLD);
         tui_wrap(w, 1, 2, text, cols);
         y = rows + 2;
-    } else if (text) {
+    } else if (text && y >= 1) {
         tui_print(w, y - 1, 2, "About this scenario: ? shows it");
     }
     wattron(w, t->style.dim);

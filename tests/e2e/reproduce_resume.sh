@@ -110,4 +110,11 @@ for exp in "hsm --accuracy" "hsm --fairness" "prophet --accuracy"; do
     done
 done
 [ ! -e "$TMPD/no" ] || fail "a refused --resume made its directory"
+set +e
+"$CORUN" reproduce hsm --accuracy --quick --resume "" >"$TMPD/bad.out" 2>"$TMPD/bad.err"
+rc=$?
+set -e
+[ $rc = 2 ] && [ ! -s "$TMPD/bad.out" ] &&
+    grep -qx "corun: reproduce: --resume: expected a file name, got an empty one" "$TMPD/bad.err" ||
+    fail "--resume '': exit $rc: $(cat "$TMPD/bad.out" "$TMPD/bad.err")"
 echo "resume: killed at $killed_at bytes of journal; tables equal after resume, torn tail, rerun"
