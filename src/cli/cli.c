@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,12 +432,11 @@ int cli_resume_usable(const char *cmd, const char *path)
         return 0;
     }
     int e = errno;
-    if (e == ENOENT) { /* made on first use: its directory must take it */
-        const char *slash = strrchr(path, '/');
-        char *dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
-        int ok = access(dir[0] ? dir : "/", W_OK | X_OK);
-        e = ok == 0 ? 0 : errno;
-        free(dir);
+    if (e == ENOENT) { /* made on first use: its directory must take it (as train's --out) */
+        char *copy = xstrdup(path);
+        int ok = access(dirname(copy), W_OK | X_OK);
+        e = errno;
+        free(copy);
         if (ok == 0)
             return 0;
     }
