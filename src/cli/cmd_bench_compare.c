@@ -248,6 +248,17 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
             perror("corun: bench: mkdir");
         version_of(&sides[s], tmp, version[s], sizeof version[s]);
     }
+    int rc = CLI_OK;
+    /* Every corun build says "corun VERSION (simulator ID)": anything else is refused before
+     * the heading, not after a first timed run. */
+    if (strncmp(version[OTHER], "corun ", 6) != 0) {
+        fprintf(stderr,
+                "corun: bench: --compare %s: not a corun build (its --version: '%s'); expected "
+                "'corun VERSION (simulator ID)'\n",
+                o->other, version[OTHER]);
+        rc = CLI_BAD_INPUT;
+        goto done;
+    }
     printf("%s seconds per simulated M core cycles, `run SCENARIO --epochs %u --json`, median of "
            "%u run%s each, interleaved (accelerator scenarios: to their end)%s\n",
            o->wall ? "Wall" : "CPU", o->epochs, o->runs, o->runs == 1 ? "" : "s",
@@ -258,7 +269,6 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
                sides[s].nextra ? (s ? o->other_args : o->args) : "");
     printf("%-28s %10s %11s %12s %9s %11s  %s\n", "scenario", "simulated", "this s/Mcyc",
            "other s/Mcyc", "speed-up", "per round", "outputs");
-    int rc = CLI_OK;
     for (size_t i = 0; i < nscenarios && rc == CLI_OK; i++)
         if (compare_scenario(sides, scenarios[i], tmp, o, version) != 0)
             rc = CLI_FAILED;
@@ -269,6 +279,7 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
                "noise; outputs: the --json documents of the two sides' first timed "
                "runs\n",
                o->wall ? "wall" : "CPU");
+done:
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     for (int s = 0; s < SIDES; s++) {
         free(sides[s].binary);

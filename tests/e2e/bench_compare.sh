@@ -43,17 +43,25 @@ grep -Eq '^accel\.cfg +[0-9.]+ M .* identical$' "$TMPD/out" || fail "accelerator
     "$sc" >"$TMPD/out" || fail "bench --compare, other seed"
 grep -Eq '^default\.cfg .* DIFFER \(byte [0-9]+\)$' "$TMPD/out" || fail "seed 2 not flagged: $(cat "$TMPD/out")"
 
-# A fake OTHER binary NAME (its --version says "NAME 0", then it runs BODY) against which
-# bench --compare must exit 1; its stderr is left in $TMPD/err.
-compare_fake() { # NAME BODY
-    printf '#!/bin/sh\n[ "$1" = --version ] && { echo %s 0; exit 0; }\n%s\n' "$1" "$2" >"$TMPD/$1"
+# A fake OTHER binary NAME (its --version says VERSION, then it runs BODY) against which
+# bench --compare must exit STATUS; its stderr is left in $TMPD/err.
+compare_fake() { # NAME BODY [VERSION [STATUS]]
+    printf '#!/bin/sh\n[ "$1" = --version ] && { echo "%s"; exit 0; }\n%s\n' \
+        "${3:-corun 0 ($1)}" "$2" >"$TMPD/$1"
     chmod +x "$TMPD/$1"
     set +e
     "$CORUN" bench --compare "$TMPD/$1" "${short[@]}" "$sc" >"$TMPD/out" 2>"$TMPD/err"
     local rc=$?
     set -e
-    [ $rc -eq 1 ] || fail "$1 binary: exit $rc, expected 1"
+    [ $rc -eq "${4:-1}" ] || fail "$1 binary: exit $rc, expected ${4:-1}"
 }
+
+# A binary that is not corun by its --version is refused before anything is printed or run.
+compare_fake impostor 'touch "$0.ran"' 'impostor 1.0' 2
+[ "$(cat "$TMPD/err")" = "corun: bench: --compare $TMPD/impostor: not a corun build (its --version: 'impostor 1.0'); expected 'corun VERSION (simulator ID)'" ] ||
+    fail "impostor: $(cat "$TMPD/err")"
+[ ! -s "$TMPD/out" ] || fail "impostor: printed $(cat "$TMPD/out")"
+[ ! -e "$TMPD/impostor.ran" ] || fail "impostor: run as if it were corun"
 
 # A binary that fails: its stderr is shown, at most its last four lines, and the exit status is 1.
 compare_fake broken $'echo "broken: out of luck" >&2\nexit 3'
@@ -80,7 +88,7 @@ grep -Eq '^default\.cfg .* identical, other varies$' "$TMPD/out" || fail "varyin
 # A binary that exits 0 but prints no corun document (not a corun build): refused, exit 1,
 # after its first timed run, not timed as if it simulated nothing in no time.
 compare_fake quiet 'exit 0'
-grep -q "other binary .*quiet printed no \`run --json\` document with simulated cycles on .*default.cfg (its --version: 'quiet 0'); expected a corun build" \
+grep -q "other binary .*quiet printed no \`run --json\` document with simulated cycles on .*default.cfg (its --version: 'corun 0 (quiet)'); expected a corun build" \
     "$TMPD/err" || fail "quiet binary: $(cat "$TMPD/err")"
 grep -q '^default\.cfg' "$TMPD/out" && fail "quiet binary got a row: $(cat "$TMPD/out")"
 
