@@ -131,6 +131,9 @@ const struct tui_overlay tui_overlay_prompt = {
 /* ---- the message dialog ---- */
 
 static void message_open(struct tui *t, const char *title, bool passes_key, const char *fmt,
+                         va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void message_open(struct tui *t, const char *title, bool passes_key, const char *fmt,
                          va_list ap)
 {
     snprintf(t->message_title, sizeof t->message_title, "%s", title);

@@ -297,8 +297,8 @@ static void set_messages_name_no_line_and_the_value(void **state)
         "--set: gpu.order_free: expected true or false, got a string \"maybe\"",
         "--set: gpu.order_free: expected true or false, got an integer 1",
         "--set: epochs: expected an integer from 1 to 1000000 (epochs), got true",
-        "--set: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean "
-        "gpu.dram.timing.faw?)",
+        ("--set: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean "
+         "gpu.dram.timing.faw?)"),
         "--set: kernels[0].qos_target: expected a number from 0.01 to 1, got a string \"yes\"",
     };
     assert_int_equal(d.count, 5);
