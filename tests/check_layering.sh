@@ -71,7 +71,7 @@ while IFS=: read -r f line inc; do
     if [ "$R" -ge "$r" ]; then
         violation "$f:$line: $layer includes corun/$dep.h of layer $dl (layers only look down)"
     fi
-done < <(find src -name '*.[ch]' | sort | xargs grep -Hn '^[[:space:]]*#[[:space:]]*include' |
+done < <(find src -name '*.[ch]' | sort | xargs -r grep -Hn '^[[:space:]]*#[[:space:]]*include' |
     sed 's/^\([^:]*:[0-9]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*/\1:/')
 
 [ $errors -eq 0 ] || fail "$errors layering violation(s)"

@@ -85,8 +85,8 @@ chmod +x "$TMPD/varies"
     --other-args "--set epoch_cycles=20000" "$sc" >"$TMPD/out" || fail "bench --compare, varying binary"
 grep -Eq '^default\.cfg .* identical, other varies$' "$TMPD/out" || fail "varying binary: $(cat "$TMPD/out")"
 
-# A binary that exits 0 but prints no corun document (not a corun build): refused, exit 1,
-# after its first timed run, not timed as if it simulated nothing in no time.
+# A binary whose --version claims corun but that exits 0 printing no corun document: refused,
+# exit 1, after its first timed run, not timed as if it simulated nothing in no time.
 compare_fake quiet 'exit 0'
 grep -q "other binary .*quiet printed no \`run --json\` document with simulated cycles on .*default.cfg (its --version: 'corun 0 (quiet)'); expected a corun build" \
     "$TMPD/err" || fail "quiet binary: $(cat "$TMPD/err")"
