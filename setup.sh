@@ -119,8 +119,8 @@ run_tests() {
     # One job per core. The workbench and Slurm tests spend part of their time waiting (on
     # tmux's screen, on slurmctld), and on 2 cores an extra job once filled it (160 s against
     # 181 s, 2026-11-29); on the 2-core virtual machines since, a third job slows the other two
-    # about as much as it gains (the whole suite from a fresh build: 806 s at -j2, about 850 s
-    # at -j3, 841 s at -j4, 2026-12-06; docs/results.md).
+    # about as much as it gains (.ci/run from a fresh clone: 885 s at -j2 against 914 s at -j3;
+    # the tests alone 806 s at -j2, about 850 at -j3, 841 at -j4; 2026-12-06, docs/results.md).
     make -j"$(nproc)" check || rc=$?
     # The CMocka programs' own reports, so their summary lines are in the output.
     for log in tests/unit/*.log; do
