@@ -45,7 +45,8 @@ done
 
 # Every include line of every source, in one grep (one pair of processes per file took 5 s of
 # CPU time, and tests/check_checks.sh runs this five times): "FILE:LINE:#include ...".
-for f in $(find src -name '*.[ch]' | sort); do
+mapfile -t sources < <(find src -name '*.[ch]' | sort)
+for f in "${sources[@]}"; do
     layer=${f%/*}
     rank "${layer##*/}"
     [ "$R" -ge 0 ] || violation "$f: unknown layer '${layer##*/}'"
@@ -71,7 +72,7 @@ while IFS=: read -r f line inc; do
     if [ "$R" -ge "$r" ]; then
         violation "$f:$line: $layer includes corun/$dep.h of layer $dl (layers only look down)"
     fi
-done < <(find src -name '*.[ch]' | sort | xargs -r grep -Hn '^[[:space:]]*#[[:space:]]*include' |
+done < <([ ${#sources[@]} -eq 0 ] || grep -Hn '^[[:space:]]*#[[:space:]]*include' "${sources[@]}" |
     sed 's/^\([^:]*:[0-9]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*/\1:/')
 
 [ $errors -eq 0 ] || fail "$errors layering violation(s)"
