@@ -2,8 +2,8 @@
 # Issue 21's command-line defects, one check each: what used to hang, write where it should
 # not, or be accepted silently is refused up front with a message naming the place.
 . "$(dirname "$0")/../lib.sh"
-# The runs below check refusals, notes and paths, not what is simulated: a small scenario (16
-# SMs, 20 K-cycle epochs) does it in a tenth of a second where the default takes three.
+# The runs below check refusals, notes and paths, not what is simulated: an epoch of the small
+# test scenario (16 SMs, 20 K cycles) takes a tenth of a second, one of the default about 3 s.
 small="$top_srcdir/tests/data/good/small.cfg"
 
 expect_refused() { # WHAT MESSAGE-REGEX COMMAND...
