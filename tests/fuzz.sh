@@ -8,9 +8,9 @@
 # so on a busy machine that is much less CPU) or undefined behaviour fails the test
 # and leaves the input in tests/fuzz-build/crashes; so does a fault of corun's own code in the
 # child process the run-file readers read a file in first (below).
-# `make fuzz` runs the same for longer. In the suite each harness replays its whole corpus, then
-# mutates for what is left of 10 s: a smoke test, which `make fuzz` (300 s each) is the search
-# behind; 20 s each kept the suite over its 15 minutes (docs/results.md, 2026-12-06).
+# In the suite each harness replays its whole corpus, then mutates for what is left of the 10 s:
+# a smoke test (20 s each kept the suite over its 15 minutes; docs/results.md, 2026-12-06).
+# `make fuzz` is the search: the same for 300 s each, or FUZZ_SECONDS.
 . "$(dirname "$0")/lib.sh"
 if [ -z "${CI:-}" ] && [ -z "${CORUN_FUZZ:-}" ]; then
     skip "fuzzing runs in CI, with CORUN_FUZZ=1 or with make fuzz"
