@@ -30,6 +30,7 @@ static int show_run(int argc, char **argv)
         }
     }
     if (!path) {
+        fprintf(stderr, "corun: show: expected a run file (RUN.h5)\n");
         cli_usage_error(&cmd_show);
         return CLI_BAD_INPUT;
     }
@@ -97,10 +98,8 @@ static int export_run(int argc, char **argv)
         }
         dir = optarg;
     }
-    if (cli_operands(&cmd_export, argc, argv, optind, 1, "a run file (RUN.h5)") != 0) {
-        cli_usage_error(&cmd_export);
-        return CLI_BAD_INPUT;
-    }
+    if (cli_operands(&cmd_export, argc, argv, optind, 1, "a run file (RUN.h5)") != 0)
+        return CLI_BAD_INPUT; /* it said which, and the usage */
     if (!dir) {
         fprintf(stderr, "corun: export: expected --csv DIR, the directory to write to\n");
         cli_usage_error(&cmd_export);

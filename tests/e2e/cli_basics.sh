@@ -165,13 +165,14 @@ for theme in default projector; do
     set -e
     [ $rc -eq 2 ] && grep -q 'needs a terminal' "$TMPD/err" || fail "tui --theme $theme: exit $rc: $(cat "$TMPD/err")"
 done
-# A command called without its operands, or with one too many, says which before its usage.
+# A command called without its operands, or with one too many, says which before its usage
+# (once).
 while IFS='|' read -r args want; do
     set +e
     "$CORUN" $args </dev/null >/dev/null 2>"$TMPD/err"; rc=$?
     set -e
     [ $rc -eq 2 ] && [ "$(head -1 "$TMPD/err")" = "$want" ] &&
-        grep -q '^usage: corun ' "$TMPD/err" || fail "$args: exit $rc: $(cat "$TMPD/err")"
+        [ "$(grep -c '^usage: corun ' "$TMPD/err")" = 1 ] || fail "$args: exit $rc: $(cat "$TMPD/err")"
 done <<'EOF'
 run|corun: run: expected a scenario file (SCENARIO)
 run a.cfg b.cfg|corun: run: unexpected second argument 'b.cfg' (after 'a.cfg')
@@ -191,6 +192,7 @@ plot x.h5|corun: plot: expected --out FILE.svg or --out FILE.png
 plot x.h5 --out|corun: plot: a value is missing after '--out'
 export x.h5|corun: export: expected --csv DIR, the directory to write to
 export --csv d|corun: export: expected a run file (RUN.h5)
+show|corun: show: expected a run file (RUN.h5)
 suite check|corun: suite check: expected one suite file (SUITE; `corun suite list` lists the suites corun ships)
 slurm|corun: slurm: expected an action and a job directory (JOB)
 EOF
