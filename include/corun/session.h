@@ -191,6 +191,9 @@ const char *session_run_path(const struct session *s);
  * could not be completed; either way it keeps every epoch recorded before. */
 int session_finish(struct session *s, char *err, size_t errlen);
 
+/* The epochs the run file being (or last) recorded to holds: the first ones of the session,
+ * all of them unless a write failed, which sets *failed (when failed is not NULL). */
+unsigned session_epochs_recorded(const struct session *s, bool *failed);
 /* The run's summary metrics (means over its epochs; ARE over every predicted kernel-epoch);
  * returns the name of the predictor that made the predictions ("none" when none did). */
 const char *session_summary(const struct session *s, struct catalog_metrics *out);

@@ -51,6 +51,8 @@ struct session {
     unsigned npending_add;
     char pending_text[128];    /* session_pending_mix */
     unsigned rec_kernels;      /* kernels the run file being recorded holds */
+    unsigned rec_epochs;       /* epochs the run file recorded to holds (s->epochs' first) */
+    bool rec_failed;           /* recording to rec_path stopped on a failed write */
     char replay_allocator[32]; /* a replay: the allocator of its last allocator event */
     /* The last training-range warning logged per registered predictor, so each is logged once
      * (another one when the configuration changes). */

@@ -39,6 +39,7 @@ static void to_runfile_epoch(const struct session *s, const struct session_epoch
 static void fail_recording(struct session *s, const char *what)
 {
     snprintf(s->error, sizeof s->error, "%s", what);
+    s->rec_failed = true;
     char ignored[256];
     runfile_close(s->rec, ignored, sizeof ignored);
     s->rec = NULL;
@@ -69,6 +70,8 @@ int session_record_epoch(struct session *s, const struct session_epoch *e)
     free(re);
     if (rc != 0)
         fail_recording(s, err);
+    else
+        s->rec_epochs++;
     return rc;
 }
 
@@ -145,6 +148,8 @@ int session_record(struct session *s, const char *path, char *err, size_t errlen
     if (!s->rec)
         return -1;
     s->rec_kernels = h.nkernels;
+    s->rec_epochs = 0;
+    s->rec_failed = false;
     free(s->rec_path);
     s->rec_path = xstrdup(path);
     for (unsigned i = 0; i < s->nepochs; i++)
@@ -181,13 +186,21 @@ int session_finish(struct session *s, char *err, size_t errlen)
     return rc;
 }
 
-const char *session_summary(const struct session *s, struct catalog_metrics *out)
+unsigned session_epochs_recorded(const struct session *s, bool *failed)
+{
+    if (failed)
+        *failed = s->rec_failed;
+    return s->rec_epochs;
+}
+
+/* session_summary over the first n epochs. */
+static const char *summary_of(const struct session *s, unsigned n, struct catalog_metrics *out)
 {
     const char *predictor = "none";
     memset(out, 0, sizeof(*out));
     /* The predictor of the last epoch that had one; ARE over every kernel-epoch it predicted. */
     size_t nare = 0;
-    for (unsigned i = 0; i < s->nepochs; i++) {
+    for (unsigned i = 0; i < n; i++) {
         const struct session_epoch *e = &s->epochs[i];
         if (e->predictor[0])
             predictor = e->predictor;
@@ -204,7 +217,7 @@ const char *session_summary(const struct session *s, struct catalog_metrics *out
         out->mean_are /= (double)nare;
     unsigned valid = 0;
     out->min_fairness = INFINITY;
-    for (unsigned i = 0; i < s->nepochs; i++) {
+    for (unsigned i = 0; i < n; i++) {
         const struct metrics *m = &s->epochs[i].m;
         if (!m->valid)
             continue;
@@ -224,6 +237,11 @@ const char *session_summary(const struct session *s, struct catalog_metrics *out
     return predictor;
 }
 
+const char *session_summary(const struct session *s, struct catalog_metrics *out)
+{
+    return summary_of(s, s->nepochs, out);
+}
+
 int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
                     size_t errlen)
 {
@@ -236,15 +254,17 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     }
     /* Absolute, so that the row means the same file from any directory. */
     char *abs = s->rec_path ? util_absolute_path(s->rec_path) : NULL;
+    /* A recorded run's row describes its file: the epochs recorded before a failed write. */
+    unsigned n = s->rec_path ? s->rec_epochs : s->nepochs;
     run.run_path = abs;
     run.scenario_name = sc->name;
     run.scenario_path = sc->path;
     run.gpu = sc->gpu_name;
     run.mix = mix;
-    run.predictor = session_summary(s, &run.metrics);
+    run.predictor = summary_of(s, n, &run.metrics);
     run.allocator = session_allocator_name(s);
     run.seed = sc->seed;
-    run.epochs = s->nepochs;
+    run.epochs = n;
     run.epoch_cycles = sc->epoch_cycles;
     struct catalog *cat = catalog_open(catalog_path, err, errlen);
     int rc = cat ? catalog_add_run(cat, &run, id, err, errlen) : -1;

@@ -150,6 +150,7 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
         s->nepochs++;
     }
     free(re);
+    s->rec_epochs = s->nepochs; /* the file it came from holds them all */
     /* The mix as the last epoch had it. */
     for (unsigned k = 0; n && k < s->epochs[n - 1].nkernels; k++)
         s->gone[k] = !s->epochs[n - 1].k[k].in_mix;

@@ -292,9 +292,14 @@ static int finish_recording(struct session *s, const struct options *o)
         fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
         return -1;
     }
-    unsigned n = session_epochs_done(s);
-    fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n, n == 1 ? "" : "s",
-            o->out, (long long)id);
+    bool failed;
+    unsigned n = session_epochs_recorded(s, &failed);
+    if (failed) /* the failure was said as it happened */
+        fprintf(stderr, "corun: %s keeps %u of the %u epoch%s run (catalog run %lld)\n", o->out, n,
+                session_epochs_done(s), session_epochs_done(s) == 1 ? "" : "s", (long long)id);
+    else
+        fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n,
+                n == 1 ? "" : "s", o->out, (long long)id);
     return 0;
 }
 

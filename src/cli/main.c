@@ -1,5 +1,6 @@
 /* main — `corun [COMMAND]`: dispatch to the subcommand table; no command opens the workbench. */
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,10 @@ static void note_bad_datadir(void)
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
+    /* Past a file-size limit (ulimit -f) a write fails with EFBIG, which the run file's and
+     * the catalog's writers report, keeping what they wrote before, instead of the signal
+     * killing corun in the middle of a write. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         note_bad_datadir();
         return cmd_tui.run(1, (char *[]){(char *)"tui", NULL});

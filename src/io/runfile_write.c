@@ -294,8 +294,8 @@ int runfile_append_epoch(struct runfile *rf, const struct runfile_epoch *e, char
         append_table(rf, rf->system, &runfile_system_table, row, 0, e, 0) < 0 ||
         append_row(rf, rf->partition, row, e->nsms, H5T_NATIVE_INT16, owner) < 0 ||
         commit(rf, rf->epoch_count, row + 1) < 0) {
-        char what[48];
-        snprintf(what, sizeof(what), "epoch %llu", (unsigned long long)row);
+        char what[48]; /* numbered from 1, as corun prints epochs */
+        snprintf(what, sizeof(what), "epoch %llu", (unsigned long long)row + 1);
         return stop(rf, what, err, errlen);
     }
     rf->nepochs = row + 1;

@@ -136,10 +136,19 @@ static void finish_recording(struct tui *t)
     if (session_finish(s, err, sizeof err) != 0 || session_catalog(s, NULL, &id, err, sizeof err))
         snprintf(t->saved_note, sizeof t->saved_note, "the run is in %s, but: %s",
                  session_run_path(s), err);
-    else
-        snprintf(t->saved_note, sizeof t->saved_note,
-                 "recorded %u epoch%s in %s (catalog run %lld)", session_epochs_done(s),
-                 session_epochs_done(s) == 1 ? "" : "s", session_run_path(s), (long long)id);
+    else {
+        bool failed;
+        unsigned n = session_epochs_recorded(s, &failed);
+        if (failed)
+            snprintf(t->saved_note, sizeof t->saved_note,
+                     "%s keeps %u of the %u epoch%s run: recording stopped (catalog run %lld)",
+                     session_run_path(s), n, session_epochs_done(s),
+                     session_epochs_done(s) == 1 ? "" : "s", (long long)id);
+        else
+            snprintf(t->saved_note, sizeof t->saved_note,
+                     "recorded %u epoch%s in %s (catalog run %lld)", n, n == 1 ? "" : "s",
+                     session_run_path(s), (long long)id);
+    }
 }
 
 void tui_detach(struct tui *t)

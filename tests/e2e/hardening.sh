@@ -141,4 +141,19 @@ expect_refused "train, --out in no directory" \
 [ ! -s "$TMPD/out" ] || fail "train trained before refusing its --out: $(cat "$TMPD/out")"
 expect_refused "train, --out a directory" "cannot write the model to $TMPD: it is a directory" \
     "$CORUN" train hsm --quick --out "$TMPD"
+# A run file that fills its disk (here a file-size limit, which corun does not die of) keeps
+# the epochs before; the run stops with exit 1, and what it says and the catalog's row count
+# the epochs in the file (they counted every epoch run: one more than the file holds).
+set +e
+(ulimit -f 64 && exec "$CORUN" run "$small" --epochs 10 --out "$TMPD/full.h5" \
+    --catalog "$TMPD/full.db") >/dev/null 2>"$TMPD/err"
+rc=$?
+set -e
+kept=$("$CORUN" show "$TMPD/full.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} of .*/\1/p')
+[ $rc = 1 ] && [ -n "$kept" ] && [ "$kept" -lt 10 ] &&
+    grep -q "cannot record epoch $((kept + 1)): File too large; recording stopped, and the file keeps its first $kept epochs" "$TMPD/err" &&
+    grep -q "^corun: $TMPD/full.h5 keeps $kept of the $((kept + 1)) epochs\{0,1\} run (catalog run 1)$" "$TMPD/err" ||
+    fail "a full run file: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
+"$CORUN" runs --catalog "$TMPD/full.db" show 1 | grep -q "^  epochs     $kept of 20000 cycles$" ||
+    fail "a full run file: the catalog's row: $("$CORUN" runs --catalog "$TMPD/full.db" show 1)"
 echo "hardening: every refusal came first, with its message"

@@ -414,7 +414,7 @@ static void fill_disk(const char *path, bool restore_limit)
         file_size_unlimit(&old);
     assert_true(i < 100000);
     assert_int_equal(runfile_epoch_count(rf), i);
-    snprintf(msg, sizeof(msg), "%s: cannot record epoch %llu: ", path, (unsigned long long)i);
+    snprintf(msg, sizeof(msg), "%s: cannot record epoch %llu: ", path, (unsigned long long)i + 1);
     if (strncmp(err, msg, strlen(msg)) != 0)
         fail_msg("got \"%s\"", err);
     snprintf(msg, sizeof(msg), "; recording stopped, and the file keeps its first %llu epochs",

@@ -5,16 +5,22 @@
  * (references, progress, counters) is in test_session_epoch.c. */
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "assert_close.h"
+
+#include "corun/catalog.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
@@ -166,6 +172,75 @@ static void test_record_mid_run(void **state)
     assert_string_equal(ev->text, "while replaying");
     assert_int_equal(ev->cycle, last->start_cycle + last->cycles);
     session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
+/* A recording that fails mid-run (the file cannot grow) keeps the epochs before; the session
+ * says how many, and its catalog row describes the file, not every epoch run (it counted the
+ * failed epoch, and in the workbench every epoch run after it). */
+static void test_record_fails(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct session *s = test_open_unit(&sc);
+    char err[512], path[] = "/tmp/corun-test-recfail-XXXXXX";
+    test_tmp_path(path);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    bool failed = true;
+    assert_int_equal(session_epochs_recorded(s, &failed), 2);
+    assert_false(failed);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    struct rlimit was, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+    lim = (struct rlimit){(rlim_t)st.st_size, was.rlim_max};
+    fflush(stdout);
+    fflush(stderr);
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    unsigned run = 2;
+    while (run < 40 && session_step_epoch(s, NULL, NULL) == 0)
+        run++;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+    assert_true(run < 40);
+    run++; /* the epoch whose recording failed was run */
+    assert_int_equal(session_epochs_done(s), run);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0); /* the run goes on unrecorded */
+    unsigned kept = session_epochs_recorded(s, &failed);
+    assert_true(failed);
+    assert_int_equal(kept, run - 1);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    if (!r)
+        fail_msg("%s", err);
+    assert_int_equal(session_epochs_done(r), kept);
+    assert_int_equal(session_epochs_recorded(r, &failed), kept);
+    assert_false(failed);
+    session_delete(r);
+
+    char cpath[] = "/tmp/corun-test-recfail-cat-XXXXXX";
+    catalog_close(test_tmp_catalog(cpath));
+    int64_t id;
+    assert_int_equal(session_catalog(s, cpath, &id, err, sizeof err), 0);
+    struct catalog *cat = catalog_open(cpath, err, sizeof err);
+    assert_non_null(cat);
+    struct catalog_run row;
+    assert_int_equal(catalog_get_run(cat, id, &row, err, sizeof err), 0);
+    assert_int_equal(row.epochs, kept);
+    /* The mean over the epochs in the file, not over every epoch run. */
+    double stp = 0;
+    for (unsigned e = 0; e < kept; e++)
+        stp += session_epoch_at(s, e)->m.stp;
+    assert_close(row.metrics.mean_stp, stp / kept, 1e-12);
+    catalog_run_done(&row);
+    catalog_close(cat);
+    unlink(cpath);
     session_delete(s);
     unlink(path);
     scenario_done(&sc);
@@ -529,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_swap_mid_run),
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_record_mid_run),
+        cmocka_unit_test(test_record_fails),
         cmocka_unit_test(test_branch_reapplies),
         cmocka_unit_test(test_model_out_of_range),
         cmocka_unit_test(test_rewind_live),
