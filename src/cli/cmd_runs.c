@@ -11,14 +11,25 @@
 #include "corun/catalog.h"
 #include "corun/cli.h"
 
+/* A metric with its decimals, or "-" when the run has none (no epoch that measured it). */
+static const char *metric(double v, int decimals, char *buf, size_t n)
+{
+    if (isnan(v))
+        return "-";
+    snprintf(buf, n, "%.*f", decimals, v);
+    return buf;
+}
+
 static int print_run_row(const struct catalog_run *r, void *ctx)
 {
     if (++*(size_t *)ctx == 1)
         printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
                "epochs", "mean STP", "mean fair", "run file");
-    printf("%5lld  %-20s  %-8s  %-24s  %5u  %8.3f  %8.3f  %s\n", (long long)r->id,
-           r->created_utc ? r->created_utc : "", r->gpu, r->mix, r->epochs, r->metrics.mean_stp,
-           r->metrics.mean_fairness, r->run_path ? r->run_path : "-");
+    char stp[32], fair[32];
+    printf("%5lld  %-20s  %-8s  %-24s  %5u  %8s  %8s  %s\n", (long long)r->id,
+           r->created_utc ? r->created_utc : "", r->gpu, r->mix, r->epochs,
+           metric(r->metrics.mean_stp, 3, stp, sizeof stp),
+           metric(r->metrics.mean_fairness, 3, fair, sizeof fair), r->run_path ? r->run_path : "-");
     return 0;
 }
 
@@ -199,16 +210,19 @@ static int runs_run(int argc, char **argv)
                 catalog_accel_run_done(&ar);
             }
         } else if ((rc = catalog_get_run(cat, (int64_t)id, &r, err, sizeof err)) == 0) {
+            char m[4][32];
             printf("run %lld\n  file       %s\n  scenario   %s (%s)\n  gpu        %s\n  mix        "
                    "%s\n  predictor  %s\n  allocator  %s\n  seed       %llu\n  epochs     %u of "
-                   "%llu cycles\n  created    %s by corun %s\n  mean STP   %.4f\n  mean ANTT  "
-                   "%.4f\n  fairness   mean %.4f, min %.4f\n",
+                   "%llu cycles\n  created    %s by corun %s\n  mean STP   %s\n  mean ANTT  "
+                   "%s\n  fairness   mean %s, min %s\n",
                    (long long)r.id, r.run_path ? r.run_path : "-", r.scenario_name,
                    r.scenario_path ? r.scenario_path : "-", r.gpu, r.mix,
                    r.predictor ? r.predictor : "none", r.allocator, (unsigned long long)r.seed,
                    r.epochs, (unsigned long long)r.epoch_cycles, r.created_utc, r.corun_version,
-                   r.metrics.mean_stp, r.metrics.mean_antt, r.metrics.mean_fairness,
-                   r.metrics.min_fairness);
+                   metric(r.metrics.mean_stp, 4, m[0], sizeof m[0]),
+                   metric(r.metrics.mean_antt, 4, m[1], sizeof m[1]),
+                   metric(r.metrics.mean_fairness, 4, m[2], sizeof m[2]),
+                   metric(r.metrics.min_fairness, 4, m[3], sizeof m[3]));
             catalog_run_done(&r);
         }
     } else {
