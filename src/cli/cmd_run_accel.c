@@ -235,7 +235,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         }
         int64_t id = 0;
         if (o->out && accel_runfile_write(o->out, &rec, err, sizeof err) != 0) {
-            fprintf(stderr, "corun: %s\n", err);
+            fprintf(stderr, "corun: %s; nothing recorded (the run's summary is above)\n", err);
             rc = CLI_FAILED;
         } else if (o->out &&
                    accel_record_catalog(&rec, o->out, o->catalog, &id, err, sizeof err) != 0) {

@@ -254,15 +254,26 @@ int accel_runfile_write(const char *path, const struct accel_record *r, char *er
     char *tmp = xasprintf("%s.partial-%ld", path, (long)getpid());
     unlink(tmp);
     /* The 1.10 format, as spatial run files: its superblock records the end of the file, so a
-     * reader tells a truncated copy before HDF5 reads it. */
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
+     * reader tells a truncated copy before HDF5 reads it. Written through the recorder's guard
+     * driver (runfile_vfd.c): a write that fails (a full disk) is reported, not left to HDF5,
+     * which cannot close a file whose flush failed and crashes at exit. */
+    struct rf_guard guard = {.driver = H5I_INVALID_HID};
+    hid_t fapl = rf_guard_fapl(&guard);
+    hid_t file = H5I_INVALID_HID;
+    if (fapl >= 0) {
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+        file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+        H5Pclose(fapl);
+    }
     int rc = 0;
-    if (file < 0) {
+    if (file < 0 || guard.failed) {
         char why[256];
-        rf_h5_reason(why, sizeof why);
+        if (guard.failed)
+            snprintf(why, sizeof why, "%s", guard.reason);
+        else
+            rf_h5_reason(why, sizeof why);
+        if (file >= 0)
+            H5Fclose(file);
         rc = rf_fail(err, errlen, "%s: cannot create: %s", path, why);
     } else {
         char why[256] = "";
@@ -270,6 +281,8 @@ int accel_runfile_write(const char *path, const struct accel_record *r, char *er
             rf_h5_reason(why, sizeof why);
         if (H5Fclose(file) < 0 && !why[0])
             rf_h5_reason(why, sizeof why);
+        if (guard.failed) /* the first failed write: the reason HDF5 gives after it is vaguer */
+            snprintf(why, sizeof why, "%s", guard.reason);
         if (why[0])
             rc = rf_fail(err, errlen, "%s: cannot write: %s", path, why);
         else if (link(tmp, path) != 0) {
@@ -280,6 +293,8 @@ int accel_runfile_write(const char *path, const struct accel_record *r, char *er
                 rc = rf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         }
     }
+    rf_guard_done(&guard);
+    H5Eclear2(H5E_DEFAULT);
     unlink(tmp);
     free(tmp);
     free(created);

@@ -156,4 +156,14 @@ kept=$("$CORUN" show "$TMPD/full.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} o
     fail "a full run file: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
 "$CORUN" runs --catalog "$TMPD/full.db" show 1 | grep -q "^  epochs     $kept of 20000 cycles$" ||
     fail "a full run file: the catalog's row: $("$CORUN" runs --catalog "$TMPD/full.db" show 1)"
+# An accelerator run file is written at the end, at once: a write that failed crashed corun
+# in HDF5's exit handler (signal 11). It is refused with its reason, leaving no file.
+set +e
+(ulimit -f 20 && exec "$CORUN" run "$top_srcdir/tests/data/good/accel-quick.cfg" \
+    --out "$TMPD/accel.h5" --catalog "$TMPD/accel.db") >/dev/null 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc = 1 ] && grep -q "^corun: $TMPD/accel.h5: cannot write: File too large; nothing recorded" "$TMPD/err" ||
+    fail "a full accelerator run file: exit $rc: $(cat "$TMPD/err")"
+! ls "$TMPD"/accel.h5* >/dev/null 2>&1 || fail "a full accelerator run file left $(ls "$TMPD"/accel.h5*)"
 echo "hardening: every refusal came first, with its message"

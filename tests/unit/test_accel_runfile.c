@@ -1,10 +1,11 @@
 /* Unit tests: accelerator run files (accel_runfile) — a record written and read back field by
  * field, a real run's task table (accel_run with record_tasks) through the file, and the files
  * a reader refuses: an existing path, a truncated copy, a spatial run file, a newer version, a
- * task kind no writer makes; a record as CSV files. */
+ * task kind no writer makes; a record as CSV files; a write that fails (the file cannot grow). */
 #include <hdf5.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -188,6 +191,48 @@ static void test_round_trip(void **state)
     /* A run file is never overwritten. */
     assert_int_equal(accel_runfile_write(path, &w, err, sizeof err), -1);
     assert_non_null(strstr(err, "already exists"));
+    accel_record_done(&r);
+    accel_record_done(&w);
+    free(path);
+}
+
+/* A file that cannot grow (a file-size limit; a full disk is the same to the writer): the
+ * write is refused with the first failed write's reason and leaves no file behind, at every
+ * size it may stop at; and HDF5 is left able to write the next file and to exit (its exit
+ * handler crashed on a file whose flush had failed). */
+static void test_write_fails(void **state)
+{
+    (void)state;
+    struct accel_record w;
+    sample(&w, ACCEL_KERNEL);
+    char err[512];
+    char *path = path_of("full.h5");
+    struct rlimit was;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+    signal(SIGXFSZ, SIG_IGN);
+    for (rlim_t limit = 0; limit <= 12288; limit += 2048) {
+        struct rlimit lim = {limit, was.rlim_max};
+        fflush(stdout);
+        fflush(stderr);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        int rc = accel_runfile_write(path, &w, err, sizeof err);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+        assert_int_equal(rc, -1);
+        if (!strstr(err, ": cannot write: File too large") &&
+            !strstr(err, ": cannot create: File too large"))
+            fail_msg("at %lu bytes: %s", (unsigned long)limit, err);
+        struct stat st;
+        assert_int_not_equal(stat(path, &st), 0);
+        char *partial = xasprintf("%s.partial-%ld", path, (long)getpid());
+        assert_int_not_equal(stat(partial, &st), 0);
+        free(partial);
+    }
+    if (accel_runfile_write(path, &w, err, sizeof err) != 0)
+        fail_msg("after the limit: %s", err);
+    struct accel_record r;
+    if (accel_runfile_read(path, &r, err, sizeof err) != 0)
+        fail_msg("read: %s", err);
+    assert_int_equal(r.ntasks, w.ntasks);
     accel_record_done(&r);
     accel_record_done(&w);
     free(path);
@@ -496,7 +541,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_one_row_tables),
         cmocka_unit_test(test_run_through_file), cmocka_unit_test(test_refused),
         cmocka_unit_test(test_export_csv),       cmocka_unit_test(test_docs_match_tables),
-        cmocka_unit_test(test_catalog_row),
+        cmocka_unit_test(test_catalog_row),      cmocka_unit_test(test_write_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
