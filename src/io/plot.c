@@ -328,6 +328,8 @@ static int render(const char *path, bool svg, unsigned width, unsigned height,
             why = strerror(errno);
         snprintf(err, errlen, "%s: cannot write the picture: %s", path, why);
         free(dir);
+        if (st == CAIRO_STATUS_WRITE_ERROR)
+            unlink(path); /* cut short: not a picture to take for this run's */
         return -1;
     }
     return 0;

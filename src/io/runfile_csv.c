@@ -90,7 +90,8 @@ enum { CSV_KERNELS, CSV_SYSTEM, CSV_PARTITION, CSV_EVENTS, CSV_COUNT };
 static const char *const csv_names[CSV_COUNT] = {"kernels.csv", "system.csv", "partition.csv",
                                                  "events.csv"};
 
-/* Close the n files; the first failure (with its message) wins. */
+/* Close the n files; the first failure (with its message) wins. On a failure the files this
+ * export opened are removed: cut short, they would pass for a shorter run's. */
 static int close_all(FILE **f, char **paths, int n, int rc, char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
@@ -101,6 +102,10 @@ static int close_all(FILE **f, char **paths, int n, int rc, char *err, size_t er
                     rc = rf_fail(err, errlen, "%s: cannot write: %s", paths[i],
                                  strerror(errno ? errno : EIO));
         }
+    }
+    for (int i = 0; i < n; i++) {
+        if (rc != 0 && f[i])
+            unlink(paths[i]);
         free(paths[i]);
     }
     return rc;

@@ -156,6 +156,20 @@ kept=$("$CORUN" show "$TMPD/full.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} o
     fail "a full run file: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
 "$CORUN" runs --catalog "$TMPD/full.db" show 1 | grep -q "^  epochs     $kept of 20000 cycles$" ||
     fail "a full run file: the catalog's row: $("$CORUN" runs --catalog "$TMPD/full.db" show 1)"
+# export and plot cut short by a full disk left their files behind, empty or cut, to pass for
+# a shorter run's; they remove what they wrote.
+"$CORUN" run "$small" --epochs 2 --out "$TMPD/two.h5" --catalog "$TMPD/full.db" >/dev/null 2>&1 ||
+    fail "run --out two.h5"
+for how in "export $TMPD/two.h5 --csv $TMPD/csv-full" "plot $TMPD/two.h5 --out $TMPD/full.svg" \
+    "plot $TMPD/two.h5 --out $TMPD/full.png"; do
+    set +e
+    (ulimit -f 1 && exec "$CORUN" $how) >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc != 0 ] && grep -q "cannot write" "$TMPD/err" || fail "$how, disk full: exit $rc: $(cat "$TMPD/err")"
+done
+[ -z "$(ls "$TMPD/csv-full")" ] || fail "export, disk full, left: $(ls "$TMPD/csv-full")"
+[ ! -e "$TMPD/full.svg" ] && [ ! -e "$TMPD/full.png" ] || fail "plot, disk full, left its picture"
 # An accelerator run file is written at the end, at once: a write that failed crashed corun
 # in HDF5's exit handler (signal 11). It is refused with its reason, leaving no file.
 set +e
