@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,6 +476,43 @@ void cli_progress(const char *label, double done)
 void cli_progress_fn(void *label, double done)
 {
     cli_progress(label, done);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+void cli_stop_install(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* A signal the shell ignores (a background job's SIGINT) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int cli_stop_requested(void)
+{
+    return stop_signal;
+}
+
+void cli_stop_reraise(void)
+{
+    int sig = stop_signal;
+    if (!sig)
+        return;
+    fflush(stdout);
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 void cli_getopt_reset(void)

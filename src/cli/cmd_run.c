@@ -1,10 +1,12 @@
 /* cmd_run — `corun run SCENARIO`: run a scenario headless, print each epoch, and record it. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd_run_accel.h"
 #include "corun/accel_predict.h"
@@ -141,7 +143,15 @@ static int progress(void *ctx, double done)
     char label[64];
     snprintf(label, sizeof label, "epoch %.0f of %.0f", where[0] + 1, where[1]);
     cli_progress(label, (where[0] + done) / where[1]);
-    return 0;
+    return cli_stop_requested() != 0; /* abandons the epoch */
+}
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT    ? "SIGINT"
+           : sig == SIGTERM ? "SIGTERM"
+           : sig == SIGHUP  ? "SIGHUP"
+                            : "a signal";
 }
 
 /* Print the log entries from *seen on (allocator decisions, switches) as text, unless json;
@@ -247,8 +257,9 @@ static int rehearse_changes(const struct options *o, unsigned nkernels)
     return 0;
 }
 
-/* Run the epochs, printing each; returns 0, -1 when recording failed, or -2 when a mix change
- * was refused (messages printed). */
+/* Run the epochs, printing each; returns 0, -1 when recording failed, -2 when a mix change
+ * was refused, or -3 when a signal stopped the run, abandoning the epoch in flight (messages
+ * printed). */
 static int run_epochs(struct session *s, const struct options *o, unsigned epochs)
 {
     unsigned seen = 0;
@@ -257,7 +268,15 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
         if (ask_changes(s, o, i + 1) != 0)
             return -2;
         double where[2] = {i, epochs};
-        int rc = session_step_epoch(s, progress, where);
+        int rc = cli_stop_requested() ? 1 : session_step_epoch(s, progress, where);
+        if (rc == 1) {
+            if (isatty(STDERR_FILENO))
+                fputc('\n', stderr); /* after the progress bar */
+            fprintf(stderr,
+                    "corun: stopped by %s during epoch %u of %u; the %u before it are kept\n",
+                    signal_name(cli_stop_requested()), i + 1, epochs, i);
+            return -3;
+        }
         const struct session_epoch *e = session_epoch_at(s, session_epochs_done(s) - 1);
         /* The allocator's decision at this epoch's boundary comes before its rows. Kernels
          * added during the run are in the session's scenario. */
@@ -461,9 +480,11 @@ static int run_file(struct options o)
         printf("%s (gpu %s): %u epoch%s of %u cycles, seed %llu\n", sc.name, sc.gpu_name, epochs,
                epochs == 1 ? "" : "s", sc.epoch_cycles, (unsigned long long)sc.seed);
     session_plan_epochs(s, epochs);
+    cli_stop_install();
     int ran = run_epochs(s, &o, epochs);
     rc = ran == 0 ? CLI_OK : ran == -2 ? CLI_BAD_INPUT : CLI_FAILED;
-    if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)
+    /* Stopped by a signal: the references may be cut mid-extension; they are not cached. */
+    if (cat && ran != -3 && session_traces_to_catalog(s, cat, err, sizeof err) != 0)
         fprintf(stderr, "corun: note: traces not cached (%s)\n", err);
     catalog_close(cat);
     if (o.json)
@@ -491,6 +512,7 @@ static int run_run(int argc, char **argv)
         gpu_set_default_fast_forward(false); /* before any GPU, the references' included */
     int rc = run_file(o);
     free(path);
+    cli_stop_reraise(); /* stopped by a signal, with what it had kept: end as the signal does */
     return rc;
 }
 
@@ -548,7 +570,10 @@ const struct cli_command cmd_run = {
             "                   output, slower; `corun bench --compare corun\n"
             "                   --other-args --no-shortcuts` checks that and times the\n"
             "                   shortcuts\n\n"
-            "A progress bar goes to stderr when it is a terminal.\n\n"
+            "A progress bar goes to stderr when it is a terminal. Ctrl-C (SIGINT), SIGTERM\n"
+            "or SIGHUP stops a spatial run within a fraction of an epoch: the epoch in flight\n"
+            "is abandoned, the run file is closed with the epochs before it and gets its\n"
+            "catalog row, --json's output is completed, and corun ends as the signal does.\n\n"
             "An accelerator scenario (mode = \"accelerator\", `corun help accelerator`) runs\n"
             "its applications' tasks on the k40-style GPU with kernels sharing the SMs first\n"
             "come, first served and copies sharing the PCIe link: each LS application alone\n"

@@ -170,6 +170,29 @@ for how in "export $TMPD/two.h5 --csv $TMPD/csv-full" "plot $TMPD/two.h5 --out $
 done
 [ -z "$(ls "$TMPD/csv-full")" ] || fail "export, disk full, left: $(ls "$TMPD/csv-full")"
 [ ! -e "$TMPD/full.svg" ] && [ ! -e "$TMPD/full.png" ] || fail "plot, disk full, left its picture"
+# A run stopped by SIGTERM (or SIGINT, SIGHUP) died at once: its run file kept its epochs but
+# was left open (HDF5's tools refuse it until h5clear), with no catalog row and no word. It
+# abandons the epoch in flight, closes the file, adds the row, says so, and then dies of the
+# signal. (A background job's SIGINT is ignored by the shell, hence SIGTERM here.)
+"$CORUN" run "$small" --set epoch_cycles=400000 --epochs 200 --out "$TMPD/term.h5" \
+    --catalog "$TMPD/term.db" >"$TMPD/out" 2>"$TMPD/err" &
+pid=$!
+for _ in $(seq 600); do
+    grep -q '^ *2  compute' "$TMPD/out" && break
+    sleep 0.1
+done
+kill -TERM $pid
+set +e
+wait $pid
+rc=$?
+set -e
+kept=$("$CORUN" show "$TMPD/term.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} of .*/\1/p')
+[ $rc = 143 ] && [ -n "$kept" ] && [ "$kept" -ge 2 ] && [ "$kept" -lt 200 ] &&
+    grep -q "^corun: stopped by SIGTERM during epoch $((kept + 1)) of 200; the $kept before it are kept$" "$TMPD/err" &&
+    grep -q "^corun: recorded $kept epochs in $TMPD/term.h5 (catalog run 1)$" "$TMPD/err" ||
+    fail "run stopped by SIGTERM: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
+"$CORUN" runs --catalog "$TMPD/term.db" show 1 | grep -q "^  epochs     $kept of 400000 cycles$" ||
+    fail "run stopped by SIGTERM: the catalog's row: $("$CORUN" runs --catalog "$TMPD/term.db" show 1 2>&1)"
 # An accelerator run file is written at the end, at once: a write that failed crashed corun
 # in HDF5's exit handler (signal 11). It is refused with its reason, leaving no file.
 set +e
