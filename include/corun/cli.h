@@ -128,12 +128,20 @@ void cli_progress(const char *label, double done);
 /* cli_progress as a util_progress_fn, whose ctx is the label (a char array). */
 void cli_progress_fn(void *label, double done);
 
+struct session;
+/* Finish the run file session s records to (out) and add the run to the catalog at catalog
+ * (NULL: the default one), saying on stderr how many epochs the file holds; 0, or -1 with a
+ * message printed. */
+int cli_finish_recording(struct session *s, const char *out, const char *catalog);
+
 /* SIGINT, SIGTERM and SIGHUP during a headless run: cli_stop_install records the signal
  * instead of dying of it, cli_stop_requested returns it (0: none), and the run stops at its
  * next progress report, keeping what it has; cli_stop_reraise then dies of the signal (the
  * default action), so the caller sees how the run ended. No signal: it returns. */
 void cli_stop_install(void);
 int cli_stop_requested(void);
+/* The signal's name ("SIGINT", ...) for messages. */
+const char *cli_stop_name(void);
 void cli_stop_reraise(void);
 
 /* Threads for a session's private-mode references by default: the CPUs this process may run

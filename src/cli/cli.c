@@ -20,6 +20,7 @@
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
 #include "corun/kernel.h"
+#include "corun/session.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
 
@@ -478,6 +479,29 @@ void cli_progress_fn(void *label, double done)
     cli_progress(label, done);
 }
 
+int cli_finish_recording(struct session *s, const char *out, const char *catalog)
+{
+    char err[512];
+    if (session_finish(s, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: %s\n", err);
+        return -1;
+    }
+    int64_t id;
+    if (session_catalog(s, catalog, &id, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", out, err);
+        return -1;
+    }
+    bool failed;
+    unsigned n = session_epochs_recorded(s, &failed), ran = session_epochs_done(s);
+    if (failed) /* the failure was said as it happened */
+        fprintf(stderr, "corun: %s keeps %u of the %u epoch%s run (catalog run %lld)\n", out, n,
+                ran, ran == 1 ? "" : "s", (long long)id);
+    else
+        fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n,
+                n == 1 ? "" : "s", out, (long long)id);
+    return 0;
+}
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
@@ -503,6 +527,15 @@ void cli_stop_install(void)
 int cli_stop_requested(void)
 {
     return stop_signal;
+}
+
+const char *cli_stop_name(void)
+{
+    int sig = stop_signal;
+    return sig == SIGINT    ? "SIGINT"
+           : sig == SIGTERM ? "SIGTERM"
+           : sig == SIGHUP  ? "SIGHUP"
+                            : "a signal";
 }
 
 void cli_stop_reraise(void)

@@ -1,8 +1,10 @@
 /* cmd_branch — `corun branch RUN.h5 EPOCH`: continue a recorded run from one of its epochs. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -13,7 +15,7 @@
 static int progress(void *ctx, double done)
 {
     cli_progress(ctx, done);
-    return 0;
+    return cli_stop_requested() != 0; /* abandons the epoch */
 }
 
 static int branch_run(int argc, char **argv)
@@ -60,6 +62,7 @@ static int branch_run(int argc, char **argv)
     if (!cat)
         fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
     session_set_threads(r, cli_default_threads());
+    cli_stop_install();
     b = session_branch_cached(r, (unsigned)at, cat, progress, (void *)"re-simulating", err,
                               sizeof err);
     if (!b) {
@@ -78,8 +81,20 @@ static int branch_run(int argc, char **argv)
         printf("%s: branched after epoch %lu of %u, %lu more epoch%s\n", argv[optind], at,
                session_epochs_done(r), more, more == 1 ? "" : "s");
     rc = CLI_OK;
+    bool stopped = false;
     for (unsigned long i = 0; i < more; i++) {
-        int step = session_step_epoch(b, progress, (void *)"branch");
+        int step = cli_stop_requested() ? 1 : session_step_epoch(b, progress, (void *)"branch");
+        if (step == 1) {
+            if (isatty(STDERR_FILENO))
+                fputc('\n', stderr); /* after the progress bar */
+            fprintf(stderr,
+                    "corun: stopped by %s during the branch's epoch %lu of %lu; the %lu before "
+                    "it are kept\n",
+                    cli_stop_name(), i + 1, more, i);
+            rc = CLI_FAILED;
+            stopped = true;
+            break;
+        }
         const struct session_epoch *e = session_epoch_at(b, session_epochs_done(b) - 1);
         if (json)
             report_epoch_json(stdout, sc, e, i == 0);
@@ -94,16 +109,16 @@ static int branch_run(int argc, char **argv)
     }
     if (json)
         report_json_end(stdout, b);
-    if (out && session_finish(b, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
+    if (out && cli_finish_recording(b, out, NULL) != 0)
         rc = CLI_FAILED;
-    }
-    if (cat && session_traces_to_catalog(b, cat, err, sizeof err) != 0)
+    /* Stopped by a signal: the references may be cut mid-extension; they are not cached. */
+    if (cat && !stopped && session_traces_to_catalog(b, cat, err, sizeof err) != 0)
         fprintf(stderr, "corun: note: traces not cached (%s)\n", err);
 out:
     catalog_close(cat);
     session_delete(b);
     session_delete(r);
+    cli_stop_reraise(); /* stopped by a signal, with what it had kept: end as the signal does */
     return rc;
 }
 
@@ -114,7 +129,8 @@ const struct cli_command cmd_branch = {
     .help = "The recorded scenario and seed are simulated again for EPOCH epochs and compared\n"
             "with the file (a file from another corun or with changed kernels is refused), then\n"
             "N more epochs (default 1) run and are printed; --out records the branch, from\n"
-            "its first epoch, to a new run file. As `run` does, it takes the kernels'\n"
+            "its first epoch, to a new run file with a row in the default catalog (a signal\n"
+            "stops it as it stops `run`). As `run` does, it takes the kernels'\n"
             "private-mode references from the catalog's trace cache when they are there,\n"
             "stores them back, and uses the machine's cores; the results do not depend on\n"
             "either.\n",

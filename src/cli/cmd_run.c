@@ -146,14 +146,6 @@ static int progress(void *ctx, double done)
     return cli_stop_requested() != 0; /* abandons the epoch */
 }
 
-static const char *signal_name(int sig)
-{
-    return sig == SIGINT    ? "SIGINT"
-           : sig == SIGTERM ? "SIGTERM"
-           : sig == SIGHUP  ? "SIGHUP"
-                            : "a signal";
-}
-
 /* Print the log entries from *seen on (allocator decisions, switches) as text, unless json;
  * warnings (a model outside its training configuration) go to stderr as well, json or not. */
 static void print_events(const struct session *s, unsigned *seen, bool json)
@@ -274,7 +266,7 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
                 fputc('\n', stderr); /* after the progress bar */
             fprintf(stderr,
                     "corun: stopped by %s during epoch %u of %u; the %u before it are kept\n",
-                    signal_name(cli_stop_requested()), i + 1, epochs, i);
+                    cli_stop_name(), i + 1, epochs, i);
             return -3;
         }
         const struct session_epoch *e = session_epoch_at(s, session_epochs_done(s) - 1);
@@ -295,30 +287,6 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
             return -1;
         }
     }
-    return 0;
-}
-
-/* Finish the run file and add the run to the catalog; messages on failure. */
-static int finish_recording(struct session *s, const struct options *o)
-{
-    char err[512];
-    if (session_finish(s, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
-        return -1;
-    }
-    int64_t id;
-    if (session_catalog(s, o->catalog, &id, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
-        return -1;
-    }
-    bool failed;
-    unsigned n = session_epochs_recorded(s, &failed);
-    if (failed) /* the failure was said as it happened */
-        fprintf(stderr, "corun: %s keeps %u of the %u epoch%s run (catalog run %lld)\n", o->out, n,
-                session_epochs_done(s), session_epochs_done(s) == 1 ? "" : "s", (long long)id);
-    else
-        fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n,
-                n == 1 ? "" : "s", o->out, (long long)id);
     return 0;
 }
 
@@ -489,7 +457,7 @@ static int run_file(struct options o)
     catalog_close(cat);
     if (o.json)
         report_json_end(stdout, s);
-    if (o.out && finish_recording(s, &o) != 0)
+    if (o.out && cli_finish_recording(s, o.out, o.catalog) != 0)
         rc = CLI_FAILED;
 out:
     session_delete(s);

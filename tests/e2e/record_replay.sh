@@ -55,8 +55,15 @@ diff <(sed -n '2p;6,$p' "$TMPD/run.txt") <(tail -n +2 "$TMPD/b1.txt") || fail "b
 "$CORUN" branch "$TMPD/a.h5" 2 --epochs 0 >"$TMPD/bz.txt" 2>/dev/null
 [ "$(cat "$TMPD/bz.txt")" = "$TMPD/a.h5: branched after epoch 2 of 3, 0 more epochs" ] ||
     fail "branch --epochs 0: $(cat "$TMPD/bz.txt")"
-"$CORUN" branch "$TMPD/a.h5" 1 --epochs 2 --out "$TMPD/br.h5" >/dev/null 2>&1
+# A recorded branch gets its row in the (default) catalog, as a run or the workbench's does.
+mkdir -p "$TMPD/bc"
+XDG_DATA_HOME="$TMPD/bc" "$CORUN" branch "$TMPD/a.h5" 1 --epochs 2 --out "$TMPD/br.h5" >/dev/null 2>"$TMPD/err" ||
+    fail "branch --out: $(cat "$TMPD/err")"
 "$CORUN" show "$TMPD/br.h5" | grep -q 'event  epoch 1  note        branched from' || fail "branch note"
+grep -qx "corun: recorded 3 epochs in $TMPD/br.h5 (catalog run 1)" "$TMPD/err" ||
+    fail "branch --out said: $(cat "$TMPD/err")"
+XDG_DATA_HOME="$TMPD/bc" "$CORUN" runs query "SELECT epochs, run_path FROM runs" | tail -1 |
+    grep -qx "3"$'\t'"$TMPD/br.h5" || fail "branch --out: the catalog holds $(XDG_DATA_HOME="$TMPD/bc" "$CORUN" runs query "SELECT * FROM runs")"
 "$CORUN" branch "$TMPD/a.h5" 9 2>"$TMPD/err" && fail "branch past the end"
 grep -q 'cannot branch at epoch 9: the run holds epochs 0 to 3' "$TMPD/err" || fail "branch range: $(cat "$TMPD/err")"
 
