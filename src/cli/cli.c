@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
 #include "corun/kernel.h"
-#include "corun/session.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
 
@@ -477,75 +475,6 @@ void cli_progress(const char *label, double done)
 void cli_progress_fn(void *label, double done)
 {
     cli_progress(label, done);
-}
-
-int cli_finish_recording(struct session *s, const char *out, const char *catalog)
-{
-    char err[512];
-    if (session_finish(s, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
-        return -1;
-    }
-    int64_t id;
-    if (session_catalog(s, catalog, &id, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", out, err);
-        return -1;
-    }
-    bool failed;
-    unsigned n = session_epochs_recorded(s, &failed), ran = session_epochs_done(s);
-    if (failed) /* the failure was said as it happened */
-        fprintf(stderr, "corun: %s keeps %u of the %u epoch%s run (catalog run %lld)\n", out, n,
-                ran, ran == 1 ? "" : "s", (long long)id);
-    else
-        fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n,
-                n == 1 ? "" : "s", out, (long long)id);
-    return 0;
-}
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-}
-
-void cli_stop_install(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old;
-        /* A signal the shell ignores (a background job's SIGINT) stays ignored. */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-    }
-}
-
-int cli_stop_requested(void)
-{
-    return stop_signal;
-}
-
-const char *cli_stop_name(void)
-{
-    int sig = stop_signal;
-    return sig == SIGINT    ? "SIGINT"
-           : sig == SIGTERM ? "SIGTERM"
-           : sig == SIGHUP  ? "SIGHUP"
-                            : "a signal";
-}
-
-void cli_stop_reraise(void)
-{
-    int sig = stop_signal;
-    if (!sig)
-        return;
-    fflush(stdout);
-    signal(sig, SIG_DFL);
-    raise(sig);
 }
 
 void cli_getopt_reset(void)
