@@ -37,6 +37,7 @@ struct conf_table {
     const char *what; /* "scenario", "GPU preset", ...: used in messages and help */
     const struct conf_setting *settings;
     size_t count;
+    const char *topic; /* `corun help TOPIC` lists these settings; NULL: no help lists them */
 };
 
 /* Opaque libconfig group, so that only src/io sees libconfig. */

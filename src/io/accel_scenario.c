@@ -39,7 +39,7 @@ static const struct conf_setting scenario_settings[] = {
      NULL, NULL},
 };
 const struct conf_table accel_scenario_table = {"accelerator scenario", scenario_settings,
-                                                CORUN_ARRAY_LEN(scenario_settings)};
+                                                CORUN_ARRAY_LEN(scenario_settings), "accelerator"};
 
 #define APP_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                     \
     {                                                                                              \
@@ -70,7 +70,7 @@ static const struct conf_setting app_settings[] = {
      0, NULL, NULL},
 };
 const struct conf_table accel_app_table = {"application entry", app_settings,
-                                           CORUN_ARRAY_LEN(app_settings)};
+                                           CORUN_ARRAY_LEN(app_settings), "accelerator"};
 
 static const struct conf_setting task_settings[] = {
     {"type", CONF_CHOICE, 0, 0, NULL, NULL,
@@ -86,7 +86,8 @@ static const struct conf_setting task_settings[] = {
      "{ ... } (see `corun help kernel`)",
      0, NULL, NULL},
 };
-const struct conf_table accel_task_table = {"task", task_settings, CORUN_ARRAY_LEN(task_settings)};
+const struct conf_table accel_task_table = {"task", task_settings, CORUN_ARRAY_LEN(task_settings),
+                                            "accelerator"};
 
 static int line_of(const config_setting_t *s)
 {
@@ -187,7 +188,7 @@ static const struct conf_setting trace_settings[] = {
      NULL},
 };
 static const struct conf_table trace_table = {"application profile", trace_settings,
-                                              CORUN_ARRAY_LEN(trace_settings)};
+                                              CORUN_ARRAY_LEN(trace_settings), "accelerator"};
 
 int accel_trace_load(const char *datadir, const char *name, struct accel_trace *t,
                      struct diag *diags)

@@ -327,9 +327,12 @@ size_t conf_apply(const struct conf_table *table, const struct conf_group *group
         if (near)
             diag_add(diags, "%s:%d: %s%s: unknown %s setting (did you mean %s%s?)", file,
                      (int)config_setting_source_line(cs), prefix, name, table->what, prefix, near);
-        else
+        else if (table->topic)
             diag_add(diags, "%s:%d: %s%s: unknown %s setting (see `corun help %s`)", file,
-                     (int)config_setting_source_line(cs), prefix, name, table->what, table->what);
+                     (int)config_setting_source_line(cs), prefix, name, table->what, table->topic);
+        else
+            diag_add(diags, "%s:%d: %s%s: unknown %s setting", file,
+                     (int)config_setting_source_line(cs), prefix, name, table->what);
         free(names);
         errors++;
     }

@@ -24,8 +24,8 @@ static const struct conf_setting lesson_settings[] = {
     {"steps", CONF_CUSTOM, 0, 0, NULL, NULL, "a list ( {...}, ... ) of 1 to 32 steps, below", 0,
      NULL, &lesson_step_table},
 };
-const struct conf_table lesson_table = {"lesson", lesson_settings,
-                                        CORUN_ARRAY_LEN(lesson_settings)};
+const struct conf_table lesson_table = {"lesson", lesson_settings, CORUN_ARRAY_LEN(lesson_settings),
+                                        "lesson"};
 
 const char *const lesson_view_names[] = {"none", "kernels", "chart",   "smmap", "system",
                                          "dram", "log",     "explain", NULL};
@@ -59,7 +59,7 @@ static const struct conf_setting step_settings[] = {
      offsetof(struct lesson_step, predict), NULL, NULL},
 };
 const struct conf_table lesson_step_table = {"lesson step", step_settings,
-                                             CORUN_ARRAY_LEN(step_settings)};
+                                             CORUN_ARRAY_LEN(step_settings), "lesson"};
 
 #define MAX_STEPS 32
 

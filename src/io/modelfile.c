@@ -32,7 +32,7 @@ static const struct conf_setting modelfile_settings[] = {
     MF_FIELD(points, CONF_UINT, "0", 0, 1000000, "training points"),
 };
 const struct conf_table modelfile_table = {"model file", modelfile_settings,
-                                           CORUN_ARRAY_LEN(modelfile_settings)};
+                                           CORUN_ARRAY_LEN(modelfile_settings), NULL};
 
 #define MF_ARRAY(name_, help_)                                                                     \
     {                                                                                              \
@@ -52,8 +52,8 @@ static const struct conf_setting modelfile_network_settings[] = {
     MF_FIELD(test_error, CONF_FLOAT, "0", 0, 1e9, "mean relative NP error on the test set"),
     MF_FIELD(points, CONF_UINT, "0", 0, 100000000, "training samples"),
 };
-const struct conf_table modelfile_network_table = {"model file", modelfile_network_settings,
-                                                   CORUN_ARRAY_LEN(modelfile_network_settings)};
+const struct conf_table modelfile_network_table = {
+    "model file", modelfile_network_settings, CORUN_ARRAY_LEN(modelfile_network_settings), NULL};
 
 /* The models whose files hold a network instead of coefficients. */
 static const char *const network_models[] = {"themis"};

@@ -34,10 +34,10 @@
 
 static const struct conf_setting cache_settings[] = {CACHE_SETTINGS(32, 256)};
 static const struct conf_table cache_table = {"cache", cache_settings,
-                                              CORUN_ARRAY_LEN(cache_settings)};
+                                              CORUN_ARRAY_LEN(cache_settings), "gpu"};
 static const struct conf_setting cache128_settings[] = {CACHE_SETTINGS(128, 128)};
 static const struct conf_table cache128_table = {"cache", cache128_settings,
-                                                 CORUN_ARRAY_LEN(cache128_settings)};
+                                                 CORUN_ARRAY_LEN(cache128_settings), "gpu"};
 
 #define TIMING(field_, lo_, hi_, help_)                                                            \
     {                                                                                              \
@@ -65,7 +65,7 @@ static const struct conf_setting timing_settings[] = {
     TIMING(refi, 0, 1000000, "tREFI: refresh interval (0: no refresh)"),
 };
 static const struct conf_table timing_table = {"DRAM timing", timing_settings,
-                                               CORUN_ARRAY_LEN(timing_settings)};
+                                               CORUN_ARRAY_LEN(timing_settings), "gpu"};
 
 #define UNIT_FIELD(field_, def_, lo_, hi_, unit_, help_)                                           \
     {                                                                                              \
@@ -80,7 +80,7 @@ static const struct conf_setting unit_settings[] = {
                "until the warp's next instruction may issue"),
 };
 static const struct conf_table unit_table = {"execution unit", unit_settings,
-                                             CORUN_ARRAY_LEN(unit_settings)};
+                                             CORUN_ARRAY_LEN(unit_settings), "gpu"};
 
 static const char *const mapping_names[] = {"hashed", "linear", NULL};
 
@@ -110,7 +110,8 @@ static const struct conf_setting dram_settings[] = {
     {"timing", CONF_GROUP, 0, 0, NULL, NULL, "timing constraints, in memory cycles",
      offsetof(struct dram_config, t), NULL, &timing_table},
 };
-static const struct conf_table dram_table = {"DRAM", dram_settings, CORUN_ARRAY_LEN(dram_settings)};
+static const struct conf_table dram_table = {"DRAM", dram_settings, CORUN_ARRAY_LEN(dram_settings),
+                                             "gpu"};
 
 #define PCIE_FIELD(field_, def_, help_)                                                            \
     {                                                                                              \
@@ -126,7 +127,7 @@ static const struct conf_setting pcie_settings[] = {
                "a bandwidth-exclusive (pinned) copy, which holds the whole link"),
 };
 static const struct conf_table pcie_table = {"PCIe link", pcie_settings,
-                                             CORUN_ARRAY_LEN(pcie_settings)};
+                                             CORUN_ARRAY_LEN(pcie_settings), "gpu"};
 
 #define GPU_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                     \
     {                                                                                              \
@@ -177,7 +178,8 @@ static const struct conf_setting gpu_settings[] = {
     GPU_GROUP(dram, dram_table, "the memory system"),
     GPU_GROUP(pcie, pcie_table, "the host link, each direction (accelerator scenarios)"),
 };
-const struct conf_table preset_gpu_table = {"gpu", gpu_settings, CORUN_ARRAY_LEN(gpu_settings)};
+const struct conf_table preset_gpu_table = {"gpu", gpu_settings, CORUN_ARRAY_LEN(gpu_settings),
+                                            "gpu"};
 
 #define KERNEL_FIELD(field_, type_, def_, lo_, hi_, unit_, help_)                                  \
     {                                                                                              \
@@ -265,7 +267,7 @@ static const struct conf_setting kernel_settings[] = {
                  "the paper's LLC misses per 1000 thread instructions (0: no target)"),
 };
 const struct conf_table preset_kernel_table = {"kernel", kernel_settings,
-                                               CORUN_ARRAY_LEN(kernel_settings)};
+                                               CORUN_ARRAY_LEN(kernel_settings), "kernel"};
 
 void name_list_done(struct name_list *l)
 {

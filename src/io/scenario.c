@@ -72,7 +72,7 @@ static const struct conf_setting scenario_settings[] = {
      offsetof(struct scenario, static_smqos_rounding), rounding_names, NULL},
 };
 const struct conf_table scenario_table = {"scenario", scenario_settings,
-                                          CORUN_ARRAY_LEN(scenario_settings)};
+                                          CORUN_ARRAY_LEN(scenario_settings), "scenario"};
 
 #define SK_FIELD(field_, type_, def_, lo_, hi_, help_)                                             \
     {                                                                                              \
@@ -90,8 +90,8 @@ static const struct conf_setting kernel_entry_settings[] = {
     SK_FIELD(sms, CONF_UINT, "0", 0, 1024,
              "SMs at the start; 0 in every kernel means an even split, else at most the GPU's"),
 };
-const struct conf_table scenario_kernel_table = {"kernel entry", kernel_entry_settings,
-                                                 CORUN_ARRAY_LEN(kernel_entry_settings)};
+const struct conf_table scenario_kernel_table = {
+    "kernel entry", kernel_entry_settings, CORUN_ARRAY_LEN(kernel_entry_settings), "scenario"};
 
 static const config_setting_t *member(const struct conf_file *f, const char *name)
 {

@@ -26,7 +26,8 @@ static const struct conf_setting suite_settings[] = {
     {"mixes", CONF_CUSTOM, 0, 0, NULL, NULL, "a list ( {...}, ... ) of mixes, settings below", 0,
      NULL, &suite_mix_table},
 };
-const struct conf_table suite_table = {"suite", suite_settings, CORUN_ARRAY_LEN(suite_settings)};
+const struct conf_table suite_table = {"suite", suite_settings, CORUN_ARRAY_LEN(suite_settings),
+                                       "suite"};
 
 static const struct conf_setting mix_settings[] = {
     {"tag", CONF_STRING, 0, 0, NULL, NULL, "one of the suite's tags",
@@ -37,7 +38,8 @@ static const struct conf_setting mix_settings[] = {
      "optional SM split [n1, n2, ...], one per kernel, each >= 1, summing to at most the GPU's", 0,
      NULL, NULL},
 };
-const struct conf_table suite_mix_table = {"mix", mix_settings, CORUN_ARRAY_LEN(mix_settings)};
+const struct conf_table suite_mix_table = {"mix", mix_settings, CORUN_ARRAY_LEN(mix_settings),
+                                           "suite"};
 
 static int line_of(const config_setting_t *s)
 {

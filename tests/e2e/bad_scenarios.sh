@@ -59,4 +59,39 @@ grep -qxF -- "$TMPD/pairs.cfg: a suite (it has mixes and no kernels), not a scen
 [ "$(cat "$TMPD/out")" = ok ] || fail "check of a suite: $(cat "$TMPD/out")"
 "$CORUN" check hsm-pairs >"$TMPD/out" 2>&1 || fail "check hsm-pairs: $(cat "$TMPD/out")"
 
+# A setting no name is near points at the help that lists its table, and that help exists
+# (they pointed at `corun help DRAM timing`, `corun help cache`, `corun help mix`, ...).
+small="$top_srcdir/tests/data/good/small.cfg"
+sed 's/{ name = "stream"; }/{ name = "stream"; xyzzy = 1; }/' "$small" >"$TMPD/entry.cfg"
+for f in scenarios/suites/hsm-pairs.cfg scenarios/lessons/evicted.cfg tests/data/good/accel-quick.cfg; do
+    { cat "$top_srcdir/$f"; echo "xyzzy = 1;"; } >"$TMPD/top-$(basename "$f")"
+done
+sed 's/{ tag = /{ xyzzy = 1; tag = /' "$top_srcdir/scenarios/suites/hsm-pairs.cfg" >"$TMPD/mix.cfg"
+topics=""
+while read -r how; do
+    set +e
+    "$CORUN" $how >/dev/null 2>"$TMPD/err"
+    rc=$?
+    set -e
+    topic=$(sed -n 's/.*xyzzy: unknown .* setting (see `corun help \([a-z]*\)`)$/\1/p' "$TMPD/err" | head -1)
+    [ $rc = 2 ] && [ -n "$topic" ] || fail "$how: exit $rc, no help named: $(cat "$TMPD/err")"
+    "$CORUN" help "$topic" >/dev/null 2>&1 || fail "$how: \`corun help $topic\` fails"
+    topics="$topics $topic"
+done <<EOF
+check $TMPD/entry.cfg
+check $TMPD/top-hsm-pairs.cfg
+check $TMPD/mix.cfg
+check $TMPD/top-evicted.cfg
+check $TMPD/top-accel-quick.cfg
+run $small --set xyzzy=1
+run $small --set gpu.xyzzy=1
+run $small --set gpu.dram.xyzzy=1
+run $small --set gpu.dram.timing.xyzzy=1
+run $small --set gpu.l1d.xyzzy=1
+run $small --set gpu.sfu.xyzzy=1
+EOF
+for t in scenario gpu suite lesson accelerator; do
+    case " $topics " in *" $t "*) ;; *) fail "nothing pointed at \`corun help $t\`:$topics" ;; esac
+done
+
 echo "bad scenarios: $n files and the missing/unreadable cases each gave their message"

@@ -32,7 +32,7 @@ static const char *const modes[] = {"fast", "exact", NULL};
 static const struct conf_setting inner_settings[] = {
     {"depth", CONF_UINT, 1, 8, "2", NULL, "depth", offsetof(struct inner, depth), NULL, NULL},
 };
-static const struct conf_table inner_table = {"inner", inner_settings, 1};
+static const struct conf_table inner_table = {"inner", inner_settings, 1, "inner-topic"};
 
 static const struct conf_setting sample_settings[] = {
     {"count", CONF_UINT, 1, 64, NULL, "warps", "required", offsetof(struct sample, count), NULL,
@@ -47,7 +47,7 @@ static const struct conf_setting sample_settings[] = {
      NULL},
     {"in", CONF_GROUP, 0, 0, NULL, NULL, "nested", offsetof(struct sample, in), NULL, &inner_table},
 };
-static const struct conf_table sample_table = {"sample", sample_settings, 7};
+static const struct conf_table sample_table = {"sample", sample_settings, 7, NULL};
 
 /* Parse text and apply the sample table; returns the number of errors. */
 static size_t apply_text(const char *text, struct sample *s, enum conf_apply_mode mode,
@@ -126,6 +126,25 @@ static void every_mistake_is_reported_with_its_line(void **state)
     diag_done(&d);
 }
 
+/* A name too far from every setting to suggest one points at the help that lists the table,
+ * when one does (the table's topic; it used to print the table's description, which named
+ * no help: `corun help DRAM timing`), and at nothing otherwise. */
+static void unknown_setting_points_at_its_help(void **state)
+{
+    (void)state;
+    struct sample s = {0};
+    struct diag d;
+    diag_init(&d);
+    size_t n = apply_text("count = 2;\nxyzzy = 1;\nin = { plugh = 1; };\n", &s, CONF_OVERLAY, &d);
+    assert_int_equal(n, 2);
+    assert_int_equal(d.count, 2);
+    assert_string_equal(d.msgs[0], "t.cfg:2: xyzzy: unknown sample setting");
+    assert_string_equal(d.msgs[1],
+                        "t.cfg:3: in.plugh: unknown inner setting (see `corun help inner-topic`)");
+    conf_free_strings(&sample_table, &s);
+    diag_done(&d);
+}
+
 static void missing_required_setting_is_an_error(void **state)
 {
     (void)state;
@@ -168,7 +187,7 @@ static void help_lists_every_setting(void **state)
     assert_non_null(strstr(buf, "Settings of a sample (libconfig"));
     free(buf);
     /* "an" before a vowel: "Settings of an application entry" */
-    const struct conf_table entry = {"entry", sample_settings, 7};
+    const struct conf_table entry = {"entry", sample_settings, 7, NULL};
     out = open_memstream(&buf, &len);
     conf_print_help(&entry, out);
     fclose(out);
@@ -226,6 +245,7 @@ int main(void)
         cmocka_unit_test(defaults_fill_unset_settings),
         cmocka_unit_test(values_are_stored),
         cmocka_unit_test(every_mistake_is_reported_with_its_line),
+        cmocka_unit_test(unknown_setting_points_at_its_help),
         cmocka_unit_test(missing_required_setting_is_an_error),
         cmocka_unit_test(overlay_changes_only_what_is_present),
         cmocka_unit_test(help_lists_every_setting),
