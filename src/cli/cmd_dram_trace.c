@@ -62,9 +62,10 @@ static int parse(int argc, char **argv, struct options *o)
 static void print_text(const struct options *o, const struct dram_config *d,
                        const struct dramtrace_result *r, double parse_s, double sim_s)
 {
-    printf("trace          %s: %llu requests (%llu reads, %llu writes) of %u B\n", o->trace,
-           (unsigned long long)r->requests, (unsigned long long)r->reads,
-           (unsigned long long)r->writes, r->request_bytes);
+    printf("trace          %s: %llu request%s (%llu read%s, %llu write%s) of %u B\n", o->trace,
+           (unsigned long long)r->requests, r->requests == 1 ? "" : "s",
+           (unsigned long long)r->reads, r->reads == 1 ? "" : "s", (unsigned long long)r->writes,
+           r->writes == 1 ? "" : "s", r->request_bytes);
     printf("memory         %s: %u channels x %u banks, %.0f MHz, %s mapping, peak %.1f GB/s\n",
            o->gpu, d->channels, d->bank_groups * d->banks_per_group, d->clock_mhz,
            d->mapping == DRAM_MAP_LINEAR ? "linear" : "hashed", r->peak_gbs);

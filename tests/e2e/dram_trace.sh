@@ -14,6 +14,9 @@ awk 'BEGIN { srand(7); for (i = 0; i < 20000; i++) printf "0x%x R\n", int(rand()
 "$CORUN" dram-trace "$TMPD/stream.trace" --gpu hbm80 >"$TMPD/out"
 grep -q '^trace .*20000 requests (20000 reads, 0 writes) of 128 B' "$TMPD/out" || fail "trace line: $(cat "$TMPD/out")"
 grep -q '^bandwidth .* GB/s, .* % of peak' "$TMPD/out" || fail "bandwidth line"
+printf '0x40 R\n' >"$TMPD/one.trace"
+"$CORUN" dram-trace "$TMPD/one.trace" | grep -q '^trace .*: 1 request (1 read, 0 writes) of 128 B$' ||
+    fail "one request: $("$CORUN" dram-trace "$TMPD/one.trace" | head -1)"
 
 j0=$(date +%s.%N)
 json=$("$CORUN" dram-trace "$TMPD/random.trace" --gpu hbm80 --json --mapping linear)
