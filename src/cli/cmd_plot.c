@@ -84,7 +84,8 @@ static int plot_run(int argc, char **argv)
             fprintf(stderr, "corun: %s\n", err);
             rc = CLI_BAD_INPUT;
         } else {
-            printf("corun: drew %u epochs of %s in %s\n", p.d.nepochs, argv[optind], out);
+            printf("corun: drew %u epoch%s of %s in %s\n", p.d.nepochs, p.d.nepochs == 1 ? "" : "s",
+                   argv[optind], out);
         }
         session_plot_done(&p);
     }

@@ -13,6 +13,10 @@ export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
 "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/p.png" --width 800 --height 600 >"$TMPD/out" ||
     fail "plot to PNG failed"
 grep -q "drew 4 epochs" "$TMPD/out" || fail "no summary: $(cat "$TMPD/out")"
+"$CORUN" run "$top_srcdir/tests/data/good/tui_fast.cfg" --epochs 1 --out "$TMPD/one.h5" \
+    --catalog "$TMPD/c.db" >/dev/null 2>&1 || fail "a run of one epoch could not be recorded"
+"$CORUN" plot "$TMPD/one.h5" --out "$TMPD/one.svg" | grep -q "drew 1 epoch of" ||
+    fail "one epoch: $("$CORUN" plot "$TMPD/one.h5" --out "$TMPD/one2.svg")"
 [ "$(od -An -tx1 -N8 "$TMPD/p.png" | tr -d ' \n')" = 89504e470d0a1a0a ] ||
     fail "p.png has no PNG signature"
 # IHDR: width and height, big-endian, at bytes 16-23.
