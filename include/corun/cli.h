@@ -142,6 +142,8 @@ void cli_stop_install(void);
 int cli_stop_requested(void);
 /* The signal's name ("SIGINT", ...) for messages. */
 const char *cli_stop_name(void);
+/* Say on stderr that the signal stopped the run during its WHAT ("epoch") at, of of. */
+void cli_stop_report(const char *what, unsigned long at, unsigned long of);
 void cli_stop_reraise(void);
 
 /* Threads for a session's private-mode references by default: the CPUs this process may run

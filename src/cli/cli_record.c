@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "corun/cli.h"
 #include "corun/session.h"
@@ -66,6 +67,19 @@ const char *cli_stop_name(void)
            : sig == SIGTERM ? "SIGTERM"
            : sig == SIGHUP  ? "SIGHUP"
                             : "a signal";
+}
+
+void cli_stop_report(const char *what, unsigned long at, unsigned long of)
+{
+    if (isatty(STDERR_FILENO))
+        fputc('\n', stderr); /* after the progress bar */
+    unsigned long kept = at - 1;
+    fprintf(stderr, "corun: stopped by %s during %s %lu of %lu, which is abandoned; ",
+            cli_stop_name(), what, at, of);
+    if (kept == 0)
+        fprintf(stderr, "none ran before it\n");
+    else
+        fprintf(stderr, "the %lu before it %s kept\n", kept, kept == 1 ? "is" : "are");
 }
 
 void cli_stop_reraise(void)

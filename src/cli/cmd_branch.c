@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -85,12 +84,7 @@ static int branch_run(int argc, char **argv)
     for (unsigned long i = 0; i < more; i++) {
         int step = cli_stop_requested() ? 1 : session_step_epoch(b, progress, (void *)"branch");
         if (step == 1) {
-            if (isatty(STDERR_FILENO))
-                fputc('\n', stderr); /* after the progress bar */
-            fprintf(stderr,
-                    "corun: stopped by %s during the branch's epoch %lu of %lu; the %lu before "
-                    "it are kept\n",
-                    cli_stop_name(), i + 1, more, i);
+            cli_stop_report("the branch's epoch", i + 1, more);
             rc = CLI_FAILED;
             stopped = true;
             break;

@@ -1,12 +1,10 @@
 /* cmd_run — `corun run SCENARIO`: run a scenario headless, print each epoch, and record it. */
 #include <getopt.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd_run_accel.h"
 #include "corun/accel_predict.h"
@@ -262,11 +260,7 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
         double where[2] = {i, epochs};
         int rc = cli_stop_requested() ? 1 : session_step_epoch(s, progress, where);
         if (rc == 1) {
-            if (isatty(STDERR_FILENO))
-                fputc('\n', stderr); /* after the progress bar */
-            fprintf(stderr,
-                    "corun: stopped by %s during epoch %u of %u; the %u before it are kept\n",
-                    cli_stop_name(), i + 1, epochs, i);
+            cli_stop_report("epoch", i + 1, epochs);
             return -3;
         }
         const struct session_epoch *e = session_epoch_at(s, session_epochs_done(s) - 1);

@@ -188,7 +188,7 @@ rc=$?
 set -e
 kept=$("$CORUN" show "$TMPD/term.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} of .*/\1/p')
 [ $rc = 143 ] && [ -n "$kept" ] && [ "$kept" -ge 2 ] && [ "$kept" -lt 200 ] &&
-    grep -q "^corun: stopped by SIGTERM during epoch $((kept + 1)) of 200; the $kept before it are kept$" "$TMPD/err" &&
+    grep -q "^corun: stopped by SIGTERM during epoch $((kept + 1)) of 200, which is abandoned; the $kept before it are kept$" "$TMPD/err" &&
     grep -q "^corun: recorded $kept epochs in $TMPD/term.h5 (catalog run 1)$" "$TMPD/err" ||
     fail "run stopped by SIGTERM: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
 "$CORUN" runs --catalog "$TMPD/term.db" show 1 | grep -q "^  epochs     $kept of 400000 cycles$" ||
