@@ -445,8 +445,9 @@ static int run_file(struct options o)
     cli_stop_install();
     int ran = run_epochs(s, &o, epochs);
     rc = ran == 0 ? CLI_OK : ran == -2 ? CLI_BAD_INPUT : CLI_FAILED;
-    /* Stopped by a signal: the references may be cut mid-extension; they are not cached. */
-    if (cat && ran != -3 && session_traces_to_catalog(s, cat, err, sizeof err) != 0)
+    /* Stopped by a signal too: a reference cut mid-extension is a shorter trace of the same
+     * samples (session_refs.c), so a rerun takes it from the cache as the workbench's does. */
+    if (cat && session_traces_to_catalog(s, cat, err, sizeof err) != 0)
         fprintf(stderr, "corun: note: traces not cached (%s)\n", err);
     catalog_close(cat);
     if (o.json)

@@ -172,8 +172,9 @@ done
 [ ! -e "$TMPD/full.svg" ] && [ ! -e "$TMPD/full.png" ] || fail "plot, disk full, left its picture"
 # A run stopped by SIGTERM (or SIGINT, SIGHUP) died at once: its run file kept its epochs but
 # was left open (HDF5's tools refuse it until h5clear), with no catalog row and no word. It
-# abandons the epoch in flight, closes the file, adds the row, says so, and then dies of the
-# signal. (A background job's SIGINT is ignored by the shell, hence SIGTERM here.)
+# abandons the epoch in flight, closes the file, adds the row, keeps the references in the
+# trace cache, says so, and then dies of the signal. (A background job's SIGINT is ignored by
+# the shell, hence SIGTERM here.)
 "$CORUN" run "$small" --set epoch_cycles=400000 --epochs 200 --out "$TMPD/term.h5" \
     --catalog "$TMPD/term.db" >"$TMPD/out" 2>"$TMPD/err" &
 pid=$!
@@ -193,6 +194,9 @@ kept=$("$CORUN" show "$TMPD/term.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} o
     fail "run stopped by SIGTERM: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
 "$CORUN" runs --catalog "$TMPD/term.db" show 1 | grep -q "^  epochs     $kept of 400000 cycles$" ||
     fail "run stopped by SIGTERM: the catalog's row: $("$CORUN" runs --catalog "$TMPD/term.db" show 1 2>&1)"
+# The references it had measured are in the trace cache for the next run, as the workbench's.
+[ "$("$CORUN" runs --catalog "$TMPD/term.db" query "SELECT count(*) FROM solo_traces" | tail -1)" = 2 ] ||
+    fail "run stopped by SIGTERM: its references are not in the trace cache"
 # An accelerator run file is written at the end, at once: a write that failed crashed corun
 # in HDF5's exit handler (signal 11). It is refused with its reason, leaving no file.
 set +e
