@@ -187,8 +187,9 @@ static const struct conf_setting trace_settings[] = {
     {"tasks", CONF_CUSTOM, 0, 0, NULL, NULL, "its trace: a list of tasks run in order", 0, NULL,
      NULL},
 };
+/* No help lists a profile's own three settings (`corun help accelerator` lists its tasks'). */
 static const struct conf_table trace_table = {"application profile", trace_settings,
-                                              CORUN_ARRAY_LEN(trace_settings), "accelerator"};
+                                              CORUN_ARRAY_LEN(trace_settings), NULL};
 
 int accel_trace_load(const char *datadir, const char *name, struct accel_trace *t,
                      struct diag *diags)
