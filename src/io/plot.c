@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "corun/util.h"
@@ -280,6 +281,11 @@ static int check_target(const char *path, unsigned width, unsigned height, bool 
         snprintf(err, errlen, "%s: expected a file name ending in .svg or .png", path);
         return -1;
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: a directory; expected the picture's file name", path);
+        return -1;
+    }
     if (width < 200 || width > 10000 || height < 200 || height > 10000) {
         snprintf(err, errlen, "%s: a size of %ux%u; expected 200 to 10000 each way", path, width,
                  height);
@@ -295,6 +301,10 @@ static int render(const char *path, bool svg, unsigned width, unsigned height,
                                 double font),
                   const void *ctx, char *err, size_t errlen)
 {
+    /* A file there that corun cannot write is left alone if the picture fails: cairo could
+     * not open it, so it is as it was. */
+    struct stat before;
+    bool ours = lstat(path, &before) != 0 || (S_ISREG(before.st_mode) && access(path, W_OK) == 0);
     cairo_surface_t *s =
         svg ? cairo_svg_surface_create(path, width, height)
             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
@@ -321,14 +331,16 @@ static int render(const char *path, bool svg, unsigned width, unsigned height,
     FcFini();
     if (st != CAIRO_STATUS_SUCCESS) {
         /* cairo says only "error while writing to output stream": a directory that is
-         * missing or not writable is the common cause, and the system can name it. */
+         * missing or not writable, or a file there that cannot be written, is the common
+         * cause, and the system can name it. */
         const char *why = cairo_status_to_string(st);
         char *dir = xstrdup(path);
-        if (st == CAIRO_STATUS_WRITE_ERROR && access(dirname(dir), W_OK) != 0)
+        if (st == CAIRO_STATUS_WRITE_ERROR &&
+            (access(dirname(dir), W_OK) != 0 || (!ours && access(path, W_OK) != 0)))
             why = strerror(errno);
         snprintf(err, errlen, "%s: cannot write the picture: %s", path, why);
         free(dir);
-        if (st == CAIRO_STATUS_WRITE_ERROR)
+        if (st == CAIRO_STATUS_WRITE_ERROR && ours)
             unlink(path); /* cut short: not a picture to take for this run's */
         return -1;
     }

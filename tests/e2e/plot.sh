@@ -49,6 +49,18 @@ expect_bad "no --out" "usage: corun plot" "$CORUN" plot "$TMPD/r.h5"
 expect_bad "an unwritable path" "p.png: cannot write the picture: No such file or directory" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/no/such/dir/p.png"
 [ ! -e "$TMPD/q.png" ] || fail "a refused plot left a file"
+mkdir "$TMPD/d.svg"
+expect_bad "a directory" "d.svg: a directory; expected the picture's file name" \
+    "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/d.svg"
+# A picture corun cannot write is named so, and left as it was (a failed picture's file is
+# removed only when corun could write it: it is then cut short).
+if [ "$(id -u)" -ne 0 ]; then
+    echo keep >"$TMPD/ro.svg"
+    chmod 444 "$TMPD/ro.svg"
+    expect_bad "a read-only picture" "ro.svg: cannot write the picture: Permission denied" \
+        "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/ro.svg"
+    [ "$(cat "$TMPD/ro.svg")" = keep ] || fail "a read-only picture was removed or changed"
+fi
 
 # An accelerator run: its task timeline and query latencies, as SVG, a shape per task drawn.
 "$CORUN" run "$top_srcdir/tests/data/good/accel-quick.cfg" --predictor prophet --out "$TMPD/a.h5" \
