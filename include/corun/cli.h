@@ -134,10 +134,10 @@ struct session;
  * message printed. */
 int cli_finish_recording(struct session *s, const char *out, const char *catalog);
 
-/* SIGINT, SIGTERM and SIGHUP during a headless run: cli_stop_install records the signal
- * instead of dying of it, cli_stop_requested returns it (0: none), and the run stops at its
- * next progress report, keeping what it has; cli_stop_reraise then dies of the signal (the
- * default action), so the caller sees how the run ended. No signal: it returns. */
+/* SIGINT, SIGTERM, SIGHUP and SIGPIPE (its output closed) during a headless run: cli_stop_install
+ * records the signal instead of dying of it, cli_stop_requested returns it (0: none), and the run
+ * stops at its next progress report, keeping what it has; cli_stop_reraise then dies of the signal
+ * (the default action), so the caller sees how the run ended. No signal: it returns. */
 void cli_stop_install(void);
 int cli_stop_requested(void);
 /* The signal's name ("SIGINT", ...) for messages. */

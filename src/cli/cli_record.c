@@ -1,5 +1,5 @@
 /* cli_record — the end of a headless recorded run: the run file finished and catalogued, and
- * SIGINT, SIGTERM and SIGHUP turned into a stop that keeps what the run has. */
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE turned into a stop that keeps what the run has. */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,7 +42,8 @@ static void on_stop_signal(int sig)
 
 void cli_stop_install(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* SIGPIPE: the reader of its output went away (`corun run ... | head`). */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -66,6 +67,7 @@ const char *cli_stop_name(void)
     return sig == SIGINT    ? "SIGINT"
            : sig == SIGTERM ? "SIGTERM"
            : sig == SIGHUP  ? "SIGHUP"
+           : sig == SIGPIPE ? "SIGPIPE (its output was closed)"
                             : "a signal";
 }
 

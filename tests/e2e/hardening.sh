@@ -197,6 +197,18 @@ kept=$("$CORUN" show "$TMPD/term.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} o
 # The references it had measured are in the trace cache for the next run, as the workbench's.
 [ "$("$CORUN" runs --catalog "$TMPD/term.db" query "SELECT count(*) FROM solo_traces" | tail -1)" = 2 ] ||
     fail "run stopped by SIGTERM: its references are not in the trace cache"
+# The reader of its output going away (`corun run ... | head`) killed it the same way
+# (SIGPIPE): it stops as for SIGTERM, keeping the epochs before.
+set +e
+"$CORUN" run "$small" --set epoch_cycles=200000 --epochs 200 --out "$TMPD/pipe.h5" \
+    --catalog "$TMPD/pipe.db" 2>"$TMPD/err" | head -1 >/dev/null
+rc=${PIPESTATUS[0]}
+set -e
+kept=$("$CORUN" show "$TMPD/pipe.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} of .*/\1/p')
+[ $rc = 141 ] && [ -n "$kept" ] && [ "$kept" -lt 200 ] &&
+    grep -q "^corun: stopped by SIGPIPE (its output was closed) during epoch $((kept + 1)) of 200" "$TMPD/err" &&
+    [ "$("$CORUN" runs --catalog "$TMPD/pipe.db" query "SELECT epochs FROM runs" | tail -1)" = "$kept" ] ||
+    fail "run | head: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
 # An accelerator run file is written at the end, at once: a write that failed crashed corun
 # in HDF5's exit handler (signal 11). It is refused with its reason, leaving no file.
 set +e
