@@ -64,6 +64,13 @@ grep -qx "corun: recorded 3 epochs in $TMPD/br.h5 (catalog run 1)" "$TMPD/err" |
     fail "branch --out said: $(cat "$TMPD/err")"
 XDG_DATA_HOME="$TMPD/bc" "$CORUN" runs query "SELECT epochs, run_path FROM runs" | tail -1 |
     grep -qx "3"$'\t'"$TMPD/br.h5" || fail "branch --out: the catalog holds $(XDG_DATA_HOME="$TMPD/bc" "$CORUN" runs query "SELECT * FROM runs")"
+# An --out that cannot be made is refused before the recorded epochs are simulated again.
+for bad in "$TMPD/br.h5|already exists; a run file is never overwritten" \
+    "$TMPD/none/b.h5|cannot create: its directory does not exist"; do
+    "$CORUN" branch "$TMPD/a.h5" 3 --out "${bad%%|*}" >"$TMPD/out" 2>"$TMPD/err" && fail "branch --out ${bad%%|*}"
+    [ ! -s "$TMPD/out" ] && grep -qxF "corun: ${bad%%|*}: ${bad#*|} (checked before branching)" "$TMPD/err" ||
+        fail "branch --out ${bad%%|*}: $(cat "$TMPD/out" "$TMPD/err")"
+done
 "$CORUN" branch "$TMPD/a.h5" 9 2>"$TMPD/err" && fail "branch past the end"
 grep -q 'cannot branch at epoch 9: the run holds epochs 0 to 3' "$TMPD/err" || fail "branch range: $(cat "$TMPD/err")"
 
