@@ -1,7 +1,6 @@
 /* cmd_branch — `corun branch RUN.h5 EPOCH`: continue a recorded run from one of its epochs. */
 #include <getopt.h>
 #include <libgen.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
