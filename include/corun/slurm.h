@@ -112,6 +112,12 @@ int slurm_job_status(const struct slurm_job *j, struct slurm_shard *out, char *e
 /* A state's name for a table. */
 const char *slurm_state_name(enum slurm_state s);
 
+/* Milliseconds a waiting corun sleeps before its look number `polls` (from 0) at the queue
+ * since the shards' states last changed: 250 ms, then twice as long each time, up to 5 s. A
+ * short job is collected within a second of its end; a long one costs squeue a look every
+ * 5 s. */
+unsigned slurm_wait_delay_ms(unsigned polls);
+
 /* The shards to submit again (not run, failed, stopped, or run by another simulator) into
  * shards (room for j->shards), their count returned; their state files are removed, and so
  * are the catalog and journal of a shard that a corun of another simulator started, so that

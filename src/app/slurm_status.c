@@ -24,6 +24,15 @@ const char *slurm_state_name(enum slurm_state s)
     return names[s];
 }
 
+unsigned slurm_wait_delay_ms(unsigned polls)
+{
+    enum { FIRST_MS = 250, MOST_MS = 5000 };
+    unsigned ms = FIRST_MS;
+    for (unsigned i = 0; i < polls && ms < MOST_MS; i++)
+        ms *= 2;
+    return ms < MOST_MS ? ms : MOST_MS;
+}
+
 /* 1 when shard k is in spec ("1-4", "2,5", "3"). */
 static bool spec_has(const char *spec, unsigned k)
 {

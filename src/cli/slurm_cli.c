@@ -6,14 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/util.h"
-
-/* Seconds between two looks at the queue while waiting. */
-#define WAIT_POLL_SECONDS 5
 
 /* The option argv[*i] names (exactly, or as "--name=value"): its value into *value (the next
  * argument, taken) when it has one. 1 when it is `name`, 0 when not, -1 when its value is
@@ -169,6 +167,7 @@ int slurm_cli_wait_and_collect(struct slurm_job *j)
 {
     struct slurm_shard *st = xcalloc(j->shards, sizeof *st);
     char err[512], last[128] = "";
+    unsigned polls = 0; /* looks at the queue since the states last changed */
     for (;;) {
         if (slurm_job_status(j, st, err, sizeof err) != 0) {
             fprintf(stderr, "corun: %s\n", err);
@@ -181,12 +180,17 @@ int slurm_cli_wait_and_collect(struct slurm_job *j)
         char now[128];
         snprintf(now, sizeof now, "%u of %u shards done, %u running, %u pending", count[SLURM_DONE],
                  j->shards, count[SLURM_RUNNING], count[SLURM_PENDING]);
-        if (strcmp(now, last) != 0)
+        if (strcmp(now, last) != 0) {
             fprintf(stderr, "corun: %s\n", now);
+            polls = 0;
+        }
         snprintf(last, sizeof last, "%s", now);
         if (count[SLURM_RUNNING] + count[SLURM_PENDING] == 0)
             break;
-        sleep(WAIT_POLL_SECONDS);
+        unsigned ms = slurm_wait_delay_ms(polls++);
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
     }
     free(st);
     return slurm_cli_collect(j);

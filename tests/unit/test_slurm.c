@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,12 +603,25 @@ static void test_states_reruns_and_another_simulator(void **state)
     slurm_job_delete(j);
 }
 
+/* --wait looks at the queue soon after a change (a short job is collected within a second of
+ * its end), then less and less often, never more than 5 s apart. */
+static void test_wait_delays(void **state)
+{
+    (void)state;
+    const unsigned want[] = {250, 500, 1000, 2000, 4000, 5000, 5000};
+    for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(slurm_wait_delay_ms(i), want[i]);
+    assert_int_equal(slurm_wait_delay_ms(1000), 5000);
+    assert_int_equal(slurm_wait_delay_ms(UINT_MAX), 5000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_spawn_captures_output_and_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spawn_long_output_and_signals, setup, teardown),
         cmocka_unit_test(test_shards_split_the_mixes_once),
+        cmocka_unit_test(test_wait_delays),
         cmocka_unit_test_setup_teardown(test_catalog_merge_is_idempotent_and_checked, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_journal_merge_is_idempotent_and_checked, setup,
