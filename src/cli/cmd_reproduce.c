@@ -397,6 +397,8 @@ static int reproduce_main(int argc, char **argv)
             o.json ? reproduce_print_json(&o.ro, &r, i == 0) : reproduce_print_text(&o.ro, &r);
             if (prc > 0)
                 rc = CLI_FAILED;
+            fflush(stdout);
+            rc = reproduce_journal_status(o.ro.resume, &r.resume, o.ro.shards, rc);
         }
         fflush(stdout);
         repro_part_result_done(&r);
@@ -495,7 +497,8 @@ const struct cli_command cmd_reproduce = {
         "                  the catalog, and a mix whose predictors are all there is not\n"
         "                  simulated\n"
         "  --shard K/N     run only every N-th mix starting at the K-th (what each task of a\n"
-        "                  --slurm job does); the table covers those mixes alone\n"
+        "                  --slurm job does); the table covers those mixes alone. A mix it\n"
+        "                  cannot keep in the --resume journal fails it (exit status 1)\n"
         "  --list          list the experiments\n" SLURM_CLI_HELP
         "  With --slurm every task keeps its mixes in a journal of its own in the job\n"
         "  directory; `corun slurm collect JOB` merges them into --resume's FILE (default:\n"

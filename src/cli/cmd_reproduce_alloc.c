@@ -13,6 +13,7 @@
 #include "corun/reproduce.h"
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
+#include "reproduce_report.h"
 #include "slurm_cli.h"
 
 /* 1 when flag (without its dashes) is some allocation experiment's. */
@@ -112,7 +113,8 @@ static const char alloc_options[] =
     "                  and scenario (another experiment's baseline, a --policies subset\n"
     "                  before) is read from the catalog, since it would come out the same;\n"
     "                  with --fresh each is simulated and stored again\n"
-    "  --shard K/N     only every N-th mix from the K-th (what a --slurm task runs)\n"
+    "  --shard K/N     only every N-th mix from the K-th (what a --slurm task runs); a mix\n"
+    "                  it cannot keep in the --resume journal fails it (exit status 1)\n"
     "  --json          one JSON document: per policy and group the metrics, and each\n"
     "                  run's NP and SMs per kernel\n" SLURM_CLI_HELP
     "Each run prints a projection of its cost; the source tree's docs/results.md has the\n"
@@ -424,8 +426,11 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
         reproduce_alloc_print_json(&o.ro, &r);
     else
         reproduce_alloc_print(&o.ro, &r);
+    fflush(stdout);
+    rc = reproduce_journal_status(o.ro.resume, &r.resume, o.ro.shards,
+                                  prc > 0 ? CLI_FAILED : CLI_OK);
     ralloc_result_done(&r);
     ralloc_subset_done(&o.sub); /* a no-op without --policies */
     free(datadir);
-    return prc > 0 ? CLI_FAILED : CLI_OK;
+    return rc;
 }

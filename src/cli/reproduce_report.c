@@ -138,6 +138,18 @@ void reproduce_print_resume(const char *path, const struct repro_resume *r, size
                path, r->error);
 }
 
+int reproduce_journal_status(const char *path, const struct repro_resume *r, unsigned shards,
+                             int rc)
+{
+    if (!path || !r->error[0])
+        return rc;
+    fprintf(stderr,
+            "corun: reproduce: a finished mix could not be put in %s (%s); a later --resume "
+            "runs it again%s\n",
+            path, r->error, shards ? ", and this shard fails: the journal is all it leaves" : "");
+    return shards ? CLI_FAILED : rc;
+}
+
 void reproduce_print_text(const struct repro_options *ro, const struct repro_part_result *r)
 {
     const struct repro_part *part = r->part;
