@@ -188,9 +188,7 @@ int slurm_cli_wait_and_collect(struct slurm_job *j)
         if (count[SLURM_RUNNING] + count[SLURM_PENDING] == 0)
             break;
         unsigned ms = slurm_wait_delay_ms(polls++);
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-            ;
+        nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000L}, NULL);
     }
     free(st);
     return slurm_cli_collect(j);
