@@ -17,6 +17,7 @@
 #include "corun/accel_scenario.h"
 #include "corun/pcie_bubble.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,10 +34,14 @@ struct accel_bubble {
     uint64_t cycles;                        /* core cycles the measurements simulated */
 };
 
-/* Measures sc's curves and pressures. Returns 0, or -1 with a message. Release with
- * accel_bubble_done either way. */
-int accel_bubble_measure(const struct accel_scenario *sc, struct accel_bubble *b, char *err,
-                         size_t errlen);
+/* Asked at every turn of the measuring runs (NULL: never); once it returns true, the
+ * measuring ends with a message (accel_run_options' stop). */
+typedef bool (*accel_stop_fn)(void);
+
+/* Measures sc's curves and pressures. Returns 0, or -1 with a message (a failure, or stop).
+ * Release with accel_bubble_done either way. */
+int accel_bubble_measure(const struct accel_scenario *sc, struct accel_bubble *b,
+                         accel_stop_fn stop, char *err, size_t errlen);
 void accel_bubble_done(struct accel_bubble *b);
 
 /* Part of the same into b (zeroed or filled before): the LS applications' curves and
@@ -58,8 +63,8 @@ void accel_bubble_memo_delete(struct accel_bubble_memo *m);
 /* accel_bubble_measure_part, taking what memo holds (simulating nothing for it, so b->cycles
  * counts only what was measured) and keeping what it measures (memo NULL: none). */
 int accel_bubble_measure_memo(const struct accel_scenario *sc, unsigned what,
-                              struct accel_bubble_memo *memo, struct accel_bubble *b, char *err,
-                              size_t errlen);
+                              struct accel_bubble_memo *memo, struct accel_bubble *b,
+                              accel_stop_fn stop, char *err, size_t errlen);
 
 /* The summed pressure of sc's batch instances, in bubbles. */
 double accel_bubble_pressure(const struct accel_scenario *sc, const struct accel_bubble *b);

@@ -52,9 +52,10 @@ struct accel_profiles {
  * with a message (a kernel the core refuses). Release with accel_profiles_done. */
 int accel_profile(const struct accel_scenario *sc, struct accel_profiles *out, char *err,
                   size_t errlen);
-/* The same, plus what predictor needs beyond them (the bubble's curves and pressures). */
+/* The same, plus what predictor needs beyond them (the bubble's curves and pressures, whose
+ * runs stop ends: -1 with a message). */
 int accel_profile_for(const struct accel_scenario *sc, int predictor, struct accel_profiles *out,
-                      char *err, size_t errlen);
+                      accel_stop_fn stop, char *err, size_t errlen);
 void accel_profiles_done(struct accel_profiles *p);
 
 /* 0 when every application of sc starts at time 0, as the predictors model them; -1 with a
@@ -74,7 +75,8 @@ int accel_profile_memo(const struct accel_scenario *sc, struct accel_memo *memo,
 /* accel_profile_for with the memo: the bubble's measurements too are kept in it
  * (accel_bubble_measure_memo), under what they depend on. */
 int accel_profile_for_memo(const struct accel_scenario *sc, int predictor, struct accel_memo *memo,
-                           struct accel_profiles *out, char *err, size_t errlen);
+                           struct accel_profiles *out, accel_stop_fn stop, char *err,
+                           size_t errlen);
 
 /* The arrival times (ns) of n queries of LS application app of sc: Poisson draws from the
  * scenario's seed at its rate, or all 0 in a closed loop (each when the last completes). */

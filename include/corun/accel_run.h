@@ -36,6 +36,11 @@ struct accel_run_options {
     /* When set and true, a step of accel_sim stops at the next turn of its loop (fit then
      * only for deleting): how the workbench quits in the middle of a step. */
     const atomic_bool *cancel;
+    /* When set: asked at every turn of the loop (from the solo runs' thread too); once it
+     * returns true, a step ends there as if it had reached the time asked (the run so far
+     * stays fit to report), and measurements for a forecast end with a message. How a
+     * headless run stops on a signal, keeping what it has. */
+    bool (*stop)(void);
     accel_progress_fn progress;
     void *ctx;
     /* Above 1: a run to its end (accel_run, or a step to INFINITY) simulates the solo runs on
@@ -88,10 +93,12 @@ struct accel_result {
 double accel_percentile(const double *v, size_t n, double p);
 
 /* Runs scenario sc: each LS application alone first (its solo latency, under its own
- * arrivals), then every
- * application together; with o->predictor, then the profiles and the prediction
- * (accel_predict.h). Fills r (release with accel_result_done). Returns 0, or -1 with a
- * message in err (a kernel the core refuses). Deterministic for a scenario and its seed. */
+ * arrivals), then every application together; with o->predictor, then the profiles and the
+ * prediction (accel_predict.h). Fills r (release with accel_result_done). Returns 0; -1 with
+ * a message in err (a kernel the core refuses; r->napps > 0 when the run was measured and
+ * only its forecast failed or was stopped); or 1 when o->stop ended the run before its end:
+ * r then holds the co-located run so far, without a forecast, or nothing (r->napps = 0) when
+ * the solo runs had not ended. Deterministic for a scenario and its seed. */
 int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o,
               struct accel_result *r, char *err, size_t errlen);
 void accel_result_done(struct accel_result *r);

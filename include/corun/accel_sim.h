@@ -24,6 +24,9 @@ void accel_sim_delete(struct accel_sim *s);
  * the solo runs first. Returns 0 (more to run), 1 (the run has ended) or -1 with a message (a
  * kernel the core refuses, or o->cancel: the run is then fit only for deleting). */
 int accel_sim_step(struct accel_sim *s, double ns, char *err, size_t errlen);
+/* Whether the solo runs (the QoS targets' references) have ended. A step that o->stop ends
+ * returns 0 and may leave them unended; the next step runs them again from the start. */
+bool accel_sim_solo_done(const struct accel_sim *s);
 bool accel_sim_finished(const struct accel_sim *s);
 /* The co-located run's time, in nanoseconds. */
 double accel_sim_now_ns(const struct accel_sim *s);

@@ -38,7 +38,7 @@ static struct accel_app bubble_app(char *name, int role, unsigned instances)
  * `at` in sc (empty batch entries before it), so its Poisson arrivals are the same draws. */
 static int mean_beside(const struct accel_scenario *sc, unsigned at, const struct accel_app *ls,
                        const struct accel_app *other, double *mean, double *lat,
-                       struct accel_bubble *b, char *err, size_t errlen)
+                       struct accel_bubble *b, accel_stop_fn stop, char *err, size_t errlen)
 {
     struct accel_scenario run = *sc; /* shallow: the applications are only read */
     char empty[] = "empty";
@@ -56,9 +56,13 @@ static int mean_beside(const struct accel_scenario *sc, unsigned at, const struc
         }
         run.apps[run.napps++] = *other;
     }
-    struct accel_run_options o = {.solo_queries = 1};
+    struct accel_run_options o = {.solo_queries = 1, .stop = stop};
     struct accel_result r;
     int rc = accel_run(&run, &o, &r, err, errlen);
+    if (rc > 0) {
+        snprintf(err, errlen, "stopped while measuring %s's latency", ls->name);
+        rc = -1;
+    }
     if (rc == 0) {
         *mean = r.app[at].mean_ms;
         if (lat) {
@@ -73,8 +77,8 @@ static int mean_beside(const struct accel_scenario *sc, unsigned at, const struc
 
 /* The curve of ls beside the bubble levels; its latencies alone into alone (may be NULL). */
 static int curve(const struct accel_scenario *sc, unsigned at, const struct accel_app *ls,
-                 struct bubble_curve *c, double *alone, struct accel_bubble *b, char *err,
-                 size_t errlen)
+                 struct bubble_curve *c, double *alone, struct accel_bubble *b, accel_stop_fn stop,
+                 char *err, size_t errlen)
 {
     char name[] = "bubble";
     double mean0 = 0;
@@ -82,7 +86,7 @@ static int curve(const struct accel_scenario *sc, unsigned at, const struct acce
     for (unsigned i = 0; i < NLEVELS; i++) {
         struct accel_app bubbles = bubble_app(name, ACCEL_BATCH, levels[i]);
         double m;
-        if (mean_beside(sc, at, ls, levels[i] ? &bubbles : NULL, &m, i ? NULL : alone, b, err,
+        if (mean_beside(sc, at, ls, levels[i] ? &bubbles : NULL, &m, i ? NULL : alone, b, stop, err,
                         errlen))
             return -1;
         if (i == 0)
@@ -93,11 +97,12 @@ static int curve(const struct accel_scenario *sc, unsigned at, const struct acce
     return 0;
 }
 
-int accel_bubble_measure(const struct accel_scenario *sc, struct accel_bubble *b, char *err,
-                         size_t errlen)
+int accel_bubble_measure(const struct accel_scenario *sc, struct accel_bubble *b,
+                         accel_stop_fn stop, char *err, size_t errlen)
 {
     memset(b, 0, sizeof(*b));
-    return accel_bubble_measure_part(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH, b, err, errlen);
+    return accel_bubble_measure_memo(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH, NULL, b, stop, err,
+                                     errlen);
 }
 
 /* ---- the memo ---- */
@@ -195,7 +200,7 @@ static void memo_add(struct accel_bubble_memo *m, const struct memo_entry *e)
 /* The reporter's curve and its mean alone, from the memo or measured (and kept). */
 static int reporter_part(const struct accel_scenario *sc, struct accel_bubble_memo *memo,
                          uint64_t ctx, const struct accel_app *reporter, struct accel_bubble *b,
-                         double *alone, char *err, size_t errlen)
+                         double *alone, accel_stop_fn stop, char *err, size_t errlen)
 {
     const struct memo_entry *got = memo_find(memo, MEMO_REPORTER, ctx, 0, 0);
     if (got) {
@@ -203,8 +208,8 @@ static int reporter_part(const struct accel_scenario *sc, struct accel_bubble_me
         *alone = got->mean;
         return 0;
     }
-    if (curve(sc, 0, reporter, &b->reporter, NULL, b, err, errlen) ||
-        mean_beside(sc, 0, reporter, NULL, alone, NULL, b, err, errlen))
+    if (curve(sc, 0, reporter, &b->reporter, NULL, b, stop, err, errlen) ||
+        mean_beside(sc, 0, reporter, NULL, alone, NULL, b, stop, err, errlen))
         return -1;
     if (memo)
         memo_add(memo,
@@ -215,7 +220,7 @@ static int reporter_part(const struct accel_scenario *sc, struct accel_bubble_me
 
 /* LS application a's curve and latencies alone, from the memo or measured (and kept). */
 static int ls_part(const struct accel_scenario *sc, struct accel_bubble_memo *memo, uint64_t ctx,
-                   unsigned a, struct accel_bubble *b, char *err, size_t errlen)
+                   unsigned a, struct accel_bubble *b, accel_stop_fn stop, char *err, size_t errlen)
 {
     const struct accel_app *app = &sc->apps[a];
     unsigned n = app->queries ? app->queries : 1;
@@ -229,7 +234,7 @@ static int ls_part(const struct accel_scenario *sc, struct accel_bubble_memo *me
         b->alone_util[a] = got->util;
         return 0;
     }
-    if (curve(sc, a, app, &b->ls[a], b->alone_ms[a], b, err, errlen))
+    if (curve(sc, a, app, &b->ls[a], b->alone_ms[a], b, stop, err, errlen))
         return -1;
     if (memo) {
         struct memo_entry e = {.kind = MEMO_LS,
@@ -248,24 +253,24 @@ static int ls_part(const struct accel_scenario *sc, struct accel_bubble_memo *me
 int accel_bubble_measure_part(const struct accel_scenario *sc, unsigned what,
                               struct accel_bubble *b, char *err, size_t errlen)
 {
-    return accel_bubble_measure_memo(sc, what, NULL, b, err, errlen);
+    return accel_bubble_measure_memo(sc, what, NULL, b, NULL, err, errlen);
 }
 
 int accel_bubble_measure_memo(const struct accel_scenario *sc, unsigned what,
-                              struct accel_bubble_memo *memo, struct accel_bubble *b, char *err,
-                              size_t errlen)
+                              struct accel_bubble_memo *memo, struct accel_bubble *b,
+                              accel_stop_fn stop, char *err, size_t errlen)
 {
     char name[] = "reporter";
     struct accel_app reporter = bubble_app(name, ACCEL_LS, 1);
     double reporter_alone = 0;
     uint64_t ctx = context_key(sc);
     if ((what & ACCEL_BUBBLE_BATCH) &&
-        reporter_part(sc, memo, ctx, &reporter, b, &reporter_alone, err, errlen))
+        reporter_part(sc, memo, ctx, &reporter, b, &reporter_alone, stop, err, errlen))
         return -1;
     for (unsigned a = 0; a < sc->napps; a++) {
         const struct accel_app *app = &sc->apps[a];
         if (app->role == ACCEL_LS) {
-            if ((what & ACCEL_BUBBLE_LS) && ls_part(sc, memo, ctx, a, b, err, errlen))
+            if ((what & ACCEL_BUBBLE_LS) && ls_part(sc, memo, ctx, a, b, stop, err, errlen))
                 return -1;
             continue;
         }
@@ -277,7 +282,7 @@ int accel_bubble_measure_memo(const struct accel_scenario *sc, unsigned what,
         const struct memo_entry *got = memo_find(memo, MEMO_BATCH, ctx, key, 0);
         double m = got ? got->mean : 0;
         if (!got) {
-            if (mean_beside(sc, 0, &reporter, &one, &m, NULL, b, err, errlen))
+            if (mean_beside(sc, 0, &reporter, &one, &m, NULL, b, stop, err, errlen))
                 return -1;
             if (memo)
                 memo_add(memo, &(struct memo_entry){

@@ -286,9 +286,14 @@ void accel_engine_run_until(struct engine *e, double until_ns)
 {
     if (!e->started)
         loop_start(e);
+    e->stopped = false;
     while (!accel_engine_finished(e) && accel_engine_now_ns(e) < until_ns) {
         if (e->o->cancel && atomic_load(e->o->cancel)) {
             e->cancelled = true;
+            return;
+        }
+        if (e->o->stop && e->o->stop()) {
+            e->stopped = true;
             return;
         }
         loop_turn(e);

@@ -52,6 +52,7 @@ struct engine {
     size_t nlog, caplog;
     bool started;   /* the first tasks are submitted */
     bool cancelled; /* o->cancel stopped a step midway: fit only for deleting */
+    bool stopped;   /* o->stop ended the last step between turns, before its time */
     char *err;
     size_t errlen;
     bool failed;

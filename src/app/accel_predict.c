@@ -296,13 +296,13 @@ int accel_profile_memo(const struct accel_scenario *sc, struct accel_memo *memo,
 }
 
 int accel_profile_for(const struct accel_scenario *sc, int predictor, struct accel_profiles *out,
-                      char *err, size_t errlen)
+                      accel_stop_fn stop, char *err, size_t errlen)
 {
-    return accel_profile_for_memo(sc, predictor, NULL, out, err, errlen);
+    return accel_profile_for_memo(sc, predictor, NULL, out, stop, err, errlen);
 }
 
 int accel_profile_for_memo(const struct accel_scenario *sc, int predictor, struct accel_memo *memo,
-                           struct accel_profiles *out, char *err, size_t errlen)
+                           struct accel_profiles *out, accel_stop_fn stop, char *err, size_t errlen)
 {
     if (accel_profile_memo(sc, memo, out, err, errlen))
         return -1;
@@ -312,7 +312,7 @@ int accel_profile_for_memo(const struct accel_scenario *sc, int predictor, struc
     if (memo && !memo->bubbles)
         memo->bubbles = accel_bubble_memo_new();
     if (accel_bubble_measure_memo(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH,
-                                  memo ? memo->bubbles : NULL, out->bubble, err, errlen))
+                                  memo ? memo->bubbles : NULL, out->bubble, stop, err, errlen))
         return -1;
     out->cycles += out->bubble->cycles;
     return 0;

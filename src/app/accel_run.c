@@ -37,12 +37,17 @@ int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o
     struct accel_sim *s = accel_sim_new(sc, o, err, errlen);
     if (!s)
         return -1;
-    int rc;
-    while ((rc = accel_sim_step(s, INFINITY, err, errlen)) == 0)
-        ;
+    int rc = 0;
+    bool stopped = false;
+    while (!stopped && (rc = accel_sim_step(s, INFINITY, err, errlen)) == 0)
+        stopped = o && o->stop && o->stop();
     if (rc < 0) {
         accel_sim_delete(s);
         return -1;
+    }
+    if (stopped && !accel_sim_solo_done(s)) { /* no reference for the QoS targets: nothing */
+        accel_sim_delete(s);
+        return 1;
     }
     accel_sim_result(s, r);
     if (!o || !o->record_tasks) {
@@ -50,8 +55,8 @@ int accel_run(const struct accel_scenario *sc, const struct accel_run_options *o
         r->tasks = NULL;
         r->ntasks = 0;
     }
-    rc = 0;
-    if (o && o->predictor != ACCEL_PREDICT_NONE && accel_sim_has_ls(s))
+    rc = stopped;
+    if (!stopped && o && o->predictor != ACCEL_PREDICT_NONE && accel_sim_has_ls(s))
         rc = accel_sim_predict(s, o->predictor, r, err, errlen);
     accel_sim_delete(s);
     return rc;

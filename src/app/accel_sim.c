@@ -29,7 +29,6 @@ struct accel_sim {
     char err[768];
     char solo_err[768]; /* the solo runs', apart: they may run on a thread of their own */
     bool solo_cancelled;
-    bool stepped_first;
 };
 
 struct accel_sim *accel_sim_new(const struct accel_scenario *sc, const struct accel_run_options *o,
@@ -58,10 +57,12 @@ void accel_sim_delete(struct accel_sim *s)
 }
 
 /* Each LS application alone under its own arrivals (closed loop, or the same Poisson draws),
- * for its first solo_queries queries (default: all of them). */
+ * for its first solo_queries queries (default: all of them). Returns 0, -1 (a failure, in
+ * s->solo_err) or 1 when o->stop ended them: they are then run again from the start. */
 static int run_solo(struct accel_sim *s)
 {
     const struct accel_scenario *sc = s->sc;
+    s->solo_cycles = 0;
     for (unsigned a = 0; a < sc->napps; a++) {
         const struct accel_app *app = &sc->apps[a];
         if (app->role != ACCEL_LS)
@@ -74,12 +75,13 @@ static int run_solo(struct accel_sim *s)
                                 &s->solo_mean_ms[a]);
             continue;
         }
-        struct accel_run_options quiet = {.solo_queries = sq, .cancel = s->o.cancel};
+        struct accel_run_options quiet = {
+            .solo_queries = sq, .cancel = s->o.cancel, .stop = s->o.stop};
         struct engine e;
         int rc = accel_engine_init(&e, sc, &quiet, (int)a, sq, s->solo_err, sizeof s->solo_err);
         if (rc == 0) {
             accel_engine_run_until(&e, INFINITY);
-            rc = e.failed || e.cancelled ? -1 : 0;
+            rc = e.failed || e.cancelled ? -1 : e.stopped ? 1 : 0;
             const struct proc *p = &e.proc[0];
             accel_latency_stats(p->lat_ms, p->q_done, &s->solo_p50_ms[a], &s->solo_p99_ms[a],
                                 &s->solo_mean_ms[a]);
@@ -88,7 +90,7 @@ static int run_solo(struct accel_sim *s)
         }
         accel_engine_done(&e);
         if (rc)
-            return -1;
+            return rc;
     }
     s->solo_done = true;
     return 0;
@@ -97,17 +99,20 @@ static int run_solo(struct accel_sim *s)
 static void *solo_thread(void *arg)
 {
     struct accel_sim *s = arg;
-    return run_solo(s) ? arg : NULL;
+    return run_solo(s) < 0 ? arg : NULL;
 }
 
 /* The solo runs, here or (threads > 1, a run to its end) on a thread beside the co-located
- * run to its end; they share nothing but the scenario and the cancel flag. */
+ * run to its end; they share nothing but the scenario, the cancel flag and the stop. Run here
+ * and stopped, they leave the co-located run where it was. */
 static int solo_and_main(struct accel_sim *s, double ns)
 {
     struct engine *e = &s->main;
     pthread_t tid;
     bool beside = s->o.threads > 1 && isinf(ns) && pthread_create(&tid, NULL, solo_thread, s) == 0;
     int rc = beside ? 0 : run_solo(s);
+    if (rc > 0)
+        return 0;
     if (rc == 0)
         accel_engine_run_until(e, isinf(ns) ? INFINITY : accel_engine_now_ns(e) + ns);
     void *failed = NULL;
@@ -125,19 +130,25 @@ static int solo_and_main(struct accel_sim *s, double ns)
 int accel_sim_step(struct accel_sim *s, double ns, char *err, size_t errlen)
 {
     struct engine *e = &s->main;
+    bool ran_main = !s->solo_done;
     if (e->cancelled || (!s->solo_done && solo_and_main(s, ns) != 0)) {
         snprintf(err, errlen, "%s", e->cancelled ? "cancelled" : s->err);
         return -1;
     }
-    if (!s->stepped_first) /* the first step ran the co-located run too */
-        s->stepped_first = true;
-    else
+    if (!s->solo_done) /* stopped: the co-located run went at most as far as asked */
+        return 0;
+    if (!ran_main) /* (solo_and_main ran it, beside or after the solo runs) */
         accel_engine_run_until(e, isinf(ns) ? INFINITY : accel_engine_now_ns(e) + ns);
     if (e->failed || e->cancelled) {
         snprintf(err, errlen, "%s", e->cancelled ? "cancelled" : s->err);
         return -1;
     }
     return accel_engine_finished(e) ? 1 : 0;
+}
+
+bool accel_sim_solo_done(const struct accel_sim *s)
+{
+    return s->solo_done;
 }
 
 bool accel_sim_finished(const struct accel_sim *s)
@@ -199,7 +210,7 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
 {
     const struct accel_scenario *sc = s->sc;
     if (!s->have_prof) {
-        if (accel_profile_for(sc, predictor, &s->prof, err, errlen)) {
+        if (accel_profile_for(sc, predictor, &s->prof, s->o.stop, err, errlen)) {
             accel_profiles_done(&s->prof);
             return -1;
         }
@@ -207,7 +218,7 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
     } else if (predictor == ACCEL_PREDICT_BUBBLE && !s->prof.bubble) {
         /* profiles kept from another predictor: the bubble's measurements are its own */
         s->prof.bubble = xcalloc(1, sizeof(*s->prof.bubble));
-        if (accel_bubble_measure(sc, s->prof.bubble, err, errlen)) {
+        if (accel_bubble_measure(sc, s->prof.bubble, s->o.stop, err, errlen)) {
             accel_bubble_done(s->prof.bubble);
             free(s->prof.bubble);
             s->prof.bubble = NULL;

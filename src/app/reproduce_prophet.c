@@ -136,7 +136,7 @@ int rp_accuracy_run(const char *datadir, const struct rp_pair *pair, unsigned qu
     memset(&p, 0, sizeof(p));
     /* The bubble's curve starts with the LS application alone under the same (closed-loop)
      * arrivals: the run's reference, not simulated again. */
-    int rc = accel_profile_for_memo(&sc, ACCEL_PREDICT_BUBBLE, memo, &p, err, errlen);
+    int rc = accel_profile_for_memo(&sc, ACCEL_PREDICT_BUBBLE, memo, &p, NULL, err, errlen);
     if (rc == 0) {
         struct accel_run_options o = {.solo_queries = queries,
                                       .solo_latency_ms = {p.bubble->alone_ms[0]}};

@@ -2,7 +2,8 @@
  * to the bit what accel_run gives at once (latencies, cycles, utilization, the task table);
  * each step moves the time on by at least its span and the task table only grows; a partial
  * result counts only the queries done; a predictor swapped in keeps the profiles, the bubble's
- * own runs counted for its forecast only; a cancel stops a step; a starved copy ends the run. */
+ * own runs counted for its forecast only; a cancel stops a step; a stop ends a step where it
+ * is, and the run stepped on from there is the run unstopped; a starved copy ends the run. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -202,6 +203,88 @@ static void test_cancel(void **state)
     accel_scenario_done(&sc);
 }
 
+/* The stop asked at every turn: true from its `limit`-th call on (from both threads). */
+static atomic_uint stop_calls;
+static unsigned stop_limit;
+
+static bool stop_at_limit(void)
+{
+    return atomic_fetch_add(&stop_calls, 1) >= stop_limit;
+}
+
+/* A run stopped at turn `limit` and stepped again to its end is the run unstopped, to the
+ * bit: stopped in the solo runs, they run again from the start (counted once); stopped in
+ * the co-located run, it goes on from where it was. accel_run stopped returns 1 with the run
+ * so far, or nothing before the solo runs have ended (kept 1 or 0; -1: either). */
+static void stopped_at(const struct accel_scenario *sc, const struct accel_result *whole,
+                       unsigned threads, unsigned limit, int kept)
+{
+    struct accel_run_options o = {.record_tasks = true, .stop = stop_at_limit, .threads = threads};
+    char err[512];
+    struct accel_sim *s = accel_sim_new(sc, &o, err, sizeof err);
+    assert_non_null(s);
+    atomic_store(&stop_calls, 0);
+    stop_limit = limit;
+    assert_int_equal(accel_sim_step(s, INFINITY, err, sizeof err), 0);
+    assert_false(accel_sim_finished(s));
+    stop_limit = UINT32_MAX;
+    assert_int_equal(accel_sim_step(s, INFINITY, err, sizeof err), 1);
+    struct accel_result r;
+    accel_sim_result(s, &r);
+    same_result(whole, &r);
+    accel_result_done(&r);
+    accel_sim_delete(s);
+
+    atomic_store(&stop_calls, 0);
+    stop_limit = limit;
+    assert_int_equal(accel_run(sc, &o, &r, err, sizeof err), 1);
+    if (kept >= 0) /* the co-located run so far, or nothing */
+        assert_int_equal(r.napps != 0, kept);
+    if (r.napps) {
+        assert_true(r.cycles < whole->cycles && r.solo_cycles == whole->solo_cycles);
+        assert_true(r.tasks_done < whole->tasks_done && r.ntasks == r.tasks_done);
+        assert_true(r.app[0].queries <= whole->app[0].queries);
+    } else {
+        assert_true(r.cycles == 0 && r.tasks == NULL);
+    }
+    accel_result_done(&r);
+}
+
+static void test_stop(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, /* the scenario above with two queries: half the turns, half the time */
+                    "mode = \"accelerator\"; name = \"stop\"; gpu = \"k40\"; seed = 3;\n"
+                    "applications = (\n"
+                    " { name = \"gmm\"; role = \"ls\"; qos_target = 1.5; arrival = \"poisson\";\n"
+                    "   rate_qps = 4000; queries = 2; },\n"
+                    " { name = \"nn\"; role = \"batch\"; instances = 1; }\n"
+                    ");\n");
+    struct accel_run_options o = {.record_tasks = true, .stop = stop_at_limit, .threads = 1};
+    struct accel_result whole;
+    char err[512];
+    atomic_store(&stop_calls, 0);
+    stop_limit = UINT32_MAX;
+    if (accel_run(&sc, &o, &whole, err, sizeof err))
+        fail_msg("accel_run: %s", err);
+    unsigned turns = atomic_load(&stop_calls);
+    assert_true(turns >= 10);
+    stopped_at(&sc, &whole, 1, 0, 0);          /* before the first solo turn */
+    stopped_at(&sc, &whole, 1, 1, 0);          /* in the solo run */
+    stopped_at(&sc, &whole, 1, turns - 3, 1);  /* in the co-located run */
+    stopped_at(&sc, &whole, 2, turns / 2, -1); /* beside: wherever each thread is */
+    accel_result_done(&whole);
+
+    /* the bubble's measuring runs end with a message */
+    struct accel_bubble b;
+    stop_limit = 0;
+    assert_int_equal(accel_bubble_measure(&sc, &b, stop_at_limit, err, sizeof err), -1);
+    assert_non_null(strstr(err, "stopped while measuring"));
+    accel_bubble_done(&b);
+    accel_scenario_done(&sc);
+}
+
 /* An LS application's sharing copy behind a batch application that copies to the GPU from
  * pinned memory again and again (no gap: bandwidth-exclusive copies go first) would wait for
  * ever: the run gives up on it after PCIE_STARVED_NS and ends, its queries never completed
@@ -262,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_stepped_is_unstepped),
         cmocka_unit_test(test_bubble_cost_is_its_own),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_stop),
         cmocka_unit_test(test_starved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

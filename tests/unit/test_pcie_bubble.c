@@ -76,7 +76,7 @@ static void test_measured_by_hand(void **state)
     test_accel_load(&sc, link_only);
     struct accel_bubble b;
     char err[512];
-    if (accel_bubble_measure(&sc, &b, err, sizeof err))
+    if (accel_bubble_measure(&sc, &b, NULL, err, sizeof err))
         fail_msg("accel_bubble_measure: %s", err);
     const double levels[] = {0, 1, 2, 4, 8, 15};
     assert_int_equal(b.ls[0].n, 6);
@@ -140,7 +140,8 @@ static void measure(const struct accel_scenario *sc, struct accel_bubble_memo *m
 {
     char err[512];
     memset(b, 0, sizeof *b);
-    if (accel_bubble_measure_memo(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH, m, b, err, sizeof err))
+    if (accel_bubble_measure_memo(sc, ACCEL_BUBBLE_LS | ACCEL_BUBBLE_BATCH, m, b, NULL, err,
+                                  sizeof err))
         fail_msg("accel_bubble_measure_memo: %s", err);
 }
 
