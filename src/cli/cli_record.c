@@ -1,6 +1,7 @@
 /* cli_record — the end of a headless recorded run: the run file finished and catalogued, and
  * SIGINT, SIGTERM, SIGHUP and SIGPIPE turned into a stop that keeps what the run has. */
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +34,10 @@ int cli_finish_recording(struct session *s, const char *out, const char *catalog
     return 0;
 }
 
-static volatile sig_atomic_t stop_signal;
+/* Atomic, not volatile sig_atomic_t: an accelerator run's solo thread reads it too (a
+ * lock-free atomic is as safe in a handler). */
+static atomic_int stop_signal;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may store only to a lock-free atomic");
 
 static void on_stop_signal(int sig)
 {

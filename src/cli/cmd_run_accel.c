@@ -37,6 +37,39 @@ static void progress(void *ctx, double done)
     cli_progress("queries", done);
 }
 
+static bool stop_asked(void)
+{
+    return cli_stop_requested() != 0;
+}
+
+/* What a run stopped by a signal kept, after its table. */
+static void say_stopped(const char *path, const struct accel_scenario *sc,
+                        const struct accel_record *r, bool recorded)
+{
+    unsigned asked = 0, answered = 0;
+    for (unsigned a = 0; a < sc->napps; a++)
+        if (sc->apps[a].role == ACCEL_LS) {
+            asked += sc->apps[a].queries;
+            answered += r->app[a].queries;
+        }
+    fprintf(stderr, "corun: %s: stopped by %s at %.3f ms of simulated time", path, cli_stop_name(),
+            r->sim_ms);
+    if (asked)
+        fprintf(stderr, " (%u of %u queries answered)", answered, asked);
+    else
+        fprintf(stderr, " (%llu tasks done)", (unsigned long long)r->tasks_done);
+    fprintf(stderr, "; the run so far is above%s\n", recorded ? ", and recorded" : "");
+}
+
+/* The queries of r that have a latency (a run stopped part way: not every one). */
+static size_t answered(const struct accel_record *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nqueries; i++)
+        n += !isnan(r->queries[i].latency_ms);
+    return n;
+}
+
 static const char *role_name(unsigned role)
 {
     return role == ACCEL_LS ? "ls" : "batch";
@@ -121,7 +154,8 @@ static void print_json(const struct accel_record *r)
 {
     printf("{\"scenario\": ");
     cli_json_string(stdout, r->scenario_name);
-    printf(", \"mode\": \"accelerator\", \"gpu\": ");
+    printf(", \"mode\": \"accelerator\", \"complete\": %s, \"gpu\": ",
+           r->complete ? "true" : "false");
     cli_json_string(stdout, r->gpu_preset);
     printf(", \"seed\": %llu, \"cycles\": %llu, \"simulated_ms\": ", (unsigned long long)r->seed,
            (unsigned long long)r->cycles);
@@ -209,31 +243,50 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     clock_gettime(CLOCK_MONOTONIC, &b.start);
     struct accel_run_options ro = {.predictor = o->predictor,
                                    .record_tasks = o->out != NULL,
+                                   .stop = stop_asked,
                                    .progress = progress,
                                    .ctx = &b,
                                    .threads = o->threads};
     struct accel_result r;
     char err[768];
+    cli_stop_install(); /* a signal ends the run at its next turn, keeping what it has */
     rc = accel_run(&sc, &ro, &r, err, sizeof err);
-    if (b.shown)
+    bool stopped = rc > 0;
+    if (b.shown && !stopped)
         cli_progress("queries", 1);
+    else if (b.shown)
+        fputc('\n', stderr); /* after the bar */
     /* The run can complete and its forecast fail: the measured run is kept, not lost. */
-    bool forecast_failed = rc != 0 && r.napps > 0;
-    if (rc != 0 && !forecast_failed) {
+    bool forecast_failed = rc < 0 && r.napps > 0;
+    if (stopped && r.napps == 0) {
+        fprintf(stderr,
+                "corun: %s: stopped by %s during the solo runs (each LS application alone, the "
+                "reference of its QoS target), before the applications ran together; nothing "
+                "to keep\n",
+                path, cli_stop_name());
+        rc = CLI_FAILED;
+    } else if (rc < 0 && !forecast_failed) {
         fprintf(stderr, "corun: %s: %s\n", path, err);
         rc = CLI_FAILED;
     } else {
         struct accel_record rec;
-        accel_result_to_record(&sc, &r, true, &rec);
+        accel_result_to_record(&sc, &r, !stopped, &rec);
         cmd_accel_print(&rec, o->json);
-        rc = CLI_OK;
-        if (forecast_failed) {
+        rc = stopped ? CLI_FAILED : CLI_OK;
+        if (forecast_failed && cli_stop_requested()) {
+            fprintf(stderr,
+                    "corun: %s: stopped by %s during its %s forecast; the run is measured "
+                    "(above), without a forecast\n",
+                    path, cli_stop_name(), accel_predictor_name(o->predictor));
+            rc = CLI_FAILED;
+        } else if (forecast_failed) {
             fprintf(stderr,
                     "corun: %s: the run is measured (above) but its %s forecast failed: %s\n", path,
                     accel_predictor_name(o->predictor), err);
             rc = CLI_FAILED;
         }
         int64_t id = 0;
+        bool recorded = false;
         if (o->out && accel_runfile_write(o->out, &rec, err, sizeof err) != 0) {
             fprintf(stderr, "corun: %s; nothing recorded (the run's summary is above)\n", err);
             rc = CLI_FAILED;
@@ -242,9 +295,14 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
             fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
             rc = CLI_FAILED;
         } else if (o->out) {
-            fprintf(stderr, "corun: recorded %zu tasks and %zu queries in %s (catalog run a%lld)\n",
-                    rec.ntasks, rec.nqueries, o->out, (long long)id);
+            fprintf(stderr, "corun: recorded %zu tasks and %zu queries", rec.ntasks, rec.nqueries);
+            if (stopped)
+                fprintf(stderr, " (%zu answered)", answered(&rec));
+            fprintf(stderr, " in %s (catalog run a%lld)\n", o->out, (long long)id);
+            recorded = true;
         }
+        if (stopped)
+            say_stopped(path, &sc, &rec, recorded);
         accel_record_done(&rec);
     }
     accel_result_done(&r);

@@ -38,7 +38,7 @@ static const struct runfile_field root_fields[] = {
     ROOT(sms, RUNFILE_UINT, "SMs", "streaming multiprocessors of the GPU"),
     ROOT(core_clock_mhz, RUNFILE_DOUBLE, "MHz", "the core clock: cycles per microsecond"),
     ROOT(complete, RUNFILE_UINT, NULL,
-         "1: the run reached its end; 0: saved part way (the workbench's s)"),
+         "1: the run reached its end; 0: saved part way (the workbench's s, or a stop)"),
     ROOT(cycles, RUNFILE_U64, "cycles", "core cycles of the co-located run"),
     ROOT(sim_ms, RUNFILE_DOUBLE, "ms", "the same in milliseconds"),
     ROOT(solo_cycles, RUNFILE_U64, "cycles", "core cycles of the LS applications' solo runs"),

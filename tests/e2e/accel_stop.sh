@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# An accelerator `corun run` stopped by a signal (SIGTERM, SIGINT, SIGHUP, SIGPIPE) died at
+# once: it writes its table, JSON and run file only at the end, so a stopped run left nothing
+# and said nothing. It now ends at the next turn of its loop and keeps the co-located run so
+# far: the table (or JSON, "complete": false) of what was answered, the run file and its
+# catalog row marked part way, a line on stderr saying where it stopped; then it dies of the
+# signal. Stopped during the solo runs (the QoS targets' references), before the applications
+# ran together, it says there is nothing to keep. (A background job's SIGINT is ignored by
+# the shell, hence SIGTERM.)
+. "$(dirname "$0")/../lib.sh"
+
+# The LS application's Poisson gaps are cheap alone and busy beside the batch one: the solo
+# runs take a fraction of the run.
+cat >"$TMPD/stop.cfg" <<'CFG'
+mode = "accelerator"; name = "stop test"; gpu = "k40"; seed = 1;
+applications = (
+  { name = "gmm"; role = "ls"; qos_target = 1.5; arrival = "poisson"; rate_qps = 400;
+    queries = 8; },
+  { name = "bfs-ex"; role = "batch"; instances = 1; }
+);
+CFG
+# Stops the run after $1 s; its exit status to $rc, its stderr in err, stdout in out.
+stop_after() {
+    rm -f "$TMPD/stop.h5"
+    "$CORUN" run "$TMPD/stop.cfg" --threads 1 --json --out "$TMPD/stop.h5" \
+        --catalog "$TMPD/stop.db" >"$TMPD/out" 2>"$TMPD/err" &
+    local pid=$!
+    sleep "$1"
+    kill -TERM $pid 2>/dev/null || fail "the run ended within $1 s: $(cat "$TMPD/err")"
+    set +e
+    wait $pid
+    rc=$?
+    set -e
+}
+solo=0
+for t in 0.5 1 2 4; do
+    stop_after $t
+    grep -q "during the solo runs" "$TMPD/err" || break
+    # the solo runs' stop: nothing kept, said so, no file
+    [ $rc = 143 ] && [ ! -s "$TMPD/out" ] && [ ! -e "$TMPD/stop.h5" ] &&
+        grep -q "^corun: $TMPD/stop.cfg: stopped by SIGTERM during the solo runs (each LS application alone, the reference of its QoS target), before the applications ran together; nothing to keep$" "$TMPD/err" ||
+        fail "stopped in the solo runs: exit $rc: $(cat "$TMPD/err")"
+    solo=$((solo + 1))
+done
+[ $rc = 143 ] || fail "stopped: exit $rc: $(cat "$TMPD/err")"
+grep -Eq "^corun: $TMPD/stop.cfg: stopped by SIGTERM at [0-9.]+ ms of simulated time \([0-7] of 8 queries answered\); the run so far is above, and recorded$" "$TMPD/err" ||
+    fail "stopped: its line: $(cat "$TMPD/err")"
+grep -Eq "^corun: recorded [0-9]+ tasks and 8 queries \([0-7] answered\) in $TMPD/stop.h5 \(catalog run a1\)$" "$TMPD/err" ||
+    fail "stopped: the recording's line: $(cat "$TMPD/err")"
+python3 - "$TMPD/out" "$TMPD/err" <<'PY' || fail "stopped: the JSON: $(head -c 600 "$TMPD/out")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+said = re.search(r"at ([0-9.]+) ms of simulated time \(([0-9]+) of 8", open(sys.argv[2]).read())
+assert d["complete"] is False, d["complete"]
+gmm = d["applications"][0]
+assert gmm["queries"] == int(said.group(2)) and len(gmm["latency_ms"]) == gmm["queries"], gmm
+assert abs(d["simulated_ms"] - float(said.group(1))) < 1e-3, d["simulated_ms"]
+assert d["solo_cycles"] > 0 and d["cycles"] > 0
+PY
+# The file and the catalog hold the same run, part way.
+"$CORUN" show "$TMPD/stop.h5" >"$TMPD/show" || fail "show the stopped run: exit $?"
+head -1 "$TMPD/show" | grep -q "^(saved part way through the run, at " ||
+    fail "show the stopped run: $(head -3 "$TMPD/show")"
+[ "$("$CORUN" runs --catalog "$TMPD/stop.db" query "SELECT complete FROM accel_runs" | tail -1)" = 0 ] ||
+    fail "the stopped run's catalog row: $("$CORUN" runs --catalog "$TMPD/stop.db" query "SELECT * FROM accel_runs" 2>&1)"
+echo "stopped after $t s ($solo stop(s) in the solo runs before)"
