@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The bar appears once the run has lasted a second, so short runs print nothing. */
 struct bar {
@@ -254,7 +255,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     bool stopped = rc > 0;
     if (b.shown && !stopped)
         cli_progress("queries", 1);
-    else if (b.shown)
+    else if (b.shown && isatty(STDERR_FILENO))
         fputc('\n', stderr); /* after the bar */
     /* The run can complete and its forecast fail: the measured run is kept, not lost. */
     bool forecast_failed = rc < 0 && r.napps > 0;
