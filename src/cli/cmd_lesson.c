@@ -78,6 +78,7 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
         for (unsigned j = 0; j < st->nset; j++)
             if (try_set(s, sc->nkernels, sc->nkernels + added, st->set[j], err, sizeof err) != 0)
                 diag_add(d, "%s:%d: steps[%zu].set[%u]: %s", l->path, st->line, i, j, err);
+        unsigned before_add = n; /* a step's add and remove apply together, at the next epoch */
         if (*st->add) {
             if (session_add_kernel(s, st->add, err, sizeof err) < 0)
                 diag_add(d, "%s:%d: steps[%zu].add: %s", l->path, st->line, i, err);
@@ -88,11 +89,17 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
         }
         if (*st->remove) {
             unsigned k = 0;
-            while (k < n && strcmp(mix[k], st->remove) != 0)
+            while (k < before_add && strcmp(mix[k], st->remove) != 0)
                 k++;
-            if (k == n) {
+            if (k == before_add && *st->add && strcmp(st->add, st->remove) == 0)
+                diag_add(d,
+                         "%s:%d: steps[%zu].remove: %s is the kernel this step adds, and a "
+                         "step's add and remove apply together at the next epoch, so it cannot "
+                         "remove it (remove it in a later step)",
+                         l->path, st->line, i, st->remove);
+            else if (k == before_add) {
                 char names[256];
-                mix_text(mix, n, names, sizeof names);
+                mix_text(mix, before_add, names, sizeof names);
                 diag_add(d, "%s:%d: steps[%zu].remove: %s is not in the mix at this step (%s)",
                          l->path, st->line, i, st->remove, names);
             } else if (n == 1)

@@ -63,7 +63,8 @@ sed -i 's/nothere.cfg/demo-pair.cfg/; s/ view = "everything";//; s/"novalue"/"hp
 expect_bad "an unknown predictor" 'bad.cfg:5: steps\[0\].predictor: unknown predictor "zzz"' \
     "$CORUN" check "$TMPD/bad.cfg"
 # What the steps would do, checked as the workbench would do it (check once said ok to a
-# lesson whose changes the workbench then refused in class): every refusal with its step.
+# lesson whose changes the workbench then refused in class, and to a step removing the kernel
+# it adds, which the workbench left in): every refusal with its step.
 cat >"$TMPD/bad2.cfg" <<'CFG'
 title = "bad";
 summary = "bad";
@@ -72,7 +73,8 @@ steps = (
   { title = "one"; run = 1; },
   { title = "two"; add = "nosuch"; set = ["fairness_threshold=2", "epochs=3"]; remove = "zzz"; },
   { title = "three"; remove = "lbm"; },
-  { title = "four"; remove = "bino"; }
+  { title = "four"; remove = "bino"; },
+  { title = "five"; add = "stream"; remove = "stream"; }
 );
 CFG
 expect_bad "a lesson whose changes would be refused" \
@@ -81,7 +83,8 @@ expect_bad "a lesson whose changes would be refused" \
 for want in "bad2.cfg:6: steps\[1\].set\[1\]: epochs: not a parameter a run can change" \
     'bad2.cfg:6: steps\[1\].add: kernel nosuch: unknown kernel "nosuch"' \
     "bad2.cfg:6: steps\[1\].remove: zzz is not in the mix at this step (lbm, bino)" \
-    "bad2.cfg:8: steps\[3\].remove: bino is the last kernel of the mix: add another first"; do
+    "bad2.cfg:8: steps\[3\].remove: bino is the last kernel of the mix: add another first" \
+    "bad2.cfg:9: steps\[4\].remove: stream is the kernel this step adds, and a step's add and remove apply together at the next epoch, so it cannot remove it (remove it in a later step)"; do
     grep -q "$want" "$TMPD/err" || fail "no '$want': $(cat "$TMPD/err")"
 done
 # A kernel an earlier step added (and ran) takes settings by its index: check accepts what the
