@@ -186,6 +186,9 @@ double cli_wall_seconds(void);
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 void cli_getopt_reset(void);
 
+/* The largest --seed: a scenario's seed setting's (an unsigned long holds it: LP64). */
+#define CLI_SEED_MAX 1000000000000000000ul
+
 /* Parse a whole decimal number in [lo, hi] for option opt; prints a message and returns -1
  * when text is not one. */
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,

@@ -364,6 +364,8 @@ void cli_mixes_progress(void *ctx, double done, unsigned total)
     }
 }
 
+_Static_assert(sizeof(unsigned long) >= 8, "--seed takes a 64-bit value (CLI_SEED_MAX)");
+
 int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned long hi,
                    unsigned long *out)
 {

@@ -61,7 +61,7 @@ static int parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 's':
-            if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &seed) != 0)
+            if (cli_parse_uint("--seed", optarg, 0, CLI_SEED_MAX, &seed) != 0)
                 return -1;
             break;
         case 'w':

@@ -136,7 +136,7 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
             o->ro.epoch_cycles = (unsigned)v;
             break;
         case 'S':
-            if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &v) != 0)
+            if (cli_parse_uint("--seed", optarg, 0, CLI_SEED_MAX, &v) != 0)
                 return CLI_BAD_INPUT;
             o->ro.seed = v;
             break;

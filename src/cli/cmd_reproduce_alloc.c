@@ -326,7 +326,7 @@ static int parse(int argc, char **argv, struct options *o)
             o->ro.epoch_cycles = (unsigned)v;
             break;
         case 'S':
-            rc = cli_parse_uint("--seed", optarg, 0, 4294967295ul, &v) ? CLI_BAD_INPUT : CLI_OK;
+            rc = cli_parse_uint("--seed", optarg, 0, CLI_SEED_MAX, &v) ? CLI_BAD_INPUT : CLI_OK;
             o->ro.seed = v;
             break;
         case 'C': o->ro.catalog = optarg; break;

@@ -315,7 +315,7 @@ static int run_accelerator(const struct options *o, const char *datadir)
     }
     if (o->seed) {
         unsigned long seed;
-        if (cli_parse_uint("--seed", o->seed, 0, 4294967295ul, &seed) != 0)
+        if (cli_parse_uint("--seed", o->seed, 0, CLI_SEED_MAX, &seed) != 0)
             return CLI_BAD_INPUT;
         ro.has_seed = true;
         ro.seed = seed;
@@ -368,7 +368,7 @@ static int run_file(struct options o)
     }
     if (o.seed) {
         unsigned long seed;
-        if (cli_parse_uint("--seed", o.seed, 0, 4294967295ul, &seed) != 0)
+        if (cli_parse_uint("--seed", o.seed, 0, CLI_SEED_MAX, &seed) != 0)
             goto out;
         sc.seed = seed;
     }

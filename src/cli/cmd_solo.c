@@ -49,7 +49,7 @@ static int parse(int argc, char **argv, struct options *o, char **sets)
                 return -1;
             break;
         case 's':
-            if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &o->seed) != 0)
+            if (cli_parse_uint("--seed", optarg, 0, CLI_SEED_MAX, &o->seed) != 0)
                 return -1;
             break;
         case 'j': o->json = 1; break;

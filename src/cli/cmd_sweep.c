@@ -195,7 +195,7 @@ static int sweep_main(int argc, char **argv)
                 return CLI_BAD_INPUT;
             break;
         case 'S':
-            if (cli_parse_uint("--seed", optarg, 0, 4294967295ul, &v) != 0)
+            if (cli_parse_uint("--seed", optarg, 0, CLI_SEED_MAX, &v) != 0)
                 return CLI_BAD_INPUT;
             o.seed = v;
             break;

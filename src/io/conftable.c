@@ -169,7 +169,17 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
     case CONF_U64:
     case CONF_FLOAT: {
         double v;
-        if (is_integer(type))
+        if (is_integer(type) && s->type != CONF_FLOAT) {
+            /* Compared as integers: a double holds none exactly past 2^53 (1e18 + 1 read as
+             * 1e18 passed the range). Every integer setting's bounds are below 2^63. */
+            long long iv = config_setting_get_int64(cs);
+            if (iv < (long long)s->min || iv > (long long)s->max) {
+                snprintf(got, sizeof got, "%lld", iv);
+                report(d, file, line, prefix, s, got);
+                return 1;
+            }
+            v = (double)iv;
+        } else if (is_integer(type))
             v = (double)config_setting_get_int64(cs);
         else if (type == CONFIG_TYPE_FLOAT && s->type == CONF_FLOAT)
             v = config_setting_get_float(cs);

@@ -322,5 +322,16 @@ rc=$?
 set -e
 [ $rc = 1 ] && [ -z "$(ls -A "$TMPD/xdg/corun/slurm" 2>/dev/null)" ] ||
     fail "--slurm, sbatch failing: exit $rc, left $(ls "$TMPD/xdg/corun/slurm") $(cat "$TMPD/err")"
+# A seed takes the scenario's range everywhere: --seed took only 32 bits (a file's seed of 5e9
+# could not be given again on the command line), and --set seed= past 2^53 was compared as a
+# double and named in one ("got 9.22337e+18").
+"$CORUN" run default --epochs 1 --set epoch_cycles=20000 --seed 5000000000 2>/dev/null |
+    head -1 | grep -q ", seed 5000000000$" || fail "run --seed 5000000000 was not taken"
+expect_bad "--seed past the range" \
+    "^corun: --seed: expected a whole number from 0 to 1000000000000000000, got '1000000000000000001'$" \
+    "$CORUN" run default --epochs 1 --seed 1000000000000000001
+expect_bad "--set seed past the range" \
+    "^--set: seed: expected an integer from 0 to 1000000000000000000, got 9223372036854775807$" \
+    "$CORUN" run default --epochs 1 --set seed=9223372036854775807
 echo "cli basics: ok"
 
