@@ -13,6 +13,7 @@
 #include "corun/report.h"
 #include "corun/runfile.h"
 #include "corun/session.h"
+#include "corun/util.h"
 
 static int show_run(int argc, char **argv)
 {
@@ -82,6 +83,30 @@ const struct cli_command cmd_show = {
     .run = show_run,
 };
 
+/* When dir does not exist and neither does its parent, says so (only dir is made). */
+static bool parent_missing(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0)
+        return false;
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    while (n > 0 && dir[n - 1] != '/')
+        n--;
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    char *parent = n ? xasprintf("%.*s", (int)n, dir) : xstrdup(".");
+    bool missing = stat(parent, &st) != 0 || !S_ISDIR(st.st_mode);
+    if (missing)
+        fprintf(stderr,
+                "corun: export: --csv %s: %s is not a directory (DIR is made when missing, not "
+                "its parents)\n",
+                dir, parent);
+    free(parent);
+    return missing;
+}
+
 static int export_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -105,6 +130,8 @@ static int export_run(int argc, char **argv)
         cli_usage_error(&cmd_export);
         return CLI_BAD_INPUT;
     }
+    if (cli_nonempty("--csv", dir) != 0)
+        return CLI_BAD_INPUT;
     struct stat st;
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
         fprintf(stderr,
@@ -113,6 +140,8 @@ static int export_run(int argc, char **argv)
                 dir);
         return CLI_BAD_INPUT;
     }
+    if (parent_missing(dir))
+        return CLI_BAD_INPUT;
     const char *path = argv[optind];
     char err[512];
     if (accel_runfile_probe(path) == 1) {
@@ -155,10 +184,10 @@ const struct cli_command cmd_export = {
     .args = "RUN.h5 --csv DIR",
     .summary = "write a run file's datasets as CSV files (units in the headers)",
     .help = "Writes DIR/kernels.csv (one row per epoch and kernel), system.csv, events.csv and\n"
-            "partition.csv; DIR is made when missing. From an accelerator run file: run.csv\n"
-            "(the run's summary, one row), applications.csv, queries.csv (each LS query's\n"
-            "latency and forecast) and tasks.csv (every task: its application, process,\n"
-            "kind, bytes, and when it was issued, started and ended). Columns are the run\n"
-            "file's datasets, as docs/runfile.md describes them.\n",
+            "partition.csv; DIR is made when missing (not its parents). From an accelerator\n"
+            "run file: run.csv (the run's summary, one row), applications.csv, queries.csv\n"
+            "(each LS query's latency and forecast) and tasks.csv (every task: its\n"
+            "application, process, kind, bytes, and when it was issued, started and ended).\n"
+            "Columns are the run file's datasets, as docs/runfile.md describes them.\n",
     .run = export_run,
 };

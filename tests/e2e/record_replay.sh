@@ -131,12 +131,21 @@ set +e
 set -e
 [ "$rc" = 2 ] && grep -q "^corun: export: --csv $TMPD/afile: not a directory" "$TMPD/err" &&
     [ "$(cat "$TMPD/afile")" = keep ] || fail "export --csv FILE: exit $rc, $(cat "$TMPD/err")"
-# A directory that cannot be made: exit 1, the reason, and no success message.
-set +e
-"$CORUN" export "$TMPD/a.h5" --csv "$TMPD/afile/sub" 2>"$TMPD/err"; rc=$?
-set -e
-[ "$rc" = 1 ] && [ "$(cat "$TMPD/err")" = "corun: $TMPD/afile/sub: cannot make the directory: Not a directory" ] ||
-    fail "export --csv FILE/sub: exit $rc, $(cat "$TMPD/err")"
+# A directory whose parent is not one (a file, or missing: only DIR is made, as the help
+# says), or no name: a usage mistake (exit 2; it was exit 1, a failure while running), the
+# reason, and no success message.
+for sub in "$TMPD/afile/sub" "$TMPD/nodir/sub" "$TMPD/nodir/sub/"; do
+    set +e
+    "$CORUN" export "$TMPD/a.h5" --csv "$sub" 2>"$TMPD/err"; rc=$?
+    set -e
+    parent=${sub%/}
+    parent=${parent%/sub}
+    [ "$rc" = 2 ] && [ "$(cat "$TMPD/err")" = "corun: export: --csv $sub: $parent is not a directory (DIR is made when missing, not its parents)" ] ||
+        fail "export --csv $sub: exit $rc, $(cat "$TMPD/err")"
+done
+[ ! -e "$TMPD/nodir" ] || fail "export --csv nodir/sub made nodir"
+expect_bad "export --csv ''" "^corun: --csv: expected a name, got an empty one$" \
+    "$CORUN" export "$TMPD/a.h5" --csv ''
 
 # Bad run files.
 bad() { # FILE MESSAGE
