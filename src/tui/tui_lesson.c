@@ -107,16 +107,27 @@ bool tui_hidden(const struct tui *t, unsigned i)
 
 static int accept_guess(struct tui *t, const char *text);
 
+/* The largest guess field f takes, as its label says: an NP may pass 1 (a kernel given more
+ * SMs than its reference ran on), fairness (min NP / max NP) may not, STP sums the NPs. */
+#define GUESS_NP_MAX 4.0
+
+static double field_max(const struct tui *t, unsigned f)
+{
+    unsigned nk = t->nguess - 2;
+    return f < nk ? GUESS_NP_MAX : f == nk ? 1.0 : GUESS_NP_MAX * nk;
+}
+
 static void field_label(const struct tui *t, unsigned f, char *buf, size_t n)
 {
     unsigned nk = t->nguess - 2;
+    double hi = field_max(t, f);
     if (f < nk)
-        snprintf(buf, n, "NP of %c %s (0 to 1, as in the NP true column):",
-                 tui_kernel_letter(t->guess_kernel[f]), tui_kernel_name(t, t->guess_kernel[f]));
+        snprintf(buf, n, "NP of %c %s (0 to %g, as in the NP true column):",
+                 tui_kernel_letter(t->guess_kernel[f]), tui_kernel_name(t, t->guess_kernel[f]), hi);
     else if (f == nk)
-        snprintf(buf, n, "Fairness (min NP / max NP, 0 to 1):");
+        snprintf(buf, n, "Fairness (min NP / max NP, 0 to %g):", hi);
     else
-        snprintf(buf, n, "STP (the sum of the NPs):");
+        snprintf(buf, n, "STP (the sum of the NPs, 0 to %g):", hi);
 }
 
 static void ask_field(struct tui *t)
@@ -190,8 +201,7 @@ static int accept_guess(struct tui *t, const char *text)
 {
     char *end;
     double v = strtod(text, &end);
-    unsigned nk = t->nguess - 2;
-    double hi = t->guess_field == nk + 1 ? (double)nk : 1.5;
+    double hi = field_max(t, t->guess_field);
     if (end == text || *end || !(v >= 0) || v > hi) {
         snprintf(t->prompt.error, sizeof t->prompt.error, "'%.32s': enter a number from 0 to %g",
                  text, hi);

@@ -48,18 +48,23 @@ tui_keys g
 tui_wait "Your guess, 1 of 4"
 tui_keys -l 7
 tui_keys Enter
-tui_wait "'7': enter a number from 0 to 1.5"
+tui_wait "'7': enter a number from 0 to 4"
 tui_keys C-u
 tui_keys -l 0.9
 tui_keys Enter
 tui_wait "Your guess, 2 of 4"
-tui_wait "NP of B bino"
+tui_wait "NP of B bino (0 to 4, as in the NP true column):"
 tui_keys -l 0.5
 tui_keys Enter
-tui_wait "Fairness (min NP / max NP"
+# Each field says the range it takes (the NP and fairness fields said 0 to 1 and took 1.5).
+tui_wait "Fairness (min NP / max NP, 0 to 1):"
+tui_keys -l 1.4
+tui_keys Enter
+tui_wait "'1.4': enter a number from 0 to 1"
+tui_keys C-u
 tui_keys -l 0.5
 tui_keys Enter
-tui_wait "STP (the sum of the NPs)"
+tui_wait "STP (the sum of the NPs, 0 to 8):"
 tui_keys -l 1.5
 tui_keys Enter
 tui_wait "Reveal"
