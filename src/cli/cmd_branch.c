@@ -42,13 +42,14 @@ static int branch_run(int argc, char **argv)
         {"epochs", required_argument, NULL, 'e'},
         {"out", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},
+        {"catalog", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     unsigned long more = 1, at;
-    const char *out = NULL;
+    const char *out = NULL, *catalog = NULL; /* NULL: the default catalog */
     int json = 0, c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":e:o:j", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":e:o:jC:", longopts)) != -1) {
         if (c == 'e') {
             if (cli_parse_uint("--epochs", optarg, 0, 1000000, &more) != 0)
                 return CLI_BAD_INPUT;
@@ -56,6 +57,8 @@ static int branch_run(int argc, char **argv)
             out = optarg;
         } else if (c == 'j') {
             json = 1;
+        } else if (c == 'C') {
+            catalog = optarg;
         } else {
             return CLI_BAD_INPUT; /* cli_getopt said why */
         }
@@ -67,6 +70,10 @@ static int branch_run(int argc, char **argv)
         return CLI_BAD_INPUT;
     if (out && check_out(out) != 0)
         return CLI_BAD_INPUT;
+    if (out && catalog && cli_same_file(out, catalog)) {
+        fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", out);
+        return CLI_BAD_INPUT;
+    }
     char *datadir = datadir_locate();
     char err[512];
     int rc = CLI_BAD_INPUT;
@@ -78,7 +85,13 @@ static int branch_run(int argc, char **argv)
     }
     /* The references through the trace cache, as `run` does (a cache that fails only costs
      * time), and the branch on the machine's threads (the results do not depend on them). */
-    struct catalog *cat = catalog_open(NULL, err, sizeof err);
+    struct catalog *cat = catalog_open(catalog, err, sizeof err);
+    if (!cat && out) {
+        /* The branch would end without its catalog row: say so before simulating it. */
+        fprintf(stderr, "corun: %s; the branch was not started\n", err);
+        session_delete(r);
+        return CLI_BAD_INPUT; /* as `run` */
+    }
     if (!cat)
         fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
     session_set_threads(r, cli_default_threads());
@@ -122,7 +135,7 @@ static int branch_run(int argc, char **argv)
     }
     if (json)
         report_json_end(stdout, b);
-    if (out && cli_finish_recording(b, out, NULL) != 0)
+    if (out && cli_finish_recording(b, out, catalog) != 0)
         rc = CLI_FAILED;
     /* Stopped by a signal too: a reference cut mid-extension is a shorter trace of the same
      * samples (session_refs.c), so a rerun takes it from the cache as the workbench's does. */
@@ -138,15 +151,16 @@ out:
 
 const struct cli_command cmd_branch = {
     .name = "branch",
-    .args = "RUN.h5 EPOCH [--epochs N] [--out NEW.h5] [--json]",
+    .args = "RUN.h5 EPOCH [--epochs N] [--out NEW.h5] [--catalog PATH] [--json]",
     .summary = "continue a recorded run after its EPOCH-th epoch, re-simulated and checked",
     .help = "The recorded scenario and seed are simulated again for EPOCH epochs and compared\n"
             "with the file (a file from another corun or with changed kernels is refused), then\n"
-            "N more epochs (default 1) run and are printed; --out records the branch, from\n"
-            "its first epoch, to a new run file with a row in the default catalog (a signal\n"
-            "stops it as it stops `run`). As `run` does, it takes the kernels'\n"
-            "private-mode references from the catalog's trace cache when they are there,\n"
-            "stores them back, and uses the machine's cores; the results do not depend on\n"
-            "either.\n",
+            "N more epochs (default 1; 0: none, so --out keeps the first EPOCH, checked) run\n"
+            "and are printed; --out records the branch, from its first epoch, to a new run\n"
+            "file with a row in the catalog (--catalog PATH, default\n"
+            "$XDG_DATA_HOME/corun/catalog.db; a signal stops it as it stops `run`). As `run`\n"
+            "does, it takes the kernels' private-mode references from the catalog's trace\n"
+            "cache when they are there, stores them back, and uses the machine's cores; the\n"
+            "results do not depend on either.\n",
     .run = branch_run,
 };

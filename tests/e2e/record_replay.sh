@@ -64,6 +64,18 @@ grep -qx "corun: recorded 3 epochs in $TMPD/br.h5 (catalog run 1)" "$TMPD/err" |
     fail "branch --out said: $(cat "$TMPD/err")"
 XDG_DATA_HOME="$TMPD/bc" "$CORUN" runs query "SELECT epochs, run_path FROM runs" | tail -1 |
     grep -qx "3"$'\t'"$TMPD/br.h5" || fail "branch --out: the catalog holds $(XDG_DATA_HOME="$TMPD/bc" "$CORUN" runs query "SELECT * FROM runs")"
+# --catalog names the catalog, as for run (a branch's row went to the default one, away from
+# its run's); --epochs 0 --out keeps the first EPOCH epochs, checked; a catalog that cannot be
+# made is said before anything is simulated, as run says it.
+"$CORUN" branch "$TMPD/a.h5" 2 --epochs 0 --out "$TMPD/bk.h5" --catalog "$TMPD/bk.db" \
+    >/dev/null 2>"$TMPD/err" || fail "branch --catalog: $(cat "$TMPD/err")"
+grep -qx "corun: recorded 2 epochs in $TMPD/bk.h5 (catalog run 1)" "$TMPD/err" &&
+    [ "$("$CORUN" runs --catalog "$TMPD/bk.db" query "SELECT epochs, run_path FROM runs" | tail -1)" = "2"$'\t'"$TMPD/bk.h5" ] ||
+    fail "branch --catalog: $(cat "$TMPD/err")"
+expect_bad "branch --catalog in no directory" \
+    "^corun: cannot create catalog $TMPD/none/c.db: .*; the branch was not started$" \
+    "$CORUN" branch "$TMPD/a.h5" 2 --out "$TMPD/bn.h5" --catalog "$TMPD/none/c.db"
+[ ! -e "$TMPD/bn.h5" ] || fail "branch --catalog in no directory left its run file"
 # An --out that cannot be made is refused before the recorded epochs are simulated again.
 for bad in "$TMPD/br.h5|already exists; a run file is never overwritten" \
     "$TMPD/none/b.h5|cannot create: its directory does not exist"; do
