@@ -49,6 +49,12 @@ grep -Eq 'a +allocator menu' "$TMPD/screen" || fail "the help does not list a:
 $(cat "$TMPD/screen")"
 grep -Eq 'e +edit parameters' "$TMPD/screen" || fail "the help does not list e:
 $(cat "$TMPD/screen")"
+# `corun help tui` lists the keys the workbench's help does (it lacked a, e and k).
+"$CORUN" help tui >"$TMPD/help"
+for key in p a e k s o G q; do
+    grep -Eq "│ +$key( |$)" "$TMPD/screen" || fail "the workbench's help does not list $key"
+    grep -Eq "^  $key( |$)" "$TMPD/help" || fail "corun help tui does not list $key: $(cat "$TMPD/help")"
+done
 tui_keys x
 tui_gone "Press any key to close this help."
 
