@@ -67,8 +67,9 @@ size_t session_params(const struct session *s, struct session_param *out, size_t
             snprintf(p->value + used, sizeof p->value - used, "%s%g", i ? "," : "",
                      sc->kernels[slot[i]].weight);
         }
-        snprintf(p->range, sizeof p->range,
-                 "%u numbers (one per kernel in the mix) from 0 to 1 summing to 1 (all 0: equal)",
+        /* Short enough for the editor's prompt, whose label shows at most 50 characters of
+         * it (the help says a weight is a kernel's). */
+        snprintf(p->range, sizeof p->range, "%u numbers from 0 to 1 summing to 1 (all 0: equal)",
                  live);
     }
     count++;

@@ -102,6 +102,12 @@ static void test_params(void **state)
     assert_string_equal(p[10].key, "kernels[0].priority");
     assert_string_equal(p[10].value, "high");
     assert_string_equal(p[13].key, "kernels[1].qos_target");
+    /* Each range fits the editor's prompt, which shows 50 characters of it (the weights' was
+     * 73 and lost its end). */
+    for (size_t i = 0; i < n; i++)
+        if (strlen(p[i].range) > 50)
+            fail_msg("%s: its range is %zu characters: %s", p[i].key, strlen(p[i].range),
+                     p[i].range);
     /* Room for ten (up to the weights): ten written, the count still all of them. */
     snprintf(p[10].key, sizeof p[10].key, "untouched");
     assert_int_equal(session_params(s, p, 10), n);
