@@ -147,6 +147,19 @@ static void draw_header(const struct tui_accel *t, WINDOW *w)
               state, t->live ? "" : " ", t->live ? "" : t->path);
 }
 
+/* After Space or r, the run's state as it is now (the note said "step queued" or "running"
+ * long after the step was done or the run had ended). */
+static const char *state_note(const struct tui_accel *t)
+{
+    if (t->st.finished)
+        return "the run has ended (s saves it)";
+    if (t->st.running)
+        return "running";
+    if (t->st.queued || t->st.busy)
+        return "step queued";
+    return t->st.steps ? "paused" : "";
+}
+
 static void draw_status(const struct tui_accel *t, WINDOW *w)
 {
     const struct tui_style *st = &t->style;
@@ -163,7 +176,7 @@ static void draw_status(const struct tui_accel *t, WINDOW *w)
         tui_print(w, 0, 0, "%s", t->st.error[0] ? t->st.error : t->st.notice);
         wattroff(w, st->key);
     } else {
-        tui_print(w, 0, 0, "%s", t->note);
+        tui_print(w, 0, 0, "%s", t->live && t->note_is_state ? state_note(t) : t->note);
     }
     int x = 0;
     for (size_t i = 0; i < NKEYS; i++) {
@@ -252,6 +265,7 @@ static void default_path(char *buf, size_t n)
 static void save(struct tui_accel *t)
 {
     char err[TUI_PROMPT_MAX + 128];
+    t->note_is_state = false;
     if (accel_runfile_write(t->prompt, &t->rec, err, sizeof err) != 0) {
         snprintf(t->note, sizeof t->note, "not saved: %s", err);
         return;
@@ -274,6 +288,7 @@ static bool prompt_key(struct tui_accel *t, int ch)
     size_t len = strlen(t->prompt);
     if (ch == 27) {
         t->prompting = false;
+        t->note_is_state = false;
         snprintf(t->note, sizeof t->note, "not saved");
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         t->prompting = false;
@@ -335,11 +350,12 @@ static bool key(struct tui_accel *t, int ch)
             break;
         if (ch == ' ') {
             tui_accel_worker_step(t->worker);
-            snprintf(t->note, sizeof t->note, "step queued");
+            t->note_is_state = true;
         } else if (ch == 'r') {
             tui_accel_worker_run(t->worker, !t->st.running);
-            snprintf(t->note, sizeof t->note, "%s", t->st.running ? "paused" : "running");
+            t->note_is_state = true;
         } else if (ch == 'p') {
+            t->note_is_state = false;
             int next = (t->st.predictor + 1) % ACCEL_PREDICTORS; /* none first */
             tui_accel_worker_set_predictor(t->worker, next);
             snprintf(t->note, sizeof t->note, "predictor %s%s", accel_predictor_name(next),

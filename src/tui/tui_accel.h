@@ -68,6 +68,7 @@ struct tui_accel {
     bool prompting;                  /* the save prompt is open */
     char prompt[TUI_PROMPT_MAX];     /* its text */
     char note[TUI_PROMPT_MAX + 160]; /* the status line: what the last action did */
+    bool note_is_state; /* the last action stepped, ran or paused: the line follows the run */
     bool too_small;
     WINDOW *frame[TA_COUNT], *inner[TA_COUNT];
 };

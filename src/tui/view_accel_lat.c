@@ -188,7 +188,7 @@ void view_accel_system(const struct tui_accel *t, WINDOW *w)
             wattron(w, st->kernel[a % GPU_MAX_KERNELS]);
             tui_print(w, y, 0, "%s", r->app[a].name);
             wattroff(w, st->kernel[a % GPU_MAX_KERNELS]);
-            tui_print(w, y++, 9, "x%u  %llu passes", r->app[a].instances,
-                      (unsigned long long)r->app[a].passes);
+            tui_print(w, y++, 9, "x%u  %llu pass%s", r->app[a].instances,
+                      (unsigned long long)r->app[a].passes, r->app[a].passes == 1 ? "" : "es");
         }
 }

@@ -86,7 +86,7 @@ for row, key in zip(util, ("gpu_utilization", "pcie_busy_h2d", "pcie_busy_d2h"))
 assert [r[:8] for r in util[:3]] == ["GPU busy", "PCIe H2D", "PCIe D2H"], util
 assert util[3].rstrip() == "simulated %.3f ms" % j["simulated_ms"], util[3]
 assert util[4].rstrip() == "%.2f M cycles, %d tasks" % (j["cycles"] / 1e6, j["tasks_done"]), util[4]
-assert util[5].rstrip() == "nn       x1  %d passes" % nn["passes"], util[5]
+assert util[5].rstrip() == "nn       x1  %d pass%s" % (nn["passes"], "" if nn["passes"] == 1 else "es"), util[5]
 assert not any(r.strip() for r in util[6:]), util
 PY
 }
@@ -149,6 +149,8 @@ $(cat "$TMPD/screen")"
 # Run to the end: the figures of `corun run`.
 tui_keys r
 tui_wait "LIVE finished" 120
+# The status line follows the run (it said "running" after the run had ended).
+tui_wait "the run has ended (s saves it)"
 tui_wait "6/6 done  p50 $p50  p99 $p99 ms"
 if [ "$verdict" = met ]; then tui_wait "  met "; else tui_wait "VIOLATED"; fi
 grep -qF "GPU busy" "$TMPD/screen" && grep -qE "GPU busy .* $util%" "$TMPD/screen" ||
