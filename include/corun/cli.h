@@ -133,6 +133,10 @@ struct session;
  * (NULL: the default one), saying on stderr how many epochs the file holds; 0, or -1 with a
  * message printed. */
 int cli_finish_recording(struct session *s, const char *out, const char *catalog);
+/* A run file is to be made at out at the end of work that takes a while (before is what, e.g.
+ * "branching"): 0 when nothing is there and its directory exists, else -1 with the reason
+ * printed ("... (checked before branching)"), so the work is not done for nothing. */
+int cli_check_new_runfile(const char *out, const char *before);
 
 /* SIGINT, SIGTERM, SIGHUP and SIGPIPE (its output closed) during a headless run: cli_stop_install
  * records the signal instead of dying of it, cli_stop_requested returns it (0: none), and the run

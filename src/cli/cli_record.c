@@ -1,15 +1,19 @@
 /* cli_record — the end of a headless recorded run: the run file finished and catalogued, and
  * SIGINT, SIGTERM, SIGHUP and SIGPIPE turned into a stop that keeps what the run has. */
+#include <libgen.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "corun/cli.h"
 #include "corun/session.h"
+#include "corun/util.h"
 
 int cli_finish_recording(struct session *s, const char *out, const char *catalog)
 {
@@ -96,4 +100,20 @@ void cli_stop_reraise(void)
     fflush(stdout);
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+int cli_check_new_runfile(const char *out, const char *before)
+{
+    struct stat st;
+    char *copy = xstrdup(out);
+    const char *dir = dirname(copy), *why = NULL;
+    if (lstat(out, &st) == 0)
+        why = S_ISDIR(st.st_mode) ? "is a directory (expected the name of a new run file)"
+                                  : "already exists; a run file is never overwritten";
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        why = "cannot create: its directory does not exist";
+    if (why)
+        fprintf(stderr, "corun: %s: %s (checked before %s)\n", out, why, before);
+    free(copy);
+    return why ? -1 : 0;
 }

@@ -1,10 +1,8 @@
 /* cmd_branch — `corun branch RUN.h5 EPOCH`: continue a recorded run from one of its epochs. */
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -17,23 +15,6 @@ static int progress(void *ctx, double done)
 {
     cli_progress(ctx, done);
     return cli_stop_requested() != 0; /* abandons the epoch */
-}
-
-/* --out is taken only when a new run file can be made there, checked before the recorded
- * epochs are simulated again (which takes as long as they took). 0, or -1 with a message. */
-static int check_out(const char *out)
-{
-    struct stat st;
-    char *copy = xstrdup(out);
-    const char *dir = dirname(copy), *why = NULL;
-    if (lstat(out, &st) == 0)
-        why = "already exists; a run file is never overwritten";
-    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        why = "cannot create: its directory does not exist";
-    if (why)
-        fprintf(stderr, "corun: %s: %s (checked before branching)\n", out, why);
-    free(copy);
-    return why ? -1 : 0;
 }
 
 static int branch_run(int argc, char **argv)
@@ -68,7 +49,8 @@ static int branch_run(int argc, char **argv)
         return CLI_BAD_INPUT;
     if (cli_parse_uint("branch: EPOCH", argv[optind + 1], 0, 1000000, &at) != 0)
         return CLI_BAD_INPUT;
-    if (out && check_out(out) != 0)
+    /* before the recorded epochs are simulated again, which takes as long as they took */
+    if (out && cli_check_new_runfile(out, "branching") != 0)
         return CLI_BAD_INPUT;
     if (out && catalog && cli_same_file(out, catalog)) {
         fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", out);

@@ -233,6 +233,11 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     }
     if (o->has_seed)
         sc.seed = o->seed;
+    /* The file is written at the end: a name it cannot take is said before simulating. */
+    if (o->out && cli_check_new_runfile(o->out, "simulating") != 0) {
+        accel_scenario_done(&sc);
+        return CLI_BAD_INPUT;
+    }
     char why[256];
     if (o->predictor != ACCEL_PREDICT_NONE && accel_common_start(&sc, why, sizeof why)) {
         fprintf(stderr, "corun: %s: --predict %s: %s\n", path, accel_predictor_name(o->predictor),

@@ -234,9 +234,8 @@ static char *now_iso8601(void)
 int accel_runfile_write(const char *path, const struct accel_record *r, char *err, size_t errlen)
 {
     rf_quiet();
-    struct stat st;
-    if (stat(path, &st) == 0)
-        return rf_fail(err, errlen, "%s: already exists; a run file is never overwritten", path);
+    if (rf_refuse_existing(path, err, errlen) != 0)
+        return -1;
     if (r->napps < 1 || r->napps > ACCEL_MAX_APPS)
         return rf_fail(err, errlen, "%s: %u applications (1 to %d)", path, r->napps,
                        ACCEL_MAX_APPS);
@@ -252,6 +251,16 @@ int accel_runfile_write(const char *path, const struct accel_record *r, char *er
         if (!*strings[i])
             *strings[i] = (char *)none;
     char *tmp = xasprintf("%s.partial-%ld", path, (long)getpid());
+    unlink(tmp);
+    /* The system's reason when the file cannot be made (HDF5 says only "unknown error"). */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+        rf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        free(created);
+        return -1;
+    }
+    close(fd);
     unlink(tmp);
     /* The 1.10 format, as spatial run files: its superblock records the end of the file, so a
      * reader tells a truncated copy before HDF5 reads it. Written through the recorder's guard
@@ -286,6 +295,7 @@ int accel_runfile_write(const char *path, const struct accel_record *r, char *er
         if (why[0])
             rc = rf_fail(err, errlen, "%s: cannot write: %s", path, why);
         else if (link(tmp, path) != 0) {
+            struct stat st;
             if (errno == EEXIST || stat(path, &st) == 0)
                 rc = rf_fail(err, errlen, "%s: already exists; a run file is never overwritten",
                              path);

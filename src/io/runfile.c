@@ -216,6 +216,17 @@ int rf_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+int rf_refuse_existing(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (S_ISDIR(st.st_mode))
+        return rf_fail(err, errlen, "%s: is a directory (expected the name of a new run file)",
+                       path);
+    return rf_fail(err, errlen, "%s: already exists; a run file is never overwritten", path);
+}
+
 void rf_quiet(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

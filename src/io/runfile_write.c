@@ -137,11 +137,8 @@ struct runfile *runfile_create(const char *path, const struct runfile_header *h,
     rf_quiet();
     if (check_header(path, h, err, errlen) < 0)
         return NULL;
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        rf_fail(err, errlen, "%s: already exists; a run file is never overwritten", path);
+    if (rf_refuse_existing(path, err, errlen) != 0)
         return NULL;
-    }
     char *tmp = make_temp(path, err, errlen);
     if (!tmp)
         return NULL;

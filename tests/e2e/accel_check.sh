@@ -161,12 +161,19 @@ if command -v h5dump >/dev/null; then
     h5dump -H "$TMPD/q.h5" | grep -qF "DATASPACE  SIMPLE { ( $tasks ) / ( H5S_UNLIMITED ) }" \
         || fail "the task table does not have the $tasks tasks done"
 fi
-set +e
-"$CORUN" run "$TMPD/quick.cfg" --out "$TMPD/q.h5" >/dev/null 2>"$TMPD/err"
-rc=$?
-set -e
-[ $rc -ne 0 ] && grep -qF "q.h5: already exists; a run file is never overwritten" "$TMPD/err" \
-    || fail "run --out onto an existing file: exit $rc, $(cat "$TMPD/err")"
+# An --out it cannot take is said before simulating (it was said after the whole run, which
+# it then lost, and a missing directory was "unknown HDF5 error"): exit 2, nothing printed.
+for bad in "$TMPD/q.h5|already exists; a run file is never overwritten" \
+    "$TMPD|is a directory (expected the name of a new run file)" \
+    "$TMPD/none/q.h5|cannot create: its directory does not exist"; do
+    set +e
+    "$CORUN" run "$TMPD/quick.cfg" --out "${bad%%|*}" >"$TMPD/out" 2>"$TMPD/err"
+    rc=$?
+    set -e
+    [ $rc = 2 ] && [ ! -s "$TMPD/out" ] &&
+        [ "$(cat "$TMPD/err")" = "corun: ${bad%%|*}: ${bad#*|} (checked before simulating)" ] ||
+        fail "run --out ${bad%%|*}: exit $rc, $(cat "$TMPD/out" "$TMPD/err")"
+done
 # export: the run as CSV files, a row per task and per query, the summary's numbers in run.csv.
 "$CORUN" export "$TMPD/q.h5" --csv "$TMPD/csv" 2>"$TMPD/err" || fail "export: $(cat "$TMPD/err")"
 grep -qF "wrote run.csv, applications.csv, queries.csv and tasks.csv in $TMPD/csv" "$TMPD/err" ||

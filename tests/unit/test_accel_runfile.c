@@ -191,6 +191,12 @@ static void test_round_trip(void **state)
     /* A run file is never overwritten. */
     assert_int_equal(accel_runfile_write(path, &w, err, sizeof err), -1);
     assert_non_null(strstr(err, "already exists"));
+    /* A directory is named as one; one that does not exist, with the system's reason (it was
+     * "unknown HDF5 error"). */
+    assert_int_equal(accel_runfile_write("/tmp", &w, err, sizeof err), -1);
+    assert_string_equal(err, "/tmp: is a directory (expected the name of a new run file)");
+    assert_int_equal(accel_runfile_write("/nonexistent-corun/x.h5", &w, err, sizeof err), -1);
+    assert_string_equal(err, "/nonexistent-corun/x.h5: cannot create: No such file or directory");
     accel_record_done(&r);
     accel_record_done(&w);
     free(path);

@@ -343,6 +343,9 @@ static void test_bad_recording(void **state)
     assert_null(runfile_create(path, &h, err, sizeof(err)));
     snprintf(msg, sizeof(msg), "%s: already exists; a run file is never overwritten", path);
     assert_string_equal(err, msg);
+    /* A directory is named as one (it was "already exists"). */
+    assert_null(runfile_create("/tmp", &h, err, sizeof(err)));
+    assert_string_equal(err, "/tmp: is a directory (expected the name of a new run file)");
 
     struct runfile_epoch *e = malloc(sizeof(*e));
     synth_epoch(0, 3, 8, e);
