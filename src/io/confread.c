@@ -65,6 +65,14 @@ struct conf_file *confread_open(const char *path, struct diag *diags)
         diag_add(diags, "%s: cannot read: %s", path, strerror(errno));
         return NULL;
     }
+    if (strncmp(text, "\211HDF\r\n\032\n", 8) == 0) { /* stops at a NUL, as the text may */
+        diag_add(diags,
+                 "%s: cannot read: an HDF5 file, a run file perhaps ('corun replay' opens one "
+                 "in the workbench, 'corun show' prints it); expected a libconfig text file",
+                 path);
+        free(text);
+        return NULL;
+    }
     if (strlen(text) != (size_t)st.st_size) {
         diag_add(diags, "%s: cannot read: binary data (expected a libconfig text file)", path);
         free(text);

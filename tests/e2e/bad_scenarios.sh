@@ -44,6 +44,10 @@ if [ "$(id -u)" -ne 0 ]; then
     chmod 000 "$TMPD/locked.cfg"
     expect_fail "$TMPD/locked.cfg" "$TMPD/locked.cfg: cannot read: Permission denied"
 fi
+# A run file where a scenario belongs (`corun tui r.h5` for `corun replay r.h5`): named as an
+# HDF5 file with the commands that read one (it was "binary data").
+cp "$top_srcdir/tests/data/accel-runfile-chunk-size.h5" "$TMPD/r.h5"
+expect_fail "$TMPD/r.h5" "$TMPD/r.h5: cannot read: an HDF5 file, a run file perhaps ('corun replay' opens one in the workbench, 'corun show' prints it); expected a libconfig text file"
 # A suite where a scenario belongs: run names what the file is and the command that runs it,
 # in one message; check validates it as the suite it is.
 cp "$top_srcdir/scenarios/suites/hsm-pairs.cfg" "$TMPD/pairs.cfg"
