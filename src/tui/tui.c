@@ -230,8 +230,8 @@ static void switch_to_branch(struct tui *t)
     tui_detach(t);
     tui_attach(t, b);
     t->rewinding = false;
-    if (rewound)
-        tui_log(t, "rewound to the end of epoch %u: p, a or e change the policy, Space steps", at);
+    if (rewound) /* the run's note above says where it was rewound to */
+        tui_log(t, "p, a or e change the policy from here, Space steps");
     else
         tui_log(t, "LIVE on a branch after epoch %u: Space steps", at);
     relayout(t);

@@ -20,7 +20,7 @@ tui_wait "idle: Space steps"
 epoch1=$(row)
 # One epoch in, Left goes back to the start, and the next step gives epoch 1 again.
 tui_keys Left
-tui_wait "rewound to the end of epoch 0"
+tui_wait "epoch 0 of the live run"
 tui_wait "Epoch 0/10"
 tui_keys Space
 tui_wait "Epoch 1/10"
@@ -40,7 +40,7 @@ epoch3=$(row)
 
 # Rewind, then the same epoch 3 again.
 tui_keys Left
-tui_wait "rewound to the end of epoch 2"
+tui_wait "epoch 2 of the live run"
 tui_wait "Epoch 2/10"
 [ "$(row)" = "$epoch2" ] || fail "the rewound epoch 2 differs:
 $epoch2
@@ -54,7 +54,7 @@ $(row)"
 
 # Rewind, switch to fair, step: another epoch 3.
 tui_keys Left
-tui_wait "rewound to the end of epoch 2"
+tui_wait "epoch 2 of the live run"
 tui_wait "Epoch 2/10"
 tui_choose a fair
 tui_wait "Allocator: fair"
