@@ -105,7 +105,7 @@ static void draw(const struct tui *t, WINDOW *w)
     char text[TEXT_MAX];
     if (!explain_text(t, text, sizeof text)) {
         wattron(w, t->style.dim);
-        tui_print(w, 0, 0, "%s", text);
+        tui_wrap(w, 0, 0, text, getmaxx(w)); /* "hidden until ..." was cut mid-word */
         wattroff(w, t->style.dim);
         return;
     }

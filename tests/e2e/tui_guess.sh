@@ -112,6 +112,12 @@ tui_wait "Your guess, 1 of 4"
 tui_wait "NP of A stream"
 grep -Eq "A stream +8.0 +[0-9.]+ +\? " "$TMPD/screen" || fail "stream's NP is not hidden:
 $(cat "$TMPD/screen")"
+# The explain panel says why it is empty, wrapped (it was cut mid-word: "... guessed (pred").
+tui_keys Escape
+tui_gone "Your guess, 1 of 4"
+tui_wait "then reveal)"
+tui_keys g
+tui_wait "Your guess, 1 of 4"
 for g in 0.5 0.5 0.9 1.0; do
     tui_keys -l "$g"
     tui_keys Enter
