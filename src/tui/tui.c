@@ -77,30 +77,10 @@ static void place_overlay(struct tui *t)
 
 static void draw_too_small(const struct tui *t)
 {
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
-    werase(stdscr);
-    char msg[96], need[48], have[48];
-    snprintf(msg, sizeof msg, "terminal too small (need %d%s%d, have %d%s%d)", TUI_MIN_COLS,
-             t->style.times, TUI_MIN_ROWS, cols, t->style.times, rows);
-    snprintf(need, sizeof need, "need %d%s%d,", TUI_MIN_COLS, t->style.times, TUI_MIN_ROWS);
-    snprintf(have, sizeof have, "have %d%s%d", cols, t->style.times, rows);
-    /* One line when it fits, else short lines, so that no part is cut. Only the keys named
-     * here act until the terminal grows (the quit question is answered here too). */
-    const char *lines[4] = {msg};
-    int n = 1;
-    if (tui_columns(msg) > cols) {
-        lines[0] = "terminal too small:";
-        lines[n++] = need;
-        lines[n++] = have;
-    }
-    lines[n++] = t->overlay == &tui_overlay_quit ? "quit without saving? y/n" : "q quits";
-    for (int i = 0; i < n; i++) {
-        int x = (cols - tui_columns(lines[i])) / 2;
-        tui_print(stdscr, rows / 2 - n / 2 + i, x > 0 ? x : 0, "%s", lines[i]);
-    }
-    wnoutrefresh(stdscr);
-    doupdate();
+    /* Only the keys named here act until the terminal grows (the quit question is answered
+     * here too). */
+    tui_draw_too_small(&t->style,
+                       t->overlay == &tui_overlay_quit ? "quit without saving? y/n" : "q quits");
 }
 
 /* Builds the windows for the terminal's size; below 80x24, a notice instead. */

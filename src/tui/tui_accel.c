@@ -223,11 +223,8 @@ static void draw_help(const struct tui_accel *t)
 
 static void frame(struct tui_accel *t)
 {
-    if (t->too_small) {
-        erase();
-        mvprintw(0, 0, "corun needs at least %dx%d; q quits", TUI_MIN_COLS, TUI_MIN_ROWS);
-        wnoutrefresh(stdscr);
-        doupdate();
+    if (t->too_small) { /* as the spatial workbench says it */
+        tui_draw_too_small(&t->style, "q quits");
         return;
     }
     static const char *const titles[TA_COUNT] = {NULL, "Timeline", "LS latency vs QoS target",

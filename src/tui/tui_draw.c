@@ -7,6 +7,33 @@
 
 #include "tui_internal.h"
 
+void tui_draw_too_small(const struct tui_style *st, const char *keys)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    werase(stdscr);
+    char msg[96], need[48], have[48];
+    snprintf(msg, sizeof msg, "terminal too small (need %d%s%d, have %d%s%d)", TUI_MIN_COLS,
+             st->times, TUI_MIN_ROWS, cols, st->times, rows);
+    snprintf(need, sizeof need, "need %d%s%d,", TUI_MIN_COLS, st->times, TUI_MIN_ROWS);
+    snprintf(have, sizeof have, "have %d%s%d", cols, st->times, rows);
+    /* One line when it fits, else short lines, so that no part is cut. */
+    const char *lines[4] = {msg};
+    int n = 1;
+    if (tui_columns(msg) > cols) {
+        lines[0] = "terminal too small:";
+        lines[n++] = need;
+        lines[n++] = have;
+    }
+    lines[n++] = keys;
+    for (int i = 0; i < n; i++) {
+        int x = (cols - tui_columns(lines[i])) / 2;
+        tui_print(stdscr, rows / 2 - n / 2 + i, x > 0 ? x : 0, "%s", lines[i]);
+    }
+    wnoutrefresh(stdscr);
+    doupdate();
+}
+
 int tui_columns(const char *s)
 {
     /* Every glyph corun draws is one column wide; UTF-8 continuation bytes take none. */

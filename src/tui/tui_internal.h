@@ -402,6 +402,9 @@ int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
  * without UTF-8), so that the cut shows. */
 int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Below TUI_MIN_COLS x TUI_MIN_ROWS: the notice saying so, centred, with the keys that act
+ * (keys, e.g. "q quits") on its last line. */
+void tui_draw_too_small(const struct tui_style *st, const char *keys);
 /* Word-wraps text (a line break ends a row) to cols columns, drawing it from row y at column x
  * when w is not NULL. Returns the rows it takes. */
 int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols);

@@ -290,15 +290,16 @@ tui_gone "Press any key to close this help."
 grep -qF "512.000 ms│" "$TMPD/screen" || fail "zoomed out past 512 ms:
 $(cat "$TMPD/screen")"
 check_timeline "$TMPD/csv" 512e6 512e6 >/dev/null
-# Too small a terminal: the view makes way for a message, takes q and no other key (+ did
-# not zoom in).
+# Too small a terminal: the view makes way for the spatial view's message (it had one of its
+# own), takes q and no other key (+ did not zoom in).
 tui_resize 70 20
-tui_wait "corun needs at least"
+tui_wait "terminal too small (need 80×24, have 70×20)"
+tui_wait "q quits"
 tui_keys +
 tui_resize 100 30
 tui_wait "512.000 ms│"
 tui_resize 70 20
-tui_wait "corun needs at least"
+tui_wait "terminal too small (need 80×24, have 70×20)"
 tui_keys q
 tui_wait "exit=0"
 tui_tmux kill-server
