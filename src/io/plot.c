@@ -27,6 +27,7 @@ static const double palette[GPU_MAX_KERNELS][3] = {
 struct panel {
     double x, y, w, h; /* the plotting area */
     double y_max;
+    double edge; /* the picture's right edge: where its title must end */
 };
 
 static double x_of(const struct panel *p, unsigned n, double epoch)
@@ -37,6 +38,15 @@ static double x_of(const struct panel *p, unsigned n, double epoch)
 static double y_of(const struct panel *p, double v)
 {
     return p->y + p->h * (1 - v / p->y_max);
+}
+
+/* step, doubled until the y labels it puts on panel p are at least 1.5 font sizes apart
+ * (a small picture's labels overlapped). */
+static double y_step_spaced(const struct panel *p, double step, double font)
+{
+    while (p->y_max > 0 && step / p->y_max * p->h < 1.5 * font)
+        step *= 2;
+    return step;
 }
 
 static void text(cairo_t *cr, double x, double y, double size, const char *s)
@@ -63,6 +73,20 @@ static double label_width(cairo_t *cr, double font, const char *s)
     return ext.x_advance;
 }
 
+/* A title or legend label from x, at size, smaller when that would run past edge (a small
+ * picture's were cut at its right side). */
+static void title_text(cairo_t *cr, double x, double y, double size, double edge, const char *s)
+{
+    /* Measured again after each cut: hinted glyphs do not shrink in proportion. */
+    for (int i = 0; i < 8; i++) {
+        double w = label_width(cr, size, s);
+        if (w <= edge - x || w <= 0)
+            break;
+        size *= (edge - x) / w * 0.98;
+    }
+    text(cr, x, y, size, s);
+}
+
 /* The frame, the y labels at nice steps and the epoch labels below. */
 static void axes(cairo_t *cr, const struct panel *p, unsigned n, const char *title, double font)
 {
@@ -70,8 +94,12 @@ static void axes(cairo_t *cr, const struct panel *p, unsigned n, const char *tit
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, p->x, p->y, p->w, p->h);
     cairo_stroke(cr);
-    text(cr, p->x, p->y - font * 0.6, font * 1.1, title);
-    double step = p->y_max <= 1.5 ? 0.25 : p->y_max <= 3 ? 0.5 : ceil(p->y_max / 6);
+    title_text(cr, p->x, p->y - font * 0.6, font * 1.1, p->edge, title);
+    double step = y_step_spaced(p,
+                                p->y_max <= 1.5 ? 0.25
+                                : p->y_max <= 3 ? 0.5
+                                                : ceil(p->y_max / 6),
+                                font);
     char buf[32];
     for (double v = 0; v <= p->y_max + 1e-9; v += step) {
         double y = y_of(p, v);
@@ -127,8 +155,8 @@ static double max_of(const double *v, unsigned n, double at_least)
     return m;
 }
 
-static void legend_entry(cairo_t *cr, double x, double y, double font, const double rgb[3],
-                         bool dashed, const char *label)
+static void legend_entry(cairo_t *cr, double x, double y, double font, double edge,
+                         const double rgb[3], bool dashed, const char *label)
 {
     static const double dash[] = {6, 4};
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
@@ -139,7 +167,7 @@ static void legend_entry(cairo_t *cr, double x, double y, double font, const dou
     cairo_stroke(cr);
     cairo_set_dash(cr, NULL, 0, 0);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, x + font * 2.4, y, font, label);
+    title_text(cr, x + font * 2.4, y, font, edge, label);
 }
 
 static void np_panel(cairo_t *cr, const struct plot_data *d, struct panel *p, double font)
@@ -176,11 +204,12 @@ static void np_panel(cairo_t *cr, const struct plot_data *d, struct panel *p, do
     for (unsigned k = 0; k < d->nkernels; k++) {
         char label[64];
         snprintf(label, sizeof label, "%c %s", 'A' + k, d->name[k]);
-        legend_entry(cr, x, p->y + font * (1.5 + 1.5 * k), font, palette[k], false, label);
+        legend_entry(cr, x, p->y + font * (1.5 + 1.5 * k), font, p->edge, palette[k], false, label);
     }
     static const double grey[3] = {0.3, 0.3, 0.3};
     if (predicted)
-        legend_entry(cr, x, p->y + font * (1.5 + 1.5 * d->nkernels), font, grey, true, "predicted");
+        legend_entry(cr, x, p->y + font * (1.5 + 1.5 * d->nkernels), font, p->edge, grey, true,
+                     "predicted");
 }
 
 static void system_panel(cairo_t *cr, const struct plot_data *d, struct panel *p, double font)
@@ -195,8 +224,8 @@ static void system_panel(cairo_t *cr, const struct plot_data *d, struct panel *p
     cairo_set_source_rgb(cr, 0, 0, 0);
     line(cr, p, d->nepochs, d->stp);
     double x = p->x + p->w + font;
-    legend_entry(cr, x, p->y + font * 1.5, font, red, false, "fairness");
-    legend_entry(cr, x, p->y + font * 3, font, black, false, "STP");
+    legend_entry(cr, x, p->y + font * 1.5, font, p->edge, red, false, "fairness");
+    legend_entry(cr, x, p->y + font * 3, font, p->edge, black, false, "STP");
 }
 
 /* One column per epoch, one row per SM, in its owner's colour (idle white, gated grey). */
@@ -206,7 +235,7 @@ static void partition_panel(cairo_t *cr, const struct plot_data *d, struct panel
     cairo_set_source_rgb(cr, 0, 0, 0);
     char title[64];
     snprintf(title, sizeof title, "SM partition, %u SMs (one column per epoch)", d->sms);
-    text(cr, p->x, p->y - font * 0.6, font * 1.1, title);
+    title_text(cr, p->x, p->y - font * 0.6, font * 1.1, p->edge, title);
     double cw = p->w / d->nepochs, ch = p->h / d->sms;
     for (unsigned i = 0; i < d->nepochs; i++)
         for (unsigned s = 0; s < d->sms; s++) {
@@ -239,14 +268,14 @@ static void partition_panel(cairo_t *cr, const struct plot_data *d, struct panel
         cairo_set_source_rgb(cr, 0, 0, 0);
         char label[64];
         snprintf(label, sizeof label, "%c %s", 'A' + k, d->name[k]);
-        text(cr, x + font * 2.4, p->y + font * (1.5 + 1.5 * k), font, label);
+        title_text(cr, x + font * 2.4, p->y + font * (1.5 + 1.5 * k), font, p->edge, label);
     }
 }
 
 static void draw(cairo_t *cr, const void *ctx, double width, double height, double font)
 {
     const struct plot_data *d = ctx;
-    text(cr, font * 4, font * 1.8, font * 1.4, d->title);
+    title_text(cr, font * 4, font * 1.8, font * 1.4, width - font, d->title);
     /* The legends start 3.4 font sizes into the right margin: make it hold the widest. */
     double widest = label_width(cr, font, "predicted");
     for (unsigned k = 0; k < d->nkernels; k++) {
@@ -258,7 +287,7 @@ static void draw(cairo_t *cr, const void *ctx, double width, double height, doub
     double left = font * 4, right = legend_margin(font, font * 12, widest, width);
     double top = font * 4, gap = font * 4;
     double h = (height - top - gap * 3) / 3;
-    struct panel p = {left, top, width - left - right, h, 1};
+    struct panel p = {left, top, width - left - right, h, 1, width - font};
     np_panel(cr, d, &p, font);
     p.y += h + gap;
     system_panel(cr, d, &p, font);
@@ -434,9 +463,9 @@ static void timeline_panel(cairo_t *cr, const struct accel_record *r, struct pan
             row_of[q] = (int)nprocs++;
     double ms = t_end / 1e6 > 0 ? t_end / 1e6 : 1;
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, p->x, p->y - font * 0.6, font * 1.1,
-         "Tasks over time, one row per process (solid: kernels; light: copies, host to device "
-         "above, device to host below)");
+    title_text(cr, p->x, p->y - font * 0.6, font * 1.1, p->edge,
+               "Tasks over time, one row per process (solid: kernels; light: copies, host to "
+               "device above, device to host below)");
     double rh = nprocs ? p->h / nprocs : p->h;
     for (size_t i = 0; i < r->ntasks; i++) {
         const struct accel_task_rec *t = &r->tasks[i];
@@ -506,18 +535,22 @@ static void latency_panel(cairo_t *cr, const struct accel_record *r, struct pane
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, p->x, p->y, p->w, p->h);
     cairo_stroke(cr);
-    bool forecast = false; /* rings only with a predictor's forecasts */
-    for (size_t i = 0; i < r->nqueries; i++)
+    bool forecast = false, starved = false; /* rings and crosses only when there are some */
+    for (size_t i = 0; i < r->nqueries; i++) {
         forecast |= isfinite(r->queries[i].predicted_ms) != 0;
-    text(cr, p->x, p->y - font * 0.6, font * 1.1,
-         forecast ? "LS query latency, ms (dots: measured, rings: forecast, dashed: the QoS bound)"
-                  : "LS query latency, ms (dots: measured, dashed: the QoS bound)");
+        starved |= isinf(r->queries[i].latency_ms) != 0;
+    }
+    char caption[160];
+    snprintf(caption, sizeof caption,
+             "LS query latency, ms (dots: measured, %sdashed: the QoS bound%s)",
+             forecast ? "rings: forecast, " : "", starved ? ", x: never completed" : "");
+    title_text(cr, p->x, p->y - font * 0.6, font * 1.1, p->edge, caption);
     if (r->nqueries == 0) { /* batch applications only */
         text(cr, p->x + p->w / 2 - font * 6, p->y + p->h / 2, font, "no LS queries in this run");
         return;
     }
     char buf[32];
-    double step = nice_step(p->y_max);
+    double step = y_step_spaced(p, nice_step(p->y_max), font);
     for (double v = 0; v <= p->y_max + 1e-12; v += step) {
         snprintf(buf, sizeof buf, "%g", v);
         text(cr, p->x - font * 3, y_of(p, v) + font * 0.35, font, buf);
@@ -543,7 +576,7 @@ static void latency_panel(cairo_t *cr, const struct accel_record *r, struct pane
         if (isfinite(q->latency_ms)) {
             cairo_arc(cr, x, y_of(p, q->latency_ms), 3, 0, 2 * 3.14159265358979);
             cairo_fill(cr);
-        } else {
+        } else if (isinf(q->latency_ms)) { /* starved; NaN: not run yet (a run part way) */
             cairo_move_to(cr, x - 4, p->y - 4);
             cairo_line_to(cr, x + 4, p->y + 4);
             cairo_move_to(cr, x - 4, p->y + 4);
@@ -567,7 +600,7 @@ static void paint_accel(cairo_t *cr, const void *ctx, double width, double heigh
     snprintf(title, sizeof title, "%s (%s, predictor %s): %.3f ms simulated%s", r->scenario_name,
              r->gpu_preset, r->predictor ? r->predictor : "none", r->sim_ms,
              r->complete ? "" : ", saved part way");
-    text(cr, font * 4, font * 1.8, font * 1.4, title);
+    title_text(cr, font * 4, font * 1.8, font * 1.4, width - font, title);
     double widest = 0;
     for (unsigned a = 0; a < r->napps; a++) {
         char label[64];
@@ -579,9 +612,9 @@ static void paint_accel(cairo_t *cr, const void *ctx, double width, double heigh
     double left = font * 6, right = legend_margin(font, font * 10, widest, width);
     double top = font * 4, gap = font * 4.5;
     double h = height - top - gap * 2;
-    struct panel tl = {left, top, width - left - right, h * 0.6, 1};
+    struct panel tl = {left, top, width - left - right, h * 0.6, 1, width - font};
     timeline_panel(cr, r, &tl, font);
-    struct panel lat = {left, top + h * 0.6 + gap, width - left - right, h * 0.4, 1};
+    struct panel lat = {left, top + h * 0.6 + gap, width - left - right, h * 0.4, 1, width - font};
     latency_panel(cr, r, &lat, font);
     double x = tl.x + tl.w + font;
     for (unsigned a = 0; a < r->napps; a++) {
@@ -593,7 +626,7 @@ static void paint_accel(cairo_t *cr, const void *ctx, double width, double heigh
         cairo_rectangle(cr, x, tl.y + font * (0.6 + 1.5 * a), font * 2, font);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 0, 0, 0);
-        text(cr, x + font * 2.4, tl.y + font * (1.5 + 1.5 * a), font, label);
+        title_text(cr, x + font * 2.4, tl.y + font * (1.5 + 1.5 * a), font, tl.edge, label);
     }
 }
 

@@ -97,6 +97,24 @@ static void test_png_and_svg(void **state)
 }
 
 /* The columns [x0, width) of the PNG at path hold only white pixels. */
+/* Pixels of the PNG at path that are not white. */
+static long png_ink(const char *path)
+{
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    cairo_surface_flush(s);
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    long n = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            n += (*(const uint32_t *)(px + (size_t)y * stride + 4 * (size_t)x) & 0xffffff) !=
+                 0xffffff;
+    cairo_surface_destroy(s);
+    return n;
+}
+
 static bool png_blank_from(const char *path, int x0)
 {
     cairo_surface_t *s = cairo_image_surface_create_from_png(path);
@@ -130,6 +148,52 @@ static void test_legend_fits(void **state)
         fail_msg("%s", err);
     assert_true(png_blank_from(png, 1200 - 6));
     unlink(png);
+    rmdir(dir);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* In a small picture the y labels keep a line's height between them (at 320 x 240 the NP
+ * panel, 32 pixels tall, had six of them on top of each other): the rows of the glyphs cairo's
+ * SVG draws left of column 30 (the y labels; the epoch labels start at 33), below the title,
+ * are at least a font size (9 pixels there: the left margin is 4 of them) apart. */
+static void test_small_labels_apart(void **state)
+{
+    (void)state;
+    struct plot_data d;
+    make(&d);
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", svg[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(svg, sizeof svg, "%s/p.svg", dir);
+    if (plot_write(&d, svg, 320, 240, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    FILE *f = fopen(svg, "r");
+    assert_non_null(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    double rows[512];
+    size_t n = 0;
+    for (const char *u = text; (u = strstr(u, "<use xlink:href=\"#glyph")) && n < 512; u++) {
+        const char *xs = strstr(u, " x=\""), *ys = strstr(u, " y=\"");
+        assert_non_null(xs);
+        assert_non_null(ys);
+        double x = atof(xs + 4), y = atof(ys + 4);
+        if (x < 30 && y > 24)
+            rows[n++] = y;
+    }
+    assert_true(n >= 6); /* at least two labels in each of the three panels */
+    qsort(rows, n, sizeof rows[0], by_value);
+    for (size_t i = 1; i < n; i++)
+        if (rows[i] - rows[i - 1] > 0.01 && rows[i] - rows[i - 1] < 9)
+            fail_msg("y labels %.1f and %.1f pixels down are %.1f apart", rows[i - 1], rows[i],
+                     rows[i] - rows[i - 1]);
+    unlink(svg);
     rmdir(dir);
 }
 
@@ -213,6 +277,19 @@ static void test_accel(void **state)
     if (plot_accel_write(&r, png, 800, 600, err, sizeof err) != 0)
         fail_msg("%s", err);
     expect_png(png, 800, 600);
+    /* A query that never completed (INFINITY) is a cross at the top, named in the caption; one
+     * not run yet (NaN: a run saved part way) is not drawn (it was a cross too). */
+    long starved = png_ink(png);
+    queries[2].latency_ms = NAN;
+    if (plot_accel_write(&r, png, 800, 600, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(png_ink(png) < starved);
+    queries[2].latency_ms = INFINITY;
+    /* A small picture's titles are drawn smaller to end before its right edge (they ran off it:
+     * the timeline's caption at any width under about 1,000 pixels). */
+    if (plot_accel_write(&r, png, 320, 240, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(png_blank_from(png, 320 - 3));
     /* A long application name widens the legend's margin ("bfs-ex (batch)" ran off once). */
     r.app[1].name = "a-batch-application";
     if (plot_accel_write(&r, png, 1200, 900, err, sizeof err) != 0)
@@ -295,7 +372,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png_and_svg),         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_legend_fits),         cmocka_unit_test(test_accel),
-        cmocka_unit_test(test_np_spans_the_epochs),
+        cmocka_unit_test(test_np_spans_the_epochs), cmocka_unit_test(test_small_labels_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
