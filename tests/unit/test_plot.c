@@ -2,7 +2,8 @@
  * undefined metrics, idle and gated SMs) draws as PNG and SVG; bad names and sizes are
  * refused without a file; a kernel's NP line spans the epochs as its partition cells do. An
  * accelerator run (a query that never completed, one query of another application, a batch
- * application of two processes) draws as PNG and SVG; one without tasks is refused. */
+ * application of two processes) draws as PNG and SVG; one without tasks is refused. A small
+ * picture keeps its y labels apart and its titles inside it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
