@@ -105,6 +105,9 @@ const struct cli_command cmd_plot = {
             "10000 each). An accelerator run file draws two: its tasks over time, one row per\n"
             "process (kernels solid, copies light: host to device in the row's upper half,\n"
             "device to host in its lower half), and each LS query's latency in arrival order\n"
-            "against the QoS bound (target x solo p99, dashed), with the forecast as rings.\n",
+            "against the QoS bound (target x solo p99, dashed), with the forecast as rings\n"
+            "and a query that never completed as a cross at the top (one not run yet, in a\n"
+            "run saved part way, is not drawn). A small picture's text is drawn smaller to\n"
+            "fit it.\n",
     .run = plot_run,
 };
