@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <libconfig.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -171,9 +172,10 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
         double v;
         if (is_integer(type) && s->type != CONF_FLOAT) {
             /* Compared as integers: a double holds none exactly past 2^53 (1e18 + 1 read as
-             * 1e18 passed the range). Every integer setting's bounds are below 2^63. */
+             * 1e18 passed the range). */
             long long iv = config_setting_get_int64(cs);
-            if (iv < (long long)s->min || iv > (long long)s->max) {
+            long long lo = (long long)s->min, hi = s->max >= 0x1p63 ? LLONG_MAX : (long long)s->max;
+            if (iv < lo || iv > hi) {
                 snprintf(got, sizeof got, "%lld", iv);
                 report(d, file, line, prefix, s, got);
                 return 1;
