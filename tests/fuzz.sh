@@ -21,7 +21,7 @@ seconds=${FUZZ_SECONDS:-10}
 fz="$top_builddir/tests/fuzz-build"
 # A tree kept from a run without dependency tracking holds objects built against older headers:
 # made again.
-if grep -qs disable-dependency-tracking "$fz/config.status"; then rm -rf "$fz"; fi
+if grep -qs "^ac_cs_config=.*disable-dependency-tracking" "$fz/config.status"; then rm -rf "$fz"; fi
 mkdir -p "$fz/crashes"
 cd "$fz"
 if [ ! -f Makefile ]; then

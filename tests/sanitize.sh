@@ -9,7 +9,7 @@ fi
 san="$top_builddir/tests/san-build"
 # A tree kept from a run without dependency tracking holds objects built against older headers
 # (a grown struct then reads past its end): made again.
-if grep -qs disable-dependency-tracking "$san/config.status"; then rm -rf "$san"; fi
+if grep -qs "^ac_cs_config=.*disable-dependency-tracking" "$san/config.status"; then rm -rf "$san"; fi
 mkdir -p "$san"
 cd "$san"
 if [ ! -f Makefile ]; then

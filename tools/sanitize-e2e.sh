@@ -26,7 +26,7 @@ shift $((OPTIND - 1))
 # A tree configured without dependency tracking (as this script once did) keeps objects
 # built against an older header: a struct grown since reads past its end under ASan. Made
 # again from scratch.
-if [ -f "$san/config.status" ] && grep -q disable-dependency-tracking "$san/config.status"; then
+if [ -f "$san/config.status" ] && grep -q "^ac_cs_config=.*disable-dependency-tracking" "$san/config.status"; then
     echo "$san was configured without dependency tracking: configuring it again" >&2
     rm -rf "$san"
 fi
