@@ -83,7 +83,8 @@ const struct cli_command cmd_show = {
     .run = show_run,
 };
 
-/* When dir does not exist and neither does its parent, says so (only dir is made). */
+/* When dir does not exist and its parent is no directory (missing, or a file), says so: only
+ * dir is made. */
 static bool parent_missing(const char *dir)
 {
     struct stat st;
