@@ -27,7 +27,7 @@ static const double palette[GPU_MAX_KERNELS][3] = {
 struct panel {
     double x, y, w, h; /* the plotting area */
     double y_max;
-    double edge; /* the picture's right edge: where its title must end */
+    double edge; /* the picture's right edge: where its titles and legends must end */
 };
 
 static double x_of(const struct panel *p, unsigned n, double epoch)
@@ -44,7 +44,8 @@ static double y_of(const struct panel *p, double v)
  * (a small picture's labels overlapped). */
 static double y_step_spaced(const struct panel *p, double step, double font)
 {
-    while (p->y_max > 0 && step / p->y_max * p->h < 1.5 * font)
+    for (int i = 0; i < 30 && p->y_max > 0 && p->h > 0 && step / p->y_max * p->h < 1.5 * font;
+         i++) /* bounded: a panel of no height must not loop */
         step *= 2;
     return step;
 }
