@@ -29,6 +29,11 @@ struct runfile_kernel {
     double qos_target, weight;
 };
 
+/* -1 with why a new run file cannot be made at path when something is there ("PATH: is a
+ * directory ...", or anything else, a dangling link too: "PATH: already exists; a run file is
+ * never overwritten"); 0 when nothing is. */
+int runfile_refuse_existing(const char *path, char *err, size_t errlen);
+
 /* The experiment. Strings handed to runfile_create are copied; those of an open file belong
  * to it. */
 struct runfile_header {

@@ -1,6 +1,7 @@
 /* cli_record — the end of a headless recorded run: the run file finished and catalogued, and
  * SIGINT, SIGTERM, SIGHUP and SIGPIPE turned into a stop that keeps what the run has. */
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "corun/cli.h"
+#include "corun/runfile.h"
 #include "corun/session.h"
 #include "corun/util.h"
 
@@ -104,16 +106,18 @@ void cli_stop_reraise(void)
 
 int cli_check_new_runfile(const char *out, const char *before)
 {
-    struct stat st;
-    char *copy = xstrdup(out);
-    const char *dir = dirname(copy), *why = NULL;
-    if (lstat(out, &st) == 0)
-        why = S_ISDIR(st.st_mode) ? "is a directory (expected the name of a new run file)"
-                                  : "already exists; a run file is never overwritten";
-    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        why = "cannot create: its directory does not exist";
-    if (why)
-        fprintf(stderr, "corun: %s: %s (checked before %s)\n", out, why, before);
-    free(copy);
-    return why ? -1 : 0;
+    char why[PATH_MAX + 128];
+    if (runfile_refuse_existing(out, why, sizeof why) == 0) {
+        struct stat st;
+        char *copy = xstrdup(out);
+        const char *dir = dirname(copy);
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            snprintf(why, sizeof why, "%s: cannot create: its directory does not exist", out);
+        else
+            why[0] = '\0';
+        free(copy);
+    }
+    if (why[0])
+        fprintf(stderr, "corun: %s (checked before %s)\n", why, before);
+    return why[0] ? -1 : 0;
 }

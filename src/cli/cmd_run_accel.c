@@ -43,32 +43,29 @@ static bool stop_asked(void)
     return cli_stop_requested() != 0;
 }
 
+/* The LS queries r answered (a run stopped part way: not every one). */
+static unsigned answered(const struct accel_record *r)
+{
+    unsigned n = 0;
+    for (unsigned a = 0; a < r->napps; a++)
+        n += r->app[a].role == ACCEL_LS ? r->app[a].queries : 0;
+    return n;
+}
+
 /* What a run stopped by a signal kept, after its table. */
 static void say_stopped(const char *path, const struct accel_scenario *sc,
                         const struct accel_record *r, bool recorded)
 {
-    unsigned asked = 0, answered = 0;
+    unsigned asked = 0;
     for (unsigned a = 0; a < sc->napps; a++)
-        if (sc->apps[a].role == ACCEL_LS) {
-            asked += sc->apps[a].queries;
-            answered += r->app[a].queries;
-        }
+        asked += sc->apps[a].role == ACCEL_LS ? sc->apps[a].queries : 0;
     fprintf(stderr, "corun: %s: stopped by %s at %.3f ms of simulated time", path, cli_stop_name(),
             r->sim_ms);
     if (asked)
-        fprintf(stderr, " (%u of %u queries answered)", answered, asked);
+        fprintf(stderr, " (%u of %u queries answered)", answered(r), asked);
     else
         fprintf(stderr, " (%llu tasks done)", (unsigned long long)r->tasks_done);
     fprintf(stderr, "; the run so far is above%s\n", recorded ? ", and recorded" : "");
-}
-
-/* The queries of r that have a latency (a run stopped part way: not every one). */
-static size_t answered(const struct accel_record *r)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->nqueries; i++)
-        n += !isnan(r->queries[i].latency_ms);
-    return n;
 }
 
 static const char *role_name(unsigned role)
@@ -303,7 +300,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         } else if (o->out) {
             fprintf(stderr, "corun: recorded %zu tasks and %zu queries", rec.ntasks, rec.nqueries);
             if (stopped)
-                fprintf(stderr, " (%zu answered)", answered(&rec));
+                fprintf(stderr, " (%u answered)", answered(&rec));
             fprintf(stderr, " in %s (catalog run a%lld)\n", o->out, (long long)id);
             recorded = true;
         }

@@ -1,6 +1,7 @@
 /* cmd_show — `corun show RUN.h5` and `corun export RUN.h5 --csv DIR`: a recorded run (spatial
  * or accelerator), without simulating. */
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,21 +91,15 @@ static bool parent_missing(const char *dir)
     struct stat st;
     if (stat(dir, &st) == 0)
         return false;
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    while (n > 0 && dir[n - 1] != '/')
-        n--;
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    char *parent = n ? xasprintf("%.*s", (int)n, dir) : xstrdup(".");
+    char *copy = xstrdup(dir);
+    const char *parent = dirname(copy);
     bool missing = stat(parent, &st) != 0 || !S_ISDIR(st.st_mode);
     if (missing)
         fprintf(stderr,
                 "corun: export: --csv %s: %s is not a directory (DIR is made when missing, not "
                 "its parents)\n",
                 dir, parent);
-    free(parent);
+    free(copy);
     return missing;
 }
 

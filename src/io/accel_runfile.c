@@ -234,7 +234,7 @@ static char *now_iso8601(void)
 int accel_runfile_write(const char *path, const struct accel_record *r, char *err, size_t errlen)
 {
     rf_quiet();
-    if (rf_refuse_existing(path, err, errlen) != 0)
+    if (runfile_refuse_existing(path, err, errlen) != 0)
         return -1;
     if (r->napps < 1 || r->napps > ACCEL_MAX_APPS)
         return rf_fail(err, errlen, "%s: %u applications (1 to %d)", path, r->napps,

@@ -216,10 +216,10 @@ int rf_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-int rf_refuse_existing(const char *path, char *err, size_t errlen)
+int runfile_refuse_existing(const char *path, char *err, size_t errlen)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (lstat(path, &st) != 0)
         return 0;
     if (S_ISDIR(st.st_mode))
         return rf_fail(err, errlen, "%s: is a directory (expected the name of a new run file)",

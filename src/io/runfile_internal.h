@@ -154,9 +154,6 @@ size_t rf_first_minor1_field(void);
 
 /* -1, with the formatted message in err. */
 int rf_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* -1 with why a new run file cannot be made at path when something is there (a directory, or
- * a file: never overwritten); 0 when nothing is. */
-int rf_refuse_existing(const char *path, char *err, size_t errlen);
 /* What HDF5 said about its last failure (the innermost cause, e.g. the system's
  * "No space left on device"), into buf; clears HDF5's error stack. */
 void rf_h5_reason(char *buf, size_t len);

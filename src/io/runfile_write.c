@@ -137,7 +137,7 @@ struct runfile *runfile_create(const char *path, const struct runfile_header *h,
     rf_quiet();
     if (check_header(path, h, err, errlen) < 0)
         return NULL;
-    if (rf_refuse_existing(path, err, errlen) != 0)
+    if (runfile_refuse_existing(path, err, errlen) != 0)
         return NULL;
     char *tmp = make_temp(path, err, errlen);
     if (!tmp)
