@@ -100,11 +100,19 @@ void cli_refused_arg(const char *name, const char *arg, const char *first);
  * default): returns the arguments it takes (1 or 2) and sets *projector; 0 when argv[i] is
  * something else; -1 with a message on stderr for a bad or missing NAME. */
 int cli_theme_option(int argc, char **argv, int i, bool *projector);
-/* The argument list of a workbench command: at most one operand (into *arg, NULL when none;
- * "-" counts as one when dash_ok) and --theme. 0, or -1 after a message (cmd's usage on an
- * unexpected argument). */
-int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
-                      const char **arg, bool *projector);
+/* The argument list of a workbench command (tui, lesson, replay). */
+struct cli_workbench_args {
+    const char *arg;     /* its one operand, or NULL ("-" counts as one when dash_ok) */
+    bool projector;      /* --theme projector */
+    const char *catalog; /* --catalog PATH, or NULL: the default catalog */
+};
+/* Parse argv into *wa: 0, or -1 after a message (and cmd's usage). */
+int cli_workbench_args(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
+                       struct cli_workbench_args *wa);
+/* A catalog given to the workbench, opened (made when missing) before the screen starts, so
+ * that one that cannot be used is said rather than found at the first save: 0 (also for
+ * NULL), or -1 after a message. */
+int cli_workbench_catalog(const char *catalog);
 struct lesson;
 struct diag;
 struct scenario;

@@ -11,6 +11,7 @@ struct tui_options {
     const char *datadir;         /* for the run files opened with o */
     bool projector;              /* --theme projector: high contrast, a larger chart */
     const struct lesson *lesson; /* a lesson to teach on s (its scenario's session), or NULL */
+    const char *catalog; /* where saves get their rows and the trace cache is; NULL: default */
 };
 
 /* Run the workbench on s (live, or a replay from session_replay) until the user quits. It owns

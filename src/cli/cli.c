@@ -183,25 +183,62 @@ int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first
     return -1;
 }
 
-int cli_theme_and_arg(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
-                      const char **arg, bool *projector)
+/* argv[i] as --catalog PATH or --catalog=PATH: the arguments it takes (1 or 2), 0 when argv[i]
+ * is something else, -1 after a message for a missing or empty PATH. */
+static int catalog_option(int argc, char **argv, int i, const char **catalog)
 {
-    *arg = NULL;
-    *projector = false;
+    int used = 1;
+    if (strcmp(argv[i], "--catalog") == 0) {
+        *catalog = i + 1 < argc ? argv[i + 1] : NULL;
+        used = 2;
+    } else if (strncmp(argv[i], "--catalog=", 10) == 0) {
+        *catalog = argv[i] + 10;
+    } else {
+        return 0;
+    }
+    if (!*catalog || !**catalog) {
+        fprintf(stderr, "corun: --catalog: expected the catalog's file name (PATH)\n");
+        return -1;
+    }
+    return used;
+}
+
+int cli_workbench_args(int argc, char **argv, const struct cli_command *cmd, bool dash_ok,
+                       struct cli_workbench_args *wa)
+{
+    *wa = (struct cli_workbench_args){0};
     for (int i = 1; i < argc; i++) {
-        int used = cli_theme_option(argc, argv, i, projector);
-        if (used < 0)
+        int used = cli_theme_option(argc, argv, i, &wa->projector);
+        if (used == 0)
+            used = catalog_option(argc, argv, i, &wa->catalog);
+        if (used < 0) {
+            cli_usage_error(cmd);
             return -1;
+        }
         if (used > 0) {
             i += used - 1;
-        } else if (!*arg && (argv[i][0] != '-' || (dash_ok && !argv[i][1]))) {
-            *arg = argv[i];
+        } else if (!wa->arg && (argv[i][0] != '-' || (dash_ok && !argv[i][1]))) {
+            wa->arg = argv[i];
         } else {
-            cli_refused_arg(argv[0], argv[i], *arg);
+            cli_refused_arg(argv[0], argv[i], wa->arg);
             cli_usage_error(cmd);
             return -1;
         }
     }
+    return 0;
+}
+
+int cli_workbench_catalog(const char *catalog)
+{
+    if (!catalog)
+        return 0;
+    char err[512];
+    struct catalog *cat = catalog_open(catalog, err, sizeof err);
+    if (!cat) {
+        fprintf(stderr, "corun: %s; the workbench was not opened\n", err);
+        return -1;
+    }
+    catalog_close(cat);
     return 0;
 }
 

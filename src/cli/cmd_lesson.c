@@ -149,7 +149,7 @@ static int list(const char *datadir)
     return rc;
 }
 
-static int open_lesson(const char *datadir, const char *name, bool projector)
+static int open_lesson(const char *datadir, const char *name, const struct cli_workbench_args *wa)
 {
     /* A name, or a lesson file of one's own (a path, or a name ending in .cfg). */
     bool is_file = strchr(name, '/') || util_ends_with(name, ".cfg");
@@ -211,11 +211,14 @@ static int open_lesson(const char *datadir, const char *name, bool projector)
     } else if ((have_sc = true) && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         fprintf(stderr, "corun: a lesson needs a terminal; 'corun lesson list' lists them\n");
         rc = CLI_BAD_INPUT;
+    } else if (cli_workbench_catalog(wa->catalog) != 0) {
+        rc = CLI_BAD_INPUT;
     } else if (!(s = session_new(&sc, err, sizeof err))) {
         fprintf(stderr, "corun: %s: %s\n", sc.path, err);
         rc = CLI_BAD_INPUT;
     } else {
-        struct tui_options opt = {.datadir = datadir, .projector = projector, .lesson = &l};
+        struct tui_options opt = {
+            .datadir = datadir, .projector = wa->projector, .lesson = &l, .catalog = wa->catalog};
         if (tui_main(s, &opt) != 0)
             rc = CLI_FAILED;
     }
@@ -229,20 +232,20 @@ static int open_lesson(const char *datadir, const char *name, bool projector)
 
 static int lesson_run(int argc, char **argv)
 {
-    bool projector;
-    const char *name;
-    if (cli_theme_and_arg(argc, argv, &cmd_lesson, false, &name, &projector) != 0)
+    struct cli_workbench_args wa;
+    if (cli_workbench_args(argc, argv, &cmd_lesson, false, &wa) != 0)
         return CLI_BAD_INPUT;
+    const char *name = wa.arg;
     char *datadir = datadir_locate();
     int rc = !name || strcmp(name, "list") == 0 ? list(datadir) /* no name: the list */
-                                                : open_lesson(datadir, name, projector);
+                                                : open_lesson(datadir, name, &wa);
     free(datadir);
     return rc;
 }
 
 const struct cli_command cmd_lesson = {
     .name = "lesson",
-    .args = "list | NAME [--theme projector]",
+    .args = "list | NAME [--theme projector] [--catalog PATH]",
     .summary = "list the classroom lessons, or open lesson NAME in the workbench",
     .help = "A lesson is a scenario and a script of steps (scenarios/lessons/NAME.cfg): each\n"
             "step has its text, what the class does, a question and what to notice, and may run\n"
@@ -254,7 +257,9 @@ const struct cli_command cmd_lesson = {
             "  NAME             open the lesson: the workbench with the lesson panel showing\n"
             "                   the first step; a path, or a name ending in .cfg, opens a\n"
             "                   lesson file of your own (its scenario may lie beside it)\n"
-            "  --theme projector  high contrast, a larger chart and lesson panel\n\n"
+            "  --theme projector  high contrast, a larger chart and lesson panel\n"
+            "  --catalog PATH   the catalog for the trace cache and a saved run's row, as in\n"
+            "                   'corun help tui'\n\n"
             "Keys besides the workbench's (see 'corun help tui'): n opens the next step and\n"
             "does what it says, N goes back to the previous one (its text only), L shows or\n"
             "hides the lesson panel, Enter on the lesson panel opens the step whole. In a\n"

@@ -32,17 +32,17 @@ static int replay_accelerator(const char *path, const struct tui_options *opt)
 
 static int replay_run(int argc, char **argv)
 {
-    bool projector;
-    const char *path;
-    if (cli_theme_and_arg(argc, argv, &cmd_replay, false, &path, &projector) != 0)
+    struct cli_workbench_args wa;
+    if (cli_workbench_args(argc, argv, &cmd_replay, false, &wa) != 0)
         return CLI_BAD_INPUT;
+    const char *path = wa.arg;
     if (!path) {
         fprintf(stderr, "corun: replay: expected a run file (RUN.h5)\n");
         cli_usage_error(&cmd_replay);
         return CLI_BAD_INPUT;
     }
     char *datadir = datadir_locate();
-    struct tui_options opt = {.datadir = datadir, .projector = projector};
+    struct tui_options opt = {.datadir = datadir, .projector = wa.projector, .catalog = wa.catalog};
     char err[512];
     int rc = CLI_OK;
     if (accel_runfile_probe(path) == 1) {
@@ -60,6 +60,9 @@ static int replay_run(int argc, char **argv)
                 path);
         session_delete(r);
         rc = CLI_BAD_INPUT;
+    } else if (cli_workbench_catalog(opt.catalog) != 0) {
+        session_delete(r);
+        rc = CLI_BAD_INPUT;
     } else if (tui_main(r, &opt) != 0) {
         rc = CLI_FAILED;
     }
@@ -69,7 +72,7 @@ static int replay_run(int argc, char **argv)
 
 const struct cli_command cmd_replay = {
     .name = "replay",
-    .args = "RUN.h5 [--theme projector]",
+    .args = "RUN.h5 [--theme projector] [--catalog PATH]",
     .summary = "open the workbench on a recorded run, to move through its epochs and branch",
     .help = "The same screen as 'corun tui', showing REPLAY and the run file: the panels show the\n"
             "epoch moved to (the DRAM panel has no per-channel figures: run files do not keep\n"
@@ -81,7 +84,10 @@ const struct cli_command cmd_replay = {
             "  b            branch: a live run continuing after the epoch shown; the recorded\n"
             "               epochs are simulated again and checked, then Space steps the branch\n"
             "  o            open another run file (one that cannot be opened keeps this one)\n\n"
-            "Exit status 2 when RUN.h5 cannot be opened (before the screen starts).\n\n"
+            "--catalog PATH: the catalog a branch looks in for its references and where a\n"
+            "saved branch gets its row (default: $XDG_DATA_HOME/corun/catalog.db).\n\n"
+            "Exit status 2 when RUN.h5 or --catalog's file cannot be opened (before the screen\n"
+            "starts).\n\n"
             "An accelerator run file (corun run ACCEL_SCENARIO --out, or s in the workbench's\n"
             "accelerator view) opens the accelerator view on the run it holds: Left/Right pan\n"
             "and + - zoom the timeline, Home/End go to its start/end.\n",

@@ -26,6 +26,8 @@ static int tui_accelerator(const char *path, const char *datadir, const struct t
         fprintf(stderr, "corun: the workbench needs a terminal; 'corun run %s' runs it without\n",
                 path);
         rc = CLI_BAD_INPUT;
+    } else if (cli_workbench_catalog(opt->catalog) != 0) {
+        rc = CLI_BAD_INPUT;
     } else {
         rc = tui_accel_main(&sc, opt) == 0 ? CLI_OK : CLI_FAILED;
     }
@@ -35,10 +37,10 @@ static int tui_accelerator(const char *path, const char *datadir, const struct t
 
 static int tui_run(int argc, char **argv)
 {
-    bool projector;
-    const char *given;
-    if (cli_theme_and_arg(argc, argv, &cmd_tui, true, &given, &projector) != 0)
+    struct cli_workbench_args wa;
+    if (cli_workbench_args(argc, argv, &cmd_tui, true, &wa) != 0)
         return CLI_BAD_INPUT;
+    const char *given = wa.arg;
     char *datadir = datadir_locate();
     char *path =
         given ? cli_find_scenario(given, datadir, "scenarios") : datadir_default_scenario(datadir);
@@ -50,7 +52,7 @@ static int tui_run(int argc, char **argv)
     int rc = CLI_OK;
     /* A bad scenario, or one that cannot be simulated, is reported before curses takes the
      * terminal. */
-    struct tui_options opt = {.datadir = datadir, .projector = projector};
+    struct tui_options opt = {.datadir = datadir, .projector = wa.projector, .catalog = wa.catalog};
     if (accel_scenario_probe(path) == 1) {
         rc = tui_accelerator(path, datadir, &opt);
     } else if (scenario_load(&sc, path, datadir, &diags) != 0) {
@@ -58,6 +60,8 @@ static int tui_run(int argc, char **argv)
         rc = CLI_BAD_INPUT;
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "corun: the workbench needs a terminal; for scripts see 'corun --help'\n");
+        rc = CLI_BAD_INPUT;
+    } else if (cli_workbench_catalog(opt.catalog) != 0) {
         rc = CLI_BAD_INPUT;
     } else if (!(s = session_new(&sc, err, sizeof err))) {
         fprintf(stderr, "corun: %s: %s\n", sc.path, err);
@@ -74,7 +78,7 @@ static int tui_run(int argc, char **argv)
 
 const struct cli_command cmd_tui = {
     .name = "tui",
-    .args = "[SCENARIO] [--theme projector]",
+    .args = "[SCENARIO] [--theme projector] [--catalog PATH]",
     .summary = "open the workbench on SCENARIO (default: scenarios/default.cfg)",
     .help = "The screen: a header (scenario, GPU, epoch, cycle, predictor, allocator, LIVE or\n"
             "REPLAY, running or paused, the epoch in flight), the kernel table, the NP history,\n"
@@ -82,7 +86,9 @@ const struct cli_command cmd_tui = {
             "The simulation runs on its own thread: keys work while an epoch computes.\n"
             "As with `run`, the kernels' private-mode references come from the catalog's\n"
             "trace cache when they are there (the event log says how many) and are stored\n"
-            "back when the run is left.\n"
+            "back when the run is left. --catalog PATH names that catalog, where a save (s)\n"
+            "also gets its row (default: $XDG_DATA_HOME/corun/catalog.db); one that cannot be\n"
+            "made is refused before the screen starts (exit 2).\n"
             "SCENARIO may be one corun ships, named without its directory and .cfg\n"
             "(`corun tui demo-pair`).\n\n"
             "Keys:\n"

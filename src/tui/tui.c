@@ -383,6 +383,7 @@ int tui_main(struct session *s, const struct tui_options *opt)
     struct tui t;
     memset(&t, 0, sizeof t);
     t.datadir = opt->datadir;
+    t.catalog = opt->catalog;
     t.focus = TUI_V_KERNELS;
     t.projector = opt->projector;
     t.lesson = opt->lesson;

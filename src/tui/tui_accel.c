@@ -274,7 +274,7 @@ static void save(struct tui_accel *t)
                      t->rec.ntasks, t->rec.nqueries, tui_accel_now_ns(t) / 1e6,
                      t->rec.complete ? "the whole run" : "part way", t->path);
     size_t used = n < 0 ? 0 : (size_t)n < sizeof t->note ? (size_t)n : sizeof t->note - 1;
-    if (accel_record_catalog(&t->rec, t->path, NULL, &id, err, sizeof err) != 0)
+    if (accel_record_catalog(&t->rec, t->path, t->catalog, &id, err, sizeof err) != 0)
         snprintf(t->note + used, sizeof t->note - used, ", but the catalog failed: %s", err);
     else
         snprintf(t->note + used, sizeof t->note - used, " (catalog run a%lld)", (long long)id);
@@ -431,6 +431,7 @@ int tui_accel_main(const struct accel_scenario *sc, const struct tui_options *op
 {
     struct tui_accel *t = xcalloc(1, sizeof(*t));
     t->live = true;
+    t->catalog = opt->catalog;
     char err[768];
     t->worker = tui_accel_worker_start(sc, STEP_NS, ACCEL_PREDICT_NONE, err, sizeof err);
     if (!t->worker) {

@@ -122,6 +122,7 @@ struct tui {
     const struct scenario *sc; /* the session's */
     struct session *session;   /* the worker's while it runs; see tui_attach */
     const char *datadir;       /* for run files opened with o */
+    const char *catalog;       /* saves' rows and the trace cache; NULL: the default */
     struct tui_worker *worker;
     struct tui_style style;
 

@@ -14,28 +14,29 @@
 
 /* ---- attaching a session ---- */
 
-/* The private-mode references through the default catalog's trace cache, as `corun run` uses
- * it: a live session takes the longer traces from it before its worker starts, and stores its
- * own back when it is detached, so a mix opened again (a lesson, a demo, the default scenario)
- * does not simulate its references again. A loaded trace gives the samples the session would
- * have simulated: nothing shown changes. A catalog that cannot be used only costs time.
+/* The private-mode references through the catalog's trace cache (--catalog's, or the default), as
+ * `corun run` uses it: a live session takes the longer traces from it before its worker starts, and
+ * stores its own back when it is detached, so a mix opened again (a lesson, a demo, the default
+ * scenario) does not simulate its references again. A loaded trace gives the samples the session
+ * would have simulated: nothing shown changes. A catalog that cannot be used only costs time.
  * Returns how many kernels' traces were taken, or -1 with the reason in err. */
-static int traces_from_catalog(struct session *s, char *err, size_t errlen)
+static int traces_from_catalog(struct session *s, const char *catalog, char *err, size_t errlen)
 {
     if (session_is_replay(s))
         return 0;
-    struct catalog *cat = catalog_open(NULL, err, errlen);
+    struct catalog *cat = catalog_open(catalog, err, errlen);
     int taken = cat ? session_traces_from_catalog(s, cat, err, errlen) : -1;
     catalog_close(cat);
     return taken;
 }
 
-static void traces_to_catalog(const struct session *s, char *err, size_t errlen)
+static void traces_to_catalog(const struct session *s, const char *catalog, char *err,
+                              size_t errlen)
 {
     err[0] = '\0';
     if (!s || session_is_replay(s) || session_epochs_done(s) == 0)
         return;
-    struct catalog *cat = catalog_open(NULL, err, errlen);
+    struct catalog *cat = catalog_open(catalog, err, errlen);
     if (cat && session_traces_to_catalog(s, cat, err, errlen) == 0)
         err[0] = '\0';
     catalog_close(cat);
@@ -84,7 +85,7 @@ static void copy_epoch(struct tui *t, const struct session *s, const struct sess
 void tui_attach(struct tui *t, struct session *s)
 {
     char cache_err[512];
-    int cached = traces_from_catalog(s, cache_err, sizeof cache_err);
+    int cached = traces_from_catalog(s, t->catalog, cache_err, sizeof cache_err);
     clear_snapshot(t);
     t->session = s;
     t->sc = session_scenario(s);
@@ -119,12 +120,12 @@ void tui_attach(struct tui *t, struct session *s)
         tui_log(t, "no trace cache: %s", cache_err);
     else if (cached > 0)
         tui_log(t, "%d reference%s from the trace cache", cached, cached == 1 ? "" : "s");
-    t->worker = tui_worker_start(s);
+    t->worker = tui_worker_start(s, t->catalog);
     tui_changed(t, TUI_CH_ALL);
 }
 
 /* A recording made in the workbench ends as `run --out` does: the file is completed and
- * the run gets its catalog row (the default catalog). What happened goes to saved_note. */
+ * the run gets its catalog row (--catalog's, or the default). What happened goes to saved_note. */
 static void finish_recording(struct tui *t)
 {
     struct session *s = t->session;
@@ -133,7 +134,8 @@ static void finish_recording(struct tui *t)
         return;
     char err[512];
     int64_t id;
-    if (session_finish(s, err, sizeof err) != 0 || session_catalog(s, NULL, &id, err, sizeof err))
+    if (session_finish(s, err, sizeof err) != 0 ||
+        session_catalog(s, t->catalog, &id, err, sizeof err))
         snprintf(t->saved_note, sizeof t->saved_note, "the run is in %s, but: %s",
                  session_run_path(s), err);
     else {
@@ -157,7 +159,7 @@ void tui_detach(struct tui *t)
     t->worker = NULL;
     finish_recording(t);
     char cache_err[512];
-    traces_to_catalog(t->session, cache_err, sizeof cache_err);
+    traces_to_catalog(t->session, t->catalog, cache_err, sizeof cache_err);
     if (cache_err[0] && !t->saved_note[0])
         snprintf(t->saved_note, sizeof t->saved_note, "the references were not cached: %.400s",
                  cache_err);

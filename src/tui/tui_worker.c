@@ -251,7 +251,7 @@ static void do_branch(struct tui_worker *w)
     char err[512] = "";
     /* A replay's references may be in the trace cache (the run that recorded it stored
      * them); a live run's are in memory. */
-    struct catalog *cat = catalog_open(NULL, err, sizeof err);
+    struct catalog *cat = catalog_open(w->catalog, err, sizeof err);
     err[0] = '\0';
     struct session *b =
         session_branch_cached(w->session, epochs, cat, on_progress, w, err, sizeof err);
@@ -312,10 +312,11 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-struct tui_worker *tui_worker_start(struct session *s)
+struct tui_worker *tui_worker_start(struct session *s, const char *catalog)
 {
     struct tui_worker *w = xcalloc(1, sizeof(*w));
     w->session = s;
+    w->catalog = catalog;
     w->sms = session_scenario(s)->gpu.sms;
     w->epochs_done = session_epochs_done(s);
     /* The thread does not exist yet: the session is still this one's to read. */

@@ -52,8 +52,9 @@ struct tui_outcome {
     char msg[512];
 };
 
-/* Starts the thread on s, which it owns until tui_worker_stop. */
-struct tui_worker *tui_worker_start(struct session *s);
+/* Starts the thread on s, which it owns until tui_worker_stop; a branch looks for its
+ * references in catalog's trace cache (NULL: the default catalog; the string must outlive w). */
+struct tui_worker *tui_worker_start(struct session *s, const char *catalog);
 /* Abandons an epoch in flight at once, joins the thread and frees w; s is the caller's again
  * (fit only for session_delete when an epoch was abandoned). Results not taken are dropped. */
 void tui_worker_stop(struct tui_worker *w);

@@ -24,6 +24,7 @@ struct tui_worker {
     pthread_t thread;
     struct session *session;
     unsigned sms;
+    const char *catalog; /* the trace cache a branch looks in; NULL: the default catalog */
 
     pthread_mutex_t mu;
     pthread_cond_t wake; /* requests changed */
