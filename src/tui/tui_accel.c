@@ -171,9 +171,9 @@ static void draw_status(const struct tui_accel *t, WINDOW *w)
         wattroff(w, st->dim);
         return;
     }
-    if (t->st.error[0] || t->st.notice[0]) {
+    if (t->st.error[0]) {
         wattron(w, st->key);
-        tui_print(w, 0, 0, "%s", t->st.error[0] ? t->st.error : t->st.notice);
+        tui_print(w, 0, 0, "%s", t->st.error);
         wattroff(w, st->key);
     } else {
         tui_print(w, 0, 0, "%s", t->live && t->note_is_state ? state_note(t) : t->note);
@@ -378,6 +378,11 @@ static void loop(struct tui_accel *t)
             tui_accel_nprocs(t) != shown_procs) {
             shown_procs = tui_accel_nprocs(t);
             relayout(t);
+        }
+        if (t->st.notice[0]) { /* a failed forecast: the note until a key makes another */
+            snprintf(t->note, sizeof t->note, "%s", t->st.notice);
+            t->note_is_state = false;
+            t->st.notice[0] = '\0';
         }
         frame(t);
         wtimeout(stdscr,

@@ -25,7 +25,8 @@ struct tui_accel_status {
     unsigned queued;  /* single steps waiting */
     int predictor;    /* enum accel_predictor of the snapshots from now on */
     char error[512];  /* why the run stopped, or "" */
-    char notice[512]; /* a forecast that failed (the run goes on without it), or "" */
+    char notice[512]; /* a forecast that failed (the run goes on without it), or "": taken
+                       * once, then the status line's note until a key makes another */
 };
 
 struct tui_accel_worker;

@@ -179,6 +179,7 @@ bool tui_accel_worker_take(struct tui_accel_worker *w, struct accel_record *rec,
         w->have_pending = false;
     }
     *st = w->st;
+    w->st.notice[0] = '\0'; /* said once: the status line's later notes (a save) replace it */
     if (w->predictor_asked >= 0)
         st->predictor = w->predictor_asked; /* the header shows the one asked at once */
     pthread_mutex_unlock(&w->mu);

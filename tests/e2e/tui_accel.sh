@@ -337,7 +337,8 @@ sed -e 's/^seed = 3;/seed = 3; warmup_ms = 0.2;/' -e 's/queries = 6;/queries = 9
 grep -q 'warmup_ms = 0.2;' "$TMPD/warm.cfg" && grep -q 'queries = 9;' "$TMPD/warm.cfg" ||
     fail "could not write warm.cfg"
 "$CORUN" run "$TMPD/warm.cfg" --json >"$TMPD/warm.json" 2>/dev/null || fail "run warm.cfg --json"
-tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/warm.cfg"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- tui "$TMPD/warm.cfg" \
+    --catalog "$TMPD/own.db"
 tui_wait "LIVE paused"
 tui_keys p
 tui_wait "no prophet forecast: warmup_ms = 0.2: the predictors model"
@@ -363,6 +364,18 @@ assert lat[5].startswith("query         measured  forecast (ms)  ratio"), lat[5]
 assert [r.rstrip() for r in lat[6:]] == ["gmm      %-4u %9.3f %9s" % (q + 1, ms[q], "–")
                                          for q in range(3, 9)], lat
 PY
+# --catalog: the save's row goes to the catalog named, not the default one.
+tui_resize 100 30
+tui_keys s
+tui_wait "Save to: corun-accel-"
+tui_keys C-u
+tui_keys -l "$TMPD/warm.h5"
+tui_keys Enter
+tui_wait "the whole run) to $TMPD/warm.h5"
 tui_keys q
 tui_wait "exit=0"
+"$CORUN" runs --catalog "$TMPD/own.db" list >"$TMPD/runs" || fail "runs list --catalog own.db"
+grep -qE "^ +a1 .* $TMPD/warm.h5$" "$TMPD/runs" || fail "warm.h5 not in --catalog's: $(cat "$TMPD/runs")"
+"$CORUN" runs --catalog "$TMPD/xdg/corun/catalog.db" list | grep -q "warm.h5" &&
+    fail "warm.h5 went to the default catalog too"
 echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed; a failed forecast lets the run go on"
