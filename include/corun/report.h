@@ -19,6 +19,10 @@ void report_epoch_json(FILE *out, const struct scenario *sc, const struct sessio
 void report_json_begin(FILE *out, const struct scenario *sc);
 /* The event log as "epoch N  kind  text" lines. */
 void report_events_text(FILE *out, const struct session *s);
+/* The log entries from *seen on (allocator decisions, switches) as "  [kind] text" lines,
+ * unless json; warnings (a model outside its training configuration) go to stderr as well,
+ * json or not. *seen ends at the log's length. */
+void report_events_since(FILE *out, const struct session *s, unsigned *seen, bool json);
 /* "], "events": [...]}" closing a document begun by report_json_begin. */
 void report_json_end(FILE *out, const struct session *s);
 

@@ -369,5 +369,27 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
     else
         snprintf(note, sizeof note, "rewound to the end of epoch %u of the live run", epochs);
     session_note(b, "note", note);
+    /* Before the first epoch the changes are the run's set-up (`run --predictor`,
+     * `--allocator`, the workbench's choices before it stepped): a branch at 0 keeps them,
+     * as a later one does (a branch at 0 ran without the run's predictor). The changes made
+     * at a later branch point are left for the branch to make again or not (the point of
+     * branching there), and the log says which. */
+    if (epochs == 0) {
+        if (reapply_switches(b, r, 0, &next_event, err, errlen) != 0) {
+            session_delete(b);
+            return NULL;
+        }
+        return b;
+    }
+    for (unsigned i = next_event; i < r->nevents && r->events[i].epoch == epochs; i++) {
+        const struct session_event *ev = &r->events[i];
+        if (strcmp(ev->kind, "predictor") == 0 || strcmp(ev->kind, "allocator") == 0 ||
+            strcmp(ev->kind, "mix") == 0 ||
+            (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0)) {
+            snprintf(note, sizeof note, "not re-applied at the branch point: %s %.180s", ev->kind,
+                     ev->text);
+            session_note(b, "note", note);
+        }
+    }
     return b;
 }

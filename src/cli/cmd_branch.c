@@ -95,6 +95,12 @@ static int branch_run(int argc, char **argv)
     else
         printf("%s: branched after epoch %lu of %u, %lu more epoch%s\n", argv[optind], at,
                session_epochs_done(r), more, more == 1 ? "" : "s");
+    /* The log from the branch point on, as `run` prints it: the branch's note, the changes
+     * made at the branch point, then each epoch's decisions before its rows. */
+    unsigned seen = 0;
+    while (seen < session_event_count(r) && session_event_at(r, seen)->epoch < at)
+        seen++;
+    report_events_since(stdout, b, &seen, json);
     rc = CLI_OK;
     for (unsigned long i = 0; i < more; i++) {
         int step = cli_stop_requested() ? 1 : session_step_epoch(b, progress, (void *)"branch");
@@ -104,6 +110,7 @@ static int branch_run(int argc, char **argv)
             break;
         }
         const struct session_epoch *e = session_epoch_at(b, session_epochs_done(b) - 1);
+        report_events_since(stdout, b, &seen, json); /* this epoch's boundary: before its rows */
         if (json)
             report_epoch_json(stdout, sc, e, i == 0);
         else
@@ -138,7 +145,12 @@ const struct cli_command cmd_branch = {
     .help = "The recorded scenario and seed are simulated again for EPOCH epochs and compared\n"
             "with the file (a file from another corun or with changed kernels is refused), then\n"
             "N more epochs (default 1; 0: none, so --out keeps the first EPOCH, checked) run\n"
-            "and are printed; --out records the branch, from its first epoch, to a new run\n"
+            "and are printed with the log, as `run` prints them. The recorded switches, parameter\n"
+            "and mix changes are re-applied where they happened up to EPOCH; those made at\n"
+            "EPOCH itself are left out, and a note names each (a branch is where to choose\n"
+            "again), except at 0, where they are the run's set-up (--predictor, --allocator).\n"
+            "After EPOCH nothing recorded is applied: the branch goes its own way.  --out records "
+            "the branch, from its first epoch, to a new run\n"
             "file with a row in the catalog (--catalog PATH, default\n"
             "$XDG_DATA_HOME/corun/catalog.db; a signal stops it as it stops `run`). As `run`\n"
             "does, it takes the kernels' private-mode references from the catalog's trace\n"

@@ -144,19 +144,6 @@ static int progress(void *ctx, double done)
     return cli_stop_requested() != 0; /* abandons the epoch */
 }
 
-/* Print the log entries from *seen on (allocator decisions, switches) as text, unless json;
- * warnings (a model outside its training configuration) go to stderr as well, json or not. */
-static void print_events(const struct session *s, unsigned *seen, bool json)
-{
-    for (; *seen < session_event_count(s); (*seen)++) {
-        const struct session_event *ev = session_event_at(s, *seen);
-        if (strcmp(ev->kind, "warning") == 0)
-            fprintf(stderr, "corun: warning: %s\n", ev->text);
-        if (!json)
-            printf("  [%s] %s\n", ev->kind, ev->text);
-    }
-}
-
 /* The active predictor's inputs and arithmetic for every kernel's last prediction. */
 static void print_explain(const struct session *s)
 {
@@ -253,7 +240,7 @@ static int rehearse_changes(const struct options *o, unsigned nkernels)
 static int run_epochs(struct session *s, const struct options *o, unsigned epochs)
 {
     unsigned seen = 0;
-    print_events(s, &seen, o->json);
+    report_events_since(stdout, s, &seen, o->json);
     for (unsigned i = 0; i < epochs; i++) {
         if (ask_changes(s, o, i + 1) != 0)
             return -2;
@@ -267,7 +254,7 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
         /* The allocator's decision at this epoch's boundary comes before its rows. Kernels
          * added during the run are in the session's scenario. */
         const struct scenario *sc = session_scenario(s);
-        print_events(s, &seen, o->json);
+        report_events_since(stdout, s, &seen, o->json);
         if (o->json)
             report_epoch_json(stdout, sc, e, i == 0);
         else

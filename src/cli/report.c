@@ -2,6 +2,7 @@
 #include "corun/report.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "corun/cli.h"
 
@@ -109,6 +110,17 @@ void report_json_begin(FILE *out, const struct scenario *sc)
     cli_json_string(out, sc->gpu_name);
     fprintf(out, ", \"seed\": %llu, \"epoch_cycles\": %u, \"epochs\": [",
             (unsigned long long)sc->seed, sc->epoch_cycles);
+}
+
+void report_events_since(FILE *out, const struct session *s, unsigned *seen, bool json)
+{
+    for (; *seen < session_event_count(s); (*seen)++) {
+        const struct session_event *ev = session_event_at(s, *seen);
+        if (strcmp(ev->kind, "warning") == 0)
+            fprintf(stderr, "corun: warning: %s\n", ev->text);
+        if (!json)
+            fprintf(out, "  [%s] %s\n", ev->kind, ev->text);
+    }
 }
 
 void report_events_text(FILE *out, const struct session *s)

@@ -30,6 +30,22 @@ fi
 cmp -s <("$CORUN" show "$TMPD/a.h5" --json) <("$CORUN" show "$TMPD/c.h5" --json) \
     && fail "another seed recorded identical epochs"
 
+# A branch at 0 goes on as the run did: the run's --predictor and --allocator, made before its
+# first epoch, are its set-up (a branch at 0 ran without them). Its lines after the heading and
+# the branch's note are the run's first two epochs, the decisions ([repartition]) included. A
+# change made at a later branch point (--add before epoch 3, branched after 2) is left for the
+# branch to make or not, and the branch says so.
+"$CORUN" run "$small" --epochs 4 --predictor hsm --allocator fair --add 3:bh \
+    --out "$TMPD/p.h5" >"$TMPD/p.txt" 2>/dev/null || fail "run --predictor --allocator --add"
+grep -q '^  \[repartition\] fair' "$TMPD/p.txt" || fail "fair moved no SMs: $(cat "$TMPD/p.txt")"
+"$CORUN" branch "$TMPD/p.h5" 0 --epochs 2 2>/dev/null | tail -n +3 | grep -v '^epoch ' |
+    diff <(awk 'NR > 1 && n < 2 && !/^epoch /; /system:/ { n++ }' "$TMPD/p.txt") - >&2 ||
+    fail "branch at 0 differs from the run (diff above)"
+"$CORUN" branch "$TMPD/p.h5" 2 --epochs 1 >"$TMPD/pb.txt" 2>/dev/null || fail "branch at 2"
+grep -qx '  \[note\] not re-applied at the branch point: mix add bh as kernel 2' "$TMPD/pb.txt" ||
+    fail "branch at 2 does not say it left the addition out: $(cat "$TMPD/pb.txt")"
+grep -q '^    3  bh ' "$TMPD/pb.txt" && fail "branch at 2 added bh: $(cat "$TMPD/pb.txt")"
+
 # Branch after epoch 2: its first new epoch is the recorded third.
 "$CORUN" branch "$TMPD/a.h5" 2 --epochs 1 >"$TMPD/branch.txt" 2>/dev/null
 diff <(grep '^    3 ' "$TMPD/run.txt") <(grep '^    3 ' "$TMPD/branch.txt") || fail "branch epoch 3 differs"
@@ -49,11 +65,12 @@ n=$(XDG_DATA_HOME="$TMPD/bx" "$CORUN" runs query "SELECT count(*) FROM solo_trac
 [ ! -s "$TMPD/b0.err" ] || fail "branch at 0 said: $(cat "$TMPD/b0.err")"
 grep -qx "$TMPD/a.h5: branched after epoch 0 of 3, 1 more epoch" "$TMPD/b0.txt" ||
     fail "branch at 0, heading: $(cat "$TMPD/b0.txt")"
-diff <(sed -n 2,5p "$TMPD/run.txt") <(tail -n +2 "$TMPD/b0.txt") || fail "branch at 0: not the run's first epoch alone"
+diff <(sed -n 2,5p "$TMPD/run.txt") <(tail -n +3 "$TMPD/b0.txt") || fail "branch at 0: not the run's first epoch alone"
 "$CORUN" branch "$TMPD/a.h5" 1 --epochs 2 >"$TMPD/b1.txt" 2>/dev/null
-diff <(sed -n '2p;6,$p' "$TMPD/run.txt") <(tail -n +2 "$TMPD/b1.txt") || fail "branch at 1: not the run's epochs 2 and 3"
+diff <(sed -n '2p;6,$p' "$TMPD/run.txt") <(tail -n +3 "$TMPD/b1.txt") || fail "branch at 1: not the run's epochs 2 and 3"
 "$CORUN" branch "$TMPD/a.h5" 2 --epochs 0 >"$TMPD/bz.txt" 2>/dev/null
-[ "$(cat "$TMPD/bz.txt")" = "$TMPD/a.h5: branched after epoch 2 of 3, 0 more epochs" ] ||
+[ "$(cat "$TMPD/bz.txt")" = "$TMPD/a.h5: branched after epoch 2 of 3, 0 more epochs
+  [note] branched from $TMPD/a.h5 after epoch 2" ] ||
     fail "branch --epochs 0: $(cat "$TMPD/bz.txt")"
 # A recorded branch gets its row in the (default) catalog, as a run or the workbench's does.
 mkdir -p "$TMPD/bc"
