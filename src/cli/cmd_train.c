@@ -1,5 +1,6 @@
 /* cmd_train — `corun train MODEL --gpu P`: fit a predictor's model from simulated runs and
  * write its model file. */
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -29,16 +30,40 @@ struct options {
     int quick;
 };
 
-/* Write the model file and say so; CLI_OK or CLI_FAILED (message printed). */
-static int write_model(const char *path, const struct modelfile *m, const char *comment)
+/* Write the model file and say so; CLI_OK or CLI_FAILED (message printed). The data
+ * directory's model (no --out), which every run of the predictor reads, is not lost when
+ * replaced: it stays beside as PATH.prev (an installed data directory has no history to take
+ * it back from). */
+static int write_model(const char *path, const struct modelfile *m, const char *comment,
+                       bool keep_previous)
 {
     char err[512];
+    char *prev = xasprintf("%s.prev", path);
+    struct stat st;
+    bool kept = false;
+    if (keep_previous && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* A link, not a copy: the new model is renamed over path, so the old stays whole. */
+        if ((unlink(prev) != 0 && errno != ENOENT) || link(path, prev) != 0) {
+            fprintf(stderr, "corun: cannot keep the model before as %s: %s; nothing written\n",
+                    prev, strerror(errno));
+            free(prev);
+            return CLI_FAILED;
+        }
+        kept = true;
+    }
+    int rc = CLI_OK;
     if (modelfile_write(path, m, comment, err, sizeof err) != 0) {
         fprintf(stderr, "corun: %s\n", err);
-        return CLI_FAILED;
+        if (kept)
+            unlink(prev); /* path is as it was */
+        rc = CLI_FAILED;
+    } else if (kept) {
+        printf("wrote %s (the model it replaced is kept as %s)\n", path, prev);
+    } else {
+        printf("wrote %s\n", path);
     }
-    printf("wrote %s\n", path);
-    return CLI_OK;
+    free(prev);
+    return rc;
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -143,7 +168,7 @@ static int run_hsm(const struct options *opt, const char *datadir)
                           .c2 = r.c2,
                           .r2 = r.r2,
                           .points = (unsigned)r.npoints};
-    rc = write_model(path, &m, comment);
+    rc = write_model(path, &m, comment, !o.out);
     free(comment);
     free(command);
     free(path);
@@ -232,7 +257,7 @@ static int train_themis_command(const struct options *o, const char *datadir)
                           .train_error = train ? train->are_np : 0,
                           .test_error = test ? test->are_np : 0,
                           .points = train ? (unsigned)train->samples : 0};
-    int rc = write_model(path, &m, comment);
+    int rc = write_model(path, &m, comment, !o->out);
     free(comment);
     free(indented);
     free(command);
@@ -273,6 +298,17 @@ static int run_train(int argc, char **argv)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     char *path = o.out ? xstrdup(o.out) : modelfile_path(datadir, o.model, o.gpu);
+    if (o.quick && !o.out) {
+        /* A quick fit is for tests: in the data directory it would become the model every
+         * run of the predictor uses. */
+        fprintf(stderr,
+                "corun: train: --quick fits a model for tests, which would replace %s, the "
+                "one the predictor uses; give --out FILE\n",
+                path);
+        free(path);
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     int writable = check_writable(path);
     free(path);
     if (writable != 0) {
@@ -304,7 +340,9 @@ const struct cli_command cmd_train = {
             "  -j, --jobs N     themis: simulate in N worker processes (default 1; the model\n"
             "                   is the same for any N)\n"
             "  --seed S         themis: seed of the runs and of the training (default 1)\n"
-            "  --out FILE       write the model here instead of DATADIR/data/models/MODEL-P.cfg\n\n"
+            "  --out FILE       write the model here instead of DATADIR/data/models/MODEL-P.cfg\n"
+            "                   (the model replaced there is kept as MODEL-P.cfg.prev;\n"
+            "                   --quick needs --out)\n\n"
             "A progress bar goes to stderr when it is a terminal.\n",
     .run = run_train,
 };

@@ -55,6 +55,22 @@ sed 's/^epochs = .*/epochs = 1;\npredictor = "hsn";/' "$small" >"$TMPD/typo.cfg"
 expect_bad "scenario predictor typo" "typo.cfg:[0-9]*: predictor: .*did you mean hsm" \
     "$CORUN" run "$TMPD/typo.cfg"
 
+# Without --out, training replaces the data directory's model and keeps the one before as
+# .prev; --quick there is refused before training (a quick fit replaced the shipped model).
+mkdir -p "$TMPD/dd" && cp -r "$top_srcdir/data" "$TMPD/dd/" || fail "copy the data directory"
+model="$TMPD/dd/data/models/hsm-hbm80.cfg"
+cp "$model" "$TMPD/shipped.cfg"
+expect_bad "train --quick without --out" "quick fits a model for tests.*give --out FILE" \
+    env CORUN_DATADIR="$TMPD/dd" "$CORUN" train hsm --quick
+cmp -s "$model" "$TMPD/shipped.cfg" || fail "train --quick changed the data directory's model"
+CORUN_DATADIR="$TMPD/dd" "$CORUN" train hsm --cycles 2000 >"$TMPD/train.txt" 2>/dev/null ||
+    fail "train hsm --cycles 2000: exit $?"
+grep -qx "wrote $model (the model it replaced is kept as $model.prev)" "$TMPD/train.txt" ||
+    fail "train into the data directory: $(tail -1 "$TMPD/train.txt")"
+cmp -s "$model.prev" "$TMPD/shipped.cfg" || fail "the model before is not kept whole"
+grep -q 'cycles each' "$model" && ! cmp -s "$model" "$TMPD/shipped.cfg" ||
+    fail "the new model was not written"
+
 # Training writes a model that loads: a data directory whose hbm80 model is the new one.
 "$CORUN" train hsm --gpu hbm80 --quick --out "$TMPD/m.cfg" >"$TMPD/train.txt" 2>/dev/null ||
     fail "train hsm --quick: exit $?"
