@@ -209,7 +209,7 @@ static const struct {
     enum kind_arg arg;
     const char *post;
 } kinds[] = {
-    {"a lesson", "steps", "`corun lesson ", ARG_NAME, "` opens it"},
+    {"a lesson", "steps", "`corun lesson ", ARG_PATH, "` opens it"}, /* a name only in lessons/ */
     {"a suite", "mixes", "`corun sweep ", ARG_PATH, "` runs its mixes"},
     {"an accelerator scenario", "applications", "`corun run ", ARG_PATH, "` runs it"},
     {"a scenario", "kernels", "`corun run ", ARG_PATH, "` runs it"},

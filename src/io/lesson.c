@@ -158,14 +158,26 @@ int lesson_load(const char *path, const char *datadir, struct lesson *out, struc
     struct conf_file *f = confread_open(path, diags);
     if (!f)
         return -1;
+    char *hint = confread_kind_hint(f, path, "steps", "a lesson");
+    if (hint) { /* a scenario or suite given for a lesson: say so, not its every setting */
+        diag_add(diags, "%s", hint);
+        free(hint);
+        confread_close(f);
+        return -1;
+    }
     conf_apply(&lesson_table, confread_root(f), out, CONF_FULL, path, "", diags);
     const config_setting_t *root = (const config_setting_t *)confread_root(f);
     load_scenario(out, root, datadir, diags);
     const config_setting_t *ss = config_setting_get_member(root, "steps");
     int n = ss ? config_setting_length(ss) : 0;
-    if (!ss || config_setting_type(ss) != CONFIG_TYPE_LIST || n < 1 || n > MAX_STEPS) {
+    if (!ss) {
+        diag_add(diags,
+                 "%s: steps: required setting is missing (expected a list ( {...}, ... ) "
+                 "of 1 to %d steps)",
+                 path, MAX_STEPS);
+    } else if (config_setting_type(ss) != CONFIG_TYPE_LIST || n < 1 || n > MAX_STEPS) {
         diag_add(diags, "%s:%d: steps: expected a list ( {...}, ... ) of 1 to %d steps", path,
-                 ss ? line_of(ss) : 0, MAX_STEPS);
+                 line_of(ss), MAX_STEPS);
     } else {
         out->nsteps = (size_t)n;
         out->steps = xcalloc(out->nsteps, sizeof(*out->steps));

@@ -62,6 +62,26 @@ grep -qxF -- "$TMPD/pairs.cfg: a suite (it has mixes and no kernels), not a scen
 "$CORUN" check "$TMPD/pairs.cfg" >"$TMPD/out" 2>&1 || fail "check of a suite: $(cat "$TMPD/out")"
 [ "$(cat "$TMPD/out")" = ok ] || fail "check of a suite: $(cat "$TMPD/out")"
 "$CORUN" check hsm-pairs >"$TMPD/out" 2>&1 || fail "check hsm-pairs: $(cat "$TMPD/out")"
+# A scenario given to `lesson`: one message naming what it is (it was every scenario setting as
+# an unknown lesson setting, then "steps" at line 0); a lesson of one's own given to `tui` is
+# named by its path, which `corun lesson` takes (its base name finds only corun's lessons).
+cp "$top_srcdir/tests/data/good/small.cfg" "$TMPD/pair.cfg"
+set +e
+"$CORUN" lesson "$TMPD/pair.cfg" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && [ "$(cat "$TMPD/err")" = "$TMPD/pair.cfg: a scenario (it has kernels and no steps), not a lesson: \`corun run $TMPD/pair.cfg\` runs it" ] ||
+    fail "lesson of a scenario: exit $rc: $(cat "$TMPD/err")"
+mkdir -p "$TMPD/my"
+cp "$top_srcdir/scenarios/lessons/evicted.cfg" "$TMPD/my/fancy.cfg"
+cp "$top_srcdir/scenarios/demo-evict.cfg" "$TMPD/my/" # its scenario, beside it
+"$CORUN" check "$TMPD/my/fancy.cfg" >"$TMPD/out" 2>&1 || fail "check my/fancy.cfg: $(cat "$TMPD/out")"
+set +e
+"$CORUN" run "$TMPD/my/fancy.cfg" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && [ "$(cat "$TMPD/err")" = "$TMPD/my/fancy.cfg: a lesson (it has steps and no kernels), not a scenario: \`corun lesson $TMPD/my/fancy.cfg\` opens it" ] ||
+    fail "run of a lesson: exit $rc: $(cat "$TMPD/err")"
 
 # A setting no name is near points at the help that lists its table, and that help exists
 # (they pointed at `corun help DRAM timing`, `corun help cache`, `corun help mix`, ...).

@@ -88,7 +88,9 @@ static void test_bad_lesson(void **state)
     path = test_write_temp("title = \"t\"; summary = \"s\"; scenario = \"demo-pair.cfg\";\n");
     diag_init(&d);
     assert_int_equal(lesson_load(path, datadir, &l, &d), -1);
-    assert_true(test_diag_has(&d, "steps: expected a list", NULL));
+    /* Missing, so no line to name (it said line 0). */
+    assert_true(test_diag_has(&d, ": steps: required setting is missing (expected a list", NULL));
+    assert_false(test_diag_has(&d, ":0:", NULL));
     lesson_done(&l);
     diag_done(&d);
     unlink(path);
