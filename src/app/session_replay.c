@@ -121,6 +121,32 @@ static int apply_recorded_sets(struct session *s, const struct runfile_header *h
     return rc;
 }
 
+/* The name after "-> " in a switch event's text ("static -> fair (...)"). */
+static void switched_to(const char *text, char *name, size_t len)
+{
+    const char *arrow = strstr(text, "-> ");
+    snprintf(name, len, "%s", arrow ? arrow + 3 : "");
+    name[strcspn(name, " ")] = '\0';
+}
+
+/* Each epoch with predictions is named by the predictor that made them, the last switch to
+ * one before it in the log (show --json said "recorded" for all); an epoch before any switch
+ * keeps "recorded". */
+static void name_recorded_predictors(struct session *s)
+{
+    for (unsigned i = 0; i < s->nepochs; i++) {
+        struct session_epoch *e = &s->epochs[i];
+        if (!e->predictor[0])
+            continue;
+        char name[sizeof e->predictor] = "";
+        for (unsigned j = 0; j < s->nevents && s->events[j].epoch <= i; j++)
+            if (strcmp(s->events[j].kind, "predictor") == 0)
+                switched_to(s->events[j].text, name, sizeof name);
+        if (name[0] && strcmp(name, "none") != 0)
+            snprintf(e->predictor, sizeof e->predictor, "%s", name);
+    }
+}
+
 struct session *session_replay(const char *path, const char *datadir, char *err, size_t errlen)
 {
     struct runfile *rf = runfile_open(path, err, errlen);
@@ -164,6 +190,7 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
         snprintf(ev->kind, sizeof ev->kind, "%s", rev.kind);
         snprintf(ev->text, sizeof ev->text, "%s", rev.text);
     }
+    name_recorded_predictors(s);
     if (apply_recorded_sets(s, runfile_header(rf), err, errlen) != 0 ||
         add_recorded_kernels(s, runfile_header(rf), datadir, err, errlen) != 0)
         goto failed;
@@ -188,14 +215,6 @@ static int branch_report(void *ctx, double done)
 {
     const struct branch_progress *bp = ctx;
     return bp->progress(bp->ctx, (bp->epoch + done) / bp->total);
-}
-
-/* The name after "-> " in a switch event's text ("static -> fair (...)"). */
-static void switched_to(const char *text, char *name, size_t len)
-{
-    const char *arrow = strstr(text, "-> ");
-    snprintf(name, len, "%s", arrow ? arrow + 3 : "");
-    name[strcspn(name, " ")] = '\0';
 }
 
 /* A recorded mix change ("add NAME as kernel K", "remove kernel K (NAME)") asked of b again;

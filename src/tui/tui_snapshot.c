@@ -410,11 +410,8 @@ const char *tui_predictor_at(const struct tui *t, unsigned i)
 {
     if (t->live)
         return t->predictor;
-    /* A run file says whether an epoch was predicted, and its events by which predictor. */
+    /* A run file says whether an epoch was predicted, and its events by which predictor (the
+     * replay names it: session_replay.c). */
     const struct tui_epoch *e = i < t->nepochs ? &t->epochs[i] : NULL;
-    if (!e || !e->e.predictor[0])
-        return "none";
-    const char *name = switch_at(t, 'p', i);
-    return strcmp(e->e.predictor, "recorded") != 0 || strcmp(name, "none") == 0 ? e->e.predictor
-                                                                                : name;
+    return e && e->e.predictor[0] ? e->e.predictor : "none";
 }

@@ -38,6 +38,11 @@ cmp -s <("$CORUN" show "$TMPD/a.h5" --json) <("$CORUN" show "$TMPD/c.h5" --json)
 "$CORUN" run "$small" --epochs 4 --predictor hsm --allocator fair --add 3:bh \
     --out "$TMPD/p.h5" >"$TMPD/p.txt" 2>/dev/null || fail "run --predictor --allocator --add"
 grep -q '^  \[repartition\] fair' "$TMPD/p.txt" || fail "fair moved no SMs: $(cat "$TMPD/p.txt")"
+# show --json names each epoch's predictor as run --json does (it said "recorded").
+"$CORUN" show "$TMPD/p.h5" --json | python3 -c '
+import json, sys
+names = [e["predictor"] for e in json.load(sys.stdin)["epochs"]]
+assert names == ["hsm"] * 4, names' || fail "show --json: the epochs' predictor"
 "$CORUN" branch "$TMPD/p.h5" 0 --epochs 2 2>/dev/null | tail -n +3 | grep -v '^epoch ' |
     diff <(awk 'NR > 1 && n < 2 && !/^epoch /; /system:/ { n++ }' "$TMPD/p.txt") - >&2 ||
     fail "branch at 0 differs from the run (diff above)"
