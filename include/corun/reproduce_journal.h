@@ -106,4 +106,9 @@ int repro_journal_adopt(const char *into, const char *from, const char *datadir,
                         repro_result_bytes_fn result_bytes, struct repro_journal_merged *out,
                         char *err, size_t errlen);
 
+/* The items of identity line a ("(", ")", ", ", "; " and " | " part them) that b does not
+ * hold, joined by ", "; "" when there are none. Two whole lines overflowed a message and hid
+ * the advice after them; the items that differ are what the user needs. The caller frees. */
+char *repro_identity_items_not_in(const char *a, const char *b);
+
 #endif

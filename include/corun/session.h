@@ -37,7 +37,8 @@ struct session_epoch {
     struct session_kernel_epoch k[GPU_MAX_KERNELS];
     struct gpu_system_counters sys;
     struct metrics m;   /* over np_true */
-    char predictor[16]; /* the predictor that made np_pred ("" none; "recorded" in a replay) */
+    char predictor[16]; /* the predictor that made np_pred ("" none; a replay: named by the log's
+                           switches, else "recorded") */
     unsigned nchannels; /* 0 in a replay: run files do not keep per-channel figures */
     float channel_util[SESSION_MAX_CHANNELS]; /* DRAM data-bus busy fraction per channel */
     unsigned nsms;

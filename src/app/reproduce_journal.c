@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,36 @@ static int truncate_at(int fd, off_t length)
     return 0;
 }
 
+char *repro_identity_items_not_in(const char *a, const char *b)
+{
+    static const char *const seps[] = {" (", ")", ", ", "; ", " | "};
+    char *out = xstrdup("");
+    const char *p = a;
+    while (*p) {
+        const char *end = p + strlen(p);
+        size_t skip = 0;
+        for (size_t i = 0; i < CORUN_ARRAY_LEN(seps); i++) {
+            const char *at = strstr(p, seps[i]);
+            if (at && at < end) {
+                end = at;
+                skip = strlen(seps[i]);
+            }
+        }
+        size_t n = (size_t)(end - p);
+        bool found = false; /* as a whole item of b: bounded by its separators */
+        for (const char *q = b; n && *q && !found; q++)
+            found = strncmp(q, p, n) == 0 && (q == b || strchr("(, ;|", q[-1])) &&
+                    (!q[n] || strchr("), ;|", q[n]));
+        if (n && !found) {
+            char *more = xasprintf("%s%s%.*s", out, *out ? ", " : "", (int)n, p);
+            free(out);
+            out = more;
+        }
+        p = *end ? end + skip : end;
+    }
+    return out;
+}
+
 /* s[0..n) for a message: control and non-ASCII bytes as '?', at most max bytes and "..." when
  * cut (or when cut_already: the caller saw only part of it). The caller frees. */
 static char *printable(const char *s, size_t n, size_t max, int cut_already)
@@ -230,10 +261,21 @@ static int check_header(struct repro_journal *j, off_t file_size, const char *he
                memcmp(line2, identity_line, strlen(identity_line)) != 0) {
         size_t theirs_len = nl2 ? (size_t)(nl2 - line2) : n - (size_t)(line2 - buf);
         char *theirs = printable(line2, theirs_len, theirs_len, !nl2);
-        snprintf(err, errlen,
-                 "%s: written for another run; it holds: %s; this run is: %s; give another "
-                 "file or remove it",
-                 j->path, theirs, identity_line);
+        char *only_theirs = repro_identity_items_not_in(theirs, identity_line);
+        char *only_ours = repro_identity_items_not_in(identity_line, theirs);
+        if (*only_theirs || *only_ours)
+            snprintf(err, errlen,
+                     "%s: written for another run (it holds: %s; this run: %s); give another "
+                     "file or remove it",
+                     j->path, *only_theirs ? only_theirs : "nothing more",
+                     *only_ours ? only_ours : "nothing more");
+        else
+            snprintf(err, errlen,
+                     "%s: written for another run; it holds: %s; this run is: %s; give another "
+                     "file or remove it",
+                     j->path, theirs, identity_line);
+        free(only_ours);
+        free(only_theirs);
         free(theirs);
     } else if (lseek(j->fd, (off_t)len, SEEK_SET) != (off_t)len) {
         snprintf(err, errlen, "%s: cannot seek: %s", j->path, strerror(errno));

@@ -152,8 +152,12 @@ int repro_journal_adopt(const char *into, const char *from, const char *datadir,
     }
     if (split_identity(fid, &fwhat, fbuild, fdata) != 0 || strcmp(fwhat, iwhat) != 0 ||
         fsize != isize) {
-        snprintf(err, errlen, "%s: belongs to another run (its run: %s; %s: %s)", from, fid, into,
-                 iid);
+        char *only_from = repro_identity_items_not_in(fid, iid);
+        char *only_into = repro_identity_items_not_in(iid, fid);
+        snprintf(err, errlen, "%s: belongs to another run (it holds: %s; %s holds: %s)", from,
+                 *only_from ? only_from : fid, into, *only_into ? only_into : iid);
+        free(only_into);
+        free(only_from);
         goto done;
     }
     if (strcmp(fdata, data) != 0) {

@@ -207,7 +207,8 @@ static void other_runs_data_or_builds_are_refused(void **state)
     /* From a journal of another run, or of this run with another record size. */
     write_journal(f->mine, "reproduce y", f->build, f->data, shared, 2, 0, 0);
     assert_int_equal(adopt(f, NULL, &got), -1);
-    assert_non_null(strstr(f->err, "belongs to another run"));
+    assert_non_null(strstr(f->err, "belongs to another run (it holds: reproduce x"));
+    assert_non_null(strstr(f->err, " holds: reproduce y"));
     unlink(f->mine);
     char *identity = identity_of("reproduce x", f->build, f->data);
     struct repro_journal *j = repro_journal_open(f->mine, identity, 4, f->err, sizeof f->err);
