@@ -13,4 +13,21 @@ for f in "$top_srcdir"/scenarios/demo-*.cfg; do
     n=$((n + 1))
 done
 [ "$n" -ge 5 ] || fail "only $n demo scenarios"
-echo "demos: $n scenarios check and run"
+
+# The even-split lesson's reveal says what the screen shows on its scenario (demo-pair): at the
+# even split bino's NP is near half, and lbm's is above 1, its row-buffer hit rate above what it
+# has alone on all 40 SMs (the text said lbm "loses much less", while its NP was 1.15-1.29).
+grep -q 'lbm, memory-bound, lost nothing: its NP is above 1' "$top_srcdir/scenarios/lessons/even-split.cfg" ||
+    fail "the even-split lesson no longer says what this checks"
+alone=$("$CORUN" solo lbm --set gpu.sms=40 --sms 40 --cycles 40000 | sed -n 's/^  RBH *//p')
+"$CORUN" run "$top_srcdir/scenarios/demo-pair.cfg" --epochs 2 --json 2>/dev/null >"$TMPD/pair.json"
+python3 - "$TMPD/pair.json" "$alone" <<'PY' || fail "the even-split lesson's reveal does not hold"
+import json, sys
+epochs, alone = json.load(open(sys.argv[1]))["epochs"], float(sys.argv[2])
+for e in epochs:
+    lbm, bino = e["kernels"]
+    assert lbm["name"] == "lbm" and bino["name"] == "bino", e
+    assert lbm["np"] > 1 and lbm["rbh"] > alone, (lbm, alone)
+    assert 0.45 <= bino["np"] <= 0.55, bino
+PY
+echo "demos: $n scenarios check and run; the even-split lesson's reveal holds"
