@@ -94,7 +94,9 @@ enum slurm_state {
     SLURM_FAILED,    /* finished with a non-zero exit status */
     SLURM_STOPPED,   /* started, then ended without finishing: cancelled, timed out, node lost */
     SLURM_OTHER_SIM, /* finished, but run by a corun of another simulator id */
+    SLURM_UNKNOWN,   /* not finished, and squeue failed: pending, running or gone, who knows */
 };
+#define SLURM_NSTATES (SLURM_UNKNOWN + 1)
 
 struct slurm_shard {
     unsigned shard;
@@ -106,7 +108,9 @@ struct slurm_shard {
 };
 
 /* The state of every shard, into out[0..j->shards), from the shards' state files, squeue (the
- * tasks in the queue) and, where accounting is on, sacct (how an ended task ended). */
+ * tasks in the queue) and, where accounting is on, sacct (how an ended task ended). 0; or 1
+ * when squeue failed (err says how), every shard still filled in from its files but those that
+ * have not finished SLURM_UNKNOWN, since they may be pending or running. */
 int slurm_job_status(const struct slurm_job *j, struct slurm_shard *out, char *err, size_t errlen);
 
 /* A state's name for a table. */
@@ -115,13 +119,20 @@ const char *slurm_state_name(enum slurm_state s);
 /* Milliseconds a waiting corun sleeps before its look number `polls` (from 0) at the queue
  * since the shards' states last changed: 250 ms, then twice as long each time, up to 5 s. A
  * short job is collected within a second of its end; a long one costs squeue a look every
- * 5 s. */
+ * 5 s. CORUN_SLURM_POLL_MS (1 to 60000) sets the first delay, the longest being 20 times it. */
 unsigned slurm_wait_delay_ms(unsigned polls);
+
+/* A waiting corun gives up after this many looks in a row at a queue squeue could not show
+ * (slurmctld down or too busy to answer): with the delays above, about 80 s of failures when
+ * the wait began, 100 s (plus squeue's own time-outs) later on, long enough to see through a
+ * controller's restart. */
+#define SLURM_WAIT_MAX_FAILURES 20
 
 /* The shards to submit again (not run, failed, stopped, or run by another simulator) into
  * shards (room for j->shards), their count returned; their state files are removed, and so
  * are the catalog and journal of a shard that a corun of another simulator started, so that
- * it starts afresh. */
+ * it starts afresh. A shard whose state is unknown is never taken: it may still be running.
+ * Callers refuse to resubmit at all when slurm_job_status could not read the queue. */
 size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard *st,
                             unsigned *shards);
 

@@ -14,4 +14,9 @@
 int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char *err,
                   size_t errlen);
 
+/* spawn_capture, with the program's stderr kept from ours: the first line it printed there
+ * (why it failed, say) goes into reason ("" when it printed none). */
+int spawn_capture_reason(char *const argv[], char **out, int *status, char *reason,
+                         size_t reasonlen, char *err, size_t errlen);
+
 #endif

@@ -20,17 +20,25 @@ const char *slurm_state_name(enum slurm_state s)
                                         "done",
                                         "failed",
                                         "stopped",
-                                        "refused (another simulator)"};
+                                        "refused (another simulator)",
+                                        "unknown (squeue failed)"};
     return names[s];
 }
 
 unsigned slurm_wait_delay_ms(unsigned polls)
 {
-    enum { FIRST_MS = 250, MOST_MS = 5000 };
-    unsigned ms = FIRST_MS;
-    for (unsigned i = 0; i < polls && ms < MOST_MS; i++)
+    /* CORUN_SLURM_POLL_MS moves the first delay (a cluster that asks for fewer squeue calls;
+     * the tests, which would otherwise sleep through a minute of failed looks). */
+    unsigned first = 250;
+    const char *env = getenv("CORUN_SLURM_POLL_MS");
+    char *end;
+    unsigned long v = env && *env ? strtoul(env, &end, 10) : 0;
+    if (env && *env && !*end && v >= 1 && v <= 60000)
+        first = (unsigned)v;
+    unsigned ms = first, most = 20 * first;
+    for (unsigned i = 0; i < polls && ms < most; i++)
         ms *= 2;
-    return ms < MOST_MS ? ms : MOST_MS;
+    return ms < most ? ms : most;
 }
 
 /* 1 when shard k is in spec ("1-4", "2,5", "3"). */
@@ -95,14 +103,22 @@ static char *query(char **argv, bool quiet)
     return out;
 }
 
-/* The tasks of our jobs that are in the queue: "JOB K STATE" lines of squeue. */
-static void apply_queue(const struct slurm_job *j, struct slurm_shard *out)
+/* The tasks of our jobs that are in the queue: "JOB K STATE" lines of squeue. 0, or -1 when
+ * squeue could not tell, with its reason in err. */
+static int apply_queue(const struct slurm_job *j, struct slurm_shard *out, char *err, size_t errlen)
 {
     char *argv[] = {"squeue", "-h", "-r", "--me", "-o", "%F %K %T", NULL};
-    char *text = query(argv, false);
-    if (!text) {
-        fprintf(stderr, "corun: squeue failed: states come from the shards' files alone\n");
-        return;
+    char *text = NULL, reason[200], why[256];
+    int status = 0;
+    if (spawn_capture_reason(argv, &text, &status, reason, sizeof reason, why, sizeof why) != 0) {
+        snprintf(err, errlen, "squeue failed: %s", why);
+        return -1;
+    }
+    if (status != 0) {
+        snprintf(err, errlen, "squeue failed (exit status %d%s%s)", status,
+                 reason[0] ? ": " : ", with no message", reason);
+        free(text);
+        return -1;
     }
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -119,6 +135,7 @@ static void apply_queue(const struct slurm_job *j, struct slurm_shard *out)
         snprintf(s->detail, sizeof s->detail, "%s", state);
     }
     free(text);
+    return 0;
 }
 
 /* How ended tasks that left no "finished" line ended, where accounting keeps it. */
@@ -152,8 +169,6 @@ static void apply_accounting(const struct slurm_job *j, struct slurm_shard *out)
 
 int slurm_job_status(const struct slurm_job *j, struct slurm_shard *out, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
     for (unsigned k = 1; k <= j->shards; k++) {
         struct slurm_shard *s = &out[k - 1];
         *s = (struct slurm_shard){.shard = k};
@@ -162,8 +177,26 @@ int slurm_job_status(const struct slurm_job *j, struct slurm_shard *out, char *e
             if (spec_has(j->job_shards[i], k))
                 snprintf(s->task, sizeof s->task, "%s_%u", j->jobs[i], k);
         read_state(j, k, s);
+        if (s->state == SLURM_NOT_RUN) /* until the queue or accounting says otherwise */
+            snprintf(s->detail, sizeof s->detail, "never started, not in the queue");
     }
-    apply_queue(j, out);
+    if (apply_queue(j, out, err, errlen) != 0) {
+        /* A shard with no "finished" line may be waiting or running: calling it not run or
+         * stopped would have it run twice, two tasks writing one shard's database. */
+        for (unsigned k = 0; k < j->shards; k++) {
+            struct slurm_shard *s = &out[k];
+            if (s->state != SLURM_NOT_RUN && s->state != SLURM_STOPPED)
+                continue;
+            char was[sizeof s->detail];
+            snprintf(was, sizeof was, "%s", s->detail);
+            if (s->state == SLURM_STOPPED)
+                snprintf(s->detail, sizeof s->detail, "started %.80s, not finished", was);
+            else
+                snprintf(s->detail, sizeof s->detail, "not started, as far as its files tell");
+            s->state = SLURM_UNKNOWN;
+        }
+        return 1; /* sacct's word goes to not run and stopped shards only: none are left */
+    }
     apply_accounting(j, out);
     return 0;
 }
@@ -174,7 +207,7 @@ size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard 
     size_t n = 0;
     for (unsigned k = 1; k <= j->shards; k++) {
         enum slurm_state s = st[k - 1].state;
-        if (s == SLURM_PENDING || s == SLURM_RUNNING || s == SLURM_DONE)
+        if (s == SLURM_PENDING || s == SLURM_RUNNING || s == SLURM_DONE || s == SLURM_UNKNOWN)
             continue;
         /* What another simulator made, finished or not, must not be resumed from. */
         bool foreign = st[k - 1].simulator && st[k - 1].simulator != CORUN_SIM_ID;

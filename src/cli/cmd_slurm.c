@@ -14,7 +14,8 @@ static int status(struct slurm_job *j)
 {
     struct slurm_shard *st = xcalloc(j->shards, sizeof *st);
     char err[512];
-    if (slurm_job_status(j, st, err, sizeof err) != 0) {
+    int queue = slurm_job_status(j, st, err, sizeof err);
+    if (queue < 0) {
         fprintf(stderr, "corun: %s\n", err);
         free(st);
         return CLI_FAILED;
@@ -26,19 +27,28 @@ static int status(struct slurm_job *j)
     for (int i = 0; i < j->njobs; i++)
         printf("%s %s (shards %s)", i ? "," : "", j->jobs[i], j->job_shards[i]);
     printf("\n%-6s %-28s %-16s %s\n", "shard", "state", "task", "detail");
-    unsigned count[SLURM_OTHER_SIM + 1] = {0};
+    unsigned count[SLURM_NSTATES] = {0};
     for (unsigned k = 0; k < j->shards; k++) {
         count[st[k].state]++;
         printf("%-6u %-28s %-16s %s\n", k + 1, slurm_state_name(st[k].state),
                st[k].task[0] ? st[k].task : "-", st[k].detail);
     }
     printf("%u of %u shards done", count[SLURM_DONE], j->shards);
-    for (int s = 0; s <= SLURM_OTHER_SIM; s++)
+    for (int s = 0; s < SLURM_NSTATES; s++)
         if (s != SLURM_DONE && count[s])
             printf(", %u %s", count[s], slurm_state_name((enum slurm_state)s));
     printf("\n");
     free(st);
-    return CLI_OK;
+    /* Finished shards need no queue; the others' states are guesses without it, and a script
+     * that follows the job must not take them for answers. */
+    if (queue == 0 || count[SLURM_UNKNOWN] == 0)
+        return CLI_OK;
+    fflush(stdout);
+    fprintf(stderr,
+            "corun: slurm status: %s, so whether the %u unfinished shard%s pending, running or "
+            "gone is unknown; look again when squeue answers\n",
+            err, count[SLURM_UNKNOWN], count[SLURM_UNKNOWN] == 1 ? " is" : "s are");
+    return CLI_FAILED;
 }
 
 static int resubmit(struct slurm_job *j, bool wait)
@@ -49,7 +59,13 @@ static int resubmit(struct slurm_job *j, bool wait)
     int rc = CLI_OK;
     size_t n = 0;
     if (slurm_job_status(j, st, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
+        /* Without the queue a shard that looks not run or stopped may be pending or running:
+         * submitting it again would have two tasks write its files. */
+        fprintf(stderr,
+                "corun: slurm resubmit: %s; without the queue corun cannot tell which shards "
+                "are still pending or running, so nothing was resubmitted or removed: run "
+                "`corun slurm resubmit %s` again when squeue answers\n",
+                err, j->dir);
         rc = CLI_FAILED;
     } else if ((n = slurm_job_rerun_list(j, st, shards)) == 0) {
         printf("nothing to resubmit: every shard of %s is done, pending or running\n", j->dir);
@@ -162,14 +178,16 @@ const struct cli_command cmd_slurm = {
     .help = "JOB is the Slurm job id that --slurm printed, or the job's directory.\n\n"
             "  status JOB      each shard's state: pending, running, done, failed (its exit\n"
             "                  status), stopped (cancelled, timed out or its node lost), not run,\n"
-            "                  or refused (run by a corun of another simulator id)\n"
+            "                  or refused (run by a corun of another simulator id); when squeue\n"
+            "                  fails, an unfinished shard is unknown and the exit status is 1\n"
             "  collect JOB     merge every finished shard into the main catalog (a sweep) or the\n"
             "                  main journal (a reproduction) and, once all are, print the table\n"
             "                  exactly as the command run on one machine prints it. Merging again\n"
             "                  adds nothing; a result is never stored twice, and a shard run by a\n"
             "                  corun of another simulator id is refused\n"
             "  resubmit JOB    submit, as one new array job, only the shards that are missing,\n"
-            "                  failed, stopped or refused\n"
+            "                  failed, stopped or refused; refused while squeue fails, since\n"
+            "                  a shard may then be pending or running without corun knowing\n"
             "  --wait          with resubmit: wait for the tasks, then collect\n\n"
             "`corun slurm task DIR` is what each array task runs (the job's task.sh); it is not\n"
             "meant to be typed. The source tree's docs/cluster.md tells how to run on a cluster.\n",

@@ -59,7 +59,8 @@ static void print_results(const struct sweep_options *o, const struct sweep_summ
 
 /* The suite, and --set's settings against its preset, checked before a Slurm job is
  * submitted for it, so that no task fails on them. */
-static int suite_checked(const char *path, const char *datadir, const struct gpu_sets *sets)
+static int suite_checked(const char *path, const char *datadir, const struct gpu_sets *sets,
+                         size_t *nmixes)
 {
     struct suite s;
     struct diag d;
@@ -67,6 +68,8 @@ static int suite_checked(const char *path, const char *datadir, const struct gpu
     int rc = suite_load(path, datadir, &s, &d) == 0 ? CLI_OK : CLI_BAD_INPUT;
     if (rc != CLI_OK)
         diag_print(&d, stderr);
+    else
+        *nmixes = s.nmixes;
     char err[512];
     if (rc == CLI_OK && gpu_sets_check(sets, datadir, s.gpu, err, sizeof err) != 0) {
         fprintf(stderr, "corun: sweep: %s\n", err);
@@ -231,8 +234,20 @@ static int sweep_main(int argc, char **argv)
     char *suite = cli_find_scenario(argv[optind], datadir, "scenarios/suites");
     o.suite = suite;
     if (slurm) {
-        int checked =
-            o.shards > 1 ? slurm_cli_shard_refused() : suite_checked(o.suite, datadir, &o.sets);
+        size_t nmixes = 0;
+        int checked = o.shards > 1 ? slurm_cli_shard_refused()
+                                   : suite_checked(o.suite, datadir, &o.sets, &nmixes);
+        /* A shard past the last item would be a task that runs nothing: fewer shards give the
+         * same results. */
+        size_t items = nmixes * o.ncombos;
+        if (checked == CLI_OK && items < so.shards) {
+            fprintf(stderr,
+                    "corun: sweep: %s has %zu item%s (%zu mix%s x %u combination%s), so %zu "
+                    "shard%s, not %u\n",
+                    argv[optind], items, items == 1 ? "" : "s", nmixes, nmixes == 1 ? "" : "es",
+                    o.ncombos, o.ncombos == 1 ? "" : "s", items, items == 1 ? "" : "s", so.shards);
+            so.shards = (unsigned)items;
+        }
         free(datadir);
         free(suite);
         return checked == CLI_OK ? slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so)

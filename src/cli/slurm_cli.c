@@ -163,20 +163,51 @@ int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *ca
     return rc;
 }
 
+/* SLURM_CLI_HELP and docs/cluster.md name the number. */
+_Static_assert(SLURM_WAIT_MAX_FAILURES == 20, "say the new number in --wait's help and the docs");
+
 int slurm_cli_wait_and_collect(struct slurm_job *j)
 {
     struct slurm_shard *st = xcalloc(j->shards, sizeof *st);
     char err[512], last[128] = "";
-    unsigned polls = 0; /* looks at the queue since the states last changed */
+    unsigned polls = 0;    /* looks at the queue since the states last changed */
+    unsigned failures = 0; /* looks in a row at a queue squeue could not show */
     for (;;) {
-        if (slurm_job_status(j, st, err, sizeof err) != 0) {
+        int queue = slurm_job_status(j, st, err, sizeof err);
+        if (queue < 0) {
             fprintf(stderr, "corun: %s\n", err);
             free(st);
             return CLI_FAILED;
         }
-        unsigned count[SLURM_OTHER_SIM + 1] = {0};
+        unsigned count[SLURM_NSTATES] = {0};
         for (unsigned k = 0; k < j->shards; k++)
             count[st[k].state]++;
+        /* A failed look says nothing of the unfinished shards: taking them for gone would
+         * collect a job still running, and advise resubmitting shards that are queued. */
+        if (count[SLURM_UNKNOWN]) {
+            unsigned ms = slurm_wait_delay_ms(polls++);
+            if (++failures == SLURM_WAIT_MAX_FAILURES) {
+                fprintf(stderr,
+                        "corun: squeue failed %u times in a row (the last: %s), so corun stops "
+                        "waiting; the shards may still be pending or running: follow them with "
+                        "`corun slurm status %s` and merge them with `corun slurm collect %s` "
+                        "once squeue answers\n",
+                        failures, err, j->dir, j->dir);
+                free(st);
+                return CLI_FAILED;
+            }
+            if (failures == 1)
+                fprintf(stderr,
+                        "corun: %s; looking again in %.2f s, and stopping after %d failures in "
+                        "a row\n",
+                        err, ms / 1000.0, SLURM_WAIT_MAX_FAILURES);
+            nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000L}, NULL);
+            continue;
+        }
+        if (failures)
+            fprintf(stderr, "corun: squeue answers again, after %u failure%s\n", failures,
+                    failures == 1 ? "" : "s");
+        failures = 0;
         char now[128];
         snprintf(now, sizeof now, "%u of %u shards done, %u running, %u pending", count[SLURM_DONE],
                  j->shards, count[SLURM_RUNNING], count[SLURM_PENDING]);
@@ -229,8 +260,12 @@ int slurm_cli_collect(struct slurm_job *j)
     char err[1024];
     char *datadir = datadir_locate();
     struct slurm_merged m = {0};
-    int rc = slurm_job_status(j, st, err, sizeof err);
-    if (rc == 0)
+    char queue_err[512] = "";
+    /* Without the queue the finished shards still merge; only the others' states are unknown. */
+    int rc = slurm_job_status(j, st, queue_err, sizeof queue_err) < 0 ? -1 : 0;
+    if (rc < 0)
+        snprintf(err, sizeof err, "%s", queue_err);
+    else
         rc = slurm_job_merge(j, st, datadir, &m, err, sizeof err);
     if (rc < 0)
         fprintf(stderr, "corun: collect: %s\n", err);
@@ -244,14 +279,25 @@ int slurm_cli_collect(struct slurm_job *j)
                                            : "the default catalog",
                 m.added, m.present);
     if (rc == 1) {
-        for (unsigned k = 0; k < j->shards; k++)
-            if (st[k].state != SLURM_DONE)
-                fprintf(stderr, "corun: shard %u is %s (%s)\n", k + 1,
-                        slurm_state_name(st[k].state), st[k].detail);
-        fprintf(stderr,
-                "corun: no table until every shard is merged; `corun slurm resubmit %s` "
-                "runs the missing and failed ones again\n",
-                j->dir);
+        bool unknown = false;
+        for (unsigned k = 0; k < j->shards; k++) {
+            if (st[k].state == SLURM_DONE)
+                continue;
+            unknown |= st[k].state == SLURM_UNKNOWN;
+            fprintf(stderr, "corun: shard %u is %s%s%s\n", k + 1, slurm_state_name(st[k].state),
+                    st[k].detail[0] ? ": " : "", st[k].detail);
+        }
+        if (unknown)
+            fprintf(stderr,
+                    "corun: no table until every shard is merged; %s, so the shards of unknown "
+                    "state may still be pending or running: collect again when squeue "
+                    "answers\n",
+                    queue_err);
+        else
+            fprintf(stderr,
+                    "corun: no table until every shard is merged; `corun slurm resubmit %s` "
+                    "runs the missing and failed ones again\n",
+                    j->dir);
     }
     free(datadir);
     free(st);

@@ -10,7 +10,8 @@
 #define SLURM_CLI_HELP                                                                             \
     "  --slurm         submit the run to Slurm as one job array, one\n"                            \
     "                  task per shard, instead of running it here; see `corun help slurm`\n"       \
-    "  --shards N      with --slurm: N shards, one array task each (default 8)\n"                  \
+    "  --shards N      with --slurm: N shards, one array task each (default 8); a sweep\n"         \
+    "                  takes no more than it has items (mixes x combinations), with a note\n"      \
     "  --partition P   with --slurm: sbatch --partition\n"                                         \
     "  --time T        with --slurm: sbatch --time, per task (e.g. 2:00:00)\n"                     \
     "  --cpus-per-task N  with --slurm: sbatch --cpus-per-task (give -j N as well)\n"              \
@@ -18,7 +19,9 @@
     "  --sbatch-arg ARG  with --slurm: one more sbatch option, as it is (repeatable)\n"            \
     "  --slurm-dir DIR with --slurm: the job directory, on a file system every node\n"             \
     "                  shares (default: a new one in $XDG_DATA_HOME/corun/slurm)\n"                \
-    "  --wait          with --slurm: wait for the tasks, then merge and print the table\n"
+    "  --wait          with --slurm: wait for the tasks, then merge and print the table;\n"        \
+    "                  a failed look at the queue (squeue) is tried again, and after 20 in\n"      \
+    "                  a row it stops with exit status 1, the shards perhaps still running\n"
 
 /* Take the Slurm options (--slurm, --shards, --partition, --time, --cpus-per-task, --account,
  * --sbatch-arg, --slurm-dir, --wait) out of argv[1..*argc), shortening it, into o; *wanted

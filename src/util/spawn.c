@@ -11,7 +11,9 @@
 
 #include "corun/util.h"
 
-int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char *err, size_t errlen)
+/* spawn_capture, with the child's stderr on errfd instead when errfd >= 0. */
+static int capture(char *const argv[], bool quiet, int errfd, char **out, int *status, char *err,
+                   size_t errlen)
 {
     int fds[2];
     if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 ||
@@ -22,7 +24,8 @@ int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char 
     pid_t pid = fork();
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
-        if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || (quiet && dup2(null, 2) < 0))
+        if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 ||
+            (errfd >= 0 ? dup2(errfd, 2) < 0 : quiet && dup2(null, 2) < 0))
             _exit(127);
         execvp(argv[0], argv);
         _exit(127); /* what a shell answers for a command it cannot run */
@@ -64,4 +67,31 @@ int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char 
     else
         free(buf);
     return 0;
+}
+
+int spawn_capture(char *const argv[], bool quiet, char **out, int *status, char *err, size_t errlen)
+{
+    return capture(argv, quiet, -1, out, status, err, errlen);
+}
+
+int spawn_capture_reason(char *const argv[], char **out, int *status, char *reason,
+                         size_t reasonlen, char *err, size_t errlen)
+{
+    /* A file rather than a second pipe: nothing has to read stderr while stdout is read. */
+    FILE *t = tmpfile();
+    if (t)
+        fcntl(fileno(t), F_SETFD, FD_CLOEXEC);
+    int rc = capture(argv, false, t ? fileno(t) : -1, out, status, err, errlen);
+    reason[0] = '\0';
+    char line[512];
+    if (t && fseek(t, 0, SEEK_SET) == 0)
+        while (!reason[0] && fgets(line, sizeof line, t)) {
+            size_t n = strcspn(line, "\r\n");
+            size_t skip = strspn(line, " \t");
+            if (n > skip)
+                snprintf(reason, reasonlen, "%.*s", (int)(n - skip), line + skip);
+        }
+    if (t)
+        fclose(t);
+    return rc;
 }

@@ -97,6 +97,15 @@ static void test_spawn_captures_output_and_status(void **state)
     assert_int_equal(spawn_capture(missing, false, &out, &status, err, sizeof err), -1);
     assert_non_null(strstr(err, "corun-no-such-program"));
     assert_non_null(strstr(err, "in PATH"));
+    /* The reason: stderr's first line that says something, not ours to see. */
+    char reason[64];
+    char *why[] = {"sh", "-c", "echo out; printf '\\n  timed out\\nmore\\n' >&2; exit 1", NULL};
+    assert_int_equal(
+        spawn_capture_reason(why, &out, &status, reason, sizeof reason, err, sizeof err), 0);
+    assert_string_equal(out, "out\n");
+    assert_int_equal(status, 1);
+    assert_string_equal(reason, "timed out");
+    free(out);
 }
 
 /* Output larger than the first buffer comes back whole (squeue on a busy cluster prints pages),
@@ -449,6 +458,8 @@ static void test_submit_passes_options_to_sbatch(void **state)
     assert_string_equal(l->job_shards[1], "2,4");
     /* Each shard's task is the latest submission's that has it: 1 and 3 the first's (a range),
      * 2 and 4 the second's (a list). */
+    char *squeue = xasprintf("%s/bin/squeue", f->dir), *sacct = xasprintf("%s/bin/sacct", f->dir);
+    write_text(squeue, "#!/bin/sh\n", 0755); /* an empty queue */
     struct slurm_shard st[4];
     assert_int_equal(slurm_job_status(l, st, err, sizeof err), 0);
     static const char *const task[] = {"4242_1", "4343_2", "4242_3", "4343_4"};
@@ -457,7 +468,6 @@ static void test_submit_passes_options_to_sbatch(void **state)
     /* squeue and sacct stand-ins: a queue line counts for the shard whose task it names (not
      * 4242_2, which the second submission took over; not shards 0 or 5; not a line of two
      * words); sacct says how a task that left no "finished" line ended. */
-    char *squeue = xasprintf("%s/bin/squeue", f->dir), *sacct = xasprintf("%s/bin/sacct", f->dir);
     write_text(squeue,
                "#!/bin/sh\nprintf '4242 1 PENDING\\n4242 2 RUNNING\\n4343 2 RUNNING\\n"
                "4343 0 RUNNING\\n4343 5 RUNNING\\n4343 4\\n'\n",
@@ -562,8 +572,10 @@ static void test_states_reruns_and_another_simulator(void **state)
     put_result(c, "c+d", 1.5);
     catalog_close(c);
 
+    char *squeue = xasprintf("%s/bin/squeue", f->dir);
+    write_text(squeue, "#!/bin/sh\n", 0755); /* an empty queue: the files tell */
     struct slurm_shard st[5];
-    assert_int_equal(slurm_job_status(j, st, err, sizeof err), 0); /* no squeue: files only */
+    assert_int_equal(slurm_job_status(j, st, err, sizeof err), 0);
     assert_int_equal(st[0].state, SLURM_STOPPED);
     assert_int_equal(st[1].state, SLURM_DONE);
     for (unsigned k = 0; k < 2; k++) /* the host; an exit status only where one was written */
@@ -572,6 +584,18 @@ static void test_states_reruns_and_another_simulator(void **state)
     assert_non_null(strstr(st[2].detail, "exit status 1"));
     assert_int_equal(st[3].state, SLURM_OTHER_SIM);
     assert_int_equal(st[4].state, SLURM_STOPPED);
+    /* squeue failing: the shards that have not finished may be queued, so they are unknown. */
+    write_text(squeue, "#!/bin/sh\necho 'slurm_load_jobs error: Socket timed out' >&2\nexit 1\n",
+               0755);
+    struct slurm_shard blind[5];
+    assert_int_equal(slurm_job_status(j, blind, err, sizeof err), 1);
+    assert_string_equal(err,
+                        "squeue failed (exit status 1: slurm_load_jobs error: Socket timed out)");
+    static const enum slurm_state seen[] = {SLURM_UNKNOWN, SLURM_DONE, SLURM_FAILED,
+                                            SLURM_OTHER_SIM, SLURM_UNKNOWN};
+    for (unsigned k = 0; k < 5; k++)
+        assert_int_equal(blind[k].state, seen[k]);
+    free(squeue);
 
     /* Merging takes shard 2 and refuses shard 4; twice changes nothing. */
     struct slurm_merged m;
@@ -584,8 +608,16 @@ static void test_states_reruns_and_another_simulator(void **state)
     assert_int_equal(rows(c), 1);
     catalog_close(c);
 
+    /* Shard 1 unknown (as squeue failing leaves it): never taken, its state file kept. */
     unsigned again[5];
+    st[0].state = SLURM_UNKNOWN;
+    char *state1 = slurm_shard_path(j, 1, "state");
+    assert_int_equal(slurm_job_rerun_list(j, st, again), 3);
+    assert_int_equal(access(state1, F_OK), 0);
+    st[0].state = SLURM_STOPPED;
     assert_int_equal(slurm_job_rerun_list(j, st, again), 4);
+    assert_int_equal(access(state1, F_OK), -1);
+    free(state1);
     assert_int_equal(again[0], 1);
     assert_int_equal(again[1], 3);
     assert_int_equal(again[2], 4);

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# corun's Slurm commands against stand-ins for sbatch, squeue and sacct (so they run where
+# Slurm does not; slurm.sh runs a real one): what corun does when squeue fails. `slurm status`
+# calls the unfinished shards unknown and exits 1; `slurm resubmit` refuses and touches nothing
+# (it used to rerun shards that were queued, two tasks writing one shard's database);
+# `slurm collect` says what it knows of a shard not run; `--wait` looks again after a failed
+# look and gives up after 20 failures in a row without advising a resubmit (it used to take a
+# failed look for an empty queue). And a sweep gets no more shards than it has items.
+. "$(dirname "$0")/../lib.sh"
+
+export XDG_DATA_HOME="$TMPD/xdg" CORUN_DATADIR="$top_srcdir"
+STUB="$TMPD/stub"
+mkdir -p "$STUB/bin"
+# CORUN_SLURM_POLL_MS: looks 10 ms apart at first, not 250 (20 failed looks cost 3 s, not 80).
+export STUB PATH="$STUB/bin:$PATH" CORUN_SLURM_POLL_MS=10
+
+# sbatch: logs its arguments, puts the array's tasks in $STUB/queue ("JOB K STATE SCRIPT OUT")
+# and prints the job id as --parsable does.
+cat >"$STUB/bin/sbatch" <<'EOF'
+#!/usr/bin/env bash
+id=$(cat "$STUB/next-id" 2>/dev/null || echo 100)
+echo $((id + 1)) >"$STUB/next-id"
+echo "$*" >>"$STUB/sbatch.log"
+for a; do
+    case $a in --array=*) spec=${a#--array=} ;; --output=*) out=${a#--output=} ;; esac
+    script=$a
+done
+for part in ${spec//,/ }; do
+    for k in $(seq "${part%-*}" "${part#*-}"); do
+        echo "$id $k PENDING $script ${out//%a/$k}" >>"$STUB/queue"
+    done
+done
+echo "$id;stub"
+EOF
+# squeue: fails while $STUB/squeue-fails holds "always" or a count above 0 (counted down), as
+# an overloaded slurmctld makes it; else, when $STUB/run-tasks exists, runs the queued tasks
+# as Slurm would (then they are gone from the queue); then prints the queue.
+cat >"$STUB/bin/squeue" <<'EOF'
+#!/usr/bin/env bash
+echo x >>"$STUB/squeue.calls"
+fails=$(cat "$STUB/squeue-fails" 2>/dev/null || echo 0)
+if [ "$fails" = always ] || [ "$fails" -gt 0 ]; then
+    [ "$fails" = always ] || echo $((fails - 1)) >"$STUB/squeue-fails"
+    echo "slurm_load_jobs error: Socket timed out on send/recv operation" >&2
+    exit 1
+fi
+if [ -e "$STUB/run-tasks" ] && [ -s "$STUB/queue" ]; then
+    while read -r id k _ script out; do
+        SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$k "$script" >"$out" 2>&1 </dev/null || true
+    done <"$STUB/queue"
+    : >"$STUB/queue"
+fi
+[ ! -f "$STUB/queue" ] || awk '{ print $1, $2, $3 }' "$STUB/queue"
+EOF
+# sacct: a cluster without accounting.
+printf '#!/bin/sh\nexit 0\n' >"$STUB/bin/sacct"
+chmod +x "$STUB/bin/"*
+
+cd "$TMPD"
+suite="$top_srcdir/tests/data/good/tiny-suite.cfg"
+sweep=(sweep "$suite" --combos none:static --catalog "$TMPD/main.db")
+
+# A job of 2 shards: shard 1 runs and finishes, shard 2 starts and is running.
+"$CORUN" "${sweep[@]}" --slurm --shards 2 --slurm-dir "$TMPD/job" >"$TMPD/submit" 2>&1 ||
+    fail "submit: exit $? $(cat "$TMPD/submit")"
+grep -q '^submitted job 100: 2 shards' "$TMPD/submit" || fail "submit: $(cat "$TMPD/submit")"
+SLURM_ARRAY_JOB_ID=100 SLURM_ARRAY_TASK_ID=1 "$TMPD/job/task.sh" >"$TMPD/job/shard-1.out" 2>&1 ||
+    fail "task 1: $(cat "$TMPD/job/shard-1.out")"
+sed -i '/^100 1 /d; s/^100 2 PENDING/100 2 RUNNING/' "$STUB/queue"
+sed 's/^finished .*/started 2026-12-01T00:00:00Z/; s/^task .*/task 100_2/' \
+    "$TMPD/job/shard-1.state" >"$TMPD/job/shard-2.state"
+"$CORUN" slurm status 100 >"$TMPD/status" || fail "status: exit $?"
+grep -q '^1 of 2 shards done, 1 running$' "$TMPD/status" || fail "status: $(cat "$TMPD/status")"
+
+# squeue fails: shard 2's state is unknown, not stopped, and status says so with exit 1.
+echo always >"$STUB/squeue-fails"
+rc=0
+"$CORUN" slurm status 100 >"$TMPD/status" 2>"$TMPD/status.err" || rc=$?
+[ $rc = 1 ] || fail "status, squeue failing: exit $rc $(cat "$TMPD/status" "$TMPD/status.err")"
+grep -Eq '^2 +unknown \(squeue failed\) +100_2 +started on .*, not finished$' "$TMPD/status" &&
+    grep -q '^1 of 2 shards done, 1 unknown (squeue failed)$' "$TMPD/status" ||
+    fail "status, squeue failing: $(cat "$TMPD/status")"
+grep -q 'squeue failed (exit status 1: slurm_load_jobs error: Socket timed out on send/recv operation), so whether the 1 unfinished shard is pending, running or gone is unknown' \
+    "$TMPD/status.err" || fail "status, squeue failing, stderr: $(cat "$TMPD/status.err")"
+
+# resubmit refuses: nothing submitted, no file removed, the manifest as it was.
+before=$(md5sum "$TMPD/job/job" "$TMPD"/job/shard-*)
+rc=0
+"$CORUN" slurm resubmit 100 >"$TMPD/resubmit" 2>"$TMPD/resubmit.err" || rc=$?
+[ $rc = 1 ] || fail "resubmit, squeue failing: exit $rc $(cat "$TMPD/resubmit" "$TMPD/resubmit.err")"
+grep -q 'slurm resubmit: squeue failed (exit status 1: slurm_load_jobs error: Socket timed out.*nothing was resubmitted or removed: run `corun slurm resubmit .*` again when squeue answers' \
+    "$TMPD/resubmit.err" || fail "resubmit, squeue failing: $(cat "$TMPD/resubmit.err")"
+[ "$(wc -l <"$STUB/sbatch.log")" = 1 ] || fail "resubmit called sbatch: $(cat "$STUB/sbatch.log")"
+[ "$before" = "$(md5sum "$TMPD/job/job" "$TMPD"/job/shard-*)" ] ||
+    fail "resubmit with squeue failing changed the job directory: $(ls -l "$TMPD/job")"
+
+# collect merges shard 1 and says shard 2 may still run, not that it should be resubmitted.
+rc=0
+"$CORUN" slurm collect 100 >"$TMPD/collect" 2>"$TMPD/collect.err" || rc=$?
+[ $rc = 1 ] && [ ! -s "$TMPD/collect" ] || fail "collect, squeue failing: exit $rc $(cat "$TMPD/collect")"
+grep -q '1 of 2 shards merged' "$TMPD/collect.err" &&
+    grep -q '^corun: shard 2 is unknown (squeue failed): started on .*, not finished$' "$TMPD/collect.err" &&
+    grep -q 'may still be pending or running: collect again when squeue answers$' "$TMPD/collect.err" ||
+    fail "collect, squeue failing: $(cat "$TMPD/collect.err")"
+grep -q resubmit "$TMPD/collect.err" && fail "collect, squeue failing, advises a resubmit: $(cat "$TMPD/collect.err")"
+
+# squeue answers; shard 2 is gone from the queue without a trace: collect names what it knows
+# (it printed "shard 2 is not run ()").
+rm "$STUB/squeue-fails" "$TMPD/job/shard-2.state"
+: >"$STUB/queue"
+rc=0
+"$CORUN" slurm collect 100 >"$TMPD/collect" 2>"$TMPD/collect.err" || rc=$?
+[ $rc = 1 ] && grep -q '^corun: shard 2 is not run: never started, not in the queue$' "$TMPD/collect.err" ||
+    fail "collect, shard 2 not run: exit $rc $(cat "$TMPD/collect.err")"
+grep -qF '()' "$TMPD/collect.err" && fail "collect: empty parentheses: $(cat "$TMPD/collect.err")"
+"$CORUN" slurm status 100 >"$TMPD/status" || fail "status, shard 2 not run: exit $?"
+grep -Eq '^2 +not run +100_2 +never started, not in the queue$' "$TMPD/status" ||
+    fail "status, shard 2 not run: $(cat "$TMPD/status")"
+
+# --wait: two failed looks at the queue are said once and looked past; the tasks run at the
+# third look, and the table is printed (the first failure was taken for an empty queue, and
+# the shards not run for ones to resubmit).
+touch "$STUB/run-tasks"
+echo 2 >"$STUB/squeue-fails"
+"$CORUN" "${sweep[@]}" --slurm --shards 2 --wait >"$TMPD/wait" 2>"$TMPD/wait.err" ||
+    fail "--wait, squeue failing twice: exit $? $(cat "$TMPD/wait.err")"
+[ "$(grep -c 'squeue failed' "$TMPD/wait.err")" = 1 ] &&
+    grep -q '^corun: squeue failed (exit status 1: slurm_load_jobs error: Socket timed out on send/recv operation); looking again in 0.01 s, and stopping after 20 failures in a row$' "$TMPD/wait.err" &&
+    grep -q '^corun: squeue answers again, after 2 failures$' "$TMPD/wait.err" &&
+    grep -q '2 of 2 shards merged' "$TMPD/wait.err" || fail "--wait, squeue failing twice: $(cat "$TMPD/wait.err")"
+grep -q "^$suite, shard 1/1: 4 items, 4 already in the catalog, 0 run now" "$TMPD/wait" ||
+    fail "--wait, squeue failing twice, the table: $(cat "$TMPD/wait")"
+
+# --wait while squeue keeps failing: it gives up after 20 looks, exit 1, without collecting or
+# advising a resubmit (the shards may be running).
+echo always >"$STUB/squeue-fails"
+rm "$STUB/run-tasks"
+: >"$STUB/squeue.calls"
+rc=0
+"$CORUN" "${sweep[@]}" --slurm --shards 2 --slurm-dir "$TMPD/job3" --wait >"$TMPD/wait" \
+    2>"$TMPD/wait.err" || rc=$?
+[ $rc = 1 ] || fail "--wait, squeue failing: exit $rc $(cat "$TMPD/wait.err")"
+[ "$(wc -l <"$STUB/squeue.calls")" = 20 ] ||
+    fail "--wait, squeue failing: $(wc -l <"$STUB/squeue.calls") looks, expected 20"
+[ "$(grep -c 'looking again' "$TMPD/wait.err")" = 1 ] &&
+    grep -q "^corun: squeue failed 20 times in a row (the last: squeue failed (exit status 1: slurm_load_jobs error: Socket timed out on send/recv operation)), so corun stops waiting; the shards may still be pending or running: follow them with \`corun slurm status $TMPD/job3\` and merge them with \`corun slurm collect $TMPD/job3\` once squeue answers$" "$TMPD/wait.err" ||
+    fail "--wait, squeue failing: $(cat "$TMPD/wait.err")"
+grep -q -e resubmit -e 'shards done' -e merged "$TMPD/wait.err" &&
+    fail "--wait, squeue failing, collected: $(cat "$TMPD/wait.err")"
+[ -e "$TMPD/job3/shard-1.state" ] && fail "--wait, squeue failing: a task ran"
+
+# A sweep of 4 items gets 4 shards, not 6 of which 2 would run nothing.
+rm "$STUB/squeue-fails"
+"$CORUN" "${sweep[@]}" --slurm --shards 6 --slurm-dir "$TMPD/job4" >"$TMPD/submit" \
+    2>"$TMPD/submit.err" || fail "--shards 6: exit $? $(cat "$TMPD/submit.err")"
+grep -q "^corun: sweep: $suite has 4 items (4 mixes x 1 combination), so 4 shards, not 6$" \
+    "$TMPD/submit.err" || fail "--shards 6: $(cat "$TMPD/submit.err")"
+grep -q '^submitted job [0-9]*: 4 shards' "$TMPD/submit" && grep -q '^shards 4$' "$TMPD/job4/job" &&
+    tail -1 "$STUB/sbatch.log" | grep -q -- '--array=1-4 ' || fail "--shards 6: $(cat "$TMPD/submit")"
+# As many shards as items, or fewer: no note.
+"$CORUN" sweep "$suite" --combos none:static,hsm:static --slurm --shards 8 \
+    --slurm-dir "$TMPD/job5" >/dev/null 2>"$TMPD/submit.err" || fail "--shards 8: exit $?"
+grep -q 'items' "$TMPD/submit.err" && fail "--shards 8 of 8 items: $(cat "$TMPD/submit.err")"
+exit 0
