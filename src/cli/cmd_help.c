@@ -92,6 +92,16 @@ static bool print_topic(const char *topic, FILE *o)
     return false;
 }
 
+/* Whether word is one of cmd's verbs: a word of its synopsis ("list | show ID | query SQL"). */
+static bool is_verb_of(const struct cli_command *cmd, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(cmd->args, word); n && p; p = strstr(p + 1, word))
+        if ((p == cmd->args || strchr(" |[", p[-1])) && (!p[n] || strchr(" |]", p[n])))
+            return true;
+    return false;
+}
+
 static int help_run(int argc, char **argv)
 {
     if (argc < 2) {
@@ -99,9 +109,10 @@ static int help_run(int argc, char **argv)
         return CLI_OK;
     }
     const char *topic = argv[1];
-    if (argc > 2) { /* `corun help reproduce hsm --threshold`: a command's narrower help */
+    if (argc > 2) { /* `corun help reproduce hsm --threshold`: a command's narrower help, or
+                     * its whole help for one of its verbs (`corun help runs query`) */
         const struct cli_command *cmd = cli_find(topic);
-        if (!cmd || !cmd->help_for) {
+        if (!cmd || (!cmd->help_for && !is_verb_of(cmd, argv[2]))) {
             cli_usage_error(&cmd_help);
             return CLI_BAD_INPUT;
         }

@@ -74,8 +74,8 @@ static int list_shipped(void)
 
 static int suite_run(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "list") == 0)
-        return list_shipped();
+    if (argc == 1 || (argc == 2 && strcmp(argv[1], "list") == 0))
+        return list_shipped(); /* alone too, as `runs`, `lesson` and `kernels` list */
     if (argc != 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0)) {
         if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
             fprintf(stderr, "corun: suite: expected check or list\n");
@@ -107,10 +107,11 @@ static int suite_run(int argc, char **argv)
 
 const struct cli_command cmd_suite = {
     .name = "suite",
-    .args = "check|list SUITE | list",
+    .args = "check|list SUITE | [list]",
     .summary = "validate a mix suite (scenarios/suites/), or list its mixes",
     .help = "  check SUITE  validate every mix: tags, kernel names, SM splits\n"
             "  list SUITE   one line per mix: tag, kernels, split\n"
-            "  list         the suites corun ships: name, mixes, GPU, description\n",
+            "  list         the suites corun ships: name, mixes, GPU, description; also what\n"
+            "               `corun suite` alone prints\n",
     .run = suite_run,
 };

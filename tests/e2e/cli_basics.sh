@@ -26,6 +26,10 @@ sum=$(cd "$top_srcdir" && cat $SIM_ID_INPUTS | cksum | cut -d' ' -f1)
     || fail "--version: $("$CORUN" --version), expected simulator $(printf %08x "$sum")"
 
 "$CORUN" help scenario | grep -q 'epoch_cycles' || fail "help scenario lacks epoch_cycles"
+# A command's verb after it: its narrower help where it has one, else its whole help (`help runs
+# query` was a usage error).
+"$CORUN" help runs query >"$TMPD/help" 2>&1 && grep -q '^usage: corun runs ' "$TMPD/help" ||
+    fail "help runs query: $(cat "$TMPD/help")"
 # (Lines wider than 80 columns are wrapped: the words, blanks squeezed.)
 "$CORUN" help scenario | tr -s ' \n' '  ' |
     grep -q 'an integer from 1000 to 100000000, in core cycles; default: 500000' \

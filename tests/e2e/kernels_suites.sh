@@ -111,12 +111,14 @@ expect_bad() { # MESSAGE ARGS...
 expect_bad 'corun: kernels show: unknown kernel "pvcc"' kernels show pvcc
 expect_bad 'usage: corun kernels list' kernels frob
 expect_bad "'bino': expected list or show (one kernel: corun kernels show NAME)" kernels bino
-expect_bad 'usage: corun suite check|list SUITE | list' suite check
+expect_bad 'usage: corun suite check|list SUITE | [list]' suite check
 expect_bad '`corun suite list` lists the suites corun ships' suite check
 
 # `suite list` alone: every suite corun ships, a row each with its mixes, GPU and description
 # (wrapped to 80 columns); one that does not load is named, and the exit status is 1.
 "$CORUN" suite list >"$TMPD/suites" || fail "suite list alone: exit $?"
+# `suite` alone lists them too, as `runs`, `lesson` and `kernels` alone list (it was exit 2).
+"$CORUN" suite | cmp -s - "$TMPD/suites" || fail "suite alone: $("$CORUN" suite 2>&1)"
 for f in "$top_srcdir"/scenarios/suites/*.cfg; do
     name=$(basename "$f" .cfg)
     n=$("$CORUN" suite list "$f" | tail -n +2 | wc -l)
