@@ -8,6 +8,13 @@
 
 #include "plot_draw.h"
 
+/* x of epoch i (from 0) of n in p: the middle of its column, as the partition panel draws it,
+ * so that a point lines up with its epoch's column below (the points ran edge to edge). */
+static double epoch_x(const struct panel *p, unsigned n, unsigned i)
+{
+    return p->x + p->w * (i + 0.5) / n;
+}
+
 /* The frame, the y labels at nice steps and the epoch labels below. */
 static void axes(cairo_t *cr, const struct panel *p, unsigned n, const char *title, double font)
 {
@@ -35,7 +42,7 @@ static void axes(cairo_t *cr, const struct panel *p, unsigned n, const char *tit
     unsigned every = n > 10 ? (n + 9) / 10 : 1;
     for (unsigned i = 0; i < n; i += every) {
         snprintf(buf, sizeof buf, "%u", i + 1);
-        plot_text(cr, plot_x_of(p, n, i) - font * 0.3, p->y + p->h + font * 1.2, font, buf);
+        plot_text(cr, epoch_x(p, n, i) - font * 0.3, p->y + p->h + font * 1.2, font, buf);
     }
 }
 
@@ -51,9 +58,9 @@ static void line(cairo_t *cr, const struct panel *p, unsigned n, const double *v
         }
         y = y > p->y_max ? p->y_max : y < 0 ? 0 : y;
         if (pen)
-            cairo_line_to(cr, plot_x_of(p, n, i), plot_y_of(p, y));
+            cairo_line_to(cr, epoch_x(p, n, i), plot_y_of(p, y));
         else
-            cairo_move_to(cr, plot_x_of(p, n, i), plot_y_of(p, y));
+            cairo_move_to(cr, epoch_x(p, n, i), plot_y_of(p, y));
         pen = true;
     }
     cairo_stroke(cr);
@@ -61,8 +68,8 @@ static void line(cairo_t *cr, const struct panel *p, unsigned n, const double *v
     for (unsigned i = 0; i < n; i++)
         if (isfinite(v[i]) && (i == 0 || !isfinite(v[i - 1])) &&
             (i + 1 == n || !isfinite(v[i + 1]))) {
-            cairo_arc(cr, plot_x_of(p, n, i), plot_y_of(p, v[i] > p->y_max ? p->y_max : v[i]), 2.5,
-                      0, 2 * 3.14159265358979);
+            cairo_arc(cr, epoch_x(p, n, i), plot_y_of(p, v[i] > p->y_max ? p->y_max : v[i]), 2.5, 0,
+                      2 * 3.14159265358979);
             cairo_fill(cr);
         }
 }
