@@ -125,9 +125,24 @@ int slurm_cli_shard_refused(void)
     return CLI_BAD_INPUT;
 }
 
+/* Whether the command's arguments ask for more than one CPU: -j/--jobs or --threads. */
+static bool uses_cpus(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "-j", 2) == 0 || strncmp(argv[i], "--jobs", 6) == 0 ||
+            strncmp(argv[i], "--threads", 9) == 0)
+            return true;
+    return false;
+}
+
 int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *catalog,
                      const char *journal, const struct slurm_options *o)
 {
+    if (o->cpus_per_task > 1 && !uses_cpus(argc, argv))
+        fprintf(stderr,
+                "corun: note: --cpus-per-task %u gives each task %u CPUs, but without -j N (or "
+                "--threads N) a task runs on one; add -j %u to use them\n",
+                o->cpus_per_task, o->cpus_per_task, o->cpus_per_task);
     char exe[4096], err[1024];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) {

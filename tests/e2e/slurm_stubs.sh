@@ -161,4 +161,13 @@ grep -q '^submitted job [0-9]*: 4 shards' "$TMPD/submit" && grep -q '^shards 4$'
 "$CORUN" sweep "$suite" --combos none:static,hsm:static --slurm --shards 8 \
     --slurm-dir "$TMPD/job5" >/dev/null 2>"$TMPD/submit.err" || fail "--shards 8: exit $?"
 grep -q 'items' "$TMPD/submit.err" && fail "--shards 8 of 8 items: $(cat "$TMPD/submit.err")"
+
+# --cpus-per-task without -j or --threads: each task would use one of its CPUs; a note says so.
+"$CORUN" "${sweep[@]}" --slurm --shards 1 --cpus-per-task 4 --slurm-dir "$TMPD/job6" \
+    >/dev/null 2>"$TMPD/submit.err" || fail "--cpus-per-task 4: exit $?"
+grep -q '^corun: note: --cpus-per-task 4 gives each task 4 CPUs, but without -j N' \
+    "$TMPD/submit.err" || fail "--cpus-per-task without -j: $(cat "$TMPD/submit.err")"
+"$CORUN" "${sweep[@]}" -j 4 --slurm --shards 1 --cpus-per-task 4 --slurm-dir "$TMPD/job7" \
+    >/dev/null 2>"$TMPD/submit.err" || fail "--cpus-per-task 4 -j 4: exit $?"
+grep -q 'cpus-per-task' "$TMPD/submit.err" && fail "-j 4: $(cat "$TMPD/submit.err")"
 exit 0
