@@ -20,7 +20,7 @@ n=0
 for t in test_util test_conftable test_scenario test_scenario_unassigned test_metrics test_trace test_cache test_wake test_noc test_dram test_dram_queue test_dram_bw \
     test_runfile test_runfile_mix test_runfile_schema test_runfile_damage test_catalog test_catalog_query test_catalog_files test_lesson test_plot test_pcie \
     test_accel_scenario test_prophet_model test_prophet_schedule test_slurm test_gpu_shared test_gpu_shared_run \
-    test_reproduce_prophet test_accel_runfile test_reproduce_scaleout; do
+    test_reproduce_prophet test_accel_runfile test_reproduce_scaleout test_slurm_job; do
     [ -x "tests/unit/$t" ] || continue
     vg "tests/unit/$t" >"$TMPD/$t.out" 2>&1 || { cat "$TMPD/$t.out"; fail "$t under valgrind"; }
     n=$((n + 1))
