@@ -50,38 +50,30 @@ cp "$top_srcdir/tests/data/accel-runfile-chunk-size.h5" "$TMPD/r.h5"
 expect_fail "$TMPD/r.h5" "$TMPD/r.h5: cannot read: an HDF5 file, a run file perhaps ('corun replay' opens one in the workbench, 'corun show' prints it); expected a libconfig text file"
 # A suite where a scenario belongs: run names what the file is and the command that runs it,
 # in one message; check validates it as the suite it is.
+refused_once() { # WHAT MESSAGE CORUN-ARGS...: exit 2 and MESSAGE, the one line on stderr
+    local what=$1 want=$2 rc=0
+    shift 2
+    "$CORUN" "$@" >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+    [ $rc -eq 2 ] && [ "$(cat "$TMPD/err")" = "$want" ] || fail "$what: exit $rc: $(cat "$TMPD/err")"
+}
 cp "$top_srcdir/scenarios/suites/hsm-pairs.cfg" "$TMPD/pairs.cfg"
-set +e
-"$CORUN" run "$TMPD/pairs.cfg" >"$TMPD/out" 2>"$TMPD/err"
-rc=$?
-set -e
-[ $rc -eq 2 ] || fail "run of a suite: exit status $rc, expected 2"
-grep -qxF -- "$TMPD/pairs.cfg: a suite (it has mixes and no kernels), not a scenario: \`corun sweep $TMPD/pairs.cfg\` runs its mixes" "$TMPD/err" \
-    || fail "run of a suite: $(cat "$TMPD/err")"
-[ "$(wc -l <"$TMPD/err")" -eq 1 ] || fail "run of a suite: more than one message: $(cat "$TMPD/err")"
+refused_once "run of a suite" "$TMPD/pairs.cfg: a suite (it has mixes and no kernels), not a scenario: \`corun sweep $TMPD/pairs.cfg\` runs its mixes" \
+    run "$TMPD/pairs.cfg"
 "$CORUN" check "$TMPD/pairs.cfg" >"$TMPD/out" 2>&1 || fail "check of a suite: $(cat "$TMPD/out")"
 [ "$(cat "$TMPD/out")" = ok ] || fail "check of a suite: $(cat "$TMPD/out")"
 "$CORUN" check hsm-pairs >"$TMPD/out" 2>&1 || fail "check hsm-pairs: $(cat "$TMPD/out")"
 # A scenario given to `lesson`: one message naming what it is (it was every scenario setting as
-# an unknown lesson setting, then "steps" at line 0); a lesson of one's own given to `tui` is
+# an unknown lesson setting, then "steps" at line 0); a lesson of one's own given to `run` is
 # named by its path, which `corun lesson` takes (its base name finds only corun's lessons).
 cp "$top_srcdir/tests/data/good/small.cfg" "$TMPD/pair.cfg"
-set +e
-"$CORUN" lesson "$TMPD/pair.cfg" >"$TMPD/out" 2>"$TMPD/err"
-rc=$?
-set -e
-[ $rc -eq 2 ] && [ "$(cat "$TMPD/err")" = "$TMPD/pair.cfg: a scenario (it has kernels and no steps), not a lesson: \`corun run $TMPD/pair.cfg\` runs it" ] ||
-    fail "lesson of a scenario: exit $rc: $(cat "$TMPD/err")"
+refused_once "lesson of a scenario" "$TMPD/pair.cfg: a scenario (it has kernels and no steps), not a lesson: \`corun run $TMPD/pair.cfg\` runs it" \
+    lesson "$TMPD/pair.cfg"
 mkdir -p "$TMPD/my"
 cp "$top_srcdir/scenarios/lessons/evicted.cfg" "$TMPD/my/fancy.cfg"
 cp "$top_srcdir/scenarios/demo-evict.cfg" "$TMPD/my/" # its scenario, beside it
 "$CORUN" check "$TMPD/my/fancy.cfg" >"$TMPD/out" 2>&1 || fail "check my/fancy.cfg: $(cat "$TMPD/out")"
-set +e
-"$CORUN" run "$TMPD/my/fancy.cfg" >"$TMPD/out" 2>"$TMPD/err"
-rc=$?
-set -e
-[ $rc -eq 2 ] && [ "$(cat "$TMPD/err")" = "$TMPD/my/fancy.cfg: a lesson (it has steps and no kernels), not a scenario: \`corun lesson $TMPD/my/fancy.cfg\` opens it" ] ||
-    fail "run of a lesson: exit $rc: $(cat "$TMPD/err")"
+refused_once "run of a lesson" "$TMPD/my/fancy.cfg: a lesson (it has steps and no kernels), not a scenario: \`corun lesson $TMPD/my/fancy.cfg\` opens it" \
+    run "$TMPD/my/fancy.cfg"
 
 # A setting no name is near points at the help that lists its table, and that help exists
 # (they pointed at `corun help DRAM timing`, `corun help cache`, `corun help mix`, ...).
