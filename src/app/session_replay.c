@@ -134,15 +134,14 @@ static void switched_to(const char *text, char *name, size_t len)
  * keeps "recorded". */
 static void name_recorded_predictors(struct session *s)
 {
+    char name[sizeof s->epochs[0].predictor] = "";
+    unsigned j = 0; /* the log is in epoch order: one pass over it */
     for (unsigned i = 0; i < s->nepochs; i++) {
-        struct session_epoch *e = &s->epochs[i];
-        if (!e->predictor[0])
-            continue;
-        char name[sizeof e->predictor] = "";
-        for (unsigned j = 0; j < s->nevents && s->events[j].epoch <= i; j++)
+        for (; j < s->nevents && s->events[j].epoch <= i; j++)
             if (strcmp(s->events[j].kind, "predictor") == 0)
                 switched_to(s->events[j].text, name, sizeof name);
-        if (name[0] && strcmp(name, "none") != 0)
+        struct session_epoch *e = &s->epochs[i];
+        if (e->predictor[0] && name[0] && strcmp(name, "none") != 0)
             snprintf(e->predictor, sizeof e->predictor, "%s", name);
     }
 }
