@@ -112,9 +112,8 @@ struct tui_prompt {
 };
 
 /* A predictor or allocator switch of a replay's event log. */
-struct tui_switch {
+struct tui_switch { /* an allocator switch of a replay */
     unsigned epoch; /* epochs done when it happened: in force from epoch index epoch on */
-    char kind;      /* 'p' predictor, 'a' allocator */
     char name[32];
 };
 
@@ -147,8 +146,8 @@ struct tui {
     unsigned speed;     /* index into the pace table (tui_keys.c) */
     char predictor[16]; /* the live session's active predictor ("none") */
     char allocator[32]; /* the live session's active allocator ("static") */
-    /* In a replay: the predictor and allocator switches of its event log, oldest first, each
-     * kind starting with the one in force at epoch 0. */
+    /* In a replay: the allocator switches of its event log, oldest first, starting with the one
+     * in force at epoch 0 (the replay names each epoch's predictor itself). */
     struct tui_switch *switches;
     unsigned nswitches;
     /* Every kernel the run has had (names by stable index) and the pending mix changes, as
@@ -241,11 +240,11 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o);
 void tui_snapshot_done(struct tui *t);
 /* Logs the worker's new session events; allocator switches also update the header. */
 void tui_take_events(struct tui *t);
-/* Rebuilds the allocator of s (live: the active one) and, for a replay, its recorded switches
- * of predictor and allocator. */
+/* Rebuilds the allocator of s (live: the active one) and, for a replay, its recorded allocator
+ * switches. */
 void tui_switches_load(struct tui *t, const struct session *s);
 /* The allocator and predictor of epoch index i: the live ones, or in a replay the ones in force
- * then (the predictor as the epoch's record and the switches say; "none" when unpredicted). */
+ * then (the predictor as the replay names it; "none" when unpredicted). */
 const char *tui_allocator_at(const struct tui *t, unsigned i);
 const char *tui_predictor_at(const struct tui *t, unsigned i);
 /* The label of a run pace ("max", "2/s") and its interval in seconds. */

@@ -354,29 +354,27 @@ static bool parse_switch(const char *text, char *from, char *to, size_t len)
     return *to != '\0';
 }
 
-static void add_switch(struct tui *t, unsigned epoch, char kind, const char *name)
+static void add_switch(struct tui *t, unsigned epoch, const char *name)
 {
     t->switches = xrealloc(t->switches, (t->nswitches + 1) * sizeof(*t->switches));
     struct tui_switch *sw = &t->switches[t->nswitches++];
     sw->epoch = epoch;
-    sw->kind = kind;
     snprintf(sw->name, sizeof sw->name, "%s", name);
 }
 
-/* The replay's switches of one kind ("predictor", "allocator"), after the one in force before
- * the first of them (its "OLD"; now when there is none). */
-static void load_kind(struct tui *t, const struct session *s, const char *kind, const char *now)
+/* The replay's allocator switches, after the one in force before the first of them (its "OLD";
+ * now when there is none). */
+static void load_allocator_switches(struct tui *t, const struct session *s, const char *now)
 {
-    unsigned first = t->nswitches;
-    add_switch(t, 0, kind[0], now);
+    add_switch(t, 0, now);
     for (unsigned i = 0; i < session_event_count(s); i++) {
         const struct session_event *ev = session_event_at(s, i);
         char from[32], to[32];
-        if (strcmp(ev->kind, kind) != 0 || !parse_switch(ev->text, from, to, sizeof to))
+        if (strcmp(ev->kind, "allocator") != 0 || !parse_switch(ev->text, from, to, sizeof to))
             continue;
-        if (t->nswitches == first + 1)
-            snprintf(t->switches[first].name, sizeof t->switches[first].name, "%s", from);
-        add_switch(t, ev->epoch, kind[0], to);
+        if (t->nswitches == 1)
+            snprintf(t->switches[0].name, sizeof t->switches[0].name, "%s", from);
+        add_switch(t, ev->epoch, to);
     }
 }
 
@@ -386,24 +384,19 @@ void tui_switches_load(struct tui *t, const struct session *s)
     t->nswitches = 0;
     if (!session_is_replay(s))
         return;
-    load_kind(t, s, "predictor", session_predictor_name(s));
-    load_kind(t, s, "allocator", t->allocator);
-}
-
-/* In a replay: the last switch of kind at or before epoch index i (one made after n epochs
- * were done was in force from index n on). */
-static const char *switch_at(const struct tui *t, char kind, unsigned i)
-{
-    const char *name = "?";
-    for (unsigned k = 0; k < t->nswitches; k++)
-        if (t->switches[k].kind == kind && t->switches[k].epoch <= i)
-            name = t->switches[k].name;
-    return name;
+    load_allocator_switches(t, s, t->allocator);
 }
 
 const char *tui_allocator_at(const struct tui *t, unsigned i)
 {
-    return t->live ? t->allocator : switch_at(t, 'a', i);
+    if (t->live)
+        return t->allocator;
+    /* The last switch at or before epoch index i (one made after n epochs were done was in
+     * force from index n on). */
+    const char *name = "?";
+    for (unsigned k = 0; k < t->nswitches && t->switches[k].epoch <= i; k++)
+        name = t->switches[k].name;
+    return name;
 }
 
 const char *tui_predictor_at(const struct tui *t, unsigned i)
