@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int setup(void **state)
+int catalog_setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     snprintf(f->dir, sizeof f->dir, "/tmp/corun-catalog-XXXXXX");
@@ -30,7 +30,7 @@ int setup(void **state)
     return 0;
 }
 
-int teardown(void **state)
+int catalog_teardown(void **state)
 {
     struct fixture *f = *state;
     chmod(f->dir, 0700);

@@ -11,7 +11,7 @@
 
 struct fixture {
     char dir[64];
-    char path[128]; /* dir/sub/catalog.db, sub made by setup */
+    char path[128]; /* dir/sub/catalog.db, sub made by catalog_setup */
 };
 
 /* Query results collected as one string: "a|b\n1|2\n", NULL shown as "NULL". */
@@ -21,10 +21,10 @@ struct collect {
     size_t stop_after; /* 0: never stop */
 };
 
-/* setup makes dir and dir/sub (the catalog goes to path) and gives a struct fixture as the
- * state; teardown removes it all. */
-int setup(void **state);
-int teardown(void **state);
+/* catalog_setup makes dir and dir/sub (the catalog goes to path) and gives a struct fixture as the
+ * state; catalog_teardown removes it all. */
+int catalog_setup(void **state);
+int catalog_teardown(void **state);
 /* catalog_open, failing the test when it fails. */
 struct catalog *open_ok(const char *path);
 /* Run sql on a separate raw connection (for what the API deliberately cannot do). */

@@ -40,7 +40,7 @@ char *in_dir(const char *name)
     return path[which];
 }
 
-int setup(void **state)
+int runfile_setup(void **state)
 {
     (void)state;
     const char *tmp = getenv("TMPDIR");
@@ -48,7 +48,7 @@ int setup(void **state)
     return mkdtemp(dir) ? 0 : -1;
 }
 
-int teardown(void **state)
+int runfile_teardown(void **state)
 {
     (void)state;
 #ifdef __linux__

@@ -10,9 +10,9 @@
 
 #define CYCLES 50000 /* every synthetic epoch's length */
 
-/* Each test gets a fresh temporary directory (setup) that teardown removes. */
-int setup(void **state);
-int teardown(void **state);
+/* Each test gets a fresh temporary directory (runfile_setup) that runfile_teardown removes. */
+int runfile_setup(void **state);
+int runfile_teardown(void **state);
 /* The test's directory. */
 const char *test_dir(void);
 /* name inside the test's directory (two such paths may be held at once). */

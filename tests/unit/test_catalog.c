@@ -612,15 +612,19 @@ static void test_accel_runs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_schema_create_and_reopen, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_kernel_column_added_on_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema_create_and_reopen, catalog_setup,
+                                        catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_column_added_on_open, catalog_setup,
+                                        catalog_teardown),
         cmocka_unit_test(test_default_path),
-        cmocka_unit_test_setup_teardown(test_runs_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_solo_trace_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_kernels_and_measurements, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sweep_idempotent, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_results_by_key, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_accel_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_runs_round_trip, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_solo_trace_round_trip, catalog_setup,
+                                        catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_kernels_and_measurements, catalog_setup,
+                                        catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_idempotent, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_results_by_key, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_accel_runs, catalog_setup, catalog_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,14 +362,17 @@ static void test_locked_message(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_schema1_sweep_results_migrate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_directories, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_read_only_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_concurrent_writer_waits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_open_waits_for_the_wal_switch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_locked_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_database, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_newer_schema_refused, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_schema1_sweep_results_migrate, catalog_setup,
+                                        catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_directories, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_read_only_file, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_writer_waits, catalog_setup,
+                                        catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_open_waits_for_the_wal_switch, catalog_setup,
+                                        catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_locked_message, catalog_setup, catalog_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,10 +119,10 @@ static void test_query_time_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_query_rows_and_names, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_query_refuses_writes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_query_syntax_error, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_query_time_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_rows_and_names, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_query_refuses_writes, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_query_syntax_error, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_query_time_limit, catalog_setup, catalog_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

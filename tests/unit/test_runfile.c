@@ -551,16 +551,16 @@ int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_many_epochs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_read_while_recording, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_recorder_died, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_not_a_run_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_recording, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_full_disk_tmpfs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_file_size_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_csv_export, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_trip, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_many_epochs, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_read_while_recording, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_died, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_files, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_run_file, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_recording, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_full_disk_tmpfs, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_file_size_limit, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_csv_export, runfile_setup, runfile_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     H5close(); /* so that leak checkers do not count HDF5's own tables */

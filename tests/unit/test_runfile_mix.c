@@ -460,11 +460,11 @@ int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_grown_mix, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_grown_mix_h5dump, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_add_kernel_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_add_kernel_torn, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_add_kernel_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grown_mix, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_grown_mix_h5dump, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_add_kernel_refused, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_add_kernel_torn, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_add_kernel_fails, runfile_setup, runfile_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     H5close(); /* so that leak checkers do not count HDF5's own tables */

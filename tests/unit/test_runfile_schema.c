@@ -224,9 +224,9 @@ int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_schema1_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_explain_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_docs_match_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema1_file, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_explain_kept, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_docs_match_tables, runfile_setup, runfile_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     H5close(); /* so that leak checkers do not count HDF5's own tables */
