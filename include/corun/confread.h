@@ -18,6 +18,10 @@ void confread_close(struct conf_file *f);
 const struct conf_group *confread_root(const struct conf_file *f);
 /* The file's whole text, as read (NUL-terminated). */
 const char *confread_text(const struct conf_file *f);
+/* The setting's depth when the text holds exactly one setting (a chain of groups of one member
+ * each, down to a value): `a = 1;` is 1, `a = { b = 1; };` is 2. 0 when it holds none or more
+ * than one (`a = 1; b = 2;`), or a group's value is not one member. */
+unsigned confread_single_depth(const struct conf_file *f);
 /* 1 when path parses as libconfig and has the setting key (a dotted path), 0 when it parses
  * without it, -1 when it does not parse (quietly: the loader that follows says why). */
 int confread_probe(const char *path, const char *key);

@@ -195,6 +195,19 @@ const struct conf_group *confread_root(const struct conf_file *f)
     return (const struct conf_group *)config_root_setting(&f->cfg);
 }
 
+unsigned confread_single_depth(const struct conf_file *f)
+{
+    const config_setting_t *s = config_root_setting(&f->cfg);
+    unsigned depth = 0;
+    while (config_setting_is_group(s)) {
+        if (config_setting_length(s) != 1)
+            return 0;
+        s = config_setting_get_elem(s, 0);
+        depth++;
+    }
+    return depth;
+}
+
 const char *confread_text(const struct conf_file *f)
 {
     return f->text;

@@ -287,7 +287,21 @@ static char *nested_text(const char *path, const char *value)
     return text;
 }
 
-/* Parse "KEY = VALUE;" (VALUE quoted when it does not parse bare); NULL when neither does. */
+/* What a --set's value that does not parse should have been. */
+#define SET_EXPECTED "(expected one value for it: one setting per --set)"
+
+/* The key's depth: gpu.llc.mshrs is 3. */
+static unsigned key_depth(const char *key)
+{
+    unsigned n = 1;
+    for (const char *p = strchr(key, '.'); p; p = strchr(p + 1, '.'))
+        n++;
+    return n;
+}
+
+/* Parse "KEY = VALUE;" (VALUE quoted when it does not parse bare); NULL when neither does, or
+ * when the text holds more than the one setting: a VALUE of "1; gpu = \"k40\"" would set a
+ * second one (the gpu, which no --set may change) past every check of KEY. */
 static struct conf_file *parse_assignment(const char *key, const char *value)
 {
     struct diag ignored;
@@ -303,6 +317,10 @@ static struct conf_file *parse_assignment(const char *key, const char *value)
         free(quoted);
     }
     diag_done(&ignored);
+    if (f && confread_single_depth(f) != key_depth(key)) {
+        confread_close(f);
+        return NULL;
+    }
     return f;
 }
 
@@ -359,7 +377,7 @@ static void set_kernel(struct scenario *sc, const char *key, const char *value, 
     }
     struct conf_file *f = parse_assignment(name, value);
     if (!f) {
-        diag_add(diags, "--set: %s: cannot read the value \"%s\"", key, value);
+        diag_add(diags, "--set: %s: cannot read the value \"%s\" " SET_EXPECTED, key, value);
         return;
     }
     char *prefix = xasprintf("kernels[%u].", k);
@@ -432,7 +450,7 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
     } else {
         struct conf_file *f = parse_assignment(key, eq + 1);
         if (!f)
-            diag_add(diags, "--set: %s: cannot read the value \"%s\"", key, eq + 1);
+            diag_add(diags, "--set: %s: cannot read the value \"%s\" " SET_EXPECTED, key, eq + 1);
         else
             conf_apply(&scenario_table, confread_root(f), sc, CONF_OVERLAY, "--set", "", diags);
         confread_close(f);
@@ -456,7 +474,7 @@ int scenario_set_gpu(struct gpu_config *gpu, const char *assignment, struct diag
     char *key = xasprintf("%.*s", (int)(eq - assignment - 4), assignment + 4);
     struct conf_file *f = parse_assignment(key, eq + 1);
     if (!f)
-        diag_add(diags, "--set: gpu.%s: cannot read the value \"%s\"", key, eq + 1);
+        diag_add(diags, "--set: gpu.%s: cannot read the value \"%s\" " SET_EXPECTED, key, eq + 1);
     else
         conf_apply(&preset_gpu_table, confread_root(f), gpu, CONF_OVERLAY, "--set", "gpu.", diags);
     confread_close(f);

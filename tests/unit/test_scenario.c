@@ -278,6 +278,37 @@ static void set_sms_keeps_one_per_kernel(void **state)
     unload(&l);
 }
 
+/* One --set is one setting: a value carrying a second assignment set it too, past every check
+ * of the first, and the gpu no --set may change was recorded as the run's (2026-12-06). */
+static void set_takes_one_setting(void **state)
+{
+    (void)state;
+    struct loaded l;
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\nepochs = 3;\n"
+                  "kernels = ( { name = \"stream\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(scenario_set(&l.sc, "epochs=1; gpu=\"k40\"", &d), -1);
+    assert_int_equal(scenario_set(&l.sc, "epochs=2;epoch_cycles=2000", &d), -1);
+    assert_int_equal(scenario_set(&l.sc, "kernels[0].sms=1; name=\"y\"", &d), -1);
+    assert_int_equal(scenario_set(&l.sc, "gpu.llc.mshrs=8; gpu = { sms = 2; }", &d), -1);
+    assert_int_equal(d.count, 4);
+    assert_string_equal(d.msgs[0], "--set: epochs: cannot read the value \"1; gpu=\"k40\"\" "
+                                   "(expected one value for it: one setting per --set)");
+    assert_string_equal(l.sc.gpu_name, "hbm80");
+    assert_string_equal(l.sc.name, "x");
+    assert_int_equal(l.sc.epochs, 3);
+    assert_int_equal(l.sc.gpu.sms, 80);
+    /* One setting, however deep, still goes through; a string may hold a ';'. */
+    assert_int_equal(scenario_set(&l.sc, "gpu.llc.mshrs=8", &d), 0);
+    assert_int_equal(scenario_set(&l.sc, "name=a;b", &d), 0);
+    assert_string_equal(l.sc.name, "a;b");
+    assert_int_equal(d.count, 4);
+    diag_done(&d);
+    unload(&l);
+}
+
 /* A --set is one line of no file: its messages say "--set:", not "--set:1:", and name what
  * the value was. */
 static void set_messages_name_no_line_and_the_value(void **state)
@@ -570,6 +601,7 @@ int main(void)
         cmocka_unit_test(large_integers_do_not_wrap),
         cmocka_unit_test(empty_datadir),
         cmocka_unit_test(set_sms_keeps_one_per_kernel),
+        cmocka_unit_test(set_takes_one_setting),
         cmocka_unit_test(set_messages_name_no_line_and_the_value),
         cmocka_unit_test(other_kinds_of_file_are_named),
         cmocka_unit_test(missing_file_is_named),
