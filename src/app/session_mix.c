@@ -91,6 +91,14 @@ int session_add_kernel(struct session *s, const char *name, char *err, size_t er
                  sizeof s->pending_add[0] - 1);
         return -1;
     }
+    unsigned live = live_after(s);
+    if (live >= s->sc->gpu.sms) {
+        snprintf(err, errlen,
+                 "kernel %s: the mix would hold %u kernels on %u SM%s (expected at least one SM "
+                 "per kernel: remove one first)",
+                 name, live + 1, s->sc->gpu.sms, s->sc->gpu.sms == 1 ? "" : "s");
+        return -1;
+    }
     if (check_kernel(s, name, err, errlen) != 0)
         return -1;
     snprintf(s->pending_add[s->npending_add++], sizeof s->pending_add[0], "%s", name);

@@ -181,7 +181,7 @@ static int ask_changes(struct session *s, const struct options *o, unsigned epoc
 /* The mix changes in the order the run meets them (by epoch, then as given), rehearsed on the
  * kernels' places alone: what session_add_kernel and session_remove_kernel would refuse when
  * the run reached them. Returns 0, or -1 with a message. */
-static int rehearse_changes(const struct options *o, unsigned nkernels)
+static int rehearse_changes(const struct options *o, unsigned nkernels, unsigned sms)
 {
     unsigned order[CORUN_ARRAY_LEN(o->changes)];
     for (unsigned i = 0; i < o->nchanges; i++) {
@@ -204,6 +204,12 @@ static int rehearse_changes(const struct options *o, unsigned nkernels)
         if (c->what == '+' && total >= GPU_MAX_KERNELS) {
             snprintf(text, sizeof text, "a run holds at most %d kernels over its life",
                      GPU_MAX_KERNELS);
+            why = text;
+        } else if (c->what == '+' && live >= sms) {
+            snprintf(text, sizeof text,
+                     "the mix would hold %u kernels on %u SM%s at epoch %lu (expected at least "
+                     "one SM per kernel: remove one first)",
+                     live + 1, sms, sms == 1 ? "" : "s", c->epoch);
             why = text;
         } else if (c->what == '+') {
             total++;
@@ -406,7 +412,7 @@ static int run_file(struct options o)
                     o.changes[i].what == '+' ? "--add" : "--remove", o.changes[i].arg, epochs);
             goto out;
         }
-    if (rehearse_changes(&o, sc.nkernels) != 0)
+    if (rehearse_changes(&o, sc.nkernels, sc.gpu.sms) != 0)
         goto out;
     /* The catalog's trace cache spares re-simulating the private-mode references; without a
      * usable catalog the run goes on and simulates them. */

@@ -62,10 +62,15 @@ expect_bad "no such index" "--remove 2:5: no kernel 5" "$CORUN" run "$small" --r
 expect_bad "the last kernel" "the last one in the mix" \
     "$CORUN" run "$small" --remove 2:0 --remove 2:1
 expect_bad "bad index" "--remove" "$CORUN" run "$small" --remove 2:x
+# One SM per kernel: a fourth kernel on 3 SMs got none (its row 0, the system's metrics gone).
+expect_bad "more kernels than SMs" \
+    "--add 2:pf: the mix would hold 4 kernels on 3 SMs at epoch 2 .expected at least one SM per" \
+    "$CORUN" run "$small" --epochs 3 --set gpu.sms=3 --add 2:lbm --add 2:pf
 
 # A refused change leaves nothing behind: no run file, no catalog row, no epoch simulated
 # (issue 21, defect 8), so the same command can be retried once corrected.
-for change in "--add 2:nosuchkernel" "--remove 2:5" "--remove 2:0 --remove 3:0" "--add 9:lbm"; do
+for change in "--add 2:nosuchkernel" "--remove 2:5" "--remove 2:0 --remove 3:0" "--add 9:lbm" \
+    "--set gpu.sms=3 --add 2:lbm --add 2:pf"; do
     rm -f "$TMPD/r.h5" "$TMPD/r.db"
     # shellcheck disable=SC2086
     if "$CORUN" run "$small" --epochs 3 $change --out "$TMPD/r.h5" --catalog "$TMPD/r.db" \

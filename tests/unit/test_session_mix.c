@@ -173,6 +173,34 @@ static void test_add_checks_the_gpu(void **state)
     scenario_done(&sc);
 }
 
+/* A kernel added to a GPU with an SM for each kernel already was given none: its row read 0
+ * and the system's metrics went missing (2026-12-06). One SM per kernel, counting the pending
+ * changes: a removal makes room. */
+static void test_add_keeps_one_sm_per_kernel(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    test_scenario_text(&sc, "three.cfg",
+                       "name = \"three\"; gpu = \"hbm80\"; gpu_overrides = { sms = 3; };\n"
+                       "seed = 3; epochs = 2; epoch_cycles = 20000;\n"
+                       "kernels = ( { name = \"stream\"; }, { name = \"lbm\"; } );\n");
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_add_kernel(s, "compute", err, sizeof err), 2);
+    assert_int_equal(session_add_kernel(s, "hotspot", err, sizeof err), -1);
+    assert_string_equal(err, "kernel hotspot: the mix would hold 4 kernels on 3 SMs (expected "
+                             "at least one SM per kernel: remove one first)");
+    assert_string_equal(session_pending_mix(s), "+compute");
+    assert_int_equal(session_remove_kernel(s, 0, err, sizeof err), 0);
+    assert_int_equal(session_add_kernel(s, "hotspot", err, sizeof err), 3);
+    step(s);
+    for (unsigned k = 1; k < 4; k++)
+        assert_int_equal(test_sms_of(s, k), 1);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 static int same_epoch(const struct session_epoch *a, const struct session_epoch *b)
 {
     if (a->nkernels != b->nkernels || a->start_cycle != b->start_cycle)
@@ -394,6 +422,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_and_remove),
         cmocka_unit_test(test_add_checks_the_gpu),
+        cmocka_unit_test(test_add_keeps_one_sm_per_kernel),
         cmocka_unit_test(test_record_replay_branch),
         cmocka_unit_test(test_replay_from_one_kernel),
         cmocka_unit_test(test_two_kernels_and_quiet_boundaries),
