@@ -1,5 +1,6 @@
 /* trace — Ramulator-format DRAM request traces: one request a line, "0xADDR R" or "0xADDR W"
- * (hexadecimal with 0x, or decimal; r/w in either case; spaces or tabs between). Blank lines and
+ * (ADDR hexadecimal, with or without 0x, as Ramulator reads it; r/w in either case; spaces or
+ * tabs between). Blank lines and
  * lines starting with '#' are ignored; CRLF line ends are accepted. */
 #ifndef CORUN_TRACE_H
 #define CORUN_TRACE_H

@@ -155,7 +155,8 @@ const struct cli_command cmd_dram_trace = {
     .args = "TRACE [--gpu P] [--request-bytes N] [--mapping linear|hashed] [--json]",
     .summary = "drive the DRAM model alone with a Ramulator-format trace",
     .help = "TRACE holds one request a line, \"0xADDR R\" or \"0xADDR W\" (the format Ramulator\n"
-            "reads; tools/gen_dram_traces.py in corun's source tree writes such files). Requests\n"
+            "reads: ADDR is hexadecimal, with or without 0x; tools/gen_dram_traces.py in corun's\n"
+            "source tree writes such files). Requests\n"
             "enter one in-order queue per channel as fast as the channel accepts them.\n\n"
             "  --gpu P              the preset whose memory system to use (default hbm80)\n"
             "  --request-bytes N    bytes per request, 32 to 1024 (default: the preset's)\n"

@@ -25,32 +25,23 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* Parses an address at *p (< end); advances *p. false on no digits or overflow. */
+/* Parses an address at *p (< end); advances *p. false on no digits or overflow. The address
+ * is hexadecimal, with or without 0x, as Ramulator reads it (std::stoul(line, &pos, 16)): "4096"
+ * is 0x4096, not 4096. */
 static bool parse_addr(const char **p, const char *end, uint64_t *out)
 {
     const char *s = *p;
     uint64_t v = 0;
-    if (end - s > 2 && s[0] == '0' && (s[1] | 0x20) == 'x') {
+    if (end - s > 2 && s[0] == '0' && (s[1] | 0x20) == 'x')
         s += 2;
-        const char *first = s;
-        for (unsigned d; s < end && (d = hex_plus1[(unsigned char)*s]) != 0; s++) {
-            if (v >> 60)
-                return false;
-            v = v << 4 | (d - 1);
-        }
-        if (s == first)
+    const char *first = s;
+    for (unsigned d; s < end && (d = hex_plus1[(unsigned char)*s]) != 0; s++) {
+        if (v >> 60)
             return false;
-    } else {
-        const char *first = s;
-        for (; s < end && *s >= '0' && *s <= '9'; s++) {
-            unsigned d = (unsigned)(*s - '0');
-            if (v > (UINT64_MAX - d) / 10)
-                return false;
-            v = v * 10 + d;
-        }
-        if (s == first)
-            return false;
+        v = v << 4 | (d - 1);
     }
+    if (s == first)
+        return false;
     *p = s;
     *out = v;
     return true;
