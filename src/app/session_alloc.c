@@ -99,13 +99,16 @@ int session_set_allocator(struct session *s, const char *name, char *err, size_t
             ops->destroy(state);
         return -1;
     }
+    /* Before the first (the scenario's own, from session_new) the partition is the static
+     * one the run starts on; session_allocator_name would name the scenario's already. */
+    const char *old = s->alloc ? s->alloc->name : "static";
     char text[256];
-    snprintf(text, sizeof text, "%s -> %s%s%s", session_allocator_name(s), ops->name,
+    snprintf(text, sizeof text, "%s -> %s%s%s", old, ops->name,
              ops->dram_scheduler ? " (DRAM scheduler " : "",
              ops->dram_scheduler ? ops->dram_scheduler : "");
     if (ops->dram_scheduler)
         strcat(text, ")");
-    if (strcmp(session_allocator_name(s), ops->name) == 0)
+    if (s->alloc == ops)
         strcat(text, " (restarted)"); /* the same allocator, its state begun again */
     session_drop_allocator(s);
     s->alloc = ops;

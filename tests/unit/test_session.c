@@ -524,6 +524,9 @@ static void test_scenario_choices(void **state)
     assert_string_equal(session_predictor_name(s), "hsm");
     assert_string_equal(session_allocator_name(s), "smqos");
     assert_int_equal(test_count_events(s, "allocator", ""), 1);
+    /* From the static partition the run starts on: it read "smqos -> smqos (restarted)". */
+    assert_int_equal(test_count_events(s, "allocator", "static -> smqos"), 1);
+    assert_int_equal(test_count_events(s, "allocator", "smqos -> "), 0);
     for (int e = 0; e < 2; e++)
         assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     unsigned moves = 0, within = 0;
