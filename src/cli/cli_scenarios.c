@@ -57,6 +57,15 @@ char *cli_find_scenario_in(const char *arg, const char *datadir, const char *con
     struct stat st;
     if (!datadir || !arg[0] || arg[0] == '/' || strcmp(arg, "-") == 0 || stat(arg, &st) == 0)
         return xstrdup(arg);
+    /* NAME.cfg here before the files corun ships (the message below says it looked here). */
+    if (!util_ends_with(arg, ".cfg")) {
+        char *path = xasprintf("%s.cfg", arg);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            fprintf(stderr, "corun: %s: using %s\n", arg, path);
+            return path;
+        }
+        free(path);
+    }
     for (size_t u = 0; u < nunders; u++) {
         for (int i = 0; i < 2; i++) {
             char *path = xasprintf("%s/%s/%s%s", datadir, unders[u], arg, i ? ".cfg" : "");
@@ -102,7 +111,7 @@ void cli_print_shipped_scenarios(FILE *out)
     }
     fprintf(mem,
             "\nA SCENARIO may also be named without its directory and .cfg when corun "
-            "ships it (in %s/scenarios)",
+            "ships it (NAME or NAME.cfg in the working directory comes first; in %s/scenarios)",
             datadir);
     list_scenarios(mem, datadir, "", &count);
     list_scenarios(mem, datadir, "studies/", &count);

@@ -221,6 +221,12 @@ set +e
 ( cd "$TMPD/cwd" && "$CORUN" check default.cfg ) >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q '^default.cfg:' "$TMPD/err" || fail "a local default.cfg was not the one checked: $(cat "$TMPD/err")"
+# NAME alone finds NAME.cfg here before the one corun ships (it said "no such file here").
+set +e
+( cd "$TMPD/cwd" && "$CORUN" check default ) >/dev/null 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qx 'corun: default: using default.cfg' "$TMPD/err" && grep -q '^default.cfg:' "$TMPD/err" ||
+    fail "check default beside a local default.cfg: exit $rc: $(cat "$TMPD/err")"
 # A lesson by the name `corun lesson list` gives it.
 ( cd "$TMPD/cwd" && "$CORUN" check even-split ) >"$TMPD/out" 2>"$TMPD/err" || fail "check even-split: $(cat "$TMPD/err")"
 [ "$(cat "$TMPD/out")" = ok ] && grep -q "^corun: even-split: no such file here; using .*/scenarios/lessons/even-split.cfg$" "$TMPD/err" ||
