@@ -58,6 +58,10 @@ struct session;
 /* A session on sc (which must outlive it): builds the GPU with an even partition. Returns
  * NULL with a message in err when the GPU or a kernel cannot be simulated. */
 struct session *session_new(const struct scenario *sc, char *err, size_t errlen);
+/* The scenario's predictor and allocator names, both checked before a session is made (which
+ * stops at the first): a message for each unknown one, placed as FILE:LINE: or --set:. 0 when
+ * both are known. */
+int session_check_choices(const struct scenario *sc, struct diag *d);
 void session_delete(struct session *s);
 
 /* Called during an epoch with the fraction done, for progress bars (the shared run is [0, 0.5],

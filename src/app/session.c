@@ -32,13 +32,31 @@ static void initial_partition(const struct scenario *sc, int *owner)
         owner[sm++] = rest;
 }
 
-/* Prefix a name error with where the name came from: the scenario, not a command line. */
+/* Prefix a name error with where the name came from: the scenario's line, or a --set (line
+ * 0: scenario_set forgets the file's line of a setting it changes). */
 static void scenario_place(const struct scenario *sc, const char *setting, int line, char *err,
                            size_t errlen)
 {
-    char *why = xasprintf("%s:%d: %s: %s", sc->path ? sc->path : "scenario", line, setting, err);
+    char *why =
+        line > 0 ? xasprintf("%s:%d: %s: %s", sc->path ? sc->path : "scenario", line, setting, err)
+                 : xasprintf("--set: %s: %s", setting, err);
     snprintf(err, errlen, "%s", why);
     free(why);
+}
+
+int session_check_choices(const struct scenario *sc, struct diag *d)
+{
+    char err[512];
+    size_t before = d->count;
+    if (session_predictor_known(sc->predictor, err, sizeof err) != 0) {
+        scenario_place(sc, "predictor", sc->predictor_line, err, sizeof err);
+        diag_add(d, "%s", err);
+    }
+    if (session_allocator_known(sc->allocator, err, sizeof err) != 0) {
+        scenario_place(sc, "allocator", sc->allocator_line, err, sizeof err);
+        diag_add(d, "%s", err);
+    }
+    return d->count == before ? 0 : -1;
 }
 
 struct session *session_new(const struct scenario *sc, char *err, size_t errlen)

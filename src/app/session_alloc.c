@@ -77,6 +77,14 @@ int session_restart_allocator(struct session *s)
     return 0;
 }
 
+int session_allocator_known(const char *name, char *err, size_t errlen)
+{
+    if (!name || !*name || alloc_registry_find(name))
+        return 0;
+    unknown_allocator(name, err, errlen);
+    return -1;
+}
+
 int session_set_allocator(struct session *s, const char *name, char *err, size_t errlen)
 {
     if (!s->gpu) {

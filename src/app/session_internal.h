@@ -124,6 +124,10 @@ int session_restart_allocator(struct session *s);
 struct session_event *session_new_event(struct session *s);
 /* A replayed epoch from its run-file record (session_replay.c). */
 void session_from_runfile_epoch(const struct runfile_epoch *re, struct session_epoch *e);
+/* 0 when name is a predictor (or none, or empty: none) / an allocator (or empty: static), else
+ * -1 with "unknown ..." and the known names in err. */
+int session_predictor_known(const char *name, char *err, size_t errlen);
+int session_allocator_known(const char *name, char *err, size_t errlen);
 /* Close the run file being recorded, if any; a failure is left in s->error. */
 int session_stop_recording(struct session *s);
 

@@ -132,6 +132,14 @@ static int warn_once(struct session *s, const struct predictor_ops *ops, const c
     return *warning ? session_note(s, "warning", warning) : 0;
 }
 
+int session_predictor_known(const char *name, char *err, size_t errlen)
+{
+    if (!name || !*name || strcmp(name, "none") == 0 || predict_registry_find(name))
+        return 0;
+    unknown_predictor(name, err, errlen);
+    return -1;
+}
+
 int session_set_predictor(struct session *s, const char *name, char *err, size_t errlen)
 {
     if (!s->gpu) {

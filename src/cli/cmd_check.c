@@ -54,6 +54,8 @@ static int check_run(int argc, char **argv)
     } else {
         struct scenario sc;
         rc = scenario_load(&sc, path, datadir, &diags);
+        if (rc == 0)
+            rc = session_check_choices(&sc, &diags); /* both names, where a session stops */
         if (rc == 0) {
             /* What `run` builds before its first epoch (the GPU, the predictor, the
              * allocator), so that check accepts exactly what run does. */

@@ -57,6 +57,8 @@ static int try_set(struct session *s, unsigned have, unsigned life, const char *
 int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, struct diag *d)
 {
     char err[512];
+    if (session_check_choices(sc, d) != 0)
+        return -1;
     struct session *s = session_new(sc, err, sizeof err);
     if (!s) {
         diag_add(d, "%s: %s", sc->path, err);

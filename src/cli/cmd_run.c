@@ -355,6 +355,8 @@ static int run_file(struct options o)
     }
     for (unsigned i = 0; i < o.nsets; i++)
         scenario_set(&sc, o.sets[i], &diags);
+    if (!diags.count)
+        session_check_choices(&sc, &diags);
     if (diags.count) {
         diag_print(&diags, stderr);
         goto out;

@@ -55,7 +55,8 @@ static int tui_run(int argc, char **argv)
     struct tui_options opt = {.datadir = datadir, .projector = wa.projector, .catalog = wa.catalog};
     if (accel_scenario_probe(path) == 1) {
         rc = tui_accelerator(path, datadir, &opt);
-    } else if (scenario_load(&sc, path, datadir, &diags) != 0) {
+    } else if (scenario_load(&sc, path, datadir, &diags) != 0 ||
+               session_check_choices(&sc, &diags) != 0) {
         diag_print(&diags, stderr);
         rc = CLI_BAD_INPUT;
     } else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {

@@ -454,6 +454,12 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
         else
             conf_apply(&scenario_table, confread_root(f), sc, CONF_OVERLAY, "--set", "", diags);
         confread_close(f);
+        /* The names are checked when a session is made, which places a mistake at the file's
+         * line: one set here is not the file's. */
+        if (strcmp(key, "predictor") == 0)
+            sc->predictor_line = 0;
+        if (strcmp(key, "allocator") == 0)
+            sc->allocator_line = 0;
     }
     free(key);
     drop_set_lines(diags, before);
