@@ -166,9 +166,16 @@ static void load_body(struct suite *s, const struct conf_file *f, const char *da
     else
         string_array(s, tags, "tags", 1, 1000, &s->tags, &s->ntags, d);
     const config_setting_t *ms = config_setting_get_member(root, "mixes");
-    if (!ms || config_setting_type(ms) != CONFIG_TYPE_LIST || config_setting_length(ms) < 1) {
+    if (!ms) {
+        diag_add(d,
+                 "%s: mixes: required setting is missing (expected a list ( {...}, ... ) of at "
+                 "least one mix)",
+                 s->path);
+        return;
+    }
+    if (config_setting_type(ms) != CONFIG_TYPE_LIST || config_setting_length(ms) < 1) {
         diag_add(d, "%s:%d: mixes: expected a list ( {...}, ... ) of at least one mix", s->path,
-                 ms ? line_of(ms) : 0);
+                 line_of(ms));
         return;
     }
     struct name_list kernels;

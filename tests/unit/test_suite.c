@@ -281,6 +281,12 @@ static void missing_and_wrong_settings_are_named(void **state)
     assert_int_equal(l.rc, -1);
     assert_true(has_message(&l, ":5: mixes[0].kernels: expected an array"));
     unload(&l);
+    /* No mixes at all: missing, not at a line 0. */
+    load_text(&l, "name = \"t\";\ngpu = \"hbm80\";\ntags = [\"x\"];\n");
+    assert_int_equal(l.rc, -1);
+    assert_true(has_message(&l, ": mixes: required setting is missing (expected a list"));
+    assert_false(has_message(&l, ":0:"));
+    unload(&l);
 }
 
 /* A scenario, lesson or preset given for a suite: one message saying what the file is and
