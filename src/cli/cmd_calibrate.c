@@ -60,6 +60,16 @@ static const char *mark(bool ok)
     return ok ? "ok" : "DRIFT";
 }
 
+/* A row's status: ok, or DRIFT naming every check it failed. */
+static const char *row_status(const struct calib_row *w)
+{
+    if (w->mpki_ok && w->class_ok)
+        return "ok";
+    if (!w->mpki_ok && !w->class_ok)
+        return "DRIFT (mpki, class)";
+    return w->class_ok ? "DRIFT (mpki)" : "DRIFT (class)";
+}
+
 static void print_text(const struct calib_report *r)
 {
     printf("calibration on %s, %llu cycles per run; MPKI per 1000 thread instructions (warp "
@@ -78,9 +88,7 @@ static void print_text(const struct calib_report *r)
                calibrate_paper_name(w->paper), w->split ? calibrate_split_name(w->split) : "-",
                w->m.mpki_thread, target, error, w->m.scaling, w->m.bandwidth_pct, w->m.rbh,
                calibrate_class_name(w->m.measured_class), calibrate_class_name(w->target_class),
-               w->mpki_ok && w->class_ok ? "ok"
-               : !w->class_ok            ? "DRIFT (class)"
-                                         : "DRIFT (mpki)");
+               row_status(w));
     }
     printf("%zu of %zu within tolerance\n", r->count - r->failures, r->count);
 }
@@ -95,13 +103,20 @@ static void print_json(const struct calib_report *r)
         const struct calib_row *w = &r->rows[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
         cli_json_string(stdout, w->kernel);
-        printf(", \"paper\": \"%s\", \"split\": \"%s\", \"mpki\": %.5f, \"mpki_warp\": %.4f, "
-               "\"target_mpki\": %g, \"mpki_error\": %.4f, \"mpki_status\": \"%s\", \"ipc\": %.4f, "
+        printf(", \"paper\": \"%s\", \"split\": \"%s\", \"mpki\": %.5f, \"mpki_warp\": %.4f, ",
+               calibrate_paper_name(w->paper), calibrate_split_name(w->split), w->m.mpki_thread,
+               w->m.mpki_warp);
+        /* Without a published MPKI there is nothing to be off from: null, "none" (the text
+         * prints "-"), not a perfect 0 and "ok". */
+        if (w->target_mpki > 0)
+            printf("\"target_mpki\": %g, \"mpki_error\": %.4f, \"mpki_status\": \"%s\", ",
+                   w->target_mpki, w->mpki_error, mark(w->mpki_ok));
+        else
+            printf("\"target_mpki\": null, \"mpki_error\": null, \"mpki_status\": \"none\", ");
+        printf("\"ipc\": %.4f, "
                "\"ipc_half\": %.4f, \"scaling\": %.4f, \"bandwidth_pct\": %.3f, \"rbh\": %.4f, "
                "\"class\": \"%s\", \"target_class\": \"%s\", \"class_status\": \"%s\"}",
-               calibrate_paper_name(w->paper), calibrate_split_name(w->split), w->m.mpki_thread,
-               w->m.mpki_warp, w->target_mpki, w->mpki_error, mark(w->mpki_ok), w->m.ipc,
-               w->m.ipc_half, w->m.scaling, w->m.bandwidth_pct, w->m.rbh,
+               w->m.ipc, w->m.ipc_half, w->m.scaling, w->m.bandwidth_pct, w->m.rbh,
                calibrate_class_name(w->m.measured_class), calibrate_class_name(w->target_class),
                mark(w->class_ok));
     }
