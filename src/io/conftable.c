@@ -393,6 +393,14 @@ static void print_settings(const struct conf_table *table, const char *prefix, F
         char *name = xasprintf("%s%s", prefix, s->name);
         fprintf(out, "  %-26s %s\n", name, s->help);
         const char *def = !s->def ? "(required)" : (*s->def ? s->def : "\"\" (empty)");
+        /* A number's default outside its own range marks it unset (a setting only some
+         * entries take, e.g. an LS application's qos_target): say none, not the marker. */
+        bool number = s->type == CONF_UINT || s->type == CONF_U64 || s->type == CONF_FLOAT;
+        if (number && s->def && *s->def) {
+            double v = strtod(s->def, NULL);
+            if (v < s->min || v > s->max)
+                def = "none";
+        }
         fprintf(out, "  %-26s %s%s%s; default: %s\n", "", want, s->unit ? ", in " : "",
                 s->unit ? s->unit : "", def);
         free(name);

@@ -29,7 +29,7 @@
         "in each slice)"),                                                                         \
         CACHE_FIELD(ways, NULL, 1, 64, NULL, "associativity"),                                     \
         CACHE_FIELD(line_bytes, "128", line_lo_, line_hi_, "bytes", "line size"),                  \
-        CACHE_FIELD(mshrs, "32", 0, 4096, NULL, "outstanding misses (per cache or slice)"),        \
+        CACHE_FIELD(mshrs, "32", 1, 4096, NULL, "outstanding misses (per cache or slice)"),        \
         CACHE_FIELD(latency_cycles, "1", 1, 1000, "core cycles", "hit latency")
 
 static const struct conf_setting cache_settings[] = {CACHE_SETTINGS(32, 256)};
@@ -97,7 +97,9 @@ static const struct conf_setting dram_settings[] = {
     DRAM_FIELD(row_bytes, CONF_UINT, "2048", 256, 65536, "bytes", "row (page) size"),
     DRAM_FIELD(bus_bytes_per_cycle, CONF_UINT, NULL, 1, 1024, "bytes",
                "data moved per channel per memory cycle"),
-    DRAM_FIELD(request_bytes, CONF_UINT, "128", 32, 1024, "bytes", "one request's size"),
+    /* The LLC's line, which is the core's one line size (dram-trace's --request-bytes drives
+     * the DRAM model alone with others). */
+    DRAM_FIELD(request_bytes, CONF_UINT, "128", 128, 128, "bytes", "one request's size"),
     DRAM_FIELD(clock_mhz, CONF_FLOAT, NULL, 1, 100000, "MHz", "memory clock"),
     DRAM_FIELD(queue_entries, CONF_UINT, "64", 1, 4096, NULL, "request queue per channel"),
     DRAM_FIELD(row_hit_cap, CONF_UINT, "5", 1, 1000, NULL,

@@ -195,6 +195,27 @@ static void help_lists_every_setting(void **state)
     free(buf);
 }
 
+/* A number whose default lies outside its own range is unset until an entry gives it (an LS
+ * application's qos_target): help says none, not "from 1 to 100; default: 0". */
+static void unset_default_is_none(void **state)
+{
+    (void)state;
+    static const struct conf_setting settings[] = {
+        {"rate", CONF_FLOAT, 0.001, 10, "0", "q/s", "rate", offsetof(struct sample, ratio), NULL,
+         NULL},
+        {"count", CONF_UINT, 0, 64, "0", NULL, "count", offsetof(struct sample, count), NULL, NULL},
+    };
+    const struct conf_table table = {"entry", settings, 2, NULL};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    conf_print_help(&table, out);
+    fclose(out);
+    assert_non_null(strstr(buf, "a number from 0.001 to 10, in q/s; default: none"));
+    assert_non_null(strstr(buf, "an integer from 0 to 64; default: 0"));
+    free(buf);
+}
+
 /* A setting with one allowed value says so, not "from 128 to 128". */
 static void single_value_range_is_named(void **state)
 {
@@ -249,6 +270,7 @@ int main(void)
         cmocka_unit_test(missing_required_setting_is_an_error),
         cmocka_unit_test(overlay_changes_only_what_is_present),
         cmocka_unit_test(help_lists_every_setting),
+        cmocka_unit_test(unset_default_is_none),
         cmocka_unit_test(single_value_range_is_named),
         cmocka_unit_test(diff_names_what_differs),
     };
