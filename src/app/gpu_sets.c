@@ -30,9 +30,8 @@ int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t e
     }
     if ((size_t)(eq - assignment) == strlen("gpu.sms") && strncmp(assignment, "gpu.sms", 7) == 0) {
         snprintf(err, errlen,
-                 "--set: %s: the SM count comes from the suite's preset, for which its splits "
-                 "are written (reproduce --gpu PRESET moves a suite to another preset, its "
-                 "splits scaled)",
+                 "--set: %s: the SM count is the preset's here (--gpu PRESET chooses another; "
+                 "reproduce --gpu scales a suite's splits to it)",
                  assignment);
         return -1;
     }

@@ -250,6 +250,18 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
         job_done(&j);
         return -1;
     }
+    /* Every kernel that will run must fit the GPU as --set left it: a bad input, said before
+     * anything runs (it was a failed run each, exit 1). */
+    size_t before = diags->count;
+    for (size_t k = 0; k < j.nhsm; k++)
+        if ((selected(&j, (int)k) || partners(&j, (int)k)) &&
+            gpu_profile_check(&cfg, &j.hsm[k], err, sizeof err) != 0)
+            diag_add(diags, "corun: rbh-shift: on %s%s: %s", o->gpu,
+                     o->sets.n ? " with its --set" : "", err);
+    if (diags->count != before) {
+        job_done(&j);
+        return -1;
+    }
     /* An application whose only co-runner named is itself would have no pair to compare. */
     bool lonely = false;
     for (size_t k = 0; k < j.nhsm; k++) {

@@ -11,7 +11,7 @@ acc=(hsm --accuracy --quick --epochs 1 --epoch-cycles 20000 --predictors hsm --s
 
 expect_bad "--set epochs" 'expected gpu.SETTING=VALUE' \
     "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --set epochs=3
-expect_bad "--set gpu.sms" 'the SM count comes from the suite.s preset' \
+expect_bad "--set gpu.sms" 'the SM count is the preset.s here' \
     "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --set gpu.sms=40
 expect_bad "--set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' \
     "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --set gpu.nosuch=1 --resume "$TMPD/bad.journal"

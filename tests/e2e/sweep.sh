@@ -79,7 +79,7 @@ differ="SELECT count(*) FROM sweep_results a JOIN sweep_results b ON a.mix = b.m
         WHERE a.config LIKE 'hbm80, 1 x %' AND b.config LIKE 'hbm80, set %' AND a.mean_stp <> b.mean_stp"
 [ "$("$CORUN" runs --catalog "$cat" query "$differ" | tail -1)" -ge 1 ] ||
     fail "--set gpu.order_free=true changed no mix's STP"
-expect_bad "sweep --set gpu.sms" 'the SM count comes from the suite.s preset' \
+expect_bad "sweep --set gpu.sms" 'the SM count is the preset.s here' \
     "$CORUN" sweep "$suite" --set gpu.sms=40 --catalog "$cat"
 expect_bad "sweep --set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' "$CORUN" sweep "$suite" \
     --set gpu.nosuch=1 --catalog "$cat"
