@@ -95,11 +95,12 @@ int accel_runfile_probe(const char *path);
 int accel_runfile_read(const char *path, struct accel_record *r, char *err, size_t errlen);
 /* Frees what r owns (also after a failed read) and zeroes it. */
 void accel_record_done(struct accel_record *r);
-/* Write r as CSV files in dir (made when missing; files there of the same names replaced):
- * run.csv (one row: the root attributes but the scenario's text), applications.csv,
- * queries.csv and tasks.csv (a row per entry, the application's name first), units in the
- * header row. Returns 0, or -1 with a message naming the file. */
-int accel_runfile_export_csv(const struct accel_record *r, const char *dir, char *err,
-                             size_t errlen);
+/* Write r, read from the run file src, as CSV files in dir (made when missing; files there of
+ * the same names replaced, as runfile_export_csv does): run.csv (one row: the root attributes
+ * but the scenario's text), applications.csv, queries.csv and tasks.csv (a row per entry, the
+ * application's name first), units in the header row. Returns 0, -2 or -1 as
+ * runfile_export_csv does. */
+int accel_runfile_export_csv(const struct accel_record *r, const char *src, const char *dir,
+                             char *err, size_t errlen);
 
 #endif

@@ -176,7 +176,10 @@ int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out
                        size_t errlen);
 
 /* Write kernels.csv, system.csv, events.csv and partition.csv into dir (made when missing;
- * existing files are replaced). Returns 0, or -1 with a message naming the file. */
+ * existing files are replaced, each only once all four are whole: a failure leaves them as
+ * they were). Returns 0; -2 with a message naming the file when the input is at fault (the run
+ * file damaged, an output name that is the run file itself or no file, a directory that cannot
+ * be made or written); -1 when writing failed (a full disk). */
 int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen);
 
 #endif

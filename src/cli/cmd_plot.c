@@ -54,6 +54,15 @@ static int plot_run(int argc, char **argv)
         cli_usage_error(&cmd_plot);
         return CLI_BAD_INPUT;
     }
+    /* A picture over the run file it draws (the same name, or a link to it) destroyed the run
+     * (exit 0, the catalog still listing it). */
+    if (cli_same_file(out, argv[optind])) {
+        fprintf(stderr,
+                "corun: plot: --out %s is the run file it would draw (%s); choose another "
+                "name\n",
+                out, argv[optind]);
+        return CLI_BAD_INPUT;
+    }
     char err[512];
     if (accel_runfile_probe(argv[optind]) == 1) {
         struct accel_record ar;

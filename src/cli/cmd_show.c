@@ -148,11 +148,11 @@ static int export_run(int argc, char **argv)
             accel_record_done(&r);
             return CLI_BAD_INPUT;
         }
-        rc = accel_runfile_export_csv(&r, dir, err, sizeof err);
+        rc = accel_runfile_export_csv(&r, path, dir, err, sizeof err);
         accel_record_done(&r);
         if (rc != 0) {
             fprintf(stderr, "corun: %s\n", err);
-            return CLI_FAILED;
+            return rc == -2 ? CLI_BAD_INPUT : CLI_FAILED;
         }
         fprintf(stderr, "corun: wrote run.csv, applications.csv, queries.csv and tasks.csv in %s\n",
                 dir);
@@ -172,7 +172,7 @@ static int export_run(int argc, char **argv)
                 "%s\n",
                 dir);
     runfile_close(rf, err, sizeof err);
-    return rc == 0 ? CLI_OK : CLI_FAILED;
+    return rc == 0 ? CLI_OK : rc == -2 ? CLI_BAD_INPUT : CLI_FAILED;
 }
 
 const struct cli_command cmd_export = {

@@ -86,27 +86,40 @@ static void put_row(FILE *f, const struct runfile_table *t, const void *base, bo
     fputc('\n', f);
 }
 
-enum { CSV_KERNELS, CSV_SYSTEM, CSV_PARTITION, CSV_EVENTS, CSV_COUNT };
+enum { CSV_KERNELS, CSV_SYSTEM, CSV_PARTITION, CSV_EVENTS, CSV_COUNT, CSV_MAX = 4 };
 static const char *const csv_names[CSV_COUNT] = {"kernels.csv", "system.csv", "partition.csv",
                                                  "events.csv"};
 
-/* Close the n files; the first failure (with its message) wins. On a failure the files this
- * export opened are removed: cut short, they would pass for a shorter run's. */
-static int close_all(FILE **f, char **paths, int n, int rc, char *err, size_t errlen)
+/* An export's files: each is written under a temporary name beside its own and renamed over
+ * it only once every file is whole, so a failure (a damaged run file read half way, a full
+ * disk) leaves the files of an export before untouched. */
+struct csv_files {
+    int n;
+    FILE *f[CSV_MAX];
+    char *paths[CSV_MAX], *tmp[CSV_MAX];
+};
+
+/* Close the files; the first failure (with its message) wins. On success each replaces its
+ * name; on a failure the temporary files are removed and the names keep what they held. */
+static int close_all(struct csv_files *c, int rc, char *err, size_t errlen)
 {
-    for (int i = 0; i < n; i++) {
-        if (f[i]) {
-            int bad = ferror(f[i]);
-            if (fclose(f[i]) != 0 || bad)
+    for (int i = 0; i < c->n; i++) {
+        if (c->f[i]) {
+            int bad = ferror(c->f[i]);
+            if (fclose(c->f[i]) != 0 || bad)
                 if (rc == 0)
-                    rc = rf_fail(err, errlen, "%s: cannot write: %s", paths[i],
+                    rc = rf_fail(err, errlen, "%s: cannot write: %s", c->paths[i],
                                  strerror(errno ? errno : EIO));
         }
     }
-    for (int i = 0; i < n; i++) {
-        if (rc != 0 && f[i])
-            unlink(paths[i]);
-        free(paths[i]);
+    for (int i = 0; i < c->n && rc == 0; i++)
+        if (rename(c->tmp[i], c->paths[i]) != 0)
+            rc = rf_fail(err, errlen, "%s: cannot replace: %s", c->paths[i], strerror(errno));
+    for (int i = 0; i < c->n; i++) {
+        if (rc != 0 && c->f[i])
+            unlink(c->tmp[i]); /* a renamed one is gone from there already */
+        free(c->paths[i]);
+        free(c->tmp[i]);
     }
     return rc;
 }
@@ -174,28 +187,51 @@ static FILE *create_regular(const char *path, char *err, size_t errlen)
     return f;
 }
 
-/* dir (made when missing) and its n files names[i], open for writing in f[i], paths[i]. -1
- * with a message, every file opened closed. */
-static int open_all(const char *dir, const char *const *names, int n, FILE **f, char **paths,
-                    char *err, size_t errlen)
+/* dir (made when missing) and its n files names[i], open for writing under their temporary
+ * names. A name that is the run file being exported (src; a link to it, or a run file saved
+ * as kernels.csv) is refused: it would be replaced by its own export. -1 with a message,
+ * every file opened closed and removed. */
+static int open_all(const char *dir, const char *src, const char *const *names, int n,
+                    struct csv_files *c, char *err, size_t errlen)
 {
+    memset(c, 0, sizeof *c);
+    c->n = n;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return rf_fail(err, errlen, "%s: cannot make the directory: %s", dir, strerror(errno));
+    struct stat in, st;
+    bool have_in = stat(src, &in) == 0;
     for (int i = 0; i < n; i++) {
-        paths[i] = xasprintf("%s/%s", dir, names[i]);
-        f[i] = create_regular(paths[i], err, errlen);
-        if (!f[i])
-            return close_all(f, paths, n, -1, err, errlen);
+        c->paths[i] = xasprintf("%s/%s", dir, names[i]);
+        c->tmp[i] = xasprintf("%s/.%s.partial-%ld", dir, names[i], (long)getpid());
+        if (have_in && stat(c->paths[i], &st) == 0 && st.st_dev == in.st_dev &&
+            st.st_ino == in.st_ino) {
+            rf_fail(err, errlen,
+                    "%s: is the run file being exported (%s); export to another directory",
+                    c->paths[i], src);
+            return close_all(c, -1, err, errlen);
+        }
+        /* The name itself must be a file to replace (not a directory, FIFO or link). */
+        if (lstat(c->paths[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+            rf_fail(err, errlen,
+                    "%s: exists and is not a regular file (%s); remove it or export to "
+                    "another directory",
+                    c->paths[i],
+                    S_ISLNK(st.st_mode) ? "a symbolic link, not followed" : "not replaced");
+            return close_all(c, -1, err, errlen);
+        }
+        c->f[i] = create_regular(c->tmp[i], err, errlen);
+        if (!c->f[i])
+            return close_all(c, -1, err, errlen);
     }
     return 0;
 }
 
 int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen)
 {
-    FILE *f[CSV_COUNT] = {NULL};
-    char *paths[CSV_COUNT] = {NULL};
-    if (open_all(dir, csv_names, CSV_COUNT, f, paths, err, errlen) != 0)
-        return -1;
+    struct csv_files c;
+    if (open_all(dir, rf->path, csv_names, CSV_COUNT, &c, err, errlen) != 0)
+        return -2;
+    FILE **f = c.f;
     put_header(f[CSV_KERNELS], "epoch,kernel,name", &runfile_per_kernel_table);
     put_header(f[CSV_SYSTEM], "epoch", &runfile_system_table);
     fputs("epoch", f[CSV_PARTITION]);
@@ -207,12 +243,18 @@ int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t er
     int rc = write_epochs(rf, f, err, errlen);
     if (rc == 0)
         rc = write_events(rf, f[CSV_EVENTS], err, errlen);
-    return close_all(f, paths, CSV_COUNT, rc, err, errlen);
+    if (rc != 0) { /* the run file's damage: bad input */
+        close_all(&c, rc, err, errlen);
+        return -2;
+    }
+    return close_all(&c, 0, err, errlen);
 }
 
 /* ---- an accelerator run ---- */
 
 enum { ACSV_RUN, ACSV_APPS, ACSV_QUERIES, ACSV_TASKS, ACSV_COUNT };
+_Static_assert((int)ACSV_COUNT <= (int)CSV_MAX,
+               "struct csv_files holds an accelerator run's files");
 static const char *const acsv_names[ACSV_COUNT] = {"run.csv", "applications.csv", "queries.csv",
                                                    "tasks.csv"};
 
@@ -236,13 +278,13 @@ static const char *app_name(const struct accel_record *r, unsigned app)
     return app < r->napps ? r->app[app].name : "?";
 }
 
-int accel_runfile_export_csv(const struct accel_record *r, const char *dir, char *err,
-                             size_t errlen)
+int accel_runfile_export_csv(const struct accel_record *r, const char *src, const char *dir,
+                             char *err, size_t errlen)
 {
-    FILE *f[ACSV_COUNT] = {NULL};
-    char *paths[ACSV_COUNT] = {NULL};
-    if (open_all(dir, acsv_names, ACSV_COUNT, f, paths, err, errlen) != 0)
-        return -1;
+    struct csv_files c;
+    if (open_all(dir, src, acsv_names, ACSV_COUNT, &c, err, errlen) != 0)
+        return -2;
+    FILE **f = c.f;
     errno = 0;
     struct runfile_field fields[32];
     struct runfile_table run = run_columns(fields, CORUN_ARRAY_LEN(fields));
@@ -263,5 +305,5 @@ int accel_runfile_export_csv(const struct accel_record *r, const char *dir, char
         put_text(f[ACSV_TASKS], app_name(r, r->tasks[k].app));
         put_row(f[ACSV_TASKS], &accel_runfile_task_table, &r->tasks[k], true);
     }
-    return close_all(f, paths, ACSV_COUNT, 0, err, errlen);
+    return close_all(&c, 0, err, errlen);
 }

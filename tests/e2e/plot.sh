@@ -46,6 +46,14 @@ expect_bad "a tall picture" "corun: --height: expected a whole number from 200 t
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/q.png" --height 1e4
 expect_bad "a missing run" "nothere.h5" "$CORUN" plot "$TMPD/nothere.h5" --out "$TMPD/q.png"
 expect_bad "no --out" "usage: corun plot" "$CORUN" plot "$TMPD/r.h5"
+# A picture never replaces the run file it draws, by its name or through a link (it did, exit 0).
+cp "$TMPD/r.h5" "$TMPD/own.svg"
+ln -s "$TMPD/own.svg" "$TMPD/link.png"
+expect_bad "--out the run file" "plot: --out $TMPD/own.svg is the run file it would draw" \
+    "$CORUN" plot "$TMPD/own.svg" --out "$TMPD/own.svg"
+expect_bad "--out a link to the run file" "plot: --out $TMPD/link.png is the run file" \
+    "$CORUN" plot "$TMPD/own.svg" --out "$TMPD/link.png"
+"$CORUN" show "$TMPD/own.svg" >/dev/null || fail "the run file drawn was damaged"
 expect_bad "an unwritable path" "p.png: cannot write the picture: No such file or directory" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/no/such/dir/p.png"
 [ ! -e "$TMPD/q.png" ] || fail "a refused plot left a file"

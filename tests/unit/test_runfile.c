@@ -530,7 +530,7 @@ static void test_csv_export(void **state)
 
     /* A directory that cannot be made. */
     const char *bad = in_dir("csv/kernels.csv/sub");
-    assert_int_equal(runfile_export_csv(rf, bad, err, sizeof(err)), -1);
+    assert_int_equal(runfile_export_csv(rf, bad, err, sizeof(err)), -2);
     char msg[700];
     snprintf(msg, sizeof(msg), "%s: cannot make the directory: Not a directory", bad);
     assert_string_equal(err, msg);

@@ -452,7 +452,7 @@ static void test_export_keeps_off_links(void **state)
     char err[512] = "";
     struct runfile *rf = runfile_open(good, err, sizeof(err));
     assert_non_null(rf);
-    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -1);
+    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -2);
     runfile_close(rf, NULL, 0);
     char want[700];
     snprintf(want, sizeof(want),
@@ -478,6 +478,79 @@ static void test_export_keeps_off_links(void **state)
     rmdir(out);
 }
 
+/* The first 4 KB of path ("" when it cannot be read). */
+static void slurp(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* An export that fails reading a damaged run file half way leaves the files of an export
+ * before as they were, and nothing of its own: it removed them all, so a good export was lost
+ * to a bad one (2026-12-06). */
+static void test_failed_export_keeps_the_files_before(void **state)
+{
+    (void)state;
+    char out[320], kernels[340], before[4096], after[4096], err[512] = "";
+    snprintf(out, sizeof(out), "%s/kept", dir);
+    snprintf(kernels, sizeof(kernels), "%s/kernels.csv", out);
+    struct runfile *rf = runfile_open(good, err, sizeof(err));
+    assert_non_null(rf);
+    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), 0);
+    runfile_close(rf, NULL, 0);
+    slurp(kernels, before, sizeof(before));
+    assert_non_null(strstr(before, "\n1,0,LBM,"));
+    unsigned char two = 2; /* epoch 1's row damaged; opening reads the last one */
+    set_element("per_kernel/in_mix", 0, 1, H5T_NATIVE_UCHAR, &two);
+    rf = runfile_open(bad, err, sizeof(err));
+    assert_non_null(rf);
+    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -2);
+    runfile_close(rf, NULL, 0);
+    assert_non_null(strstr(err, "/per_kernel/in_mix[0][1] is 2"));
+    slurp(kernels, after, sizeof(after));
+    assert_string_equal(after, before);
+    const char *names[] = {"kernels.csv", "system.csv", "events.csv", "partition.csv"};
+    unsigned n = 0;
+    for (int i = 0; i < 4; i++) {
+        char p[400];
+        snprintf(p, sizeof(p), "%s/%s", out, names[i]);
+        n += unlink(p) == 0;
+    }
+    assert_int_equal(n, 4);
+    assert_int_equal(rmdir(out), 0); /* empty: no temporary file left */
+}
+
+/* A run file kept as DIR/kernels.csv, exported to DIR, was replaced by its own export (or
+ * lost, the export failing half way): refused, the run file untouched. */
+static void test_export_refuses_its_own_run_file(void **state)
+{
+    (void)state;
+    char out[320], kept[340], err[512] = "";
+    snprintf(out, sizeof(out), "%s/own", dir);
+    snprintf(kept, sizeof(kept), "%s/kernels.csv", out);
+    assert_int_equal(mkdir(out, 0777), 0);
+    assert_int_equal(link(good, kept), 0);
+    struct runfile *rf = runfile_open(kept, err, sizeof(err));
+    assert_non_null(rf);
+    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -2);
+    runfile_close(rf, NULL, 0);
+    char want[800];
+    snprintf(want, sizeof(want), "%s: is the run file being exported (%s)", kept, kept);
+    if (!strstr(err, want))
+        fail_msg("got \"%s\", expected \"%s\"", err, want);
+    rf = runfile_open(good, err, sizeof(err));
+    assert_non_null(rf);
+    assert_int_equal(runfile_epoch_count(rf), EPOCHS);
+    runfile_close(rf, NULL, 0);
+    assert_int_equal(unlink(kept), 0);
+    assert_int_equal(rmdir(out), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +561,8 @@ int main(void)
         cmocka_unit_test(test_bad_header),
         cmocka_unit_test(test_bad_counters),
         cmocka_unit_test(test_export_keeps_off_links),
+        cmocka_unit_test(test_failed_export_keeps_the_files_before),
+        cmocka_unit_test(test_export_refuses_its_own_run_file),
         cmocka_unit_test(test_hdf5_crash_refused),
         cmocka_unit_test(test_too_many_epochs),
         cmocka_unit_test(test_hdf5_loop_refused),
