@@ -38,6 +38,10 @@ char *catalog_default_path(void);
  * exist, or at catalog_default_path() when path is NULL (its directories are made). A read-only
  * file opens for reading only. Returns the handle, or NULL with a message. */
 struct catalog *catalog_open(const char *path, char *err, size_t errlen);
+/* 0 when the catalog can take a write now (not opened read-only, not locked by another
+ * process past the usual wait); -1 with the message a write would get, for `what` ("adding
+ * the run"). A command that will write at its end asks before it simulates anything. */
+int catalog_writable(struct catalog *cat, const char *what, char *err, size_t errlen);
 void catalog_close(struct catalog *cat);
 
 /* The file's path, as opened. */

@@ -113,6 +113,10 @@ int cli_workbench_args(int argc, char **argv, const struct cli_command *cmd, boo
  * that one that cannot be used is said rather than found at the first save: 0 (also for
  * NULL), or -1 after a message. */
 int cli_workbench_catalog(const char *catalog);
+/* The catalog (NULL: the default) a run will be added to at its end, checked before anything
+ * is simulated: 0, or -1 after "...; the run was not started" (read-only, locked, no
+ * database). */
+int cli_catalog_writable(const char *catalog, const char *what);
 struct lesson;
 struct diag;
 struct scenario;

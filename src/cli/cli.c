@@ -242,6 +242,17 @@ int cli_workbench_catalog(const char *catalog)
     return 0;
 }
 
+int cli_catalog_writable(const char *catalog, const char *what)
+{
+    char err[512];
+    struct catalog *cat = catalog_open(catalog, err, sizeof err);
+    int rc = cat ? catalog_writable(cat, what, err, sizeof err) : -1;
+    catalog_close(cat);
+    if (rc != 0)
+        fprintf(stderr, "corun: %s; the run was not started\n", err);
+    return rc;
+}
+
 void cli_print_usage(FILE *out)
 {
     enum { COL = 26, WIDTH = 80 };
@@ -418,13 +429,31 @@ int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned
     return 0;
 }
 
+/* The directory path is in (stat'd) and its last name: "x.h5" and "/tmp/./x.h5" run in /tmp
+ * name the same place, made or not. false when the directory cannot be stat'd. */
+static bool place_of(const char *path, struct stat *dir, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    char *d = !slash          ? xstrdup(".")
+              : slash == path ? xstrdup("/")
+                              : xasprintf("%.*s", (int)(slash - path), path);
+    bool ok = stat(d, dir) == 0;
+    free(d);
+    *base = slash ? slash + 1 : path;
+    return ok;
+}
+
 bool cli_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (strcmp(a, b) == 0)
         return true;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    /* One or both not made yet: the same name in the same directory, spelt another way. */
+    const char *ba, *bb;
+    return place_of(a, &sa, &ba) && place_of(b, &sb, &bb) && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino && *ba && strcmp(ba, bb) == 0;
 }
 
 int cli_nonempty(const char *opt, const char *text)

@@ -68,6 +68,10 @@ static int branch_run(int argc, char **argv)
     /* The references through the trace cache, as `run` does (a cache that fails only costs
      * time), and the branch on the machine's threads (the results do not depend on them). */
     struct catalog *cat = catalog_open(catalog, err, sizeof err);
+    if (cat && out && catalog_writable(cat, "adding the branch", err, sizeof err) != 0) {
+        catalog_close(cat);
+        cat = NULL;
+    }
     if (!cat && out) {
         /* The branch would end without its catalog row: say so before simulating it. */
         fprintf(stderr, "corun: %s; the branch was not started\n", err);

@@ -419,6 +419,10 @@ static int run_file(struct options o)
     /* The catalog's trace cache spares re-simulating the private-mode references; without a
      * usable catalog the run goes on and simulates them. */
     struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
+    if (cat && o.out && catalog_writable(cat, "adding the run", err, sizeof err) != 0) {
+        catalog_close(cat); /* found at the end, the run made and its file kept, it said */
+        cat = NULL;         /* "try again" to a command a kept file then refused */
+    }
     if (!cat && o.out) {
         /* The run would end without its catalog row: say so before simulating it. */
         fprintf(stderr, "corun: %s; the run was not started\n", err);

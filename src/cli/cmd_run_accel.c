@@ -231,7 +231,8 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     if (o->has_seed)
         sc.seed = o->seed;
     /* The file is written at the end: a name it cannot take is said before simulating. */
-    if (o->out && cli_check_new_runfile(o->out, "simulating") != 0) {
+    if (o->out && (cli_check_new_runfile(o->out, "simulating") != 0 ||
+                   cli_catalog_writable(o->catalog, "adding the run") != 0)) {
         accel_scenario_done(&sc);
         return CLI_BAD_INPUT;
     }

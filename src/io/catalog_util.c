@@ -64,6 +64,14 @@ int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, c
     return rc == SQLITE_DONE ? 0 : catalog_fail(cat, rc, what, err, errlen);
 }
 
+int catalog_writable(struct catalog *cat, const char *what, char *err, size_t errlen)
+{
+    if (catalog_begin_write(cat, what, err, errlen) != 0)
+        return -1;
+    sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+    return 0;
+}
+
 int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen)
 {
     if (cat->readonly) {

@@ -29,6 +29,12 @@ expect_refused "dram-trace FIFO" "fifo: cannot read: not a regular file" \
 expect_refused "--out = --catalog" "--out and --catalog both name .*: expected two files" \
     "$CORUN" run "$small" --epochs 1 --out "$TMPD/same" --catalog "$TMPD/same"
 [ ! -e "$TMPD/same" ] || fail "--out = --catalog left $TMPD/same behind"
+# The same file spelt two ways (it made the catalog, then refused the run file it was).
+mkdir -p "$TMPD/sp"
+(cd "$TMPD/sp" && "$CORUN" run "$small" --epochs 1 --out same.h5 --catalog "$TMPD/sp/./same.h5") \
+    >/dev/null 2>"$TMPD/err" && fail "--out and --catalog spelt two ways: accepted"
+grep -q -- "--out and --catalog both name same.h5: expected two files" "$TMPD/err" &&
+    [ ! -e "$TMPD/sp/same.h5" ] || fail "--out = --catalog spelt two ways: $(cat "$TMPD/err"; ls "$TMPD/sp")"
 expect_refused "unusable catalog" \
     "cannot create catalog $TMPD/no/such/c.db: .*; the run was not started" \
     "$CORUN" run "$small" --epochs 1 --out "$TMPD/r.h5" --catalog "$TMPD/no/such/c.db"
@@ -212,8 +218,10 @@ kept=$("$CORUN" show "$TMPD/pipe.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} o
 # An accelerator run file is written at the end, at once: a write that failed crashed corun
 # in HDF5's exit handler (signal 11). It is refused with its reason, leaving no file.
 set +e
-(ulimit -f 20 && exec "$CORUN" run "$top_srcdir/tests/data/good/accel-quick.cfg" \
-    --out "$TMPD/accel.h5" --catalog "$TMPD/accel.db") >/dev/null 2>"$TMPD/err"
+# (34 KB: under the file's 36 KB, over the 32 KB of the catalog's shared-memory file, which
+# the catalog's check before the run makes; the catalog is one made above.)
+(ulimit -f 34 && exec "$CORUN" run "$top_srcdir/tests/data/good/accel-quick.cfg" \
+    --out "$TMPD/accel.h5" --catalog "$TMPD/full.db") >/dev/null 2>"$TMPD/err"
 rc=$?
 set -e
 [ $rc = 1 ] && grep -q "^corun: $TMPD/accel.h5: cannot write: File too large; nothing recorded" "$TMPD/err" ||
@@ -252,7 +260,29 @@ if unshare -rm true 2>/dev/null; then
             python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMPD/out" ||
             fail "a full journal, hsm $x --json: exit $rc: $(cat "$TMPD/out" "$TMPD/err")"
     done
+    # A catalog that cannot be written (the file mounted read-only over itself in that
+    # namespace: SQLite opens it for reading) is said before anything is simulated: a run, a
+    # branch or an accelerator run found it at the end, its run file kept, which then refused
+    # the "try again" it advised.
+    mkdir "$TMPD/rocat"
+    "$CORUN" run "$small" --epochs 1 --out "$TMPD/ro0.h5" --catalog "$TMPD/rocat/c.db" >/dev/null ||
+        fail "a run to make the catalog"
+    read_only() { # CMD ARGS... with $TMPD/rocat/c.db read-only
+        unshare -rm sh -c 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"' \
+            "$TMPD/rocat/c.db" "$CORUN" "$@" --catalog "$TMPD/rocat/c.db" >"$TMPD/out" 2>"$TMPD/err"
+    }
+    for cmd in "run $small --epochs 1 --out $TMPD/ro1.h5" "branch $TMPD/ro0.h5 1 --out $TMPD/ro1.h5" \
+        "run $top_srcdir/tests/data/good/accel-quick.cfg --out $TMPD/ro1.h5"; do
+        set +e
+        # shellcheck disable=SC2086 # the command's words
+        read_only $cmd
+        rc=$?
+        set -e
+        [ $rc = 2 ] && grep -q "^corun: catalog $TMPD/rocat/c.db is read-only: adding the .* needs write permission .*; the .* was not started\$" "$TMPD/err" &&
+            [ ! -e "$TMPD/ro1.h5" ] && ! grep -q '^ *1 ' "$TMPD/out" ||
+            fail "$cmd, the catalog read-only: exit $rc: $(cat "$TMPD/out" "$TMPD/err")"
+    done
 else
-    echo "hardening: the full reproduce journal not tried: unshare -rm is not allowed here"
+    echo "hardening: the full reproduce journal and a read-only catalog not tried: unshare -rm is not allowed here"
 fi
 echo "hardening: every refusal came first, with its message"
