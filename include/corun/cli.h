@@ -158,8 +158,9 @@ void cli_stop_install(void);
 int cli_stop_requested(void);
 /* The signal's name ("SIGINT", ...) for messages. */
 const char *cli_stop_name(void);
-/* Say on stderr that the signal stopped the run during its WHAT ("epoch") at, of of. */
-void cli_stop_report(const char *what, unsigned long at, unsigned long of);
+/* Say on stderr that the signal stopped the run during its WHAT ("epoch") at, of of, and note
+ * it in s's log (recorded with the run). */
+void cli_stop_report(struct session *s, const char *what, unsigned long at, unsigned long of);
 void cli_stop_reraise(void);
 
 /* Threads for a session's private-mode references by default: the CPUs this process may run

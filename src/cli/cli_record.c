@@ -81,17 +81,23 @@ const char *cli_stop_name(void)
                             : "a signal";
 }
 
-void cli_stop_report(const char *what, unsigned long at, unsigned long of)
+void cli_stop_report(struct session *s, const char *what, unsigned long at, unsigned long of)
 {
     if (isatty(STDERR_FILENO))
         fputc('\n', stderr); /* after the progress bar */
     unsigned long kept = at - 1;
-    fprintf(stderr, "corun: stopped by %s during %s %lu of %lu, which is abandoned; ",
-            cli_stop_name(), what, at, of);
-    if (kept == 0)
-        fprintf(stderr, "none ran before it\n");
-    else
-        fprintf(stderr, "the %lu before it %s kept\n", kept, kept == 1 ? "is" : "are");
+    char text[200];
+    int n = snprintf(text, sizeof text, "stopped by %s during %s %lu of %lu, which is abandoned; ",
+                     cli_stop_name(), what, at, of);
+    snprintf(text + n, sizeof text - (size_t)n,
+             kept == 0   ? "none ran before it"
+             : kept == 1 ? "the %lu before it is kept"
+                         : "the %lu before it are kept",
+             kept);
+    fprintf(stderr, "corun: %s\n", text);
+    /* In the run's log too, so its file, show, --json and the catalog's events say the run was
+     * cut short, not only this terminal. */
+    session_note(s, "note", text);
 }
 
 void cli_stop_reraise(void)

@@ -109,7 +109,8 @@ static int branch_run(int argc, char **argv)
     for (unsigned long i = 0; i < more; i++) {
         int step = cli_stop_requested() ? 1 : session_step_epoch(b, progress, (void *)"branch");
         if (step == 1) {
-            cli_stop_report("the branch's epoch", i + 1, more);
+            cli_stop_report(b, "the branch's epoch", i + 1, more);
+            report_events_since(stdout, b, &seen, json);
             rc = CLI_FAILED;
             break;
         }

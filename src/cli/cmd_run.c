@@ -253,7 +253,8 @@ static int run_epochs(struct session *s, const struct options *o, unsigned epoch
         double where[2] = {i, epochs};
         int rc = cli_stop_requested() ? 1 : session_step_epoch(s, progress, where);
         if (rc == 1) {
-            cli_stop_report("epoch", i + 1, epochs);
+            cli_stop_report(s, "epoch", i + 1, epochs);
+            report_events_since(stdout, s, &seen, o->json);
             return -3;
         }
         const struct session_epoch *e = session_epoch_at(s, session_epochs_done(s) - 1);

@@ -200,6 +200,9 @@ kept=$("$CORUN" show "$TMPD/term.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} o
     fail "run stopped by SIGTERM: exit $rc, the file holds '$kept' epochs: $(cat "$TMPD/err")"
 "$CORUN" runs --catalog "$TMPD/term.db" show 1 | grep -q "^  epochs     $kept of 100000 cycles$" ||
     fail "run stopped by SIGTERM: the catalog's row: $("$CORUN" runs --catalog "$TMPD/term.db" show 1 2>&1)"
+# The run file says it was cut short, not only the terminal (it read like a complete run).
+"$CORUN" show "$TMPD/term.h5" | grep -Eq "^event  epoch $kept  note +stopped by SIGTERM during epoch $((kept + 1)) of 500, which is abandoned" ||
+    fail "run stopped by SIGTERM: no note in its file: $("$CORUN" show "$TMPD/term.h5" | grep event)"
 # The references it had measured are in the trace cache for the next run, as the workbench's.
 [ "$("$CORUN" runs --catalog "$TMPD/term.db" query "SELECT count(*) FROM solo_traces" | tail -1)" = 2 ] ||
     fail "run stopped by SIGTERM: its references are not in the trace cache"
