@@ -96,14 +96,33 @@ static void show_accel(const struct catalog_accel_run *r)
     }
 }
 
+/* One cell: a tab, a line end or a backslash in it written \t, \n, \r or \\ (as PostgreSQL's
+ * text COPY writes them), so that a row stays one line of ncols fields whatever a name
+ * holds. */
+static void print_cell(const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '\t': fputs("\\t", stdout); break;
+        case '\n': fputs("\\n", stdout); break;
+        case '\r': fputs("\\r", stdout); break;
+        case '\\': fputs("\\\\", stdout); break;
+        default: putchar(*s);
+        }
+    }
+}
+
 /* Tab-separated rows with a header line, as sqlite3 -header -separator prints them. */
 static int print_query_row(void *ctx, size_t ncols, const char *const *names,
                            const char *const *values)
 {
     (void)ctx;
     const char *const *cells = values ? values : names;
-    for (size_t i = 0; i < ncols; i++)
-        printf("%s%s", i ? "\t" : "", cells[i] ? cells[i] : "NULL");
+    for (size_t i = 0; i < ncols; i++) {
+        if (i)
+            putchar('\t');
+        print_cell(cells[i] ? cells[i] : "NULL");
+    }
     printf("\n");
     return 0;
 }
@@ -241,7 +260,8 @@ const struct cli_command cmd_runs = {
     .help = "The catalog is $XDG_DATA_HOME/corun/catalog.db (~/.local/share/corun/catalog.db)\n"
             "unless --catalog names another, which must exist (a mistyped path is refused, not\n"
             "made an empty catalog). `query` runs one read-only SQL statement and prints\n"
-            "tab-separated rows under a header, e.g.\n"
+            "tab-separated rows under a header (a tab, line end or backslash within a value\n"
+            "written \\t, \\n, \\r or \\\\), e.g.\n"
             "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"
             "and stops a query that runs longer than --timeout S seconds (default 30; 0: no\n"
             "limit), such as a recursive one that never ends.\n"

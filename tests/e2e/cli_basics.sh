@@ -286,6 +286,12 @@ EOF
 grep -q "no runs in $TMPD/after.db yet" "$TMPD/out" || fail "runs list --catalog F: $(cat "$TMPD/out")"
 [ "$("$CORUN" runs query --timeout 5 'SELECT 6*7' --catalog "$TMPD/after.db")" = "6*7
 42" ] || fail "runs query with options after the verb"
+# A value holding a tab, a line end or a backslash keeps its row one line of its fields.
+"$CORUN" runs query --catalog "$TMPD/after.db" \
+    "SELECT 'a' || char(9) || 'b' || char(10) || 'c\\d' AS x, 2 AS y" >"$TMPD/out" ||
+    fail "runs query of a tab and a line end"
+[ "$(cat "$TMPD/out")" = "$(printf 'x\ty\na\\tb\\nc\\\\d\t2')" ] ||
+    fail "runs query of a tab and a line end: $(cat -A "$TMPD/out")"
 
 # `corun --help` lists the scenarios corun ships; each name it gives is one that check takes.
 names=$("$CORUN" --help | sed -n '/^A SCENARIO may also be named/,$p' | tr '\n' ' ' | sed 's/.*scenarios): //; s/\.[[:space:]]*$//; s/,//g')
