@@ -56,9 +56,18 @@ int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, siz
                      near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
             rc = -1;
         } else {
-            struct sweep_combo *c = &o->combos[o->ncombos++];
+            struct sweep_combo *c = &o->combos[o->ncombos];
             snprintf(c->predictor, sizeof c->predictor, "%s", p);
             snprintf(c->allocator, sizeof c->allocator, "%s", a);
+            for (unsigned i = 0; i < o->ncombos && rc == 0; i++)
+                if (strcmp(o->combos[i].predictor, c->predictor) == 0 &&
+                    strcmp(o->combos[i].allocator, c->allocator) == 0) {
+                    /* counted twice, run once: the items said 4 for 2 results */
+                    snprintf(err, errlen, "--combos: %s:%s is given twice; expected each pair once",
+                             p, a);
+                    rc = -1;
+                }
+            o->ncombos += rc == 0;
         }
     }
     if (rc == 0 && o->ncombos == 0) {

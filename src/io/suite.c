@@ -147,6 +147,32 @@ out:
     free(where);
 }
 
+/* The same kernels in the same order on the same split: one mix. */
+static bool same_mix(const struct suite_mix *a, const struct suite_mix *b)
+{
+    if (a->nkernels != b->nkernels || !a->nkernels)
+        return false;
+    for (unsigned k = 0; k < a->nkernels; k++)
+        if (!a->kernels[k] || !b->kernels[k] || strcmp(a->kernels[k], b->kernels[k]) != 0 ||
+            a->sms[k] != b->sms[k])
+            return false;
+    return true;
+}
+
+/* A mix given twice was counted twice and run once (a sweep keys its results by the mix). */
+static void refuse_repeats(const struct suite *s, struct diag *d)
+{
+    for (size_t i = 1; i < s->nmixes; i++)
+        for (size_t j = 0; j < i; j++)
+            if (same_mix(&s->mixes[i], &s->mixes[j])) {
+                diag_add(d,
+                         "%s:%d: mixes[%zu]: the same kernels on the same split as mixes[%zu] "
+                         "(line %d); expected each mix once",
+                         s->path, s->mixes[i].line, i, j, s->mixes[j].line);
+                break;
+            }
+}
+
 static void load_body(struct suite *s, const struct conf_file *f, const char *datadir,
                       struct diag *d)
 {
@@ -185,6 +211,7 @@ static void load_body(struct suite *s, const struct conf_file *f, const char *da
     for (size_t i = 0; i < s->nmixes; i++)
         load_mix(s, i, config_setting_get_elem(ms, (unsigned)i), &kernels, d);
     name_list_done(&kernels);
+    refuse_repeats(s, d);
 }
 
 int suite_load(const char *path, const char *datadir, struct suite *out, struct diag *diags)

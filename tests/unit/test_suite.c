@@ -281,6 +281,18 @@ static void missing_and_wrong_settings_are_named(void **state)
     assert_int_equal(l.rc, -1);
     assert_true(has_message(&l, ":5: mixes[0].kernels: expected an array"));
     unload(&l);
+    /* A mix given twice (it was counted twice and run once); the same kernels in another
+     * order or on another split are other mixes. */
+    load_text(&l, "name = \"t\";\ngpu = \"hbm80\";\ntags = [\"x\", \"y\"];\nmixes = (\n"
+                  "  { tag = \"x\"; kernels = [\"pvc\", \"bino\"]; },\n"
+                  "  { tag = \"x\"; kernels = [\"bino\", \"pvc\"]; },\n"
+                  "  { tag = \"x\"; kernels = [\"pvc\", \"bino\"]; sms = [40, 40]; },\n"
+                  "  { tag = \"y\"; kernels = [\"pvc\", \"bino\"]; }\n);\n");
+    assert_int_equal(l.rc, -1);
+    assert_int_equal(l.d.count, 1);
+    assert_true(has_message(&l, ":8: mixes[3]: the same kernels on the same split as mixes[0] "
+                                "(line 5); expected each mix once"));
+    unload(&l);
     /* No mixes at all: missing, not at a line 0. */
     load_text(&l, "name = \"t\";\ngpu = \"hbm80\";\ntags = [\"x\"];\n");
     assert_int_equal(l.rc, -1);

@@ -54,6 +54,9 @@ static void test_combos_refused(void **state)
     assert_non_null(strstr(err, "unknown allocator \"evne\" (did you mean even?)"));
     assert_int_equal(parse(&o, ",", err, sizeof err), -1);
     assert_string_equal(err, "--combos: expected at least one PREDICTOR:ALLOCATOR pair");
+    /* a pair given twice was counted twice and run once */
+    assert_int_equal(parse(&o, "none:static,hsm:fair,none:static", err, sizeof err), -1);
+    assert_string_equal(err, "--combos: none:static is given twice; expected each pair once");
 }
 
 /* Sixteen pairs are taken; a seventeenth is refused with the limit named. */
