@@ -122,6 +122,10 @@ int plot_render(const char *path, bool svg, unsigned width, unsigned height,
         svg ? cairo_svg_surface_create(path, width, height)
             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
     cairo_status_t st = cairo_surface_status(s);
+    /* The size asked for is in pixels, as a PNG's is: cairo's SVG says points by default
+     * (1200 pt, 1600 px at 96 dpi). */
+    if (svg && st == CAIRO_STATUS_SUCCESS)
+        cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
     if (st == CAIRO_STATUS_SUCCESS) {
         cairo_t *cr = cairo_create(s);
         cairo_set_source_rgb(cr, 1, 1, 1);

@@ -31,6 +31,8 @@ import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
 assert root.get("viewBox") == "0 0 1200 900", root.get("viewBox")
+# pixels, as the help says (cairo wrote points: 1200pt, 1600 px at 96 dpi)
+assert (root.get("width"), root.get("height")) == ("1200px", "900px"), root.attrib
 paths = root.iter("{http://www.w3.org/2000/svg}path")
 assert sum(1 for _ in paths) > 50
 PY
