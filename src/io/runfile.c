@@ -100,7 +100,9 @@ static const struct runfile_field per_kernel_fields[] = {
     /* After the schema-1 fields, so that those keep their places in kernels.csv. */
     {"in_mix", RUNFILE_FLAG, NULL, offsetof(struct runfile_kernel_epoch, in_mix),
      "1: in the mix during the epoch; 0: not added yet (its other fields read NaN or 0) or "
-     "removed"},
+     "removed (in the epoch it leaves, sms may count the SM time its SMs took to be handed "
+     "over, its thread blocks saved or drained; show and the workbench, listing the mix, leave "
+     "that out of their columns)"},
     /* Schema 2.1: what the replay needs to show the Class column and the explain panel. */
     {"pred_class", RUNFILE_CLASS, NULL, offsetof(struct runfile_kernel_epoch, pred_class),
      "the predictor's class of the kernel: 0 none, 1 compute, 2 memory, 3 balanced (2.1 on)"},
