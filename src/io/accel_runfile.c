@@ -250,7 +250,7 @@ int accel_runfile_write(const char *path, const struct accel_record *r, char *er
     for (size_t i = 0; i < CORUN_ARRAY_LEN(strings); i++)
         if (!*strings[i])
             *strings[i] = (char *)none;
-    char *tmp = xasprintf("%s.partial-%ld", path, (long)getpid());
+    char *tmp = rf_partial_name(path, 0);
     unlink(tmp);
     /* The system's reason when the file cannot be made (HDF5 says only "unknown error"). */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);

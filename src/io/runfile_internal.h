@@ -154,6 +154,10 @@ size_t rf_first_minor1_field(void);
 
 /* -1, with the formatted message in err. */
 int rf_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The name a file for path is written under before it is renamed to path (heap): beside it,
+ * path.partial-PID-N, or DIR/.corun-partial-PID-N when that would pass the 255 bytes a
+ * directory entry holds (a legal name of 240 bytes or more was refused as too long). */
+char *rf_partial_name(const char *path, unsigned n);
 /* What HDF5 said about its last failure (the innermost cause, e.g. the system's
  * "No space left on device"), into buf; clears HDF5's error stack. */
 void rf_h5_reason(char *buf, size_t len);

@@ -112,12 +112,22 @@ static int publish(const char *tmp, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-/* A new empty file beside path, named path.partial-PID-N (0666 less the umask, unlike
+char *rf_partial_name(const char *path, unsigned n)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char *tmp = xasprintf("%s.partial-%ld-%u", path, (long)getpid(), n);
+    if (strlen(tmp) - (size_t)(base - path) <= 255)
+        return tmp;
+    free(tmp);
+    return xasprintf("%.*s.corun-partial-%ld-%u", (int)(base - path), path, (long)getpid(), n);
+}
+
+/* A new empty file beside path, named by rf_partial_name (0666 less the umask, unlike
  * mkstemp's 0600); NULL with a message when the directory refuses it. */
 static char *make_temp(const char *path, char *err, size_t errlen)
 {
     for (unsigned n = 0;; n++) {
-        char *tmp = xasprintf("%s.partial-%ld-%u", path, (long)getpid(), n);
+        char *tmp = rf_partial_name(path, n);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd >= 0) {
             close(fd);

@@ -29,6 +29,11 @@ expect_refused "dram-trace FIFO" "fifo: cannot read: not a regular file" \
 expect_refused "--out = --catalog" "--out and --catalog both name .*: expected two files" \
     "$CORUN" run "$small" --epochs 1 --out "$TMPD/same" --catalog "$TMPD/same"
 [ ! -e "$TMPD/same" ] || fail "--out = --catalog left $TMPD/same behind"
+# A legal name of 245 bytes: the temporary name beside it would pass 255, so it is another
+# (the run was refused, "File name too long").
+long=$(printf 'a%.0s' $(seq 245)).h5
+"$CORUN" run "$small" --epochs 1 --out "$TMPD/$long" --catalog "$TMPD/long.db" >/dev/null 2>"$TMPD/err" &&
+    "$CORUN" show "$TMPD/$long" >/dev/null || fail "a 248-byte run file name: $(cat "$TMPD/err")"
 # The same file spelt two ways (it made the catalog, then refused the run file it was).
 mkdir -p "$TMPD/sp"
 (cd "$TMPD/sp" && "$CORUN" run "$small" --epochs 1 --out same.h5 --catalog "$TMPD/sp/./same.h5") \

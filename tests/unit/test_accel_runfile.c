@@ -229,7 +229,7 @@ static void test_write_fails(void **state)
             fail_msg("at %lu bytes: %s", (unsigned long)limit, err);
         struct stat st;
         assert_int_not_equal(stat(path, &st), 0);
-        char *partial = xasprintf("%s.partial-%ld", path, (long)getpid());
+        char *partial = xasprintf("%s.partial-%ld-0", path, (long)getpid());
         assert_int_not_equal(stat(partial, &st), 0);
         free(partial);
     }
