@@ -35,6 +35,16 @@ int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t e
                  assignment);
         return -1;
     }
+    /* A setting given again replaces the one before, as scenario_set would: named once where
+     * a result's identity is written (both were, so identical results were made again under
+     * another identity). */
+    size_t keylen = (size_t)(eq - assignment) + 1; /* with its '=' */
+    for (unsigned i = 0; i < s->n; i++)
+        if (strncmp(s->v[i], assignment, keylen) == 0) {
+            memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof s->v[0]);
+            s->n--;
+            break;
+        }
     size_t used = 0;
     for (unsigned i = 0; i < s->n; i++)
         used += strlen(s->v[i]) + 1;
