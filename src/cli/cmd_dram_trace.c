@@ -77,9 +77,12 @@ static void print_text(const struct options *o, const struct dram_config *d,
            (unsigned long long)r->row_misses, (unsigned long long)r->row_conflicts);
     printf("commands       %llu activates, %llu refreshes\n", (unsigned long long)r->activates,
            (unsigned long long)r->refreshes);
-    printf("read latency   %.1f memory cycles mean (%.1f ns); queueing %.1f cycles mean\n",
-           r->mean_read_latency_cycles, r->mean_read_latency_cycles * 1e3 / d->clock_mhz,
-           r->mean_queue_cycles);
+    if (r->reads) /* a latency of no reads is not 0 cycles: there is none */
+        printf("read latency   %.1f memory cycles mean (%.1f ns); queueing %.1f cycles mean\n",
+               r->mean_read_latency_cycles, r->mean_read_latency_cycles * 1e3 / d->clock_mhz,
+               r->mean_queue_cycles);
+    else
+        printf("read latency   - (no reads); queueing %.1f cycles mean\n", r->mean_queue_cycles);
     printf("speed          %.2f M requests per wall second (parse %.3f s, simulate %.3f s)\n",
            (double)r->requests / (parse_s + sim_s) / 1e6, parse_s, sim_s);
 }
@@ -95,16 +98,19 @@ static void print_json(const struct options *o, const struct dramtrace_result *r
            "\"memory_cycles\": %llu, \"bandwidth_gbs\": %.3f, \"peak_gbs\": %.3f, "
            "\"utilization_pct\": %.3f, \"row_hits\": %llu, \"row_misses\": %llu, "
            "\"row_conflicts\": %llu, \"activates\": %llu, \"refreshes\": %llu, "
-           "\"mean_read_latency_cycles\": %.3f, \"mean_queue_cycles\": %.3f, "
-           "\"parse_seconds\": %.6f, \"simulate_seconds\": %.6f, "
-           "\"requests_per_second\": %.1f}\n",
+           "\"mean_read_latency_cycles\": ",
            (unsigned long long)r->requests, (unsigned long long)r->reads,
            (unsigned long long)r->writes, r->request_bytes, (unsigned long long)r->cycles,
            r->bandwidth_gbs, r->peak_gbs, r->utilization_pct, (unsigned long long)r->row_hits,
            (unsigned long long)r->row_misses, (unsigned long long)r->row_conflicts,
-           (unsigned long long)r->activates, (unsigned long long)r->refreshes,
-           r->mean_read_latency_cycles, r->mean_queue_cycles, parse_s, sim_s,
-           (double)r->requests / (parse_s + sim_s));
+           (unsigned long long)r->activates, (unsigned long long)r->refreshes);
+    if (r->reads)
+        printf("%.3f", r->mean_read_latency_cycles);
+    else
+        printf("null"); /* no reads: no latency */
+    printf(", \"mean_queue_cycles\": %.3f, \"parse_seconds\": %.6f, \"simulate_seconds\": %.6f, "
+           "\"requests_per_second\": %.1f}\n",
+           r->mean_queue_cycles, parse_s, sim_s, (double)r->requests / (parse_s + sim_s));
 }
 
 static int dram_trace_run(int argc, char **argv)

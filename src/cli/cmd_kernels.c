@@ -223,12 +223,16 @@ static void print_show(const struct kernel_profile *p, const struct gpu_config *
         printf("}, \"gpu\": ");
         cli_json_string(stdout, gpu);
         printf(", \"cycles\": %lu, \"measured\": {\"sms\": %u, \"ipc\": %.4f, \"ipc_half\": "
-               "%.4f, \"scaling\": %.4f, \"mpki_warp\": %.4f, \"mpki_thread\": %.5f, \"rbh\": "
-               "%.4f, \"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"l2_miss_rate\": %.4f, "
+               "%.4f, \"scaling\": %.4f, \"mpki_warp\": %.4f, \"mpki_thread\": %.5f, \"rbh\": ",
+               cycles, m->sms, m->ipc, m->ipc_half, m->scaling, m->mpki_warp, m->mpki_thread);
+        if (m->bandwidth_gbs > 0)
+            printf("%.4f", m->rbh);
+        else
+            printf("null"); /* no DRAM traffic: no row hit rate */
+        printf(", \"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"l2_miss_rate\": %.4f, "
                "\"class\": \"%s\", \"occupancy_tbs\": %u, \"occupancy_warps\": %u, "
                "\"occupancy_limit\": ",
-               cycles, m->sms, m->ipc, m->ipc_half, m->scaling, m->mpki_warp, m->mpki_thread,
-               m->rbh, m->bandwidth_gbs, m->bandwidth_pct, m->l2_miss_rate,
+               m->bandwidth_gbs, m->bandwidth_pct, m->l2_miss_rate,
                calibrate_class_name(m->measured_class), occ, occ * p->warps_per_tb);
         cli_json_string(stdout, limit);
         printf("}}\n");
@@ -259,7 +263,10 @@ static void print_show(const struct kernel_profile *p, const struct gpu_config *
     printf("  MPKI               %.2f per 1000 warp instructions = %.4f per 1000 thread "
            "instructions\n",
            m->mpki_warp, m->mpki_thread);
-    printf("  RBH                %.3f\n", m->rbh);
+    if (m->bandwidth_gbs > 0)
+        printf("  RBH                %.3f\n", m->rbh);
+    else
+        printf("  RBH                - (no DRAM traffic)\n");
     printf("  bandwidth          %.1f GB/s, %.1f %% of peak\n", m->bandwidth_gbs, m->bandwidth_pct);
     printf("  class              %s (by measurement)\n", calibrate_class_name(m->measured_class));
 }

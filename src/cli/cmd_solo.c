@@ -111,14 +111,18 @@ static int solo_run(int argc, char **argv)
         printf(", \"gpu\": ");
         cli_json_string(stdout, o.gpu);
         printf(", \"sms\": %u, \"cycles\": %llu, \"instructions\": %llu, \"ipc\": %.4f, "
-               "\"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"rbh\": %.4f, "
-               "\"l1d_miss_rate\": %.4f, \"l1c_miss_rate\": %.4f, \"l2_miss_rate\": %.4f, "
+               "\"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"rbh\": ",
+               r.sms, (unsigned long long)r.cycles, (unsigned long long)r.instructions, r.ipc,
+               r.bandwidth_gbs, r.bandwidth_pct);
+        if (r.dram_requests)
+            printf("%.4f", r.rbh);
+        else
+            printf("null"); /* no DRAM request: no row hit rate */
+        printf(", \"l1d_miss_rate\": %.4f, \"l1c_miss_rate\": %.4f, \"l2_miss_rate\": %.4f, "
                "\"mpki\": %.4f, \"dram_requests\": %llu, \"occupancy_tbs\": %u, "
                "\"occupancy_warps\": %u, \"occupancy_limit\": ",
-               r.sms, (unsigned long long)r.cycles, (unsigned long long)r.instructions, r.ipc,
-               r.bandwidth_gbs, r.bandwidth_pct, r.rbh, r.l1d_miss_rate, r.l1c_miss_rate,
-               r.l2_miss_rate, r.mpki, (unsigned long long)r.dram_requests, occ,
-               occ * p.warps_per_tb);
+               r.l1d_miss_rate, r.l1c_miss_rate, r.l2_miss_rate, r.mpki,
+               (unsigned long long)r.dram_requests, occ, occ * p.warps_per_tb);
         cli_json_string(stdout, limit);
         printf("}\n");
     } else {
@@ -136,7 +140,10 @@ static int solo_run(int argc, char **argv)
         printf("  IPC          %.2f warp instructions per cycle (%.3f per SM)\n", r.ipc,
                r.ipc / r.sms);
         printf("  bandwidth    %.1f GB/s, %.1f %% of peak\n", r.bandwidth_gbs, r.bandwidth_pct);
-        printf("  RBH          %.3f\n", r.rbh);
+        if (r.dram_requests)
+            printf("  RBH          %.3f\n", r.rbh);
+        else
+            printf("  RBH          - (no DRAM requests)\n");
         printf("  miss rates   L1d %.3f, L1c %.3f, L2 %.3f\n", r.l1d_miss_rate, r.l1c_miss_rate,
                r.l2_miss_rate);
         printf("  MPKI         %.2f LLC misses per 1000 warp instructions\n", r.mpki);

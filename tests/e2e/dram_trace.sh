@@ -118,4 +118,12 @@ assert s["row_hits"] > 2 * r["row_hits"], (s, r)
 PY
 if python3 "$gen" --patterns nosuch -o "$TMPD/x" 2>"$TMPD/err"; then fail "unknown pattern accepted"; fi
 grep -q "unknown pattern nosuch" "$TMPD/err" || fail "unknown pattern: $(cat "$TMPD/err")"
+# Writes only: no read latency to give (it read 0.0 cycles), in the table and the JSON; and
+# an address without 0x is hexadecimal, as Ramulator reads it.
+printf '0x0 W\n1000 W\n' >"$TMPD/writes.trace"
+"$CORUN" dram-trace "$TMPD/writes.trace" >"$TMPD/w.txt" &&
+    grep -q '^read latency   - (no reads);' "$TMPD/w.txt" || fail "writes only: $(cat "$TMPD/w.txt")"
+"$CORUN" dram-trace "$TMPD/writes.trace" --json |
+    python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["mean_read_latency_cycles"] is None and r["writes"] == 2, r' ||
+    fail "writes only, --json"
 echo "dram-trace: report, JSON, bad input and the trace tool ok"

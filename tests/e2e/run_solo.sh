@@ -40,6 +40,12 @@ r = json.load(open(sys.argv[1]))
 assert r["sms"] == 8 and r["ipc"] > 0 and 0 <= r["rbh"] <= 1, r
 PY
 "$CORUN" solo stream --cycles 20000 | grep -q '^  bandwidth .* GB/s, .* % of peak$' || fail "solo text"
+# Without a DRAM request there is no row hit rate: said, and null (it read 0.000).
+"$CORUN" solo teach-compute --sms 4 --cycles 3000 >"$TMPD/nodram.txt" &&
+    grep -q '^  RBH          - (no DRAM requests)$' "$TMPD/nodram.txt" || fail "solo without DRAM: $(cat "$TMPD/nodram.txt")"
+"$CORUN" solo teach-compute --sms 4 --cycles 3000 --json |
+    python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["dram_requests"] == 0 and r["rbh"] is None, r' ||
+    fail "solo --json without DRAM"
 # On a terminal (script gives it one; Debian's bsdutils, always installed), solo draws a
 # progress bar on stderr up to 100 %; its report and JSON are those of a run without one.
 if command -v script >/dev/null; then
