@@ -324,6 +324,14 @@ static int run_file(struct options o)
         fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o.out);
         return CLI_BAD_INPUT;
     }
+    /* Both set the run's length: it logged "set epochs=2" and ran --epochs' 1. */
+    for (unsigned i = 0; i < o.nsets && o.epochs; i++)
+        if (strncmp(o.sets[i], "epochs=", 7) == 0) {
+            fprintf(stderr,
+                    "corun: --set %s and --epochs %lu both give the run's length: expected one\n",
+                    o.sets[i], o.epochs);
+            return CLI_BAD_INPUT;
+        }
     int mode = accel_scenario_probe(o.scenario);
     if (mode == 1) {
         char *dir = datadir_locate();

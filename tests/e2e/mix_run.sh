@@ -62,6 +62,9 @@ expect_bad "no such index" "--remove 2:5: no kernel 5" "$CORUN" run "$small" --r
 expect_bad "the last kernel" "the last one in the mix" \
     "$CORUN" run "$small" --remove 2:0 --remove 2:1
 expect_bad "bad index" "--remove" "$CORUN" run "$small" --remove 2:x
+# Two lengths for one run: it logged "set epochs=2" and ran 1.
+expect_bad "--set epochs and --epochs" "--set epochs=2 and --epochs 1 both give the run's length" \
+    "$CORUN" run "$small" --set epochs=2 --epochs 1
 # One SM per kernel: a fourth kernel on 3 SMs got none (its row 0, the system's metrics gone).
 expect_bad "more kernels than SMs" \
     "--add 2:pf: the mix would hold 4 kernels on 3 SMs at epoch 2 .expected at least one SM per" \
