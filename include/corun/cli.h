@@ -225,6 +225,9 @@ int cli_parse_shard(const char *text, unsigned *k, unsigned *n);
 
 /* Whether paths a and b name one file: the same text, or the same existing file. */
 bool cli_same_file(const char *a, const char *b);
+/* 0 when the n names are each given once; else -1 after "corun: CMD: NAME is named twice"
+ * (a kernel run twice and counted twice). */
+int cli_names_once(const char *cmd, const char *const *names, size_t n);
 /* A name given to an option (--predictor, --allocator, ...) must not be empty: prints a
  * message naming opt and returns -1 when it is. */
 int cli_nonempty(const char *opt, const char *text);

@@ -169,6 +169,14 @@ int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first
                  const char *what)
 {
     int have = argc - first;
+    /* An option the command does not take, before its operand too (check --json F said
+     * "unexpected second argument 'F'"); a file whose name begins with '-' is ./-NAME. */
+    for (int i = first; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "corun: %s: unknown option '%s'\n", cmd->name, argv[i]);
+            cli_usage_error(cmd);
+            return -1;
+        }
     if (have == n)
         return 0;
     if (have < n)
@@ -454,6 +462,18 @@ bool cli_same_file(const char *a, const char *b)
     const char *ba, *bb;
     return place_of(a, &sa, &ba) && place_of(b, &sb, &bb) && sa.st_dev == sb.st_dev &&
            sa.st_ino == sb.st_ino && *ba && strcmp(ba, bb) == 0;
+}
+
+int cli_names_once(const char *cmd, const char *const *names, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0) {
+                fprintf(stderr, "corun: %s: %s is named twice: expected each once\n", cmd,
+                        names[i]);
+                return -1;
+            }
+    return 0;
 }
 
 int cli_nonempty(const char *opt, const char *text)

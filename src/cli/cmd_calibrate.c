@@ -30,15 +30,19 @@ static int parse(int argc, char **argv, struct options *o)
     };
     *o = (struct options){.gpu = "hbm80", .cycles = CALIBRATE_DEFAULT_CYCLES};
     cli_getopt_reset();
-    int c;
+    int c, quick = 0, cycles = 0;
     while ((c = cli_getopt(argc, argv, ":g:c:qjC:", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':
             if (cli_parse_uint("--cycles", optarg, 1000, 1000000000, &o->cycles) != 0)
                 return -1;
+            cycles = 1;
             break;
-        case 'q': o->cycles = CALIBRATE_QUICK_CYCLES; break;
+        case 'q':
+            o->cycles = CALIBRATE_QUICK_CYCLES;
+            quick = 1;
+            break;
         case 'j': o->json = 1; break;
         case 'C': o->catalog = optarg; break;
         default: return -1;
@@ -46,7 +50,12 @@ static int parse(int argc, char **argv, struct options *o)
     }
     o->only = argv + optind;
     o->n_only = (size_t)(argc - optind);
-    return 0;
+    if (quick && cycles) { /* the later one won: --cycles 5000 --quick ran 20000 */
+        fprintf(stderr,
+                "corun: calibrate: --quick and --cycles both set the cycles: expected one\n");
+        return -1;
+    }
+    return cli_names_once("calibrate", (const char *const *)o->only, o->n_only);
 }
 
 static void progress(void *user, const char *kernel, size_t done, size_t total)

@@ -27,9 +27,15 @@ static void split_with(struct options *o, const char *text)
     o->with_text = xstrdup(text);
     o->with = xcalloc(strlen(text) + 1, sizeof(*o->with));
     o->n_with = 0;
-    for (char *save = NULL, *s = strtok_r(o->with_text, ",", &save); s;
-         s = strtok_r(NULL, ",", &save))
+    /* Split at every comma, so that an empty name ("bino,") is one, and refused. */
+    for (char *s = o->with_text, *comma;; s = comma + 1) {
+        comma = strchr(s, ',');
+        if (comma)
+            *comma = '\0';
         o->with[o->n_with++] = s;
+        if (!comma)
+            break;
+    }
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -47,15 +53,19 @@ static int parse(int argc, char **argv, struct options *o)
     };
     unsigned long cycles = RBHSHIFT_DEFAULT_CYCLES, jobs = 1, seed = 1;
     cli_getopt_reset();
-    int c;
+    int c, quick = 0, cycles_given = 0;
     while ((c = cli_getopt(argc, argv, ":g:c:qj:s:w:", longopts)) != -1) {
         switch (c) {
         case 'g': o->r.gpu = optarg; break;
         case 'c':
             if (cli_parse_uint("--cycles", optarg, 1000, 1000000000, &cycles) != 0)
                 return -1;
+            cycles_given = 1;
             break;
-        case 'q': cycles = RBHSHIFT_QUICK_CYCLES; break;
+        case 'q':
+            cycles = RBHSHIFT_QUICK_CYCLES;
+            quick = 1;
+            break;
         case 'j':
             if (cli_parse_uint("-j", optarg, 1, 64, &jobs) != 0)
                 return -1;
@@ -66,12 +76,16 @@ static int parse(int argc, char **argv, struct options *o)
             break;
         case 'w':
             split_with(o, optarg);
-            if (o->n_with == 0) { /* "" or only commas: no co-runner, not all of them */
-                fprintf(stderr,
-                        "corun: --with: expected kernel names separated by commas, got '%s'\n",
-                        optarg);
+            for (size_t i = 0; i < o->n_with; i++)
+                if (!*o->with[i]) { /* "", "bino," or ",,": a name left out */
+                    fprintf(stderr,
+                            "corun: --with: expected kernel names separated by commas, got "
+                            "'%s'\n",
+                            optarg);
+                    return -1;
+                }
+            if (cli_names_once("rbh-shift --with", (const char *const *)o->with, o->n_with) != 0)
                 return -1;
-            }
             break;
         case 'J': o->json = 1; break;
         case 'X':
@@ -81,6 +95,14 @@ static int parse(int argc, char **argv, struct options *o)
         default: return -1;
         }
     }
+    if (quick && cycles_given) { /* the later one won, unsaid */
+        fprintf(stderr,
+                "corun: rbh-shift: --quick and --cycles both set the cycles: expected one\n");
+        return -1;
+    }
+    if (cli_names_once("rbh-shift", (const char *const *)argv + optind, (size_t)(argc - optind)) !=
+        0)
+        return -1;
     o->r.cycles = cycles;
     o->r.jobs = (unsigned)jobs;
     o->r.seed = seed;

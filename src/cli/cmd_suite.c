@@ -76,6 +76,12 @@ static int suite_run(int argc, char **argv)
 {
     if (argc == 1 || (argc == 2 && strcmp(argv[1], "list") == 0))
         return list_shipped(); /* alone too, as `runs`, `lesson` and `kernels` list */
+    for (int i = 2; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1]) { /* suite list --json took --json for a file */
+            fprintf(stderr, "corun: suite: unknown option '%s'\n", argv[i]);
+            cli_usage_error(&cmd_suite);
+            return CLI_BAD_INPUT;
+        }
     if (argc != 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0)) {
         if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
             fprintf(stderr, "corun: suite: expected check or list\n");
@@ -96,7 +102,7 @@ static int suite_run(int argc, char **argv)
     if (rc == 0 && strcmp(argv[1], "list") == 0)
         list(&s);
     else if (rc == 0)
-        printf("%s: ok (%zu mixes, gpu %s)\n", path, s.nmixes, s.gpu);
+        printf("%s: ok (%zu mix%s, gpu %s)\n", path, s.nmixes, s.nmixes == 1 ? "" : "es", s.gpu);
     diag_print(&diags, stderr);
     suite_done(&s);
     diag_done(&diags);

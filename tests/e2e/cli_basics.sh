@@ -277,6 +277,7 @@ runs list --timeout x|corun: --timeout: expected a whole number from 0 to 86400,
 show x.h5 --epoch|corun: show: unknown option '--epoch'
 show -|corun: show: unknown option '-'
 replay -|corun: replay: unknown option '-'
+check --json x.cfg|corun: check: unknown option '--json'
 EOF
 
 # `runs` takes its options after the verb too (a new user's `corun runs list --catalog F`

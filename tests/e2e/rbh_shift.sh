@@ -65,6 +65,16 @@ expect_bad "rbh-shift --set smem 0" \
     "$CORUN" rbh-shift --cycles 1000 --with bino --set gpu.smem_per_sm_bytes=0 lbm
 expect_bad "rbh-shift --set gpu.sms" "gpu.sms=8: the SM count is the preset's here" \
     "$CORUN" rbh-shift --cycles 1000 --with bino --set gpu.sms=8 lbm
+# Names given twice or left out, and two lengths: each was taken, the later one unsaid.
+expect_bad "--with twice" "rbh-shift --with: bino is named twice" "$CORUN" rbh-shift --with bino,bino lbm
+expect_bad "--with an empty name" "expected kernel names separated by commas, got 'bino,'" \
+    "$CORUN" rbh-shift --with bino, lbm
+expect_bad "a kernel twice" "rbh-shift: lbm is named twice" "$CORUN" rbh-shift --quick lbm lbm
+expect_bad "--quick and --cycles" "--quick and --cycles both set the cycles" \
+    "$CORUN" rbh-shift --cycles 5000 --quick lbm
+expect_bad "calibrate --quick and --cycles" "--quick and --cycles both set the cycles" \
+    "$CORUN" calibrate --cycles 5000 --quick lbm
+expect_bad "calibrate a kernel twice" "calibrate: lbm is named twice" "$CORUN" calibrate --quick lbm lbm
 # A --with of no names is refused, not taken for "every co-runner" (which it once ran).
 for w in , ""; do
     set +e
