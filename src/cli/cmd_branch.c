@@ -35,6 +35,8 @@ static int branch_run(int argc, char **argv)
             if (cli_parse_uint("--epochs", optarg, 0, 1000000, &more) != 0)
                 return CLI_BAD_INPUT;
         } else if (c == 'o') {
+            if (cli_nonempty("--out", optarg) != 0)
+                return CLI_BAD_INPUT;
             out = optarg;
         } else if (c == 'j') {
             json = 1;

@@ -113,6 +113,16 @@ static int help_run(int argc, char **argv)
                      * its whole help for one of its verbs (`corun help runs query`) */
         const struct cli_command *cmd = cli_find(topic);
         if (!cmd || (!cmd->help_for && !is_verb_of(cmd, argv[2]))) {
+            if (!cmd) /* the usage alone said nothing of what was wrong */
+                fprintf(stderr,
+                        "corun help: '%s' is no command (only a command takes more "
+                        "words after it)\n",
+                        topic);
+            else
+                fprintf(stderr,
+                        "corun help: '%s' is not a word %s takes (`corun help %s` says "
+                        "what it does)\n",
+                        argv[2], cmd->name, cmd->name);
             cli_usage_error(&cmd_help);
             return CLI_BAD_INPUT;
         }

@@ -34,7 +34,9 @@ static int plot_run(int argc, char **argv)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'o')
+        if (c == 'o' && cli_nonempty("--out", optarg) != 0)
+            return CLI_BAD_INPUT;
+        else if (c == 'o')
             out = optarg;
         else if (c == 'w' && parse_size("--width", optarg, &width) != 0)
             return CLI_BAD_INPUT;

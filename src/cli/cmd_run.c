@@ -95,7 +95,11 @@ static int parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 's': o->seed = optarg; break;
-        case 'o': o->out = optarg; break;
+        case 'o':
+            if (cli_nonempty("--out", optarg) != 0) /* it said "corun: : cannot create" */
+                return -1;
+            o->out = optarg;
+            break;
         case 'c': o->catalog = optarg; break;
         case 'S':
             if (o->nsets == CORUN_ARRAY_LEN(o->sets)) {

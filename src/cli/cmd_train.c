@@ -88,7 +88,11 @@ static int parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'q': o->quick = 1; break;
-        case 'o': o->out = optarg; break;
+        case 'o':
+            if (cli_nonempty("--out", optarg) != 0)
+                return -1;
+            o->out = optarg;
+            break;
         case 'j':
             if (cli_parse_uint("--jobs", optarg, 1, 64, &o->jobs) != 0)
                 return -1;

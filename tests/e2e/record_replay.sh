@@ -180,6 +180,10 @@ done
 [ ! -e "$TMPD/nodir" ] || fail "export --csv nodir/sub made nodir"
 expect_bad "export --csv ''" "^corun: --csv: expected a name, got an empty one$" \
     "$CORUN" export "$TMPD/a.h5" --csv ''
+for c in "run $small" "branch $TMPD/a.h5 1" "plot $TMPD/a.h5"; do # it said "corun: : cannot create"
+    # shellcheck disable=SC2086 # the command's words
+    expect_bad "$c --out ''" "^corun: --out: expected a name, got an empty one$" "$CORUN" $c --out ""
+done
 
 # Bad run files.
 bad() { # FILE MESSAGE
