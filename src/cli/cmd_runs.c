@@ -242,6 +242,9 @@ static int runs_run(int argc, char **argv)
                    metric(r.metrics.mean_antt, 4, m[1], sizeof m[1]),
                    metric(r.metrics.mean_fairness, 4, m[2], sizeof m[2]),
                    metric(r.metrics.min_fairness, 4, m[3], sizeof m[3]));
+            if (r.metrics.has_are) /* stored, and not shown: the predictor's error */
+                printf("  NP error   mean %.1f %%, max %.1f %% (|predicted - true| / true)\n",
+                       100 * r.metrics.mean_are, 100 * r.metrics.max_are);
             catalog_run_done(&r);
         }
     } else {

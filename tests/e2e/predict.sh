@@ -27,6 +27,11 @@ assert all(isinstance(k["np_pred"], float) for e in r["epochs"] for k in e["kern
 ' || fail "np_pred read back from the run file"
 "$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT predictor, mean_are IS NOT NULL FROM runs' |
     tail -1 | grep -q 'hsm.*1' || fail "catalog row: $("$CORUN" runs --catalog "$TMPD/cat.db" query 'SELECT * FROM runs')"
+# runs show gives the predictor's error it stores (it showed STP, ANTT and fairness only);
+# a run without a predictor has none (record_replay's runs show checks the rest).
+"$CORUN" runs --catalog "$TMPD/cat.db" show 1 |
+    grep -Eq '^  NP error   mean [0-9.]+ %, max [0-9.]+ % \(\|predicted - true\| / true\)$' ||
+    fail "runs show: no NP error: $("$CORUN" runs --catalog "$TMPD/cat.db" show 1)"
 
 # Text form: the NP^ and error columns appear only with a predictor.
 "$CORUN" run "$small" --epochs 1 --predictor oracle 2>/dev/null | grep -q ' NP^ *error' ||

@@ -140,6 +140,7 @@ expect_bad "runs --catalog, no such file" \
     fail "runs list on an empty catalog: $("$CORUN" runs --catalog "$TMPD/empty.db" list)"
 "$CORUN" runs --catalog "$cat" list | grep -q '^(no runs' && fail "runs list: the empty note beside runs"
 "$CORUN" runs --catalog "$cat" show 3 | grep -q 'seed       8' || fail "runs show"
+"$CORUN" runs --catalog "$cat" show 3 | grep -q 'NP error' && fail "runs show: an NP error without a predictor"
 [ "$("$CORUN" runs --catalog "$cat" show 03)" = "$("$CORUN" runs --catalog "$cat" show 3)" ] ||
     fail "runs show 03 is not run 3"
 # The largest run ID is one to look up, the next is no ID.
