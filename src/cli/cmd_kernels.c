@@ -44,15 +44,23 @@ static int parse(int argc, char **argv, struct options *o)
     *o = (struct options){.cycles = CALIBRATE_DEFAULT_CYCLES};
     cli_getopt_reset();
     int c;
+    const char *show_only = NULL; /* an option of show's given */
     while ((c = cli_getopt(argc, argv, ":g:c:jC:", longopts)) != -1) {
         switch (c) {
-        case 'g': o->gpu = optarg; break;
+        case 'g':
+            o->gpu = optarg;
+            show_only = "--gpu";
+            break;
         case 'c':
             if (cli_parse_uint("--cycles", optarg, 1000, 1000000000, &o->cycles) != 0)
                 return -1;
+            show_only = "--cycles";
             break;
         case 'j': o->json = 1; break;
-        case 'C': o->catalog = optarg; break;
+        case 'C':
+            o->catalog = optarg;
+            show_only = "--catalog";
+            break;
         default: return -1;
         }
     }
@@ -68,6 +76,9 @@ static int parse(int argc, char **argv, struct options *o)
     else if (optind < argc - show)
         fprintf(stderr, "corun: kernels %s: unexpected argument '%s'\n", o->sub,
                 argv[optind + show]);
+    else if (!show && show_only) /* taken, and nothing measured on it */
+        fprintf(stderr, "corun: kernels list: %s is for kernels show (the list measures nothing)\n",
+                show_only);
     else if (show && cli_catalog_exists("kernels show", o->catalog,
                                         "a catalog `corun calibrate` stored kernels in; "
                                         "without --catalog, the default one") != 0)
@@ -93,6 +104,10 @@ static int list(const char *datadir, int json)
     diag_init(&diags);
     if (json)
         printf("[");
+    int width = 12; /* the longest name's, so that the columns stay in line */
+    for (size_t i = 0; i < names.count; i++)
+        if ((int)strlen(names.names[i]) > width)
+            width = (int)strlen(names.names[i]);
     for (size_t i = 0; i < names.count; i++) {
         struct kernel_profile p;
         if (preset_kernel_load(datadir, names.names[i], &p, &diags) != 0)
@@ -108,7 +123,7 @@ static int list(const char *datadir, int json)
             printf("}");
         } else {
             char lead[96];
-            snprintf(lead, sizeof lead, "%-12s %-9s %-9s ", p.name, source_of(&p),
+            snprintf(lead, sizeof lead, "%-*s %-9s %-9s ", width, p.name, source_of(&p),
                      p.target_class ? cls : "-");
             cli_print_row(lead, p.description);
         }

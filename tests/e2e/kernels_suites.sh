@@ -7,6 +7,9 @@ for k in pvc lbm mri-q smqos-lbm kmeans cachepp1 bwpp12 teach-stream stream; do
     grep -q "^$k " "$TMPD/list.txt" || fail "kernels list lacks $k"
 done
 grep -q '^pvc  *hsm  *memory  *Page View Count' "$TMPD/list.txt" || fail "pvc row: $(grep '^pvc' "$TMPD/list.txt")"
+# The columns line up whatever a name's length (teach-compute's pushed its row right).
+[ "$(awk '{ match($0, /^[^ ]+ +/); print RLENGTH }' "$TMPD/list.txt" | sort -u | wc -l)" -eq 1 ] ||
+    fail "kernels list: the source column moves: $(awk '{ match($0, /^[^ ]+ +/); print RLENGTH, $1 }' "$TMPD/list.txt" | sort -n | sed -n '1p;$p')"
 "$CORUN" kernels list --json >"$TMPD/list.json"
 python3 - "$TMPD/list.json" <<'PY' || fail "kernels list JSON"
 import json, sys
@@ -110,6 +113,7 @@ expect_bad() { # MESSAGE ARGS...
 }
 expect_bad 'corun: kernels show: unknown kernel "pvcc"' kernels show pvcc
 expect_bad 'usage: corun kernels list' kernels frob
+expect_bad 'corun: kernels list: --gpu is for kernels show' kernels list --gpu hbm80
 expect_bad "'bino': expected list or show (one kernel: corun kernels show NAME)" kernels bino
 expect_bad 'usage: corun suite check|list SUITE | [list]' suite check
 expect_bad '`corun suite list` lists the suites corun ships' suite check
