@@ -185,7 +185,8 @@ const struct cli_command cmd_calibrate = {
         "               that cannot be written is a warning, not a failure\n"
         "  KERNEL...    only these kernels\n"
         "MPKI is compared per 1000 thread instructions (the papers' count; corun's warp\n"
-        "MPKI / 32) within 25 %; the class by measurement must match the paper's.\n"
+        "MPKI / 32) within 25 %; the class by measurement must match the paper's. scale is\n"
+        "the IPC on all SMs over twice the IPC on half (1: linear in the SMs, 0.5: no gain).\n"
         "Exit status 1 when a kernel is out of tolerance.\n",
     .run = calibrate_cmd_run,
 };

@@ -378,6 +378,8 @@ const struct cli_command cmd_kernels = {
         "               where show looks up when `corun calibrate` last stored the kernel\n"
         "               (default: $XDG_DATA_HOME/corun/catalog.db; one named must exist)\n"
         "  --json       JSON on stdout\n\n"
-        "show draws a progress bar on stderr when it is a terminal.\n",
+        "scaling is the IPC on all SMs over twice the IPC on half of them: 1 for a kernel\n"
+        "that runs twice as fast on twice the SMs, 0.5 for one that gains nothing from them\n"
+        "(the memory-bound). show draws a progress bar on stderr when it is a terminal.\n",
     .run = kernels_run,
 };
