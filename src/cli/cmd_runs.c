@@ -99,31 +99,54 @@ static void show_accel(const struct catalog_accel_run *r)
 /* One cell: a tab, a line end or a backslash in it written \t, \n, \r or \\ (as PostgreSQL's
  * text COPY writes them), so that a row stays one line of ncols fields whatever a name
  * holds. */
-static void print_cell(const char *s)
+static void print_cell(FILE *out, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '\t': fputs("\\t", stdout); break;
-        case '\n': fputs("\\n", stdout); break;
-        case '\r': fputs("\\r", stdout); break;
-        case '\\': fputs("\\\\", stdout); break;
-        default: putchar(*s);
+        case '\t': fputs("\\t", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\\': fputs("\\\\", out); break;
+        default: fputc(*s, out);
         }
     }
+}
+
+/* The header line waits for the first row, or for the query's end: a query that fails (a
+ * timeout) prints its message alone, not a header over nothing. */
+struct query_out {
+    char *header; /* the line, kept (heap) */
+    size_t len;
+    bool header_done;
+};
+
+static void print_line(FILE *out, size_t ncols, const char *const *cells)
+{
+    for (size_t i = 0; i < ncols; i++) {
+        if (i)
+            fputc('\t', out);
+        print_cell(out, cells[i] ? cells[i] : "NULL");
+    }
+    fputc('\n', out);
 }
 
 /* Tab-separated rows with a header line, as sqlite3 -header -separator prints them. */
 static int print_query_row(void *ctx, size_t ncols, const char *const *names,
                            const char *const *values)
 {
-    (void)ctx;
-    const char *const *cells = values ? values : names;
-    for (size_t i = 0; i < ncols; i++) {
-        if (i)
-            putchar('\t');
-        print_cell(cells[i] ? cells[i] : "NULL");
+    struct query_out *q = ctx;
+    if (!values) {
+        FILE *mem = open_memstream(&q->header, &q->len);
+        if (mem) {
+            print_line(mem, ncols, names);
+            fclose(mem);
+        }
+        return 0;
     }
-    printf("\n");
+    if (!q->header_done && q->header)
+        fputs(q->header, stdout);
+    q->header_done = true;
+    print_line(stdout, ncols, values);
     return 0;
 }
 
@@ -248,7 +271,11 @@ static int runs_run(int argc, char **argv)
             catalog_run_done(&r);
         }
     } else {
-        rc = catalog_query(cat, argv[i + 1], print_query_row, NULL, err, sizeof err);
+        struct query_out q = {0};
+        rc = catalog_query(cat, argv[i + 1], print_query_row, &q, err, sizeof err);
+        if (rc == 0 && !q.header_done && q.header) /* no rows: the header alone */
+            fputs(q.header, stdout);
+        free(q.header);
     }
     if (rc != 0)
         fprintf(stderr, "corun: %s\n", err);
