@@ -172,14 +172,22 @@ static void overlay_changes_only_what_is_present(void **state)
     diag_done(&d);
 }
 
-static void help_lists_every_setting(void **state)
+/* What conf_print_help writes for table (heap). */
+static char *help_of(const struct conf_table *table)
 {
-    (void)state;
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    conf_print_help(&sample_table, out);
+    assert_non_null(out);
+    conf_print_help(table, out);
     fclose(out);
+    return buf;
+}
+
+static void help_lists_every_setting(void **state)
+{
+    (void)state;
+    char *buf = help_of(&sample_table);
     assert_non_null(strstr(buf, "count"));
     assert_non_null(strstr(buf, "an integer from 1 to 64, in warps; default: (required)"));
     assert_non_null(strstr(buf, "in.depth"));
@@ -188,9 +196,7 @@ static void help_lists_every_setting(void **state)
     free(buf);
     /* "an" before a vowel: "Settings of an application entry" */
     const struct conf_table entry = {"entry", sample_settings, 7, NULL};
-    out = open_memstream(&buf, &len);
-    conf_print_help(&entry, out);
-    fclose(out);
+    buf = help_of(&entry);
     assert_non_null(strstr(buf, "Settings of an entry (libconfig"));
     free(buf);
 }
@@ -206,11 +212,7 @@ static void unset_default_is_none(void **state)
         {"count", CONF_UINT, 0, 64, "0", NULL, "count", offsetof(struct sample, count), NULL, NULL},
     };
     const struct conf_table table = {"entry", settings, 2, NULL};
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    conf_print_help(&table, out);
-    fclose(out);
+    char *buf = help_of(&table);
     assert_non_null(strstr(buf, "a number from 0.001 to 10, in q/s; default: none"));
     assert_non_null(strstr(buf, "an integer from 0 to 64; default: 0"));
     free(buf);
