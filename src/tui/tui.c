@@ -206,10 +206,16 @@ static void switch_to_branch(struct tui *t)
 {
     struct session *b = tui_worker_take_branch(t->worker);
     unsigned at = t->branch_at;
-    bool rewound = t->rewinding;
+    bool rewound = t->rewinding, was_recording = t->recording;
+    unsigned was_saved = t->saved_epochs;
     tui_detach(t);
     tui_attach(t, b);
     t->rewinding = false;
+    /* A rewound run's epochs are as recorded as they were: tui_attach counts a branch's
+     * epochs as kept in the run file it came from, so q quit a rewound unsaved run without
+     * asking. */
+    if (rewound)
+        t->saved_epochs = was_recording ? at : (was_saved < at ? was_saved : at);
     if (rewound) /* the run's note above says where it was rewound to */
         tui_log(t, "p, a or e change the policy from here, Space steps");
     else

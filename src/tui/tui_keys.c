@@ -51,11 +51,13 @@ static int key_run(struct tui *t, int ch)
 {
     (void)ch;
     if (t->running) {
-        tui_worker_pause(t->worker);
+        /* The worker's count: epochs it finished that this screen has not taken yet count
+         * too (it said "pausing after epoch 186" and stopped after 187). */
+        unsigned last = tui_worker_pause(t->worker);
         t->running = false;
         t->queued = 0;
         if (t->busy)
-            tui_log(t, "pausing after epoch %u", t->nepochs + 1);
+            tui_log(t, "pausing after epoch %u", last);
         else
             tui_log(t, "paused");
     } else {
@@ -245,10 +247,15 @@ static int key_branch(struct tui *t, int ch)
 static int key_rewind(struct tui *t, int ch)
 {
     (void)ch;
-    if (t->branching)
+    if (t->branching) { /* a second Left was dropped without a word */
+        tui_notice(t, "Rewind",
+                   "Rewinding to the end of epoch %u: one rewind at a time; press "
+                   "Left again when it is done.",
+                   t->branch_at);
         return TUI_R_HANDLED;
-    if (t->running || t->busy) {
-        tui_message(t, "Rewind", "Pause first (r): the run is going on.");
+    }
+    if (t->running || t->busy) { /* a notice: the r that closes it also pauses */
+        tui_notice(t, "Rewind", "Pause first (r): the run is going on.");
         return TUI_R_HANDLED;
     }
     if (t->nepochs == 0) {

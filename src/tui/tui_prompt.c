@@ -297,7 +297,7 @@ static void quit_draw(const struct tui *t, WINDOW *w)
     tui_print(w, 2, 1, "%s without saving? y/n", t->discard ? "open another run" : "quit");
     wattroff(w, A_BOLD);
     wattron(w, t->style.dim);
-    tui_print(w, 3, 1, "(n goes back; s there saves the run)");
+    tui_print(w, 3, 1, "(n goes back; s saves the run first)");
     wattroff(w, t->style.dim);
 }
 
@@ -306,6 +306,8 @@ static int quit_key(struct tui *t, int ch)
     if ((ch == 'y' || ch == 'Y') && !t->discard)
         return TUI_R_HANDLED | TUI_R_QUIT;
     tui_open_overlay(t, NULL);
+    if (ch == 's' || ch == 'S') /* the dialog's "s" opens the save prompt (it only went back) */
+        return tui_key_dispatch(t, 's');
     if (ch == 'y' || ch == 'Y')
         return t->discard(t);
     return TUI_R_HANDLED;

@@ -62,8 +62,9 @@ void tui_worker_stop(struct tui_worker *w);
 void tui_worker_step(struct tui_worker *w);
 /* Steps epoch after epoch until until_epochs are done, at most one every interval_s seconds. */
 void tui_worker_run(struct tui_worker *w, unsigned until_epochs, double interval_s);
-/* Stops stepping at the next epoch boundary: clears the run and the queued steps. */
-void tui_worker_pause(struct tui_worker *w);
+/* Stops stepping at the next epoch boundary: clears the run and the queued steps. Returns the
+ * epoch it stops after (the one in flight, else the last done). */
+unsigned tui_worker_pause(struct tui_worker *w);
 /* Changes the pace of a run. */
 void tui_worker_set_interval(struct tui_worker *w, double interval_s);
 /* Moves the finished epochs out (*out, caller frees each owner and the array; NULL when none)

@@ -26,12 +26,14 @@ void tui_worker_run(struct tui_worker *w, unsigned until_epochs, double interval
     pthread_mutex_unlock(&w->mu);
 }
 
-void tui_worker_pause(struct tui_worker *w)
+unsigned tui_worker_pause(struct tui_worker *w)
 {
     pthread_mutex_lock(&w->mu);
     w->running = false;
     w->queued = 0;
+    unsigned last = w->epochs_done + (w->busy ? 1 : 0);
     pthread_mutex_unlock(&w->mu);
+    return last;
 }
 
 void tui_worker_set_interval(struct tui_worker *w, double interval_s)

@@ -65,15 +65,28 @@ tui_wait "repartition: fair"
 [ "$(row)" != "$epoch3" ] || fail "epoch 3 under fair is the same as under the even split:
 $(row)"
 
-# A run going on (slowest pace: it cannot end first) is not rewound.
+# The three epochs are unsaved, rewinds or not: q asks and counts them all (after a rewind it
+# quit at once, the branch's epochs counted as kept in a file). The dialog's s opens the save
+# prompt (it only went back).
+tui_keys q
+tui_wait "quit without saving? y/n"
+grep -q "3 epochs of this run are not recorded\." "$TMPD/screen" || fail "q after rewinds:
+$(cat "$TMPD/screen")"
+tui_keys s
+tui_wait "Record this run (and its later epochs) to a new run file:"
+tui_keys Escape
+tui_gone "Record this run"
+
+# A run going on (slowest pace: it cannot end first) is not rewound; the r that closes the
+# notice also pauses (the message dialog took it).
 tui_keys - - - - - - -
 tui_wait "Speed: 1 per 5 s"
 tui_keys r
 tui_wait "Running"
 tui_keys Left
 tui_wait "Pause first (r)"
-tui_keys x
 tui_keys r
+tui_wait "Paused"
 tui_keys q
 tui_wait "quit without saving?"
 tui_keys y
