@@ -265,6 +265,14 @@ int tui_lesson_key(struct tui *t, int ch)
             tui_message(t, "Lesson",
                         "Guess first: the form opens when the step's epochs are done "
                         "(g opens it).");
+        } else if (t->step + 1 >= t->steps_opened && t->step + 1 < t->lesson->nsteps &&
+                   (t->running || t->busy || t->queued)) {
+            /* The next step's actions would cut this one's epochs short (n n n ended at
+             * epoch 5 of 11, the notices then naming moves the log contradicts). */
+            tui_notice(t, "Lesson",
+                       "The step's epochs are still running: n opens the next step once they "
+                       "are done.");
+            return TUI_R_HANDLED;
         } else if (t->step + 1 < t->lesson->nsteps) {
             t->step++;
             if (t->step >= t->steps_opened)

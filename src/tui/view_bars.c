@@ -84,8 +84,11 @@ static void draw_activity_row(const struct tui *t, WINDOW *w, int cols)
     x += tui_print(w, 2, x, "%s", t->running ? "Running" : "Paused");
     wattroff(w, A_BOLD);
     x += tui_print(w, 2, x, "  Speed: %s  ", tui_speed_label(t->speed));
-    if (t->busy) {
+    if (t->busy && t->rewinding) /* re-simulating up to there, not a next epoch */
+        x += tui_print(w, 2, x, "rewinding to epoch %u ", t->branch_at);
+    else if (t->busy)
         x += tui_print(w, 2, x, "computing epoch %u ", t->nepochs + 1);
+    if (t->busy) {
         int width = cols - x - 16 - tui_columns(mix);
         if (width > 30)
             width = 30;

@@ -207,8 +207,14 @@ tui_wait "exit=0"
 # 200x60: the legend, the whole step and the reason in one line.
 tui_start 200 60 LC_ALL=C.UTF-8 TERM=xterm -- lesson hsm-fair
 tui_wait "Epoch 2/12"
-tui_keys n
+# n while the step's epochs run does not open the next step: n n ended at epoch 4 of 5, the
+# next step's notice then contradicting the log.
+tui_keys n n
+tui_wait "The step's epochs are still running: n opens the next step"
+tui_keys Escape
+tui_gone "The step's epochs are still running"
 tui_wait "Epoch 5/12"
+grep -q "Lesson 2/4: " "$TMPD/screen" || fail "a second n opened step 3: $(cat "$TMPD/screen")"
 tui_wait "repartition: fair: fairness "
 tui_screen >"$TMPD/step2-200x60"
 grep -q "A lbm  B bino  true NP  a b predicted" "$TMPD/step2-200x60" ||
