@@ -34,27 +34,53 @@ void tui_draw_too_small(const struct tui_style *st, const char *keys)
     doupdate();
 }
 
-int tui_columns(const char *s)
+/* The glyph at s (not at its end): its bytes, and in *cols the columns it takes. corun's own
+ * glyphs are one column wide, but a file name or a kernel name the user gave may hold wide
+ * ones (日本: two each) or combining marks (none): counted as one each, they cut the text
+ * short and wrapped it a character late. A byte that starts no character is one column. */
+static size_t glyph(const char *s, int *cols)
 {
-    /* Every glyph corun draws is one column wide; UTF-8 continuation bytes take none. */
-    int n = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            n++;
+    if ((unsigned char)*s < 0x80) {
+        *cols = 1;
+        return 1;
+    }
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    wchar_t wc;
+    size_t n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
+    if (n == 0 || n > (size_t)MB_CUR_MAX) { /* not a character in this locale */
+        size_t len = 1;                     /* its UTF-8 continuation bytes go with it */
+        while (((unsigned char)s[len] & 0xC0) == 0x80)
+            len++;
+        *cols = 1;
+        return len;
+    }
+    int w = wcwidth(wc);
+    *cols = w < 0 ? 1 : w;
     return n;
 }
 
-/* Bytes of s that fit in cols columns. */
+int tui_columns(const char *s)
+{
+    int n = 0, c;
+    while (*s) {
+        s += glyph(s, &c);
+        n += c;
+    }
+    return n;
+}
+
+/* Bytes of s that fit in cols columns (a wide glyph that would cross the edge is left out). */
 static size_t fit_bytes(const char *s, int cols)
 {
-    int n = 0;
+    int n = 0, c;
     size_t i = 0;
-    for (; s[i]; i++) {
-        if (((unsigned char)s[i] & 0xC0) != 0x80) {
-            if (n == cols)
-                break;
-            n++;
-        }
+    while (s[i]) {
+        size_t len = glyph(s + i, &c);
+        if (n + c > cols)
+            break;
+        n += c;
+        i += len;
     }
     return i;
 }
@@ -73,10 +99,9 @@ static int put_clipped(WINDOW *w, int y, int x, const char *text)
     }
     size_t bytes = fit_bytes(text, cols - x);
     mvwaddnstr(w, y, x, text, (int)bytes);
-    int written = 0;
-    for (size_t i = 0; i < bytes; i++)
-        if (((unsigned char)text[i] & 0xC0) != 0x80)
-            written++;
+    char *shown = strndup(text, bytes);
+    int written = shown ? tui_columns(shown) : (int)bytes;
+    free(shown);
     return written;
 }
 
@@ -128,15 +153,19 @@ int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
         /* The longest run of whole words that fits, or a hard cut of a word that cannot; a
          * line break ends the row. */
         int len = 0, cut = 0, col = 0;
-        for (int i = 0; s[i] && s[i] != '\n' && col <= cols; i++) {
-            if (((unsigned char)s[i] & 0xC0) != 0x80)
-                col++;
-            if (col > cols)
+        for (int i = 0; s[i] && s[i] != '\n';) {
+            int c;
+            int n = (int)glyph(s + i, &c);
+            if (col + c > cols)
                 break;
-            len = i + 1;
+            col += c;
             if (s[i] == ' ')
                 cut = i;
+            i += n;
+            len = i;
         }
+        if (len == 0 && s[0] && s[0] != '\n') /* a glyph wider than the row: it alone */
+            len = (int)glyph(s, &(int){0});
         if (s[len] && s[len] != '\n' && s[len] != ' ' && cut > 0)
             len = cut;
         if (w)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include <cmocka.h>
+#include <locale.h>
 #include <math.h>
 #include <string.h>
 
@@ -212,12 +213,30 @@ static void test_above_and_crowded(void **state)
     delwin(w);
 }
 
+/* A name the user gave may hold wide glyphs (two columns each) and accents: counted one column
+ * each, a log line wrapped past its edge and lost a letter, a path was cut before its end. */
+static void test_wide_glyphs(void **state)
+{
+    (void)state;
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        skip();
+    assert_int_equal(tui_columns("\u00fcn\u00ef \u65e5\u672c.h5"), 11);
+    /* 日本日本日本 (12 columns) in rows of 5: two wide glyphs a row, so three rows. */
+    assert_int_equal(tui_wrap(NULL, 0, 0, "\u65e5\u672c\u65e5\u672c\u65e5\u672c", 5), 3);
+    /* "ab 日本" is 7 columns: "ab", "日本", "cd" (it fitted 6 counted one a glyph) */
+    assert_int_equal(tui_wrap(NULL, 0, 0, "ab \u65e5\u672c cd", 6), 3);
+    WINDOW *w = newpad(1, 5);
+    assert_int_equal(tui_print(w, 0, 0, "\u65e5\u672c\u65e5"), 4); /* the third would cross */
+    delwin(w);
+    setlocale(LC_CTYPE, "C");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_span_and_coincide), cmocka_unit_test(test_non_finite),
         cmocka_unit_test(test_top_label),         cmocka_unit_test(test_axis_labels),
-        cmocka_unit_test(test_above_and_crowded),
+        cmocka_unit_test(test_above_and_crowded), cmocka_unit_test(test_wide_glyphs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
