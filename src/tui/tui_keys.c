@@ -427,5 +427,16 @@ int tui_key_dispatch(struct tui *t, int ch)
     for (size_t i = 0; i < tui_nkeys; i++)
         if (tui_keys[i].code == ch && tui_key_active(t, &tui_keys[i]))
             return tui_keys[i].handle(t, ch);
+    /* A live run's key in a replay did nothing, unsaid: a class used to Space got no hint. */
+    for (size_t i = 0; i < tui_nkeys && !t->live; i++)
+        if (tui_keys[i].code == ch && tui_keys[i].modes == TUI_M_LIVE) {
+            size_t j = i;
+            while (j > 0 && !tui_keys[j].label) /* an alias: the row it follows names it */
+                j--;
+            tui_log(t, "%s works in a live run: b branches one after the epoch shown",
+                    tui_key_label(t, &tui_keys[j]));
+            tui_changed(t, TUI_CH_LOG);
+            return TUI_R_HANDLED;
+        }
     return 0;
 }

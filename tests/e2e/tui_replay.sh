@@ -51,6 +51,9 @@ expect_epoch 3
 grep -q "← → Epoch  g Go to  b Branch  o Open" "$TMPD/s" || fail "no replay key bar:
 $(cat "$TMPD/s")"
 grep -q "Space Step" "$TMPD/s" && fail "Space in the key bar of a replay"
+# A live run's key says where it works (it did nothing, unsaid).
+tui_keys Space
+tui_wait "Space works in a live run: b"
 tui_keys '?'
 tui_wait "Press any key to close this help."
 for k in '← → +show the previous / next epoch' 'Home End +show the first' 'g +go to an epoch' \
