@@ -342,9 +342,9 @@ int scenario_parse_weights(const char *value, unsigned n, double *w, struct diag
     }
     if (!ok || got != n || (sum != 0 && fabs(sum - 1.0) > 1e-6)) {
         diag_add(diags,
-                 "--set: weights: expected %u numbers from 0 to 1 separated by commas, summing "
+                 "--set: weights: expected %u number%s from 0 to 1 separated by commas, summing "
                  "to 1 (or all 0 for equal shares), got \"%s\"",
-                 n, value);
+                 n, n == 1 ? "" : "s", value);
         return -1;
     }
     return 0;

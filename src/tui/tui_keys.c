@@ -6,7 +6,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tui_internal.h"
 
@@ -279,10 +281,20 @@ static int accept_save(struct tui *t, const char *text)
         t->overlay_dirty = true;
         return TUI_R_HANDLED;
     }
+    /* ~/ is the home directory, as a shell would read it (it was refused: no directory "~"). */
+    const char *home = getenv("HOME");
+    char *path = strncmp(text, "~/", 2) == 0 && home && *home ? xasprintf("%s%s", home, text + 1)
+                                                              : xstrdup(text);
     tui_open_overlay(t, NULL);
-    /* The worker starts it at an epoch boundary; the outcome opens a dialog. */
-    tui_worker_record(t->worker, text);
-    tui_log(t, "asked to save to %s at the next epoch boundary", text);
+    /* The worker starts it at an epoch boundary; the outcome opens a dialog. A name without a
+     * directory says which one it goes to. */
+    tui_worker_record(t->worker, path);
+    char cwd[512];
+    if (!strchr(path, '/') && getcwd(cwd, sizeof cwd))
+        tui_log(t, "asked to save to %s (in %s) at the next epoch boundary", path, cwd);
+    else
+        tui_log(t, "asked to save to %s at the next epoch boundary", path);
+    free(path);
     return TUI_R_HANDLED;
 }
 

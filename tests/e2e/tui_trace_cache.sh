@@ -44,13 +44,15 @@ echo "tui trace cache: stored by the first session, read by the second, same num
 tui_tmux kill-server
 c="$TMPD/own.db"
 runs_in() { "$CORUN" runs --catalog "$1" query "SELECT count(*) FROM $2" | tail -1; }
-tui_start 120 40 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$x" -- tui "$cfg" --catalog "$c"
+# (Saved to ~/own.h5: ~/ is the home directory, as a shell reads it; it was refused.)
+mkdir "$TMPD/home"
+tui_start 120 40 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$x" HOME="$TMPD/home" -- tui "$cfg" --catalog "$c"
 tui_wait "ready: Space steps"
 ! tui_screen | grep -q "from the trace cache" || fail "an empty --catalog gave references"
 tui_keys s
 tui_wait "Record this run"
 tui_keys C-u
-tui_keys -l "$TMPD/own.h5"
+tui_keys -l "~/own.h5"
 tui_keys Enter
 tui_wait "Any key continues"
 tui_keys Space
@@ -62,6 +64,7 @@ tui_tmux kill-server
 [ "$(runs_in "$c" runs)" = 1 ] || fail "--catalog holds $(runs_in "$c" runs) runs, expected 1"
 [ "$(runs_in "$c" solo_traces)" = 2 ] || fail "--catalog holds $(runs_in "$c" solo_traces) traces"
 [ "$(runs_in "$x/corun/catalog.db" runs)" = 0 ] || fail "the save went to the default catalog"
+[ -f "$TMPD/home/own.h5" ] || fail "~/own.h5 is not in the home directory: $(ls "$TMPD" "$TMPD/home")"
 
 # A --catalog that cannot be made is said before the screen starts (it was found at the first
 # save), for each workbench command; a missing or empty PATH is a usage mistake.
