@@ -123,8 +123,15 @@ static void draw(const struct tui *t, WINDOW *w)
     wattroff(w, t->style.dim);
 }
 
-static int accept_value(struct tui *t, const char *text)
+static int accept_value(struct tui *t, const char *input)
 {
+    /* The value without the blanks around it (the log read "set qos_upper= 0.5"). */
+    char text[512];
+    while (*input == ' ' || *input == '\t')
+        input++;
+    snprintf(text, sizeof text, "%s", input);
+    for (size_t n = strlen(text); n && (text[n - 1] == ' ' || text[n - 1] == '\t'); n--)
+        text[n - 1] = '\0';
     if (!*text) {
         snprintf(t->prompt.error, sizeof t->prompt.error, "enter a value for %s", t->param_key);
         t->overlay_dirty = true;

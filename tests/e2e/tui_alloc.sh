@@ -160,7 +160,7 @@ grep -Eq "fairness_threshold +0\.9 " "$TMPD/screen" || fail "the refused value c
 $(cat "$TMPD/screen")"
 tui_keys Enter
 tui_wait "fairness_threshold (a number"
-tui_keys C-u 0.95 Enter
+tui_keys C-u " 0.95 " Enter # the blanks around it are not the value's (the log kept them)
 tui_wait "parameter: set fairness_threshold=0.95"
 tui_screen | grep -Eq "fairness_threshold +0\.95 +a number" || fail "the editor does not show 0.95:
 $(tui_screen)"
