@@ -39,9 +39,24 @@ static int key_help(struct tui *t, int ch)
     return TUI_R_HANDLED;
 }
 
+/* While the class guesses an epoch whose truth is hidden, another epoch would be scored in its
+ * place (G, Esc, Space, g scored epoch 4 for the class told epoch 3): said, and refused. */
+static bool guessing(struct tui *t)
+{
+    if (!t->hiding || t->nepochs < t->guess_due)
+        return false;
+    tui_notice(t, "Guess",
+               "The class is guessing epoch %u: g opens the form, and the run goes on "
+               "once it is revealed.",
+               t->guess_due);
+    return true;
+}
+
 static int key_step(struct tui *t, int ch)
 {
     (void)ch;
+    if (guessing(t))
+        return TUI_R_HANDLED;
     tui_worker_step(t->worker);
     /* Shown at once; the worker's own count replaces it at the next poll. */
     t->queued += t->busy ? 1 : 0;
@@ -62,6 +77,8 @@ static int key_run(struct tui *t, int ch)
             tui_log(t, "pausing after epoch %u", last);
         else
             tui_log(t, "paused");
+    } else if (guessing(t)) {
+        return TUI_R_HANDLED;
     } else {
         /* A run ends with the scenario's epochs; past them, it goes on until paused. */
         unsigned until = t->nepochs < t->sc->epochs ? t->sc->epochs : UINT_MAX;

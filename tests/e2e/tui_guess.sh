@@ -116,6 +116,10 @@ $(cat "$TMPD/screen")"
 tui_keys Escape
 tui_gone "Your guess, 1 of 4"
 tui_wait "then reveal)"
+# Space while the class guesses would step another epoch and score it in this one's place
+# (G, Esc, Space, g scored epoch 2): refused with a word; the notice's g opens the form.
+tui_keys Space
+tui_wait "The class is guessing epoch 1: g opens the form"
 tui_keys g
 tui_wait "Your guess, 1 of 4"
 for g in 0.5 0.5 0.9 1.0; do
