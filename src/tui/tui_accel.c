@@ -450,7 +450,7 @@ int tui_accel_main(const struct accel_scenario *sc, const struct tui_options *op
         nanosleep(&ms, NULL);
     }
     snprintf(t->note, sizeof t->note,
-             "ready: Space steps %.1f ms of GPU time, r runs, p picks a predictor, ? helps",
+             "ready: Space steps ~%.1f ms of GPU time, r runs, p picks a predictor, ? helps",
              STEP_NS / 1e6);
     int rc = run(t, opt);
     /* Quit abandons a step in flight: the worker stops at the next turn of the run. */

@@ -71,7 +71,12 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
     wattroff(w, c | A_BOLD);
     tui_print(w, y, 9, "%u/%u done  p50 %.3f  p99 %.3f ms", x->queries, total, x->p50_ms,
               x->p99_ms);
-    int at = tui_print(w, y + 1, 0, "target   %.3f ms = %.2fx solo  ", target, x->qos_target);
+    /* The solo p99 comes from the solo runs: before them there is no target in ms (it read
+     * 0.000 ms). */
+    int at = x->solo_p99_ms > 0
+                 ? tui_print(w, y + 1, 0, "target   %.3f ms = %.2fx solo  ", target, x->qos_target)
+                 : tui_print(w, y + 1, 0, "target   %.2fx solo (ms once it has run alone)  ",
+                             x->qos_target);
     if (x->queries) {
         wattron(w, x->qos_met ? st->strong : st->key);
         tui_print(w, y + 1, at, "%s %.2fx", x->qos_met ? "met" : "VIOLATED",

@@ -120,7 +120,9 @@ tui_keys x
 tui_gone "Press any key to close this help."
 # and the latency panel's hint and the status line are short enough to be read whole.
 tui_wait "forecast none (p picks a predictor)"
-tui_wait "ready: Space steps 0.5 ms of GPU time, r runs, p picks a predictor, ? helps"
+tui_wait "ready: Space steps ~0.5 ms of GPU time, r runs, p picks a predictor, ? helps"
+# No target in ms before the solo runs (it read "target   0.000 ms").
+tui_wait "x solo (ms once it has run alone)"
 tui_resize 100 30
 
 # Step: 0.5 ms of the GPU; the batch application's copies appear on its lane.
