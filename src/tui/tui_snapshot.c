@@ -306,7 +306,8 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
             tui_log(t, "%s", o->msg);
             t->overlay_dirty = true;
         } else {
-            tui_log(t, "mix unchanged");
+            /* "mix unchanged" read wrong beside a change still pending: this one was refused */
+            tui_log(t, "mix change refused: %s", o->msg);
             tui_message(t, "Cannot change the mix", "%s", o->msg);
         }
         break;

@@ -157,6 +157,8 @@ tui_wait "Cannot change the mix"
 tui_wait "is the last one in the mix"
 tui_keys x
 tui_gone "Cannot change the mix"
+# The log says the change was refused, not "mix unchanged" beside the one pending.
+tui_wait "mix change refused: kernel"
 
 # h: C's priority high, which the editor and the log show.
 editor
