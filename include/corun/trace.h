@@ -1,7 +1,7 @@
 /* trace — Ramulator-format DRAM request traces: one request a line, "0xADDR R" or "0xADDR W"
  * (ADDR hexadecimal, with or without 0x, as Ramulator reads it; r/w in either case; spaces or
- * tabs between). Blank lines and
- * lines starting with '#' are ignored; CRLF line ends are accepted. */
+ * tabs between). Blank lines and lines starting with '#' are ignored; CRLF line ends are
+ * accepted. */
 #ifndef CORUN_TRACE_H
 #define CORUN_TRACE_H
 

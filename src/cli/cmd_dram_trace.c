@@ -162,8 +162,8 @@ const struct cli_command cmd_dram_trace = {
     .summary = "drive the DRAM model alone with a Ramulator-format trace",
     .help = "TRACE holds one request a line, \"0xADDR R\" or \"0xADDR W\" (the format Ramulator\n"
             "reads: ADDR is hexadecimal, with or without 0x; tools/gen_dram_traces.py in corun's\n"
-            "source tree writes such files). Requests\n"
-            "enter one in-order queue per channel as fast as the channel accepts them.\n\n"
+            "source tree writes such files). Requests enter one in-order queue per channel as\n"
+            "fast as the channel accepts them.\n\n"
             "  --gpu P              the preset whose memory system to use (default hbm80)\n"
             "  --request-bytes N    bytes per request, 32 to 1024 (default: the preset's)\n"
             "  --mapping M          linear or hashed address mapping (default: the preset's)\n"

@@ -203,9 +203,8 @@ out:
 
 const struct cli_command cmd_rbhshift = {
     .name = "rbh-shift",
-    .args = "[--gpu P] [--set gpu.K=V]... [--quick] [--cycles C] [-j N] [--seed S] [--with "
-            "A,B,...] [--json] "
-            "[KERNEL...]",
+    .args = "[--gpu P] [--set gpu.K=V]... [--quick] [--cycles C] [-j N] [--seed S] "
+            "[--with A,B,...] [--json] [KERNEL...]",
     .summary = "HSM Fig. 4: does a memory-bound application keep its RBH when it shares the GPU?",
     .help =
         "Each memory-bound HSM application (paper \"hsm\", class memory) runs alone on all SMs\n"
