@@ -198,7 +198,9 @@ void accel_sim_result(const struct accel_sim *s, struct accel_result *r)
         struct accel_app_result *ar = &r->app[p->result];
         if (p->ls) {
             accel_engine_summarize(ar, p);
-            ar->qos_met = ar->p99_ms <= ar->qos_target * ar->solo_p99_ms;
+            if (ar->queries == 0) /* none answered (a run stopped early): no latency to judge; */
+                ar->p50_ms = ar->p99_ms = ar->mean_ms = NAN; /* 0 ms read as "met" */
+            ar->qos_met = ar->queries > 0 && ar->p99_ms <= ar->qos_target * ar->solo_p99_ms;
         } else {
             ar->passes += p->passes;
         }

@@ -111,7 +111,11 @@ static void print_table(const struct accel_record *r)
            "p50 ms", "p99 ms", "solo p99 ms", "target", "QoS (p99 <= target x solo p99)");
     for (unsigned a = 0; a < r->napps; a++) {
         const struct accel_app_rec *ar = &r->app[a];
-        if (ar->role == ACCEL_LS)
+        if (ar->role == ACCEL_LS && ar->queries == 0) /* nothing to judge: not "met" */
+            printf("%-12s %-5s %5u %8u %9s %9s %12.3f %6.2fx  no query answered\n", ar->name,
+                   role_name(ar->role), ar->instances, ar->queries, "-", "-", ar->solo_p99_ms,
+                   ar->qos_target);
+        else if (ar->role == ACCEL_LS)
             printf("%-12s %-5s %5u %8u %9.3f %9.3f %12.3f %6.2fx  %s (%.2fx solo)\n", ar->name,
                    role_name(ar->role), ar->instances, ar->queries, ar->p50_ms, ar->p99_ms,
                    ar->solo_p99_ms, ar->qos_target, ar->qos_met ? "met" : "violated",
@@ -181,7 +185,9 @@ static void print_json(const struct accel_record *r)
                 cli_json_number(stdout, v[i]);
             }
             printf(", \"never_completed\": %u", never_completed(r, a));
-            printf(", \"qos_met\": %s, \"latency_ms\": [", ar->qos_met ? "true" : "false");
+            printf(", \"qos_met\": %s, \"latency_ms\": [", ar->queries == 0 ? "null"
+                                                           : ar->qos_met    ? "true"
+                                                                            : "false");
             print_latencies(r, a, ar->queries, 0);
             printf("]");
             if (predicted(r)) {

@@ -88,7 +88,8 @@ static void show_accel(const struct catalog_accel_run *r)
                    a->p99_ms / a->solo_p99_ms, a->solo_p99_ms, a->qos_target,
                    a->qos_met ? "met" : "violated");
         else /* stored as NULL: a query that never completed (inf), or none at all */
-            printf("no p99 (a query did not complete), %.3f ms alone against %.2fx: violated",
+            printf("no p99 (a query did not complete, or none was answered), %.3f ms alone "
+                   "against %.2fx: not met",
                    a->solo_p99_ms, a->qos_target);
         if (isfinite(a->pred_p99_ms))
             printf("; predicted p99 %.3f ms", a->pred_p99_ms);

@@ -65,4 +65,19 @@ head -1 "$TMPD/show" | grep -q "^(saved part way through the run, at " ||
     fail "show the stopped run: $(head -3 "$TMPD/show")"
 [ "$("$CORUN" runs --catalog "$TMPD/stop.db" query "SELECT complete FROM accel_runs" | tail -1)" = 0 ] ||
     fail "the stopped run's catalog row: $("$CORUN" runs --catalog "$TMPD/stop.db" query "SELECT * FROM accel_runs" 2>&1)"
+# Stopped before any query was answered (one a thousand seconds apart): no latency to judge,
+# so no verdict (it said "met", p99 0.000 ms; JSON "qos_met": true).
+sed -i 's/rate_qps = 400;/rate_qps = 0.001;/; s/queries = 16;/queries = 3;/' "$TMPD/stop.cfg"
+for t in 2 4 8; do
+    stop_after $t
+    grep -q "during the solo runs" "$TMPD/err" || break
+done
+grep -q "(0 of 3 queries answered)" "$TMPD/err" || fail "no query answered: $(cat "$TMPD/err")"
+python3 - "$TMPD/out" <<'PY' || fail "no query answered: the JSON: $(head -c 600 "$TMPD/out")"
+import json, sys
+gmm = json.load(open(sys.argv[1]))["applications"][0]
+assert gmm["queries"] == 0 and gmm["qos_met"] is None and gmm["p99_ms"] is None, gmm
+PY
+"$CORUN" runs --catalog "$TMPD/stop.db" show a2 | grep -q "no p99 (a query did not complete, or none was answered).*: not met$" ||
+    fail "no query answered: runs show: $("$CORUN" runs --catalog "$TMPD/stop.db" show a2)"
 echo "stopped after $t s ($solo stop(s) in the solo runs before)"
