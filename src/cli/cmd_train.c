@@ -30,18 +30,17 @@ struct options {
     int quick;
 };
 
-/* Write the model file and say so; CLI_OK or CLI_FAILED (message printed). The data
- * directory's model (no --out), which every run of the predictor reads, is not lost when
- * replaced: it stays beside as PATH.prev (an installed data directory has no history to take
- * it back from). */
-static int write_model(const char *path, const struct modelfile *m, const char *comment,
-                       bool keep_previous)
+/* Write the model file and say so; CLI_OK or CLI_FAILED (message printed). A model file
+ * replaced is not lost: it stays beside as PATH.prev (the data directory's, which every run of
+ * the predictor reads, has no history to take it back from; an --out FILE was overwritten
+ * without a word). */
+static int write_model(const char *path, const struct modelfile *m, const char *comment)
 {
     char err[512];
     char *prev = xasprintf("%s.prev", path);
     struct stat st;
     bool kept = false;
-    if (keep_previous && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         /* A link, not a copy: the new model is renamed over path, so the old stays whole. */
         if ((unlink(prev) != 0 && errno != ENOENT) || link(path, prev) != 0) {
             fprintf(stderr, "corun: cannot keep the model before as %s: %s; nothing written\n",
@@ -163,7 +162,10 @@ static int run_hsm(const struct options *opt, const char *datadir)
                r.points[i].utilization, r.c1 * r.points[i].rbh + r.c2);
     printf("c1 = %.6f  c2 = %.6f  R^2 = %.4f\n", r.c1, r.c2, r.r2);
     char *path = o.out ? xstrdup(o.out) : modelfile_path(datadir, "hsm", o.gpu);
-    char *command = xasprintf("corun train hsm --gpu %s%s", o.gpu, o.quick ? " --quick" : "");
+    /* A quick fit is written only with --out (it would replace the shipped model): the
+     * command that made it says so, or corun refuses it. */
+    char *command =
+        xasprintf("corun train hsm --gpu %s%s", o.gpu, o.quick ? " --quick --out FILE" : "");
     char *comment = describe(&r, command);
     struct modelfile m = {.model = "hsm",
                           .gpu = r.gpu,
@@ -172,7 +174,7 @@ static int run_hsm(const struct options *opt, const char *datadir)
                           .c2 = r.c2,
                           .r2 = r.r2,
                           .points = (unsigned)r.npoints};
-    rc = write_model(path, &m, comment, !o.out);
+    rc = write_model(path, &m, comment);
     free(comment);
     free(command);
     free(path);
@@ -246,7 +248,7 @@ static int train_themis_command(const struct options *o, const char *datadir)
     if (o->cycles)
         snprintf(cycles, sizeof cycles, " --cycles %lu", o->cycles);
     char *command = xasprintf("corun train themis --gpu %s%s%s --seed %lu -j %lu", o->gpu,
-                              o->quick ? " --quick" : "", cycles, o->seed, o->jobs);
+                              o->quick ? " --quick --out FILE" : "", cycles, o->seed, o->jobs);
     char *indented = themis_table(&r, "  ");
     char *comment = xasprintf("%s\nRegenerate with: %s (took %.0f s)\nmean relative errors:\n%s",
                               setup, command, seconds, indented);
@@ -261,7 +263,7 @@ static int train_themis_command(const struct options *o, const char *datadir)
                           .train_error = train ? train->are_np : 0,
                           .test_error = test ? test->are_np : 0,
                           .points = train ? (unsigned)train->samples : 0};
-    int rc = write_model(path, &m, comment, !o->out);
+    int rc = write_model(path, &m, comment);
     free(comment);
     free(indented);
     free(command);
@@ -345,8 +347,8 @@ const struct cli_command cmd_train = {
             "                   is the same for any N)\n"
             "  --seed S         themis: seed of the runs and of the training (default 1)\n"
             "  --out FILE       write the model here instead of DATADIR/data/models/MODEL-P.cfg\n"
-            "                   (the model replaced there is kept as MODEL-P.cfg.prev;\n"
-            "                   --quick needs --out)\n\n"
+            "                   (--quick needs --out); a model file replaced, there or\n"
+            "                   here, is kept beside as its name plus .prev\n\n"
             "A progress bar goes to stderr when it is a terminal.\n",
     .run = run_train,
 };

@@ -86,8 +86,16 @@ grep -q 'cycles each' "$model" && ! cmp -s "$model" "$TMPD/shipped.cfg" ||
 "$CORUN" train hsm --gpu hbm80 --quick --out "$TMPD/m.cfg" >"$TMPD/train.txt" 2>/dev/null ||
     fail "train hsm --quick: exit $?"
 grep -q '^c1 = .*c2 = .*R^2 = ' "$TMPD/train.txt" || fail "train output: $(cat "$TMPD/train.txt")"
-grep -q 'Regenerate with: corun train hsm --gpu hbm80 --quick' "$TMPD/m.cfg" ||
+# (with --out FILE: corun refuses the command without it)
+grep -q 'Regenerate with: corun train hsm --gpu hbm80 --quick --out FILE' "$TMPD/m.cfg" ||
     fail "model comment: $(cat "$TMPD/m.cfg")"
+# An --out FILE replaced is kept as FILE.prev, as the data directory's model is (it was
+# overwritten without a word).
+cp "$TMPD/m.cfg" "$TMPD/m1.cfg"
+"$CORUN" train hsm --gpu hbm80 --quick --out "$TMPD/m.cfg" >"$TMPD/train2.txt" 2>/dev/null ||
+    fail "train hsm --quick over its --out: exit $?"
+grep -qx "wrote $TMPD/m.cfg (the model it replaced is kept as $TMPD/m.cfg.prev)" "$TMPD/train2.txt" &&
+    cmp -s "$TMPD/m.cfg.prev" "$TMPD/m1.cfg" || fail "train --out over a file: $(cat "$TMPD/train2.txt")"
 # The table's kernels are the model's points, each fit c1 x RBH + c2, and c1, c2 and R^2 are the
 # least-squares line through the points as printed (to their 4 decimals).
 python3 - "$TMPD/train.txt" "$TMPD/m.cfg" <<'PY' || fail "the training's table and model disagree: $(cat "$TMPD/train.txt" "$TMPD/m.cfg")"
