@@ -142,7 +142,7 @@ static int scaleout(const char *datadir, bool quick, unsigned queries, const cha
     struct prophet_journal jn;
     if (journal_open(&jn, resume, datadir, "--scaleout", quick, queries,
                      sizeof(struct so_cell_record)))
-        return CLI_FAILED;
+        return CLI_BAD_INPUT; /* a journal it cannot take: bad input, as in hsm's */
     /* Beside it, the LS applications' curves, so that a stopped run does not measure them
      * again: only time is lost without them, so a file of another build or run is left as it
      * is and the curves are measured. */
@@ -279,7 +279,7 @@ static int accuracy(const char *datadir, bool quick, unsigned queries, const cha
     struct prophet_journal jn;
     if (journal_open(&jn, resume, datadir, "--accuracy", quick, queries,
                      sizeof(struct rp_accuracy_row)))
-        return CLI_FAILED;
+        return CLI_BAD_INPUT; /* a journal it cannot take: bad input, as in hsm's */
     struct pairs_run pr = {.label = "pairs",
                            .rsize = sizeof(struct rp_accuracy_row),
                            .jn = &jn,
@@ -384,7 +384,7 @@ static int colocation(const char *datadir, bool quick, unsigned queries, const c
     struct prophet_journal jn;
     if (journal_open(&jn, resume, datadir, "--colocation", quick, queries,
                      sizeof(struct coloc_record)))
-        return CLI_FAILED;
+        return CLI_BAD_INPUT; /* a journal it cannot take: bad input, as in hsm's */
     struct pairs_run pr = {.label = "co-location",
                            .rsize = sizeof(struct coloc_record),
                            .jn = &jn,

@@ -76,6 +76,9 @@ PY
     2>"$TMPD/err" || fail "--colocation --quick --resume=: exit $? $(cat "$TMPD/err")"
 grep -qF "read from $TMPD/col.journal" "$TMPD/col2" || fail "--resume=FILE not read: $(cat "$TMPD/col2")"
 diff "$TMPD/col" <(grep -v 'read from' "$TMPD/col2") || fail "resumed co-location: another table"
+# Another experiment's journal is bad input, exit 2 as in every other experiment (it was 1).
+expect_bad "--accuracy --resume a co-location journal" "$TMPD/col.journal: written for another run" \
+    "$CORUN" reproduce prophet --accuracy --quick --queries 2 --resume "$TMPD/col.journal"
 "$CORUN" reproduce prophet --colocation --quick --shard 2/2 --resume "$TMPD/col-shard.journal" \
     >"$TMPD/col3" 2>"$TMPD/err" || fail "--colocation --shard 2/2: exit $? $(cat "$TMPD/err")"
 grep -qF "shard 2/2: 0 of the 1 pairs simulated" "$TMPD/col3" || fail "empty shard: $(cat "$TMPD/col3")"
