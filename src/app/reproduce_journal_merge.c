@@ -90,6 +90,28 @@ int repro_journal_merge(const char *into, const char *from, const char *datadir,
         return -1;
     }
     free(ours);
+    /* A journal of another run than the one merged into: the one given to merge is the odd
+     * one (the journal opened below would blame the target and advise removing it). */
+    char *theirs = NULL;
+    size_t their_size = 0;
+    char ignored[64];
+    if (access(into, F_OK) == 0 &&
+        read_identity(into, &theirs, &their_size, ignored, sizeof ignored) == 0 &&
+        strcmp(theirs, identity) != 0) {
+        char *only_from = repro_identity_items_not_in(identity, theirs);
+        char *only_into = repro_identity_items_not_in(theirs, identity);
+        snprintf(err, errlen,
+                 "%s: written for another run than %s (it holds: %s; %s holds: %s); merge it "
+                 "into a journal of its own run",
+                 from, into, *only_from ? only_from : identity, into,
+                 *only_into ? only_into : theirs);
+        free(only_from);
+        free(only_into);
+        free(theirs);
+        free(identity);
+        return -1;
+    }
+    free(theirs);
     struct repro_journal *src = repro_journal_open(from, identity, result_size, err, errlen);
     struct repro_journal *dst =
         src ? repro_journal_open(into, identity, result_size, err, errlen) : NULL;

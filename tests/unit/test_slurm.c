@@ -213,7 +213,13 @@ static void test_journal_merge_is_idempotent_and_checked(void **state)
     j = repro_journal_open_run(run_y, datadir, "reproduce y", sizeof r1, err, sizeof err);
     repro_journal_close(j);
     assert_int_equal(repro_journal_merge(main_path, run_y, datadir, &got, err, sizeof err), -1);
-    assert_non_null(strstr(err, "written for another run"));
+    /* The file merged in is the odd one: named, not the target (with advice to remove it). */
+    char *want = xasprintf("%s: written for another run than %s (it holds: reproduce y; %s holds: "
+                           "reproduce x)",
+                           run_y, main_path, main_path);
+    if (!strstr(err, want))
+        fail_msg("got \"%s\", expected \"%s\"", err, want);
+    free(want);
     free(run_y);
     free(foreign);
     free(shard);
