@@ -42,6 +42,9 @@ extern const struct cli_command cmd_suite;
 extern const struct cli_command cmd_train;
 extern const struct cli_command cmd_sweep;
 extern const struct cli_command cmd_reproduce;
+/* Whether word names one of reproduce's experiments or its merge verb (for `help reproduce
+ * WORD`). */
+bool cli_reproduce_knows(const char *word);
 extern const struct cli_command cmd_rbhshift;
 extern const struct cli_command cmd_lesson;
 extern const struct cli_command cmd_plot;

@@ -112,6 +112,14 @@ static int help_run(int argc, char **argv)
     if (argc > 2) { /* `corun help reproduce hsm --threshold`: a command's narrower help, or
                      * its whole help for one of its verbs (`corun help runs query`) */
         const struct cli_command *cmd = cli_find(topic);
+        if (cmd == &cmd_reproduce && argv[2][0] != '-' && !cli_reproduce_knows(argv[2])) {
+            /* it printed the general help, exit 0 */
+            fprintf(stderr,
+                    "corun help: reproduce has no experiment '%s' (`corun reproduce --list` "
+                    "lists them)\n",
+                    argv[2]);
+            return CLI_BAD_INPUT;
+        }
         if (!cmd || (!cmd->help_for && !is_verb_of(cmd, argv[2]))) {
             if (!cmd) /* the usage alone said nothing of what was wrong */
                 fprintf(stderr,

@@ -411,6 +411,12 @@ static int reproduce_main(int argc, char **argv)
 
 /* `corun reproduce hsm --threshold --help`: an allocation experiment's own help; the accuracy
  * and prophet experiments are described by the command's. */
+bool cli_reproduce_knows(const char *word)
+{
+    return strcmp(word, "merge") == 0 || strcmp(word, "prophet") == 0 ||
+           repro_experiment_named(word) || ralloc_experiment_named(word);
+}
+
 static bool reproduce_help_for(int argc, char **argv, FILE *out)
 {
     if (cli_help_verb(argc, argv, "merge", merge_help, out))

@@ -244,7 +244,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     }
     char why[256];
     if (o->predictor != ACCEL_PREDICT_NONE && accel_common_start(&sc, why, sizeof why)) {
-        fprintf(stderr, "corun: %s: --predict %s: %s\n", path, accel_predictor_name(o->predictor),
+        fprintf(stderr, "corun: %s: --predictor %s: %s\n", path, accel_predictor_name(o->predictor),
                 why); /* refused before simulating */
         accel_scenario_done(&sc);
         return CLI_BAD_INPUT;

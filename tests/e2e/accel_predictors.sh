@@ -64,7 +64,7 @@ applications = (
   { name = "b"; role = "batch"; tasks = ( { type = "h2d"; bytes = 60000; } ); } );
 CFG
 "$CORUN" check "$TMPD/warm.cfg" >/dev/null || fail "check of a warm-up scenario"
-expect_refused "--predict prophet: warmup_ms = 0.01: the predictors model" \
+expect_refused "--predictor prophet: warmup_ms = 0.01: the predictors model" \
     run "$TMPD/warm.cfg" --predictor prophet
 "$CORUN" run "$TMPD/warm.cfg" >"$TMPD/out" 2>"$TMPD/err" || fail "warm-up run: $(cat "$TMPD/err")"
 grep -qE '^q +ls +1 +2 ' "$TMPD/out" || fail "warm-up run: $(cat "$TMPD/out")"
@@ -72,7 +72,7 @@ grep -qE '^q +ls +1 +2 ' "$TMPD/out" || fail "warm-up run: $(cat "$TMPD/out")"
 sed -e 's/ warmup_ms = 0.01;//' -e 's/role = "batch";/role = "batch"; instances = 2; stagger_ms = 0.02;/' \
     "$TMPD/warm.cfg" >"$TMPD/stagger.cfg"
 "$CORUN" check "$TMPD/stagger.cfg" >/dev/null || fail "check of a staggered scenario"
-expect_refused "--predict bubble: b: stagger_ms = 0.02: the predictors model" \
+expect_refused "--predictor bubble: b: stagger_ms = 0.02: the predictors model" \
     run "$TMPD/stagger.cfg" --predictor bubble
 "$CORUN" run "$TMPD/stagger.cfg" >"$TMPD/out" 2>"$TMPD/err" || fail "staggered run: $(cat "$TMPD/err")"
 grep -qE '^q +ls +1 +2 ' "$TMPD/out" || fail "staggered run: $(cat "$TMPD/out")"

@@ -280,6 +280,7 @@ replay -|corun: replay: unknown option '-'
 check --json x.cfg|corun: check: unknown option '--json'
 run x.cfg --out|corun: run: --out needs a value (`corun run --help` says which)
 help solo extra|corun help: 'extra' is not a word solo takes (`corun help solo` says what it does)
+help reproduce nosuch|corun help: reproduce has no experiment 'nosuch' (`corun reproduce --list` lists them)
 EOF
 
 # `runs` takes its options after the verb too (a new user's `corun runs list --catalog F`
