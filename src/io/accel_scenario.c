@@ -53,7 +53,9 @@ static const struct conf_setting app_settings[] = {
     {"role", CONF_CHOICE, 0, 0, NULL, NULL,
      "ls (latency-sensitive: issues queries, has a QoS target) or batch (loops)",
      offsetof(struct accel_app, role), role_names, NULL},
-    APP_FIELD(instances, CONF_UINT, "1", 1, 15, NULL, "batch: copies that run side by side"),
+    APP_FIELD(instances, CONF_UINT, "1", 1, 15, NULL,
+              "batch: copies that run side by side (at most 16 processes on the GPU in all, MPS's "
+              "limit)"),
     APP_FIELD(stagger_ms, CONF_FLOAT, "0", 0, 10000, "ms",
               "batch: instance j of the n begins its first pass j x stagger_ms / n late, so the "
               "instances are out of step (0: all at once); predictions need 0"),
