@@ -8,12 +8,15 @@
 #include <unistd.h>
 
 #include "cmd_bench_compare.h"
+#include "corun/accel_scenario.h"
 #include "corun/bench.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/dramtrace.h"
 #include "corun/preset.h"
+#include "corun/scenario.h"
+#include "corun/session.h"
 #include "corun/trace.h"
 #include "corun/util.h"
 
@@ -86,6 +89,28 @@ static int parse(int argc, char **argv, struct options *o)
     return 0;
 }
 
+/* Whether the scenario loads as `check` would take it; its mistakes printed when not. */
+static bool scenario_usable(const char *path, const char *datadir)
+{
+    struct diag d;
+    diag_init(&d);
+    int rc;
+    if (accel_scenario_probe(path) == 1) {
+        struct accel_scenario a;
+        rc = accel_scenario_load(&a, path, datadir, &d);
+        accel_scenario_done(&a);
+    } else {
+        struct scenario sc;
+        rc = scenario_load(&sc, path, datadir, &d);
+        if (rc == 0)
+            rc = session_check_choices(&sc, &d);
+        scenario_done(&sc);
+    }
+    diag_print(&d, stderr);
+    diag_done(&d);
+    return rc == 0;
+}
+
 /* --compare: the scenarios named, or the default one and a four-kernel mix. */
 static int run_compare(struct options *o, int argc, char **argv)
 {
@@ -116,6 +141,8 @@ static int run_compare(struct options *o, int argc, char **argv)
             fprintf(stderr, "corun: bench: %s: %s (expected a scenario file)\n", scenarios[i],
                     strerror(errno));
             rc = CLI_BAD_INPUT;
+        } else if (!scenario_usable(scenarios[i], datadir)) {
+            rc = CLI_BAD_INPUT; /* said before timing anything (a failed run, exit 1) */
         }
     if (rc == CLI_OK)
         rc = bench_compare(&o->cmp, scenarios, n);

@@ -116,4 +116,7 @@ expect_bad "--runs: expected a whole number from 1 to 99, got '0'" --compare "$C
 expect_bad "$TMPD/nope.cfg: No such file or directory (expected a scenario file)" \
     --compare "$CORUN" "$TMPD/nope.cfg"
 expect_bad "--gpu and --traces do not apply" --compare "$CORUN" --gpu gddr5_40
+# A scenario check refuses is refused before timing (it failed in its first run, exit 1).
+printf 'name = "z";\ngpu = "hbm80";\nepochs = 0;\nkernels = ( { name = "stream"; } );\n' >"$TMPD/zero.cfg"
+expect_bad "zero.cfg:3: epochs: expected an integer from 1" --compare "$CORUN" "$TMPD/zero.cfg"
 echo ok
