@@ -62,6 +62,13 @@ struct accel_scenario {
 
 extern const struct conf_table accel_scenario_table;
 extern const struct conf_table accel_app_table;
+
+/* Seconds of GPU time above which an LS application's Poisson arrivals make a long simulation
+ * (the shipped scenarios span under 1 s). */
+#define ACCEL_LONG_SPAN_S 10.0
+/* The longest expected span of an LS application's Poisson arrivals, queries / rate_qps, in
+ * seconds of GPU time, and its application's index in *app (0 when there is none). */
+double accel_scenario_arrival_span(const struct accel_scenario *sc, unsigned *app);
 extern const struct conf_table accel_task_table;
 
 /* 1 when the libconfig file at path says mode = "accelerator", 0 when it does not, -1 when it

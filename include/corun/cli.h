@@ -120,6 +120,11 @@ int cli_workbench_catalog(const char *catalog);
  * is simulated: 0, or -1 after "...; the run was not started" (read-only, locked, no
  * database). */
 int cli_catalog_writable(const char *catalog, const char *what);
+struct accel_scenario;
+/* A warning on stderr when an LS application's Poisson arrivals span more than
+ * ACCEL_LONG_SPAN_S of GPU time (3 queries at 0.001 per second: about 3000 s, a run that does
+ * not end in a sitting); check and run say it before anything runs. */
+void cli_warn_long_span(const char *path, const struct accel_scenario *sc);
 struct lesson;
 struct diag;
 struct scenario;

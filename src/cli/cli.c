@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "corun/accel_scenario.h"
 #include "corun/catalog.h"
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
@@ -259,6 +260,18 @@ int cli_catalog_writable(const char *catalog, const char *what)
     if (rc != 0)
         fprintf(stderr, "corun: %s; the run was not started\n", err);
     return rc;
+}
+
+void cli_warn_long_span(const char *path, const struct accel_scenario *sc)
+{
+    unsigned a;
+    double span = accel_scenario_arrival_span(sc, &a);
+    if (span > ACCEL_LONG_SPAN_S)
+        fprintf(stderr,
+                "corun: warning: %s: %s's %u queries at %g per second arrive over about %.0f s "
+                "of GPU time (the scenarios corun ships span under 1 s): a very long "
+                "simulation\n",
+                path, sc->apps[a].name, sc->apps[a].queries, sc->apps[a].rate_qps, span);
 }
 
 void cli_print_usage(FILE *out)

@@ -50,6 +50,8 @@ static int check_run(int argc, char **argv)
     } else if (accel_scenario_probe(path) == 1) {
         struct accel_scenario sc;
         rc = accel_scenario_load(&sc, path, datadir, &diags);
+        if (rc == 0)
+            cli_warn_long_span(path, &sc);
         accel_scenario_done(&sc);
     } else {
         struct scenario sc;

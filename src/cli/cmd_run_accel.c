@@ -236,6 +236,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
     }
     if (o->has_seed)
         sc.seed = o->seed;
+    cli_warn_long_span(path, &sc);
     /* The file is written at the end: a name it cannot take is said before simulating. */
     if (o->out && (cli_check_new_runfile(o->out, "simulating") != 0 ||
                    cli_catalog_writable(o->catalog, "adding the run") != 0)) {

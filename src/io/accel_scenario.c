@@ -424,3 +424,20 @@ int accel_scenario_probe(const char *path)
     config_destroy(&cfg);
     return rc;
 }
+
+double accel_scenario_arrival_span(const struct accel_scenario *sc, unsigned *app)
+{
+    double longest = 0;
+    *app = 0;
+    for (unsigned a = 0; a < sc->napps; a++) {
+        const struct accel_app *x = &sc->apps[a];
+        if (x->role != ACCEL_LS || x->arrival != ACCEL_POISSON || !(x->rate_qps > 0))
+            continue;
+        double span = x->queries / x->rate_qps;
+        if (span > longest) {
+            longest = span;
+            *app = a;
+        }
+    }
+    return longest;
+}

@@ -271,6 +271,17 @@ assert q["never_completed"] == 2 and q["latency_ms"] == [None, None] and q["p99_
 for word in applications qos_target rate_qps instances bytes exclusive kernel; do
     grep -q "$word" "$TMPD/help" || fail "help accelerator does not mention $word"
 done
+# Poisson arrivals spanning hours of GPU time: check takes them, and says what they cost (a run
+# of 3 queries at 0.001 per second went on without a word).
+cat >"$TMPD/slow.cfg" <<'CFG'
+mode = "accelerator"; name = "slow"; gpu = "k40"; seed = 3;
+applications = (
+  { name = "gmm"; role = "ls"; qos_target = 1.5; arrival = "poisson"; rate_qps = 0.001; queries = 3; },
+  { name = "nn"; role = "batch"; } );
+CFG
+"$CORUN" check "$TMPD/slow.cfg" >"$TMPD/out" 2>"$TMPD/err" && [ "$(cat "$TMPD/out")" = ok ] &&
+    grep -q "^corun: warning: $TMPD/slow.cfg: gmm's 3 queries at 0.001 per second arrive over about 3000 s of GPU time" "$TMPD/err" ||
+    fail "check of hours of arrivals: $(cat "$TMPD/out" "$TMPD/err")"
 # Only one end a terminal: `replay` of an accelerator run refuses before curses starts.
 needs_both_terminals "the workbench needs a terminal; 'corun show $TMPD/q.h5' prints the run" replay "$TMPD/q.h5"
 echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, a starved copy ends the run and is reported, tui without a terminal says so, help lists the settings"
