@@ -70,8 +70,9 @@ int tui_columns(const char *s)
     return n;
 }
 
-/* Bytes of s that fit in cols columns (a wide glyph that would cross the edge is left out). */
-static size_t fit_bytes(const char *s, int cols)
+/* Bytes of s that fit in cols columns (a wide glyph that would cross the edge is left out);
+ * the columns they take in *used when it is not NULL. */
+static size_t fit_bytes_used(const char *s, int cols, int *used)
 {
     int n = 0, c;
     size_t i = 0;
@@ -82,7 +83,14 @@ static size_t fit_bytes(const char *s, int cols)
         n += c;
         i += len;
     }
+    if (used)
+        *used = n;
     return i;
+}
+
+static size_t fit_bytes(const char *s, int cols)
+{
+    return fit_bytes_used(s, cols, NULL);
 }
 
 static int put_clipped(WINDOW *w, int y, int x, const char *text)
@@ -97,11 +105,9 @@ static int put_clipped(WINDOW *w, int y, int x, const char *text)
         text += skip;
         x = 0;
     }
-    size_t bytes = fit_bytes(text, cols - x);
+    int written;
+    size_t bytes = fit_bytes_used(text, cols - x, &written);
     mvwaddnstr(w, y, x, text, (int)bytes);
-    char *shown = strndup(text, bytes);
-    int written = shown ? tui_columns(shown) : (int)bytes;
-    free(shown);
     return written;
 }
 
