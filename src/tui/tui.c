@@ -70,6 +70,8 @@ static void place_overlay(struct tui *t)
         return;
     int rows, cols, h, w;
     getmaxyx(stdscr, rows, cols);
+    if (t->overlay->beside_lesson && t->frame[TUI_V_LESSON])
+        cols = getbegx(t->frame[TUI_V_LESSON]); /* the lesson is the right half */
     t->overlay->size(t, rows, cols, &h, &w);
     t->overlay_win = newwin(h, w, (rows - h) / 2, (cols - w) / 2);
     t->overlay_dirty = true;

@@ -304,6 +304,9 @@ struct tui_overlay {
     void (*draw)(const struct tui *t, WINDOW *w);
     /* Every key goes here while the overlay is open; TUI_R_*. */
     int (*key)(struct tui *t, int ch);
+    /* With the lesson panel shown, it opens in the left half (size is given that half's
+     * columns), so the step's text stays readable beside it (a guess form asks about it). */
+    bool beside_lesson;
 };
 
 extern const struct tui_overlay tui_overlay_help, tui_overlay_prompt, tui_overlay_message,

@@ -44,15 +44,19 @@ static const char *prompt_title(const struct tui *t)
     return t->prompt.title;
 }
 
+#define PROMPT_HINT "Enter accepts, Esc cancels, Ctrl-U clears"
+
 static void prompt_size(const struct tui *t, int rows, int cols, int *h, int *w)
 {
-    /* Frame, label, field, the error (wrapped; a long one grows the window when it is opened
-     * again), gap and the hint line. */
+    /* Frame, the label and the hint (each wrapped: beside a lesson the window is half the
+     * screen), the field, the error (wrapped; a long one grows the window when it is opened
+     * again) and a gap. */
     *h = 7;
     *w = FIELD_W + 4;
     clip_size(rows, cols, h, w);
+    int label_rows = wrap(NULL, 0, t->prompt.label, *w - 4);
     int error_rows = wrap(NULL, 0, t->prompt.error, *w - 4);
-    *h = 6 + (error_rows > 1 ? error_rows : 1);
+    *h = 4 + label_rows + (error_rows > 1 ? error_rows : 1) + wrap(NULL, 0, PROMPT_HINT, *w - 4);
     clip_size(rows, cols, h, w);
 }
 
@@ -60,7 +64,7 @@ static void prompt_draw(const struct tui *t, WINDOW *w)
 {
     const struct tui_prompt *p = &t->prompt;
     int cols = getmaxx(w);
-    tui_print(w, 0, 1, "%s", p->label);
+    int y = wrap(w, 0, p->label, cols - 2);
     /* The end of a long text stays visible, where the typing happens. */
     int room = cols - 3, len = tui_columns(p->text);
     const char *shown = p->text;
@@ -71,16 +75,16 @@ static void prompt_draw(const struct tui *t, WINDOW *w)
         len--;
     }
     wattron(w, A_REVERSE);
-    mvwhline(w, 1, 1, ' ', room);
-    tui_print(w, 1, 1, "%s_", shown);
+    mvwhline(w, y, 1, ' ', room);
+    tui_print(w, y, 1, "%s_", shown);
     wattroff(w, A_REVERSE);
     if (p->error[0]) {
         wattron(w, A_BOLD);
-        wrap(w, 2, p->error, cols - 2);
+        wrap(w, y + 1, p->error, cols - 2);
         wattroff(w, A_BOLD);
     }
     wattron(w, t->style.dim);
-    tui_print(w, getmaxy(w) - 1, 1, "Enter accepts, Esc cancels, Ctrl-U clears");
+    wrap(w, getmaxy(w) - wrap(NULL, 0, PROMPT_HINT, cols - 2), PROMPT_HINT, cols - 2);
     wattroff(w, t->style.dim);
 }
 
@@ -126,6 +130,7 @@ const struct tui_overlay tui_overlay_prompt = {
     .size = prompt_size,
     .draw = prompt_draw,
     .key = prompt_key,
+    .beside_lesson = true,
 };
 
 /* ---- the message dialog ---- */

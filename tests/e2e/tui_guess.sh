@@ -22,6 +22,21 @@ grep -Eq "A lbm +20.0 +[0-9.]+ +\? " "$TMPD/hidden" || fail "lbm's NP is not hid
 $(cat "$TMPD/hidden")"
 grep -q "$lbm" "$TMPD/hidden" && fail "the truth $lbm shows while hidden:
 $(cat "$TMPD/hidden")"
+lesson_text() { # the lesson panel's words, joined
+    tui_screen >"$TMPD/screen"
+    tui_panel "Lesson 1/3:" "$TMPD/lesson"
+    tr -s ' \n' '  ' <"$TMPD/lesson"
+}
+form_says() { # TITLE TEXT: the form titled TITLE says TEXT (its lines joined)
+    tui_screen >"$TMPD/screen"
+    tui_panel "$1" "$TMPD/form"
+    tr -s ' \n' '  ' <"$TMPD/form" | grep -qF -- "$2" || fail "the form does not say '$2':
+$(cat "$TMPD/screen")"
+}
+# The form opens beside the lesson, whose step it asks about: the panel stays whole (it
+# opened in the middle, over the panel's title and first lines).
+lesson_text | grep -q "Step 1 of 3: Guess first .*Question: Does an even split give both kernels the same NP?" ||
+    fail "the guess form covers the lesson: $(cat "$TMPD/screen")"
 # Esc leaves the form; n refuses to go on; s records the run; g opens the form again.
 tui_keys Escape
 tui_gone "Your guess, 1 of 4"
@@ -29,11 +44,6 @@ tui_keys n
 tui_wait "Guess first"
 tui_keys x
 # The step's text says the truth is hidden until the guesses, and only until then.
-lesson_text() { # the lesson panel's words, joined
-    tui_screen >"$TMPD/screen"
-    tui_panel "Lesson 1/3:" "$TMPD/lesson"
-    tr -s ' \n' '  ' <"$TMPD/lesson"
-}
 lesson_text | grep -q "Predict: the truth is hidden; when the epochs are done, type your guesses." ||
     fail "the hidden step's text does not say so: $(cat "$TMPD/screen")"
 tui_keys s
@@ -53,18 +63,20 @@ tui_keys C-u
 tui_keys -l 0.9
 tui_keys Enter
 tui_wait "Your guess, 2 of 4"
-tui_wait "NP of B bino (0 to 4, as in the NP true column):"
+form_says "Your guess, 2 of 4" "NP of B bino (0 to 4, as in the NP true column):"
 tui_keys -l 0.5
 tui_keys Enter
 # Each field says the range it takes (the NP and fairness fields said 0 to 1 and took 1.5).
-tui_wait "Fairness (min NP / max NP, 0 to 1):"
+tui_wait "Your guess, 3 of 4"
+form_says "Your guess, 3 of 4" "Fairness (min NP / max NP, 0 to 1):"
 tui_keys -l 1.4
 tui_keys Enter
 tui_wait "'1.4': enter a number from 0 to 1"
 tui_keys C-u
 tui_keys -l 0.5
 tui_keys Enter
-tui_wait "STP (the sum of the NPs, 0 to 8):"
+tui_wait "Your guess, 4 of 4"
+form_says "Your guess, 4 of 4" "STP (the sum of the NPs, 0 to 8):"
 tui_keys -l 1.5
 tui_keys Enter
 tui_wait "Reveal"
