@@ -121,12 +121,14 @@ static int apply_recorded_sets(struct session *s, const struct runfile_header *h
     return rc;
 }
 
-/* The name after "-> " in a switch event's text ("static -> fair (...)"). */
-static void switched_to(const char *text, char *name, size_t len)
+/* The name after "-> " in a switch event's text ("static -> fair (...)"); false for an event
+ * of the same kind that is no switch (an allocator's note that it cannot act). */
+static bool switched_to(const char *text, char *name, size_t len)
 {
     const char *arrow = strstr(text, "-> ");
     snprintf(name, len, "%s", arrow ? arrow + 3 : "");
     name[strcspn(name, " ")] = '\0';
+    return arrow != NULL;
 }
 
 /* Each epoch with predictions is named by the predictor that made them, the last switch to
@@ -252,11 +254,11 @@ static int reapply_switches(struct session *b, const struct session *r, unsigned
         char name[64], why[256];
         int rc = 0;
         if (strcmp(ev->kind, "predictor") == 0) {
-            switched_to(ev->text, name, sizeof name);
-            rc = session_set_predictor(b, name, why, sizeof why);
+            if (switched_to(ev->text, name, sizeof name))
+                rc = session_set_predictor(b, name, why, sizeof why);
         } else if (strcmp(ev->kind, "allocator") == 0) {
-            switched_to(ev->text, name, sizeof name);
-            rc = session_set_allocator(b, name, why, sizeof why);
+            if (switched_to(ev->text, name, sizeof name))
+                rc = session_set_allocator(b, name, why, sizeof why);
         } else if (strcmp(ev->kind, "mix") == 0) {
             rc = reapply_mix(b, ev->text, why, sizeof why);
         } else if (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0 &&

@@ -316,6 +316,40 @@ static void test_branch_reapplies(void **state)
     scenario_done(&sc);
 }
 
+/* An allocator's note that it cannot act (fair without a predictor: kind "allocator", no
+ * "->") is no switch: a branch passes over it (it took the note for a switch to the
+ * allocator "" and refused the recorded run). */
+static void test_branch_passes_allocator_notes(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512], path[] = "/tmp/corun-test-session-XXXXXX";
+    test_tmp_path(path);
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    assert_int_equal(session_set_allocator(s, "fair", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(test_count_events(s, "allocator", "fair decides from a predictor"), 1);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+
+    struct session *r = replay_of(path);
+    struct session *b = session_branch(r, 1, NULL, NULL, err, sizeof err);
+    if (!b)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(b);
+    assert_string_equal(session_allocator_name(b), "fair");
+    assert_int_equal(test_count_events(b, "allocator", "fair decides from a predictor"), 1);
+    assert_int_equal(session_step_epoch(b, NULL, NULL), 0);
+    session_delete(b);
+    session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
 /* A model trained on all 80 SMs of hbm80, used on this 16-SM hbm80: a "warning" event naming
  * both configurations, once per model however often the predictor is chosen again; a
  * predictor without a model, and the full preset, warn of nothing. */
@@ -616,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_record_mid_run),
         cmocka_unit_test(test_record_fails),
         cmocka_unit_test(test_branch_reapplies),
+        cmocka_unit_test(test_branch_passes_allocator_notes),
         cmocka_unit_test(test_model_out_of_range),
         cmocka_unit_test(test_rewind_live),
         cmocka_unit_test(test_epoch_from_file),
