@@ -159,6 +159,7 @@ struct repro_options {
 struct repro_resume {
     size_t resumed;  /* mixes read from the journal, not simulated */
     size_t dropped;  /* bytes of a torn or corrupt tail cut off the journal when opened */
+    size_t damaged;  /* damaged records skipped in its middle (their mixes run again) */
     char error[256]; /* why a finished mix could not be put in the journal ("" when none) */
 };
 

@@ -26,12 +26,21 @@ struct repro_journal;
 
 /* Open the journal at path (creating it when missing or empty) for the run called identity
  * (one line, no newline) whose results are result_size bytes each, and load every intact
- * record it holds; a torn or corrupt tail is cut off the file (see repro_journal_dropped).
+ * record it holds; a damaged record that an intact one follows is skipped (see
+ * repro_journal_damaged) and a torn or corrupt tail is cut off the file (see
+ * repro_journal_dropped).
  * NULL with a message when path is not a journal, was written for another identity or result
  * size, is in use by another process, or cannot be read or written. Close with
  * repro_journal_close. */
 struct repro_journal *repro_journal_open(const char *path, const char *identity, size_t result_size,
                                          char *err, size_t errlen);
+
+/* repro_journal_open for reading only, as a merge's source: a shared lock (other readers may
+ * hold it too; a run writing it may not), and nothing of the file is cut or written: a torn
+ * tail is left out of the records (and counted by repro_journal_dropped), and an empty file
+ * holds none. Puts are not allowed. */
+struct repro_journal *repro_journal_open_source(const char *path, const char *identity,
+                                                size_t result_size, char *err, size_t errlen);
 
 /* The stored result of (part, index) (result_size bytes, owned by the journal and valid until
  * the next put of the same key or close), or NULL when there is none. */
@@ -51,8 +60,12 @@ const void *repro_journal_at(const struct repro_journal *j, size_t i, unsigned *
                              size_t *index);
 size_t repro_journal_count(const struct repro_journal *j);
 
-/* Bytes of a torn or corrupt tail cut off when opening (0: none, or j NULL), for a note. */
+/* Bytes of a torn or corrupt tail cut off when opening (0: none, or j NULL), for a note; a
+ * source opened read-only keeps them in the file. */
 size_t repro_journal_dropped(const struct repro_journal *j);
+/* Damaged records skipped in the middle of the file when opening (each followed by an intact
+ * one), for a note: their mixes are not held, so a run simulates them again. */
+size_t repro_journal_damaged(const struct repro_journal *j);
 
 /* The path as given to repro_journal_open. */
 const char *repro_journal_path(const struct repro_journal *j);
@@ -80,7 +93,9 @@ struct repro_journal *repro_journal_open_run(const char *path, const char *datad
 struct repro_journal_merged {
     size_t added;    /* records copied */
     size_t present;  /* records the target held already (kept as they were) */
-    size_t dropped;  /* bytes of a torn or damaged tail cut off `from` (as opening it does) */
+    size_t dropped;  /* bytes of a torn or damaged tail at the end of `from`, left out (the
+                      * file is not changed) */
+    size_t damaged;  /* damaged records skipped in the middle of `from` */
     size_t verified; /* repro_journal_adopt: records both held, found byte-identical */
 };
 

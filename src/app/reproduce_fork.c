@@ -109,6 +109,7 @@ long repro_run_mixes(const struct repro_mixes *m, repro_progress_fn progress_fn,
         if (!journal)
             return -1;
         m->resumed->dropped = repro_journal_dropped(journal);
+        m->resumed->damaged = repro_journal_damaged(journal);
     }
     size_t *todo = xmalloc((m->n + 1) * sizeof(*todo)), ntodo = 0;
     for (size_t i = 0; i < m->n; i++) {

@@ -19,12 +19,15 @@
  * safe because callers put repro_build_id() in the identity: only the build that wrote a journal
  * accepts it.
  *
- * Opening reads records up to the end of the file or the first one that is cut short, has
- * another magic or size, or fails its checksum; everything from there on is cut off
- * (ftruncate), so appends continue right after the last intact record. A file that is empty or
+ * Records all have the same size, so opening reads them at that stride to the end of the file:
+ * one that has another magic or size or fails its checksum is skipped and counted as damaged
+ * when an intact record follows it (damage in the middle: a bad copy, a bad disk; its mix runs
+ * again and is appended), and the bytes after the last intact record are a torn tail, cut off
+ * (ftruncate) so that appends continue right after it. A file that is empty or
  * holds only the beginning of this run's two header lines (a kill while creating it) starts
  * afresh. A put is a few write()s and an fsync(): a kill tears at most that record, which the
- * next open cuts off. Plain write() rather than stdio so that a failed append can be undone
+ * next open cuts off. A merge's source is opened for reading only: nothing of it is cut or
+ * written. Plain write() rather than stdio so that a failed append can be undone
  * without a stdio buffer holding half of it. */
 #include "corun/reproduce_journal.h"
 
@@ -69,8 +72,10 @@ struct repro_journal {
     size_t result_size;
     struct entry *entries; /* sorted by (part, index) */
     size_t n, cap;
-    off_t end; /* the end of the last intact record: where the next one goes */
-    size_t dropped;
+    off_t end;      /* the end of the last intact record: where the next one goes */
+    size_t dropped; /* bytes of the torn tail (cut off unless read_only) */
+    size_t damaged; /* records skipped in the middle */
+    bool read_only; /* a merge's source: a shared lock; nothing cut or written */
 };
 
 static uint64_t record_checksum(const struct record_head *h, const void *payload)
@@ -240,6 +245,8 @@ static int check_header(struct repro_journal *j, off_t file_size, const char *he
     if ((off_t)got == file_size && (size_t)got < len && memcmp(buf, header, (size_t)got) == 0) {
         free(buf);
         j->dropped = (size_t)got;
+        if (j->read_only)
+            return 1;
         return write_header(j, header, len, err, errlen) == 0 ? 1 : -1;
     }
 
@@ -286,58 +293,71 @@ static int check_header(struct repro_journal *j, off_t file_size, const char *he
     return rc;
 }
 
-/* Read the records after the header; cut off a torn or corrupt tail. */
+/* Read the records after the header at their stride, skipping damaged ones that an intact
+ * record follows; cut off the torn tail after the last intact one (a read-only source keeps
+ * it). */
 static int load_records(struct repro_journal *j, off_t header_end, off_t file_size, char *err,
                         size_t errlen)
 {
-    off_t end = header_end;
-    for (;;) {
+    size_t rec = sizeof(struct record_head) + j->result_size + sizeof(uint64_t);
+    unsigned char *buf = xmalloc(rec);
+    off_t end = header_end; /* the end of the last intact record */
+    size_t bad = 0;         /* damaged records since it */
+    for (off_t pos = header_end; pos < file_size; pos += (off_t)rec) {
+        ssize_t got = 0;
+        while (got < (ssize_t)rec) {
+            ssize_t r = pread(j->fd, buf + got, rec - (size_t)got, pos + got);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0) {
+                snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno));
+                free(buf);
+                return -1;
+            }
+            if (r == 0)
+                break;
+            got += r;
+        }
+        if (got < (ssize_t)rec)
+            break; /* cut short: the tail */
         struct record_head h;
-        ssize_t got = read_full(j->fd, &h, sizeof h);
-        if (got < 0)
-            goto read_error;
-        if ((size_t)got < sizeof h || memcmp(h.magic, RECORD_MAGIC, sizeof h.magic) != 0 ||
-            h.size != j->result_size)
-            break;
-        unsigned char *result = xmalloc(j->result_size);
         uint64_t sum;
-        ssize_t got_result = read_full(j->fd, result, j->result_size);
-        ssize_t got_sum =
-            got_result == (ssize_t)j->result_size ? read_full(j->fd, &sum, sizeof sum) : 0;
-        if (got_result < 0 || got_sum < 0) {
-            free(result);
-            goto read_error;
+        memcpy(&h, buf, sizeof h);
+        memcpy(&sum, buf + sizeof h + j->result_size, sizeof sum);
+        if (memcmp(h.magic, RECORD_MAGIC, sizeof h.magic) != 0 || h.size != j->result_size ||
+            sum != record_checksum(&h, buf + sizeof h)) {
+            bad++;
+            continue;
         }
-        if (got_sum != (ssize_t)sizeof sum || sum != record_checksum(&h, result)) {
-            free(result);
-            break;
-        }
+        unsigned char *result = xmalloc(j->result_size);
+        memcpy(result, buf + sizeof h, j->result_size);
         entry_store(j, h.part, h.index, result);
-        end += (off_t)(sizeof h + j->result_size + sizeof sum);
+        j->damaged += bad;
+        bad = 0;
+        end = pos + (off_t)rec;
     }
+    free(buf);
+    j->end = end;
     if (end < file_size) {
         j->dropped = (size_t)(file_size - end);
-        if (truncate_at(j->fd, end) != 0 || fsync(j->fd) != 0) {
+        if (!j->read_only && (truncate_at(j->fd, end) != 0 || fsync(j->fd) != 0)) {
             snprintf(err, errlen, "%s: cannot cut off its damaged last %zu bytes: %s", j->path,
                      j->dropped, strerror(errno));
             return -1;
         }
-    } else if (lseek(j->fd, end, SEEK_SET) != end) {
+    }
+    if (!j->read_only && lseek(j->fd, end, SEEK_SET) != end) {
         snprintf(err, errlen, "%s: cannot seek: %s", j->path, strerror(errno));
         return -1;
     }
-    j->end = end;
     return 0;
-
-read_error:
-    snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno));
-    return -1;
 }
 
 /* Lock the whole file against other processes. */
 static int lock_file(struct repro_journal *j, char *err, size_t errlen)
 {
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    struct flock fl = {
+        .l_type = j->read_only ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
     if (fcntl(j->fd, F_SETLK, &fl) == 0)
         return 0;
     if (errno == EACCES || errno == EAGAIN)
@@ -350,8 +370,9 @@ static int lock_file(struct repro_journal *j, char *err, size_t errlen)
     return -1;
 }
 
-struct repro_journal *repro_journal_open(const char *path, const char *identity, size_t result_size,
-                                         char *err, size_t errlen)
+static struct repro_journal *journal_open(const char *path, const char *identity,
+                                          size_t result_size, bool read_only, char *err,
+                                          size_t errlen)
 {
     assert(result_size > 0 && result_size <= UINT32_MAX);
     if (strchr(identity, '\n')) {
@@ -361,15 +382,18 @@ struct repro_journal *repro_journal_open(const char *path, const char *identity,
                  path);
         return NULL;
     }
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int fd = read_only ? open(path, O_RDONLY | O_CLOEXEC)
+                       : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot open for reading and writing: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot open for %s: %s", path,
+                 read_only ? "reading" : "reading and writing", strerror(errno));
         return NULL;
     }
     struct repro_journal *j = xcalloc(1, sizeof *j);
     j->path = xstrdup(path);
     j->fd = fd;
     j->result_size = result_size;
+    j->read_only = read_only;
 
     char *identity_line = xasprintf("%s | result %zu bytes", identity, result_size);
     char *header = xasprintf("%s\n%s\n", REPRO_JOURNAL_MAGIC_LINE, identity_line);
@@ -393,6 +417,18 @@ struct repro_journal *repro_journal_open(const char *path, const char *identity,
     return j;
 }
 
+struct repro_journal *repro_journal_open(const char *path, const char *identity, size_t result_size,
+                                         char *err, size_t errlen)
+{
+    return journal_open(path, identity, result_size, false, err, errlen);
+}
+
+struct repro_journal *repro_journal_open_source(const char *path, const char *identity,
+                                                size_t result_size, char *err, size_t errlen)
+{
+    return journal_open(path, identity, result_size, true, err, errlen);
+}
+
 /* ---- use ---- */
 
 const void *repro_journal_get(const struct repro_journal *j, unsigned part, size_t index)
@@ -406,6 +442,7 @@ const void *repro_journal_get(const struct repro_journal *j, unsigned part, size
 int repro_journal_put(struct repro_journal *j, unsigned part, size_t index, const void *result,
                       char *err, size_t errlen)
 {
+    assert(!j->read_only);
     if (index != (uint32_t)index) {
         snprintf(err, errlen,
                  "%s: mix index %zu does not fit a journal record (at most %" PRIu32 ")", j->path,
@@ -457,6 +494,11 @@ size_t repro_journal_count(const struct repro_journal *j)
 size_t repro_journal_dropped(const struct repro_journal *j)
 {
     return j ? j->dropped : 0;
+}
+
+size_t repro_journal_damaged(const struct repro_journal *j)
+{
+    return j ? j->damaged : 0;
 }
 
 const char *repro_journal_path(const struct repro_journal *j)

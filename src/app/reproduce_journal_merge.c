@@ -112,11 +112,13 @@ int repro_journal_merge(const char *into, const char *from, const char *datadir,
         return -1;
     }
     free(theirs);
-    struct repro_journal *src = repro_journal_open(from, identity, result_size, err, errlen);
+    struct repro_journal *src = repro_journal_open_source(from, identity, result_size, err, errlen);
     struct repro_journal *dst =
         src ? repro_journal_open(into, identity, result_size, err, errlen) : NULL;
-    if (src)
+    if (src) {
         out->dropped = repro_journal_dropped(src);
+        out->damaged = repro_journal_damaged(src);
+    }
     int rc = dst ? copy_missing(dst, src, out, err, errlen) : -1;
     repro_journal_close(dst);
     repro_journal_close(src);
@@ -189,11 +191,12 @@ int repro_journal_adopt(const char *into, const char *from, const char *datadir,
                  from, fdata, data);
         goto done;
     }
-    src = repro_journal_open(from, fid, fsize, err, errlen);
+    src = repro_journal_open_source(from, fid, fsize, err, errlen);
     dst = src ? repro_journal_open(into, iid, isize, err, errlen) : NULL;
     if (!dst)
         goto done;
     out->dropped = repro_journal_dropped(src);
+    out->damaged = repro_journal_damaged(src);
     /* First the records both hold, each simulated by both builds: byte for byte the same (a
      * journal of this very build needs no such check, as in a plain merge). */
     bool same_build = strcmp(fbuild, build) == 0;

@@ -236,7 +236,9 @@ static const char merge_help[] =
     "again adds nothing. Then the same command with --resume FILE (and without --shard)\n"
     "prints the table without simulating what FILE holds. `corun slurm collect JOB` does\n"
     "this for a --slurm job. A scale-out journal's LS curves (JOURNAL.curves) go with it\n"
-    "into FILE.curves, so that a run from FILE does not measure them again.\n\n"
+    "into FILE.curves, so that a run from FILE does not measure them again. A JOURNAL is\n"
+    "read, never changed: a torn end (a run killed while writing) or a damaged record in it\n"
+    "is left out and counted in its line.\n\n"
     "  --adopt   take JOURNALs written by another build of corun (a long study that\n"
     "            outlived the build it began with), same run and data: FILE must be this\n"
     "            build's and hold at least one of each JOURNAL's records, simulated again\n"
@@ -313,8 +315,11 @@ static int merge_main(int argc, char **argv)
                m.added == 1 ? "" : "s", m.present, into);
         if (m.verified) /* --adopt, another build's journal */
             printf(" (%zu of them simulated by both builds, byte-identical)", m.verified);
+        if (m.damaged)
+            printf(" (%zu damaged record%s in its middle skipped)", m.damaged,
+                   m.damaged == 1 ? "" : "s");
         if (m.dropped)
-            printf(" (a torn tail of %zu bytes cut off)", m.dropped);
+            printf(" (a torn tail of %zu bytes left out; %s is not changed)", m.dropped, argv[i]);
         printf("\n");
         if (!adopt) /* another build's curves are measured again: its journal's are not taken */
             merge_curves(into, argv[i], datadir);

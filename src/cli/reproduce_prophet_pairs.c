@@ -31,6 +31,11 @@ int pj_open(struct prophet_journal *jn, const char *path, const char *datadir, c
         fprintf(stderr, "corun: reproduce prophet: %s\n", err);
         return -1;
     }
+    if (repro_journal_damaged(jn->j))
+        fprintf(stderr,
+                "corun: reproduce prophet: %s: skipped %zu damaged record%s in its middle, "
+                "simulated again\n",
+                path, repro_journal_damaged(jn->j), repro_journal_damaged(jn->j) == 1 ? "" : "s");
     if (repro_journal_dropped(jn->j))
         fprintf(stderr,
                 "corun: reproduce prophet: %s: cut %zu bytes of a torn record off its end\n", path,

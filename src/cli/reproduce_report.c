@@ -129,6 +129,10 @@ void reproduce_print_resume(const char *path, const struct repro_resume *r, size
     printf("resumed from %s: %zu of %zu mixes read from it%s\n", path, r->resumed, nmixes,
            r->resumed ? ", not simulated (their seconds are as recorded)"
                       : "; each mix is kept there as it finishes");
+    if (r->damaged)
+        printf("resumed from %s: skipped %zu damaged record%s in its middle, whose mix%s ran "
+               "again\n",
+               path, r->damaged, r->damaged == 1 ? "" : "s", r->damaged == 1 ? "" : "es");
     if (r->dropped)
         printf("resumed from %s: cut off a torn last record (%zu bytes), whose mix ran again\n",
                path, r->dropped);

@@ -156,10 +156,13 @@ killed "$TMPD/kc.journal" "pos beside nn at 10 % load"
 # reproduce merge: the cut journal and the one the shards completed, into a new file, which
 # then gives the same tables without simulating; merging again adds nothing; a file that is
 # not a journal is refused, naming it.
+cp "$TMPD/cut.journal" "$TMPD/cut.before"
 "$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/cut.journal" "$TMPD/part.journal" \
     >"$TMPD/merge" 2>"$TMPD/err" || fail "merge: exit $? $(cat "$TMPD/err")"
 grep -qF "cut.journal: 5 records added, 0 already in $TMPD/m.journal (a torn tail of" \
     "$TMPD/merge" || fail "merge, the cut journal: $(cat "$TMPD/merge")"
+# A journal merged from is read, not changed (its torn tail was cut off it).
+cmp -s "$TMPD/cut.before" "$TMPD/cut.journal" || fail "merge changed the journal it read"
 grep -qF "part.journal: 3 records added, 5 already in" "$TMPD/merge" || fail "merge: $(cat "$TMPD/merge")"
 # The shards' LS curves (part.journal.curves; the cut journal has none) go with them.
 grep -qE "^$TMPD/part.journal.curves: [1-9][0-9]* LS curves? added, 0 already in $TMPD/m.journal.curves\$" \

@@ -50,6 +50,23 @@ grep -q "^resumed from $TMPD/j: 3 of 4 mixes" "$TMPD/torn" || fail "torn: $(cat 
 grep -q "cut off a torn last record" "$TMPD/torn" || fail "no torn note: $(cat "$TMPD/torn")"
 diff <(table "$TMPD/whole") <(table "$TMPD/torn") >/dev/null || fail "the torn-resume table differs"
 
+# A damaged record in the middle (a flipped bit) is skipped alone: the records after it are
+# read (everything from it on was cut off, and three mixes ran again), and its mix runs again.
+cp "$TMPD/j" "$TMPD/d"
+python3 - "$TMPD/d" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+head = d.index(b"\n", d.index(b"\n") + 1) + 1
+d[head + 100] ^= 1  # in the first record's result
+open(sys.argv[1], "wb").write(d)
+PY
+"$CORUN" reproduce "${args[@]}" -j 1 --resume "$TMPD/d" >"$TMPD/mid" 2>/dev/null ||
+    fail "damaged: exit $?"
+grep -q "^resumed from $TMPD/d: 3 of 4 mixes" "$TMPD/mid" || fail "damaged: $(cat "$TMPD/mid")"
+grep -q "skipped 1 damaged record in its middle, whose mix ran again" "$TMPD/mid" ||
+    fail "no note of the damaged record: $(cat "$TMPD/mid")"
+diff <(table "$TMPD/whole") <(table "$TMPD/mid") >/dev/null || fail "the damaged-resume table differs"
+
 # A worker killed part-way fails only its mix (the first: the first worker has it), named with
 # how its worker ended, exit status 1; the others are kept in the journal, and the rerun runs
 # that mix alone and prints the uninterrupted table.

@@ -1,7 +1,8 @@
 /* Unit tests: reproduce_journal — results survive a close and reopen byte for byte, the last put
  * of a key wins, another run's or a foreign file is refused untouched, an empty or half-created
  * file starts afresh, a torn or corrupt tail is cut off and appending continues after the last
- * intact record, a failed append is undone, a second process is locked out, unopenable paths
+ * intact record, a damaged record in the middle alone is skipped, a merge's source is read
+ * without a change, a failed append is undone, a second process is locked out, unopenable paths
  * give the system's reason, and the build id is stable. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -336,29 +337,92 @@ static void a_torn_tail_is_cut_off(void **state)
     repro_journal_close(j);
 }
 
-static void a_bad_checksum_ends_the_intact_part(void **state)
+/* Flips one payload byte of the record that starts `back` records before the end. */
+static void damage_record(const char *path, int back)
 {
-    struct dir *d = *state;
-    write_three(d->file);
-    off_t size = file_size(d->file);
-    /* One payload byte of the middle record. */
-    FILE *f = fopen(d->file, "r+");
+    FILE *f = fopen(path, "r+");
     assert_non_null(f);
-    off_t at = size - 2 * RECORD_BYTES + HEAD_BYTES + 100;
+    off_t at = file_size(path) - back * RECORD_BYTES + HEAD_BYTES + 100;
     assert_int_equal(fseeko(f, at, SEEK_SET), 0);
     int c = fgetc(f);
     assert_int_equal(fseeko(f, at, SEEK_SET), 0);
     fputc(c ^ 0x40, f);
     assert_int_equal(fclose(f), 0);
+}
+
+/* A damaged record with an intact one after it is damage in the middle, not a torn end: it
+ * alone is skipped and the file is kept whole (everything from it on was cut off, the intact
+ * records with it); a put of its key appends after the last record. */
+static void a_damaged_middle_record_alone_is_skipped(void **state)
+{
+    struct dir *d = *state;
+    write_three(d->file);
+    off_t size = file_size(d->file);
+    damage_record(d->file, 2); /* (0,7), the middle one */
 
     struct repro_journal *j = open_ok(d->file, IDENTITY);
-    assert_int_equal(repro_journal_count(j), 1);
-    assert_int_equal(repro_journal_dropped(j), 2 * RECORD_BYTES);
+    assert_int_equal(repro_journal_count(j), 2);
+    assert_int_equal(repro_journal_damaged(j), 1);
+    assert_int_equal(repro_journal_dropped(j), 0);
     assert_holds(j, 0, 0, 1);
     assert_null(repro_journal_get(j, 0, 7));
+    assert_holds(j, 1, 0, 3);
+    assert_int_equal(file_size(d->file), size);
+    put_ok(j, 0, 7, 5);
+    repro_journal_close(j);
+
+    j = open_ok(d->file, IDENTITY);
+    assert_int_equal(repro_journal_count(j), 3);
+    assert_int_equal(repro_journal_damaged(j), 1);
+    assert_holds(j, 0, 7, 5);
+    assert_holds(j, 1, 0, 3);
+    repro_journal_close(j);
+    assert_int_equal(file_size(d->file), size + RECORD_BYTES);
+}
+
+/* A damaged last record is a torn end: cut off, and nothing counted as damaged. */
+static void a_bad_last_checksum_is_a_torn_tail(void **state)
+{
+    struct dir *d = *state;
+    write_three(d->file);
+    off_t size = file_size(d->file);
+    damage_record(d->file, 1);
+
+    struct repro_journal *j = open_ok(d->file, IDENTITY);
+    assert_int_equal(repro_journal_count(j), 2);
+    assert_int_equal(repro_journal_damaged(j), 0);
+    assert_int_equal(repro_journal_dropped(j), RECORD_BYTES);
     assert_null(repro_journal_get(j, 1, 0));
     repro_journal_close(j);
-    assert_int_equal(file_size(d->file), size - 2 * RECORD_BYTES);
+    assert_int_equal(file_size(d->file), size - RECORD_BYTES);
+}
+
+/* A merge's source is read, never changed: its torn tail and damaged records are left out of
+ * what it holds and stay in the file (merging cut them off the source). */
+static void a_source_is_read_untouched(void **state)
+{
+    struct dir *d = *state;
+    write_three(d->file);
+    damage_record(d->file, 2);
+    assert_int_equal(truncate(d->file, file_size(d->file) + 7), 0); /* a torn tail */
+    off_t size = file_size(d->file);
+
+    char err[512] = "";
+    struct repro_journal *j =
+        repro_journal_open_source(d->file, IDENTITY, RESULT_BYTES, err, sizeof err);
+    if (!j)
+        fail_msg("%s", err);
+    assert_int_equal(repro_journal_count(j), 2);
+    assert_int_equal(repro_journal_damaged(j), 1);
+    assert_int_equal(repro_journal_dropped(j), 7);
+    assert_holds(j, 1, 0, 3);
+    /* Another reader may open it beside this one. */
+    struct repro_journal *k =
+        repro_journal_open_source(d->file, IDENTITY, RESULT_BYTES, err, sizeof err);
+    assert_non_null(k);
+    repro_journal_close(k);
+    repro_journal_close(j);
+    assert_int_equal(file_size(d->file), size);
 }
 
 static void a_missing_directory_gives_the_reason(void **state)
@@ -506,8 +570,11 @@ int main(void)
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(a_header_alone_is_whole, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(a_torn_tail_is_cut_off, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(a_bad_checksum_ends_the_intact_part, dir_setup,
+        cmocka_unit_test_setup_teardown(a_damaged_middle_record_alone_is_skipped, dir_setup,
                                         dir_teardown),
+        cmocka_unit_test_setup_teardown(a_bad_last_checksum_is_a_torn_tail, dir_setup,
+                                        dir_teardown),
+        cmocka_unit_test_setup_teardown(a_source_is_read_untouched, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(a_missing_directory_gives_the_reason, dir_setup,
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(a_failed_append_is_undone, dir_setup, dir_teardown),
