@@ -192,6 +192,7 @@ struct tui {
      * once guess_due epochs are done the guess form opens. */
     bool hiding, guess_offered; /* the form opened by itself once: after Esc, g opens it */
     unsigned hide_from, guess_due;
+    unsigned guess_step;          /* the lesson step whose epochs the class guesses */
     unsigned nguess, guess_field; /* fields of the form (kernels shown, fairness, STP), next */
     unsigned guess_kernel[GPU_MAX_KERNELS];
     double guess[GPU_MAX_KERNELS + 2];
@@ -353,6 +354,8 @@ void tui_open_overlay(struct tui *t, const struct tui_overlay *ov);
 void tui_lesson_start(struct tui *t);
 /* After epochs arrived: opens the guess form once a predict step's epochs are done. */
 void tui_lesson_poll(struct tui *t);
+/* Another run replaces the lesson's (o): the lesson and a pending guess end, logged. */
+void tui_lesson_leave(struct tui *t);
 /* Whether the truth (true NP, fairness, STP, QoS) of epoch index i is hidden for guessing. */
 bool tui_hidden(const struct tui *t, unsigned i);
 /* The classroom keys: n (next step), N (previous), L (panel) in a lesson; G (the next epoch

@@ -78,6 +78,7 @@ static void open_step(struct tui *t, unsigned i)
         t->hide_from = t->nepochs;
         t->guess_due = t->nepochs + (st->run ? st->run : 1);
         t->guess_offered = false;
+        t->guess_step = i;
     }
     if (st->run) {
         tui_worker_run(t->worker, t->nepochs + st->run, tui_speed_interval(t->speed));
@@ -186,8 +187,8 @@ static void reveal(struct tui *t)
     t->score_hits += hits;
     t->score_guesses += t->nguess;
     char score[256], where[32] = "";
-    if (t->lesson)
-        snprintf(where, sizeof where, "step %u, ", t->step + 1);
+    if (t->lesson) /* the step that asked, whichever N and n show now */
+        snprintf(where, sizeof where, "step %u, ", t->guess_step + 1);
     snprintf(score, sizeof score, "%sepoch %u: %u of %u guesses within %.0f%%; %s so far %u of %u",
              where, te->e.index + 1, hits, t->nguess, GOOD_ERROR * 100,
              t->lesson ? "lesson" : "run", t->score_hits, t->score_guesses);
@@ -227,6 +228,30 @@ void tui_lesson_poll(struct tui *t)
 
 /* ---- keys and text ---- */
 
+/* What the class waits for before the guess form opens, for n and g: the step's epochs to
+ * run, or (a predict step that runs none) an epoch to step. */
+static void say_guess_wait(struct tui *t, const char *title, const char *first)
+{
+    if (t->running || t->busy)
+        tui_message(t, title, "%sThe form opens when the step's epochs are done.", first);
+    else if (t->nepochs >= t->guess_due)
+        tui_message(t, title, "%sg opens the form.", first);
+    else
+        tui_message(t, title,
+                    "%sThe class guesses epoch %u: Space steps it (r runs), then the form opens.",
+                    first, t->guess_due);
+}
+
+void tui_lesson_leave(struct tui *t)
+{
+    if (t->lesson)
+        tui_log(t, "lesson %s closed: another run was opened", t->lesson->name);
+    t->lesson = NULL;
+    t->lesson_shown = false;
+    t->hiding = false;
+    t->guess_offered = false;
+}
+
 /* G, in any live run: the next epoch's truth stays hidden until the class has guessed. */
 static int guess_next(struct tui *t)
 {
@@ -262,9 +287,7 @@ int tui_lesson_key(struct tui *t, int ch)
     switch (ch) {
     case 'n':
         if (t->hiding) {
-            tui_message(t, "Lesson",
-                        "Guess first: the form opens when the step's epochs are done "
-                        "(g opens it).");
+            say_guess_wait(t, "Lesson", "Guess first. ");
         } else if (t->step + 1 >= t->steps_opened && t->step + 1 < t->lesson->nsteps &&
                    (t->running || t->busy || t->queued)) {
             /* The next step's actions would cut this one's epochs short (n n n ended at
@@ -293,7 +316,7 @@ int tui_lesson_key(struct tui *t, int ch)
         if (t->hiding && t->nepochs >= t->guess_due && !t->running && !t->busy)
             open_form(t);
         else if (t->hiding)
-            tui_message(t, "Guess", "The step's epochs are still running.");
+            say_guess_wait(t, "Guess", "");
         break;
     default: return 0;
     }

@@ -180,6 +180,7 @@ int tui_open_run(struct tui *t, const char *path)
     tui_open_overlay(t, NULL);
     tui_detach(t);
     tui_attach(t, r);
+    tui_lesson_leave(t);  /* its steps would act on the run opened */
     if (t->saved_note[0]) /* logged at the replay's epoch: said to be the run left */
         tui_log(t, "the live run left: %s", t->saved_note);
     tui_log(t, "REPLAY of %s: %u epoch%s", path, t->nepochs, t->nepochs == 1 ? "" : "s");

@@ -116,6 +116,56 @@ $(cat "$TMPD/shown")"
 grep -q "lesson.*even-split, step 1 of 3: Guess first" "$TMPD/shown" || fail "no lesson event:
 $(cat "$TMPD/shown")"
 
+# A predict step that runs no epoch says that the class guesses the next one and Space steps
+# it (g said "the step's epochs are still running" with nothing running); the score names the
+# step that asked even when N shows another; o opening another run ends the lesson (its
+# steps then acted on the run opened).
+cp "$top_srcdir/tests/data/good/tui_fast.cfg" "$TMPD/fast.cfg"
+cat >"$TMPD/own.cfg" <<'EOF'
+title = "Own"; summary = "a predict step without epochs"; scenario = "fast.cfg";
+steps = ( { title = "Start"; run = 1; },
+          { title = "Predict the next"; predict = true; },
+          { title = "After"; run = 1; } );
+EOF
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- lesson "$TMPD/own.cfg"
+tui_wait "Epoch 1/10"
+tui_keys n
+tui_wait "Step 2 of 3"
+tui_keys g
+tui_wait "The class guesses epoch 2: Space steps it (r runs), then the form opens."
+tui_keys x
+tui_keys n
+tui_wait "Guess first. The class guesses epoch 2"
+tui_keys x
+tui_keys Space
+tui_wait "Your guess, 1 of 4"
+tui_keys Escape N
+tui_wait "Step 1 of 3"
+tui_keys g
+tui_wait "Your guess, 1 of 4"
+for g in 0.5 0.5 0.9 1.0; do
+    tui_keys -l "$g"
+    tui_keys Enter
+    sleep 0.2
+done
+tui_wait "Reveal"
+tui_wait "Score: step 2, epoch 2: "
+tui_keys x o
+tui_wait "open another run without saving? y/n"
+tui_keys y
+tui_wait "Replay the run file"
+tui_keys C-u
+tui_keys -l "$TMPD/class.h5"
+tui_keys Enter
+tui_wait "REPLAY"
+tui_wait "lesson own closed"
+tui_gone "Lesson 1/3"
+tui_keys n
+tui_wait "REPLAY"
+tui_screen | grep -q "Step 2 of 3" && fail "the lesson still acts on the opened run"
+tui_keys q
+tui_wait "exit=0"
+
 # Outside a lesson, G steps one epoch with its truth hidden; the reveal scores the run.
 tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$top_srcdir/tests/data/good/tui_fast.cfg"
 tui_wait "Epoch 0/10"
