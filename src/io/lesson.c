@@ -19,8 +19,8 @@
 static const struct conf_setting lesson_settings[] = {
     LE_FIELD(title, "the lesson's title, one line"),
     LE_FIELD(summary, "what the class learns, one line (corun lesson list shows it)"),
-    LE_FIELD(scenario, "the scenario it runs: a path relative to the scenarios directory, or "
-                       "to the lesson file's own"),
+    LE_FIELD(scenario, "the scenario it runs: a path relative to the lesson file's directory "
+                       "(looked in first) or to the scenarios directory, or an absolute one"),
     {"steps", CONF_CUSTOM, 0, 0, NULL, NULL, "a list ( {...}, ... ) of 1 to 32 steps, below", 0,
      NULL, &lesson_step_table},
 };
@@ -111,8 +111,10 @@ static void load_step(struct lesson *l, size_t i, const config_setting_t *ss, st
     free(where);
 }
 
-/* The lesson's scenario: a path relative to DATADIR/scenarios (a shipped lesson's), else to the
- * lesson file's own directory (a teacher's lesson beside its scenario). */
+/* The lesson's scenario: an absolute path, else a path relative to the lesson file's own
+ * directory (a teacher's lesson beside its scenario, which comes first: a copy of a shipped
+ * scenario edited beside the lesson was passed over for the shipped one), else to
+ * DATADIR/scenarios (a shipped lesson's). */
 static void load_scenario(struct lesson *l, const config_setting_t *root, const char *datadir,
                           struct diag *d)
 {
@@ -120,23 +122,31 @@ static void load_scenario(struct lesson *l, const config_setting_t *root, const 
         return;
     const config_setting_t *sc = config_setting_get_member(root, "scenario");
     struct stat st;
-    bool relative = l->scenario[0] != '/' && !strstr(l->scenario, "..");
-    l->scenario_path = xasprintf("%s/scenarios/%s", datadir, l->scenario);
-    if (relative && stat(l->scenario_path, &st) == 0 && S_ISREG(st.st_mode))
-        return;
     const char *slash = strrchr(l->path, '/');
-    char *beside =
-        xasprintf("%.*s%s", slash ? (int)(slash - l->path + 1) : 0, l->path, l->scenario);
-    if (relative && stat(beside, &st) == 0 && S_ISREG(st.st_mode)) {
-        free(l->scenario_path);
-        l->scenario_path = beside;
+    if (l->scenario[0] == '/')
+        l->scenario_path = xstrdup(l->scenario);
+    else
+        l->scenario_path =
+            xasprintf("%.*s%s", slash ? (int)(slash - l->path + 1) : 0, l->path, l->scenario);
+    if (stat(l->scenario_path, &st) == 0 && S_ISREG(st.st_mode))
+        return;
+    if (l->scenario[0] != '/') {
+        char *shipped = xasprintf("%s/scenarios/%s", datadir, l->scenario);
+        if (stat(shipped, &st) == 0 && S_ISREG(st.st_mode)) {
+            free(l->scenario_path);
+            l->scenario_path = shipped;
+            return;
+        }
+        free(shipped);
+        diag_add(d,
+                 "%s:%d: scenario: no scenario file \"%s\" beside the lesson or in %s/scenarios "
+                 "(expected a path relative to either, e.g. \"demo-pair.cfg\", or an absolute "
+                 "one)",
+                 l->path, sc ? line_of(sc) : 0, l->scenario, datadir);
         return;
     }
-    free(beside);
-    diag_add(d,
-             "%s:%d: scenario: no scenario file \"%s\" in %s/scenarios or beside the lesson "
-             "(expected a path relative to either, e.g. \"demo-pair.cfg\")",
-             l->path, sc ? line_of(sc) : 0, l->scenario, datadir);
+    diag_add(d, "%s:%d: scenario: no scenario file \"%s\"", l->path, sc ? line_of(sc) : 0,
+             l->scenario);
 }
 
 static char *stem_of(const char *path)
