@@ -366,6 +366,14 @@ static void set_kernel(struct scenario *sc, const char *key, const char *value, 
     unsigned k;
     int used = 0;
     char name[32];
+    if (sscanf(key, "kernels[%u].%31[a-z_]%n", &k, name, &used) == 2 && key[used] == '\0' &&
+        strcmp(name, "weight") == 0) {
+        diag_add(diags,
+                 "--set: %s: the weights are set together, as they sum to 1: expected "
+                 "weights=W1,W2,... (one per kernel)",
+                 key);
+        return;
+    }
     if (sscanf(key, "kernels[%u].%31[a-z_]%n", &k, name, &used) != 2 || key[used] != '\0' ||
         (strcmp(name, "priority") != 0 && strcmp(name, "qos_target") != 0)) {
         diag_add(diags, "--set: %s: expected kernels[K].priority or kernels[K].qos_target", key);
@@ -444,6 +452,12 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
                  "--set: %s: cannot be changed with --set (expected a top-level setting "
                  "or gpu.SETTING; edit the scenario for the preset or the mix)",
                  key);
+    } else if (strcmp(key, "mode") == 0) {
+        /* A spatial and an accelerator scenario hold different settings: "mode=bogus" and
+         * "mode=accelerator" were taken, recorded, and the run stayed spatial. */
+        diag_add(diags,
+                 "--set: mode: cannot be changed with --set (expected the scenario file to say "
+                 "it: a spatial and an accelerator scenario hold different settings)");
     } else if (gpu) {
         if (scenario_set_gpu(&sc->gpu, assignment, diags) == 0)
             check_sms_fit(sc, key, diags);

@@ -239,6 +239,12 @@ static void large_integers_do_not_wrap(void **state)
     assert_int_equal(sc.epochs, l.sc.epochs);
     assert_int_equal(scenario_set(&sc, "epochs=99999999999", &d), -1);
     assert_non_null(strstr(d.msgs[d.count - 1], "got 99999999999"));
+    /* mode is the file's (mode=bogus was taken and recorded, and the run stayed spatial); a
+     * kernel's weight is named with the form that sets them. */
+    assert_int_equal(scenario_set(&sc, "mode=bogus", &d), -1);
+    assert_non_null(strstr(d.msgs[d.count - 1], "--set: mode: cannot be changed with --set"));
+    assert_int_equal(scenario_set(&sc, "kernels[0].weight=0.5", &d), -1);
+    assert_non_null(strstr(d.msgs[d.count - 1], "expected weights=W1,W2,..."));
     l.sc = sc;
     unload(&l);
     diag_done(&d);
