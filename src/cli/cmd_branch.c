@@ -74,8 +74,9 @@ static int branch_run(int argc, char **argv)
         catalog_close(cat);
         cat = NULL;
     }
-    if (!cat && out) {
-        /* The branch would end without its catalog row: say so before simulating it. */
+    if (!cat && (out || catalog)) {
+        /* The branch would end without its catalog row, or a catalog named with --catalog
+         * would go unused: say so before simulating it. */
         fprintf(stderr, "corun: %s; the branch was not started\n", err);
         session_delete(r);
         return CLI_BAD_INPUT; /* as `run` */

@@ -328,14 +328,22 @@ static int run_file(struct options o)
         fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", o.out);
         return CLI_BAD_INPUT;
     }
-    /* Both set the run's length: it logged "set epochs=2" and ran --epochs' 1. */
-    for (unsigned i = 0; i < o.nsets && o.epochs; i++)
-        if (strncmp(o.sets[i], "epochs=", 7) == 0) {
+    /* Both set the run's length: it logged "set epochs=2" and ran --epochs' 1. Likewise the
+     * seed: it logged "set seed=5" and ran --seed's 6. */
+    for (unsigned i = 0; i < o.nsets; i++) {
+        if (o.epochs && strncmp(o.sets[i], "epochs=", 7) == 0) {
             fprintf(stderr,
                     "corun: --set %s and --epochs %lu both give the run's length: expected one\n",
                     o.sets[i], o.epochs);
             return CLI_BAD_INPUT;
         }
+        if (o.seed && strncmp(o.sets[i], "seed=", 5) == 0) {
+            fprintf(stderr,
+                    "corun: --set %s and --seed %s both give the run's seed: expected one\n",
+                    o.sets[i], o.seed);
+            return CLI_BAD_INPUT;
+        }
+    }
     int mode = accel_scenario_probe(o.scenario);
     if (mode == 1) {
         char *dir = datadir_locate();
@@ -436,8 +444,9 @@ static int run_file(struct options o)
         catalog_close(cat); /* found at the end, the run made and its file kept, it said */
         cat = NULL;         /* "try again" to a command a kept file then refused */
     }
-    if (!cat && o.out) {
-        /* The run would end without its catalog row: say so before simulating it. */
+    if (!cat && (o.out || o.catalog)) {
+        /* The run would end without its catalog row, or a catalog named with --catalog would
+         * go unused (it ran, with a note): say so before simulating it. */
         fprintf(stderr, "corun: %s; the run was not started\n", err);
         goto out;
     }
@@ -505,8 +514,10 @@ const struct cli_command cmd_run = {
             "  --epochs N       run N epochs instead of the scenario's\n"
             "  --seed S         seed every random stream with S instead of the scenario's\n"
             "  --set KEY=VALUE  change a scenario setting (epochs=5, epoch_cycles=100000,\n"
-            "                   gpu.sms=40, gpu.dram.timing.faw=30, ...); repeatable, validated\n"
-            "                   like the scenario file, and recorded as parameter events\n"
+            "                   gpu.sms=40, gpu.dram.timing.faw=30, kernels[1].priority=high,\n"
+            "                   kernels[0].qos_target=0.5, weights=0.25,0.75, ...; not mode);\n"
+            "                   repeatable, validated like the scenario file, and recorded as\n"
+            "                   parameter events\n"
             "  --out RUN.h5     record the run to a new HDF5 run file (flushed every epoch, so\n"
             "                   a crash loses at most the epoch in flight) and add it to the\n"
             "                   catalog\n"

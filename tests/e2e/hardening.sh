@@ -46,11 +46,17 @@ expect_refused "unusable catalog" \
 [ ! -e "$TMPD/r.h5" ] || fail "an unusable catalog left a run file behind"
 [ ! -e "$TMPD/no" ] || fail "--catalog made directories"
 ! grep -q '^ *1 ' "$TMPD/out" || fail "an unusable catalog: the run was simulated first"
-# Without --out there is no row to lose: the run goes on without the trace cache, a note says
-# so, and it prints what a run with a catalog prints.
-"$CORUN" run "$small" --epochs 1 --catalog "$TMPD/no/such/c.db" >"$TMPD/nocat" 2>"$TMPD/nocat.err" ||
+# A catalog named with --catalog is refused without --out too (it ran, with a note, and the
+# catalog asked for went unused).
+expect_refused "an unusable --catalog without --out" \
+    "cannot create catalog $TMPD/no/such/c.db: .*; the run was not started" \
+    "$CORUN" run "$small" --epochs 1 --catalog "$TMPD/no/such/c.db"
+# The default catalog, unusable, without --out: there is no row to lose, so the run goes on
+# without the trace cache, a note says so, and it prints what a run with a catalog prints.
+: >"$TMPD/xdg-file"
+XDG_DATA_HOME="$TMPD/xdg-file" "$CORUN" run "$small" --epochs 1 >"$TMPD/nocat" 2>"$TMPD/nocat.err" ||
     fail "a run without a usable catalog failed: $(cat "$TMPD/nocat.err")"
-grep -q "note: no trace cache (cannot create catalog $TMPD/no/such/c.db" "$TMPD/nocat.err" ||
+grep -q "note: no trace cache (.*$TMPD/xdg-file" "$TMPD/nocat.err" ||
     fail "no note on the missing trace cache: $(cat "$TMPD/nocat.err")"
 "$CORUN" run "$small" --epochs 1 --catalog "$TMPD/c1.db" >"$TMPD/withcat" 2>/dev/null
 cmp -s "$TMPD/nocat" "$TMPD/withcat" || fail "a run without its catalog printed otherwise:

@@ -65,6 +65,9 @@ expect_bad "bad index" "--remove" "$CORUN" run "$small" --remove 2:x
 # Two lengths for one run: it logged "set epochs=2" and ran 1.
 expect_bad "--set epochs and --epochs" "--set epochs=2 and --epochs 1 both give the run's length" \
     "$CORUN" run "$small" --set epochs=2 --epochs 1
+# Two seeds: it logged "set seed=5" and ran --seed's 6.
+expect_bad "--set seed and --seed" "--set seed=5 and --seed 6 both give the run's seed" \
+    "$CORUN" run "$small" --set seed=5 --seed 6
 # One SM per kernel: a fourth kernel on 3 SMs got none (its row 0, the system's metrics gone).
 expect_bad "more kernels than SMs" \
     "--add 2:pf: the mix would hold 4 kernels on 3 SMs at epoch 2 .expected at least one SM per" \

@@ -98,6 +98,9 @@ expect_bad "branch --catalog in no directory" \
     "^corun: cannot create catalog $TMPD/none/c.db: .*; the branch was not started$" \
     "$CORUN" branch "$TMPD/a.h5" 2 --out "$TMPD/bn.h5" --catalog "$TMPD/none/c.db"
 [ ! -e "$TMPD/bn.h5" ] || fail "branch --catalog in no directory left its run file"
+expect_bad "branch --catalog in no directory, without --out" \
+    "^corun: cannot create catalog $TMPD/none/c.db: .*; the branch was not started$" \
+    "$CORUN" branch "$TMPD/a.h5" 2 --catalog "$TMPD/none/c.db"
 # An --out that cannot be made is refused before the recorded epochs are simulated again.
 for bad in "$TMPD/br.h5|already exists; a run file is never overwritten" \
     "$TMPD/none/b.h5|cannot create: its directory does not exist"; do
