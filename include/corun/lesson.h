@@ -61,8 +61,10 @@ struct lesson {
 int lesson_load(const char *path, const char *datadir, struct lesson *out, struct diag *diags);
 void lesson_done(struct lesson *l);
 
-/* Whether the libconfig file at path is a lesson (it has a steps setting): 1, 0, or -1 when
- * it cannot be read or parsed (scenario_load then says why). */
+/* Whether the libconfig file at path is a lesson (it has a steps, summary or title setting,
+ * which no scenario has: a lesson without its steps was checked as a scenario, six mistakes
+ * of another kind of file): 1, 0, or -1 when it cannot be read or parsed (scenario_load then
+ * says why). */
 int lesson_probe(const char *path);
 
 /* The stems of the .cfg files in DATADIR/scenarios/lessons, sorted, into a NULL-terminated array

@@ -154,6 +154,8 @@ int session_set_predictor(struct session *s, const char *name, char *err, size_t
             return -1;
         }
     }
+    if (!ops && !s->pred)
+        return 0; /* none again: nothing to restart, nothing to log */
     void *state = NULL;
     char *model_path = NULL, warning[256] = "";
     if (ops && !(state = predictor_new(s, ops, &model_path, warning, sizeof warning, err, errlen)))

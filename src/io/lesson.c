@@ -90,6 +90,17 @@ static void load_sets(struct lesson *l, struct lesson_step *st, const config_set
     }
 }
 
+/* A required text given as "": the panel and `lesson list` would show nothing (check said ok).
+ * prefix names the group ("steps[2]." or ""). */
+static void require_text(const struct lesson *l, const config_setting_t *group, const char *key,
+                         const char *value, const char *prefix, struct diag *d)
+{
+    const config_setting_t *s = config_setting_get_member(group, key);
+    if (s && value && !*value)
+        diag_add(d, "%s:%d: %s%s: expected some text, got an empty string", l->path, line_of(s),
+                 prefix, key);
+}
+
 static void load_step(struct lesson *l, size_t i, const config_setting_t *ss, struct diag *d)
 {
     struct lesson_step *st = &l->steps[i];
@@ -104,6 +115,7 @@ static void load_step(struct lesson *l, size_t i, const config_setting_t *ss, st
     char *prefix = xasprintf("%s.", where);
     conf_apply(&lesson_step_table, (const struct conf_group *)ss, st, CONF_FULL, l->path, prefix,
                d);
+    require_text(l, ss, "title", st->title, prefix, d);
     free(prefix);
     const config_setting_t *set = config_setting_get_member(ss, "set");
     if (set)
@@ -177,6 +189,8 @@ int lesson_load(const char *path, const char *datadir, struct lesson *out, struc
     }
     conf_apply(&lesson_table, confread_root(f), out, CONF_FULL, path, "", diags);
     const config_setting_t *root = (const config_setting_t *)confread_root(f);
+    require_text(out, root, "title", out->title, "", diags);
+    require_text(out, root, "summary", out->summary, "", diags);
     load_scenario(out, root, datadir, diags);
     const config_setting_t *ss = config_setting_get_member(root, "steps");
     int n = ss ? config_setting_length(ss) : 0;
@@ -215,7 +229,10 @@ void lesson_done(struct lesson *l)
 
 int lesson_probe(const char *path)
 {
-    return confread_probe(path, "steps");
+    int rc = confread_probe(path, "steps");
+    if (rc == 0)
+        rc = confread_probe(path, "summary") == 1 || confread_probe(path, "title") == 1;
+    return rc;
 }
 
 static int by_name(const void *a, const void *b)

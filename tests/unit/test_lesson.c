@@ -52,6 +52,25 @@ static void test_committed_lessons(void **state)
     assert_int_equal(lesson_probe(scenario), 0);
     free(scenario);
     assert_int_equal(lesson_probe("/nonexistent/x.cfg"), -1);
+    /* Required texts given as "" (check said ok, and the panel showed nothing). */
+    char *empty = test_write_temp("title = \"\";\nsummary = \"\";\nscenario = \"demo-pair.cfg\";\n"
+                                  "steps = ( { title = \"\"; } );\n");
+    struct lesson l;
+    struct diag d;
+    diag_init(&d);
+    assert_int_equal(lesson_load(empty, datadir, &l, &d), -1);
+    assert_true(test_diag_has(&d, ":1: title: expected some text, got an empty string", NULL));
+    assert_true(test_diag_has(&d, ":2: summary: expected some text", NULL));
+    assert_true(test_diag_has(&d, ":4: steps[0].title: expected some text", NULL));
+    lesson_done(&l);
+    diag_done(&d);
+    unlink(empty);
+    free(empty);
+    /* A lesson that lacks its steps is still a lesson (it was checked as a scenario). */
+    char *stepless = test_write_temp("title = \"t\";\nsummary = \"s\";\nscenario = \"x.cfg\";\n");
+    assert_int_equal(lesson_probe(stepless), 1);
+    unlink(stepless);
+    free(stepless);
     free(datadir);
 }
 
