@@ -439,7 +439,7 @@ const struct cli_command cmd_reproduce = {
             "[--catalog P] [--predictors P,...] [--gpu PRESET] [--set gpu.K=V]... [--resume FILE] "
             "[--fresh] "
             "[--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] "
-            "[--wait]] | --list | merge FILE JOURNAL...",
+            "[--wait]] | --list | merge [--adopt] FILE JOURNAL...",
     .summary = "run a paper's predictor-accuracy experiment, printed beside its published figures",
     .help =
         "Experiments (--list): hsm --accuracy (HSM Fig. 10: the 105 pairs on hbm80, 10\n"
