@@ -86,12 +86,12 @@ int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first
                  const char *what);
 /* The file a command's SCENARIO (or SUITE) argument names: arg itself when it exists or is
  * absolute; else the one corun ships, datadir/under/arg or datadir/under/arg.cfg (`corun run
- * default`, `corun sweep hsm-pairs`), said on stderr; else arg, for the loader's message, after a
- * note on stderr of where a bare name was looked for (and the closest name there). Free the result.
- */
+ * default`, `corun sweep hsm-pairs`), said on stderr; else arg, for the loader's message; NULL for
+ * a bare name found nowhere, after a message on stderr of where it was looked for (and the
+ * closest name there): the caller exits with CLI_BAD_INPUT. Free the result. */
 char *cli_find_scenario(const char *arg, const char *datadir, const char *under);
 /* The same over several directories, tried in order (`corun check NAME`: a scenario, then a
- * lesson). A bare name found nowhere gets a note of where it was looked for. */
+ * lesson). A bare name found nowhere gets a message of where it was looked for, and NULL. */
 char *cli_find_scenario_in(const char *arg, const char *datadir, const char *const *unders,
                            size_t nunders);
 /* The scenarios corun ships, which SCENARIO may name, as a paragraph of `corun --help`. */

@@ -76,8 +76,10 @@ char *cli_find_scenario_in(const char *arg, const char *datadir, const char *con
             free(path);
         }
     }
-    if (!strchr(arg, '/'))
+    if (!strchr(arg, '/')) {
         note_missing(arg, datadir, unders, nunders);
+        return NULL; /* said once: the loader would add "cannot open" */
+    }
     return xstrdup(arg);
 }
 

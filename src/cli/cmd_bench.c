@@ -137,7 +137,9 @@ static int run_compare(struct options *o, int argc, char **argv)
     }
     int rc = CLI_OK;
     for (size_t i = 0; i < n; i++)
-        if (access(scenarios[i], R_OK) != 0) {
+        if (!scenarios[i]) {
+            rc = CLI_BAD_INPUT; /* a name found nowhere: said where it was looked for */
+        } else if (access(scenarios[i], R_OK) != 0) {
             fprintf(stderr, "corun: bench: %s: %s (expected a scenario file)\n", scenarios[i],
                     strerror(errno));
             rc = CLI_BAD_INPUT;

@@ -38,6 +38,10 @@ static int check_run(int argc, char **argv)
     /* A scenario corun ships, else a lesson (as `corun lesson list` names them), else a suite. */
     static const char *const unders[] = {"scenarios", "scenarios/lessons", "scenarios/suites"};
     char *path = cli_find_scenario_in(argv[1], datadir, unders, CORUN_ARRAY_LEN(unders));
+    if (!path) {
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     struct diag diags;
     diag_init(&diags);
     int rc;

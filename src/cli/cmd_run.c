@@ -491,6 +491,8 @@ static int run_run(int argc, char **argv)
     char *datadir = datadir_locate();
     char *path = cli_find_scenario(o.scenario, datadir, "scenarios");
     free(datadir);
+    if (!path)
+        return CLI_BAD_INPUT;
     o.scenario = path;
     if (o.no_shortcuts)
         gpu_set_default_fast_forward(false); /* before any GPU, the references' included */

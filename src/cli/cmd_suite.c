@@ -95,6 +95,10 @@ static int suite_run(int argc, char **argv)
     }
     char *datadir = datadir_locate();
     char *path = cli_find_scenario(argv[2], datadir, "scenarios/suites");
+    if (!path) {
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     struct diag diags;
     diag_init(&diags);
     struct suite s;

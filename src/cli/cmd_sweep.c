@@ -232,6 +232,10 @@ static int sweep_main(int argc, char **argv)
     char *datadir = datadir_locate();
     o.datadir = datadir;
     char *suite = cli_find_scenario(argv[optind], datadir, "scenarios/suites");
+    if (!suite) {
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     o.suite = suite;
     if (slurm) {
         size_t nmixes = 0;

@@ -44,6 +44,10 @@ static int tui_run(int argc, char **argv)
     char *datadir = datadir_locate();
     char *path =
         given ? cli_find_scenario(given, datadir, "scenarios") : datadir_default_scenario(datadir);
+    if (!path) {
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     struct diag diags;
     diag_init(&diags);
     struct scenario sc;

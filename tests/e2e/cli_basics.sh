@@ -234,7 +234,8 @@ set -e
 set +e
 ( cd "$TMPD/cwd" && "$CORUN" run no-such-scenario ) >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
-[ $rc -eq 2 ] && grep -q '^no-such-scenario: cannot open' "$TMPD/err" || fail "run no-such-scenario: $(cat "$TMPD/err")"
+# One line, where it looked (the loader's "cannot open" followed it).
+[ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/err")" = 1 ] || fail "run no-such-scenario: exit $rc: $(cat "$TMPD/err")"
 grep -qx "corun: no-such-scenario: no such file here, nor in .*/scenarios/ (as no-such-scenario or no-such-scenario.cfg)" "$TMPD/err" ||
     fail "run no-such-scenario: where it looked: $(cat "$TMPD/err")"
 # A misspelt name gets the closest one corun ships, among scenarios and (for check) lessons.
