@@ -168,6 +168,7 @@ struct tui {
     unsigned message_top;    /* and first wrapped line shown, when it takes more than a page */
     bool message_passes_key; /* a notice: the key that closes it also acts (tui_notice) */
     unsigned menu_sel;       /* a menu's highlighted row */
+    char menu_note[64];      /* why a menu's last key did nothing, in place of its hint */
     unsigned help_page;      /* the help's page shown, when it takes several */
     char param_key[64];      /* the parameter being edited */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */

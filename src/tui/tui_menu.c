@@ -133,6 +133,7 @@ static int summary_x(const struct menu *m)
 static void open_menu(struct tui *t, const struct menu *m, const struct tui_overlay *ov)
 {
     t->menu_sel = 0;
+    t->menu_note[0] = '\0';
     for (unsigned i = 0; i < m->rows(); i++)
         if (strcmp(m->name(i), m->active(t)) == 0)
             t->menu_sel = i;
@@ -217,15 +218,18 @@ static void menu_draw(const struct menu *m, const struct tui *t, WINDOW *w)
             wattroff(w, A_REVERSE);
     }
     draw_detail(m, t, w, (int)m->rows() + 1);
-    wattron(w, t->style.dim);
-    tui_print(w, getmaxy(w) - 1, 1, "%s", m->hint);
-    wattroff(w, t->style.dim);
+    attr_t attr = t->menu_note[0] ? A_BOLD : t->style.dim;
+    wattron(w, attr);
+    tui_print(w, getmaxy(w) - 1, 1, "%s", t->menu_note[0] ? t->menu_note : m->hint);
+    wattroff(w, attr);
 }
 
 static int menu_key(const struct menu *m, struct tui *t, int ch)
 {
     unsigned n = m->rows();
     unsigned chosen = n;
+    t->menu_note[0] = '\0';
+    t->overlay_dirty = true;
     if (ch == 27 || ch == 'q' || ch == m->close_key) {
         tui_open_overlay(t, NULL);
     } else if (ch == KEY_UP) {
@@ -238,6 +242,9 @@ static int menu_key(const struct menu *m, struct tui *t, int ch)
         chosen = t->menu_sel;
     } else if (ch >= '0' && ch <= '9' && (unsigned)(ch - '0') < n) {
         chosen = (unsigned)(ch - '0');
+    } else if (ch > ' ' && ch < 127) { /* it did nothing, unsaid */
+        snprintf(t->menu_note, sizeof t->menu_note, "%c: no such row (0 to %u); Esc closes", ch,
+                 n - 1);
     }
     if (chosen < n) {
         tui_open_overlay(t, NULL);

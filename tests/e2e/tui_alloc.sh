@@ -91,6 +91,9 @@ tui_wait "Allocator: static"
 tui_wait "allocator: $last -> static"
 tui_keys a
 tui_wait "pred: decides from NP pred"
+# A digit with no row says so in place of the hint (it did nothing, unsaid).
+tui_keys 9
+tui_wait "9: no such row (0 to 8); Esc closes"
 n=$(row_digit fair)
 tui_keys "$n"
 tui_gone "pred: decides from NP pred"
