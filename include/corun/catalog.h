@@ -233,6 +233,8 @@ struct catalog_merged {
     unsigned long present; /* sweep results this catalog held already, with the same values */
     unsigned long traces;  /* private-mode traces copied or lengthened */
     unsigned long runs;    /* finished reproduce runs copied */
+    bool source_bad;       /* the failure was the file at path's: unreadable, not a corun catalog
+                            * of this schema, or damaged (not this catalog's, nor a lock's) */
 };
 
 /* Copy into cat the sweep results of the catalog at path that cat lacks, its private-mode

@@ -95,8 +95,10 @@ enum slurm_state {
     SLURM_STOPPED,   /* started, then ended without finishing: cancelled, timed out, node lost */
     SLURM_OTHER_SIM, /* finished, but run by a corun of another simulator id */
     SLURM_UNKNOWN,   /* not finished, and squeue failed: pending, running or gone, who knows */
+    SLURM_LOST,      /* finished, but its catalog (a sweep) or journal (a reproduction) is
+                      * missing or unreadable, or a collect found it damaged */
 };
-#define SLURM_NSTATES (SLURM_UNKNOWN + 1)
+#define SLURM_NSTATES (SLURM_LOST + 1)
 
 struct slurm_shard {
     unsigned shard;
@@ -128,11 +130,12 @@ unsigned slurm_wait_delay_ms(unsigned polls);
  * controller's restart. */
 #define SLURM_WAIT_MAX_FAILURES 20
 
-/* The shards to submit again (not run, failed, stopped, or run by another simulator) into
- * shards (room for j->shards), their count returned; their state files are removed, and so
- * are the catalog and journal of a shard that a corun of another simulator started, so that
- * it starts afresh. A shard whose state is unknown is never taken: it may still be running.
- * Callers refuse to resubmit at all when slurm_job_status could not read the queue. */
+/* The shards to submit again (not run, failed, stopped, lost, or run by another simulator)
+ * into shards (room for j->shards), their count returned; their state files are removed, and
+ * so are the catalog and journal of a shard that a corun of another simulator started or whose
+ * results were lost, so that it starts afresh. A shard whose state is unknown is never taken: it
+ * may still be running. Callers refuse to resubmit at all when slurm_job_status could not read the
+ * queue. */
 size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard *st,
                             unsigned *shards);
 
@@ -153,10 +156,13 @@ struct slurm_merged {
 
 /* Merge every done shard of st into the job's main catalog (a sweep) or main journal and
  * catalog (a reproduction, whose shard catalogs hold private-mode traces). A shard run by
- * another simulator id is refused with a message on stderr. Returns 0 when every shard was
- * merged, 1 when some were not (not finished, refused; the done ones are merged), -1 with a
- * message when a merge failed. Merging again changes nothing. */
-int slurm_job_merge(const struct slurm_job *j, const struct slurm_shard *st, const char *datadir,
+ * another simulator id is refused with a message on stderr. A done shard whose files cannot be
+ * merged (unreadable, not a catalog or journal, damaged) becomes SLURM_LOST in st, the reason
+ * in its detail and its state file, so that status and resubmit take it for one to run again.
+ * Returns 0 when every shard was merged, 1 when some were not (not finished, refused, lost; the
+ * others are merged), -1 with a message when a merge failed on the main catalog or journal.
+ * Merging again changes nothing. */
+int slurm_job_merge(const struct slurm_job *j, struct slurm_shard *st, const char *datadir,
                     struct slurm_merged *out, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,6 @@
 /* slurm_status — where a job's shards are (their state files, squeue, sacct), which to run
  * again, and merging the finished ones into the main catalog or journal. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ const char *slurm_state_name(enum slurm_state s)
                                         "failed",
                                         "stopped",
                                         "refused (another simulator)",
-                                        "unknown (squeue failed)"};
+                                        "unknown (squeue failed)",
+                                        "lost (results unusable)"};
     return names[s];
 }
 
@@ -61,9 +63,11 @@ static void read_state(const struct slurm_job *j, unsigned k, struct slurm_shard
     free(path);
     if (!f)
         return;
-    char line[512], host[256] = "", task[64] = "";
+    char line[512], host[256] = "", task[64] = "", lost[sizeof s->detail] = "";
     bool started = false, finished = false;
     while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "lost ", 5) == 0) /* written by a collect that could not merge it */
+            snprintf(lost, sizeof lost, "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
         started |= strncmp(line, "started ", 8) == 0;
         finished |= sscanf(line, "finished %d", &s->exit_status) == 1;
         sscanf(line, "simulator %u", &s->simulator);
@@ -85,6 +89,32 @@ static void read_state(const struct slurm_job *j, unsigned k, struct slurm_shard
                  (unsigned)CORUN_SIM_ID);
     else
         snprintf(s->detail, sizeof s->detail, "on %.64s", host);
+    if (s->state == SLURM_DONE && lost[0]) {
+        s->state = SLURM_LOST;
+        snprintf(s->detail, sizeof s->detail, "%s", lost);
+    }
+}
+
+/* The file a done shard's results are in: its catalog (a sweep) or its journal (a
+ * reproduction, whose catalog only caches traces). */
+static const char *results_file(const struct slurm_job *j)
+{
+    return j->kind == SLURM_SWEEP ? "db" : "journal";
+}
+
+/* A done shard whose results file is missing or unreadable is lost: merging would skip it and
+ * the table would simulate its items here. */
+static void check_results(const struct slurm_job *j, unsigned k, struct slurm_shard *s)
+{
+    if (s->state != SLURM_DONE)
+        return;
+    char *path = slurm_shard_path(j, k, results_file(j));
+    if (access(path, R_OK) != 0) {
+        s->state = SLURM_LOST;
+        snprintf(s->detail, sizeof s->detail, "finished, but shard-%u.%s %s", k, results_file(j),
+                 errno == ENOENT ? "is missing" : "cannot be read");
+    }
+    free(path);
 }
 
 /* Run a Slurm query; its output (heap) or NULL when it failed. */
@@ -177,6 +207,7 @@ int slurm_job_status(const struct slurm_job *j, struct slurm_shard *out, char *e
             if (spec_has(j->job_shards[i], k))
                 snprintf(s->task, sizeof s->task, "%s_%u", j->jobs[i], k);
         read_state(j, k, s);
+        check_results(j, k, s);
         if (s->state == SLURM_NOT_RUN) /* until the queue or accounting says otherwise */
             snprintf(s->detail, sizeof s->detail, "never started, not in the queue");
     }
@@ -209,9 +240,12 @@ size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard 
         enum slurm_state s = st[k - 1].state;
         if (s == SLURM_PENDING || s == SLURM_RUNNING || s == SLURM_DONE || s == SLURM_UNKNOWN)
             continue;
-        /* What another simulator made, finished or not, must not be resumed from. */
-        bool foreign = st[k - 1].simulator && st[k - 1].simulator != CORUN_SIM_ID;
-        const char *gone[] = {"state", foreign ? "db" : NULL, foreign ? "journal" : NULL};
+        /* What another simulator made, finished or not, must not be resumed from; nor what a
+         * collect could not read. */
+        bool afresh =
+            s == SLURM_LOST || (st[k - 1].simulator && st[k - 1].simulator != CORUN_SIM_ID);
+        const char *gone[] = {"state", afresh ? "db" : NULL, afresh ? "db-wal" : NULL,
+                              afresh ? "db-shm" : NULL, afresh ? "journal" : NULL};
         for (size_t g = 0; g < CORUN_ARRAY_LEN(gone) && gone[g]; g++) {
             char *path = slurm_shard_path(j, k, gone[g]);
             unlink(path);
@@ -222,21 +256,34 @@ size_t slurm_job_rerun_list(const struct slurm_job *j, const struct slurm_shard 
     return n;
 }
 
-/* Merge shard k's files. 0, or -1 with a message. */
+/* Merge shard k's files: 0; 1 when they are the shard's fault (unreadable, not a catalog or
+ * journal of this run, damaged), -1 when the main catalog or journal failed; err says why. */
 static int merge_shard(const struct slurm_job *j, struct catalog *cat, unsigned k,
                        const char *datadir, struct slurm_merged *out, char *err, size_t errlen)
 {
     char *db = slurm_shard_path(j, k, "db"), *journal = slurm_shard_path(j, k, "journal");
     int rc = 0;
-    if (j->kind == SLURM_REPRODUCE && access(journal, F_OK) == 0) {
+    if (j->kind == SLURM_REPRODUCE) { /* check_results saw it there */
         struct repro_journal_merged m;
         rc = repro_journal_merge(j->journal, journal, datadir, &m, err, errlen);
         out->added += m.added;
         out->present += m.present;
+        /* Its messages begin with the file at fault. */
+        size_t n = strlen(journal);
+        if (rc != 0 && strncmp(err, journal, n) == 0 && err[n] == ':')
+            rc = 1;
+        else if (rc == 0 && m.dropped) { /* a task that finished wrote whole records */
+            snprintf(err, errlen, "%s: %zu bytes of damaged records at its end", journal,
+                     m.dropped);
+            rc = 1;
+        }
     }
-    if (rc == 0 && access(db, F_OK) == 0) {
+    /* A sweep's catalog is there (check_results); a reproduction's, a cache, may not be. */
+    if (rc == 0 && (j->kind == SLURM_SWEEP || access(db, F_OK) == 0)) {
         struct catalog_merged m;
         rc = catalog_merge(cat, db, &m, err, errlen);
+        if (rc != 0 && m.source_bad)
+            rc = 1;
         if (j->kind == SLURM_SWEEP) {
             out->added += m.added;
             out->present += m.present;
@@ -247,7 +294,24 @@ static int merge_shard(const struct slurm_job *j, struct catalog *cat, unsigned 
     return rc;
 }
 
-int slurm_job_merge(const struct slurm_job *j, const struct slurm_shard *st, const char *datadir,
+/* Shard k's results could not be merged (err): it is lost, as its state file now says. */
+static void lose_shard(const struct slurm_job *j, unsigned k, struct slurm_shard *s,
+                       const char *err)
+{
+    fprintf(stderr, "corun: shard %u: %s; `corun slurm resubmit %s` runs it again\n", k, err,
+            j->dir);
+    s->state = SLURM_LOST;
+    snprintf(s->detail, sizeof s->detail, "finished, but collect could not merge its results");
+    char *path = slurm_shard_path(j, k, "state");
+    FILE *f = fopen(path, "a");
+    bool written = f && fprintf(f, "lost %s\n", s->detail) > 0;
+    if ((f && fclose(f) != 0) || !written)
+        fprintf(stderr, "corun: cannot note in %s that shard %u is lost: %s\n", path, k,
+                strerror(errno));
+    free(path);
+}
+
+int slurm_job_merge(const struct slurm_job *j, struct slurm_shard *st, const char *datadir,
                     struct slurm_merged *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -256,7 +320,7 @@ int slurm_job_merge(const struct slurm_job *j, const struct slurm_shard *st, con
         return -1;
     int rc = 0;
     for (unsigned k = 1; k <= j->shards && rc >= 0; k++) {
-        const struct slurm_shard *s = &st[k - 1];
+        struct slurm_shard *s = &st[k - 1];
         if (s->state == SLURM_OTHER_SIM)
             fprintf(stderr,
                     "corun: shard %u refused: it was run by a corun of simulator %u, this one is "
@@ -266,10 +330,15 @@ int slurm_job_merge(const struct slurm_job *j, const struct slurm_shard *st, con
             rc = 1;
             continue;
         }
-        if (merge_shard(j, cat, k, datadir, out, err, errlen) != 0)
+        int merged = merge_shard(j, cat, k, datadir, out, err, errlen);
+        if (merged > 0) {
+            lose_shard(j, k, s, err);
+            rc = 1;
+        } else if (merged < 0) {
             rc = -1;
-        else
+        } else {
             out->shards++;
+        }
     }
     catalog_close(cat);
     return rc;

@@ -175,21 +175,24 @@ const struct cli_command cmd_slurm = {
     .name = "slurm",
     .args = "status|collect|resubmit [--wait] JOB",
     .summary = "follow, merge and complete a sweep or reproduction submitted with --slurm",
-    .help = "JOB is the Slurm job id that --slurm printed, or the job's directory.\n\n"
-            "  status JOB      each shard's state: pending, running, done, failed (its exit\n"
-            "                  status), stopped (cancelled, timed out or its node lost), not run,\n"
-            "                  or refused (run by a corun of another simulator id); when squeue\n"
-            "                  fails, an unfinished shard is unknown and the exit status is 1\n"
-            "  collect JOB     merge every finished shard into the main catalog (a sweep) or the\n"
-            "                  main journal (a reproduction) and, once all are, print the table\n"
-            "                  exactly as the command run on one machine prints it. Merging again\n"
-            "                  adds nothing; a result is never stored twice, and a shard run by a\n"
-            "                  corun of another simulator id is refused\n"
-            "  resubmit JOB    submit, as one new array job, only the shards that are missing,\n"
-            "                  failed, stopped or refused; refused while squeue fails, since\n"
-            "                  a shard may then be pending or running without corun knowing\n"
-            "  --wait          with resubmit: wait for the tasks, then collect\n\n"
-            "`corun slurm task DIR` is what each array task runs (the job's task.sh); it is not\n"
-            "meant to be typed. The source tree's docs/cluster.md tells how to run on a cluster.\n",
+    .help =
+        "JOB is the Slurm job id that --slurm printed, or the job's directory.\n\n"
+        "  status JOB      each shard's state: pending, running, done, failed (its exit\n"
+        "                  status), stopped (cancelled, timed out or its node lost), not run,\n"
+        "                  refused (run by a corun of another simulator id), or lost (it\n"
+        "                  finished, but its catalog or journal is missing or cannot be\n"
+        "                  merged); when squeue fails, an unfinished shard is unknown and\n"
+        "                  the exit status is 1\n"
+        "  collect JOB     merge every finished shard into the main catalog (a sweep) or the\n"
+        "                  main journal (a reproduction) and, once all are, print the table\n"
+        "                  exactly as the command run on one machine prints it. Merging again\n"
+        "                  adds nothing; a result is never stored twice, and a shard run by a\n"
+        "                  corun of another simulator id is refused\n"
+        "  resubmit JOB    submit, as one new array job, only the shards that are missing,\n"
+        "                  failed, stopped, lost or refused; refused while squeue fails, since\n"
+        "                  a shard may then be pending or running without corun knowing\n"
+        "  --wait          with resubmit: wait for the tasks, then collect\n\n"
+        "`corun slurm task DIR` is what each array task runs (the job's task.sh); it is not\n"
+        "meant to be typed. The source tree's docs/cluster.md tells how to run on a cluster.\n",
     .run = slurm_main,
 };

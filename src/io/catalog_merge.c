@@ -134,6 +134,7 @@ int catalog_merge(struct catalog *cat, const char *path, struct catalog_merged *
                   size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    out->source_bad = true; /* until the other file is attached and checked */
     if (access(path, R_OK) != 0) {
         snprintf(err, errlen, "cannot merge catalog %s into %s: it cannot be read", path,
                  cat->path);
@@ -151,6 +152,7 @@ int catalog_merge(struct catalog *cat, const char *path, struct catalog_merged *
                                 errlen);
     const char *what = "merging another catalog";
     int result = check_other(cat, path, err, errlen);
+    out->source_bad = result != 0;
     if (result == 0)
         result = catalog_begin_write(cat, what, err, errlen);
     if (result == 0) {

@@ -5,7 +5,9 @@
 # (it used to rerun shards that were queued, two tasks writing one shard's database);
 # `slurm collect` says what it knows of a shard not run; `--wait` looks again after a failed
 # look and gives up after 20 failures in a row without advising a resubmit (it used to take a
-# failed look for an empty queue). And a sweep gets no more shards than it has items.
+# failed look for an empty queue). And a sweep gets no more shards than it has items. A shard
+# that finished without a catalog it can be merged from is lost: collect, status and resubmit
+# say so.
 . "$(dirname "$0")/../lib.sh"
 
 export XDG_DATA_HOME="$TMPD/xdg" CORUN_DATADIR="$top_srcdir"
@@ -170,4 +172,45 @@ grep -q '^corun: note: --cpus-per-task 4 gives each task 4 CPUs, but without -j 
 "$CORUN" "${sweep[@]}" -j 4 --slurm --shards 1 --cpus-per-task 4 --slurm-dir "$TMPD/job7" \
     >/dev/null 2>"$TMPD/submit.err" || fail "--cpus-per-task 4 -j 4: exit $?"
 grep -q 'cpus-per-task' "$TMPD/submit.err" && fail "-j 4: $(cat "$TMPD/submit.err")"
+# A shard that finished but whose catalog is gone or is no catalog is lost: collect names it and
+# exits 1 without a table (it merged the others, then simulated the missing mixes here, exit
+# 0), status says so, and resubmit runs it again (it said every shard was done).
+: >"$STUB/queue"
+touch "$STUB/run-tasks"
+lost=(sweep "$suite" --combos none:static,hsm:fair --catalog "$TMPD/lost.db")
+"$CORUN" "${lost[@]}" --slurm --shards 3 --slurm-dir "$TMPD/jobL" >"$TMPD/submit" 2>&1 ||
+    fail "lost: submit: exit $? $(cat "$TMPD/submit")"
+id=$(sed -n 's/^submitted job \([0-9]*\):.*/\1/p' "$TMPD/submit")
+"$CORUN" slurm status "$id" >/dev/null || fail "lost: status: exit $?" # runs the tasks
+rm "$TMPD/jobL/shard-2.db"*
+rc=0
+"$CORUN" slurm collect "$id" >"$TMPD/collect" 2>"$TMPD/collect.err" || rc=$?
+[ $rc = 1 ] && [ ! -s "$TMPD/collect" ] || fail "lost: collect: exit $rc $(cat "$TMPD/collect")"
+grep -q '2 of 3 shards merged' "$TMPD/collect.err" &&
+    grep -q '^corun: shard 2 is lost (results unusable): finished, but shard-2.db is missing$' \
+        "$TMPD/collect.err" || fail "lost: collect: $(cat "$TMPD/collect.err")"
+"$CORUN" slurm status "$id" >"$TMPD/status" || fail "lost: status: exit $?"
+grep -q '^2 of 3 shards done, 1 lost (results unusable)$' "$TMPD/status" ||
+    fail "lost: status: $(cat "$TMPD/status")"
+"$CORUN" slurm resubmit "$id" >"$TMPD/resubmit" 2>&1 || fail "lost: resubmit: exit $?"
+grep -q '^resubmitted 1 shard (2) as job' "$TMPD/resubmit" || fail "lost: $(cat "$TMPD/resubmit")"
+# Run again, then its catalog replaced by bytes that are no catalog.
+"$CORUN" slurm status "$id" >/dev/null || fail "lost: status: exit $?"
+rm "$TMPD/jobL/shard-2.db"*
+head -c 8192 /dev/urandom >"$TMPD/jobL/shard-2.db"
+rc=0
+"$CORUN" slurm collect "$id" >"$TMPD/collect" 2>"$TMPD/collect.err" || rc=$?
+[ $rc = 1 ] && [ ! -s "$TMPD/collect" ] || fail "garbage: collect: exit $rc $(cat "$TMPD/collect")"
+grep -q "^corun: shard 2: $TMPD/jobL/shard-2.db is not a corun catalog (not an SQLite database); \`corun slurm resubmit $TMPD/jobL\` runs it again$" \
+    "$TMPD/collect.err" &&
+    grep -q '^corun: shard 2 is lost (results unusable): finished, but collect could not merge its results$' \
+        "$TMPD/collect.err" || fail "garbage: collect: $(cat "$TMPD/collect.err")"
+"$CORUN" slurm resubmit "$id" >"$TMPD/resubmit" 2>&1 || fail "garbage: resubmit: exit $?"
+grep -q '^resubmitted 1 shard (2) as job' "$TMPD/resubmit" || fail "garbage: $(cat "$TMPD/resubmit")"
+"$CORUN" slurm status "$id" >/dev/null || fail "garbage: status: exit $?"
+"$CORUN" slurm collect "$id" >"$TMPD/collect" 2>"$TMPD/collect.err" ||
+    fail "garbage, run again: collect: exit $? $(cat "$TMPD/collect.err")"
+grep -q "^$suite, shard 1/1: 8 items, 8 already in the catalog, 0 run now" "$TMPD/collect" ||
+    fail "garbage, run again: $(cat "$TMPD/collect")"
+rm "$STUB/run-tasks"
 exit 0

@@ -314,6 +314,68 @@ static void test_states_reruns_and_another_simulator(void **state)
     slurm_job_delete(j);
 }
 
+/* A reproduction's shard that finished without a journal it can be merged from (missing, not a
+ * journal, cut short) is lost, not merged as if empty: collect would then simulate its mixes
+ * here. Status says so at once where the file is missing, a merge where it is bad; resubmit
+ * takes them and starts them afresh. */
+static void test_lost_shards_of_a_reproduction(void **state)
+{
+    struct fixture *f = *state;
+    const char *datadir = getenv("CORUN_DATADIR");
+    assert_non_null(datadir);
+    char err[512];
+    struct slurm_job *j = make_job(f, SLURM_REPRODUCE, 4);
+    char *journal[5];
+    uint64_t r = 7;
+    for (unsigned k = 1; k <= 4; k++) {
+        assert_int_equal(slurm_task_end(j, k, 0, err, sizeof err), 0);
+        journal[k] = slurm_shard_path(j, k, "journal");
+    }
+    for (unsigned k = 1; k <= 4; k += 3) {
+        struct repro_journal *rj =
+            repro_journal_open_run(journal[k], datadir, "reproduce x", sizeof r, err, sizeof err);
+        assert_non_null(rj);
+        assert_int_equal(repro_journal_put(rj, 0, k, &r, err, sizeof err), 0);
+        repro_journal_close(rj);
+    }
+    write_text(journal[3], "some notes\n", 0644);
+    FILE *torn = fopen(journal[4], "ab");
+    assert_non_null(torn);
+    fputs("REC", torn);
+    fclose(torn);
+    char *squeue = xasprintf("%s/bin/squeue", f->dir);
+    write_text(squeue, "#!/bin/sh\n", 0755);
+    struct slurm_shard st[4];
+    assert_int_equal(slurm_job_status(j, st, err, sizeof err), 0);
+    static const enum slurm_state before[] = {SLURM_DONE, SLURM_LOST, SLURM_DONE, SLURM_DONE};
+    for (unsigned k = 0; k < 4; k++)
+        assert_int_equal(st[k].state, before[k]);
+    assert_string_equal(st[1].detail, "finished, but shard-2.journal is missing");
+
+    struct slurm_merged m;
+    assert_int_equal(slurm_job_merge(j, st, datadir, &m, err, sizeof err), 1);
+    assert_int_equal(m.shards, 1);
+    for (unsigned k = 1; k < 4; k++)
+        assert_int_equal(st[k].state, SLURM_LOST);
+    /* The state files say so: a later status, and resubmit, see them lost. */
+    struct slurm_shard again[4];
+    assert_int_equal(slurm_job_status(j, again, err, sizeof err), 0);
+    for (unsigned k = 0; k < 4; k++)
+        assert_int_equal(again[k].state, k == 0 ? SLURM_DONE : SLURM_LOST);
+    assert_string_equal(again[2].detail, "finished, but collect could not merge its results");
+    unsigned rerun[4];
+    assert_int_equal(slurm_job_rerun_list(j, again, rerun), 3);
+    for (unsigned k = 2; k <= 4; k++) { /* afresh: the bad journals are gone */
+        assert_int_equal(rerun[k - 2], k);
+        assert_int_equal(access(journal[k], F_OK), -1);
+    }
+    assert_int_equal(access(journal[1], F_OK), 0);
+    free(squeue);
+    for (unsigned k = 1; k <= 4; k++)
+        free(journal[k]);
+    slurm_job_delete(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +383,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_submit_passes_options_to_sbatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_discard_unsubmitted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_states_reruns_and_another_simulator, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lost_shards_of_a_reproduction, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
