@@ -31,13 +31,48 @@ static int print_row(void *ctx, size_t ncols, const char *const *names, const ch
     return 0;
 }
 
-/* The suite's results in the catalog made in this sweep's configuration, per combination. */
+/* list (heap, or NULL when empty) with item (heap) after a comma. Heap. */
+static char *sql_list_add(char *list, char *item)
+{
+    char *next = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", item);
+    free(item);
+    free(list);
+    return next;
+}
+
+/* The results in the catalog of this sweep, per combination asked for: the suite's mixes (not
+ * those of another suite file of the same name), in this sweep's configuration. */
 static void print_results(const struct sweep_options *o, const struct sweep_summary *sum)
 {
     char err[512];
-    struct catalog *cat = catalog_open(o->catalog, err, sizeof err);
-    if (!cat)
+    struct suite s;
+    struct diag d;
+    diag_init(&d);
+    int loaded = suite_load(o->suite, o->datadir, &s, &d);
+    diag_done(&d);
+    char *mixes = NULL, *combos = NULL;
+    for (size_t m = 0; loaded == 0 && m < s.nmixes; m++) {
+        char key[256]; /* as sweep.c's items keep it */
+        sweep_mix_key((const char *const *)s.mixes[m].kernels, s.mixes[m].sms, s.mixes[m].nkernels,
+                      key, sizeof key);
+        char *q = cli_sql_quoted(key);
+        mixes = sql_list_add(mixes, xasprintf("'%s'", q));
+        free(q);
+    }
+    suite_done(&s);
+    for (unsigned c = 0; c < o->ncombos; c++) {
+        char *p = cli_sql_quoted(o->combos[c].predictor);
+        char *a = cli_sql_quoted(o->combos[c].allocator);
+        combos = sql_list_add(combos, xasprintf("('%s', '%s')", p, a));
+        free(a);
+        free(p);
+    }
+    struct catalog *cat = mixes ? catalog_open(o->catalog, err, sizeof err) : NULL;
+    if (!cat) {
+        free(mixes);
+        free(combos);
         return;
+    }
     char *suite = cli_sql_quoted(sum->suite), *config = cli_sql_quoted(sum->config);
     char *sql =
         xasprintf("SELECT predictor || ':' || allocator AS combination, count(*) AS mixes, "
@@ -47,10 +82,13 @@ static void print_results(const struct sweep_options *o, const struct sweep_summ
                   "CASE WHEN count(mean_are) > 0 THEN printf('%%.1f%%%%', 100 * avg(mean_are)) END "
                   "AS mean_ARE "
                   "FROM sweep_results WHERE suite = '%s' AND seed = %llu AND config = '%s' "
+                  "AND mix IN (%s) AND (predictor, allocator) IN (VALUES %s) "
                   "GROUP BY predictor, allocator ORDER BY 1",
-                  suite, (unsigned long long)o->seed, config);
+                  suite, (unsigned long long)o->seed, config, mixes, combos);
     free(suite);
     free(config);
+    free(mixes);
+    free(combos);
     if (catalog_query(cat, sql, print_row, NULL, err, sizeof err) != 0)
         fprintf(stderr, "corun: %s\n", err);
     free(sql);
