@@ -206,6 +206,11 @@ struct catalog_sweep_key {
     const char *config;
 };
 
+/* Check the sweep results' table and its indexes (SQLite's quick_check of them): 0, or -1 when
+ * they are damaged, with a message naming the catalog. A damaged index answers "not stored"
+ * for results that are, so a sweep asks before it looks items up, and runs nothing twice. */
+int catalog_check_sweep_results(struct catalog *cat, char *err, size_t errlen);
+
 /* *done: whether a result for key is stored already. */
 int catalog_sweep_done(struct catalog *cat, const struct catalog_sweep_key *key, bool *done,
                        char *err, size_t errlen);

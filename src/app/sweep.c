@@ -266,7 +266,8 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
     /* The catalog is made (or found) here first: one that cannot be is one message, not one
      * per item from every worker. */
     struct catalog *cat = catalog_open(o->catalog, err, errlen);
-    if (!cat || catalog_writable(cat, "storing the sweep's results", err, errlen) != 0) {
+    if (!cat || catalog_writable(cat, "storing the sweep's results", err, errlen) != 0 ||
+        catalog_check_sweep_results(cat, err, errlen) != 0) {
         catalog_close(cat);
         suite_done(&s);
         return -1;

@@ -41,8 +41,9 @@ static char *sql_list_add(char *list, char *item)
 }
 
 /* The results in the catalog of this sweep, per combination asked for: the suite's mixes (not
- * those of another suite file of the same name), in this sweep's configuration. */
-static void print_results(const struct sweep_options *o, const struct sweep_summary *sum)
+ * those of another suite file of the same name), in this sweep's configuration. 0, or -1 after
+ * a message when they cannot be read (a damaged catalog: the table would be short). */
+static int print_results(const struct sweep_options *o, const struct sweep_summary *sum)
 {
     char err[512];
     struct suite s;
@@ -69,9 +70,13 @@ static void print_results(const struct sweep_options *o, const struct sweep_summ
     }
     struct catalog *cat = mixes ? catalog_open(o->catalog, err, sizeof err) : NULL;
     if (!cat) {
+        if (mixes)
+            fprintf(stderr, "corun: %s\n", err);
+        else
+            fprintf(stderr, "corun: sweep: %s could not be read again for the table\n", o->suite);
         free(mixes);
         free(combos);
-        return;
+        return -1;
     }
     char *suite = cli_sql_quoted(sum->suite), *config = cli_sql_quoted(sum->config);
     char *sql =
@@ -89,10 +94,12 @@ static void print_results(const struct sweep_options *o, const struct sweep_summ
     free(config);
     free(mixes);
     free(combos);
-    if (catalog_query(cat, sql, print_row, NULL, err, sizeof err) != 0)
+    int rc = catalog_query(cat, sql, print_row, NULL, err, sizeof err);
+    if (rc != 0)
         fprintf(stderr, "corun: %s\n", err);
     free(sql);
     catalog_close(cat);
+    return rc;
 }
 
 /* The suite, and --set's settings against its preset, checked before a Slurm job is
@@ -300,13 +307,14 @@ static int sweep_main(int argc, char **argv)
     if (sum.items || rc == 0) {
         printf("%s, shard %u/%u: %u items, %u already in the catalog, %u run now, %u failed\n",
                o.suite, o.shard, o.shards, sum.items, sum.skipped, sum.run, sum.failed);
-        print_results(&o, &sum);
+        if (print_results(&o, &sum) != 0 && rc == 0)
+            rc = 1; /* the items are stored; their table could not be read */
     }
-    if (rc != 0)
+    if (rc < 0)
         fprintf(stderr, "corun: sweep: %s\n", err);
     free(suite);
     free(datadir);
-    return rc == 0 ? CLI_OK : (sum.items ? CLI_FAILED : CLI_BAD_INPUT);
+    return rc == 0 ? CLI_OK : (sum.items || rc > 0 ? CLI_FAILED : CLI_BAD_INPUT);
 }
 
 const struct cli_command cmd_sweep = {
