@@ -60,7 +60,31 @@ static int first_conflict(struct catalog *cat, char *buf, size_t len, long long 
     return rc == SQLITE_ROW ? 0 : catalog_fail(cat, rc, "comparing the other catalog", err, errlen);
 }
 
-/* Check that the attached file is a corun catalog of our schema. */
+/* SQLite's quick_check of the attached file: 0, or -1 with a message naming path (a damaged
+ * page read while merging was blamed on this catalog, the one merged into). */
+static int check_other_pages(struct catalog *cat, const char *path, char *err, size_t errlen)
+{
+    const char *what = "reading it to merge";
+    sqlite3_stmt *st;
+    if (catalog_prepare(cat, "PRAGMA other.quick_check", &st, what, err, errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    const char *first = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    bool damaged = first && strcmp(first, "ok") != 0;
+    if (damaged) { /* its first finding, on one line */
+        if (strncmp(first, "*** ", 4) == 0 && strchr(first, '\n'))
+            first = strchr(first, '\n') + 1;
+        snprintf(err, errlen, "catalog %s is damaged (%.*s) while %s; nothing merged", path,
+                 (int)strcspn(first, "\n"), first, what);
+    }
+    int result = rc == SQLITE_ROW
+                     ? (damaged ? -1 : 0)
+                     : catalog_describe(cat->db, path, cat->busy_ms, rc, what, err, errlen);
+    sqlite3_finalize(st);
+    return result;
+}
+
+/* Check that the attached file is a corun catalog of our schema, undamaged. */
 static int check_other(struct catalog *cat, const char *path, char *err, size_t errlen)
 {
     long long app = 0, version = 0;
@@ -75,7 +99,7 @@ static int check_other(struct catalog *cat, const char *path, char *err, size_t 
                  path, CATALOG_SCHEMA_VERSION, (unsigned long long)app, version);
         return -1;
     }
-    return 0;
+    return check_other_pages(cat, path, err, errlen);
 }
 
 /* Inside one write transaction: refuse conflicting results, then copy. */

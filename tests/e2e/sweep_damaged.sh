@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # corun sweep on a catalog whose sweep results are damaged: an error with exit status 2, not an
 # empty table with exit 0 (a damaged table page), nor every item run again and stored twice
-# (a damaged index of the results, which found none of them).
+# (a damaged index of the results, which found none of them). `sweep merge` of a damaged
+# catalog names it, not the healthy catalog merged into, and merges nothing.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
 cd "$TMPD"
@@ -34,5 +35,14 @@ for what in table index; do
     grep -q "^corun: sweep: catalog $what.db is damaged (On tree page [0-9]* .*) while checking its sweep results; restore it from a backup or use --catalog$" err ||
         fail "$what damaged: $(cat err)"
     grep -q 'run now' out && fail "$what damaged: items run: $(cat out)"
+    "$CORUN" sweep "$suite" --combos hsm:static --catalog into.db >/dev/null 2>&1 ||
+        fail "into.db: exit $?"
+    rc=0
+    "$CORUN" sweep merge "$what.db" --catalog into.db >out 2>err || rc=$?
+    [ $rc = 2 ] || fail "merge, $what damaged: exit $rc $(cat out err)"
+    grep -q "^corun: sweep merge: catalog $what.db is damaged (On tree page [0-9]* .*) while reading it to merge; nothing merged$" err ||
+        fail "merge, $what damaged: $(cat err)"
+    n=$("$CORUN" runs --catalog into.db query "SELECT count(*) FROM sweep_results" | tail -1)
+    [ "$n" = 4 ] || fail "merge, $what damaged: into.db holds $n results, expected its 4"
 done
 exit 0
