@@ -6,6 +6,7 @@
 #define CORUN_SWEEP_H
 
 #include "corun/gpu_sets.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,12 @@ int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, siz
  * gives a split, e.g. "lbm+bino" or "mrigr+kmeans@10:50". */
 void sweep_mix_key(const char *const *kernels, const unsigned *sms, unsigned n, char *out,
                    size_t len);
+
+/* What sweep_run refuses in the catalog (NULL: the default) before it runs anything: one that
+ * cannot be made or opened, is no corun catalog, cannot be written, or has damaged sweep
+ * results. 0, or -1 with the message in err. A catalog this makes is kept when keep_made (the
+ * sweep writes to it next), else removed (a --slurm job checked before it is submitted). */
+int sweep_check_catalog(const char *catalog, bool keep_made, char *err, size_t errlen);
 
 /* Run the sweep. progress (may be NULL) gets items finished and the total, whoever finished
  * them. Returns 0 when every item of the shard is in the catalog, else -1 with a message. */

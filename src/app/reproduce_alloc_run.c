@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "corun/catalog.h"
 #include "corun/diag.h"
@@ -381,6 +382,33 @@ static size_t choose(const struct ralloc_options *o, const struct ralloc_experim
     return got;
 }
 
+/* The run's identity in its journal: it names every mix it has (n of them), so that all
+ * shards share one journal's. */
+static void run_identity(const struct ralloc_options *o, const struct ralloc_experiment *x,
+                         const struct suite *s, unsigned epochs, unsigned epoch_cycles, size_t n,
+                         char *what, size_t len)
+{
+    char sets[1024];
+    /* --set's settings are named only when given: other runs' journals keep their identity */
+    gpu_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
+    snprintf(what, len,
+             "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
+             "seed %llu, gpu %s%s%s%s)",
+             x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n, epochs,
+             epoch_cycles, (unsigned long long)o->seed, s->gpu, o->policies ? ", policies " : "",
+             o->policies ? o->policies : "", sets);
+}
+
+static unsigned run_epochs(const struct ralloc_options *o, const struct suite *s)
+{
+    return o->epochs ? o->epochs : o->quick ? RALLOC_QUICK_EPOCHS : s->epochs;
+}
+
+static unsigned run_epoch_cycles(const struct ralloc_options *o, const struct suite *s)
+{
+    return o->epoch_cycles ? o->epoch_cycles : o->quick ? RALLOC_QUICK_CYCLES : s->epoch_cycles;
+}
+
 int ralloc_check_options(const struct ralloc_options *o, const struct ralloc_experiment *x,
                          char *err, size_t errlen)
 {
@@ -388,6 +416,18 @@ int ralloc_check_options(const struct ralloc_options *o, const struct ralloc_exp
     if (repro_load_suite(o->datadir, x->suite, o->gpu, &s, err, errlen) != 0)
         return -1;
     int rc = gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen);
+    if (rc == 0 && o->resume && access(o->resume, F_OK) == 0) {
+        /* A --resume journal of another run, or no journal: as ralloc_run opens it. */
+        size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen)), eligible;
+        size_t n = choose(o, x, &s, chosen, &eligible);
+        free(chosen);
+        char what[2048];
+        run_identity(o, x, &s, run_epochs(o, &s), run_epoch_cycles(o, &s), n, what, sizeof what);
+        struct repro_journal *j =
+            repro_journal_open_run(o->resume, o->datadir, what, mix_ops.result_size, err, errlen);
+        rc = j ? 0 : -1;
+        repro_journal_close(j);
+    }
     suite_done(&s);
     return rc;
 }
@@ -416,22 +456,12 @@ int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x
     snprintf(out->suite_gpu, sizeof out->suite_gpu, "%s", suite_gpu);
     out->suite_epochs = s.epochs;
     out->suite_epoch_cycles = s.epoch_cycles;
-    out->epochs = o->epochs ? o->epochs : o->quick ? RALLOC_QUICK_EPOCHS : s.epochs;
-    out->epoch_cycles = o->epoch_cycles ? o->epoch_cycles
-                        : o->quick      ? RALLOC_QUICK_CYCLES
-                                        : s.epoch_cycles;
+    out->epochs = run_epochs(o, &s);
+    out->epoch_cycles = run_epoch_cycles(o, &s);
     size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen));
     size_t n = choose(o, x, &s, chosen, &out->suite_mixes);
-    /* The run's identity names every mix it has, so that all shards share one journal's. */
-    char what[2048], sets[1024];
-    /* --set's settings are named only when given: other runs' journals keep their identity */
-    gpu_sets_describe(&o->sets, ", set ", " ", sets, sizeof sets);
-    snprintf(what, sizeof what,
-             "reproduce %s%s%s (suite %s, quick %d, mixes %u: %zu, %u epochs of %u cycles, "
-             "seed %llu, gpu %s%s%s%s)",
-             x->name, x->flag[0] ? " --" : "", x->flag, x->suite, o->quick, o->mixes, n,
-             out->epochs, out->epoch_cycles, (unsigned long long)o->seed, s.gpu,
-             o->policies ? ", policies " : "", o->policies ? o->policies : "", sets);
+    char what[2048];
+    run_identity(o, x, &s, out->epochs, out->epoch_cycles, n, what, sizeof what);
     n = repro_shard_select(chosen, n, o->shard, o->shards);
     out->mixes = xcalloc(n + 1, sizeof(*out->mixes));
     out->nmixes = n;

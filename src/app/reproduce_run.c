@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "corun/catalog.h"
 #include "corun/diag.h"
@@ -417,6 +418,17 @@ int repro_check_options(const struct repro_options *o, const struct repro_experi
         suite_done(&s);
         if (rc != 0)
             return -1;
+        if (!o->resume || access(o->resume, F_OK) != 0)
+            continue;
+        /* The journal's identity, as repro_run_mixes opens it. */
+        char what[1536];
+        unsigned part_no;
+        journal_what(o, &e->parts[i], &part_no, what, sizeof what);
+        struct repro_journal *j =
+            repro_journal_open_run(o->resume, o->datadir, what, mix_ops.result_size, err, errlen);
+        if (!j)
+            return -1;
+        repro_journal_close(j);
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "corun/alloc.h"
 #include "corun/catalog.h"
@@ -245,6 +246,28 @@ static void progress_of(void *user, double done, size_t ntasks)
         pc->progress((unsigned)done, (unsigned)ntasks);
 }
 
+int sweep_check_catalog(const char *catalog, bool keep_made, char *err, size_t errlen)
+{
+    char *path = catalog ? xstrdup(catalog) : catalog_default_path();
+    bool existed = !path || access(path, F_OK) == 0;
+    struct catalog *cat = catalog_open(catalog, err, errlen);
+    int rc = !cat || catalog_writable(cat, "storing the sweep's results", err, errlen) != 0 ||
+                     catalog_check_sweep_results(cat, err, errlen) != 0
+                 ? -1
+                 : 0;
+    catalog_close(cat);
+    if (cat && !existed && !keep_made) {
+        const char *made[] = {"", "-wal", "-shm", "-journal"};
+        for (size_t i = 0; i < CORUN_ARRAY_LEN(made); i++) {
+            char *file = xasprintf("%s%s", path, made[i]);
+            unlink(file);
+            free(file);
+        }
+    }
+    free(path);
+    return rc;
+}
+
 int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, unsigned total),
               struct sweep_summary *out, char *err, size_t errlen)
 {
@@ -265,14 +288,10 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
     }
     /* The catalog is made (or found) here first: one that cannot be is one message, not one
      * per item from every worker. */
-    struct catalog *cat = catalog_open(o->catalog, err, errlen);
-    if (!cat || catalog_writable(cat, "storing the sweep's results", err, errlen) != 0 ||
-        catalog_check_sweep_results(cat, err, errlen) != 0) {
-        catalog_close(cat);
+    if (sweep_check_catalog(o->catalog, true, err, errlen) != 0) {
         suite_done(&s);
         return -1;
     }
-    catalog_close(cat);
     snprintf(out->suite, sizeof out->suite, "%s", s.name);
     /* A result depends on more than its key's names: the preset, the epochs and their length,
      * and the simulator, predictors and profiles that made it. Results made with other ones

@@ -353,6 +353,8 @@ static int reproduce_main(int argc, char **argv)
     if (slurm && !o.list) {
         if (o.ro.shards)
             return slurm_cli_shard_refused();
+        if (cli_resume_usable("reproduce", o.ro.resume) != 0)
+            return CLI_BAD_INPUT;
         char *dir = datadir_locate(), err[512];
         o.ro.datadir = dir;
         int checked = repro_check_options(&o.ro, o.exp, err, sizeof err);

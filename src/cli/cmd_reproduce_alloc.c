@@ -384,6 +384,8 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
         o.ro.datadir = dir;
         if (o.ro.shards) {
             rc = slurm_cli_shard_refused();
+        } else if (cli_resume_usable("reproduce", o.ro.resume) != 0) {
+            rc = CLI_BAD_INPUT;
         } else if (ralloc_check_options(&o.ro, o.x, err, sizeof err) != 0) {
             fprintf(stderr, "corun: reproduce: %s\n", err);
             rc = CLI_BAD_INPUT;

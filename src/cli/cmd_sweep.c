@@ -286,6 +286,11 @@ static int sweep_main(int argc, char **argv)
         size_t nmixes = 0;
         int checked = o.shards > 1 ? slurm_cli_shard_refused()
                                    : suite_checked(o.suite, datadir, &o.sets, &nmixes);
+        /* The catalog collect merges into, as a sweep here would find it. */
+        if (checked == CLI_OK && sweep_check_catalog(o.catalog, false, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: sweep: %s\n", err);
+            checked = CLI_BAD_INPUT;
+        }
         /* A shard past the last item would be a task that runs nothing: fewer shards give the
          * same results. */
         size_t items = nmixes * o.ncombos;

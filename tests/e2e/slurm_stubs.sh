@@ -7,7 +7,7 @@
 # look and gives up after 20 failures in a row without advising a resubmit (it used to take a
 # failed look for an empty queue). And a sweep gets no more shards than it has items. A shard
 # that finished without a catalog it can be merged from is lost: collect, status and resubmit
-# say so.
+# say so. What the command refuses without --slurm is refused before submitting.
 . "$(dirname "$0")/../lib.sh"
 
 export XDG_DATA_HOME="$TMPD/xdg" CORUN_DATADIR="$top_srcdir"
@@ -213,4 +213,38 @@ grep -q '^resubmitted 1 shard (2) as job' "$TMPD/resubmit" || fail "garbage: $(c
 grep -q "^$suite, shard 1/1: 8 items, 8 already in the catalog, 0 run now" "$TMPD/collect" ||
     fail "garbage, run again: $(cat "$TMPD/collect")"
 rm "$STUB/run-tasks"
+# What the command would refuse without --slurm is refused before anything is submitted, with
+# the same message and exit status 2 (it was submitted, and every task failed): a catalog that
+# is no catalog or cannot be made, a --resume file that is no journal or one of another run.
+head -c 8192 /dev/urandom >"$TMPD/garbage.db"
+echo "my notes" >"$TMPD/notes.txt"
+"$CORUN" reproduce hsm --accuracy --quick --epochs 2 --resume "$TMPD/e2.journal" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do [ -s "$TMPD/e2.journal" ] && break; sleep 0.1; done
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+[ -s "$TMPD/e2.journal" ] || fail "no journal of --epochs 2 was made"
+before=$(wc -l <"$STUB/sbatch.log")
+refused() { # the message, then the command without --slurm
+    local want=$1 rc=0
+    shift
+    "$CORUN" "$@" --slurm --slurm-dir "$TMPD/refused" >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+    [ $rc = 2 ] && grep -qF "$want" "$TMPD/err" || fail "$* --slurm: exit $rc $(cat "$TMPD/out" "$TMPD/err")"
+    [ "$(wc -l <"$STUB/sbatch.log")" = "$before" ] || fail "$* --slurm: submitted"
+    [ ! -e "$TMPD/refused/job" ] || fail "$* --slurm: a job directory was made"
+}
+refused "corun: sweep: $TMPD/garbage.db is not a corun catalog (not an SQLite database)" \
+    sweep "$suite" --catalog "$TMPD/garbage.db"
+refused "corun: sweep: cannot create catalog $TMPD/nodir/x.db: cannot write in directory $TMPD/nodir" \
+    sweep "$suite" --catalog "$TMPD/nodir/x.db"
+refused "corun: reproduce: $TMPD/notes.txt: not a corun reproduce journal (its first line is 'my notes'" \
+    reproduce hsm --accuracy --quick --resume "$TMPD/notes.txt"
+refused "corun: reproduce: $TMPD/e2.journal: written for another run (it holds: epochs 2; this run: epochs 1)" \
+    reproduce hsm --accuracy --quick --epochs 1 --resume "$TMPD/e2.journal"
+refused "corun: reproduce: $TMPD/notes.txt: not a corun reproduce journal" \
+    reproduce hsm --fairness --quick --resume "$TMPD/notes.txt"
+# A catalog that is not there yet is not made by a submission (the tasks' results make it).
+"$CORUN" sweep "$suite" --catalog "$TMPD/new.db" --slurm --slurm-dir "$TMPD/jobN" >/dev/null 2>&1 ||
+    fail "new catalog: exit $?"
+[ ! -e "$TMPD/new.db" ] || fail "submitting made the catalog"
 exit 0
