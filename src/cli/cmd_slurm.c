@@ -135,12 +135,20 @@ static int slurm_main(int argc, char **argv)
     int n = 0;
     char *args[3];
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--wait") == 0)
+        if (strcmp(argv[i], "--wait") == 0) {
             wait = true;
-        else if (n < 2 && (argv[i][0] != '-' || !argv[i][1]))
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr,
+                    "corun: slurm: unknown option '%s' (it takes --wait, with resubmit; the "
+                    "job's own options, such as --catalog, were given when it was submitted)\n",
+                    argv[i]);
+            cli_usage_error(&cmd_slurm);
+            return CLI_BAD_INPUT;
+        } else if (n < 2) {
             args[n++] = argv[i];
-        else
+        } else {
             n = 3;
+        }
     }
     const char *actions[] = {"status", "collect", "resubmit", "task"};
     int action = -1;

@@ -199,6 +199,7 @@ export --csv d|corun: export: expected a run file (RUN.h5)
 show|corun: show: expected a run file (RUN.h5)
 suite check|corun: suite check: expected one suite file (SUITE; `corun suite list` lists the suites corun ships)
 slurm|corun: slurm: expected an action and a job directory (JOB)
+slurm collect 100 --catalog x.db|corun: slurm: unknown option '--catalog' (it takes --wait, with resubmit; the job's own options, such as --catalog, were given when it was submitted)
 EOF
 # kernels, runs and lesson without a verb list, as with list (runs of an empty catalog).
 : >"$TMPD/none.db"
