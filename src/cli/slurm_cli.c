@@ -294,11 +294,13 @@ int slurm_cli_collect(struct slurm_job *j)
                                            : "the default catalog",
                 m.added, m.present);
     if (rc == 1) {
-        bool unknown = false;
+        bool unknown = false, rerun = false;
         for (unsigned k = 0; k < j->shards; k++) {
             if (st[k].state == SLURM_DONE)
                 continue;
             unknown |= st[k].state == SLURM_UNKNOWN;
+            rerun |= st[k].state != SLURM_PENDING && st[k].state != SLURM_RUNNING &&
+                     st[k].state != SLURM_UNKNOWN;
             fprintf(stderr, "corun: shard %u is %s%s%s\n", k + 1, slurm_state_name(st[k].state),
                     st[k].detail[0] ? ": " : "", st[k].detail);
         }
@@ -308,6 +310,10 @@ int slurm_cli_collect(struct slurm_job *j)
                     "state may still be pending or running: collect again when squeue "
                     "answers\n",
                     queue_err);
+        else if (!rerun) /* resubmit would say there is nothing to resubmit */
+            fprintf(stderr,
+                    "corun: no table until every shard is merged; the others are pending or "
+                    "running: collect again when they have finished\n");
         else
             fprintf(stderr,
                     "corun: no table until every shard is merged; `corun slurm resubmit %s` "

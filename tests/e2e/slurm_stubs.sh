@@ -247,4 +247,18 @@ refused "corun: reproduce: $TMPD/notes.txt: not a corun reproduce journal" \
 "$CORUN" sweep "$suite" --catalog "$TMPD/new.db" --slurm --slurm-dir "$TMPD/jobN" >/dev/null 2>&1 ||
     fail "new catalog: exit $?"
 [ ! -e "$TMPD/new.db" ] || fail "submitting made the catalog"
+# collect while a shard is only pending: no advice to resubmit (resubmit would find nothing to
+# run), but to collect again when it has finished.
+: >"$STUB/queue"
+"$CORUN" "${sweep[@]}" --slurm --shards 2 --slurm-dir "$TMPD/jobP" >"$TMPD/submit" 2>&1 ||
+    fail "pending: submit: exit $?"
+id=$(sed -n 's/^submitted job \([0-9]*\):.*/\1/p' "$TMPD/submit")
+SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=1 "$TMPD/jobP/task.sh" >/dev/null 2>&1 || fail "pending: task 1"
+sed -i "/^$id 1 /d" "$STUB/queue"
+rc=0
+"$CORUN" slurm collect "$id" >/dev/null 2>"$TMPD/collect.err" || rc=$?
+[ $rc = 1 ] && grep -q '^corun: shard 2 is pending: PENDING$' "$TMPD/collect.err" &&
+    grep -q '^corun: no table until every shard is merged; the others are pending or running: collect again when they have finished$' \
+        "$TMPD/collect.err" || fail "pending: collect: exit $rc $(cat "$TMPD/collect.err")"
+grep -q resubmit "$TMPD/collect.err" && fail "pending: collect advises a resubmit: $(cat "$TMPD/collect.err")"
 exit 0
