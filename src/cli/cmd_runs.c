@@ -298,7 +298,10 @@ const struct cli_command cmd_runs = {
             "limit), such as a recursive one that never ends.\n"
             "Tables: runs, kernels, kernel_measurements, solo_traces, sweep_results; accel_runs\n"
             "and accel_run_apps (a row per application of each) once an accelerator run is\n"
-            "recorded. `list` shows accelerator runs after the spatial ones, with IDs aN:\n"
+            "recorded; reproduce_results (reproduce's finished mix runs, kept so that another\n"
+            "experiment reads them instead of simulating them: a key and a blob) once one is.\n"
+            "`list` shows accelerator "
+            "runs after the spatial ones, with IDs aN:\n"
             "`show a1` shows one.\n"
             "`corun runs` alone lists them. The options may also follow the verb (`corun runs\n"
             "list --catalog F`); an SQL query that begins with '-' goes after `--`.\n",

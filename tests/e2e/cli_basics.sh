@@ -201,6 +201,12 @@ suite check|corun: suite check: expected one suite file (SUITE; `corun suite lis
 slurm|corun: slurm: expected an action and a job directory (JOB)
 slurm collect 100 --catalog x.db|corun: slurm: unknown option '--catalog' (it takes --wait, with resubmit; the job's own options, such as --catalog, were given when it was submitted)
 EOF
+# help runs names every table the catalog makes (it left out reproduce_results).
+"$CORUN" help runs >"$TMPD/help-runs" 2>&1 || fail "help runs: exit $?"
+for t in $(grep -ho 'CREATE TABLE \(IF NOT EXISTS \)\?\(main\.\)\?[a-z_0-9]*' "$top_srcdir"/src/io/catalog*.c |
+    sed 's/.* //; s/^main\.//' | grep -v '_v[0-9]*$' | sort -u); do
+    grep -qw "$t" "$TMPD/help-runs" || fail "help runs does not name the table $t"
+done
 # kernels, runs and lesson without a verb list, as with list (runs of an empty catalog).
 : >"$TMPD/none.db"
 for cmd in "kernels" "runs --catalog $TMPD/none.db" "lesson"; do
