@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "corun/catalog.h"
 #include "corun/cli.h"
@@ -167,13 +168,16 @@ static int merge_main(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     char err[1024];
+    char *target = into ? xstrdup(into) : catalog_default_path();
+    bool existed = !target || access(target, F_OK) == 0;
     struct catalog *cat = catalog_open(into, err, sizeof err);
     if (!cat) {
         fprintf(stderr, "corun: %s\n", err);
+        free(target);
         return CLI_BAD_INPUT;
     }
     const char *path = catalog_path(cat);
-    int rc = CLI_OK;
+    int rc = CLI_OK, merged = 0;
     unsigned long added = 0;
     for (int i = 1; i <= nfiles; i++) {
         if (cli_same_file(path, argv[i])) {
@@ -188,6 +192,7 @@ static int merge_main(int argc, char **argv)
             break;
         }
         added += m.added;
+        merged++;
         printf("%s: %lu sweep results added, %lu already in %s; %lu private-mode traces, %lu "
                "reproduce runs copied\n",
                argv[i], m.added, m.present, path, m.traces, m.runs);
@@ -197,6 +202,13 @@ static int merge_main(int argc, char **argv)
                "prints the table\n",
                added, path);
     catalog_close(cat);
+    if (rc != CLI_OK && !merged && !existed) /* made by this merge, and nothing came in */
+        for (size_t i = 0; i < 3; i++) {
+            char *file = xasprintf("%s%s", target, (const char *[]){"", "-wal", "-shm"}[i]);
+            unlink(file);
+            free(file);
+        }
+    free(target);
     return rc;
 }
 

@@ -2,7 +2,8 @@
 # corun sweep on a catalog whose sweep results are damaged: an error with exit status 2, not an
 # empty table with exit 0 (a damaged table page), nor every item run again and stored twice
 # (a damaged index of the results, which found none of them). `sweep merge` of a damaged
-# catalog names it, not the healthy catalog merged into, and merges nothing.
+# catalog names it, not the healthy catalog merged into, and merges nothing; a failed merge
+# into a catalog not there before leaves none.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir" XDG_DATA_HOME="$TMPD/xdg"
 cd "$TMPD"
@@ -44,5 +45,13 @@ for what in table index; do
         fail "merge, $what damaged: $(cat err)"
     n=$("$CORUN" runs --catalog into.db query "SELECT count(*) FROM sweep_results" | tail -1)
     [ "$n" = 4 ] || fail "merge, $what damaged: into.db holds $n results, expected its 4"
+done
+# A merge that fails before merging anything leaves no new catalog behind (an empty one was
+# made at --catalog's path).
+for from in "sp ace" table.db; do
+    rc=0
+    "$CORUN" sweep merge "$from" --catalog new.db >out 2>err || rc=$?
+    [ $rc = 2 ] || fail "merge $from into a new catalog: exit $rc $(cat out err)"
+    [ ! -e new.db ] || fail "merge $from: a new catalog was left behind: $(ls new.db*)"
 done
 exit 0
