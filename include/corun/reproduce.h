@@ -191,9 +191,10 @@ typedef void (*repro_progress_fn)(void *ctx, double done, unsigned total);
 /* What repro_run_part would refuse before running anything, for every part of experiment e:
  * a suite that does not load, --gpu's preset, --set's settings, a --resume file that is no
  * journal of this run (one not made yet is not made here). 0, or -1 with the first message in
- * err (checked before a Slurm job is submitted, whose tasks would each fail). */
-int repro_check_options(const struct repro_options *o, const struct repro_experiment *e, char *err,
-                        size_t errlen);
+ * err (checked before a Slurm job is submitted, whose tasks would each fail). *most_mixes: the
+ * mixes of its largest part, the most shards that all run some. */
+int repro_check_options(const struct repro_options *o, const struct repro_experiment *e,
+                        size_t *most_mixes, char *err, size_t errlen);
 int repro_run_part(const struct repro_options *o, const struct repro_part *part,
                    repro_progress_fn progress, void *ctx, struct repro_part_result *out, char *err,
                    size_t errlen);

@@ -207,10 +207,11 @@ void ralloc_subset_done(struct ralloc_subset *s);
 /* Run x with o. Returns 0 when every run worked, 1 when some failed (their mixes say why), -1
  * with a message in err when nothing could start. Free out with ralloc_result_done. */
 /* What ralloc_run would refuse before running anything: a suite that does not load, --gpu's
- * preset, --set's settings, a --resume file that is no journal of this run. 0, or -1 with the
- * message in err (checked before a Slurm job is submitted, whose tasks would each fail). */
+ * preset, --set's settings, a --resume file that is no journal of this run; *mixes: the mixes
+ * it runs, the most shards that all run some. 0, or -1 with the message in err (checked
+ * before a Slurm job is submitted, whose tasks would each fail). */
 int ralloc_check_options(const struct ralloc_options *o, const struct ralloc_experiment *x,
-                         char *err, size_t errlen);
+                         size_t *mixes, char *err, size_t errlen);
 int ralloc_run(const struct ralloc_options *o, const struct ralloc_experiment *x,
                repro_progress_fn progress, void *ctx, struct ralloc_result *out, char *err,
                size_t errlen);

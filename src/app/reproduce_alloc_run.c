@@ -410,17 +410,19 @@ static unsigned run_epoch_cycles(const struct ralloc_options *o, const struct su
 }
 
 int ralloc_check_options(const struct ralloc_options *o, const struct ralloc_experiment *x,
-                         char *err, size_t errlen)
+                         size_t *mixes, char *err, size_t errlen)
 {
     struct suite s;
+    *mixes = 0;
     if (repro_load_suite(o->datadir, x->suite, o->gpu, &s, err, errlen) != 0)
         return -1;
     int rc = gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen);
+    size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen)), eligible;
+    size_t n = choose(o, x, &s, chosen, &eligible);
+    free(chosen);
+    *mixes = n;
     if (rc == 0 && o->resume && access(o->resume, F_OK) == 0) {
         /* A --resume journal of another run, or no journal: as ralloc_run opens it. */
-        size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen)), eligible;
-        size_t n = choose(o, x, &s, chosen, &eligible);
-        free(chosen);
         char what[2048];
         run_identity(o, x, &s, run_epochs(o, &s), run_epoch_cycles(o, &s), n, what, sizeof what);
         struct repro_journal *j =

@@ -407,14 +407,20 @@ static void journal_what(const struct repro_options *o, const struct repro_part 
              o->gpu ? o->gpu : "the suite's", sets);
 }
 
-int repro_check_options(const struct repro_options *o, const struct repro_experiment *e, char *err,
-                        size_t errlen)
+int repro_check_options(const struct repro_options *o, const struct repro_experiment *e,
+                        size_t *most_mixes, char *err, size_t errlen)
 {
+    *most_mixes = 0;
     for (size_t i = 0; i < e->nparts; i++) {
         struct suite s;
         if (repro_load_suite(o->datadir, e->parts[i].suite, o->gpu, &s, err, errlen) != 0)
             return -1;
         int rc = gpu_sets_check(&o->sets, o->datadir, s.gpu, err, errlen);
+        size_t *chosen = xmalloc((s.nmixes + 1) * sizeof(*chosen)); /* as repro_run_part */
+        size_t n = o->quick ? repro_quick_select(&s, e->parts[i].quick_mixes, chosen) : s.nmixes;
+        free(chosen);
+        if (n > *most_mixes)
+            *most_mixes = n;
         suite_done(&s);
         if (rc != 0)
             return -1;

@@ -357,12 +357,14 @@ static int reproduce_main(int argc, char **argv)
             return CLI_BAD_INPUT;
         char *dir = datadir_locate(), err[512];
         o.ro.datadir = dir;
-        int checked = repro_check_options(&o.ro, o.exp, err, sizeof err);
+        size_t mixes = 0;
+        int checked = repro_check_options(&o.ro, o.exp, &mixes, err, sizeof err);
         free(dir);
         if (checked != 0) {
             fprintf(stderr, "corun: reproduce: %s\n", err);
             return CLI_BAD_INPUT;
         }
+        slurm_cli_cap_shards("reproduce", o.exp->name, mixes, &so);
         return slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, &so);
     }
     if (o.list) {

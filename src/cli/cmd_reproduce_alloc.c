@@ -382,15 +382,18 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     if (slurm) {
         char *dir = datadir_locate(), err[512];
         o.ro.datadir = dir;
+        size_t mixes = 0;
+        struct slurm_options so = *slurm;
         if (o.ro.shards) {
             rc = slurm_cli_shard_refused();
         } else if (cli_resume_usable("reproduce", o.ro.resume) != 0) {
             rc = CLI_BAD_INPUT;
-        } else if (ralloc_check_options(&o.ro, o.x, err, sizeof err) != 0) {
+        } else if (ralloc_check_options(&o.ro, o.x, &mixes, err, sizeof err) != 0) {
             fprintf(stderr, "corun: reproduce: %s\n", err);
             rc = CLI_BAD_INPUT;
         } else {
-            rc = slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, slurm);
+            slurm_cli_cap_shards("reproduce", o.x->name, mixes, &so);
+            rc = slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, &so);
         }
         free(dir);
         ralloc_subset_done(&o.sub); /* a no-op without --policies */

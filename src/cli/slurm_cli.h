@@ -11,7 +11,8 @@
     "  --slurm         submit the run to Slurm as one job array, one\n"                            \
     "                  task per shard, instead of running it here; see `corun help slurm`\n"       \
     "  --shards N      with --slurm: N shards, one array task each (default 8); a sweep\n"         \
-    "                  takes no more than it has items (mixes x combinations), with a note\n"      \
+    "                  takes no more than it has items (mixes x combinations), a\n"                \
+    "                  reproduction (Prophet's aside) no more than its mixes, with a note\n"       \
     "  --partition P   with --slurm: sbatch --partition\n"                                         \
     "  --time T        with --slurm: sbatch --time, per task (e.g. 2:00:00)\n"                     \
     "  --cpus-per-task N  with --slurm: sbatch --cpus-per-task (give -j N as well)\n"              \
@@ -34,6 +35,11 @@ int slurm_cli_take_options(int *argc, char **argv, bool *wanted, struct slurm_op
  * job's id and directory, and with o->wait wait for it and collect. An exit status. */
 int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *catalog,
                      const char *journal, const struct slurm_options *o);
+
+/* A reproduction of `mixes` mixes (in its largest part) takes no more shards than that: a
+ * shard past the last mix would be a task that runs nothing. o->shards is lowered, with a
+ * note naming the experiment, when it asks for more. */
+void slurm_cli_cap_shards(const char *cmd, const char *what, size_t mixes, struct slurm_options *o);
 
 /* --shard with --slurm: prints why not; CLI_BAD_INPUT. */
 int slurm_cli_shard_refused(void);

@@ -7,7 +7,8 @@
 # look and gives up after 20 failures in a row without advising a resubmit (it used to take a
 # failed look for an empty queue). And a sweep gets no more shards than it has items. A shard
 # that finished without a catalog it can be merged from is lost: collect, status and resubmit
-# say so. What the command refuses without --slurm is refused before submitting.
+# say so. What the command refuses without --slurm is refused before submitting. A
+# reproduction gets no more shards than it has mixes.
 . "$(dirname "$0")/../lib.sh"
 
 export XDG_DATA_HOME="$TMPD/xdg" CORUN_DATADIR="$top_srcdir"
@@ -261,4 +262,11 @@ rc=0
     grep -q '^corun: no table until every shard is merged; the others are pending or running: collect again when they have finished$' \
         "$TMPD/collect.err" || fail "pending: collect: exit $rc $(cat "$TMPD/collect.err")"
 grep -q resubmit "$TMPD/collect.err" && fail "pending: collect advises a resubmit: $(cat "$TMPD/collect.err")"
+# A reproduction gets no more shards than it has mixes: hsm --accuracy --quick has 15, so 15
+# tasks, not 20 of which 5 would run nothing.
+"$CORUN" reproduce hsm --accuracy --quick --slurm --shards 20 --slurm-dir "$TMPD/jobR" \
+    >"$TMPD/submit" 2>"$TMPD/submit.err" || fail "reproduce --shards 20: exit $?"
+grep -q '^corun: reproduce: hsm has 15 mixes, so 15 shards, not 20$' "$TMPD/submit.err" &&
+    grep -q '^shards 15$' "$TMPD/jobR/job" && tail -1 "$STUB/sbatch.log" | grep -q -- '--array=1-15 ' ||
+    fail "reproduce --shards 20: $(cat "$TMPD/submit" "$TMPD/submit.err")"
 exit 0
