@@ -238,9 +238,22 @@ static int load_parsed(struct scenario *sc, const char *path, struct conf_file *
     sc->predictor_line = ps ? line_of(ps) : 0;
     const config_setting_t *as = member(f, "allocator");
     sc->allocator_line = as ? line_of(as) : 0;
-    if (diags->count == before && sc->nkernels > sc->gpu.sms)
-        diag_add(diags, "%s: kernels: expected at most %u kernels (one SM each on %s), got %u",
-                 path, sc->gpu.sms, sc->gpu_name, sc->nkernels);
+    /* An empty name was taken for the default, unsaid (an unknown one is refused). */
+    if (ps && sc->predictor && !*sc->predictor)
+        diag_add(diags,
+                 "%s:%d: predictor: expected a name (`corun help predictors`; none for no "
+                 "predictor), got an empty string",
+                 path, sc->predictor_line);
+    if (as && sc->allocator && !*sc->allocator)
+        diag_add(diags,
+                 "%s:%d: allocator: expected a name (`corun help allocators`; static keeps the "
+                 "partition), got an empty string",
+                 path, sc->allocator_line);
+    if (diags->count == before && sc->nkernels > sc->gpu.sms) {
+        const config_setting_t *ks = member(f, "kernels");
+        diag_add(diags, "%s:%d: kernels: expected at most %u kernels (one SM each on %s), got %u",
+                 path, ks ? line_of(ks) : 0, sc->gpu.sms, sc->gpu_name, sc->nkernels);
+    }
     confread_close(f);
     if (diags->count != before) {
         scenario_done(sc);
@@ -395,8 +408,9 @@ static void set_kernel(struct scenario *sc, const char *key, const char *value, 
     confread_close(f);
 }
 
-/* After a --set of a GPU setting: the mix must still fit, one SM per kernel at least and the
- * kernels' fixed SM counts within the GPU, as scenario_load demands of a file. */
+/* After a --set of a GPU setting: the mix must still fit, one SM per kernel at least, the
+ * kernels' fixed SM counts within the GPU and each kernel's thread block on an SM, as
+ * scenario_load demands of a file (a block that no longer fit was blamed on the file). */
 static void check_sms_fit(const struct scenario *sc, const char *key, struct diag *diags)
 {
     unsigned split = 0;
@@ -415,6 +429,10 @@ static void check_sms_fit(const struct scenario *sc, const char *key, struct dia
                  "--set: %s: the GPU would have %u SMs, but the kernels' sms settings add up to "
                  "%u (expected at least that many)",
                  key, sc->gpu.sms, split);
+    else
+        for (unsigned i = 0; i < sc->nkernels; i++)
+            if (gpu_profile_check(&sc->gpu, &sc->kernels[i].profile, why, sizeof why) != 0)
+                diag_add(diags, "--set: %s: kernels[%u] would not fit: %s", key, i, why);
 }
 
 /* The settings' checks name the place of a mistake as FILE:LINE:; the text of a --set is
@@ -469,11 +487,14 @@ int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags
             conf_apply(&scenario_table, confread_root(f), sc, CONF_OVERLAY, "--set", "", diags);
         confread_close(f);
         /* The names are checked when a session is made, which places a mistake at the file's
-         * line: one set here is not the file's. */
+         * line: one set here is not the file's. An empty one is no name. */
         if (strcmp(key, "predictor") == 0)
             sc->predictor_line = 0;
         if (strcmp(key, "allocator") == 0)
             sc->allocator_line = 0;
+        if ((strcmp(key, "predictor") == 0 && sc->predictor && !*sc->predictor) ||
+            (strcmp(key, "allocator") == 0 && sc->allocator && !*sc->allocator))
+            diag_add(diags, "--set: %s: expected a name, got an empty string", key);
     }
     free(key);
     drop_set_lines(diags, before);

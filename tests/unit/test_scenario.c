@@ -245,9 +245,17 @@ static void large_integers_do_not_wrap(void **state)
     assert_non_null(strstr(d.msgs[d.count - 1], "--set: mode: cannot be changed with --set"));
     assert_int_equal(scenario_set(&sc, "kernels[0].weight=0.5", &d), -1);
     assert_non_null(strstr(d.msgs[d.count - 1], "expected weights=W1,W2,..."));
+    /* An empty predictor or allocator is no name (it was taken for the default, unsaid). */
+    assert_int_equal(scenario_set(&sc, "allocator=\"\"", &d), -1);
+    assert_non_null(strstr(d.msgs[d.count - 1], "--set: allocator: expected a name"));
     l.sc = sc;
     unload(&l);
     diag_done(&d);
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\npredictor = \"\";\n"
+                  "kernels = ( { name = \"stream\"; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_non_null(strstr(l.d.msgs[0], ":3: predictor: expected a name"));
+    unload(&l);
 }
 
 /* Issue 21, defect 6: --set gpu.sms below the kernel count ran a kernel on no SM. */
@@ -259,6 +267,12 @@ static void set_sms_keeps_one_per_kernel(void **state)
     load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\ngpu_overrides = { sms = 2; };\n"
                   "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
     assert_int_equal(l.rc, 0);
+    unload(&l);
+    /* Fewer: refused at the kernels' line (it had none). */
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\ngpu_overrides = { sms = 1; };\n"
+                  "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    assert_int_equal(l.rc, -1);
+    assert_non_null(strstr(l.d.msgs[0], ":4: kernels: expected at most 1 kernels"));
     unload(&l);
     load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\n"
                   "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
@@ -280,6 +294,18 @@ static void set_sms_keeps_one_per_kernel(void **state)
     diag_init(&d);
     assert_int_equal(scenario_set(&l.sc, "gpu.sms=40", &d), -1);
     assert_non_null(strstr(d.msgs[0], "add up to 60"));
+    diag_done(&d);
+    unload(&l);
+
+    /* A thread block that no longer fits an SM is the --set's mistake, named as such (the
+     * run blamed the scenario file, with no line). */
+    load_text(&l, "name = \"x\";\ngpu = \"hbm80\";\n"
+                  "kernels = ( { name = \"stream\"; }, { name = \"compute\"; } );\n");
+    assert_int_equal(l.rc, 0);
+    diag_init(&d);
+    assert_int_equal(scenario_set(&l.sc, "gpu.regs_per_sm=1024", &d), -1);
+    assert_non_null(strstr(d.msgs[0], "--set: gpu.regs_per_sm: kernels[0] would not fit: "));
+    assert_non_null(strstr(d.msgs[0], "no thread block fits on an SM"));
     diag_done(&d);
     unload(&l);
 }
