@@ -7,6 +7,7 @@
 #include "corun/accel_scenario.h"
 #include "corun/alloc.h"
 #include "corun/cli.h"
+#include "corun/gpu.h"
 #include "corun/lesson.h"
 #include "corun/predict.h"
 #include "corun/preset.h"
@@ -38,6 +39,21 @@ static bool print_topic(const char *topic, FILE *o)
     }
     if (strcmp(topic, "gpu") == 0) {
         conf_print_help(&preset_gpu_table, o);
+        /* The rules between settings (gpu_config_check, dram_config_check): a value in its
+         * own range was refused by one of them, unsaid here. */
+        fprintf(o,
+                "\nBesides each setting's range, the GPU as a whole must hold:\n"
+                "  - l1d and llc lines are 128 bytes; a cache's size_bytes is a multiple of\n"
+                "    ways x line_bytes, and llc_slices divides llc.size_bytes\n"
+                "  - the caches' lines, l1d's and l1c's times sms plus llc's, are at most %llu\n"
+                "    (the model keeps every line in memory)\n"
+                "  - dram.bank_groups x dram.banks_per_group is at most 64\n"
+                "  - dram.row_bytes is a multiple of dram.request_bytes, which equals the LLC\n"
+                "    line\n"
+                "  - dram.timing.refi exceeds dram.timing.rfc, or is 0 (no refresh)\n"
+                "  - every kernel of a scenario fits an SM: warps_per_tb within warps_per_sm,\n"
+                "    and one thread block's registers and shared memory within the SM's\n",
+                (unsigned long long)GPU_MAX_CACHE_LINES);
         return true;
     }
     if (strcmp(topic, "kernel") == 0) {

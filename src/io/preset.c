@@ -258,7 +258,7 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(gap_cycles, CONF_U64, "0", 0, 1ull << 32, "core cycles",
                  "idle cycles before each launch of the grid (the host's work between kernels)"),
     {"phases", CONF_CUSTOM, 0, 0, NULL, NULL,
-     "a list ( { SETTING = VALUE; ... }, ... ) of up to 5 kernels the application runs in "
+     "a list ( { SETTING = VALUE; ... }, ... ) of 2 to 5 kernels the application runs in "
      "order, then again from the first: each is this profile with the settings it names "
      "changed",
      0, NULL, NULL},
@@ -408,8 +408,11 @@ static int load_phases(const struct conf_file *f, const char *path, struct kerne
     int line = (int)config_setting_source_line(ps);
     int n = config_setting_is_list(ps) ? config_setting_length(ps) : -1;
     if (n < 2 || n > KERNEL_MAX_PHASES) {
+        char got[32] = "";
+        if (n >= 0)
+            snprintf(got, sizeof got, ", got %d", n);
         diag_add(diags, "%s:%d: phases: expected a list ( {...}, ... ) of 2 to %d kernels%s", path,
-                 line, KERNEL_MAX_PHASES, n < 0 ? "" : ", got fewer or more");
+                 line, KERNEL_MAX_PHASES, got);
         return -1;
     }
     size_t before = diags->count;

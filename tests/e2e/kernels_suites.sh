@@ -162,6 +162,6 @@ expect_bad "from 0 to 1" kernels show out_of_range
 expect_bad 'out_of_range.cfg:8: paper' kernels show out_of_range
 expect_bad "bad_phases.cfg:9: phases[1].description: describes the application" kernels show bad_phases
 expect_bad "bad_phases.cfg:10: phases[2].mem_fraction" kernels show bad_phases
-expect_bad "one_phase.cfg:7: phases: expected a list" kernels show one_phase
+expect_bad "one_phase.cfg:7: phases: expected a list ( {...}, ... ) of 2 to 5 kernels, got 1" kernels show one_phase
 expect_bad "no thread block fits on an SM (registers" solo no_fit
 echo "kernels, suites and broken profiles ok"
