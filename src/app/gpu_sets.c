@@ -30,8 +30,9 @@ int gpu_sets_add(struct gpu_sets *s, const char *assignment, char *err, size_t e
     }
     if ((size_t)(eq - assignment) == strlen("gpu.sms") && strncmp(assignment, "gpu.sms", 7) == 0) {
         snprintf(err, errlen,
-                 "--set: %s: the SM count is the preset's here (--gpu PRESET chooses another; "
-                 "reproduce --gpu scales a suite's splits to it)",
+                 "--set: %s: the SM count is the preset's here (reproduce and rbh-shift take "
+                 "--gpu PRESET for another, reproduce scaling a suite's splits to it; a sweep "
+                 "runs its suite's preset)",
                  assignment);
         return -1;
     }

@@ -35,8 +35,14 @@ unsigned slurm_wait_delay_ms(unsigned polls)
     const char *env = getenv("CORUN_SLURM_POLL_MS");
     char *end;
     unsigned long v = env && *env ? strtoul(env, &end, 10) : 0;
-    if (env && *env && !*end && v >= 1 && v <= 60000)
+    if (env && *env && !*end && v >= 1 && v <= 60000) {
         first = (unsigned)v;
+    } else if (env && polls == 0) { /* it was ignored, unsaid */
+        fprintf(stderr,
+                "corun: note: CORUN_SLURM_POLL_MS=%s: expected a whole number of milliseconds "
+                "from 1 to 60000; looking every %u ms at first\n",
+                env, first);
+    }
     unsigned ms = first, most = 20 * first;
     for (unsigned i = 0; i < polls && ms < most; i++)
         ms *= 2;

@@ -27,7 +27,8 @@ static void gpu_sets(void **state)
     assert_int_equal(gpu_sets_add(&sets, "epochs=3", err, sizeof err), -1);
     assert_non_null(strstr(err, "gpu.SETTING=VALUE"));
     assert_int_equal(gpu_sets_add(&sets, "gpu.sms=40", err, sizeof err), -1);
-    assert_non_null(strstr(err, "the SM count is the preset's here (--gpu PRESET chooses"));
+    assert_non_null(strstr(err, "the SM count is the preset's here (reproduce and rbh-shift take "
+                                "--gpu PRESET"));
     assert_int_equal(gpu_sets_add(&sets, "gpu.smsx=40", err, sizeof err), 0); /* not gpu.sms */
     assert_int_equal(gpu_sets_add(&sets, "gpu.=1", err, sizeof err), -1);
     assert_int_equal(gpu_sets_add(&sets, "gpu.order_free=", err, sizeof err), -1);

@@ -245,8 +245,25 @@ static void test_wait_delays(void **state)
     const char *const bad[] = {"0", "60001", "10ms", "", "-5"};
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("CORUN_SLURM_POLL_MS", bad[i], 1);
-        assert_int_equal(slurm_wait_delay_ms(0), 250);
-        assert_int_equal(slurm_wait_delay_ms(9), 5000);
+        /* ... and says so, once, at the first look (it was ignored, unsaid). */
+        fflush(stderr);
+        FILE *err = tmpfile();
+        assert_non_null(err);
+        int saved = dup(2);
+        assert_true(saved >= 0 && dup2(fileno(err), 2) == 2);
+        unsigned first = slurm_wait_delay_ms(0), later = slurm_wait_delay_ms(9);
+        fflush(stderr);
+        assert_int_equal(dup2(saved, 2), 2);
+        close(saved);
+        char said[256] = "";
+        rewind(err);
+        said[fread(said, 1, sizeof said - 1, err)] = '\0';
+        fclose(err);
+        assert_int_equal(first, 250);
+        assert_int_equal(later, 5000);
+        assert_non_null(strstr(said, "CORUN_SLURM_POLL_MS="));
+        assert_non_null(strstr(said, "expected a whole number of milliseconds from 1 to 60000"));
+        assert_null(strchr(strchr(said, '\n') + 1, '\n')); /* one line */
     }
     unsetenv("CORUN_SLURM_POLL_MS");
 }
