@@ -512,6 +512,9 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
                 "corun: reproduce prophet: --catalog %s ignored: Prophet's experiments "
                 "record no runs in a catalog\n",
                 catalog);
+    /* Before submitting too: a job whose every task would refuse it ran on the cluster. */
+    if (cli_resume_usable("reproduce prophet", resume) != 0)
+        return CLI_BAD_INPUT;
     if (slurm)
         return sh.n ? slurm_cli_shard_refused()
                     : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, NULL, resume, slurm);
@@ -522,8 +525,6 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
                 sh.k, sh.n);
         return CLI_BAD_INPUT;
     }
-    if (cli_resume_usable("reproduce prophet", resume) != 0)
-        return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     unsigned q = (unsigned)queries;
     int rc = acc     ? accuracy(datadir, quick, q, resume, jobs, sh)

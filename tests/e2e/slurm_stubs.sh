@@ -244,6 +244,8 @@ refused "corun: reproduce: $TMPD/e2.journal: written for another run (it holds: 
     reproduce hsm --accuracy --quick --epochs 1 --resume "$TMPD/e2.journal"
 refused "corun: reproduce: $TMPD/notes.txt: not a corun reproduce journal" \
     reproduce hsm --fairness --quick --resume "$TMPD/notes.txt"
+refused "corun: reproduce prophet: $TMPD/nodir/p.journal: cannot open for reading and writing" \
+    reproduce prophet --accuracy --quick --resume "$TMPD/nodir/p.journal"
 # A catalog that is not there yet is not made by a submission (the tasks' results make it).
 "$CORUN" sweep "$suite" --catalog "$TMPD/new.db" --slurm --slurm-dir "$TMPD/jobN" >/dev/null 2>&1 ||
     fail "new catalog: exit $?"
