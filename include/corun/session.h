@@ -24,7 +24,9 @@ struct session_kernel_epoch {
     double np_pred;               /* the active predictor's NP̂; NaN without one */
     double are;                   /* |np_pred - np_true| / np_true; NaN when either is missing */
     int pred_class;               /* the predictor's enum kernel_class (NONE: it has none) */
-    bool in_mix; /* in the mix during the epoch (false: not added yet, or removed) */
+    bool in_mix;       /* in the mix during the epoch (false: not added yet, or removed) */
+    double qos_target; /* the NP it was to keep during the epoch (session_qos_target then; 0:
+                        * none); a replay's from the recorded scenario and its changes */
 };
 
 #define SESSION_MAX_CHANNELS 256

@@ -262,6 +262,7 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
         struct session_kernel_epoch *ke = &e->k[k];
         gpu_kernel_counters(s->gpu, k, &ke->c);
         ke->np_true = NAN; /* a removed kernel's TBs may still drain: counted, not measured */
+        ke->qos_target = session_qos_target(s, k); /* no change lands within an epoch */
     }
     for (unsigned i = 0; i < n; i++) {
         unsigned k = slot[i];

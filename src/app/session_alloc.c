@@ -138,14 +138,18 @@ const char *session_allocator_name(const struct session *s)
     return s->sc->allocator ? s->sc->allocator : "static";
 }
 
+double session_qos_target_in(const struct scenario *sc, const char *allocator, unsigned k)
+{
+    if (k >= sc->nkernels || sc->kernels[k].priority != SCENARIO_HIGH)
+        return 0;
+    if (strcmp(allocator, "smqos") == 0 || strcmp(allocator, "static-smqos") == 0)
+        return sc->smqos_policy;
+    return sc->kernels[k].qos_target;
+}
+
 double session_qos_target(const struct session *s, unsigned k)
 {
-    if (k >= s->sc->nkernels || s->sc->kernels[k].priority != SCENARIO_HIGH)
-        return 0;
-    const char *a = session_allocator_name(s);
-    if (strcmp(a, "smqos") == 0 || strcmp(a, "static-smqos") == 0)
-        return s->sc->smqos_policy;
-    return s->sc->kernels[k].qos_target;
+    return session_qos_target_in(s->sc, session_allocator_name(s), k);
 }
 
 void session_replay_allocator(struct session *s)

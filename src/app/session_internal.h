@@ -96,6 +96,8 @@ void session_predict_epoch(struct session *s, struct session_epoch *e);
 void session_drop_predictor(struct session *s);
 /* A replay's allocator name from its events (session_alloc.c). */
 void session_replay_allocator(struct session *s);
+/* session_qos_target for scenario sc under the allocator so named. */
+double session_qos_target_in(const struct scenario *sc, const char *allocator, unsigned k);
 /* Refresh s->alloc_params from the scenario. */
 void session_alloc_params(struct session *s);
 /* Drop the active allocator (no event). */

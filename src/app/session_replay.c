@@ -148,6 +148,36 @@ static void name_recorded_predictors(struct session *s)
     }
 }
 
+/* Each epoch's QoS targets (session_kernel_epoch.qos_target), which a run file does not keep:
+ * from the recorded scenario (its --set changes and added kernels applied), with the
+ * allocator switches and the parameter changes of the log applied at their epochs. A change
+ * that no longer applies is passed over here; a branch says so. */
+static void replay_qos_targets(struct session *s)
+{
+    struct scenario sc;
+    scenario_copy(&sc, &s->owned_sc);
+    char allocator[64], name[64];
+    snprintf(allocator, sizeof allocator, "%s", sc.allocator ? sc.allocator : "static");
+    struct diag d;
+    diag_init(&d);
+    unsigned j = 0;
+    for (unsigned i = 0; i < s->nepochs; i++) {
+        for (; j < s->nevents && s->events[j].epoch <= i; j++) {
+            const struct session_event *ev = &s->events[j];
+            if (strcmp(ev->kind, "allocator") == 0 && switched_to(ev->text, name, sizeof name))
+                snprintf(allocator, sizeof allocator, "%s", name);
+            else if (ev->epoch > 0 && strcmp(ev->kind, "parameter") == 0 &&
+                     strncmp(ev->text, "set ", 4) == 0) /* those before epoch 1 are in sc */
+                scenario_set(&sc, ev->text + 4, &d);
+        }
+        struct session_epoch *e = &s->epochs[i];
+        for (unsigned k = 0; k < e->nkernels; k++)
+            e->k[k].qos_target = session_qos_target_in(&sc, allocator, k);
+    }
+    diag_done(&d);
+    scenario_done(&sc);
+}
+
 struct session *session_replay(const char *path, const char *datadir, char *err, size_t errlen)
 {
     struct runfile *rf = runfile_open(path, err, errlen);
@@ -196,6 +226,7 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
         add_recorded_kernels(s, runfile_header(rf), datadir, err, errlen) != 0)
         goto failed;
     session_replay_allocator(s);
+    replay_qos_targets(s);
     runfile_close(rf, err, errlen);
     return s;
 failed:

@@ -63,6 +63,9 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k, int name
     double target = k < t->mix.n ? t->mix.qos_target[k] : 0;
     if (e) {
         const struct session_kernel_epoch *ke = &e->e.k[k];
+        /* The verdict is the epoch's: a target changed since applies from the next one (it
+         * turned a finished epoch's miss into met). */
+        target = k < e->e.nkernels ? ke->qos_target : 0;
         snprintf(v[0], sizeof v[0], "%.1f", ke->c.sms);
         snprintf(v[1], sizeof v[1], "%.1f", ke->c.ipc);
         /* Predict, then reveal: the truth waits for the class's guesses. */

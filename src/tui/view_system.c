@@ -27,15 +27,16 @@ static void line(WINDOW *w, int y, int cols, const char *name, const char *brief
 }
 
 /* "N/M met": of the M high-priority kernels in the mix of epoch e, those whose true NP kept
- * their target (one that made no progress did not); false, out untouched, when none has one. */
+ * the target they had in that epoch (one that made no progress did not); false, out
+ * untouched, when none has one. */
 static bool qos(const struct tui *t, const struct tui_epoch *e, char *out, size_t len)
 {
     bool in[GPU_MAX_KERNELS];
     tui_mix_shown(t, in);
     unsigned met = 0, n = 0;
-    for (unsigned k = 0; k < GPU_MAX_KERNELS && k < t->mix.n; k++) {
-        double target = t->mix.qos_target[k];
-        if (!in[k] || !(target > 0) || k >= e->e.nkernels)
+    for (unsigned k = 0; k < GPU_MAX_KERNELS && k < e->e.nkernels; k++) {
+        double target = e->e.k[k].qos_target;
+        if (!in[k] || !(target > 0))
             continue;
         n++;
         met += e->e.k[k].np_true >= target;

@@ -42,9 +42,27 @@ tui_wait "idle: Space steps"
 [ "$(qos_cell stream)" = met ] && [ "$(qos_cell compute)" = miss ] && [ "$(qos_cell random)" = – ] ||
     fail "met and miss after an epoch: $(cat "$TMPD/screen")"
 qos_row "1/2 met" || fail "the System panel's QoS: $(cat "$TMPD/screen")"
+# A target changed now is the next epoch's: the finished one keeps its verdict (compute's miss
+# turned met, and 2/2 met, with no epoch run).
+tui_keys e
+tui_wait "Enter edits"
+tui_keys Up Up Up Enter
+tui_wait "kernels[1].qos_target (a number"
+tui_keys C-u 0.1 Enter
+tui_wait "parameter: set kernels[1].qos_target=0.1"
+tui_keys Escape
+tui_gone "Enter edits"
+tui_screen >"$TMPD/screen"
+[ "$(qos_cell compute)" = miss ] && qos_row "1/2 met" ||
+    fail "a target changed after the epoch changed its verdict: $(cat "$TMPD/screen")"
+tui_keys Space
+tui_wait "Epoch 2/10"
+tui_wait "idle: Space steps"
+[ "$(qos_cell compute)" = met ] && qos_row "2/2 met" ||
+    fail "the next epoch is not judged by the new target: $(cat "$TMPD/screen")"
 tui_keys q
 tui_wait "quit without saving? y/n"
-grep -q "1 epoch of this run is not recorded\." "$TMPD/screen" || fail "one unsaved epoch:
+grep -q "2 epochs of this run are not recorded\." "$TMPD/screen" || fail "two unsaved epochs:
 $(cat "$TMPD/screen")"
 tui_keys y
 tui_wait "exit=0"

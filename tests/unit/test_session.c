@@ -442,6 +442,39 @@ static void test_qos_target(void **state)
     scenario_done(&sc);
 }
 
+/* Each epoch keeps the QoS target it ran under: a target, a priority or an allocator changed
+ * later is the next epoch's (the workbench judged finished epochs by today's targets); a
+ * replay of the run works them out from the log to the same values. */
+static void test_epoch_qos_targets(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct session *s = test_open_unit(&sc);
+    char err[512], path[] = "/tmp/corun-test-session-XXXXXX";
+    test_tmp_path(path);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_set_param(s, "kernels[0].qos_target", "0.3", err, sizeof err), 0);
+    assert_int_equal(session_set_param(s, "kernels[1].priority", "high", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_set_param(s, "smqos_policy", "0.9", err, sizeof err), 0);
+    assert_int_equal(session_set_allocator(s, "static-smqos", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    static const double want[3][2] = {{0.8, 0}, {0.3, 0.8}, {0.9, 0.9}};
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned k = 0; k < 2; k++)
+            assert_true(session_epoch_at(s, i)->k[k].qos_target == want[i][k]);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+    struct session *r = replay_of(path);
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned k = 0; k < 2; k++)
+            assert_true(session_epoch_at(r, i)->k[k].qos_target == want[i][k]);
+    session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
 /* A recorded epoch as a replay holds it: an exact prediction's error is 0, not missing (a
  * prediction missing is NaN), and SM 0's owner is the file's like every other's. */
 static void test_epoch_from_file(void **state)
@@ -659,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_rewind_live),
         cmocka_unit_test(test_epoch_from_file),
         cmocka_unit_test(test_qos_target),
+        cmocka_unit_test(test_epoch_qos_targets),
         cmocka_unit_test(test_scenario_choices),
         cmocka_unit_test(test_priority_epochs_follow_asm),
         cmocka_unit_test(test_explanations_kept),
