@@ -210,6 +210,8 @@ static void switch_to_branch(struct tui *t)
     unsigned at = t->branch_at;
     bool rewound = t->rewinding, was_recording = t->recording;
     unsigned was_saved = t->saved_epochs;
+    char was_path[sizeof t->run_path];
+    snprintf(was_path, sizeof was_path, "%s", t->run_path);
     tui_detach(t);
     tui_attach(t, b);
     t->rewinding = false;
@@ -218,6 +220,16 @@ static void switch_to_branch(struct tui *t)
      * asking. */
     if (rewound)
         t->saved_epochs = was_recording ? at : (was_saved < at ? was_saved : at);
+    /* The file keeps the run as it went; the rewound run is not in it (REC went off, unsaid,
+     * while the file kept the epoch rewound over). */
+    if (rewound && was_recording) {
+        tui_log(t, "recording to %s ended at the rewind: %s", was_path,
+                t->saved_note[0] ? t->saved_note : "the file keeps the run as it went");
+        tui_notice(t, "Recording ended",
+                   "%s keeps the run as it went, the epoch rewound over included. The rewound "
+                   "run is not recorded: s records it to a new file.",
+                   was_path);
+    }
     if (rewound) /* the run's note above says where it was rewound to */
         tui_log(t, "p, a or e change the policy from here, Space steps");
     else

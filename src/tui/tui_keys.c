@@ -167,31 +167,48 @@ static int key_quit(struct tui *t, int ch)
     return TUI_R_HANDLED | TUI_R_QUIT;
 }
 
+/* While a rewind or a branch re-simulates, the run a choice would go to is about to be
+ * replaced: says so, true (a choice made then was logged as taken, and lost). */
+static bool refused_while_branching(struct tui *t, const char *what)
+{
+    if (!t->branching)
+        return false;
+    tui_notice(t, what,
+               "%s to the end of epoch %u: choose once it is done (the run now is about "
+               "to be replaced).",
+               t->rewinding ? "Rewinding" : "Branching", t->branch_at);
+    return true;
+}
+
 static int key_predictor(struct tui *t, int ch)
 {
     (void)ch;
-    tui_predictor_menu(t);
+    if (!refused_while_branching(t, "Predictor"))
+        tui_predictor_menu(t);
     return TUI_R_HANDLED;
 }
 
 static int key_allocator(struct tui *t, int ch)
 {
     (void)ch;
-    tui_allocator_menu(t);
+    if (!refused_while_branching(t, "Allocator"))
+        tui_allocator_menu(t);
     return TUI_R_HANDLED;
 }
 
 static int key_params(struct tui *t, int ch)
 {
     (void)ch;
-    tui_params_editor(t);
+    if (!refused_while_branching(t, "Parameters"))
+        tui_params_editor(t);
     return TUI_R_HANDLED;
 }
 
 static int key_mix(struct tui *t, int ch)
 {
     (void)ch;
-    tui_mix_editor(t);
+    if (!refused_while_branching(t, "Mix"))
+        tui_mix_editor(t);
     return TUI_R_HANDLED;
 }
 
@@ -318,6 +335,8 @@ static int accept_save(struct tui *t, const char *text)
 static int key_save(struct tui *t, int ch)
 {
     (void)ch;
+    if (refused_while_branching(t, "Save"))
+        return TUI_R_HANDLED;
     if (t->recording) {
         tui_message(t, "Save", "already recording to %s: every epoch is saved as it finishes.",
                     t->run_path);

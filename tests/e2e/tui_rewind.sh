@@ -77,6 +77,30 @@ tui_wait "Record this run (and its later epochs) to a new run file:"
 tui_keys Escape
 tui_gone "Record this run"
 
+# Recording, a rewind: a policy chosen while it re-simulates is refused with a word (it was
+# logged as taken, then lost with the run it went to), and the recording's end is said (REC
+# went off, unsaid, the file keeping the epoch rewound over).
+tui_keys s
+tui_wait "Record this run"
+tui_keys C-u
+tui_keys -l "$TMPD/rec.h5"
+tui_keys Enter
+tui_wait "Saved"
+tui_keys Escape
+tui_gone "Saved"
+tui_keys Space
+tui_wait "Epoch 4/10"
+tui_wait "idle: Space steps"
+tui_keys Left a
+tui_wait "Rewinding to the end of epoch 3: choose once it is done"
+tui_keys Escape
+tui_wait "Recording ended"
+tui_wait "rec.h5 keeps the run as it went"
+tui_keys Escape
+tui_wait "Epoch 3/10"
+tui_screen | grep -q "LIVE, REC" && fail "REC after the rewind"
+"$CORUN" show "$TMPD/rec.h5" | grep -q "^ *4 " || fail "the file lost the epoch rewound over"
+
 # A run going on (slowest pace: it cannot end first) is not rewound; the r that closes the
 # notice also pauses (the message dialog took it).
 tui_keys - - - - - - -
@@ -88,7 +112,5 @@ tui_wait "Pause first (r)"
 tui_keys r
 tui_wait "Paused"
 tui_keys q
-tui_wait "quit without saving?"
-tui_keys y
 tui_wait "exit=0"
 echo "rewind: exact epoch 2 and 3 again; fair after a rewind changes epoch 3"
