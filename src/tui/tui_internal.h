@@ -171,6 +171,7 @@ struct tui {
     char menu_note[64];      /* why a menu's last key did nothing, in place of its hint */
     unsigned help_page;      /* the help's page shown, when it takes several */
     char param_key[64];      /* the parameter being edited */
+    char param_text[128];    /* the value the editor sent for it ("" once answered) */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);
 
@@ -321,6 +322,9 @@ void tui_predictor_menu(struct tui *t);
 void tui_allocator_menu(struct tui *t);
 /* Opens the parameter editor (tui_params.c): the session's editable parameters. */
 void tui_params_editor(struct tui *t);
+/* The worker refused the value the editor sent: while the editor is open, its field opens
+ * again with the text typed and why under it (true); else false, for a dialog. */
+bool tui_params_refused(struct tui *t, const char *why);
 
 /* Opens the mix editor (tui_mix.c): the kernels in the mix, adding one from the library,
  * removing one, their priorities. */

@@ -2,7 +2,8 @@
  * valid ranges and help, as the worker last published them. Enter edits the highlighted one in
  * an input field; the worker sets it at the next epoch boundary, validated as a scenario file
  * is. An accepted value is logged (a "parameter" event) and shows in the list; a refused one
- * opens a dialog naming the valid range, and the old value stays. Where the screen cuts the
+ * opens the field again with the text typed and why under it (a dialog once the editor is
+ * closed), and the old value stays. Where the screen cuts the
  * valid values, the highlighted row's show whole below the rows, with its help. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,18 +140,38 @@ static int accept_value(struct tui *t, const char *input)
     }
     /* Back to the list, which shows the value once the worker has taken it. */
     tui_open_overlay(t, &tui_overlay_params);
+    snprintf(t->param_text, sizeof t->param_text, "%s", text);
     tui_worker_set_param(t->worker, t->param_key, text);
     if (t->busy)
         tui_log(t, "%s=%s from the next epoch boundary", t->param_key, text);
     return TUI_R_HANDLED;
 }
 
-static void edit(struct tui *t, const struct tui_param *p)
+static void edit(struct tui *t, const struct tui_param *p, const char *text)
 {
     snprintf(t->param_key, sizeof t->param_key, "%s", p->key);
     char label[96];
     snprintf(label, sizeof label, "%.40s (%.50s):", p->key, p->range);
-    tui_prompt_open(t, "Set parameter", label, p->value, accept_value);
+    tui_prompt_open(t, "Set parameter", label, text, accept_value);
+}
+
+bool tui_params_refused(struct tui *t, const char *why)
+{
+    bool open = t->overlay == &tui_overlay_params && t->param_text[0];
+    char text[sizeof t->param_text];
+    snprintf(text, sizeof text, "%s", t->param_text);
+    t->param_text[0] = '\0';
+    if (!open)
+        return false;
+    struct list l;
+    fetch(t, &l);
+    for (unsigned i = 0; i < l.n; i++)
+        if (strcmp(l.p[i].key, t->param_key) == 0) {
+            edit(t, &l.p[i], text);
+            snprintf(t->prompt.error, sizeof t->prompt.error, "%s", why);
+            return true;
+        }
+    return false;
 }
 
 static int key(struct tui *t, int ch)
@@ -165,8 +186,12 @@ static int key(struct tui *t, int ch)
     } else if (ch == KEY_DOWN) {
         t->menu_sel = (t->menu_sel + 1) % l.n;
         t->overlay_dirty = true;
+    } else if (ch == KEY_HOME || ch == KEY_END) { /* Home did nothing */
+        t->menu_sel = ch == KEY_HOME ? 0 : l.n - 1;
+        t->overlay_dirty = true;
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
-        edit(t, &l.p[t->menu_sel < l.n ? t->menu_sel : 0]);
+        const struct tui_param *p = &l.p[t->menu_sel < l.n ? t->menu_sel : 0];
+        edit(t, p, p->value);
     }
     return TUI_R_HANDLED;
 }

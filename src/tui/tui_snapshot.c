@@ -293,12 +293,16 @@ bool tui_take_outcome(struct tui *t, const struct tui_outcome *o)
     case TUI_O_PARAM:
         /* The editor, when open, shows the new value; a refusal keeps the old one. */
         if (o->ok) {
+            t->param_text[0] = '\0';
             t->overlay_dirty = true;
         } else {
             char old[64];
             param_value(t, t->param_key, old, sizeof old);
             tui_log(t, "%s unchanged (%s)", t->param_key, old);
-            tui_message(t, "Cannot set parameter", "%s (%s stays %s)", o->msg, t->param_key, old);
+            /* In the editor, its field again with the text typed (the dialog threw it away). */
+            if (!tui_params_refused(t, o->msg))
+                tui_message(t, "Cannot set parameter", "%s (%s stays %s)", o->msg, t->param_key,
+                            old);
         }
         break;
     case TUI_O_MIX:
