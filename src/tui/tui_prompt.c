@@ -302,12 +302,16 @@ static void quit_draw(const struct tui *t, WINDOW *w)
     tui_print(w, 2, 1, "%s without saving? y/n", t->discard ? "open another run" : "quit");
     wattroff(w, A_BOLD);
     wattron(w, t->style.dim);
-    tui_print(w, 3, 1, "(n goes back; s saves the run first)");
+    tui_print(w, 3, 1, "(n or Esc goes back; s saves the run first)");
     wattroff(w, t->style.dim);
 }
 
 static int quit_key(struct tui *t, int ch)
 {
+    /* Only an answer closes it: a path typed at once after o went on as keys (r ran, s
+     * saved under a name made of the rest). */
+    if (ch <= 0 || ch > 127 || !strchr("yYnNsSqQ\x1b", ch))
+        return TUI_R_HANDLED;
     if ((ch == 'y' || ch == 'Y') && !t->discard)
         return TUI_R_HANDLED | TUI_R_QUIT;
     tui_open_overlay(t, NULL);

@@ -151,12 +151,16 @@ done
 grep -q "fairness_threshold (a number from 0.01 to 1)" "$TMPD/screen" ||
     fail "no field for fairness_threshold:
 $(cat "$TMPD/screen")"
+# A refused value: the field opens again with the text typed and why under it (a dialog threw
+# both away); Esc leaves it, and the editor shows the old value.
 tui_keys C-u 1.5 Enter
-tui_wait "Cannot set parameter"
-tui_wait "0.01 to 1"
-tui_wait "fairness_threshold stays 0.9"
-tui_keys x
-tui_gone "Cannot set parameter"
+tui_wait "got 1.5"
+tui_wait " 1.5_"
+grep -q "fairness_threshold (a number from 0.01 to 1)" "$TMPD/screen" ||
+    fail "the refused value's field did not open again: $(cat "$TMPD/screen")"
+tui_wait "fairness_threshold unchanged (0.9)"
+tui_keys Escape
+tui_gone "got 1.5"
 tui_keys e
 tui_wait "Enter edits"
 grep -Eq "fairness_threshold +0\.9 " "$TMPD/screen" || fail "the refused value changed it:
@@ -170,9 +174,15 @@ $(tui_screen)"
 tui_keys Escape
 tui_gone "Enter edits"
 
-# o on the unsaved run asks; n keeps it.
+# o on the unsaved run asks; only an answer closes the question (a path typed at once closed
+# it with its first key, and the rest went on as keys: r ran, s saved); n keeps the run.
 tui_keys o
 tui_wait "open another run without saving? y/n"
+tui_keys -l "/tmp/r.h5"
+sleep 0.5
+tui_screen | grep -q "open another run without saving? y/n" || fail "a typed path closed the question:
+$(tui_screen)"
+tui_screen | grep -q "Running" && fail "a typed path's r ran the run"
 tui_keys n
 tui_gone "without saving"
 tui_wait "Epoch 5/10"
