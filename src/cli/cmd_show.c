@@ -2,6 +2,7 @@
  * or accelerator), without simulating. */
 #include <getopt.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,22 @@ static int show_run(int argc, char **argv)
             report_epoch_json(stdout, sc, session_epoch_at(s, i), i == 0);
         report_json_end(stdout, s);
     } else {
-        printf("%s (gpu %s): %u epoch%s of %u cycles, seed %llu, from %s\n", sc->name, sc->gpu_name,
-               n, n == 1 ? "" : "s", sc->epoch_cycles, (unsigned long long)sc->seed, path);
+        /* The epochs' own lengths: an epoch_cycles changed during the run made the scenario's
+         * wrong for some of them. */
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t c = session_epoch_at(s, i)->cycles;
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
+        char len[64];
+        if (n && lo != hi)
+            snprintf(len, sizeof len, "%llu to %llu", (unsigned long long)lo,
+                     (unsigned long long)hi);
+        else
+            snprintf(len, sizeof len, "%llu", n ? (unsigned long long)lo : sc->epoch_cycles * 1ull);
+        printf("%s (gpu %s): %u epoch%s of %s cycles, seed %llu, from %s\n", sc->name, sc->gpu_name,
+               n, n == 1 ? "" : "s", len, (unsigned long long)sc->seed, path);
         for (unsigned i = 0; i < n; i++)
             report_epoch_text(stdout, sc, session_epoch_at(s, i),
                               i ? session_epoch_at(s, i - 1) : NULL);

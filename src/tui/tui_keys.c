@@ -315,6 +315,20 @@ static int accept_save(struct tui *t, const char *text)
         t->overlay_dirty = true;
         return TUI_R_HANDLED;
     }
+    /* Blanks around it are no part of the name (a file "trail.h5 " was made). */
+    while (*text == ' ' || *text == '\t')
+        text++;
+    size_t len = strlen(text);
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+        len--;
+    char trimmed[TUI_PROMPT_MAX];
+    snprintf(trimmed, sizeof trimmed, "%.*s", (int)len, text);
+    text = trimmed;
+    if (!*text) {
+        snprintf(t->prompt.error, sizeof t->prompt.error, "enter a path for the run file");
+        t->overlay_dirty = true;
+        return TUI_R_HANDLED;
+    }
     /* ~/ is the home directory, as a shell would read it (it was refused: no directory "~"). */
     const char *home = getenv("HOME");
     char *path = strncmp(text, "~/", 2) == 0 && home && *home ? xasprintf("%s%s", home, text + 1)

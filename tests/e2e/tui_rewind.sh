@@ -83,11 +83,20 @@ tui_gone "Record this run"
 tui_keys s
 tui_wait "Record this run"
 tui_keys C-u
-tui_keys -l "$TMPD/rec.h5"
+tui_keys -l "$TMPD/rec.h5 " # the blank after it is no part of the name (a file "rec.h5 " was made)
 tui_keys Enter
 tui_wait "Saved"
 tui_keys Escape
 tui_gone "Saved"
+# The next epoch half as long: show's header gives the epochs' lengths (it gave the scenario's).
+tui_keys e
+tui_wait "Enter edits"
+tui_keys Home Enter
+tui_wait "epoch_cycles (an integer"
+tui_keys C-u 10000 Enter
+tui_wait "epoch_cycles           10000"
+tui_keys Escape
+tui_gone "Enter edits"
 tui_keys Space
 tui_wait "Epoch 4/10"
 tui_wait "idle: Space steps"
@@ -99,7 +108,10 @@ tui_wait "rec.h5 keeps the run as it went"
 tui_keys Escape
 tui_wait "Epoch 3/10"
 tui_screen | grep -q "LIVE, REC" && fail "REC after the rewind"
-"$CORUN" show "$TMPD/rec.h5" | grep -q "^ *4 " || fail "the file lost the epoch rewound over"
+"$CORUN" show "$TMPD/rec.h5" >"$TMPD/shown" || fail "show rec.h5: exit $?"
+grep -q "^ *4 " "$TMPD/shown" || fail "the file lost the epoch rewound over"
+grep -q ": 4 epochs of 10000 to 20000 cycles, seed 7" "$TMPD/shown" ||
+    fail "show's header: $(head -1 "$TMPD/shown")"
 
 # A run going on (slowest pace: it cannot end first) is not rewound; the r that closes the
 # notice also pauses (the message dialog took it).
@@ -111,6 +123,8 @@ tui_keys Left
 tui_wait "Pause first (r)"
 tui_keys r
 tui_wait "Paused"
-tui_keys q
+tui_keys q # an epoch the run made before the pause is not recorded: q asks then
+sleep 1
+tui_screen | grep -q "quit without saving" && tui_keys y
 tui_wait "exit=0"
 echo "rewind: exact epoch 2 and 3 again; fair after a rewind changes epoch 3"
