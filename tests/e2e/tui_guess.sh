@@ -27,6 +27,14 @@ lesson_text() { # the lesson panel's words, joined
     tui_panel "Lesson 1/3:" "$TMPD/lesson"
     tr -s ' \n' '  ' <"$TMPD/lesson"
 }
+guess_all() { # VALUE...: each typed into the form's next field
+    local g
+    for g in "$@"; do
+        tui_keys -l "$g"
+        tui_keys Enter
+        sleep 0.2
+    done
+}
 form_says() { # TITLE TEXT: the form titled TITLE says TEXT (its lines joined)
     tui_screen >"$TMPD/screen"
     tui_panel "$1" "$TMPD/form"
@@ -143,11 +151,7 @@ tui_keys Escape N
 tui_wait "Step 1 of 3"
 tui_keys g
 tui_wait "Your guess, 1 of 4"
-for g in 0.5 0.5 0.9 1.0; do
-    tui_keys -l "$g"
-    tui_keys Enter
-    sleep 0.2
-done
+guess_all 0.5 0.5 0.9 1.0
 tui_wait "Reveal"
 tui_wait "Score: step 2, epoch 2: "
 tui_keys x o
@@ -184,11 +188,7 @@ tui_keys Space
 tui_wait "The class is guessing epoch 1: g opens the form"
 tui_keys g
 tui_wait "Your guess, 1 of 4"
-for g in 0.5 0.5 0.9 1.0; do
-    tui_keys -l "$g"
-    tui_keys Enter
-    sleep 0.2
-done
+guess_all 0.5 0.5 0.9 1.0
 tui_wait "Reveal"
 tui_wait "Score: epoch 1: "
 tui_wait "run so far"

@@ -260,18 +260,26 @@ static void test_record_fails(void **state)
     scenario_done(&sc);
 }
 
+/* A session of the unit scenario recording to a new file made from the template path. */
+static struct session *recording(struct scenario *sc, char *path)
+{
+    char err[512];
+    load(sc);
+    test_tmp_path(path);
+    struct session *s = session_new(sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    return s;
+}
+
 /* A run recorded with switches mid-run branches into exactly the same epochs: the branch
  * re-applies the recorded allocator and parameter events. */
 static void test_branch_reapplies(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
     char err[512], path[] = "/tmp/corun-test-session-XXXXXX";
-    test_tmp_path(path);
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
-    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    struct session *s = recording(&sc, path);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_set_allocator(s, "proportional", err, sizeof err), 0);
     assert_int_equal(session_set_param(s, "hp_share", "0.5", err, sizeof err), 0);
@@ -327,12 +335,8 @@ static void test_branch_passes_allocator_notes(void **state)
 {
     (void)state;
     struct scenario sc;
-    load(&sc);
     char err[512], path[] = "/tmp/corun-test-session-XXXXXX";
-    test_tmp_path(path);
-    struct session *s = session_new(&sc, err, sizeof err);
-    assert_non_null(s);
-    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    struct session *s = recording(&sc, path);
     assert_int_equal(session_set_allocator(s, "fair", err, sizeof err), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
@@ -449,10 +453,8 @@ static void test_epoch_qos_targets(void **state)
 {
     (void)state;
     struct scenario sc;
-    struct session *s = test_open_unit(&sc);
     char err[512], path[] = "/tmp/corun-test-session-XXXXXX";
-    test_tmp_path(path);
-    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    struct session *s = recording(&sc, path);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_set_param(s, "kernels[0].qos_target", "0.3", err, sizeof err), 0);
     assert_int_equal(session_set_param(s, "kernels[1].priority", "high", err, sizeof err), 0);
