@@ -282,6 +282,10 @@ static int merge_shard(const struct slurm_job *j, struct catalog *cat, unsigned 
             snprintf(err, errlen, "%s: %zu bytes of damaged records at its end", journal,
                      m.dropped);
             rc = 1;
+        } else if (rc == 0 && m.damaged) {
+            snprintf(err, errlen, "%s: %zu damaged record%s in its middle", journal, m.damaged,
+                     m.damaged == 1 ? "" : "s");
+            rc = 1;
         }
     }
     /* A sweep's catalog is there (check_results); a reproduction's, a cache, may not be. */

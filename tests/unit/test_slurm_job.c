@@ -324,20 +324,34 @@ static void test_lost_shards_of_a_reproduction(void **state)
     const char *datadir = getenv("CORUN_DATADIR");
     assert_non_null(datadir);
     char err[512];
-    struct slurm_job *j = make_job(f, SLURM_REPRODUCE, 4);
-    char *journal[5];
+    struct slurm_job *j = make_job(f, SLURM_REPRODUCE, 5);
+    char *journal[6];
     uint64_t r = 7;
-    for (unsigned k = 1; k <= 4; k++) {
+    for (unsigned k = 1; k <= 5; k++) {
         assert_int_equal(slurm_task_end(j, k, 0, err, sizeof err), 0);
         journal[k] = slurm_shard_path(j, k, "journal");
     }
-    for (unsigned k = 1; k <= 4; k += 3) {
+    for (unsigned k = 1; k <= 5; k++) {
+        if (k == 2 || k == 3)
+            continue;
         struct repro_journal *rj =
             repro_journal_open_run(journal[k], datadir, "reproduce x", sizeof r, err, sizeof err);
         assert_non_null(rj);
         assert_int_equal(repro_journal_put(rj, 0, k, &r, err, sizeof err), 0);
+        if (k == 5) /* a second record, after the one damaged below */
+            assert_int_equal(repro_journal_put(rj, 0, 9, &r, err, sizeof err), 0);
         repro_journal_close(rj);
     }
+    /* Shard 5: a flipped byte in its first record's result, an intact one after it (a merge
+     * skips the one, and the shard is lost all the same: a finished task wrote both whole). */
+    FILE *bad = fopen(journal[5], "r+b");
+    assert_non_null(bad);
+    long at = -2 * (long)(16 + sizeof r + 8) + 16; /* two records of head, result, sum */
+    assert_int_equal(fseek(bad, at, SEEK_END), 0);
+    int c = fgetc(bad);
+    assert_int_equal(fseek(bad, at, SEEK_END), 0);
+    fputc(c ^ 1, bad);
+    fclose(bad);
     write_text(journal[3], "some notes\n", 0644);
     FILE *torn = fopen(journal[4], "ab");
     assert_non_null(torn);
@@ -345,33 +359,34 @@ static void test_lost_shards_of_a_reproduction(void **state)
     fclose(torn);
     char *squeue = xasprintf("%s/bin/squeue", f->dir);
     write_text(squeue, "#!/bin/sh\n", 0755);
-    struct slurm_shard st[4];
+    struct slurm_shard st[5];
     assert_int_equal(slurm_job_status(j, st, err, sizeof err), 0);
-    static const enum slurm_state before[] = {SLURM_DONE, SLURM_LOST, SLURM_DONE, SLURM_DONE};
-    for (unsigned k = 0; k < 4; k++)
+    static const enum slurm_state before[] = {SLURM_DONE, SLURM_LOST, SLURM_DONE, SLURM_DONE,
+                                              SLURM_DONE};
+    for (unsigned k = 0; k < 5; k++)
         assert_int_equal(st[k].state, before[k]);
     assert_string_equal(st[1].detail, "finished, but shard-2.journal is missing");
 
     struct slurm_merged m;
     assert_int_equal(slurm_job_merge(j, st, datadir, &m, err, sizeof err), 1);
     assert_int_equal(m.shards, 1);
-    for (unsigned k = 1; k < 4; k++)
+    for (unsigned k = 1; k < 5; k++)
         assert_int_equal(st[k].state, SLURM_LOST);
     /* The state files say so: a later status, and resubmit, see them lost. */
-    struct slurm_shard again[4];
+    struct slurm_shard again[5];
     assert_int_equal(slurm_job_status(j, again, err, sizeof err), 0);
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 5; k++)
         assert_int_equal(again[k].state, k == 0 ? SLURM_DONE : SLURM_LOST);
     assert_string_equal(again[2].detail, "finished, but collect could not merge its results");
-    unsigned rerun[4];
-    assert_int_equal(slurm_job_rerun_list(j, again, rerun), 3);
-    for (unsigned k = 2; k <= 4; k++) { /* afresh: the bad journals are gone */
+    unsigned rerun[5];
+    assert_int_equal(slurm_job_rerun_list(j, again, rerun), 4);
+    for (unsigned k = 2; k <= 5; k++) { /* afresh: the bad journals are gone */
         assert_int_equal(rerun[k - 2], k);
         assert_int_equal(access(journal[k], F_OK), -1);
     }
     assert_int_equal(access(journal[1], F_OK), 0);
     free(squeue);
-    for (unsigned k = 1; k <= 4; k++)
+    for (unsigned k = 1; k <= 5; k++)
         free(journal[k]);
     slurm_job_delete(j);
 }
