@@ -171,7 +171,7 @@ struct tui {
     char menu_note[64];      /* why a menu's last key did nothing, in place of its hint */
     unsigned help_page;      /* the help's page shown, when it takes several */
     char param_key[64];      /* the parameter being edited */
-    char param_text[128];    /* the value the editor sent for it ("" once answered) */
+    char param_text[TUI_PROMPT_MAX]; /* the value the editor sent for it ("" once answered) */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);
 
