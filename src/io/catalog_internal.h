@@ -28,6 +28,12 @@ int catalog_describe(sqlite3 *db, const char *path, unsigned busy_ms, int rc, co
 /* The same for the main connection (what: e.g. "adding a run"). */
 int catalog_fail(const struct catalog *cat, int rc, const char *what, char *err, size_t errlen);
 
+/* SQLite's quick check by pragma ("PRAGMA quick_check(sweep_results)", "PRAGMA
+ * other.quick_check") of the file at path: 0, or -1 with "catalog PATH is damaged (its first
+ * finding) while WHAT" and tail after it, or the error that stopped the check. */
+int catalog_quick_check(struct catalog *cat, const char *pragma, const char *path, const char *what,
+                        const char *tail, char *err, size_t errlen);
+
 /* Step st once, expecting no row, and finalize it; 0, or -1 with catalog_fail's message. */
 int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, char *err,
                       size_t errlen);

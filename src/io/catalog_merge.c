@@ -64,24 +64,8 @@ static int first_conflict(struct catalog *cat, char *buf, size_t len, long long 
  * page read while merging was blamed on this catalog, the one merged into). */
 static int check_other_pages(struct catalog *cat, const char *path, char *err, size_t errlen)
 {
-    const char *what = "reading it to merge";
-    sqlite3_stmt *st;
-    if (catalog_prepare(cat, "PRAGMA other.quick_check", &st, what, err, errlen) != 0)
-        return -1;
-    int rc = sqlite3_step(st);
-    const char *first = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-    bool damaged = first && strcmp(first, "ok") != 0;
-    if (damaged) { /* its first finding, on one line */
-        if (strncmp(first, "*** ", 4) == 0 && strchr(first, '\n'))
-            first = strchr(first, '\n') + 1;
-        snprintf(err, errlen, "catalog %s is damaged (%.*s) while %s; nothing merged", path,
-                 (int)strcspn(first, "\n"), first, what);
-    }
-    int result = rc == SQLITE_ROW
-                     ? (damaged ? -1 : 0)
-                     : catalog_describe(cat->db, path, cat->busy_ms, rc, what, err, errlen);
-    sqlite3_finalize(st);
-    return result;
+    return catalog_quick_check(cat, "PRAGMA other.quick_check", path, "reading it to merge",
+                               "; nothing merged", err, errlen);
 }
 
 /* Check that the attached file is a corun catalog of our schema, undamaged. */

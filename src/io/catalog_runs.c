@@ -207,24 +207,9 @@ static void bind_sweep_key(sqlite3_stmt *st, const struct catalog_sweep_key *key
 
 int catalog_check_sweep_results(struct catalog *cat, char *err, size_t errlen)
 {
-    const char *what = "checking its sweep results";
-    sqlite3_stmt *st;
-    if (catalog_prepare(cat, "PRAGMA quick_check(sweep_results)", &st, what, err, errlen) != 0)
-        return -1;
-    int rc = sqlite3_step(st);
-    const char *first = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-    bool damaged = first && strcmp(first, "ok") != 0;
-    if (damaged) { /* its first finding, on one line: "On tree page 13 cell 3: ..." */
-        if (strncmp(first, "*** ", 4) == 0 && strchr(first, '\n'))
-            first = strchr(first, '\n') + 1;
-        snprintf(err, errlen,
-                 "catalog %s is damaged (%.*s) while %s; restore it from a backup or use "
-                 "--catalog",
-                 cat->path, (int)strcspn(first, "\n"), first, what);
-    }
-    int result = rc == SQLITE_ROW ? (damaged ? -1 : 0) : catalog_fail(cat, rc, what, err, errlen);
-    sqlite3_finalize(st);
-    return result;
+    return catalog_quick_check(cat, "PRAGMA quick_check(sweep_results)", cat->path,
+                               "checking its sweep results",
+                               "; restore it from a backup or use --catalog", err, errlen);
 }
 
 int catalog_sweep_done(struct catalog *cat, const struct catalog_sweep_key *key, bool *done,

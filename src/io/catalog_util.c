@@ -56,6 +56,28 @@ int catalog_fail(const struct catalog *cat, int rc, const char *what, char *err,
     return catalog_describe(cat->db, cat->path, cat->busy_ms, rc, what, err, errlen);
 }
 
+int catalog_quick_check(struct catalog *cat, const char *pragma, const char *path, const char *what,
+                        const char *tail, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (catalog_prepare(cat, pragma, &st, what, err, errlen) != 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    const char *first = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    bool damaged = first && strcmp(first, "ok") != 0;
+    if (damaged) { /* its first finding, on one line: "On tree page 13 cell 3: ..." */
+        if (strncmp(first, "*** ", 4) == 0 && strchr(first, '\n'))
+            first = strchr(first, '\n') + 1;
+        snprintf(err, errlen, "catalog %s is damaged (%.*s) while %s%s", path,
+                 (int)strcspn(first, "\n"), first, what, tail);
+    }
+    int result = rc == SQLITE_ROW
+                     ? (damaged ? -1 : 0)
+                     : catalog_describe(cat->db, path, cat->busy_ms, rc, what, err, errlen);
+    sqlite3_finalize(st);
+    return result;
+}
+
 int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, char *err,
                       size_t errlen)
 {
