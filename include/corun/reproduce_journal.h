@@ -88,6 +88,10 @@ void repro_data_id(const char *datadir, char *out, size_t len);
 struct repro_journal *repro_journal_open_run(const char *path, const char *datadir,
                                              const char *what, size_t result_size, char *err,
                                              size_t errlen);
+/* Whether such a run would open the journal at path (0; else -1 with its message), read only:
+ * a check before submitting a job, which must not cut or write the file. */
+int repro_journal_check_run(const char *path, const char *datadir, const char *what,
+                            size_t result_size, char *err, size_t errlen);
 
 /* What repro_journal_merge did. */
 struct repro_journal_merged {

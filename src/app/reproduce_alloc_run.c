@@ -425,10 +425,7 @@ int ralloc_check_options(const struct ralloc_options *o, const struct ralloc_exp
         /* A --resume journal of another run, or no journal: as ralloc_run opens it. */
         char what[2048];
         run_identity(o, x, &s, run_epochs(o, &s), run_epoch_cycles(o, &s), n, what, sizeof what);
-        struct repro_journal *j =
-            repro_journal_open_run(o->resume, o->datadir, what, mix_ops.result_size, err, errlen);
-        rc = j ? 0 : -1;
-        repro_journal_close(j);
+        rc = repro_journal_check_run(o->resume, o->datadir, what, mix_ops.result_size, err, errlen);
     }
     suite_done(&s);
     return rc;

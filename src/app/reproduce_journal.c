@@ -573,15 +573,30 @@ void repro_data_id(const char *datadir, char *out, size_t len)
     snprintf(out, len, "%016" PRIx64, h);
 }
 
-struct repro_journal *repro_journal_open_run(const char *path, const char *datadir,
-                                             const char *what, size_t result_size, char *err,
-                                             size_t errlen)
+/* repro_journal_open_run's, or only a look at the file (read_only). */
+static struct repro_journal *open_run(const char *path, const char *datadir, const char *what,
+                                      size_t result_size, bool read_only, char *err, size_t errlen)
 {
     char build[REPRO_BUILD_ID_LEN], data[REPRO_BUILD_ID_LEN];
     repro_build_id(build, sizeof build);
     repro_data_id(datadir, data, sizeof data);
     char *identity = xasprintf("%s; corun build %s, data %s", what, build, data);
-    struct repro_journal *j = repro_journal_open(path, identity, result_size, err, errlen);
+    struct repro_journal *j = journal_open(path, identity, result_size, read_only, err, errlen);
     free(identity);
     return j;
+}
+
+struct repro_journal *repro_journal_open_run(const char *path, const char *datadir,
+                                             const char *what, size_t result_size, char *err,
+                                             size_t errlen)
+{
+    return open_run(path, datadir, what, result_size, false, err, errlen);
+}
+
+int repro_journal_check_run(const char *path, const char *datadir, const char *what,
+                            size_t result_size, char *err, size_t errlen)
+{
+    struct repro_journal *j = open_run(path, datadir, what, result_size, true, err, errlen);
+    repro_journal_close(j);
+    return j ? 0 : -1;
 }

@@ -430,11 +430,9 @@ int repro_check_options(const struct repro_options *o, const struct repro_experi
         char what[1536];
         unsigned part_no;
         journal_what(o, &e->parts[i], &part_no, what, sizeof what);
-        struct repro_journal *j =
-            repro_journal_open_run(o->resume, o->datadir, what, mix_ops.result_size, err, errlen);
-        if (!j)
+        if (repro_journal_check_run(o->resume, o->datadir, what, mix_ops.result_size, err,
+                                    errlen) != 0)
             return -1;
-        repro_journal_close(j);
     }
     return 0;
 }

@@ -425,6 +425,35 @@ static void a_source_is_read_untouched(void **state)
     assert_int_equal(file_size(d->file), size);
 }
 
+/* The check before a Slurm job is submitted opens the journal as the run would, and changes
+ * nothing: a torn end stays (the run cuts it), an empty file gets no header; another run's
+ * journal is refused with the run's message. */
+static void a_check_changes_nothing(void **state)
+{
+    struct dir *d = *state;
+    const char *datadir = getenv("CORUN_DATADIR");
+    assert_non_null(datadir);
+    char err[1024] = "";
+    struct repro_journal *j =
+        repro_journal_open_run(d->file, datadir, "run x", RESULT_BYTES, err, sizeof err);
+    assert_non_null(j);
+    put_ok(j, 0, 0, 1);
+    put_ok(j, 0, 1, 2);
+    repro_journal_close(j);
+    assert_int_equal(truncate(d->file, file_size(d->file) - 5), 0);
+    off_t size = file_size(d->file);
+    assert_int_equal(
+        repro_journal_check_run(d->file, datadir, "run x", RESULT_BYTES, err, sizeof err), 0);
+    assert_int_equal(file_size(d->file), size);
+    assert_int_equal(
+        repro_journal_check_run(d->file, datadir, "run y", RESULT_BYTES, err, sizeof err), -1);
+    assert_non_null(strstr(err, "written for another run"));
+    write_file(d->file, "");
+    assert_int_equal(
+        repro_journal_check_run(d->file, datadir, "run x", RESULT_BYTES, err, sizeof err), 0);
+    assert_int_equal(file_size(d->file), 0);
+}
+
 static void a_missing_directory_gives_the_reason(void **state)
 {
     struct dir *d = *state;
@@ -575,6 +604,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_bad_last_checksum_is_a_torn_tail, dir_setup,
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(a_source_is_read_untouched, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(a_check_changes_nothing, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(a_missing_directory_gives_the_reason, dir_setup,
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(a_failed_append_is_undone, dir_setup, dir_teardown),
