@@ -117,11 +117,28 @@ static void draw_row(const struct tui *t, WINDOW *w, int y, unsigned k, int name
     wattroff(w, row_attr);
 }
 
+/* The kernels in the mix shown, in row[0..n), and the first of them a table of `fit` rows
+ * shows: scrolled so that the selected kernel stays visible when they do not all fit. */
+static unsigned rows_shown(const struct tui *t, int fit, unsigned row[GPU_MAX_KERNELS],
+                           unsigned *top)
+{
+    bool in[GPU_MAX_KERNELS];
+    unsigned n = 0, sel = 0;
+    tui_mix_shown(t, in);
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
+        if (in[k]) {
+            sel = k == t->selected ? n : sel;
+            row[n++] = k;
+        }
+    *top = fit > 0 && sel >= (unsigned)fit ? sel - (unsigned)fit + 1 : 0;
+    return n;
+}
+
 static void draw(const struct tui *t, WINDOW *w)
 {
     int rows = getmaxy(w);
     bool in[GPU_MAX_KERNELS];
-    unsigned row[GPU_MAX_KERNELS], n = 0, sel = 0;
+    unsigned row[GPU_MAX_KERNELS];
     tui_mix_shown(t, in);
     int name_w = name_width(t, w, in);
     wattron(w, A_BOLD);
@@ -132,16 +149,8 @@ static void draw(const struct tui *t, WINDOW *w)
         tui_print_right(w, 0, x, "%s", col_title[c]);
     }
     wattroff(w, A_BOLD);
-    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)
-        if (in[k]) {
-            sel = k == t->selected ? n : sel;
-            row[n++] = k;
-        }
-    /* Scroll so that the selected kernel stays visible when they do not all fit. */
     int fit = rows - 1;
-    unsigned top = 0;
-    if (fit > 0 && sel >= (unsigned)fit)
-        top = sel - (unsigned)fit + 1;
+    unsigned top, n = rows_shown(t, fit, row, &top);
     for (unsigned i = top; i < n && (int)(i - top) < fit; i++)
         draw_row(t, w, 1 + (int)(i - top), row[i], name_w);
 }
@@ -149,11 +158,20 @@ static void draw(const struct tui *t, WINDOW *w)
 static void title(const struct tui *t, int cols, char *buf, size_t n)
 {
     (void)cols;
+    /* Which rows, when the table cannot show them all (3 of 8 showed, unsaid; Up and Down
+     * scroll it). */
+    char which[32] = "";
+    WINDOW *in = t->inner[TUI_V_KERNELS];
+    unsigned row[GPU_MAX_KERNELS], top;
+    int fit = in ? getmaxy(in) - 1 : 0;
+    unsigned all = rows_shown(t, fit, row, &top);
+    if (fit > 0 && all > (unsigned)fit)
+        snprintf(which, sizeof which, " %u-%u of %u", top + 1, top + (unsigned)fit, all);
     const struct tui_epoch *e = tui_shown(t);
     if (e)
-        snprintf(buf, n, "Kernels, epoch %u", e->e.index + 1);
+        snprintf(buf, n, "Kernels%s, epoch %u", which, e->e.index + 1);
     else
-        snprintf(buf, n, "Kernels, before the first epoch");
+        snprintf(buf, n, "Kernels%s, before the first epoch", which);
 }
 
 const struct tui_view tui_view_kernels = {
