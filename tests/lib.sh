@@ -135,7 +135,7 @@ tui_headless_rows() {
 # The kernel table's rows on the screen: its column titles and a row per kernel shown (the
 # lines between its title and its frame's bottom edge).
 tui_kernel_rows() {
-    tui_screen | awk '/Kernels, /{on = 1; next} on && /^└/{exit} on'
+    tui_screen | awk '/Kernels( [0-9]+-[0-9]+ of [0-9]+)?, /{on = 1; next} on && /^└/{exit} on'
 }
 tui_rows_match() {
     tui_screen >"$TMPD/s"

@@ -293,15 +293,4 @@ tui_wait "normalized progress to keep (high priority)"
 expect_rows scrolled "Down onto the last row (scrolled by one)"
 tui_keys Escape q
 tui_wait "exit=0"
-tui_tmux kill-server
-
-# Four kernels at 80x24: the table shows three, and its title says which (3 of 4 showed,
-# unsaid); Down to the fourth scrolls it.
-sed 's/{ name = "lbm"; }/{ name = "lbm"; }, { name = "bino"; }/' "$TMPD/triple.cfg" >"$TMPD/quad.cfg"
-tui_start 80 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/quad.cfg"
-tui_wait "Kernels 1-3 of 4, before the first epoch"
-tui_keys Down Down Down
-tui_wait "Kernels 2-4 of 4, before the first epoch"
-tui_keys q
-tui_wait "exit=0"
 echo "tui mix: lbm joins as C, A leaves, the last kernel stays, priorities; the replay follows; pending changes fit 80 columns; a long parameter list scrolls"

@@ -201,7 +201,8 @@ kernels = (
 );
 CFG
 tui_start 100 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
-tui_wait "Kernels, before the first epoch"
+# The title says which rows show (3 of 4 showed, unsaid).
+tui_wait "Kernels 1-3 of 4, before the first epoch"
 tui_kernel_rows >"$TMPD/table"
 [ "$(awk 'NR == 1 { print index($0, "SMavg") - index($0, "Kernel") }' "$TMPD/table")" = 15 ] ||
     fail "the name column is not 14 wide: $(cat "$TMPD/table")"
@@ -234,6 +235,7 @@ assert panel[-1] == "A 4 B 4 C 4 D 2 · 2", panel
 PY
 tui_keys Down Down Down
 tui_wait ">D compute"
+tui_wait "Kernels 2-4 of 4, before the first epoch"
 expect_table $' B stream 4\n C random 4\n>D compute 2'
 tui_keys Up
 tui_wait ">C random"
@@ -246,7 +248,7 @@ tui_wait "exit=0"
 tui_tmux kill-server
 # 140 columns wide, the SM map's legend has room to say "idle".
 tui_start 140 24 LC_ALL=C.UTF-8 TERM=xterm -- tui "$TMPD/four.cfg"
-tui_wait "Kernels, before the first epoch"
+tui_wait "Kernels 1-3 of 4, before the first epoch"
 grep -q "│A 4 B 4 C 4 D 2 · 2 idle *│" "$TMPD/screen" || fail "the SM map's legend at 140 columns:
 $(cat "$TMPD/screen")"
 tui_keys q
