@@ -167,10 +167,11 @@ struct tui {
     char *message;                     /* text (heap; freed when the workbench ends), */
     unsigned message_top;    /* and first wrapped line shown, when it takes more than a page */
     bool message_passes_key; /* a notice: the key that closes it also acts (tui_notice) */
-    unsigned menu_sel;       /* a menu's highlighted row */
-    char menu_note[64];      /* why a menu's last key did nothing, in place of its hint */
-    unsigned help_page;      /* the help's page shown, when it takes several */
-    char param_key[64];      /* the parameter being edited */
+    const struct tui_overlay *message_back; /* opened again when the message closes, or NULL */
+    unsigned menu_sel;                      /* a menu's highlighted row */
+    char menu_note[64];              /* why a menu's last key did nothing, in place of its hint */
+    unsigned help_page;              /* the help's page shown, when it takes several */
+    char param_key[64];              /* the parameter being edited */
     char param_text[TUI_PROMPT_MAX]; /* the value the editor sent for it ("" once answered) */
     /* What y does in the unsaved-run question: NULL quits; else the action (o's prompt). */
     int (*discard)(struct tui *t);

@@ -142,6 +142,9 @@ static void message_open(struct tui *t, const char *title, bool passes_key, cons
                          va_list ap)
 {
     snprintf(t->message_title, sizeof t->message_title, "%s", title);
+    /* A refusal read over the mix editor goes back to it (it closed the editor, and the keys
+     * meant for it went to the main screen). */
+    t->message_back = t->overlay == &tui_overlay_mix ? &tui_overlay_mix : NULL;
     char *text = xvasprintf(fmt, ap); /* before the old is freed: it may be an argument */
     free(t->message);
     t->message = text;
@@ -268,7 +271,11 @@ static int close_key(struct tui *t, int ch)
 {
     if (message_scroll(t, ch))
         return TUI_R_HANDLED;
-    tui_open_overlay(t, NULL);
+    const struct tui_overlay *back = t->message_back;
+    t->message_back = NULL;
+    tui_open_overlay(t, back);
+    if (back)
+        return TUI_R_HANDLED;
     bool closing_only = ch == 27 || ch == '\n' || ch == '\r' || ch == KEY_ENTER;
     if (t->message_passes_key && !closing_only)
         return tui_key_dispatch(t, ch);

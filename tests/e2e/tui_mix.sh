@@ -157,6 +157,10 @@ tui_wait "Cannot change the mix"
 tui_wait "is the last one in the mix"
 tui_keys x
 tui_gone "Cannot change the mix"
+# Back in the editor (the dialog closed it, and the next keys went to the main screen).
+tui_wait "+ add a kernel from the library"
+tui_keys Escape
+tui_gone "+ add a kernel from the library"
 # The log says the change was refused, not "mix unchanged" beside the one pending.
 tui_wait "mix change refused: kernel"
 
