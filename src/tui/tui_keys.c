@@ -306,6 +306,17 @@ static int key_rewind(struct tui *t, int ch)
     return TUI_R_HANDLED;
 }
 
+/* Right in a live run: no epoch lies ahead to show (it did nothing, unsaid; a rewind drops the
+ * later epochs). */
+static int key_ahead(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_notice(t, "Live run",
+               "Right moves through a replay's epochs; a live run's next epoch is simulated: "
+               "Space steps it (a rewind dropped the epochs after it).");
+    return TUI_R_HANDLED;
+}
+
 /* ---- run files ---- */
 
 static int accept_save(struct tui *t, const char *text)
@@ -431,6 +442,7 @@ const struct tui_key tui_keys[] = {
     {KEY_LEFT, LIVE, "Left", "←",
      "rewind one epoch (re-simulated exactly), then try another policy from there", "Rewind",
      key_rewind},
+    {KEY_RIGHT, LIVE, NULL, NULL, NULL, NULL, key_ahead},
     {KEY_LEFT, REPLAY, "Left Right", "← →", "show the previous / next epoch", "Epoch", key_move},
     {KEY_RIGHT, REPLAY, NULL, NULL, NULL, NULL, key_move},
     {KEY_HOME, REPLAY, "Home End", NULL, "show the first / last epoch", NULL, key_move},

@@ -108,6 +108,11 @@ tui_wait "rec.h5 keeps the run as it went"
 tui_keys Escape
 tui_wait "Epoch 3/10"
 tui_screen | grep -q "LIVE, REC" && fail "REC after the rewind"
+# Right does not undo a rewind: it says what does (it did nothing, unsaid).
+tui_keys Right
+tui_wait "Right moves through a replay's epochs"
+tui_keys Escape
+tui_gone "Right moves through"
 "$CORUN" show "$TMPD/rec.h5" >"$TMPD/shown" || fail "show rec.h5: exit $?"
 grep -q "^ *4 " "$TMPD/shown" || fail "the file lost the epoch rewound over"
 grep -q ": 4 epochs of 10000 to 20000 cycles, seed 7" "$TMPD/shown" ||
