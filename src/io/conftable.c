@@ -60,10 +60,16 @@ static const char *describe(const config_setting_t *cs, char *buf, size_t len)
 /* Numbers in messages: integers without a decimal point, others with up to 6 digits. */
 static void format_number(char *buf, size_t len, double v)
 {
-    if (v == floor(v) && fabs(v) <= 1e18)
+    if (v == floor(v) && fabs(v) <= 1e18) {
         snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%g", v);
+        return;
+    }
+    /* The fewest digits that give v back: %g's six made 1.0000000001 "1", out of 0.01 to 1. */
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
 }
 
 static char *choices_list(const char *const *choices)
@@ -186,9 +192,16 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
         else if (type == CONFIG_TYPE_FLOAT && s->type == CONF_FLOAT)
             v = config_setting_get_float(cs);
         else {
-            if (type == CONFIG_TYPE_FLOAT)
-                snprintf(got, sizeof got, "%g (not an integer)", config_setting_get_float(cs));
-            else
+            if (type == CONFIG_TYPE_FLOAT) {
+                /* 1e4 said "10000 (not an integer)": it is one, written as a float */
+                double f = config_setting_get_float(cs);
+                char num[32];
+                format_number(num, sizeof num, f);
+                if (f == floor(f))
+                    snprintf(got, sizeof got, "%s written as a float (write %s)", num, num);
+                else
+                    snprintf(got, sizeof got, "%s (not an integer)", num);
+            } else
                 describe(cs, got, sizeof got);
             report(d, file, line, prefix, s, got);
             return 1;

@@ -124,6 +124,20 @@ static void every_mistake_is_reported_with_its_line(void **state)
         assert_string_equal(d.msgs[i], want[i]);
     conf_free_strings(&sample_table, &s);
     diag_done(&d);
+
+    /* A whole number written as a float says so (1e4 was "10000 (not an integer)"), and a
+     * number just past the range shows its digits (1.0000000001 was "got 1", from 0 to 1). */
+    diag_init(&d);
+    struct sample t = {0};
+    assert_int_equal(
+        apply_text("count = 1e1;\nratio = 1.0000000001;\nbig = 2.5;\n", &t, CONF_FULL, &d), 3);
+    assert_string_equal(d.msgs[0], "t.cfg:1: count: expected an integer from 1 to 64 (warps), "
+                                   "got 10 written as a float (write 10)");
+    assert_non_null(strstr(d.msgs[1], "got 2.5 (not an integer)")); /* in the table's order */
+    assert_string_equal(d.msgs[2], "t.cfg:2: ratio: expected a number from 0 to 1, got "
+                                   "1.0000000001");
+    conf_free_strings(&sample_table, &t);
+    diag_done(&d);
 }
 
 /* A name too far from every setting to suggest one points at the help that lists the table,
