@@ -81,8 +81,9 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
             if (try_set(s, sc->nkernels, sc->nkernels + added, st->set[j], err, sizeof err) != 0)
                 diag_add(d, "%s:%d: steps[%zu].set[%u]: %s", l->path, st->line, i, j, err);
         unsigned before_add = n; /* a step's add and remove apply together, at the next epoch */
+        bool add_refused = false;
         if (*st->add) {
-            if (session_add_kernel(s, st->add, err, sizeof err) < 0)
+            if ((add_refused = session_add_kernel(s, st->add, err, sizeof err) < 0))
                 diag_add(d, "%s:%d: steps[%zu].add: %s", l->path, st->line, i, err);
             else if (n < GPU_MAX_KERNELS) {
                 mix[n++] = st->add;
@@ -93,7 +94,9 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
             unsigned k = 0;
             while (k < before_add && strcmp(mix[k], st->remove) != 0)
                 k++;
-            if (k == before_add && *st->add && strcmp(st->add, st->remove) == 0)
+            if (k == before_add && *st->add && strcmp(st->add, st->remove) == 0 && add_refused)
+                ; /* the add's message says it all (a second one said it was added) */
+            else if (k == before_add && *st->add && strcmp(st->add, st->remove) == 0)
                 diag_add(d,
                          "%s:%d: steps[%zu].remove: %s is the kernel this step adds, and a "
                          "step's add and remove apply together at the next epoch, so it cannot "

@@ -74,7 +74,8 @@ steps = (
   { title = "two"; add = "nosuch"; set = ["fairness_threshold=2", "epochs=3"]; remove = "zzz"; },
   { title = "three"; remove = "lbm"; },
   { title = "four"; remove = "bino"; },
-  { title = "five"; add = "stream"; remove = "stream"; }
+  { title = "five"; add = "stream"; remove = "stream"; },
+  { title = "six"; add = "nokernel"; remove = "nokernel"; }
 );
 CFG
 expect_bad "a lesson whose changes would be refused" \
@@ -87,6 +88,9 @@ for want in "bad2.cfg:6: steps\[1\].set\[1\]: epochs: not a parameter a run can 
     "bad2.cfg:9: steps\[4\].remove: stream is the kernel this step adds, and a step's add and remove apply together at the next epoch, so it cannot remove it (remove it in a later step)"; do
     grep -q "$want" "$TMPD/err" || fail "no '$want': $(cat "$TMPD/err")"
 done
+# An add refused says it alone: the remove of the same kernel added that it was added.
+grep -q 'bad2.cfg:10: steps\[5\].add: kernel nokernel: unknown kernel' "$TMPD/err" &&
+    ! grep -q 'steps\[5\].remove' "$TMPD/err" || fail "the refused add's remove: $(cat "$TMPD/err")"
 # A kernel an earlier step added (and ran) takes settings by its index: check accepts what the
 # workbench does, and names the range by then.
 cat >"$TMPD/added.cfg" <<'CFG'
