@@ -321,11 +321,6 @@ static int key_ahead(struct tui *t, int ch)
 
 static int accept_save(struct tui *t, const char *text)
 {
-    if (!*text) {
-        snprintf(t->prompt.error, sizeof t->prompt.error, "enter a path for the run file");
-        t->overlay_dirty = true;
-        return TUI_R_HANDLED;
-    }
     /* Blanks around it are no part of the name (a file "trail.h5 " was made). */
     while (*text == ' ' || *text == '\t')
         text++;
