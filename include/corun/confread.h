@@ -25,6 +25,8 @@ unsigned confread_single_depth(const struct conf_file *f);
 /* 1 when path parses as libconfig and has the setting key (a dotted path), 0 when it parses
  * without it, -1 when it does not parse (quietly: the loader that follows says why). */
 int confread_probe(const char *path, const char *key);
+/* The same for any of the n keys, the file parsed once. */
+int confread_probe_any(const char *path, const char *const *keys, size_t n);
 /* When the file lacks the top-level setting `key` that the kind `want` ("a scenario") has but
  * has the one of another kind of corun file (a suite's mixes, a lesson's steps, ...): one
  * message saying what the file is and which command takes it (heap; the caller frees it).

@@ -266,11 +266,19 @@ char *confread_kind_hint(const struct conf_file *f, const char *path, const char
     return NULL;
 }
 
-int confread_probe(const char *path, const char *key)
+int confread_probe_any(const char *path, const char *const *keys, size_t n)
 {
     config_t cfg;
     config_init(&cfg);
-    int rc = config_read_file(&cfg, path) == CONFIG_TRUE ? config_lookup(&cfg, key) != NULL : -1;
+    int rc = -1;
+    if (config_read_file(&cfg, path) == CONFIG_TRUE)
+        for (rc = 0; !rc && n--; keys++)
+            rc = config_lookup(&cfg, *keys) != NULL;
     config_destroy(&cfg);
     return rc;
+}
+
+int confread_probe(const char *path, const char *key)
+{
+    return confread_probe_any(path, &key, 1);
 }

@@ -229,10 +229,8 @@ void lesson_done(struct lesson *l)
 
 int lesson_probe(const char *path)
 {
-    int rc = confread_probe(path, "steps");
-    if (rc == 0)
-        rc = confread_probe(path, "summary") == 1 || confread_probe(path, "title") == 1;
-    return rc;
+    static const char *const keys[] = {"steps", "summary", "title"};
+    return confread_probe_any(path, keys, CORUN_ARRAY_LEN(keys));
 }
 
 static int by_name(const void *a, const void *b)
