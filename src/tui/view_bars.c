@@ -128,8 +128,9 @@ const struct tui_view tui_view_header = {
 };
 
 /* When the bar is too narrow for every name, these keys leave it first, in this order (the
- * help lists every key). */
-static const int drop_order[] = {'\t', '+', 'G', KEY_LEFT, 'o', 'L', 'e', 'k'};
+ * help lists every key). L, active only in a lesson, goes last: at 80 columns it is how a
+ * class gets a hidden lesson panel back. */
+static const int drop_order[] = {'\t', '+', 'G', KEY_LEFT, 'o', 'e', 'k', 'L'};
 #define NDROP (sizeof drop_order / sizeof drop_order[0])
 
 /* Whether key row k is in the bar with the first `dropped` keys of drop_order left out. */

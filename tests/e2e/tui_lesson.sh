@@ -165,6 +165,9 @@ case "$reason" in
 $(cat "$TMPD/step2-80x24")" ;;
 esac
 grep -q "A B true  a b predicted" "$TMPD/step2-80x24" || fail "no legend at 80x24"
+# The key bar keeps L at 80 columns: it is how a hidden lesson panel comes back.
+tail -1 "$TMPD/step2-80x24" | grep -q " L Lesson" ||
+    fail "no L in the key bar of a lesson at 80 columns: $(tail -1 "$TMPD/step2-80x24")"
 # lbm's NP is above 1 here: the chart's top row carries the top of its scale (only 1.00 and
 # 0.00 were labelled, the points above 1 in rows without a label).
 top=$(sed -n '/NP history/{n;p;q}' "$TMPD/step2-80x24" | sed -n 's/^│\([0-9.]*\)┤.*/\1/p')
