@@ -364,7 +364,7 @@ static int reproduce_main(int argc, char **argv)
             fprintf(stderr, "corun: reproduce: %s\n", err);
             return CLI_BAD_INPUT;
         }
-        slurm_cli_cap_shards("reproduce", o.exp->name, mixes, &so);
+        slurm_cli_cap_shards("reproduce", o.exp->name, mixes, "mix", "mixes", &so);
         return slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, &so);
     }
     if (o.list) {

@@ -392,7 +392,7 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
             fprintf(stderr, "corun: reproduce: %s\n", err);
             rc = CLI_BAD_INPUT;
         } else {
-            slurm_cli_cap_shards("reproduce", o.x->name, mixes, &so);
+            slurm_cli_cap_shards("reproduce", o.x->name, mixes, "mix", "mixes", &so);
             rc = slurm_cli_submit(SLURM_REPRODUCE, argc, argv, o.ro.catalog, o.ro.resume, &so);
         }
         free(dir);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define QUICK_QUERIES       6
 #define FULL_QUERIES        40
@@ -448,6 +449,46 @@ static int take_value(const char *name, int argc, char **argv, int *i, const cha
     return 1;
 }
 
+/* Before a job is submitted, what every task would meet: a --resume journal of another run
+ * (refused, as a local run refuses it; CLI_BAD_INPUT), and more shards than the experiment
+ * has pairs or cells (lowered, said). */
+static int slurm_check(bool acc, bool coloc, bool quick, unsigned queries, const char *resume,
+                       struct slurm_options *so)
+{
+    const char *what = acc ? "--accuracy" : coloc ? "--colocation" : "--scaleout";
+    const struct rp_pair *pairs;
+    size_t n, size;
+    if (acc) {
+        n = rp_accuracy_pairs(quick, &pairs);
+        size = sizeof(struct rp_accuracy_row);
+    } else if (coloc) {
+        n = rp_coloc_pairs(quick, &pairs);
+        size = sizeof(struct coloc_record);
+    } else {
+        struct so_params p;
+        so_params_default(quick, &p);
+        n = p.nls * p.nbatch * (p.slots / 2 + 1);
+        size = sizeof(struct so_cell_record);
+    }
+    if (resume && access(resume, F_OK) == 0) {
+        char *datadir = datadir_locate(), *run = run_what(what, queries),
+             *id = pj_identity(run, quick), err[512];
+        int rc = repro_journal_check_run(resume, datadir, id, size, err, sizeof err);
+        free(id);
+        free(run);
+        free(datadir);
+        if (rc != 0) {
+            fprintf(stderr, "corun: reproduce prophet: %s\n", err);
+            return CLI_BAD_INPUT;
+        }
+    }
+    char name[64];
+    snprintf(name, sizeof name, "prophet %s%s", what, quick ? " --quick" : "");
+    slurm_cli_cap_shards("reproduce", name, n, acc || coloc ? "pair" : "cell",
+                         acc || coloc ? "pairs" : "cells", so);
+    return CLI_OK;
+}
+
 int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *slurm)
 {
     bool quick = false, acc = false, coloc = false, scale = false;
@@ -515,9 +556,13 @@ int reproduce_prophet_main(int argc, char **argv, const struct slurm_options *sl
     /* Before submitting too: a job whose every task would refuse it ran on the cluster. */
     if (cli_resume_usable("reproduce prophet", resume) != 0)
         return CLI_BAD_INPUT;
-    if (slurm)
-        return sh.n ? slurm_cli_shard_refused()
-                    : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, NULL, resume, slurm);
+    if (slurm) {
+        if (sh.n)
+            return slurm_cli_shard_refused();
+        struct slurm_options so = *slurm;
+        int rc = slurm_check(acc, coloc, quick, (unsigned)queries, resume, &so);
+        return rc ? rc : slurm_cli_submit(SLURM_REPRODUCE, argc, argv, NULL, resume, &so);
+    }
     if (sh.n && !resume) {
         fprintf(stderr,
                 "corun: reproduce prophet: --shard %u/%u needs --resume FILE: a shard's "

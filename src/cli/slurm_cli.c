@@ -118,13 +118,14 @@ int slurm_cli_take_options(int *argc, char **argv, bool *wanted, struct slurm_op
     return 0;
 }
 
-void slurm_cli_cap_shards(const char *cmd, const char *what, size_t mixes, struct slurm_options *o)
+void slurm_cli_cap_shards(const char *cmd, const char *what, size_t n, const char *one,
+                          const char *many, struct slurm_options *o)
 {
-    if (mixes == 0 || mixes >= o->shards)
+    if (n == 0 || n >= o->shards)
         return;
-    fprintf(stderr, "corun: %s: %s has %zu mix%s, so %zu shard%s, not %u\n", cmd, what, mixes,
-            mixes == 1 ? "" : "es", mixes, mixes == 1 ? "" : "s", o->shards);
-    o->shards = (unsigned)mixes;
+    fprintf(stderr, "corun: %s: %s has %zu %s, so %zu shard%s, not %u\n", cmd, what, n,
+            n == 1 ? one : many, n, n == 1 ? "" : "s", o->shards);
+    o->shards = (unsigned)n;
 }
 
 int slurm_cli_shard_refused(void)

@@ -36,10 +36,11 @@ int slurm_cli_take_options(int *argc, char **argv, bool *wanted, struct slurm_op
 int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *catalog,
                      const char *journal, const struct slurm_options *o);
 
-/* A reproduction of `mixes` mixes (in its largest part) takes no more shards than that: a
- * shard past the last mix would be a task that runs nothing. o->shards is lowered, with a
- * note naming the experiment, when it asks for more. */
-void slurm_cli_cap_shards(const char *cmd, const char *what, size_t mixes, struct slurm_options *o);
+/* A reproduction of n mixes (in its largest part), pairs or cells takes no more shards than
+ * that: a shard past the last would be a task that runs nothing. o->shards is lowered, with a
+ * note naming the experiment and the unit (one: "mix", many: "mixes"), when it asks for more. */
+void slurm_cli_cap_shards(const char *cmd, const char *what, size_t n, const char *one,
+                          const char *many, struct slurm_options *o);
 
 /* --shard with --slurm: prints why not; CLI_BAD_INPUT. */
 int slurm_cli_shard_refused(void);

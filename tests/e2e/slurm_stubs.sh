@@ -246,6 +246,10 @@ refused "corun: reproduce: $TMPD/notes.txt: not a corun reproduce journal" \
     reproduce hsm --fairness --quick --resume "$TMPD/notes.txt"
 refused "corun: reproduce prophet: $TMPD/nodir/p.journal: cannot open for reading and writing" \
     reproduce prophet --accuracy --quick --resume "$TMPD/nodir/p.journal"
+refused "corun: reproduce prophet: $TMPD/e2.journal: written for another run" \
+    reproduce prophet --accuracy --quick --resume "$TMPD/e2.journal"
+refused "corun: reproduce prophet: $TMPD/notes.txt: not a corun reproduce journal" \
+    reproduce prophet --scaleout --quick --resume "$TMPD/notes.txt"
 # A catalog that is not there yet is not made by a submission (the tasks' results make it).
 "$CORUN" sweep "$suite" --catalog "$TMPD/new.db" --slurm --slurm-dir "$TMPD/jobN" >/dev/null 2>&1 ||
     fail "new catalog: exit $?"
@@ -271,4 +275,10 @@ grep -q resubmit "$TMPD/collect.err" && fail "pending: collect advises a resubmi
 grep -q '^corun: reproduce: hsm has 15 mixes, so 15 shards, not 20$' "$TMPD/submit.err" &&
     grep -q '^shards 15$' "$TMPD/jobR/job" && tail -1 "$STUB/sbatch.log" | grep -q -- '--array=1-15 ' ||
     fail "reproduce --shards 20: $(cat "$TMPD/submit" "$TMPD/submit.err")"
+# So do Prophet's experiments, by pairs or cells (--colocation --quick has one pair).
+"$CORUN" reproduce prophet --colocation --quick --slurm --shards 40 --slurm-dir "$TMPD/jobC" \
+    >"$TMPD/submit" 2>"$TMPD/submit.err" || fail "prophet --shards 40: exit $?"
+grep -q '^corun: reproduce: prophet --colocation --quick has 1 pair, so 1 shard, not 40$' \
+    "$TMPD/submit.err" && grep -q "^shards 1$" "$TMPD/jobC/job" ||
+    fail "prophet --shards 40: $(cat "$TMPD/submit" "$TMPD/submit.err")"
 exit 0
