@@ -236,17 +236,21 @@ failed:
     return NULL;
 }
 
-/* Progress over the re-simulation of `total` epochs, for a branch. */
+/* Progress over the re-simulation of a branch's epochs, in cycles: epochs of other lengths
+ * (a run whose epoch length changed) move the bar by what they cost. */
 struct branch_progress {
     session_progress_fn progress;
     void *ctx;
-    unsigned epoch, total;
+    uint64_t before, cycles, total; /* the epochs before this one; this one's; all of them */
 };
 
 static int branch_report(void *ctx, double done)
 {
     const struct branch_progress *bp = ctx;
-    return bp->progress(bp->ctx, (bp->epoch + done) / bp->total);
+    if (bp->total == 0) /* no cycles to count by (a file's epochs of none) */
+        return bp->progress(bp->ctx, done);
+    return bp->progress(bp->ctx,
+                        ((double)bp->before + done * (double)bp->cycles) / (double)bp->total);
 }
 
 /* A recorded mix change ("add NAME as kernel K", "remove kernel K (NAME)") asked of b again;
@@ -389,12 +393,16 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
         *session_new_event(b) = r->events[i];
     b->replaying = true;
     unsigned next_event = 0;
+    uint64_t total = 0, before = 0;
+    for (unsigned i = 0; i < epochs; i++)
+        total += r->epochs[i].cycles;
     for (unsigned i = 0; i < epochs; i++) {
         if (reapply_switches(b, r, i, &next_event, err, errlen) != 0) {
             session_delete(b);
             return NULL;
         }
-        struct branch_progress bp = {progress, ctx, i, epochs};
+        struct branch_progress bp = {progress, ctx, before, r->epochs[i].cycles, total};
+        before += r->epochs[i].cycles;
         int rc = session_step_epoch(b, progress ? branch_report : NULL, &bp);
         unsigned k = 0;
         const char *what = rc == 0 ? first_difference(&b->epochs[i], &r->epochs[i], &k) : NULL;

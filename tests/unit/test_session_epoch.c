@@ -207,6 +207,32 @@ static void test_progress_runs_forward(void **state)
     }
 }
 
+/* A branch's bar counts cycles, not epochs: re-simulating an epoch of 10,000 cycles and one
+ * of 40,000, the first fills a fifth of it (it filled half). Its first report is the first
+ * slice of the shared run of that fifth. */
+static void test_branch_progress_in_cycles(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct session *s = test_open_unit(&sc);
+    char err[512];
+    assert_int_equal(session_set_param(s, "epoch_cycles", "10000", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_set_param(s, "epoch_cycles", "40000", err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    struct progress_seen p = {0};
+    struct session *b = session_branch(s, 2, note_progress, &p, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    /* the first value seen: note_progress keeps the lowest, and the bar never goes back */
+    assert_close(p.lowest, 0.5 / SESSION_PROGRESS_SLICES * 10000 / 50000, 1e-12);
+    if (p.backwards || p.highest > 1 + 1e-12)
+        fail_msg("%u backwards, up to %g", p.backwards, p.highest);
+    session_delete(b);
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 /* What an interval allocator sees: the counters since the last call, their SMs and IPC over
  * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
 static void test_interval_counters(void **state)
@@ -354,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_references_run_ahead),
         cmocka_unit_test(test_split_and_boundary_counters),
         cmocka_unit_test(test_progress_runs_forward),
+        cmocka_unit_test(test_branch_progress_in_cycles),
         cmocka_unit_test(test_interval_counters),
         cmocka_unit_test(test_progress_steps_change_nothing),
         cmocka_unit_test(test_summary_and_catalog_row),
