@@ -178,6 +178,9 @@ int session_add_kernel(struct session *s, const char *name, char *err, size_t er
  * withdrawn). Returns 0, or -1 with a message in err (no such kernel, already removed, the
  * last kernel of the mix, a replay). */
 int session_remove_kernel(struct session *s, unsigned k, char *err, size_t errlen);
+/* Withdraw every change waiting for the next boundary (additions and removals): the mix stays
+ * as it is. Returns how many were withdrawn (0: none was pending). */
+unsigned session_undo_mix(struct session *s);
 /* The changes waiting for the next boundary, for the screen ("+lbm -bino"); "" when none. */
 const char *session_pending_mix(const struct session *s);
 

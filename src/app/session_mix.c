@@ -142,6 +142,18 @@ int session_remove_kernel(struct session *s, unsigned k, char *err, size_t errle
     return 0;
 }
 
+unsigned session_undo_mix(struct session *s)
+{
+    unsigned n = s->npending_add;
+    for (unsigned k = 0; k < GPU_MAX_KERNELS; k++) {
+        n += s->pending_remove[k];
+        s->pending_remove[k] = false;
+    }
+    s->npending_add = 0;
+    update_pending_text(s);
+    return n;
+}
+
 /* Split the SMs evenly over the mix, moving few SMs. */
 static int even_split(struct session *s, char *text, size_t len)
 {

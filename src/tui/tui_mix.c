@@ -2,7 +2,8 @@
  * that adds one from the library. Every change goes to the worker, which hands it to the
  * session; the session applies it at the next epoch boundary (until then the editor and the
  * header show it pending), and a refusal (an unknown kernel, the last one of the mix) comes
- * back as an outcome shown in a dialog. The add row opens the kernel picker (tui_picker.c). */
+ * back as an outcome shown in a dialog. The add row opens the kernel picker (tui_picker.c); u
+ * withdraws every change still pending. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 #define PRIO_X (4 + NAME_W)
 #define SMS_X  (PRIO_X + 10)
 
-static const char hint[] = "Enter on + adds, d removes, h: priority high/low, Esc closes";
+static const char hint[] = "Enter on + adds, d removes, h: priority high/low, u undoes, Esc closes";
 
 /* The rows: the kernels in the mix now, by index; the add row follows them. */
 static unsigned mix_rows(const struct tui *t, unsigned row[GPU_MAX_KERNELS])
@@ -143,6 +144,8 @@ static int key(struct tui *t, int ch)
         tui_worker_remove_kernel(t->worker, row[sel]);
     } else if (ch == 'h' && sel < n) {
         toggle_priority(t, row[sel]);
+    } else if (ch == 'u') { /* the pending changes, all withdrawn: the mix stays */
+        tui_worker_undo_mix(t->worker);
     }
     t->overlay_dirty = true;
     return TUI_R_HANDLED;

@@ -184,6 +184,18 @@ static int change_mix(struct session *s, const struct change *c, char *msg, size
                  tui_kernel_letter((unsigned)k));
         return 0;
     }
+    if (c->kernel == CHANGE_UNDO_MIX) {
+        char was[160]; /* what is withdrawn, as the header showed it */
+        snprintf(was, sizeof was, "%s", session_pending_mix(s));
+        unsigned n = session_undo_mix(s);
+        if (n == 0) {
+            snprintf(msg, len, "no mix change is pending: nothing to undo");
+            return -1;
+        }
+        snprintf(msg, len, "%u pending mix change%s withdrawn (%s): the mix stays as it is", n,
+                 n == 1 ? "" : "s", was);
+        return 0;
+    }
     const struct scenario *sc = session_scenario(s);
     unsigned k = c->kernel;
     char name[32] = "";

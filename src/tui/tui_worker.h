@@ -94,6 +94,9 @@ void tui_worker_add_kernel(struct tui_worker *w, const char *name);
 /* Removes kernel k from the mix at the next epoch boundary (session_remove_kernel); the
  * outcome follows (TUI_O_MIX: a refusal such as the last kernel of the mix says why). */
 void tui_worker_remove_kernel(struct tui_worker *w, unsigned k);
+/* Withdraws every mix change still waiting for the next epoch boundary (session_undo_mix); the
+ * outcome follows (TUI_O_MIX: refused when none is pending). */
+void tui_worker_undo_mix(struct tui_worker *w);
 /* Adds an event of kind with text to the session's log (and the run file when recording), in
  * order with the changes asked before it; the outcome follows (TUI_O_NOTE). */
 void tui_worker_note(struct tui_worker *w, const char *kind, const char *text);

@@ -124,6 +124,11 @@ void tui_worker_remove_kernel(struct tui_worker *w, unsigned k)
     ask_change(w, (struct change){.kind = TUI_O_MIX, .kernel = k});
 }
 
+void tui_worker_undo_mix(struct tui_worker *w)
+{
+    ask_change(w, (struct change){.kind = TUI_O_MIX, .kernel = CHANGE_UNDO_MIX});
+}
+
 void tui_worker_note(struct tui_worker *w, const char *kind, const char *text)
 {
     ask(w, TUI_O_NOTE, kind, text);

@@ -4,6 +4,7 @@
 #ifndef CORUN_TUI_WORKER_STATE_H
 #define CORUN_TUI_WORKER_STATE_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -15,10 +16,11 @@ struct change {
     char *name;      /* the predictor, the allocator, the parameter's key or the kernel to add;
                       * NULL: remove kernel (TUI_O_MIX) */
     char *value;     /* the parameter's value, else NULL */
-    unsigned kernel; /* the kernel to remove */
+    unsigned kernel; /* the kernel to remove; CHANGE_UNDO_MIX: withdraw every pending change */
 };
 
-#define MAX_CHANGES 8
+#define CHANGE_UNDO_MIX UINT_MAX
+#define MAX_CHANGES     8
 
 struct tui_worker {
     pthread_t thread;

@@ -73,6 +73,19 @@ tui_screen | grep -q "Add a kernel" && fail "Enter on A stream opened the kernel
 tui_screen | grep -Eq '> A stream +low +8 ' || fail "Enter on A stream left the editor:
 $(tui_screen)"
 
+# u withdraws what is pending: A's removal asked, then undone, leaves nothing pending and
+# A in the mix at the next boundary; u with nothing pending says so and returns to the editor.
+tui_keys d
+tui_wait "Pending: -stream"
+tui_keys u
+tui_wait "1 pending mix change withdrawn"
+tui_wait "No change pending."
+tui_keys u
+tui_wait "no mix change is pending: nothing to undo"
+tui_keys x
+tui_wait "+ add a kernel from the library"
+tui_wait "No change pending."
+
 # The add row opens the kernel picker: every library kernel with its suite, class and
 # description, as `corun kernels list` gives them; typing filters, and a filter that matches
 # nothing says so; lbm, first among the matches of "lbm", is asked of the worker.
@@ -107,7 +120,8 @@ tui_gone "+ add a kernel from the library"
 tui_kernel_rows | grep -q "lbm" && fail "lbm is in the table before the boundary:
 $(tui_kernel_rows)"
 
-# At the boundary lbm joins as C with SMs of its own, and the log has the session's events.
+# At the boundary lbm joins as C with SMs of its own, and the log has the session's events
+# (stream's removal, undone, is not among them).
 step 3
 tui_gone "mix +lbm at next epoch"
 tui_wait "mix: add lbm as kernel 2"
@@ -255,8 +269,14 @@ tui_keys Down
 tui_wait "> teach-compute "
 tui_keys Enter
 tui_wait "Pending: +teach-compute (applied at the next epoch boundary)"
+tui_keys Enter
+tui_wait "Filter:"
+tui_keys -l teach-cache
+tui_wait "> teach-cache "
+tui_keys Enter
+tui_wait "Pending: +teach-compute +teach-cache (applied at the next epoch boundary)"
 tui_keys Up Up d
-tui_wait "Pending: -stream +teach-compute (next epoch)"
+tui_wait "Pending: -stream +teach-compute +teach-cache (next epoch)"
 tui_keys Escape q
 tui_wait "exit=0"
 tui_tmux kill-server

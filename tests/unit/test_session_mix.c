@@ -149,6 +149,40 @@ static void test_add_and_remove(void **state)
     scenario_done(&sc);
 }
 
+/* Undoing the pending changes: an addition and a removal, withdrawn together, change nothing
+ * at the boundary (no mix event, the same kernels, the same SMs); with nothing pending, 0. */
+static void test_undo_pending(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512];
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    step(s);
+    assert_int_equal(session_undo_mix(s), 0);
+    assert_int_equal(session_add_kernel(s, "lbm", err, sizeof err), 2);
+    assert_int_equal(session_remove_kernel(s, 0, err, sizeof err), 0);
+    assert_string_equal(session_pending_mix(s), "-stream +lbm");
+    assert_int_equal(session_undo_mix(s), 2);
+    assert_string_equal(session_pending_mix(s), "");
+    step(s);
+    assert_int_equal(session_scenario(s)->nkernels, 2);
+    assert_true(session_kernel_in_mix(s, 0));
+    assert_int_equal(test_count_events(s, "mix", ""), 0);
+    assert_int_equal(test_sms_of(s, 0), 8);
+    assert_int_equal(test_sms_of(s, 1), 8);
+    /* The kernel removed before can be removed again, and the index of an addition is taken
+     * afresh. */
+    assert_int_equal(session_remove_kernel(s, 0, err, sizeof err), 0);
+    assert_int_equal(session_add_kernel(s, "lbm", err, sizeof err), 2);
+    step(s);
+    assert_false(session_kernel_in_mix(s, 0));
+    assert_true(session_kernel_in_mix(s, 2));
+    session_delete(s);
+    scenario_done(&sc);
+}
+
 /* A kernel is checked against the session's GPU when it is added, not only when it loads: with
  * 4 KB of shared memory per SM, compute (8 KB per block) is refused naming the limit, and
  * hotspot (3 KB per block) is taken. */
@@ -421,6 +455,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_and_remove),
+        cmocka_unit_test(test_undo_pending),
         cmocka_unit_test(test_add_checks_the_gpu),
         cmocka_unit_test(test_add_keeps_one_sm_per_kernel),
         cmocka_unit_test(test_record_replay_branch),
