@@ -286,7 +286,7 @@ static int reapply_switches(struct session *b, const struct session *r, unsigned
 {
     for (; *next < r->nevents && r->events[*next].epoch <= epoch; (*next)++) {
         const struct session_event *ev = &r->events[*next];
-        char name[64], why[256];
+        char name[64], why[512];
         int rc = 0;
         if (strcmp(ev->kind, "predictor") == 0) {
             if (switched_to(ev->text, name, sizeof name))
@@ -296,11 +296,18 @@ static int reapply_switches(struct session *b, const struct session *r, unsigned
                 rc = session_set_allocator(b, name, why, sizeof why);
         } else if (strcmp(ev->kind, "mix") == 0) {
             rc = reapply_mix(b, ev->text, why, sizeof why);
-        } else if (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0 &&
-                   (ev->epoch > 0 || r->has_start)) {
+        } else if (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0) {
             /* A replay's before the first epoch are in its scenario already
              * (apply_recorded_sets); a live run began from start_sc, without them. */
-            rc = session_apply_set(b, ev->text + 4, why, sizeof why);
+            if (ev->epoch > 0 || r->has_start)
+                rc = session_apply_set(b, ev->text + 4, why, sizeof why);
+            /* A branch at 0 (not replaying: its log starts afresh) logs them again, or its
+             * own file's replay would start from the scenario's values. */
+            if (rc == 0 && ev->epoch == 0 && !b->replaying &&
+                session_note(b, "parameter", ev->text) != 0) {
+                snprintf(why, sizeof why, "%s", b->error);
+                rc = -1;
+            }
         }
         if (rc != 0) {
             snprintf(err, errlen,

@@ -50,6 +50,17 @@ assert names == ["hsm"] * 4, names' || fail "show --json: the epochs' predictor"
 grep -qx '  \[note\] not re-applied at the branch point: mix add bh as kernel 2' "$TMPD/pb.txt" ||
     fail "branch at 2 does not say it left the addition out: $(cat "$TMPD/pb.txt")"
 grep -q '^    3  bh ' "$TMPD/pb.txt" && fail "branch at 2 added bh: $(cat "$TMPD/pb.txt")"
+# So are its --set values: a branch at 0 logs them again, and its own file branches (it
+# replayed with the scenario's epoch length and was refused: "simulates differently now").
+"$CORUN" run "$small" --epochs 2 --set epoch_cycles=30000 --out "$TMPD/s.h5" >/dev/null 2>&1 ||
+    fail "run --set"
+"$CORUN" branch "$TMPD/s.h5" 0 --epochs 2 --out "$TMPD/s0.h5" >/dev/null 2>&1 || fail "branch --set at 0"
+"$CORUN" show "$TMPD/s0.h5" | grep -q '^event  epoch 0  parameter   set epoch_cycles=30000$' ||
+    fail "the branch at 0 lost its --set: $("$CORUN" show "$TMPD/s0.h5")"
+"$CORUN" branch "$TMPD/s0.h5" 1 --epochs 1 >"$TMPD/s01.txt" 2>&1 ||
+    fail "a branch of the branch at 0: $(cat "$TMPD/s01.txt")"
+diff <(grep '^    2 ' "$TMPD/s01.txt") <("$CORUN" show "$TMPD/s.h5" | grep '^    2 ') ||
+    fail "the branch of the branch at 0 differs from the run at epoch 2"
 
 # Branch after epoch 2: its first new epoch is the recorded third.
 "$CORUN" branch "$TMPD/a.h5" 2 --epochs 1 >"$TMPD/branch.txt" 2>/dev/null

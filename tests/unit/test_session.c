@@ -552,6 +552,14 @@ static void test_rewind_live(void **state)
     assert_int_equal(session_epochs_done(s), 3);
     assert_int_equal(session_epochs_done(b), 3);
     assert_int_equal(test_sms_of(b, 0), 8);
+    /* Rewound to 0: the epoch length set before the first epoch is kept and logged once, so
+     * a recording of the rewound run replays with it. */
+    struct session *z = session_branch(s, 0, NULL, NULL, err, sizeof err);
+    if (!z)
+        fail_msg("%s", err);
+    assert_int_equal(session_scenario(z)->epoch_cycles, 15000);
+    assert_int_equal(test_count_events(z, "parameter", "set epoch_cycles=15000"), 1);
+    session_delete(z);
     /* Out of range. */
     assert_null(session_branch(s, 4, NULL, NULL, err, sizeof err));
     assert_non_null(strstr(err, "the live run: cannot branch at epoch 4"));
