@@ -96,11 +96,11 @@ int accel_runfile_read(const char *path, struct accel_record *r, char *err, size
 /* Frees what r owns (also after a failed read) and zeroes it. */
 void accel_record_done(struct accel_record *r);
 /* Write r, read from the run file src, as CSV files in dir (made when missing; files there of
- * the same names replaced, as runfile_export_csv does): run.csv (one row: the root attributes
- * but the scenario's text), applications.csv, queries.csv and tasks.csv (a row per entry, the
- * application's name first), units in the header row. Returns 0, -2 or -1 as
+ * the same names refused or replaced, as runfile_export_csv does): run.csv (one row: the root
+ * attributes but the scenario's text), applications.csv, queries.csv and tasks.csv (a row per
+ * entry, the application's name first), units in the header row. Returns 0, -2 or -1 as
  * runfile_export_csv does. */
 int accel_runfile_export_csv(const struct accel_record *r, const char *src, const char *dir,
-                             char *err, size_t errlen);
+                             bool replace, char *err, size_t errlen);
 
 #endif

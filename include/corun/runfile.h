@@ -8,6 +8,7 @@
 #ifndef CORUN_RUNFILE_H
 #define CORUN_RUNFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -175,11 +176,12 @@ uint64_t runfile_event_count(const struct runfile *rf);
 int runfile_read_event(struct runfile *rf, uint64_t i, struct runfile_event *out, char *err,
                        size_t errlen);
 
-/* Write kernels.csv, system.csv, events.csv and partition.csv into dir (made when missing;
- * existing files are replaced, each only once all four are whole: a failure leaves them as
- * they were). Returns 0; -2 with a message naming the file when the input is at fault (the run
- * file damaged, an output name that is the run file itself or no file, a directory that cannot
- * be made or written); -1 when writing failed (a full disk). */
-int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen);
+/* Write kernels.csv, system.csv, events.csv and partition.csv into dir (made when missing).
+ * Files of those names there are refused unless replace; replaced, each is replaced only once
+ * all four are whole: a failure leaves them as they were. Returns 0; -2 with a message naming
+ * the file when the input is at fault (the run file damaged, an output name that exists
+ * without replace, is the run file itself or no file, a directory that cannot be made or
+ * written); -1 when writing failed (a full disk). */
+int runfile_export_csv(struct runfile *rf, const char *dir, bool replace, char *err, size_t errlen);
 
 #endif

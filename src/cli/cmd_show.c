@@ -2,6 +2,7 @@
  * or accelerator), without simulating. */
 #include <getopt.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,17 +123,22 @@ static int export_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"csv", required_argument, NULL, 'c'},
+        {"force", no_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
     };
     const char *dir = NULL;
+    bool force = false;
     cli_getopt_reset();
     int c;
     while ((c = cli_getopt(argc, argv, ":c:", longopts)) != -1) {
-        if (c != 'c') {
+        if (c == 'c') {
+            dir = optarg;
+        } else if (c == 'f') {
+            force = true;
+        } else {
             cli_usage_error(&cmd_export);
             return CLI_BAD_INPUT;
         }
-        dir = optarg;
     }
     if (cli_operands(&cmd_export, argc, argv, optind, 1, "a run file (RUN.h5)") != 0)
         return CLI_BAD_INPUT; /* it said which, and the usage */
@@ -163,7 +169,7 @@ static int export_run(int argc, char **argv)
             accel_record_done(&r);
             return CLI_BAD_INPUT;
         }
-        rc = accel_runfile_export_csv(&r, path, dir, err, sizeof err);
+        rc = accel_runfile_export_csv(&r, path, dir, force, err, sizeof err);
         accel_record_done(&r);
         if (rc != 0) {
             fprintf(stderr, "corun: %s\n", err);
@@ -178,7 +184,7 @@ static int export_run(int argc, char **argv)
         fprintf(stderr, "corun: %s\n", err);
         return CLI_BAD_INPUT;
     }
-    int rc = runfile_export_csv(rf, dir, err, sizeof err);
+    int rc = runfile_export_csv(rf, dir, force, err, sizeof err);
     if (rc != 0)
         fprintf(stderr, "corun: %s\n", err);
     else
@@ -192,13 +198,15 @@ static int export_run(int argc, char **argv)
 
 const struct cli_command cmd_export = {
     .name = "export",
-    .args = "RUN.h5 --csv DIR",
+    .args = "RUN.h5 --csv DIR [--force]",
     .summary = "write a run file's datasets as CSV files (units in the headers)",
     .help = "Writes DIR/kernels.csv (one row per epoch and kernel), system.csv, events.csv and\n"
             "partition.csv; DIR is made when missing (not its parents). From an accelerator\n"
             "run file: run.csv (the run's summary, one row), applications.csv, queries.csv\n"
             "(each LS query's latency and forecast) and tasks.csv (every task: its\n"
             "application, process, kind, bytes, and when it was issued, started and ended).\n"
-            "Columns are the run file's datasets, as docs/runfile.md describes them.\n",
+            "Columns are the run file's datasets, as docs/runfile.md describes them. Files\n"
+            "of those names in DIR are refused; --force replaces them (each once every file\n"
+            "is whole, so a failed export leaves them as they were).\n",
     .run = export_run,
 };

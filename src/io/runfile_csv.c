@@ -165,9 +165,10 @@ static int write_events(struct runfile *rf, FILE *f, char *err, size_t errlen)
     return 0;
 }
 
-/* path for writing, replacing a regular file; what is not one (a symbolic link, whose target
- * would be overwritten, a FIFO, a device) is refused. NULL with a message. */
-static FILE *create_regular(const char *path, char *err, size_t errlen)
+/* path, a temporary name in dir, for writing, replacing a regular file; what is not one (a
+ * symbolic link, whose target would be overwritten, a FIFO, a device) is refused. NULL with a
+ * message (naming dir when no file can be made there). */
+static FILE *create_regular(const char *path, const char *dir, char *err, size_t errlen)
 {
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -180,7 +181,8 @@ static FILE *create_regular(const char *path, char *err, size_t errlen)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, 0666);
     FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
     if (!f) {
-        rf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        rf_fail(err, errlen, "%s: cannot write the CSV files in this directory: %s", dir,
+                strerror(errno));
         if (fd >= 0)
             close(fd);
     }
@@ -189,9 +191,10 @@ static FILE *create_regular(const char *path, char *err, size_t errlen)
 
 /* dir (made when missing) and its n files names[i], open for writing under their temporary
  * names. A name that is the run file being exported (src; a link to it, or a run file saved
- * as kernels.csv) is refused: it would be replaced by its own export. -1 with a message,
- * every file opened closed and removed. */
-static int open_all(const char *dir, const char *src, const char *const *names, int n,
+ * as kernels.csv) is refused: it would be replaced by its own export; so is one that exists
+ * already unless replace (a file of the user's own of the same name was replaced unsaid).
+ * -1 with a message, every file opened closed and removed. */
+static int open_all(const char *dir, const char *src, const char *const *names, int n, bool replace,
                     struct csv_files *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -219,17 +222,33 @@ static int open_all(const char *dir, const char *src, const char *const *names, 
                     S_ISLNK(st.st_mode) ? "a symbolic link, not followed" : "not replaced");
             return close_all(c, -1, err, errlen);
         }
-        c->f[i] = create_regular(c->tmp[i], err, errlen);
+    }
+    if (!replace) {
+        int there = 0, first = -1;
+        for (int i = 0; i < n; i++)
+            if (lstat(c->paths[i], &st) == 0 && there++ == 0)
+                first = i;
+        if (there) {
+            rf_fail(err, errlen,
+                    "%s: exists%s%.0d%s; give --force to replace %s, or export to another "
+                    "directory",
+                    c->paths[first], there > 1 ? ", and " : "", there > 1 ? there - 1 : 0,
+                    there > 1 ? " more of the export's files" : "", there > 1 ? "them" : "it");
+            return close_all(c, -1, err, errlen);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        c->f[i] = create_regular(c->tmp[i], dir, err, errlen);
         if (!c->f[i])
             return close_all(c, -1, err, errlen);
     }
     return 0;
 }
 
-int runfile_export_csv(struct runfile *rf, const char *dir, char *err, size_t errlen)
+int runfile_export_csv(struct runfile *rf, const char *dir, bool replace, char *err, size_t errlen)
 {
     struct csv_files c;
-    if (open_all(dir, rf->path, csv_names, CSV_COUNT, &c, err, errlen) != 0)
+    if (open_all(dir, rf->path, csv_names, CSV_COUNT, replace, &c, err, errlen) != 0)
         return -2;
     FILE **f = c.f;
     put_header(f[CSV_KERNELS], "epoch,kernel,name", &runfile_per_kernel_table);
@@ -279,10 +298,10 @@ static const char *app_name(const struct accel_record *r, unsigned app)
 }
 
 int accel_runfile_export_csv(const struct accel_record *r, const char *src, const char *dir,
-                             char *err, size_t errlen)
+                             bool replace, char *err, size_t errlen)
 {
     struct csv_files c;
-    if (open_all(dir, src, acsv_names, ACSV_COUNT, &c, err, errlen) != 0)
+    if (open_all(dir, src, acsv_names, ACSV_COUNT, replace, &c, err, errlen) != 0)
         return -2;
     FILE **f = c.f;
     errno = 0;

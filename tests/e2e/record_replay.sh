@@ -173,6 +173,17 @@ grep -qx "corun: wrote kernels.csv, system.csv, events.csv and partition.csv in 
 # --csv first works too, and writes the same.
 "$CORUN" export --csv "$TMPD/csv2" "$TMPD/a.h5" 2>/dev/null || fail "export --csv DIR RUN.h5"
 diff -r "$TMPD/csv" "$TMPD/csv2" >/dev/null || fail "export --csv DIR RUN.h5 wrote other files"
+# A file of the export's names in DIR (a user's own kernels.csv) is refused, not replaced
+# unsaid; --force replaces it.
+mkdir "$TMPD/mine"
+echo precious >"$TMPD/mine/kernels.csv"
+expect_bad "export over a file of the user's" \
+    "^corun: $TMPD/mine/kernels.csv: exists; give --force to replace it, or export to another directory$" \
+    "$CORUN" export "$TMPD/a.h5" --csv "$TMPD/mine"
+[ "$(cat "$TMPD/mine/kernels.csv")" = precious ] && [ "$(ls -A "$TMPD/mine")" = kernels.csv ] ||
+    fail "a refused export changed the directory: $(ls -A "$TMPD/mine")"
+"$CORUN" export "$TMPD/a.h5" --csv "$TMPD/mine" --force 2>/dev/null || fail "export --force"
+diff -r "$TMPD/csv" "$TMPD/mine" >/dev/null || fail "export --force wrote other files"
 # --csv naming a file: a usage mistake (exit 2) that says so, and the file is left alone.
 echo keep >"$TMPD/afile"
 set +e

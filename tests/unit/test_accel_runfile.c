@@ -448,7 +448,7 @@ static void test_export_csv(void **state)
     r.scenario_name = xstrdup("two apps, one GPU");
     char *out = path_of("csv");
     char err[512];
-    if (accel_runfile_export_csv(&r, "no-such.h5", out, err, sizeof err) != 0)
+    if (accel_runfile_export_csv(&r, "no-such.h5", out, true, err, sizeof err) != 0)
         fail_msg("export: %s", err);
     char *text = file_text(out, "run.csv");
     assert_non_null(strstr(text, "accel_schema_version,corun_version,created,scenario_path,"
@@ -477,7 +477,7 @@ static void test_export_csv(void **state)
     char *p = xasprintf("%s/tasks.csv", out);
     unlink(p);
     assert_int_equal(symlink("/dev/null", p), 0);
-    assert_int_equal(accel_runfile_export_csv(&r, "no-such.h5", out, err, sizeof err), -2);
+    assert_int_equal(accel_runfile_export_csv(&r, "no-such.h5", out, true, err, sizeof err), -2);
     assert_non_null(strstr(err, "tasks.csv: exists and is not a regular file"));
     free(p);
     free(out);

@@ -482,12 +482,32 @@ static void test_csv_export(void **state)
     rf = runfile_open(path, err, sizeof(err));
     assert_non_null(rf);
     const char *out = in_dir("csv");
-    if (runfile_export_csv(rf, out, err, sizeof(err)) != 0)
+    if (runfile_export_csv(rf, out, false, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    /* Again without replace: refused, naming the first file and counting the others, and
+     * nothing changed; with replace, taken. */
+    char first[600], before[8192], after[8192];
+    snprintf(first, sizeof(first), "%s/kernels.csv", out);
+    char *text = read_all(first, NULL);
+    snprintf(before, sizeof(before), "%s", text);
+    free(text);
+    assert_int_equal(runfile_export_csv(rf, out, false, err, sizeof(err)), -2);
+    char want[900];
+    snprintf(want, sizeof(want),
+             "%s: exists, and 3 more of the export's files; give --force to replace them, or "
+             "export to another directory",
+             first);
+    assert_string_equal(err, want);
+    text = read_all(first, NULL);
+    snprintf(after, sizeof(after), "%s", text);
+    free(text);
+    assert_string_equal(after, before);
+    if (runfile_export_csv(rf, out, true, err, sizeof(err)) != 0)
         fail_msg("%s", err);
 
     char file[600];
     snprintf(file, sizeof(file), "%s/kernels.csv", out);
-    char *text = read_all(file, NULL);
+    text = read_all(file, NULL);
     /* A header with one column per table field, units in brackets, then epochs x kernels. */
     const char *head = "epoch,kernel,name,cycles [cycles],instructions [warp instructions],"
                        "sms [SMs],active_sms [SMs],owned_sms [SMs],ipc [warp instructions/cycle],";
@@ -530,7 +550,7 @@ static void test_csv_export(void **state)
 
     /* A directory that cannot be made. */
     const char *bad = in_dir("csv/kernels.csv/sub");
-    assert_int_equal(runfile_export_csv(rf, bad, err, sizeof(err)), -2);
+    assert_int_equal(runfile_export_csv(rf, bad, true, err, sizeof(err)), -2);
     char msg[700];
     snprintf(msg, sizeof(msg), "%s: cannot make the directory: Not a directory", bad);
     assert_string_equal(err, msg);
@@ -539,7 +559,7 @@ static void test_csv_export(void **state)
      * theirs): the export fails, naming the first. Nothing is printed meanwhile. */
     struct rlimit was;
     file_size_limit(64, &was);
-    int rc = runfile_export_csv(rf, out, err, sizeof(err));
+    int rc = runfile_export_csv(rf, out, true, err, sizeof(err));
     file_size_unlimit(&was);
     assert_int_equal(rc, -1);
     snprintf(msg, sizeof(msg), "%s/kernels.csv: cannot write: File too large", out);

@@ -452,7 +452,7 @@ static void test_export_keeps_off_links(void **state)
     char err[512] = "";
     struct runfile *rf = runfile_open(good, err, sizeof(err));
     assert_non_null(rf);
-    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -2);
+    assert_int_equal(runfile_export_csv(rf, out, true, err, sizeof(err)), -2);
     runfile_close(rf, NULL, 0);
     char want[700];
     snprintf(want, sizeof(want),
@@ -501,7 +501,7 @@ static void test_failed_export_keeps_the_files_before(void **state)
     snprintf(kernels, sizeof(kernels), "%s/kernels.csv", out);
     struct runfile *rf = runfile_open(good, err, sizeof(err));
     assert_non_null(rf);
-    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), 0);
+    assert_int_equal(runfile_export_csv(rf, out, true, err, sizeof(err)), 0);
     runfile_close(rf, NULL, 0);
     slurp(kernels, before, sizeof(before));
     assert_non_null(strstr(before, "\n1,0,LBM,"));
@@ -509,7 +509,7 @@ static void test_failed_export_keeps_the_files_before(void **state)
     set_element("per_kernel/in_mix", 0, 1, H5T_NATIVE_UCHAR, &two);
     rf = runfile_open(bad, err, sizeof(err));
     assert_non_null(rf);
-    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -2);
+    assert_int_equal(runfile_export_csv(rf, out, true, err, sizeof(err)), -2);
     runfile_close(rf, NULL, 0);
     assert_non_null(strstr(err, "/per_kernel/in_mix[0][1] is 2"));
     slurp(kernels, after, sizeof(after));
@@ -537,7 +537,7 @@ static void test_export_refuses_its_own_run_file(void **state)
     assert_int_equal(link(good, kept), 0);
     struct runfile *rf = runfile_open(kept, err, sizeof(err));
     assert_non_null(rf);
-    assert_int_equal(runfile_export_csv(rf, out, err, sizeof(err)), -2);
+    assert_int_equal(runfile_export_csv(rf, out, true, err, sizeof(err)), -2);
     runfile_close(rf, NULL, 0);
     char want[800];
     snprintf(want, sizeof(want), "%s: is the run file being exported (%s)", kept, kept);

@@ -182,7 +182,7 @@ static void test_grown_mix(void **state)
 
     /* CSV: every epoch has a row for every kernel; in_mix says which were in the mix. */
     const char *out = in_dir("grown-csv");
-    if (runfile_export_csv(r, out, err, sizeof(err)) != 0)
+    if (runfile_export_csv(r, out, true, err, sizeof(err)) != 0)
         fail_msg("%s", err);
     char file[600];
     snprintf(file, sizeof(file), "%s/kernels.csv", out);

@@ -122,7 +122,7 @@ static void test_schema1_file(void **state)
 
     /* Its CSV has the in_mix column, 1 in every row, then no class and no explanation. */
     const char *out = in_dir("v1-csv");
-    if (runfile_export_csv(rf, out, err, sizeof(err)) != 0)
+    if (runfile_export_csv(rf, out, true, err, sizeof(err)) != 0)
         fail_msg("%s", err);
     char file[700];
     snprintf(file, sizeof(file), "%s/kernels.csv", out);
@@ -170,7 +170,7 @@ static void test_explain_kept(void **state)
     assert_string_equal(got->k[0].explain, e->k[0].explain);
     assert_string_equal(got->k[1].explain, e->k[1].explain);
     const char *out = in_dir("explain-csv");
-    if (runfile_export_csv(rf, out, err, sizeof(err)) != 0)
+    if (runfile_export_csv(rf, out, true, err, sizeof(err)) != 0)
         fail_msg("%s", err);
     close_ok(rf);
     char file[600];
