@@ -164,8 +164,11 @@ static int run_hsm(const struct options *opt, const char *datadir)
     char *path = o.out ? xstrdup(o.out) : modelfile_path(datadir, "hsm", o.gpu);
     /* A quick fit is written only with --out (it would replace the shipped model): the
      * command that made it says so, or corun refuses it. */
-    char *command =
-        xasprintf("corun train hsm --gpu %s%s", o.gpu, o.quick ? " --quick --out FILE" : "");
+    char cycles[48] = ""; /* given, it is part of how the model was made */
+    if (opt->cycles)
+        snprintf(cycles, sizeof cycles, " --cycles %lu", opt->cycles);
+    char *command = xasprintf("corun train hsm --gpu %s%s%s", o.gpu,
+                              o.quick ? " --quick --out FILE" : "", cycles);
     char *comment = describe(&r, command);
     struct modelfile m = {.model = "hsm",
                           .gpu = r.gpu,

@@ -89,6 +89,12 @@ grep -q '^c1 = .*c2 = .*R^2 = ' "$TMPD/train.txt" || fail "train output: $(cat "
 # (with --out FILE: corun refuses the command without it)
 grep -q 'Regenerate with: corun train hsm --gpu hbm80 --quick --out FILE' "$TMPD/m.cfg" ||
     fail "model comment: $(cat "$TMPD/m.cfg")"
+# --cycles is part of how a model was made: its command says it (it was left out, and the
+# command given made another model).
+"$CORUN" train hsm --gpu hbm80 --quick --cycles 5000 --out "$TMPD/m5.cfg" >/dev/null 2>&1 ||
+    fail "train hsm --cycles 5000: exit $?"
+grep -q 'Regenerate with: corun train hsm --gpu hbm80 --quick --out FILE --cycles 5000$' \
+    "$TMPD/m5.cfg" || fail "model comment of --cycles: $(cat "$TMPD/m5.cfg")"
 # An --out FILE replaced is kept as FILE.prev, as the data directory's model is (it was
 # overwritten without a word).
 cp "$TMPD/m.cfg" "$TMPD/m1.cfg"
