@@ -3,6 +3,7 @@
 #ifndef CORUN_PRESET_H
 #define CORUN_PRESET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "corun/conftable.h"
@@ -42,6 +43,11 @@ int preset_kernel_find(const char *datadir, const char *name, const char *where,
  * returns 0 or -1. */
 int preset_gpu_load(const char *datadir, const char *name, struct gpu_config *cfg,
                     struct diag *diags);
+/* Load the kernel profile file path as kernel name (corun check reads one wherever it is). */
+int preset_kernel_load_path(const char *path, const char *name, struct kernel_profile *out,
+                            struct diag *diags);
+/* Whether kernel name is a built-in one (no DATADIR/data/kernels/NAME.cfg stands in for it). */
+bool preset_kernel_is_builtin(const char *datadir, const char *name);
 /* Load kernel name: DATADIR/data/kernels/NAME.cfg when it exists, else the built-in.
  * Release with kernel_profile_done. Returns 0 or -1 with diags. */
 int preset_kernel_load(const char *datadir, const char *name, struct kernel_profile *out,

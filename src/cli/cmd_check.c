@@ -1,18 +1,63 @@
-/* cmd_check — `corun check FILE`: load and validate a scenario, lesson or suite without running
- * it. */
+/* cmd_check — `corun check FILE`: load and validate a scenario, lesson, suite or kernel profile
+ * without running it. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "corun/accel_scenario.h"
 #include "corun/cli.h"
+#include "corun/confread.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
+#include "corun/gpu.h"
 #include "corun/lesson.h"
+#include "corun/preset.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
 #include "corun/suite.h"
 #include "corun/util.h"
+
+#define CHECK_KERNEL_GPU "hbm80" /* the default preset, the one `corun kernels show` uses */
+
+/* A kernel profile file, wherever it is: its settings, its phases, and the rules between them
+ * that do not depend on the GPU, then whether one thread block fits an SM of the default
+ * preset (a scenario's GPU is checked when a scenario names the kernel). */
+static int check_kernel(const char *path, const char *datadir, struct diag *diags)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    int stem = (int)(len > 4 && strcmp(base + len - 4, ".cfg") == 0 ? len - 4 : len);
+    char *name = xasprintf("%.*s", stem, base);
+    struct kernel_profile p;
+    int rc = preset_kernel_load_path(path, name, &p, diags);
+    struct gpu_config gpu;
+    if (rc == 0 && preset_gpu_load(datadir, CHECK_KERNEL_GPU, &gpu, diags) != 0)
+        rc = -1;
+    char err[512];
+    if (rc == 0 && gpu_profile_check(&gpu, &p, err, sizeof err) != 0) {
+        diag_add(diags, "%s: %s (on GPU %s)", path, err, CHECK_KERNEL_GPU);
+        rc = -1;
+    }
+    if (rc == 0) {
+        /* Whether scenarios can name it already: it is the data directory's file of its name. */
+        char *lib = xasprintf("%s/data/kernels/%s.cfg", datadir, name);
+        bool named = cli_same_file(lib, path);
+        if (named)
+            printf("ok (a kernel profile; fits an SM of %s; scenarios name it \"%s\")\n",
+                   CHECK_KERNEL_GPU, name);
+        else
+            printf("ok (a kernel profile; fits an SM of %s; scenarios can name it \"%s\" once it "
+                   "is copied to %s)\n",
+                   CHECK_KERNEL_GPU, name, lib);
+        free(lib);
+    }
+    if (rc == 0)
+        kernel_profile_done(&p);
+    free(name);
+    return rc;
+}
 
 /* A lesson: its settings and steps, the scenario it runs, and what its steps change. */
 static int check_lesson(const char *path, const char *datadir, struct diag *diags)
@@ -32,7 +77,7 @@ static int check_lesson(const char *path, const char *datadir, struct diag *diag
 
 static int check_run(int argc, char **argv)
 {
-    if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario, lesson or suite file") != 0)
+    if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario, lesson, suite or kernel file") != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     /* A scenario corun ships, else a lesson (as `corun lesson list` names them), else a suite. */
@@ -51,6 +96,15 @@ static int check_run(int argc, char **argv)
         struct suite su;
         rc = suite_load(path, datadir, &su, &diags);
         suite_done(&su);
+    } else if (confread_probe(path, "insts_per_warp") == 1 &&
+               confread_probe(path, "kernels") != 1) {
+        rc = check_kernel(path, datadir, &diags);
+        if (rc == 0) { /* it said ok, and what it checked */
+            diag_done(&diags);
+            free(path);
+            free(datadir);
+            return CLI_OK;
+        }
     } else if (accel_scenario_probe(path) == 1) {
         struct accel_scenario sc;
         rc = accel_scenario_load(&sc, path, datadir, &diags);
@@ -86,9 +140,9 @@ static int check_run(int argc, char **argv)
 
 const struct cli_command cmd_check = {
     .name = "check",
-    .args = "SCENARIO | LESSON | SUITE",
-    .summary =
-        "validate a scenario, lesson or suite file: prints ok, or every mistake with its line",
+    .args = "SCENARIO | LESSON | SUITE | KERNEL.cfg",
+    .summary = "validate a scenario, lesson, suite or kernel file: prints ok, or every mistake "
+               "with its line",
     .help = "Loads SCENARIO, its GPU preset and its kernels as a run would, and reports each\n"
             "mistake as FILE:LINE: SETTING: what was expected. Exit status 2 when any is found.\n"
             "'corun help scenario' lists every setting with its range and default. A lesson\n"
@@ -97,7 +151,10 @@ const struct cli_command cmd_check = {
             "of range, a kernel removed that is not in the mix by then, and so on).\n"
             "An accelerator scenario (mode = \"accelerator\", see 'corun help accelerator') is\n"
             "checked with its application profiles and kernels, a suite (a file with mixes, see\n"
-            "'corun help suite') as `corun sweep` loads it. A scenario, lesson or suite corun\n"
+            "'corun help suite') as `corun sweep` loads it, a kernel profile (a file with\n"
+            "insts_per_warp, see 'corun help kernel') wherever it is, with the rules between\n"
+            "its settings and whether a thread block fits an SM of hbm80. A scenario, lesson\n"
+            "or suite corun\n"
             "ships may be named without its directory and .cfg (`corun check default`,\n"
             "`corun check even-split`, `corun check hsm-pairs`).\n",
     .run = check_run,

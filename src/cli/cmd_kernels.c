@@ -90,10 +90,13 @@ static int parse(int argc, char **argv, struct options *o)
     return usage();
 }
 
-/* Where a profile comes from, for the list. */
-static const char *source_of(const struct kernel_profile *p)
+/* Where a profile comes from, for the list: the paper it models, else built into corun, else
+ * a file of the data directory that names no paper (a user's own). */
+static const char *source_of(const char *datadir, const struct kernel_profile *p)
 {
-    return p->paper == KERNEL_PAPER_NONE ? "built-in" : calibrate_paper_name(p->paper);
+    if (p->paper != KERNEL_PAPER_NONE)
+        return calibrate_paper_name(p->paper);
+    return preset_kernel_is_builtin(datadir, p->name) ? "built-in" : "own";
 }
 
 static int list(const char *datadir, int json)
@@ -118,12 +121,12 @@ static int list(const char *datadir, int json)
             cli_json_string(stdout, p.name);
             printf(", \"source\": \"%s\", \"class\": \"%s\", \"split\": \"%s\", "
                    "\"target_mpki\": %g, \"description\": ",
-                   source_of(&p), cls, calibrate_split_name(p.split), p.target_mpki);
+                   source_of(datadir, &p), cls, calibrate_split_name(p.split), p.target_mpki);
             cli_json_string(stdout, p.description);
             printf("}");
         } else {
             char lead[96];
-            snprintf(lead, sizeof lead, "%-*s %-9s %-9s ", width, p.name, source_of(&p),
+            snprintf(lead, sizeof lead, "%-*s %-9s %-9s ", width, p.name, source_of(datadir, &p),
                      p.target_class ? cls : "-");
             cli_print_row(lead, p.description);
         }
@@ -364,22 +367,22 @@ const struct cli_command cmd_kernels = {
     .name = "kernels",
     .args = "list [--json] | show NAME [--gpu P] [--cycles C] [--catalog PATH] [--json]",
     .summary = "the kernel library; one profile with its measured solo characteristics",
-    .help =
-        "  list         every kernel: name, source (paper), class the paper gives, description\n"
-        "               (also what `corun kernels` alone prints)\n"
-        "  show NAME    the profile's settings (one at 0 says what 0 means), its occupancy\n"
-        "               on the preset from its resources, then IPC on all SMs and on half,\n"
-        "               MPKI, RBH, bandwidth and the class by measurement (see corun\n"
-        "               calibrate)\n"
-        "  --gpu P      preset to measure on (default: the one the paper's targets are for,\n"
-        "               else hbm80)\n"
-        "  --cycles C   cycles measured per run (default 50000)\n"
-        "  --catalog PATH\n"
-        "               where show looks up when `corun calibrate` last stored the kernel\n"
-        "               (default: $XDG_DATA_HOME/corun/catalog.db; one named must exist)\n"
-        "  --json       JSON on stdout\n\n"
-        "scaling is the IPC on all SMs over twice the IPC on half of them: 1 for a kernel\n"
-        "that runs twice as fast on twice the SMs, 0.5 for one that gains nothing from them\n"
-        "(the memory-bound). show draws a progress bar on stderr when it is a terminal.\n",
+    .help = "  list         every kernel: name, source (the paper it models; built-in; own: a\n"
+            "               profile file that names no paper), class the paper gives,\n"
+            "               description (also what `corun kernels` alone prints)\n"
+            "  show NAME    the profile's settings (one at 0 says what 0 means), its occupancy\n"
+            "               on the preset from its resources, then IPC on all SMs and on half,\n"
+            "               MPKI, RBH, bandwidth and the class by measurement (see corun\n"
+            "               calibrate)\n"
+            "  --gpu P      preset to measure on (default: the one the paper's targets are for,\n"
+            "               else hbm80)\n"
+            "  --cycles C   cycles measured per run (default 50000)\n"
+            "  --catalog PATH\n"
+            "               where show looks up when `corun calibrate` last stored the kernel\n"
+            "               (default: $XDG_DATA_HOME/corun/catalog.db; one named must exist)\n"
+            "  --json       JSON on stdout\n\n"
+            "scaling is the IPC on all SMs over twice the IPC on half of them: 1 for a kernel\n"
+            "that runs twice as fast on twice the SMs, 0.5 for one that gains nothing from them\n"
+            "(the memory-bound). show draws a progress bar on stderr when it is a terminal.\n",
     .run = kernels_run,
 };

@@ -228,9 +228,12 @@ static const struct {
     {"a scenario", "kernels", "`corun run ", ARG_PATH, "` runs it"},
     {"a trained model", "model", "a predictor reads it from the data directory's models", ARG_NONE,
      ""},
-    {"a kernel profile", "insts_per_warp", "a scenario names it: kernels = ( { name = \"", ARG_NAME,
-     "\"; } );"},
-    {"a GPU preset", "dram", "a scenario names it: gpu = \"", ARG_NAME, "\";"},
+    {"a kernel profile", "insts_per_warp",
+     "in the data directory's data/kernels (`corun help kernel`), a scenario names it: kernels = "
+     "( { name = \"",
+     ARG_NAME, "\"; } );"},
+    {"a GPU preset", "dram", "in the data directory's data/gpus, a scenario names it: gpu = \"",
+     ARG_NAME, "\";"},
 };
 
 char *confread_kind_hint(const struct conf_file *f, const char *path, const char *key,

@@ -473,38 +473,54 @@ static int load_phases(const struct conf_file *f, const char *path, struct kerne
     return 0;
 }
 
+int preset_kernel_load_path(const char *path, const char *name, struct kernel_profile *out,
+                            struct diag *diags)
+{
+    memset(out, 0, sizeof(*out));
+    struct conf_file *f = confread_open(path, diags);
+    int rc = -1;
+    if (f) {
+        size_t errors =
+            conf_apply(&preset_kernel_table, confread_root(f), out, CONF_FULL, path, "", diags);
+        rc = errors ? -1 : load_phases(f, path, out, diags);
+        confread_close(f);
+    }
+    out->name = xstrdup(name);
+    if (rc != 0)
+        kernel_profile_done(out);
+    return rc;
+}
+
+bool preset_kernel_is_builtin(const char *datadir, const char *name)
+{
+    char *path = xasprintf("%s/data/kernels/%s.cfg", datadir, name);
+    struct stat st;
+    bool file = stat(path, &st) == 0;
+    free(path);
+    return !file && kernel_builtin_find(name) != NULL;
+}
+
 int preset_kernel_load(const char *datadir, const char *name, struct kernel_profile *out,
                        struct diag *diags)
 {
-    memset(out, 0, sizeof(*out));
     char *path = xasprintf("%s/data/kernels/%s.cfg", datadir, name);
     struct stat st;
-    int rc;
+    int rc = 0;
     if (stat(path, &st) == 0) {
-        struct conf_file *f = confread_open(path, diags);
-        rc = -1;
-        if (f) {
-            size_t errors =
-                conf_apply(&preset_kernel_table, confread_root(f), out, CONF_FULL, path, "", diags);
-            rc = errors ? -1 : load_phases(f, path, out, diags);
-            confread_close(f);
-        }
-        out->name = xstrdup(name);
+        rc = preset_kernel_load_path(path, name, out, diags);
     } else {
         const struct kernel_profile *b = kernel_builtin_find(name);
+        memset(out, 0, sizeof(*out));
         if (b) {
             *out = *b;
             out->name = xstrdup(b->name);
             out->description = xstrdup(b->description);
-            rc = 0;
         } else {
             diag_add(diags, "%s: cannot open: no such kernel profile", path);
             rc = -1;
         }
     }
     free(path);
-    if (rc != 0)
-        kernel_profile_done(out);
     return rc;
 }
 

@@ -164,4 +164,31 @@ expect_bad "bad_phases.cfg:9: phases[1].description: describes the application" 
 expect_bad "bad_phases.cfg:10: phases[2].mem_fraction" kernels show bad_phases
 expect_bad "one_phase.cfg:7: phases: expected a list ( {...}, ... ) of 2 to 5 kernels, got 1" kernels show one_phase
 expect_bad "no thread block fits on an SM (registers" solo no_fit
+# `corun check` reads a kernel profile wherever it is, with the same messages (it took one for
+# a scenario and said only that), the file named where a rule between settings breaks.
+k="$TMPD/d/data/kernels"
+expect_bad "out_of_range.cfg:6: mem_fraction" check "$k/out_of_range.cfg"
+expect_bad "one_phase.cfg:7: phases: expected a list" check "$k/one_phase.cfg"
+expect_bad "$k/no_fit.cfg: kernel no_fit: no thread block fits on an SM (registers" check "$k/no_fit.cfg"
+printf 'tbs = 64;\nwarps_per_tb = 4;\ninsts_per_warp = 500;\nmem_fraction = 0.8;\nsfu_fraction = 0.5;\nfootprint_bytes = 1048576;\n' \
+    >"$TMPD/sum.cfg"
+expect_bad "$TMPD/sum.cfg: kernel sum: mem_fraction + const_fraction + sfu_fraction + fp64_fraction + shared_fraction is 1.3: expected at most 1" \
+    check "$TMPD/sum.cfg"
+sed 's/= 0\.8;/= 0.2;/; /sfu_fraction/d' "$TMPD/sum.cfg" >"$TMPD/edge.cfg"
+"$CORUN" check "$TMPD/edge.cfg" >"$TMPD/out" 2>&1 || fail "check a good kernel profile: $(cat "$TMPD/out")"
+grep -qx "ok (a kernel profile; fits an SM of hbm80; scenarios can name it \"edge\" once it is copied to $TMPD/d/data/kernels/edge.cfg)" \
+    "$TMPD/out" || fail "check a kernel profile outside the library: $(cat "$TMPD/out")"
+cp "$TMPD/edge.cfg" "$k/edge.cfg"
+"$CORUN" check "$k/edge.cfg" >"$TMPD/out" 2>&1 &&
+    grep -qx 'ok (a kernel profile; fits an SM of hbm80; scenarios name it "edge")' "$TMPD/out" ||
+    fail "check a kernel profile in the library: $(cat "$TMPD/out")"
+# kernels list calls a profile file of the user's that names no paper "own", not "built-in" (as
+# corun's compiled-in kernels are).
+rm "$k"/{missing_field,out_of_range,bad_phases,one_phase}.cfg
+"$CORUN" kernels list >"$TMPD/list.txt" 2>&1 || fail "kernels list: $(cat "$TMPD/list.txt")"
+grep -Eq '^edge +own ' "$TMPD/list.txt" && grep -Eq '^stream +built-in ' "$TMPD/list.txt" ||
+    fail "kernels list, sources: $(cat "$TMPD/list.txt")"
+# help kernel says where a profile goes.
+"$CORUN" help kernel | grep -q "^A kernel profile is the file data/kernels/NAME.cfg of the data directory" ||
+    fail "help kernel does not say where a profile goes"
 echo "kernels, suites and broken profiles ok"
