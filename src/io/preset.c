@@ -212,7 +212,7 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(insts_per_warp, CONF_UINT, NULL, 1, 1 << 30, "instructions",
                  "warp instructions each warp executes"),
     KERNEL_FIELD(mem_fraction, CONF_FLOAT, NULL, 0, 1, NULL,
-                 "memory instructions among all instructions"),
+                 "memory instructions among all instructions but barriers"),
     KERNEL_FIELD(store_fraction, CONF_FLOAT, "0.0", 0, 1, NULL, "stores among memory instructions"),
     KERNEL_FIELD(lines_per_access, CONF_FLOAT, "1.0", 1, SM_MAX_LINES, "lines",
                  "128 B line requests per memory instruction (coalescing)"),
@@ -243,7 +243,8 @@ static const struct conf_setting kernel_settings[] = {
     KERNEL_FIELD(shared_conflict_ways, CONF_UINT, "1", 0, 32, "passes",
                  "bank-conflict degree of a shared-memory access (0 or 1: none)"),
     KERNEL_FIELD(barrier_interval, CONF_UINT, "0", 0, 1 << 30, "instructions",
-                 "instructions per warp between __syncthreads barriers (0: none)"),
+                 "instructions per warp from one __syncthreads barrier to the next, the barrier "
+                 "included (0: none; 1 is refused); the fractions are of the others"),
     {"pattern", CONF_CHOICE, 0, 0, "legacy", NULL,
      "address stream: legacy (one cursor per kernel), stream, strided, stencil, tiled, gather",
      offsetof(struct kernel_profile, pattern), pattern_names, NULL},
@@ -398,6 +399,22 @@ static size_t setting_size(const struct conf_setting *st)
 
 /* Reads the profile's `phases` list from f into p (already loaded): each phase is p with the
  * settings it names changed, kept as the bytes that differ. */
+/* barrier_interval 1 would make every instruction a barrier (the fractions are of the
+ * instructions between barriers, so a memory-bound profile would issue no load): refused with
+ * the setting's line, in g (a file's root, a phase or an inline kernel). Returns the errors. */
+static size_t refuse_lone_barriers(const config_setting_t *g, const struct kernel_profile *p,
+                                   const char *path, const char *prefix, struct diag *diags)
+{
+    const config_setting_t *b = config_setting_get_member(g, "barrier_interval");
+    if (!b || p->barrier_interval != 1)
+        return 0;
+    diag_add(diags,
+             "%s:%d: %sbarrier_interval: 1 would make every instruction a barrier: expected 0 "
+             "(none) or at least 2 (the barrier is one of the interval's instructions)",
+             path, (int)config_setting_source_line(b), prefix);
+    return 1;
+}
+
 static int load_phases(const struct conf_file *f, const char *path, struct kernel_profile *p,
                        struct diag *diags)
 {
@@ -445,6 +462,8 @@ static int load_phases(const struct conf_file *f, const char *path, struct kerne
         char *prefix = xasprintf("phases[%d].", i);
         size_t errs = conf_apply(&preset_kernel_table, (const struct conf_group *)e, &q,
                                  CONF_OVERLAY, path, prefix, diags);
+        if (!errs)
+            errs = refuse_lone_barriers(e, &q, path, prefix, diags);
         free(prefix);
         if (errs)
             continue;
@@ -482,6 +501,9 @@ int preset_kernel_load_path(const char *path, const char *name, struct kernel_pr
     if (f) {
         size_t errors =
             conf_apply(&preset_kernel_table, confread_root(f), out, CONF_FULL, path, "", diags);
+        if (!errors)
+            errors = refuse_lone_barriers((const config_setting_t *)confread_root(f), out, path, "",
+                                          diags);
         rc = errors ? -1 : load_phases(f, path, out, diags);
         confread_close(f);
     }
@@ -530,6 +552,8 @@ int preset_kernel_from_group(const struct conf_group *g, const char *file, const
     memset(out, 0, sizeof(*out));
     const config_setting_t *cs = (const config_setting_t *)g;
     size_t errors = conf_apply(&preset_kernel_table, g, out, CONF_FULL, file, prefix, diags);
+    if (!errors)
+        errors = refuse_lone_barriers(cs, out, file, prefix, diags);
     const config_setting_t *ps = config_setting_get_member(cs, "phases");
     if (ps) {
         diag_add(diags,

@@ -182,6 +182,14 @@ cp "$TMPD/edge.cfg" "$k/edge.cfg"
 "$CORUN" check "$k/edge.cfg" >"$TMPD/out" 2>&1 &&
     grep -qx 'ok (a kernel profile; fits an SM of hbm80; scenarios name it "edge")' "$TMPD/out" ||
     fail "check a kernel profile in the library: $(cat "$TMPD/out")"
+# barrier_interval 1 made every instruction a barrier: a memory-bound profile issued no load,
+# unsaid. Refused with its line, at the top and in a phase.
+sed 's/^footprint_bytes/barrier_interval = 1;\nfootprint_bytes/' "$TMPD/edge.cfg" >"$TMPD/b1.cfg"
+expect_bad "b1.cfg:5: barrier_interval: 1 would make every instruction a barrier: expected 0 (none) or at least 2" \
+    check "$TMPD/b1.cfg"
+printf 'phases = ( { barrier_interval = 1; }, { mem_fraction = 0.1; } );\n' |
+    cat "$TMPD/edge.cfg" - >"$TMPD/bp.cfg"
+expect_bad "bp.cfg:6: phases[0].barrier_interval: 1 would make" check "$TMPD/bp.cfg"
 # kernels list calls a profile file of the user's that names no paper "own", not "built-in" (as
 # corun's compiled-in kernels are).
 rm "$k"/{missing_field,out_of_range,bad_phases,one_phase}.cfg
