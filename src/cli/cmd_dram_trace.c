@@ -131,6 +131,15 @@ static int dram_trace_run(int argc, char **argv)
     }
     if (o.mapping >= 0)
         gpu.dram.mapping = (enum dram_mapping)o.mapping;
+    /* Before the trace is read: a request must divide the row (the preset's row is in no
+     * option, so the message names it). */
+    if (o.request_bytes && gpu.dram.row_bytes % o.request_bytes != 0) {
+        fprintf(stderr,
+                "corun: --request-bytes %lu: expected a divisor of %s's DRAM row of %u bytes "
+                "(e.g. 32, 64, 128 or 256)\n",
+                o.request_bytes, o.gpu, gpu.dram.row_bytes);
+        goto out;
+    }
     double t0 = cli_wall_seconds();
     if (trace_load(o.trace, &t, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);

@@ -91,6 +91,11 @@ expect_bad 'corun: --gpu: unknown GPU preset "hbm8"; known: gddr5_40, hbm80, k40
     "$TMPD/stream.trace" --gpu hbm8
 expect_bad "--request-bytes: expected a whole number from 32 to 1024, got 'lots'" \
     "$TMPD/stream.trace" --request-bytes lots
+# A request that does not divide the row names the option (it named only the preset's row),
+# before the trace is read (a bad trace is not what it reports).
+printf 'hello\n' >"$TMPD/junk.trace"
+expect_bad "corun: --request-bytes 96: expected a divisor of hbm80's DRAM row of 2048 bytes" \
+    "$TMPD/junk.trace" --request-bytes 96
 expect_bad "--mapping: expected linear or hashed, got 'xor'" "$TMPD/stream.trace" --mapping xor
 expect_bad "usage: corun dram-trace" --gpu hbm80
 printf '0x40 R\n0x80 R\nhello\n' >"$TMPD/bad.trace"
