@@ -166,13 +166,15 @@ static hid_t open_dataset(struct runfile *rf, const char *name, int rank, hsize_
     if (space >= 0)
         H5Sclose(space);
     if (got < 0) {
-        /* HDF5 could not read the dataset's header: metadata torn by a crash (docs/runfile.md). */
+        /* HDF5 could not read the dataset's header: metadata torn by a crash (docs/runfile.md),
+         * or bytes changed since; which, the file does not say. */
         if (ds >= 0)
             H5Dclose(ds);
         H5Eclear2(H5E_DEFAULT);
         rf_fail(err, errlen,
-                "%s: damaged run file: /%s is unreadable (HDF5 metadata torn by a crash)", rf->path,
-                name);
+                "%s: damaged run file: /%s is unreadable (its HDF5 metadata is damaged: torn by a "
+                "crash, or changed since)",
+                rf->path, name);
         return H5I_INVALID_HID;
     }
     if (got != rank || (rank == 2 && width && dims[1] != width)) {
@@ -375,6 +377,10 @@ static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t err
 
 /* ---- opening ---- */
 
+/* The smallest HDF5 superblock (versions 2 and 3: signature, version, sizes, flags, four
+ * addresses of 8 bytes and a checksum). */
+#define RF_MIN_SUPERBLOCK_BYTES 48
+
 hid_t rf_open_hdf5(const char *path, const struct rf_probe *p, char *err, size_t errlen)
 {
     unsigned flags = H5F_ACC_RDONLY;
@@ -385,6 +391,12 @@ hid_t rf_open_hdf5(const char *path, const struct rf_probe *p, char *err, size_t
                 "%s: the file is marked as open for writing by a program that did not use SWMR; "
                 "if no program has it open, clear the mark with: h5clear -s %s",
                 path, path);
+        return H5I_INVALID_HID;
+    } else if (p->size < RF_MIN_SUPERBLOCK_BYTES) { /* HDF5 itself gives no reason */
+        rf_fail(err, errlen,
+                "%s: truncated: the file has %lld bytes, too few for an HDF5 superblock (an "
+                "incomplete copy?)",
+                path, (long long)p->size);
         return H5I_INVALID_HID;
     } else if (p->eoa && (uint64_t)p->size < p->eoa) {
         rf_fail(err, errlen,
