@@ -136,6 +136,12 @@ static int help_run(int argc, char **argv)
         return CLI_OK;
     }
     const char *topic = argv[1];
+    /* `corun help scenario accelerator`: the accelerator scenario's settings, as `corun help
+     * scenario` says (spatial or accelerator). */
+    if (argc == 3 && strcmp(topic, "scenario") == 0 && strcmp(argv[2], "accelerator") == 0) {
+        topic = "accelerator";
+        argc = 2;
+    }
     if (argc > 2) { /* `corun help reproduce hsm --threshold`: a command's narrower help, or
                      * its whole help for one of its verbs (`corun help runs query`) */
         const struct cli_command *cmd = cli_find(topic);

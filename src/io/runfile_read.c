@@ -110,8 +110,8 @@ static int read_header(struct runfile *rf, char *err, size_t errlen)
     }
     if (has_schema == 0 && H5Aexists(rf->file, ACCEL_RF_VERSION) > 0)
         return rf_fail(err, errlen,
-                       "%s: an accelerator run file (its task table); `corun show` and `corun "
-                       "replay` read it, this command reads spatial runs only",
+                       "%s: an accelerator run file (its task table); `corun show`, `replay`, "
+                       "`export` and `plot` read it, this command reads spatial runs only",
                        path);
     if (has_schema == 0)
         return rf_fail(err, errlen,

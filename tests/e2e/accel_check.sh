@@ -195,14 +195,15 @@ queries = list(csv.DictReader(open(f"{d}/queries.csv")))
 ls = [a for a in apps if a["role"] == "0"]
 assert len(queries) == sum(int(a["queries [queries]"]) for a in ls), len(queries)
 PY
-# Commands that read spatial runs name an accelerator run file as one.
+# Commands that read spatial runs name an accelerator run file as one, and every command that
+# reads it (export and plot were left out).
 for cmd in "branch $TMPD/q.h5 1"; do
     set +e
     # shellcheck disable=SC2086 # the command's words
     "$CORUN" $cmd >/dev/null 2>"$TMPD/err"
     rc=$?
     set -e
-    [ $rc -eq 2 ] && grep -qF "q.h5: an accelerator run file (its task table); \`corun show\` and" \
+    [ $rc -eq 2 ] && grep -qF "q.h5: an accelerator run file (its task table); \`corun show\`, \`replay\`, \`export\` and \`plot\` read it" \
         "$TMPD/err" || fail "corun $cmd: exit $rc, $(cat "$TMPD/err")"
 done
 head -c 9000 "$TMPD/q.h5" >"$TMPD/cut.h5"
@@ -268,6 +269,9 @@ assert q["never_completed"] == 2 and q["latency_ms"] == [None, None] and q["p99_
 ' "$TMPD/starve.json" || fail "starved --json: $(cat "$TMPD/starve.json")"
 
 "$CORUN" help accelerator >"$TMPD/help" || fail "help accelerator"
+# `help scenario accelerator`, as `corun help` puts it ("every setting of a scenario (spatial or
+# accelerator)"), is the same help (it was "'scenario' is no command").
+"$CORUN" help scenario accelerator | cmp -s - "$TMPD/help" || fail "help scenario accelerator"
 for word in applications qos_target rate_qps instances bytes exclusive kernel; do
     grep -q "$word" "$TMPD/help" || fail "help accelerator does not mention $word"
 done
