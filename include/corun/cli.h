@@ -170,6 +170,11 @@ const char *cli_stop_name(void);
  * it in s's log (recorded with the run). */
 void cli_stop_report(struct session *s, const char *what, unsigned long at, unsigned long of);
 void cli_stop_reraise(void);
+/* For a command that dies of SIGINT, SIGTERM or SIGHUP as it comes (its work is kept as it
+ * finishes, or not at all: reproduce): before dying, this process (not a forked worker) says
+ * "corun: CMD: stopped by SIGNAL; " then note (copied; a full sentence ending in a newline), so
+ * that a stop is not silent. The exit status stays the signal's. */
+void cli_stop_note_install(const char *cmd, const char *note);
 
 /* Threads for a session's private-mode references by default: the CPUs this process may run
  * on (util_cpus_available), 1 to 8. */

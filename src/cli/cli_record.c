@@ -66,6 +66,55 @@ void cli_stop_install(void)
     }
 }
 
+/* cli_stop_note_install's text, written by the handler with write(2) alone. */
+static char note_head[64], note_text[512];
+static pid_t note_pid;
+static bool note_newline;
+
+static void put(const char *text)
+{
+    size_t n = strlen(text);
+    while (n) {
+        ssize_t w = write(STDERR_FILENO, text, n);
+        if (w <= 0)
+            return;
+        text += w;
+        n -= (size_t)w;
+    }
+}
+
+static void on_noted_signal(int sig)
+{
+    if (getpid() == note_pid) {
+        put(note_newline ? "\n" : ""); /* after a progress bar */
+        put(note_head);
+        put(sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+        put("; ");
+        put(note_text);
+    }
+    raise(sig); /* SA_RESETHAND: the default action, once the handler returns */
+}
+
+void cli_stop_note_install(const char *cmd, const char *note)
+{
+    snprintf(note_head, sizeof note_head, "corun: %s: stopped by ", cmd);
+    snprintf(note_text, sizeof note_text, "%s", note);
+    note_pid = getpid();
+    note_newline = isatty(STDERR_FILENO);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_noted_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* A signal the shell ignores (a background job's SIGINT) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int cli_stop_requested(void)
 {
     return stop_signal;

@@ -334,6 +334,27 @@ static int merge_main(int argc, char **argv)
     return rc;
 }
 
+/* A reproduction stopped by a signal dies of it: what its --resume journal holds is kept, the
+ * rest is lost; it says which (it ended without a word). */
+static void note_stops(int argc, char **argv)
+{
+    const char *resume = NULL;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
+            resume = argv[i + 1];
+        else if (strncmp(argv[i], "--resume=", 9) == 0)
+            resume = argv[i] + 9;
+    char note[512];
+    if (resume)
+        snprintf(note, sizeof note,
+                 "what finished is kept in %.400s: the same command goes on from it\n", resume);
+    else
+        snprintf(note, sizeof note,
+                 "nothing is kept (--resume FILE keeps each mix, pair or cell as it finishes, "
+                 "and the same command goes on from it)\n");
+    cli_stop_note_install("reproduce", note);
+}
+
 static int reproduce_main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
@@ -342,6 +363,8 @@ static int reproduce_main(int argc, char **argv)
     bool slurm;
     if (slurm_cli_take_options(&argc, argv, &slurm, &so) != 0)
         return CLI_BAD_INPUT;
+    if (!slurm) /* a submission waiting for its job keeps nothing itself */
+        note_stops(argc, argv);
     if (reproduce_prophet_wanted(argc, argv))
         return reproduce_prophet_main(argc, argv, slurm ? &so : NULL);
     if (reproduce_alloc_wanted(argc, argv)) /* --fairness, --qos, smqos */

@@ -28,6 +28,23 @@ kill -9 "$pid" 2>/dev/null || fail "the run ended before it could be killed"
 wait "$pid" 2>/dev/null || true
 ! grep -q "^published beside ours" "$TMPD/killed" || fail "the killed run printed its table"
 
+# A stop by a signal is not silent: the run says what is kept (it ended without a word), and
+# still dies of the signal.
+stopped() { # NAME WANT ARGS...
+    local name=$1 want=$2 rc=0
+    shift 2
+    "$CORUN" reproduce "${args[@]}" -j 1 "$@" >/dev/null 2>"$TMPD/$name.err" &
+    pid=$!
+    sleep 1
+    kill -TERM "$pid" 2>/dev/null || fail "$name: the run ended before it could be stopped"
+    wait "$pid" || rc=$?
+    [ $rc = 143 ] && grep -qxF "$want" "$TMPD/$name.err" ||
+        fail "$name: exit $rc, $(cat "$TMPD/$name.err")"
+}
+stopped term-resume "corun: reproduce: stopped by SIGTERM; what finished is kept in $TMPD/jt: the same command goes on from it" \
+    --resume "$TMPD/jt"
+stopped term "corun: reproduce: stopped by SIGTERM; nothing is kept (--resume FILE keeps each mix, pair or cell as it finishes, and the same command goes on from it)"
+
 # A run resumed from JOURNAL with -j JOBS reads READ (a regex) of the 4 mixes from it and
 # prints the uninterrupted run's table; its output is left in $TMPD/NAME.
 resumes() { # NAME JOBS JOURNAL READ
