@@ -453,7 +453,11 @@ static bool reproduce_help_for(int argc, char **argv, FILE *out)
 {
     if (cli_help_verb(argc, argv, "merge", merge_help, out))
         return true;
-    if (reproduce_prophet_wanted(argc, argv) || !reproduce_alloc_wanted(argc, argv))
+    if (reproduce_prophet_wanted(argc, argv)) {
+        reproduce_prophet_help(out);
+        return true;
+    }
+    if (!reproduce_alloc_wanted(argc, argv))
         return false;
     return reproduce_alloc_help(argc, argv, out);
 }

@@ -55,6 +55,38 @@ void reproduce_prophet_list(void)
            "");
 }
 
+void reproduce_prophet_help(FILE *out)
+{
+    fprintf(out,
+            "usage: corun reproduce prophet --accuracy | --colocation | --scaleout [--quick]\n"
+            "                       [--queries N] [--resume FILE] [-j N] [--shard K/N]\n"
+            "                       [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR]\n"
+            "                       [--wait]]\n\n"
+            "Prophet's experiments on accelerator scenarios (k40, a non-preemptive GPU shared by\n"
+            "streams of copies and kernels; docs/accelerator.md), printed beside the paper's\n"
+            "figures:\n"
+            "  --accuracy     Figs. 12-14: predicted against measured degradation of an LS\n"
+            "                 application beside a batch one; 77 pairs (--quick: 6), %d\n"
+            "                 closed-loop queries each (--quick: %d); about 2 h of one core\n"
+            "  --colocation   7.3: the most batch instances (0-15) that keep the mean latency\n"
+            "                 within %.0f x alone, predicted against measured; 7 pairs (--quick:\n"
+            "                 1), %d Poisson queries (--quick: %d); about 1 h\n"
+            "  --scaleout     7.4: a cluster's GPUs, utilization and QoS violations over a\n"
+            "                 day's LS load, per predictor; 385 cells (--quick: 4 GPUs, 2 x 2\n"
+            "                 applications, 2 slots); about 28 h (docs/journals/ keeps them)\n\n"
+            "  --quick        the small form above\n"
+            "  --queries N    the LS application's queries per run (1 to 100000)\n"
+            "  --resume FILE  keep each finished pair or cell in FILE (the scale-out study its\n"
+            "                 LS curves in FILE.curves too); the same command goes on from it\n"
+            "  -j N           spread the pairs, curves or cells over N worker processes\n"
+            "  --shard K/N    run the K-th of N parts (consecutive pairs or cells) into the\n"
+            "                 --resume journal, to merge with `corun reproduce merge`\n"
+            "  --slurm ...    submit the shards as a Slurm job (`corun help slurm`)\n\n"
+            "A failed pair, curve or cell is named on stderr; the others print their rows, the\n"
+            "summary is left out and the exit status is 1.\n",
+            FULL_QUERIES, QUICK_QUERIES, QOS_TARGET, FULL_COLOC_QUERIES, QUICK_COLOC_QUERIES);
+}
+
 static void scaleout_progress(void *ctx, double done)
 {
     (void)ctx;

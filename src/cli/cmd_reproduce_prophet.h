@@ -5,11 +5,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* True when the arguments name the prophet experiment. */
 bool reproduce_prophet_wanted(int argc, char **argv);
 /* Its lines of `corun reproduce --list`. */
 void reproduce_prophet_list(void);
+/* `corun help reproduce prophet` (and `corun reproduce prophet --help`): its own synopsis, its
+ * three experiments and their options, to out. */
+void reproduce_prophet_help(FILE *out);
 struct slurm_options;
 /* `corun reproduce prophet --accuracy | --colocation | --scaleout [--quick] ...`; submitted as a
  * Slurm job instead when slurm is not NULL (its options, taken off argv). A CLI_* code. */

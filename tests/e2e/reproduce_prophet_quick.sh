@@ -12,6 +12,12 @@
 # simulates nothing; --queries N sets the runs' queries and is part of the journal's identity.
 . "$(dirname "$0")/../lib.sh"
 
+# Its help is its own (it was the spatial experiments' usage, --accuracy|--quads): the three
+# experiments in the synopsis and each option.
+"$CORUN" reproduce prophet --help >"$TMPD/help" || fail "prophet --help: exit $?"
+head -1 "$TMPD/help" | grep -q '^usage: corun reproduce prophet --accuracy | --colocation | --scaleout' &&
+    grep -q '^  --queries N ' "$TMPD/help" || fail "prophet --help: $(cat "$TMPD/help")"
+"$CORUN" help reproduce prophet | cmp -s - "$TMPD/help" || fail "help reproduce prophet differs"
 "$CORUN" reproduce --list >"$TMPD/list" || fail "--list: exit $?"
 grep -q '^prophet .*--accuracy' "$TMPD/list" && grep -q '^prophet .*--colocation' "$TMPD/list" \
     || fail "--list: $(cat "$TMPD/list")"
