@@ -246,7 +246,9 @@ int cli_names_once(const char *cmd, const char *const *names, size_t n);
 int cli_nonempty(const char *opt, const char *text);
 /* A catalog a read-only command was pointed at with --catalog must exist, or a mistyped path
  * would become an empty catalog: prints "corun: CMD: --catalog PATH: no such file (expected
- * WHAT)" and returns -1 when it does not. NULL (the default catalog) is always taken. */
+ * WHAT)" and returns -1 when it does not. An empty file (0 bytes), which SQLite would also make
+ * a catalog, is refused the same way as "empty: not a corun catalog". NULL (the default
+ * catalog) is always taken. */
 int cli_catalog_exists(const char *cmd, const char *path, const char *what);
 /* A catalog a command only caches in (reproduce's references and results): opened (made) up
  * front, and when it cannot be, a warning on stderr that nothing is cached or reused; the

@@ -500,10 +500,21 @@ int cli_nonempty(const char *opt, const char *text)
 int cli_catalog_exists(const char *cmd, const char *path, const char *what)
 {
     struct stat st;
-    if (!path || stat(path, &st) == 0 || errno != ENOENT)
-        return 0; /* another error is catalog_open's to report */
-    fprintf(stderr, "corun: %s: --catalog %s: no such file (expected %s)\n", cmd, path, what);
-    return -1;
+    if (!path)
+        return 0;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT)
+            return 0; /* another error is catalog_open's to report */
+        fprintf(stderr, "corun: %s: --catalog %s: no such file (expected %s)\n", cmd, path, what);
+        return -1;
+    }
+    /* SQLite takes an empty file for an empty database and would make it a catalog. */
+    if (S_ISREG(st.st_mode) && st.st_size == 0) {
+        fprintf(stderr, "corun: %s: --catalog %s: empty: not a corun catalog (expected %s)\n", cmd,
+                path, what);
+        return -1;
+    }
+    return 0;
 }
 
 void cli_catalog_cache_warn(const char *cmd, const char *path)

@@ -208,8 +208,8 @@ for t in $(grep -ho 'CREATE TABLE \(IF NOT EXISTS \)\?\(main\.\)\?[a-z_0-9]*' "$
     grep -qw "$t" "$TMPD/help-runs" || fail "help runs does not name the table $t"
 done
 # kernels, runs and lesson without a verb list, as with list (runs of an empty catalog).
-: >"$TMPD/none.db"
-for cmd in "kernels" "runs --catalog $TMPD/none.db" "lesson"; do
+XDG_DATA_HOME=$TMPD/nonexdg "$CORUN" runs list >/dev/null || fail "runs list, a new default catalog"
+for cmd in "kernels" "runs --catalog $TMPD/nonexdg/corun/catalog.db" "lesson"; do
     "$CORUN" $cmd >"$TMPD/alone" 2>&1 || fail "$cmd alone: exit $?: $(cat "$TMPD/alone")"
     "$CORUN" $cmd list >"$TMPD/listed" 2>&1 || fail "$cmd list: exit $?"
     [ -s "$TMPD/alone" ] && cmp -s "$TMPD/alone" "$TMPD/listed" || fail "$cmd alone is not $cmd list:
@@ -293,7 +293,7 @@ EOF
 
 # `runs` takes its options after the verb too (a new user's `corun runs list --catalog F`
 # was refused once).
-: >"$TMPD/after.db"
+cp "$TMPD/nonexdg/corun/catalog.db" "$TMPD/after.db" # a catalog with no runs
 "$CORUN" runs list --catalog "$TMPD/after.db" >"$TMPD/out" || fail "runs list --catalog F"
 grep -q "no runs in $TMPD/after.db yet" "$TMPD/out" || fail "runs list --catalog F: $(cat "$TMPD/out")"
 [ "$("$CORUN" runs query --timeout 5 'SELECT 6*7' --catalog "$TMPD/after.db")" = "6*7

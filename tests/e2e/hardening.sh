@@ -69,9 +69,10 @@ expect_refused "bench --traces /missing" \
     "--traces $TMPD/missing: cannot read $TMPD/missing/stream.trace: No such file" \
     "$CORUN" bench --quick --traces "$TMPD/missing"
 grep -q 'GPU core' "$TMPD/out" && fail "bench timed the core before finding the traces missing"
-: >"$TMPD/q.db" # an empty catalog: `runs` reads a catalog, it does not make one
+# A catalog with no runs: `runs` reads a catalog named with --catalog, it does not make one.
+XDG_DATA_HOME=$TMPD/qxdg "$CORUN" runs list >/dev/null || fail "runs list, a new default catalog"
 expect_refused "endless query" "the query ran for more than 1 s and was stopped" \
-    "$CORUN" runs --catalog "$TMPD/q.db" --timeout 1 query \
+    "$CORUN" runs --catalog "$TMPD/qxdg/corun/catalog.db" --timeout 1 query \
     "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
 [ ! -s "$TMPD/out" ] || fail "endless query: a header over no rows: $(cat "$TMPD/out")"
 

@@ -144,14 +144,28 @@ grep -qF -- '--set: kernels: cannot be changed with --set' "$TMPD/err" || fail "
 # The catalog.
 [ "$("$CORUN" runs --catalog "$cat" list | grep -c 'stream+compute')" -eq 4 ] || fail "runs list"
 # A catalog named with --catalog is read, not made: a mistyped path is refused, not left
-# behind as an empty catalog; an empty file is an empty catalog.
+# behind as an empty catalog, and so is an empty file (0 bytes), which SQLite would have made
+# one (runs list said "no runs yet" and left a catalog of 57 KB) and which no catalog is.
 expect_bad "runs --catalog, no such file" \
     "corun: runs: --catalog $TMPD/typo.db: no such file (expected a catalog" \
     "$CORUN" runs --catalog "$TMPD/typo.db" list
 [ ! -e "$TMPD/typo.db" ] || fail "runs list made the catalog it was given"
 : >"$TMPD/empty.db"
-"$CORUN" runs --catalog "$TMPD/empty.db" list | grep -q "^(no runs in $TMPD/empty.db yet" ||
-    fail "runs list on an empty catalog: $("$CORUN" runs --catalog "$TMPD/empty.db" list)"
+empty="corun: runs: --catalog $TMPD/empty.db: empty: not a corun catalog (expected a catalog"
+expect_bad "runs list, an empty file" "$empty" "$CORUN" runs --catalog "$TMPD/empty.db" list
+expect_bad "runs show, an empty file" "$empty" "$CORUN" runs --catalog "$TMPD/empty.db" show 1
+expect_bad "runs query, an empty file" "$empty" \
+    "$CORUN" runs --catalog "$TMPD/empty.db" query "SELECT 1"
+[ ! -s "$TMPD/empty.db" ] || fail "runs made the empty file a catalog"
+expect_bad "kernels show, an empty file" \
+    "corun: kernels show: --catalog $TMPD/empty.db: empty: not a corun catalog" \
+    "$CORUN" kernels show stream --catalog "$TMPD/empty.db"
+[ ! -s "$TMPD/empty.db" ] || fail "kernels show made the empty file a catalog"
+# A catalog with no runs in it (the default one, made by the first command that opens it).
+XDG_DATA_HOME=$TMPD/xdg "$CORUN" runs list | grep -q "^(no runs in $TMPD/xdg/corun/catalog.db yet" ||
+    fail "runs list on an empty catalog: $(XDG_DATA_HOME=$TMPD/xdg "$CORUN" runs list)"
+"$CORUN" runs --catalog "$TMPD/xdg/corun/catalog.db" list | grep -q "^(no runs in $TMPD/xdg/corun/catalog.db yet" ||
+    fail "runs list --catalog on an empty catalog"
 "$CORUN" runs --catalog "$cat" list | grep -q '^(no runs' && fail "runs list: the empty note beside runs"
 "$CORUN" runs --catalog "$cat" show 3 | grep -q 'seed       8' || fail "runs show"
 "$CORUN" runs --catalog "$cat" show 3 | grep -q 'NP error' && fail "runs show: an NP error without a predictor"
