@@ -153,6 +153,10 @@ struct session;
  * (NULL: the default one), saying on stderr how many epochs the file holds; 0, or -1 with a
  * message printed. */
 int cli_finish_recording(struct session *s, const char *out, const char *catalog);
+/* A run recorded in out whose catalog row could not be added (err: why, e.g. the catalog was
+ * locked): says so on stderr, and that `corun runs add OUT [--catalog CATALOG]` adds it later,
+ * so that the run need not be simulated again. */
+void cli_catalog_failed(const char *out, const char *catalog, const char *err);
 /* A run file is to be made at out at the end of work that takes a while (before is what, e.g.
  * "branching"): 0 when nothing is there and its directory exists, else -1 with the reason
  * printed ("... (checked before branching)"), so the work is not done for nothing. */

@@ -208,7 +208,8 @@ unsigned session_epochs_recorded(const struct session *s, bool *failed);
  * returns the name of the predictor that made the predictions ("none" when none did). */
 const char *session_summary(const struct session *s, struct catalog_metrics *out);
 /* Add s to the catalog at catalog_path (NULL: the default catalog) with its summary metrics;
- * *id gets the run's id. Returns 0, or -1 with a message in err. */
+ * *id gets the run's id. A replay is added as its file recorded it (its scenario's path, when
+ * and by which corun it was made: `corun runs add`). Returns 0, or -1 with a message in err. */
 int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
                     size_t errlen);
 

@@ -130,6 +130,9 @@ void session_delete(struct session *s)
     free(s->epochs);
     free(s->events);
     free(s->rec_path);
+    free(s->rec_scenario_path);
+    free(s->rec_created);
+    free(s->rec_version);
     if (s->owns_sc)
         scenario_done(&s->owned_sc);
     if (s->has_start)

@@ -54,6 +54,9 @@ struct session {
     unsigned rec_epochs;       /* epochs the run file recorded to holds (s->epochs' first) */
     bool rec_failed;           /* recording to rec_path stopped on a failed write */
     char replay_allocator[32]; /* a replay: the allocator of its last allocator event */
+    /* A replay: its file's header as recorded, which its catalog row keeps (runs add): the
+     * scenario's path (NULL when it came from no file), when and by which corun it was made. */
+    char *rec_scenario_path, *rec_created, *rec_version;
     /* The last training-range warning logged per registered predictor, so each is logged once
      * (another one when the configuration changes). */
     char model_warned[SESSION_MAX_PREDICTORS][256];

@@ -258,7 +258,10 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     unsigned n = s->rec_path ? s->rec_epochs : s->nepochs;
     run.run_path = abs;
     run.scenario_name = sc->name;
-    run.scenario_path = sc->path;
+    /* A replay's scenario, its created time and corun's version are its file's. */
+    run.scenario_path = session_is_replay(s) ? s->rec_scenario_path : sc->path;
+    run.created_utc = s->rec_created;
+    run.corun_version = s->rec_version;
     run.gpu = sc->gpu_name;
     run.mix = mix;
     run.predictor = summary_of(s, n, &run.metrics);

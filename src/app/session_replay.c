@@ -178,6 +178,18 @@ static void replay_qos_targets(struct session *s)
     scenario_done(&sc);
 }
 
+/* What the file's catalog row takes from its header rather than from the replay: the recorded
+ * scenario loads under a name of its own, and the run was made then, by that corun. */
+static void keep_header(struct session *s, const struct runfile_header *h)
+{
+    if (h->scenario_path && h->scenario_path[0])
+        s->rec_scenario_path = xstrdup(h->scenario_path);
+    if (h->created && h->created[0])
+        s->rec_created = xstrdup(h->created);
+    if (h->corun_version && h->corun_version[0])
+        s->rec_version = xstrdup(h->corun_version);
+}
+
 struct session *session_replay(const char *path, const char *datadir, char *err, size_t errlen)
 {
     struct runfile *rf = runfile_open(path, err, errlen);
@@ -186,6 +198,7 @@ struct session *session_replay(const char *path, const char *datadir, char *err,
     struct session *s = xcalloc(1, sizeof(*s));
     split_gov_recall(&s->split_gov);
     s->rec_path = xstrdup(path);
+    keep_header(s, runfile_header(rf));
     if (load_recorded_scenario(path, runfile_header(rf), datadir, &s->owned_sc, err, errlen)) {
         s->sc = &s->owned_sc;
         goto failed;

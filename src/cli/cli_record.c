@@ -26,7 +26,7 @@ int cli_finish_recording(struct session *s, const char *out, const char *catalog
     }
     int64_t id;
     if (session_catalog(s, catalog, &id, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", out, err);
+        cli_catalog_failed(out, catalog, err);
         return -1;
     }
     bool failed;
@@ -38,6 +38,14 @@ int cli_finish_recording(struct session *s, const char *out, const char *catalog
         fprintf(stderr, "corun: recorded %u epoch%s in %s (catalog run %lld)\n", n,
                 n == 1 ? "" : "s", out, (long long)id);
     return 0;
+}
+
+void cli_catalog_failed(const char *out, const char *catalog, const char *err)
+{
+    fprintf(stderr,
+            "corun: the run is in %s, but the catalog failed: %s\ncorun: the file is kept: add "
+            "it later with `corun runs add %s%s%s`\n",
+            out, err, out, catalog ? " --catalog " : "", catalog ? catalog : "");
 }
 
 /* Atomic, not volatile sig_atomic_t: an accelerator run's solo thread reads it too (a

@@ -303,7 +303,7 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
             rc = CLI_FAILED;
         } else if (o->out &&
                    accel_record_catalog(&rec, o->out, o->catalog, &id, err, sizeof err) != 0) {
-            fprintf(stderr, "corun: the run is in %s, but the catalog failed: %s\n", o->out, err);
+            cli_catalog_failed(o->out, o->catalog, err);
             rc = CLI_FAILED;
         } else if (o->out) {
             fprintf(stderr, "corun: recorded %zu tasks and %zu queries", rec.ntasks, rec.nqueries);

@@ -1,5 +1,5 @@
-/* cmd_runs — `corun runs list | show ID | query SQL`: the catalog of recorded runs, spatial and
- * accelerator. */
+/* cmd_runs — `corun runs list | show ID | query SQL | add RUN.h5`: the catalog of recorded
+ * runs, spatial and accelerator. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/accel_run.h"
+#include "corun/accel_runfile.h"
 #include "corun/catalog.h"
 #include "corun/cli.h"
+#include "corun/datadir.h"
+#include "corun/session.h"
+#include "corun/util.h"
 
 /* A metric with its decimals, or "-" when the run has none (no epoch that measured it). */
 static const char *metric(double v, int decimals, char *buf, size_t n)
@@ -151,6 +156,92 @@ static int print_query_row(void *ctx, size_t ncols, const char *const *names,
     return 0;
 }
 
+/* The row of the catalog whose run file is the file at path: looked for by runs add. */
+struct file_row {
+    const char *path; /* absolute */
+    int64_t id;       /* 0: none found */
+    bool accel;
+};
+
+static int find_run_row(const struct catalog_run *r, void *ctx)
+{
+    struct file_row *f = ctx;
+    if (r->run_path && cli_same_file(r->run_path, f->path))
+        f->id = r->id;
+    return f->id != 0;
+}
+
+static int find_accel_row(const struct catalog_accel_run *r, void *ctx)
+{
+    struct file_row *f = ctx;
+    if (r->run_path && cli_same_file(r->run_path, f->path)) {
+        f->id = r->id;
+        f->accel = true;
+    }
+    return f->id != 0;
+}
+
+/* Looks in the catalog at catalog for a row of the file at abs (the same path, or the same
+ * file under another name) into *f. 0, or -1 with a message printed. */
+static int find_file_row(const char *catalog, const char *abs, struct file_row *f)
+{
+    char err[512];
+    *f = (struct file_row){.path = abs};
+    struct catalog *cat = catalog_open(catalog, err, sizeof err);
+    int rc = cat ? catalog_list_runs(cat, find_run_row, f, err, sizeof err) : -1;
+    if (rc == 0 && f->id == 0)
+        rc = catalog_list_accel_runs(cat, find_accel_row, f, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "corun: runs add: %s\n", err);
+    catalog_close(cat);
+    return rc;
+}
+
+/* `runs add RUN.h5`: a run file whose row the catalog lacks (its run ended with "the catalog
+ * failed", e.g. locked) gets it, as `run --out` would have added it: the file is read whole
+ * first, as replay reads it, so a file that is not a run file or is damaged is refused. */
+static int runs_add(const char *file, const char *catalog)
+{
+    char err[768];
+    struct accel_record rec;
+    struct session *s = NULL;
+    bool accel = accel_runfile_probe(file) == 1;
+    if (accel && accel_runfile_read(file, &rec, err, sizeof err) != 0) {
+        fprintf(stderr, "corun: runs add: %s; nothing added\n", err);
+        return CLI_BAD_INPUT;
+    }
+    if (!accel) {
+        char *datadir = datadir_locate();
+        s = session_replay(file, datadir, err, sizeof err);
+        free(datadir);
+        if (!s) {
+            fprintf(stderr, "corun: runs add: %s; nothing added\n", err);
+            return CLI_BAD_INPUT;
+        }
+    }
+    char *abs = util_absolute_path(file);
+    struct file_row f;
+    int rc = find_file_row(catalog, abs, &f) != 0 ? CLI_BAD_INPUT : CLI_OK;
+    int64_t id = 0;
+    if (rc == CLI_OK && f.id)
+        printf("%s is in the catalog already, as run %s%lld (`corun runs show %s%lld`); not added "
+               "again\n",
+               file, f.accel ? "a" : "", (long long)f.id, f.accel ? "a" : "", (long long)f.id);
+    else if (rc == CLI_OK &&
+             (accel ? accel_record_catalog(&rec, file, catalog, &id, err, sizeof err)
+                    : session_catalog(s, catalog, &id, err, sizeof err)) != 0) {
+        fprintf(stderr, "corun: runs add: %s\n", err);
+        rc = CLI_FAILED;
+    } else if (rc == CLI_OK) {
+        printf("added %s to the catalog as run %s%lld\n", file, accel ? "a" : "", (long long)id);
+    }
+    free(abs);
+    if (accel)
+        accel_record_done(&rec);
+    session_delete(s);
+    return rc;
+}
+
 static int usage(void)
 {
     cli_usage_error(&cmd_runs);
@@ -203,14 +294,17 @@ static int runs_run(int argc, char **argv)
     const char *verb = i < argc ? argv[i] : "list"; /* no verb: the list */
     int nargs = i < argc ? argc - i - 1 : 0;
     bool list = strcmp(verb, "list") == 0;
-    if (!list && strcmp(verb, "show") != 0 && strcmp(verb, "query") != 0) {
-        fprintf(stderr, "corun: runs: '%s': expected list, show or query\n", verb);
+    if (!list && strcmp(verb, "show") != 0 && strcmp(verb, "query") != 0 &&
+        strcmp(verb, "add") != 0) {
+        fprintf(stderr, "corun: runs: '%s': expected list, show, query or add\n", verb);
         return usage();
     }
     if (nargs != !list) {
         if (nargs < !list)
             fprintf(stderr, "corun: runs %s: expected %s after it\n", verb,
-                    verb[0] == 's' ? "a run ID" : "an SQL query (one argument: quote it)");
+                    verb[0] == 's'   ? "a run ID"
+                    : verb[0] == 'a' ? "a run file (RUN.h5)"
+                                     : "an SQL query (one argument: quote it)");
         else
             fprintf(stderr, "corun: runs %s: unexpected argument '%s'%s\n", verb,
                     argv[i + 1 + !list], verb[0] == 'q' ? " (quote an SQL query with spaces)" : "");
@@ -220,6 +314,9 @@ static int runs_run(int argc, char **argv)
     bool accel = false;
     if (strcmp(verb, "show") == 0 && parse_run_id(argv[i + 1], &accel, &id) != 0)
         return CLI_BAD_INPUT;
+    /* add writes, as `run --out` does: the catalog is made when missing. */
+    if (strcmp(verb, "add") == 0)
+        return runs_add(argv[i + 1], path);
     /* A catalog named on the command line is read, never made: a mistyped path would otherwise
      * become an empty catalog that "has no runs yet". */
     if (cli_catalog_exists("runs", path,
@@ -286,11 +383,17 @@ static int runs_run(int argc, char **argv)
 
 const struct cli_command cmd_runs = {
     .name = "runs",
-    .args = "[--catalog PATH] [--timeout S] list | show ID | query SQL",
-    .summary = "the catalog of recorded runs: list them, show one, or query it with SQL",
+    .args = "[--catalog PATH] [--timeout S] list | show ID | query SQL | add RUN.h5",
+    .summary = "the catalog of recorded runs: list them, show one, query it with SQL, or add one",
     .help = "The catalog is $XDG_DATA_HOME/corun/catalog.db (~/.local/share/corun/catalog.db)\n"
-            "unless --catalog names another, which must exist (a mistyped path is refused, not\n"
-            "made an empty catalog). `query` runs one read-only SQL statement and prints\n"
+            "unless --catalog names another, which list, show and query only read: it must\n"
+            "exist and not be empty (a mistyped path is refused, not made an empty catalog).\n"
+            "`add RUN.h5` adds the row of a run file the catalog lacks, as `run --out` adds it\n"
+            "(a run whose catalog failed, e.g. was locked, says so and keeps its file): the\n"
+            "file is read whole first and refused (exit status 2) when it is no run file or\n"
+            "is damaged; one the catalog has already (the same file) is not added again. add\n"
+            "makes the catalog when it is missing, as `run --out` does.\n"
+            "`query` runs one read-only SQL statement and prints\n"
             "tab-separated rows under a header (a tab, line end or backslash within a value\n"
             "written \\t, \\n, \\r or \\\\), e.g.\n"
             "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"

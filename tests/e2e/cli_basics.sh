@@ -275,7 +275,7 @@ done <<'EOF'
 runs --catalog|corun: runs: --catalog needs a value (`corun runs --help` says which)
 bench --compare|corun: bench: --compare needs a value (`corun bench --help` says which)
 runs --frob list|corun: runs: unknown option '--frob' (`corun runs --help` lists its options)
-runs lsit|corun: runs: 'lsit': expected list, show or query
+runs lsit|corun: runs: 'lsit': expected list, show, query or add
 runs show|corun: runs show: expected a run ID after it
 runs show abc|corun: runs show: 'abc' is no run ID: expected N (a spatial run) or aN (an accelerator run), N from 1 to 4294967295, as `corun runs list` shows them
 runs show a0|corun: runs show: 'a0' is no run ID: expected N (a spatial run) or aN (an accelerator run), N from 1 to 4294967295, as `corun runs list` shows them
