@@ -157,6 +157,12 @@ int runfile_close(struct runfile *rf, char *err, size_t errlen);
 /* Open a run file for reading. Returns NULL with a message naming path and what is wrong
  * (missing, empty, not HDF5, damaged or truncated, not a run file, newer schema). */
 struct runfile *runfile_open(const char *path, char *err, size_t errlen);
+/* A glance at the file at path, for a catalog row that names it: 0 when it is a regular file
+ * with an HDF5 signature, as long as its superblock says, else -1 with a message naming path
+ * and what it is (missing, a directory, empty, not HDF5, a scenario, truncated). A stat and a
+ * few reads, without HDF5 or a child process, so it cannot tell a damaged run file, or another
+ * HDF5 file, from a good one: runfile_open (or accel_runfile_read) can. */
+int runfile_glance(const char *path, char *err, size_t errlen);
 /* Opening reads the whole file in a child process first, so that a file on which the HDF5
  * library crashes or loops is refused rather than taking corun with it; the child gets
  * `seconds` of CPU time (default 10, and 0 restores it) plus 2 s per MB of file before it is

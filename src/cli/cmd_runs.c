@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "corun/accel_run.h"
 #include "corun/accel_runfile.h"
 #include "corun/catalog.h"
 #include "corun/cli.h"
 #include "corun/datadir.h"
+#include "corun/runfile.h"
 #include "corun/session.h"
 #include "corun/util.h"
 
@@ -25,16 +27,67 @@ static const char *metric(double v, int decimals, char *buf, size_t n)
     return buf;
 }
 
+/* What became of a row's run file, which the catalog cannot know: NULL when it is still
+ * there (or the run was not saved), else "missing" (moved or removed) or "not a run file" (a
+ * file of another kind there now), with the reason in why. deep (show) reads the file whole, as
+ * replay would, and so also finds one damaged; else (list) it is a glance at its first bytes. */
+static const char *file_status(const char *path, bool accel, bool deep, char *why, size_t n)
+{
+    struct stat st;
+    why[0] = '\0';
+    if (!path)
+        return NULL;
+    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+        snprintf(why, n, "no such file: moved or removed since the run was catalogued");
+        return "missing";
+    }
+    char err[768];
+    int rc = runfile_glance(path, err, sizeof err);
+    if (rc == 0 && deep && accel) {
+        struct accel_record rec;
+        rc = accel_runfile_read(path, &rec, err, sizeof err);
+        accel_record_done(&rec);
+    } else if (rc == 0 && deep) {
+        struct runfile *rf = runfile_open(path, err, sizeof err);
+        rc = rf ? 0 : -1;
+        if (rf)
+            runfile_close(rf, err, sizeof err);
+    }
+    if (rc == 0)
+        return NULL;
+    /* The reader's message names the file, which the row has shown already. */
+    size_t len = strlen(path);
+    const char *text =
+        strncmp(err, path, len) == 0 && strncmp(err + len, ": ", 2) == 0 ? err + len + 2 : err;
+    snprintf(why, n, "%s", text);
+    return "not a run file";
+}
+
+/* The run file's path as list and show give it: marked when it is gone or no run file now,
+ * and in show (deep) why, on the next line. */
+static void print_run_file(const char *path, bool accel, bool deep)
+{
+    char why[768];
+    const char *status = file_status(path, accel, deep, why, sizeof why);
+    printf("%s", path ? path : "-");
+    if (status)
+        printf(" (%s)", status);
+    printf("\n");
+    if (status && deep)
+        printf("             %s\n", why);
+}
+
 static int print_run_row(const struct catalog_run *r, void *ctx)
 {
     if (++*(size_t *)ctx == 1)
         printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
                "epochs", "mean STP", "mean fair", "run file");
     char stp[32], fair[32];
-    printf("%5lld  %-20s  %-8s  %-24s  %5u  %8s  %8s  %s\n", (long long)r->id,
+    printf("%5lld  %-20s  %-8s  %-24s  %5u  %8s  %8s  ", (long long)r->id,
            r->created_utc ? r->created_utc : "", r->gpu, r->mix, r->epochs,
            metric(r->metrics.mean_stp, 3, stp, sizeof stp),
-           metric(r->metrics.mean_fairness, 3, fair, sizeof fair), r->run_path ? r->run_path : "-");
+           metric(r->metrics.mean_fairness, 3, fair, sizeof fair));
+    print_run_file(r->run_path, false, false);
     return 0;
 }
 
@@ -65,21 +118,23 @@ static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
         }
     snprintf(id, sizeof id, "a%lld", (long long)r->id);
     snprintf(qos, sizeof qos, "%u/%u", met, ls);
-    printf("%5s  %-20s  %-8s  %-24s  %8.3f  %7s  %6.1f%%  %s\n", id,
-           r->created_utc ? r->created_utc : "", r->gpu, mix, r->sim_ms, qos, 100 * r->gpu_util,
-           r->run_path ? r->run_path : "-");
+    printf("%5s  %-20s  %-8s  %-24s  %8.3f  %7s  %6.1f%%  ", id,
+           r->created_utc ? r->created_utc : "", r->gpu, mix, r->sim_ms, qos, 100 * r->gpu_util);
+    print_run_file(r->run_path, true, false);
     return 0;
 }
 
 static void show_accel(const struct catalog_accel_run *r)
 {
-    printf("accelerator run a%lld\n  file       %s\n  scenario   %s (%s)\n  gpu        %s\n"
+    printf("accelerator run a%lld\n  file       ", (long long)r->id);
+    print_run_file(r->run_path, true, true);
+    printf("  scenario   %s (%s)\n  gpu        %s\n"
            "  predictor  %s\n  seed       %llu\n  simulated  %.3f ms (%s), %llu tasks done, SMs "
            "busy %.1f %% of the time\n  created    %s by corun %s\n",
-           (long long)r->id, r->run_path ? r->run_path : "-", r->scenario_name,
-           r->scenario_path ? r->scenario_path : "-", r->gpu, r->predictor ? r->predictor : "none",
-           (unsigned long long)r->seed, r->sim_ms, r->complete ? "the whole run" : "saved part way",
-           (unsigned long long)r->tasks_done, 100 * r->gpu_util, r->created_utc, r->corun_version);
+           r->scenario_name, r->scenario_path ? r->scenario_path : "-", r->gpu,
+           r->predictor ? r->predictor : "none", (unsigned long long)r->seed, r->sim_ms,
+           r->complete ? "the whole run" : "saved part way", (unsigned long long)r->tasks_done,
+           100 * r->gpu_util, r->created_utc, r->corun_version);
     for (size_t i = 0; i < r->napps; i++) {
         const struct catalog_accel_app *a = &r->apps[i];
         printf("  %-10s %s, %u process%s: ", a->name, a->ls ? "LS" : "batch", a->instances,
@@ -351,12 +406,13 @@ static int runs_run(int argc, char **argv)
             }
         } else if ((rc = catalog_get_run(cat, (int64_t)id, &r, err, sizeof err)) == 0) {
             char m[4][32];
-            printf("run %lld\n  file       %s\n  scenario   %s (%s)\n  gpu        %s\n  mix        "
+            printf("run %lld\n  file       ", (long long)r.id);
+            print_run_file(r.run_path, false, true);
+            printf("  scenario   %s (%s)\n  gpu        %s\n  mix        "
                    "%s\n  predictor  %s\n  allocator  %s\n  seed       %llu\n  epochs     %u of "
                    "%llu cycles\n  created    %s by corun %s\n  mean STP   %s\n  mean ANTT  "
                    "%s\n  fairness   mean %s, min %s\n",
-                   (long long)r.id, r.run_path ? r.run_path : "-", r.scenario_name,
-                   r.scenario_path ? r.scenario_path : "-", r.gpu, r.mix,
+                   r.scenario_name, r.scenario_path ? r.scenario_path : "-", r.gpu, r.mix,
                    r.predictor ? r.predictor : "none", r.allocator, (unsigned long long)r.seed,
                    r.epochs, (unsigned long long)r.epoch_cycles, r.created_utc, r.corun_version,
                    metric(r.metrics.mean_stp, 4, m[0], sizeof m[0]),
@@ -405,7 +461,8 @@ const struct cli_command cmd_runs = {
             "experiment reads them instead of simulating them: a key and a blob) once one is.\n"
             "`list` shows accelerator "
             "runs after the spatial ones, with IDs aN:\n"
-            "`show a1` shows one.\n"
+            "`show a1` shows one. A run file moved or removed since is marked (missing), one\n"
+            "overwritten or cut short (not a run file); show also reads the file and says why.\n"
             "`corun runs` alone lists them. The options may also follow the verb (`corun runs\n"
             "list --catalog F`); an SQL query that begins with '-' goes after `--`.\n",
     .run = runs_run,

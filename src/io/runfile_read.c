@@ -97,6 +97,37 @@ int rf_probe_file(const char *path, struct rf_probe *p, char *err, size_t errlen
     return 0;
 }
 
+/* The smallest HDF5 superblock (versions 2 and 3: signature, version, sizes, flags, four
+ * addresses of 8 bytes and a checksum). */
+#define RF_MIN_SUPERBLOCK_BYTES 48
+
+/* A closed file too short for a superblock, or shorter than its superblock says (a file being
+ * recorded, or whose recorder died, may be): -1 with a message, else 0. */
+static int cut_short(const char *path, const struct rf_probe *p, char *err, size_t errlen)
+{
+    if (p->flags & (SB_SWMR_WRITE_ACCESS | SB_WRITE_ACCESS))
+        return 0;
+    if (p->size < RF_MIN_SUPERBLOCK_BYTES) /* HDF5 itself gives no reason */
+        return rf_fail(err, errlen,
+                       "%s: truncated: the file has %lld bytes, too few for an HDF5 superblock "
+                       "(an incomplete copy?)",
+                       path, (long long)p->size);
+    if (!p->eoa || (uint64_t)p->size >= p->eoa)
+        return 0;
+    return rf_fail(err, errlen,
+                   "%s: truncated: the file has %lld bytes, its HDF5 superblock says %llu (an "
+                   "incomplete copy?)",
+                   path, (long long)p->size, (unsigned long long)p->eoa);
+}
+
+int runfile_glance(const char *path, char *err, size_t errlen)
+{
+    struct rf_probe p;
+    if (rf_probe_file(path, &p, err, errlen) != 0)
+        return -1;
+    return cut_short(path, &p, err, errlen);
+}
+
 /* ---- the header ---- */
 
 static int read_header(struct runfile *rf, char *err, size_t errlen)
@@ -377,10 +408,6 @@ static int open_series(struct runfile *rf, hsize_t epochs, char *err, size_t err
 
 /* ---- opening ---- */
 
-/* The smallest HDF5 superblock (versions 2 and 3: signature, version, sizes, flags, four
- * addresses of 8 bytes and a checksum). */
-#define RF_MIN_SUPERBLOCK_BYTES 48
-
 hid_t rf_open_hdf5(const char *path, const struct rf_probe *p, char *err, size_t errlen)
 {
     unsigned flags = H5F_ACC_RDONLY;
@@ -392,17 +419,7 @@ hid_t rf_open_hdf5(const char *path, const struct rf_probe *p, char *err, size_t
                 "if no program has it open, clear the mark with: h5clear -s %s",
                 path, path);
         return H5I_INVALID_HID;
-    } else if (p->size < RF_MIN_SUPERBLOCK_BYTES) { /* HDF5 itself gives no reason */
-        rf_fail(err, errlen,
-                "%s: truncated: the file has %lld bytes, too few for an HDF5 superblock (an "
-                "incomplete copy?)",
-                path, (long long)p->size);
-        return H5I_INVALID_HID;
-    } else if (p->eoa && (uint64_t)p->size < p->eoa) {
-        rf_fail(err, errlen,
-                "%s: truncated: the file has %lld bytes, its HDF5 superblock says %llu (an "
-                "incomplete copy?)",
-                path, (long long)p->size, (unsigned long long)p->eoa);
+    } else if (cut_short(path, p, err, errlen) != 0) {
         return H5I_INVALID_HID;
     }
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

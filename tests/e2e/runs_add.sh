@@ -2,7 +2,8 @@
 # `corun runs add RUN.h5`: a run whose catalog failed at its end keeps its file and names the
 # command, which adds the row `run --out` would have added (the same values, spatial and
 # accelerator); the same file given again, by another path, is not added twice; a file that is
-# no run file, or a damaged one, is refused with exit status 2 and nothing added.
+# no run file, or a damaged one, is refused with exit status 2 and nothing added. And runs list
+# and show mark a row whose file is missing or no run file any more.
 . "$(dirname "$0")/../lib.sh"
 small="$top_srcdir/tests/data/good/small.cfg"
 cat="$TMPD/cat.db"
@@ -92,4 +93,37 @@ expect_bad "runs add, no file" "runs add: expected a run file (RUN.h5) after it"
     "$CORUN" runs add --catalog "$cat"
 [ "$("$CORUN" runs --catalog "$cat" query "SELECT count(*) FROM runs")" = "count(*)
 1" ] || fail "a refused file was added: $("$CORUN" runs --catalog "$cat" list)"
-echo "runs add: a run whose catalog failed was added later, once, as run --out adds it"
+
+# A row whose file was moved, removed or overwritten says so: list marks it (a glance at the
+# file), show also says why (it reads the file, so it finds one damaged, or of the other kind,
+# too). They said nothing, and the path looked as good as any.
+"$CORUN" runs --catalog "$TMPD/c1.db" list >"$TMPD/list" || fail "runs list c1"
+! grep -q "(missing)\|(not a run file)" "$TMPD/list" || fail "runs list marks good files: $(cat "$TMPD/list")"
+"$CORUN" runs --catalog "$TMPD/c1.db" show 1 >"$TMPD/show" && grep -qxF "  file       $TMPD/r1.h5" "$TMPD/show" ||
+    fail "runs show, a good file: $(cat "$TMPD/show")"
+mv "$TMPD/r1.h5" "$TMPD/moved.h5"
+echo garbage >"$TMPD/r2.h5"
+"$CORUN" runs --catalog "$TMPD/c1.db" list >"$TMPD/list" || fail "runs list, files gone"
+grep -q "^ *1 .*  $TMPD/r1.h5 (missing)\$" "$TMPD/list" && grep -q "^ *a1 .*  $TMPD/r2.h5 (not a run file)\$" "$TMPD/list" ||
+    fail "runs list, a file moved and one overwritten: $(cat "$TMPD/list")"
+"$CORUN" runs --catalog "$TMPD/c1.db" show 1 >"$TMPD/show" || fail "runs show 1, moved"
+grep -qxF "  file       $TMPD/r1.h5 (missing)" "$TMPD/show" &&
+    grep -qxF "             no such file: moved or removed since the run was catalogued" "$TMPD/show" ||
+    fail "runs show, a file moved: $(cat "$TMPD/show")"
+"$CORUN" runs --catalog "$TMPD/c1.db" show a1 >"$TMPD/show" || fail "runs show a1, overwritten"
+grep -qxF "  file       $TMPD/r2.h5 (not a run file)" "$TMPD/show" &&
+    grep -qxF "             not an HDF5 file (no HDF5 signature), so not a run file" "$TMPD/show" ||
+    fail "runs show, a file overwritten: $(cat "$TMPD/show")"
+# An HDF5 file of the other kind passes list's glance; show reads it and says what it is.
+"$CORUN" run "$top_srcdir/tests/data/good/accel-quick.cfg" --out "$TMPD/r1.h5" >/dev/null 2>&1 || fail "an accelerator run at r1.h5"
+"$CORUN" runs --catalog "$TMPD/c1.db" show 1 >"$TMPD/show" || fail "runs show 1, the other kind"
+grep -qxF "  file       $TMPD/r1.h5 (not a run file)" "$TMPD/show" &&
+    grep -q "^             an accelerator run file" "$TMPD/show" ||
+    fail "runs show, an accelerator run file at a spatial run's path: $(cat "$TMPD/show")"
+# A truncated copy: list's glance finds it (its superblock says how long it is).
+head -c 20000 "$TMPD/lk.h5" >"$TMPD/cut.h5" && mv "$TMPD/cut.h5" "$TMPD/lk.h5"
+"$CORUN" runs --catalog "$cat" list | grep -q "  $TMPD/lk.h5 (not a run file)\$" ||
+    fail "runs list, a truncated file: $("$CORUN" runs --catalog "$cat" list)"
+"$CORUN" runs --catalog "$cat" show 1 | grep -q "^             truncated: the file has 20000 bytes" ||
+    fail "runs show, a truncated file: $("$CORUN" runs --catalog "$cat" show 1)"
+echo "runs add: a run whose catalog failed was added later, once, as run --out adds it; runs list and show mark files gone"

@@ -244,6 +244,50 @@ static void test_bad_files(void **state)
     free(all);
 }
 
+/* runfile_glance, for a catalog row's file: only what a stat and the superblock tell. */
+static void expect_glance(const char *path, const char *want)
+{
+    char err[600] = "";
+    int rc = runfile_glance(path, err, sizeof(err));
+    if (!want) {
+        if (rc != 0)
+            fail_msg("%s: glance refused it: %s", path, err);
+        return;
+    }
+    assert_int_equal(rc, -1);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("glance: expected '%s...', got '%s'", want, err);
+}
+
+static void test_glance(void **state)
+{
+    (void)state;
+    char msg[600], good[512], half[512];
+    snprintf(good, sizeof(good), "%s", in_dir("good.h5")); /* in_dir's buffers are reused */
+    close_ok(record(good, 2, 8, 3));
+    expect_glance(good, NULL);
+    /* A file being recorded is shorter than its superblock may say: it passes. */
+    const char *live = in_dir("live.h5");
+    struct runfile *w = record(live, 2, 8, 3);
+    expect_glance(live, NULL);
+    close_ok(w);
+
+    const char *missing = in_dir("missing.h5");
+    snprintf(msg, sizeof(msg), "%s: cannot open: No such file or directory", missing);
+    expect_glance(missing, msg);
+    const char *junk = in_dir("junk.h5");
+    write_bytes(junk, "garbage\n", 8);
+    snprintf(msg, sizeof(msg), "%s: not an HDF5 file (no HDF5 signature), so not a run file", junk);
+    expect_glance(junk, msg);
+    size_t len;
+    char *all = read_all(good, &len);
+    snprintf(half, sizeof(half), "%s", in_dir("half.h5"));
+    write_bytes(half, all, len / 2);
+    free(all);
+    snprintf(msg, sizeof(msg), "%s: truncated: the file has %zu bytes", half, len / 2);
+    expect_glance(half, msg);
+}
+
 static void test_not_a_run_file(void **state)
 {
     (void)state;
@@ -585,6 +629,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_died, runfile_setup, runfile_teardown),
         cmocka_unit_test_setup_teardown(test_bad_files, runfile_setup, runfile_teardown),
         cmocka_unit_test_setup_teardown(test_not_a_run_file, runfile_setup, runfile_teardown),
+        cmocka_unit_test_setup_teardown(test_glance, runfile_setup, runfile_teardown),
         cmocka_unit_test_setup_teardown(test_bad_recording, runfile_setup, runfile_teardown),
         cmocka_unit_test_setup_teardown(test_full_disk_tmpfs, runfile_setup, runfile_teardown),
         cmocka_unit_test_setup_teardown(test_file_size_limit, runfile_setup, runfile_teardown),
