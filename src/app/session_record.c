@@ -131,7 +131,8 @@ int session_record(struct session *s, const char *path, char *err, size_t errlen
     const struct scenario *sc = s->sc;
     struct runfile_header h = {0};
     h.scenario_text = sc->text;
-    h.scenario_path = sc->path;
+    char *scenario = util_absolute_file(sc->path); /* the file from any directory */
+    h.scenario_path = scenario;
     h.seed = sc->seed;
     h.gpu_preset = sc->gpu_name;
     h.sms = sc->gpu.sms;
@@ -145,6 +146,7 @@ int session_record(struct session *s, const char *path, char *err, size_t errlen
         h.kernels[k].weight = sc->kernels[k].weight;
     }
     s->rec = runfile_create(path, &h, err, errlen);
+    free(scenario);
     if (!s->rec)
         return -1;
     s->rec_kernels = h.nkernels;
@@ -259,7 +261,8 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     run.run_path = abs;
     run.scenario_name = sc->name;
     /* A replay's scenario, its created time and corun's version are its file's. */
-    run.scenario_path = session_is_replay(s) ? s->rec_scenario_path : sc->path;
+    char *scenario = util_absolute_file(sc->path); /* as the run file has it */
+    run.scenario_path = session_is_replay(s) ? s->rec_scenario_path : scenario;
     run.created_utc = s->rec_created;
     run.corun_version = s->rec_version;
     run.gpu = sc->gpu_name;
@@ -273,5 +276,6 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     int rc = cat ? catalog_add_run(cat, &run, id, err, errlen) : -1;
     catalog_close(cat);
     free(abs);
+    free(scenario);
     return rc;
 }

@@ -28,7 +28,7 @@ static const struct runfile_field root_fields[] = {
     ROOT(corun_version, RUNFILE_STRING, NULL, "the corun version that wrote the file"),
     ROOT(created, RUNFILE_STRING, NULL, "when the file was written, ISO 8601 UTC"),
     ROOT(scenario_text, RUNFILE_STRING, NULL, "the scenario file's whole text"),
-    ROOT(scenario_path, RUNFILE_STRING, NULL, "the scenario file, as it was given"),
+    ROOT(scenario_path, RUNFILE_STRING, NULL, "the scenario file (absolute when it named one)"),
     ROOT(scenario_name, RUNFILE_STRING, NULL, "the scenario's name"),
     ROOT(gpu_preset, RUNFILE_STRING, NULL, "GPU preset name"),
     ROOT(predictor, RUNFILE_STRING, NULL,

@@ -22,7 +22,7 @@ static const struct runfile_field header_fields[] = {
     HDR(schema_minor, RUNFILE_UINT, NULL, "minor schema version: additions older readers ignore"),
     HDR(corun_version, RUNFILE_STRING, NULL, "the corun version that recorded the run"),
     HDR(scenario_text, RUNFILE_STRING, NULL, "the scenario file's whole text"),
-    HDR(scenario_path, RUNFILE_STRING, NULL, "the scenario file, as it was given"),
+    HDR(scenario_path, RUNFILE_STRING, NULL, "the scenario file (absolute when it named one)"),
     HDR(seed, RUNFILE_U64, NULL, "random seed of the simulation"),
     HDR(gpu_preset, RUNFILE_STRING, NULL, "GPU preset name"),
     HDR(sms, RUNFILE_UINT, "SMs", "streaming multiprocessors of the GPU"),

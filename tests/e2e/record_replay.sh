@@ -143,6 +143,15 @@ grep -qF -- '--set: kernels: cannot be changed with --set' "$TMPD/err" || fail "
 
 # The catalog.
 [ "$("$CORUN" runs --catalog "$cat" list | grep -c 'stream+compute')" -eq 4 ] || fail "runs list"
+# A scenario given by a relative path is recorded by its absolute one, in the file and the
+# catalog (the row's file was absolute, its scenario only right from where it was run).
+mkdir "$TMPD/here"
+cp "$small" "$TMPD/here/mine.cfg"
+(cd "$TMPD/here" && "$CORUN" run mine.cfg --epochs 1 --out rel.h5 --catalog "$TMPD/rel.db") \
+    >/dev/null 2>&1 || fail "run a scenario by a relative path"
+"$CORUN" runs --catalog "$TMPD/rel.db" show 1 | grep -qF "($TMPD/here/mine.cfg)" &&
+    "$CORUN" runs --catalog "$TMPD/rel.db" query "SELECT scenario_path FROM runs" | grep -qx "$TMPD/here/mine.cfg" ||
+    fail "a relative scenario path: $("$CORUN" runs --catalog "$TMPD/rel.db" show 1)"
 # A catalog named with --catalog is read, not made: a mistyped path is refused, not left
 # behind as an empty catalog, and so is an empty file (0 bytes), which SQLite would have made
 # one (runs list said "no runs yet" and left a catalog of 57 KB) and which no catalog is.
