@@ -103,13 +103,16 @@ static void accel_mix(const struct catalog_accel_run *r, char *buf, size_t n)
 
 static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
 {
-    size_t *rows = ctx; /* spatial, accelerator */
+    size_t *rows = ctx; /* spatial, accelerator, accelerator runs saved part way */
     if (++rows[1] == 1)
         printf("%saccelerator runs:\n%5s  %-20s  %-8s  %-24s  %8s  %7s  %7s  %s\n",
                rows[0] ? "\n" : "", "id", "created (UTC)", "gpu", "applications", "sim ms",
                "QoS met", "SM busy", "run file");
-    char mix[512], id[24], qos[24];
+    char mix[512], id[24], qos[24], ms[40];
     accel_mix(r, mix, sizeof mix);
+    /* A run saved part way is marked: its figures are of the part (the list's note says). */
+    snprintf(ms, sizeof ms, "%.3f%s", r->sim_ms, r->complete ? "" : "*");
+    rows[2] += !r->complete;
     unsigned ls = 0, met = 0;
     for (size_t i = 0; i < r->napps; i++)
         if (r->apps[i].ls) {
@@ -118,8 +121,8 @@ static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
         }
     snprintf(id, sizeof id, "a%lld", (long long)r->id);
     snprintf(qos, sizeof qos, "%u/%u", met, ls);
-    printf("%5s  %-20s  %-8s  %-24s  %8.3f  %7s  %6.1f%%  ", id,
-           r->created_utc ? r->created_utc : "", r->gpu, mix, r->sim_ms, qos, 100 * r->gpu_util);
+    printf("%5s  %-20s  %-8s  %-24s  %8s  %7s  %6.1f%%  ", id, r->created_utc ? r->created_utc : "",
+           r->gpu, mix, ms, qos, 100 * r->gpu_util);
     print_run_file(r->run_path, true, false);
     return 0;
 }
@@ -387,10 +390,13 @@ static int runs_run(int argc, char **argv)
     catalog_set_query_limit(cat, (unsigned)timeout_s);
     int rc = 0;
     if (strcmp(verb, "list") == 0) {
-        size_t rows[2] = {0, 0}; /* spatial, accelerator */
+        size_t rows[3] = {0, 0, 0}; /* spatial, accelerator, accelerator saved part way */
         rc = catalog_list_runs(cat, print_run_row, &rows[0], err, sizeof err);
         if (rc == 0)
             rc = catalog_list_accel_runs(cat, print_accel_row, rows, err, sizeof err);
+        if (rc == 0 && rows[2])
+            printf("* saved part way (stopped, or saved in the workbench before its end): the "
+                   "figures are of the part run\n");
         if (rc == 0 && rows[0] + rows[1] == 0)
             printf("(no runs in %s yet: `corun run SCENARIO --out RUN.h5`, or s in the "
                    "workbench, records one)\n",

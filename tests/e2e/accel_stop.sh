@@ -65,6 +65,10 @@ head -1 "$TMPD/show" | grep -q "^(saved part way through the run, at " ||
     fail "show the stopped run: $(head -3 "$TMPD/show")"
 [ "$("$CORUN" runs --catalog "$TMPD/stop.db" query "SELECT complete FROM accel_runs" | tail -1)" = 0 ] ||
     fail "the stopped run's catalog row: $("$CORUN" runs --catalog "$TMPD/stop.db" query "SELECT * FROM accel_runs" 2>&1)"
+# runs list marks it, as show does (the list showed it as a whole run).
+"$CORUN" runs --catalog "$TMPD/stop.db" list >"$TMPD/list" || fail "runs list: exit $?"
+grep -Eq '^ +a1 .* [0-9]+\.[0-9]{3}\* ' "$TMPD/list" && grep -q '^\* saved part way' "$TMPD/list" ||
+    fail "runs list does not mark the stopped run: $(cat "$TMPD/list")"
 # Stopped before any query was answered (one a thousand seconds apart): no latency to judge,
 # so no verdict (it said "met", p99 0.000 ms; JSON "qos_met": true).
 sed -i 's/rate_qps = 400;/rate_qps = 0.001;/; s/queries = 16;/queries = 3;/' "$TMPD/stop.cfg"
