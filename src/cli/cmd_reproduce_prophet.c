@@ -365,7 +365,7 @@ static int accuracy(const char *datadir, bool quick, unsigned queries, const cha
         printf("\n");
     }
     printf("(Prophet reports the sequential model's error up to 13100 %%; here up to %.0f %%. It "
-           "gives the bubble's only for PCIe-intensive pairs.) %.1f M core cycles simulated.\n",
+           "gives the bubble's only for PCIe-intensive pairs.)\n%.1f M core cycles simulated.\n",
            100 * worst_seq, cycles / 1e6);
     pr_done(&pr);
     pj_close(&jn);
