@@ -42,6 +42,10 @@ struct accel_run_options {
      * headless run stops on a signal, keeping what it has. */
     bool (*stop)(void);
     accel_progress_fn progress;
+    /* When set: called as each LS application's solo run goes (from the solo runs' thread,
+     * when they have one), with the application's index in the scenario, its queries done
+     * and its queries to do; first with 0 done as the run begins. ctx is progress's. */
+    void (*solo_progress)(void *ctx, unsigned app, unsigned done, unsigned total);
     void *ctx;
     /* Above 1: a run to its end (accel_run, or a step to INFINITY) simulates the solo runs on
      * a thread of their own beside the co-located run. The results do not depend on it. */

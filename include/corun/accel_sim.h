@@ -33,10 +33,12 @@ double accel_sim_now_ns(const struct accel_sim *s);
 /* Whether the scenario has an LS application (a predictor has something to predict). */
 bool accel_sim_has_ls(const struct accel_sim *s);
 /* The result so far into r (release with accel_result_done): the queries completed, the
- * utilization and busy time up to now, every task completed (with o->record_tasks). */
+ * utilization and busy time up to now, every task completed (with o->record_tasks). Before
+ * the solo runs have ended, each LS application's solo latencies are NaN (not measured). */
 void accel_sim_result(const struct accel_sim *s, struct accel_result *r);
 /* Fills r's pred_ fields with predictor's forecast of every LS query (the solo-run profiles
- * are measured on the first call and kept). Returns 0, or -1 with a message. */
+ * are measured on the first call and kept); pred_error is NaN while no query of the
+ * application has been answered. Returns 0, or -1 with a message. */
 int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r, char *err,
                       size_t errlen);
 

@@ -56,6 +56,19 @@ void accel_sim_delete(struct accel_sim *s)
     free(s);
 }
 
+/* A solo run's engine reports the fraction of its queries done after each one; the caller's
+ * solo_progress hears it as queries done of the application's total. */
+struct solo_watch {
+    const struct accel_run_options *o;
+    unsigned app, total;
+};
+
+static void solo_query_done(void *ctx, double done)
+{
+    const struct solo_watch *w = ctx;
+    w->o->solo_progress(w->o->ctx, w->app, (unsigned)lround(done * w->total), w->total);
+}
+
 /* Each LS application alone under its own arrivals (closed loop, or the same Poisson draws),
  * for its first solo_queries queries (default: all of them). Returns 0, -1 (a failure, in
  * s->solo_err) or 1 when o->stop ended them: they are then run again from the start. */
@@ -75,8 +88,14 @@ static int run_solo(struct accel_sim *s)
                                 &s->solo_mean_ms[a]);
             continue;
         }
+        struct solo_watch watch = {&s->o, a, sq};
         struct accel_run_options quiet = {
             .solo_queries = sq, .cancel = s->o.cancel, .stop = s->o.stop};
+        if (s->o.solo_progress) {
+            quiet.progress = solo_query_done;
+            quiet.ctx = &watch;
+            s->o.solo_progress(s->o.ctx, a, 0, sq);
+        }
         struct engine e;
         int rc = accel_engine_init(&e, sc, &quiet, (int)a, sq, s->solo_err, sizeof s->solo_err);
         if (rc == 0) {
@@ -174,9 +193,12 @@ void accel_sim_result(const struct accel_sim *s, struct accel_result *r)
         ar->role = app->role;
         ar->instances = app->role == ACCEL_BATCH ? app->instances : 1;
         ar->qos_target = app->qos_target;
-        ar->solo_p50_ms = s->solo_p50_ms[a];
-        ar->solo_p99_ms = s->solo_p99_ms[a];
-        ar->solo_mean_ms = s->solo_mean_ms[a];
+        /* Before the solo runs end, an LS application has no solo latency: none, not 0 ms
+         * (a run saved then claimed a solo p99 of 0 and judged its QoS against it). */
+        bool solo = s->solo_done || app->role != ACCEL_LS;
+        ar->solo_p50_ms = solo ? s->solo_p50_ms[a] : NAN;
+        ar->solo_p99_ms = solo ? s->solo_p99_ms[a] : NAN;
+        ar->solo_mean_ms = solo ? s->solo_mean_ms[a] : NAN;
     }
     r->solo_cycles = s->solo_cycles;
     r->cycles = gpu_now(e->g);
@@ -205,6 +227,17 @@ void accel_sim_result(const struct accel_sim *s, struct accel_result *r)
             ar->passes += p->passes;
         }
     }
+}
+
+/* |predicted - measured| / measured of a p99: none (NaN) before a query is measured (it read
+ * 0 %, a forecast right to the digit); a starved p99 (inf) is right only if both are. */
+static double forecast_error(double measured, double predicted)
+{
+    if (isnan(measured))
+        return NAN;
+    if (isinf(measured) || isinf(predicted))
+        return measured == predicted ? 0 : INFINITY;
+    return measured > 0 ? fabs(predicted - measured) / measured : 0;
 }
 
 int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r, char *err,
@@ -248,10 +281,7 @@ int accel_sim_predict(struct accel_sim *s, int predictor, struct accel_result *r
         accel_latency_stats(lat[a], n, &ar->pred_p50_ms, &ar->pred_p99_ms, &ar->pred_mean_ms);
         ar->pred_solo_ms = accel_predict_alone_p99(sc, &s->prof, predictor, a);
         ar->pred_qos_met = ar->pred_p99_ms <= ar->qos_target * ar->pred_solo_ms;
-        if (isinf(ar->p99_ms) || isinf(ar->pred_p99_ms)) /* starved: right only if both are */
-            ar->pred_error = ar->p99_ms == ar->pred_p99_ms ? 0 : INFINITY;
-        else
-            ar->pred_error = ar->p99_ms > 0 ? fabs(ar->pred_p99_ms - ar->p99_ms) / ar->p99_ms : 0;
+        ar->pred_error = forecast_error(ar->p99_ms, ar->pred_p99_ms);
     }
     return 0;
 }

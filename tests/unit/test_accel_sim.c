@@ -3,7 +3,8 @@
  * each step moves the time on by at least its span and the task table only grows; a partial
  * result counts only the queries done; a predictor swapped in keeps the profiles, the bubble's
  * own runs counted for its forecast only; a cancel stops a step; a stop ends a step where it
- * is, and the run stepped on from there is the run unstopped; a starved copy ends the run. */
+ * is, and the run stepped on from there is the run unstopped; a starved copy ends the run;
+ * before the solo runs there is no solo latency, and they report their progress. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -203,6 +204,61 @@ static void test_cancel(void **state)
     accel_scenario_done(&sc);
 }
 
+/* What solo_progress heard: its calls, each application's and count's, in order. */
+struct heard {
+    unsigned n, app[16], done[16], total[16];
+};
+
+static void hear(void *ctx, unsigned app, unsigned done, unsigned total)
+{
+    struct heard *h = ctx;
+    if (h->n < 16) {
+        h->app[h->n] = app;
+        h->done[h->n] = done;
+        h->total[h->n] = total;
+    }
+    h->n++;
+}
+
+/* Before the solo runs an LS application has no solo latency (NaN, no verdict), and a
+ * forecast has no error to give before a query is answered (NaN, not 0). The solo runs tell
+ * solo_progress each query done: 0 of 6 as gmm's begins, then 1 to 6 of 6. */
+static void test_before_solo(void **state)
+{
+    (void)state;
+    struct accel_scenario sc;
+    test_accel_load(&sc, scenario);
+    struct heard h = {0};
+    struct accel_run_options o = {.solo_progress = hear, .ctx = &h};
+    char err[512];
+    struct accel_sim *s = accel_sim_new(&sc, &o, err, sizeof err);
+    assert_non_null(s);
+    struct accel_result r;
+    accel_sim_result(s, &r);
+    assert_true(isnan(r.app[0].solo_p50_ms) && isnan(r.app[0].solo_p99_ms));
+    assert_true(isnan(r.app[0].solo_mean_ms) && isnan(r.app[0].p99_ms));
+    assert_false(r.app[0].qos_met);
+    if (accel_sim_predict(s, ACCEL_PREDICT_PROPHET, &r, err, sizeof err))
+        fail_msg("predict: %s", err);
+    assert_true(r.app[0].pred_p99_ms > 0 && isfinite(r.app[0].pred_p99_ms));
+    assert_true(isnan(r.app[0].pred_error));
+    accel_result_done(&r);
+    assert_int_equal(h.n, 0);
+
+    assert_int_equal(accel_sim_step(s, 1e5, err, sizeof err), 0);
+    assert_int_equal(h.n, 7);
+    for (unsigned i = 0; i < 7; i++) {
+        assert_int_equal(h.app[i], 0);
+        assert_int_equal(h.done[i], i);
+        assert_int_equal(h.total[i], 6);
+    }
+    accel_sim_result(s, &r);
+    assert_true(r.app[0].solo_p99_ms > 0 && isfinite(r.app[0].solo_p99_ms));
+    accel_result_done(&r);
+    accel_sim_delete(s);
+    accel_scenario_done(&sc);
+}
+
 /* The stop asked at every turn: true from its `limit`-th call on (from both threads). */
 static atomic_uint stop_calls;
 static unsigned stop_limit;
@@ -345,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_stepped_is_unstepped),
         cmocka_unit_test(test_bubble_cost_is_its_own),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_before_solo),
         cmocka_unit_test(test_stop),
         cmocka_unit_test(test_starved),
     };
