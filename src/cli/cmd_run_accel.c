@@ -101,8 +101,21 @@ static unsigned never_completed(const struct accel_record *r, unsigned a)
     return n;
 }
 
+/* v with the decimals asked, and a % sign when percent, into buf; "-" when there is none
+ * (NaN): a solo p99 before the solo runs ended, a forecast's error before a query was
+ * answered. */
+static const char *number_or_dash(char *buf, size_t n, int decimals, bool percent, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.*f%s", decimals, v, percent ? "%" : "");
+    return buf;
+}
+
 static void print_table(const struct accel_record *r)
 {
+    char solo[32], error[32];
     printf("%s (gpu %s, seed %llu): %.3f ms simulated (%.2f M core cycles); solo runs %.2f M "
            "cycles\n",
            r->scenario_name, r->gpu_preset, (unsigned long long)r->seed, r->sim_ms, r->cycles / 1e6,
@@ -112,9 +125,9 @@ static void print_table(const struct accel_record *r)
     for (unsigned a = 0; a < r->napps; a++) {
         const struct accel_app_rec *ar = &r->app[a];
         if (ar->role == ACCEL_LS && ar->queries == 0) /* nothing to judge: not "met" */
-            printf("%-12s %-5s %5u %8u %9s %9s %12.3f %6.2fx  no query answered\n", ar->name,
-                   role_name(ar->role), ar->instances, ar->queries, "-", "-", ar->solo_p99_ms,
-                   ar->qos_target);
+            printf("%-12s %-5s %5u %8u %9s %9s %12s %6.2fx  no query answered\n", ar->name,
+                   role_name(ar->role), ar->instances, ar->queries, "-", "-",
+                   number_or_dash(solo, sizeof solo, 3, false, ar->solo_p99_ms), ar->qos_target);
         else if (ar->role == ACCEL_LS)
             printf("%-12s %-5s %5u %8u %9.3f %9.3f %12.3f %6.2fx  %s (%.2fx solo)\n", ar->name,
                    role_name(ar->role), ar->instances, ar->queries, ar->p50_ms, ar->p99_ms,
@@ -141,8 +154,9 @@ static void print_table(const struct accel_record *r)
         for (unsigned a = 0; a < r->napps; a++) {
             const struct accel_app_rec *ar = &r->app[a];
             if (ar->role == ACCEL_LS)
-                printf("%-12s %9.3f %9.3f %12.3f %8.1f%%  %s\n", ar->name, ar->pred_p50_ms,
-                       ar->pred_p99_ms, ar->pred_solo_ms, 100 * ar->pred_error,
+                printf("%-12s %9.3f %9.3f %12.3f %9s  %s\n", ar->name, ar->pred_p50_ms,
+                       ar->pred_p99_ms, ar->pred_solo_ms,
+                       number_or_dash(error, sizeof error, 1, true, 100 * ar->pred_error),
                        ar->pred_qos_met ? "met" : "violated");
         }
     }

@@ -55,6 +55,33 @@ static void draw_histogram(const struct tui_style *st, WINDOW *w, int y, const u
     wattroff(w, a);
 }
 
+/* A latency in ms to three decimals into buf, or the style's dash when there is none yet
+ * (NaN: no query answered; it read "nan"), as corun show prints it. */
+static const char *latency(const struct tui_style *st, char *buf, size_t n, double ms)
+{
+    if (isnan(ms))
+        return st->dash;
+    snprintf(buf, n, "%.3f", ms);
+    return buf;
+}
+
+/* The forecast's row: its p50 and p99, and, once a query has been measured, its error against
+ * the measured p99 and its verdict (before, it read "err 0.0%  met" of nothing measured). */
+static void draw_forecast(const struct tui_accel *t, WINDOW *w, int y,
+                          const struct accel_app_rec *x)
+{
+    const struct tui_style *st = &t->style;
+    bool measured = !isnan(x->p99_ms) && !isnan(x->pred_error);
+    char err[32];
+    if (measured)
+        snprintf(err, sizeof err, "%.1f%%", 100 * x->pred_error);
+    tui_print(w, y, 0, "%s  p50 %.3f  p99 %.3f  err %s%s%s", t->rec.predictor, x->pred_p50_ms,
+              x->pred_p99_ms, measured ? err : st->dash, measured ? "  " : "",
+              !measured         ? ""
+              : x->pred_qos_met ? "met"
+                                : "violated");
+}
+
 static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
 {
     const struct tui_style *st = &t->style;
@@ -69,8 +96,9 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
     wattron(w, c | A_BOLD);
     tui_print(w, y, 0, "%s", x->name);
     wattroff(w, c | A_BOLD);
-    tui_print(w, y, 9, "%u/%u done  p50 %.3f  p99 %.3f ms", x->queries, total, x->p50_ms,
-              x->p99_ms);
+    char p50[32], p99[32];
+    tui_print(w, y, 9, "%u/%u done  p50 %s  p99 %s ms", x->queries, total,
+              latency(st, p50, sizeof p50, x->p50_ms), latency(st, p99, sizeof p99, x->p99_ms));
     /* The solo p99 comes from the solo runs: before them there is no target in ms (it read
      * 0.000 ms). */
     int at = x->solo_p99_ms > 0
@@ -84,9 +112,7 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
         wattroff(w, x->qos_met ? st->strong : st->key);
     }
     if (forecast(r) && !isnan(x->pred_p99_ms))
-        tui_print(w, y + 2, 0, "%s  p50 %.3f  p99 %.3f  err %.1f%%  %s", r->predictor,
-                  x->pred_p50_ms, x->pred_p99_ms, 100 * x->pred_error,
-                  x->pred_qos_met ? "met" : "violated");
+        draw_forecast(t, w, y + 2, x);
     else
         tui_print(w, y + 2, 0, "forecast none%s",
                   !t->live      ? ""

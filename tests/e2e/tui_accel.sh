@@ -5,7 +5,8 @@
 # predictor on the fly (prophet, sequential, bubble, prophet-even, none), each forecast the one `corun run
 # --predictor` prints; s saves the run to a file whose `corun show` is `corun run`'s output;
 # `corun replay` opens that file in the accelerator view with the same figures; q quits; a
-# forecast that fails (a warm-up scenario) is reported and the run goes on.
+# forecast that fails (a warm-up scenario) is reported and the run goes on. With no query
+# answered, latencies and the forecast's error are a dash, without a verdict.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir"
 cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
@@ -380,4 +381,48 @@ tui_wait "exit=0"
 grep -qE "^ +a1 .* $TMPD/warm.h5$" "$TMPD/runs" || fail "warm.h5 not in --catalog's: $(cat "$TMPD/runs")"
 "$CORUN" runs --catalog "$TMPD/xdg/corun/catalog.db" list | grep -q "warm.h5" &&
     fail "warm.h5 went to the default catalog too"
-echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed; a failed forecast lets the run go on"
+tui_tmux kill-server
+
+# Before a query is answered there is no latency: p50 and p99 are a dash (they read "nan"),
+# and the forecast has no error and no verdict (it read "err 0.0%  met" of nothing measured),
+# before a step, after one that answered none (quick.cfg's first) and in the replay of a run
+# saved then, whose `corun show` gives the error as "-" too.
+no_latency() { # WHAT: the screen shows gmm's 0/6 done with prophet's forecast and no error
+    grep -qF "gmm      0/6 done  p50 –  p99 – ms" "$TMPD/screen" &&
+        grep -qE "│prophet  p50 [0-9.]+  p99 [0-9.]+  err – +│" "$TMPD/screen" ||
+        fail "$1: a latency or a forecast's error or verdict with no query answered:
+$(cat "$TMPD/screen")"
+}
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg2" -- tui "$TMPD/quick.cfg"
+tui_wait "LIVE paused"
+tui_wait "gmm      0/6 done  p50 –  p99 – ms"
+tui_keys p
+tui_wait "prophet  p50 "
+no_latency "before a step"
+tui_keys Space
+tui_wait "step 1 "
+tui_wait "target   0."
+no_latency "after a step"
+tui_keys s
+tui_wait "Save to: corun-accel-"
+tui_keys C-u
+tui_keys -l "$TMPD/partial.h5"
+tui_keys Enter
+tui_wait "and 6 queries ("
+tui_wait "part way) to $TMPD/partial.h5"
+tui_keys q
+tui_wait "exit=0"
+tui_tmux kill-server
+"$CORUN" show "$TMPD/partial.h5" >"$TMPD/shown" || fail "show partial.h5"
+grep -qE "^gmm +ls +1 +0 +- +- +[0-9.]+ +1.50x  no query answered$" "$TMPD/shown" &&
+    grep -qE "^gmm +[0-9.]+ +[0-9.]+ +[0-9.]+ +-  (met|violated)$" "$TMPD/shown" ||
+    fail "corun show of a run with no query answered: $(cat "$TMPD/shown")"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/partial.h5"
+tui_wait "REPLAY $TMPD/partial.h5"
+tui_wait "prophet  p50 "
+no_latency "the replay of a run saved part way"
+tui_keys q
+tui_wait "exit=0"
+tui_tmux kill-server
+
+echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed; a failed forecast lets the run go on; no query answered: dashes"
