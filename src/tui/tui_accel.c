@@ -147,12 +147,44 @@ static void draw_header(const struct tui_accel *t, WINDOW *w)
               state, t->live ? "" : " ", t->live ? "" : t->path);
 }
 
+/* Whether the record has an LS application (so the first step runs each alone first). */
+static bool has_ls(const struct tui_accel *t)
+{
+    for (unsigned a = 0; a < t->rec.napps; a++)
+        if (t->rec.app[a].role == ACCEL_LS)
+            return true;
+    return false;
+}
+
+/* Whether the first step is under way: with an LS application, it measures each alone (the
+ * reference of its QoS target) before the applications run together, which takes minutes
+ * with many queries while the time shown stays at 0. */
+static bool first_step(const struct tui_accel *t)
+{
+    return !t->st.steps && !t->st.error[0] && (t->st.running || t->st.queued || t->st.stepping);
+}
+
+/* What the first step is doing, into buf: the application being measured alone and how far
+ * (the note said "running" at t 0.000 ms for minutes). */
+static const char *solo_note(const struct tui_accel *t, char *buf, size_t n)
+{
+    if (t->st.solo_total && t->st.solo_app < t->rec.napps)
+        snprintf(buf, n,
+                 "measuring %s alone: %u of %u queries (its QoS reference), then all together",
+                 t->rec.app[t->st.solo_app].name, t->st.solo_done, t->st.solo_total);
+    else
+        snprintf(buf, n, "measuring the LS applications alone first (their QoS reference)");
+    return buf;
+}
+
 /* After Space or r, the run's state as it is now (the note said "step queued" or "running"
- * long after the step was done or the run had ended). */
-static const char *state_note(const struct tui_accel *t)
+ * long after the step was done or the run had ended), into buf when it has figures. */
+static const char *state_note(const struct tui_accel *t, char *buf, size_t n)
 {
     if (t->st.finished)
         return "the run has ended (s saves it)";
+    if (first_step(t) && has_ls(t))
+        return solo_note(t, buf, n);
     if (t->st.running)
         return "running";
     if (t->st.queued || t->st.busy)
@@ -176,7 +208,9 @@ static void draw_status(const struct tui_accel *t, WINDOW *w)
         tui_print(w, 0, 0, "%s", t->st.error);
         wattroff(w, st->key);
     } else {
-        tui_print(w, 0, 0, "%s", t->live && t->note_is_state ? state_note(t) : t->note);
+        char buf[TUI_PROMPT_MAX];
+        tui_print(w, 0, 0, "%s",
+                  t->live && t->note_is_state ? state_note(t, buf, sizeof buf) : t->note);
     }
     int x = 0;
     for (size_t i = 0; i < NKEYS; i++) {
@@ -280,6 +314,26 @@ static void save(struct tui_accel *t)
         snprintf(t->note + used, sizeof t->note - used, " (catalog run a%lld)", (long long)id);
 }
 
+/* s: the save prompt, once the applications have run together. Before the first step ends
+ * there is nothing of the run to keep, only the solo runs under way (a save then wrote a run
+ * of no task with a solo p99 of 0), so it says why and when it can, as corun run does. */
+static void ask_save(struct tui_accel *t)
+{
+    if (t->st.steps) {
+        t->prompting = true;
+        default_path(t->prompt, sizeof t->prompt);
+        return;
+    }
+    t->note_is_state = false;
+    if (first_step(t) && has_ls(t))
+        snprintf(t->note, sizeof t->note,
+                 "nothing to save yet: the first step measures the LS applications alone; s saves "
+                 "after it");
+    else
+        snprintf(t->note, sizeof t->note,
+                 "nothing to save yet: nothing has run (Space steps, r runs)");
+}
+
 static bool prompt_key(struct tui_accel *t, int ch)
 {
     size_t len = strlen(t->prompt);
@@ -358,8 +412,7 @@ static bool key(struct tui_accel *t, int ch)
             snprintf(t->note, sizeof t->note, "predictor %s%s", accel_predictor_name(next),
                      next ? " (its forecast of every LS query from solo-run profiles)" : "");
         } else if (ch == 's') {
-            t->prompting = true;
-            default_path(t->prompt, sizeof t->prompt);
+            ask_save(t);
         }
     }
     return false;

@@ -18,12 +18,17 @@
 /* ---- the worker (tui_accel_worker.c) ---- */
 
 struct tui_accel_status {
-    bool running;     /* stepping by itself until the run ends */
-    bool busy;        /* a step or a prediction is computing */
-    bool finished;    /* the run has ended */
-    unsigned steps;   /* steps done */
-    unsigned queued;  /* single steps waiting */
-    int predictor;    /* enum accel_predictor of the snapshots from now on */
+    bool running;    /* stepping by itself until the run ends */
+    bool busy;       /* a step or a prediction is computing */
+    bool stepping;   /* a step is computing */
+    bool finished;   /* the run has ended */
+    unsigned steps;  /* steps done */
+    unsigned queued; /* single steps waiting */
+    int predictor;   /* enum accel_predictor of the snapshots from now on */
+    /* The first step measures each LS application alone first: the one being measured (its
+     * index among the record's applications), its queries done and to do; solo_total is 0
+     * until the first of them begins. */
+    unsigned solo_app, solo_done, solo_total;
     char error[512];  /* why the run stopped, or "" */
     char notice[512]; /* a forecast that failed (the run goes on without it), or "": taken
                        * once, then the status line's note until a key makes another */

@@ -68,6 +68,7 @@ static void *worker_main(void *arg)
         if (stepping && w->st.queued)
             w->st.queued--;
         w->st.busy = true;
+        w->st.stepping = stepping;
         pthread_mutex_unlock(&w->mu);
 
         char err[512] = "";
@@ -79,7 +80,7 @@ static void *worker_main(void *arg)
             snapshot(w, predictor, finished, &rec, perr, sizeof perr);
 
         pthread_mutex_lock(&w->mu);
-        w->st.busy = false;
+        w->st.busy = w->st.stepping = false;
         if (rc < 0) {
             snprintf(w->st.error, sizeof w->st.error, "%s", err);
             w->st.running = false;
@@ -102,6 +103,18 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* The solo runs' progress, from inside the first step (the worker thread): the status line
+ * says which application is being measured alone and how far it is. */
+static void solo_progress(void *ctx, unsigned app, unsigned done, unsigned total)
+{
+    struct tui_accel_worker *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    w->st.solo_app = app;
+    w->st.solo_done = done;
+    w->st.solo_total = total;
+    pthread_mutex_unlock(&w->mu);
+}
+
 struct tui_accel_worker *tui_accel_worker_start(const struct accel_scenario *sc, double step_ns,
                                                 int predictor, char *err, size_t errlen)
 {
@@ -109,7 +122,8 @@ struct tui_accel_worker *tui_accel_worker_start(const struct accel_scenario *sc,
     w->sc = sc;
     w->step_ns = step_ns;
     atomic_init(&w->cancel, false);
-    struct accel_run_options o = {.record_tasks = true, .cancel = &w->cancel};
+    struct accel_run_options o = {
+        .record_tasks = true, .cancel = &w->cancel, .solo_progress = solo_progress, .ctx = w};
     w->sim = accel_sim_new(sc, &o, err, errlen);
     if (!w->sim) {
         free(w);

@@ -6,7 +6,8 @@
 # --predictor` prints; s saves the run to a file whose `corun show` is `corun run`'s output;
 # `corun replay` opens that file in the accelerator view with the same figures; q quits; a
 # forecast that fails (a warm-up scenario) is reported and the run goes on. With no query
-# answered, latencies and the forecast's error are a dash, without a verdict.
+# answered, latencies and the forecast's error are a dash, without a verdict; the first step's
+# solo runs are counted on the status line, and s saves nothing before that step has ended.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir"
 cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
@@ -386,7 +387,8 @@ tui_tmux kill-server
 # Before a query is answered there is no latency: p50 and p99 are a dash (they read "nan"),
 # and the forecast has no error and no verdict (it read "err 0.0%  met" of nothing measured),
 # before a step, after one that answered none (quick.cfg's first) and in the replay of a run
-# saved then, whose `corun show` gives the error as "-" too.
+# saved then, whose `corun show` gives the error as "-" too. s before anything has run
+# saves nothing and says why.
 no_latency() { # WHAT: the screen shows gmm's 0/6 done with prophet's forecast and no error
     grep -qF "gmm      0/6 done  p50 –  p99 – ms" "$TMPD/screen" &&
         grep -qE "│prophet  p50 [0-9.]+  p99 [0-9.]+  err – +│" "$TMPD/screen" ||
@@ -396,6 +398,9 @@ $(cat "$TMPD/screen")"
 tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg2" -- tui "$TMPD/quick.cfg"
 tui_wait "LIVE paused"
 tui_wait "gmm      0/6 done  p50 –  p99 – ms"
+tui_keys s
+tui_wait "nothing to save yet: nothing has run (Space steps, r runs)"
+grep -qF "Save to:" "$TMPD/screen" && fail "a save prompt before anything has run"
 tui_keys p
 tui_wait "prophet  p50 "
 no_latency "before a step"
@@ -425,4 +430,35 @@ tui_keys q
 tui_wait "exit=0"
 tui_tmux kill-server
 
-echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed; a failed forecast lets the run go on; no query answered: dashes"
+# Solo runs that take a while (400 queries alone first): r says whose solo run is measured and
+# how far (it said "running" at t 0.000 ms for minutes), and s saves nothing while they last
+# (it saved a run of no task whose solo p99 of 0 had the QoS "not met"); q quits at once.
+sed 's/queries = 6;/queries = 400;/' "$TMPD/quick.cfg" >"$TMPD/long.cfg"
+grep -q 'queries = 400;' "$TMPD/long.cfg" || fail "could not write long.cfg"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg3" -- tui "$TMPD/long.cfg"
+tui_wait "LIVE paused"
+tui_keys r
+tui_wait "measuring gmm alone: "
+deadline=$((SECONDS + 60))
+counted='^measuring gmm alone: [1-9][0-9]* of 400 queries \(its QoS reference\), then all together'
+until grep -qE "$counted" "$TMPD/screen"; do
+    [ $SECONDS -lt $deadline ] || fail "no count of gmm's solo run's queries:
+$(cat "$TMPD/screen")"
+    sleep 0.1
+    tui_screen >"$TMPD/screen"
+done
+tui_keys s
+tui_wait "nothing to save yet: the first step measures the LS applications alone; s saves after it"
+tui_keys Enter
+sleep 0.5
+tui_screen >"$TMPD/screen"
+grep -qF "Save to:" "$TMPD/screen" && fail "a save prompt during the solo runs"
+grep -qF "t 0.000 ms  step 0 " "$TMPD/screen" || fail "the solo runs ended too soon to check:
+$(cat "$TMPD/screen")"
+tui_keys q
+tui_wait "exit=0"
+if [ -e "$TMPD/xdg3/corun/catalog.db" ]; then
+    "$CORUN" runs --catalog "$TMPD/xdg3/corun/catalog.db" list | grep -q "corun-accel-" &&
+        fail "a run saved during the solo runs"
+fi
+echo "accelerator view: stepped, ran to corun run's figures, switched prophet/sequential/bubble/none, saved (show = run), replayed; a failed forecast lets the run go on; no query answered: dashes; solo runs counted, not saved"
