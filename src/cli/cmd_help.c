@@ -7,7 +7,6 @@
 #include "corun/accel_scenario.h"
 #include "corun/alloc.h"
 #include "corun/cli.h"
-#include "corun/datadir.h"
 #include "corun/gpu.h"
 #include "corun/lesson.h"
 #include "corun/predict.h"
@@ -59,16 +58,14 @@ static bool print_topic(const char *topic, FILE *o)
     }
     if (strcmp(topic, "kernel") == 0) {
         conf_print_help(&preset_kernel_table, o);
-        char *dir = datadir_locate();
-        fprintf(o,
-                "\nA kernel profile is the file data/kernels/NAME.cfg of the data directory\n"
-                "(now %s; CORUN_DATADIR names another): scenarios, suites and\n"
-                "accelerator applications name it NAME (kernels = ( { name = \"NAME\"; } );).\n"
-                "`corun check FILE` validates one wherever it is; `corun kernels show NAME`\n"
-                "measures it. To add your own, copy the data directory, put the file in its\n"
-                "data/kernels and set CORUN_DATADIR to the copy.\n",
-                dir);
-        free(dir);
+        /* No path of this machine here: the text is docs/settings.md's too. */
+        fprintf(o, "\nA kernel profile is the file data/kernels/NAME.cfg of the data directory\n"
+                   "(CORUN_DATADIR, else the data corun was built or installed with): scenarios,\n"
+                   "suites and accelerator applications name it NAME (kernels = ( { name =\n"
+                   "\"NAME\"; } );). `corun check FILE` validates one wherever it is and names\n"
+                   "that path; `corun kernels show NAME` measures it. To add your own, copy the\n"
+                   "data directory, put the file in its data/kernels and set CORUN_DATADIR to\n"
+                   "the copy.\n");
         return true;
     }
     if (strcmp(topic, "lesson") == 0) { /* after the command's own help (help_run) */
