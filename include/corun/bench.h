@@ -30,15 +30,27 @@ double bench_median(double *v, size_t n);
  * kind, not identical. */
 int bench_gen_trace(const char *pattern, size_t n, uint64_t seed, uint64_t *addrs);
 
-/* One run of another program, for `corun bench --compare`: argv[0] is run (no PATH search)
- * with stdout to out_path and stderr to err_path; datadir, when not NULL, becomes its
- * CORUN_DATADIR and xdg its XDG_DATA_HOME (so each binary keeps its own caches). *cpu_s gets
- * the CPU time (user + system) the child and its children used, *wall_s (unless NULL) the wall
- * time from fork to reaping, *status its wait status. Returns 0 once the child was waited
- * for, or -1 with a message when it could not be started. */
-int bench_spawn(char *const argv[], const char *datadir, const char *xdg, const char *out_path,
-                const char *err_path, double *cpu_s, double *wall_s, int *status, char *err,
-                size_t errlen);
+/* One run of another program, for `corun bench --compare`. */
+struct bench_child {
+    char *const *argv;    /* argv[0] is run as given (no PATH search) */
+    const char *datadir;  /* when not NULL, its CORUN_DATADIR */
+    const char *xdg;      /* when not NULL, its XDG_DATA_HOME (each binary keeps its caches) */
+    const char *out_path; /* its stdout; its stdin is /dev/null */
+    const char *err_path; /* its stderr */
+    double limit_s;       /* the wall seconds it may take; 0: no limit */
+    /* What bench_spawn found: */
+    double cpu_s;    /* CPU time (user + system) of the child and its children */
+    double wall_s;   /* wall time from fork to reaping */
+    int status;      /* its wait status */
+    int stop_signal; /* SIGINT, SIGTERM or SIGHUP that came while it ran, else 0 */
+};
+
+/* Runs c->argv in a process group of its own and waits for it. Returns 0 when it ended by
+ * itself; 1 when it ran past c->limit_s, and 2 when this process was sent SIGINT, SIGTERM or
+ * SIGHUP (c->stop_signal; the caller ends as the signal would, once it cleaned up): in both
+ * cases its whole process group was killed and reaped, so nothing of it is left running.
+ * -1 with a message when it could not be started. */
+int bench_spawn(struct bench_child *c, char *err, size_t errlen);
 
 /* 1 when the files at a and b hold the same bytes, 0 when not (*first_diff: the offset of the
  * first difference), -1 when one cannot be read (message in err). */

@@ -2,7 +2,9 @@
  * scenarios, interleaved, and the CPU time per simulated cycle of each is printed as a ratio,
  * with whether their outputs are identical. */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,11 @@
 
 enum { THIS, OTHER, SIDES };
 
+/* The environment variables that move the time limits (the tests, which would otherwise wait
+ * a minute for a binary that never ends). */
+#define PROBE_ENV  "CORUN_BENCH_PROBE_SECONDS"
+#define MARGIN_ENV "CORUN_BENCH_MARGIN_SECONDS"
+
 struct side {
     const char *label;
     char *binary;
@@ -27,6 +34,7 @@ struct side {
     char **extra;        /* --args / --other-args, split on blanks */
     size_t nextra;
     int wall, cold; /* from the options */
+    double margin;  /* the seconds a run is given beyond 20 times this binary's */
 };
 
 static char **split_blanks(const char *text, size_t *n)
@@ -63,11 +71,43 @@ static void print_tail(const char *path)
         fprintf(stderr, "    %s", last[i % 4]);
 }
 
-/* One `run SCENARIO --epochs N --json` of side s (an accelerator scenario runs to its end,
- * without --epochs); its stdout goes to out. Returns the CPU seconds, or -1 after a message. */
-static double run_once(const struct side *s, const char *scenario, unsigned epochs, const char *out,
-                       const char *errfile)
+/* SIGINT, SIGTERM or SIGHUP that stopped a child's run (its process group was killed), for
+ * bench_compare to end as the signal would once it cleaned up; 0 when none came. */
+static int stop_signal;
+
+static const char *signal_name(int sig)
 {
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+/* Seconds from the environment variable name (a whole number from 1 to 86400), else def;
+ * -1 after a message when it holds something else. */
+static double env_seconds(const char *name, double def)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end || errno || n < 1 || n > 86400 || v[0] == '-') {
+        fprintf(stderr, "corun: bench: %s=%s: expected a whole number of seconds from 1 to 86400\n",
+                name, v);
+        return -1;
+    }
+    return (double)n;
+}
+
+/* One `run SCENARIO --epochs N --json` of side s (an accelerator scenario runs to its end,
+ * without --epochs); its stdout goes to out. this_wall: this binary's wall seconds on the same
+ * run, or -1 for no limit: the run is given 20 times them plus s->margin, generous enough
+ * that a slower build that works is timed, while one that never ends is not waited for.
+ * Returns the CPU seconds (the wall seconds with --wall) and *wall the wall seconds, or -1
+ * after a message. */
+static double run_once(const struct side *s, const char *scenario, unsigned epochs, const char *out,
+                       const char *errfile, double this_wall, double *wall)
+{
+    double limit_s = this_wall < 0 ? 0 : 20 * this_wall + s->margin;
     char ep[16];
     snprintf(ep, sizeof ep, "%u", epochs);
     char **argv = xmalloc((s->nextra + 8) * sizeof(*argv));
@@ -83,49 +123,79 @@ static double run_once(const struct side *s, const char *scenario, unsigned epoc
     for (size_t i = 0; i < s->nextra; i++)
         argv[n++] = s->extra[i];
     argv[n] = NULL;
-    double cpu = -1, wall = -1;
-    int status;
+    double cpu = -1;
     char err[512];
     if (s->cold) { /* a fresh cache: every private-mode reference is simulated */
         nftw(s->xdg, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         mkdir(s->xdg, 0700);
     }
-    if (bench_spawn(argv, s->datadir, s->xdg, out, errfile, &cpu, &wall, &status, err,
-                    sizeof err) != 0) {
+    struct bench_child c = {.argv = argv,
+                            .datadir = s->datadir,
+                            .xdg = s->xdg,
+                            .out_path = out,
+                            .err_path = errfile,
+                            .limit_s = limit_s};
+    int rc = bench_spawn(&c, err, sizeof err);
+    if (rc < 0) {
         fprintf(stderr, "corun: bench: %s\n", err);
-        cpu = -1;
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "corun: bench: %s binary %s failed on %s (%s %d); its last words:\n",
-                s->label, s->binary, scenario, WIFEXITED(status) ? "exit" : "signal",
-                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    } else if (rc == 2) {
+        stop_signal = c.stop_signal;
+        fprintf(stderr, "corun: bench: stopped by %s; the run of %s on %s was killed\n",
+                signal_name(c.stop_signal), s->binary, scenario);
+    } else if (rc == 1) {
+        fprintf(stderr,
+                "corun: bench: %s binary %s did not finish on %s within %.1f s (20 times this "
+                "binary's %.2f s on the same run, plus %.0f s: %s sets them), and was killed; its "
+                "last words:\n",
+                s->label, s->binary, scenario, limit_s, this_wall, s->margin, MARGIN_ENV);
         print_tail(errfile);
-        cpu = -1;
-    } else if (s->wall) {
-        cpu = wall;
+    } else if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) {
+        fprintf(stderr, "corun: bench: %s binary %s failed on %s (%s %d); its last words:\n",
+                s->label, s->binary, scenario, WIFEXITED(c.status) ? "exit" : "signal",
+                WIFEXITED(c.status) ? WEXITSTATUS(c.status) : WTERMSIG(c.status));
+        print_tail(errfile);
+    } else {
+        cpu = s->wall ? c.wall_s : c.cpu_s;
+        *wall = c.wall_s;
     }
     free(argv);
     return cpu;
 }
 
-/* The first line `BINARY --version` prints, for the heading. */
-static void version_of(const struct side *s, const char *tmp, char *buf, size_t len)
+/* The first line `BINARY --version` prints, for the heading, given limit_s seconds. Returns 0,
+ * or -1 after a message when it did not answer in time or a signal stopped it. */
+static int version_of(const struct side *s, const char *tmp, double limit_s, char *buf, size_t len)
 {
     char *out = xasprintf("%s/version", tmp), *errf = xasprintf("%s/version.err", tmp);
     char *argv[] = {s->binary, "--version", NULL};
-    double cpu;
-    int status;
     char err[256];
     snprintf(buf, len, "version unknown");
-    if (bench_spawn(argv, s->datadir, s->xdg, out, errf, &cpu, NULL, &status, err, sizeof err) ==
-        0) {
+    struct bench_child c = {.argv = argv,
+                            .datadir = s->datadir,
+                            .xdg = s->xdg,
+                            .out_path = out,
+                            .err_path = errf,
+                            .limit_s = limit_s};
+    int rc = bench_spawn(&c, err, sizeof err);
+    if (rc == 0) {
         FILE *f = fopen(out, "r");
         if (f && fgets(buf, (int)len, f))
             buf[strcspn(buf, "\n")] = '\0';
         if (f)
             fclose(f);
+    } else if (rc == 1) {
+        fprintf(stderr,
+                "corun: bench: --compare %s: `%s --version` did not answer within %.0f s (%s "
+                "sets the limit), and was killed; expected a corun build\n",
+                s->binary, s->binary, limit_s, PROBE_ENV);
+    } else if (rc == 2) {
+        stop_signal = c.stop_signal;
+        fprintf(stderr, "corun: bench: stopped by %s; `%s --version` was killed\n",
+                signal_name(c.stop_signal), s->binary);
     }
     free(out);
     free(errf);
+    return rc == 1 || rc == 2 ? -1 : 0;
 }
 
 static const char *base_name(const char *path)
@@ -155,20 +225,31 @@ static int compare_scenario(struct side *sides, const char *scenario, const char
     double *cpu[SIDES];
     char *first[SIDES], *out[SIDES], *errf[SIDES];
     int rc = 0, deterministic[SIDES] = {1, 1};
+    /* A run's wall seconds, and this binary's, which set the other's limit. */
+    double wall = 0, this_wall = -1;
     for (int s = 0; s < SIDES; s++) {
         cpu[s] = xmalloc(o->runs * sizeof(*cpu[s]));
         first[s] = xasprintf("%s/%s.first.json", tmp, sides[s].label);
         out[s] = xasprintf("%s/%s.json", tmp, sides[s].label);
         errf[s] = xasprintf("%s/%s.err", tmp, sides[s].label);
         /* untimed: fills the private-mode caches, as a second run of the mix finds them */
-        if (!o->cold && run_once(&sides[s], scenario, 1, out[s], errf[s]) < 0)
+        if (!o->cold && rc == 0 &&
+            run_once(&sides[s], scenario, 1, out[s], errf[s], s == THIS ? -1 : this_wall, &wall) <
+                0)
             rc = -1;
+        if (s == THIS)
+            this_wall = wall;
     }
     double cycles[SIDES] = {0, 0}; /* M core cycles of each side's first timed run */
     for (unsigned r = 0; rc == 0 && r < o->runs; r++) {
         for (int k = 0; k < SIDES && rc == 0; k++) {
             int s = r % 2 ? SIDES - 1 - k : k; /* alternate who goes first */
-            cpu[s][r] = run_once(&sides[s], scenario, o->epochs, r ? out[s] : first[s], errf[s]);
+            /* This binary goes first in the first round: its time there sets the other's
+             * limit in every round. */
+            cpu[s][r] = run_once(&sides[s], scenario, o->epochs, r ? out[s] : first[s], errf[s],
+                                 s == THIS ? -1 : this_wall, &wall);
+            if (r == 0 && s == THIS)
+                this_wall = wall;
             long at;
             char err[512];
             if (cpu[s][r] < 0)
@@ -220,6 +301,9 @@ static int compare_scenario(struct side *sides, const char *scenario, const char
 
 int bench_compare(const struct bench_compare_options *o, char **scenarios, size_t nscenarios)
 {
+    double probe = env_seconds(PROBE_ENV, 5), margin = env_seconds(MARGIN_ENV, 60);
+    if (probe < 0 || margin < 0)
+        return CLI_BAD_INPUT;
     char tmpl[] = "/tmp/corun-bench-XXXXXX";
     char *tmp = mkdtemp(tmpl);
     if (!tmp) {
@@ -238,7 +322,7 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
         {.label = "other", .binary = xstrdup(o->other), .datadir = o->other_datadir},
     };
     for (int s = 0; s < SIDES; s++)
-        sides[s].wall = o->wall, sides[s].cold = o->cold;
+        sides[s].wall = o->wall, sides[s].cold = o->cold, sides[s].margin = margin;
     sides[THIS].extra = split_blanks(o->args, &sides[THIS].nextra);
     sides[OTHER].extra = split_blanks(o->other_args, &sides[OTHER].nextra);
     char version[SIDES][128];
@@ -246,9 +330,13 @@ int bench_compare(const struct bench_compare_options *o, char **scenarios, size_
         sides[s].xdg = xasprintf("%s/%s", tmp, sides[s].label);
         if (mkdir(sides[s].xdg, 0700) != 0)
             perror("corun: bench: mkdir");
-        version_of(&sides[s], tmp, version[s], sizeof version[s]);
     }
     int rc = CLI_OK;
+    for (int s = 0; s < SIDES && rc == CLI_OK; s++)
+        if (version_of(&sides[s], tmp, probe, version[s], sizeof version[s]) != 0)
+            rc = CLI_BAD_INPUT;
+    if (rc != CLI_OK)
+        goto done;
     /* Every corun build says "corun VERSION (simulator ID)": anything else is refused before
      * the heading, not after a first timed run. */
     if (strncmp(version[OTHER], "corun ", 6) != 0) {
@@ -287,6 +375,11 @@ done:
         for (size_t i = 0; i < sides[s].nextra; i++)
             free(sides[s].extra[i]);
         free(sides[s].extra);
+    }
+    if (stop_signal) { /* the runs it stopped are gone, and so is the temporary directory */
+        fflush(stdout);
+        signal(stop_signal, SIG_DFL);
+        raise(stop_signal);
     }
     return rc;
 }

@@ -98,6 +98,70 @@ grep -q '^default\.cfg' "$TMPD/out" && fail "quiet binary got a row: $(cat "$TMP
 grep -Eq '^default\.cfg +0\.02 M .* DIFFER \(byte [0-9]+\), other simulated 0\.04 M$' "$TMPD/out" ||
     fail "other length: $(cat "$TMPD/out")"
 
+# Whether the process whose pid is in FILE has ended (gone, or a zombie left to init) within
+# two seconds: a binary's process group is killed with it, nothing of it left running.
+ended() { # FILE
+    local pid i
+    pid=$(cat "$1")
+    for i in $(seq 20); do
+        [ -r "/proc/$pid/stat" ] && ! grep -q ') Z ' "/proc/$pid/stat" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# A binary that never answers --version is refused after CORUN_BENCH_PROBE_SECONDS (default
+# 5), exit 2, and what it started is killed with it (corun waited on it forever).
+printf '#!/bin/sh\nsleep 30 &\necho $! >"%s"\nwait\n' "$TMPD/mute.child" >"$TMPD/mute"
+chmod +x "$TMPD/mute"
+set +e
+CORUN_BENCH_PROBE_SECONDS=1 timeout 20 "$CORUN" bench --compare "$TMPD/mute" "${short[@]}" "$sc" \
+    >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "mute binary: exit $rc, expected 2: $(cat "$TMPD/err")"
+[ "$(cat "$TMPD/err")" = "corun: bench: --compare $TMPD/mute: \`$TMPD/mute --version\` did not answer within 1 s (CORUN_BENCH_PROBE_SECONDS sets the limit), and was killed; expected a corun build" ] ||
+    fail "mute binary: $(cat "$TMPD/err")"
+[ ! -s "$TMPD/out" ] || fail "mute binary: printed $(cat "$TMPD/out")"
+ended "$TMPD/mute.child" || fail "mute binary: its child still runs"
+
+# A binary that answers --version but whose runs never end: each run is given 20 times this
+# binary's time on it plus CORUN_BENCH_MARGIN_SECONDS (default 60), then it is killed and
+# reported as failing, exit 1.
+compare_hang() { # ENV...: bench --compare the hanging binary in the background, pid in $bg
+    printf '#!/bin/sh\n[ "$1" = --version ] && { echo "corun 0 (hang)"; exit 0; }\nsleep 30 &\necho $! >"%s"\nwait\n' \
+        "$TMPD/hang.child" >"$TMPD/hang"
+    chmod +x "$TMPD/hang"
+    rm -f "$TMPD/hang.child"
+    env "$@" timeout 60 "$CORUN" bench --compare "$TMPD/hang" --cold "${short[@]}" "$sc" \
+        >"$TMPD/out" 2>"$TMPD/err" &
+    bg=$!
+}
+compare_hang CORUN_BENCH_MARGIN_SECONDS=1
+set +e
+wait $bg
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "hanging binary: exit $rc, expected 1: $(cat "$TMPD/err")"
+grep -Eq "^corun: bench: other binary $TMPD/hang did not finish on $sc within [0-9.]+ s \(20 times this binary's [0-9.]+ s on the same run, plus 1 s: CORUN_BENCH_MARGIN_SECONDS sets them\), and was killed; its last words:$" \
+    "$TMPD/err" || fail "hanging binary: $(cat "$TMPD/err")"
+ended "$TMPD/hang.child" || fail "hanging binary: its child still runs"
+
+# SIGTERM to corun while the other binary runs: its run is killed with corun, which ends as the
+# signal does (they ran on, orphaned).
+compare_hang
+for i in $(seq 300); do [ -s "$TMPD/hang.child" ] && break; sleep 0.1; done
+[ -s "$TMPD/hang.child" ] || fail "the hanging binary never ran: $(cat "$TMPD/err")"
+kill -TERM $bg
+set +e
+wait $bg
+rc=$?
+set -e
+[ $rc -eq 143 ] || fail "SIGTERM: exit $rc, expected 143 (SIGTERM): $(cat "$TMPD/err")"
+grep -q "^corun: bench: stopped by SIGTERM; the run of $TMPD/hang on $sc was killed$" "$TMPD/err" ||
+    fail "SIGTERM: $(cat "$TMPD/err")"
+ended "$TMPD/hang.child" || fail "SIGTERM: the other binary's child still runs"
+
 expect_bad() { # MESSAGE ARGS...
     local want=$1
     shift

@@ -12,6 +12,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -126,19 +127,56 @@ static void spawn_reports_status_and_cpu(void **state)
     char *out = test_write_temp(""), *errf = test_write_temp("");
     char *argv[] = {"/bin/sh", "-c",
                     "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo hi; exit 4", NULL};
-    double cpu = -1;
-    int status = 0;
     char err[256];
-    assert_int_equal(bench_spawn(argv, NULL, NULL, out, errf, &cpu, NULL, &status, err, sizeof err),
-                     0);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 4);
-    assert_true(cpu > 0);
+    struct bench_child c = {.argv = argv, .out_path = out, .err_path = errf};
+    assert_int_equal(bench_spawn(&c, err, sizeof err), 0);
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 4);
+    assert_true(c.cpu_s > 0);
+    assert_true(c.wall_s > 0);
+    assert_int_equal(c.stop_signal, 0);
     assert_close(bench_json_cycles(out), 0, 0);
     char *missing[] = {"/nonexistent/corun", NULL};
-    assert_int_equal(
-        bench_spawn(missing, NULL, NULL, out, errf, &cpu, NULL, &status, err, sizeof err), -1);
+    c.argv = missing;
+    assert_int_equal(bench_spawn(&c, err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent/corun"));
+    unlink(out), unlink(errf);
+    free(out), free(errf);
+}
+
+/* A child that runs past its limit is killed with all it started (its process group), not
+ * waited for: bench --compare waited forever on a binary that never answered. */
+static void spawn_kills_a_child_past_its_limit(void **state)
+{
+    (void)state;
+    char *out = test_write_temp(""), *errf = test_write_temp("");
+    char *argv[] = {"/bin/sh", "-c", "sleep 30 & echo $!; wait", NULL};
+    char err[256];
+    struct bench_child c = {.argv = argv, .out_path = out, .err_path = errf, .limit_s = 0.3};
+    double t0 = wall_seconds();
+    assert_int_equal(bench_spawn(&c, err, sizeof err), 1);
+    assert_true(wall_seconds() - t0 < 10);
+    assert_true(c.wall_s >= 0.3);
+    assert_true(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGKILL);
+    /* The shell's own child, in its group, was killed too (gone, or a zombie of init's). */
+    FILE *f = fopen(out, "r");
+    long pid = 0;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%ld", &pid), 1);
+    fclose(f);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    bool alive = true;
+    for (int i = 0; i < 100 && alive; i++) { /* SIGKILL is sent at once, not done at once */
+        char stat[256] = "";
+        f = fopen(path, "r");
+        alive = f && fgets(stat, sizeof stat, f) && !strstr(stat, ") Z ");
+        if (f)
+            fclose(f);
+        if (alive)
+            usleep(10000);
+    }
+    assert_false(alive);
     unlink(out), unlink(errf);
     free(out), free(errf);
 }
@@ -199,14 +237,15 @@ static void spawn_passes_the_environment(void **state)
     (void)state;
     char *out = test_write_temp(""), *errf = test_write_temp("");
     char *argv[] = {"/bin/sh", "-c", "printf '%s|%s' \"$CORUN_DATADIR\" \"$XDG_DATA_HOME\"", NULL};
-    double cpu;
-    int status = -1;
     char err[256];
-    assert_int_equal(bench_spawn(argv, "/data/dir", "/xdg/home", out, errf, &cpu, NULL, &status,
-                                 err, sizeof err),
-                     0);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    struct bench_child c = {.argv = argv,
+                            .datadir = "/data/dir",
+                            .xdg = "/xdg/home",
+                            .out_path = out,
+                            .err_path = errf};
+    assert_int_equal(bench_spawn(&c, err, sizeof err), 0);
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
     char got[64] = "";
     FILE *f = fopen(out, "r");
     assert_non_null(f);
@@ -224,6 +263,7 @@ int main(void)
         cmocka_unit_test(json_cycles_sum_the_epochs),
         cmocka_unit_test(files_equal_finds_the_first_difference),
         cmocka_unit_test(spawn_reports_status_and_cpu),
+        cmocka_unit_test(spawn_kills_a_child_past_its_limit),
         cmocka_unit_test(median_of_odd_and_even_counts),
         cmocka_unit_test(traces_follow_their_pattern),
         cmocka_unit_test(spawn_passes_the_environment),
