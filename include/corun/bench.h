@@ -48,7 +48,9 @@ struct bench_child {
 /* Runs c->argv in a process group of its own and waits for it. Returns 0 when it ended by
  * itself; 1 when it ran past c->limit_s, and 2 when this process was sent SIGINT, SIGTERM or
  * SIGHUP (c->stop_signal; the caller ends as the signal would, once it cleaned up): in both
- * cases its whole process group was killed and reaped, so nothing of it is left running.
+ * cases its whole process group was killed and reaped, so nothing of it is left running;
+ * after a signal, SIGINT, SIGTERM and SIGHUP are ignored, so that a second one does not cut the
+ * caller's cleaning up short.
  * -1 with a message when it could not be started. */
 int bench_spawn(struct bench_child *c, char *err, size_t errlen);
 

@@ -137,6 +137,13 @@ int bench_spawn(struct bench_child *c, char *err, size_t errlen)
     getrusage(RUSAGE_CHILDREN, &after);
     c->cpu_s = timeval_seconds(after.ru_utime) - timeval_seconds(before.ru_utime) +
                timeval_seconds(after.ru_stime) - timeval_seconds(before.ru_stime);
+    /* Told to stop: the caller cleans up and ends as the signal would, which a second signal
+     * (a repeated Ctrl-C, timeout(1) signalling its whole group) must not cut short. */
+    if (rc == 2) {
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+    }
 out:
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     sigaction(SIGCHLD, &old_chld, NULL);
