@@ -1,6 +1,7 @@
 /* cmd_bench — `corun bench`: the simulator's performance figures. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,14 +112,41 @@ static bool scenario_usable(const char *path, const char *datadir)
     return rc == 0;
 }
 
+/* --other-datadir: a directory with data/ in it, as the other binary needs (a run of it found
+ * out, exit 1). */
+static int check_other_datadir(const char *dir)
+{
+    struct stat st;
+    char *data = xasprintf("%s/data", dir);
+    const char *why = stat(dir, &st) != 0    ? strerror(errno)
+                      : !S_ISDIR(st.st_mode) ? "not a directory"
+                      : stat(data, &st) != 0 ? "it holds no data/ directory"
+                      : !S_ISDIR(st.st_mode) ? "its data is not a directory"
+                                             : NULL;
+    if (why)
+        fprintf(stderr,
+                "corun: bench: --other-datadir %s: %s (expected the other binary's data "
+                "directory, holding its data/)\n",
+                dir, why);
+    free(data);
+    return why ? -1 : 0;
+}
+
 /* --compare: the scenarios named, or the default one and a four-kernel mix. */
 static int run_compare(struct options *o, int argc, char **argv)
 {
-    if (access(o->cmp.other, X_OK) != 0) {
+    struct stat st;
+    const char *why = stat(o->cmp.other, &st) != 0 ? strerror(errno)
+                      : S_ISDIR(st.st_mode)        ? "is a directory"
+                      : access(o->cmp.other, X_OK) ? strerror(errno)
+                                                   : NULL;
+    if (why) {
         fprintf(stderr, "corun: bench: --compare %s: %s (expected an executable corun binary)\n",
-                o->cmp.other, strerror(errno));
+                o->cmp.other, why);
         return CLI_BAD_INPUT;
     }
+    if (o->cmp.other_datadir && check_other_datadir(o->cmp.other_datadir) != 0)
+        return CLI_BAD_INPUT;
     if (o->quick && !o->runs_set)
         o->cmp.runs = 3;
     if (o->quick && !o->epochs_set)
@@ -145,6 +173,8 @@ static int run_compare(struct options *o, int argc, char **argv)
             rc = CLI_BAD_INPUT;
         } else if (!scenario_usable(scenarios[i], datadir)) {
             rc = CLI_BAD_INPUT; /* said before timing anything (a failed run, exit 1) */
+        } else if (o->cmp.args && bench_compare_check_args(&o->cmp, scenarios[i]) != 0) {
+            rc = CLI_BAD_INPUT; /* this binary's run refuses them: not its failure, exit 1 */
         }
     if (rc == CLI_OK)
         rc = bench_compare(&o->cmp, scenarios, n);
@@ -270,7 +300,9 @@ static int bench_dram(const struct options *o, const struct gpu_config *gpu)
     return rc;
 }
 
-/* Every trace --traces needs is there before any timing starts. */
+/* Every trace --traces needs is there and parses before any timing starts (a mistake on a
+ * line of the last was found after the core benchmark, exit 1); the timed runs parse them
+ * again, as their figures include the parsing. */
 static int check_traces(const char *dir)
 {
     static const char *const patterns[] = {"stream", "random", "mix", "mix2k"};
@@ -281,13 +313,19 @@ static int check_traces(const char *dir)
                           : !S_ISREG(st.st_mode)    ? "not a regular file"
                           : access(path, R_OK) != 0 ? strerror(errno)
                                                     : NULL;
+        struct trace t = {0};
+        char err[512];
+        bool bad = why || trace_load(path, &t, err, sizeof err) != 0;
         if (why)
             fprintf(stderr,
                     "corun: bench: --traces %s: cannot read %s: %s (expected %s.trace, made by "
                     "tools/gen_dram_traces.py)\n",
                     dir, path, why, patterns[i]);
+        else if (bad)
+            fprintf(stderr, "corun: bench: --traces %s: %s\n", dir, err);
+        trace_free(&t);
         free(path);
-        if (why)
+        if (bad)
             return -1;
     }
     return 0;
@@ -364,7 +402,8 @@ const struct cli_command cmd_bench = {
             "  --runs N               timed runs of each binary per scenario (default 5)\n"
             "  --epochs N             epochs per run (default 2)\n"
             "  --args \"A B\"           extra arguments for this binary's runs, split on blanks\n"
-            "                         (e.g. \"--set gpu.sms=40\")\n"
+            "                         (e.g. \"--set gpu.sms=40\"), checked as `run` checks them\n"
+            "                         before anything is timed\n"
             "  --other-args \"A B\"     extra arguments for the other binary's runs\n"
             "  --other-datadir DIR    the other binary's data directory (its CORUN_DATADIR), when\n"
             "                         its profiles differ from this one's\n"

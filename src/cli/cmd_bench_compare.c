@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd_bench_compare.h"
+#include "cmd_run.h"
 #include "corun/accel_scenario.h"
 #include "corun/bench.h"
 #include "corun/cli.h"
@@ -98,6 +99,50 @@ static double env_seconds(const char *name, double def)
     return (double)n;
 }
 
+/* The arguments of `ARGV0 run SCENARIO --epochs N --json EXTRA...` (no --epochs for an
+ * accelerator scenario, which runs to its end), NULL-terminated; the caller frees the array. */
+static char **run_argv(char *argv0, const char *scenario, char *epochs, char **extra, size_t nextra)
+{
+    char **argv = xmalloc((nextra + 8) * sizeof(*argv));
+    size_t n = 0;
+    if (argv0)
+        argv[n++] = argv0;
+    argv[n++] = "run";
+    argv[n++] = (char *)scenario;
+    if (accel_scenario_probe(scenario) != 1) {
+        argv[n++] = "--epochs";
+        argv[n++] = epochs;
+    }
+    argv[n++] = "--json";
+    for (size_t i = 0; i < nextra; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    return argv;
+}
+
+int bench_compare_check_args(const struct bench_compare_options *o, const char *scenario)
+{
+    size_t nextra;
+    char **extra = split_blanks(o->args, &nextra);
+    char ep[16];
+    snprintf(ep, sizeof ep, "%u", o->epochs);
+    char **argv = run_argv(NULL, scenario, ep, extra, nextra);
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    int rc = cmd_run_check(argc, argv);
+    if (rc != CLI_OK)
+        fprintf(stderr,
+                "corun: bench: --args \"%s\": this binary's `run %s` refuses them (above); "
+                "expected options of `corun run`\n",
+                o->args ? o->args : "", scenario);
+    for (size_t i = 0; i < nextra; i++)
+        free(extra[i]);
+    free(extra);
+    free(argv);
+    return rc == CLI_OK ? 0 : -1;
+}
+
 /* One `run SCENARIO --epochs N --json` of side s (an accelerator scenario runs to its end,
  * without --epochs); its stdout goes to out. this_wall: this binary's wall seconds on the same
  * run, or -1 for no limit: the run is given 20 times them plus s->margin, generous enough
@@ -110,19 +155,7 @@ static double run_once(const struct side *s, const char *scenario, unsigned epoc
     double limit_s = this_wall < 0 ? 0 : 20 * this_wall + s->margin;
     char ep[16];
     snprintf(ep, sizeof ep, "%u", epochs);
-    char **argv = xmalloc((s->nextra + 8) * sizeof(*argv));
-    size_t n = 0;
-    argv[n++] = s->binary;
-    argv[n++] = "run";
-    argv[n++] = (char *)scenario;
-    if (accel_scenario_probe(scenario) != 1) {
-        argv[n++] = "--epochs";
-        argv[n++] = ep;
-    }
-    argv[n++] = "--json";
-    for (size_t i = 0; i < s->nextra; i++)
-        argv[n++] = s->extra[i];
-    argv[n] = NULL;
+    char **argv = run_argv(s->binary, scenario, ep, s->extra, s->nextra);
     double cpu = -1;
     char err[512];
     if (s->cold) { /* a fresh cache: every private-mode reference is simulated */

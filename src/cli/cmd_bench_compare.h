@@ -14,6 +14,11 @@ struct bench_compare_options {
     int cold; /* no warm-up, and a fresh cache for every run */
 };
 
+/* Whether this binary's `run SCENARIO` takes o->args, checked as `run` checks them before
+ * simulating (cmd_run_check), so that a mistake there is bad input, said before anything is
+ * timed. 0, or -1 after its messages. */
+int bench_compare_check_args(const struct bench_compare_options *o, const char *scenario);
+
 /* Runs every scenario on both binaries and prints a table; returns a CLI_* code. */
 int bench_compare(const struct bench_compare_options *o, char **scenarios, size_t nscenarios);
 

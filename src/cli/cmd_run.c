@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_run.h"
 #include "cmd_run_accel.h"
 #include "corun/accel_predict.h"
 #include "corun/accel_scenario.h"
@@ -43,6 +44,7 @@ struct options {
     unsigned nchanges;
     unsigned long threads; /* for the private-mode references */
     int no_shortcuts;      /* every GPU stepped cycle by cycle */
+    int dry;               /* check everything a run checks before simulating, then stop */
 };
 
 /* "--add N:NAME" or "--remove N:K" into o->changes. */
@@ -294,7 +296,8 @@ static int run_accelerator(const struct options *o, const char *datadir)
                 o->scenario);
         return CLI_BAD_INPUT;
     }
-    struct run_accel_options ro = {.json = o->json != 0,
+    struct run_accel_options ro = {.dry = o->dry != 0,
+                                   .json = o->json != 0,
                                    .out = o->out,
                                    .catalog = o->catalog,
                                    .threads = (unsigned)o->threads};
@@ -437,6 +440,10 @@ static int run_file(struct options o)
         }
     if (rehearse_changes(&o, sc.nkernels, sc.gpu.sms) != 0)
         goto out;
+    if (o.dry) { /* no catalog opened, no file written */
+        rc = CLI_OK;
+        goto out;
+    }
     /* The catalog's trace cache spares re-simulating the private-mode references; without a
      * usable catalog the run goes on and simulates them. */
     struct catalog *cat = catalog_open(o.catalog, err, sizeof err);
@@ -499,6 +506,23 @@ static int run_run(int argc, char **argv)
     int rc = run_file(o);
     free(path);
     cli_stop_reraise(); /* stopped by a signal, with what it had kept: end as the signal does */
+    return rc;
+}
+
+int cmd_run_check(int argc, char **argv)
+{
+    struct options o;
+    if (parse(argc, argv, &o) != 0)
+        return CLI_BAD_INPUT;
+    char *datadir = datadir_locate();
+    char *path = cli_find_scenario(o.scenario, datadir, "scenarios");
+    free(datadir);
+    if (!path)
+        return CLI_BAD_INPUT;
+    o.scenario = path;
+    o.dry = 1;
+    int rc = run_file(o);
+    free(path);
     return rc;
 }
 

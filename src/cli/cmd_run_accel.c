@@ -264,6 +264,10 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         accel_scenario_done(&sc);
         return CLI_BAD_INPUT;
     }
+    if (o->dry) {
+        accel_scenario_done(&sc);
+        return CLI_OK;
+    }
     struct bar b = {.shown = false};
     clock_gettime(CLOCK_MONOTONIC, &b.start);
     struct accel_run_options ro = {.predictor = o->predictor,

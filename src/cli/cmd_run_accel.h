@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct run_accel_options {
+    bool dry; /* check everything a run checks before simulating, then stop */
     bool json;
     int predictor; /* enum accel_predictor */
     bool has_seed;

@@ -174,7 +174,19 @@ expect_bad() { # MESSAGE ARGS...
 }
 expect_bad "--compare $TMPD/none: No such file or directory (expected an executable corun binary)" \
     --compare "$TMPD/none"
+expect_bad "--compare $TMPD: is a directory (expected an executable corun binary)" --compare "$TMPD"
 expect_bad "go with --compare OTHER" --runs 3
+# What this binary's `run` refuses in --args, and an --other-datadir that is not one, are bad
+# input said before the heading or any run (the runs failed, exit 1).
+expect_bad "corun: run: unknown option '--bogus'" --compare "$CORUN" --args --bogus "$sc"
+grep -qF "corun: bench: --args \"--bogus\": this binary's \`run $sc\` refuses them (above); expected options of \`corun run\`" \
+    "$TMPD/err" || fail "--args --bogus: $(cat "$TMPD/err")"
+[ ! -s "$TMPD/out" ] || fail "--args --bogus: printed $(cat "$TMPD/out")"
+expect_bad "--set: gpu.sms: expected" --compare "$CORUN" --args "--set gpu.sms=0" "$sc"
+[ ! -s "$TMPD/out" ] || fail "--args --set gpu.sms=0: printed $(cat "$TMPD/out")"
+expect_bad "--other-datadir $TMPD/none: No such file or directory (expected the other binary's data directory, holding its data/)" \
+    --compare "$CORUN" --other-datadir "$TMPD/none" "$sc"
+expect_bad "--other-datadir $TMPD: it holds no data/ directory" --compare "$CORUN" --other-datadir "$TMPD" "$sc"
 expect_bad "scenarios are given only with --compare OTHER" "$sc"
 expect_bad "--runs: expected a whole number from 1 to 99, got '0'" --compare "$CORUN" --runs 0
 expect_bad "$TMPD/nope.cfg: No such file or directory (expected a scenario file)" \

@@ -69,6 +69,19 @@ expect_refused "bench --traces /missing" \
     "--traces $TMPD/missing: cannot read $TMPD/missing/stream.trace: No such file" \
     "$CORUN" bench --quick --traces "$TMPD/missing"
 grep -q 'GPU core' "$TMPD/out" && fail "bench timed the core before finding the traces missing"
+# A trace that does not parse is refused, exit 2, before the core is timed (it was found after
+# 20 s of the core benchmark, exit 1).
+mkdir "$TMPD/badtraces"
+for p in stream random mix mix2k; do printf '0x40 R\n0x80 W\n' >"$TMPD/badtraces/$p.trace"; done
+printf '0x40 R\n0xZZ Q\n' >"$TMPD/badtraces/mix.trace"
+set +e
+"$CORUN" bench --quick --traces "$TMPD/badtraces" >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "bench --traces, a bad line: exit $rc, expected 2: $(cat "$TMPD/err")"
+[ "$(cat "$TMPD/err")" = "corun: bench: --traces $TMPD/badtraces: $TMPD/badtraces/mix.trace:2: expected \"0xADDR R|W\", got \"0xZZ Q\"" ] ||
+    fail "bench --traces, a bad line: $(cat "$TMPD/err")"
+[ ! -s "$TMPD/out" ] || fail "bench timed before finding a bad trace: $(cat "$TMPD/out")"
 # A catalog with no runs: `runs` reads a catalog named with --catalog, it does not make one.
 XDG_DATA_HOME=$TMPD/qxdg "$CORUN" runs list >/dev/null || fail "runs list, a new default catalog"
 expect_refused "endless query" "the query ran for more than 1 s and was stopped" \
