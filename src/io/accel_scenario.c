@@ -85,7 +85,7 @@ static const struct conf_setting task_settings[] = {
      offsetof(struct accel_task, copy), copy_names, NULL},
     {"kernel", CONF_CUSTOM, 0, 0, NULL, NULL,
      "kernels, required: a kernel's name (built in or data/kernels) or its profile inline "
-     "{ ... } (see `corun help kernel`)",
+     "{ ... } (see `corun help kernel`); one kernel, without phases",
      0, NULL, NULL},
 };
 const struct conf_table accel_task_table = {"task", task_settings, CORUN_ARRAY_LEN(task_settings),
@@ -116,7 +116,14 @@ static void load_task_kernel(struct accel_task *t, const config_setting_t *ts, c
     }
     if (config_setting_type(ks) == CONFIG_TYPE_STRING) {
         char *where = xasprintf("%s:%d: %skernel", file, line_of(ks), prefix);
-        preset_kernel_find(datadir, config_setting_get_string(ks), where, &t->kernel, d);
+        /* A task launches one grid: a library kernel of phases was taken here, and its run
+         * failed at the launch (exit 1), as an inline one with phases is refused. */
+        if (preset_kernel_find(datadir, config_setting_get_string(ks), where, &t->kernel, d) == 0 &&
+            t->kernel.nphases)
+            diag_add(d,
+                     "%s: kernel \"%s\" has %u phases (expected one kernel per task: list each "
+                     "phase as a kernel task of its own)",
+                     where, t->kernel.name, t->kernel.nphases);
         free(where);
     } else if (config_setting_is_group(ks)) {
         char *sub = xasprintf("%skernel.", prefix);

@@ -226,6 +226,32 @@ for bad in "$top_srcdir"/tests/data/bad/accel_*.cfg; do
     cmp -s "$TMPD/check.err" "$TMPD/run.err" || fail "$bad: check and run say different things"
     [ ! -s "$TMPD/out" ] || fail "$bad: run printed on stdout"
 done
+# An application profile of data/apps whose kernel task names a library kernel of phases: check
+# refuses it with the profile's file and line, and run alike before simulating (check said ok,
+# and the run failed at the kernel's launch, exit 1).
+dd="$TMPD/phased"
+mkdir -p "$dd/data/apps" "$dd/data/kernels"
+ln -s "$top_srcdir/data/gpus" "$dd/data/gpus"
+cp "$top_srcdir"/data/apps/*.cfg "$dd/data/apps/"
+cp "$top_srcdir"/data/kernels/*.cfg "$dd/data/kernels/"
+cp "$top_srcdir/data/kernels/atax.cfg" "$dd/data/kernels/myphase.cfg"
+printf '%s\n' 'description = "user app"; source = "me";' \
+    'tasks = ( { type = "h2d"; bytes = 65536; },' '  { type = "kernel"; kernel = "myphase"; },' \
+    '  { type = "d2h"; bytes = 4096; } );' >"$dd/data/apps/myapp.cfg"
+sed 's/name = "gmm";/name = "myapp";/' "$TMPD/quick.cfg" >"$TMPD/myapp.cfg"
+grep -q '"myapp"' "$TMPD/myapp.cfg" || fail "quick.cfg has no gmm to replace"
+set +e
+CORUN_DATADIR="$dd" "$CORUN" check "$TMPD/myapp.cfg" >"$TMPD/out" 2>"$TMPD/check.err"
+crc=$?
+CORUN_DATADIR="$dd" "$CORUN" run "$TMPD/myapp.cfg" >>"$TMPD/out" 2>"$TMPD/run.err"
+rrc=$?
+set -e
+[ $crc -eq 2 ] && [ $rrc -eq 2 ] && [ ! -s "$TMPD/out" ] ||
+    fail "a phased kernel in an app profile: check exit $crc, run exit $rrc, expected 2: $(cat "$TMPD/out" "$TMPD/run.err")"
+[ "$(cat "$TMPD/check.err")" = "$dd/data/apps/myapp.cfg:3: tasks[1].kernel: kernel \"myphase\" has 2 phases (expected one kernel per task: list each phase as a kernel task of its own)" ] ||
+    fail "a phased kernel in an app profile: $(cat "$TMPD/check.err")"
+cmp -s "$TMPD/check.err" "$TMPD/run.err" || fail "a phased kernel: check and run say different things"
+
 set +e
 "$CORUN" run "$top_srcdir/tests/data/bad/accel_no_qos.cfg" >/dev/null 2>"$TMPD/err"
 set -e
