@@ -119,7 +119,9 @@ const struct cli_command cmd_suite = {
     .name = "suite",
     .args = "check|list SUITE | [list]",
     .summary = "validate a mix suite (scenarios/suites/), or list its mixes",
-    .help = "  check SUITE  validate every mix: tags, kernel names, SM splits\n"
+    .help = "  check SUITE  validate every mix: tags, kernel names, SM splits, and each\n"
+            "               kernel's profile, loaded and fitted to the suite's GPU as a run of\n"
+            "               the mix fits it (a thread block on an SM)\n"
             "  list SUITE   one line per mix: tag, kernels, split\n"
             "  list         the suites corun ships: name, mixes, GPU, description; also what\n"
             "               `corun suite` alone prints\n",

@@ -3,6 +3,7 @@
 
 #include <libconfig.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,15 +174,71 @@ static void refuse_repeats(const struct suite *s, struct diag *d)
             }
 }
 
+/* The kernel mix i names k-th, loaded from its profile and checked against the suite's GPU
+ * cfg as a run of the mix loads and checks it (scenario.c's load_kernel); each mistake goes to
+ * d at the mix's line. A sweep found them mix by mix, exit 1, after check said ok. */
+static void check_kernel(const struct suite *s, size_t i, unsigned k, const char *datadir,
+                         const struct gpu_config *cfg, struct diag *d)
+{
+    const struct suite_mix *m = &s->mixes[i];
+    const char *name = m->kernels[k];
+    unsigned more = 0; /* the later mixes naming it, which are not told again */
+    for (size_t j = i + 1; j < s->nmixes; j++)
+        for (unsigned l = 0; l < s->mixes[j].nkernels; l++)
+            if (strcmp(s->mixes[j].kernels[l], name) == 0) {
+                more++;
+                break;
+            }
+    char also[64] = "";
+    if (more)
+        snprintf(also, sizeof also, " (also in %u later mix%s)", more, more == 1 ? "" : "es");
+    struct kernel_profile p;
+    struct diag mine;
+    diag_init(&mine);
+    char why[256];
+    if (preset_kernel_load(datadir, name, &p, &mine) != 0) {
+        for (size_t e = 0; e < mine.count; e++)
+            diag_add(d, "%s:%d: mixes[%zu].kernels[%u]%s: kernel \"%s\" does not load: %s", s->path,
+                     m->line, i, k, also, name, mine.msgs[e]);
+    } else if (gpu_profile_check(cfg, &p, why, sizeof why) != 0) {
+        diag_add(d, "%s:%d: mixes[%zu].kernels[%u]%s: on GPU %s: %s", s->path, m->line, i, k, also,
+                 s->gpu, why);
+    }
+    kernel_profile_done(&p);
+    diag_done(&mine);
+}
+
+/* Whether mix i is the first to name its k-th kernel. */
+static bool first_use(const struct suite *s, size_t i, unsigned k)
+{
+    for (size_t j = 0; j <= i; j++)
+        for (unsigned l = 0; l < (j < i ? s->mixes[j].nkernels : k); l++)
+            if (strcmp(s->mixes[j].kernels[l], s->mixes[i].kernels[k]) == 0)
+                return false;
+    return true;
+}
+
+/* Every kernel the mixes name, once each, at the first mix naming it. */
+static void check_kernels(const struct suite *s, const char *datadir, const struct gpu_config *cfg,
+                          const struct name_list *known, struct diag *d)
+{
+    for (size_t i = 0; i < s->nmixes; i++)
+        for (unsigned k = 0; k < s->mixes[i].nkernels; k++)
+            if (name_list_has(known, s->mixes[i].kernels[k]) && first_use(s, i, k))
+                check_kernel(s, i, k, datadir, cfg, d);
+}
+
 static void load_body(struct suite *s, const struct conf_file *f, const char *datadir,
                       struct diag *d)
 {
     const config_setting_t *root = (const config_setting_t *)confread_root(f);
+    struct gpu_config cfg;
+    bool have_gpu = false;
     if (s->gpu) {
-        struct gpu_config cfg;
         const config_setting_t *g = config_setting_get_member(root, "gpu");
         char *where = xasprintf("%s:%d: gpu", s->path, line_of(g));
-        if (preset_gpu_find(datadir, s->gpu, where, &cfg, d) == 0)
+        have_gpu = preset_gpu_find(datadir, s->gpu, where, &cfg, d) == 0;
+        if (have_gpu)
             s->gpu_sms = s->split_sms = cfg.sms;
         free(where);
     }
@@ -210,6 +267,8 @@ static void load_body(struct suite *s, const struct conf_file *f, const char *da
     s->mixes = xcalloc(s->nmixes, sizeof(*s->mixes));
     for (size_t i = 0; i < s->nmixes; i++)
         load_mix(s, i, config_setting_get_elem(ms, (unsigned)i), &kernels, d);
+    if (have_gpu)
+        check_kernels(s, datadir, &cfg, &kernels, d);
     name_list_done(&kernels);
     refuse_repeats(s, d);
 }

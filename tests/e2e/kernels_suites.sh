@@ -199,4 +199,30 @@ grep -Eq '^edge +own ' "$TMPD/list.txt" && grep -Eq '^stream +built-in ' "$TMPD/
 # help kernel says where a profile goes.
 "$CORUN" help kernel | grep -q "^A kernel profile is the file data/kernels/NAME.cfg of the data directory" ||
     fail "help kernel does not say where a profile goes"
+
+# A suite's mixes are checked as a sweep runs them: each kernel's profile loads and its thread
+# block fits an SM of the suite's GPU, said once per kernel at the first mix that names it (check
+# said ok, and the sweep failed those mixes, exit 1).
+base='tbs = 64; warps_per_tb = 4; insts_per_warp = 500; mem_fraction = 0.2; footprint_bytes = 1048576;'
+printf '%s\n' "$base" >"$TMPD/d/data/kernels/myk.cfg"
+printf '%s\nmlp = 99;\n' "$base" >"$TMPD/d/data/kernels/mlp99.cfg"
+printf '%s\nsmem_per_tb_bytes = 65536;\n' "$base" >"$TMPD/d/data/kernels/bigsmem.cfg"
+cat >"$TMPD/su.cfg" <<'EOF'
+name = "mine"; gpu = "smqos24"; epochs = 1; epoch_cycles = 1000; tags = ["a"];
+mixes = (
+  { tag = "a"; kernels = ["myk", "bigsmem"]; sms = [12, 12]; },
+  { tag = "a"; kernels = ["myk", "mlp99"]; sms = [12, 12]; },
+  { tag = "a"; kernels = ["myk", "stream"]; sms = [12, 12]; },
+  { tag = "a"; kernels = ["stream", "bigsmem"]; sms = [12, 12]; }
+);
+EOF
+cat >"$TMPD/su.want" <<EOF
+$TMPD/su.cfg:3: mixes[0].kernels[1] (also in 1 later mix): on GPU smqos24: kernel bigsmem: no thread block fits on an SM (shared memory: 32 registers per thread, 65536 B of shared memory per block; an SM has 32768 registers and 49152 B)
+$TMPD/su.cfg:4: mixes[1].kernels[1]: kernel "mlp99" does not load: $TMPD/d/data/kernels/mlp99.cfg:2: mlp: expected an integer from 1 to 32 (loads), got 99
+EOF
+for cmd in "suite check" check; do
+    # shellcheck disable=SC2086 # the command's words
+    expect_bad "mixes[1].kernels[1]" $cmd "$TMPD/su.cfg"
+    diff -u "$TMPD/su.want" "$TMPD/err" || fail "corun $cmd of a suite with a bad kernel (above)"
+done
 echo "kernels, suites and broken profiles ok"
