@@ -272,6 +272,21 @@ void cli_warn_long_span(const char *path, const struct accel_scenario *sc)
                 "of GPU time (the scenarios corun ships span under 1 s): a very long "
                 "simulation\n",
                 path, sc->apps[a].name, sc->apps[a].queries, sc->apps[a].rate_qps, span);
+    /* A copy that alone takes as long over the link (1 TiB: minutes of GPU time). */
+    for (unsigned i = 0; i < sc->napps; i++)
+        for (unsigned k = 0; k < sc->apps[i].trace.ntasks; k++) {
+            const struct accel_task *t = &sc->apps[i].trace.tasks[k];
+            double gbs = t->copy == ACCEL_COPY_EXCLUSIVE ? sc->gpu.pcie.exclusive_gbs
+                                                         : sc->gpu.pcie.shared_gbs;
+            double s = t->type != ACCEL_KERNEL && gbs > 0 ? (double)t->bytes / (gbs * 1e9) : 0;
+            if (s > ACCEL_LONG_SPAN_S) {
+                fprintf(stderr,
+                        "corun: warning: %s: %s's task %u copies %llu bytes, about %.0f s over "
+                        "the link at %g GB/s: a very long simulation\n",
+                        path, sc->apps[i].name, k + 1, (unsigned long long)t->bytes, s, gbs);
+                return; /* one is enough to say it */
+            }
+        }
 }
 
 void cli_print_usage(FILE *out)

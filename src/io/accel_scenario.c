@@ -172,6 +172,12 @@ static void load_tasks(struct accel_trace *t, const config_setting_t *ts, const 
             else if (k->type == ACCEL_KERNEL && bs)
                 diag_add(d, "%s:%d: %sbytes: a kernel task moves no bytes over the link", file,
                          line_of(bs), p);
+            const config_setting_t *cs = config_setting_get_member(e, "copy");
+            if (k->type == ACCEL_KERNEL && cs)
+                diag_add(d,
+                         "%s:%d: %scopy: a kernel task moves no bytes over the link (copy is "
+                         "an h2d or d2h task's)",
+                         file, line_of(cs), p);
             load_task_kernel(k, e, file, p, owner, i, datadir, d);
         }
         free(p);
@@ -313,10 +319,19 @@ static void load_app(struct accel_scenario *sc, unsigned i, const config_setting
     char why[256];
     for (unsigned k = 0; sc->gpu.sms && k < a->trace.ntasks; k++) {
         const struct accel_task *t = &a->trace.tasks[k];
-        if (t->type == ACCEL_KERNEL && t->kernel.name &&
-            gpu_profile_check(&sc->gpu, &t->kernel, why, sizeof(why)) != 0)
-            diag_add(d, "%s:%d: %stasks[%u].kernel: on GPU %s: %s", sc->path, line_of(e), p, k,
+        if (t->type != ACCEL_KERNEL || !t->kernel.name ||
+            gpu_profile_check(&sc->gpu, &t->kernel, why, sizeof(why)) == 0)
+            continue;
+        /* The task's own line when the scenario lists the tasks; else the application's,
+         * naming the profile whose task it is. */
+        const config_setting_t *te = ts ? config_setting_get_elem(ts, k) : NULL;
+        const config_setting_t *ks = te ? config_setting_get_member(te, "kernel") : NULL;
+        if (ks)
+            diag_add(d, "%s:%d: %stasks[%u].kernel: on GPU %s: %s", sc->path, line_of(ks), p, k,
                      sc->gpu_name, why);
+        else
+            diag_add(d, "%s:%d: %stasks[%u].kernel (of data/apps/%s.cfg): on GPU %s: %s", sc->path,
+                     line_of(e), p, k, a->name ? a->name : "?", sc->gpu_name, why);
     }
     free(p);
 }
@@ -344,6 +359,20 @@ static void load_apps(struct accel_scenario *sc, const config_setting_t *root, c
     sc->napps = (unsigned)n;
     for (unsigned i = 0; i < sc->napps; i++)
         load_app(sc, i, config_setting_get_elem(as, i), datadir, d);
+    /* The rows, files and catalog tell applications apart by name: two of one name printed
+     * rows that differed only in their numbers. */
+    for (unsigned i = 1; i < sc->napps; i++)
+        for (unsigned j = 0; j < i && sc->apps[i].name; j++)
+            if (sc->apps[j].name && strcmp(sc->apps[i].name, sc->apps[j].name) == 0) {
+                const config_setting_t *ns =
+                    config_setting_get_member(config_setting_get_elem(as, i), "name");
+                diag_add(d,
+                         "%s:%d: applications[%u].name: \"%s\" is applications[%u]'s too "
+                         "(expected a name of its own: a batch application repeats with "
+                         "instances = N; another LS one needs its profile under another name)",
+                         sc->path, line_of(ns), i, sc->apps[i].name, j);
+                break;
+            }
     unsigned processes = 0;
     for (unsigned i = 0; i < sc->napps; i++)
         processes += sc->apps[i].role == ACCEL_BATCH ? sc->apps[i].instances : 1;

@@ -312,6 +312,16 @@ CFG
 "$CORUN" check "$TMPD/slow.cfg" >"$TMPD/out" 2>"$TMPD/err" && [ "$(cat "$TMPD/out")" = ok ] &&
     grep -q "^corun: warning: $TMPD/slow.cfg: gmm's 3 queries at 0.001 per second arrive over about 3000 s of GPU time" "$TMPD/err" ||
     fail "check of hours of arrivals: $(cat "$TMPD/out" "$TMPD/err")"
+# So does a copy that alone takes minutes over the link (1 TiB: 183 s at 6 GB/s; it went on
+# without a word).
+cat >"$TMPD/huge.cfg" <<'CFG'
+mode = "accelerator"; name = "huge"; gpu = "k40"; seed = 3;
+applications = ( { name = "mine"; role = "ls"; qos_target = 1.5; arrival = "closed"; queries = 2;
+  tasks = ( { type = "h2d"; bytes = 1099511627776; }, { type = "kernel"; kernel = "compute"; } ); } );
+CFG
+"$CORUN" check "$TMPD/huge.cfg" >"$TMPD/out" 2>"$TMPD/err" && [ "$(cat "$TMPD/out")" = ok ] &&
+    grep -q "^corun: warning: $TMPD/huge.cfg: mine's task 1 copies 1099511627776 bytes, about 183 s over the link at 6 GB/s: a very long simulation$" "$TMPD/err" ||
+    fail "check of a huge copy: $(cat "$TMPD/out" "$TMPD/err")"
 # Only one end a terminal: `replay` of an accelerator run refuses before curses starts.
 needs_both_terminals "the workbench needs a terminal; 'corun show $TMPD/q.h5' prints the run" replay "$TMPD/q.h5"
 echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, a starved copy ends the run and is reported, tui without a terminal says so, help lists the settings"

@@ -141,7 +141,7 @@ static void role_rules(void **state)
     struct loaded l;
     load_text(&l, HEAD "applications = (\n"
                        " { name = \"gmm\"; role = \"batch\"; rate_qps = 3; },\n"
-                       " { name = \"gmm\"; role = \"ls\"; qos_target = 2; rate_qps = 3; },\n"
+                       " { name = \"dig\"; role = \"ls\"; qos_target = 2; rate_qps = 3; },\n"
                        " { name = \"md\"; role = \"batch\"; instances = 15; } );\n");
     assert_int_equal(l.rc, -1);
     assert_int_equal(l.d.count, 3);
@@ -179,7 +179,7 @@ static void task_rules(void **state)
 
 /* An application that is neither in data/apps nor given tasks of its own is named with what
  * is there; a kernel task the GPU cannot hold (64 KB of shared memory per block on k40's 48 KB)
- * is refused at load, naming the task and the GPU. */
+ * is refused at load, naming the task (its line) and the GPU. */
 static void unknown_apps_and_kernels_that_do_not_fit(void **state)
 {
     (void)state;
@@ -194,7 +194,8 @@ static void unknown_apps_and_kernels_that_do_not_fit(void **state)
     assert_int_equal(l.d.count, 2);
     assert_true(test_diag_has(&l.d, ":2: applications[0].name: unknown application \"nosuchapp\"",
                               "(no data/apps/nosuchapp.cfg", NULL));
-    assert_true(test_diag_has(&l.d, ":3: applications[1].tasks[1].kernel: on GPU k40: ",
+    /* at the task's kernel, not the application's line */
+    assert_true(test_diag_has(&l.d, ":5: applications[1].tasks[1].kernel: on GPU k40: ",
                               "no thread block fits on an SM", NULL));
     unload(&l);
 }
