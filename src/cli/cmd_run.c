@@ -490,7 +490,8 @@ out:
     return rc;
 }
 
-static int run_run(int argc, char **argv)
+/* run's arguments, run (dry: checked as a run checks them, nothing simulated). */
+static int run_args(int argc, char **argv, bool dry)
 {
     struct options o;
     if (parse(argc, argv, &o) != 0)
@@ -501,29 +502,25 @@ static int run_run(int argc, char **argv)
     if (!path)
         return CLI_BAD_INPUT;
     o.scenario = path;
-    if (o.no_shortcuts)
+    if (dry)
+        o.dry = 1;
+    else if (o.no_shortcuts)
         gpu_set_default_fast_forward(false); /* before any GPU, the references' included */
     int rc = run_file(o);
     free(path);
+    return rc;
+}
+
+static int run_run(int argc, char **argv)
+{
+    int rc = run_args(argc, argv, false);
     cli_stop_reraise(); /* stopped by a signal, with what it had kept: end as the signal does */
     return rc;
 }
 
 int cmd_run_check(int argc, char **argv)
 {
-    struct options o;
-    if (parse(argc, argv, &o) != 0)
-        return CLI_BAD_INPUT;
-    char *datadir = datadir_locate();
-    char *path = cli_find_scenario(o.scenario, datadir, "scenarios");
-    free(datadir);
-    if (!path)
-        return CLI_BAD_INPUT;
-    o.scenario = path;
-    o.dry = 1;
-    int rc = run_file(o);
-    free(path);
-    return rc;
+    return run_args(argc, argv, true);
 }
 
 const struct cli_command cmd_run = {
