@@ -24,9 +24,6 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* path made absolute against the working directory (heap; the caller frees it); path itself
  * when it is absolute already or the working directory is unknown. */
 char *util_absolute_path(const char *path);
-/* util_absolute_path of a path that names a file here; anything else (a label such as "RUN.h5
- * (recorded scenario)") copied as it is; NULL for NULL. */
-char *util_absolute_file(const char *path);
 /* The CPUs this process may run on (its affinity mask where the system has one, else the
  * CPUs online); at least 1. */
 unsigned util_cpus_available(void);

@@ -6,6 +6,7 @@
 #include "corun/accel_predict.h"
 #include "corun/accel_run.h"
 #include "corun/catalog.h"
+#include "corun/datadir.h"
 #include "corun/util.h"
 
 static double or_nan(bool has, double v)
@@ -18,7 +19,7 @@ void accel_result_to_record(const struct accel_scenario *sc, const struct accel_
 {
     memset(out, 0, sizeof(*out));
     out->scenario_text = xstrdup(sc->text ? sc->text : "");
-    out->scenario_path = sc->path ? util_absolute_file(sc->path) : xstrdup("");
+    out->scenario_path = sc->path ? datadir_absolute_file(sc->path) : xstrdup("");
     out->scenario_name = xstrdup(sc->name ? sc->name : "");
     out->gpu_preset = xstrdup(sc->gpu_name ? sc->gpu_name : "");
     out->predictor = xstrdup(r->predictor ? accel_predictor_name(r->predictor) : "none");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "corun/catalog.h"
+#include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/runfile.h"
 #include "corun/util.h"
@@ -131,7 +132,7 @@ int session_record(struct session *s, const char *path, char *err, size_t errlen
     const struct scenario *sc = s->sc;
     struct runfile_header h = {0};
     h.scenario_text = sc->text;
-    char *scenario = util_absolute_file(sc->path); /* the file from any directory */
+    char *scenario = datadir_absolute_file(sc->path); /* the file from any directory */
     h.scenario_path = scenario;
     h.seed = sc->seed;
     h.gpu_preset = sc->gpu_name;
@@ -261,7 +262,7 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     run.run_path = abs;
     run.scenario_name = sc->name;
     /* A replay's scenario, its created time and corun's version are its file's. */
-    char *scenario = util_absolute_file(sc->path); /* as the run file has it */
+    char *scenario = datadir_absolute_file(sc->path); /* as the run file has it */
     run.scenario_path = session_is_replay(s) ? s->rec_scenario_path : scenario;
     run.created_utc = s->rec_created;
     run.corun_version = s->rec_version;

@@ -2,6 +2,7 @@
 #include "corun/datadir.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "corun/util.h"
@@ -34,4 +35,12 @@ char *datadir_locate(void)
 char *datadir_default_scenario(const char *datadir)
 {
     return xasprintf("%s/scenarios/default.cfg", datadir);
+}
+
+char *datadir_absolute_file(const char *path)
+{
+    struct stat st;
+    if (!path)
+        return NULL;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? util_absolute_path(path) : xstrdup(path);
 }

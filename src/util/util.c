@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static void out_of_memory(size_t size)
@@ -128,14 +127,6 @@ char *util_absolute_path(const char *path)
     while (path[0] == '.' && path[1] == '/')
         path += 2;
     return xasprintf("%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", path);
-}
-
-char *util_absolute_file(const char *path)
-{
-    struct stat st;
-    if (!path)
-        return NULL;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? util_absolute_path(path) : xstrdup(path);
 }
 
 void util_hash_bytes(uint64_t *h, const void *p, size_t n)
