@@ -62,4 +62,10 @@ vg "$CORUN" check "$top_srcdir/tests/data/bad/accel_unknown_app.cfg" >/dev/null 
 rc=$?
 set -e
 [ $rc -eq 2 ] || { cat "$TMPD/acheck.err"; fail "corun check (accelerator) under valgrind: exit $rc"; }
-echo "valgrind: $n unit test programs, a spatial and an accelerator run and two failing checks are clean"
+# A kernel profile that loads but fits no SM: check freed it only when it fitted.
+set +e
+vg "$CORUN" check "$top_srcdir/tests/data/bad_kernels/no_fit.cfg" >/dev/null 2>"$TMPD/kcheck.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$TMPD/kcheck.err"; fail "corun check (kernel profile) under valgrind: exit $rc"; }
+echo "valgrind: $n unit test programs, a spatial and an accelerator run and three failing checks are clean"

@@ -32,6 +32,7 @@ static int check_kernel(const char *path, const char *datadir, struct diag *diag
     char *name = xasprintf("%.*s", stem, base);
     struct kernel_profile p;
     int rc = preset_kernel_load_path(path, name, &p, diags);
+    bool loaded = rc == 0; /* a failed load freed what it had */
     struct gpu_config gpu;
     if (rc == 0 && preset_gpu_load(datadir, CHECK_KERNEL_GPU, &gpu, diags) != 0)
         rc = -1;
@@ -53,7 +54,7 @@ static int check_kernel(const char *path, const char *datadir, struct diag *diag
                    CHECK_KERNEL_GPU, name, lib);
         free(lib);
     }
-    if (rc == 0)
+    if (loaded)
         kernel_profile_done(&p);
     free(name);
     return rc;

@@ -397,8 +397,6 @@ static size_t setting_size(const struct conf_setting *st)
     }
 }
 
-/* Reads the profile's `phases` list from f into p (already loaded): each phase is p with the
- * settings it names changed, kept as the bytes that differ. */
 /* barrier_interval 1 would make every instruction a barrier (the fractions are of the
  * instructions between barriers, so a memory-bound profile would issue no load): refused with
  * the setting's line, in g (a file's root, a phase or an inline kernel). Returns the errors. */
@@ -415,6 +413,8 @@ static size_t refuse_lone_barriers(const config_setting_t *g, const struct kerne
     return 1;
 }
 
+/* Reads the profile's `phases` list from f into p (already loaded): each phase is p with the
+ * settings it names changed, kept as the bytes that differ. */
 static int load_phases(const struct conf_file *f, const char *path, struct kernel_profile *p,
                        struct diag *diags)
 {
