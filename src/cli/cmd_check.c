@@ -91,6 +91,7 @@ static int check_run(int argc, char **argv)
     struct diag diags;
     diag_init(&diags);
     int rc;
+    bool said_ok = false; /* a kernel profile's ok says what it checked */
     if (lesson_probe(path) == 1) {
         rc = check_lesson(path, datadir, &diags);
     } else if (suite_probe(path) == 1) {
@@ -100,12 +101,7 @@ static int check_run(int argc, char **argv)
     } else if (confread_probe(path, "insts_per_warp") == 1 &&
                confread_probe(path, "kernels") != 1) {
         rc = check_kernel(path, datadir, &diags);
-        if (rc == 0) { /* it said ok, and what it checked */
-            diag_done(&diags);
-            free(path);
-            free(datadir);
-            return CLI_OK;
-        }
+        said_ok = rc == 0; /* with what it checked */
     } else if (accel_scenario_probe(path) == 1) {
         struct accel_scenario sc;
         rc = accel_scenario_load(&sc, path, datadir, &diags);
@@ -129,9 +125,9 @@ static int check_run(int argc, char **argv)
         }
         scenario_done(&sc);
     }
-    if (rc == 0)
+    if (rc == 0 && !said_ok)
         printf("ok\n");
-    else
+    else if (rc != 0)
         diag_print(&diags, stderr);
     diag_done(&diags);
     free(path);

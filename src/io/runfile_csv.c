@@ -203,6 +203,7 @@ static int open_all(const char *dir, const char *src, const char *const *names, 
         return rf_fail(err, errlen, "%s: cannot make the directory: %s", dir, strerror(errno));
     struct stat in, st;
     bool have_in = stat(src, &in) == 0;
+    int there = 0, first = -1; /* the names that exist already, and the first of them */
     for (int i = 0; i < n; i++) {
         c->paths[i] = xasprintf("%s/%s", dir, names[i]);
         c->tmp[i] = xasprintf("%s/.%s.partial-%ld", dir, names[i], (long)getpid());
@@ -213,8 +214,10 @@ static int open_all(const char *dir, const char *src, const char *const *names, 
                     c->paths[i], src);
             return close_all(c, -1, err, errlen);
         }
+        if (lstat(c->paths[i], &st) != 0)
+            continue;
         /* The name itself must be a file to replace (not a directory, FIFO or link). */
-        if (lstat(c->paths[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (!S_ISREG(st.st_mode)) {
             rf_fail(err, errlen,
                     "%s: exists and is not a regular file (%s); remove it or export to "
                     "another directory",
@@ -222,20 +225,17 @@ static int open_all(const char *dir, const char *src, const char *const *names, 
                     S_ISLNK(st.st_mode) ? "a symbolic link, not followed" : "not replaced");
             return close_all(c, -1, err, errlen);
         }
+        if (there++ == 0)
+            first = i;
     }
-    if (!replace) {
-        int there = 0, first = -1;
-        for (int i = 0; i < n; i++)
-            if (lstat(c->paths[i], &st) == 0 && there++ == 0)
-                first = i;
-        if (there) {
-            rf_fail(err, errlen,
-                    "%s: exists%s%.0d%s; give --force to replace %s, or export to another "
-                    "directory",
-                    c->paths[first], there > 1 ? ", and " : "", there > 1 ? there - 1 : 0,
-                    there > 1 ? " more of the export's files" : "", there > 1 ? "them" : "it");
-            return close_all(c, -1, err, errlen);
-        }
+    if (there && !replace) {
+        char more[64] = "";
+        if (there > 1)
+            snprintf(more, sizeof more, ", and %d more of the export's files", there - 1);
+        rf_fail(err, errlen,
+                "%s: exists%s; give --force to replace %s, or export to another directory",
+                c->paths[first], more, there > 1 ? "them" : "it");
+        return close_all(c, -1, err, errlen);
     }
     for (int i = 0; i < n; i++) {
         c->f[i] = create_regular(c->tmp[i], dir, err, errlen);
