@@ -161,6 +161,59 @@ static char *widen_integers(const char *name, const char *text, struct diag *dia
     return out;
 }
 
+/* The first name set twice in one group of text, copied to out (size bytes), as libconfig
+ * refuses it ("duplicate setting name", which does not say which): each group's names are
+ * kept until the group closes. Returns false when none is found. */
+static bool duplicate_name(const char *text, char *out, size_t size)
+{
+    struct seen {
+        const char *s;
+        size_t n;
+        int depth;
+    } *seen = NULL;
+    size_t nseen = 0, cap = 0;
+    int depth = 0, line = 1;
+    bool found = false;
+    const char *p = text;
+    while (*p && !found) {
+        const char *q = skip_non_code(p, &line);
+        if (q != p) {
+            p = q;
+            continue;
+        }
+        if (*p == '{' || *p == '}') {
+            depth += *p == '{' ? 1 : -1;
+            while (nseen && seen[nseen - 1].depth > depth) /* a closed group's names */
+                nseen--;
+            p++;
+            continue;
+        }
+        if (!isalpha((unsigned char)*p) && *p != '*') {
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (*p && (isalnum((unsigned char)*p) || strchr("-_*", *p)))
+            p++;
+        size_t n = (size_t)(p - s);
+        const char *after = p + strspn(p, " \t\r\n");
+        if (*after != '=' && *after != ':')
+            continue; /* a value (true, a number's letters), not a setting's name */
+        for (size_t i = 0; i < nseen && !found; i++)
+            if (seen[i].depth == depth && seen[i].n == n && memcmp(seen[i].s, s, n) == 0) {
+                snprintf(out, size, "%.*s", (int)n, s);
+                found = true;
+            }
+        if (nseen == cap) {
+            cap = cap ? 2 * cap : 16;
+            seen = xrealloc(seen, cap * sizeof(*seen));
+        }
+        seen[nseen++] = (struct seen){s, n, depth};
+    }
+    free(seen);
+    return found;
+}
+
 struct conf_file *confread_parse(const char *name, const char *text, struct diag *diags)
 {
     char *wide = widen_integers(name, text, diags);
@@ -171,6 +224,15 @@ struct conf_file *confread_parse(const char *name, const char *text, struct diag
     config_init(&f->cfg);
     int ok = config_read_string(&f->cfg, wide);
     free(wide);
+    char dup[64];
+    if (ok != CONFIG_TRUE && strcmp(config_error_text(&f->cfg), "duplicate setting name") == 0 &&
+        duplicate_name(text, dup, sizeof dup)) {
+        diag_add(diags,
+                 "%s:%d: %s: set twice in the same group (expected each setting once in a group)",
+                 name, config_error_line(&f->cfg), dup);
+        confread_close(f);
+        return NULL;
+    }
     if (ok != CONFIG_TRUE) {
         diag_add(diags,
                  "%s:%d: libconfig syntax: %s (expected settings of the form  name = value;)", name,

@@ -598,6 +598,22 @@ static void text_loads_like_a_file(void **state)
     assert_string_equal(d.msgs[0], "run.h5:scenario:2: libconfig syntax: syntax error (expected "
                                    "settings of the form  name = value;)");
     scenario_done(&sc);
+    /* A name set twice in one group is named (libconfig says only "duplicate setting name"):
+     * the same name in sibling groups, a string or a comment is no duplicate. */
+    diag_done(&d);
+    diag_init(&d);
+    assert_int_equal(scenario_load_text(&sc, "run.h5:scenario",
+                                        "name = \"t\"; gpu = \"hbm80\";\n"
+                                        "kernels = ( { name = \"x = 1;\"; sms = 1; },\n"
+                                        "  { name = \"random\"; # sms = 2;\n"
+                                        "    sms = 3;\n"
+                                        "    sms = 4; } );\n",
+                                        datadir, &d),
+                     -1);
+    assert_int_equal(d.count, 1);
+    assert_string_equal(d.msgs[0], "run.h5:scenario:5: sms: set twice in the same group "
+                                   "(expected each setting once in a group)");
+    scenario_done(&sc);
     diag_done(&d);
     free(datadir);
 }
