@@ -53,6 +53,13 @@ bool preset_kernel_is_builtin(const char *datadir, const char *name);
 int preset_kernel_load(const char *datadir, const char *name, struct kernel_profile *out,
                        struct diag *diags);
 
+/* gpu_profile_check of kernel p on cfg. A refusal of a profile read from a file (path; NULL:
+ * DATADIR/data/kernels/NAME.cfg when it exists) names that file and the line of a setting it
+ * involves, "PATH:LINE: kernel NAME: ...", in err; a built-in's is gpu_profile_check's.
+ * Returns 0 or -1. */
+int preset_kernel_check(const char *datadir, const char *path, const struct gpu_config *cfg,
+                        const struct kernel_profile *p, char *err, size_t errlen);
+
 /* A kernel profile written inline as the libconfig group g (a kernel file's settings, without
  * phases), named name. Mistakes go to diags as "FILE:LINE: PREFIXSETTING: ...". Release with
  * kernel_profile_done. Returns 0 or -1. */

@@ -255,7 +255,7 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
     size_t before = diags->count;
     for (size_t k = 0; k < j.nhsm; k++)
         if ((selected(&j, (int)k) || partners(&j, (int)k)) &&
-            gpu_profile_check(&cfg, &j.hsm[k], err, sizeof err) != 0)
+            preset_kernel_check(datadir, NULL, &cfg, &j.hsm[k], err, sizeof err) != 0)
             diag_add(diags, "corun: rbh-shift: on %s%s: %s", o->gpu,
                      o->sets.n ? " with its --set" : "", err);
     if (diags->count != before) {

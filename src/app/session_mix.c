@@ -62,11 +62,11 @@ static int check_kernel(const struct session *s, const char *name, char *err, si
     char *where = xasprintf("kernel %s", name);
     int rc = preset_kernel_find(datadir, name, where, &p, &d);
     free(where);
-    free(datadir);
     if (rc != 0)
         snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the kernel");
-    else if (gpu_profile_check(&s->sc->gpu, &p, err, errlen) != 0)
+    else if (preset_kernel_check(datadir, NULL, &s->sc->gpu, &p, err, errlen) != 0)
         rc = -1;
+    free(datadir);
     kernel_profile_done(&p);
     diag_done(&d);
     return rc;

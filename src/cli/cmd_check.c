@@ -37,8 +37,8 @@ static int check_kernel(const char *path, const char *datadir, struct diag *diag
     if (rc == 0 && preset_gpu_load(datadir, CHECK_KERNEL_GPU, &gpu, diags) != 0)
         rc = -1;
     char err[512];
-    if (rc == 0 && gpu_profile_check(&gpu, &p, err, sizeof err) != 0) {
-        diag_add(diags, "%s: %s (on GPU %s)", path, err, CHECK_KERNEL_GPU);
+    if (rc == 0 && preset_kernel_check(datadir, path, &gpu, &p, err, sizeof err) != 0) {
+        diag_add(diags, "%s (on GPU %s)", err, CHECK_KERNEL_GPU); /* as solo says it */
         rc = -1;
     }
     if (rc == 0) {

@@ -335,8 +335,13 @@ static int show(const char *datadir, const struct options *o)
         char err[512];
         char label[128];
         snprintf(label, sizeof label, "%s alone on %s", p.name, gpu_name);
-        if (calibrate_measure(&gpu, &p, o->cycles, 1, cli_progress_fn, label, &m, err,
-                              sizeof err) != 0) {
+        if (preset_kernel_check(datadir, NULL, &gpu, &p, err, sizeof err) != 0) {
+            /* as `corun check` and solo say it: the profile's file and line */
+            diag_add(&diags, "%s%s (on GPU %s)",
+                     preset_kernel_is_builtin(datadir, p.name) ? "corun: kernels show: " : "", err,
+                     gpu_name);
+        } else if (calibrate_measure(&gpu, &p, o->cycles, 1, cli_progress_fn, label, &m, err,
+                                     sizeof err) != 0) {
             diag_add(&diags, "corun: kernels show: %s", err);
         } else {
             print_show(&p, &gpu, gpu_name, &m, o->cycles, o->json);

@@ -95,6 +95,13 @@ static int solo_run(int argc, char **argv)
     snprintf(what, sizeof what, "--sms (%s has %u SMs)", o.gpu, gpu.sms);
     if (o.sms_text && cli_parse_uint(what, o.sms_text, 1, gpu.sms, &o.sms) != 0)
         goto out;
+    /* A profile that does not fit this GPU, said as `corun check` says it: its file and line. */
+    if (preset_kernel_check(datadir, NULL, &gpu, &p, err, sizeof err) != 0) {
+        fprintf(stderr, "%s%s (on GPU %s%s)\n",
+                preset_kernel_is_builtin(datadir, o.kernel) ? "corun: solo: " : "", err, o.gpu,
+                o.nsets ? " with its --set" : "");
+        goto out;
+    }
     struct solo_result r;
     char label[128];
     snprintf(label, sizeof label, "%s alone on %s", o.kernel, o.gpu);

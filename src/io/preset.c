@@ -1,8 +1,11 @@
 /* preset — GPU presets and kernel profiles, loaded through their settings tables. */
 #include "corun/preset.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -413,6 +416,120 @@ static size_t refuse_lone_barriers(const config_setting_t *g, const struct kerne
     return 1;
 }
 
+/* The line of the setting a refusal of gpu_profile_check names first (by its name, or by the
+ * limit it gives for an SM no thread block fits) among those set in g, else in root (NULL:
+ * none); 0 when it names none set there. */
+static int named_setting_line(const config_setting_t *g, const config_setting_t *root,
+                              const char *msg)
+{
+    static const struct {
+        const char *phrase, *setting;
+    } limits[] = {
+        {"(registers:", "regs_per_thread"},
+        {"(registers:", "warps_per_tb"},
+        {"(shared memory:", "smem_per_tb_bytes"},
+        {"(warp slots:", "warps_per_tb"},
+    };
+    const config_setting_t *groups[] = {g, root};
+    for (size_t k = 0; k < CORUN_ARRAY_LEN(groups); k++) {
+        if (!groups[k])
+            continue;
+        const char *best = NULL;
+        const config_setting_t *at = NULL;
+        for (size_t i = 0; i < preset_kernel_table.count + CORUN_ARRAY_LEN(limits); i++) {
+            bool limit = i >= preset_kernel_table.count;
+            const char *name = limit ? limits[i - preset_kernel_table.count].setting
+                                     : preset_kernel_table.settings[i].name;
+            const char *word = limit ? limits[i - preset_kernel_table.count].phrase : name;
+            const config_setting_t *st = config_setting_get_member(groups[k], name);
+            size_t n = strlen(word);
+            for (const char *m = strstr(msg, word); st && m; m = strstr(m + 1, word)) {
+                bool whole =
+                    limit || ((m == msg || !(isalnum((unsigned char)m[-1]) || m[-1] == '_')) &&
+                              !(isalnum((unsigned char)m[n]) || m[n] == '_'));
+                if (whole && (!best || m < best)) {
+                    best = m;
+                    at = st;
+                }
+                if (whole)
+                    break;
+            }
+        }
+        if (at)
+            return (int)config_setting_source_line(at);
+    }
+    return 0;
+}
+
+/* The rules between a profile's settings that hold on any GPU: what gpu_profile_check refuses
+ * on a GPU that limits nothing is a mistake of the file, said as one with the line of a
+ * setting it names (of g, a file's root, a phase or an inline kernel; else of root). p has no
+ * phases. Returns the errors. */
+static size_t refuse_crossed(const config_setting_t *g, const config_setting_t *root,
+                             const struct kernel_profile *p, const char *path, const char *prefix,
+                             struct diag *diags)
+{
+    struct gpu_config any = {.warps_per_sm = SM_MAX_WARPS,
+                             .tbs_per_sm = SM_MAX_TBS,
+                             .regs_per_sm = UINT_MAX,
+                             .smem_per_sm_bytes = UINT_MAX};
+    any.llc.line_bytes = 1;
+    char err[512];
+    if (gpu_profile_check(&any, p, err, sizeof err) == 0)
+        return 0;
+    const char *msg = err;
+    size_t lead = strlen(p->name ? p->name : "(unnamed)") + 7;
+    if (strncmp(msg, "kernel ", 7) == 0 && strncmp(msg + lead, ": ", 2) == 0)
+        msg += lead + 2; /* "kernel NAME: ": the file says which */
+    int line = named_setting_line(g, root, msg);
+    int plen = (int)strlen(prefix);
+    plen -= plen && prefix[plen - 1] == '.'; /* "phases[1]." as "phases[1]: " */
+    char at[24] = "";
+    if (line)
+        snprintf(at, sizeof at, ":%d", line);
+    diag_add(diags, "%s%s: %.*s%s%s", path, at, plen, prefix, plen ? ": " : "", msg);
+    return 1;
+}
+
+int preset_kernel_check(const char *datadir, const char *path, const struct gpu_config *cfg,
+                        const struct kernel_profile *p, char *err, size_t errlen)
+{
+    char msg[512];
+    if (gpu_profile_check(cfg, p, msg, sizeof msg) == 0)
+        return 0;
+    char *file = path || !p->name ? NULL : xasprintf("%s/data/kernels/%s.cfg", datadir, p->name);
+    struct diag quiet;
+    diag_init(&quiet);
+    struct stat st;
+    struct conf_file *f = NULL;
+    if (path || (file && stat(file, &st) == 0)) {
+        path = path ? path : file;
+        f = confread_open(path, &quiet);
+    }
+    int line = 0;
+    if (f) {
+        const config_setting_t *root = (const config_setting_t *)confread_root(f);
+        const config_setting_t *g = NULL;
+        const char *in = strstr(msg, " (in phase ");
+        unsigned phase;
+        if (in && sscanf(in, " (in phase %u)", &phase) == 1 && phase >= 1) {
+            const config_setting_t *ps = config_setting_get_member(root, "phases");
+            g = ps ? config_setting_get_elem(ps, phase - 1) : NULL;
+        }
+        line = named_setting_line(g ? g : root, g ? root : NULL, msg);
+    }
+    if (!f)
+        snprintf(err, errlen, "%s", msg);
+    else if (line)
+        snprintf(err, errlen, "%s:%d: %s", path, line, msg);
+    else
+        snprintf(err, errlen, "%s: %s", path, msg);
+    confread_close(f);
+    diag_done(&quiet);
+    free(file);
+    return -1;
+}
+
 /* Reads the profile's `phases` list from f into p (already loaded): each phase is p with the
  * settings it names changed, kept as the bytes that differ. */
 static int load_phases(const struct conf_file *f, const char *path, struct kernel_profile *p,
@@ -464,6 +581,9 @@ static int load_phases(const struct conf_file *f, const char *path, struct kerne
                                  CONF_OVERLAY, path, prefix, diags);
         if (!errs)
             errs = refuse_lone_barriers(e, &q, path, prefix, diags);
+        if (!errs)
+            errs = refuse_crossed(e, (const config_setting_t *)confread_root(f), &q, path, prefix,
+                                  diags);
         free(prefix);
         if (errs)
             continue;
@@ -504,6 +624,9 @@ int preset_kernel_load_path(const char *path, const char *name, struct kernel_pr
         if (!errors)
             errors = refuse_lone_barriers((const config_setting_t *)confread_root(f), out, path, "",
                                           diags);
+        if (!errors)
+            errors = refuse_crossed((const config_setting_t *)confread_root(f), NULL, out, path, "",
+                                    diags);
         rc = errors ? -1 : load_phases(f, path, out, diags);
         confread_close(f);
     }
@@ -554,6 +677,8 @@ int preset_kernel_from_group(const struct conf_group *g, const char *file, const
     size_t errors = conf_apply(&preset_kernel_table, g, out, CONF_FULL, file, prefix, diags);
     if (!errors)
         errors = refuse_lone_barriers(cs, out, file, prefix, diags);
+    if (!errors)
+        errors = refuse_crossed(cs, NULL, out, file, prefix, diags);
     const config_setting_t *ps = config_setting_get_member(cs, "phases");
     if (ps) {
         diag_add(diags,

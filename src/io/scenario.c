@@ -149,7 +149,7 @@ static void load_kernel(struct scenario *sc, unsigned i, const config_setting_t 
     preset_kernel_find(datadir, k->name, where, &k->profile, d);
     char why[256];
     if (d->count == before && sc->gpu.sms &&
-        gpu_profile_check(&sc->gpu, &k->profile, why, sizeof(why)) != 0)
+        preset_kernel_check(datadir, NULL, &sc->gpu, &k->profile, why, sizeof(why)) != 0)
         diag_add(d, "%s: on GPU %s: %s", where, sc->gpu_name, why);
     free(where);
 }

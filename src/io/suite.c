@@ -200,7 +200,7 @@ static void check_kernel(const struct suite *s, size_t i, unsigned k, const char
         for (size_t e = 0; e < mine.count; e++)
             diag_add(d, "%s:%d: mixes[%zu].kernels[%u]%s: kernel \"%s\" does not load: %s", s->path,
                      m->line, i, k, also, name, mine.msgs[e]);
-    } else if (gpu_profile_check(cfg, &p, why, sizeof why) != 0) {
+    } else if (preset_kernel_check(datadir, NULL, cfg, &p, why, sizeof why) != 0) {
         diag_add(d, "%s:%d: mixes[%zu].kernels[%u]%s: on GPU %s: %s", s->path, m->line, i, k, also,
                  s->gpu, why);
     }

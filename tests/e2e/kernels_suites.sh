@@ -163,17 +163,22 @@ expect_bad 'out_of_range.cfg:8: paper' kernels show out_of_range
 expect_bad "bad_phases.cfg:9: phases[1].description: describes the application" kernels show bad_phases
 expect_bad "bad_phases.cfg:10: phases[2].mem_fraction" kernels show bad_phases
 expect_bad "one_phase.cfg:7: phases: expected a list ( {...}, ... ) of 2 to 5 kernels, got 1" kernels show one_phase
-expect_bad "no thread block fits on an SM (registers" solo no_fit
 # `corun check` reads a kernel profile wherever it is, with the same messages (it took one for
-# a scenario and said only that), the file named where a rule between settings breaks.
+# a scenario and said only that), the file named where a rule between settings breaks: the
+# file and a line of the settings involved, as solo and kernels show say it (they named none).
 k="$TMPD/d/data/kernels"
+nofit="$k/no_fit.cfg:4: kernel no_fit: no thread block fits on an SM (registers: 255 registers per thread, 0 B of shared memory per block; an SM has 65536 registers and 98304 B) (on GPU hbm80)"
+expect_bad "$nofit" solo no_fit
+expect_bad "$nofit" kernels show no_fit
 expect_bad "out_of_range.cfg:6: mem_fraction" check "$k/out_of_range.cfg"
 expect_bad "one_phase.cfg:7: phases: expected a list" check "$k/one_phase.cfg"
-expect_bad "$k/no_fit.cfg: kernel no_fit: no thread block fits on an SM (registers" check "$k/no_fit.cfg"
+expect_bad "$nofit" check "$k/no_fit.cfg"
 printf 'tbs = 64;\nwarps_per_tb = 4;\ninsts_per_warp = 500;\nmem_fraction = 0.8;\nsfu_fraction = 0.5;\nfootprint_bytes = 1048576;\n' \
     >"$TMPD/sum.cfg"
-expect_bad "$TMPD/sum.cfg: kernel sum: mem_fraction + const_fraction + sfu_fraction + fp64_fraction + shared_fraction is 1.3: expected at most 1" \
+expect_bad "$TMPD/sum.cfg:4: mem_fraction + const_fraction + sfu_fraction + fp64_fraction + shared_fraction is 1.3: expected at most 1" \
     check "$TMPD/sum.cfg"
+cp "$TMPD/sum.cfg" "$k/sum.cfg"
+expect_bad "$k/sum.cfg:4: mem_fraction + const_fraction" solo sum
 sed 's/= 0\.8;/= 0.2;/; /sfu_fraction/d' "$TMPD/sum.cfg" >"$TMPD/edge.cfg"
 "$CORUN" check "$TMPD/edge.cfg" >"$TMPD/out" 2>&1 || fail "check a good kernel profile: $(cat "$TMPD/out")"
 grep -qx "ok (a kernel profile; fits an SM of hbm80; scenarios can name it \"edge\" once it is copied to $TMPD/d/data/kernels/edge.cfg)" \
@@ -190,9 +195,12 @@ expect_bad "b1.cfg:5: barrier_interval: 1 would make every instruction a barrier
 printf 'phases = ( { barrier_interval = 1; }, { mem_fraction = 0.1; } );\n' |
     cat "$TMPD/edge.cfg" - >"$TMPD/bp.cfg"
 expect_bad "bp.cfg:6: phases[0].barrier_interval: 1 would make" check "$TMPD/bp.cfg"
+sed 's/barrier_interval = 1/sfu_fraction = 0.9/' "$TMPD/bp.cfg" >"$TMPD/ps.cfg"
+expect_bad "ps.cfg:6: phases[0]: mem_fraction + const_fraction + sfu_fraction + fp64_fraction + shared_fraction is 1.1: expected at most 1" \
+    check "$TMPD/ps.cfg"
 # kernels list calls a profile file of the user's that names no paper "own", not "built-in" (as
 # corun's compiled-in kernels are).
-rm "$k"/{missing_field,out_of_range,bad_phases,one_phase}.cfg
+rm "$k"/{missing_field,out_of_range,bad_phases,one_phase,sum}.cfg
 "$CORUN" kernels list >"$TMPD/list.txt" 2>&1 || fail "kernels list: $(cat "$TMPD/list.txt")"
 grep -Eq '^edge +own ' "$TMPD/list.txt" && grep -Eq '^stream +built-in ' "$TMPD/list.txt" ||
     fail "kernels list, sources: $(cat "$TMPD/list.txt")"
@@ -217,7 +225,7 @@ mixes = (
 );
 EOF
 cat >"$TMPD/su.want" <<EOF
-$TMPD/su.cfg:3: mixes[0].kernels[1] (also in 1 later mix): on GPU smqos24: kernel bigsmem: no thread block fits on an SM (shared memory: 32 registers per thread, 65536 B of shared memory per block; an SM has 32768 registers and 49152 B)
+$TMPD/su.cfg:3: mixes[0].kernels[1] (also in 1 later mix): on GPU smqos24: $TMPD/d/data/kernels/bigsmem.cfg:2: kernel bigsmem: no thread block fits on an SM (shared memory: 32 registers per thread, 65536 B of shared memory per block; an SM has 32768 registers and 49152 B)
 $TMPD/su.cfg:4: mixes[1].kernels[1]: kernel "mlp99" does not load: $TMPD/d/data/kernels/mlp99.cfg:2: mlp: expected an integer from 1 to 32 (loads), got 99
 EOF
 for cmd in "suite check" check; do

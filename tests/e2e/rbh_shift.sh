@@ -61,7 +61,7 @@ done
 # A --set under which a kernel cannot run is bad input too, said before anything runs (each
 # run failed, exit 1); the SM count's refusal speaks of the preset, not a suite.
 expect_bad "rbh-shift --set smem 0" \
-    '^corun: rbh-shift: on hbm80 with its --set: kernel bino: no thread block fits on an SM' \
+    '^corun: rbh-shift: on hbm80 with its --set: .*/data/kernels/bino\.cfg:[0-9]*: kernel bino: no thread block fits on an SM' \
     "$CORUN" rbh-shift --cycles 1000 --with bino --set gpu.smem_per_sm_bytes=0 lbm
 expect_bad "rbh-shift --set gpu.sms" "gpu.sms=8: the SM count is the preset's here" \
     "$CORUN" rbh-shift --cycles 1000 --with bino --set gpu.sms=8 lbm
