@@ -96,6 +96,12 @@ struct accel_result {
 /* The percentile p (0..100) of n values (sorted into a copy; nearest rank). 0 for n = 0. */
 double accel_percentile(const double *v, size_t n, double p);
 
+/* A latency (or a time) of ms milliseconds as corun prints it, into buf (n bytes): three
+ * decimals, "%.3f", from 0.01 ms up (and 0, inf and nan as printf writes them), at least two
+ * significant digits; below, three significant digits (at most 7 decimals, 9 characters), so
+ * that a latency under a microsecond does not read 0.000 ms. Returns buf. */
+const char *accel_ms_text(char *buf, size_t n, double ms);
+
 /* Runs scenario sc: each LS application alone first (its solo latency, under its own
  * arrivals), then every application together; with o->predictor, then the profiles and the
  * prediction (accel_predict.h). Fills r (release with accel_result_done). Returns 0; -1 with

@@ -1,5 +1,6 @@
 /* accel_record — an accelerator run's result as its run file records it. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,18 @@
 #include "corun/catalog.h"
 #include "corun/datadir.h"
 #include "corun/util.h"
+
+const char *accel_ms_text(char *buf, size_t n, double ms)
+{
+    int decimals = 3;
+    double mag = fabs(ms);
+    if (isfinite(ms) && mag > 0 && mag < 0.01) {
+        decimals = 2 - (int)floor(log10(mag));
+        decimals = decimals < 7 ? decimals : 7;
+    }
+    snprintf(buf, n, "%.*f", decimals, ms);
+    return buf;
+}
 
 static double or_nan(bool has, double v)
 {

@@ -113,13 +113,19 @@ static const char *number_or_dash(char *buf, size_t n, int decimals, bool percen
     return buf;
 }
 
+/* A latency in ms (accel_ms_text), or "-" when there is none (NaN). */
+static const char *ms_or_dash(char *buf, size_t n, double ms)
+{
+    return isnan(ms) ? strcpy(buf, "-") : accel_ms_text(buf, n, ms);
+}
+
 static void print_table(const struct accel_record *r)
 {
-    char solo[32], error[32];
-    printf("%s (gpu %s, seed %llu): %.3f ms simulated (%.2f M core cycles); solo runs %.2f M "
+    char solo[32], error[32], p50[32], p99[32];
+    printf("%s (gpu %s, seed %llu): %s ms simulated (%.2f M core cycles); solo runs %.2f M "
            "cycles\n",
-           r->scenario_name, r->gpu_preset, (unsigned long long)r->seed, r->sim_ms, r->cycles / 1e6,
-           r->solo_cycles / 1e6);
+           r->scenario_name, r->gpu_preset, (unsigned long long)r->seed,
+           accel_ms_text(p50, sizeof p50, r->sim_ms), r->cycles / 1e6, r->solo_cycles / 1e6);
     printf("%-12s %-5s %5s %8s %9s %9s %12s %7s  %s\n", "application", "role", "procs", "queries",
            "p50 ms", "p99 ms", "solo p99 ms", "target", "QoS (p99 <= target x solo p99)");
     for (unsigned a = 0; a < r->napps; a++) {
@@ -127,11 +133,14 @@ static void print_table(const struct accel_record *r)
         if (ar->role == ACCEL_LS && ar->queries == 0) /* nothing to judge: not "met" */
             printf("%-12s %-5s %5u %8u %9s %9s %12s %6.2fx  no query answered\n", ar->name,
                    role_name(ar->role), ar->instances, ar->queries, "-", "-",
-                   number_or_dash(solo, sizeof solo, 3, false, ar->solo_p99_ms), ar->qos_target);
+                   ms_or_dash(solo, sizeof solo, ar->solo_p99_ms), ar->qos_target);
         else if (ar->role == ACCEL_LS)
-            printf("%-12s %-5s %5u %8u %9.3f %9.3f %12.3f %6.2fx  %s (%.2fx solo)\n", ar->name,
-                   role_name(ar->role), ar->instances, ar->queries, ar->p50_ms, ar->p99_ms,
-                   ar->solo_p99_ms, ar->qos_target, ar->qos_met ? "met" : "violated",
+            printf("%-12s %-5s %5u %8u %9s %9s %12s %6.2fx  %s (%.2fx solo)\n", ar->name,
+                   role_name(ar->role), ar->instances, ar->queries,
+                   accel_ms_text(p50, sizeof p50, ar->p50_ms),
+                   accel_ms_text(p99, sizeof p99, ar->p99_ms),
+                   accel_ms_text(solo, sizeof solo, ar->solo_p99_ms), ar->qos_target,
+                   ar->qos_met ? "met" : "violated",
                    ar->solo_p99_ms > 0 ? ar->p99_ms / ar->solo_p99_ms : 0);
         else
             printf("%-12s %-5s %5u   passes %llu\n", ar->name, role_name(ar->role), ar->instances,
@@ -154,8 +163,10 @@ static void print_table(const struct accel_record *r)
         for (unsigned a = 0; a < r->napps; a++) {
             const struct accel_app_rec *ar = &r->app[a];
             if (ar->role == ACCEL_LS)
-                printf("%-12s %9.3f %9.3f %12.3f %9s  %s\n", ar->name, ar->pred_p50_ms,
-                       ar->pred_p99_ms, ar->pred_solo_ms,
+                printf("%-12s %9s %9s %12s %9s  %s\n", ar->name,
+                       accel_ms_text(p50, sizeof p50, ar->pred_p50_ms),
+                       accel_ms_text(p99, sizeof p99, ar->pred_p99_ms),
+                       accel_ms_text(solo, sizeof solo, ar->pred_solo_ms),
                        number_or_dash(error, sizeof error, 1, true, 100 * ar->pred_error),
                        ar->pred_qos_met ? "met" : "violated");
         }

@@ -129,13 +129,15 @@ static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
 
 static void show_accel(const struct catalog_accel_run *r)
 {
+    char sim[32];
     printf("accelerator run a%lld\n  file       ", (long long)r->id);
     print_run_file(r->run_path, true, true);
     printf("  scenario   %s (%s)\n  gpu        %s\n"
-           "  predictor  %s\n  seed       %llu\n  simulated  %.3f ms (%s), %llu tasks done, SMs "
+           "  predictor  %s\n  seed       %llu\n  simulated  %s ms (%s), %llu tasks done, SMs "
            "busy %.1f %% of the time\n  created    %s by corun %s\n",
            r->scenario_name, r->scenario_path ? r->scenario_path : "-", r->gpu,
-           r->predictor ? r->predictor : "none", (unsigned long long)r->seed, r->sim_ms,
+           r->predictor ? r->predictor : "none", (unsigned long long)r->seed,
+           accel_ms_text(sim, sizeof sim, r->sim_ms),
            r->complete ? "the whole run" : "saved part way", (unsigned long long)r->tasks_done,
            100 * r->gpu_util, r->created_utc, r->corun_version);
     for (size_t i = 0; i < r->napps; i++) {
@@ -146,16 +148,18 @@ static void show_accel(const struct catalog_accel_run *r)
             printf("%llu passes\n", (unsigned long long)a->passes);
             continue;
         }
+        char p99[32], solo[32];
+        accel_ms_text(solo, sizeof solo, a->solo_p99_ms);
         if (isfinite(a->p99_ms))
-            printf("p99 %.3f ms, %.2fx its %.3f ms alone against %.2fx: %s", a->p99_ms,
-                   a->p99_ms / a->solo_p99_ms, a->solo_p99_ms, a->qos_target,
-                   a->qos_met ? "met" : "violated");
+            printf("p99 %s ms, %.2fx its %s ms alone against %.2fx: %s",
+                   accel_ms_text(p99, sizeof p99, a->p99_ms), a->p99_ms / a->solo_p99_ms, solo,
+                   a->qos_target, a->qos_met ? "met" : "violated");
         else /* stored as NULL: a query that never completed (inf), or none at all */
-            printf("no p99 (a query did not complete, or none was answered), %.3f ms alone "
+            printf("no p99 (a query did not complete, or none was answered), %s ms alone "
                    "against %.2fx: not met",
-                   a->solo_p99_ms, a->qos_target);
+                   solo, a->qos_target);
         if (isfinite(a->pred_p99_ms))
-            printf("; predicted p99 %.3f ms", a->pred_p99_ms);
+            printf("; predicted p99 %s ms", accel_ms_text(p99, sizeof p99, a->pred_p99_ms));
         printf("\n");
     }
 }

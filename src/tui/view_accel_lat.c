@@ -55,14 +55,14 @@ static void draw_histogram(const struct tui_style *st, WINDOW *w, int y, const u
     wattroff(w, a);
 }
 
-/* A latency in ms to three decimals into buf, or the style's dash when there is none yet
- * (NaN: no query answered; it read "nan"), as corun show prints it. */
+/* A latency in ms as corun show prints it (accel_ms_text: under 0.01 ms to three significant
+ * digits, not 0.000) into buf, or the style's dash when there is none yet (NaN: no query
+ * answered; it read "nan"). */
 static const char *latency(const struct tui_style *st, char *buf, size_t n, double ms)
 {
     if (isnan(ms))
         return st->dash;
-    snprintf(buf, n, "%.3f", ms);
-    return buf;
+    return accel_ms_text(buf, n, ms);
 }
 
 /* The forecast's row: its p50 and p99, and, once a query has been measured, its error against
@@ -72,11 +72,13 @@ static void draw_forecast(const struct tui_accel *t, WINDOW *w, int y,
 {
     const struct tui_style *st = &t->style;
     bool measured = !isnan(x->p99_ms) && !isnan(x->pred_error);
-    char err[32];
+    char err[32], p50[32], p99[32];
     if (measured)
         snprintf(err, sizeof err, "%.1f%%", 100 * x->pred_error);
-    tui_print(w, y, 0, "%s  p50 %.3f  p99 %.3f  err %s%s%s", t->rec.predictor, x->pred_p50_ms,
-              x->pred_p99_ms, measured ? err : st->dash, measured ? "  " : "",
+    tui_print(w, y, 0, "%s  p50 %s  p99 %s  err %s%s%s", t->rec.predictor,
+              accel_ms_text(p50, sizeof p50, x->pred_p50_ms),
+              accel_ms_text(p99, sizeof p99, x->pred_p99_ms), measured ? err : st->dash,
+              measured ? "  " : "",
               !measured         ? ""
               : x->pred_qos_met ? "met"
                                 : "violated");
@@ -102,7 +104,8 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
     /* The solo p99 comes from the solo runs: before them there is no target in ms (it read
      * 0.000 ms). */
     int at = x->solo_p99_ms > 0
-                 ? tui_print(w, y + 1, 0, "target   %.3f ms = %.2fx solo  ", target, x->qos_target)
+                 ? tui_print(w, y + 1, 0, "target   %s ms = %.2fx solo  ",
+                             accel_ms_text(p50, sizeof p50, target), x->qos_target)
                  : tui_print(w, y + 1, 0, "target   %.2fx solo (ms once it has run alone)  ",
                              x->qos_target);
     if (x->queries) {
@@ -139,7 +142,7 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
     /* The last row: the target (T) and the forecast p99 (f) on the histogram's scale. */
     wattron(w, st->dim);
     tui_print(w, y + 4, HIST_LABEL - 2, "0");
-    tui_print(w, y + 4, HIST_LABEL + cols + 1, "%.3f ms", top);
+    tui_print(w, y + 4, HIST_LABEL + cols + 1, "%s ms", accel_ms_text(p50, sizeof p50, top));
     wattroff(w, st->dim);
     if (forecast(r) && !isnan(x->pred_p99_ms)) {
         int fc = (int)(x->pred_p99_ms / top * cols);

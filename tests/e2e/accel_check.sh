@@ -322,6 +322,19 @@ CFG
 "$CORUN" check "$TMPD/huge.cfg" >"$TMPD/out" 2>"$TMPD/err" && [ "$(cat "$TMPD/out")" = ok ] &&
     grep -q "^corun: warning: $TMPD/huge.cfg: mine's task 1 copies 1099511627776 bytes, about 183 s over the link at 6 GB/s: a very long simulation$" "$TMPD/err" ||
     fail "check of a huge copy: $(cat "$TMPD/out" "$TMPD/err")"
+# A query under a microsecond (one instruction of one warp): its latency read 0.000 ms in
+# run's table and in runs show; three significant digits now, the table's columns kept.
+cat >"$TMPD/tiny.cfg" <<'CFG'
+mode = "accelerator"; name = "tiny"; gpu = "k40"; seed = 3;
+applications = ( { name = "q"; role = "ls"; qos_target = 2.0; queries = 3; tasks = ( { type = "kernel";
+  kernel = { tbs = 1; warps_per_tb = 1; insts_per_warp = 1; mem_fraction = 0.0; footprint_bytes = 128; }; } ); } );
+CFG
+"$CORUN" run "$TMPD/tiny.cfg" --out "$TMPD/tiny.h5" --catalog "$TMPD/tiny.db" >"$TMPD/tiny" 2>/dev/null &&
+    "$CORUN" runs --catalog "$TMPD/tiny.db" show a1 >>"$TMPD/tiny" || fail "run of a tiny query"
+grep -qE '^tiny \(gpu k40, seed 3\): 0\.0000[1-9][0-9]{2} ms simulated' "$TMPD/tiny" &&
+    grep -qE '^q {12}ls {8}1 {8}3 0\.0000[1-9][0-9]{2} 0\.0000[1-9][0-9]{2} {4}0\.0000[1-9][0-9]{2}   2\.00x  met' "$TMPD/tiny" &&
+    grep -qE '^  q +LS, 1 process: p99 0\.0000[1-9][0-9]{2} ms, 1\.00x its 0\.0000[1-9][0-9]{2} ms alone' "$TMPD/tiny" ||
+    fail "latencies under a microsecond: $(cat "$TMPD/tiny")"
 # Only one end a terminal: `replay` of an accelerator run refuses before curses starts.
 needs_both_terminals "the workbench needs a terminal; 'corun show $TMPD/q.h5' prints the run" replay "$TMPD/q.h5"
 echo "accelerator scenarios: check ok, run prints latencies, QoS and utilization (same twice, --json agrees), --out and show agree, bad ones refused alike by check and run, a starved copy ends the run and is reported, tui without a terminal says so, help lists the settings"

@@ -55,6 +55,22 @@ static void test_percentile(void **state)
 }
 
 /* A run that cannot start says why and leaves the result empty, safe to release. */
+/* Latencies in ms keep three decimals from 0.01 ms up (the tables' figures); below, three
+ * significant digits: a latency under a microsecond read 0.000 ms. */
+static void test_ms_text(void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal(accel_ms_text(b, sizeof b, 12.34567), "12.346");
+    assert_string_equal(accel_ms_text(b, sizeof b, 0.0924), "0.092");
+    assert_string_equal(accel_ms_text(b, sizeof b, 0.0042), "0.00420");
+    assert_string_equal(accel_ms_text(b, sizeof b, 0.000412), "0.000412");
+    assert_string_equal(accel_ms_text(b, sizeof b, 0.0000107), "0.0000107");
+    assert_string_equal(accel_ms_text(b, sizeof b, 3e-9), "0.0000000"); /* 9 characters at most */
+    assert_string_equal(accel_ms_text(b, sizeof b, 0), "0.000");
+    assert_string_equal(accel_ms_text(b, sizeof b, INFINITY), "inf");
+}
+
 static void test_run_that_cannot_start(void **state)
 {
     (void)state;
@@ -509,6 +525,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentile),
+        cmocka_unit_test(test_ms_text),
         cmocka_unit_test(test_run_that_cannot_start),
         cmocka_unit_test(test_copies_by_hand),
         cmocka_unit_test(test_reference_is_alone_under_same_arrivals),
