@@ -16,6 +16,7 @@
 #include "corun/gpu.h"
 #include "corun/kernel.h"
 #include "corun/preset.h"
+#include "corun/solo.h"
 #include "corun/util.h"
 
 struct options {
@@ -289,30 +290,40 @@ static void print_show(const struct kernel_profile *p, const struct gpu_config *
     printf("  class              %s (by measurement)\n", calibrate_class_name(m->measured_class));
 }
 
+/* ctx: the shown profile's hash (hex), to tell a calibration of an earlier version of it: the
+ * catalog keeps the hash of the profile it measured (calibrating the changed one replaces it
+ * and its measurements). */
 static int print_measured_row(void *ctx, size_t ncols, const char *const *names,
                               const char *const *values)
 {
-    (void)ctx;
     (void)names;
-    if (values && ncols == 3)
-        printf("  last calibrated    on %s (%s SMs) at %s\n", values[0] ? values[0] : "?",
-               values[1] ? values[1] : "?", values[2] ? values[2] : "?");
+    if (!values || ncols != 4)
+        return 0;
+    bool earlier = values[3] && strcmp(values[3], (const char *)ctx) != 0;
+    printf("  last calibrated    on %s (%s SMs) at %s%s\n", values[0] ? values[0] : "?",
+           values[1] ? values[1] : "?", values[2] ? values[2] : "?",
+           earlier ? ", against an earlier version of the profile (its settings changed since: "
+                     "`corun calibrate` measures this one)"
+                   : "");
     return 0;
 }
 
 /* When `corun calibrate` last stored kernel name in the catalog, per preset. Quiet when there
  * is no catalog to read: the line is a courtesy, the measurement above stands on its own. */
-static void print_last_calibrated(const char *catalog_path, const char *name)
+static void print_last_calibrated(const char *catalog_path, const struct kernel_profile *p)
 {
     char err[512];
     struct catalog *cat = catalog_open(catalog_path, err, sizeof err);
     if (!cat)
         return;
-    char *quoted = cli_sql_quoted(name);
-    char *sql = xasprintf("SELECT gpu, sms, measured_utc FROM kernel_measurements WHERE kernel = "
-                          "'%s' ORDER BY gpu, sms",
+    char *quoted = cli_sql_quoted(p->name);
+    char *sql = xasprintf("SELECT m.gpu, m.sms, m.measured_utc, k.profile_hash "
+                          "FROM kernel_measurements m LEFT JOIN kernels k ON k.name = m.kernel "
+                          "WHERE m.kernel = '%s' ORDER BY m.gpu, m.sms",
                           quoted);
-    catalog_query(cat, sql, print_measured_row, NULL, err, sizeof err);
+    char hash[17];
+    snprintf(hash, sizeof hash, "%016" PRIx64, solo_profile_hash(p));
+    catalog_query(cat, sql, print_measured_row, hash, err, sizeof err);
     free(sql);
     free(quoted);
     catalog_close(cat);
@@ -346,7 +357,7 @@ static int show(const char *datadir, const struct options *o)
         } else {
             print_show(&p, &gpu, gpu_name, &m, o->cycles, o->json);
             if (!o->json)
-                print_last_calibrated(o->catalog, p.name);
+                print_last_calibrated(o->catalog, &p);
             rc = 0;
         }
     }

@@ -67,6 +67,14 @@ grep -Eq '^  last calibrated +on hbm80 \(80 SMs\) at [0-9-]{10}T[0-9:]{8}Z$' "$T
     fail "kernels show, last calibrated: $(cat "$TMPD/show.txt")"
 "$CORUN" kernels show lbm --cycles 2000 --catalog "$cat_db" >"$TMPD/show.txt"
 ! grep -q 'last calibrated' "$TMPD/show.txt" || fail "lbm was never calibrated: $(cat "$TMPD/show.txt")"
+# pvc's file changed since its calibration: the calibration shown is of the earlier version
+# (it read as this one's).
+mkdir -p "$TMPD/dd/data/kernels"
+ln -s "$top_srcdir/data/gpus" "$TMPD/dd/data/gpus"
+sed 's/^insts_per_warp = \([0-9]*\);/insts_per_warp = 1\1;/' "$top_srcdir/data/kernels/pvc.cfg" >"$TMPD/dd/data/kernels/pvc.cfg"
+CORUN_DATADIR="$TMPD/dd" "$CORUN" kernels show pvc --cycles 2000 --catalog "$cat_db" >"$TMPD/show.txt"
+grep -Eq '^  last calibrated +on hbm80 \(80 SMs\) at [0-9TZ:-]{20}, against an earlier version of the profile' "$TMPD/show.txt" ||
+    fail "kernels show of a profile changed since its calibration: $(cat "$TMPD/show.txt")"
 # A catalog that cannot be opened costs a warning, given before the calibration starts
 # (issue 21, defect 11), not the calibration.
 "$CORUN" calibrate --gpu hbm80 --quick --catalog "$TMPD/want.tsv/x.db" bino >"$TMPD/out.txt" \
