@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "catalog_internal.h"
@@ -18,6 +19,72 @@ static int only_one_statement(sqlite3 *db, const char *tail)
     int one = next == NULL;
     sqlite3_finalize(next);
     return one;
+}
+
+/* What every refusal says was expected. */
+#define EXPECTED_QUERY "expected a query that only reads, such as SELECT ..."
+#define WHY_MAX        256 /* what the authorizer refused, for the message */
+
+/* Pragmas whose argument names what they read (a table, an index, a count of findings), not a
+ * value they set. */
+static const char *const reading_pragmas[] = {
+    "table_info", "table_xinfo",      "index_info",        "index_xinfo",     "index_list",
+    "table_list", "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
+};
+/* Pragmas that act rather than read, even without an argument. */
+static const char *const acting_pragmas[] = {"optimize", "shrink_memory"};
+
+static bool named_in(const char *name, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* SQLite's authorizer, asked while a statement is prepared: it refuses what
+ * sqlite3_stmt_readonly() lets through and is still no query, saying what into why (a char
+ * [WHY_MAX]). sqlite3_stmt_readonly() is true for every statement that leaves the file as it is,
+ * so also for BEGIN, COMMIT and SAVEPOINT (a transaction, on a connection that runs one
+ * statement), ATTACH and DETACH, and a PRAGMA that sets the connection's state
+ * (writable_schema = 1, query_only = 0, foreign_keys = 0, ...); a PRAGMA that reads is
+ * accepted. (It is false for a few pragmas that may change the file even to read, such as
+ * journal_mode and wal_checkpoint: those are refused as writes.) */
+static int authorize(void *why, int action, const char *arg1, const char *arg2, const char *db,
+                     const char *trigger)
+{
+    (void)db;
+    (void)trigger;
+    char *w = why;
+    if (!arg1)
+        arg1 = "";
+    switch (action) {
+    case SQLITE_TRANSACTION: /* arg1: BEGIN, COMMIT (or END) or ROLLBACK */
+    case SQLITE_SAVEPOINT:   /* arg1: BEGIN (SAVEPOINT), RELEASE or ROLLBACK (TO) */
+        snprintf(w, WHY_MAX, "a transaction statement (%s), which is no query",
+                 action == SQLITE_TRANSACTION    ? arg1
+                 : strcmp(arg1, "BEGIN") == 0    ? "SAVEPOINT"
+                 : strcmp(arg1, "ROLLBACK") == 0 ? "ROLLBACK TO"
+                                                 : arg1);
+        break;
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH:
+        snprintf(w, WHY_MAX, "%s, which is no query",
+                 action == SQLITE_ATTACH ? "ATTACH" : "DETACH");
+        break;
+    case SQLITE_PRAGMA:
+        if (arg2 && !named_in(arg1, reading_pragmas, CORUN_ARRAY_LEN(reading_pragmas)))
+            snprintf(w, WHY_MAX,
+                     "PRAGMA %.64s with a value, which sets it (PRAGMA %.64s alone reads it)", arg1,
+                     arg1);
+        else if (named_in(arg1, acting_pragmas, CORUN_ARRAY_LEN(acting_pragmas)))
+            snprintf(w, WHY_MAX, "PRAGMA %.64s, which acts rather than reads", arg1);
+        else
+            return SQLITE_OK;
+        break;
+    default: return SQLITE_OK;
+    }
+    return SQLITE_DENY;
 }
 
 static int query_fail(const struct catalog *cat, sqlite3 *db, const char *sql, char *err,
@@ -84,11 +151,17 @@ int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void 
     double deadline = monotonic_s() + cat->query_limit_s;
     if (cat->query_limit_s)
         sqlite3_progress_handler(db, 10000, past_deadline, &deadline);
+    char why[WHY_MAX] = "";
+    sqlite3_set_authorizer(db, authorize, why);
     sqlite3_stmt *st = NULL;
     const char *tail = NULL;
     int ret = -1;
     if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-        query_fail(cat, db, sql, err, errlen);
+        if (why[0] && sqlite3_errcode(db) == SQLITE_AUTH)
+            snprintf(err, errlen, "catalog %s: refused %s: " EXPECTED_QUERY ": %s", cat->path, why,
+                     sql);
+        else
+            query_fail(cat, db, sql, err, errlen);
         goto out;
     }
     if (!st) {
@@ -103,8 +176,8 @@ int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void 
     }
     if (!sqlite3_stmt_readonly(st)) {
         snprintf(err, errlen,
-                 "catalog %s: refused a query that would change the catalog (queries only "
-                 "read): %s",
+                 "catalog %s: refused a query that would change the catalog: " EXPECTED_QUERY
+                 ": %s",
                  cat->path, sql);
         goto out;
     }

@@ -62,14 +62,33 @@ static void test_query_refuses_writes(void **state)
     add_run_ok(cat, &r);
     char want[512];
     snprintf(want, sizeof want,
-             "catalog %s: refused a query that would change the catalog (queries only read): "
-             "DELETE FROM runs",
+             "catalog %s: refused a query that would change the catalog: expected a query that "
+             "only reads, such as SELECT ...: DELETE FROM runs",
              f->path);
     query_fails(cat, "DELETE FROM runs", want);
     query_fails(cat, "UPDATE runs SET seed = 0", "refused a query that would change");
     query_fails(cat, "INSERT INTO runs (id) VALUES (5)", "refused a query that would change");
     query_fails(cat, "DROP TABLE runs", "refused a query that would change");
-    query_fails(cat, "PRAGMA user_version = 9", "refused a query that would change");
+    query_fails(cat, "PRAGMA journal_mode", "refused a query that would change");
+    /* What sqlite3_stmt_readonly() lets through, as it leaves the file as it is, and is no
+     * query: a transaction, another database attached, a pragma given a value (it sets the
+     * connection's state) or one that acts. */
+    snprintf(want, sizeof want,
+             "catalog %s: refused a transaction statement (BEGIN), which is no query: expected a "
+             "query that only reads, such as SELECT ...: BEGIN",
+             f->path);
+    query_fails(cat, "BEGIN", want);
+    query_fails(cat, "commit", "refused a transaction statement (COMMIT)");
+    query_fails(cat, "SAVEPOINT s", "refused a transaction statement (SAVEPOINT)");
+    query_fails(cat, "RELEASE s", "refused a transaction statement (RELEASE)");
+    query_fails(cat, "ATTACH ':memory:' AS m", "refused ATTACH, which is no query: expected");
+    query_fails(cat, "PRAGMA writable_schema=1",
+                "refused PRAGMA writable_schema with a value, which sets it (PRAGMA "
+                "writable_schema alone reads it): expected a query that only reads, such as "
+                "SELECT ...: PRAGMA writable_schema=1");
+    query_fails(cat, "PRAGMA main.Query_Only(0)", "refused PRAGMA Query_Only with a value");
+    query_fails(cat, "PRAGMA user_version = 9", "refused PRAGMA user_version with a value");
+    query_fails(cat, "PRAGMA optimize", "refused PRAGMA optimize, which acts rather than reads");
     query_fails(cat, "SELECT 1; DELETE FROM runs",
                 "the query holds more than one statement; run one at a time: SELECT 1; DELETE");
     query_fails(cat, "  -- nothing\n", "the query is empty");
@@ -79,6 +98,17 @@ static void test_query_refuses_writes(void **state)
     assert_string_equal(c.text, "count(*)|sum(seed)\n1|42\n");
     query_ok(cat, "PRAGMA user_version", &c);
     assert_string_equal(c.text, "user_version\n2\n");
+    /* Pragmas that read, an argument naming what, and their table-valued forms. */
+    query_ok(cat, "PRAGMA writable_schema", &c);
+    assert_string_equal(c.text, "writable_schema\n0\n");
+    query_ok(cat, "PRAGMA table_info(runs)", &c);
+    assert_int_equal(c.rows, 19);
+    query_ok(cat, "PRAGMA quick_check(runs)", &c);
+    assert_string_equal(c.text, "quick_check\nok\n");
+    query_ok(cat, "SELECT count(*) FROM pragma_index_list('runs')", &c);
+    assert_string_equal(c.text, "count(*)\n1\n");
+    query_ok(cat, "EXPLAIN QUERY PLAN SELECT * FROM runs", &c);
+    assert_int_equal(c.rows, 1);
     catalog_close(cat);
 }
 
