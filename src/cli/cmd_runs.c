@@ -193,12 +193,16 @@ static void print_line(FILE *out, size_t ncols, const char *const *cells)
     for (size_t i = 0; i < ncols; i++) {
         if (i)
             fputc('\t', out);
-        print_cell(out, cells[i] ? cells[i] : "NULL");
+        if (cells[i])
+            print_cell(out, cells[i]);
+        else /* SQL NULL as COPY writes it: no value's text reads \N, its backslash doubled */
+            fputs("\\N", out);
     }
     fputc('\n', out);
 }
 
-/* Tab-separated rows with a header line, as sqlite3 -header -separator prints them. */
+/* Tab-separated rows with a header line, as sqlite3 -header -separator prints them but for
+ * NULL, written \N (print_line). */
 static int print_query_row(void *ctx, size_t ncols, const char *const *names,
                            const char *const *values)
 {
@@ -462,8 +466,9 @@ const struct cli_command cmd_runs = {
             "`query` runs one SQL query that only reads (SELECT, WITH, EXPLAIN, or a PRAGMA\n"
             "that reads, as PRAGMA table_info(runs); a write, BEGIN, ATTACH or a PRAGMA that\n"
             "sets a value is refused, exit status 2) and prints tab-separated rows under a\n"
-            "header (a tab, line end or backslash\n"
-            "within a value written \\t, \\n, \\r or \\\\), e.g.\n"
+            "header (a tab, line end or backslash within a value written \\t, \\n, \\r or\n"
+            "\\\\, and SQL NULL \\N, as PostgreSQL's text COPY writes them: the text 'NULL' is\n"
+            "NULL, an empty text an empty field), e.g.\n"
             "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"
             "and stops a query that runs longer than --timeout S seconds (default 30; 0: no\n"
             "limit), such as a recursive one that never ends.\n"

@@ -50,6 +50,9 @@ done
     fail "runs add, a relative path: $(cat "$TMPD/out")"
 [ "$("$CORUN" runs --catalog "$cat" query "SELECT count(*) FROM runs")" = "count(*)
 1" ] || fail "runs add added a file twice: $("$CORUN" runs --catalog "$cat" list)"
+# runs query writes SQL NULL \N, apart from the text 'NULL' and an empty text (NULL read NULL).
+"$CORUN" runs --catalog "$cat" query "SELECT NULL AS n, 'NULL' AS t, '' AS e, 'a\b' AS b" >"$TMPD/out"
+printf 'n\tt\te\tb\n\\N\tNULL\t\ta\\\\b\n' | cmp -s - "$TMPD/out" || fail "runs query's NULL: $(cat -A "$TMPD/out")"
 
 # The row is the one `run --out` adds: a spatial run with a predictor, an allocator, --set and
 # a kernel added, and an accelerator run, each recorded into one catalog and added to another.
