@@ -123,5 +123,9 @@ void accel_result_to_record(const struct accel_scenario *sc, const struct accel_
  * default one): a row of accel_runs, a row per application. Its id (shown as aN) to *id. */
 int accel_record_catalog(const struct accel_record *rec, const char *run_path,
                          const char *catalog_path, int64_t *id, char *err, size_t errlen);
+/* The same into the open catalog cat (inside its write transaction, when one is begun). */
+struct catalog;
+int accel_record_catalog_into(const struct accel_record *rec, const char *run_path,
+                              struct catalog *cat, int64_t *id, char *err, size_t errlen);
 
 #endif

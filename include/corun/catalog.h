@@ -51,6 +51,17 @@ const char *catalog_path(const struct catalog *cat);
  * after catalog_open). */
 void catalog_set_busy_timeout(struct catalog *cat, unsigned ms);
 
+/* A write transaction around several calls, so that what is read inside (is this run's file
+ * in the catalog already?) still holds when the writes inside are made: another process's
+ * write waits for its end. catalog_begin_write takes the catalog's write lock (BEGIN
+ * IMMEDIATE, waiting up to the busy timeout; what: "adding a run"); the adds, puts and
+ * catalog_begin_write calls inside join it rather than begin their own. catalog_commit ends
+ * the one begun last and, at the outermost, commits; catalog_rollback, or a write inside that
+ * fails (it rolls back), undoes the whole transaction. 0, or -1 with a message. */
+int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen);
+int catalog_commit(struct catalog *cat, const char *what, char *err, size_t errlen);
+void catalog_rollback(struct catalog *cat);
+
 /* ---- runs -------------------------------------------------------------------------------- */
 
 /* A run's summary metrics. Non-finite values are stored as NULL and read back as NAN. */

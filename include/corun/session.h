@@ -212,6 +212,9 @@ const char *session_summary(const struct session *s, struct catalog_metrics *out
  * and by which corun it was made: `corun runs add`). Returns 0, or -1 with a message in err. */
 int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
                     size_t errlen);
+/* The same into the open catalog cat (inside its write transaction, when one is begun). */
+int session_catalog_into(const struct session *s, struct catalog *cat, int64_t *id, char *err,
+                         size_t errlen);
 
 /* The private-mode references through the catalog's trace cache: take longer traces from cat
  * (call before stepping) and store the session's back (after), so runs of the same kernels,

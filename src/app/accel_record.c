@@ -101,6 +101,15 @@ void accel_result_to_record(const struct accel_scenario *sc, const struct accel_
 int accel_record_catalog(const struct accel_record *rec, const char *run_path,
                          const char *catalog_path, int64_t *id, char *err, size_t errlen)
 {
+    struct catalog *cat = catalog_open(catalog_path, err, errlen);
+    int rc = cat ? accel_record_catalog_into(rec, run_path, cat, id, err, errlen) : -1;
+    catalog_close(cat);
+    return rc;
+}
+
+int accel_record_catalog_into(const struct accel_record *rec, const char *run_path,
+                              struct catalog *cat, int64_t *id, char *err, size_t errlen)
+{
     struct catalog_accel_app apps[ACCEL_MAX_APPS];
     for (unsigned i = 0; i < rec->napps; i++) {
         const struct accel_app_rec *a = &rec->app[i];
@@ -132,9 +141,7 @@ int accel_record_catalog(const struct accel_record *rec, const char *run_path,
         .napps = rec->napps,
         .apps = apps,
     };
-    struct catalog *cat = catalog_open(catalog_path, err, errlen);
-    int rc = cat ? catalog_add_accel_run(cat, &run, id, err, errlen) : -1;
-    catalog_close(cat);
+    int rc = catalog_add_accel_run(cat, &run, id, err, errlen);
     free(abs);
     return rc;
 }

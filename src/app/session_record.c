@@ -248,6 +248,15 @@ const char *session_summary(const struct session *s, struct catalog_metrics *out
 int session_catalog(const struct session *s, const char *catalog_path, int64_t *id, char *err,
                     size_t errlen)
 {
+    struct catalog *cat = catalog_open(catalog_path, err, errlen);
+    int rc = cat ? session_catalog_into(s, cat, id, err, errlen) : -1;
+    catalog_close(cat);
+    return rc;
+}
+
+int session_catalog_into(const struct session *s, struct catalog *cat, int64_t *id, char *err,
+                         size_t errlen)
+{
     const struct scenario *sc = s->sc;
     struct catalog_run run = {0};
     char mix[512] = "";
@@ -273,9 +282,7 @@ int session_catalog(const struct session *s, const char *catalog_path, int64_t *
     run.seed = sc->seed;
     run.epochs = n;
     run.epoch_cycles = sc->epoch_cycles;
-    struct catalog *cat = catalog_open(catalog_path, err, errlen);
-    int rc = cat ? catalog_add_run(cat, &run, id, err, errlen) : -1;
-    catalog_close(cat);
+    int rc = catalog_add_run(cat, &run, id, err, errlen);
     free(abs);
     free(scenario);
     return rc;

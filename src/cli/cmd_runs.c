@@ -247,25 +247,23 @@ static int find_accel_row(const struct catalog_accel_run *r, void *ctx)
     return f->id != 0;
 }
 
-/* Looks in the catalog at catalog for a row of the file at abs (the same path, or the same
- * file under another name) into *f. 0, or -1 with a message printed. */
-static int find_file_row(const char *catalog, const char *abs, struct file_row *f)
+/* Looks in cat for a row of the file at abs (the same path, or the same file under another
+ * name) into *f. 0, or -1 with a message in err. */
+static int find_file_row(struct catalog *cat, const char *abs, struct file_row *f, char *err,
+                         size_t errlen)
 {
-    char err[512];
     *f = (struct file_row){.path = abs};
-    struct catalog *cat = catalog_open(catalog, err, sizeof err);
-    int rc = cat ? catalog_list_runs(cat, find_run_row, f, err, sizeof err) : -1;
+    int rc = catalog_list_runs(cat, find_run_row, f, err, errlen);
     if (rc == 0 && f->id == 0)
-        rc = catalog_list_accel_runs(cat, find_accel_row, f, err, sizeof err);
-    if (rc != 0)
-        fprintf(stderr, "corun: runs add: %s\n", err);
-    catalog_close(cat);
+        rc = catalog_list_accel_runs(cat, find_accel_row, f, err, errlen);
     return rc;
 }
 
 /* `runs add RUN.h5`: a run file whose row the catalog lacks (its run ended with "the catalog
  * failed", e.g. locked) gets it, as `run --out` would have added it: the file is read whole
- * first, as replay reads it, so a file that is not a run file or is damaged is refused. */
+ * first, as replay reads it, so a file that is not a run file or is damaged is refused. The
+ * look for the file's row and the add are one write transaction, so that two adds of one file
+ * at once add it once (apart, each looked, found none and added it). */
 static int runs_add(const char *file, const char *catalog)
 {
     char err[768];
@@ -286,21 +284,35 @@ static int runs_add(const char *file, const char *catalog)
         }
     }
     char *abs = util_absolute_path(file);
-    struct file_row f;
-    int rc = find_file_row(catalog, abs, &f) != 0 ? CLI_BAD_INPUT : CLI_OK;
+    struct file_row f = {0};
+    struct catalog *cat = catalog_open(catalog, err, sizeof err);
+    int rc = cat ? CLI_OK : CLI_BAD_INPUT;
+    /* A catalog that cannot be written (read-only, locked past the wait) may still say the
+     * file is there; else its message is the add's. */
+    char lock_err[768] = "";
+    bool locked = cat && catalog_begin_write(cat, "adding a run", lock_err, sizeof lock_err) == 0;
+    if (cat && find_file_row(cat, abs, &f, err, sizeof err) != 0)
+        rc = CLI_BAD_INPUT;
     int64_t id = 0;
     if (rc == CLI_OK && f.id)
         printf("%s is in the catalog already, as run %s%lld (`corun runs show %s%lld`); not added "
                "again\n",
                file, f.accel ? "a" : "", (long long)f.id, f.accel ? "a" : "", (long long)f.id);
-    else if (rc == CLI_OK &&
-             (accel ? accel_record_catalog(&rec, file, catalog, &id, err, sizeof err)
-                    : session_catalog(s, catalog, &id, err, sizeof err)) != 0) {
-        fprintf(stderr, "corun: runs add: %s\n", err);
+    else if (rc == CLI_OK && !locked) {
+        snprintf(err, sizeof err, "%s", lock_err);
         rc = CLI_FAILED;
-    } else if (rc == CLI_OK) {
+    } else if (rc == CLI_OK &&
+               ((accel ? accel_record_catalog_into(&rec, file, cat, &id, err, sizeof err)
+                       : session_catalog_into(s, cat, &id, err, sizeof err)) != 0 ||
+                catalog_commit(cat, "adding a run", err, sizeof err) != 0))
+        rc = CLI_FAILED;
+    else if (rc == CLI_OK)
         printf("added %s to the catalog as run %s%lld\n", file, accel ? "a" : "", (long long)id);
-    }
+    if (rc != CLI_OK)
+        fprintf(stderr, "corun: runs add: %s\n", err);
+    if (cat)
+        catalog_rollback(cat); /* nothing to undo but a look, or what failed */
+    catalog_close(cat);
     free(abs);
     if (accel)
         accel_record_done(&rec);

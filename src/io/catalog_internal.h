@@ -19,6 +19,7 @@ struct catalog {
     unsigned busy_ms;
     unsigned query_limit_s; /* catalog_query's limit; 0: none */
     bool readonly;          /* the file could only be opened for reading */
+    unsigned write_depth;   /* catalog_begin_write calls not yet committed; 0: none */
 };
 
 /* The message for SQLite result rc of connection db on the catalog at path, while doing what,
@@ -41,11 +42,6 @@ int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, c
 /* Make the table of finished reproduce runs (catalog_results.c) unless it exists; inside a
  * write transaction. */
 int catalog_make_results_table(struct catalog *cat, const char *what, char *err, size_t errlen);
-
-/* BEGIN IMMEDIATE (waiting up to the busy timeout), COMMIT, ROLLBACK. */
-int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen);
-int catalog_commit(struct catalog *cat, const char *what, char *err, size_t errlen);
-void catalog_rollback(struct catalog *cat);
 
 /* Prepare sql (fixed text, never user input) on the main connection. */
 int catalog_prepare(struct catalog *cat, const char *sql, sqlite3_stmt **st, const char *what,

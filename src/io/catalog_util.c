@@ -88,14 +88,20 @@ int catalog_step_done(struct catalog *cat, sqlite3_stmt *st, const char *what, c
 
 int catalog_writable(struct catalog *cat, const char *what, char *err, size_t errlen)
 {
+    if (cat->write_depth) /* it holds the write lock already */
+        return 0;
     if (catalog_begin_write(cat, what, err, errlen) != 0)
         return -1;
-    sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+    catalog_rollback(cat);
     return 0;
 }
 
 int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t errlen)
 {
+    if (cat->write_depth) { /* inside one begun before: it joins it */
+        cat->write_depth++;
+        return 0;
+    }
     if (cat->readonly) {
         snprintf(err, errlen,
                  "catalog %s is read-only: %s needs write permission on the file and its "
@@ -106,11 +112,17 @@ int catalog_begin_write(struct catalog *cat, const char *what, char *err, size_t
     int rc = sqlite3_exec(cat->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return catalog_fail(cat, rc, what, err, errlen);
+    cat->write_depth = 1;
     return 0;
 }
 
 int catalog_commit(struct catalog *cat, const char *what, char *err, size_t errlen)
 {
+    if (cat->write_depth > 1) { /* the outermost commits */
+        cat->write_depth--;
+        return 0;
+    }
+    cat->write_depth = 0;
     int rc = sqlite3_exec(cat->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         catalog_fail(cat, rc, what, err, errlen);
@@ -122,6 +134,7 @@ int catalog_commit(struct catalog *cat, const char *what, char *err, size_t errl
 
 void catalog_rollback(struct catalog *cat)
 {
+    cat->write_depth = 0;
     if (!sqlite3_get_autocommit(cat->db))
         sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
 }

@@ -77,6 +77,29 @@ for query in "$q" "$qa"; do
 $(cat "$TMPD/diff")"
 done
 
+# Adds of one file at once add it once. While another process holds the catalog's write lock,
+# two adds of r1.h5 and one of r2.h5 (an accelerator run's add, in the same transaction) start:
+# each looked for the file's row, found none and waited to add it, so r1.h5 got two rows (the
+# look and the add were not one transaction); now each waits before it looks, and the first
+# add's row is there for the other.
+"$top_builddir/tests/catalog_locker" hold "$TMPD/c3.db" 0.6 "$TMPD/ready" &
+holder=$!
+for _ in $(seq 200); do
+    [ -e "$TMPD/ready" ] && break
+    sleep 0.02
+done
+pids=
+for f in r1 r1 r2; do
+    "$CORUN" runs add "$TMPD/$f.h5" --catalog "$TMPD/c3.db" >>"$TMPD/adds" 2>&1 &
+    pids="$pids $!"
+done
+for p in $pids; do wait "$p" || fail "runs add at once: exit $?: $(cat "$TMPD/adds")"; done
+wait "$holder" || fail "the lock holder failed"
+[ "$("$CORUN" runs --catalog "$TMPD/c3.db" query "SELECT (SELECT count(*) FROM runs WHERE
+    run_path LIKE '%/r1.h5') || ' ' || (SELECT count(*) FROM accel_runs WHERE run_path LIKE
+    '%/r2.h5') AS n" | tail -1)" = "1 1" ] && [ "$(grep -c "not added again" "$TMPD/adds")" = 1 ] ||
+    fail "adds of one file at once: $(cat "$TMPD/adds"; "$CORUN" runs --catalog "$TMPD/c3.db" list)"
+
 # No run file, or a damaged one: refused, naming the file and what is wrong; nothing added.
 head -c 3000 "$TMPD/lk.h5" >"$TMPD/cut.h5"
 echo garbage >"$TMPD/garbage.h5"

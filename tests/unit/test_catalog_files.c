@@ -359,6 +359,35 @@ static void test_locked_message(void **state)
     catalog_close(cat);
 }
 
+/* A write transaction around a look and an add (as `runs add` makes one, so that two adds of
+ * a file at once add it once): the adds inside join it, another writer waits for its end (here
+ * gives up after its busy timeout), a rollback undoes the adds and a commit keeps them. */
+static void test_write_transaction_around_adds(void **state)
+{
+    struct fixture *f = *state;
+    struct catalog *cat = open_ok(f->path), *other = open_ok(f->path);
+    catalog_set_busy_timeout(other, 100);
+    char err[512];
+    struct catalog_run r = sample_run();
+    assert_int_equal(catalog_begin_write(cat, "adding a run", err, sizeof err), 0);
+    add_run_ok(cat, &r); /* it began a transaction inside one: "cannot start a transaction" */
+    assert_string_equal(raw_text(f->path, "SELECT count(*) FROM runs"), "0");
+    assert_int_equal(catalog_begin_write(other, "adding a run", err, sizeof err), -1);
+    assert_non_null(strstr(err, "is locked by another process (waited 0.1 s) while adding a run"));
+    catalog_rollback(cat);
+    assert_string_equal(raw_text(f->path, "SELECT count(*) FROM runs"), "0");
+
+    assert_int_equal(catalog_begin_write(cat, "adding a run", err, sizeof err), 0);
+    add_run_ok(cat, &r);
+    add_run_ok(cat, &r);
+    assert_string_equal(raw_text(f->path, "SELECT count(*) FROM runs"), "0");
+    assert_int_equal(catalog_commit(cat, "adding a run", err, sizeof err), 0);
+    assert_string_equal(raw_text(f->path, "SELECT count(*) FROM runs"), "2");
+    add_run_ok(other, &r); /* the lock is free again */
+    catalog_close(cat);
+    catalog_close(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +402,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_waits_for_the_wal_switch, catalog_setup,
                                         catalog_teardown),
         cmocka_unit_test_setup_teardown(test_locked_message, catalog_setup, catalog_teardown),
+        cmocka_unit_test_setup_teardown(test_write_transaction_around_adds, catalog_setup,
+                                        catalog_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
