@@ -308,9 +308,12 @@ static void save(struct tui_accel *t)
                      t->rec.ntasks, t->rec.nqueries, tui_accel_now_ns(t) / 1e6,
                      t->rec.complete ? "the whole run" : "part way", t->path);
     size_t used = n < 0 ? 0 : (size_t)n < sizeof t->note ? (size_t)n : sizeof t->note - 1;
-    if (accel_record_catalog(&t->rec, t->path, t->catalog, &id, err, sizeof err) != 0)
-        snprintf(t->note + used, sizeof t->note - used, ", but the catalog failed: %s", err);
-    else
+    if (accel_record_catalog(&t->rec, t->path, t->catalog, &id, err, sizeof err) != 0) {
+        n = snprintf(t->note + used, sizeof t->note - used, ", ");
+        if (n > 0 && (size_t)n < sizeof t->note - used)
+            tui_catalog_failed(t->note + used + (size_t)n, sizeof t->note - used - (size_t)n,
+                               t->path, t->catalog, err);
+    } else
         snprintf(t->note + used, sizeof t->note - used, " (catalog run a%lld)", (long long)id);
 }
 

@@ -215,6 +215,11 @@ struct tui {
 void tui_attach(struct tui *t, struct session *s);
 /* Stops the worker and deletes its session: the snapshot stays until tui_attach. */
 void tui_detach(struct tui *t);
+/* A save whose file was written but whose catalog row failed (err), as a note's end, into buf:
+ * "but the catalog failed (add it later with `corun runs add PATH [--catalog CATALOG]`):
+ * ERR" (catalog NULL: the default one, which the command needs no option for). */
+void tui_catalog_failed(char *buf, size_t n, const char *path, const char *catalog,
+                        const char *err);
 /* Marks dirty the views whose content depends on what changed. */
 void tui_changed(struct tui *t, unsigned changes);
 /* The epoch on screen: the newest (live) or the one moved to (replay); NULL before the first. */

@@ -124,8 +124,17 @@ void tui_attach(struct tui *t, struct session *s)
     tui_changed(t, TUI_CH_ALL);
 }
 
+void tui_catalog_failed(char *buf, size_t n, const char *path, const char *catalog, const char *err)
+{
+    /* The command before the reason, which may be long: a note cut short keeps it. */
+    snprintf(buf, n, "but the catalog failed (add it later with `corun runs add %s%s%s`): %s", path,
+             catalog ? " --catalog " : "", catalog ? catalog : "", err);
+}
+
 /* A recording made in the workbench ends as `run --out` does: the file is completed and
- * the run gets its catalog row (--catalog's, or the default). What happened goes to saved_note. */
+ * the run gets its catalog row (--catalog's, or the default). What happened goes to saved_note;
+ * when the catalog failed (locked, say), the command that adds the row later, as run --out
+ * names it. */
 static void finish_recording(struct tui *t)
 {
     struct session *s = t->session;
@@ -134,11 +143,16 @@ static void finish_recording(struct tui *t)
         return;
     char err[512];
     int64_t id;
-    if (session_finish(s, err, sizeof err) != 0 ||
-        session_catalog(s, t->catalog, &id, err, sizeof err))
+    if (session_finish(s, err, sizeof err) != 0)
         snprintf(t->saved_note, sizeof t->saved_note, "the run is in %s, but: %s",
                  session_run_path(s), err);
-    else {
+    else if (session_catalog(s, t->catalog, &id, err, sizeof err) != 0) {
+        int n = snprintf(t->saved_note, sizeof t->saved_note, "the run is in %s, ",
+                         session_run_path(s));
+        if (n > 0 && (size_t)n < sizeof t->saved_note)
+            tui_catalog_failed(t->saved_note + n, sizeof t->saved_note - (size_t)n,
+                               session_run_path(s), t->catalog, err);
+    } else {
         bool failed;
         unsigned n = session_epochs_recorded(s, &failed);
         if (failed)

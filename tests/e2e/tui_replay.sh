@@ -150,20 +150,37 @@ tui_wait "Epoch 4/10"
 tui_wait "idle: Space steps"
 
 # o on a good file replays it (the live run is recorded, so nothing asks); q quits at once.
+# The live run's recording ends there, and its catalog fails (its path is a directory now).
+cat="$TMPD/xdg/corun/catalog.db"
+mv "$cat" "$TMPD/cat.moved"
+mkdir "$cat"
 tui_keys o
 tui_wait "Replay the run file"
 tui_keys -l "$TMPD/r.h5"
 tui_keys Enter
 tui_wait "REPLAY"
 tui_wait "Epoch 3/3"
-# The saved run got its catalog row as `run --out` gives one, with an absolute path (issue
-# 21, defect 13: the workbench's runs had none, and relative paths meant nothing elsewhere).
 # The line is about the live run left, though the replay's log holds it (it read as the
-# replay's own).
-tui_wait "the live run left: recorded 4"
+# replay's own); its catalog failed, so it names the command that adds the row later (it
+# did not), before the reason. Wrapped in the log (made tall enough): compared without blanks.
+tui_resize 100 60
+tui_wait "the live run left:"
+tui_panel "Event log" "$TMPD/log"
+python3 - "$TMPD/log" "the live run left: the run is in $TMPD/saved.h5, but the catalog failed (add it later with \`corun runs add $TMPD/saved.h5\`): catalog $cat is a directory" <<'PY' ||
+import sys
+text, want = ("".join(s.split()) for s in (open(sys.argv[1]).read(), sys.argv[2]))
+sys.exit(want not in text)
+PY
+    fail "the live run's catalog failed: $(cat "$TMPD/screen")"
+rmdir "$cat"
+mv "$TMPD/cat.moved" "$cat"
 tui_keys q
 tui_wait "exit=0"
-(cd / && "$CORUN" runs --catalog "$TMPD/xdg/corun/catalog.db" query \
+# The command it named gives the saved run its catalog row as `run --out` gives one, with an
+# absolute path (issue 21, defect 13: the workbench's runs had none, and relative paths meant
+# nothing elsewhere).
+XDG_DATA_HOME="$TMPD/xdg" "$CORUN" runs add "$TMPD/saved.h5" >/dev/null || fail "runs add saved.h5"
+(cd / && "$CORUN" runs --catalog "$cat" query \
     "SELECT run_path, epochs FROM runs") >"$TMPD/rows" || fail "runs query: $(cat "$TMPD/rows")"
 printf "run_path\tepochs\n%s\t4\n" "$TMPD/saved.h5" | diff - "$TMPD/rows" >&2 ||
     fail "the catalog row of the workbench's run (diff above)"
