@@ -141,10 +141,12 @@ static void draw_header(const struct tui_accel *t, WINDOW *w)
     char step[32] = "";
     if (t->live)
         snprintf(step, sizeof step, "step %u  ", t->st.steps);
-    tui_print(w, 0, 0, " corun  %s  %s  t %.3f ms  %spredictor %s  %s%s%s",
+    char now[32];
+    tui_print(w, 0, 0, " corun  %s  %s  t %s ms  %spredictor %s  %s%s%s",
               t->rec.scenario_name ? t->rec.scenario_name : "", t->rec.gpu_preset,
-              tui_accel_now_ns(t) / 1e6, step, pred > 0 ? accel_predictor_name(pred) : "none",
-              state, t->live ? "" : " ", t->live ? "" : t->path);
+              accel_ms_text(now, sizeof now, tui_accel_now_ns(t) / 1e6), step,
+              pred > 0 ? accel_predictor_name(pred) : "none", state, t->live ? "" : " ",
+              t->live ? "" : t->path);
 }
 
 /* Whether the record has an LS application (so the first step runs each alone first). */
@@ -304,8 +306,10 @@ static void save(struct tui_accel *t)
     snprintf(t->path, sizeof t->path, "%s", t->prompt);
     t->saved_steps = t->st.steps;
     int64_t id = 0;
-    int n = snprintf(t->note, sizeof t->note, "saved %zu tasks and %zu queries (%.3f ms, %s) to %s",
-                     t->rec.ntasks, t->rec.nqueries, tui_accel_now_ns(t) / 1e6,
+    char now[32];
+    int n = snprintf(t->note, sizeof t->note, "saved %zu tasks and %zu queries (%s ms, %s) to %s",
+                     t->rec.ntasks, t->rec.nqueries,
+                     accel_ms_text(now, sizeof now, tui_accel_now_ns(t) / 1e6),
                      t->rec.complete ? "the whole run" : "part way", t->path);
     size_t used = n < 0 ? 0 : (size_t)n < sizeof t->note ? (size_t)n : sizeof t->note - 1;
     if (accel_record_catalog(&t->rec, t->path, t->catalog, &id, err, sizeof err) != 0) {

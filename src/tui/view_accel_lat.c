@@ -121,9 +121,6 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
                   !t->live      ? ""
                   : width >= 60 ? " (p: prophet, sequential, bubble, prophet-even)"
                                 : " (p picks a predictor)");
-    int cols = width - HIST_LABEL - 11; /* room for the scale's end */
-    if (cols < 8)
-        return 5;
     double top = fmax(x->p99_ms, target);
     for (size_t i = 0; i < r->nqueries; i++)
         if (r->queries[i].app == a) {
@@ -133,6 +130,14 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
                 top = fmax(top, r->queries[i].predicted_ms);
         }
     top = top > 0 ? top * 1.05 : 1;
+    /* The scale's end after the histogram: 11 columns, or as many as its label takes (a
+     * latency under 0.01 ms has up to nine characters). */
+    char end[40];
+    snprintf(end, sizeof end, "%s ms", accel_ms_text(p50, sizeof p50, top));
+    int room = (int)strlen(end) + 1;
+    int cols = width - HIST_LABEL - (room > 11 ? room : 11);
+    if (cols < 8)
+        return 5;
     unsigned bins[512];
     if (cols > 512)
         cols = 512;
@@ -142,7 +147,7 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
     /* The last row: the target (T) and the forecast p99 (f) on the histogram's scale. */
     wattron(w, st->dim);
     tui_print(w, y + 4, HIST_LABEL - 2, "0");
-    tui_print(w, y + 4, HIST_LABEL + cols + 1, "%s ms", accel_ms_text(p50, sizeof p50, top));
+    tui_print(w, y + 4, HIST_LABEL + cols + 1, "%s", end);
     wattroff(w, st->dim);
     if (forecast(r) && !isnan(x->pred_p99_ms)) {
         int fc = (int)(x->pred_p99_ms / top * cols);
@@ -214,7 +219,8 @@ void view_accel_system(const struct tui_accel *t, WINDOW *w)
         tui_print_right(w, i, cols, "%5.1f%%", 100 * v[i]);
     }
     int y = 3;
-    tui_print(w, y++, 0, "simulated %.3f ms", r->sim_ms);
+    char sim[32];
+    tui_print(w, y++, 0, "simulated %s ms", accel_ms_text(sim, sizeof sim, r->sim_ms));
     tui_print(w, y++, 0, "%.2f M cycles, %llu tasks", r->cycles / 1e6,
               (unsigned long long)r->tasks_done);
     for (unsigned a = 0; a < r->napps && y < rows; a++)

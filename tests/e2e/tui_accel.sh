@@ -8,6 +8,8 @@
 # forecast that fails (a warm-up scenario) is reported and the run goes on. With no query
 # answered, latencies and the forecast's error are a dash, without a verdict; the first step's
 # solo runs are counted on the status line, and s saves nothing before that step has ended.
+# Times under a microsecond (the clock, the time simulated, the latency scale) read in three
+# significant digits, not 0.000 ms.
 . "$(dirname "$0")/../lib.sh"
 export CORUN_DATADIR="$top_srcdir"
 cp "$top_srcdir/tests/data/good/accel-quick.cfg" "$TMPD/quick.cfg"
@@ -327,6 +329,25 @@ pid=$(tui_corun_pid)
 [ -n "$pid" ] || fail "no corun in the pane"
 kill -INT "$pid"
 tui_wait "exit=0"
+
+# A run of queries under a microsecond: the clock, the time simulated and the latency scale's
+# end read 0.000 ms (the scale's end, in three significant digits, cut at the frame's edge).
+cat >"$TMPD/tiny.cfg" <<'CFG'
+mode = "accelerator"; name = "tiny"; gpu = "k40"; seed = 3;
+applications = ( { name = "q"; role = "ls"; qos_target = 2.0; queries = 3; tasks = ( { type = "kernel";
+  kernel = { tbs = 1; warps_per_tb = 1; insts_per_warp = 1; mem_fraction = 0.0; footprint_bytes = 128; }; } ); } );
+CFG
+"$CORUN" run "$TMPD/tiny.cfg" --out "$TMPD/tiny.h5" >/dev/null 2>&1 || fail "run tiny.cfg"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/tiny.h5"
+tui_wait "REPLAY $TMPD/tiny.h5"
+tui_wait "3/3 done"
+grep -Eq ' t 0\.0000[1-9][0-9]{2} ms ' "$TMPD/screen" &&
+    grep -Eq 'simulated 0\.0000[1-9][0-9]{2} ms' "$TMPD/screen" &&
+    grep -Eq ' 0\.0000[1-9][0-9]{2} ms│' "$TMPD/screen" ||
+    fail "times under a microsecond in the workbench: $(cat "$TMPD/screen")"
+tui_keys q
+tui_wait "exit=0"
+tui_tmux kill-server
 
 # A truncated copy: refused before the screen starts.
 head -c 9000 "$TMPD/saved.h5" >"$TMPD/cut.h5"
