@@ -266,7 +266,10 @@ static const struct conf_setting kernel_settings[] = {
      "order, then again from the first: each is this profile with the settings it names "
      "changed",
      0, NULL, NULL},
-    KERNEL_CHOICE(paper, paper_names, "whose workload this models (hsm, themis, smqos)"),
+    KERNEL_CHOICE(paper, paper_names,
+                  "whose workload this models (hsm, themis, smqos); every profile naming a "
+                  "paper, yours too, is one of its set: `train` fits on it (hsm: the "
+                  "memory-bound ones; themis: the training split), `calibrate` measures it"),
     KERNEL_CHOICE(target_class, class_names, "the class the paper gives (checked by calibrate)"),
     KERNEL_CHOICE(split, split_names, "Themis' train/test split"),
     KERNEL_FIELD(target_mpki, CONF_FLOAT, "0", 0, 1000, "misses per 1000 thread instructions",
