@@ -39,7 +39,7 @@ static const struct tui_accel_key keys[] = {
      false},
     {"Left Right", "pan", "move the timeline back / on by half its width", true, true},
     {"Home End", "ends", "the timeline at the run's start / end (End follows)", true, true},
-    {"+ -", "zoom", "zoom the timeline in / out", true, true},
+    {"+ -", "zoom", "zoom the timeline in / out, about its middle or the end it is at", true, true},
     {"q", "quit", "quit (a live run not saved since its last step is lost)", true, true},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -373,6 +373,22 @@ static void pan(struct tui_accel *t, double by)
     t->end_ns = t->follow ? now : end;
 }
 
+/* The timeline's span set to span (within its limits): following the run, its right edge
+ * stays at the time now; at the run's start, its left edge stays there; elsewhere its middle
+ * stays where it is (it kept the right edge, so zooming in lost what was in the middle's left). */
+static void zoom(struct tui_accel *t, double span)
+{
+    if (span < MIN_SPAN_NS || span > MAX_SPAN_NS)
+        return;
+    if (!t->follow) {
+        double start = t->end_ns - t->span_ns;
+        t->end_ns = start <= 0 ? span : t->end_ns + (span - t->span_ns) / 2;
+    }
+    t->span_ns = span;
+    if (!t->follow)
+        pan(t, 0);
+}
+
 /* Returns true to quit. */
 static bool key(struct tui_accel *t, int ch)
 {
@@ -394,14 +410,8 @@ static bool key(struct tui_accel *t, int ch)
         break;
     case KEY_END: t->follow = true; break;
     case '+':
-    case '=':
-        if (t->span_ns / 2 >= MIN_SPAN_NS)
-            t->span_ns /= 2;
-        break;
-    case '-':
-        if (t->span_ns * 2 <= MAX_SPAN_NS)
-            t->span_ns *= 2;
-        break;
+    case '=': zoom(t, t->span_ns / 2); break;
+    case '-': zoom(t, t->span_ns * 2); break;
     case 12: clearok(curscr, TRUE); break; /* Ctrl-L */
     default:
         if (!t->live)

@@ -280,6 +280,10 @@ check_timeline "$TMPD/csv" now 1e6 >/dev/null # zoomed in: 1 ms
 tui_keys Left
 tui_wait "2.086 ms│"
 check_timeline "$TMPD/csv" "now - 1e6 / 2" 1e6 >/dev/null # back by half the width
+# Away from both ends, + zooms in about the middle (it kept the right edge): 1.336-1.836 ms.
+tui_keys +
+tui_wait "1.836 ms│"
+check_timeline "$TMPD/csv" "now - 1e6 / 2 - 1e6 / 4" 5e5 >/dev/null
 tui_keys '?'
 tui_wait "Press any key to close this help."
 grep -qF "move the timeline back / on" "$TMPD/screen" || fail "the help lacks the pan keys"
@@ -296,6 +300,12 @@ tui_gone "Press any key to close this help."
 grep -qF "512.000 ms│" "$TMPD/screen" || fail "zoomed out past 512 ms:
 $(cat "$TMPD/screen")"
 check_timeline "$TMPD/csv" 512e6 512e6 >/dev/null
+# At the run's start, + and - keep the start in view (+ kept the right edge).
+tui_keys +
+tui_wait "256.000 ms│"
+check_timeline "$TMPD/csv" 256e6 256e6 >/dev/null
+tui_keys -
+tui_wait "512.000 ms│"
 # Too small a terminal: the view makes way for the spatial view's message (it had one of its
 # own), takes q and no other key (+ did not zoom in).
 tui_resize 70 20
