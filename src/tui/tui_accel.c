@@ -39,7 +39,7 @@ static const struct tui_accel_key keys[] = {
      false},
     {"Left Right", "pan", "move the timeline back / on by half its width", true, true},
     {"Home End", "ends", "the timeline at the run's start / end (End follows)", true, true},
-    {"+ -", "zoom", "zoom the timeline in / out, about its middle or the end it is at", true, true},
+    {"+ -", "zoom", "zoom the timeline in / out, about its middle or its end", true, true},
     {"q", "quit", "quit (a live run not saved since its last step is lost)", true, true},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
