@@ -105,13 +105,14 @@ static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
 {
     size_t *rows = ctx; /* spatial, accelerator, accelerator runs saved part way */
     if (++rows[1] == 1)
-        printf("%saccelerator runs:\n%5s  %-20s  %-8s  %-24s  %8s  %7s  %7s  %s\n",
+        printf("%saccelerator runs:\n%5s  %-20s  %-8s  %-24s  %10s  %7s  %7s  %s\n",
                rows[0] ? "\n" : "", "id", "created (UTC)", "gpu", "applications", "sim ms",
                "QoS met", "SM busy", "run file");
-    char mix[512], id[24], qos[24], ms[40];
+    char mix[512], id[24], qos[24], ms[40], sim[32];
     accel_mix(r, mix, sizeof mix);
     /* A run saved part way is marked: its figures are of the part (the list's note says). */
-    snprintf(ms, sizeof ms, "%.3f%s", r->sim_ms, r->complete ? "" : "*");
+    snprintf(ms, sizeof ms, "%s%s", accel_ms_text(sim, sizeof sim, r->sim_ms),
+             r->complete ? "" : "*");
     rows[2] += !r->complete;
     unsigned ls = 0, met = 0;
     for (size_t i = 0; i < r->napps; i++)
@@ -121,8 +122,8 @@ static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
         }
     snprintf(id, sizeof id, "a%lld", (long long)r->id);
     snprintf(qos, sizeof qos, "%u/%u", met, ls);
-    printf("%5s  %-20s  %-8s  %-24s  %8s  %7s  %6.1f%%  ", id, r->created_utc ? r->created_utc : "",
-           r->gpu, mix, ms, qos, 100 * r->gpu_util);
+    printf("%5s  %-20s  %-8s  %-24s  %10s  %7s  %6.1f%%  ", id,
+           r->created_utc ? r->created_utc : "", r->gpu, mix, ms, qos, 100 * r->gpu_util);
     print_run_file(r->run_path, true, false);
     return 0;
 }

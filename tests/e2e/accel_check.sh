@@ -330,7 +330,10 @@ applications = ( { name = "q"; role = "ls"; qos_target = 2.0; queries = 3; tasks
   kernel = { tbs = 1; warps_per_tb = 1; insts_per_warp = 1; mem_fraction = 0.0; footprint_bytes = 128; }; } ); } );
 CFG
 "$CORUN" run "$TMPD/tiny.cfg" --out "$TMPD/tiny.h5" --catalog "$TMPD/tiny.db" >"$TMPD/tiny" 2>/dev/null &&
-    "$CORUN" runs --catalog "$TMPD/tiny.db" show a1 >>"$TMPD/tiny" || fail "run of a tiny query"
+    "$CORUN" runs --catalog "$TMPD/tiny.db" show a1 >>"$TMPD/tiny" &&
+    "$CORUN" runs --catalog "$TMPD/tiny.db" list >"$TMPD/tinylist" || fail "run of a tiny query"
+grep -qE '^ +a1 .* q +0\.0000[1-9][0-9]{2} +1/1 ' "$TMPD/tinylist" ||
+    fail "runs list, a run under a microsecond: $(cat "$TMPD/tinylist")"
 grep -qE '^tiny \(gpu k40, seed 3\): 0\.0000[1-9][0-9]{2} ms simulated' "$TMPD/tiny" &&
     grep -qE '^q {12}ls {8}1 {8}3 0\.0000[1-9][0-9]{2} 0\.0000[1-9][0-9]{2} {4}0\.0000[1-9][0-9]{2}   2\.00x  met' "$TMPD/tiny" &&
     grep -qE '^  q +LS, 1 process: p99 0\.0000[1-9][0-9]{2} ms, 1\.00x its 0\.0000[1-9][0-9]{2} ms alone' "$TMPD/tiny" ||
