@@ -40,7 +40,8 @@ enum slurm_kind { SLURM_SWEEP, SLURM_REPRODUCE };
 
 /* A job directory's manifest, loaded. */
 struct slurm_job {
-    char *dir; /* absolute */
+    char *dir;     /* absolute */
+    char *made_in; /* the directory the manifest was written in (NULL: a manifest before it) */
     enum slurm_kind kind;
     unsigned shards;
     unsigned simulator; /* CORUN_SIM_ID of the corun that submitted it */

@@ -87,6 +87,7 @@ static int write_manifest(const struct slurm_job *j, char *err, size_t errlen)
 {
     char *text = xasprintf("%s\nkind %s\nshards %u\nsimulator %u\n", MANIFEST_MAGIC,
                            kind_names[j->kind], j->shards, j->simulator);
+    append(&text, "dir", j->dir);
     append(&text, "cwd", j->cwd);
     if (j->catalog)
         append(&text, "catalog", j->catalog);
@@ -241,6 +242,7 @@ void slurm_job_delete(struct slurm_job *j)
         free(lists[l]);
     }
     free(j->dir);
+    free(j->made_in);
     free(j->cwd);
     free(j->catalog);
     free(j->journal);
@@ -283,7 +285,8 @@ static int take_line(struct slurm_job *j, char *line)
         return sscanf(value, "%u", &j->shards) == 1 ? 0 : -1;
     if (strcmp(line, "simulator") == 0)
         return sscanf(value, "%u", &j->simulator) == 1 ? 0 : -1;
-    char **field = strcmp(line, "cwd") == 0       ? &j->cwd
+    char **field = strcmp(line, "dir") == 0       ? &j->made_in
+                   : strcmp(line, "cwd") == 0     ? &j->cwd
                    : strcmp(line, "catalog") == 0 ? &j->catalog
                    : strcmp(line, "journal") == 0 ? &j->journal
                                                   : NULL;
@@ -333,6 +336,14 @@ static char *job_dir(const char *job, char *err, size_t errlen)
     return xstrdup(target);
 }
 
+/* Whether paths a and b are one directory (the same file, whatever the spelling). */
+static bool same_dir(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 struct slurm_job *slurm_job_load(const char *job, char *err, size_t errlen)
 {
     char *dir = job_dir(job, err, errlen);
@@ -364,6 +375,17 @@ struct slurm_job *slurm_job_load(const char *job, char *err, size_t errlen)
                     j->shards > SLURM_MAX_SHARDS || (j->kind == SLURM_REPRODUCE && !j->journal))) {
         snprintf(err, errlen, "%s: the manifest is incomplete (no kind, shards, cwd or command)",
                  path);
+        rc = -1;
+    }
+    /* A copy (or a move) of a job directory is still that job: its manifest names the other
+     * directory's journal and Slurm jobs, and its task script the other directory, so it
+     * would run, follow and merge the other's shards. */
+    if (rc == 0 && j->made_in && !same_dir(j->made_in, dir)) {
+        snprintf(err, errlen,
+                 "%s: this job was made in %s, whose journal, shards and Slurm jobs it names: a "
+                 "copy or a move of a job directory would run and merge that job's shards; name "
+                 "%s, move it back, or submit the command again for a job of its own",
+                 path, j->made_in, j->made_in);
         rc = -1;
     }
     free(line);

@@ -74,6 +74,13 @@ sed 's/^finished .*/started 2026-12-01T00:00:00Z/; s/^task .*/task 100_2/' \
     "$TMPD/job/shard-1.state" >"$TMPD/job/shard-2.state"
 "$CORUN" slurm status 100 >"$TMPD/status" || fail "status: exit $?"
 grep -q '^1 of 2 shards done, 1 running$' "$TMPD/status" || fail "status: $(cat "$TMPD/status")"
+# A copy of the job directory is refused: its manifest and task script name the original's
+# journal, Slurm jobs and directory, so it would run and merge the original's shards.
+cp -r "$TMPD/job" "$TMPD/jobcopy"
+for cmd in status resubmit collect; do
+    expect_bad "slurm $cmd of a copied job directory" "jobcopy/job: this job was made in $TMPD/job, whose journal" \
+        "$CORUN" slurm "$cmd" "$TMPD/jobcopy"
+done
 
 # squeue fails: shard 2's state is unknown, not stopped, and status says so with exit 1.
 echo always >"$STUB/squeue-fails"
