@@ -312,7 +312,9 @@ static void save(struct tui_accel *t)
                      accel_ms_text(now, sizeof now, tui_accel_now_ns(t) / 1e6),
                      t->rec.complete ? "the whole run" : "part way", t->path);
     size_t used = n < 0 ? 0 : (size_t)n < sizeof t->note ? (size_t)n : sizeof t->note - 1;
-    if (accel_record_catalog(&t->rec, t->path, t->catalog, &id, err, sizeof err) != 0) {
+    t->saved_uncataloged =
+        accel_record_catalog(&t->rec, t->path, t->catalog, &id, err, sizeof err) != 0;
+    if (t->saved_uncataloged) {
         n = snprintf(t->note + used, sizeof t->note - used, ", ");
         if (n > 0 && (size_t)n < sizeof t->note - used)
             tui_catalog_failed(t->note + used + (size_t)n, sizeof t->note - used - (size_t)n,
@@ -525,7 +527,14 @@ int tui_accel_main(const struct accel_scenario *sc, const struct tui_options *op
     int rc = run(t, opt);
     /* Quit abandons a step in flight: the worker stops at the next turn of the run. */
     tui_accel_worker_stop(t->worker);
-    if (rc == 0 && t->path[0])
+    /* The status line is one row, cut at the screen's width: a save whose catalog failed is
+     * said again whole, with the command that adds its row. */
+    if (rc == 0 && t->path[0] && t->saved_uncataloged)
+        fprintf(stderr,
+                "corun: the run was last saved to %s, but not to the catalog: add it with `corun "
+                "runs add %s%s%s`\n",
+                t->path, t->path, t->catalog ? " --catalog " : "", t->catalog ? t->catalog : "");
+    else if (rc == 0 && t->path[0])
         fprintf(stderr, "corun: the run was last saved to %s\n", t->path);
     accel_record_done(&t->rec);
     free(t);

@@ -67,6 +67,7 @@ struct tui_accel {
     struct accel_record rec;   /* the run shown: live, as last published; replay, as read */
     char path[TUI_PROMPT_MAX]; /* replay: the run file; live: the last file saved, or "" */
     unsigned saved_steps;      /* live: the steps the last save held */
+    bool saved_uncataloged;    /* live: the last save's catalog failed (said again on quit) */
     const char *catalog;       /* live: where a save gets its row; NULL: the default catalog */
     /* The timeline's window: span_ns wide, ending at the run's time (follow) or at end_ns. */
     double span_ns, end_ns;

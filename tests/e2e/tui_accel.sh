@@ -399,9 +399,17 @@ assert lat[5].startswith("query         measured  forecast (ms)  ratio"), lat[5]
 assert [r.rstrip() for r in lat[6:]] == ["gmm      %-4u %9.3f %9s" % (q + 1, ms[q], "–")
                                          for q in range(3, 9)], lat
 PY
+# --catalog: the save's row goes to the catalog named, not the default one.
+tui_keys s
+tui_wait "Save to: corun-accel-"
+tui_keys C-u
+tui_keys -l "$TMPD/warm.h5"
+tui_keys Enter
+tui_wait "the whole run) to $TMPD/warm.h5"
 # A save whose catalog fails (its path a directory now) names the command that adds the row
-# later, before the reason (a note cut short keeps it); the command adds it.
-[ ! -e "$TMPD/own.db" ] || mv "$TMPD/own.db" "$TMPD/own.moved"
+# later, before the reason (a note cut short keeps it); the command adds it. Quit after it
+# says it again whole (the status line is cut at the screen's width).
+mv "$TMPD/own.db" "$TMPD/own.moved"
 mkdir "$TMPD/own.db"
 tui_resize 250 30
 tui_keys s
@@ -410,18 +418,11 @@ tui_keys C-u
 tui_keys -l "$TMPD/warm0.h5"
 tui_keys Enter
 tui_wait "to $TMPD/warm0.h5, but the catalog failed (add it later with \`corun runs add $TMPD/warm0.h5 --catalog $TMPD/own.db\`): catalog $TMPD/own.db"
-rmdir "$TMPD/own.db"
-[ ! -e "$TMPD/own.moved" ] || mv "$TMPD/own.moved" "$TMPD/own.db"
-# --catalog: the save's row goes to the catalog named, not the default one.
-tui_resize 100 30
-tui_keys s
-tui_wait "Save to: corun-accel-"
-tui_keys C-u
-tui_keys -l "$TMPD/warm.h5"
-tui_keys Enter
-tui_wait "the whole run) to $TMPD/warm.h5"
 tui_keys q
 tui_wait "exit=0"
+tui_wait "corun: the run was last saved to $TMPD/warm0.h5, but not to the catalog: add it with \`corun runs add $TMPD/warm0.h5 --catalog $TMPD/own.db\`"
+rmdir "$TMPD/own.db"
+mv "$TMPD/own.moved" "$TMPD/own.db"
 "$CORUN" runs --catalog "$TMPD/own.db" list >"$TMPD/runs" || fail "runs list --catalog own.db"
 grep -qE "^ +a1 .* $TMPD/warm.h5$" "$TMPD/runs" || fail "warm.h5 not in --catalog's: $(cat "$TMPD/runs")"
 "$CORUN" runs add "$TMPD/warm0.h5" --catalog "$TMPD/own.db" | grep -qxF "added $TMPD/warm0.h5 to the catalog as run a2" ||
