@@ -131,6 +131,15 @@ int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     return put_clipped(w, y, x_end - tui_columns(buf), buf);
 }
 
+int tui_print_cols(WINDOW *w, int y, int x, int cols, const char *text)
+{
+    int used;
+    size_t bytes = fit_bytes_used(text, cols, &used);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.*s%*s", (int)bytes, text, cols - used, "");
+    return put_clipped(w, y, x, buf);
+}
+
 int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const char *fmt, ...)
 {
     char buf[512];

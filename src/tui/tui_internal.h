@@ -415,6 +415,10 @@ int tui_print(WINDOW *w, int y, int x, const char *fmt, ...) __attribute__((form
 /* Like tui_print with the text right-aligned to end at column x_end (exclusive). */
 int tui_print_right(WINDOW *w, int y, int x_end, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* text in exactly cols columns from column x: cut where a glyph would cross the last (a
+ * name's bytes cut at a count could split a glyph, and a wide glyph took two columns), padded
+ * with spaces. Returns the columns written. */
+int tui_print_cols(WINDOW *w, int y, int x, int cols, const char *text);
 /* Like tui_print, but text cut at the window's right edge ends in an ellipsis ("…", or "..."
  * without UTF-8), so that the cut shows. */
 int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const char *fmt, ...)

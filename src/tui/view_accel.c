@@ -63,7 +63,7 @@ void view_accel_timeline(const struct tui_accel *t, WINDOW *w)
         char label[32];
         int app = tui_accel_proc(t, p, label, sizeof label);
         wattron(w, st->kernel[(unsigned)app % GPU_MAX_KERNELS]);
-        tui_print(w, (int)(p * per), 0, "%-*.*s", LABEL_COLS - 1, LABEL_COLS - 1, label);
+        tui_print_cols(w, (int)(p * per), 0, LABEL_COLS - 1, label);
         wattroff(w, st->kernel[(unsigned)app % GPU_MAX_KERNELS]);
         if (per == 2) {
             wattron(w, st->dim);

@@ -96,7 +96,7 @@ static int draw_app(const struct tui_accel *t, WINDOW *w, int y, unsigned a)
         total += r->queries[i].app == a;
     attr_t c = st->kernel[a % GPU_MAX_KERNELS];
     wattron(w, c | A_BOLD);
-    tui_print(w, y, 0, "%s", x->name);
+    tui_print_cols(w, y, 0, 8, x->name);
     wattroff(w, c | A_BOLD);
     char p50[32], p99[32];
     tui_print(w, y, 9, "%u/%u done  p50 %s  p99 %s ms", x->queries, total,
@@ -182,14 +182,17 @@ static void draw_queries(const struct tui_accel *t, WINDOW *w, int y)
         if (isnan(q->latency_ms) || seen++ < skip)
             continue;
         wattron(w, st->kernel[q->app % GPU_MAX_KERNELS]);
-        tui_print(w, y, 0, "%-8.8s", r->app[q->app].name);
+        tui_print_cols(w, y, 0, 8, r->app[q->app].name);
         wattroff(w, st->kernel[q->app % GPU_MAX_KERNELS]);
+        char ms[32], pred[32];
+        accel_ms_text(ms, sizeof ms, q->latency_ms);
         if (isnan(q->predicted_ms))
-            tui_print(w, y++, 9, "%-4u %9.3f %*s", q->query + 1, q->latency_ms,
+            tui_print(w, y++, 9, "%-4u %9s %*s", q->query + 1, ms,
                       9 + (int)strlen(st->dash) - tui_columns(st->dash), st->dash);
         else
-            tui_print(w, y++, 9, "%-4u %9.3f %9.3f       %5.2fx", q->query + 1, q->latency_ms,
-                      q->predicted_ms, q->latency_ms > 0 ? q->predicted_ms / q->latency_ms : 0);
+            tui_print(w, y++, 9, "%-4u %9s %9s       %5.2fx", q->query + 1, ms,
+                      accel_ms_text(pred, sizeof pred, q->predicted_ms),
+                      q->latency_ms > 0 ? q->predicted_ms / q->latency_ms : 0);
     }
 }
 
@@ -226,7 +229,7 @@ void view_accel_system(const struct tui_accel *t, WINDOW *w)
     for (unsigned a = 0; a < r->napps && y < rows; a++)
         if (r->app[a].role == ACCEL_BATCH) {
             wattron(w, st->kernel[a % GPU_MAX_KERNELS]);
-            tui_print(w, y, 0, "%s", r->app[a].name);
+            tui_print_cols(w, y, 0, 8, r->app[a].name);
             wattroff(w, st->kernel[a % GPU_MAX_KERNELS]);
             tui_print(w, y++, 9, "x%u  %llu pass%s", r->app[a].instances,
                       (unsigned long long)r->app[a].passes, r->app[a].passes == 1 ? "" : "es");

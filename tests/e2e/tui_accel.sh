@@ -340,11 +340,13 @@ pid=$(tui_corun_pid)
 kill -INT "$pid"
 tui_wait "exit=0"
 
-# A run of queries under a microsecond: the clock, the time simulated and the latency scale's
-# end read 0.000 ms (the scale's end, in three significant digits, cut at the frame's edge).
+# A run of queries under a microsecond: the clock, the time simulated, the queries' latencies
+# and the latency scale's end read 0.000 ms (the scale's end, in three significant digits, cut
+# at the frame's edge). An application named in wide glyphs keeps to its 8 columns, cut
+# between glyphs (cut at 8 bytes, a glyph was split; uncut, the name ran into the next column).
 cat >"$TMPD/tiny.cfg" <<'CFG'
 mode = "accelerator"; name = "tiny"; gpu = "k40"; seed = 3;
-applications = ( { name = "q"; role = "ls"; qos_target = 2.0; queries = 3; tasks = ( { type = "kernel";
+applications = ( { name = "日本語アプリ"; role = "ls"; qos_target = 2.0; queries = 3; tasks = ( { type = "kernel";
   kernel = { tbs = 1; warps_per_tb = 1; insts_per_warp = 1; mem_fraction = 0.0; footprint_bytes = 128; }; } ); } );
 CFG
 "$CORUN" run "$TMPD/tiny.cfg" --out "$TMPD/tiny.h5" >/dev/null 2>&1 || fail "run tiny.cfg"
@@ -353,8 +355,11 @@ tui_wait "REPLAY $TMPD/tiny.h5"
 tui_wait "3/3 done"
 grep -Eq ' t 0\.0000[1-9][0-9]{2} ms ' "$TMPD/screen" &&
     grep -Eq 'simulated 0\.0000[1-9][0-9]{2} ms' "$TMPD/screen" &&
-    grep -Eq ' 0\.0000[1-9][0-9]{2} ms│' "$TMPD/screen" ||
+    grep -Eq ' 0\.0000[1-9][0-9]{2} ms│' "$TMPD/screen" &&
+    grep -Eq '^│日本語ア 3    0\.0000[1-9][0-9]{2}  ' "$TMPD/screen" ||
     fail "times under a microsecond in the workbench: $(cat "$TMPD/screen")"
+grep -q '^│日本語ア █' "$TMPD/screen" && grep -q '^│日本語ア 3/3 done  p50 ' "$TMPD/screen" ||
+    fail "a name of wide glyphs: $(cat "$TMPD/screen")"
 tui_keys q
 tui_wait "exit=0"
 tui_tmux kill-server
