@@ -1,9 +1,11 @@
 /* catalog_merge — bringing another catalog's sweep results, private-mode traces and finished
  * reproduce runs into this one (the shards of a cluster job, each of which had a catalog of its
  * own). */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catalog_internal.h"
@@ -143,9 +145,23 @@ int catalog_merge(struct catalog *cat, const char *path, struct catalog_merged *
 {
     memset(out, 0, sizeof *out);
     out->source_bad = true; /* until the other file is attached and checked */
-    if (access(path, R_OK) != 0) {
-        snprintf(err, errlen, "cannot merge catalog %s into %s: it cannot be read", path,
-                 cat->path);
+    /* Said as what the file is (missing, a directory, empty): SQLite would open a missing or
+     * empty one as a new database, and says only "unable to open database" of a directory. */
+    struct stat sb;
+    const char *why = NULL;
+    if (stat(path, &sb) != 0 || access(path, R_OK) != 0)
+        why = strerror(errno);
+    else if (S_ISDIR(sb.st_mode))
+        why = "a directory";
+    else if (!S_ISREG(sb.st_mode))
+        why = "not a regular file";
+    else if (sb.st_size == 0)
+        why = "an empty file (0 bytes)";
+    if (why) {
+        snprintf(err, errlen,
+                 "cannot merge %s into %s: %s; expected a catalog that a sweep (--shard K/N) "
+                 "wrote; nothing merged",
+                 path, cat->path, why);
         return -1;
     }
     sqlite3_stmt *st;

@@ -123,6 +123,14 @@ set +e
 set -e
 [ $rc -eq 2 ] && grep -q 'junk.db is not a corun catalog' "$TMPD/err" ||
     fail "junk: $rc $(cat "$TMPD/err")"
+# A missing, empty or directory "catalog" is said to be that, not "cannot be read" or SQLite's
+# "unable to open database"; nothing is made in its place.
+: >"$TMPD/empty.db"
+for f in "none.db:No such file or directory" "empty.db:an empty file (0 bytes)" ".:a directory"; do
+    expect_bad "merge ${f%%:*}" "^corun: sweep merge: cannot merge $TMPD/${f%%:*} into $TMPD/m1.db: ${f#*:}; expected a catalog" \
+        "$CORUN" sweep merge "$TMPD/${f%%:*}" --catalog "$TMPD/m1.db"
+done
+[ ! -e "$TMPD/none.db" ] && [ ! -s "$TMPD/empty.db" ] || fail "merge made none.db or wrote empty.db"
 # merge's own usage mistakes, each named; --catalog=PATH is --catalog PATH.
 expect_bad "merge --catalog last" '^corun: sweep merge: --catalog needs a value$' \
     "$CORUN" sweep merge "$TMPD/m2.db" --catalog
