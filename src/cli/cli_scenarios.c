@@ -3,6 +3,7 @@
 #include "corun/cli.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,17 @@ static void note_missing(const char *arg, const char *datadir, const char *const
         cfg_names(dir, names, &n, CORUN_ARRAY_LEN(names));
         free(dir);
     }
-    const char *near = util_suggest(arg, (const char *const *)names, n);
-    fprintf(stderr, " (as %s or %s.cfg)%s%s%s\n", arg, arg, near ? "; did you mean " : "",
-            near ? near : "", near ? "?" : "");
+    /* NAME.cfg was looked for as it is (not as NAME.cfg.cfg), and its typo is one in NAME. */
+    bool cfg = util_ends_with(arg, ".cfg");
+    char *stem = xasprintf("%.*s", (int)(strlen(arg) - (cfg ? 4 : 0)), arg);
+    const char *near = util_suggest(stem, (const char *const *)names, n);
+    if (cfg)
+        fprintf(stderr, " (as %s)", arg);
+    else
+        fprintf(stderr, " (as %s or %s.cfg)", arg, arg);
+    fprintf(stderr, "%s%s%s%s\n", near ? "; did you mean " : "", near ? near : "",
+            near && cfg ? ".cfg" : "", near ? "?" : "");
+    free(stem);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
 }
@@ -67,7 +76,7 @@ char *cli_find_scenario_in(const char *arg, const char *datadir, const char *con
         free(path);
     }
     for (size_t u = 0; u < nunders; u++) {
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < (util_ends_with(arg, ".cfg") ? 1 : 2); i++) {
             char *path = xasprintf("%s/%s/%s%s", datadir, unders[u], arg, i ? ".cfg" : "");
             if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
                 fprintf(stderr, "corun: %s: no such file here; using %s\n", arg, path);

@@ -182,4 +182,7 @@ set +e
 "$CORUN" sweep "$suite" --shard 3/2 --catalog "$cat" 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'expected K/N with 1 <= K <= N' "$TMPD/err" || fail "bad shard: $rc"
+# A shipped suite's name with a typo and .cfg: looked for as it is, and the likely one named.
+expect_bad "hsm-pair.cfg" '(as hsm-pair.cfg); did you mean hsm-pairs.cfg?$' \
+    "$CORUN" sweep hsm-pair.cfg --catalog "$cat"
 echo "sweep: shards, resume after a kill and bad input ok (killed at $before of 8)"
