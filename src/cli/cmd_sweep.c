@@ -324,6 +324,13 @@ static int sweep_main(int argc, char **argv)
     if (sum.items || rc == 0) {
         printf("%s, shard %u/%u: %u items, %u already in the catalog, %u run now, %u failed\n",
                o.suite, o.shard, o.shards, sum.items, sum.skipped, sum.run, sum.failed);
+        /* A shard past the last item runs nothing: said, or an empty table looked like a sweep
+         * that had silently done nothing. */
+        if (rc == 0 && sum.items == 0)
+            fprintf(stderr,
+                    "corun: sweep: shard %u/%u has no items: the suite has fewer than %u items "
+                    "(mixes x combinations), so it ran nothing; the other shards run them all\n",
+                    o.shard, o.shards, o.shard);
         if (print_results(&o, &sum) != 0 && rc == 0)
             rc = 1; /* the items are stored; their table could not be read */
     }

@@ -182,6 +182,11 @@ set +e
 "$CORUN" sweep "$suite" --shard 3/2 --catalog "$cat" 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'expected K/N with 1 <= K <= N' "$TMPD/err" || fail "bad shard: $rc"
+# A shard past the suite's last item (8 here) runs nothing, and says so.
+"$CORUN" sweep "$suite" --combos $combos --shard 9/9 --catalog "$cat" >/dev/null 2>"$TMPD/err" ||
+    fail "empty shard: exit $?"
+grep -q '^corun: sweep: shard 9/9 has no items: the suite has fewer than 9 items' "$TMPD/err" ||
+    fail "empty shard: $(cat "$TMPD/err")"
 # A shipped suite's name with a typo and .cfg: looked for as it is, and the likely one named.
 expect_bad "hsm-pair.cfg" '(as hsm-pair.cfg); did you mean hsm-pairs.cfg?$' \
     "$CORUN" sweep hsm-pair.cfg --catalog "$cat"
