@@ -1,5 +1,6 @@
 /* plot_draw — what a run's pictures share: the palette, a panel's coordinates, text that
  * keeps inside the picture, and the cairo surface a picture is painted on, SVG or PNG. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "plot_draw.h"
 
 #include <cairo-svg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,10 +81,11 @@ void plot_title_text(cairo_t *cr, double x, double y, double size, double edge, 
     plot_text(cr, x, y, size, s);
 }
 
+/* Whether s ends in end, in either case (A.SVG is an SVG too), after a name. */
 static bool ends_with(const char *s, const char *end)
 {
     size_t n = strlen(s), m = strlen(end);
-    return n > m && strcmp(s + n - m, end) == 0;
+    return n > m && s[n - m - 1] != '/' && strcasecmp(s + n - m, end) == 0;
 }
 
 /* path's kind and the size, checked before anything is drawn: -1 with a message. */
@@ -91,7 +94,12 @@ int plot_check_target(const char *path, unsigned width, unsigned height, bool *s
 {
     *svg = ends_with(path, ".svg");
     if (!*svg && !ends_with(path, ".png")) {
-        snprintf(err, errlen, "%s: expected a file name ending in .svg or .png", path);
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        if (strcasecmp(base, ".svg") == 0 || strcasecmp(base, ".png") == 0)
+            snprintf(err, errlen, "%s: no name before its %s; expected NAME.svg or NAME.png", path,
+                     base);
+        else
+            snprintf(err, errlen, "%s: expected a file name ending in .svg or .png", path);
         return -1;
     }
     struct stat st;
@@ -108,18 +116,27 @@ int plot_check_target(const char *path, unsigned width, unsigned height, bool *s
 }
 
 /* paint(cr, ctx, width, height, font) into path, an SVG or a PNG, on a white page in black
- * sans-serif text of a size that follows the height. */
+ * sans-serif text of a size that follows the height. The picture is drawn into a file beside
+ * path's (a link's target's) and renamed over it once whole, so that a picture that fails
+ * (a full disk) leaves the one there as it was: written in place, it was cut short and then
+ * removed. */
 int plot_render(const char *path, bool svg, unsigned width, unsigned height,
                 void (*paint)(cairo_t *cr, const void *ctx, double width, double height,
                               double font),
                 const void *ctx, char *err, size_t errlen)
 {
-    /* A file there that corun cannot write is left alone if the picture fails: cairo could
-     * not open it, so it is as it was. */
     struct stat before;
-    bool ours = lstat(path, &before) != 0 || (S_ISREG(before.st_mode) && access(path, W_OK) == 0);
+    bool existed = stat(path, &before) == 0 && S_ISREG(before.st_mode);
+    /* A file there that corun cannot write is left alone, as writing it in place did. */
+    if (existed && access(path, W_OK) != 0) {
+        snprintf(err, errlen, "%s: cannot write the picture: %s", path, strerror(errno));
+        return -1;
+    }
+    char *real = existed ? realpath(path, NULL) : NULL;
+    const char *target = real ? real : path;
+    char *part = xasprintf("%s.part-%ld", target, (long)getpid());
     cairo_surface_t *s =
-        svg ? cairo_svg_surface_create(path, width, height)
+        svg ? cairo_svg_surface_create(part, width, height)
             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
     cairo_status_t st = cairo_surface_status(s);
     /* The size asked for is in pixels, as a PNG's is: cairo's SVG says points by default
@@ -137,7 +154,7 @@ int plot_render(const char *path, bool svg, unsigned width, unsigned height,
         cairo_destroy(cr);
     }
     if (st == CAIRO_STATUS_SUCCESS && !svg)
-        st = cairo_surface_write_to_png(s, path);
+        st = cairo_surface_write_to_png(s, part);
     cairo_surface_finish(s);
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo_surface_status(s);
@@ -146,20 +163,24 @@ int plot_render(const char *path, bool svg, unsigned width, unsigned height,
      * picture is drawn once, so give them back (leak checkers count them otherwise). */
     cairo_debug_reset_static_data();
     FcFini();
+    int rc = 0;
     if (st != CAIRO_STATUS_SUCCESS) {
         /* cairo says only "error while writing to output stream": a directory that is
-         * missing or not writable, or a file there that cannot be written, is the common
-         * cause, and the system can name it. */
+         * missing or not writable is the common cause, and the system can name it. */
         const char *why = cairo_status_to_string(st);
-        char *dir = xstrdup(path);
-        if (st == CAIRO_STATUS_WRITE_ERROR &&
-            (access(dirname(dir), W_OK) != 0 || (!ours && access(path, W_OK) != 0)))
+        char *dir = xstrdup(target);
+        if (st == CAIRO_STATUS_WRITE_ERROR && access(dirname(dir), W_OK) != 0)
             why = strerror(errno);
         snprintf(err, errlen, "%s: cannot write the picture: %s", path, why);
         free(dir);
-        if (st == CAIRO_STATUS_WRITE_ERROR && ours)
-            unlink(path); /* cut short: not a picture to take for this run's */
-        return -1;
+        rc = -1;
+    } else if ((existed && chmod(part, before.st_mode & 07777) != 0) || rename(part, target) != 0) {
+        snprintf(err, errlen, "%s: cannot write the picture: %s", path, strerror(errno));
+        rc = -1;
     }
-    return 0;
+    if (rc != 0)
+        unlink(part); /* cut short, or not in its place: the file there is as it was */
+    free(part);
+    free(real);
+    return rc;
 }

@@ -42,6 +42,11 @@ fi
 
 expect_bad "a JPEG" "p.jpg: expected a file name ending in .svg or .png" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/p.jpg"
+# ".svg" alone has no name (it was told to end in .svg); A.SVG is an SVG (it was refused).
+expect_bad "no name" "$TMPD/.svg: no name before its .svg; expected NAME.svg or NAME.png" \
+    "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/.svg"
+"$CORUN" plot "$TMPD/r.h5" --out "$TMPD/P.SVG" >/dev/null && head -c 200 "$TMPD/P.SVG" | grep -q "<svg" ||
+    fail "an upper-case .SVG"
 expect_bad "a tiny picture" "corun: --width: expected a whole number from 200 to 10000, got '10'" \
     "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/q.png" --width 10
 expect_bad "a tall picture" "corun: --height: expected a whole number from 200 to 10000, got '1e4'" \

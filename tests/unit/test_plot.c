@@ -5,6 +5,7 @@
  * application of two processes) draws as PNG and SVG; one without tasks is refused. A small
  * picture keeps its y labels apart and its titles inside it. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,9 +94,31 @@ static void test_png_and_svg(void **state)
     if (plot_write(&d, svg, 640, 480, err, sizeof err) != 0)
         fail_msg("%s", err);
     expect_svg(svg, 640, 480);
+    /* Drawn again over them, each where it cannot be written whole (a file size limit of
+     * 4 KiB, as a full disk): refused, and the picture there is as it was (it was cut short
+     * and removed), with nothing else left in the directory. */
+    struct rlimit old, small = {4096, 4096};
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small.rlim_max = old.rlim_max;
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    struct stat before[2], after;
+    const char *both[2] = {png, svg};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(stat(both[i], &before[i]), 0);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+        int rc = plot_write(&d, both[i], 640, 480, err, sizeof err);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        assert_int_equal(rc, -1);
+        assert_non_null(strstr(err, "cannot write the picture"));
+        assert_int_equal(stat(both[i], &after), 0);
+        assert_int_equal(after.st_size, before[i].st_size);
+    }
+    signal(SIGXFSZ, was);
+    expect_png(png, 640, 480);
+    expect_svg(svg, 640, 480);
     unlink(png);
     unlink(svg);
-    rmdir(dir);
+    assert_int_equal(rmdir(dir), 0); /* empty: no part left */
 }
 
 /* Pixels of the PNG at path, in its columns [x0, width), that are not white. */
