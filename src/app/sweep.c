@@ -25,8 +25,17 @@ static int known_predictor(const char *name)
 
 int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, size_t errlen)
 {
-    char *copy = xstrdup(text), *save = NULL;
     o->ncombos = 0;
+    /* strtok_r passes over an empty pair: "hsm:static," was taken as one pair, unsaid */
+    size_t len = strlen(text);
+    if (strspn(text, ",") < len && (text[0] == ',' || text[len - 1] == ',' || strstr(text, ",,"))) {
+        snprintf(err, errlen,
+                 "--combos: an empty pair in \"%s\"; expected PREDICTOR:ALLOCATOR pairs "
+                 "separated by single commas",
+                 text);
+        return -1;
+    }
+    char *copy = xstrdup(text), *save = NULL;
     int rc = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
         char *colon = strchr(tok, ':');

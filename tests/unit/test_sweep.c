@@ -54,6 +54,13 @@ static void test_combos_refused(void **state)
     assert_non_null(strstr(err, "unknown allocator \"evne\" (did you mean even?)"));
     assert_int_equal(parse(&o, ",", err, sizeof err), -1);
     assert_string_equal(err, "--combos: expected at least one PREDICTOR:ALLOCATOR pair");
+    /* an empty pair was passed over unsaid */
+    static const char *const empty[] = {"hsm:static,", ",hsm:static", "hsm:static,,none:even"};
+    for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
+        assert_int_equal(parse(&o, empty[i], err, sizeof err), -1);
+        assert_non_null(strstr(err, "--combos: an empty pair in \""));
+        assert_non_null(strstr(err, "separated by single commas"));
+    }
     /* a pair given twice was counted twice and run once */
     assert_int_equal(parse(&o, "none:static,hsm:fair,none:static", err, sizeof err), -1);
     assert_string_equal(err, "--combos: none:static is given twice; expected each pair once");
