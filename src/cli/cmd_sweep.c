@@ -238,7 +238,7 @@ static int sweep_main(int argc, char **argv)
         return CLI_BAD_INPUT;
     struct sweep_options o = {.shard = 1, .shards = 1, .jobs = 1, .seed = 1};
     const char *combos = "none:static";
-    char err[512];
+    char err[2048]; /* a suite's mistakes, a line each */
     unsigned long v;
     int c;
     cli_getopt_reset();

@@ -190,4 +190,9 @@ grep -q '^corun: sweep: shard 9/9 has no items: the suite has fewer than 9 items
 # A shipped suite's name with a typo and .cfg: looked for as it is, and the likely one named.
 expect_bad "hsm-pair.cfg" '(as hsm-pair.cfg); did you mean hsm-pairs.cfg?$' \
     "$CORUN" sweep hsm-pair.cfg --catalog "$cat"
+# An empty suite: every missing setting, as `corun suite check` lists them (sweep said the first).
+: >"$TMPD/empty.cfg"
+expect_bad "an empty suite" "empty.cfg: name: required setting is missing" \
+    "$CORUN" sweep "$TMPD/empty.cfg" --catalog "$cat"
+[ "$(grep -c 'required setting is missing' "$TMPD/err")" = 4 ] || fail "an empty suite: $(cat "$TMPD/err")"
 echo "sweep: shards, resume after a kill and bad input ok (killed at $before of 8)"
