@@ -54,7 +54,6 @@ static void test_percentile(void **state)
     assert_true(accel_percentile(many, 1000, 99.85) == 999);
 }
 
-/* A run that cannot start says why and leaves the result empty, safe to release. */
 /* Latencies in ms keep three decimals from 0.01 ms up (the tables' figures); below, three
  * significant digits: a latency under a microsecond read 0.000 ms. */
 static void test_ms_text(void **state)
@@ -71,6 +70,7 @@ static void test_ms_text(void **state)
     assert_string_equal(accel_ms_text(b, sizeof b, INFINITY), "inf");
 }
 
+/* A run that cannot start says why and leaves the result empty, safe to release. */
 static void test_run_that_cannot_start(void **state)
 {
     (void)state;
