@@ -17,5 +17,7 @@ void diag_done(struct diag *d);
 void diag_add(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print every message, one per line, to out. */
 void diag_print(const struct diag *d, FILE *out);
+/* Every message into buf (n bytes), a line each (cut at n); "" when there is none. Returns buf. */
+const char *diag_join(const struct diag *d, char *buf, size_t n);
 
 #endif

@@ -49,10 +49,7 @@ static int load_model(const struct session *s, const struct predictor_ops *ops,
     int rc = modelfile_load(path, ops->model, s->sc->gpu_name, &m, &d);
     *mf = m;
     if (rc != 0) {
-        size_t used = 0;
-        err[0] = '\0';
-        for (size_t i = 0; i < d.count && used < errlen; i++)
-            used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? "\n" : "", d.msgs[i]);
+        diag_join(&d, err, errlen);
         free(path);
     } else {
         memset(model, 0, sizeof(*model));

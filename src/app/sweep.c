@@ -286,11 +286,10 @@ int sweep_run(const struct sweep_options *o, void (*progress)(unsigned done, uns
     diag_init(&d);
     if (suite_load(o->suite, o->datadir, &s, &d) != 0) {
         /* Every mistake, a line each, as `corun suite check` lists them (it said the first). */
-        snprintf(err, errlen, "%s", d.count ? d.msgs[0] : "cannot load the suite");
-        for (size_t i = 1; i < d.count; i++) {
-            size_t used = strlen(err);
-            snprintf(err + used, errlen - used, "\n%s", d.msgs[i]);
-        }
+        if (d.count)
+            diag_join(&d, err, errlen);
+        else
+            snprintf(err, errlen, "cannot load the suite");
         diag_done(&d);
         suite_done(&s);
         return -1;

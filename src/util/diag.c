@@ -37,3 +37,13 @@ void diag_print(const struct diag *d, FILE *out)
     for (size_t i = 0; i < d->count; i++)
         fprintf(out, "%s\n", d->msgs[i]);
 }
+
+const char *diag_join(const struct diag *d, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n)
+        buf[0] = '\0';
+    for (size_t i = 0; i < d->count && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "\n" : "", d->msgs[i]);
+    return buf;
+}

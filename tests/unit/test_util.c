@@ -86,8 +86,12 @@ static void diag_keeps_every_message(void **state)
     assert_int_equal(out[len - 1], '\n');
     assert_null(strstr(out, "(null)"));
     free(out);
+    /* joined: a line each, no newline after the last, cut at the buffer's size */
+    char buf[32];
+    assert_string_equal(diag_join(&d, buf, sizeof buf), "message 0\nmessage 1\nmessage 2\nm");
     diag_done(&d);
     assert_int_equal(d.count, 0);
+    assert_string_equal(diag_join(&d, buf, sizeof buf), "");
 }
 
 /* The catalog stores run files by absolute path (issue 21, defect 13). */
