@@ -15,6 +15,21 @@ static double epoch_x(const struct panel *p, unsigned n, unsigned i)
     return p->x + p->w * (i + 0.5) / n;
 }
 
+/* Epoch numbers under p, at most 10 and a font size apart at least (the numbers of a
+ * narrow picture ran into each other), each centred on its column. */
+static void epoch_labels(cairo_t *cr, const struct panel *p, unsigned n, double font)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%u", n);
+    double step = plot_x_step_spaced(p->w / n, n > 10 ? (n + 9) / 10 : 1,
+                                     plot_label_width(cr, font, buf), font);
+    unsigned every = step < n ? (unsigned)step : n; /* the first epoch's alone */
+    for (unsigned i = 0; i < n; i += every) {
+        snprintf(buf, sizeof buf, "%u", i + 1);
+        plot_text_centred(cr, epoch_x(p, n, i), p->y + p->h + font * 1.2, font, buf);
+    }
+}
+
 /* The frame, the y labels at nice steps and the epoch labels below. */
 static void axes(cairo_t *cr, const struct panel *p, unsigned n, const char *title, double font)
 {
@@ -39,15 +54,15 @@ static void axes(cairo_t *cr, const struct panel *p, unsigned n, const char *tit
         snprintf(buf, sizeof buf, "%.2f", v);
         plot_text(cr, p->x - font * 3, y + font * 0.35, font, buf);
     }
-    unsigned every = n > 10 ? (n + 9) / 10 : 1;
-    for (unsigned i = 0; i < n; i += every) {
-        snprintf(buf, sizeof buf, "%u", i + 1);
-        plot_text(cr, epoch_x(p, n, i) - font * 0.3, p->y + p->h + font * 1.2, font, buf);
-    }
+    epoch_labels(cr, p, n, font);
 }
 
-/* A polyline through the finite values; gaps where a value is missing. */
-static void line(cairo_t *cr, const struct panel *p, unsigned n, const double *v)
+/* A polyline through the finite values; gaps where a value is missing. A single point (a
+ * kernel in one epoch only) is a dot of radius dot, or a ring: a series drawn after another
+ * gives a smaller dot, so that equal values do not hide the one drawn first (a one-epoch run's
+ * STP dot hid its fairness dot). */
+static void line(cairo_t *cr, const struct panel *p, unsigned n, const double *v, double dot,
+                 bool ring)
 {
     bool pen = false;
     for (unsigned i = 0; i < n; i++) {
@@ -64,13 +79,16 @@ static void line(cairo_t *cr, const struct panel *p, unsigned n, const double *v
         pen = true;
     }
     cairo_stroke(cr);
-    /* Single points (a kernel in one epoch only) as dots. */
     for (unsigned i = 0; i < n; i++)
         if (isfinite(v[i]) && (i == 0 || !isfinite(v[i - 1])) &&
             (i + 1 == n || !isfinite(v[i + 1]))) {
-            cairo_arc(cr, epoch_x(p, n, i), plot_y_of(p, v[i] > p->y_max ? p->y_max : v[i]), 2.5, 0,
-                      2 * 3.14159265358979);
-            cairo_fill(cr);
+            double y = v[i] > p->y_max ? p->y_max : v[i] < 0 ? 0 : v[i];
+            cairo_new_sub_path(cr);
+            cairo_arc(cr, epoch_x(p, n, i), plot_y_of(p, y), dot, 0, 2 * 3.14159265358979);
+            if (ring)
+                cairo_stroke(cr);
+            else
+                cairo_fill(cr);
         }
 }
 
@@ -121,10 +139,11 @@ static void np_panel(cairo_t *cr, const struct plot_data *d, struct panel *p, do
         const double *c = plot_palette[k];
         cairo_set_source_rgb(cr, c[0], c[1], c[2]);
         cairo_set_line_width(cr, 2);
-        line(cr, p, d->nepochs, d->np_true[k]);
+        double dot = 2.5 + 1.5 * (d->nkernels - 1 - k);
+        line(cr, p, d->nepochs, d->np_true[k], dot, false);
         if (d->np_pred[k]) {
             cairo_set_dash(cr, dash, 2, 0);
-            line(cr, p, d->nepochs, d->np_pred[k]);
+            line(cr, p, d->nepochs, d->np_pred[k], dot + 2, true);
             cairo_set_dash(cr, NULL, 0, 0);
         }
     }
@@ -149,9 +168,9 @@ static void system_panel(cairo_t *cr, const struct plot_data *d, struct panel *p
     static const double black[3] = {0, 0, 0}, red[3] = {0.8, 0.1, 0.1};
     cairo_set_line_width(cr, 2);
     cairo_set_source_rgb(cr, red[0], red[1], red[2]);
-    line(cr, p, d->nepochs, d->fairness);
+    line(cr, p, d->nepochs, d->fairness, 4.5, false);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    line(cr, p, d->nepochs, d->stp);
+    line(cr, p, d->nepochs, d->stp, 2.5, false);
     double x = p->x + p->w + font;
     legend_entry(cr, x, p->y + font * 1.5, font, p->edge, red, false, "fairness");
     legend_entry(cr, x, p->y + font * 3, font, p->edge, black, false, "STP");
@@ -183,12 +202,7 @@ static void partition_panel(cairo_t *cr, const struct plot_data *d, struct panel
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, p->x, p->y, p->w, p->h);
     cairo_stroke(cr);
-    char buf[32];
-    unsigned every = d->nepochs > 10 ? (d->nepochs + 9) / 10 : 1;
-    for (unsigned i = 0; i < d->nepochs; i += every) {
-        snprintf(buf, sizeof buf, "%u", i + 1);
-        plot_text(cr, p->x + (i + 0.5) * cw - font * 0.3, p->y + p->h + font * 1.2, font, buf);
-    }
+    epoch_labels(cr, p, d->nepochs, font);
     plot_text(cr, p->x + p->w / 2 - font * 1.5, p->y + p->h + font * 2.5, font, "epoch");
     double x = p->x + p->w + font;
     for (unsigned k = 0; k < d->nkernels; k++) {

@@ -23,20 +23,26 @@ static double nice_step(double max)
 }
 
 /* x ticks from first to max under panel p, labelled with the unit (whole: steps of at least
- * 1, for counts). */
+ * 1, for counts), a font size apart at least. */
 static void x_ticks(cairo_t *cr, const struct panel *p, double max, double first, bool whole,
                     const char *unit, double font)
 {
     char buf[32];
     if (max <= first) { /* one value: in the middle, as x_of puts it */
         snprintf(buf, sizeof buf, "%g", first);
-        plot_text(cr, p->x + p->w / 2 - font * 0.3, p->y + p->h + font * 1.3, font, buf);
+        plot_text_centred(cr, p->x + p->w / 2, p->y + p->h + font * 1.3, font, buf);
         plot_text(cr, p->x + p->w / 2 - font, p->y + p->h + font * 2.6, font, unit);
         return;
     }
-    double step = nice_step(max - first);
+    double step = nice_step(max - first), widest = 0;
     if (whole && step < 1)
         step = 1;
+    for (double v = first; v <= max + 1e-9 * max; v += step) {
+        snprintf(buf, sizeof buf, "%g", v);
+        double w = plot_label_width(cr, font, buf);
+        widest = w > widest ? w : widest;
+    }
+    step = plot_x_step_spaced(p->w / (max - first), step, widest, font);
     for (double v = first; v <= max + 1e-9 * max; v += step) {
         double x = p->x + p->w * (v - first) / (max - first);
         cairo_set_source_rgb(cr, 0, 0, 0);
@@ -44,7 +50,7 @@ static void x_ticks(cairo_t *cr, const struct panel *p, double max, double first
         cairo_line_to(cr, x, p->y + p->h + font * 0.3);
         cairo_stroke(cr);
         snprintf(buf, sizeof buf, "%g", v);
-        plot_text(cr, x - font * 0.3, p->y + p->h + font * 1.3, font, buf);
+        plot_text_centred(cr, x, p->y + p->h + font * 1.3, font, buf);
     }
     plot_text(cr, p->x + p->w / 2 - font, p->y + p->h + font * 2.6, font, unit);
 }

@@ -43,6 +43,15 @@ double plot_y_step_spaced(const struct panel *p, double step, double font)
     return step;
 }
 
+/* step, doubled until x labels as wide as `widest`, px_per_unit apart per unit of step, have a
+ * font size between them (a small picture's ran into each other). */
+double plot_x_step_spaced(double px_per_unit, double step, double widest, double font)
+{
+    for (int i = 0; i < 30 && px_per_unit > 0 && step * px_per_unit < widest + font; i++)
+        step *= 2;
+    return step;
+}
+
 void plot_text(cairo_t *cr, double x, double y, double size, const char *s)
 {
     cairo_set_font_size(cr, size);
@@ -65,6 +74,12 @@ double plot_label_width(cairo_t *cr, double font, const char *s)
     cairo_set_font_size(cr, font);
     cairo_text_extents(cr, s, &ext);
     return ext.x_advance;
+}
+
+/* s centred on x. */
+void plot_text_centred(cairo_t *cr, double x, double y, double size, const char *s)
+{
+    plot_text(cr, x - plot_label_width(cr, size, s) / 2, y, size, s);
 }
 
 /* A title or legend label from x, at size, smaller when that would run past edge (a small

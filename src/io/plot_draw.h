@@ -26,8 +26,13 @@ double plot_y_of(const struct panel *p, double v);
 /* step, doubled until the y labels it puts on panel p are at least 1.5 font sizes apart. */
 double plot_y_step_spaced(const struct panel *p, double step, double font);
 
-/* s at (x, y) in size. */
+/* step, doubled until x labels as wide as `widest`, px_per_unit apart per unit of step, are a
+ * font size apart. */
+double plot_x_step_spaced(double px_per_unit, double step, double widest, double font);
+
+/* s at (x, y) in size; centred on x. */
 void plot_text(cairo_t *cr, double x, double y, double size, const char *s);
+void plot_text_centred(cairo_t *cr, double x, double y, double size, const char *s);
 
 /* A right margin of at least `least` that holds legend labels as wide as `widest`, but no more
  * than half the picture's width. */

@@ -381,12 +381,162 @@ static void test_np_spans_the_epochs(void **state)
     rmdir(dir);
 }
 
+/* The pixels of rows [y0, y1), columns [x0, x1), within 40 of rgb in each channel. */
+static long count_near(cairo_surface_t *s, int x0, int x1, int y0, int y1, const int rgb[3])
+{
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    long n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            uint32_t v = *(const uint32_t *)(px + (size_t)y * stride + 4 * (size_t)x);
+            int c[3] = {(int)(v >> 16 & 0xff), (int)(v >> 8 & 0xff), (int)(v & 0xff)};
+            n += abs(c[0] - rgb[0]) <= 40 && abs(c[1] - rgb[1]) <= 40 && abs(c[2] - rgb[2]) <= 40;
+        }
+    return n;
+}
+
+/* A one-epoch run draws dots, and a value equal to another's still shows: the first series
+ * drawn is the larger dot (STP's dot hid fairness's, both 1 for two kernels at 0.5 each, and
+ * kernel B's hid kernel A's). At 600 x 600 (font 10) the NP panel spans rows 40 to 187, the
+ * fairness and STP panel rows 227 to 374. */
+static void test_one_epoch_dots_show(void **state)
+{
+    (void)state;
+    static double half[1] = {0.5}, one[1] = {1};
+    static int split[SMS];
+    for (int s = 0; s < SMS; s++)
+        split[s] = s < SMS / 2 ? 0 : 1;
+    struct plot_data d;
+    make(&d);
+    d.nepochs = 1;
+    d.np_true[0] = d.np_true[1] = half;
+    d.np_pred[0] = NULL;
+    d.fairness = d.stp = one;
+    d.owner = split;
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/p.png", dir);
+    if (plot_write(&d, png, 600, 600, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    cairo_surface_t *s = cairo_image_surface_create_from_png(png);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    cairo_surface_flush(s);
+    const int a[3] = {0, 153, 191}, red[3] = {204, 25, 25};
+    /* The dots are in the middle of the panels, which span columns 40 to 480; the legends'
+     * lines are right of them. */
+    long a_px = count_near(s, 200, 320, 40, 187, a),
+         red_px = count_near(s, 200, 320, 227, 374, red);
+    cairo_surface_destroy(s);
+    printf("  pixels of kernel A's colour %ld, of fairness's red %ld\n", a_px, red_px);
+    assert_true(a_px >= 10);
+    assert_true(red_px >= 10);
+    unlink(png);
+    rmdir(dir);
+}
+
+/* The text groups of an SVG cairo drew (a group per label), each its first and last glyph's x
+ * and its row; at most max. */
+struct text_group {
+    double first, last, y;
+};
+
+static size_t svg_text_groups(const char *path, struct text_group *g, size_t max)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f), n = 0;
+    fclose(f);
+    text[len] = '\0';
+    for (char *at = text; (at = strstr(at, "<g style=")) && n < max; at++) {
+        char *end = strstr(at, "</g>");
+        assert_non_null(end);
+        *end = '\0';
+        bool any = false;
+        for (const char *u = at; (u = strstr(u, "<use xlink:href=\"#glyph")); u++) {
+            double x = atof(strstr(u, " x=\"") + 4), y = atof(strstr(u, " y=\"") + 4);
+            if (!any)
+                g[n].first = x;
+            g[n].last = x;
+            g[n].y = y;
+            any = true;
+        }
+        n += any;
+        at = end;
+    }
+    return n;
+}
+
+static int by_row_then_x(const void *a, const void *b)
+{
+    const struct text_group *x = a, *y = b;
+    if (x->y != y->y)
+        return (x->y > y->y) - (x->y < y->y);
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The labels that share a row in path (the x axes' numbers: every other text has a row of its
+ * own) are a font size apart at least, from one's last glyph to the next's first. */
+static void expect_row_labels_apart(const char *path, double font)
+{
+    static struct text_group g[2048];
+    size_t n = svg_text_groups(path, g, 2048), pairs = 0;
+    qsort(g, n, sizeof g[0], by_row_then_x);
+    for (size_t i = 1; i < n; i++) {
+        if (g[i].y != g[i - 1].y)
+            continue;
+        pairs++;
+        if (g[i].first - g[i - 1].last < font)
+            fail_msg("%s: labels at x %.1f and %.1f, %.1f pixels down, are %.1f apart", path,
+                     g[i - 1].last, g[i].first, g[i].y, g[i].first - g[i - 1].last);
+    }
+    assert_true(pairs >= 2);
+}
+
+/* A narrow picture's x labels keep apart: 14 epochs 200 pixels wide (labels every other epoch
+ * ran into each other), and an accelerator run's milliseconds at 200 x 200 ("0 0.5 1 1.5 2"
+ * touched). Font 9 at these heights. */
+static void test_narrow_x_labels_apart(void **state)
+{
+    (void)state;
+    enum { E = 14 };
+    static double np[E], ones[E];
+    static int own[E * SMS];
+    for (int i = 0; i < E; i++)
+        np[i] = 0.5, ones[i] = 1;
+    struct plot_data d;
+    make(&d);
+    d.nepochs = E;
+    d.np_true[0] = d.np_true[1] = np;
+    d.np_pred[0] = NULL;
+    d.fairness = d.stp = ones;
+    d.owner = own;
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", svg[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(svg, sizeof svg, "%s/p.svg", dir);
+    if (plot_write(&d, svg, 200, 300, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    expect_row_labels_apart(svg, 9);
+    struct accel_record r;
+    struct accel_app_rec apps[2];
+    struct accel_query_rec queries[3];
+    struct accel_task_rec tasks[5];
+    make_accel(&r, apps, queries, tasks);
+    if (plot_accel_write(&r, svg, 200, 200, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    expect_row_labels_apart(svg, 9);
+    unlink(svg);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png_and_svg),         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_legend_fits),         cmocka_unit_test(test_accel),
         cmocka_unit_test(test_np_spans_the_epochs), cmocka_unit_test(test_small_labels_apart),
+        cmocka_unit_test(test_one_epoch_dots_show), cmocka_unit_test(test_narrow_x_labels_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
