@@ -134,9 +134,10 @@ static const char merge_help[] =
     "runs come too. Each CATALOG is merged in one transaction; one holding a result that\n"
     "this catalog has with other values (another simulator or data under the same key) is\n"
     "refused with nothing of it merged, and the ones merged before it stay. Merging again\n"
-    "adds nothing. Then `corun sweep SUITE` with the shards' options runs nothing that the\n"
-    "catalog holds and prints the table. `corun slurm collect JOB` does this for a --slurm\n"
-    "job.\n";
+    "adds nothing; a CATALOG named twice in one merge (or by two names, such as A and ./A or\n"
+    "a link to A) is refused, before anything is merged. Then `corun sweep SUITE` with the\n"
+    "shards' options runs nothing that the catalog holds and prints the table. `corun slurm\n"
+    "collect JOB` does this for a --slurm job.\n";
 
 /* `corun sweep merge CATALOG... [--catalog PATH]`. */
 static int merge_main(int argc, char **argv)
@@ -167,6 +168,17 @@ static int merge_main(int argc, char **argv)
                         "'corun help sweep merge'\n");
         return CLI_BAD_INPUT;
     }
+    /* A catalog merged twice is a slip (a glob that caught it again): the second pass would
+     * add nothing and print counts that look like another shard's. */
+    for (int i = 2; i <= nfiles; i++)
+        for (int j = 1; j < i; j++)
+            if (cli_same_file(argv[j], argv[i])) {
+                fprintf(stderr,
+                        "corun: sweep merge: %s and %s are the same catalog: expected each "
+                        "catalog once\n",
+                        argv[j], argv[i]);
+                return CLI_BAD_INPUT;
+            }
     char err[1024];
     char *target = into ? xstrdup(into) : catalog_default_path();
     bool existed = !target || access(target, F_OK) == 0;

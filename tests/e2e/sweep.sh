@@ -142,6 +142,15 @@ expect_bad "merge of nothing" "^corun: sweep merge: expected at least one catalo
     "$CORUN" sweep merge --catalog "$TMPD/m1.db"
 expect_bad "merge --catalog=PATH" 'm1.db is the catalog merged into' \
     "$CORUN" sweep merge "$TMPD/m1.db" --catalog="$TMPD/m1.db"
+# A catalog named twice, by one name or by two (./ and a link), is refused before anything is
+# merged (it was merged twice, the second time adding nothing); the new catalog is not made.
+ln -s m2.db "$TMPD/link.db"
+for second in "$TMPD/m2.db" "$TMPD/./m2.db" "$TMPD/link.db"; do
+    expect_bad "merge of m2.db and $second" \
+        "^corun: sweep merge: $TMPD/m2.db and $second are the same catalog: expected each catalog once\$" \
+        "$CORUN" sweep merge "$TMPD/m2.db" "$second" --catalog "$TMPD/twice.db"
+done
+[ ! -e "$TMPD/twice.db" ] || fail "a refused merge made twice.db"
 
 # Kill a longer sweep midway, then finish it.
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/k" 2>&1 &
