@@ -127,7 +127,7 @@ static int suite_checked(const char *path, const char *datadir, const struct gpu
 }
 
 static const char merge_help[] =
-    "usage: corun sweep merge CATALOG... [--catalog PATH]\n\n"
+    "usage: corun sweep merge [--catalog PATH] [--] CATALOG...\n\n"
     "Copies into the catalog (--catalog's, or the default) the sweep results of each CATALOG\n"
     "that it lacks: the catalogs of --shard K/N sweeps run on machines that do not share\n"
     "one. Their private-mode traces (a longer one replaces a shorter) and finished reproduce\n"
@@ -135,11 +135,12 @@ static const char merge_help[] =
     "this catalog has with other values (another simulator or data under the same key) is\n"
     "refused with nothing of it merged, and the ones merged before it stay. Merging again\n"
     "adds nothing; a CATALOG named twice in one merge (or by two names, such as A and ./A or\n"
-    "a link to A) is refused, before anything is merged. Then `corun sweep SUITE` with the\n"
+    "a link to A) is refused, before anything is merged. `--` ends the options: the\n"
+    "arguments after it are catalogs (a file named -x.db). Then `corun sweep SUITE` with the\n"
     "shards' options runs nothing that the catalog holds and prints the table. `corun slurm\n"
     "collect JOB` does this for a --slurm job.\n";
 
-/* `corun sweep merge CATALOG... [--catalog PATH]`. */
+/* `corun sweep merge [--catalog PATH] [--] CATALOG...` (options and catalogs in any order). */
 static int merge_main(int argc, char **argv)
 {
     const char *into = NULL;
@@ -153,6 +154,9 @@ static int merge_main(int argc, char **argv)
             into = argv[++i];
         } else if (strncmp(argv[i], "--catalog=", 10) == 0) {
             into = argv[i] + 10;
+        } else if (strcmp(argv[i], "--") == 0) {
+            while (++i < argc)
+                argv[++nfiles] = argv[i];
         } else if (argv[i][0] == '-') {
             fprintf(stderr,
                     "corun: sweep merge: unknown option '%s' (it takes catalogs and "

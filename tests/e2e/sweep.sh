@@ -151,6 +151,12 @@ for second in "$TMPD/m2.db" "$TMPD/./m2.db" "$TMPD/link.db"; do
         "$CORUN" sweep merge "$TMPD/m2.db" "$second" --catalog "$TMPD/twice.db"
 done
 [ ! -e "$TMPD/twice.db" ] || fail "a refused merge made twice.db"
+# `--` ends merge's options: a catalog named -x.db merges (it was an unknown option).
+cp "$TMPD/m2.db" "$TMPD/-x.db"
+(cd "$TMPD" && "$CORUN" sweep merge --catalog dash.db -- -x.db >merge 2>err) ||
+    fail "merge -- -x.db: $(cat "$TMPD/err")"
+grep -q '^-x.db: 4 sweep results added, 0 already in dash.db' "$TMPD/merge" ||
+    fail "merge -- -x.db: $(cat "$TMPD/merge")"
 
 # Kill a longer sweep midway, then finish it.
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/k" 2>&1 &
