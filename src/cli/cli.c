@@ -17,6 +17,7 @@
 #include "config.h"
 #include "corun/accel_scenario.h"
 #include "corun/catalog.h"
+#include "corun/columns.h"
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
 #include "corun/kernel.h"
@@ -329,8 +330,8 @@ int cli_terminal_columns(void)
 
 void cli_print_row(const char *lead, const char *text)
 {
-    int cols = cli_terminal_columns(), col = (int)strlen(lead);
-    if (cols - col < 20 || col + (int)strlen(text) <= cols) {
+    int cols = cli_terminal_columns(), col = util_columns(lead);
+    if (cols - col < 20 || col + util_columns(text) <= cols) {
         printf("%s%s\n", lead, text);
         return;
     }

@@ -10,6 +10,7 @@
 #include "corun/calibrate.h"
 #include "corun/catalog.h"
 #include "corun/cli.h"
+#include "corun/columns.h"
 #include "corun/conftable.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
@@ -110,8 +111,8 @@ static int list(const char *datadir, int json)
         printf("[");
     int width = 12; /* the longest name's, so that the columns stay in line */
     for (size_t i = 0; i < names.count; i++)
-        if ((int)strlen(names.names[i]) > width)
-            width = (int)strlen(names.names[i]);
+        if (util_columns(names.names[i]) > width)
+            width = util_columns(names.names[i]);
     for (size_t i = 0; i < names.count; i++) {
         struct kernel_profile p;
         if (preset_kernel_load(datadir, names.names[i], &p, &diags) != 0)
@@ -127,8 +128,8 @@ static int list(const char *datadir, int json)
             printf("}");
         } else {
             char lead[96];
-            snprintf(lead, sizeof lead, "%-*s %-9s %-9s ", width, p.name, source_of(datadir, &p),
-                     p.target_class ? cls : "-");
+            snprintf(lead, sizeof lead, "%-*s %-9s %-9s ", util_pad_width(p.name, width), p.name,
+                     source_of(datadir, &p), p.target_class ? cls : "-");
             cli_print_row(lead, p.description);
         }
         kernel_profile_done(&p);

@@ -7,6 +7,7 @@
 #include "corun/accel_runfile.h"
 #include "corun/accel_scenario.h"
 #include "corun/cli.h"
+#include "corun/columns.h"
 #include "corun/diag.h"
 #include "corun/pcie.h"
 
@@ -130,12 +131,13 @@ static void print_table(const struct accel_record *r)
            "p50 ms", "p99 ms", "solo p99 ms", "target", "QoS (p99 <= target x solo p99)");
     for (unsigned a = 0; a < r->napps; a++) {
         const struct accel_app_rec *ar = &r->app[a];
+        int w = util_pad_width(ar->name, 12);         /* by columns, for a name of wide glyphs */
         if (ar->role == ACCEL_LS && ar->queries == 0) /* nothing to judge: not "met" */
-            printf("%-12s %-5s %5u %8u %9s %9s %12s %6.2fx  no query answered\n", ar->name,
+            printf("%-*s %-5s %5u %8u %9s %9s %12s %6.2fx  no query answered\n", w, ar->name,
                    role_name(ar->role), ar->instances, ar->queries, "-", "-",
                    ms_or_dash(solo, sizeof solo, ar->solo_p99_ms), ar->qos_target);
         else if (ar->role == ACCEL_LS)
-            printf("%-12s %-5s %5u %8u %9s %9s %12s %6.2fx  %s (%.2fx solo)\n", ar->name,
+            printf("%-*s %-5s %5u %8u %9s %9s %12s %6.2fx  %s (%.2fx solo)\n", w, ar->name,
                    role_name(ar->role), ar->instances, ar->queries,
                    accel_ms_text(p50, sizeof p50, ar->p50_ms),
                    accel_ms_text(p99, sizeof p99, ar->p99_ms),
@@ -143,7 +145,7 @@ static void print_table(const struct accel_record *r)
                    ar->qos_met ? "met" : "violated",
                    ar->solo_p99_ms > 0 ? ar->p99_ms / ar->solo_p99_ms : 0);
         else
-            printf("%-12s %-5s %5u   passes %llu\n", ar->name, role_name(ar->role), ar->instances,
+            printf("%-*s %-5s %5u   passes %llu\n", w, ar->name, role_name(ar->role), ar->instances,
                    (unsigned long long)ar->passes);
     }
     for (unsigned a = 0; a < r->napps; a++) {
@@ -163,7 +165,7 @@ static void print_table(const struct accel_record *r)
         for (unsigned a = 0; a < r->napps; a++) {
             const struct accel_app_rec *ar = &r->app[a];
             if (ar->role == ACCEL_LS)
-                printf("%-12s %9s %9s %12s %9s  %s\n", ar->name,
+                printf("%-*s %9s %9s %12s %9s  %s\n", util_pad_width(ar->name, 12), ar->name,
                        accel_ms_text(p50, sizeof p50, ar->pred_p50_ms),
                        accel_ms_text(p99, sizeof p99, ar->pred_p99_ms),
                        accel_ms_text(solo, sizeof solo, ar->pred_solo_ms),

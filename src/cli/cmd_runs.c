@@ -13,6 +13,7 @@
 #include "corun/accel_runfile.h"
 #include "corun/catalog.h"
 #include "corun/cli.h"
+#include "corun/columns.h"
 #include "corun/datadir.h"
 #include "corun/runfile.h"
 #include "corun/session.h"
@@ -83,8 +84,9 @@ static int print_run_row(const struct catalog_run *r, void *ctx)
         printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
                "epochs", "mean STP", "mean fair", "run file");
     char stp[32], fair[32];
-    printf("%5lld  %-20s  %-8s  %-24s  %5u  %8s  %8s  ", (long long)r->id,
-           r->created_utc ? r->created_utc : "", r->gpu, r->mix, r->epochs,
+    printf("%5lld  %-20s  %-*s  %-*s  %5u  %8s  %8s  ", (long long)r->id,
+           r->created_utc ? r->created_utc : "", util_pad_width(r->gpu, 8), r->gpu,
+           util_pad_width(r->mix, 24), r->mix, r->epochs,
            metric(r->metrics.mean_stp, 3, stp, sizeof stp),
            metric(r->metrics.mean_fairness, 3, fair, sizeof fair));
     print_run_file(r->run_path, false, false);
@@ -122,8 +124,9 @@ static int print_accel_row(const struct catalog_accel_run *r, void *ctx)
         }
     snprintf(id, sizeof id, "a%lld", (long long)r->id);
     snprintf(qos, sizeof qos, "%u/%u", met, ls);
-    printf("%5s  %-20s  %-8s  %-24s  %10s  %7s  %6.1f%%  ", id,
-           r->created_utc ? r->created_utc : "", r->gpu, mix, ms, qos, 100 * r->gpu_util);
+    printf("%5s  %-20s  %-*s  %-*s  %10s  %7s  %6.1f%%  ", id, r->created_utc ? r->created_utc : "",
+           util_pad_width(r->gpu, 8), r->gpu, util_pad_width(mix, 24), mix, ms, qos,
+           100 * r->gpu_util);
     print_run_file(r->run_path, true, false);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "corun/cli.h"
+#include "corun/columns.h"
 
 /* ", "name": v" with 5 decimals, or null when v is NaN (JSON has no NaN). */
 static void json_number(FILE *out, const char *name, double v)
@@ -39,8 +40,10 @@ void report_epoch_text(FILE *out, const struct scenario *sc, const struct sessio
         const struct session_kernel_epoch *ke = &e->k[k];
         if (!ke->in_mix) /* not added yet, or removed: its columns are no measurement */
             continue;
-        fprintf(out, "%5u  %-12s %6.1f %8.1f %7.3f %9.1f %6.3f", e->index + 1, sc->kernels[k].name,
-                ke->c.sms, ke->c.ipc, ke->np_true, ke->c.bandwidth_gbs, ke->c.rbh);
+        const char *name = sc->kernels[k].name; /* padded by columns: 日本 is 6 bytes, 4 columns */
+        fprintf(out, "%5u  %-*s %6.1f %8.1f %7.3f %9.1f %6.3f", e->index + 1,
+                util_pad_width(name, 12), name, ke->c.sms, ke->c.ipc, ke->np_true,
+                ke->c.bandwidth_gbs, ke->c.rbh);
         if (pred) { /* no prediction, or no error (a kernel without progress): "-" */
             if (isfinite(ke->np_pred))
                 fprintf(out, " %7.3f", ke->np_pred);

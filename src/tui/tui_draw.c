@@ -5,6 +5,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "corun/columns.h"
 #include "tui_internal.h"
 
 void tui_draw_too_small(const struct tui_style *st, const char *keys)
@@ -34,40 +35,9 @@ void tui_draw_too_small(const struct tui_style *st, const char *keys)
     doupdate();
 }
 
-/* The glyph at s (not at its end): its bytes, and in *cols the columns it takes. corun's own
- * glyphs are one column wide, but a file name or a kernel name the user gave may hold wide
- * ones (日本: two each) or combining marks (none): counted as one each, they cut the text
- * short and wrapped it a character late. A byte that starts no character is one column. */
-static size_t glyph(const char *s, int *cols)
-{
-    if ((unsigned char)*s < 0x80) {
-        *cols = 1;
-        return 1;
-    }
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    wchar_t wc;
-    size_t n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
-    if (n == 0 || n > (size_t)MB_CUR_MAX) { /* not a character in this locale */
-        size_t len = 1;                     /* its UTF-8 continuation bytes go with it */
-        while (((unsigned char)s[len] & 0xC0) == 0x80)
-            len++;
-        *cols = 1;
-        return len;
-    }
-    int w = wcwidth(wc);
-    *cols = w < 0 ? 1 : w;
-    return n;
-}
-
 int tui_columns(const char *s)
 {
-    int n = 0, c;
-    while (*s) {
-        s += glyph(s, &c);
-        n += c;
-    }
-    return n;
+    return util_columns(s);
 }
 
 /* Bytes of s that fit in cols columns (a wide glyph that would cross the edge is left out);
@@ -77,7 +47,7 @@ static size_t fit_bytes_used(const char *s, int cols, int *used)
     int n = 0, c;
     size_t i = 0;
     while (s[i]) {
-        size_t len = glyph(s + i, &c);
+        size_t len = util_glyph(s + i, &c);
         if (n + c > cols)
             break;
         n += c;
@@ -170,7 +140,7 @@ int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
         int len = 0, cut = 0, col = 0;
         for (int i = 0; s[i] && s[i] != '\n';) {
             int c;
-            int n = (int)glyph(s + i, &c);
+            int n = (int)util_glyph(s + i, &c);
             if (col + c > cols)
                 break;
             col += c;
@@ -180,7 +150,7 @@ int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
             len = i;
         }
         if (len == 0 && s[0] && s[0] != '\n') /* a glyph wider than the row: it alone */
-            len = (int)glyph(s, &(int){0});
+            len = (int)util_glyph(s, &(int){0});
         if (s[len] && s[len] != '\n' && s[len] != ' ' && cut > 0)
             len = cut;
         if (w)

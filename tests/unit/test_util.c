@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #endif
+#include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "corun/columns.h"
 #include "corun/diag.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
@@ -287,6 +289,35 @@ static void wrap_keeps_every_word(void **state)
     }
 }
 
+/* Tables pad a name the user gave by the columns it takes, not its bytes: 日本語 is nine bytes
+ * and six columns, so "%-12s" left it three columns short and the columns after it out of line. */
+static void columns_count_glyphs_not_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(util_columns("stream"), 6);
+    assert_int_equal(util_pad_width("stream", 12), 12);
+    assert_int_equal(util_pad_width("a_kernel_named_long", 12), 0); /* not cut, no padding */
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        skip();
+    const char *wide = "\u65e5\u672c\u8a9e", *accents = "\u00fcn\u00efc\u00f6d\u00e9";
+    assert_int_equal(util_columns(wide), 6);
+    assert_int_equal(util_columns(accents), 7);
+    assert_int_equal(util_columns("e\u0301"), 1);   /* a combining accent takes no column */
+    assert_int_equal(util_pad_width(wide, 12), 15); /* 9 bytes + 6 spaces */
+    assert_int_equal(util_pad_width(accents, 12), 16);
+    char row[64];
+    snprintf(row, sizeof row, "%-*s|", util_pad_width(wide, 12), wide);
+    assert_int_equal(util_columns(row), 13);
+    int cols;
+    assert_int_equal(util_glyph(wide, &cols), 3);
+    assert_int_equal(cols, 2);
+    /* A byte that starts no character: one column, with its continuation bytes. */
+    assert_int_equal(util_glyph("\xff\x80\x80x", &cols), 3);
+    assert_int_equal(cols, 1);
+    assert_int_equal(util_columns("\xe6\x97"), 1); /* a glyph cut at the end of the text */
+    setlocale(LC_CTYPE, "C");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +332,7 @@ int main(void)
         cmocka_unit_test(wrap_refills_a_paragraph),
         cmocka_unit_test(wrap_hangs_rows_and_usage),
         cmocka_unit_test(wrap_keeps_every_word),
+        cmocka_unit_test(columns_count_glyphs_not_bytes),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
