@@ -52,13 +52,30 @@ static void draw(const struct tui *t, WINDOW *w)
     const struct session_epoch *e = &te->e;
     int y = 0;
     draw_channels(t, w, e, &y);
-    for (unsigned k = 0; k < e->nkernels && k < GPU_MAX_KERNELS; k++) {
+    unsigned nkernels = e->nkernels < GPU_MAX_KERNELS ? e->nkernels : GPU_MAX_KERNELS, in = 0;
+    for (unsigned k = 0; k < nkernels; k++)
+        in += e->k[k].in_mix;
+    /* The kernels past the last row were left out unsaid: when they do not all fit, the last
+     * row says how many are not shown (the kernel table has their RBH and bandwidth), as the
+     * accelerator's lanes do. */
+    int rows = getmaxy(w), room = rows - y;
+    unsigned fit = (int)in <= room ? in : room > 1 ? (unsigned)room - 1 : 0, shown = 0;
+    for (unsigned k = 0; k < nkernels && shown < fit; k++) {
         if (!e->k[k].in_mix)
             continue;
         wattron(w, t->style.kernel[k]);
         tui_print(w, y, 0, "%c", tui_kernel_letter(k));
         wattroff(w, t->style.kernel[k]);
         tui_print(w, y++, 2, "RBH %.2f %6.0f GB/s", e->k[k].c.rbh, e->k[k].c.bandwidth_gbs);
+        shown++;
+    }
+    if (shown < in) {
+        int at = y < rows ? y : rows - 1; /* no row left: over the channels' last */
+        wmove(w, at, 0);
+        wclrtoeol(w);
+        wattron(w, t->style.dim);
+        tui_print(w, at, 0, "+%u more kernel%s", in - shown, in - shown == 1 ? "" : "s");
+        wattroff(w, t->style.dim);
     }
 }
 

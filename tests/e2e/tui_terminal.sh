@@ -36,6 +36,9 @@ done
 tui_wait "Explain: A stream"
 sleep 0.5
 check_screen 60
+grep -q "^│A RBH .*GB/s" "$TMPD/s" && grep -q "^│B RBH .*GB/s" "$TMPD/s" && ! grep -q "more kernel" "$TMPD/s" ||
+    fail "the DRAM panel at 200x60 does not show both kernels:
+$(cat "$TMPD/s")"
 tui_resize 60 20
 tui_wait "terminal too small (need 80×24, have 60×20)"
 # Keys other than q do nothing while no view shows (issue 21, defect 17): Space steps no epoch.
@@ -51,6 +54,10 @@ tui_resize 80 24
 tui_gone "terminal too small"
 tui_wait "Explain: A stream"
 check_screen 24
+# At 80x24 the DRAM panel has one row for the two kernels after its channels: its last row says
+# so (the kernels past it were left out unsaid).
+grep -q "^│+2 more kernels  *│" "$TMPD/s" || fail "the DRAM panel at 80x24 does not say what it left out:
+$(cat "$TMPD/s")"
 # At 80x24 a title too long for its frame loses its last part ("SM map, 16 SMs, now"), not
 # half a word, and a metric's name gives way to its short form rather than run into its value
 # ("Energy, ru679.52 µJ" before).
