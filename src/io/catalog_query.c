@@ -32,7 +32,8 @@ static const char *const reading_pragmas[] = {
     "table_list", "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
 };
 /* Pragmas that act rather than read, even without an argument. */
-static const char *const acting_pragmas[] = {"optimize", "shrink_memory"};
+static const char *const acting_pragmas[] = {"optimize", "shrink_memory", "wal_checkpoint",
+                                             "incremental_vacuum"};
 
 static bool named_in(const char *name, const char *const *names, size_t n)
 {
@@ -42,20 +43,30 @@ static bool named_in(const char *name, const char *const *names, size_t n)
     return false;
 }
 
+/* What the authorizer saw of the statement being prepared. */
+struct seen {
+    char why[WHY_MAX]; /* what it refused, for the message; empty when nothing */
+    bool pragma_read;  /* a PRAGMA without a value that reads (PRAGMA journal_mode) */
+    bool other;        /* any other action: the statement is more than that PRAGMA */
+};
+
 /* SQLite's authorizer, asked while a statement is prepared: it refuses what
- * sqlite3_stmt_readonly() lets through and is still no query, saying what into why (a char
- * [WHY_MAX]). sqlite3_stmt_readonly() is true for every statement that leaves the file as it is,
- * so also for BEGIN, COMMIT and SAVEPOINT (a transaction, on a connection that runs one
+ * sqlite3_stmt_readonly() lets through and is still no query, saying what into the struct
+ * seen's why. sqlite3_stmt_readonly() is true for every statement that leaves the file as it
+ * is, so also for BEGIN, COMMIT and SAVEPOINT (a transaction, on a connection that runs one
  * statement), ATTACH and DETACH, and a PRAGMA that sets the connection's state
  * (writable_schema = 1, query_only = 0, foreign_keys = 0, ...); a PRAGMA that reads is
- * accepted. (It is false for a few pragmas that may change the file even to read, such as
- * journal_mode and wal_checkpoint: those are refused as writes.) */
-static int authorize(void *why, int action, const char *arg1, const char *arg2, const char *db,
+ * accepted. sqlite3_stmt_readonly() is false for three pragmas even without a value:
+ * wal_checkpoint and incremental_vacuum, which act (refused here), and journal_mode, which
+ * only reads then (a PRAGMA without a value that does not act is marked pragma_read, and
+ * catalog_query lets it through: the connection is read-only, so it cannot change the mode). */
+static int authorize(void *seen, int action, const char *arg1, const char *arg2, const char *db,
                      const char *trigger)
 {
     (void)db;
     (void)trigger;
-    char *w = why;
+    struct seen *sn = seen;
+    char *w = sn->why;
     if (!arg1)
         arg1 = "";
     switch (action) {
@@ -79,10 +90,12 @@ static int authorize(void *why, int action, const char *arg1, const char *arg2, 
                      arg1);
         else if (named_in(arg1, acting_pragmas, CORUN_ARRAY_LEN(acting_pragmas)))
             snprintf(w, WHY_MAX, "PRAGMA %.64s, which acts rather than reads", arg1);
-        else
+        else {
+            sn->pragma_read = !arg2;
             return SQLITE_OK;
+        }
         break;
-    default: return SQLITE_OK;
+    default: sn->other = true; return SQLITE_OK;
     }
     return SQLITE_DENY;
 }
@@ -151,15 +164,15 @@ int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void 
     double deadline = monotonic_s() + cat->query_limit_s;
     if (cat->query_limit_s)
         sqlite3_progress_handler(db, 10000, past_deadline, &deadline);
-    char why[WHY_MAX] = "";
-    sqlite3_set_authorizer(db, authorize, why);
+    struct seen seen = {.why = ""};
+    sqlite3_set_authorizer(db, authorize, &seen);
     sqlite3_stmt *st = NULL;
     const char *tail = NULL;
     int ret = -1;
     if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-        if (why[0] && sqlite3_errcode(db) == SQLITE_AUTH)
-            snprintf(err, errlen, "catalog %s: refused %s: " EXPECTED_QUERY ": %s", cat->path, why,
-                     sql);
+        if (seen.why[0] && sqlite3_errcode(db) == SQLITE_AUTH)
+            snprintf(err, errlen, "catalog %s: refused %s: " EXPECTED_QUERY ": %s", cat->path,
+                     seen.why, sql);
         else
             query_fail(cat, db, sql, err, errlen);
         goto out;
@@ -174,7 +187,7 @@ int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void 
                  cat->path, sql);
         goto out;
     }
-    if (!sqlite3_stmt_readonly(st)) {
+    if (!sqlite3_stmt_readonly(st) && !(seen.pragma_read && !seen.other)) {
         snprintf(err, errlen,
                  "catalog %s: refused a query that would change the catalog: " EXPECTED_QUERY
                  ": %s",

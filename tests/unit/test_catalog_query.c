@@ -69,7 +69,15 @@ static void test_query_refuses_writes(void **state)
     query_fails(cat, "UPDATE runs SET seed = 0", "refused a query that would change");
     query_fails(cat, "INSERT INTO runs (id) VALUES (5)", "refused a query that would change");
     query_fails(cat, "DROP TABLE runs", "refused a query that would change");
-    query_fails(cat, "PRAGMA journal_mode", "refused a query that would change");
+    /* journal_mode set, and the pragmas that act even without a value (sqlite3_stmt_readonly
+     * says they write, as it says of journal_mode read). */
+    query_fails(cat, "PRAGMA journal_mode=delete", "refused PRAGMA journal_mode with a value");
+    query_fails(cat, "PRAGMA main.journal_mode = WAL", "refused PRAGMA journal_mode with a value");
+    query_fails(cat, "PRAGMA wal_checkpoint",
+                "refused PRAGMA wal_checkpoint, which acts rather than reads");
+    query_fails(cat, "PRAGMA wal_checkpoint(TRUNCATE)", "refused PRAGMA wal_checkpoint with a");
+    query_fails(cat, "PRAGMA incremental_vacuum",
+                "refused PRAGMA incremental_vacuum, which acts rather than reads");
     /* What sqlite3_stmt_readonly() lets through, as it leaves the file as it is, and is no
      * query: a transaction, another database attached, a pragma given a value (it sets the
      * connection's state) or one that acts. */
@@ -101,6 +109,11 @@ static void test_query_refuses_writes(void **state)
     /* Pragmas that read, an argument naming what, and their table-valued forms. */
     query_ok(cat, "PRAGMA writable_schema", &c);
     assert_string_equal(c.text, "writable_schema\n0\n");
+    /* journal_mode read (it was refused as a write: sqlite3_stmt_readonly() is false for it). */
+    query_ok(cat, "PRAGMA journal_mode", &c);
+    assert_string_equal(c.text, "journal_mode\nwal\n");
+    query_ok(cat, "pragma MAIN.Journal_Mode;", &c);
+    assert_string_equal(c.text, "journal_mode\nwal\n");
     query_ok(cat, "PRAGMA table_info(runs)", &c);
     assert_int_equal(c.rows, 19);
     query_ok(cat, "PRAGMA quick_check(runs)", &c);
