@@ -146,8 +146,8 @@ static void show_accel(const struct catalog_accel_run *r)
            100 * r->gpu_util, r->created_utc, r->corun_version);
     for (size_t i = 0; i < r->napps; i++) {
         const struct catalog_accel_app *a = &r->apps[i];
-        printf("  %-10s %s, %u process%s: ", a->name, a->ls ? "LS" : "batch", a->instances,
-               a->instances == 1 ? "" : "es");
+        printf("  %-*s %s, %u process%s: ", util_pad_width(a->name, 10), a->name,
+               a->ls ? "LS" : "batch", a->instances, a->instances == 1 ? "" : "es");
         if (!a->ls) {
             printf("%llu passes\n", (unsigned long long)a->passes);
             continue;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Tables line up a name of wide glyphs: `corun run` and `show` (a kernel of the user's own data
-# named 日本語), `runs list` (its mix), `kernels list` and an accelerator run's table (an
-# application named 日本語). They padded by bytes: 日本語 is nine bytes and six columns, so each
-# row holding it ran three columns short of the header.
+# named 日本語), `runs list` (its mix), `kernels list`, and an accelerator run's table and its
+# `runs show` (an application named 日本語). They padded by bytes: 日本語 is nine bytes and
+# six columns, so each row holding it ran three columns short of the header.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
 locale -a 2>/dev/null | grep -qix 'C.utf-\?8' || skip "no C.UTF-8 locale"
@@ -62,4 +62,7 @@ CFG
     2>/dev/null || fail "accelerator run: $(cat "$TMPD/accel")"
 aligned "accelerator run" "$TMPD/accel" 1 '^(日本語|plain) ' --start
 aligned "accelerator run, procs" "$TMPD/accel" 2 '^(日本語|plain) '
+"$CORUN" runs show a1 --catalog "$TMPD/c.db" >"$TMPD/accel.show" ||
+    fail "runs show a1: $(cat "$TMPD/accel.show")"
+aligned "runs show a1" "$TMPD/accel.show" 1 '^  (日本語|plain) ' --start
 echo "wide names: run, show, runs list, kernels list and accelerator tables line up"
