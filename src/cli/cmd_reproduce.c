@@ -227,15 +227,16 @@ static int parse(int argc, char **argv, struct options *o)
 /* `corun reproduce merge FILE SHARD...`: the shards' journals into FILE, for shards run on
  * machines without Slurm; rerunning the experiment with --resume FILE prints its table. */
 static const char merge_help[] =
-    "usage: corun reproduce merge [--adopt] FILE JOURNAL...\n\n"
-    "Copies into the journal FILE (created when missing) every record of each JOURNAL that\n"
-    "it does not hold: the journals of --shard K/N runs made on other machines, or of runs\n"
-    "cut short. All must come from one run (the same experiment and options) of this build of\n"
+    "usage: corun reproduce merge [--adopt] [--] FILE JOURNAL...\n\n"
+    "Copies into the journal FILE (created when missing) every record of each JOURNAL that it\n"
+    "does not hold: the journals of --shard K/N runs made on other machines, or of runs cut\n"
+    "short. All must come from one run (the same experiment and options) of this build of\n"
     "corun with the same data (another build's: see --adopt); a journal of another run is\n"
     "refused with what it belongs to, and the ones merged before it stay merged. Merging\n"
-    "again adds nothing. Then the same command with --resume FILE (and without --shard)\n"
-    "prints the table without simulating what FILE holds. `corun slurm collect JOB` does\n"
-    "this for a --slurm job. A scale-out journal's LS curves (JOURNAL.curves) go with it\n"
+    "again adds nothing; a JOURNAL named twice (or by two names, such as A and ./A) is\n"
+    "refused before anything is merged. Then the same command with --resume FILE (and without\n"
+    "--shard) prints the table without simulating what FILE holds. `corun slurm collect JOB`\n"
+    "does this for a --slurm job. A scale-out journal's LS curves (JOURNAL.curves) go with it\n"
     "into FILE.curves, so that a run from FILE does not measure them again. A JOURNAL is\n"
     "read, never changed: a torn end (a run killed while writing) or a damaged record in it\n"
     "is left out and counted in its line.\n\n"
@@ -277,19 +278,36 @@ static int merge_main(int argc, char **argv)
         argc--;
         argv++;
     }
+    /* `--` ends the options, as getopt's does for the other commands: a file named -x. */
+    bool files_only = argc > 1 && strcmp(argv[1], "--") == 0;
+    if (files_only) {
+        argc--;
+        argv++;
+    }
     if (argc < 3) {
         fprintf(stderr, "corun: reproduce merge: expected FILE and at least one JOURNAL to "
                         "merge into it; see 'corun help reproduce merge'\n");
         return CLI_BAD_INPUT;
     }
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc && !files_only; i++)
         if (argv[i][0] == '-') {
             fprintf(stderr,
                     "corun: reproduce merge: unknown option '%s' (it takes --adopt, first, "
-                    "and journal files)\n",
+                    "and journal files; -- before a file named with a -)\n",
                     argv[i]);
             return CLI_BAD_INPUT;
         }
+    /* A journal named twice is a slip (a glob that caught it again): the second pass would
+     * add nothing, and say so as if it were another shard's. */
+    for (int i = 3; i < argc; i++)
+        for (int j = 2; j < i; j++)
+            if (cli_same_file(argv[j], argv[i])) {
+                fprintf(stderr,
+                        "corun: reproduce merge: %s and %s are the same journal: expected "
+                        "each JOURNAL once\n",
+                        argv[j], argv[i]);
+                return CLI_BAD_INPUT;
+            }
     char *datadir = datadir_locate();
     const char *into = argv[1];
     int rc = CLI_OK;

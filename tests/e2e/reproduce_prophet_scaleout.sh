@@ -187,6 +187,16 @@ grep -qF "warning: $TMPD/y.journal.curves: not a corun reproduce journal" "$TMPD
 grep -qF "y.journal: 8 records added" "$TMPD/merge" || fail "damaged curves: $(cat "$TMPD/merge")"
 expect_bad "merge a file that is not a journal" "$TMPD/out: not a corun reproduce journal" \
     "$CORUN" reproduce merge "$TMPD/m.journal" "$TMPD/out"
+# A journal named twice, or by two names, is refused before anything is merged (it was merged
+# twice, the second saying "0 records added" as if another shard's); `--` ends the options, so
+# that a journal named -p can be merged (it was an unknown option).
+expect_bad "a journal named twice" "part.journal and $TMPD/./part.journal are the same journal" \
+    "$CORUN" reproduce merge "$TMPD/m3.journal" "$TMPD/part.journal" "$TMPD/./part.journal"
+[ ! -e "$TMPD/m3.journal" ] || fail "a journal named twice: m3.journal made"
+cp "$TMPD/part.journal" "$TMPD/-p.journal"
+(cd "$TMPD" && "$CORUN" reproduce merge -- m4.journal -p.journal) >"$TMPD/merge" 2>"$TMPD/err" ||
+    fail "merge of -p.journal after --: exit $? $(cat "$TMPD/err")"
+grep -qF -- "-p.journal: 8 records added" "$TMPD/merge" || fail "after --: $(cat "$TMPD/merge")"
 
 # merge --adopt: the whole journal as if another build had written it (its build id changed)
 # goes into a copy of the cut one, this build's, whose 5 cells it shares byte for byte; the
