@@ -81,10 +81,11 @@ static void print_run_file(const char *path, bool accel, bool deep)
 static int print_run_row(const struct catalog_run *r, void *ctx)
 {
     if (++*(size_t *)ctx == 1)
-        printf("%5s  %-20s  %-8s  %-24s  %5s  %8s  %8s  %s\n", "id", "created (UTC)", "gpu", "mix",
+        printf("%5s  %-20s  %-8s  %-24s  %6s  %8s  %9s  %s\n", "id", "created (UTC)", "gpu", "mix",
                "epochs", "mean STP", "mean fair", "run file");
     char stp[32], fair[32];
-    printf("%5lld  %-20s  %-*s  %-*s  %5u  %8s  %8s  ", (long long)r->id,
+    /* As wide as their headers: "epochs" and "mean fair" stood right of their numbers. */
+    printf("%5lld  %-20s  %-*s  %-*s  %6u  %8s  %9s  ", (long long)r->id,
            r->created_utc ? r->created_utc : "", util_pad_width(r->gpu, 8), r->gpu,
            util_pad_width(r->mix, 24), r->mix, r->epochs,
            metric(r->metrics.mean_stp, 3, stp, sizeof stp),

@@ -47,6 +47,21 @@ aligned "show" "$TMPD/show" 2 '^ +1  '
 "$CORUN" runs list --catalog "$TMPD/c.db" >"$TMPD/list" || fail "runs list: $(cat "$TMPD/list")"
 grep -q '日本語+compute' "$TMPD/list" || fail "runs list: $(cat "$TMPD/list")"
 aligned "runs list" "$TMPD/list" 4 '^ +[12]  '
+# Its headers end where their right-aligned numbers do ("epochs" and "mean fair" ended one and
+# two columns right of them).
+python3 - "$TMPD/list" <<'PY' || fail "runs list: headers not over their numbers: $(cat "$TMPD/list")"
+import re, sys, unicodedata
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+wide = lambda s: "".join(".." if unicodedata.east_asian_width(c) in "WF" else c for c in s)
+head = lines[0]
+rows = [wide(l) for l in lines[1:] if re.match(r"^ +[12]  ", l)]
+assert len(rows) == 2, rows
+for word, field in (("epochs", 4), ("STP", 5), ("fair", 6)):
+    end = head.index(word) + len(word)
+    for r in rows:
+        got = [m.end() for m in re.finditer(r"\S+", r)][field]
+        assert got == end, (word, end, got, r)
+PY
 "$CORUN" kernels list >"$TMPD/kernels" || fail "kernels list"
 aligned "kernels list" "$TMPD/kernels" 1 '^(atax|日本語) ' --start
 # An accelerator run's table.
