@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "corun/cli.h"
+#include "corun/columns.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/preset.h"
@@ -17,7 +18,7 @@ static void list(const struct suite *s)
            s->epochs == 1 ? "" : "s", s->epoch_cycles, s->nmixes, s->nmixes == 1 ? "" : "es");
     for (size_t i = 0; i < s->nmixes; i++) {
         const struct suite_mix *m = &s->mixes[i];
-        printf("%4zu  %-20s", i + 1, m->tag);
+        printf("%4zu  %-*s", i + 1, util_pad_width(m->tag, 20), m->tag);
         for (unsigned k = 0; k < m->nkernels; k++)
             printf("%s%s", k ? "+" : " ", m->kernels[k]);
         if (m->sms[0]) {
@@ -52,14 +53,15 @@ static int list_shipped(void)
         diag_init(&diags);
         struct suite s;
         if (suite_load(path, datadir, &s, &diags) == 0) {
-            char *row = xasprintf("  %-15s  %zu mix%s on %s%s%s\n", names.names[i], s.nmixes,
-                                  s.nmixes == 1 ? "" : "es", s.gpu, s.description ? ": " : "",
-                                  s.description ? s.description : "");
+            char *row =
+                xasprintf("  %-*s  %zu mix%s on %s%s%s\n", util_pad_width(names.names[i], 15),
+                          names.names[i], s.nmixes, s.nmixes == 1 ? "" : "es", s.gpu,
+                          s.description ? ": " : "", s.description ? s.description : "");
             util_fputs_wrapped(row, CLI_HELP_WIDTH, true, stdout);
             free(row);
         } else {
-            printf("  %-16s (does not load: `corun suite check %s` says why)\n", names.names[i],
-                   names.names[i]);
+            printf("  %-*s (does not load: `corun suite check %s` says why)\n",
+                   util_pad_width(names.names[i], 16), names.names[i], names.names[i]);
             rc = CLI_FAILED;
         }
         suite_done(&s);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tables line up a name of wide glyphs: `corun run` and `show` (a kernel of the user's own data
 # named 日本語), `runs list` (its mix), `kernels list`, and an accelerator run's table and its
-# `runs show` (an application named 日本語). They padded by bytes: 日本語 is nine bytes and
-# six columns, so each row holding it ran three columns short of the header.
+# `runs show` (an application named 日本語), and `suite list` (a mix tagged 日本語, a suite so
+# named). They padded by bytes: 日本語 is nine bytes and six columns, so each row holding it
+# ran three columns short of the header.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
 locale -a 2>/dev/null | grep -qix 'C.utf-\?8' || skip "no C.UTF-8 locale"
@@ -80,4 +81,14 @@ aligned "accelerator run, procs" "$TMPD/accel" 2 '^(日本語|plain) '
 "$CORUN" runs show a1 --catalog "$TMPD/c.db" >"$TMPD/accel.show" ||
     fail "runs show a1: $(cat "$TMPD/accel.show")"
 aligned "runs show a1" "$TMPD/accel.show" 1 '^  (日本語|plain) ' --start
-echo "wide names: run, show, runs list, kernels list and accelerator tables line up"
+# A suite's mixes, one tagged 日本語 (`suite list` padded tags by bytes too), and the data
+# directory's suites, one named 日本語.
+mkdir -p "$dd/scenarios/suites"
+sed 's/tag = "b";/tag = "日本語";/; s/tags = \["a", "b"\]/tags = ["a", "日本語"]/' \
+    "$top_srcdir/tests/data/good/tiny-suite.cfg" >"$dd/scenarios/suites/日本語.cfg"
+cp "$top_srcdir/tests/data/good/tiny-suite.cfg" "$dd/scenarios/suites/tiny.cfg"
+"$CORUN" suite list "$dd/scenarios/suites/日本語.cfg" >"$TMPD/suite" || fail "suite list: $(cat "$TMPD/suite")"
+aligned "suite list" "$TMPD/suite" 2 '^ +[1-4]  ' --start
+"$CORUN" suite list >"$TMPD/suites" || fail "suite list of the suites: $(cat "$TMPD/suites")"
+aligned "suite list, the suites" "$TMPD/suites" 1 '^  (tiny|日本語) ' --start
+echo "wide names: run, show, runs list, kernels list, suite list and accelerator tables line up"
