@@ -85,9 +85,10 @@ void reproduce_alloc_list(void)
 /* ---- `corun reproduce hsm --threshold --help` ---- */
 
 #define ALLOC_SYNOPSIS                                                                             \
-    "[-j N] [--quick] [--mixes N] [--epochs N] [--epoch-cycles N] [--seed S] [--catalog PATH] "    \
-    "[--gpu PRESET] [--set gpu.K=V]... [--policies LABEL,...] [--resume FILE] [--fresh] "          \
-    "[--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] [--wait]]"
+    "[-j N] [--threads N] [--quick] [--mixes N] [--epochs N] [--epoch-cycles N] [--seed S] "       \
+    "[--catalog PATH] [--gpu PRESET] [--set gpu.K=V]... [--policies LABEL,...] [--resume FILE] "   \
+    "[--fresh] [--shard K/N] [--json] [--slurm [--shards N] [SBATCH OPTIONS] [--slurm-dir DIR] "   \
+    "[--wait]]"
 
 /* The options after -j and --quick (alloc_help_options prints those). */
 static const char alloc_options[] =

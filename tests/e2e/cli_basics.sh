@@ -70,6 +70,12 @@ for l in even fair/hsm@0.70 fair/hsm@0.90 fair/hsm@0.95; do
     grep -Eq "^  $l +" "$TMPD/h1" || fail "hsm --threshold --help lacks $l: $(cat "$TMPD/h1")"
 done
 grep -q '^  --policies LABEL' "$TMPD/h1" || fail "hsm --threshold --help lacks --policies"
+# Its usage line names every option the help lists (--threads was listed and left out of it);
+# the sbatch options stand together as SBATCH OPTIONS.
+usage=$(sed '/^$/q' "$TMPD/h1")
+for o in $(grep -oE '^  --[a-z-]+' "$TMPD/h1" | grep -vE -- '--(partition|time|cpus-per-task|account|sbatch-arg)$'); do
+    case "$usage" in *"$o "* | *"$o]"*) ;; *) fail "hsm --threshold's usage lacks $o: $usage" ;; esac
+done
 "$CORUN" help reproduce smqos --offline | grep -Eq '^  offline@95% +offline, QoS target 0.95$' ||
     fail "help reproduce smqos --offline lacks offline@95%"
 # No such experiment (smqos has no --fairness): every allocation experiment, one per line.
