@@ -288,8 +288,8 @@ static const struct {
     {"a suite", "mixes", "`corun sweep ", ARG_PATH, "` runs its mixes"},
     {"an accelerator scenario", "applications", "`corun run ", ARG_PATH, "` runs it"},
     {"a scenario", "kernels", "`corun run ", ARG_PATH, "` runs it"},
-    {"a trained model", "model", "a predictor reads it from the data directory's models", ARG_NONE,
-     ""},
+    {"a trained model", "model", "a predictor reads it from the data directory's data/models",
+     ARG_NONE, ""},
     {"a kernel profile", "insts_per_warp",
      "in the data directory's data/kernels (`corun help kernel`), a scenario names it: kernels = "
      "( { name = \"",

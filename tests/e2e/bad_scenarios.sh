@@ -74,6 +74,11 @@ cp "$top_srcdir/scenarios/demo-evict.cfg" "$TMPD/my/" # its scenario, beside it
 "$CORUN" check "$TMPD/my/fancy.cfg" >"$TMPD/out" 2>&1 || fail "check my/fancy.cfg: $(cat "$TMPD/out")"
 refused_once "run of a lesson" "$TMPD/my/fancy.cfg: a lesson (it has steps and no kernels), not a scenario: \`corun lesson $TMPD/my/fancy.cfg\` opens it" \
     run "$TMPD/my/fancy.cfg"
+# A trained model: where the predictors look for one (it said "the data directory's models",
+# a directory there is none of: they are in data/models).
+cp "$top_srcdir/data/models/hsm-hbm80.cfg" "$TMPD/model.cfg"
+refused_once "run of a model" "$TMPD/model.cfg: a trained model (it has model and no kernels), not a scenario: a predictor reads it from the data directory's data/models" \
+    run "$TMPD/model.cfg"
 
 # A setting no name is near points at the help that lists its table, and that help exists
 # (they pointed at `corun help DRAM timing`, `corun help cache`, `corun help mix`, ...).
