@@ -80,6 +80,9 @@ int session_step_epoch(struct session *s, session_progress_fn progress, void *ct
 /* Threads for the kernels' private-mode references (each a simulation of its own, so they are
  * extended side by side; results do not depend on the count). 1 by default; 0 means 1. */
 void session_set_threads(struct session *s, unsigned threads);
+/* The threads session_set_threads gave s (1 when never given), for a session opened in its
+ * place to use as many. */
+unsigned session_threads(const struct session *s);
 /* How many epochs the run is meant to have in all (0, the default: the scenario's). It only
  * guides how much work on the references is done ahead (session_refs.c); results do not
  * depend on it. */

@@ -279,3 +279,8 @@ void session_set_threads(struct session *s, unsigned threads)
 {
     s->threads = threads ? threads : 1;
 }
+
+unsigned session_threads(const struct session *s)
+{
+    return s->threads ? s->threads : 1;
+}

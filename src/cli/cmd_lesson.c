@@ -222,6 +222,7 @@ static int open_lesson(const char *datadir, const char *name, const struct cli_w
         fprintf(stderr, "corun: %s: %s\n", sc.path, err);
         rc = CLI_BAD_INPUT;
     } else {
+        session_set_threads(s, cli_default_threads()); /* as `corun tui` and `run` */
         struct tui_options opt = {
             .datadir = datadir, .projector = wa->projector, .lesson = &l, .catalog = wa->catalog};
         if (tui_main(s, &opt) != 0)

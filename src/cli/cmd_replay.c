@@ -63,7 +63,7 @@ static int replay_run(int argc, char **argv)
     } else if (cli_workbench_catalog(opt.catalog) != 0) {
         session_delete(r);
         rc = CLI_BAD_INPUT;
-    } else if (tui_main(r, &opt) != 0) {
+    } else if (session_set_threads(r, cli_default_threads()), tui_main(r, &opt) != 0) {
         rc = CLI_FAILED;
     }
     free(datadir);

@@ -191,6 +191,7 @@ int tui_open_run(struct tui *t, const char *path)
         tui_message(t, "Cannot open", "%s", err);
         return TUI_R_HANDLED;
     }
+    session_set_threads(r, t->session ? session_threads(t->session) : 1); /* for its branches */
     tui_open_overlay(t, NULL);
     tui_detach(t);
     tui_attach(t, r);
