@@ -140,6 +140,9 @@ int accel_record_catalog_into(const struct accel_record *rec, const char *run_pa
         .tasks_done = rec->tasks_done,
         .napps = rec->napps,
         .apps = apps,
+        /* A record read from its file (runs add) keeps the file's; a new one: now, this build. */
+        .created_utc = rec->created,
+        .corun_version = rec->corun_version,
     };
     int rc = catalog_add_accel_run(cat, &run, id, err, errlen);
     free(abs);

@@ -541,13 +541,43 @@ static void test_catalog_row(void **state)
     free(cpath);
 }
 
+/* A run read from its file (`corun runs add`): the row has the time and the corun version the
+ * file recorded, as a spatial run's does; it had the time of the add and this build's. */
+static void test_catalog_row_keeps_the_files_time(void **state)
+{
+    (void)state;
+    struct accel_record r;
+    sample(&r, 0);
+    r.created = xstrdup("2026-01-02T03:04:05Z");
+    r.corun_version = xstrdup("0.0.1");
+    char *cpath = path_of("c-add.db"), err[512];
+    int64_t id = 0;
+    if (accel_record_catalog(&r, "/tmp/x.h5", cpath, &id, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    struct catalog *cat = catalog_open(cpath, err, sizeof err);
+    assert_non_null(cat);
+    char text[512] = "";
+    assert_int_equal(catalog_query(cat, "SELECT created_utc, corun_version FROM accel_runs",
+                                   rows_text, text, err, sizeof err),
+                     0);
+    assert_string_equal(text, "2026-01-02T03:04:05Z|0.0.1\n");
+    catalog_close(cat);
+    accel_record_done(&r);
+    free(cpath);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_one_row_tables),
-        cmocka_unit_test(test_run_through_file), cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_export_csv),       cmocka_unit_test(test_docs_match_tables),
-        cmocka_unit_test(test_catalog_row),      cmocka_unit_test(test_write_fails),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_one_row_tables),
+        cmocka_unit_test(test_run_through_file),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_export_csv),
+        cmocka_unit_test(test_docs_match_tables),
+        cmocka_unit_test(test_catalog_row),
+        cmocka_unit_test(test_write_fails),
+        cmocka_unit_test(test_catalog_row_keeps_the_files_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
