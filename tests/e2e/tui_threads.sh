@@ -2,7 +2,7 @@
 # The workbench uses the machine's CPUs (at most 8) for a run's private-mode references and
 # its shared run, as `corun run --threads` does by default (corun.1 says so of the workbench):
 # `corun tui` did, but `corun lesson` and `corun replay`'s branches ran on one thread. Each
-# opens a scenario whose epochs take a second or two and steps one (the replay: branches);
+# opens a scenario whose epochs take about a second and steps one (the replay: branches);
 # while it computes, the process must have more threads than the screen's two (the main
 # thread and the simulation's worker). Results do not depend on the count; nothing is timed.
 . "$(dirname "$0")/../lib.sh"
@@ -14,7 +14,7 @@ name = "slow pair";
 gpu = "hbm80";
 gpu_overrides = { sms = 16; };
 epochs = 4;
-epoch_cycles = 400000;
+epoch_cycles = 200000;
 kernels = ( { name = "stream"; }, { name = "compute"; } );
 CFG
 cat >"$TMPD/slow-lesson.cfg" <<'CFG'
@@ -52,7 +52,7 @@ more_threads() { # WHAT WAIT KEY DONE ARGS...
 
 more_threads "tui" "Epoch 0/4" Space "Epoch 1/4" tui "$TMPD/slow.cfg"
 more_threads "lesson" "Epoch 0/4" Space "Epoch 1/4" lesson "$TMPD/slow-lesson.cfg"
-XDG_DATA_HOME="$TMPD/xdg-run" "$CORUN" run "$TMPD/slow.cfg" --epochs 2 --out "$TMPD/r.h5" \
+XDG_DATA_HOME="$TMPD/xdg-run" "$CORUN" run "$TMPD/slow.cfg" --epochs 1 --out "$TMPD/r.h5" \
     >/dev/null 2>&1 || fail "run --out"
 more_threads "replay's branch" "REPLAY" b "LIVE" replay "$TMPD/r.h5"
 echo "tui, lesson and replay's branch simulate on more than one thread"
