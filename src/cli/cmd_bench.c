@@ -132,9 +132,32 @@ static int check_other_datadir(const char *dir)
     return why ? -1 : 0;
 }
 
+/* OTHER found as a shell finds a command: a name without a slash that is no file here is
+ * looked for on PATH (`--compare corun`). Returns the file (to free), or NULL. */
+static char *find_on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (strchr(name, '/') || !path || access(name, F_OK) == 0)
+        return NULL;
+    char *dirs = xstrdup(path), *save = NULL, *found = NULL;
+    for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char *f = xasprintf("%s/%s", d, name);
+        struct stat st;
+        if (stat(f, &st) == 0 && S_ISREG(st.st_mode) && access(f, X_OK) == 0)
+            found = f;
+        else
+            free(f);
+    }
+    free(dirs);
+    return found;
+}
+
 /* --compare: the scenarios named, or the default one and a four-kernel mix. */
 static int run_compare(struct options *o, int argc, char **argv)
 {
+    char *on_path = find_on_path(o->cmp.other);
+    if (on_path)
+        o->cmp.other = on_path;
     struct stat st;
     const char *why = stat(o->cmp.other, &st) != 0 ? strerror(errno)
                       : S_ISDIR(st.st_mode)        ? "is a directory"
@@ -143,10 +166,13 @@ static int run_compare(struct options *o, int argc, char **argv)
     if (why) {
         fprintf(stderr, "corun: bench: --compare %s: %s (expected an executable corun binary)\n",
                 o->cmp.other, why);
+        free(on_path);
         return CLI_BAD_INPUT;
     }
-    if (o->cmp.other_datadir && check_other_datadir(o->cmp.other_datadir) != 0)
+    if (o->cmp.other_datadir && check_other_datadir(o->cmp.other_datadir) != 0) {
+        free(on_path);
         return CLI_BAD_INPUT;
+    }
     if (o->quick && !o->runs_set)
         o->cmp.runs = 3;
     if (o->quick && !o->epochs_set)
@@ -182,6 +208,7 @@ static int run_compare(struct options *o, int argc, char **argv)
         free(scenarios[i]);
     free(scenarios);
     free(datadir);
+    free(on_path);
     return rc;
 }
 

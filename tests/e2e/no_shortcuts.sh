@@ -32,7 +32,11 @@ done
 grep -q '"kernels"' "$TMPD/with.2" && grep -q '"applications"\|"ls"' "$TMPD/with.4" ||
     fail "not the outputs expected: $(head -c 300 "$TMPD/with.4")"
 
-"$CORUN" bench --compare "$CORUN" --other-args --no-shortcuts --runs 1 --epochs 1 \
-    "$top_srcdir/tests/data/good/small.cfg" >"$TMPD/bench" 2>&1 || fail "bench: $(cat "$TMPD/bench")"
+# As the help and corun.1 write it, `--compare corun`: OTHER found on PATH as a shell finds a
+# command (it was taken for a file in the working directory only, and refused elsewhere).
+bindir=$(cd "$(dirname "$CORUN")" && pwd)
+(cd "$TMPD" && PATH="$bindir:$PATH" "$CORUN" bench --compare corun --other-args --no-shortcuts \
+    --runs 1 --epochs 1 "$top_srcdir/tests/data/good/small.cfg") >"$TMPD/bench" 2>&1 ||
+    fail "bench: $(cat "$TMPD/bench")"
 grep -Eq '^small\.cfg .* identical$' "$TMPD/bench" || fail "bench: $(cat "$TMPD/bench")"
 echo "no-shortcuts: $n scenarios byte-identical with and without the shortcuts"
