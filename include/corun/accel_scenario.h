@@ -86,6 +86,9 @@ void accel_scenario_done(struct accel_scenario *sc);
  * Returns 0, or -1 with diags. */
 int accel_trace_load(const char *datadir, const char *name, struct accel_trace *t,
                      struct diag *diags);
+/* The same from the application profile at path, wherever it is, named name. */
+int accel_trace_load_path(const char *path, const char *name, const char *datadir,
+                          struct accel_trace *t, struct diag *diags);
 void accel_trace_done(struct accel_trace *t);
 
 #endif

@@ -1,5 +1,5 @@
-/* cmd_check — `corun check FILE`: load and validate a scenario, lesson, suite or kernel profile
- * without running it. */
+/* cmd_check — `corun check FILE`: load and validate a scenario, lesson, suite, kernel profile or
+ * application profile without running it. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +60,54 @@ static int check_kernel(const char *path, const char *datadir, struct diag *diag
     return rc;
 }
 
+#define CHECK_APP_GPU "k40" /* the accelerator scenarios' GPU, as in Prophet */
+
+/* An accelerator application profile (a file with tasks, data/apps/NAME.cfg), wherever it
+ * is: its settings and tasks, and whether each kernel's thread block fits an SM of k40 (an
+ * accelerator scenario's GPU is checked when it names the application). It was checked as a
+ * spatial scenario, every setting unknown. */
+static int check_app(const char *path, const char *datadir, struct diag *diags)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    int stem = (int)(len > 4 && strcmp(base + len - 4, ".cfg") == 0 ? len - 4 : len);
+    char *name = xasprintf("%.*s", stem, base);
+    struct accel_trace t;
+    size_t before = diags->count;
+    int rc = accel_trace_load_path(path, name, datadir, &t, diags);
+    bool loaded = rc == 0; /* a failed load freed what it had */
+    struct gpu_config gpu;
+    if (rc == 0 && preset_gpu_load(datadir, CHECK_APP_GPU, &gpu, diags) != 0)
+        rc = -1;
+    unsigned kernels = 0;
+    for (unsigned k = 0; rc == 0 && k < t.ntasks; k++) {
+        char why[256];
+        if (t.tasks[k].type != ACCEL_KERNEL)
+            continue;
+        kernels++;
+        if (gpu_profile_check(&gpu, &t.tasks[k].kernel, why, sizeof why) != 0)
+            diag_add(diags, "%s: tasks[%u].kernel: on GPU %s: %s", path, k, CHECK_APP_GPU, why);
+    }
+    if (rc == 0 && diags->count != before)
+        rc = -1;
+    if (rc == 0) {
+        char *lib = xasprintf("%s/data/apps/%s.cfg", datadir, name);
+        printf("ok (an application profile of %u task%s, %u kernel%s fitting an SM of %s; "
+               "accelerator scenarios %s \"%s\"",
+               t.ntasks, t.ntasks == 1 ? "" : "s", kernels, kernels == 1 ? "" : "s", CHECK_APP_GPU,
+               cli_same_file(lib, path) ? "name it" : "can name it", name);
+        if (!cli_same_file(lib, path))
+            printf(" once it is copied to %s", lib);
+        printf(")\n");
+        free(lib);
+    }
+    if (loaded)
+        accel_trace_done(&t);
+    free(name);
+    return rc;
+}
+
 /* A lesson: its settings and steps, the scenario it runs, and what its steps change. */
 static int check_lesson(const char *path, const char *datadir, struct diag *diags)
 {
@@ -78,7 +126,8 @@ static int check_lesson(const char *path, const char *datadir, struct diag *diag
 
 static int check_run(int argc, char **argv)
 {
-    if (cli_operands(&cmd_check, argc, argv, 1, 1, "a scenario, lesson, suite or kernel file") != 0)
+    if (cli_operands(&cmd_check, argc, argv, 1, 1,
+                     "a scenario, lesson, suite, kernel or application file") != 0)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     /* A scenario corun ships, else a lesson (as `corun lesson list` names them), else a suite. */
@@ -101,6 +150,9 @@ static int check_run(int argc, char **argv)
     } else if (confread_probe(path, "insts_per_warp") == 1 &&
                confread_probe(path, "kernels") != 1) {
         rc = check_kernel(path, datadir, &diags);
+        said_ok = rc == 0; /* with what it checked */
+    } else if (confread_probe(path, "tasks") == 1 && confread_probe(path, "mode") != 1) {
+        rc = check_app(path, datadir, &diags);
         said_ok = rc == 0; /* with what it checked */
     } else if (accel_scenario_probe(path) == 1) {
         struct accel_scenario sc;
@@ -137,9 +189,10 @@ static int check_run(int argc, char **argv)
 
 const struct cli_command cmd_check = {
     .name = "check",
-    .args = "SCENARIO | LESSON | SUITE | KERNEL.cfg",
-    .summary = "validate a scenario, lesson, suite or kernel file: prints ok, or every mistake "
-               "with its line",
+    .args = "SCENARIO | LESSON | SUITE | KERNEL.cfg | APP.cfg",
+    .summary =
+        "validate a scenario, lesson, suite, kernel or application file: prints ok, or every "
+        "mistake with its line",
     .help = "Loads SCENARIO, its GPU preset and its kernels as a run would, and reports each\n"
             "mistake as FILE:LINE: SETTING: what was expected. Exit status 2 when any is found.\n"
             "'corun help scenario' lists every setting with its range and default. A lesson\n"
@@ -150,9 +203,10 @@ const struct cli_command cmd_check = {
             "checked with its application profiles and kernels, a suite (a file with mixes, see\n"
             "'corun help suite') as `corun sweep` loads it, a kernel profile (a file with\n"
             "insts_per_warp, see 'corun help kernel') wherever it is, with the rules between\n"
-            "its settings and whether a thread block fits an SM of hbm80. A scenario, lesson\n"
-            "or suite corun\n"
-            "ships may be named without its directory and .cfg (`corun check default`,\n"
+            "its settings and whether a thread block fits an SM of hbm80, and an accelerator\n"
+            "application profile (a file with tasks, as in data/apps) wherever it is, with\n"
+            "whether each kernel's thread block fits an SM of k40. A scenario, lesson or suite\n"
+            "corun ships may be named without its directory and .cfg (`corun check default`,\n"
             "`corun check even-split`, `corun check hsm-pairs`).\n",
     .run = check_run,
 };

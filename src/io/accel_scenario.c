@@ -209,8 +209,16 @@ static const struct conf_table trace_table = {"application profile", trace_setti
 int accel_trace_load(const char *datadir, const char *name, struct accel_trace *t,
                      struct diag *diags)
 {
-    memset(t, 0, sizeof(*t));
     char *path = xasprintf("%s/data/apps/%s.cfg", datadir, name);
+    int rc = accel_trace_load_path(path, name, datadir, t, diags);
+    free(path);
+    return rc;
+}
+
+int accel_trace_load_path(const char *path, const char *name, const char *datadir,
+                          struct accel_trace *t, struct diag *diags)
+{
+    memset(t, 0, sizeof(*t));
     size_t before = diags->count;
     struct conf_file *f = confread_open(path, diags);
     if (f) {
@@ -224,7 +232,6 @@ int accel_trace_load(const char *datadir, const char *name, struct accel_trace *
             load_tasks(t, ts, path, "tasks", name, datadir, diags);
         confread_close(f);
     }
-    free(path);
     if (diags->count != before) {
         accel_trace_done(t);
         return -1;

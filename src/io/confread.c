@@ -296,6 +296,10 @@ static const struct {
      ARG_NAME, "\"; } );"},
     {"a GPU preset", "dram", "in the data directory's data/gpus, a scenario names it: gpu = \"",
      ARG_NAME, "\";"},
+    {"an application profile", "tasks",
+     "in the data directory's data/apps (`corun help accelerator`), an accelerator scenario names "
+     "it: applications = ( { name = \"",
+     ARG_NAME, "\"; ... } );"},
 };
 
 char *confread_kind_hint(const struct conf_file *f, const char *path, const char *key,

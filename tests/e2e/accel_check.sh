@@ -251,6 +251,23 @@ set -e
 [ "$(cat "$TMPD/check.err")" = "$dd/data/apps/myapp.cfg:3: tasks[1].kernel: kernel \"myphase\" has 2 phases (expected one kernel per task: list each phase as a kernel task of its own)" ] ||
     fail "a phased kernel in an app profile: $(cat "$TMPD/check.err")"
 cmp -s "$TMPD/check.err" "$TMPD/run.err" || fail "a phased kernel: check and run say different things"
+# `check` of the application profile itself says the same of it, and takes a good one, in the
+# data directory or anywhere (it checked one as a spatial scenario: every setting unknown). A
+# kernel whose thread block fits no SM of k40 is refused, naming its task.
+set +e
+CORUN_DATADIR="$dd" "$CORUN" check "$dd/data/apps/myapp.cfg" >"$TMPD/out" 2>"$TMPD/err"
+crc=$?
+set -e
+[ $crc -eq 2 ] && cmp -s "$TMPD/check.err" "$TMPD/err" ||
+    fail "check of myapp.cfg: exit $crc: $(cat "$TMPD/out" "$TMPD/err")"
+out=$("$CORUN" check "$top_srcdir/data/apps/asr.cfg") || fail "check of asr.cfg: $out"
+[ "$out" = 'ok (an application profile of 4 tasks, 2 kernels fitting an SM of k40; accelerator scenarios name it "asr")' ] ||
+    fail "check of asr.cfg: $out"
+sed 's/regs_per_thread = 32/regs_per_thread = 255/; s/warps_per_tb = 8/warps_per_tb = 32/' \
+    "$top_srcdir/data/apps/asr.cfg" >"$TMPD/fat.cfg"
+expect_bad "check of an app whose kernels fit no SM" \
+    "^$TMPD/fat.cfg: tasks\[1\].kernel: on GPU k40: kernel fat-k1: no thread block fits on an SM" \
+    "$CORUN" check "$TMPD/fat.cfg"
 
 set +e
 "$CORUN" run "$top_srcdir/tests/data/bad/accel_no_qos.cfg" >/dev/null 2>"$TMPD/err"

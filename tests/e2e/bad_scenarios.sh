@@ -79,6 +79,10 @@ refused_once "run of a lesson" "$TMPD/my/fancy.cfg: a lesson (it has steps and n
 cp "$top_srcdir/data/models/hsm-hbm80.cfg" "$TMPD/model.cfg"
 refused_once "run of a model" "$TMPD/model.cfg: a trained model (it has model and no kernels), not a scenario: a predictor reads it from the data directory's data/models" \
     run "$TMPD/model.cfg"
+# An accelerator application profile: where a scenario names it (each of its settings was an
+# unknown scenario setting).
+refused_once "run of an application profile" "$top_srcdir/data/apps/asr.cfg: an application profile (it has tasks and no kernels), not a scenario: in the data directory's data/apps (\`corun help accelerator\`), an accelerator scenario names it: applications = ( { name = \"asr\"; ... } );" \
+    run "$top_srcdir/data/apps/asr.cfg"
 
 # A setting no name is near points at the help that lists its table, and that help exists
 # (they pointed at `corun help DRAM timing`, `corun help cache`, `corun help mix`, ...).

@@ -186,7 +186,7 @@ while IFS='|' read -r args want; do
 done <<'EOF'
 run|corun: run: expected a scenario file (SCENARIO)
 run a.cfg b.cfg|corun: run: unexpected second argument 'b.cfg' (after 'a.cfg')
-check|corun: check: expected a scenario, lesson, suite or kernel file
+check|corun: check: expected a scenario, lesson, suite, kernel or application file
 solo|corun: solo: expected a kernel's name (KERNEL)
 sweep|corun: sweep: expected a suite file (SUITE; `corun suite list` lists the suites corun ships)
 train|corun: train: expected a model's name (MODEL)
