@@ -442,6 +442,11 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
         }
     }
     b->replaying = false;
+    /* The class's scores made at the branch point grade epochs the branch holds, and nothing
+     * would make them again: they stay in its log (they went unsaid). */
+    for (unsigned i = next_event; i < r->nevents && r->events[i].epoch == epochs; i++)
+        if (strcmp(r->events[i].kind, "score") == 0)
+            *session_new_event(b) = r->events[i];
     char note[256];
     if (session_is_replay(r))
         snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);
@@ -463,7 +468,7 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
     for (unsigned i = next_event; i < r->nevents && r->events[i].epoch == epochs; i++) {
         const struct session_event *ev = &r->events[i];
         if (strcmp(ev->kind, "predictor") == 0 || strcmp(ev->kind, "allocator") == 0 ||
-            strcmp(ev->kind, "mix") == 0 ||
+            strcmp(ev->kind, "mix") == 0 || strcmp(ev->kind, "lesson") == 0 ||
             (strcmp(ev->kind, "parameter") == 0 && strncmp(ev->text, "set ", 4) == 0)) {
             snprintf(note, sizeof note, "not re-applied at the branch point: %s %.180s", ev->kind,
                      ev->text);

@@ -414,6 +414,62 @@ static void test_replay_from_one_kernel(void **state)
     scenario_done(&sc);
 }
 
+/* A lesson's step opened at the branch point, after the class's score of the epoch before it:
+ * the branch keeps the score (of an epoch it holds; nothing could make it again) and names the
+ * step's opening and its addition as left out. The score was dropped unsaid. */
+static void test_branch_keeps_the_score(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    load(&sc);
+    char err[512], path[] = "/tmp/corun-test-score-XXXXXX";
+    test_tmp_path(path);
+    struct session *s = session_new(&sc, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    step(s);
+    step(s);
+    assert_int_equal(session_note(s, "score", "step 1, epoch 2: 1 of 4 guesses within 10%"), 0);
+    assert_int_equal(session_note(s, "lesson", "demo, step 2 of 2: lbm joins"), 0);
+    assert_int_equal(session_add_kernel(s, "lbm", err, sizeof err), 2);
+    step(s);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    assert_non_null(r);
+    assert_int_equal(test_count_events(r, "score", "step 1, epoch 2"), 1);
+    struct session *b = session_branch(r, 2, NULL, NULL, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(test_count_events(b, "score", "step 1, epoch 2: 1 of 4"), 1);
+    const char *left = "not re-applied at the branch point: ";
+    char want[128];
+    snprintf(want, sizeof want, "%slesson demo, step 2 of 2", left);
+    assert_int_equal(test_count_events(b, "note", want), 1);
+    snprintf(want, sizeof want, "%smix add lbm", left);
+    assert_int_equal(test_count_events(b, "note", want), 1);
+    /* Kept where it was in the log: after the epochs before the branch point, before the
+     * branch's note. */
+    unsigned at = 0;
+    while (strcmp(session_event_at(b, at)->kind, "score") != 0)
+        at++;
+    assert_int_equal(session_event_at(b, at)->epoch, 2);
+    assert_int_equal(test_count_events(b, "note", "branched from"), 1);
+    assert_int_equal(strncmp(session_event_at(b, at + 1)->text, "branched from", 13), 0);
+    session_delete(b);
+    /* Before it, the score is the recorded run's future, as the step is. */
+    b = session_branch(r, 1, NULL, NULL, err, sizeof err);
+    assert_non_null(b);
+    assert_int_equal(test_count_events(b, "score", ""), 0);
+    session_delete(b);
+    session_delete(r);
+    session_delete(s);
+    unlink(path);
+    scenario_done(&sc);
+}
+
 /* A boundary with no mix change leaves the allocator its last epoch (HSM-Fair decides from
  * the NP it predicted there, not "no NP" as at a first epoch); in a mix of two, either kernel
  * may go but not both; and the repartition after a change in a mix without weights says
@@ -460,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_add_keeps_one_sm_per_kernel),
         cmocka_unit_test(test_record_replay_branch),
         cmocka_unit_test(test_replay_from_one_kernel),
+        cmocka_unit_test(test_branch_keeps_the_score),
         cmocka_unit_test(test_two_kernels_and_quiet_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
