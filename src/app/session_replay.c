@@ -321,6 +321,11 @@ static int reapply_switches(struct session *b, const struct session *r, unsigned
                 snprintf(why, sizeof why, "%s", b->error);
                 rc = -1;
             }
+        } else if (strcmp(ev->kind, "lesson") == 0 && session_note(b, "lesson", ev->text) != 0) {
+            /* A step opened before the first epoch is the set-up too: a branch at 0 logs it
+             * again before the step's switches (it was dropped unsaid); replaying, a no-op. */
+            snprintf(why, sizeof why, "%s", b->error);
+            rc = -1;
         }
         if (rc != 0) {
             snprintf(err, errlen,

@@ -416,7 +416,8 @@ static void test_replay_from_one_kernel(void **state)
 
 /* A lesson's step opened at the branch point, after the class's score of the epoch before it:
  * the branch keeps the score (of an epoch it holds; nothing could make it again) and names the
- * step's opening and its addition as left out. The score was dropped unsaid. */
+ * step's opening and its addition as left out. The score was dropped unsaid, and so was a
+ * step opened before the first epoch by a branch at 0. */
 static void test_branch_keeps_the_score(void **state)
 {
     (void)state;
@@ -427,6 +428,7 @@ static void test_branch_keeps_the_score(void **state)
     struct session *s = session_new(&sc, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    assert_int_equal(session_note(s, "lesson", "demo, step 1 of 2: guess"), 0);
     step(s);
     step(s);
     assert_int_equal(session_note(s, "score", "step 1, epoch 2: 1 of 4 guesses within 10%"), 0);
@@ -463,6 +465,13 @@ static void test_branch_keeps_the_score(void **state)
     b = session_branch(r, 1, NULL, NULL, err, sizeof err);
     assert_non_null(b);
     assert_int_equal(test_count_events(b, "score", ""), 0);
+    assert_int_equal(test_count_events(b, "lesson", "demo, step 1 of 2"), 1);
+    session_delete(b);
+    /* At 0 the first step's opening is the run's set-up, kept as its switches are (it was
+     * dropped unsaid). */
+    b = session_branch(r, 0, NULL, NULL, err, sizeof err);
+    assert_non_null(b);
+    assert_int_equal(test_count_events(b, "lesson", "demo, step 1 of 2"), 1);
     session_delete(b);
     session_delete(r);
     session_delete(s);
