@@ -394,8 +394,17 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
                                       size_t errlen)
 {
     if (epochs > r->nepochs || (!session_is_replay(r) && !r->has_start)) {
-        snprintf(err, errlen, "%s: cannot branch at epoch %u: the run holds epochs 0 to %u",
-                 run_name(r), epochs, r->nepochs);
+        /* An empty run held "epochs 0 to 0": it holds none, and branches only at its start. */
+        if (r->nepochs == 0)
+            snprintf(err, errlen,
+                     "%s: cannot branch after epoch %u: the run holds no epochs (expected 0, "
+                     "its start)",
+                     run_name(r), epochs);
+        else
+            snprintf(err, errlen,
+                     "%s: cannot branch after epoch %u: the run holds %u epoch%s (expected 0, "
+                     "its start, to %u)",
+                     run_name(r), epochs, r->nepochs, r->nepochs == 1 ? "" : "s", r->nepochs);
         return NULL;
     }
     /* The branch starts from the recorded scenario's mix (a live run's: as it began); kernels

@@ -119,8 +119,15 @@ for bad in "$TMPD/br.h5|already exists; a run file is never overwritten" \
     [ ! -s "$TMPD/out" ] && grep -qxF "corun: ${bad%%|*}: ${bad#*|} (checked before branching)" "$TMPD/err" ||
         fail "branch --out ${bad%%|*}: $(cat "$TMPD/out" "$TMPD/err")"
 done
-"$CORUN" branch "$TMPD/a.h5" 9 2>"$TMPD/err" && fail "branch past the end"
-grep -q 'cannot branch at epoch 9: the run holds epochs 0 to 3' "$TMPD/err" || fail "branch range: $(cat "$TMPD/err")"
+expect_bad "branch past the end" \
+    'cannot branch after epoch 9: the run holds 3 epochs (expected 0, its start, to 3)$' \
+    "$CORUN" branch "$TMPD/a.h5" 9
+# A run of no epochs held "epochs 0 to 0": it holds none, and branches at its start only.
+"$CORUN" branch "$TMPD/a.h5" 0 --epochs 0 --out "$TMPD/empty-run.h5" --catalog "$TMPD/bk.db" \
+    >/dev/null 2>&1 || fail "branch --epochs 0 at 0"
+expect_bad "branch past the end of a run of none" \
+    'cannot branch after epoch 1: the run holds no epochs (expected 0, its start)$' \
+    "$CORUN" branch "$TMPD/empty-run.h5" 1
 
 # --set changes are recorded as parameter events and re-applied by a branch.
 "$CORUN" run "$small" --set epochs=3 --set gpu.sms=8 --out "$TMPD/set.h5" --catalog "$cat" \

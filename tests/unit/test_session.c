@@ -562,7 +562,8 @@ static void test_rewind_live(void **state)
     session_delete(z);
     /* Out of range. */
     assert_null(session_branch(s, 4, NULL, NULL, err, sizeof err));
-    assert_non_null(strstr(err, "the live run: cannot branch at epoch 4"));
+    assert_string_equal(err, "the live run: cannot branch after epoch 4: the run holds 3 "
+                             "epochs (expected 0, its start, to 3)");
     /* A run whose epoch 2 no longer simulates as recorded (kernel 0's instructions off by
      * one): the branch is refused, and the message names the epoch, the counter and the
      * kernel. */
