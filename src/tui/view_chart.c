@@ -104,7 +104,9 @@ static void draw_empty(const struct tui *t, WINDOW *w)
         tui_print(w, y - 1, 2, "About this scenario: ? shows it");
     }
     wattron(w, t->style.dim);
-    tui_print(w, y, 2, "no epochs yet: Space steps one");
+    /* A replay steps nothing (Space there says so): a run file of no epochs is branched. */
+    tui_print(w, y, 2,
+              t->live ? "no epochs yet: Space steps one" : "no epochs in the run file: b branches");
     wattroff(w, t->style.dim);
 }
 
