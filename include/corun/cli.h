@@ -133,6 +133,10 @@ struct scenario;
  * as the session takes them, each kernel added (one the session accepts) and each removed (in
  * the mix by then, and not the last one). 0, or -1 with a message per refusal in d. */
 int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, struct diag *d);
+/* Load the scenario l runs into sc (release it with scenario_done either way). 0, or -1 with
+ * the scenario's messages in d and a last one naming the lesson's own setting. */
+int cli_lesson_scenario(const struct lesson *l, struct scenario *sc, const char *datadir,
+                        struct diag *d);
 /* Print the program's usage and the list of commands. */
 void cli_print_usage(FILE *out);
 /* 1 when argv holds -h or --help. */

@@ -50,6 +50,7 @@ struct lesson {
     char *summary;       /* one line: what the class learns */
     char *scenario;      /* as written: a path relative to DATADIR/scenarios */
     char *scenario_path; /* resolved */
+    int scenario_line;   /* where the file names it (0: it does not) */
     struct lesson_step *steps;
     size_t nsteps;
 };

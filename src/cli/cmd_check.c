@@ -115,7 +115,7 @@ static int check_lesson(const char *path, const char *datadir, struct diag *diag
     int rc = lesson_load(path, datadir, &l, diags);
     if (rc == 0) {
         struct scenario sc;
-        rc = scenario_load(&sc, l.scenario_path, datadir, diags);
+        rc = cli_lesson_scenario(&l, &sc, datadir, diags);
         if (rc == 0) /* each step's changes (names included), as the workbench makes them */
             rc = cli_lesson_check_steps(&l, &sc, diags);
         scenario_done(&sc);

@@ -122,6 +122,20 @@ int cli_lesson_check_steps(const struct lesson *l, const struct scenario *sc, st
     return d->count > before ? -1 : 0;
 }
 
+int cli_lesson_scenario(const struct lesson *l, struct scenario *sc, const char *datadir,
+                        struct diag *d)
+{
+    if (scenario_load(sc, l->scenario_path, datadir, d) == 0)
+        return 0;
+    /* Its messages name the scenario file alone (an accelerator one's says that "this command
+     * needs a spatial one"): the lesson and its line, for the teacher checking the lesson. */
+    diag_add(d,
+             "%s:%d: scenario: \"%s\" is refused (above): expected a spatial scenario that "
+             "`corun check` accepts",
+             l->path, l->scenario_line, l->scenario);
+    return -1;
+}
+
 static int list(const char *datadir)
 {
     size_t n;
@@ -208,7 +222,7 @@ static int open_lesson(const char *datadir, const char *name, const struct cli_w
     if (lesson_load(path, datadir, &l, &d) != 0) {
         diag_print(&d, stderr);
         rc = CLI_BAD_INPUT;
-    } else if (scenario_load(&sc, l.scenario_path, datadir, &d) != 0 ||
+    } else if (cli_lesson_scenario(&l, &sc, datadir, &d) != 0 ||
                cli_lesson_check_steps(&l, &sc, &d) != 0) {
         have_sc = true;
         diag_print(&d, stderr);

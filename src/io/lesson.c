@@ -133,6 +133,7 @@ static void load_scenario(struct lesson *l, const config_setting_t *root, const 
     if (!l->scenario)
         return;
     const config_setting_t *sc = config_setting_get_member(root, "scenario");
+    l->scenario_line = sc ? line_of(sc) : 0;
     struct stat st;
     const char *slash = strrchr(l->path, '/');
     if (l->scenario[0] == '/')
