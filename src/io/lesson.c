@@ -90,15 +90,28 @@ static void load_sets(struct lesson *l, struct lesson_step *st, const config_set
     }
 }
 
-/* A required text given as "": the panel and `lesson list` would show nothing (check said ok).
- * prefix names the group ("steps[2]." or ""). */
+/* A required line given as "": the panel and `lesson list` would show nothing (check said ok);
+ * or with a line break, tab or other control character, which broke the panel's frame (its
+ * title row drawn over the next). prefix names the group ("steps[2]." or ""). */
 static void require_text(const struct lesson *l, const config_setting_t *group, const char *key,
                          const char *value, const char *prefix, struct diag *d)
 {
     const config_setting_t *s = config_setting_get_member(group, key);
-    if (s && value && !*value)
+    if (!s || !value)
+        return;
+    size_t at = 0;
+    while (value[at] && (unsigned char)value[at] >= 0x20 && value[at] != 0x7f)
+        at++;
+    if (!*value)
         diag_add(d, "%s:%d: %s%s: expected some text, got an empty string", l->path, line_of(s),
                  prefix, key);
+    else if (value[at])
+        diag_add(d, "%s:%d: %s%s: expected one line, got %s at character %zu", l->path, line_of(s),
+                 prefix, key,
+                 value[at] == '\n'   ? "a line break"
+                 : value[at] == '\t' ? "a tab"
+                                     : "a control character",
+                 at + 1);
 }
 
 static void load_step(struct lesson *l, size_t i, const config_setting_t *ss, struct diag *d)

@@ -103,6 +103,26 @@ static void test_bad_lesson(void **state)
     unlink(path);
     free(path);
 
+    /* A title or summary of more than one line (or with a tab or an escape) broke the panel's
+     * frame, and check said ok; a step's text keeps its paragraphs. */
+    path = test_write_temp("title = \"one\\ntwo\";\n"
+                           "summary = \"a\\tb\";\n"
+                           "scenario = \"demo-pair.cfg\";\n"
+                           "steps = ( { title = \"x\\x1b[31m\"; text = \"p\\n\\nq\"; } );\n");
+    diag_init(&d);
+    assert_int_equal(lesson_load(path, datadir, &l, &d), -1);
+    assert_true(
+        test_diag_has(&d, ":1: title: expected one line, got a line break at character 4", NULL));
+    assert_true(
+        test_diag_has(&d, ":2: summary: expected one line, got a tab at character 2", NULL));
+    assert_true(test_diag_has(
+        &d, ":4: steps[0].title: expected one line, got a control character at character 2", NULL));
+    assert_int_equal(d.count, 3);
+    lesson_done(&l);
+    diag_done(&d);
+    unlink(path);
+    free(path);
+
     /* No steps at all. */
     path = test_write_temp("title = \"t\"; summary = \"s\"; scenario = \"demo-pair.cfg\";\n");
     diag_init(&d);
