@@ -180,7 +180,13 @@ static int open_lesson(const char *datadir, const char *name, const struct cli_w
                 name);
         return CLI_BAD_INPUT;
     }
-    if (is_file && access(path, F_OK) != 0) {
+    if (is_file && access(path, F_OK) != 0 && !strchr(name, '/')) {
+        /* NAME.cfg, as the shipped file is called: here, else the lesson corun ships, as
+         * `check` and `run` take a file name (it was refused, and `check` said ok to it). */
+        free(path);
+        if (!(path = cli_find_scenario(name, datadir, "scenarios/lessons")))
+            return CLI_BAD_INPUT; /* it said where it looked, and any name near */
+    } else if (is_file && access(path, F_OK) != 0) {
         fprintf(stderr, "corun: lesson: %s: cannot open: %s (expected a lesson file)\n", path,
                 strerror(errno));
         free(path);
@@ -276,7 +282,8 @@ const struct cli_command cmd_lesson = {
             "                   `corun lesson` alone prints\n"
             "  NAME             open the lesson: the workbench with the lesson panel showing\n"
             "                   the first step; a path, or a name ending in .cfg, opens a\n"
-            "                   lesson file of your own (its scenario may lie beside it)\n"
+            "                   lesson file of your own (its scenario may lie beside it);\n"
+            "                   NAME.cfg with no such file here is the lesson corun ships\n"
             "  --theme projector  high contrast, a larger chart and lesson panel\n"
             "  --catalog PATH   the catalog for the trace cache and a saved run's row, as in\n"
             "                   'corun help tui'\n\n"
