@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/accel_runfile.h"
 #include "corun/catalog.h"
 #include "corun/util.h"
 #include "tui_internal.h"
@@ -184,6 +185,15 @@ void tui_detach(struct tui *t)
 int tui_open_run(struct tui *t, const char *path)
 {
     char err[512];
+    /* The run file's own message says that `replay` reads it, which is this workbench: say
+     * which command opens it instead. */
+    if (accel_runfile_probe(path) == 1) {
+        tui_message(t, "Cannot open",
+                    "%s: an accelerator run file; o here opens spatial runs only, and `corun "
+                    "replay %s` opens it in the accelerator view",
+                    path, path);
+        return TUI_R_HANDLED;
+    }
     /* Read on this thread: a run file loads without simulating, and the current session is
      * not touched unless this one opens. */
     struct session *r = session_replay(path, t->datadir, err, sizeof err);

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The workbench at the edges of replaying. On a run file of no epochs (`branch RUN.h5 0
+# --epochs 0 --out`) its chart said "no epochs yet: Space steps one", but a replay steps
+# nothing; it now says that b branches it, and once b has, the live branch's chart offers
+# Space. o on an accelerator run file was refused with the file's own message, that `replay`
+# reads it (this is replay's workbench): it now names the command that opens it.
+. "$(dirname "$0")/../lib.sh"
+cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
+export CORUN_DATADIR="$top_srcdir"
+"$CORUN" run "$cfg" --epochs 1 --out "$TMPD/r.h5" --catalog "$TMPD/c.db" >/dev/null 2>&1 ||
+    fail "the headless run could not record $TMPD/r.h5"
+"$CORUN" branch "$TMPD/r.h5" 0 --epochs 0 --out "$TMPD/empty.h5" --catalog "$TMPD/c.db" \
+    >/dev/null 2>&1 || fail "branch --epochs 0 could not record $TMPD/empty.h5"
+
+sed 's/queries = 30;/queries = 3;/' "$top_srcdir/scenarios/accel-gmm-nn.cfg" >"$TMPD/accel.cfg"
+"$CORUN" run "$TMPD/accel.cfg" --out "$TMPD/accel.h5" --catalog "$TMPD/c.db" >/dev/null 2>&1 ||
+    fail "the accelerator run could not record $TMPD/accel.h5"
+
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- replay "$TMPD/empty.h5"
+tui_wait "REPLAY"
+tui_wait "no epochs in the run file: b branches"
+grep -q "Space steps" "$TMPD/screen" && fail "a replay offers Space:
+$(cat "$TMPD/screen")"
+tui_keys b
+tui_wait "LIVE" 60
+tui_wait "no epochs yet: Space steps one"
+tui_keys o
+tui_wait "Replay the run file"
+tui_keys -l "$TMPD/accel.h5"
+tui_keys Enter
+tui_wait "Cannot open"
+tui_wait "o here opens"
+tui_wait "it in the accelerator view"
+grep -q "\`replay\`" "$TMPD/screen" && fail "the dialog says replay reads it:
+$(cat "$TMPD/screen")"
+tui_keys x
+tui_gone "Cannot open"
+tui_keys q
+tui_wait "exit=0"
+echo "tui replay of no epochs: b branches it, then Space steps; o of an accelerator run file"
