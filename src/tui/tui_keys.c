@@ -502,8 +502,11 @@ int tui_key_dispatch(struct tui *t, int ch)
             size_t j = i;
             while (j > 0 && !tui_keys[j].label) /* an alias: the row it follows names it */
                 j--;
+            /* The key pressed, not its row's ("G g works in a live run" for G, though g goes
+             * to an epoch here). */
+            char key[2] = {(char)ch, '\0'};
             tui_log(t, "%s works in a live run: b branches one after the epoch shown",
-                    tui_key_label(t, &tui_keys[j]));
+                    ch > ' ' && ch < 0x7f ? key : tui_key_label(t, &tui_keys[j]));
             tui_changed(t, TUI_CH_LOG);
             return TUI_R_HANDLED;
         }

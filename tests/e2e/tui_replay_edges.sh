@@ -3,7 +3,8 @@
 # --epochs 0 --out`) its chart said "no epochs yet: Space steps one", but a replay steps
 # nothing; it now says that b branches it, and once b has, the live branch's chart offers
 # Space. o on an accelerator run file was refused with the file's own message, that `replay`
-# reads it (this is replay's workbench): it now names the command that opens it.
+# reads it (this is replay's workbench): it now names the command that opens it. A live
+# run's key pressed in a replay is named as pressed.
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
 export CORUN_DATADIR="$top_srcdir"
@@ -21,6 +22,12 @@ tui_wait "REPLAY"
 tui_wait "no epochs in the run file: b branches"
 grep -q "Space steps" "$TMPD/screen" && fail "a replay offers Space:
 $(cat "$TMPD/screen")"
+# A live run's key names itself, not its row of the help ("G g works", though g goes to an
+# epoch in a replay).
+tui_keys G
+tui_wait "G works in a live run"
+tui_keys Space
+tui_wait "Space works in a live run"
 tui_keys b
 tui_wait "LIVE" 60
 tui_wait "no epochs yet: Space steps one"
