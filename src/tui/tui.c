@@ -230,6 +230,10 @@ static void switch_to_branch(struct tui *t)
                    "run is not recorded: s records it to a new file.",
                    was_path);
     }
+    /* Rewound over the hidden epochs before the class guessed: the form opens again when they
+     * are done, as it did the first time (g alone opened it, the panel saying it would). */
+    if (rewound && t->hiding && t->nepochs < t->guess_due)
+        t->guess_offered = false;
     if (rewound) /* the run's note above says where it was rewound to */
         tui_log(t, "p, a or e change the policy from here, Space steps");
     else
