@@ -278,15 +278,20 @@ static int train_themis_command(const struct options *o, const char *datadir)
 }
 
 /* The model file must be writable before hours of training are spent on it: its directory
- * exists and takes files, and the path is no directory. 0, or -1 with a message. */
+ * exists and takes files, and the path is no directory. A device or a FIFO is refused too: the
+ * model is renamed over its path, which would put a file where /dev/null was. 0, or -1 with a
+ * message. */
 static int check_writable(const char *path)
 {
     char *copy = xstrdup(path);
     const char *dir = dirname(copy);
     struct stat st;
     const char *why = NULL;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    bool exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
         why = "it is a directory";
+    else if (exists && !S_ISREG(st.st_mode))
+        why = "it is not a regular file (a device or a FIFO), which the model would replace";
     else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         why = "its directory does not exist";
     else if (access(dir, W_OK | X_OK) != 0)

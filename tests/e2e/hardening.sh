@@ -173,6 +173,13 @@ expect_refused "train, --out in no directory" \
 [ ! -s "$TMPD/out" ] || fail "train trained before refusing its --out: $(cat "$TMPD/out")"
 expect_refused "train, --out a directory" "cannot write the model to $TMPD: it is a directory" \
     "$CORUN" train hsm --quick --out "$TMPD"
+# A model renamed over a device or FIFO put a file in its place (as root, --out /dev/null
+# replaced /dev/null); such a path is refused before training and left as it was.
+expect_refused "train, --out a FIFO" \
+    "cannot write the model to $TMPD/fifo: it is not a regular file \(a device or a FIFO\)" \
+    "$CORUN" train hsm --quick --out "$TMPD/fifo"
+[ -p "$TMPD/fifo" ] || fail "train --out a FIFO replaced it"
+[ ! -s "$TMPD/out" ] || fail "train trained before refusing a FIFO: $(cat "$TMPD/out")"
 # A run file that fills its disk (here a file-size limit, which corun does not die of) keeps
 # the epochs before; the run stops with exit 1, and what it says and the catalog's row count
 # the epochs in the file (they counted every epoch run: one more than the file holds).
