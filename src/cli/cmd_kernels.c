@@ -309,12 +309,14 @@ static int print_measured_row(void *ctx, size_t ncols, const char *const *names,
     return 0;
 }
 
-/* When `corun calibrate` last stored kernel name in the catalog, per preset. Quiet when there
- * is no catalog to read: the line is a courtesy, the measurement above stands on its own. */
-static void print_last_calibrated(const char *catalog_path, const struct kernel_profile *p)
+/* When `corun calibrate` last stored kernel name in the catalog cat (NULL: the default one,
+ * opened here), per preset. Quiet when the default catalog cannot be read: the line is a
+ * courtesy, the measurement above stands on its own. Closes cat. */
+static void print_last_calibrated(struct catalog *cat, const struct kernel_profile *p)
 {
     char err[512];
-    struct catalog *cat = catalog_open(catalog_path, err, sizeof err);
+    if (!cat)
+        cat = catalog_open(NULL, err, sizeof err);
     if (!cat)
         return;
     char *quoted = cli_sql_quoted(p->name);
@@ -339,6 +341,18 @@ static int show(const char *datadir, const struct options *o)
     int rc = -1;
     if (preset_kernel_find(datadir, o->name, "corun: kernels show", &p, &diags) != 0)
         goto out;
+    /* A catalog named that cannot be read (a directory, not a catalog) is said before the
+     * measurement; it was passed over in silence, as if it held no calibration. */
+    struct catalog *cat = NULL;
+    if (o->catalog) {
+        char err[512];
+        cat = catalog_open(o->catalog, err, sizeof err);
+        if (!cat) {
+            diag_add(&diags, "corun: kernels show: --catalog %s: %s", o->catalog, err);
+            kernel_profile_done(&p);
+            goto out;
+        }
+    }
     const char *gpu_name = o->gpu ? o->gpu : calibrate_target_gpu(&p);
     if (!gpu_name)
         gpu_name = "hbm80";
@@ -357,11 +371,15 @@ static int show(const char *datadir, const struct options *o)
             diag_add(&diags, "corun: kernels show: %s", err);
         } else {
             print_show(&p, &gpu, gpu_name, &m, o->cycles, o->json);
-            if (!o->json)
-                print_last_calibrated(o->catalog, &p);
+            if (!o->json) {
+                print_last_calibrated(cat, &p);
+                cat = NULL;
+            }
             rc = 0;
         }
     }
+    if (cat)
+        catalog_close(cat);
     kernel_profile_done(&p);
 out:
     diag_print(&diags, stderr);

@@ -149,6 +149,14 @@ expect_bad 'corun: suite: expected check or list' suite frob x
 expect_bad "corun: kernels show: --catalog $TMPD/typo.db: no such file (expected a catalog" \
     kernels show pvc --catalog "$TMPD/typo.db"
 [ ! -e "$TMPD/typo.db" ] || fail "kernels show made the catalog it was given"
+# One that is a directory or not a catalog was passed over in silence, as if it held no
+# calibration; it is refused too, before the measurement.
+expect_bad "corun: kernels show: --catalog $TMPD: catalog $TMPD is a directory" \
+    kernels show pvc --catalog "$TMPD"
+printf 'not a catalog\n' >"$TMPD/text.db"
+expect_bad "corun: kernels show: --catalog $TMPD/text.db: $TMPD/text.db is not a corun catalog" \
+    kernels show pvc --catalog "$TMPD/text.db"
+[ ! -s "$TMPD/out" ] || fail "kernels show measured before refusing its catalog: $(cat "$TMPD/out")"
 expect_bad 'unknown kernel "nope"' calibrate --gpu hbm80 nope
 
 # Broken profiles name the file, the line and the valid range.
