@@ -28,6 +28,7 @@ struct options {
     unsigned long cycles; /* 0: the model's default */
     unsigned long jobs, seed;
     int quick;
+    const char *themis_only; /* -j or --seed as given, NULL when neither was */
 };
 
 /* Write the model file and say so; CLI_OK or CLI_FAILED (message printed). A model file
@@ -95,10 +96,12 @@ static int parse(int argc, char **argv, struct options *o)
         case 'j':
             if (cli_parse_uint("--jobs", optarg, 1, 64, &o->jobs) != 0)
                 return -1;
+            o->themis_only = "--jobs";
             break;
         case 's':
             if (cli_parse_uint("--seed", optarg, 0, CLI_SEED_MAX, &o->seed) != 0)
                 return -1;
+            o->themis_only = "--seed";
             break;
         default: return -1;
         }
@@ -106,6 +109,14 @@ static int parse(int argc, char **argv, struct options *o)
     if (cli_operands(&cmd_train, argc, argv, optind, 1, "a model's name (MODEL)") != 0)
         return -1;
     o->model = argv[optind];
+    /* hsm's fit is one process of seed-1 solo runs: these were taken and changed nothing. */
+    if (strcmp(o->model, "hsm") == 0 && o->themis_only) {
+        fprintf(stderr,
+                "corun: train: %s is for themis (hsm's fit runs its kernels one after another, "
+                "each with seed 1); expected it without %s\n",
+                o->themis_only, o->themis_only);
+        return -1;
+    }
     for (size_t i = 0; i < CORUN_ARRAY_LEN(trainable); i++)
         if (strcmp(o->model, trainable[i]) == 0)
             return 0;

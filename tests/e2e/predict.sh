@@ -74,6 +74,12 @@ cp "$model" "$TMPD/shipped.cfg"
 expect_bad "train --quick without --out" "quick fits a model for tests.*give --out FILE" \
     env CORUN_DATADIR="$TMPD/dd" "$CORUN" train hsm --quick
 cmp -s "$model" "$TMPD/shipped.cfg" || fail "train --quick changed the data directory's model"
+# -j and --seed are themis' (hsm's fit took them and changed nothing): refused for hsm.
+expect_bad "train hsm -j" "^corun: train: --jobs is for themis" \
+    "$CORUN" train hsm --quick -j 2 --out "$TMPD/j.cfg"
+expect_bad "train hsm --seed" "^corun: train: --seed is for themis" \
+    "$CORUN" train hsm --quick --seed 5 --out "$TMPD/j.cfg"
+[ ! -e "$TMPD/j.cfg" ] || fail "train hsm with a themis option wrote a model"
 CORUN_DATADIR="$TMPD/dd" "$CORUN" train hsm --cycles 2000 >"$TMPD/train.txt" 2>/dev/null ||
     fail "train hsm --cycles 2000: exit $?"
 grep -qx "wrote $model (the model it replaced is kept as $model.prev)" "$TMPD/train.txt" ||
