@@ -94,6 +94,10 @@ typedef void (*calib_progress_fn)(void *user, const char *kernel, size_t done, s
 int calibrate_run(const char *datadir, const char *gpu, uint64_t cycles, const char *const *only,
                   size_t n_only, calib_progress_fn progress, void *user,
                   struct calib_report *report, struct diag *diags);
+/* What calibrate_run checks before it measures (the preset, the names, the profiles): 0, or -1
+ * with the same messages in diags. */
+int calibrate_check(const char *datadir, const char *gpu, const char *const *only, size_t n_only,
+                    struct diag *diags);
 void calibrate_report_done(struct calib_report *r);
 
 /* Store what r measured in the catalog at catalog_path (NULL: the default catalog): each

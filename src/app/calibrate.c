@@ -181,6 +181,18 @@ static int select_kernels(const char *datadir, const char *gpu, const char *cons
     return rc;
 }
 
+int calibrate_check(const char *datadir, const char *gpu, const char *const *only, size_t n_only,
+                    struct diag *diags)
+{
+    struct gpu_config cfg;
+    if (preset_gpu_find(datadir, gpu, "corun: --gpu", &cfg, diags) != 0)
+        return -1;
+    struct name_list names;
+    int rc = select_kernels(datadir, gpu, only, n_only, &names, diags);
+    name_list_done(&names);
+    return rc;
+}
+
 int calibrate_run(const char *datadir, const char *gpu, uint64_t cycles, const char *const *only,
                   size_t n_only, calib_progress_fn progress, void *user,
                   struct calib_report *report, struct diag *diags)

@@ -142,6 +142,11 @@ static int calibrate_cmd_run(int argc, char **argv)
     diag_init(&diags);
     struct calib_report r;
     int rc = CLI_BAD_INPUT;
+    /* Names and preset first: a mistyped kernel made the catalog and warned of it, then was
+     * refused. */
+    if (calibrate_check(datadir, o.gpu, (const char *const *)o.only, o.n_only, &diags) != 0)
+        goto out;
+    rc = CLI_FAILED; /* from here a failure is the measurement's */
     /* The catalog is a record of the measurement, not part of it: without one the calibration
      * still stands, and the user hears so before it starts, not after. */
     char err[512];
@@ -163,6 +168,7 @@ static int calibrate_cmd_run(int argc, char **argv)
                     err);
         calibrate_report_done(&r);
     }
+out:
     diag_print(&diags, stderr);
     diag_done(&diags);
     free(datadir);

@@ -158,6 +158,13 @@ expect_bad "corun: kernels show: --catalog $TMPD/text.db: $TMPD/text.db is not a
     kernels show pvc --catalog "$TMPD/text.db"
 [ ! -s "$TMPD/out" ] || fail "kernels show measured before refusing its catalog: $(cat "$TMPD/out")"
 expect_bad 'unknown kernel "nope"' calibrate --gpu hbm80 nope
+# A name refused is refused before the catalog is opened: it was made, and a warning about it
+# came before the refusal.
+expect_bad 'corun: calibrate: kernel "atax" has no targets on hbm80; its targets are for smqos24' \
+    calibrate --quick atax --catalog "$TMPD/cal.db"
+[ ! -e "$TMPD/cal.db" ] || fail "calibrate made its catalog before refusing a kernel"
+expect_bad 'unknown kernel "nope"' calibrate --quick nope --catalog "$TMPD/none/cal.db"
+! grep -q warning "$TMPD/err" || fail "calibrate warned of its catalog before refusing: $(cat "$TMPD/err")"
 
 # Broken profiles name the file, the line and the valid range.
 mkdir -p "$TMPD/d/data/kernels"
