@@ -123,9 +123,16 @@ static void print_text(const struct rbhshift_report *r, const struct gpu_sets *s
 {
     char set[1024];
     gpu_sets_describe(sets, " with ", ", ", set, sizeof set);
+    /* An odd count is split unevenly: the first of a pair by name takes the SM over. */
+    char each[96];
+    if (r->sms % 2)
+        snprintf(each, sizeof each, "%u or %u SMs (shared; the first by name of a pair has %u)",
+                 r->sms_each, r->sms_each + 1, r->sms_each + 1);
+    else
+        snprintf(each, sizeof each, "%u SMs (shared)", r->sms_each);
     printf("HSM Fig. 4 on %s%s: RBH alone on all %u SMs (private) and beside each co-runner on "
-           "%u SMs (shared); %llu cycles after %llu of warm-up\n",
-           r->gpu, set, r->sms, r->sms_each, (unsigned long long)r->cycles,
+           "%s; %llu cycles after %llu of warm-up\n",
+           r->gpu, set, r->sms, each, (unsigned long long)r->cycles,
            (unsigned long long)r->warmup_cycles);
     printf("%-10s %7s %7s %7s %7s %7s  %-10s %s\n", "kernel", "private", "min", "mean", "max",
            "|shift|", "against", "verdict");

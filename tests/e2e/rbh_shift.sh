@@ -48,6 +48,13 @@ grep -Eq '^lbm +(0\.[0-9]{3} +){5} bino +(ok|OUT)$' "$TMPD/r.txt" ||
     fail "text row: $(cat "$TMPD/r.txt")"
 grep -q '^[01] of 1 within 0.10' "$TMPD/r.txt" || fail "text verdict: $(cat "$TMPD/r.txt")"
 
+# An odd SM count is split unevenly; the header said each had the smaller half.
+set +e
+"$CORUN" rbh-shift --quick --gpu k40 --with pvc lbm >"$TMPD/k40.txt"
+set -e
+head -1 "$TMPD/k40.txt" | grep -q 'all 15 SMs (private) and beside each co-runner on 7 or 8 SMs (shared; the first by name of a pair has 8);' ||
+    fail "odd SM count: $(cat "$TMPD/k40.txt")"
+
 # Names it cannot use are bad input (exit 2) with a message.
 for args in "bino" "--with kmeans lbm" "nosuch"; do
     set +e
