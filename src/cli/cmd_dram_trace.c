@@ -69,8 +69,11 @@ static void print_text(const struct options *o, const struct dram_config *d,
     printf("memory         %s: %u channels x %u banks, %.0f MHz, %s mapping, peak %.1f GB/s\n",
            o->gpu, d->channels, d->bank_groups * d->banks_per_group, d->clock_mhz,
            d->mapping == DRAM_MAP_LINEAR ? "linear" : "hashed", r->peak_gbs);
-    printf("time           %llu memory cycles to the last completion (%.1f us simulated)\n",
-           (unsigned long long)r->cycles, r->seconds * 1e6);
+    /* A short trace's time and speed in units that do not round them to 0. */
+    bool under_us = r->seconds < 1e-6;
+    printf("time           %llu memory cycles to the last completion (%.1f %s simulated)\n",
+           (unsigned long long)r->cycles, r->seconds * (under_us ? 1e9 : 1e6),
+           under_us ? "ns" : "us");
     printf("bandwidth      %.1f GB/s, %.1f %% of peak\n", r->bandwidth_gbs, r->utilization_pct);
     printf("row buffer     %llu hits (%.1f %%), %llu misses, %llu conflicts\n",
            (unsigned long long)r->row_hits, r->row_hit_rate * 100,
@@ -83,8 +86,12 @@ static void print_text(const struct options *o, const struct dram_config *d,
                r->mean_queue_cycles);
     else
         printf("read latency   - (no reads); queueing %.1f cycles mean\n", r->mean_queue_cycles);
-    printf("speed          %.2f M requests per wall second (parse %.3f s, simulate %.3f s)\n",
-           (double)r->requests / (parse_s + sim_s) / 1e6, parse_s, sim_s);
+    double per_s = (double)r->requests / (parse_s + sim_s);
+    if (per_s < 1e4)
+        printf("speed          %.0f requests per wall second", per_s);
+    else
+        printf("speed          %.2f M requests per wall second", per_s / 1e6);
+    printf(" (parse %.3f s, simulate %.3f s)\n", parse_s, sim_s);
 }
 
 static void print_json(const struct options *o, const struct dramtrace_result *r, double parse_s,

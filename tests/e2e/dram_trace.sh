@@ -15,8 +15,15 @@ awk 'BEGIN { srand(7); for (i = 0; i < 20000; i++) printf "0x%x R\n", int(rand()
 grep -q '^trace .*20000 requests (20000 reads, 0 writes) of 128 B' "$TMPD/out" || fail "trace line: $(cat "$TMPD/out")"
 grep -q '^bandwidth .* GB/s, .* % of peak' "$TMPD/out" || fail "bandwidth line"
 printf '0x40 R\n' >"$TMPD/one.trace"
-"$CORUN" dram-trace "$TMPD/one.trace" | grep -q '^trace .*: 1 request (1 read, 0 writes) of 128 B$' ||
-    fail "one request: $("$CORUN" dram-trace "$TMPD/one.trace" | head -1)"
+"$CORUN" dram-trace "$TMPD/one.trace" >"$TMPD/one" &&
+    grep -q '^trace .*: 1 request (1 read, 0 writes) of 128 B$' "$TMPD/one" ||
+    fail "one request: $(head -1 "$TMPD/one")"
+# Its time under a microsecond and its speed under 0.01 M/s read 0.0 us and 0.00 M: they are
+# given in ns and in requests.
+grep -Eq '^time +[1-9][0-9]* memory cycles to the last completion \([1-9][0-9]*\.[0-9] ns simulated\)$' \
+    "$TMPD/one" || fail "one request's time: $(cat "$TMPD/one")"
+grep -Eq '^speed +[1-9][0-9]* requests per wall second \(parse ' "$TMPD/one" ||
+    fail "one request's speed: $(cat "$TMPD/one")"
 
 j0=$(date +%s.%N)
 json=$("$CORUN" dram-trace "$TMPD/random.trace" --gpu hbm80 --json --mapping linear)
