@@ -173,6 +173,10 @@ static int run_compare(struct options *o, int argc, char **argv)
         free(on_path);
         return CLI_BAD_INPUT;
     }
+    if (bench_compare_check_no_out(&o->cmp) != 0) {
+        free(on_path);
+        return CLI_BAD_INPUT;
+    }
     if (o->quick && !o->runs_set)
         o->cmp.runs = 3;
     if (o->quick && !o->epochs_set)
@@ -430,8 +434,9 @@ const struct cli_command cmd_bench = {
             "  --epochs N             epochs per run (default 2)\n"
             "  --args \"A B\"           extra arguments for this binary's runs, split on blanks\n"
             "                         (e.g. \"--set gpu.sms=40\"), checked as `run` checks them\n"
-            "                         before anything is timed\n"
-            "  --other-args \"A B\"     extra arguments for the other binary's runs\n"
+            "                         before anything is timed; not --out (every run would\n"
+            "                         write the one run file)\n"
+            "  --other-args \"A B\"     extra arguments for the other binary's runs (not --out)\n"
             "  --other-datadir DIR    the other binary's data directory (its CORUN_DATADIR), when\n"
             "                         its profiles differ from this one's\n"
             "  --wall                 time wall seconds instead of CPU seconds (to compare\n"

@@ -120,6 +120,41 @@ static char **run_argv(char *argv0, const char *scenario, char *epochs, char **e
     return argv;
 }
 
+/* Whether word is `run`'s --out as getopt takes it: -o, -oFILE, --out, --out=FILE or an
+ * abbreviation (--o, --ou; `run` has no other long option in o). */
+static bool is_out_option(const char *w)
+{
+    if (w[0] == '-' && w[1] == 'o')
+        return true;
+    if (strncmp(w, "--", 2) != 0)
+        return false;
+    size_t len = strcspn(w + 2, "=");
+    return len >= 1 && len <= 3 && strncmp(w + 2, "out", len) == 0;
+}
+
+int bench_compare_check_no_out(const struct bench_compare_options *o)
+{
+    int rc = 0;
+    for (int s = 0; s < SIDES; s++) {
+        const char *args = s == THIS ? o->args : o->other_args;
+        size_t n;
+        char **words = split_blanks(args, &n);
+        for (size_t i = 0; i < n; i++) {
+            if (rc == 0 && is_out_option(words[i])) {
+                fprintf(stderr,
+                        "corun: bench: %s \"%s\": %s writes a run file, and bench runs each "
+                        "binary several times on the same arguments (the second run finds the "
+                        "first's file and fails); expected them without it\n",
+                        s == THIS ? "--args" : "--other-args", args, words[i]);
+                rc = -1;
+            }
+            free(words[i]);
+        }
+        free(words);
+    }
+    return rc;
+}
+
 int bench_compare_check_args(const struct bench_compare_options *o, const char *scenario)
 {
     size_t nextra;

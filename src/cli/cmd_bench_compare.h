@@ -19,6 +19,11 @@ struct bench_compare_options {
  * timed. 0, or -1 after its messages. */
 int bench_compare_check_args(const struct bench_compare_options *o, const char *scenario);
 
+/* Whether --args and --other-args leave out --out: each of the many runs would write the same
+ * run file, and the second fail on finding it there (after the first had left it behind). 0,
+ * or -1 after a message. */
+int bench_compare_check_no_out(const struct bench_compare_options *o);
+
 /* Runs every scenario on both binaries and prints a table; returns a CLI_* code. */
 int bench_compare(const struct bench_compare_options *o, char **scenarios, size_t nscenarios);
 

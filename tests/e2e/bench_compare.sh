@@ -184,6 +184,14 @@ grep -qF "corun: bench: --args \"--bogus\": this binary's \`run $sc\` refuses th
 [ ! -s "$TMPD/out" ] || fail "--args --bogus: printed $(cat "$TMPD/out")"
 expect_bad "--set: gpu.sms: expected" --compare "$CORUN" --args "--set gpu.sms=0" "$sc"
 [ ! -s "$TMPD/out" ] || fail "--args --set gpu.sms=0: printed $(cat "$TMPD/out")"
+# --out in either side's arguments: the first run wrote the file and the second failed on it
+# (exit 1, the file left behind); refused before anything runs.
+(cd "$TMPD" && expect_bad 'corun: bench: --args "--out b.h5": --out writes a run file' \
+    --compare "$CORUN" --runs 1 --epochs 1 --args "--out b.h5" "$sc")
+[ ! -e "$TMPD/b.h5" ] || fail "bench --args --out: left $TMPD/b.h5"
+(cd "$TMPD" && expect_bad 'corun: bench: --other-args "-ob.h5": -ob.h5 writes a run file' \
+    --compare "$CORUN" --runs 1 --epochs 1 --other-args "-ob.h5" "$sc")
+[ ! -e "$TMPD/b.h5" ] || fail "bench --other-args -o: left $TMPD/b.h5"
 expect_bad "--other-datadir $TMPD/none: No such file or directory (expected the other binary's data directory, holding its data/)" \
     --compare "$CORUN" --other-datadir "$TMPD/none" "$sc"
 expect_bad "--other-datadir $TMPD: it holds no data/ directory" --compare "$CORUN" --other-datadir "$TMPD" "$sc"
