@@ -180,6 +180,18 @@ expect_refused "train, --out a FIFO" \
     "$CORUN" train hsm --quick --out "$TMPD/fifo"
 [ -p "$TMPD/fifo" ] || fail "train --out a FIFO replaced it"
 [ ! -s "$TMPD/out" ] || fail "train trained before refusing a FIFO: $(cat "$TMPD/out")"
+# A directory where the model is first written (.tmp) or the one replaced is kept (.prev) was
+# found only once the training was done, and the training lost.
+printf 'mine\n' >"$TMPD/kept.cfg"
+mkdir "$TMPD/kept.cfg.prev" "$TMPD/new.cfg.tmp"
+expect_refused "train, its .prev a directory" \
+    "cannot write the model to $TMPD/kept.cfg: the model it replaces is kept beside it, as its name plus .prev, and that is a directory \(checked before training" \
+    "$CORUN" train hsm --quick --out "$TMPD/kept.cfg"
+[ ! -s "$TMPD/out" ] || fail "train trained before refusing its .prev: $(cat "$TMPD/out")"
+expect_refused "train, its .tmp a directory" \
+    "cannot write the model to $TMPD/new.cfg: the model is written first beside it, as its name plus .tmp, and that is a directory" \
+    "$CORUN" train hsm --quick --out "$TMPD/new.cfg"
+[ ! -s "$TMPD/out" ] || fail "train trained before refusing its .tmp: $(cat "$TMPD/out")"
 # A run file that fills its disk (here a file-size limit, which corun does not die of) keeps
 # the epochs before; the run stops with exit 1, and what it says and the catalog's row count
 # the epochs in the file (they counted every epoch run: one more than the file holds).
