@@ -113,13 +113,14 @@ static int list(const char *datadir, int json)
     for (size_t i = 0; i < names.count; i++)
         if (util_columns(names.names[i]) > width)
             width = util_columns(names.names[i]);
+    size_t listed = 0; /* a profile that does not load is left out, comma and all */
     for (size_t i = 0; i < names.count; i++) {
         struct kernel_profile p;
         if (preset_kernel_load(datadir, names.names[i], &p, &diags) != 0)
             continue;
         const char *cls = calibrate_class_name(p.target_class);
         if (json) {
-            printf("%s\n  {\"name\": ", i ? "," : "");
+            printf("%s\n  {\"name\": ", listed++ ? "," : "");
             cli_json_string(stdout, p.name);
             printf(", \"source\": \"%s\", \"class\": \"%s\", \"split\": \"%s\", "
                    "\"target_mpki\": %g, \"description\": ",

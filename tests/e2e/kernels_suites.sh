@@ -171,6 +171,12 @@ mkdir -p "$TMPD/d/data/kernels"
 ln -s "$top_srcdir/data/gpus" "$TMPD/d/data/gpus"
 cp "$top_srcdir"/tests/data/bad_kernels/*.cfg "$TMPD/d/data/kernels/"
 export CORUN_DATADIR="$TMPD/d"
+# The list leaves out the profiles that do not load and says why (exit 2); its JSON stays
+# JSON (the first file by name, bad_phases, left "[," behind).
+expect_bad "bad_phases.cfg:9: phases[1].description" kernels list --json
+python3 -c 'import json, sys; names = [k["name"] for k in json.load(open(sys.argv[1]))]
+assert "stream" in names and "bad_phases" not in names, names' "$TMPD/out" ||
+    fail "kernels list --json beside a broken profile: $(head -c 300 "$TMPD/out")"
 expect_bad "missing_field.cfg: insts_per_warp: required setting is missing" kernels show missing_field
 expect_bad "out_of_range.cfg:6: mem_fraction" kernels show out_of_range
 expect_bad "from 0 to 1" kernels show out_of_range
