@@ -117,6 +117,12 @@ static int solo_run(int argc, char **argv)
         cli_json_string(stdout, o.kernel);
         printf(", \"gpu\": ");
         cli_json_string(stdout, o.gpu);
+        printf(", \"sets\": [");
+        for (int i = 0; i < o.nsets; i++) {
+            fputs(i ? ", " : "", stdout);
+            cli_json_string(stdout, o.sets[i]);
+        }
+        printf("]");
         printf(", \"sms\": %u, \"cycles\": %llu, \"instructions\": %llu, \"ipc\": %.4f, "
                "\"bandwidth_gbs\": %.3f, \"bandwidth_pct\": %.3f, \"rbh\": ",
                r.sms, (unsigned long long)r.cycles, (unsigned long long)r.instructions, r.ipc,
@@ -133,8 +139,11 @@ static int solo_run(int argc, char **argv)
         cli_json_string(stdout, limit);
         printf("}\n");
     } else {
-        printf("%s alone on %u of %s's %u SMs, %llu cycles measured after %llu of warm-up\n",
-               o.kernel, r.sms, o.gpu, gpu.sms, (unsigned long long)r.cycles,
+        /* The preset as --set changed it, or the header named the preset alone. */
+        printf("%s alone on %u of %s's %u SMs", o.kernel, r.sms, o.gpu, gpu.sms);
+        for (int i = 0; i < o.nsets; i++)
+            printf("%s%s", i ? ", " : " with ", o.sets[i]);
+        printf(", %llu cycles measured after %llu of warm-up\n", (unsigned long long)r.cycles,
                (unsigned long long)r.warmup_cycles);
         cli_print_occupancy("  occupancy    ", &gpu, &p);
         if ((uint64_t)p.tbs < (uint64_t)occ * r.sms) /* a grid too small to fill them */

@@ -84,6 +84,14 @@ cmp -s "$TMPD/seed1.json" "$TMPD/seed2.json" && fail "--seed 2 measured the same
     grep -q "^stream alone on 16 of hbm80's 16 SMs" || fail "--set gpu.sms=16 first of two was not taken"
 "$CORUN" solo stream --set gpu.llc.latency_cycles=240 --set gpu.sms=16 --cycles 2000 |
     grep -q "^stream alone on 16 of hbm80's 16 SMs" || fail "--set gpu.sms=16 second of two was not taken"
+# What --set changed is said beside the preset's name (the header and the JSON named hbm80
+# alone, as if it had run as shipped).
+"$CORUN" solo stream --set gpu.sms=16 --set gpu.llc.latency_cycles=240 --cycles 2000 |
+    grep -qx "stream alone on 16 of hbm80's 16 SMs with gpu.sms=16, gpu.llc.latency_cycles=240, 2000 cycles measured after 200 of warm-up" ||
+    fail "solo --set header: $("$CORUN" solo stream --set gpu.sms=16 --cycles 2000 | head -1)"
+"$CORUN" solo stream --set gpu.sms=16 --cycles 2000 --json |
+    grep -q '^{"kernel": "stream", "gpu": "hbm80", "sets": \["gpu.sms=16"\], "sms": 16,' ||
+    fail "solo --set JSON: $("$CORUN" solo stream --set gpu.sms=16 --cycles 2000 --json)"
 
 expect_bad() { # MESSAGE ARGS...
     local want=$1
