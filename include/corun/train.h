@@ -33,9 +33,14 @@ struct train_hsm_result {
     size_t npoints;
 };
 
+/* What train_hsm and train_themis return when the input would not do (a preset, a profile:
+ * nothing was simulated), and when a run or the fit failed; messages in diags either way. */
+#define TRAIN_BAD_INPUT -1
+#define TRAIN_FAILED    -2
+
 /* Train HSM for preset gpu from the profiles in datadir, measuring each kernel for `cycles`.
- * progress (may be NULL) is called before each kernel and once at the end. Returns 0, or -1
- * with messages in diags. Release with train_hsm_done either way. */
+ * progress (may be NULL) is called before each kernel and once at the end. Returns 0,
+ * TRAIN_BAD_INPUT or TRAIN_FAILED. Release with train_hsm_done either way. */
 int train_hsm(const char *datadir, const char *gpu, uint64_t cycles, calib_progress_fn progress,
               void *user, struct train_hsm_result *out, struct diag *diags);
 void train_hsm_done(struct train_hsm_result *r);
@@ -83,8 +88,8 @@ struct train_themis_result {
 
 /* Simulate the runs above on preset gpu from the profiles in datadir, train the network and
  * measure its errors. progress (may be NULL) is called as runs finish and once at the end.
- * Deterministic for o->seed whatever o->jobs. Returns 0, or -1 with messages in diags.
- * Release with train_themis_done either way. */
+ * Deterministic for o->seed whatever o->jobs. Returns 0, TRAIN_BAD_INPUT or
+ * TRAIN_FAILED. Release with train_themis_done either way. */
 int train_themis(const char *datadir, const char *gpu, const struct train_themis_options *o,
                  calib_progress_fn progress, void *user, struct train_themis_result *out,
                  struct diag *diags);

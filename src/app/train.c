@@ -56,11 +56,11 @@ int train_hsm(const char *datadir, const char *gpu, uint64_t cycles, calib_progr
     memset(out, 0, sizeof(*out));
     struct gpu_config cfg;
     if (preset_gpu_find(datadir, gpu, "corun: --gpu", &cfg, diags) != 0)
-        return -1;
+        return TRAIN_BAD_INPUT;
     struct name_list names;
     if (select_kernels(datadir, gpu, &names, diags) != 0) {
         name_list_done(&names);
-        return -1;
+        return TRAIN_BAD_INPUT;
     }
     out->gpu = xstrdup(gpu);
     out->sms = cfg.sms;
@@ -75,12 +75,12 @@ int train_hsm(const char *datadir, const char *gpu, uint64_t cycles, calib_progr
         struct calib_measure m;
         char err[512];
         if (preset_kernel_load(datadir, names.names[i], &p, diags) != 0) {
-            rc = -1;
+            rc = TRAIN_FAILED;
             break;
         }
         if (calibrate_measure_all_sms(&cfg, &p, cycles, 1, &m, err, sizeof err) != 0) {
             diag_add(diags, "corun: train hsm: %s: %s", names.names[i], err);
-            rc = -1;
+            rc = TRAIN_FAILED;
         } else {
             struct train_point *pt = &out->points[out->npoints++];
             pt->kernel = xstrdup(names.names[i]);
@@ -94,7 +94,7 @@ int train_hsm(const char *datadir, const char *gpu, uint64_t cycles, calib_progr
                  "corun: train hsm: every training kernel on %s has the same RBH: no line "
                  "fits",
                  gpu);
-        rc = -1;
+        rc = TRAIN_FAILED;
     }
     if (progress && rc == 0)
         progress(user, "", names.count, names.count);

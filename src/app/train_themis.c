@@ -338,9 +338,9 @@ int train_themis(const char *datadir, const char *gpu, const struct train_themis
 {
     memset(out, 0, sizeof(*out));
     struct plan *p = xcalloc(1, sizeof(*p));
-    int rc = make_plan(p, datadir, gpu, o, out, diags);
-    if (rc == 0)
-        rc = run_all(p, o->jobs, progress, user, diags);
+    int rc = make_plan(p, datadir, gpu, o, out, diags) == 0 ? 0 : TRAIN_BAD_INPUT;
+    if (rc == 0 && run_all(p, o->jobs, progress, user, diags) != 0)
+        rc = TRAIN_FAILED;
     struct samples train = {0}, test = {0};
     if (rc == 0) {
         for (size_t i = 0; i < p->nitems; i++) {
@@ -354,7 +354,7 @@ int train_themis(const char *datadir, const char *gpu, const struct train_themis
         }
         if (train.n < 2 * THEMIS_INPUTS) {
             diag_add(diags, "corun: train themis: only %zu usable training samples", train.n);
-            rc = -1;
+            rc = TRAIN_FAILED;
         }
     }
     if (rc == 0) {

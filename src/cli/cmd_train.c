@@ -160,9 +160,10 @@ static int run_hsm(const struct options *opt, const char *datadir)
     diag_init(&d);
     struct train_hsm_result r;
     int rc = CLI_OK;
-    if (train_hsm(datadir, o.gpu, o.cycles, progress, NULL, &r, &d) != 0) {
+    int trained = train_hsm(datadir, o.gpu, o.cycles, progress, NULL, &r, &d);
+    if (trained != 0) {
         diag_print(&d, stderr);
-        rc = CLI_BAD_INPUT;
+        rc = trained == TRAIN_BAD_INPUT ? CLI_BAD_INPUT : CLI_FAILED;
         goto out;
     }
     printf("HSM training on %s: %zu memory-bound kernels alone on every SM, %llu cycles each\n",
@@ -236,10 +237,11 @@ static int train_themis_command(const struct options *o, const char *datadir)
     struct train_themis_result r;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (train_themis(datadir, o->gpu, &to, progress, NULL, &r, &d) != 0) {
+    int trained = train_themis(datadir, o->gpu, &to, progress, NULL, &r, &d);
+    if (trained != 0) {
         diag_print(&d, stderr);
         diag_done(&d);
-        return CLI_BAD_INPUT;
+        return trained == TRAIN_BAD_INPUT ? CLI_BAD_INPUT : CLI_FAILED; /* a worker killed: 1 */
     }
     diag_done(&d);
     clock_gettime(CLOCK_MONOTONIC, &t1);

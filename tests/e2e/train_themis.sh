@@ -91,4 +91,13 @@ grep -q 'regenerate it with `corun train themis --gpu themis60`' "$TMPD/err" ||
 # Not a trainable model: bad input.
 expect_bad "train nope" "$CORUN" train nope --gpu themis60
 grep -q 'no trainable model "nope"' "$TMPD/err" || fail "train nope: $(cat "$TMPD/err")"
+# A worker killed part-way is a failure while running, exit 1, named on stderr (it was exit 2,
+# as for bad input), and no model is written.
+run_killing_first_worker "$TMPD/lost.txt" "$TMPD/lost.err" \
+    "$CORUN" train themis --gpu themis60 --quick -j 2 --out "$TMPD/lost.cfg"
+[ "$killed_rc" -eq 1 ] || fail "train themis with a killed worker: exit $killed_rc: $(cat "$TMPD/lost.err")"
+grep -q '^corun: train themis: .*: its worker process was killed by signal 9' "$TMPD/lost.err" ||
+    fail "train themis: the killed run is not named: $(cat "$TMPD/lost.err")"
+[ ! -e "$TMPD/lost.cfg" ] || fail "train themis wrote a model after a killed worker"
+
 echo "train themis: quick training, deterministic with -j 2, run with the model, bad models"
