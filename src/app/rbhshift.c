@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/conftable.h"
 #include "corun/forkpool.h"
 #include "corun/gpu.h"
 #include "corun/preset.h"
@@ -152,9 +153,18 @@ static int load_hsm(const char *datadir, const struct rbhshift_options *o, struc
         while (k < j->nhsm && strcmp(j->hsm[k].name, name) != 0)
             k++;
         if (k == j->nhsm || (only && !memory_bound(&j->hsm[k]))) {
-            diag_add(diags, "corun: rbh-shift: \"%s\" is not %s HSM application%s", name,
+            /* The names it takes, and the likely one ("LBM", "pvc " were only refused). */
+            const char **names = xcalloc(j->nhsm + 1, sizeof(*names));
+            size_t n = 0;
+            for (size_t h = 0; h < j->nhsm; h++)
+                if (!only || memory_bound(&j->hsm[h]))
+                    names[n++] = j->hsm[h].name;
+            char *known = conf_known_names(name, names, n);
+            diag_add(diags, "corun: rbh-shift: \"%s\" is not %s HSM application%s%s", name,
                      only ? "a memory-bound" : "an",
-                     k == j->nhsm ? " (profiles with paper = \"hsm\")" : "");
+                     k == j->nhsm ? " (profiles with paper = \"hsm\")" : "", known);
+            free(known);
+            free(names);
             rc = -1;
         }
     }

@@ -116,6 +116,11 @@ expect_bad "rbh-shift --set epochs" 'expected gpu.SETTING=VALUE' "$CORUN" rbh-sh
     --set epochs=1 lbm
 expect_bad "rbh-shift --set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' "$CORUN" rbh-shift \
     --quick --set gpu.nosuch=1 lbm
+# A name nearly right is told the names taken and the likely one (it was only refused).
+expect_bad "rbh-shift LBM" '^corun: rbh-shift: "LBM" is not a memory-bound HSM application .*; known: 2dconv, .* (did you mean lbm?)$' \
+    "$CORUN" rbh-shift --quick LBM
+expect_bad "rbh-shift --with 'pvc, srad'" '" srad" is not an HSM application .*(did you mean srad?)$' \
+    "$CORUN" rbh-shift --quick --with "pvc, srad" lbm
 # An application whose only co-runner named is itself has no pair: refused (it printed a row
 # of inf and nan, and passed).
 expect_bad "rbh-shift --with itself" '^corun: rbh-shift: lbm has no co-runner: --with names only itself$' \
