@@ -92,7 +92,8 @@ static int solo_run(int argc, char **argv)
         goto out;
     }
     char what[96];
-    snprintf(what, sizeof what, "--sms (%s has %u SMs)", o.gpu, gpu.sms);
+    snprintf(what, sizeof what, "--sms (%s%s has %u SMs)", o.gpu, o.nsets ? " with its --set" : "",
+             gpu.sms);
     if (o.sms_text && cli_parse_uint(what, o.sms_text, 1, gpu.sms, &o.sms) != 0)
         goto out;
     /* A profile that does not fit this GPU, said as `corun check` says it: its file and line. */
