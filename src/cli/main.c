@@ -1,4 +1,5 @@
 /* main — `corun [COMMAND]`: dispatch to the subcommand table; no command opens the workbench. */
+#include <errno.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,22 @@ static void note_bad_datadir(void)
                 env);
 }
 
+/* What a command printed must have reached stdout: a full disk under `corun ... --json >
+ * FILE` left the file cut short or empty, and the exit status said all was well. rc, or
+ * CLI_FAILED when stdout could not take it all. */
+static int finish(int rc)
+{
+    errno = 0;
+    bool flushed = fflush(stdout) == 0;
+    if (!flushed || ferror(stdout)) {
+        fprintf(stderr, "corun: cannot write to standard output: %s; its output is incomplete\n",
+                !flushed && errno ? strerror(errno) : "a write failed");
+        if (rc == CLI_OK)
+            rc = CLI_FAILED;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
@@ -32,16 +49,16 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         note_bad_datadir();
-        return cmd_tui.run(1, (char *[]){(char *)"tui", NULL});
+        return finish(cmd_tui.run(1, (char *[]){(char *)"tui", NULL}));
     }
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
         cli_print_usage(stdout);
-        return CLI_OK;
+        return finish(CLI_OK);
     }
     if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
         printf("corun %s (simulator %08x)\n", PACKAGE_VERSION, CORUN_SIM_ID);
-        return CLI_OK;
+        return finish(CLI_OK);
     }
     if (first[0] == '-') {
         fprintf(stderr, "corun: unknown option '%s'; see 'corun --help'\n", first);
@@ -53,8 +70,8 @@ int main(int argc, char **argv)
     if (cli_wants_help(argc - 1, argv + 1)) {
         if (!cli_help_for(cmd, argc - 1, argv + 1, stdout))
             cli_print_command_help(cmd, stdout);
-        return CLI_OK;
+        return finish(CLI_OK);
     }
     note_bad_datadir();
-    return cmd->run(argc - 1, argv + 1);
+    return finish(cmd->run(argc - 1, argv + 1));
 }

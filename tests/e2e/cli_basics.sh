@@ -367,5 +367,19 @@ expect_bad "--seed past the range" \
 expect_bad "--set seed past the range" \
     "^--set: seed: expected an integer from 0 to 1000000000000000000, got 9223372036854775807$" \
     "$CORUN" run default --epochs 1 --set seed=9223372036854775807
+# Output that cannot be written (a full disk: /dev/full) is a failure, said on stderr; the
+# exit status was 0, and `corun ... --json > FILE` left FILE empty unsaid.
+if [ -c /dev/full ]; then
+    for args in "kernels list" "--version" "help solo" "dram-trace $TMPD/one.trace --json"; do
+        [ "$args" = "${args#dram-trace}" ] || printf '0x40 R\n' >"$TMPD/one.trace"
+        set +e
+        # shellcheck disable=SC2086 # the words are the arguments
+        "$CORUN" $args >/dev/full 2>"$TMPD/err"
+        rc=$?
+        set -e
+        [ $rc -eq 1 ] && grep -qx 'corun: cannot write to standard output: No space left on device; its output is incomplete' "$TMPD/err" ||
+            fail "corun $args >/dev/full: exit $rc: $(cat "$TMPD/err")"
+    done
+fi
 echo "cli basics: ok"
 
