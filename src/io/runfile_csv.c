@@ -97,10 +97,12 @@ struct csv_files {
     int n;
     FILE *f[CSV_MAX];
     char *paths[CSV_MAX], *tmp[CSV_MAX];
+    const char *made_dir; /* the directory, when this export made it; NULL when it was there */
 };
 
 /* Close the files; the first failure (with its message) wins. On success each replaces its
- * name; on a failure the temporary files are removed and the names keep what they held. */
+ * name; on a failure the temporary files are removed and the names keep what they held, and a
+ * directory the export made is removed again (a failed export left it there, empty). */
 static int close_all(struct csv_files *c, int rc, char *err, size_t errlen)
 {
     for (int i = 0; i < c->n; i++) {
@@ -121,6 +123,8 @@ static int close_all(struct csv_files *c, int rc, char *err, size_t errlen)
         free(c->paths[i]);
         free(c->tmp[i]);
     }
+    if (rc != 0 && c->made_dir)
+        rmdir(c->made_dir); /* only when empty: nothing of the user's goes */
     return rc;
 }
 
@@ -199,7 +203,9 @@ static int open_all(const char *dir, const char *src, const char *const *names, 
 {
     memset(c, 0, sizeof *c);
     c->n = n;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    if (mkdir(dir, 0777) == 0)
+        c->made_dir = dir;
+    else if (errno != EEXIST)
         return rf_fail(err, errlen, "%s: cannot make the directory: %s", dir, strerror(errno));
     struct stat in, st;
     bool have_in = stat(src, &in) == 0;

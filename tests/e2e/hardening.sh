@@ -219,7 +219,14 @@ for how in "export $TMPD/two.h5 --csv $TMPD/csv-full" "plot $TMPD/two.h5 --out $
     set -e
     [ $rc != 0 ] && grep -q "cannot write" "$TMPD/err" || fail "$how, disk full: exit $rc: $(cat "$TMPD/err")"
 done
-[ -z "$(ls "$TMPD/csv-full")" ] || fail "export, disk full, left: $(ls "$TMPD/csv-full")"
+# The directory it made for them goes too (it was left there, empty).
+[ ! -e "$TMPD/csv-full" ] || fail "export, disk full, left: $TMPD/csv-full $(ls -A "$TMPD/csv-full")"
+# One that was there stays, with what it held.
+mkdir "$TMPD/csv-had" && printf 'mine\n' >"$TMPD/csv-had/notes.txt"
+set +e
+(ulimit -f 1 && exec "$CORUN" export "$TMPD/two.h5" --csv "$TMPD/csv-had") >/dev/null 2>&1
+set -e
+[ "$(ls -A "$TMPD/csv-had")" = notes.txt ] || fail "export, disk full, in a directory of the user's: $(ls -A "$TMPD/csv-had")"
 [ ! -e "$TMPD/full.svg" ] && [ ! -e "$TMPD/full.png" ] || fail "plot, disk full, left its picture"
 # A run stopped by SIGTERM (or SIGINT, SIGHUP) died at once: its run file kept its epochs but
 # was left open (HDF5's tools refuse it until h5clear), with no catalog row and no word. It
