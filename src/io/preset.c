@@ -714,16 +714,34 @@ static int check_known(const struct name_list *names, const char *name, const ch
                  where, what, name, list_dir, datadir);
         return -1;
     }
+    /* A file's name or path (lbm.cfg, data/kernels/lbm.cfg) is the name it holds: compared
+     * as it is, lbm.cfg was too far from lbm to be suggested. */
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    char *stem = xstrdup(base);
+    if (util_ends_with(stem, ".cfg"))
+        stem[strlen(stem) - 4] = '\0';
+    const char *as = strcmp(stem, name) != 0 && *stem ? stem : name;
+    if (as != name && name_list_has(names, as)) {
+        bool dir = base != name, cfg = util_ends_with(base, ".cfg");
+        diag_add(diags, "%s: unknown %s \"%s\" (did you mean %s? it is named without %s%s%s)",
+                 where, what, name, as, dir ? "its directory" : "", dir && cfg ? " and " : "",
+                 cfg ? ".cfg" : "");
+        free(stem);
+        return -1;
+    }
     if (names->count > NAMES_SPELLED_OUT) {
-        const char *near = util_suggest(name, (const char *const *)names->names, names->count);
+        const char *near = util_suggest(as, (const char *const *)names->names, names->count);
         diag_add(diags, "%s: unknown %s \"%s\"%s%s%s; %zu are known: see `%s`", where, what, name,
                  near ? " (did you mean " : "", near ? near : "", near ? "?)" : "", names->count,
                  list_cmd);
+        free(stem);
         return -1;
     }
-    char *known = conf_known_names(name, (const char *const *)names->names, names->count);
+    char *known = conf_known_names(as, (const char *const *)names->names, names->count);
     diag_add(diags, "%s: unknown %s \"%s\"%s", where, what, name, known);
     free(known);
+    free(stem);
     return -1;
 }
 

@@ -106,6 +106,14 @@ expect_bad() { # MESSAGE ARGS...
 }
 expect_bad 'corun: solo: unknown kernel "strem"' solo strem
 expect_bad '(did you mean stream?)' solo strem
+# A profile's file name or path is its name with .cfg: named so, it was only "unknown".
+expect_bad 'corun: solo: unknown kernel "stream.cfg" (did you mean stream? it is named without .cfg)' \
+    solo stream.cfg
+expect_bad 'unknown kernel "data/kernels/stream.cfg" (did you mean stream? it is named without its directory and .cfg)' \
+    solo data/kernels/stream.cfg
+expect_bad 'corun: --gpu: unknown GPU preset "hbm80.cfg" (did you mean hbm80? it is named without .cfg)' \
+    solo stream --gpu hbm80.cfg
+expect_bad 'unknown kernel "strem.cfg" (did you mean stream?)' solo strem.cfg
 expect_bad "--sms (hbm80 has 80 SMs): expected a whole number from 1 to 80, got '81'" solo stream --sms 81
 # 0 and words get the preset's range too (0 was once told "from 1 to 1024").
 expect_bad "--sms (hbm80 has 80 SMs): expected a whole number from 1 to 80, got '0'" solo stream --sms 0
