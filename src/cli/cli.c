@@ -457,7 +457,9 @@ int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned
     char *end;
     errno = 0;
     unsigned long v = strtoul(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
+    /* Digits only: strtoul also takes blanks and a sign before them (" 2" and "+1" were
+     * taken, "2 " refused). */
+    if (errno || end == text || *end || !isdigit((unsigned char)text[0]) || v < lo || v > hi) {
         fprintf(stderr, "corun: %s: expected a whole number from %lu to %lu, got '%s'\n", opt, lo,
                 hi, text);
         return -1;

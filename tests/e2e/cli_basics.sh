@@ -287,6 +287,7 @@ runs show abc|corun: runs show: 'abc' is no run ID: expected N (a spatial run) o
 runs show a0|corun: runs show: 'a0' is no run ID: expected N (a spatial run) or aN (an accelerator run), N from 1 to 4294967295, as `corun runs list` shows them
 runs query select 1|corun: runs query: unexpected argument '1' (quote an SQL query with spaces)
 branch x.h5 y|corun: branch: EPOCH: expected a whole number from 0 to 1000000, got 'y'
+branch x.h5 +1|corun: branch: EPOCH: expected a whole number from 0 to 1000000, got '+1'
 runs list --timeout x|corun: --timeout: expected a whole number from 0 to 86400, got 'x'
 show x.h5 --epoch|corun: show: unknown option '--epoch'
 show -|corun: show: unknown option '-'
@@ -364,6 +365,12 @@ set -e
 expect_bad "--seed past the range" \
     "^corun: --seed: expected a whole number from 0 to 1000000000000000000, got '1000000000000000001'$" \
     "$CORUN" run default --epochs 1 --seed 1000000000000000001
+# A number with a blank or a sign before its digits is refused, as one with a blank after is
+# (" 7" and "+7" were taken, "7 " refused).
+expect_bad "--seed with a blank" "^corun: --seed: expected a whole number from 0 to 1000000000000000000, got ' 7'$" \
+    "$CORUN" run default --epochs 1 --seed " 7"
+expect_bad "--seed with a sign" "^corun: --seed: expected a whole number from 0 to 1000000000000000000, got '+7'$" \
+    "$CORUN" run default --epochs 1 --seed +7
 expect_bad "--set seed past the range" \
     "^--set: seed: expected an integer from 0 to 1000000000000000000, got 9223372036854775807$" \
     "$CORUN" run default --epochs 1 --set seed=9223372036854775807
