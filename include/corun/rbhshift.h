@@ -56,7 +56,9 @@ struct rbhshift_row {
 
 struct rbhshift_report {
     char *gpu;
-    unsigned sms, sms_each; /* all SMs; each application's share of a pair */
+    unsigned sms;        /* all SMs */
+    unsigned sms_first;  /* the share of a pair's first application by name */
+    unsigned sms_second; /* the other's: one fewer when sms is odd */
     uint64_t cycles, warmup_cycles;
     struct rbhshift_row *rows;
     size_t count;

@@ -308,7 +308,9 @@ int rbhshift_run(const char *datadir, const struct rbhshift_options *o,
     report->runs = j.ntasks;
     report->gpu = xstrdup(o->gpu);
     report->sms = cfg.sms;
-    report->sms_each = cfg.sms / 2;
+    /* As gpu_partition_even splits them: kernel 0, the first by name, takes the odd SM. */
+    report->sms_first = cfg.sms - cfg.sms / 2;
+    report->sms_second = cfg.sms / 2;
     report->cycles = o->cycles;
     report->warmup_cycles = o->cycles / 10;
     report->rows = xcalloc(j.nhsm + 1, sizeof(*report->rows));

@@ -125,11 +125,11 @@ static void print_text(const struct rbhshift_report *r, const struct gpu_sets *s
     gpu_sets_describe(sets, " with ", ", ", set, sizeof set);
     /* An odd count is split unevenly: the first of a pair by name takes the SM over. */
     char each[96];
-    if (r->sms % 2)
+    if (r->sms_first != r->sms_second)
         snprintf(each, sizeof each, "%u or %u SMs (shared; the first by name of a pair has %u)",
-                 r->sms_each, r->sms_each + 1, r->sms_each + 1);
+                 r->sms_second, r->sms_first, r->sms_first);
     else
-        snprintf(each, sizeof each, "%u SMs (shared)", r->sms_each);
+        snprintf(each, sizeof each, "%u SMs (shared)", r->sms_first);
     printf("HSM Fig. 4 on %s%s: RBH alone on all %u SMs (private) and beside each co-runner on "
            "%s; %llu cycles after %llu of warm-up\n",
            r->gpu, set, r->sms, each, (unsigned long long)r->cycles,
@@ -156,11 +156,15 @@ static void print_json(const struct rbhshift_report *r, const struct gpu_sets *s
     cli_json_string(stdout, r->gpu);
     printf(", \"sets\": ");
     cli_json_gpu_sets(stdout, sets);
-    printf(", \"sms\": %u, \"sms_each\": %u, \"cycles\": %llu, \"warmup_cycles\": %llu, "
-           "\"tolerance\": %g, \"failures\": %zu, \"runs\": %zu, \"failed_runs\": %zu, "
-           "\"kernels\": [",
-           r->sms, r->sms_each, (unsigned long long)r->cycles, (unsigned long long)r->warmup_cycles,
-           RBHSHIFT_TOLERANCE, r->failures, r->runs, r->failed_runs);
+    /* sms_each only where it is true of both: an odd count gives the first by name one more. */
+    printf(", \"sms\": %u, \"sms_first\": %u, \"sms_second\": %u", r->sms, r->sms_first,
+           r->sms_second);
+    if (r->sms_first == r->sms_second)
+        printf(", \"sms_each\": %u", r->sms_first);
+    printf(", \"cycles\": %llu, \"warmup_cycles\": %llu, \"tolerance\": %g, \"failures\": %zu, "
+           "\"runs\": %zu, \"failed_runs\": %zu, \"kernels\": [",
+           (unsigned long long)r->cycles, (unsigned long long)r->warmup_cycles, RBHSHIFT_TOLERANCE,
+           r->failures, r->runs, r->failed_runs);
     for (size_t i = 0; i < r->count; i++) {
         const struct rbhshift_row *w = &r->rows[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
@@ -227,7 +231,10 @@ const struct cli_command cmd_rbhshift = {
         "  -j, --jobs N    runs in N forked processes (default 1)\n"
         "  --seed S        seed of every run (default 1)\n"
         "  --with A,B,...  only these co-runners (default: all 14 others)\n"
-        "  --json          one JSON object on stdout\n"
+        "  --json          one JSON object on stdout; sms_first and sms_second are the SMs\n"
+        "                  of a pair's first application by name and of the other (an odd\n"
+        "                  SM count gives the first one more), sms_each is there when they\n"
+        "                  are equal\n"
         "  KERNEL...       only these memory-bound applications (default: all ten)\n"
         "Exit status 1 when an application shifts by more than 0.1, or when a run failed (a\n"
         "worker killed, say): each is named on stderr and left out, and the table is made of\n"

@@ -54,6 +54,18 @@ set +e
 set -e
 head -1 "$TMPD/k40.txt" | grep -q 'all 15 SMs (private) and beside each co-runner on 7 or 8 SMs (shared; the first by name of a pair has 8);' ||
     fail "odd SM count: $(cat "$TMPD/k40.txt")"
+# ... and the JSON gave "sms_each": 7 alone: it now gives each one's share, sms_each only when
+# the split is even (hbm80's 40 and 40 above).
+set +e
+"$CORUN" rbh-shift --quick --gpu k40 --with pvc --json lbm >"$TMPD/k40.json"
+set -e
+python3 - "$TMPD/k40.json" "$TMPD/r.json" <<'PY' || fail "odd SM count JSON: $(head -1 "$TMPD/k40.json")"
+import json, sys
+k, h = (json.load(open(f)) for f in sys.argv[1:3])
+assert k["sms"] == 15 and k["sms_first"] == 8 and k["sms_second"] == 7, k
+assert "sms_each" not in k, k
+assert h["sms_first"] == h["sms_second"] == h["sms_each"] == 40, h
+PY
 
 # Names it cannot use are bad input (exit 2) with a message.
 for args in "bino" "--with kmeans lbm" "nosuch"; do

@@ -66,7 +66,8 @@ static void rows_follow_the_runs(void **state)
     run(1, &r);
     assert_string_equal(r.gpu, "hbm80");
     assert_int_equal(r.sms, 80);
-    assert_int_equal(r.sms_each, 40);
+    assert_int_equal(r.sms_first, 40);
+    assert_int_equal(r.sms_second, 40);
     assert_int_equal(r.warmup_cycles, 400);
     assert_int_equal(r.count, 2);
     assert_string_equal(r.rows[0].kernel, "lbm"); /* by name */
