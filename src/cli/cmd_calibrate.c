@@ -90,10 +90,11 @@ static void print_text(const struct calib_report *r)
         const struct calib_row *w = &r->rows[i];
         char target[32] = "-", error[32] = "-";
         if (w->target_mpki > 0) {
-            snprintf(target, sizeof target, "%.4g", w->target_mpki);
+            snprintf(target, sizeof target, "%.4f", w->target_mpki);
             snprintf(error, sizeof error, "%+.1f%%", 100 * w->mpki_error);
         }
-        printf("%-12s %-7s %5s %9.4g %9s %7s %6.2f %6.1f %6.3f %-9s %-9s %s\n", w->kernel,
+        /* MPKI spans 0.0004 to 60 here: fixed decimals, so a column reads alike down. */
+        printf("%-12s %-7s %5s %9.4f %9s %7s %6.2f %6.1f %6.3f %-9s %-9s %s\n", w->kernel,
                calibrate_paper_name(w->paper), w->split ? calibrate_split_name(w->split) : "-",
                w->m.mpki_thread, target, error, w->m.scaling, w->m.bandwidth_pct, w->m.rbh,
                calibrate_class_name(w->m.measured_class), calibrate_class_name(w->target_class),

@@ -92,10 +92,18 @@ grep -q 'warning: the measurements will not be stored in the catalog: .*want.tsv
 "$CORUN" calibrate --gpu hbm80 --cycles 20000 bino >"$TMPD/bino.txt" 2>/dev/null
 grep -qx 'calibration on hbm80, 20000 cycles per run; MPKI per 1000 thread instructions (warp MPKI / 32), tolerance 25 %' \
     "$TMPD/bino.txt" || fail "calibrate heading: $(cat "$TMPD/bino.txt")"
-grep -Eq '^bino +hsm +- +[0-9.]+ +0\.02 +[-+][0-9.]+% ' "$TMPD/bino.txt" ||
+grep -Eq '^bino +hsm +- +[0-9.]+ +0\.0200 +[-+][0-9.]+% ' "$TMPD/bino.txt" ||
     fail "bino's target and error: $(cat "$TMPD/bino.txt")"
-"$CORUN" calibrate --gpu smqos24 --quick atax 2>/dev/null |
-    grep -Eq '^atax +smqos +- +[0-9.]+ +- +- ' || fail "atax without a target MPKI: $("$CORUN" calibrate --gpu smqos24 --quick atax)"
+"$CORUN" calibrate --gpu smqos24 --quick atax bicg >"$TMPD/atax.txt" 2>/dev/null
+grep -Eq '^atax +smqos +- +[0-9.]+ +- +- ' "$TMPD/atax.txt" ||
+    fail "atax without a target MPKI: $(cat "$TMPD/atax.txt")"
+# Each MPKI column has one format, four decimals: it printed four significant digits ("11.8"
+# beside "11.75", "0.01856" beside "4.776").
+for f in "$TMPD/bino.txt" "$TMPD/atax.txt"; do
+    sed '1,2d;$d' "$f" | awk '$4 !~ /^[0-9]+\.[0-9][0-9][0-9][0-9]$/ ||
+        $5 !~ /^([0-9]+\.[0-9][0-9][0-9][0-9]|-)$/ { bad = 1 } END { exit bad }' ||
+        fail "MPKI columns in mixed formats: $(cat "$f")"
+done
 # The JSON says so too: no target, no error, status "none" (it said 0, 0.0 and "ok").
 "$CORUN" calibrate --gpu smqos24 --quick --json atax 2>/dev/null | python3 -c '
 import json, sys
