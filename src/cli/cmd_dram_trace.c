@@ -59,6 +59,18 @@ static int parse(int argc, char **argv, struct options *o)
     return 0;
 }
 
+/* A wall time in s, or under a millisecond in us or ns, as the simulated time is: a tiny
+ * trace's "0.000 s" said nothing. */
+static void format_wall(char *buf, size_t len, double s)
+{
+    if (s >= 1e-3)
+        snprintf(buf, len, "%.3f s", s);
+    else if (s >= 1e-6)
+        snprintf(buf, len, "%.1f us", s * 1e6);
+    else
+        snprintf(buf, len, "%.1f ns", s * 1e9);
+}
+
 static void print_text(const struct options *o, const struct dram_config *d,
                        const struct dramtrace_result *r, double parse_s, double sim_s)
 {
@@ -91,7 +103,10 @@ static void print_text(const struct options *o, const struct dram_config *d,
         printf("speed          %.0f requests per wall second", per_s);
     else
         printf("speed          %.2f M requests per wall second", per_s / 1e6);
-    printf(" (parse %.3f s, simulate %.3f s)\n", parse_s, sim_s);
+    char parse[32], sim[32];
+    format_wall(parse, sizeof parse, parse_s);
+    format_wall(sim, sizeof sim, sim_s);
+    printf(" (parse %s, simulate %s)\n", parse, sim);
 }
 
 static void print_json(const struct options *o, const struct dramtrace_result *r, double parse_s,

@@ -24,6 +24,17 @@ grep -Eq '^time +[1-9][0-9]* memory cycles to the last completion \([1-9][0-9]*\
     "$TMPD/one" || fail "one request's time: $(cat "$TMPD/one")"
 grep -Eq '^speed +[1-9][0-9]* requests per wall second \(parse ' "$TMPD/one" ||
     fail "one request's speed: $(cat "$TMPD/one")"
+# Its parse and simulation times read "0.000 s": under a millisecond they are given in us or ns,
+# never as 0.
+python3 - "$TMPD/one" <<'PY' || fail "one request's wall times: $(grep '^speed' "$TMPD/one")"
+import re, sys
+speed = next(l for l in open(sys.argv[1]) if l.startswith("speed "))
+m = re.search(r"\(parse ([0-9.]+) (s|us|ns), simulate ([0-9.]+) (s|us|ns)\)$", speed)
+assert m, speed
+for value, unit in ((float(m[1]), m[2]), (float(m[3]), m[4])):
+    assert value > 0 and (unit == "ns" and value < 1000 or unit == "us" and 1 <= value < 1000 or
+                          unit == "s" and value >= 0.001), speed
+PY
 
 j0=$(date +%s.%N)
 json=$("$CORUN" dram-trace "$TMPD/random.trace" --gpu hbm80 --json --mapping linear)
@@ -61,9 +72,10 @@ assert line("row buffer ") == "row buffer     %d hits (%.1f %%), %d misses, %d c
 assert line("commands ") == "commands       %d activates, %d refreshes" % (r["activates"], r["refreshes"]), line("commands")
 assert line("read latency ") == "read latency   %.1f memory cycles mean (%.1f ns); queueing %.1f cycles mean" % (
     r["mean_read_latency_cycles"], r["mean_read_latency_cycles"] * 1e3 / mhz, r["mean_queue_cycles"]), line("read latency")
-m = re.fullmatch(r"speed +([0-9.]+) M requests per wall second \(parse ([0-9.]+) s, simulate ([0-9.]+) s\)", line("speed "))
+m = re.fullmatch(r"speed +([0-9.]+) M requests per wall second \(parse ([0-9.]+) (s|us|ns), simulate ([0-9.]+) (s|us|ns)\)", line("speed "))
 assert m, line("speed")
-speed, parse, sim = map(float, m.groups())
+unit = {"s": 1, "us": 1e-6, "ns": 1e-9}
+speed, parse, sim = float(m[1]), float(m[2]) * unit[m[3]], float(m[4]) * unit[m[5]]
 assert parse + sim <= wall, (parse, sim, wall)
 lo, hi = r["requests"] / (parse + sim + 0.001) / 1e6, r["requests"] / max(parse + sim - 0.001, 1e-9) / 1e6
 assert lo - 0.005 <= speed <= hi + 0.005, (speed, lo, hi)
