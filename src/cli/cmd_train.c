@@ -293,13 +293,14 @@ static int train_themis_command(const struct options *o, const char *datadir)
 /* The model file must be writable before hours of training are spent on it: its directory
  * exists and takes files, and the path is no directory. A device or a FIFO is refused too: the
  * model is renamed over its path, which would put a file where /dev/null was. So is a directory
- * where the model is written first (PATH.tmp) or the one it replaces is kept (PATH.prev): the
- * training was lost at its end. 0, or -1 with a message. */
+ * where the one it replaces is kept (PATH.prev): the training was lost at its end. (The model
+ * is written first under a name of its own beside it, which nothing there can be.) 0, or -1
+ * with a message. */
 static int check_writable(const char *path)
 {
     char *copy = xstrdup(path);
     const char *dir = dirname(copy);
-    char *tmp = xasprintf("%s.tmp", path), *prev = xasprintf("%s.prev", path);
+    char *prev = xasprintf("%s.prev", path);
     struct stat st;
     const char *why = NULL;
     bool exists = stat(path, &st) == 0;
@@ -311,9 +312,6 @@ static int check_writable(const char *path)
         why = "its directory does not exist";
     else if (access(dir, W_OK | X_OK) != 0)
         why = "its directory cannot be written";
-    else if (stat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
-        why = "the model is written first beside it, as its name plus .tmp, and that is a "
-              "directory";
     else if (exists && stat(prev, &st) == 0 && S_ISDIR(st.st_mode))
         why = "the model it replaces is kept beside it, as its name plus .prev, and that is a "
               "directory";
@@ -322,7 +320,6 @@ static int check_writable(const char *path)
                 "corun: train: cannot write the model to %s: %s (checked before training; "
                 "--out FILE names another place)\n",
                 path, why);
-    free(tmp);
     free(prev);
     free(copy);
     return why ? -1 : 0;

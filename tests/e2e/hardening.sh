@@ -180,18 +180,25 @@ expect_refused "train, --out a FIFO" \
     "$CORUN" train hsm --quick --out "$TMPD/fifo"
 [ -p "$TMPD/fifo" ] || fail "train --out a FIFO replaced it"
 [ ! -s "$TMPD/out" ] || fail "train trained before refusing a FIFO: $(cat "$TMPD/out")"
-# A directory where the model is first written (.tmp) or the one replaced is kept (.prev) was
-# found only once the training was done, and the training lost.
+# A directory where the one replaced is kept (.prev) was found only once the training was
+# done, and the training lost.
 printf 'mine\n' >"$TMPD/kept.cfg"
-mkdir "$TMPD/kept.cfg.prev" "$TMPD/new.cfg.tmp"
+mkdir "$TMPD/kept.cfg.prev"
 expect_refused "train, its .prev a directory" \
     "cannot write the model to $TMPD/kept.cfg: the model it replaces is kept beside it, as its name plus .prev, and that is a directory \(checked before training" \
     "$CORUN" train hsm --quick --out "$TMPD/kept.cfg"
 [ ! -s "$TMPD/out" ] || fail "train trained before refusing its .prev: $(cat "$TMPD/out")"
-expect_refused "train, its .tmp a directory" \
-    "cannot write the model to $TMPD/new.cfg: the model is written first beside it, as its name plus .tmp, and that is a directory" \
-    "$CORUN" train hsm --quick --out "$TMPD/new.cfg"
-[ ! -s "$TMPD/out" ] || fail "train trained before refusing its .tmp: $(cat "$TMPD/out")"
+# The model was written first to the fixed name OUT.tmp: a user's own file of that name was
+# overwritten and then renamed away as the model (and two trainings to one OUT wrote into one
+# file). It goes to a name of its own beside OUT: a file named OUT.tmp is left as it was (and a
+# directory of that name, refused before training, is no matter), and nothing else stays.
+printf 'mine\n' >"$TMPD/new.cfg.tmp"
+"$CORUN" train hsm --quick --out "$TMPD/new.cfg" >"$TMPD/out" 2>"$TMPD/err" ||
+    fail "train beside a file named OUT.tmp: exit $?: $(cat "$TMPD/err")"
+[ "$(cat "$TMPD/new.cfg.tmp")" = mine ] || fail "train overwrote new.cfg.tmp: $(head -3 "$TMPD/new.cfg.tmp")"
+grep -q '^model = "hsm";$' "$TMPD/new.cfg" || fail "train beside new.cfg.tmp wrote no model: $(head -3 "$TMPD/new.cfg")"
+[ "$(cd "$TMPD" && echo new.cfg*)" = "new.cfg new.cfg.tmp" ] ||
+    fail "train left files beside its model: $(cd "$TMPD" && echo new.cfg*)"
 # A run file that fills its disk (here a file-size limit, which corun does not die of) keeps
 # the epochs before; the run stops with exit 1, and what it says and the catalog's row count
 # the epochs in the file (they counted every epoch run: one more than the file holds).

@@ -1,5 +1,6 @@
 /* Unit tests: predictors — the registry, the oracle, HSM on hand-built counters with
  * hand-computed answers, its least squares, and the model-file loader's messages. */
+#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -351,6 +353,60 @@ static void model_file_messages(void **state)
     rmdir(dir);
 }
 
+/* The names in dir, sorted and joined by spaces, into out. */
+static void list_dir(const char *dir, char *out, size_t len)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    assert_true(n >= 0);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (names[i]->d_name[0] != '.' || strlen(names[i]->d_name) > 2)
+            snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " " : "",
+                     names[i]->d_name);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* The model went first to the fixed PATH.tmp: a file of that name was overwritten, and two
+ * writers shared one. It goes to a name of its own, removed when the write fails. */
+static void model_write_leaves_its_neighbours(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/corun-predict-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], tmp[140], sub[140], names[256];
+    snprintf(path, sizeof path, "%s/m.cfg", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    write_text(tmp, "mine\n");
+    struct modelfile w = {.model = "hsm", .gpu = "hbm80", .c1 = 0.61, .c2 = 0.32, .points = 10};
+    char err[256];
+    assert_int_equal(modelfile_write(path, &w, NULL, err, sizeof err), 0);
+    char kept[16] = "";
+    FILE *fp = fopen(tmp, "r");
+    assert_non_null(fp);
+    assert_int_equal(fread(kept, 1, sizeof kept - 1, fp), 5);
+    fclose(fp);
+    assert_string_equal(kept, "mine\n");
+    list_dir(dir, names, sizeof names);
+    assert_string_equal(names, "m.cfg m.cfg.tmp");
+
+    /* A rename that fails (over a directory that is not empty) leaves no temporary file. */
+    unlink(path);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(sub, sizeof sub, "%s/x", path);
+    write_text(sub, "x\n");
+    assert_int_equal(modelfile_write(path, &w, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "m.cfg: cannot write"));
+    list_dir(dir, names, sizeof names);
+    assert_string_equal(names, "m.cfg m.cfg.tmp");
+    unlink(sub);
+    rmdir(path);
+    unlink(tmp);
+    rmdir(dir);
+}
+
 static void shipped_hbm80_model_loads(void **state)
 {
     (void)state;
@@ -473,6 +529,7 @@ int main(void)
         cmocka_unit_test(least_squares_on_known_points),
         cmocka_unit_test(train_fits_the_preset_s_own_kernels),
         cmocka_unit_test(model_file_messages),
+        cmocka_unit_test(model_write_leaves_its_neighbours),
         cmocka_unit_test(shipped_hbm80_model_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
