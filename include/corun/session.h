@@ -51,7 +51,10 @@ struct session_epoch {
 struct session_event {
     unsigned epoch; /* epochs completed when it happened */
     uint64_t cycle;
-    char kind[16]; /* "parameter", "predictor", "allocator", "repartition", "mix", "note" */
+    /* "parameter", "predictor", "allocator", "repartition", "mix", "note", "warning" (a
+     * model used outside its training configuration), "lesson" (a lesson's step opened),
+     * "score" (the guesses' score at a reveal) */
+    char kind[16];
     char text[256];
 };
 
