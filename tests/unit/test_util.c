@@ -52,6 +52,14 @@ static void suggest_finds_near_misses_only(void **state)
     const char *lb[] = {"lbbm", "lbm"}, *bl[] = {"lbm", "lbbm"};
     assert_string_equal(util_suggest("lbmm", lb, 2), "lbm");
     assert_string_equal(util_suggest("lbmm", bl, 2), "lbm");
+    /* Too far for a typo, but the beginning of one name only: that name ("hsm" suggested
+     * nothing though hsm-fair exists); of two, or of one letter, nothing. */
+    const char *lessons[] = {"evicted", "hsm-fair", "rbh-shift", "rbh-shift-dram"};
+    assert_string_equal(util_suggest("hsm", lessons, 4), "hsm-fair");
+    assert_string_equal(util_suggest("HSM-f", lessons, 4), "hsm-fair");
+    assert_string_equal(util_suggest("evic", lessons, 4), "evicted");
+    assert_null(util_suggest("rbh", lessons, 4));
+    assert_null(util_suggest("e", lessons, 4));
 }
 
 static void asprintf_formats(void **state)
