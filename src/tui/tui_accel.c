@@ -142,11 +142,12 @@ static void draw_header(const struct tui_accel *t, WINDOW *w)
     if (t->live)
         snprintf(step, sizeof step, "step %u  ", t->st.steps);
     char now[32];
-    tui_print(w, 0, 0, " corun  %s  %s  t %s ms  %spredictor %s  %s%s%s",
-              t->rec.scenario_name ? t->rec.scenario_name : "", t->rec.gpu_preset,
-              accel_ms_text(now, sizeof now, tui_accel_now_ns(t) / 1e6), step,
-              pred > 0 ? accel_predictor_name(pred) : "none", state, t->live ? "" : " ",
-              t->live ? "" : t->path);
+    int x = tui_print(w, 0, 0, " corun  %s  %s  t %s ms  %spredictor %s  %s%s",
+                      t->rec.scenario_name ? t->rec.scenario_name : "", t->rec.gpu_preset,
+                      accel_ms_text(now, sizeof now, tui_accel_now_ns(t) / 1e6), step,
+                      pred > 0 ? accel_predictor_name(pred) : "none", state, t->live ? "" : " ");
+    if (!t->live) /* a long path keeps its end, the file's name (it was cut at the edge) */
+        tui_print_tail(st, w, 0, x, t->path);
 }
 
 /* Whether the record has an LS application (so the first step runs each alone first). */

@@ -128,6 +128,23 @@ int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const cha
     return put_clipped(w, y, x, buf);
 }
 
+int tui_print_tail(const struct tui_style *st, WINDOW *w, int y, int x, const char *text)
+{
+    int room = getmaxx(w) - x;
+    if (tui_columns(text) <= room)
+        return put_clipped(w, y, x, text);
+    const char *ellipsis = st->utf8 ? "…" : "...";
+    int keep = room - tui_columns(ellipsis);
+    if (keep < 1)
+        return 0;
+    int c;
+    while (*text && tui_columns(text) > keep)
+        text += util_glyph(text, &c);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s%s", ellipsis, text);
+    return put_clipped(w, y, x, buf);
+}
+
 int tui_wrap(WINDOW *w, int y, int x, const char *text, int cols)
 {
     int rows = 0;

@@ -324,10 +324,16 @@ tui_tmux kill-server
 # labelled nn#1 to nn#3, and kernels that wait for SMs after their launch.
 sed 's/instances = 1;/instances = 3;/' "$TMPD/quick.cfg" >"$TMPD/three.cfg"
 grep -q 'instances = 3;' "$TMPD/three.cfg" || fail "could not write three.cfg"
-"$CORUN" run "$TMPD/three.cfg" --out "$TMPD/three.h5" >/dev/null 2>&1 || fail "run three.cfg"
-"$CORUN" export "$TMPD/three.h5" --csv "$TMPD/three" 2>/dev/null || fail "export three.h5"
-tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$TMPD/three.h5"
-tui_wait "REPLAY $TMPD/three.h5"
+# Its file's path too long for the header keeps its end, the file's name, after an ellipsis
+# (it was cut at the screen's edge).
+long="$TMPD/runs-of-the-accelerator-view-in-a-directory-with-a-long-name"
+mkdir "$long" || fail "mkdir $long"
+"$CORUN" run "$TMPD/three.cfg" --out "$long/three.h5" >/dev/null 2>&1 || fail "run three.cfg"
+"$CORUN" export "$long/three.h5" --csv "$TMPD/three" 2>/dev/null || fail "export three.h5"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- replay "$long/three.h5"
+tui_wait "REPLAY …"
+head -1 "$TMPD/screen" | grep -qE "^ corun  .* REPLAY …[^ ]*-long-name/three\.h5$" ||
+    fail "a long path in the header: $(head -1 "$TMPD/screen")"
 tui_wait "│nn#3 "
 dots=$(check_timeline "$TMPD/three" now 2e6)
 tui_keys Home
