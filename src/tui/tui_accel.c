@@ -392,6 +392,32 @@ static void zoom(struct tui_accel *t, double span)
         pan(t, 0);
 }
 
+/* The scenario a replayed run was made from, as its file names it. */
+static const char *scenario_of(const struct tui_accel *t)
+{
+    return t->rec.scenario_path && t->rec.scenario_path[0] ? t->rec.scenario_path : "SCENARIO";
+}
+
+/* b, o and s, which the spatial workbench's replay takes, say why a replay here does not (they
+ * did nothing, without a word) and what does it instead. */
+static void replay_key(struct tui_accel *t, int ch)
+{
+    const char *sc = scenario_of(t);
+    if (ch == 'b')
+        snprintf(t->note, sizeof t->note,
+                 "b: an accelerator run has no branch; run its scenario again: corun tui %s "
+                 "(live, p changes the predictor) or corun run %s",
+                 sc, sc);
+    else if (ch == 'o')
+        snprintf(t->note, sizeof t->note,
+                 "o: this view opens no other file; quit (q), then corun replay OTHER.h5");
+    else if (ch == 's')
+        snprintf(t->note, sizeof t->note,
+                 "s: nothing to save, this run is its file already; corun export copies it to "
+                 "CSV, corun tui %s runs it live (where s saves)",
+                 sc);
+}
+
 /* Returns true to quit. */
 static bool key(struct tui_accel *t, int ch)
 {
@@ -417,8 +443,10 @@ static bool key(struct tui_accel *t, int ch)
     case '-': zoom(t, t->span_ns * 2); break;
     case 12: clearok(curscr, TRUE); break; /* Ctrl-L */
     default:
-        if (!t->live)
+        if (!t->live) {
+            replay_key(t, ch);
             break;
+        }
         if (ch == ' ') {
             tui_accel_worker_step(t->worker);
             t->note_is_state = true;

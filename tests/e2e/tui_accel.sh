@@ -266,6 +266,14 @@ tui_wait "predictor prophet"
 grep -qF "Space step" "$TMPD/screen" && fail "Space in the key bar of a replay"
 grep -Eq '^\? help ←→ pan Home/End ends \+- zoom q quit *$' "$TMPD/screen" ||
     fail "a replay's key bar is not the replay keys': $(cat "$TMPD/screen")"
+# b, o and s, the spatial replay's branch, open and save, say what to do instead (they did
+# nothing, without a word).
+tui_keys b
+tui_wait "b: an accelerator run has no branch; run its scenario again: corun tui $TMPD/quick.cfg"
+tui_keys o
+tui_wait "o: this view opens no other file; quit (q), then corun replay OTHER.h5"
+tui_keys s
+tui_wait "s: nothing to save, this run is its file already; corun export copies it to CSV"
 axis=$(grep -E '│[0-9.]+ ms .* ms│' "$TMPD/screen")
 tui_keys Home
 tui_wait "│0.000 ms"
