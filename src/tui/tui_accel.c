@@ -376,12 +376,22 @@ static void pan(struct tui_accel *t, double by)
     t->end_ns = t->follow ? now : end;
 }
 
+/* The run's end in ns once it is known (a replay, a live run finished), else 0. */
+static double run_end_ns(const struct tui_accel *t)
+{
+    return !t->live || t->st.finished ? tui_accel_now_ns(t) : 0;
+}
+
 /* The timeline's span set to span (within its limits): following the run, its right edge
  * stays at the time now; at the run's start, its left edge stays there; elsewhere its middle
- * stays where it is (it kept the right edge, so zooming in lost what was in the middle's left). */
+ * stays where it is (it kept the right edge, so zooming in lost what was in the middle's left).
+ * Zoomed out, it shows the whole of an ended run at most (it showed empty time after it). */
 static void zoom(struct tui_accel *t, double span)
 {
-    if (span < MIN_SPAN_NS || span > MAX_SPAN_NS)
+    double end = run_end_ns(t);
+    if (end > 0 && span > end)
+        span = end;
+    if (span > MAX_SPAN_NS || (span < MIN_SPAN_NS && span < t->span_ns) || span == t->span_ns)
         return;
     if (!t->follow) {
         double start = t->end_ns - t->span_ns;
@@ -522,6 +532,8 @@ static int run(struct tui_accel *t, const struct tui_options *opt)
     tui_term_modes();
     tui_style_init(&t->style, opt->projector);
     t->span_ns = DEFAULT_SPAN_NS;
+    if (run_end_ns(t) > 0 && run_end_ns(t) < t->span_ns)
+        t->span_ns = run_end_ns(t); /* a short run: the whole of it, no empty time after */
     t->follow = true;
     relayout(t);
     loop(t);

@@ -200,8 +200,9 @@ rows = open(sys.argv[1]).read().split("\n")[:-1]
 run = next(csv.DictReader(open(sys.argv[2] + "/run.csv")))
 apps = list(csv.DictReader(open(sys.argv[2] + "/applications.csv")))
 tasks = list(csv.DictReader(open(sys.argv[2] + "/tasks.csv")))
-span = float(sys.argv[4])
-t1 = eval(sys.argv[3], {"now": float(run["sim_ms [ms]"]) * 1e6})
+now = {"now": float(run["sim_ms [ms]"]) * 1e6}
+span = eval(sys.argv[4], now)
+t1 = eval(sys.argv[3], now)
 t0 = t1 - span
 cols = len(rows[0]) - 9
 dt = span / cols
@@ -299,21 +300,23 @@ grep -qF "step: half a millisecond" "$TMPD/screen" && fail "a live key in the re
 tui_keys x
 tui_gone "Press any key to close this help."
 [ -n "$axis" ] || fail "no time axis"
-# Zoomed out from Home as far as it goes: 1 ms doubled to 512 ms (a second is the limit),
-# every task on the timeline; the help opened after the keys shows they were all taken.
+# Zoomed out from Home as far as it goes: 1 ms doubled to the whole run, no more (it went on to
+# 512 ms, empty after the run's 2.586 ms); the help opened after the keys shows they were all
+# taken.
 tui_keys Home - - - - - - - - - - - - '?'
 tui_wait "Press any key to close this help."
 tui_keys x
 tui_gone "Press any key to close this help."
-grep -qF "512.000 ms│" "$TMPD/screen" || fail "zoomed out past 512 ms:
+grep -qE "│0\.000 ms .* 2\.586 ms│" "$TMPD/screen" || fail "zoomed out past the run's end:
 $(cat "$TMPD/screen")"
-check_timeline "$TMPD/csv" 512e6 512e6 >/dev/null
-# At the run's start, + and - keep the start in view (+ kept the right edge).
+check_timeline "$TMPD/csv" now now >/dev/null
+# The whole run in view ends at the run's end, as End does: + halves it about that end and -
+# shows the whole run again.
 tui_keys +
-tui_wait "256.000 ms│"
-check_timeline "$TMPD/csv" 256e6 256e6 >/dev/null
+tui_wait "│1.293 ms "
+check_timeline "$TMPD/csv" now "now / 2" >/dev/null
 tui_keys -
-tui_wait "512.000 ms│"
+tui_wait "│0.000 ms "
 # Too small a terminal: the view makes way for the spatial view's message (it had one of its
 # own), takes q and no other key (+ did not zoom in).
 tui_resize 70 20
@@ -321,7 +324,7 @@ tui_wait "terminal too small (need 80×24, have 70×20)"
 tui_wait "q quits"
 tui_keys +
 tui_resize 100 30
-tui_wait "512.000 ms│"
+tui_wait "2.586 ms│"
 tui_resize 70 20
 tui_wait "terminal too small (need 80×24, have 70×20)"
 tui_keys q
@@ -358,6 +361,7 @@ tui_wait "exit=0"
 # and the latency scale's end read 0.000 ms (the scale's end, in three significant digits, cut
 # at the frame's edge). An application named in wide glyphs keeps to its 8 columns, cut
 # between glyphs (cut at 8 bytes, a glyph was split; uncut, the name ran into the next column).
+# The timeline spans the whole 32 ns run (not 2 ms), so its kernels stand apart.
 cat >"$TMPD/tiny.cfg" <<'CFG'
 mode = "accelerator"; name = "tiny"; gpu = "k40"; seed = 3;
 applications = ( { name = "日本語アプリ"; role = "ls"; qos_target = 2.0; queries = 3; tasks = ( { type = "kernel";
@@ -372,7 +376,7 @@ grep -Eq ' t 0\.0000[1-9][0-9]{2} ms ' "$TMPD/screen" &&
     grep -Eq ' 0\.0000[1-9][0-9]{2} ms│' "$TMPD/screen" &&
     grep -Eq '^│日本語ア 3    0\.0000[1-9][0-9]{2}  ' "$TMPD/screen" ||
     fail "times under a microsecond in the workbench: $(cat "$TMPD/screen")"
-grep -q '^│日本語ア █' "$TMPD/screen" && grep -q '^│日本語ア 3/3 done  p50 ' "$TMPD/screen" ||
+grep -qE '^│日本語ア +█' "$TMPD/screen" && grep -q '^│日本語ア 3/3 done  p50 ' "$TMPD/screen" ||
     fail "a name of wide glyphs: $(cat "$TMPD/screen")"
 tui_keys q
 tui_wait "exit=0"
