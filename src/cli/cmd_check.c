@@ -20,16 +20,22 @@
 
 #define CHECK_KERNEL_GPU "hbm80" /* the default preset, the one `corun kernels show` uses */
 
-/* A kernel profile file, wherever it is: its settings, its phases, and the rules between them
- * that do not depend on the GPU, then whether one thread block fits an SM of the default
- * preset (a scenario's GPU is checked when a scenario names the kernel). */
-static int check_kernel(const char *path, const char *datadir, struct diag *diags)
+/* The name a profile file is known by: its base name without .cfg. Heap. */
+static char *name_of(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t len = strlen(base);
     int stem = (int)(len > 4 && strcmp(base + len - 4, ".cfg") == 0 ? len - 4 : len);
-    char *name = xasprintf("%.*s", stem, base);
+    return xasprintf("%.*s", stem, base);
+}
+
+/* A kernel profile file, wherever it is: its settings, its phases, and the rules between them
+ * that do not depend on the GPU, then whether one thread block fits an SM of the default
+ * preset (a scenario's GPU is checked when a scenario names the kernel). */
+static int check_kernel(const char *path, const char *datadir, struct diag *diags)
+{
+    char *name = name_of(path);
     struct kernel_profile p;
     int rc = preset_kernel_load_path(path, name, &p, diags);
     bool loaded = rc == 0; /* a failed load freed what it had */
@@ -68,11 +74,7 @@ static int check_kernel(const char *path, const char *datadir, struct diag *diag
  * spatial scenario, every setting unknown. */
 static int check_app(const char *path, const char *datadir, struct diag *diags)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t len = strlen(base);
-    int stem = (int)(len > 4 && strcmp(base + len - 4, ".cfg") == 0 ? len - 4 : len);
-    char *name = xasprintf("%.*s", stem, base);
+    char *name = name_of(path);
     struct accel_trace t;
     size_t before = diags->count;
     int rc = accel_trace_load_path(path, name, datadir, &t, diags);

@@ -345,6 +345,22 @@ static int longest_run(cairo_surface_t *s, int y0, int y1, const int rgb[3])
     return best;
 }
 
+/* d drawn as a PNG of width x height, read back (the file removed). */
+static cairo_surface_t *drawn(const struct plot_data *d, unsigned width, unsigned height)
+{
+    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/p.png", dir);
+    if (plot_write(d, png, width, height, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    cairo_surface_t *s = cairo_image_surface_create_from_png(png);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    cairo_surface_flush(s);
+    unlink(png);
+    rmdir(dir);
+    return s;
+}
+
 /* The data where it belongs: a kernel whose NP is 0.5 in every epoch draws a line across the
  * NP panel from the middle of the first epoch's column in the partition panel (which it holds
  * whole) to the middle of the last's, so a point lines up with its epoch's column (the points
@@ -363,22 +379,13 @@ static void test_np_spans_the_epochs(void **state)
     d.fairness = one;
     d.stp = half;
     d.owner = all_a;
-    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(png, sizeof png, "%s/p.png", dir);
-    if (plot_write(&d, png, 600, 600, err, sizeof err) != 0)
-        fail_msg("%s", err);
-    cairo_surface_t *s = cairo_image_surface_create_from_png(png);
-    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
-    cairo_surface_flush(s);
+    cairo_surface_t *s = drawn(&d, 600, 600);
     const int a[3] = {0, 153, 191}; /* kernel A's colour */
     int line = longest_run(s, 40, 187, a), cells = longest_run(s, 414, 560, a);
     cairo_surface_destroy(s);
     printf("  NP line %d pixels, partition cells %d\n", line, cells);
     assert_true(cells > 300);
     assert_true(abs(line - cells * (N - 1) / N) <= 4);
-    unlink(png);
-    rmdir(dir);
 }
 
 /* The pixels of rows [y0, y1), columns [x0, x1), within 40 of rgb in each channel. */
@@ -414,14 +421,7 @@ static void test_one_epoch_dots_show(void **state)
     d.np_pred[0] = NULL;
     d.fairness = d.stp = one;
     d.owner = split;
-    char err[256] = "", dir[] = "/tmp/corun-plot-XXXXXX", png[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(png, sizeof png, "%s/p.png", dir);
-    if (plot_write(&d, png, 600, 600, err, sizeof err) != 0)
-        fail_msg("%s", err);
-    cairo_surface_t *s = cairo_image_surface_create_from_png(png);
-    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
-    cairo_surface_flush(s);
+    cairo_surface_t *s = drawn(&d, 600, 600);
     const int a[3] = {0, 153, 191}, red[3] = {204, 25, 25};
     /* The dots are in the middle of the panels, which span columns 40 to 480; the legends'
      * lines are right of them. */
@@ -431,8 +431,6 @@ static void test_one_epoch_dots_show(void **state)
     printf("  pixels of kernel A's colour %ld, of fairness's red %ld\n", a_px, red_px);
     assert_true(a_px >= 10);
     assert_true(red_px >= 10);
-    unlink(png);
-    rmdir(dir);
 }
 
 /* The text groups of an SVG cairo drew (a group per label), each its first and last glyph's x
