@@ -408,12 +408,21 @@ static const char *scenario_of(const struct tui_accel *t)
     return t->rec.scenario_path && t->rec.scenario_path[0] ? t->rec.scenario_path : "SCENARIO";
 }
 
-/* b, o and s, which the spatial workbench's replay takes, say why a replay here does not (they
- * did nothing, without a word) and what does it instead. */
+/* b, o and s, which the spatial workbench's replay takes, and Space, r and p, which a live
+ * run here takes, say why a replay does not (they did nothing, without a word) and what does
+ * it instead. */
 static void replay_key(struct tui_accel *t, int ch)
 {
     const char *sc = scenario_of(t);
-    if (ch == 'b')
+    if (ch == ' ' || ch == 'r' || ch == 'p')
+        snprintf(t->note, sizeof t->note,
+                 "%s: a replay shows the run as recorded; corun tui %s runs it live (Space "
+                 "steps, r runs, p picks a predictor)",
+                 ch == ' '   ? "Space"
+                 : ch == 'r' ? "r"
+                             : "p",
+                 sc);
+    else if (ch == 'b')
         snprintf(t->note, sizeof t->note,
                  "b: an accelerator run has no branch; run its scenario again: corun tui %s "
                  "(live, p changes the predictor) or corun run %s",

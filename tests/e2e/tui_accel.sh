@@ -267,8 +267,12 @@ tui_wait "predictor prophet"
 grep -qF "Space step" "$TMPD/screen" && fail "Space in the key bar of a replay"
 grep -Eq '^\? help ←→ pan Home/End ends \+- zoom q quit *$' "$TMPD/screen" ||
     fail "a replay's key bar is not the replay keys': $(cat "$TMPD/screen")"
-# b, o and s, the spatial replay's branch, open and save, say what to do instead (they did
-# nothing, without a word).
+# b, o and s, the spatial replay's branch, open and save, and Space, r and p, a live run's
+# step, run and predictor, say what to do instead (they did nothing, without a word).
+for k in Space r p; do
+    tui_keys "$k"
+    tui_wait "$k: a replay shows the run as recorded; corun tui $TMPD/quick.cfg runs it live"
+done
 tui_keys b
 tui_wait "b: an accelerator run has no branch; run its scenario again: corun tui $TMPD/quick.cfg"
 tui_keys o
