@@ -26,7 +26,9 @@ static const char *glyph(const struct tui_style *st, int kind, bool waiting)
 static void fill(const struct tui_style *st, WINDOW *w, int y, int x0, int cols, double t0,
                  double dt, double from, double to, unsigned app, int kind, bool waiting)
 {
-    if (to <= t0 || from >= t0 + dt * cols)
+    /* Before the window, or after it; a task of no length at the window's start is in it (a
+     * kernel the core ends at its launch, the first at time 0, was never drawn). */
+    if (to < t0 || (to == t0 && from < to) || from >= t0 + dt * cols)
         return;
     int c0 = (int)floor((from - t0) / dt), c1 = (int)ceil((to - t0) / dt);
     if (c0 < 0)
@@ -78,7 +80,7 @@ void view_accel_timeline(const struct tui_accel *t, WINDOW *w)
     }
     for (size_t i = 0; i < r->ntasks; i++) {
         const struct accel_task_rec *k = &r->tasks[i];
-        if (k->proc >= nprocs || (int)k->proc >= lanes || k->end_ns <= t0 || k->issued_ns >= t1)
+        if (k->proc >= nprocs || (int)k->proc >= lanes || k->end_ns < t0 || k->issued_ns >= t1)
             continue;
         int y = (int)(k->proc * per + (per == 2 && k->kind != ACCEL_KERNEL));
         if (k->kind == ACCEL_KERNEL && k->start_ns > k->issued_ns)
@@ -88,8 +90,11 @@ void view_accel_timeline(const struct tui_accel *t, WINDOW *w)
     }
     /* The axis: the window's ends in ms, and a legend between when it fits. */
     wattron(w, st->dim);
-    tui_print(w, rows - 1, 0, "%.3f ms", t0 / 1e6);
-    tui_print_right(w, rows - 1, LABEL_COLS + cols, "%.3f ms", t1 / 1e6);
+    /* Under 0.01 ms to three significant digits: a run of a few ns read 0.000 at both ends. */
+    char from[32], to[32];
+    tui_print(w, rows - 1, 0, "%s ms", accel_ms_text(from, sizeof from, t0 / 1e6));
+    tui_print_right(w, rows - 1, LABEL_COLS + cols, "%s ms",
+                    accel_ms_text(to, sizeof to, t1 / 1e6));
     char legend[96];
     snprintf(legend, sizeof legend, "%s kernel  . waits for SMs  > to GPU  < to host",
              glyph(st, ACCEL_KERNEL, false));

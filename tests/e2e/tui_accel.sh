@@ -382,6 +382,12 @@ grep -Eq ' t 0\.0000[1-9][0-9]{2} ms ' "$TMPD/screen" &&
     fail "times under a microsecond in the workbench: $(cat "$TMPD/screen")"
 grep -qE '^│日本語ア +█' "$TMPD/screen" && grep -q '^│日本語ア 3/3 done  p50 ' "$TMPD/screen" ||
     fail "a name of wide glyphs: $(cat "$TMPD/screen")"
+# The first query's kernel, which the core ends at its launch at time 0, is in the timeline's
+# first column (a task of no length at the window's start was never drawn), and the
+# timeline's axis ends at the run's 32 ns (it read 0.000 ms at both ends).
+grep -qE '^│日本語ア █' "$TMPD/screen" || fail "the kernel at time 0 is not drawn: $(cat "$TMPD/screen")"
+grep -qE '^│0\.000 ms .* kernel .* 0\.0000[1-9][0-9]{2} ms│$' "$TMPD/screen" ||
+    fail "the timeline's axis under a microsecond: $(cat "$TMPD/screen")"
 tui_keys q
 tui_wait "exit=0"
 tui_tmux kill-server
