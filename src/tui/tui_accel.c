@@ -147,7 +147,7 @@ static void draw_header(const struct tui_accel *t, WINDOW *w)
                       accel_ms_text(now, sizeof now, tui_accel_now_ns(t) / 1e6), step,
                       pred > 0 ? accel_predictor_name(pred) : "none", state, t->live ? "" : " ");
     if (!t->live) /* a long path keeps its end, the file's name (it was cut at the edge) */
-        tui_print_tail(st, w, 0, x, t->path);
+        tui_print_tail(st, w, 0, x, getmaxx(w) - x, t->path);
 }
 
 /* Whether the record has an LS application (so the first step runs each alone first). */

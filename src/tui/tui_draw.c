@@ -128,9 +128,10 @@ int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const cha
     return put_clipped(w, y, x, buf);
 }
 
-int tui_print_tail(const struct tui_style *st, WINDOW *w, int y, int x, const char *text)
+int tui_print_tail(const struct tui_style *st, WINDOW *w, int y, int x, int room, const char *text)
 {
-    int room = getmaxx(w) - x;
+    if (room > getmaxx(w) - x)
+        room = getmaxx(w) - x;
     if (tui_columns(text) <= room)
         return put_clipped(w, y, x, text);
     const char *ellipsis = st->utf8 ? "…" : "...";

@@ -423,10 +423,10 @@ int tui_print_cols(WINDOW *w, int y, int x, int cols, const char *text);
  * without UTF-8), so that the cut shows. */
 int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-/* text (a path) from column x; when it is wider than the room to the window's edge, its end
- * after an ellipsis ("…", or "..."), so that a file's name stays in view. Returns the columns
- * written. */
-int tui_print_tail(const struct tui_style *st, WINDOW *w, int y, int x, const char *text);
+/* text (a path) from column x in at most room columns (and not past the window's edge); when
+ * it is wider, its end after an ellipsis ("…", or "..."), so that a file's name stays in view.
+ * Returns the columns written. */
+int tui_print_tail(const struct tui_style *st, WINDOW *w, int y, int x, int room, const char *text);
 /* Below TUI_MIN_COLS x TUI_MIN_ROWS: the notice saying so, centred, with the keys that act
  * (keys, e.g. "q quits") on its last line. */
 void tui_draw_too_small(const struct tui_style *st, const char *keys);

@@ -62,10 +62,21 @@ static void draw_replay_row(const struct tui *t, WINDOW *w, int cols)
         tui_print(w, 2, x, " %3.0f%%", t->progress * 100);
         return;
     }
-    x += tui_print(w, 2, x, "Run file: %s", t->run_path);
-    wattron(w, st->dim);
-    tui_print(w, 2, x, "  (%s moves, g goes to, b branches)", st->utf8 ? "← →" : "Left/Right");
-    wattroff(w, st->dim);
+    char hint[64];
+    snprintf(hint, sizeof hint, "  (%s moves, g goes to, b branches)",
+             st->utf8 ? "← →" : "Left/Right");
+    x += tui_print(w, 2, x, "Run file: ");
+    /* A long path keeps its file name, after an ellipsis, and the keys' hint beside it while
+     * the path keeps 20 columns; a narrower window shows the path alone. */
+    int room = cols - 1 - x, hint_cols = tui_columns(hint);
+    if (tui_columns(t->run_path) + hint_cols > room && room - hint_cols < 20)
+        hint_cols = 0;
+    x += tui_print_tail(st, w, 2, x, room - hint_cols, t->run_path);
+    if (hint_cols) {
+        wattron(w, st->dim);
+        tui_print(w, 2, x, "%s", hint);
+        wattroff(w, st->dim);
+    }
 }
 
 static void draw_activity_row(const struct tui *t, WINDOW *w, int cols)

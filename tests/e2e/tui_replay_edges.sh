@@ -4,21 +4,27 @@
 # nothing; it now says that b branches it, and once b has, the live branch's chart offers
 # Space. o on an accelerator run file was refused with the file's own message, that `replay`
 # reads it (this is replay's workbench): it now names the command that opens it. A live
-# run's key pressed in a replay is named as pressed.
+# run's key pressed in a replay is named as pressed. A run file's path wider than its row was
+# cut at the window's edge, its file name lost: its end shows now, after an ellipsis.
 . "$(dirname "$0")/../lib.sh"
 cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
 export CORUN_DATADIR="$top_srcdir"
 "$CORUN" run "$cfg" --epochs 1 --out "$TMPD/r.h5" --catalog "$TMPD/c.db" >/dev/null 2>&1 ||
     fail "the headless run could not record $TMPD/r.h5"
-"$CORUN" branch "$TMPD/r.h5" 0 --epochs 0 --out "$TMPD/empty.h5" --catalog "$TMPD/c.db" \
-    >/dev/null 2>&1 || fail "branch --epochs 0 could not record $TMPD/empty.h5"
+long="$TMPD/a-directory-whose-name-is-long/and-another-one-inside-it-also-long"
+mkdir -p "$long"
+"$CORUN" branch "$TMPD/r.h5" 0 --epochs 0 --out "$long/empty-run.h5" --catalog "$TMPD/c.db" \
+    >/dev/null 2>&1 || fail "branch --epochs 0 could not record $long/empty-run.h5"
 
 sed 's/queries = 30;/queries = 3;/' "$top_srcdir/scenarios/accel-gmm-nn.cfg" >"$TMPD/accel.cfg"
 "$CORUN" run "$TMPD/accel.cfg" --out "$TMPD/accel.h5" --catalog "$TMPD/c.db" >/dev/null 2>&1 ||
     fail "the accelerator run could not record $TMPD/accel.h5"
 
-tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- replay "$TMPD/empty.h5"
+tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- replay "$long/empty-run.h5"
 tui_wait "REPLAY"
+tui_wait "/empty-run.h5  (← → moves, g goes to, b branches)"
+grep -q "Run file: …[^ ]*/empty-run.h5  (" "$TMPD/screen" || fail "the run file's row:
+$(cat "$TMPD/screen")"
 tui_wait "no epochs in the run file: b branches"
 grep -q "Space steps" "$TMPD/screen" && fail "a replay offers Space:
 $(cat "$TMPD/screen")"
