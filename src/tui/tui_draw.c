@@ -117,7 +117,17 @@ int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const cha
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    int room = getmaxx(w) - x;
+    return tui_print_fit(st, w, y, x, getmaxx(w) - x, buf);
+}
+
+int tui_print_fit(const struct tui_style *st, WINDOW *w, int y, int x, int room, const char *text)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    if (room > getmaxx(w) - x)
+        room = getmaxx(w) - x;
+    if (room < 1)
+        return 0;
     if (tui_columns(buf) > room) {
         /* Cut a column earlier (three without UTF-8) so that the ellipsis shows the cut. */
         const char *ellipsis = st->utf8 ? "…" : "...";

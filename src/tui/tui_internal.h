@@ -423,6 +423,9 @@ int tui_print_cols(WINDOW *w, int y, int x, int cols, const char *text);
  * without UTF-8), so that the cut shows. */
 int tui_print_cut(const struct tui_style *st, WINDOW *w, int y, int x, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* text from column x in at most room columns (and not past the window's edge), its end cut
+ * and shown cut by an ellipsis as tui_print_cut's. Returns the columns written. */
+int tui_print_fit(const struct tui_style *st, WINDOW *w, int y, int x, int room, const char *text);
 /* text (a path) from column x in at most room columns (and not past the window's edge); when
  * it is wider, its end after an ellipsis ("…", or "..."), so that a file's name stays in view.
  * Returns the columns written. */

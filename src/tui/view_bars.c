@@ -13,9 +13,10 @@ static void draw_title_row(const struct tui *t, WINDOW *w, int cols)
     mvwhline(w, 0, 0, ' ', cols);
     const char *mode = !t->live ? "REPLAY" : t->recording ? "LIVE, REC" : "LIVE";
     int right = cols - tui_columns(mode) - 2;
-    /* The mode always shows; the scenario's name gives way on a narrow screen. */
-    tui_print(w, 0, 1, "corun %s %s GPU: %s, %u SMs %s Scenario: %s", PACKAGE_VERSION, st->sep,
-              sc->gpu_name, sc->gpu.sms, st->sep, sc->name);
+    /* The mode always shows; the scenario's name gives way on a narrow screen, its cut shown. */
+    int x = 1 + tui_print(w, 0, 1, "corun %s %s GPU: %s, %u SMs %s Scenario: ", PACKAGE_VERSION,
+                          st->sep, sc->gpu_name, sc->gpu.sms, st->sep);
+    tui_print_fit(st, w, 0, x, right - 1 - x, sc->name);
     mvwhline(w, 0, right - 1, ' ', cols - right + 1);
     wattron(w, A_BOLD);
     tui_print(w, 0, right, "%s", mode);

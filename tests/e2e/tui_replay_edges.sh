@@ -5,9 +5,13 @@
 # Space. o on an accelerator run file was refused with the file's own message, that `replay`
 # reads it (this is replay's workbench): it now names the command that opens it. A live
 # run's key pressed in a replay is named as pressed. A run file's path wider than its row was
-# cut at the window's edge, its file name lost: its end shows now, after an ellipsis.
+# cut at the window's edge, its file name lost: its end shows now, after an ellipsis; a
+# scenario's name too wide for the header was cut unmarked.
 . "$(dirname "$0")/../lib.sh"
-cfg="$top_srcdir/tests/data/good/tui_fast.cfg"
+# A scenario's name wider than the header: cut before the mode, the cut shown.
+sed 's/^name = .*/name = "a pair whose name is far too long for the header row at a hundred columns";/' \
+    "$top_srcdir/tests/data/good/tui_fast.cfg" >"$TMPD/long-name.cfg"
+cfg="$TMPD/long-name.cfg"
 export CORUN_DATADIR="$top_srcdir"
 "$CORUN" run "$cfg" --epochs 1 --out "$TMPD/r.h5" --catalog "$TMPD/c.db" >/dev/null 2>&1 ||
     fail "the headless run could not record $TMPD/r.h5"
@@ -24,6 +28,9 @@ tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm XDG_DATA_HOME="$TMPD/xdg" -- replay "
 tui_wait "REPLAY"
 tui_wait "/empty-run.h5  (← → moves, g goes to, b branches)"
 grep -q "Run file: …[^ ]*/empty-run.h5  (" "$TMPD/screen" || fail "the run file's row:
+$(cat "$TMPD/screen")"
+grep -q "Scenario: a pair whose name is far too long for the he… REPLAY$" "$TMPD/screen" ||
+    fail "the header's scenario name:
 $(cat "$TMPD/screen")"
 tui_wait "no epochs in the run file: b branches"
 grep -q "Space steps" "$TMPD/screen" && fail "a replay offers Space:
