@@ -103,7 +103,8 @@ static void draw(const struct tui *t, WINDOW *w)
         wattron(w, A_BOLD);
         tui_print(w, y, 1 + vx, "%.*s", VALUE_W, l.p[i].value);
         wattroff(w, A_BOLD);
-        tui_print(w, y, 1 + rx, "%s", l.p[i].range);
+        /* A cut range ends in an ellipsis; the highlighted row's shows whole below. */
+        tui_print_fit(&t->style, w, y, 1 + rx, getmaxx(w) - 1 - rx, l.p[i].range);
         if (i == sel)
             wattroff(w, A_REVERSE);
     }

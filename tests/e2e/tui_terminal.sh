@@ -81,6 +81,10 @@ tui_gone "Esc cancels"
 tui_keys e
 tui_wait "Enter edits"
 tui_wait "100000000 core cycles"
+# and the rows' cut valid values end in an ellipsis (they ended mid-word: "100000000 core").
+grep -Eq 'epoch_cycles +[0-9]+ +an integer from .*…│' "$TMPD/screen" ||
+    fail "epoch_cycles' cut valid values have no ellipsis:
+$(cat "$TMPD/screen")"
 tui_keys Escape
 tui_gone "Enter edits"
 # The allocator menu's cut summaries end in an ellipsis too (fair's ended "until eq").
