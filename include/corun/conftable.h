@@ -67,6 +67,10 @@ char *conf_expected(const struct conf_setting *s);
 /* Print the table as help text: name, type and range, default, unit, help. */
 void conf_print_help(const struct conf_table *table, FILE *out);
 
+/* Print the help of the one setting named name in table (a group's by its dotted name,
+ * "dram.timing.rcd"), as conf_print_help prints it; false when the table has none. */
+bool conf_print_setting(const struct conf_table *table, const char *name, FILE *out);
+
 /* The settings whose values differ between a and b (structs laid out as table says), named
  * with prefix ("" or "gpu.") and nested groups' by their dotted names, but the one named
  * skip (NULL: none) and custom ones: written to out[len] as "name a -> b, ..." (cut short

@@ -1,4 +1,4 @@
-/* cmd_help — `corun help [COMMAND | scenario | accelerator | gpu | kernel | ...]`. */
+/* cmd_help — `corun help [COMMAND | SETTING | scenario | accelerator | gpu | kernel | ...]`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include "corun/accel_scenario.h"
 #include "corun/alloc.h"
 #include "corun/cli.h"
+#include "corun/conftable.h"
 #include "corun/gpu.h"
 #include "corun/lesson.h"
 #include "corun/predict.h"
@@ -116,6 +117,75 @@ static bool print_topic(const char *topic, FILE *o)
     return false;
 }
 
+/* The files whose settings `corun help NAME` finds by name: the table, whose settings they
+ * are, the prefix a name may carry for it ("kernels.priority"), and the topic listing them. */
+static const struct {
+    const struct conf_table *table;
+    const char *of, *prefix, *topic;
+} setting_tables[] = {
+    {&scenario_table, "a scenario", "", "scenario"},
+    {&scenario_kernel_table, "each entry of a scenario's kernels", "kernels.", "scenario"},
+    {&preset_gpu_table, "a GPU preset, a scenario's gpu_overrides and --set gpu.NAME=V", "gpu.",
+     "gpu"},
+    {&preset_kernel_table, "a kernel profile", "", "kernel"},
+    {&accel_scenario_table, "an accelerator scenario", "", "accelerator"},
+    {&accel_app_table, "each entry of an accelerator scenario's applications", "applications.",
+     "accelerator"},
+    {&accel_task_table, "each task of an accelerator application's trace", "tasks.", "accelerator"},
+    {&lesson_table, "a lesson", "", "lesson"},
+    {&lesson_step_table, "each entry of a lesson's steps", "steps.", "lesson"},
+    {&suite_table, "a suite", "", "suite"},
+    {&suite_mix_table, "each entry of a suite's mixes", "mixes.", "suite"},
+};
+
+/* Writes the help of every setting named name (as written in a file, --set or the
+ * workbench's parameter editor: "epoch_cycles", "gpu.dram.banks_per_group",
+ * "kernels[0].priority") to o, each under what it is a setting of; false when none is. */
+static bool print_setting_named(const char *name, FILE *o)
+{
+    /* Indices dropped ("kernels[0].priority" is each entry's priority), and the names the
+     * same GPU settings go by elsewhere. */
+    char key[256];
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < sizeof key; p++) {
+        if (*p == '[') {
+            const char *end = strchr(p, ']');
+            if (end) {
+                p = end;
+                continue;
+            }
+        }
+        key[n++] = *p;
+    }
+    key[n] = '\0';
+    const char *k = key;
+    char alias[sizeof key + 8];
+    if (strncmp(key, "gpu_overrides.", 14) == 0 || strncmp(key, "applications.tasks.", 19) == 0) {
+        snprintf(alias, sizeof alias, "%s%s", key[0] == 'g' ? "gpu." : "tasks.",
+                 strchr(key, '.') + (key[0] == 'g' ? 1 : 7));
+        k = alias;
+    }
+    bool found = false;
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(setting_tables); i++) {
+        const char *prefix = setting_tables[i].prefix;
+        size_t len = strlen(prefix);
+        const char *rest = len && strncmp(k, prefix, len) == 0 ? k + len : k;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *mem = open_memstream(&text, &size);
+        if (!mem)
+            return found;
+        bool here = conf_print_setting(setting_tables[i].table, rest, mem);
+        fclose(mem);
+        if (here)
+            fprintf(o, "%sA setting of %s (`corun help %s` lists every one):\n%s",
+                    found ? "\n" : "", setting_tables[i].of, setting_tables[i].topic, text);
+        found = found || here;
+        free(text);
+    }
+    return found;
+}
+
 /* Whether word is one of cmd's verbs: a word of its synopsis ("list | show ID | query SQL"). */
 static bool is_verb_of(const struct cli_command *cmd, const char *word)
 {
@@ -188,12 +258,31 @@ static int help_run(int argc, char **argv)
     }
     const struct cli_command *cmd = cli_find(topic);
     if (!cmd) {
+        text = NULL;
+        len = 0;
+        mem = open_memstream(&text, &len);
+        bool found = mem && print_setting_named(topic, mem);
+        if (mem)
+            fclose(mem);
+        if (found)
+            util_fputs_wrapped(text, CLI_HELP_WIDTH, false, stdout);
+        free(text);
+        if (found)
+            return CLI_OK;
         static const char *const topics[] = {"scenario", "accelerator", "gpu",
                                              "kernel",   "predictors",  "allocators"};
         const char *near = cli_suggest(topic, topics, CORUN_ARRAY_LEN(topics));
+        /* Else near a setting's name (its table's own; a group's settings by their group). */
+        const char *names[512];
+        size_t count = 0;
+        for (size_t i = 0; i < CORUN_ARRAY_LEN(setting_tables); i++)
+            for (size_t j = 0; j < setting_tables[i].table->count && count < 512; j++)
+                names[count++] = setting_tables[i].table->settings[j].name;
+        if (!near)
+            near = util_suggest(topic, names, count);
         fprintf(stderr,
-                "corun help: no help on '%s'%s%s%s; topics: a command, scenario, accelerator, gpu, "
-                "kernel, predictors or allocators\n",
+                "corun help: no help on '%s'%s%s%s; topics: a command, a setting's name, "
+                "scenario, accelerator, gpu, kernel, predictors or allocators\n",
                 topic, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         return CLI_BAD_INPUT;
     }
@@ -203,13 +292,16 @@ static int help_run(int argc, char **argv)
 
 const struct cli_command cmd_help = {
     .name = "help",
-    .args = "[COMMAND [ARGS...] | scenario | accelerator | gpu | kernel | predictors | allocators]",
+    .args = "[COMMAND [ARGS...] | SETTING | scenario | accelerator | gpu | kernel | predictors | "
+            "allocators]",
     .summary = "describe a command, every setting of a scenario (spatial or accelerator), GPU "
                "preset or kernel file, or the predictors and allocators",
     .help = "With ARGS, the help of the command for them where it has one: 'corun help\n"
             "reproduce hsm --threshold' describes that experiment, its policies and options.\n"
             "'corun help lesson' and 'corun help suite' describe the command, then every\n"
-            "setting of its file. docs/settings.md in corun's source holds every topic's\n"
-            "settings.\n",
+            "setting of its file. 'corun help SETTING' describes one setting, named as a file,\n"
+            "--set or the workbench's parameter editor names it (epoch_cycles,\n"
+            "gpu.dram.timing.rcd, kernels[0].priority), in each kind of file that has it.\n"
+            "docs/settings.md in corun's source holds every topic's settings.\n",
     .run = help_run,
 };

@@ -387,6 +387,29 @@ size_t conf_apply(const struct conf_table *table, const struct conf_group *group
     return errors;
 }
 
+/* One setting's help, named name: what it is, then its values, unit and default. */
+static void print_setting(const struct conf_setting *s, const char *name, FILE *out)
+{
+    if (s->type == CONF_CUSTOM || s->type == CONF_GROUP) {
+        fprintf(out, "  %-26s %s\n", name, s->help);
+        return;
+    }
+    char *want = conf_expected(s);
+    fprintf(out, "  %-26s %s\n", name, s->help);
+    const char *def = !s->def ? "(required)" : (*s->def ? s->def : "\"\" (empty)");
+    /* A number's default outside its own range marks it unset (a setting only some entries
+     * take, e.g. an LS application's qos_target): say none, not the marker. */
+    bool number = s->type == CONF_UINT || s->type == CONF_U64 || s->type == CONF_FLOAT;
+    if (number && s->def && *s->def) {
+        double v = strtod(s->def, NULL);
+        if (v < s->min || v > s->max)
+            def = "none";
+    }
+    fprintf(out, "  %-26s %s%s%s; default: %s\n", "", want, s->unit ? ", in " : "",
+            s->unit ? s->unit : "", def);
+    free(want);
+}
+
 static void print_settings(const struct conf_table *table, const char *prefix, FILE *out)
 {
     for (size_t i = 0; i < table->count; i++) {
@@ -402,22 +425,9 @@ static void print_settings(const struct conf_table *table, const char *prefix, F
             free(sub);
             continue;
         }
-        char *want = conf_expected(s);
         char *name = xasprintf("%s%s", prefix, s->name);
-        fprintf(out, "  %-26s %s\n", name, s->help);
-        const char *def = !s->def ? "(required)" : (*s->def ? s->def : "\"\" (empty)");
-        /* A number's default outside its own range marks it unset (a setting only some
-         * entries take, e.g. an LS application's qos_target): say none, not the marker. */
-        bool number = s->type == CONF_UINT || s->type == CONF_U64 || s->type == CONF_FLOAT;
-        if (number && s->def && *s->def) {
-            double v = strtod(s->def, NULL);
-            if (v < s->min || v > s->max)
-                def = "none";
-        }
-        fprintf(out, "  %-26s %s%s%s; default: %s\n", "", want, s->unit ? ", in " : "",
-                s->unit ? s->unit : "", def);
+        print_setting(s, name, out);
         free(name);
-        free(want);
     }
 }
 
@@ -426,6 +436,28 @@ void conf_print_help(const struct conf_table *table, FILE *out)
     const char *article = strchr("aeiouAEIOU", table->what[0]) ? "an" : "a";
     fprintf(out, "Settings of %s %s (libconfig syntax: name = value;)\n\n", article, table->what);
     print_settings(table, "", out);
+}
+
+/* The setting named name in t, a group's by its dotted name ("dram.timing.rcd"); NULL: none. */
+static const struct conf_setting *find_dotted(const struct conf_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const struct conf_setting *s = &t->settings[i];
+        size_t n = strlen(s->name);
+        if (strcmp(name, s->name) == 0)
+            return s;
+        if (s->type == CONF_GROUP && strncmp(name, s->name, n) == 0 && name[n] == '.')
+            return find_dotted(s->sub, name + n + 1);
+    }
+    return NULL;
+}
+
+bool conf_print_setting(const struct conf_table *table, const char *name, FILE *out)
+{
+    const struct conf_setting *s = find_dotted(table, name);
+    if (s)
+        print_setting(s, name, out);
+    return s != NULL;
 }
 
 /* A setting's value in target as it would be written, into buf[len]. */

@@ -35,6 +35,18 @@ sum=$(cd "$top_srcdir" && cat $SIM_ID_INPUTS | cksum | cut -d' ' -f1)
     grep -q 'an integer from 1000 to 100000000, in core cycles; default: 500000' \
     || fail "help scenario lacks range/unit/default"
 "$CORUN" help gpu | grep -q 'dram.timing.faw' || fail "help gpu lacks dram.timing.faw"
+# One setting by the name a file, --set or the workbench's editor gives it (`help epoch_cycles`
+# said "no help"): each kind of file that has it, and nothing else.
+"$CORUN" help epoch_cycles >"$TMPD/help" 2>&1 || fail "help epoch_cycles: $(cat "$TMPD/help")"
+grep -q '^A setting of a scenario (`corun help scenario`' "$TMPD/help" &&
+    grep -q '^A setting of a suite ' "$TMPD/help" && ! grep -q 'fairness_threshold' "$TMPD/help" ||
+    fail "help epoch_cycles: $(cat "$TMPD/help")"
+"$CORUN" help 'kernels[1].priority' | grep -q 'one of low, high; default: low' ||
+    fail "help kernels[1].priority: $("$CORUN" help 'kernels[1].priority' 2>&1)"
+"$CORUN" help gpu_overrides.dram.timing.rcd | grep -q '^  dram.timing.rcd  *tRCD' ||
+    fail "help gpu_overrides.dram.timing.rcd: $("$CORUN" help gpu_overrides.dram.timing.rcd 2>&1)"
+expect_bad "help of no setting" "no help on 'epoch_cycle' (did you mean 'epoch_cycles'?).*a setting's name" \
+    "$CORUN" help epoch_cycle
 "$CORUN" help kernel | grep -q 'footprint_bytes' || fail "help kernel lacks footprint_bytes"
 # The registries' help lists every entry, in the order the refusals name them (the first and
 # the last too), nothing else; a topic's own text comes alone (no other command's usage first).
@@ -263,13 +275,16 @@ check evicetd|evicted
 suite check hsm-pair|hsm-pairs
 EOF
 # help on a misspelt command or topic names the closest one.
-for pair in "lesons|lesson" "predictor|predictors" "sceanrio|scenario"; do
+for pair in "lesons|lesson" "predictrs|predictors" "sceanrio|scenario"; do
     set +e
     "$CORUN" help "${pair%|*}" >/dev/null 2>"$TMPD/err"; rc=$?
     set -e
     [ $rc -eq 2 ] && grep -q "^corun help: no help on '${pair%|*}' (did you mean '${pair#*|}'?); topics: " "$TMPD/err" ||
         fail "help ${pair%|*}: exit $rc: $(cat "$TMPD/err")"
 done
+# (`help predictor` is the setting's, which points at the list.)
+"$CORUN" help predictor | grep -q '(`corun help predictors` lists them)' ||
+    fail "help predictor: $("$CORUN" help predictor 2>&1)"
 # `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
 # or a file: the arguments are refused first).
 while IFS='|' read -r args want; do

@@ -215,6 +215,28 @@ static void help_lists_every_setting(void **state)
     free(buf);
 }
 
+/* One setting's help by its name, a group's by its dotted name; an unknown name, or a group's
+ * setting named without its group, is none. */
+static void help_of_one_setting(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    assert_true(conf_print_setting(&sample_table, "count", out));
+    assert_true(conf_print_setting(&sample_table, "in.depth", out));
+    assert_false(conf_print_setting(&sample_table, "depth", out));
+    assert_false(conf_print_setting(&sample_table, "in.count", out));
+    assert_false(conf_print_setting(&sample_table, "counts", out));
+    fclose(out);
+    assert_non_null(strstr(buf, "  count "));
+    assert_non_null(strstr(buf, "an integer from 1 to 64, in warps; default: (required)"));
+    assert_non_null(strstr(buf, "  in.depth "));
+    assert_null(strstr(buf, "mode")); /* only the settings asked for */
+    free(buf);
+}
+
 /* A number whose default lies outside its own range is unset until an entry gives it (an LS
  * application's qos_target): help says none, not "from 1 to 100; default: 0". */
 static void unset_default_is_none(void **state)
@@ -286,6 +308,7 @@ int main(void)
         cmocka_unit_test(missing_required_setting_is_an_error),
         cmocka_unit_test(overlay_changes_only_what_is_present),
         cmocka_unit_test(help_lists_every_setting),
+        cmocka_unit_test(help_of_one_setting),
         cmocka_unit_test(unset_default_is_none),
         cmocka_unit_test(single_value_range_is_named),
         cmocka_unit_test(diff_names_what_differs),
