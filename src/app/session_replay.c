@@ -383,6 +383,35 @@ static void inherit_references(struct session *b, const struct session *r)
     }
 }
 
+/* Whether ev says where the run's first epochs came from (session_branch_cached's note). */
+static bool is_provenance(const struct session_event *ev)
+{
+    return strcmp(ev->kind, "note") == 0 && strncmp(ev->text, "branched from ", 14) == 0;
+}
+
+/* The log of r from its event first (the first at the branch point, epochs) that the branch b
+ * keeps: the class's scores made at the branch point grade epochs the branch holds, and nothing
+ * would make them again (they went unsaid). Every "branched from" note of r also tells where
+ * epochs the branch holds came from (r's first epochs up to the note's are its parent's, and
+ * the branch holds r's first): one made at or after the branch point joins the branch's log
+ * there, before its own note, so the branch alone names its whole chain. A branch at 0 holds
+ * none of them. */
+static void keep_at_branch_point(struct session *b, const struct session *r, unsigned epochs,
+                                 unsigned first)
+{
+    for (unsigned i = first; i < r->nevents; i++) {
+        const struct session_event *ev = &r->events[i];
+        if (ev->epoch == epochs && strcmp(ev->kind, "score") == 0) {
+            *session_new_event(b) = *ev;
+        } else if (epochs > 0 && is_provenance(ev)) {
+            struct session_event *kept = session_new_event(b);
+            *kept = *ev;
+            kept->epoch = epochs;
+            kept->cycle = r->epochs[epochs - 1].start_cycle + r->epochs[epochs - 1].cycles;
+        }
+    }
+}
+
 struct session *session_branch(const struct session *r, unsigned epochs,
                                session_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
@@ -456,11 +485,7 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
         }
     }
     b->replaying = false;
-    /* The class's scores made at the branch point grade epochs the branch holds, and nothing
-     * would make them again: they stay in its log (they went unsaid). */
-    for (unsigned i = next_event; i < r->nevents && r->events[i].epoch == epochs; i++)
-        if (strcmp(r->events[i].kind, "score") == 0)
-            *session_new_event(b) = r->events[i];
+    keep_at_branch_point(b, r, epochs, next_event);
     char note[256];
     if (session_is_replay(r))
         snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);

@@ -105,6 +105,23 @@ XDG_DATA_HOME="$TMPD/bc" "$CORUN" runs query "SELECT epochs, run_path FROM runs"
 grep -qx "corun: recorded 2 epochs in $TMPD/bk.h5 (catalog run 1)" "$TMPD/err" &&
     [ "$("$CORUN" runs --catalog "$TMPD/bk.db" query "SELECT epochs, run_path FROM runs" | tail -1)" = "2"$'\t'"$TMPD/bk.h5" ] ||
     fail "branch --catalog: $(cat "$TMPD/err")"
+# A branch of a branch carries the older "branched from" notes: its first epochs came from the
+# first run too. At the parent's branch point (br.h5 branched a.h5 at 1) and before it (bk.h5
+# branched a.h5 at 2), the notes in order at the new branch point; at 0 it holds none of them.
+for x in "br.h5 1 1" "bk.h5 1 2"; do
+    read -r f at was <<<"$x"
+    "$CORUN" branch "$TMPD/$f" "$at" --epochs 0 --out "$TMPD/bb-$f" --catalog "$TMPD/bk.db" \
+        >/dev/null 2>"$TMPD/err" || fail "branch of $f: $(cat "$TMPD/err")"
+    [ "$("$CORUN" show "$TMPD/bb-$f" | grep '^event')" = \
+        "event  epoch $at  note        branched from $TMPD/a.h5 after epoch $was
+event  epoch $at  note        branched from $TMPD/$f after epoch $at" ] ||
+        fail "branch of $f at $at, its log: $("$CORUN" show "$TMPD/bb-$f" | grep '^event')"
+done
+"$CORUN" branch "$TMPD/br.h5" 0 --epochs 0 --out "$TMPD/bb0.h5" --catalog "$TMPD/bk.db" \
+    >/dev/null 2>&1 || fail "branch of br.h5 at 0"
+[ "$("$CORUN" show "$TMPD/bb0.h5" | grep '^event')" = \
+    "event  epoch 0  note        branched from $TMPD/br.h5 after epoch 0" ] ||
+    fail "branch of br.h5 at 0, its log: $("$CORUN" show "$TMPD/bb0.h5" | grep '^event')"
 expect_bad "branch --catalog in no directory" \
     "^corun: cannot create catalog $TMPD/none/c.db: .*; the branch was not started$" \
     "$CORUN" branch "$TMPD/a.h5" 2 --out "$TMPD/bn.h5" --catalog "$TMPD/none/c.db"
