@@ -12,6 +12,7 @@
 
 #include "corun/catalog.h"
 #include "corun/spawn.h"
+#include "corun/tempfile.h"
 #include "corun/util.h"
 #include "corun_sim_id.h"
 
@@ -57,13 +58,17 @@ static int make_dirs(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-/* Write text to path through a temporary file and a rename, so that a reader never sees half. */
+/* Write text to path through a temporary file of its own (tempfile_open: never a user's file,
+ * nor another writer's) and a rename, so that a reader never sees half; the temporary file is
+ * removed when anything fails. */
 static int write_file(const char *path, const char *text, int mode, char *err, size_t errlen)
 {
-    char *tmp = xasprintf("%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    int rc = f && fputs(text, f) >= 0 ? 0 : -1;
-    if (f && fclose(f) != 0)
+    char *tmp = NULL;
+    FILE *f = tempfile_open(path, &tmp, err, errlen);
+    if (!f)
+        return -1;
+    int rc = fputs(text, f) >= 0 ? 0 : -1;
+    if (fclose(f) != 0)
         rc = -1;
     if (rc == 0 && (chmod(tmp, (mode_t)mode) != 0 || rename(tmp, path) != 0))
         rc = -1;

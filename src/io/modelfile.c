@@ -3,7 +3,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stddef.h>
@@ -14,6 +13,7 @@
 
 #include "corun/confread.h"
 #include "corun/preset.h"
+#include "corun/tempfile.h"
 #include "corun/util.h"
 
 #define MF_FIELD(field_, type_, def_, lo_, hi_, help_)                                             \
@@ -313,47 +313,12 @@ static void write_network(FILE *fp, const struct modelfile *m)
             m->test_error, m->points);
 }
 
-/* A new file beside path, under a name no other file there has (PATH.tmp-PID-N, or
- * .corun-tmp-PID-N in its directory when that name would be too long), opened for writing
- * with the mode fopen gives; *tmp_out is its name. NULL with a message when the directory
- * refuses it. Unique, so that two trainings to one model and a user's own PATH.tmp are not
- * written over. */
-static FILE *open_temp(const char *path, char **tmp_out, char *err, size_t errlen)
-{
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    for (unsigned n = 0;; n++) {
-        char *tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), n);
-        if (strlen(tmp) - (size_t)(base - path) > 255) {
-            free(tmp);
-            tmp = xasprintf("%.*s.corun-tmp-%ld-%u", (int)(base - path), path, (long)getpid(), n);
-        }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (fp) {
-            *tmp_out = tmp;
-            return fp;
-        }
-        int e = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        if (e != EEXIST || n == 100) {
-            snprintf(err, errlen, "%s: cannot write: %s (creating %s beside it)", path, strerror(e),
-                     tmp);
-            free(tmp);
-            return NULL;
-        }
-        free(tmp);
-    }
-}
-
 int modelfile_write(const char *path, const struct modelfile *m, const char *comment, char *err,
                     size_t errlen)
 {
     /* Write beside the target and rename, so a failure never leaves half a model. */
     char *tmp = NULL;
-    FILE *fp = open_temp(path, &tmp, err, errlen);
+    FILE *fp = tempfile_open(path, &tmp, err, errlen);
     if (!fp)
         return -1;
     if (comment) {

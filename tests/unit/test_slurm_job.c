@@ -4,6 +4,8 @@
  * and XDG_DATA_HOME pointing into it (slurm_fixture.h). */
 #include "slurm_fixture.h"
 
+#include <dirent.h>
+
 /* ---- a job ---- */
 
 static struct slurm_job *make_job(struct fixture *f, enum slurm_kind kind, unsigned shards)
@@ -225,6 +227,58 @@ static void test_discard_unsubmitted(void **state)
     free(dir);
 }
 
+/* The job's files are written through temporary files of their own: a user's PATH.tmp in the
+ * job's directory (job.tmp, task.sh.tmp, shard-0.state.tmp) is left as it was, not written
+ * over and renamed away, and a write that fails (a directory where the shard's state goes)
+ * leaves no temporary file behind. */
+static void test_writes_leave_the_users_tmp_files(void **state)
+{
+    struct fixture *f = *state;
+    char err[512];
+    char *dir = xasprintf("%s/mine", f->dir);
+    mkdir(dir, 0777);
+    static const char *const names[] = {"job.tmp", "task.sh.tmp", "shard-0.state.tmp"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *p = xasprintf("%s/%s", dir, names[i]);
+        write_text(p, "the user's\n", 0644);
+        free(p);
+    }
+    char *argv[] = {"sweep", "tiny.cfg"};
+    struct slurm_options o = {.shards = 2, .dir = dir};
+    struct slurm_job *j =
+        slurm_job_create(&o, SLURM_SWEEP, 2, argv, NULL, NULL, "/bin/corun", err, sizeof err);
+    if (!j)
+        fail_msg("%s", err);
+    if (slurm_task_begin(j, 0, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    char *state0 = slurm_shard_path(j, 0, "state"), *state1 = slurm_shard_path(j, 1, "state");
+    char *text = read_text(state0);
+    assert_non_null(strstr(text, "\nstarted "));
+    free(text);
+    mkdir(state1, 0777);
+    assert_int_equal(slurm_task_begin(j, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot write"));
+    assert_non_null(strstr(err, state1));
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *p = xasprintf("%s/%s", dir, names[i]);
+        text = read_text(p);
+        if (strcmp(text, "the user's\n") != 0)
+            fail_msg("%s holds \"%s\"", p, text);
+        free(text);
+        free(p);
+    }
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, ".tmp-"))
+            fail_msg("%s/%s was left behind", dir, e->d_name);
+    closedir(d);
+    slurm_job_delete(j);
+    free(state1);
+    free(state0);
+    free(dir);
+}
+
 static void test_states_reruns_and_another_simulator(void **state)
 {
     struct fixture *f = *state;
@@ -397,6 +451,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_manifest_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_submit_passes_options_to_sbatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_discard_unsubmitted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writes_leave_the_users_tmp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_states_reruns_and_another_simulator, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_shards_of_a_reproduction, setup, teardown),
     };

@@ -1,0 +1,40 @@
+/* tempfile — a file written beside its target under a name nobody else's file has. */
+#include "corun/tempfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "corun/util.h"
+
+FILE *tempfile_open(const char *path, char **tmp_out, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    for (unsigned n = 0;; n++) {
+        char *tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), n);
+        if (strlen(tmp) - (size_t)(base - path) > 255) {
+            free(tmp);
+            tmp = xasprintf("%.*s.corun-tmp-%ld-%u", (int)(base - path), path, (long)getpid(), n);
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fp) {
+            *tmp_out = tmp;
+            return fp;
+        }
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        if (e != EEXIST || n == 100) {
+            snprintf(err, errlen, "%s: cannot write: %s (creating %s beside it)", path, strerror(e),
+                     tmp);
+            free(tmp);
+            return NULL;
+        }
+        free(tmp);
+    }
+}
