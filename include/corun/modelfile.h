@@ -74,4 +74,13 @@ int modelfile_training_warning(const struct modelfile *m, const char *path, cons
 int modelfile_write(const char *path, const struct modelfile *m, const char *comment, char *err,
                     size_t errlen);
 
+/* modelfile_write, keeping the model path held (a regular file) as PATH.prev: *kept is then
+ * that name (the caller frees), else NULL. Two writers of one path take turns (a lock on its
+ * directory, where the file system has locks), so each model stays whole in path or PATH.prev
+ * but the oldest. 0; -1 with a message when nothing was written (path and PATH.prev are as
+ * they were); 1 with a message when path was written but the model replaced is in the file
+ * the message names, not PATH.prev. */
+int modelfile_replace(const char *path, const struct modelfile *m, const char *comment, char **kept,
+                      char *err, size_t errlen);
+
 #endif

@@ -14,4 +14,9 @@
  * not written over. */
 FILE *tempfile_open(const char *path, char **tmp_out, char *err, size_t errlen);
 
+/* A new hard link to the file path, beside it under a name of its own as tempfile_open's; the
+ * caller frees the name (and unlinks or renames the link). NULL with a message naming path
+ * when it cannot be made (a file system without hard links, say). */
+char *tempfile_link(const char *path, char *err, size_t errlen);
+
 #endif

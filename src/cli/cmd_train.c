@@ -34,36 +34,22 @@ struct options {
 /* Write the model file and say so; CLI_OK or CLI_FAILED (message printed). A model file
  * replaced is not lost: it stays beside as PATH.prev (the data directory's, which every run of
  * the predictor reads, has no history to take it back from; an --out FILE was overwritten
- * without a word). */
+ * without a word). Two trainings to one path ending together take turns (modelfile_replace):
+ * the later keeps the earlier's model as PATH.prev. */
 static int write_model(const char *path, const struct modelfile *m, const char *comment)
 {
-    char err[512];
-    char *prev = xasprintf("%s.prev", path);
-    struct stat st;
-    bool kept = false;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        /* A link, not a copy: the new model is renamed over path, so the old stays whole. */
-        if ((unlink(prev) != 0 && errno != ENOENT) || link(path, prev) != 0) {
-            fprintf(stderr, "corun: cannot keep the model before as %s: %s; nothing written\n",
-                    prev, strerror(errno));
-            free(prev);
-            return CLI_FAILED;
-        }
-        kept = true;
+    char err[512], *kept = NULL;
+    int rc = modelfile_replace(path, m, comment, &kept, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "corun: %s%s\n", err, rc < 0 ? "; nothing written" : "");
+        return CLI_FAILED;
     }
-    int rc = CLI_OK;
-    if (modelfile_write(path, m, comment, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
-        if (kept)
-            unlink(prev); /* path is as it was */
-        rc = CLI_FAILED;
-    } else if (kept) {
-        printf("wrote %s (the model it replaced is kept as %s)\n", path, prev);
-    } else {
+    if (kept)
+        printf("wrote %s (the model it replaced is kept as %s)\n", path, kept);
+    else
         printf("wrote %s\n", path);
-    }
-    free(prev);
-    return rc;
+    free(kept);
+    return CLI_OK;
 }
 
 static int parse(int argc, char **argv, struct options *o)

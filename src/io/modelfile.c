@@ -1,14 +1,18 @@
 /* modelfile — loading and writing trained predictor coefficients. */
+#define _DEFAULT_SOURCE /* flock */
 #include "corun/modelfile.h"
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "corun/confread.h"
@@ -346,4 +350,61 @@ int modelfile_write(const char *path, const struct modelfile *m, const char *com
     }
     free(tmp);
     return 0;
+}
+
+/* Two writers of path (two trainings to one model) would each keep the model they found as
+ * PATH.prev and rename their own over path: the one renamed first was in neither. An exclusive
+ * flock of path's directory makes them take turns; its descriptor, or -1 where the file system
+ * locks nothing (they go on as they did). */
+static int lock_directory(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir =
+        slash ? xasprintf("%.*s", slash == path ? 1 : (int)(slash - path), path) : xstrdup(".");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    int rc = 0;
+    while (fd >= 0 && (rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (fd >= 0 && rc != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+int modelfile_replace(const char *path, const struct modelfile *m, const char *comment, char **kept,
+                      char *err, size_t errlen)
+{
+    *kept = NULL;
+    int lock = lock_directory(path);
+    char *prev = xasprintf("%s.prev", path), *old = NULL;
+    struct stat st;
+    int rc = 0;
+    /* A link to the model replaced, not a copy, under a name of its own until the new model is
+     * in place: a failure leaves path and PATH.prev as they were. */
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !(old = tempfile_link(path, err, errlen))) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "cannot keep the model in %s before replacing it (%s)", path, why);
+        rc = -1;
+    }
+    if (rc == 0 && modelfile_write(path, m, comment, err, errlen) != 0)
+        rc = -1;
+    if (rc < 0 && old) {
+        unlink(old);
+    } else if (old && rename(old, prev) != 0) {
+        snprintf(err, errlen, "%s: written, but the model it replaced is in %s, not %s: %s", path,
+                 old, prev, strerror(errno));
+        rc = 1;
+    } else if (old) {
+        unlink(old); /* gone, unless prev was another name of the same file */
+        *kept = prev;
+        prev = NULL;
+    }
+    free(old);
+    free(prev);
+    if (lock >= 0)
+        close(lock);
+    return rc;
 }

@@ -9,15 +9,22 @@
 
 #include "corun/util.h"
 
-FILE *tempfile_open(const char *path, char **tmp_out, char *err, size_t errlen)
+/* The n-th name of its own beside path: PATH.tmp-PID-N, or .corun-tmp-PID-N in its directory
+ * when that name would be too long. */
+static char *temp_name(const char *path, unsigned n)
 {
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char *tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), n);
+    if (strlen(tmp) - (size_t)(base - path) <= 255)
+        return tmp;
+    free(tmp);
+    return xasprintf("%.*s.corun-tmp-%ld-%u", (int)(base - path), path, (long)getpid(), n);
+}
+
+FILE *tempfile_open(const char *path, char **tmp_out, char *err, size_t errlen)
+{
     for (unsigned n = 0;; n++) {
-        char *tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), n);
-        if (strlen(tmp) - (size_t)(base - path) > 255) {
-            free(tmp);
-            tmp = xasprintf("%.*s.corun-tmp-%ld-%u", (int)(base - path), path, (long)getpid(), n);
-        }
+        char *tmp = temp_name(path, n);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
         FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (fp) {
@@ -32,6 +39,22 @@ FILE *tempfile_open(const char *path, char **tmp_out, char *err, size_t errlen)
         if (e != EEXIST || n == 100) {
             snprintf(err, errlen, "%s: cannot write: %s (creating %s beside it)", path, strerror(e),
                      tmp);
+            free(tmp);
+            return NULL;
+        }
+        free(tmp);
+    }
+}
+
+char *tempfile_link(const char *path, char *err, size_t errlen)
+{
+    for (unsigned n = 0;; n++) {
+        char *tmp = temp_name(path, n);
+        if (link(path, tmp) == 0)
+            return tmp;
+        int e = errno;
+        if (e != EEXIST || n == 100) {
+            snprintf(err, errlen, "%s: cannot link it to %s beside it: %s", path, tmp, strerror(e));
             free(tmp);
             return NULL;
         }
