@@ -141,8 +141,9 @@ int cli_lesson_scenario(const struct lesson *l, struct scenario *sc, const char 
 void cli_print_usage(FILE *out);
 /* 1 when argv holds -h or --help. */
 int cli_wants_help(int argc, char **argv);
-/* The command name or extra[] closest to word when it is a plausible typo, else NULL. */
-const char *cli_suggest(const char *word, const char *const *extra, size_t nextra);
+/* The "did you mean" among the command names and extra[] for word, each quoted 'so'
+ * (suggest_names), else NULL; the caller frees it. */
+char *cli_suggest(const char *word, const char *const *extra, size_t nextra);
 /* The command named name, with a "did you mean" hint on stderr when it does not exist. */
 const struct cli_command *cli_lookup(const char *name);
 

@@ -15,6 +15,7 @@
 #include "corun/predict.h"
 #include "corun/reproduce_journal.h"
 #include "corun/session.h"
+#include "corun/suggest.h"
 #include "corun/suite.h"
 #include "corun/util.h"
 
@@ -60,10 +61,11 @@ int sweep_parse_combos(struct sweep_options *o, const char *text, char *err, siz
         } else if (!alloc_registry_find(a)) {
             const char *names[32];
             size_t n = alloc_registry_names(names, 32);
-            const char *near = util_suggest(a, names, n < 32 ? n : 32);
+            char *near = suggest_names(a, names, n < 32 ? n : 32, "", "");
             snprintf(err, errlen,
                      "--combos: unknown allocator \"%s\"%s%s%s; see `corun help allocators`", a,
                      near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+            free(near);
             rc = -1;
         } else {
             struct sweep_combo *c = &o->combos[o->ncombos];

@@ -21,6 +21,7 @@
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
 #include "corun/kernel.h"
+#include "corun/suggest.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
 
@@ -44,7 +45,7 @@ const struct cli_command *cli_find(const char *name)
     return NULL;
 }
 
-const char *cli_suggest(const char *word, const char *const *extra, size_t nextra)
+char *cli_suggest(const char *word, const char *const *extra, size_t nextra)
 {
     const char *names[CORUN_ARRAY_LEN(commands) + 16];
     size_t n = 0;
@@ -52,7 +53,7 @@ const char *cli_suggest(const char *word, const char *const *extra, size_t nextr
         names[n++] = commands[i]->name;
     for (size_t i = 0; i < nextra && n < CORUN_ARRAY_LEN(names); i++)
         names[n++] = extra[i];
-    return util_suggest(word, names, n);
+    return suggest_names(word, names, n, "'", "'");
 }
 
 const struct cli_command *cli_lookup(const char *name)
@@ -60,10 +61,11 @@ const struct cli_command *cli_lookup(const char *name)
     const struct cli_command *cmd = cli_find(name);
     if (cmd)
         return cmd;
-    const char *near = cli_suggest(name, NULL, 0);
+    char *near = cli_suggest(name, NULL, 0);
     fprintf(stderr, "corun: '%s' is not a command", name);
     if (near)
-        fprintf(stderr, " (did you mean '%s'?)", near);
+        fprintf(stderr, " (did you mean %s?)", near);
+    free(near);
     fprintf(stderr, "; see 'corun --help'\n");
     return NULL;
 }
@@ -138,7 +140,7 @@ int cli_theme_option(int argc, char **argv, int i, bool *projector)
  * longopts' names when one is near (a long option), else pointing at the command's --help. */
 static void unknown_option(const char *name, const char *arg, const struct option *longopts)
 {
-    const char *near = NULL;
+    char *near = NULL;
     if (longopts && arg[0] == '-' && arg[1] == '-' && arg[2]) {
         size_t n = 0;
         while (longopts[n].name)
@@ -147,12 +149,12 @@ static void unknown_option(const char *name, const char *arg, const struct optio
         for (size_t i = 0; i < n; i++)
             names[i] = longopts[i].name;
         char *word = xasprintf("%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-        near = util_suggest(word, names, n);
+        near = suggest_names(word, names, n, "--", "");
         free(word);
         free(names);
     }
     if (near)
-        fprintf(stderr, "corun: %s: unknown option '%s' (did you mean --%s?)\n", name, arg, near);
+        fprintf(stderr, "corun: %s: unknown option '%s' (did you mean %s?)\n", name, arg, near);
     else
         fprintf(stderr, "corun: %s: unknown option '%s' (`corun %s --help` lists its options)\n",
                 name, arg, name);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "corun/datadir.h"
+#include "corun/suggest.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
 
@@ -48,13 +49,13 @@ static void note_missing(const char *arg, const char *datadir, const char *const
     /* NAME.cfg was looked for as it is (not as NAME.cfg.cfg), and its typo is one in NAME. */
     bool cfg = util_ends_with(arg, ".cfg");
     char *stem = xasprintf("%.*s", (int)(strlen(arg) - (cfg ? 4 : 0)), arg);
-    const char *near = util_suggest(stem, (const char *const *)names, n);
+    char *near = suggest_names(stem, (const char *const *)names, n, "", cfg ? ".cfg" : "");
     if (cfg)
         fprintf(stderr, " (as %s)", arg);
     else
         fprintf(stderr, " (as %s or %s.cfg)", arg, arg);
-    fprintf(stderr, "%s%s%s%s\n", near ? "; did you mean " : "", near ? near : "",
-            near && cfg ? ".cfg" : "", near ? "?" : "");
+    fprintf(stderr, "%s%s%s\n", near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
+    free(near);
     free(stem);
     for (size_t i = 0; i < n; i++)
         free(names[i]);

@@ -13,6 +13,7 @@
 #include "corun/predict.h"
 #include "corun/preset.h"
 #include "corun/scenario.h"
+#include "corun/suggest.h"
 #include "corun/suite.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
@@ -271,7 +272,7 @@ static int help_run(int argc, char **argv)
             return CLI_OK;
         static const char *const topics[] = {"scenario", "accelerator", "gpu",
                                              "kernel",   "predictors",  "allocators"};
-        const char *near = cli_suggest(topic, topics, CORUN_ARRAY_LEN(topics));
+        char *near = cli_suggest(topic, topics, CORUN_ARRAY_LEN(topics));
         /* Else near a setting's name (its table's own; a group's settings by their group). */
         const char *names[512];
         size_t count = 0;
@@ -279,11 +280,12 @@ static int help_run(int argc, char **argv)
             for (size_t j = 0; j < setting_tables[i].table->count && count < 512; j++)
                 names[count++] = setting_tables[i].table->settings[j].name;
         if (!near)
-            near = util_suggest(topic, names, count);
+            near = suggest_names(topic, names, count, "'", "'");
         fprintf(stderr,
                 "corun help: no help on '%s'%s%s%s; topics: a command, a setting's name, "
                 "scenario, accelerator, gpu, kernel, predictors or allocators\n",
-                topic, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+                topic, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+        free(near);
         return CLI_BAD_INPUT;
     }
     cli_print_command_help(cmd, stdout);

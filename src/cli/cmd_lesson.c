@@ -14,6 +14,7 @@
 #include "corun/lesson.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "corun/suggest.h"
 #include "corun/tui.h"
 #include "corun/util.h"
 
@@ -206,10 +207,11 @@ static int open_lesson(const char *datadir, const char *name, const struct cli_w
         }
         size_t n = 0;
         char **names = lesson_names(datadir, &n);
-        const char *near = util_suggest(name, (const char *const *)names, n);
+        char *near = suggest_names(name, (const char *const *)names, n, "", "");
         fprintf(stderr,
                 "corun: lesson: no lesson \"%s\" (no %s); %s%s%s'corun lesson list' lists them\n",
                 name, path, near ? "did you mean " : "", near ? near : "", near ? "? " : "");
+        free(near);
         for (size_t i = 0; i < n; i++)
             free(names[i]);
         free(names);

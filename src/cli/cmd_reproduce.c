@@ -13,6 +13,7 @@
 #include "corun/predict.h"
 #include "corun/reproduce.h"
 #include "corun/reproduce_journal.h"
+#include "corun/suggest.h"
 #include "corun/util.h"
 #include "reproduce_alloc_report.h"
 #include "reproduce_report.h"
@@ -47,10 +48,11 @@ static int unknown_experiment(const char *name)
     size_t n = 0;
     for (; n < repro_experiment_count() && n < 16; n++)
         names[n] = repro_experiment_at(n)->name;
-    const char *near = util_suggest(name, names, n);
+    char *near = suggest_names(name, names, n, "'", "'");
     fprintf(stderr,
             "corun: reproduce: unknown experiment '%s'%s%s%s; see 'corun reproduce --list'\n", name,
-            near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+            near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+    free(near);
     return CLI_BAD_INPUT;
 }
 
@@ -70,10 +72,11 @@ static int check_predictors(const char *list)
         const char *names[32];
         size_t n = predict_registry_names(names, 32);
         n = n < 32 ? n : 32;
-        const char *near = ops ? NULL : util_suggest(name, names, n);
+        char *near = ops ? NULL : suggest_names(name, names, n, "'", "'");
         fprintf(stderr, "corun: --predictors: %s '%s'%s%s%s; the predictors:",
                 ops ? "the truth is not predicted, leave out" : "unknown predictor", name,
-                near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+                near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+        free(near);
         const char *sep = " ";
         for (size_t i = 0; i < n; i++) {
             const struct predictor_ops *k = predict_registry_find(names[i]);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corun/suggest.h"
 #include "corun/util.h"
 
 static const config_setting_t *as_setting(const struct conf_group *g)
@@ -118,7 +119,7 @@ char *conf_known_names(const char *word, const char *const *names, size_t count)
     size_t len = 64;
     for (size_t i = 0; i < count; i++)
         len += strlen(names[i]) + 2;
-    const char *near = util_suggest(word, names, count);
+    char *near = suggest_names(word, names, count, "", "");
     if (near)
         len += strlen(near);
     char *out = xmalloc(len);
@@ -133,6 +134,7 @@ char *conf_known_names(const char *word, const char *const *names, size_t count)
         strcat(out, near);
         strcat(out, "?)");
     }
+    free(near);
     return out;
 }
 
@@ -254,11 +256,12 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
                 *(int *)field(target, s) = (int)i;
                 return 0;
             }
-        const char *near = util_suggest(v, s->choices, n);
+        char *near = suggest_names(v, s->choices, n, "", "");
         char *want = conf_expected(s);
         diag_add(d, "%s:%d: %s%s: expected %s, got \"%s\"%s%s%s", file, line, prefix, s->name, want,
                  v, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
         free(want);
+        free(near);
         return 1;
     }
     case CONF_CUSTOM: return 0;
@@ -348,16 +351,17 @@ size_t conf_apply(const struct conf_table *table, const struct conf_group *group
         if (find_setting(table, name))
             continue;
         const char **names = table_names(table);
-        const char *near = util_suggest(name, names, table->count);
+        char *near = suggest_names(name, names, table->count, prefix, "");
         if (near)
-            diag_add(diags, "%s:%d: %s%s: unknown %s setting (did you mean %s%s?)", file,
-                     (int)config_setting_source_line(cs), prefix, name, table->what, prefix, near);
+            diag_add(diags, "%s:%d: %s%s: unknown %s setting (did you mean %s?)", file,
+                     (int)config_setting_source_line(cs), prefix, name, table->what, near);
         else if (table->topic)
             diag_add(diags, "%s:%d: %s%s: unknown %s setting (see `corun help %s`)", file,
                      (int)config_setting_source_line(cs), prefix, name, table->what, table->topic);
         else
             diag_add(diags, "%s:%d: %s%s: unknown %s setting", file,
                      (int)config_setting_source_line(cs), prefix, name, table->what);
+        free(near);
         free(names);
         errors++;
     }

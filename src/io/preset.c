@@ -15,6 +15,7 @@
 #include "corun/confread.h"
 #include "corun/kstate.h"
 #include "corun/sm.h"
+#include "corun/suggest.h"
 #include "corun/util.h"
 
 #define CACHE_FIELD(field_, def_, lo_, hi_, unit_, help_)                                          \
@@ -731,10 +732,11 @@ static int check_known(const struct name_list *names, const char *name, const ch
         return -1;
     }
     if (names->count > NAMES_SPELLED_OUT) {
-        const char *near = util_suggest(as, (const char *const *)names->names, names->count);
+        char *near = suggest_names(as, (const char *const *)names->names, names->count, "", "");
         diag_add(diags, "%s: unknown %s \"%s\"%s%s%s; %zu are known: see `%s`", where, what, name,
                  near ? " (did you mean " : "", near ? near : "", near ? "?)" : "", names->count,
                  list_cmd);
+        free(near);
         free(stem);
         return -1;
     }

@@ -112,6 +112,12 @@ set +e
 set -e
 [ $rc -eq 2 ] || fail "unknown command: exit $rc, expected 2"
 grep -q "'chek' is not a command (did you mean 'check'?)" "$TMPD/err" || fail "no suggestion: $(cat "$TMPD/err")"
+# The beginning of several commands suggests them all (it suggested none).
+set +e
+"$CORUN" re 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qx "corun: 're' is not a command (did you mean 'replay' or 'reproduce'?); see 'corun --help'" \
+    "$TMPD/err" || fail "re: exit $rc: $(cat "$TMPD/err")"
 
 set +e
 "$CORUN" --frobnicate 2>"$TMPD/err"; rc=$?
@@ -263,7 +269,8 @@ set -e
 [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/err")" = 1 ] || fail "run no-such-scenario: exit $rc: $(cat "$TMPD/err")"
 grep -qx "corun: no-such-scenario: no such file here, nor in .*/scenarios/ (as no-such-scenario or no-such-scenario.cfg)" "$TMPD/err" ||
     fail "run no-such-scenario: where it looked: $(cat "$TMPD/err")"
-# A misspelt name gets the closest one corun ships, among scenarios and (for check) lessons.
+# A misspelt name gets the closest one corun ships, among scenarios and (for check) lessons;
+# the beginning of several names gets them all.
 while IFS='|' read -r args want; do
     set +e
     ( cd "$TMPD/cwd" && "$CORUN" $args ) >/dev/null 2>"$TMPD/err"; rc=$?
@@ -273,6 +280,8 @@ done <<'EOF'
 run defualt|default
 check evicetd|evicted
 suite check hsm-pair|hsm-pairs
+run accel-gmm|accel-gmm-bfsex or accel-gmm-nn
+check ev|even-split or evicted
 EOF
 # help on a misspelt command or topic names the closest one.
 for pair in "lesons|lesson" "predictrs|predictors" "sceanrio|scenario"; do

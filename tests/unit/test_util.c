@@ -18,6 +18,7 @@
 
 #include "corun/columns.h"
 #include "corun/diag.h"
+#include "corun/suggest.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
 
@@ -60,6 +61,49 @@ static void suggest_finds_near_misses_only(void **state)
     assert_string_equal(util_suggest("evic", lessons, 4), "evicted");
     assert_null(util_suggest("rbh", lessons, 4));
     assert_null(util_suggest("e", lessons, 4));
+}
+
+/* A word that begins several names suggested none of them ("corun lesson ev" for even-split
+ * and evicted): suggest_names offers them all, a few spelled out, and otherwise what
+ * util_suggest offers. */
+static void suggest_names_lists_every_beginning(void **state)
+{
+    (void)state;
+    const char *lessons[] = {"even-split", "evicted", "hsm-fair", "rbh-shift", "rbh-shift-dram"};
+    char *s = suggest_names("ev", lessons, 5, "", "");
+    assert_non_null(s);
+    assert_string_equal(s, "even-split or evicted");
+    free(s);
+    s = suggest_names("RBH", lessons, 5, "'", "'");
+    assert_non_null(s);
+    assert_string_equal(s, "'rbh-shift' or 'rbh-shift-dram'");
+    free(s);
+    s = suggest_names("hsm", lessons, 5, "--", ""); /* one beginning: util_suggest's name */
+    assert_non_null(s);
+    assert_string_equal(s, "--hsm-fair");
+    free(s);
+    s = suggest_names("evicte", lessons, 5, "", ".cfg"); /* a near miss */
+    assert_non_null(s);
+    assert_string_equal(s, "evicted.cfg");
+    free(s);
+    assert_null(suggest_names("e", lessons, 5, "", ""));
+    assert_null(suggest_names("volta", lessons, 5, "", ""));
+    assert_null(suggest_names("ev", lessons, 0, "", ""));
+
+    const char *demos[] = {"demo-a", "demo-b", "demo-a", "demo-c", "demo-d", "demo-e", "default"};
+    s = suggest_names("demo", demos, 4, "", ""); /* demo-a found twice is offered once */
+    assert_non_null(s);
+    assert_string_equal(s, "demo-a, demo-b or demo-c");
+    free(s);
+    s = suggest_names("demo-", demos, 7, "", "");
+    assert_non_null(s);
+    assert_string_equal(s, "demo-a, demo-b, demo-c or 2 more");
+    free(s);
+    const char *hbm[] = {"hbm80", "hbm800"};
+    s = suggest_names("HBM80", hbm, 2, "", ""); /* miscased, not a beginning */
+    assert_non_null(s);
+    assert_string_equal(s, "hbm80");
+    free(s);
 }
 
 static void asprintf_formats(void **state)
@@ -331,6 +375,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(edit_distance_counts_edits),
         cmocka_unit_test(suggest_finds_near_misses_only),
+        cmocka_unit_test(suggest_names_lists_every_beginning),
         cmocka_unit_test(asprintf_formats),
         cmocka_unit_test(diag_keeps_every_message),
         cmocka_unit_test(absolute_paths),
