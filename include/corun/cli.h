@@ -237,6 +237,10 @@ int cli_parse_uint(const char *opt, const char *text, unsigned long lo, unsigned
  * printing why it is not a GPU setting the command takes. */
 struct gpu_sets;
 int cli_add_gpu_set(struct gpu_sets *sets, const char *cmd, const char *assignment);
+/* d's messages on stderr, a line each; a --set's (which names no file, "--set: ...") begins
+ * "corun: CMD: " as the command's other refusals do, a file's stays FILE:LINE: as check says
+ * it. */
+void cli_print_diags(const char *cmd, const struct diag *d);
 /* sets as a JSON array of strings. */
 void cli_json_gpu_sets(FILE *out, const struct gpu_sets *sets);
 

@@ -18,6 +18,7 @@
 #include "corun/accel_scenario.h"
 #include "corun/catalog.h"
 #include "corun/columns.h"
+#include "corun/diag.h"
 #include "corun/gpu.h"
 #include "corun/gpu_sets.h"
 #include "corun/kernel.h"
@@ -656,6 +657,15 @@ int cli_add_gpu_set(struct gpu_sets *sets, const char *cmd, const char *assignme
         return CLI_OK;
     fprintf(stderr, "corun: %s: %s\n", cmd, err);
     return CLI_BAD_INPUT;
+}
+
+void cli_print_diags(const char *cmd, const struct diag *d)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        bool set = strncmp(d->msgs[i], "--set:", 6) == 0;
+        fprintf(stderr, "%s%s%s%s\n", set ? "corun: " : "", set ? cmd : "", set ? ": " : "",
+                d->msgs[i]);
+    }
 }
 
 void cli_json_gpu_sets(FILE *out, const struct gpu_sets *sets)

@@ -105,7 +105,8 @@ static int parse(int argc, char **argv, struct options *o)
         case 'c': o->catalog = optarg; break;
         case 'S':
             if (o->nsets == CORUN_ARRAY_LEN(o->sets)) {
-                fprintf(stderr, "corun: --set: at most %zu changes\n", CORUN_ARRAY_LEN(o->sets));
+                fprintf(stderr, "corun: run: --set: at most %zu changes\n",
+                        CORUN_ARRAY_LEN(o->sets));
                 return -1;
             }
             o->sets[o->nsets++] = optarg;
@@ -382,7 +383,7 @@ static int run_file(struct options o)
     if (!diags.count)
         session_check_choices(&sc, &diags);
     if (diags.count) {
-        diag_print(&diags, stderr);
+        cli_print_diags("run", &diags);
         goto out;
     }
     if (o.seed) {
@@ -395,7 +396,12 @@ static int run_file(struct options o)
     if (!s) {
         /* A setting's error is placed already (FILE:LINE: name: ...), as check prints it. */
         bool placed = strncmp(err, o.scenario, strlen(o.scenario)) == 0;
-        fprintf(stderr, "%s%s%s\n", placed ? "" : o.scenario, placed ? "" : ": ", err);
+        bool set = strncmp(err, "--set:", 6) == 0;
+        fprintf(stderr, "%s%s%s\n",
+                placed ? ""
+                : set  ? "corun: run"
+                       : o.scenario,
+                placed ? "" : ": ", err);
         goto out;
     }
     session_set_threads(s, (unsigned)o.threads);

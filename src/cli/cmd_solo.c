@@ -83,12 +83,12 @@ static int solo_run(int argc, char **argv)
     }
     for (int i = 0; i < o.nsets; i++)
         if (scenario_set_gpu(&gpu, o.sets[i], &diags) != 0) {
-            diag_print(&diags, stderr);
+            cli_print_diags("solo", &diags);
             goto out;
         }
     char err[512];
     if (o.nsets && gpu_config_check(&gpu, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: --set: %s\n", err);
+        fprintf(stderr, "corun: solo: --set: %s\n", err);
         goto out;
     }
     char what[96];

@@ -396,7 +396,7 @@ expect_bad "--seed with a blank" "^corun: --seed: expected a whole number from 0
 expect_bad "--seed with a sign" "^corun: --seed: expected a whole number from 0 to 1000000000000000000, got '+7'$" \
     "$CORUN" run default --epochs 1 --seed +7
 expect_bad "--set seed past the range" \
-    "^--set: seed: expected an integer from 0 to 1000000000000000000, got 9223372036854775807$" \
+    "^corun: run: --set: seed: expected an integer from 0 to 1000000000000000000, got 9223372036854775807$" \
     "$CORUN" run default --epochs 1 --set seed=9223372036854775807
 # Output that cannot be written (a full disk: /dev/full) is a failure, said on stderr; the
 # exit status was 0, and `corun ... --json > FILE` left FILE empty unsaid.

@@ -61,9 +61,9 @@ expect_bad "scenario predictor typo" "typo.cfg:[0-9]*: predictor: .*did you mean
     "$CORUN" run "$TMPD/typo.cfg"
 # A name given by --set is the --set's mistake, not the file's line 0 (or the file's own line
 # of the setting it replaced).
-expect_bad "--set predictor typo" "^--set: predictor: unknown predictor \"hsn\".*did you mean hsm" \
+expect_bad "--set predictor typo" "^corun: run: --set: predictor: unknown predictor \"hsn\".*did you mean hsm" \
     "$CORUN" run "$small" --epochs 1 --set predictor=hsn
-expect_bad "--set predictor typo over the file's" "^--set: predictor: unknown predictor \"dsae\"" \
+expect_bad "--set predictor typo over the file's" "^corun: run: --set: predictor: unknown predictor \"dsae\"" \
     "$CORUN" run "$TMPD/typo.cfg" --set predictor=dsae
 
 # Without --out, training replaces the data directory's model and keeps the one before as

@@ -161,9 +161,9 @@ set +e
 "$CORUN" run "$small" --set gpu.dram.timing.fawx=3 --set kernels=1 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] || fail "bad --set: exit $rc"
-grep -qF -- '--set: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean gpu.dram.timing.faw?)' "$TMPD/err" \
+grep -qxF -- 'corun: run: --set: gpu.dram.timing.fawx: unknown DRAM timing setting (did you mean gpu.dram.timing.faw?)' "$TMPD/err" \
     || fail "bad --set message: $(cat "$TMPD/err")"
-grep -qF -- '--set: kernels: cannot be changed with --set' "$TMPD/err" || fail "--set kernels"
+grep -qF -- 'corun: run: --set: kernels: cannot be changed with --set' "$TMPD/err" || fail "--set kernels"
 
 # The catalog.
 [ "$("$CORUN" runs --catalog "$cat" list | grep -c 'stream+compute')" -eq 4 ] || fail "runs list"

@@ -123,7 +123,9 @@ expect_bad 'corun: --gpu: unknown GPU preset "a100"' solo stream --gpu a100
 # The preset as --set changed it (it read "hbm80 has 16 SMs", which it has not).
 expect_bad "--sms (hbm80 with its --set has 16 SMs): expected a whole number from 1 to 16, got '17'" solo stream --set gpu.sms=16 --sms 17
 expect_bad "--sms (hbm80 has 80 SMs): expected a whole number from 1 to 80, got '81'" solo stream --sms 81
-expect_bad "corun: --set: llc_slices is 7: expected >= 1 and dividing llc.size_bytes" solo stream --set gpu.llc_slices=7
+expect_bad "corun: solo: --set: llc_slices is 7: expected >= 1 and dividing llc.size_bytes" solo stream --set gpu.llc_slices=7
+# A --set refusal begins as solo's others do (it began "--set:", without corun or the command).
+expect_bad "corun: solo: --set: gpu.nope: unknown gpu setting" solo stream --set gpu.nope=1
 expect_bad "--seed: expected a whole number from 0 to 1000000000000000000, got '-1'" solo stream --seed -1
 expect_bad "--epochs: expected a whole number from 1 to 1000000, got '0'" run "$small" --epochs 0
 expect_bad "$TMPD/none.cfg: cannot open" run "$TMPD/none.cfg"
