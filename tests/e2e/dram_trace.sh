@@ -35,6 +35,16 @@ for value, unit in ((float(m[1]), m[2]), (float(m[3]), m[4])):
     assert value > 0 and (unit == "ns" and value < 1000 or unit == "us" and 1 <= value < 1000 or
                           unit == "s" and value >= 0.001), speed
 PY
+# So do its JSON's: printed with six decimals they kept a microsecond's two digits or none
+# (0.000012, 0.000000), and their requests per second was not the requests over them.
+"$CORUN" dram-trace "$TMPD/one.trace" --json >"$TMPD/one.json" || fail "one request --json"
+python3 - "$TMPD/one.json" <<'PY' || fail "one request's JSON times: $(cat "$TMPD/one.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+p, s = r["parse_seconds"], r["simulate_seconds"]
+assert p > 0 and s > 0, r
+assert abs(r["requests_per_second"] * (p + s) - r["requests"]) <= 1e-6 * r["requests"], r
+PY
 
 j0=$(date +%s.%N)
 json=$("$CORUN" dram-trace "$TMPD/random.trace" --gpu hbm80 --json --mapping linear)
