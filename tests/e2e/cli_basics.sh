@@ -280,8 +280,8 @@ done <<'EOF'
 run defualt|default
 check evicetd|evicted
 suite check hsm-pair|hsm-pairs
-run accel-gmm|accel-gmm-bfsex or accel-gmm-nn
-check ev|even-split or evicted
+run accel-gmm|accel-gmm-nn or accel-gmm-bfsex
+check ev|evicted or even-split
 EOF
 # help on a misspelt command or topic names the closest one.
 for pair in "lesons|lesson" "predictrs|predictors" "sceanrio|scenario"; do

@@ -133,7 +133,7 @@ expect_bad "a lesson file that is not there" "nope.cfg: cannot open: No such fil
     "$CORUN" lesson "$TMPD/nope.cfg"
 expect_bad "an unknown lesson" 'no lesson "zzz"' "$CORUN" lesson zzz
 expect_bad "a misspelt lesson" 'no lesson "evicetd" (no .*); did you mean evicted? ' "$CORUN" lesson evicetd
-expect_bad "the beginning of two lessons" 'no lesson "ev" (no .*); did you mean even-split or evicted? ' \
+expect_bad "the beginning of two lessons" 'no lesson "ev" (no .*); did you mean evicted or even-split? ' \
     "$CORUN" lesson ev
 expect_bad "a name that is not one" 'is not a lesson name' "$CORUN" lesson .x
 expect_bad "a scenario's name" 'no lesson "default": default is a scenario, which `corun tui default` opens' \

@@ -72,7 +72,7 @@ static void suggest_names_lists_every_beginning(void **state)
     const char *lessons[] = {"even-split", "evicted", "hsm-fair", "rbh-shift", "rbh-shift-dram"};
     char *s = suggest_names("ev", lessons, 5, "", "");
     assert_non_null(s);
-    assert_string_equal(s, "even-split or evicted");
+    assert_string_equal(s, "evicted or even-split"); /* the closer (shorter) first */
     free(s);
     s = suggest_names("RBH", lessons, 5, "'", "'");
     assert_non_null(s);
@@ -98,6 +98,15 @@ static void suggest_names_lists_every_beginning(void **state)
     s = suggest_names("demo-", demos, 7, "", "");
     assert_non_null(s);
     assert_string_equal(s, "demo-a, demo-b, demo-c or 2 more");
+    free(s);
+    const char *settings[] = {"epoch_cycles", "epochs", "seed"};
+    s = suggest_names("epoch", settings, 3, "", ""); /* a letter short of one: that one */
+    assert_non_null(s);
+    assert_string_equal(s, "epochs");
+    free(s);
+    s = suggest_names("epo", settings, 3, "", "");
+    assert_non_null(s);
+    assert_string_equal(s, "epochs or epoch_cycles");
     free(s);
     const char *hbm[] = {"hbm80", "hbm800"};
     s = suggest_names("HBM80", hbm, 2, "", ""); /* miscased, not a beginning */
