@@ -90,5 +90,12 @@ int accel_trace_load(const char *datadir, const char *name, struct accel_trace *
 int accel_trace_load_path(const char *path, const char *name, const char *datadir,
                           struct accel_trace *t, struct diag *diags);
 void accel_trace_done(struct accel_trace *t);
+/* Whether each kernel task of t, loaded from the application profile at path, fits an SM of
+ * gpu (named gpu_name): a message per kernel that does not, "PATH:LINE: tasks[K].kernel: on
+ * GPU NAME: ...", with the line of the setting the refusal names, else of the task's kernel.
+ * Returns how many do not fit. */
+unsigned accel_trace_check_gpu(const char *path, const struct accel_trace *t,
+                               const struct gpu_config *gpu, const char *gpu_name,
+                               struct diag *diags);
 
 #endif

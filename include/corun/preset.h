@@ -60,6 +60,10 @@ int preset_kernel_load(const char *datadir, const char *name, struct kernel_prof
 int preset_kernel_check(const char *datadir, const char *path, const struct gpu_config *cfg,
                         const struct kernel_profile *p, char *err, size_t errlen);
 
+/* The line of the setting of the inline profile g (as preset_kernel_from_group reads it) that
+ * msg, a refusal of gpu_profile_check, names first; 0 when it names none set in g. */
+int preset_kernel_refusal_line(const struct conf_group *g, const char *msg);
+
 /* A kernel profile written inline as the libconfig group g (a kernel file's settings, without
  * phases), named name. Mistakes go to diags as "FILE:LINE: PREFIXSETTING: ...". Release with
  * kernel_profile_done. Returns 0 or -1. */

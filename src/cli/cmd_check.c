@@ -83,14 +83,10 @@ static int check_app(const char *path, const char *datadir, struct diag *diags)
     if (rc == 0 && preset_gpu_load(datadir, CHECK_APP_GPU, &gpu, diags) != 0)
         rc = -1;
     unsigned kernels = 0;
-    for (unsigned k = 0; rc == 0 && k < t.ntasks; k++) {
-        char why[256];
-        if (t.tasks[k].type != ACCEL_KERNEL)
-            continue;
-        kernels++;
-        if (gpu_profile_check(&gpu, &t.tasks[k].kernel, why, sizeof why) != 0)
-            diag_add(diags, "%s: tasks[%u].kernel: on GPU %s: %s", path, k, CHECK_APP_GPU, why);
-    }
+    for (unsigned k = 0; rc == 0 && k < t.ntasks; k++)
+        kernels += t.tasks[k].type == ACCEL_KERNEL;
+    if (rc == 0)
+        accel_trace_check_gpu(path, &t, &gpu, CHECK_APP_GPU, diags);
     if (rc == 0 && diags->count != before)
         rc = -1;
     if (rc == 0) {

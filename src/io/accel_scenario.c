@@ -3,6 +3,7 @@
 
 #include <libconfig.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,58 @@ int accel_trace_load_path(const char *path, const char *name, const char *datadi
     return 0;
 }
 
+/* The line of task k's kernel in the list ts (NULL: none) that the refusal why concerns: of
+ * the setting it names in an inline profile, else of the kernel, else of the task; 0 when ts
+ * has no such task. */
+static int task_kernel_line(const config_setting_t *ts, unsigned k, const char *why)
+{
+    const config_setting_t *te =
+        ts && config_setting_is_list(ts) ? config_setting_get_elem(ts, k) : NULL;
+    const config_setting_t *ks =
+        te && config_setting_is_group(te) ? config_setting_get_member(te, "kernel") : NULL;
+    if (!ks)
+        return te ? line_of(te) : 0;
+    int line = config_setting_is_group(ks)
+                   ? preset_kernel_refusal_line((const struct conf_group *)ks, why)
+                   : 0;
+    return line ? line : line_of(ks);
+}
+
+/* ":LINE" of task_kernel_line in the application profile at path, read again for its lines
+ * as preset_kernel_check reads a kernel file; "" when it cannot be read. */
+static void profile_kernel_at(const char *path, unsigned k, const char *why, char *at, size_t len)
+{
+    struct diag quiet;
+    diag_init(&quiet);
+    struct conf_file *f = confread_open(path, &quiet);
+    const config_setting_t *ts =
+        f ? config_setting_get_member((const config_setting_t *)confread_root(f), "tasks") : NULL;
+    int line = task_kernel_line(ts, k, why);
+    if (line)
+        snprintf(at, len, ":%d", line);
+    else
+        snprintf(at, len, "%s", "");
+    confread_close(f);
+    diag_done(&quiet);
+}
+
+unsigned accel_trace_check_gpu(const char *path, const struct accel_trace *t,
+                               const struct gpu_config *gpu, const char *gpu_name,
+                               struct diag *diags)
+{
+    unsigned misfits = 0;
+    for (unsigned k = 0; k < t->ntasks; k++) {
+        char why[256], at[24];
+        if (t->tasks[k].type != ACCEL_KERNEL ||
+            gpu_profile_check(gpu, &t->tasks[k].kernel, why, sizeof why) == 0)
+            continue;
+        profile_kernel_at(path, k, why, at, sizeof at);
+        diag_add(diags, "%s%s: tasks[%u].kernel: on GPU %s: %s", path, at, k, gpu_name, why);
+        misfits++;
+    }
+    return misfits;
+}
+
 /* The settings that mean something for one role only. */
 static void check_role(const struct accel_app *a, const config_setting_t *e, const char *file,
                        const char *p, struct diag *d)
@@ -330,15 +383,18 @@ static void load_app(struct accel_scenario *sc, unsigned i, const config_setting
             gpu_profile_check(&sc->gpu, &t->kernel, why, sizeof(why)) == 0)
             continue;
         /* The task's own line when the scenario lists the tasks; else the application's,
-         * naming the profile whose task it is. */
-        const config_setting_t *te = ts ? config_setting_get_elem(ts, k) : NULL;
-        const config_setting_t *ks = te ? config_setting_get_member(te, "kernel") : NULL;
-        if (ks)
-            diag_add(d, "%s:%d: %stasks[%u].kernel: on GPU %s: %s", sc->path, line_of(ks), p, k,
-                     sc->gpu_name, why);
-        else
-            diag_add(d, "%s:%d: %stasks[%u].kernel (of data/apps/%s.cfg): on GPU %s: %s", sc->path,
-                     line_of(e), p, k, a->name ? a->name : "?", sc->gpu_name, why);
+         * naming the profile whose task it is and the line there. */
+        if (ts) {
+            diag_add(d, "%s:%d: %stasks[%u].kernel: on GPU %s: %s", sc->path,
+                     task_kernel_line(ts, k, why), p, k, sc->gpu_name, why);
+        } else {
+            char *profile = xasprintf("%s/data/apps/%s.cfg", datadir, a->name ? a->name : "?");
+            char at[24];
+            profile_kernel_at(profile, k, why, at, sizeof at);
+            diag_add(d, "%s:%d: %stasks[%u].kernel (of data/apps/%s.cfg%s): on GPU %s: %s",
+                     sc->path, line_of(e), p, k, a->name ? a->name : "?", at, sc->gpu_name, why);
+            free(profile);
+        }
     }
     free(p);
 }

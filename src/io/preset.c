@@ -465,6 +465,11 @@ static int named_setting_line(const config_setting_t *g, const config_setting_t 
     return 0;
 }
 
+int preset_kernel_refusal_line(const struct conf_group *g, const char *msg)
+{
+    return named_setting_line((const config_setting_t *)g, NULL, msg);
+}
+
 /* The rules between a profile's settings that hold on any GPU: what gpu_profile_check refuses
  * on a GPU that limits nothing is a mistake of the file, said as one with the line of a
  * setting it names (of g, a file's root, a phase or an inline kernel; else of root). p has no

@@ -253,7 +253,7 @@ set -e
 cmp -s "$TMPD/check.err" "$TMPD/run.err" || fail "a phased kernel: check and run say different things"
 # `check` of the application profile itself says the same of it, and takes a good one, in the
 # data directory or anywhere (it checked one as a spatial scenario: every setting unknown). A
-# kernel whose thread block fits no SM of k40 is refused, naming its task.
+# kernel whose thread block fits no SM of k40 is refused, naming its task and its line.
 set +e
 CORUN_DATADIR="$dd" "$CORUN" check "$dd/data/apps/myapp.cfg" >"$TMPD/out" 2>"$TMPD/err"
 crc=$?
@@ -266,8 +266,15 @@ out=$("$CORUN" check "$top_srcdir/data/apps/asr.cfg") || fail "check of asr.cfg:
 sed 's/regs_per_thread = 32/regs_per_thread = 255/; s/warps_per_tb = 8/warps_per_tb = 32/' \
     "$top_srcdir/data/apps/asr.cfg" >"$TMPD/fat.cfg"
 expect_bad "check of an app whose kernels fit no SM" \
-    "^$TMPD/fat.cfg: tasks\[1\].kernel: on GPU k40: kernel fat-k1: no thread block fits on an SM" \
+    "^$TMPD/fat.cfg:13: tasks\[1\].kernel: on GPU k40: kernel fat-k1: no thread block fits on an SM" \
     "$CORUN" check "$TMPD/fat.cfg"
+# A scenario naming that profile in the data directory: the scenario's line of the application
+# and the profile's of the setting (it named the profile only).
+cp "$TMPD/fat.cfg" "$dd/data/apps/fat.cfg"
+sed 's/name = "gmm";/name = "fat";/' "$TMPD/quick.cfg" >"$TMPD/fatapp.cfg"
+CORUN_DATADIR="$dd" expect_bad "a scenario naming an app whose kernels fit no SM" \
+    "^$TMPD/fatapp.cfg:[0-9]*: applications\[0\]\.tasks\[1\]\.kernel (of data/apps/fat\.cfg:13): on GPU k40: kernel fat-k1: no thread block fits on an SM" \
+    "$CORUN" check "$TMPD/fatapp.cfg"
 
 set +e
 "$CORUN" run "$top_srcdir/tests/data/bad/accel_no_qos.cfg" >/dev/null 2>"$TMPD/err"

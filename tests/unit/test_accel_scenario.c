@@ -179,7 +179,7 @@ static void task_rules(void **state)
 
 /* An application that is neither in data/apps nor given tasks of its own is named with what
  * is there; a kernel task the GPU cannot hold (64 KB of shared memory per block on k40's 48 KB)
- * is refused at load, naming the task (its line) and the GPU. */
+ * is refused at load, naming the task (the line of the setting at fault) and the GPU. */
 static void unknown_apps_and_kernels_that_do_not_fit(void **state)
 {
     (void)state;
@@ -194,8 +194,9 @@ static void unknown_apps_and_kernels_that_do_not_fit(void **state)
     assert_int_equal(l.d.count, 2);
     assert_true(test_diag_has(&l.d, ":2: applications[0].name: unknown application \"nosuchapp\"",
                               "(no data/apps/nosuchapp.cfg", NULL));
-    /* at the task's kernel, not the application's line */
-    assert_true(test_diag_has(&l.d, ":5: applications[1].tasks[1].kernel: on GPU k40: ",
+    /* at the setting the refusal names (smem_per_tb_bytes) in the task's kernel, not the
+     * application's line or the kernel's first */
+    assert_true(test_diag_has(&l.d, ":7: applications[1].tasks[1].kernel: on GPU k40: ",
                               "no thread block fits on an SM", NULL));
     unload(&l);
 }
