@@ -13,8 +13,9 @@
 /* What a "did you mean" for word offers among names[0..count), each name written as
  * before NAME after and the names joined "a, b or c": every name word is the beginning of
  * (case-insensitive, two letters at least; duplicates once), shortest first, when it begins
- * several, unless one alone is the word and a letter more ("epoch": epochs, not epoch_cycles
- * too); else util_suggest's one name. NULL when nothing is near; the caller frees the result. */
+ * several, unless one alone is the word and a letter more and the others several more
+ * ("epoch": epochs, not epoch_cycles too; "se": set or seed); else util_suggest's one name. NULL
+ * when nothing is near; the caller frees the result. */
 char *suggest_names(const char *word, const char *const *names, size_t count, const char *before,
                     const char *after);
 

@@ -24,7 +24,8 @@ static bool seen_before(const char *const *names, size_t i)
 }
 
 /* The names word begins, closest (shortest) first, joined; NULL unless there are several, or
- * when one alone is the word and one letter more ("epoch": epochs, not epoch_cycles too). */
+ * when one alone is the word and one letter more and the others several letters more
+ * ("epoch": epochs, not epoch_cycles too; but "se": set or seed). */
 static char *several_beginnings(const char *word, const char *const *names, size_t count,
                                 const char *before, const char *after)
 {
@@ -44,7 +45,7 @@ static char *several_beginnings(const char *word, const char *const *names, size
         }
         hits[at] = names[i];
     }
-    if (found < 2 || (strlen(hits[0]) == len + 1 && strlen(hits[1]) > len + 1)) {
+    if (found < 2 || (strlen(hits[0]) == len + 1 && strlen(hits[1]) > len + 2)) {
         free(hits);
         return NULL;
     }

@@ -144,6 +144,12 @@ set +e
 set -e
 [ $rc -eq 2 ] && grep -qx "corun: run: unknown option '--predicter' (did you mean --predictor?)" "$TMPD/err" ||
     fail "run --predicter: exit $rc: $(cat "$TMPD/err")"
+# The beginning of two (getopt's ambiguous abbreviation) names both: it named --set alone.
+set +e
+"$CORUN" run x.cfg --se 1 2>"$TMPD/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -qx "corun: run: unknown option '--se' (did you mean --set or --seed?)" "$TMPD/err" ||
+    fail "run --se: exit $rc: $(cat "$TMPD/err")"
 # The workbench commands say what they refused before their usage line.
 set +e
 "$CORUN" replay x.h5 --epoch 3 2>"$TMPD/err"; rc=$?

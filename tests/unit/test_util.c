@@ -99,14 +99,18 @@ static void suggest_names_lists_every_beginning(void **state)
     assert_non_null(s);
     assert_string_equal(s, "demo-a, demo-b, demo-c or 2 more");
     free(s);
-    const char *settings[] = {"epoch_cycles", "epochs", "seed"};
-    s = suggest_names("epoch", settings, 3, "", ""); /* a letter short of one: that one */
+    const char *settings[] = {"epoch_cycles", "epochs", "seed", "set"};
+    s = suggest_names("epoch", settings, 4, "", ""); /* a letter short of one: that one */
     assert_non_null(s);
     assert_string_equal(s, "epochs");
     free(s);
-    s = suggest_names("epo", settings, 3, "", "");
+    s = suggest_names("epo", settings, 4, "", "");
     assert_non_null(s);
     assert_string_equal(s, "epochs or epoch_cycles");
+    free(s);
+    s = suggest_names("se", settings, 4, "--", ""); /* a letter short of set, two of seed */
+    assert_non_null(s);
+    assert_string_equal(s, "--set or --seed");
     free(s);
     const char *hbm[] = {"hbm80", "hbm800"};
     s = suggest_names("HBM80", hbm, 2, "", ""); /* miscased, not a beginning */
