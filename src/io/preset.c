@@ -360,16 +360,26 @@ void preset_kernel_names(const char *datadir, struct name_list *out)
         qsort(out->names, out->count, sizeof(*out->names), compare_names);
 }
 
-/* Read path and apply table to target in full. */
-static int load_file(const char *path, const struct conf_table *table, void *target,
-                     struct diag *diags)
+/* What the core refuses across a preset's settings (a cache's geometry, the lines it keeps,
+ * refresh within its interval): a mistake of the preset file, said with its path and the line
+ * of the setting the message begins with (when it begins with one). It was said later, by the
+ * GPU's creation, with no file at all. Returns the errors. */
+static size_t refuse_incoherent_gpu(const config_setting_t *root, const struct gpu_config *cfg,
+                                    const char *path, struct diag *diags)
 {
-    struct conf_file *f = confread_open(path, diags);
-    if (!f)
-        return -1;
-    size_t errors = conf_apply(table, confread_root(f), target, CONF_FULL, path, "", diags);
-    confread_close(f);
-    return errors ? -1 : 0;
+    char why[256];
+    if (gpu_config_check(cfg, why, sizeof why) != 0) {
+        char first[64];
+        const config_setting_t *at = NULL;
+        if (sscanf(why, "%63[a-z0-9_]", first) == 1)
+            at = config_setting_get_member(root, first);
+        if (at)
+            diag_add(diags, "%s:%d: %s", path, (int)config_setting_source_line(at), why);
+        else
+            diag_add(diags, "%s: %s", path, why);
+        return 1;
+    }
+    return 0;
 }
 
 int preset_gpu_load(const char *datadir, const char *name, struct gpu_config *cfg,
@@ -377,9 +387,17 @@ int preset_gpu_load(const char *datadir, const char *name, struct gpu_config *cf
 {
     memset(cfg, 0, sizeof(*cfg));
     char *path = xasprintf("%s/data/gpus/%s.cfg", datadir, name);
-    int rc = load_file(path, &preset_gpu_table, cfg, diags);
+    struct conf_file *f = confread_open(path, diags);
+    size_t errors = 1;
+    if (f) {
+        const struct conf_group *root = confread_root(f);
+        errors = conf_apply(&preset_gpu_table, root, cfg, CONF_FULL, path, "", diags);
+        if (!errors)
+            errors = refuse_incoherent_gpu((const config_setting_t *)root, cfg, path, diags);
+        confread_close(f);
+    }
     free(path);
-    return rc;
+    return errors ? -1 : 0;
 }
 
 /* Settings a phase may not change: they describe the application, not one of its kernels. */

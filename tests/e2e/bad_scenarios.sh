@@ -119,4 +119,26 @@ for t in scenario gpu suite lesson accelerator; do
     case " $topics " in *" $t "*) ;; *) fail "nothing pointed at \`corun help $t\`:$topics" ;; esac
 done
 
+# A GPU preset whose settings are each in range but break a rule between them (l1d's size not
+# a multiple of ways x line_bytes; the lines the caches keep) names the preset file and the
+# line, in check and run alike: check said only "l1d: size_bytes (1024) must be ...", run the
+# scenario's path, neither the file the mistake is in.
+mkdir -p "$TMPD/pd/data"
+ln -s "$top_srcdir/data/kernels" "$TMPD/pd/data/kernels"
+mkdir "$TMPD/pd/data/gpus"
+sed 's/^l1d = { size_bytes = 49152;/l1d = { size_bytes = 1024;/' "$top_srcdir/data/gpus/hbm80.cfg" \
+    >"$TMPD/pd/data/gpus/odd.cfg"
+sed 's/^llc = { size_bytes = 6291456;/llc = { size_bytes = 1073741824;/; s/^sms = 80;/sms = 1024;/' \
+    "$top_srcdir/data/gpus/hbm80.cfg" >"$TMPD/pd/data/gpus/vast.cfg"
+for gpu in odd vast; do
+    case $gpu in
+    odd) want="$TMPD/pd/data/gpus/odd.cfg:$(grep -n '^l1d = ' "$TMPD/pd/data/gpus/odd.cfg" | cut -d: -f1): l1d: size_bytes (1024) must be a positive multiple of ways (6) x line_bytes" ;;
+    vast) want="$TMPD/pd/data/gpus/vast.cfg: the caches hold 8912896 lines over 1024 SMs: expected at most 4194304 (the model keeps every line in memory; make l1d, l1c or llc smaller)" ;;
+    esac
+    sed "s/^gpu = \"hbm80\";/gpu = \"$gpu\";/; /^gpu_overrides/d" "$small" >"$TMPD/on-$gpu.cfg"
+    for cmd in check run; do
+        CORUN_DATADIR="$TMPD/pd" refused_once "$cmd on preset $gpu" "$want" $cmd "$TMPD/on-$gpu.cfg"
+    done
+done
+
 echo "bad scenarios: $n files and the missing/unreadable cases each gave their message"
