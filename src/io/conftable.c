@@ -199,8 +199,12 @@ static size_t apply_one(const struct conf_setting *s, const config_setting_t *cs
                 double f = config_setting_get_float(cs);
                 char num[32];
                 format_number(num, sizeof num, f);
-                if (f == floor(f))
+                if (!isfinite(f))
+                    snprintf(got, sizeof got, "%s (not a finite number)", num);
+                else if (f == floor(f) && fabs(f) <= 1e18) /* writable as digits */
                     snprintf(got, sizeof got, "%s written as a float (write %s)", num, num);
+                else if (f == floor(f))
+                    snprintf(got, sizeof got, "%s written as a float", num);
                 else
                     snprintf(got, sizeof got, "%s (not an integer)", num);
             } else

@@ -138,6 +138,19 @@ static void every_mistake_is_reported_with_its_line(void **state)
                                    "1.0000000001");
     conf_free_strings(&sample_table, &t);
     diag_done(&d);
+
+    /* A float too large to write as an integer is not told to be written as one: 1e999 (libconfig
+     * reads it as infinity) said "got inf written as a float (write inf)", 1e19 "got 1e+19
+     * written as a float (write 1e+19)". */
+    diag_init(&d);
+    struct sample u = {0};
+    assert_int_equal(apply_text("count = 1e999;\nbig = 1e19;\n", &u, CONF_FULL, &d), 2);
+    assert_string_equal(d.msgs[0], "t.cfg:1: count: expected an integer from 1 to 64 (warps), "
+                                   "got inf (not a finite number)");
+    assert_string_equal(d.msgs[1], "t.cfg:2: big: expected an integer from 0 to 1000000000000000 "
+                                   "(bytes), got 1e+19 written as a float");
+    conf_free_strings(&sample_table, &u);
+    diag_done(&d);
 }
 
 /* A name too far from every setting to suggest one points at the help that lists the table,
