@@ -140,11 +140,16 @@ static char *widen_integers(const char *name, const char *text, struct diag *dia
         while (hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p))
             p++;
         bool real = !hex && (*p == '.' || *p == 'e' || *p == 'E');
+        /* The digits after a float's point or its exponent's sign belong to that float: an L
+         * there made 0.3333333333 (its fraction past 32 bits) a syntax error. */
+        bool in_float =
+            start > text && (start[-1] == '.' || ((start[-1] == '+' || start[-1] == '-') &&
+                                                  start - 1 > text && strchr("eE", start[-2])));
         bool negative = start > text && start[-1] == '-';
         size_t n = (size_t)(p - start);
         memcpy(o, start, n);
         o += n;
-        if (real || *p == 'L')
+        if (real || in_float || *p == 'L')
             continue;
         errno = 0;
         unsigned long long v = strtoull(start, NULL, hex ? 16 : 10);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <libconfig.h>
 
+#include "corun/confread.h"
 #include "corun/conftable.h"
 
 struct inner {
@@ -150,6 +151,36 @@ static void every_mistake_is_reported_with_its_line(void **state)
     assert_string_equal(d.msgs[1], "t.cfg:2: big: expected an integer from 0 to 1000000000000000 "
                                    "(bytes), got 1e+19 written as a float");
     conf_free_strings(&sample_table, &u);
+    diag_done(&d);
+}
+
+/* The digits of a float after its point or its exponent's sign are not an integer of their
+ * own: confread gave them the L that a literal past 32 bits needs (libconfig 1.5 wraps one
+ * without it), so 0.3333333333 and 1.5000000001 were "libconfig syntax: syntax error" (with
+ * --set, "got a string"), and 1E+4294967296 too. An integer past 32 bits still reads whole. */
+static void long_fractions_read_as_floats(void **state)
+{
+    (void)state;
+    struct diag d;
+    diag_init(&d);
+    struct conf_file *f = confread_parse(
+        "t.cfg", "ratio = 0.3333333333;\nbig = 4294967298;\nin = { depth = 1; };\n", &d);
+    assert_non_null(f);
+    struct sample s = {0};
+    assert_int_equal(conf_apply(&sample_table, confread_root(f), &s, CONF_OVERLAY, "t.cfg", "", &d),
+                     0);
+    assert_true(s.ratio == 0.3333333333);
+    assert_true(s.big == 4294967298ull);
+    confread_close(f);
+    f = confread_parse("t.cfg", "ratio = 1.5000000001;\nbig = 1E+4294967296;\n", &d);
+    assert_non_null(f);
+    assert_int_equal(conf_apply(&sample_table, confread_root(f), &s, CONF_OVERLAY, "t.cfg", "", &d),
+                     2);
+    assert_string_equal(d.msgs[0], "t.cfg:2: big: expected an integer from 0 to 1000000000000000 "
+                                   "(bytes), got inf (not a finite number)");
+    assert_string_equal(d.msgs[1], "t.cfg:1: ratio: expected a number from 0 to 1, got "
+                                   "1.5000000001");
+    confread_close(f);
     diag_done(&d);
 }
 
@@ -317,6 +348,7 @@ int main(void)
         cmocka_unit_test(defaults_fill_unset_settings),
         cmocka_unit_test(values_are_stored),
         cmocka_unit_test(every_mistake_is_reported_with_its_line),
+        cmocka_unit_test(long_fractions_read_as_floats),
         cmocka_unit_test(unknown_setting_points_at_its_help),
         cmocka_unit_test(missing_required_setting_is_an_error),
         cmocka_unit_test(overlay_changes_only_what_is_present),
