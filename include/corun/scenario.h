@@ -75,6 +75,10 @@ int scenario_load_text(struct scenario *sc, const char *name, const char *text, 
  * written as in a scenario file (a bare word is taken as a string). Validated through the same
  * tables, with messages naming "--set". Returns 0, or -1 with diags. */
 int scenario_set(struct scenario *sc, const char *assignment, struct diag *diags);
+/* Read KEY as "kernels[K].SETTING": K in digits only (one past UINT_MAX reads as UINT_MAX,
+ * out of any mix's range; sscanf's %u wrapped 4294967296 to kernel 0) and SETTING, of a-z and
+ * _, into setting[len]. Returns 0, or -1 when KEY is not of that form. */
+int scenario_kernel_key(const char *key, unsigned *k, char *setting, size_t len);
 /* Applies one "gpu.SETTING=VALUE" to a preset alone (as --set does to a scenario's GPU);
  * 0, or -1 with a message in diags. The caller checks the result with gpu_config_check. */
 int scenario_set_gpu(struct gpu_config *gpu, const char *assignment, struct diag *diags);

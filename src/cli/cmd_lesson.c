@@ -36,7 +36,7 @@ static int try_set(struct session *s, unsigned have, unsigned life, const char *
     char key[64], field[40];
     unsigned k;
     snprintf(key, sizeof key, "%.*s", (int)(eq - assignment), assignment);
-    bool per_kernel = sscanf(key, "kernels[%u].%39s", &k, field) == 2;
+    bool per_kernel = scenario_kernel_key(key, &k, field, sizeof field) == 0;
     if (per_kernel && k >= life) {
         snprintf(err, errlen,
                  "%s: expected a kernel index from 0 to %u (the kernels of the run by "

@@ -1,7 +1,9 @@
 /* scenario — loading and validating scenario files. */
 #include "corun/scenario.h"
 
+#include <ctype.h>
 #include <libconfig.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -373,21 +375,40 @@ static void set_weights(struct scenario *sc, const char *value, struct diag *dia
         sc->kernels[k].weight = w[k];
 }
 
+int scenario_kernel_key(const char *key, unsigned *k, char *setting, size_t len)
+{
+    const char *p = key + strlen("kernels[");
+    if (strncmp(key, "kernels[", strlen("kernels[")) != 0 || !isdigit((unsigned char)*p))
+        return -1;
+    unsigned long long v = 0;
+    for (; isdigit((unsigned char)*p); p++)
+        if (v <= UINT_MAX)
+            v = v * 10 + (unsigned)(*p - '0');
+    if (strncmp(p, "].", 2) != 0)
+        return -1;
+    p += 2;
+    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+    if (n == 0 || p[n] != '\0' || n >= len)
+        return -1;
+    memcpy(setting, p, n);
+    setting[n] = '\0';
+    *k = v > UINT_MAX ? UINT_MAX : (unsigned)v;
+    return 0;
+}
+
 /* "kernels[K].SETTING=VALUE" for the settings a run may change (priority, qos_target). */
 static void set_kernel(struct scenario *sc, const char *key, const char *value, struct diag *diags)
 {
     unsigned k;
-    int used = 0;
     char name[32];
-    if (sscanf(key, "kernels[%u].%31[a-z_]%n", &k, name, &used) == 2 && key[used] == '\0' &&
-        strcmp(name, "weight") == 0) {
+    if (scenario_kernel_key(key, &k, name, sizeof name) == 0 && strcmp(name, "weight") == 0) {
         diag_add(diags,
                  "--set: %s: the weights are set together, as they sum to 1: expected "
                  "weights=W1,W2,... (one per kernel)",
                  key);
         return;
     }
-    if (sscanf(key, "kernels[%u].%31[a-z_]%n", &k, name, &used) != 2 || key[used] != '\0' ||
+    if (scenario_kernel_key(key, &k, name, sizeof name) != 0 ||
         (strcmp(name, "priority") != 0 && strcmp(name, "qos_target") != 0)) {
         diag_add(diags, "--set: %s: expected kernels[K].priority or kernels[K].qos_target", key);
         return;

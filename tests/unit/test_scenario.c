@@ -245,6 +245,17 @@ static void large_integers_do_not_wrap(void **state)
     assert_non_null(strstr(d.msgs[d.count - 1], "--set: mode: cannot be changed with --set"));
     assert_int_equal(scenario_set(&sc, "kernels[0].weight=0.5", &d), -1);
     assert_non_null(strstr(d.msgs[d.count - 1], "expected weights=W1,W2,..."));
+    /* A kernel's index past 32 bits is out of range, not kernel 0 (sscanf's %u wrapped it:
+     * kernels[4294967296].priority=high made kernel 0 high priority); digits only. */
+    assert_int_equal(scenario_set(&sc, "kernels[4294967296].priority=high", &d), -1);
+    assert_string_equal(d.msgs[d.count - 1], "--set: kernels[4294967296].priority: expected a "
+                                             "kernel index from 0 to 0");
+    assert_int_equal(sc.kernels[0].priority, SCENARIO_LOW);
+    assert_int_equal(scenario_set(&sc, "kernels[+0].priority=high", &d), -1);
+    assert_non_null(strstr(d.msgs[d.count - 1], "expected kernels[K].priority or"));
+    assert_int_equal(sc.kernels[0].priority, SCENARIO_LOW);
+    assert_int_equal(scenario_set(&sc, "kernels[00].priority=high", &d), 0);
+    assert_int_equal(sc.kernels[0].priority, SCENARIO_HIGH);
     /* An empty predictor or allocator is no name (it was taken for the default, unsaid). */
     assert_int_equal(scenario_set(&sc, "allocator=\"\"", &d), -1);
     assert_non_null(strstr(d.msgs[d.count - 1], "--set: allocator: expected a name"));
