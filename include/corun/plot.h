@@ -21,15 +21,17 @@ struct plot_data {
     const int *owner; /* [nepochs x sms]: kernel index, or negative (idle, gated) */
 };
 
-/* Draw d into path, an SVG or a PNG by its extension (.svg, .png), width x height pixels (SVG:
- * points). Returns 0, or -1 with a message naming path (another extension, a size out of 200
- * to 10000, a file that cannot be written). */
+/* Draw d into path, an SVG or a PNG by its extension (.svg, .png), width x height pixels.
+ * A picture there is replaced only once the new one is whole. Returns 0; -2 with a message
+ * naming path for what the caller asked (another extension, a size out of 200 to 10000, a
+ * directory or a symbolic link at path, a file or directory that cannot be written); -1 with
+ * one for a failure while writing (a full disk). */
 int plot_write(const struct plot_data *d, const char *path, unsigned width, unsigned height,
                char *err, size_t errlen);
 
 /* An accelerator run r drawn into path as plot_write does: a timeline of its tasks (one row per
  * process, kernels solid, copies light) and its LS queries' latencies against the QoS bound.
- * -1 with a message also for a run without tasks. */
+ * -2 with a message also for a run without tasks. */
 int plot_accel_write(const struct accel_record *r, const char *path, unsigned width,
                      unsigned height, char *err, size_t errlen);
 

@@ -69,10 +69,12 @@ static int plot_run(int argc, char **argv)
     if (accel_runfile_probe(argv[optind]) == 1) {
         struct accel_record ar;
         int rc = CLI_OK;
-        if (accel_runfile_read(argv[optind], &ar, err, sizeof err) != 0 ||
-            plot_accel_write(&ar, out, width, height, err, sizeof err) != 0) {
+        int drawn = accel_runfile_read(argv[optind], &ar, err, sizeof err) != 0
+                        ? -2
+                        : plot_accel_write(&ar, out, width, height, err, sizeof err);
+        if (drawn != 0) {
             fprintf(stderr, "corun: %s\n", err);
-            rc = CLI_BAD_INPUT;
+            rc = drawn == -1 ? CLI_FAILED : CLI_BAD_INPUT;
         } else {
             printf("corun: drew %zu tasks and %zu queries of %s in %s\n", ar.ntasks, ar.nqueries,
                    argv[optind], out);
@@ -91,9 +93,9 @@ static int plot_run(int argc, char **argv)
         if (session_plot_fill(r, &p) != 0) {
             fprintf(stderr, "corun: %s: the run has no epochs to draw\n", argv[optind]);
             rc = CLI_BAD_INPUT;
-        } else if (plot_write(&p.d, out, width, height, err, sizeof err) != 0) {
+        } else if ((rc = plot_write(&p.d, out, width, height, err, sizeof err)) != 0) {
             fprintf(stderr, "corun: %s\n", err);
-            rc = CLI_BAD_INPUT;
+            rc = rc == -1 ? CLI_FAILED : CLI_BAD_INPUT; /* a full disk; else what was asked */
         } else {
             printf("corun: drew %u epoch%s of %s in %s\n", p.d.nepochs, p.d.nepochs == 1 ? "" : "s",
                    argv[optind], out);

@@ -244,10 +244,10 @@ int plot_write(const struct plot_data *d, const char *path, unsigned width, unsi
 {
     bool svg;
     if (plot_check_target(path, width, height, &svg, err, errlen) != 0)
-        return -1;
+        return -2;
     if (d->nepochs == 0 || d->nkernels == 0 || d->sms == 0) {
         snprintf(err, errlen, "%s: the run has no epochs to draw", path);
-        return -1;
+        return -2;
     }
     return plot_render(path, svg, width, height, draw, d, err, errlen);
 }

@@ -258,10 +258,10 @@ int plot_accel_write(const struct accel_record *r, const char *path, unsigned wi
 {
     bool svg;
     if (plot_check_target(path, width, height, &svg, err, errlen) != 0)
-        return -1;
+        return -2;
     if (r->ntasks == 0) {
         snprintf(err, errlen, "%s: the run has no tasks to draw", path);
-        return -1;
+        return -2;
     }
     return plot_render(path, svg, width, height, paint_accel, r, err, errlen);
 }

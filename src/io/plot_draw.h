@@ -44,13 +44,15 @@ double plot_label_width(cairo_t *cr, double font, const char *s);
 /* s from x at size, made smaller where it would run past edge. */
 void plot_title_text(cairo_t *cr, double x, double y, double size, double edge, const char *s);
 
-/* path's kind (*svg: .svg, else .png) and the size checked before anything is drawn: 0, or -1
- * with a message naming path. */
+/* path's kind (*svg: .svg, else .png) and the size checked before anything is drawn: 0, or -2
+ * with a message naming path (a directory or a symbolic link there is refused too). */
 int plot_check_target(const char *path, unsigned width, unsigned height, bool *svg, char *err,
                       size_t errlen);
 
-/* paint(cr, ctx, width, height, font) into path on a white page: 0, or -1 with a message (a
- * file cut short is removed). */
+/* paint(cr, ctx, width, height, font) into path on a white page: drawn in memory, then written
+ * beside path and renamed over it, or, where path's directory takes no new file but path can
+ * be written, over it in place once there is room for it. 0; -2 with a message for a path
+ * that cannot be written; -1 for a failure while writing, the file there left as it was. */
 int plot_render(const char *path, bool svg, unsigned width, unsigned height,
                 void (*paint)(cairo_t *cr, const void *ctx, double width, double height,
                               double font),

@@ -77,6 +77,55 @@ if [ "$(id -u)" -ne 0 ]; then
     [ "$(cat "$TMPD/ro.svg")" = keep ] || fail "a read-only picture was removed or changed"
 fi
 
+# A symbolic link at --out is refused and left as it is, as run --out and export refuse one: a
+# dangling link was replaced by the picture, and a live one sent it to the link's target.
+echo keep >"$TMPD/target.svg"
+ln -s "$TMPD/target.svg" "$TMPD/live.svg"
+ln -s "$TMPD/gone.svg" "$TMPD/dangling.svg"
+for l in live dangling; do
+    expect_bad "a $l link" "$l.svg: a symbolic link, not followed; expected the picture's file name" \
+        "$CORUN" plot "$TMPD/r.h5" --out "$TMPD/$l.svg"
+    [ -L "$TMPD/$l.svg" ] || fail "the $l link was replaced"
+done
+[ "$(cat "$TMPD/target.svg")" = keep ] && [ ! -e "$TMPD/gone.svg" ] ||
+    fail "a picture was drawn through a link"
+# A picture in a directory corun cannot write, the picture itself writable, is drawn over in
+# place (it was refused, "Permission denied", though the file could be written); a new one
+# there is refused naming the directory. On a full disk nothing is changed, exit 1 (2, and
+# cairo's "error while writing to output stream"). As a user other than root in a namespace of
+# its own (root writes any directory), on a small tmpfs.
+if unshare -rm true 2>/dev/null && unshare -rm unshare --map-user=1000 true 2>/dev/null; then
+    mkdir "$TMPD/fs"
+    cp "$TMPD/r.h5" "$TMPD/fs.h5"
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    unshare -rm sh -c 'mount -t tmpfs -o size=256k tmpfs "$0/fs" && cd "$0/fs" &&
+        cp ../fs.h5 r.h5 && mkdir ro && echo keep >ro/p.svg && echo keep >ro/q.png &&
+        echo keep >w.svg && chmod 666 ro/p.svg ro/q.png && chmod 555 ro && chmod 777 . &&
+        exec unshare --map-user=1000 --map-group=1000 sh -c "
+            $1 plot r.h5 --out ro/p.svg >$0/out 2>$0/err; echo \$? >$0/rc1
+            $1 plot r.h5 --out ro/new.svg 2>$0/err2; echo \$? >$0/rc2
+            head -c 1000000 /dev/zero >fill 2>/dev/null
+            $1 plot r.h5 --out ro/q.png 2>$0/err3; echo \$? >$0/rc3
+            $1 plot r.h5 --out w.svg 2>$0/err4; echo \$? >$0/rc4
+            cp ro/p.svg w.svg ro/q.png $0/"' \
+        "$TMPD" "$CORUN"
+    [ "$(cat "$TMPD/rc1")" = 0 ] && grep -q "drew 4 epochs of r.h5 in ro/p.svg" "$TMPD/out" &&
+        head -c 200 "$TMPD/p.svg" | grep -q "<svg" ||
+        fail "a writable picture in a read-only directory: exit $(cat "$TMPD/rc1"): $(cat "$TMPD/err")"
+    [ "$(cat "$TMPD/rc2")" = 2 ] &&
+        grep -qx "corun: ro/new.svg: cannot write the picture: Permission denied (making a file in ro)" "$TMPD/err2" ||
+        fail "a new picture in a read-only directory: exit $(cat "$TMPD/rc2"): $(cat "$TMPD/err2")"
+    for n in 3:ro/q.png 4:w.svg; do
+        i=${n%%:*} f=${n#*:}
+        [ "$(cat "$TMPD/rc$i")" = 1 ] &&
+            grep -qx "corun: $f: cannot write the picture: No space left on device; the picture there is as it was" "$TMPD/err$i" &&
+            [ "$(cat "$TMPD/${f#ro/}")" = keep ] ||
+            fail "$f on a full disk: exit $(cat "$TMPD/rc$i"): $(cat "$TMPD/err$i"; head -c 20 "$TMPD/${f#ro/}")"
+    done
+else
+    echo "plot: a read-only directory and a full disk not tried: unshare is not allowed here"
+fi
+
 # An accelerator run: its task timeline and query latencies, as SVG, a shape per task drawn.
 "$CORUN" run "$top_srcdir/tests/data/good/accel-quick.cfg" --predictor prophet --out "$TMPD/a.h5" \
     --catalog "$TMPD/c.db" >"$TMPD/arun" 2>/dev/null || fail "the accelerator run"

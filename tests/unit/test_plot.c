@@ -217,18 +217,18 @@ static void test_refused(void **state)
     make(&d);
     char err[256] = "";
     const char *jpg = "/tmp/corun-plot-refused.jpg";
-    assert_int_equal(plot_write(&d, jpg, 640, 480, err, sizeof err), -1);
+    assert_int_equal(plot_write(&d, jpg, 640, 480, err, sizeof err), -2);
     assert_string_equal(err, "/tmp/corun-plot-refused.jpg: expected a file name ending in .svg or "
                              ".png");
-    assert_int_equal(plot_write(&d, "/tmp/corun-plot-refused.png", 100, 480, err, sizeof err), -1);
+    assert_int_equal(plot_write(&d, "/tmp/corun-plot-refused.png", 100, 480, err, sizeof err), -2);
     assert_non_null(strstr(err, "a size of 100x480; expected 200 to 10000"));
     d.nepochs = 0;
-    assert_int_equal(plot_write(&d, "/tmp/corun-plot-refused.png", 640, 480, err, sizeof err), -1);
+    assert_int_equal(plot_write(&d, "/tmp/corun-plot-refused.png", 640, 480, err, sizeof err), -2);
     assert_non_null(strstr(err, "no epochs"));
     struct stat st;
     assert_int_not_equal(stat("/tmp/corun-plot-refused.png", &st), 0);
     d.nepochs = N;
-    assert_int_equal(plot_write(&d, "/nonexistent/dir/p.png", 640, 480, err, sizeof err), -1);
+    assert_int_equal(plot_write(&d, "/nonexistent/dir/p.png", 640, 480, err, sizeof err), -2);
     assert_non_null(strstr(err, "/nonexistent/dir/p.png: cannot write the picture"));
 }
 
@@ -315,11 +315,11 @@ static void test_accel(void **state)
     unlink(png);
     unlink(svg);
     r.ntasks = 0;
-    assert_int_equal(plot_accel_write(&r, png, 800, 600, err, sizeof err), -1);
+    assert_int_equal(plot_accel_write(&r, png, 800, 600, err, sizeof err), -2);
     assert_non_null(strstr(err, "a.png: the run has no tasks to draw"));
     r.ntasks = 5;
     assert_int_equal(plot_accel_write(&r, "/tmp/corun-plot-refused.gif", 800, 600, err, sizeof err),
-                     -1);
+                     -2);
     assert_non_null(strstr(err, "expected a file name ending in .svg or .png"));
     struct stat st;
     assert_int_not_equal(stat(png, &st), 0);
