@@ -382,11 +382,23 @@ static struct repro_journal *journal_open(const char *path, const char *identity
                  path);
         return NULL;
     }
-    int fd = read_only ? open(path, O_RDONLY | O_CLOEXEC)
-                       : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    /* O_NONBLOCK: a FIFO is refused below, not waited on (a regular file ignores it). */
+    int fd = read_only ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+                       : open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open for %s: %s", path,
                  read_only ? "reading" : "reading and writing", strerror(errno));
+        return NULL;
+    }
+    /* A FIFO kept the run waiting forever once its mixes were done, and a device (/dev/null)
+     * took every result and kept none. */
+    struct stat kind;
+    if (fstat(fd, &kind) == 0 && !S_ISREG(kind.st_mode)) {
+        snprintf(err, errlen,
+                 "%s: not a regular file (a FIFO or a device); a journal is a file corun keeps "
+                 "results in, give the name of one (it is made when missing)",
+                 path);
+        close(fd);
         return NULL;
     }
     struct repro_journal *j = xcalloc(1, sizeof *j);

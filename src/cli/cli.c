@@ -559,7 +559,16 @@ int cli_resume_usable(const char *cmd, const char *path)
         fprintf(stderr, "corun: %s: --resume: expected a file name, got an empty one\n", cmd);
         return -1;
     }
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK); /* a FIFO is not waited on */
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        close(fd); /* it took every result and kept none (a device), or hung the run (a FIFO) */
+        fprintf(stderr,
+                "corun: %s: %s: not a regular file (a FIFO or a device); a journal is a file "
+                "corun keeps results in, give the name of one (it is made when missing)\n",
+                cmd, path);
+        return -1;
+    }
     if (fd >= 0) {
         close(fd);
         return 0;

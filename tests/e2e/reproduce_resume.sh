@@ -145,6 +145,20 @@ for exp in "hsm --accuracy" "hsm --fairness" "prophet --accuracy"; do
     done
 done
 [ ! -e "$TMPD/no" ] || fail "a refused --resume made its directory"
+# A device or a FIFO is no journal: /dev/null took every result and kept none (exit 0), and a
+# FIFO kept the run waiting forever once its mixes were done. (/dev/null first: unfixed, the
+# FIFO would hang the test.)
+mkfifo "$TMPD/fifo"
+for bad in /dev/null "$TMPD/fifo"; do
+    set +e
+    "$CORUN" reproduce hsm --fairness --mixes 1 --quick --epochs 1 --epoch-cycles 10000 \
+        --catalog "$TMPD/dev.db" --resume "$bad" >"$TMPD/bad.out" 2>"$TMPD/bad.err"
+    rc=$?
+    set -e
+    [ $rc = 2 ] && [ ! -s "$TMPD/bad.out" ] &&
+        grep -qx "corun: reproduce: $bad: not a regular file (a FIFO or a device); a journal is a file corun keeps results in, give the name of one (it is made when missing)" "$TMPD/bad.err" ||
+        fail "--resume $bad: exit $rc: $(cat "$TMPD/bad.out" "$TMPD/bad.err")"
+done
 set +e
 "$CORUN" reproduce hsm --accuracy --quick --resume "" >"$TMPD/bad.out" 2>"$TMPD/bad.err"
 rc=$?
