@@ -279,18 +279,21 @@ static int train_themis_command(const struct options *o, const char *datadir)
 /* The model file must be writable before hours of training are spent on it: its directory
  * exists and takes files, and the path is no directory. A device or a FIFO is refused too: the
  * model is renamed over its path, which would put a file where /dev/null was. So is a directory
- * where the one it replaces is kept (PATH.prev): the training was lost at its end. (The model
- * is written first under a name of its own beside it, which nothing there can be.) 0, or -1
- * with a message. */
+ * where the one it replaces is kept (PATH.prev): the training was lost at its end. So is a
+ * symbolic link, as run --out, export and plot refuse one: the link became the model file, its
+ * target keeping the model said to be replaced. (The model is written first under a name of its
+ * own beside it, which nothing there can be.) 0, or -1 with a message. */
 static int check_writable(const char *path)
 {
     char *copy = xstrdup(path);
     const char *dir = dirname(copy);
     char *prev = xasprintf("%s.prev", path);
-    struct stat st;
+    struct stat st, link;
     const char *why = NULL;
     bool exists = stat(path, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode))
+    if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
+        why = "it is a symbolic link, which the model would replace, not follow";
+    else if (exists && S_ISDIR(st.st_mode))
         why = "it is a directory";
     else if (exists && !S_ISREG(st.st_mode))
         why = "it is not a regular file (a device or a FIFO), which the model would replace";

@@ -180,6 +180,19 @@ expect_refused "train, --out a FIFO" \
     "$CORUN" train hsm --quick --out "$TMPD/fifo"
 [ -p "$TMPD/fifo" ] || fail "train --out a FIFO replaced it"
 [ ! -s "$TMPD/out" ] || fail "train trained before refusing a FIFO: $(cat "$TMPD/out")"
+# A symbolic link at --out became the model file, its target keeping the model said to be
+# replaced (a dangling one became a file where the link was); it is refused, as run --out,
+# export and plot refuse one.
+printf 'mine\n' >"$TMPD/target.cfg"
+ln -s "$TMPD/target.cfg" "$TMPD/live.cfg"
+ln -s "$TMPD/gone.cfg" "$TMPD/dangling.cfg"
+for l in live dangling; do
+    expect_refused "train, --out a $l link" \
+        "cannot write the model to $TMPD/$l.cfg: it is a symbolic link, which the model would replace, not follow \(checked before training" \
+        "$CORUN" train hsm --quick --out "$TMPD/$l.cfg"
+    [ -L "$TMPD/$l.cfg" ] && [ ! -e "$TMPD/$l.cfg.prev" ] || fail "train --out a $l link replaced it"
+done
+[ "$(cat "$TMPD/target.cfg")" = mine ] && [ ! -e "$TMPD/gone.cfg" ] || fail "train wrote through a link"
 # A directory where the one replaced is kept (.prev) was found only once the training was
 # done, and the training lost.
 printf 'mine\n' >"$TMPD/kept.cfg"
