@@ -2,7 +2,9 @@
  * state files its tasks write. Progress and merging are in slurm_status.c. */
 #include "corun/slurm.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +159,23 @@ static int write_script(const struct slurm_job *j, const char *exe, char *err, s
     return rc;
 }
 
-/* The job directory o asks for, made: o->dir (which must not hold a job yet) or a new one. */
+/* The first name in dir other than . and .., in *name; false when there is none (or no dir). */
+static bool first_entry(const char *dir, char *name, size_t len)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e = NULL;
+    while (d && (e = readdir(d)) && (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")))
+        ;
+    if (e)
+        snprintf(name, len, "%s", e->d_name);
+    if (d)
+        closedir(d);
+    return e != NULL;
+}
+
+/* The job directory o asks for, made: o->dir (new or empty: the job's files, task.sh among
+ * them, were written over a user's own of those names, and removed when sbatch failed) or a
+ * new one. */
 static char *make_job_dir(const struct slurm_options *o, char *err, size_t errlen)
 {
     if (o->dir) {
@@ -169,6 +187,15 @@ static char *make_job_dir(const struct slurm_options *o, char *err, size_t errle
                      "%s holds a job already; give another --slurm-dir, or run its missing "
                      "shards with `corun slurm resubmit %s`",
                      o->dir, o->dir);
+            return NULL;
+        }
+        char name[256];
+        if (first_entry(o->dir, name, sizeof name)) {
+            snprintf(err, errlen,
+                     "--slurm-dir %s holds files already (%s among them); expected a new or an "
+                     "empty directory, which the job's files (job, task.sh, shard-K.*) are "
+                     "written in",
+                     o->dir, name);
             return NULL;
         }
         if (make_dirs(o->dir, err, errlen) != 0)

@@ -380,6 +380,19 @@ for try in 1 2; do
         "$TMPD/err" || fail "--slurm-dir, sbatch failing, try $try: exit $rc $(cat "$TMPD/err")"
     [ -z "$(ls -A "$TMPD/sd")" ] || fail "--slurm-dir, sbatch failing: left $(ls "$TMPD/sd")"
 done
+# A --slurm-dir holding files of the user's is refused, and they are left as they were: a
+# task.sh there was written over by the job's, then removed when sbatch failed.
+mkdir "$TMPD/sd2"
+echo mine >"$TMPD/sd2/task.sh"
+set +e
+PATH="$TMPD/fakebin:$PATH" XDG_DATA_HOME="$TMPD/xdg" "$CORUN" sweep \
+    "$top_srcdir/tests/data/good/tiny-suite.cfg" --slurm --shards 2 --slurm-dir "$TMPD/sd2" \
+    >/dev/null 2>"$TMPD/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -qx "corun: --slurm-dir $TMPD/sd2 holds files already (task.sh among them); expected a new or an empty directory, which the job's files (job, task.sh, shard-K.\*) are written in" \
+    "$TMPD/err" && [ "$(cat "$TMPD/sd2/task.sh")" = mine ] && [ "$(ls -A "$TMPD/sd2")" = task.sh ] ||
+    fail "--slurm-dir with a file of the user's: exit $rc: $(cat "$TMPD/err"; ls -A "$TMPD/sd2")"
 set +e
 PATH="$TMPD/fakebin:$PATH" XDG_DATA_HOME="$TMPD/xdg" "$CORUN" sweep \
     "$top_srcdir/tests/data/good/tiny-suite.cfg" --slurm --shards 2 >/dev/null 2>"$TMPD/err"
