@@ -31,8 +31,8 @@ struct runfile_kernel {
 };
 
 /* -1 with why a new run file cannot be made at path when something is there ("PATH: is a
- * directory ...", or anything else, a dangling link too: "PATH: already exists; a run file is
- * never overwritten"); 0 when nothing is. */
+ * directory ...", "PATH: is a symbolic link, not followed ..." (a dangling one too), or
+ * anything else: "PATH: already exists; a run file is never overwritten"); 0 when nothing is. */
 int runfile_refuse_existing(const char *path, char *err, size_t errlen);
 
 /* The experiment. Strings handed to runfile_create are copied; those of an open file belong

@@ -226,6 +226,12 @@ int runfile_refuse_existing(const char *path, char *err, size_t errlen)
     if (S_ISDIR(st.st_mode))
         return rf_fail(err, errlen, "%s: is a directory (expected the name of a new run file)",
                        path);
+    /* A dangling one was said to exist, which nothing did. */
+    if (S_ISLNK(st.st_mode))
+        return rf_fail(err, errlen,
+                       "%s: is a symbolic link, not followed; a run file is never written "
+                       "through a link or over one",
+                       path);
     return rf_fail(err, errlen, "%s: already exists; a run file is never overwritten", path);
 }
 

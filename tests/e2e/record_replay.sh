@@ -130,12 +130,16 @@ expect_bad "branch --catalog in no directory, without --out" \
     "^corun: cannot create catalog $TMPD/none/c.db: .*; the branch was not started$" \
     "$CORUN" branch "$TMPD/a.h5" 2 --catalog "$TMPD/none/c.db"
 # An --out that cannot be made is refused before the recorded epochs are simulated again.
+# A dangling link is named as one (it "already exists", which nothing did), and left as it is.
+ln -s "$TMPD/nowhere.h5" "$TMPD/dangling.h5"
 for bad in "$TMPD/br.h5|already exists; a run file is never overwritten" \
+    "$TMPD/dangling.h5|is a symbolic link, not followed; a run file is never written through a link or over one" \
     "$TMPD/none/b.h5|cannot create: its directory does not exist"; do
     "$CORUN" branch "$TMPD/a.h5" 3 --out "${bad%%|*}" >"$TMPD/out" 2>"$TMPD/err" && fail "branch --out ${bad%%|*}"
     [ ! -s "$TMPD/out" ] && grep -qxF "corun: ${bad%%|*}: ${bad#*|} (checked before branching)" "$TMPD/err" ||
         fail "branch --out ${bad%%|*}: $(cat "$TMPD/out" "$TMPD/err")"
 done
+[ -L "$TMPD/dangling.h5" ] && [ ! -e "$TMPD/nowhere.h5" ] || fail "branch --out a dangling link"
 expect_bad "branch past the end" \
     'cannot branch after epoch 9: the run holds 3 epochs (expected 0, its start, to 3)$' \
     "$CORUN" branch "$TMPD/a.h5" 9
