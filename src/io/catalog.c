@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,6 +483,8 @@ struct catalog *catalog_open(const char *path, char *err, size_t errlen)
         free(own);
         return NULL;
     }
+    struct stat st;
+    bool made = lstat(own, &st) != 0; /* by this open, so removed again if it fails */
     struct catalog *cat = xcalloc(1, sizeof(*cat));
     cat->path = own;
     cat->query_limit_s = CATALOG_QUERY_LIMIT_S;
@@ -501,7 +504,13 @@ struct catalog *catalog_open(const char *path, char *err, size_t errlen)
     if (exec(cat, "PRAGMA foreign_keys = ON", "enabling foreign keys", err, errlen) != 0 ||
         (!cat->readonly && set_journal(cat, err, errlen) != 0) ||
         prepare_schema(cat, err, errlen) != 0) {
+        char *gone = made ? xstrdup(own) : NULL;
         catalog_close(cat);
+        /* A catalog this open made and could not set up (a full disk) was left behind empty;
+         * one that has anything in it is another process's by now, and stays. */
+        if (gone && stat(gone, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+            unlink(gone);
+        free(gone);
         return NULL;
     }
     return cat;

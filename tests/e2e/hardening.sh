@@ -335,6 +335,14 @@ if unshare -rm true 2>/dev/null; then
             python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMPD/out" ||
             fail "a full journal, hsm $x --json: exit $rc: $(cat "$TMPD/out" "$TMPD/err")"
     done
+    # A catalog made on a full disk, refused, was left behind empty (0 bytes); it is removed.
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    unshare -rm sh -c 'mount -t tmpfs -o size=8k tmpfs "$0" && { head -c 8192 /dev/zero >"$0/fill"
+        "$@" >/dev/null 2>"$0.err"; echo $? >"$0.rc"; ls -A "$0" >"$0.left"; }' "$TMPD/small" \
+        "$CORUN" run "$small" --epochs 1 --catalog "$TMPD/small/c.db" 2>/dev/null
+    [ "$(cat "$TMPD/small.rc")" = 2 ] && [ "$(cat "$TMPD/small.left")" = fill ] &&
+        grep -q "catalog $TMPD/small/c.db: .*the disk is full; the run was not started" "$TMPD/small.err" ||
+        fail "a catalog on a full disk: exit $(cat "$TMPD/small.rc"), left $(cat "$TMPD/small.left"): $(cat "$TMPD/small.err")"
     # A catalog that cannot be written (the file mounted read-only over itself in that
     # namespace: SQLite opens it for reading) is said before anything is simulated: a run, a
     # branch or an accelerator run found it at the end, its run file kept, which then refused
