@@ -175,8 +175,10 @@ struct runfile *runfile_create(const char *path, const struct runfile_header *h,
         }
         H5Pclose(fapl);
     }
-    int rc = rf->file < 0 || rf_make_layout(rf) < 0 || H5Fstart_swmr_write(rf->file) < 0 ||
-                     rf->guard.failed
+    /* SWMR is not started on a file a write already failed in (a nearly full disk): HDF5 then
+     * could not close it, and crashed closing it again at exit (SIGSEGV after the message). */
+    int rc = rf->file < 0 || rf_make_layout(rf) < 0 || rf->guard.failed ||
+                     H5Fstart_swmr_write(rf->file) < 0 || rf->guard.failed
                  ? -1
                  : 0;
     if (rc < 0) {

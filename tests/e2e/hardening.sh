@@ -343,6 +343,15 @@ if unshare -rm true 2>/dev/null; then
     [ "$(cat "$TMPD/small.rc")" = 2 ] && [ "$(cat "$TMPD/small.left")" = fill ] &&
         grep -q "catalog $TMPD/small/c.db: .*the disk is full; the run was not started" "$TMPD/small.err" ||
         fail "a catalog on a full disk: exit $(cat "$TMPD/small.rc"), left $(cat "$TMPD/small.left"): $(cat "$TMPD/small.err")"
+    # A run file begun on a disk with no room left was refused, and then corun died of SIGSEGV
+    # at exit (HDF5 closing again the file it could not close); it exits 2, leaving nothing.
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    unshare -rm sh -c 'mount -t tmpfs -o size=8k tmpfs "$0" && { head -c 9000 /dev/zero >"$0/fill"
+        "$@" >/dev/null 2>"$0.err"; echo $? >"$0.rc"; ls -A "$0" >"$0.left"; }' "$TMPD/small" \
+        "$CORUN" run "$small" --epochs 1 --out "$TMPD/small/r.h5" --catalog "$TMPD/full-out.db" 2>/dev/null
+    [ "$(cat "$TMPD/small.rc")" = 2 ] && [ "$(cat "$TMPD/small.left")" = fill ] &&
+        grep -qx "corun: $TMPD/small/r.h5: cannot create: No space left on device" "$TMPD/small.err" ||
+        fail "a run file on a full disk: exit $(cat "$TMPD/small.rc"), left $(cat "$TMPD/small.left"): $(cat "$TMPD/small.err")"
     # A catalog that cannot be written (the file mounted read-only over itself in that
     # namespace: SQLite opens it for reading) is said before anything is simulated: a run, a
     # branch or an accelerator run found it at the end, its run file kept, which then refused
