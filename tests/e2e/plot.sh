@@ -77,6 +77,11 @@ if [ "$(id -u)" -ne 0 ]; then
     [ "$(cat "$TMPD/ro.svg")" = keep ] || fail "a read-only picture was removed or changed"
 fi
 
+# A legal name of 252 bytes is drawn (the name drawn into beside it passed 255: refused).
+long=$(printf 'a%.0s' $(seq 248)).svg
+"$CORUN" plot "$TMPD/r.h5" --out "$TMPD/$long" >/dev/null 2>"$TMPD/err" &&
+    head -c 200 "$TMPD/$long" | grep -q "<svg" || fail "a 252-byte picture name: $(cat "$TMPD/err")"
+[ "$(find "$TMPD" -name '*part*' | wc -l)" = 0 ] || fail "a picture's part left: $(find "$TMPD" -name '*part*')"
 # A symbolic link at --out is refused and left as it is, as run --out and export refuse one: a
 # dangling link was replaced by the picture, and a live one sent it to the link's target.
 echo keep >"$TMPD/target.svg"
