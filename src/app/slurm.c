@@ -159,12 +159,19 @@ static int write_script(const struct slurm_job *j, const char *exe, char *err, s
     return rc;
 }
 
-/* The first name in dir other than . and .., in *name; false when there is none (or no dir). */
-static bool first_entry(const char *dir, char *name, size_t len)
+/* Whether name is one the job writes in its directory (job is checked apart). */
+static bool job_name(const char *name)
+{
+    return !strcmp(name, "task.sh") || !strcmp(name, "task.sh.tmp") || !strcmp(name, "job.tmp") ||
+           !strcmp(name, "results.journal") || !strncmp(name, "shard-", 6);
+}
+
+/* The first name in dir that the job would write, in *name; false when there is none. */
+static bool first_job_name(const char *dir, char *name, size_t len)
 {
     DIR *d = opendir(dir);
     struct dirent *e = NULL;
-    while (d && (e = readdir(d)) && (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")))
+    while (d && (e = readdir(d)) && !job_name(e->d_name))
         ;
     if (e)
         snprintf(name, len, "%s", e->d_name);
@@ -173,9 +180,9 @@ static bool first_entry(const char *dir, char *name, size_t len)
     return e != NULL;
 }
 
-/* The job directory o asks for, made: o->dir (new or empty: the job's files, task.sh among
- * them, were written over a user's own of those names, and removed when sbatch failed) or a
- * new one. */
+/* The job directory o asks for, made: o->dir (its files of other names stay; one of a name the
+ * job writes is refused: a task.sh there was written over by the job's, and removed when
+ * sbatch failed) or a new one. */
 static char *make_job_dir(const struct slurm_options *o, char *err, size_t errlen)
 {
     if (o->dir) {
@@ -190,11 +197,10 @@ static char *make_job_dir(const struct slurm_options *o, char *err, size_t errle
             return NULL;
         }
         char name[256];
-        if (first_entry(o->dir, name, sizeof name)) {
+        if (first_job_name(o->dir, name, sizeof name)) {
             snprintf(err, errlen,
-                     "--slurm-dir %s holds files already (%s among them); expected a new or an "
-                     "empty directory, which the job's files (job, task.sh, shard-K.*) are "
-                     "written in",
+                     "--slurm-dir %s holds %s already, a name the job writes there (job, "
+                     "task.sh, shard-K.*, results.journal); give another directory, or move it",
                      o->dir, name);
             return NULL;
         }

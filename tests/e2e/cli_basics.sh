@@ -380,8 +380,9 @@ for try in 1 2; do
         "$TMPD/err" || fail "--slurm-dir, sbatch failing, try $try: exit $rc $(cat "$TMPD/err")"
     [ -z "$(ls -A "$TMPD/sd")" ] || fail "--slurm-dir, sbatch failing: left $(ls "$TMPD/sd")"
 done
-# A --slurm-dir holding files of the user's is refused, and they are left as they were: a
-# task.sh there was written over by the job's, then removed when sbatch failed.
+# A --slurm-dir holding a file of the user's of a name the job writes is refused, and it is
+# left as it was: a task.sh there was written over by the job's, then removed when sbatch
+# failed.
 mkdir "$TMPD/sd2"
 echo mine >"$TMPD/sd2/task.sh"
 set +e
@@ -390,7 +391,7 @@ PATH="$TMPD/fakebin:$PATH" XDG_DATA_HOME="$TMPD/xdg" "$CORUN" sweep \
     >/dev/null 2>"$TMPD/err"
 rc=$?
 set -e
-[ $rc = 2 ] && grep -qx "corun: --slurm-dir $TMPD/sd2 holds files already (task.sh among them); expected a new or an empty directory, which the job's files (job, task.sh, shard-K.\*) are written in" \
+[ $rc = 2 ] && grep -qx "corun: --slurm-dir $TMPD/sd2 holds task.sh already, a name the job writes there (job, task.sh, shard-K.\*, results.journal); give another directory, or move it" \
     "$TMPD/err" && [ "$(cat "$TMPD/sd2/task.sh")" = mine ] && [ "$(ls -A "$TMPD/sd2")" = task.sh ] ||
     fail "--slurm-dir with a file of the user's: exit $rc: $(cat "$TMPD/err"; ls -A "$TMPD/sd2")"
 set +e
