@@ -159,11 +159,12 @@ static int write_script(const struct slurm_job *j, const char *exe, char *err, s
     return rc;
 }
 
-/* Whether name is one the job writes in its directory (job is checked apart). */
+/* Whether name is one the job writes in its directory (job is checked apart; its files' own
+ * temporary names, PATH.tmp-PID-N, are made with O_EXCL and never meet a user's). */
 static bool job_name(const char *name)
 {
-    return !strcmp(name, "task.sh") || !strcmp(name, "task.sh.tmp") || !strcmp(name, "job.tmp") ||
-           !strcmp(name, "results.journal") || !strncmp(name, "shard-", 6);
+    return !strcmp(name, "task.sh") || !strcmp(name, "results.journal") ||
+           !strncmp(name, "shard-", 6);
 }
 
 /* The first name in dir that the job would write, in *name; false when there is none. */
