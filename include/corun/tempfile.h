@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The n-th name of this process's own beside path: PATH.TAG-PID-N, or .corun-TAG-PID-N in
+ * its directory when that would pass the 255 bytes a file name may have (a legal name near the
+ * limit was refused). The caller frees it. */
+char *tempfile_name(const char *path, const char *tag, unsigned n);
+
 /* A new file beside path, under a name no other file there has (PATH.tmp-PID-N, or
  * .corun-tmp-PID-N in its directory when that name would be too long), created with O_EXCL
  * (mode 0666 less the umask) and opened for writing; *tmp_out is its name (the caller frees

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "corun/tempfile.h"
 #include "corun/util.h"
 
 const double plot_palette[GPU_MAX_KERNELS][3] = {
@@ -259,18 +260,11 @@ static int put_in_place(const char *path, const struct picture *p, char *err, si
 static int put_beside(const char *path, const struct stat *before, const struct picture *p,
                       char *err, size_t errlen)
 {
-    const char *slash = strrchr(path, '/');
-    int dir_len = slash ? (int)(slash + 1 - path) : 0;
     char *part = NULL;
     int fd = -1;
     for (unsigned n = 0; fd < 0 && n <= 100; n++) {
         free(part);
-        part = xasprintf("%s.part-%ld-%u", path, (long)getpid(), n);
-        /* A name near the 255-byte limit has no room for the suffix (it was refused). */
-        if (strlen(part) - (size_t)dir_len > 255) {
-            free(part);
-            part = xasprintf("%.*s.corun-part-%ld-%u", dir_len, path, (long)getpid(), n);
-        }
+        part = tempfile_name(path, "part", n);
         fd = open(part, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd < 0 && errno != EEXIST)
             break;

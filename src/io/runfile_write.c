@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "corun/tempfile.h"
 #include "corun/util.h"
 #include "runfile_internal.h"
 
@@ -114,12 +115,7 @@ static int publish(const char *tmp, const char *path, char *err, size_t errlen)
 
 char *rf_partial_name(const char *path, unsigned n)
 {
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    char *tmp = xasprintf("%s.partial-%ld-%u", path, (long)getpid(), n);
-    if (strlen(tmp) - (size_t)(base - path) <= 255)
-        return tmp;
-    free(tmp);
-    return xasprintf("%.*s.corun-partial-%ld-%u", (int)(base - path), path, (long)getpid(), n);
+    return tempfile_name(path, "partial", n);
 }
 
 /* A new empty file beside path, named by rf_partial_name (0666 less the umask, unlike

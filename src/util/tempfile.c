@@ -9,22 +9,20 @@
 
 #include "corun/util.h"
 
-/* The n-th name of its own beside path: PATH.tmp-PID-N, or .corun-tmp-PID-N in its directory
- * when that name would be too long. */
-static char *temp_name(const char *path, unsigned n)
+char *tempfile_name(const char *path, const char *tag, unsigned n)
 {
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    char *tmp = xasprintf("%s.tmp-%ld-%u", path, (long)getpid(), n);
+    char *tmp = xasprintf("%s.%s-%ld-%u", path, tag, (long)getpid(), n);
     if (strlen(tmp) - (size_t)(base - path) <= 255)
         return tmp;
     free(tmp);
-    return xasprintf("%.*s.corun-tmp-%ld-%u", (int)(base - path), path, (long)getpid(), n);
+    return xasprintf("%.*s.corun-%s-%ld-%u", (int)(base - path), path, tag, (long)getpid(), n);
 }
 
 FILE *tempfile_open(const char *path, char **tmp_out, char *err, size_t errlen)
 {
     for (unsigned n = 0;; n++) {
-        char *tmp = temp_name(path, n);
+        char *tmp = tempfile_name(path, "tmp", n);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
         FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (fp) {
@@ -49,7 +47,7 @@ FILE *tempfile_open(const char *path, char **tmp_out, char *err, size_t errlen)
 char *tempfile_link(const char *path, char *err, size_t errlen)
 {
     for (unsigned n = 0;; n++) {
-        char *tmp = temp_name(path, n);
+        char *tmp = tempfile_name(path, "tmp", n);
         if (link(path, tmp) == 0)
             return tmp;
         int e = errno;
