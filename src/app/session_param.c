@@ -69,7 +69,7 @@ size_t session_params(const struct session *s, struct session_param *out, size_t
         }
         /* Short enough for the editor's prompt, whose label shows at most 50 characters of
          * it (the help says a weight is a kernel's). */
-        snprintf(p->range, sizeof p->range, "%u number%s from 0 to 1 summing to 1 (all 0: equal)",
+        snprintf(p->range, sizeof p->range, "%u positive number%s summing to 1, or all 0 (equal)",
                  live, live == 1 ? "" : "s");
     }
     count++;

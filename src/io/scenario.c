@@ -342,7 +342,7 @@ static struct conf_file *parse_assignment(const char *key, const char *value)
 int scenario_parse_weights(const char *value, unsigned n, double *w, struct diag *diags)
 {
     double sum = 0;
-    unsigned got = 0;
+    unsigned got = 0, positive = 0;
     const char *p = value;
     bool ok = true;
     while (ok && *p) {
@@ -352,20 +352,23 @@ int scenario_parse_weights(const char *value, unsigned n, double *w, struct diag
         if (ok) {
             w[got++] = v;
             sum += v;
+            positive += v > 0;
             p = *end ? end + 1 : end;
         }
     }
-    if (!ok || got != n || (sum != 0 && fabs(sum - 1.0) > 1e-6)) {
+    /* As a file's weights: a 0 beside positive ones made the weighted unfairness 1 whatever
+     * the split (a kernel of weight 0 is the least slowed by any), which a file refuses. */
+    if (!ok || got != n || (positive && (positive != n || fabs(sum - 1.0) > 1e-6))) {
         diag_add(diags,
-                 "--set: weights: expected %u number%s from 0 to 1 separated by commas, summing "
-                 "to 1 (or all 0 for equal shares), got \"%s\"",
+                 "--set: weights: expected %u number%s from 0 to 1 separated by commas, all "
+                 "positive and summing to 1 (or all 0 for equal shares), got \"%s\"",
                  n, n == 1 ? "" : "s", value);
         return -1;
     }
     return 0;
 }
 
-/* "weights=W1,W2,...": one weight per kernel, all 0 or summing to 1. */
+/* "weights=W1,W2,...": one weight per kernel, all 0 or all positive and summing to 1. */
 static void set_weights(struct scenario *sc, const char *value, struct diag *diags)
 {
     double w[SCENARIO_MAX_KERNELS];

@@ -460,23 +460,29 @@ static void set_weights_and_what_cannot_be_set(void **state)
     assert_close(l.sc.kernels[1].weight, 0.75, 1e-12);
     assert_int_equal(d.count, 1);
     /* Whole numbers too: each comma skipped, and only it. */
-    assert_int_equal(scenario_set(&l.sc, "weights=1,0", &d), 0);
-    assert_close(l.sc.kernels[0].weight, 1, 1e-12);
+    assert_int_equal(scenario_set(&l.sc, "weights=0,0", &d), 0);
+    assert_close(l.sc.kernels[0].weight, 0, 1e-12);
     assert_close(l.sc.kernels[1].weight, 0, 1e-12);
     assert_int_equal(d.count, 1);
+    /* A 0 beside a positive weight is refused, as in a file (its weighted unfairness is 1
+     * whatever the split). */
+    assert_int_equal(scenario_set(&l.sc, "weights=1,0", &d), -1);
+    assert_int_equal(d.count, 2);
+    assert_non_null(strstr(d.msgs[1], "all positive and summing to 1"));
+    assert_close(l.sc.kernels[0].weight, 0, 1e-12);
     const char *fixed[] = {"gpu=k40", "gpu_overrides=1", "kernels=2"};
     for (size_t i = 0; i < 3; i++) {
         assert_int_equal(scenario_set(&l.sc, fixed[i], &d), -1);
-        assert_int_equal(d.count, 2 + i);
-        assert_non_null(strstr(d.msgs[1 + i], "cannot be changed with --set"));
+        assert_int_equal(d.count, 3 + i);
+        assert_non_null(strstr(d.msgs[2 + i], "cannot be changed with --set"));
     }
     char *datadir = datadir_locate();
     assert_int_equal(scenario_add_kernel(&l.sc, "bino x", datadir, &d), -1);
     assert_int_equal(scenario_add_kernel(&l.sc, "", datadir, &d), -1);
     assert_int_equal(l.sc.nkernels, 2);
-    assert_int_equal(d.count, 6);
+    assert_int_equal(d.count, 7);
     assert_string_equal(
-        d.msgs[4], "kernel \"bino x\": expected a kernel name (letters, digits, '_', '.', '-')");
+        d.msgs[5], "kernel \"bino x\": expected a kernel name (letters, digits, '_', '.', '-')");
     assert_int_equal(scenario_add_kernel(&l.sc, "bino", datadir, &d), 2); /* its index */
     assert_int_equal(l.sc.nkernels, 3);
     free(datadir);
