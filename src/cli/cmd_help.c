@@ -159,12 +159,16 @@ static bool print_setting_named(const char *name, FILE *o)
         key[n++] = *p;
     }
     key[n] = '\0';
+    static const char *const aliases[][2] = {{"gpu_overrides.", "gpu."},
+                                             {"applications.tasks.", "tasks."}};
     const char *k = key;
     char alias[sizeof key + 8];
-    if (strncmp(key, "gpu_overrides.", 14) == 0 || strncmp(key, "applications.tasks.", 19) == 0) {
-        snprintf(alias, sizeof alias, "%s%s", key[0] == 'g' ? "gpu." : "tasks.",
-                 strchr(key, '.') + (key[0] == 'g' ? 1 : 7));
-        k = alias;
+    for (size_t i = 0; i < CORUN_ARRAY_LEN(aliases); i++) {
+        size_t len = strlen(aliases[i][0]);
+        if (strncmp(key, aliases[i][0], len) == 0) {
+            snprintf(alias, sizeof alias, "%s%s", aliases[i][1], key + len);
+            k = alias;
+        }
     }
     bool found = false;
     for (size_t i = 0; i < CORUN_ARRAY_LEN(setting_tables); i++) {
