@@ -98,6 +98,15 @@ static int check_header(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "catalog %s is a directory; give a file path with --catalog", path);
         return -1;
     }
+    /* A FIFO would block the header's read, and SQLite cannot seek in one or keep a WAL beside
+     * a device ("Illegal seek", "disk I/O error"). */
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen,
+                 "catalog %s is not a regular file (a FIFO, device or socket); give a file path "
+                 "with --catalog",
+                 path);
+        return -1;
+    }
     if (st.st_size == 0)
         return 0;
     FILE *f = fopen(path, "rb");

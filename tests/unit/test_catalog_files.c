@@ -95,6 +95,19 @@ static void test_not_a_database(void **state)
              f->dir);
     expect_open_error(f->dir, want);
 
+    /* A FIFO (the header's read blocked, or SQLite said "Illegal seek") and a device. */
+    snprintf(path, sizeof path, "%s/fifo", f->dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(want, sizeof want,
+             "catalog %s is not a regular file (a FIFO, device or socket); give a file path with "
+             "--catalog",
+             path);
+    expect_open_error(path, want);
+    snprintf(want, sizeof want,
+             "catalog /dev/null is not a regular file (a FIFO, device or socket); give a file "
+             "path with --catalog");
+    expect_open_error("/dev/null", want);
+
     /* An empty file becomes a catalog. */
     snprintf(path, sizeof path, "%s/empty.db", f->dir);
     write_file(path, "", 0);
