@@ -345,15 +345,22 @@ int scenario_parse_weights(const char *value, unsigned n, double *w, struct diag
     unsigned got = 0, positive = 0;
     const char *p = value;
     bool ok = true;
-    while (ok && *p) {
-        char *end;
-        double v = strtod(p, &end);
-        ok = end != p && v >= 0 && v <= 1 && got < n && (*end == ',' || !*end);
+    /* Decimal numbers as a file writes them, blanks around them taken: strtod alone also took
+     * hex ("0x1p-1"), and an empty item after the last comma. */
+    while (ok && got <= n) {
+        p += strspn(p, " \t");
+        size_t digits = strspn(p, "0123456789.eE+-");
+        char *end = NULL;
+        double v = digits && isdigit((unsigned char)p[strspn(p, "+.")]) ? strtod(p, &end) : -1;
+        ok = v >= 0 && v <= 1 && got < n && end == p + digits;
         if (ok) {
             w[got++] = v;
             sum += v;
             positive += v > 0;
-            p = *end ? end + 1 : end;
+            p = end + strspn(end, " \t");
+            ok = *p == ',' || !*p;
+            if (!*p++)
+                break;
         }
     }
     /* As a file's weights: a 0 beside positive ones made the weighted unfairness 1 whatever
