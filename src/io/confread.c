@@ -109,8 +109,10 @@ static const char *skip_non_code(const char *p, int *line)
 /* libconfig 1.5 keeps an integer literal without the L suffix in 32 bits and wraps the rest
  * silently (4294967298 reads as 2). Give every literal outside that range its L, so that it
  * reads as the 64-bit number it is and range checks see it; one beyond 64 bits is refused.
- * Returns the text to parse (heap), or NULL with a message. */
-static char *widen_integers(const char *name, const char *text, struct diag *diags)
+ * Returns the text to parse (heap), or NULL with a message. With found (size bytes), the first
+ * literal widened on line find_line is copied there ("" when there is none). */
+static char *widen_integers(const char *name, const char *text, struct diag *diags, int find_line,
+                            char *found, size_t size)
 {
     size_t len = strlen(text);
     char *out = xmalloc(2 * len + 1); /* at most one L per two characters */
@@ -159,8 +161,11 @@ static char *widen_integers(const char *name, const char *text, struct diag *dia
             free(out);
             return NULL;
         }
-        if (v > (negative ? (unsigned long long)INT32_MAX + 1 : (unsigned long long)INT32_MAX))
+        if (v > (negative ? (unsigned long long)INT32_MAX + 1 : (unsigned long long)INT32_MAX)) {
             *o++ = 'L';
+            if (found && line == find_line && !*found)
+                snprintf(found, size, "%s%.*s", negative ? "-" : "", (int)n, start);
+        }
     }
     *o = '\0';
     return out;
@@ -221,7 +226,7 @@ static bool duplicate_name(const char *text, char *out, size_t size)
 
 struct conf_file *confread_parse(const char *name, const char *text, struct diag *diags)
 {
-    char *wide = widen_integers(name, text, diags);
+    char *wide = widen_integers(name, text, diags, 0, NULL, 0);
     if (!wide)
         return NULL;
     struct conf_file *f = xcalloc(1, sizeof(*f));
@@ -235,6 +240,24 @@ struct conf_file *confread_parse(const char *name, const char *text, struct diag
         diag_add(diags,
                  "%s:%d: %s: set twice in the same group (expected each setting once in a group)",
                  name, config_error_line(&f->cfg), dup);
+        confread_close(f);
+        return NULL;
+    }
+    /* An integer past 32 bits is a 64-bit one, and libconfig's arrays hold one type. */
+    char big[32] = "";
+    if (ok != CONFIG_TRUE &&
+        strcmp(config_error_text(&f->cfg), "mismatched element type in array") == 0) {
+        free(widen_integers(name, text, diags, config_error_line(&f->cfg), big, sizeof big));
+        if (*big)
+            diag_add(diags,
+                     "%s:%d: %s is out of range in an array (expected whole numbers from "
+                     "-2147483648 to 2147483647 there)",
+                     name, config_error_line(&f->cfg), big);
+        else
+            diag_add(diags,
+                     "%s:%d: an array mixes kinds of value (expected its elements all whole "
+                     "numbers, all numbers with a decimal point, or all strings)",
+                     name, config_error_line(&f->cfg));
         confread_close(f);
         return NULL;
     }

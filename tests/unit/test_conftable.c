@@ -184,6 +184,28 @@ static void long_fractions_read_as_floats(void **state)
     diag_done(&d);
 }
 
+/* libconfig's arrays hold one type, and an integer past 32 bits is a 64-bit one: an array
+ * with one beside smaller ones (a suite's sms = [2147483648, 1]) was "libconfig syntax:
+ * mismatched element type in array (expected settings of the form  name = value;)". */
+static void array_with_an_integer_past_32_bits(void **state)
+{
+    (void)state;
+    struct diag d;
+    diag_init(&d);
+    assert_null(confread_parse("t.cfg", "a = [1, 2];\nsms = [2147483648, 1];\n", &d));
+    assert_null(confread_parse("t.cfg", "sms = [1, -2147483649];\n", &d));
+    assert_null(confread_parse("t.cfg", "w = [1, 0.5];\n", &d));
+    assert_int_equal(d.count, 3);
+    assert_string_equal(d.msgs[0], "t.cfg:2: 2147483648 is out of range in an array (expected "
+                                   "whole numbers from -2147483648 to 2147483647 there)");
+    assert_string_equal(d.msgs[1], "t.cfg:1: -2147483649 is out of range in an array (expected "
+                                   "whole numbers from -2147483648 to 2147483647 there)");
+    assert_string_equal(d.msgs[2],
+                        "t.cfg:1: an array mixes kinds of value (expected its elements all whole "
+                        "numbers, all numbers with a decimal point, or all strings)");
+    diag_done(&d);
+}
+
 /* A name too far from every setting to suggest one points at the help that lists the table,
  * when one does (the table's topic; it used to print the table's description, which named
  * no help: `corun help DRAM timing`), and at nothing otherwise. */
@@ -349,6 +371,7 @@ int main(void)
         cmocka_unit_test(values_are_stored),
         cmocka_unit_test(every_mistake_is_reported_with_its_line),
         cmocka_unit_test(long_fractions_read_as_floats),
+        cmocka_unit_test(array_with_an_integer_past_32_bits),
         cmocka_unit_test(unknown_setting_points_at_its_help),
         cmocka_unit_test(missing_required_setting_is_an_error),
         cmocka_unit_test(overlay_changes_only_what_is_present),
