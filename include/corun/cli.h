@@ -123,7 +123,8 @@ int cli_catalog_writable(const char *catalog, const char *what);
 struct accel_scenario;
 /* A warning on stderr when an LS application's Poisson arrivals span more than
  * ACCEL_LONG_SPAN_S of GPU time (3 queries at 0.001 per second: about 3000 s, a run that does
- * not end in a sitting); check and run say it before anything runs. */
+ * not end in a sitting), or ACCEL_LONG_BUSY_SPAN_S beside a batch application; check and run
+ * say it before anything runs. */
 void cli_warn_long_span(const char *path, const struct accel_scenario *sc);
 struct lesson;
 struct diag;

@@ -270,12 +270,17 @@ void cli_warn_long_span(const char *path, const struct accel_scenario *sc)
 {
     unsigned a;
     double span = accel_scenario_arrival_span(sc, &a);
-    if (span > ACCEL_LONG_SPAN_S)
+    const char *batch = NULL; /* keeps the GPU busy over the whole span */
+    for (unsigned i = 0; i < sc->napps && !batch; i++)
+        batch = sc->apps[i].role == ACCEL_BATCH ? sc->apps[i].name : NULL;
+    if (span > (batch ? ACCEL_LONG_BUSY_SPAN_S : ACCEL_LONG_SPAN_S))
         fprintf(stderr,
-                "corun: warning: %s: %s's %u queries at %g per second arrive over about %.0f s "
-                "of GPU time (the scenarios corun ships span under 1 s): a very long "
+                "corun: warning: %s: %s's %u queries at %g per second arrive over about %.*f s "
+                "of GPU time%s%s%s (the scenarios corun ships span under 1 s): a very long "
                 "simulation\n",
-                path, sc->apps[a].name, sc->apps[a].queries, sc->apps[a].rate_qps, span);
+                path, sc->apps[a].name, sc->apps[a].queries, sc->apps[a].rate_qps,
+                span < 10 ? 1 : 0, span, batch ? ", with " : "", batch ? batch : "",
+                batch ? "'s batch work running throughout" : "");
     /* A copy that alone takes as long over the link (1 TiB: minutes of GPU time). */
     for (unsigned i = 0; i < sc->napps; i++)
         for (unsigned k = 0; k < sc->apps[i].trace.ntasks; k++) {

@@ -336,6 +336,15 @@ CFG
 "$CORUN" check "$TMPD/slow.cfg" >"$TMPD/out" 2>"$TMPD/err" && [ "$(cat "$TMPD/out")" = ok ] &&
     grep -q "^corun: warning: $TMPD/slow.cfg: gmm's 3 queries at 0.001 per second arrive over about 3000 s of GPU time" "$TMPD/err" ||
     fail "check of hours of arrivals: $(cat "$TMPD/out" "$TMPD/err")"
+# Beside a batch application the GPU works through the whole span, so 5 queries at 1 per second
+# (some 3.7 G cycles) are long too; alone, the gaps between them are jumped over.
+sed 's/rate_qps = 0.001; queries = 3;/rate_qps = 1; queries = 5;/' "$TMPD/slow.cfg" >"$TMPD/busy.cfg"
+"$CORUN" check "$TMPD/busy.cfg" >"$TMPD/out" 2>"$TMPD/err" && [ "$(cat "$TMPD/out")" = ok ] &&
+    grep -q "^corun: warning: $TMPD/busy.cfg: gmm's 5 queries at 1 per second arrive over about 5.0 s of GPU time, with nn's batch work running throughout" "$TMPD/err" ||
+    fail "check of 5 s of arrivals beside a batch application: $(cat "$TMPD/out" "$TMPD/err")"
+grep -v '"batch"' "$TMPD/busy.cfg" | sed 's/queries = 5; },/queries = 5; } );/' >"$TMPD/alone.cfg"
+"$CORUN" check "$TMPD/alone.cfg" >"$TMPD/out" 2>"$TMPD/err" && [ "$(cat "$TMPD/out")" = ok ] &&
+    [ ! -s "$TMPD/err" ] || fail "check of 5 s of arrivals alone: $(cat "$TMPD/out" "$TMPD/err")"
 # So does a copy that alone takes minutes over the link (1 TiB: 183 s at 6 GB/s; it went on
 # without a word).
 cat >"$TMPD/huge.cfg" <<'CFG'
