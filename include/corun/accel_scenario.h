@@ -64,10 +64,10 @@ extern const struct conf_table accel_scenario_table;
 extern const struct conf_table accel_app_table;
 
 /* Seconds of GPU time above which an LS application's Poisson arrivals make a long simulation
- * (the shipped scenarios span under 1 s): the idle time between queries is jumped over, but
- * beside a batch application every cycle of the span is simulated (a second of k40 time, about
- * 745 M cycles, is some ten minutes of one core), so the bound is lower there. */
-#define ACCEL_LONG_SPAN_S 10.0
+ * (the shipped scenarios span under 1 s): the idle time between queries is jumped over, but a
+ * batch application keeps the GPU working through the span (a busy second of k40 time, about
+ * 745 M cycles, is some ten minutes of one core), so the bound is lower beside one. */
+#define ACCEL_LONG_SPAN_S      10.0
 #define ACCEL_LONG_BUSY_SPAN_S 1.0
 /* The longest expected span of an LS application's Poisson arrivals, queries / rate_qps, in
  * seconds of GPU time, and its application's index in *app (0 when there is none). */
