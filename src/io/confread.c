@@ -365,6 +365,11 @@ char *confread_kind_hint(const struct conf_file *f, const char *path, const char
 
 int confread_probe_any(const char *path, const char *const *keys, size_t n)
 {
+    /* A FIFO's open waits for a writer (`corun check FIFO` hung): the loader that comes next
+     * refuses what is not a regular file, with a message. */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
     config_t cfg;
     config_init(&cfg);
     int rc = -1;
