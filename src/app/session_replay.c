@@ -486,10 +486,22 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
     }
     b->replaying = false;
     keep_at_branch_point(b, r, epochs, next_event);
-    char note[256];
-    if (session_is_replay(r))
-        snprintf(note, sizeof note, "branched from %s after epoch %u", r->rec_path, epochs);
-    else
+    char note[sizeof(((struct session_event *)0)->text)];
+    if (session_is_replay(r)) {
+        /* A path too long for the note keeps its end, the file's name, and the epoch: cut at
+         * the note's size, "after epoch N" was lost. */
+        char after[32];
+        snprintf(after, sizeof after, " after epoch %u", epochs);
+        size_t room = sizeof note - 1 - strlen("branched from ") - strlen(after);
+        const char *path = r->rec_path, *cut = "";
+        if (strlen(path) > room) {
+            path += strlen(path) - (room - strlen("…"));
+            while ((*path & 0xC0) == 0x80) /* not inside a character */
+                path++;
+            cut = "…";
+        }
+        snprintf(note, sizeof note, "branched from %s%s%s", cut, path, after);
+    } else
         snprintf(note, sizeof note, "rewound to the end of epoch %u of the live run", epochs);
     session_note(b, "note", note);
     /* Before the first epoch the changes are the run's set-up (`run --predictor`,

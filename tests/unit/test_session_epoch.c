@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -233,6 +234,49 @@ static void test_branch_progress_in_cycles(void **state)
     scenario_done(&sc);
 }
 
+/* A recording whose path is too long for the branch's note (an event's text is 255 bytes):
+ * the note keeps the path's end, the file's name, and the epoch it branched after ("after
+ * epoch 1" was cut off). */
+static void test_branch_note_of_a_long_path(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/corun-test-long-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[512], path[600], err[512];
+    snprintf(sub, sizeof sub, "%s/%0200d", dir, 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(path, sizeof path, "%s/the-run.h5", sub);
+    struct scenario sc;
+    struct session *s = test_open_unit(&sc);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    if (!r)
+        fail_msg("%s", err);
+    struct session *b = session_branch(r, 1, NULL, NULL, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    const char *note = NULL;
+    for (unsigned i = 0; i < session_event_count(b); i++)
+        if (strncmp(session_event_at(b, i)->text, "branched from ", 14) == 0)
+            note = session_event_at(b, i)->text;
+    assert_non_null(note);
+    const char *end = "0000/the-run.h5 after epoch 1";
+    if (strncmp(note, "branched from …", strlen("branched from …")) != 0 ||
+        strlen(note) < strlen(end) || strcmp(note + strlen(note) - strlen(end), end) != 0)
+        fail_msg("the note: \"%s\"", note);
+    session_delete(b);
+    session_delete(r);
+    session_delete(s);
+    scenario_done(&sc);
+    unlink(path);
+    rmdir(sub);
+    rmdir(dir);
+}
+
 /* What an interval allocator sees: the counters since the last call, their SMs and IPC over
  * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
 static void test_interval_counters(void **state)
@@ -381,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_split_and_boundary_counters),
         cmocka_unit_test(test_progress_runs_forward),
         cmocka_unit_test(test_branch_progress_in_cycles),
+        cmocka_unit_test(test_branch_note_of_a_long_path),
         cmocka_unit_test(test_interval_counters),
         cmocka_unit_test(test_progress_steps_change_nothing),
         cmocka_unit_test(test_summary_and_catalog_row),
