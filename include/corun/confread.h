@@ -8,6 +8,11 @@
 
 struct conf_file;
 
+/* The largest settings file read, in bytes: the largest corun ships is a suite of some 30 KB,
+ * and a text past this is a mistake (a 3 GB file took half a minute and 4 GB of memory to be
+ * called "binary data"). */
+#define CONFREAD_MAX_BYTES (64ll << 20)
+
 /* Parse path. On failure adds one message to diags and returns NULL. */
 struct conf_file *confread_open(const char *path, struct diag *diags);
 /* Parse text (a file's contents recorded elsewhere, e.g. in a run file); name stands for the

@@ -60,6 +60,13 @@ struct conf_file *confread_open(const char *path, struct diag *diags)
         diag_add(diags, "%s: cannot read: not a regular file (expected a libconfig file)", path);
         return NULL;
     }
+    if (st.st_size > CONFREAD_MAX_BYTES) {
+        diag_add(diags,
+                 "%s: cannot read: %lld bytes, too large for a settings file (expected a libconfig "
+                 "text file of at most %lld MiB)",
+                 path, (long long)st.st_size, CONFREAD_MAX_BYTES >> 20);
+        return NULL;
+    }
     char *text = slurp(path);
     if (!text) {
         diag_add(diags, "%s: cannot read: %s", path, strerror(errno));
@@ -366,9 +373,9 @@ char *confread_kind_hint(const struct conf_file *f, const char *path, const char
 int confread_probe_any(const char *path, const char *const *keys, size_t n)
 {
     /* A FIFO's open waits for a writer (`corun check FIFO` hung): the loader that comes next
-     * refuses what is not a regular file, with a message. */
+     * refuses what is not a regular file, or too large a one, with a message. */
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFREAD_MAX_BYTES)
         return -1;
     config_t cfg;
     config_init(&cfg);

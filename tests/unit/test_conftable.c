@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <libconfig.h>
@@ -206,6 +207,31 @@ static void array_with_an_integer_past_32_bits(void **state)
     diag_done(&d);
 }
 
+/* A settings file past CONFREAD_MAX_BYTES is refused by its size, before it is read (a 3 GB
+ * one took half a minute and 4 GB of memory to be called "binary data"). Sparse: no disk. */
+static void too_large_a_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/corun-test-large-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, CONFREAD_MAX_BYTES + 1), 0);
+    close(fd);
+    struct diag d;
+    diag_init(&d);
+    assert_null(confread_open(path, &d));
+    assert_int_equal(d.count, 1);
+    char want[256];
+    snprintf(want, sizeof want,
+             "%s: cannot read: %lld bytes, too large for a settings file (expected a libconfig "
+             "text file of at most 64 MiB)",
+             path, CONFREAD_MAX_BYTES + 1);
+    assert_string_equal(d.msgs[0], want);
+    assert_int_equal(confread_probe(path, "name"), -1);
+    unlink(path);
+    diag_done(&d);
+}
+
 /* A name too far from every setting to suggest one points at the help that lists the table,
  * when one does (the table's topic; it used to print the table's description, which named
  * no help: `corun help DRAM timing`), and at nothing otherwise. */
@@ -372,6 +398,7 @@ int main(void)
         cmocka_unit_test(every_mistake_is_reported_with_its_line),
         cmocka_unit_test(long_fractions_read_as_floats),
         cmocka_unit_test(array_with_an_integer_past_32_bits),
+        cmocka_unit_test(too_large_a_file),
         cmocka_unit_test(unknown_setting_points_at_its_help),
         cmocka_unit_test(missing_required_setting_is_an_error),
         cmocka_unit_test(overlay_changes_only_what_is_present),
