@@ -31,6 +31,8 @@ struct session_kernel_epoch {
 
 #define SESSION_MAX_CHANNELS 256
 #define SESSION_MAX_SMS      1024
+/* A kernel added to the mix: its name in bytes, with the NUL (a run file's limit too). */
+#define SESSION_KERNEL_NAME_MAX 32
 
 struct session_epoch {
     unsigned index; /* 0-based */
@@ -178,7 +180,8 @@ int session_set_param(struct session *s, const char *key, const char *value, cha
 bool session_kernel_in_mix(const struct session *s, unsigned k);
 /* Add the library kernel `name` (built in or data/kernels/NAME.cfg) at the next epoch
  * boundary. Returns the index it will have, or -1 with a message in err (unknown kernel with
- * the known names; GPU_MAX_KERNELS kernels over the run already; a replay). */
+ * the known names; GPU_MAX_KERNELS kernels over the run already; a name of
+ * SESSION_KERNEL_NAME_MAX bytes or more; a replay). */
 int session_add_kernel(struct session *s, const char *name, char *err, size_t errlen);
 /* Remove kernel k at the next epoch boundary (an addition not applied yet is simply
  * withdrawn). Returns 0, or -1 with a message in err (no such kernel, already removed, the

@@ -46,8 +46,8 @@ struct session {
     bool replaying;             /* re-applying recorded switches in a branch: log nothing new */
     unsigned nkernels_start;    /* the scenario's kernels as loaded: the mix a run file records */
     bool gone[GPU_MAX_KERNELS]; /* removed from the mix (the index stays) */
-    bool pending_remove[GPU_MAX_KERNELS];  /* to remove at the next epoch boundary */
-    char pending_add[GPU_MAX_KERNELS][32]; /* library kernels to add then, in order */
+    bool pending_remove[GPU_MAX_KERNELS]; /* to remove at the next epoch boundary */
+    char pending_add[GPU_MAX_KERNELS][SESSION_KERNEL_NAME_MAX]; /* to add then, in order */
     unsigned npending_add;
     char pending_text[128];    /* session_pending_mix */
     unsigned rec_kernels;      /* kernels the run file being recorded holds */

@@ -208,7 +208,11 @@ static int rehearse_changes(const struct options *o, unsigned nkernels, unsigned
         }
         const char *why = NULL;
         char text[160];
-        if (c->what == '+' && total >= GPU_MAX_KERNELS) {
+        if (c->what == '+' && strlen(c->name) >= SESSION_KERNEL_NAME_MAX) {
+            snprintf(text, sizeof text, "the kernel's name has %zu bytes, expected at most %d",
+                     strlen(c->name), SESSION_KERNEL_NAME_MAX - 1);
+            why = text;
+        } else if (c->what == '+' && total >= GPU_MAX_KERNELS) {
             snprintf(text, sizeof text, "a run holds at most %d kernels over its life",
                      GPU_MAX_KERNELS);
             why = text;

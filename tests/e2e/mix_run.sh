@@ -87,4 +87,29 @@ for change in "--add 2:nosuchkernel" "--remove 2:5" "--remove 2:0 --remove 3:0" 
     [ ! -e "$TMPD/r.db" ] || fail "run $change: made a catalog"
     ! grep -q '^ *1 ' "$TMPD/r.out" || fail "run $change: simulated an epoch: $(cat "$TMPD/r.out")"
 done
+
+# A library kernel whose name is longer than a run file keeps (31 bytes) passed the checks
+# before the run and was refused only when the run reached it: the run file and its catalog
+# row were left behind, with the epochs before simulated (corun.1: every --add is refused
+# before anything is simulated or recorded).
+long=abcdefghij0123456789abcdefghij01 # 32 bytes
+dd="$TMPD/dd"
+mkdir -p "$dd/data/kernels"
+ln -s "$top_srcdir/data/gpus" "$top_srcdir/data/models" "$dd/data/"
+cp "$top_srcdir/data/kernels/lbm.cfg" "$dd/data/kernels/$long.cfg"
+rm -f "$TMPD/r.h5" "$TMPD/r.db"
+if CORUN_DATADIR="$dd" "$CORUN" run "$small" --epochs 3 --add "2:$long" --out "$TMPD/r.h5" \
+    --catalog "$TMPD/r.db" >"$TMPD/r.out" 2>"$TMPD/r.err"; then
+    fail "run --add 2:$long: accepted"
+fi
+grep -q -- "--add 2:$long: the kernel's name has 32 bytes, expected at most 31" "$TMPD/r.err" ||
+    fail "run --add 2:$long: $(cat "$TMPD/r.err")"
+[ ! -e "$TMPD/r.h5" ] || fail "run --add 2:$long: left $TMPD/r.h5 behind"
+[ ! -e "$TMPD/r.db" ] || fail "run --add 2:$long: made a catalog"
+! grep -q '^ *1 ' "$TMPD/r.out" || fail "run --add 2:$long: simulated an epoch: $(cat "$TMPD/r.out")"
+# One byte shorter is taken.
+cp "$top_srcdir/data/kernels/lbm.cfg" "$dd/data/kernels/${long%1}.cfg"
+CORUN_DATADIR="$dd" "$CORUN" run "$small" --epochs 2 --add "2:${long%1}" >"$TMPD/r.out" \
+    2>"$TMPD/r.err" || fail "run --add 2:${long%1}: $(cat "$TMPD/r.err")"
+grep -q "${long%1}" "$TMPD/r.out" || fail "run --add 2:${long%1}: not in the mix: $(cat "$TMPD/r.out")"
 echo "ok"
