@@ -419,6 +419,15 @@ static int reproduce_main(int argc, char **argv)
         return CLI_BAD_INPUT;
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
+    /* --gpu, --set and the journal are refused before the heading is printed and the catalog
+     * made, as every other refusal is. */
+    char refused[512];
+    size_t mixes = 0;
+    if (repro_check_options(&o.ro, o.exp, &mixes, refused, sizeof refused) != 0) {
+        fprintf(stderr, "corun: reproduce: %s\n", refused);
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     cli_catalog_cache_warn("reproduce", o.ro.catalog);
     if (o.json)
         printf("{\"experiment\": \"%s\", \"flag\": \"%s\", \"kind\": \"accuracy\", "
