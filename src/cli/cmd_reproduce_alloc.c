@@ -407,6 +407,16 @@ int reproduce_alloc_main(int argc, char **argv, const struct slurm_options *slur
     }
     char *datadir = datadir_locate();
     o.ro.datadir = datadir;
+    /* --gpu, --set and the journal are refused before the heading is printed and the catalog
+     * made, as every other refusal is. */
+    char refused[512];
+    size_t mixes = 0;
+    if (ralloc_check_options(&o.ro, o.x, &mixes, refused, sizeof refused) != 0) {
+        fprintf(stderr, "corun: reproduce: %s\n", refused);
+        ralloc_subset_done(&o.sub); /* a no-op without --policies */
+        free(datadir);
+        return CLI_BAD_INPUT;
+    }
     cli_catalog_cache_warn("reproduce", o.ro.catalog);
     const struct ralloc_experiment *x = o.x;
     if (!o.json) {

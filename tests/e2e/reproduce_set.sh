@@ -16,8 +16,8 @@ expect_bad "--set gpu.sms" 'the SM count is the preset.s here' \
 expect_bad "--set gpu.nosuch" 'gpu.nosuch: unknown gpu setting' \
     "$CORUN" reproduce "${acc[@]}" "${cat[@]}" --set gpu.nosuch=1 --resume "$TMPD/bad.journal"
 [ ! -e "$TMPD/bad.journal" ] || fail "a refused --set left a journal behind"
-# An accuracy experiment printed its title and made its catalog before refusing a --set or a
-# --gpu; each is refused first now, as the allocation experiments refuse them.
+# An experiment printed its title and made its catalog before refusing a --set or a --gpu;
+# each is refused first now, before anything is printed or made.
 for bad in "--set gpu.nosuch=1" "--set gpu.llc.latency_cycles=0" "--gpu hbm8"; do
     rm -f "$TMPD/refused.db"
     # shellcheck disable=SC2086
@@ -27,6 +27,17 @@ for bad in "--set gpu.nosuch=1" "--set gpu.llc.latency_cycles=0" "--gpu hbm8"; d
     fi
     [ ! -s "$TMPD/refused.out" ] || fail "reproduce $bad: printed $(cat "$TMPD/refused.out")"
     [ ! -e "$TMPD/refused.db" ] || fail "reproduce $bad: made its catalog"
+done
+# The allocation experiments did the same.
+for bad in "--set gpu.nosuch=1" "--gpu hbm8"; do
+    rm -f "$TMPD/refused.db"
+    # shellcheck disable=SC2086
+    if "$CORUN" reproduce hsm --fairness --mixes 1 --catalog "$TMPD/refused.db" $bad \
+        >"$TMPD/refused.out" 2>"$TMPD/refused.err"; then
+        fail "reproduce hsm --fairness $bad: accepted"
+    fi
+    [ ! -s "$TMPD/refused.out" ] || fail "reproduce hsm --fairness $bad: printed $(cat "$TMPD/refused.out")"
+    [ ! -e "$TMPD/refused.db" ] || fail "reproduce hsm --fairness $bad: made its catalog"
 done
 expect_bad "--fairness --set gpu.order_free=maybe" 'gpu.order_free: expected true or false' \
     "$CORUN" reproduce hsm --fairness --mixes 1 "${cat[@]}" --set gpu.order_free=maybe
