@@ -12,6 +12,9 @@
 #include "corun/kernel.h"
 
 #define SCENARIO_MAX_KERNELS 8
+/* A kernel's name, in bytes with the NUL: what a run file keeps (RUNFILE_NAME_MAX), so that a
+ * scenario check takes is one run can record. */
+#define SCENARIO_KERNEL_NAME_MAX 32
 
 enum scenario_priority { SCENARIO_LOW, SCENARIO_HIGH };
 /* What the SMs that kernels[].sms leave over are at the start. */

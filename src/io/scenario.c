@@ -148,7 +148,13 @@ static void load_kernel(struct scenario *sc, unsigned i, const config_setting_t 
     char *where = xasprintf("%s:%d: kernels[%u].name", sc->path,
                             line_of(config_setting_get_member(ks, "name")), i);
     size_t before = d->count;
-    preset_kernel_find(datadir, k->name, where, &k->profile, d);
+    if (strlen(k->name) >= SCENARIO_KERNEL_NAME_MAX) /* check took it, run --out did not */
+        diag_add(d,
+                 "%s: \"%s\" has %zu bytes (expected at most %d, the longest name a run file "
+                 "keeps)",
+                 where, k->name, strlen(k->name), SCENARIO_KERNEL_NAME_MAX - 1);
+    else
+        preset_kernel_find(datadir, k->name, where, &k->profile, d);
     char why[256];
     if (d->count == before && sc->gpu.sms &&
         preset_kernel_check(datadir, NULL, &sc->gpu, &k->profile, why, sizeof(why)) != 0)
@@ -583,6 +589,11 @@ int scenario_add_kernel(struct scenario *sc, const char *name, const char *datad
         confread_close(f);
     }
     char *where = xasprintf("kernel %s", name);
+    if (diags->count == before && strlen(name) >= SCENARIO_KERNEL_NAME_MAX)
+        diag_add(diags,
+                 "%s: the name has %zu bytes (expected at most %d, the longest a run file "
+                 "keeps)",
+                 where, strlen(name), SCENARIO_KERNEL_NAME_MAX - 1);
     if (diags->count == before)
         preset_kernel_find(datadir, name, where, &k.profile, diags);
     free(where);
