@@ -157,8 +157,9 @@ typedef int (*catalog_row_fn)(void *ctx, size_t ncols, const char *const *names,
                               const char *const *values);
 
 /* Run one read-only statement (the user's own SQL) on a read-only connection. A statement
- * that would write, several statements, a syntax error, or one that runs longer than the
- * query limit (a recursive query may never end) fail with a message quoting sql. */
+ * that would write, several statements, or a syntax error fail with -1, one that runs longer
+ * than the query limit (a recursive query may never end) with -2, each with a message quoting
+ * sql. */
 int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void *ctx, char *err,
                   size_t errlen);
 

@@ -465,7 +465,8 @@ static int runs_run(int argc, char **argv)
     if (rc != 0)
         fprintf(stderr, "corun: %s\n", err);
     catalog_close(cat);
-    return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
+    /* A query stopped at its time limit failed while running; the rest is what was asked. */
+    return rc == 0 ? CLI_OK : rc == -2 ? CLI_FAILED : CLI_BAD_INPUT;
 }
 
 const struct cli_command cmd_runs = {
@@ -488,7 +489,7 @@ const struct cli_command cmd_runs = {
             "NULL, an empty text an empty field), e.g.\n"
             "  corun runs query \"SELECT mix, mean_stp FROM runs ORDER BY mean_stp DESC\"\n"
             "and stops a query that runs longer than --timeout S seconds (default 30; 0: no\n"
-            "limit), such as a recursive one that never ends.\n"
+            "limit), such as a recursive one that never ends (exit status 1).\n"
             "Tables: runs, kernels, kernel_measurements, solo_traces, sweep_results; accel_runs\n"
             "and accel_run_apps (a row per application of each) once an accelerator run is\n"
             "recorded; reproduce_results (reproduce's finished mix runs, kept so that another\n"

@@ -210,12 +210,13 @@ int catalog_query(struct catalog *cat, const char *sql, catalog_row_fn fn, void 
     }
     if (stop || rc == SQLITE_DONE)
         ret = 0;
-    else if (rc == SQLITE_INTERRUPT)
+    else if (rc == SQLITE_INTERRUPT) {
+        ret = -2;
         snprintf(err, errlen,
                  "catalog %s: the query ran for more than %u s and was stopped (runs --timeout S "
                  "allows longer; 0: no limit): %s",
                  cat->path, cat->query_limit_s, sql);
-    else
+    } else
         query_fail(cat, db, sql, err, errlen);
     free(names);
     free(values);

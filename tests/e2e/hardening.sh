@@ -11,7 +11,7 @@ expect_refused() { # WHAT MESSAGE-REGEX COMMAND...
     shift 2
     set +e
     "$@" >"$TMPD/out" 2>"$TMPD/err"
-    local rc=$?
+    rc=$? # the caller may look at it
     set -e
     [ $rc -ne 0 ] || fail "$what: accepted"
     grep -Eq -- "$want" "$TMPD/err" || fail "$what: want /$want/, got: $(cat "$TMPD/err")"
@@ -94,6 +94,7 @@ expect_refused "endless query" "the query ran for more than 1 s and was stopped"
     "$CORUN" runs --catalog "$TMPD/qxdg/corun/catalog.db" --timeout 1 query \
     "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
 [ ! -s "$TMPD/out" ] || fail "endless query: a header over no rows: $(cat "$TMPD/out")"
+[ "$rc" = 1 ] || fail "endless query: exit $rc, expected 1 (stopped while running; it was 2)"
 
 # Defect 12: an allocator that cannot act says so instead of changing nothing silently.
 "$CORUN" run "$small" --epochs 1 --allocator fair >"$TMPD/out" 2>&1 || fail "run --allocator fair"
