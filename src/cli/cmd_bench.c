@@ -50,7 +50,7 @@ static int parse(int argc, char **argv, struct options *o)
     cli_getopt_reset();
     int c;
     unsigned long v;
-    while ((c = cli_getopt(argc, argv, ":qt:g:c:n:e:a:A:D:WC", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         switch (c) {
         case 'q': o->quick = 1; break;
         case 't': o->traces = optarg; break;

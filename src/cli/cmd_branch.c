@@ -30,7 +30,7 @@ static int branch_run(int argc, char **argv)
     const char *out = NULL, *catalog = NULL; /* NULL: the default catalog */
     int json = 0, c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":e:o:jC:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         if (c == 'e') {
             if (cli_parse_uint("--epochs", optarg, 0, 1000000, &more) != 0)
                 return CLI_BAD_INPUT;

@@ -31,7 +31,7 @@ static int parse(int argc, char **argv, struct options *o)
     *o = (struct options){.gpu = "hbm80", .cycles = CALIBRATE_DEFAULT_CYCLES};
     cli_getopt_reset();
     int c, quick = 0, cycles = 0;
-    while ((c = cli_getopt(argc, argv, ":g:c:qjC:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':

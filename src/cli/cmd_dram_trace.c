@@ -32,7 +32,7 @@ static int parse(int argc, char **argv, struct options *o)
     *o = (struct options){.gpu = "hbm80", .mapping = -1};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":g:r:m:j", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'r':

@@ -47,7 +47,7 @@ static int parse(int argc, char **argv, struct options *o)
     cli_getopt_reset();
     int c;
     const char *show_only = NULL; /* an option of show's given */
-    while ((c = cli_getopt(argc, argv, ":g:c:jC:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         switch (c) {
         case 'g':
             o->gpu = optarg;

@@ -54,7 +54,7 @@ static int parse(int argc, char **argv, struct options *o)
     unsigned long cycles = RBHSHIFT_DEFAULT_CYCLES, jobs = 1, seed = 1;
     cli_getopt_reset();
     int c, quick = 0, cycles_given = 0;
-    while ((c = cli_getopt(argc, argv, ":g:c:qj:s:w:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":j:", longopts)) != -1) {
         switch (c) {
         case 'g': o->r.gpu = optarg; break;
         case 'c':

@@ -104,7 +104,7 @@ static int parse_options(int argc, char **argv, struct options *o, const struct 
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":aj:qe:c:S:C:JlP:R:g:s:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":j:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < repro_experiment_count()) {
             o->flag = repro_experiment_at((size_t)(c - FLAG_OPT))->flag;
             continue;

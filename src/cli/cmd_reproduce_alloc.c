@@ -295,7 +295,7 @@ static int parse(int argc, char **argv, struct options *o)
     unsigned long v;
     int c, rc = CLI_OK;
     cli_getopt_reset();
-    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":aj:qm:e:c:S:C:R:g:s:", longopts)) != -1) {
+    while (rc == CLI_OK && (c = cli_getopt(argc, argv, ":j:", longopts)) != -1) {
         if (c >= FLAG_OPT && (size_t)(c - FLAG_OPT) < nx) {
             rc = set_flag(o, ralloc_experiment_at((size_t)(c - FLAG_OPT))->flag);
             continue;

@@ -90,7 +90,7 @@ static int parse(int argc, char **argv, struct options *o)
     *o = (struct options){.threads = cli_default_threads()};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":e:s:o:c:jp:a:x", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         switch (c) {
         case 'e':
             if (cli_parse_uint("--epochs", optarg, 1, 1000000, &o->epochs) != 0)

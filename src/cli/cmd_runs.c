@@ -363,7 +363,7 @@ static int runs_run(int argc, char **argv)
      * that starts with '-' follows `--`. */
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":c:t:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         switch (c) {
         case 'c': path = optarg; break;
         case 't':

@@ -130,7 +130,7 @@ static int export_run(int argc, char **argv)
     bool force = false;
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":c:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         if (c == 'c') {
             dir = optarg;
         } else if (c == 'f') {

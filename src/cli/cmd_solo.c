@@ -39,7 +39,7 @@ static int parse(int argc, char **argv, struct options *o, char **sets)
     *o = (struct options){.gpu = "hbm80", .cycles = 200000, .seed = 1, .sets = sets};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":g:n:c:s:jS:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
         switch (c) {
         case 'S': o->sets[o->nsets++] = optarg; break;
         case 'g': o->gpu = optarg; break;

@@ -258,7 +258,7 @@ static int sweep_main(int argc, char **argv)
     unsigned long v;
     int c;
     cli_getopt_reset();
-    while ((c = cli_getopt(argc, argv, ":c:j:s:S:e:C:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":j:", longopts)) != -1) {
         switch (c) {
         case 'c': combos = optarg; break;
         case 'j':

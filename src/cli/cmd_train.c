@@ -66,7 +66,7 @@ static int parse(int argc, char **argv, struct options *o)
     *o = (struct options){.gpu = "hbm80", .jobs = 1, .seed = 1};
     cli_getopt_reset();
     int c;
-    while ((c = cli_getopt(argc, argv, ":g:c:qo:j:s:", longopts)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":j:", longopts)) != -1) {
         switch (c) {
         case 'g': o->gpu = optarg; break;
         case 'c':

@@ -301,7 +301,9 @@ done
 "$CORUN" help predictor | grep -q '(`corun help predictors` lists them)' ||
     fail "help predictor: $("$CORUN" help predictor 2>&1)"
 # `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
-# or a file: the arguments are refused first).
+# or a file: the arguments are refused first). Only the one-letter options a help names are
+# taken (`run -j 2` was --json, then "unexpected second argument '2'"; `sweep -e` was --epochs,
+# `solo -s` --seed, `sweep -s` --shard).
 while IFS='|' read -r args want; do
     set +e
     "$CORUN" $args 2>"$TMPD/err"; rc=$?
@@ -326,6 +328,11 @@ check --json x.cfg|corun: check: unknown option '--json'
 run x.cfg --out|corun: run: --out needs a value (`corun run --help` says which)
 help solo extra|corun help: 'extra' is not a word solo takes (`corun help solo` says what it does)
 help reproduce nosuch|corun help: reproduce has no experiment 'nosuch' (`corun reproduce --list` lists them)
+run x.cfg -j 2|corun: run: unknown option '-j' (`corun run --help` lists its options)
+sweep x.cfg -e 1|corun: sweep: unknown option '-e' (`corun sweep --help` lists its options)
+solo x -s 2|corun: solo: unknown option '-s' (`corun solo --help` lists its options)
+train hsm -o m.cfg|corun: train: unknown option '-o' (`corun train --help` lists its options)
+reproduce hsm -a|corun: reproduce: unknown option '-a' (`corun reproduce --help` lists its options)
 EOF
 
 # `runs` takes its options after the verb too (a new user's `corun runs list --catalog F`
