@@ -96,9 +96,12 @@ char *cli_find_scenario_in(const char *arg, const char *datadir, const char *con
                            size_t nunders);
 /* The scenarios corun ships, which SCENARIO may name, as a paragraph of `corun --help`. */
 void cli_print_shipped_scenarios(FILE *out);
-/* Say on stderr why command name refused arg: an unknown option, or a second argument after
- * first (a command that takes one; NULL: arg came first). */
-void cli_refused_arg(const char *name, const char *arg, const char *first);
+/* Say on stderr why command name refused arg: an unknown option (with the nearest of options,
+ * the NULL-terminated names of the ones it takes without their dashes, or NULL, when arg is a
+ * long option near one), or a second argument after first (a command that takes one; NULL:
+ * arg came first). */
+void cli_refused_arg(const char *name, const char *arg, const char *first,
+                     const char *const *options);
 /* argv[i] as the workbench's --theme option ("--theme NAME" or "--theme=NAME", NAME projector or
  * default): returns the arguments it takes (1 or 2) and sets *projector; 0 when argv[i] is
  * something else; -1 with a message on stderr for a bad or missing NAME. */

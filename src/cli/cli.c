@@ -137,37 +137,55 @@ int cli_theme_option(int argc, char **argv, int i, bool *projector)
     return used;
 }
 
+/* The option names (without dashes, n of them) nearest the long option arg ("--NAME" or
+ * "--NAME=V") as "--A or --B", or NULL when arg is no long option or none is near. */
+static char *near_option(const char *arg, const char *const *names, size_t n)
+{
+    if (!n || arg[0] != '-' || arg[1] != '-' || !arg[2])
+        return NULL;
+    char *word = xasprintf("%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+    char *near = suggest_names(word, names, n, "--", "");
+    free(word);
+    return near;
+}
+
 /* "unknown option" for command name's argument arg (cli_getopt): with the nearest of
  * longopts' names when one is near (a long option), else pointing at the command's --help. */
 static void unknown_option(const char *name, const char *arg, const struct option *longopts)
 {
-    char *near = NULL;
-    if (longopts && arg[0] == '-' && arg[1] == '-' && arg[2]) {
-        size_t n = 0;
-        while (longopts[n].name)
-            n++;
-        const char **names = xcalloc(n ? n : 1, sizeof(*names));
-        for (size_t i = 0; i < n; i++)
-            names[i] = longopts[i].name;
-        char *word = xasprintf("%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-        near = suggest_names(word, names, n, "--", "");
-        free(word);
-        free(names);
-    }
+    size_t n = 0;
+    while (longopts && longopts[n].name)
+        n++;
+    const char **names = xcalloc(n ? n : 1, sizeof(*names));
+    for (size_t i = 0; i < n; i++)
+        names[i] = longopts[i].name;
+    char *near = near_option(arg, names, n);
+    free(names);
     if (near)
         fprintf(stderr, "corun: %s: unknown option '%s' (did you mean %s?)\n", name, arg, near);
     else
         fprintf(stderr, "corun: %s: unknown option '%s' (`corun %s --help` lists its options)\n",
                 name, arg, name);
+    free(near);
 }
 
-void cli_refused_arg(const char *name, const char *arg, const char *first)
+void cli_refused_arg(const char *name, const char *arg, const char *first,
+                     const char *const *options)
 {
-    if ((arg[0] == '-' && arg[1]) || !first) /* "-" first: no command here reads stdin */
-        fprintf(stderr, "corun: %s: unknown option '%s'\n", name, arg); /* usage follows */
-    else
+    if ((arg[0] == '-' && arg[1]) || !first) { /* "-" first: no command here reads stdin */
+        size_t n = 0;
+        while (options && options[n])
+            n++;
+        char *near = near_option(arg, options, n);
+        fprintf(stderr, "corun: %s: unknown option '%s'", name, arg); /* usage follows */
+        if (near)
+            fprintf(stderr, " (did you mean %s?)", near);
+        fputc('\n', stderr);
+        free(near);
+    } else {
         fprintf(stderr, "corun: %s: unexpected second argument '%s' (after '%s')\n", name, arg,
                 first);
+    }
 }
 
 int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first, int n,
@@ -188,7 +206,7 @@ int cli_operands(const struct cli_command *cmd, int argc, char **argv, int first
         fprintf(stderr, "corun: %s: expected %s%s\n", cmd->name, what,
                 have ? ", got one argument" : "");
     else if (n == 1)
-        cli_refused_arg(cmd->name, argv[first + 1], argv[first]);
+        cli_refused_arg(cmd->name, argv[first + 1], argv[first], NULL);
     else
         fprintf(stderr, "corun: %s: unexpected argument '%s' (after the %d it takes)\n", cmd->name,
                 argv[first + n], n);
@@ -233,7 +251,8 @@ int cli_workbench_args(int argc, char **argv, const struct cli_command *cmd, boo
         } else if (!wa->arg && (argv[i][0] != '-' || (dash_ok && !argv[i][1]))) {
             wa->arg = argv[i];
         } else {
-            cli_refused_arg(argv[0], argv[i], wa->arg);
+            static const char *const options[] = {"theme", "catalog", NULL};
+            cli_refused_arg(argv[0], argv[i], wa->arg, options);
             cli_usage_error(cmd);
             return -1;
         }

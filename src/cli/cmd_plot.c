@@ -30,11 +30,13 @@ static int plot_run(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     const char *out = NULL;
     unsigned width = 1200, height = 900;
-    optind = 1;
-    opterr = 0;
+    cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'o' && cli_nonempty("--out", optarg) != 0)
+    while ((c = cli_getopt(argc, argv, ":", opts)) != -1) {
+        if (c == CLI_OPT_BAD) { /* said, with the nearest option's name */
+            cli_usage_error(&cmd_plot);
+            return CLI_BAD_INPUT;
+        } else if (c == 'o' && cli_nonempty("--out", optarg) != 0)
             return CLI_BAD_INPUT;
         else if (c == 'o')
             out = optarg;
@@ -42,12 +44,6 @@ static int plot_run(int argc, char **argv)
             return CLI_BAD_INPUT;
         else if (c == 'h' && parse_size("--height", optarg, &height) != 0)
             return CLI_BAD_INPUT;
-        else if (c == '?' || c == ':') {
-            fprintf(stderr, "corun: plot: %s '%s'\n",
-                    c == ':' ? "a value is missing after" : "unknown option", argv[optind - 1]);
-            cli_usage_error(&cmd_plot);
-            return CLI_BAD_INPUT;
-        }
     }
     if (cli_operands(&cmd_plot, argc, argv, optind, 1, "a run file (RUN.h5)") != 0)
         return CLI_BAD_INPUT;

@@ -28,7 +28,8 @@ static int show_run(int argc, char **argv)
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else {
-            cli_refused_arg("show", argv[i], path);
+            static const char *const options[] = {"json", NULL};
+            cli_refused_arg("show", argv[i], path, options);
             cli_usage_error(&cmd_show);
             return CLI_BAD_INPUT;
         }

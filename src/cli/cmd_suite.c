@@ -78,8 +78,9 @@ static int suite_run(int argc, char **argv)
 {
     if (argc == 1 || (argc == 2 && strcmp(argv[1], "list") == 0))
         return list_shipped(); /* alone too, as `runs`, `lesson` and `kernels` list */
-    for (int i = 2; i < argc; i++)
-        if (argv[i][0] == '-' && argv[i][1]) { /* suite list --json took --json for a file */
+    /* suite list --json took --json for a file; suite --json said "expected check or list" */
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "corun: suite: unknown option '%s'\n", argv[i]);
             cli_usage_error(&cmd_suite);
             return CLI_BAD_INPUT;

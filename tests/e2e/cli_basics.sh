@@ -223,7 +223,7 @@ kernels show|corun: kernels show: expected a kernel's name (NAME)
 kernels list x|corun: kernels list: unexpected argument 'x'
 kernels show bino x|corun: kernels show: unexpected argument 'x'
 plot x.h5|corun: plot: expected --out FILE.svg or --out FILE.png
-plot x.h5 --out|corun: plot: a value is missing after '--out'
+plot x.h5 --out|corun: plot: --out needs a value (`corun plot --help` says which)
 export x.h5|corun: export: expected --csv DIR, the directory to write to
 export --csv d|corun: export: expected a run file (RUN.h5)
 show|corun: show: expected a run file (RUN.h5)
@@ -303,7 +303,9 @@ done
 # `runs` and `show` say what was wrong, not only how to call them (nothing here opens a catalog
 # or a file: the arguments are refused first). Only the one-letter options a help names are
 # taken (`run -j 2` was --json, then "unexpected second argument '2'"; `sweep -e` was --epochs,
-# `solo -s` --seed, `sweep -s` --shard).
+# `solo -s` --seed, `sweep -s` --shard), and every command names the option nearest a
+# mistyped one (tui, lesson, replay, show and plot named none; `suite --json` said "expected
+# check or list").
 while IFS='|' read -r args want; do
     set +e
     "$CORUN" $args 2>"$TMPD/err"; rc=$?
@@ -333,6 +335,11 @@ sweep x.cfg -e 1|corun: sweep: unknown option '-e' (`corun sweep --help` lists i
 solo x -s 2|corun: solo: unknown option '-s' (`corun solo --help` lists its options)
 train hsm -o m.cfg|corun: train: unknown option '-o' (`corun train --help` lists its options)
 reproduce hsm -a|corun: reproduce: unknown option '-a' (`corun reproduce --help` lists its options)
+tui --catalg c.db|corun: tui: unknown option '--catalg' (did you mean --catalog?)
+lesson list --them projector|corun: lesson: unknown option '--them' (did you mean --theme?)
+show x.h5 --jsn|corun: show: unknown option '--jsn' (did you mean --json?)
+plot x.h5 --ot p.svg|corun: plot: unknown option '--ot' (did you mean --out?)
+suite --json list|corun: suite: unknown option '--json'
 EOF
 
 # `runs` takes its options after the verb too (a new user's `corun runs list --catalog F`
