@@ -200,8 +200,14 @@ static int parse(int argc, char **argv, struct options *o)
     free(longopts);
     if (rc != CLI_OK)
         return rc;
+    if (o->list && optind < argc) { /* it exited 2 with the usage alone, nothing said */
+        fprintf(stderr, "corun: reproduce: --list lists every experiment; it takes no '%s'\n",
+                argv[optind]);
+        cli_usage_error(&cmd_reproduce);
+        return CLI_BAD_INPUT;
+    }
     if (o->list)
-        return optind == argc ? CLI_OK : (cli_usage_error(&cmd_reproduce), CLI_BAD_INPUT);
+        return CLI_OK;
     if (cli_operands(&cmd_reproduce, argc, argv, optind, 1,
                      "an experiment's name (EXPERIMENT; --list lists them)") != 0)
         return CLI_BAD_INPUT;

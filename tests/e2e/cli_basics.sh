@@ -305,7 +305,7 @@ done
 # taken (`run -j 2` was --json, then "unexpected second argument '2'"; `sweep -e` was --epochs,
 # `solo -s` --seed, `sweep -s` --shard), and every command names the option nearest a
 # mistyped one (tui, lesson, replay, show and plot named none; `suite --json` said "expected
-# check or list").
+# check or list"). `reproduce hsm --accuracy --list` exited 2 with its usage alone.
 while IFS='|' read -r args want; do
     set +e
     "$CORUN" $args 2>"$TMPD/err"; rc=$?
@@ -335,6 +335,7 @@ sweep x.cfg -e 1|corun: sweep: unknown option '-e' (`corun sweep --help` lists i
 solo x -s 2|corun: solo: unknown option '-s' (`corun solo --help` lists its options)
 train hsm -o m.cfg|corun: train: unknown option '-o' (`corun train --help` lists its options)
 reproduce hsm -a|corun: reproduce: unknown option '-a' (`corun reproduce --help` lists its options)
+reproduce hsm --accuracy --list|corun: reproduce: --list lists every experiment; it takes no 'hsm'
 tui --catalg c.db|corun: tui: unknown option '--catalg' (did you mean --catalog?)
 lesson list --them projector|corun: lesson: unknown option '--them' (did you mean --theme?)
 show x.h5 --jsn|corun: show: unknown option '--jsn' (did you mean --json?)
