@@ -127,7 +127,7 @@ static void alloc_help_options(FILE *out)
             "Each (mix, policy) is its own run: NP over the run = private cycles of all its\n"
             "instructions / run cycles; the table gives each policy's means over the mixes, per\n"
             "category, and the paper's published figures beside ours (never used as results).\n\n"
-            "  -j N            N worker processes (1 to 64, default 1); results do not\n"
+            "  -j, --jobs N    N worker processes (1 to 64, default 1); results do not\n"
             "                  depend on N\n"
             "  --threads N     threads of each worker (default: its CPUs over -j): a\n"
             "                  mix's private-mode references side by side, its shared run's\n"

@@ -78,7 +78,7 @@ void reproduce_prophet_help(FILE *out)
             "  --queries N    the LS application's queries per run (1 to 100000)\n"
             "  --resume FILE  keep each finished pair or cell in FILE (the scale-out study its\n"
             "                 LS curves in FILE.curves too); the same command goes on from it\n"
-            "  -j N           spread the pairs, curves or cells over N worker processes (1 to\n"
+            "  -j, --jobs N   spread the pairs, curves or cells over N worker processes (1 to\n"
             "                 64, default 1)\n"
             "  --shard K/N    run the K-th of N parts (consecutive pairs or cells) into the\n"
             "                 --resume journal, to merge with `corun reproduce merge`\n"

@@ -371,7 +371,7 @@ const struct cli_command cmd_sweep = {
         "                  predictor:allocator pairs (default none:static). Predictors:\n"
         "                  none or any of `corun help predictors`; allocators: any of\n"
         "                  `corun help allocators` (static: the mix keeps its split)\n"
-        "  -j N            N worker processes (1 to 64, default 1)\n"
+        "  -j, --jobs N    N worker processes (1 to 64, default 1)\n"
         "  --threads N     threads of each worker: its mix's private-mode references side\n"
         "                  by side, and its shared run's LLC and DRAM beside its SMs while\n"
         "                  that is faster (default: its CPUs over -j); the results do not\n"
