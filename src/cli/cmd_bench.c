@@ -83,8 +83,10 @@ static int parse(int argc, char **argv, struct options *o)
         return -1;
     }
     if (o->cmp.other && (o->traces || strcmp(o->gpu, "hbm80") != 0)) {
+        /* It advised --args "--set gpu=P", which run refuses: the preset is not a --set. */
         fprintf(stderr, "corun: bench: --compare times scenarios; --gpu and --traces do not "
-                        "apply (give the preset in the scenario or with --args \"--set gpu=P\")\n");
+                        "apply (name the preset in a SCENARIO file's gpu setting; --args \"--set "
+                        "gpu.K=V\" changes one of its settings)\n");
         return -1;
     }
     return 0;

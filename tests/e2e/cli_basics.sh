@@ -305,7 +305,8 @@ done
 # taken (`run -j 2` was --json, then "unexpected second argument '2'"; `sweep -e` was --epochs,
 # `solo -s` --seed, `sweep -s` --shard), and every command names the option nearest a
 # mistyped one (tui, lesson, replay, show and plot named none; `suite --json` said "expected
-# check or list"). `reproduce hsm --accuracy --list` exited 2 with its usage alone.
+# check or list"). `reproduce hsm --accuracy --list` exited 2 with its usage alone; bench
+# --compare --gpu advised `--args "--set gpu=P"`, which run refuses.
 while IFS='|' read -r args want; do
     set +e
     "$CORUN" $args 2>"$TMPD/err"; rc=$?
@@ -336,6 +337,7 @@ solo x -s 2|corun: solo: unknown option '-s' (`corun solo --help` lists its opti
 train hsm -o m.cfg|corun: train: unknown option '-o' (`corun train --help` lists its options)
 reproduce hsm -a|corun: reproduce: unknown option '-a' (`corun reproduce --help` lists its options)
 reproduce hsm --accuracy --list|corun: reproduce: --list lists every experiment; it takes no 'hsm'
+bench --compare /nonexistent --gpu k40|corun: bench: --compare times scenarios; --gpu and --traces do not apply (name the preset in a SCENARIO file's gpu setting; --args "--set gpu.K=V" changes one of its settings)
 tui --catalg c.db|corun: tui: unknown option '--catalg' (did you mean --catalog?)
 lesson list --them projector|corun: lesson: unknown option '--them' (did you mean --theme?)
 show x.h5 --jsn|corun: show: unknown option '--jsn' (did you mean --json?)
