@@ -166,7 +166,7 @@ static int dram_trace_run(int argc, char **argv)
     }
     double t0 = cli_wall_seconds();
     if (trace_load(o.trace, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "corun: dram-trace: %s\n", err); /* as bench --traces says it */
         goto out;
     }
     double t1 = cli_wall_seconds();

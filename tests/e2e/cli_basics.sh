@@ -306,7 +306,8 @@ done
 # `solo -s` --seed, `sweep -s` --shard), and every command names the option nearest a
 # mistyped one (tui, lesson, replay, show and plot named none; `suite --json` said "expected
 # check or list"). `reproduce hsm --accuracy --list` exited 2 with its usage alone; bench
-# --compare --gpu advised `--args "--set gpu=P"`, which run refuses.
+# --compare --gpu advised `--args "--set gpu=P"`, which run refuses; dram-trace named no
+# command before a trace it could not read, as bench does.
 while IFS='|' read -r args want; do
     set +e
     "$CORUN" $args 2>"$TMPD/err"; rc=$?
@@ -338,6 +339,7 @@ train hsm -o m.cfg|corun: train: unknown option '-o' (`corun train --help` lists
 reproduce hsm -a|corun: reproduce: unknown option '-a' (`corun reproduce --help` lists its options)
 reproduce hsm --accuracy --list|corun: reproduce: --list lists every experiment; it takes no 'hsm'
 bench --compare /nonexistent --gpu k40|corun: bench: --compare times scenarios; --gpu and --traces do not apply (name the preset in a SCENARIO file's gpu setting; --args "--set gpu.K=V" changes one of its settings)
+dram-trace /nonexistent/x.trace|corun: dram-trace: /nonexistent/x.trace: cannot open: No such file or directory
 tui --catalg c.db|corun: tui: unknown option '--catalg' (did you mean --catalog?)
 lesson list --them projector|corun: lesson: unknown option '--them' (did you mean --theme?)
 show x.h5 --jsn|corun: show: unknown option '--jsn' (did you mean --json?)
