@@ -86,8 +86,8 @@ static int suite_run(int argc, char **argv)
             return CLI_BAD_INPUT;
         }
     if (argc != 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0)) {
-        if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0))
-            fprintf(stderr, "corun: suite: expected check or list\n");
+        if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "list") != 0) /* as runs says it */
+            fprintf(stderr, "corun: suite: '%s': expected check or list\n", argv[1]);
         else
             fprintf(stderr,
                     "corun: suite %s: expected one suite file (SUITE; `corun suite list` lists "

@@ -143,7 +143,7 @@ set -e
 [ $rc = 1 ] && grep -qE '^  broken +\(does not load: `corun suite check broken` says why\)' \
     "$TMPD/suites" && grep -qE '^  tiny +[0-9]+ mix' "$TMPD/suites" ||
     fail "suite list alone, a broken suite: exit $rc $(cat "$TMPD/suites" "$TMPD/err")"
-expect_bad 'corun: suite: expected check or list' suite frob x
+expect_bad "corun: suite: 'frob': expected check or list" suite frob x
 # `kernels show --catalog` reads the catalog: a path that does not exist is refused before
 # anything is measured, and not made.
 expect_bad "corun: kernels show: --catalog $TMPD/typo.db: no such file (expected a catalog" \
