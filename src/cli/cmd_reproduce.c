@@ -200,12 +200,16 @@ static int parse(int argc, char **argv, struct options *o)
     free(longopts);
     if (rc != CLI_OK)
         return rc;
-    if (o->list && optind < argc) { /* it exited 2 with the usage alone, nothing said */
-        fprintf(stderr, "corun: reproduce: --list lists every experiment; it takes no '%s'\n",
-                argv[optind]);
-        cli_usage_error(&cmd_reproduce);
-        return CLI_BAD_INPUT;
-    }
+    /* --list alone: with an experiment it exited 2 with the usage alone, nothing said, and
+     * other options (--json) were dropped unsaid. */
+    for (int i = 1; o->list && i < argc; i++)
+        if (strcmp(argv[i], "--list") != 0) {
+            fprintf(stderr,
+                    "corun: reproduce: --list lists every experiment as text; it takes no '%s'\n",
+                    argv[i]);
+            cli_usage_error(&cmd_reproduce);
+            return CLI_BAD_INPUT;
+        }
     if (o->list)
         return CLI_OK;
     if (cli_operands(&cmd_reproduce, argc, argv, optind, 1,

@@ -305,9 +305,9 @@ done
 # taken (`run -j 2` was --json, then "unexpected second argument '2'"; `sweep -e` was --epochs,
 # `solo -s` --seed, `sweep -s` --shard), and every command names the option nearest a
 # mistyped one (tui, lesson, replay, show and plot named none; `suite --json` said "expected
-# check or list"). `reproduce hsm --accuracy --list` exited 2 with its usage alone; bench
-# --compare --gpu advised `--args "--set gpu=P"`, which run refuses; dram-trace named no
-# command before a trace it could not read, as bench does.
+# check or list"). `reproduce --list hsm` exited 2 with its usage alone, and `--list --json`
+# dropped --json unsaid; bench --compare --gpu advised `--args "--set gpu=P"`, which run
+# refuses; dram-trace named no command before a trace it could not read, as bench does.
 while IFS='|' read -r args want; do
     set +e
     "$CORUN" $args 2>"$TMPD/err"; rc=$?
@@ -337,7 +337,8 @@ sweep x.cfg -e 1|corun: sweep: unknown option '-e' (`corun sweep --help` lists i
 solo x -s 2|corun: solo: unknown option '-s' (`corun solo --help` lists its options)
 train hsm -o m.cfg|corun: train: unknown option '-o' (`corun train --help` lists its options)
 reproduce hsm -a|corun: reproduce: unknown option '-a' (`corun reproduce --help` lists its options)
-reproduce hsm --accuracy --list|corun: reproduce: --list lists every experiment; it takes no 'hsm'
+reproduce --list hsm|corun: reproduce: --list lists every experiment as text; it takes no 'hsm'
+reproduce --list --json|corun: reproduce: --list lists every experiment as text; it takes no '--json'
 bench --compare /nonexistent --gpu k40|corun: bench: --compare times scenarios; --gpu and --traces do not apply (name the preset in a SCENARIO file's gpu setting; --args "--set gpu.K=V" changes one of its settings)
 dram-trace /nonexistent/x.trace|corun: dram-trace: /nonexistent/x.trace: cannot open: No such file or directory
 tui --catalg c.db|corun: tui: unknown option '--catalg' (did you mean --catalog?)
