@@ -432,7 +432,8 @@ static int run_file(struct options o)
     /* Kernels to add are checked now, not when the run reaches them. */
     for (unsigned i = 0; i < o.nchanges && !diags.count; i++) {
         struct kernel_profile p = {0};
-        char *where = xasprintf("--add %s", o.changes[i].arg);
+        /* "corun: " as --add's other refusals begin (the diag names no file here) */
+        char *where = xasprintf("corun: --add %s", o.changes[i].arg);
         if (o.changes[i].what == '+')
             preset_kernel_find(datadir, o.changes[i].name, where, &p, &diags);
         free(where);

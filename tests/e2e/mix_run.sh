@@ -53,7 +53,8 @@ assert a["epochs"][3]["kernels"] == b["epochs"][0]["kernels"], (a["epochs"][3], 
 PY
 
 # Mistakes.
-expect_bad "unknown kernel" "--add 2:nosuchkernel: .*nosuchkernel" \
+# (It lacked the "corun: " that --add's other refusals begin with.)
+expect_bad "unknown kernel" "^corun: --add 2:nosuchkernel: unknown kernel .*nosuchkernel" \
     "$CORUN" run "$small" --epochs 3 --add 2:nosuchkernel
 expect_bad "no epoch" "--add lbm: expected EPOCH:KERNEL" "$CORUN" run "$small" --add lbm
 expect_bad "epoch past the run" "expected an epoch from 1 to 3" \
