@@ -110,13 +110,14 @@ const struct cli_command cmd_plot = {
     .help = "Three panels over the run's epochs: each kernel's true NP (solid) and the\n"
             "predictor's (dashed), fairness and STP, and the SM partition (one column per\n"
             "epoch, each SM in its owner's colour; idle white, power-gated grey). The file's\n"
-            "extension chooses SVG or PNG; the size defaults to 1200x900 pixels (200 to\n"
-            "10000 each). An accelerator run file draws two: its tasks over time, one row per\n"
-            "process (kernels solid, copies light: host to device in the row's upper half,\n"
-            "device to host in its lower half), and each LS query's latency in arrival order\n"
-            "against the QoS bound (target x solo p99, dashed), with the forecast as rings\n"
-            "and a query that never completed as a cross at the top (one not run yet, in a\n"
-            "run saved part way, is not drawn). A small picture's text is drawn smaller to\n"
-            "fit it.\n",
+            "extension chooses SVG or PNG; the size defaults to 1200x900 pixels (200 to 10000\n"
+            "each). A picture already at FILE is replaced, by a whole one only. An\n"
+            "accelerator run file draws two: its tasks over time, one row per process\n"
+            "(kernels solid, copies light: host to device in the row's upper half, device to\n"
+            "host in its lower half), and each LS query's latency in arrival order against\n"
+            "the QoS bound (target x solo p99, dashed), with the forecast as rings and a\n"
+            "query that never completed as a cross at the top (one not run yet, in a run\n"
+            "saved part way, is not drawn). A small picture's text is drawn smaller to fit\n"
+            "it.\n",
     .run = plot_run,
 };
