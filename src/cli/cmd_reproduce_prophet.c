@@ -326,10 +326,10 @@ static int accuracy(const char *datadir, bool quick, unsigned queries, const cha
                                       : quick ? QUICK_QUERIES
                                               : FULL_QUERIES};
     pr.n = rp_accuracy_pairs(quick, &pr.pairs);
-    printf("prophet --accuracy%s: %zu pairs on k40, %u closed-loop queries of the LS application "
+    printf("prophet --accuracy%s: %zu pairs on k40, %u closed-loop quer%s of the LS application "
            "beside one batch instance;\ndegradation = mean query latency beside it / alone; "
            "error = |predicted - measured| / measured\n",
-           quick ? " --quick" : "", pr.n, pr.queries);
+           quick ? " --quick" : "", pr.n, pr.queries, pr.queries == 1 ? "y" : "ies");
     printf("%-18s %-8s %-7s %9s %9s %8s %11s %9s %8s %8s\n", "class", "LS", "batch", "measured",
            "prophet", "error", "sequential", "error", "bubble", "error");
     fflush(stdout);
@@ -430,11 +430,12 @@ static int colocation(const char *datadir, bool quick, unsigned queries, const c
                                       : quick ? QUICK_COLOC_QUERIES
                                               : FULL_COLOC_QUERIES};
     pr.n = rp_coloc_pairs(quick, &pr.pairs);
-    printf("prophet --colocation%s: on k40, %u Poisson queries of the LS application (at %.0f "
+    printf("prophet --colocation%s: on k40, %u Poisson quer%s of the LS application (at %.0f "
            "%% of the rate it serves alone) beside 0 to 15\nbatch instances; QoS target (Prophet "
            "7.3): mean latency <= %.1f x the mean alone under the same arrivals (n = 0;\nmeasured "
            "or predicted). Utilization improvement (Prophet 7.3): the instances chosen / 15.\n",
-           quick ? " --quick" : "", pr.queries, 100 * LS_LOAD, QOS_TARGET);
+           quick ? " --quick" : "", pr.queries, pr.queries == 1 ? "y" : "ies", 100 * LS_LOAD,
+           QOS_TARGET);
     fflush(stdout);
     if (pr_run(&pr, jobs))
         return pr_failed(&pr);

@@ -97,6 +97,13 @@ grep -qF "prophet --colocation --quick: on k40, 6 Poisson queries of the LS appl
 "$CORUN" reproduce prophet --colocation --quick --queries 3 --shard 2/2 \
     --resume "$TMPD/col-q.journal" >"$TMPD/colq" 2>"$TMPD/err" || fail "--queries 3: $(cat "$TMPD/err")"
 grep -qF "on k40, 3 Poisson queries of the LS application" "$TMPD/colq" || fail "--queries 3: $(cat "$TMPD/colq")"
+# One query is one ("1 closed-loop queries").
+for study in colocation:Poisson accuracy:closed-loop; do
+    "$CORUN" reproduce prophet --"${study%:*}" --quick --queries 1 --shard 7/7 \
+        --resume "$TMPD/q1-${study%:*}.journal" >"$TMPD/q1" 2>"$TMPD/err" ||
+        fail "--${study%:*} --queries 1: $(cat "$TMPD/err")"
+    grep -qF " 1 ${study#*:} query of the LS application" "$TMPD/q1" || fail "--queries 1: $(cat "$TMPD/q1")"
+done
 set +e
 "$CORUN" reproduce prophet --colocation --quick --queries 4 --shard 2/2 \
     --resume "$TMPD/col-q.journal" >"$TMPD/out" 2>"$TMPD/err"
