@@ -31,8 +31,9 @@ struct session_kernel_epoch {
 
 #define SESSION_MAX_CHANNELS 256
 #define SESSION_MAX_SMS      1024
-/* A kernel added to the mix: its name in bytes, with the NUL (a run file's limit too). */
-#define SESSION_KERNEL_NAME_MAX 32
+/* A kernel added to the mix: its name in bytes, with the NUL (the scenario's and a run file's
+ * limit). */
+#define SESSION_KERNEL_NAME_MAX SCENARIO_KERNEL_NAME_MAX
 
 struct session_epoch {
     unsigned index; /* 0-based */
