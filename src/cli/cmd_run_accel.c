@@ -10,11 +10,13 @@
 #include "corun/columns.h"
 #include "corun/diag.h"
 #include "corun/pcie.h"
+#include "corun/util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +53,51 @@ static unsigned answered(const struct accel_record *r)
     for (unsigned a = 0; a < r->napps; a++)
         n += r->app[a].role == ACCEL_LS ? r->app[a].queries : 0;
     return n;
+}
+
+/* out with -N before its .h5 (x.h5: x-2.h5), or after it when it has no .h5. */
+static char *numbered_name(const char *out, unsigned n)
+{
+    size_t len = strlen(out);
+    const char *slash = strrchr(out, '/'), *base = slash ? slash + 1 : out;
+    if (strlen(base) > 3 && strcmp(out + len - 3, ".h5") == 0)
+        return xasprintf("%.*s-%u.h5", (int)(len - 3), out, n);
+    return xasprintf("%s-%u", out, n);
+}
+
+/* rec to out, checked free before the run. A file that took the name while the run went on (a
+ * second run with the same --out) is not replaced, and the run is not thrown away either: it
+ * goes to the first free OUT-N, N from 2, said. *written: the name used (NULL: out). 0, or
+ * -1 with the message of out's failure. */
+static int write_record(const char *out, const struct accel_record *rec, char **written, char *err,
+                        size_t errlen)
+{
+    *written = NULL;
+    struct stat st;
+    if (accel_runfile_write(out, rec, err, errlen) == 0)
+        return 0;
+    if (lstat(out, &st) != 0)
+        return -1; /* failed for another reason than the name */
+    for (unsigned n = 2; n <= 99; n++) {
+        char *other = numbered_name(out, n), why[512];
+        if (lstat(other, &st) != 0) {
+            if (accel_runfile_write(other, rec, why, sizeof why) == 0) {
+                fprintf(stderr,
+                        "corun: %s: appeared while the run went on, and a run file is never "
+                        "overwritten; the run is recorded in %s instead\n",
+                        out, other);
+                *written = other;
+                return 0;
+            }
+            if (lstat(other, &st) != 0) { /* not taken meanwhile: that failure is the reason */
+                free(other);
+                snprintf(err, errlen, "%s (it appeared while the run went on); %s", out, why);
+                return -1;
+            }
+        }
+        free(other);
+    }
+    return -1;
 }
 
 /* What a run stopped by a signal kept, after its table. */
@@ -329,20 +376,25 @@ int cmd_run_accelerator(const char *path, const char *datadir, const struct run_
         }
         int64_t id = 0;
         bool recorded = false;
-        if (o->out && accel_runfile_write(o->out, &rec, err, sizeof err) != 0) {
+        char *other = NULL; /* the name the run went to when o->out was taken meanwhile */
+        const char *out = o->out;
+        if (out && write_record(out, &rec, &other, err, sizeof err) != 0) {
             fprintf(stderr, "corun: %s; nothing recorded (the run's summary is above)\n", err);
             rc = CLI_FAILED;
-        } else if (o->out &&
-                   accel_record_catalog(&rec, o->out, o->catalog, &id, err, sizeof err) != 0) {
-            cli_catalog_failed(o->out, o->catalog, err);
+        } else if (out && (out = other ? other : out) &&
+                   accel_record_catalog(&rec, out, o->catalog, &id, err, sizeof err) != 0) {
+            cli_catalog_failed(out, o->catalog, err);
             rc = CLI_FAILED;
-        } else if (o->out) {
+        } else if (out) {
             fprintf(stderr, "corun: recorded %zu tasks and %zu queries", rec.ntasks, rec.nqueries);
             if (stopped)
                 fprintf(stderr, " (%u answered)", answered(&rec));
-            fprintf(stderr, " in %s (catalog run a%lld)\n", o->out, (long long)id);
+            fprintf(stderr, " in %s (catalog run a%lld)\n", out, (long long)id);
             recorded = true;
         }
+        if (other)
+            rc = CLI_FAILED; /* kept, but not where it was asked for */
+        free(other);
         if (stopped)
             say_stopped(path, &sc, &rec, recorded);
         accel_record_done(&rec);

@@ -6,7 +6,8 @@
 # catalog row marked part way, a line on stderr saying where it stopped; then it dies of the
 # signal. Stopped during the solo runs (the QoS targets' references), before the applications
 # ran together, it says there is nothing to keep. (A background job's SIGINT is ignored by
-# the shell, hence SIGTERM.)
+# the shell, hence SIGTERM.) A file that takes its --out name while it runs does not cost it
+# the run either.
 . "$(dirname "$0")/../lib.sh"
 
 # The LS application's Poisson gaps are cheap alone and busy beside the batch one: the solo
@@ -84,4 +85,25 @@ assert gmm["queries"] == 0 and gmm["qos_met"] is None and gmm["p99_ms"] is None,
 PY
 "$CORUN" runs --catalog "$TMPD/stop.db" show a2 | grep -q "no p99 (a query did not complete, or none was answered).*: not met$" ||
     fail "no query answered: runs show: $("$CORUN" runs --catalog "$TMPD/stop.db" show a2)"
-echo "stopped after $t s ($solo stop(s) in the solo runs before)"
+
+# A file that takes the --out name while the run goes on (a second run with the same --out):
+# the run is kept under the first free NAME-N.h5 and said, exit status 1, the other file as it
+# was (the run went unrecorded at its end: "already exists ... nothing recorded"). The name is
+# taken once the run has used 0.1 s of CPU: long after its start's check, before its end (0.3 s).
+sed -i 's/rate_qps = 0.001;/rate_qps = 400;/; s/queries = 3;/queries = 1;/' "$TMPD/stop.cfg"
+"$CORUN" run "$TMPD/stop.cfg" --threads 1 --out "$TMPD/taken.h5" --catalog "$TMPD/stop.db" \
+    >/dev/null 2>"$TMPD/err" &
+pid=$!
+while ticks=$(awk '{ print $14 }' "/proc/$pid/stat" 2>/dev/null) && [ "${ticks:-0}" -lt 10 ]; do
+    sleep 0.02
+done
+[ ! -e "$TMPD/taken.h5" ] || fail "the run ended before its name was taken: lengthen it"
+echo "another file" >"$TMPD/taken.h5"
+rc=0
+wait $pid || rc=$?
+[ $rc = 1 ] && [ "$(cat "$TMPD/taken.h5")" = "another file" ] &&
+    grep -qxF "corun: $TMPD/taken.h5: appeared while the run went on, and a run file is never overwritten; the run is recorded in $TMPD/taken-2.h5 instead" "$TMPD/err" &&
+    grep -Eq "^corun: recorded [0-9]+ tasks and 1 queries in $TMPD/taken-2.h5 \(catalog run a3\)$" "$TMPD/err" ||
+    fail "a name taken during the run: exit $rc: $(cat "$TMPD/err")"
+"$CORUN" show "$TMPD/taken-2.h5" >/dev/null || fail "the run kept beside a taken name does not show"
+echo "stopped after $t s ($solo stop(s) in the solo runs before); a name taken meanwhile kept the run beside it"
