@@ -233,6 +233,21 @@ static bool sweep_help_for(int argc, char **argv, FILE *out)
     return cli_help_verb(argc, argv, "merge", merge_help, out);
 }
 
+/* A sweep stopped by a signal dies of it, as it did, but says so (it ended without a word):
+ * each item is stored as it finishes, and the same command goes on from them. */
+static void note_stops(const char *catalog)
+{
+    char *path = catalog ? NULL : catalog_default_path(), note[512];
+    snprintf(note, sizeof note,
+             "the items finished are kept in the catalog %.400s: the same command goes on from "
+             "them\n",
+             catalog ? catalog
+             : path  ? path
+                     : "");
+    free(path);
+    cli_stop_note_install("sweep", note);
+}
+
 static int sweep_main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
@@ -335,6 +350,7 @@ static int sweep_main(int argc, char **argv)
         return checked == CLI_OK ? slurm_cli_submit(SLURM_SWEEP, argc, argv, o.catalog, NULL, &so)
                                  : checked;
     }
+    note_stops(o.catalog);
     struct sweep_summary sum;
     int rc = sweep_run(&o, progress, &sum, err, sizeof err);
     if (sum.items || rc == 0) {

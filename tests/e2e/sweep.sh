@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # corun sweep: two shards in parallel on one catalog store every item exactly once; a sweep
-# killed midway and restarted skips what it finished, and one whose worker is killed fails
-# only that item; a sweep with other epochs runs again (a result is keyed by its configuration
-# too); shards' own catalogs merge; bad combinations are refused; a result is the mix's
-# `corun run`.
+# stopped midway (SIGTERM, which it names) and restarted skips what it finished, and one whose
+# worker is killed fails only that item; a sweep with other epochs runs again (a result is
+# keyed by its configuration too); shards' own catalogs merge; bad combinations are refused; a
+# result is the mix's `corun run`.
 . "$(dirname "$0")/../lib.sh"
 suite="$top_srcdir/tests/data/good/tiny-suite.cfg"
 cat="$TMPD/catalog.db"
@@ -158,7 +158,7 @@ cp "$TMPD/m2.db" "$TMPD/-x.db"
 grep -q '^-x.db: 4 sweep results added, 0 already in dash.db' "$TMPD/merge" ||
     fail "merge -- -x.db: $(cat "$TMPD/merge")"
 
-# Kill a longer sweep midway, then finish it.
+# Stop a longer sweep midway, then finish it.
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/k" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do
@@ -166,8 +166,13 @@ for _ in $(seq 1 300); do
     [ "${n:-0}" -ge 2 ] && break
     sleep 0.1
 done
-kill -9 $pid 2>/dev/null || true
-wait $pid 2>/dev/null || true
+# SIGTERM: the sweep dies of it as of a SIGKILL (its items are stored as they finish), but it
+# says what is kept (it ended without a word).
+kill -TERM $pid 2>/dev/null || true
+rc=0
+wait $pid 2>/dev/null || rc=$?
+[ $rc = 143 ] && grep -qxF "corun: sweep: stopped by SIGTERM; the items finished are kept in the catalog $cat: the same command goes on from them" "$TMPD/k" ||
+    fail "a sweep stopped by SIGTERM: exit $rc: $(cat "$TMPD/k")"
 before=$("$CORUN" runs --catalog "$cat" query "SELECT count(*) FROM sweep_results WHERE seed = 2" | tail -1)
 [ "$before" -ge 1 ] && [ "$before" -lt 8 ] || echo "note: the kill came at $before of 8 items"
 "$CORUN" sweep "$suite" --combos $combos --epochs 40 --seed 2 --catalog "$cat" >"$TMPD/r"
