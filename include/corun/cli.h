@@ -183,6 +183,11 @@ const char *cli_stop_name(void);
  * it in s's log (recorded with the run). */
 void cli_stop_report(struct session *s, const char *what, unsigned long at, unsigned long of);
 void cli_stop_reraise(void);
+/* While a child changes something outside corun (sbatch submitting a job), on holds SIGINT,
+ * SIGTERM and SIGHUP as cli_stop_install does, so that corun records what the child did before
+ * it dies of them; off gives them back what they did before (cli_stop_requested then says
+ * whether one came, and cli_stop_reraise dies of it). A signal ignored stays ignored. */
+void cli_stop_hold(bool on);
 /* For a command that dies of SIGINT, SIGTERM or SIGHUP as it comes (its work is kept as it
  * finishes, or not at all: reproduce): before dying, this process (not a forked worker) says
  * "corun: CMD: stopped by SIGNAL; " then note (copied; a full sentence ending in a newline), so

@@ -74,6 +74,25 @@ void cli_stop_install(void)
     }
 }
 
+static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction held_before[sizeof held_signals / sizeof held_signals[0]];
+
+void cli_stop_hold(bool on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART; /* the wait for the child goes on */
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof held_signals / sizeof held_signals[0]; i++) {
+        if (!on)
+            sigaction(held_signals[i], &held_before[i], NULL);
+        else if (sigaction(held_signals[i], NULL, &held_before[i]) == 0 &&
+                 held_before[i].sa_handler != SIG_IGN)
+            sigaction(held_signals[i], &sa, NULL);
+    }
+}
+
 /* cli_stop_note_install's text, written by the handler with write(2) alone. */
 static char note_head[64], note_text[512];
 static pid_t note_pid;

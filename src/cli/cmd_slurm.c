@@ -69,13 +69,23 @@ static int resubmit(struct slurm_job *j, bool wait)
         rc = CLI_FAILED;
     } else if ((n = slurm_job_rerun_list(j, st, shards)) == 0) {
         printf("nothing to resubmit: every shard of %s is done, pending or running\n", j->dir);
-    } else if (slurm_job_submit(j, shards, n, id, sizeof id, err, sizeof err) != 0) {
-        fprintf(stderr, "corun: %s\n", err);
-        rc = CLI_FAILED;
     } else {
-        printf("resubmitted %zu shard%s (%s) as job %s\n", n, n == 1 ? "" : "s",
-               j->job_shards[j->njobs - 1], id);
-        fflush(stdout);
+        cli_stop_hold(true); /* until the job is recorded, as slurm_cli_submit */
+        if (slurm_job_submit(j, shards, n, id, sizeof id, err, sizeof err) != 0) {
+            fprintf(stderr, "corun: %s\n", err);
+            rc = CLI_FAILED;
+        } else {
+            printf("resubmitted %zu shard%s (%s) as job %s\n", n, n == 1 ? "" : "s",
+                   j->job_shards[j->njobs - 1], id);
+            fflush(stdout);
+            if (cli_stop_requested())
+                fprintf(stderr,
+                        "corun: stopped by %s while resubmitting; job %s was submitted first "
+                        "and is recorded in %s\n",
+                        cli_stop_name(), id, j->dir);
+        }
+        cli_stop_hold(false);
+        cli_stop_reraise();
     }
     free(shards);
     free(st);

@@ -160,10 +160,16 @@ int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *ca
         return CLI_FAILED;
     }
     exe[n] = '\0';
+    /* A stop while sbatch ran killed corun, not sbatch: the job was submitted, but its
+     * directory never learnt its id, so `slurm status` called its queued shards not run and
+     * `slurm resubmit` queued them twice. Held until the job is recorded or discarded. */
+    cli_stop_hold(true);
     struct slurm_job *j =
         slurm_job_create(o, kind, argc, argv, catalog, journal, exe, err, sizeof err);
     if (!j) {
         fprintf(stderr, "corun: %s\n", err);
+        cli_stop_hold(false);
+        cli_stop_reraise();
         return CLI_BAD_INPUT;
     }
     unsigned *all = xcalloc(j->shards, sizeof *all);
@@ -175,6 +181,8 @@ int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *ca
     if (rc != 0) { /* nothing submitted: nothing left behind, so the same command can be rerun */
         fprintf(stderr, "corun: %s\n", err);
         slurm_job_discard(j, !o->dir);
+        cli_stop_hold(false);
+        cli_stop_reraise();
         return CLI_FAILED;
     }
     printf("submitted job %s: %u shards, directory %s\n", id, j->shards, j->dir);
@@ -183,6 +191,14 @@ int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *ca
             "collect %s`\n",
             id, id);
     fflush(stdout);
+    cli_stop_hold(false);
+    if (cli_stop_requested()) {
+        fprintf(stderr,
+                "corun: stopped by %s while submitting; job %s was submitted first and is "
+                "recorded in %s\n",
+                cli_stop_name(), id, j->dir);
+        cli_stop_reraise();
+    }
     rc = o->wait ? slurm_cli_wait_and_collect(j) : CLI_OK;
     slurm_job_delete(j);
     return rc;

@@ -8,7 +8,8 @@
 # failed look for an empty queue). And a sweep gets no more shards than it has items. A shard
 # that finished without a catalog it can be merged from is lost: collect, status and resubmit
 # say so. What the command refuses without --slurm is refused before submitting. A
-# reproduction gets no more shards than it has mixes.
+# reproduction gets no more shards than it has mixes. A submission or resubmission stopped by
+# SIGTERM while sbatch runs records the job sbatch submitted before corun dies.
 . "$(dirname "$0")/../lib.sh"
 
 export XDG_DATA_HOME="$TMPD/xdg" CORUN_DATADIR="$top_srcdir"
@@ -18,9 +19,14 @@ mkdir -p "$STUB/bin"
 export STUB PATH="$STUB/bin:$PATH" CORUN_SLURM_POLL_MS=10
 
 # sbatch: logs its arguments, puts the array's tasks in $STUB/queue ("JOB K STATE SCRIPT OUT")
-# and prints the job id as --parsable does.
+# and prints the job id as --parsable does. While $STUB/sbatch-hold exists it first makes
+# $STUB/sbatch-held and waits until the hold is gone (a slow submission, to stop corun during).
 cat >"$STUB/bin/sbatch" <<'EOF'
 #!/usr/bin/env bash
+if [ -e "$STUB/sbatch-hold" ]; then
+    : >"$STUB/sbatch-held"
+    while [ -e "$STUB/sbatch-hold" ]; do sleep 0.02; done
+fi
 id=$(cat "$STUB/next-id" 2>/dev/null || echo 100)
 echo $((id + 1)) >"$STUB/next-id"
 echo "$*" >>"$STUB/sbatch.log"
@@ -275,6 +281,46 @@ rc=0
     grep -q '^corun: no table until every shard is merged; the others are pending or running: collect again when they have finished$' \
         "$TMPD/collect.err" || fail "pending: collect: exit $rc $(cat "$TMPD/collect.err")"
 grep -q resubmit "$TMPD/collect.err" && fail "pending: collect advises a resubmit: $(cat "$TMPD/collect.err")"
+# SIGTERM to corun while sbatch submits: sbatch goes on and submits the job, and corun, which
+# died at once, never wrote its id into the job directory, so `slurm status` called its queued
+# shards not run and `slurm resubmit` would queue them twice. corun now waits for sbatch,
+# records the job, says so, and then dies of the signal.
+: >"$STUB/sbatch-hold"
+"$CORUN" "${sweep[@]}" --slurm --shards 2 --slurm-dir "$TMPD/jobT" >"$TMPD/submit" 2>&1 &
+pid=$!
+while [ ! -e "$STUB/sbatch-held" ]; do
+    kill -0 $pid 2>/dev/null || fail "stopped while submitting: no sbatch: $(cat "$TMPD/submit")"
+    sleep 0.02
+done
+kill -TERM $pid
+rm "$STUB/sbatch-hold" "$STUB/sbatch-held"
+rc=0
+wait $pid || rc=$?
+id=$(sed -n 's/^submitted job \([0-9]*\):.*/\1/p' "$TMPD/submit")
+[ $rc = 143 ] && [ -n "$id" ] &&
+    grep -qxF "corun: stopped by SIGTERM while submitting; job $id was submitted first and is recorded in $TMPD/jobT" "$TMPD/submit" ||
+    fail "stopped while submitting: exit $rc: $(cat "$TMPD/submit")"
+"$CORUN" slurm status "$TMPD/jobT" >"$TMPD/status" || fail "stopped while submitting: status: exit $?"
+grep -q '^0 of 2 shards done, 2 pending$' "$TMPD/status" ||
+    fail "stopped while submitting: status: $(cat "$TMPD/status")"
+# The same for `slurm resubmit` (the job's shards gone from the queue, not run).
+sed -i "/^$id /d" "$STUB/queue"
+: >"$STUB/sbatch-hold"
+"$CORUN" slurm resubmit "$TMPD/jobT" >"$TMPD/submit" 2>&1 &
+pid=$!
+while [ ! -e "$STUB/sbatch-held" ]; do
+    kill -0 $pid 2>/dev/null || fail "stopped while resubmitting: no sbatch: $(cat "$TMPD/submit")"
+    sleep 0.02
+done
+kill -TERM $pid
+rm "$STUB/sbatch-hold" "$STUB/sbatch-held"
+rc=0
+wait $pid || rc=$?
+id=$(sed -n 's/^resubmitted 2 shards (1-2) as job \([0-9]*\)$/\1/p' "$TMPD/submit")
+[ $rc = 143 ] && [ -n "$id" ] &&
+    grep -qxF "corun: stopped by SIGTERM while resubmitting; job $id was submitted first and is recorded in $TMPD/jobT" "$TMPD/submit" &&
+    "$CORUN" slurm status "$TMPD/jobT" | grep -q '^0 of 2 shards done, 2 pending$' ||
+    fail "stopped while resubmitting: exit $rc: $(cat "$TMPD/submit")"
 # A reproduction gets no more shards than it has mixes: hsm --accuracy --quick has 15, so 15
 # tasks, not 20 of which 5 would run nothing.
 "$CORUN" reproduce hsm --accuracy --quick --slurm --shards 20 --slurm-dir "$TMPD/jobR" \
