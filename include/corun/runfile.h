@@ -34,6 +34,9 @@ struct runfile_kernel {
  * directory ...", "PATH: is a symbolic link, not followed ..." (a dangling one too), or
  * anything else: "PATH: already exists; a run file is never overwritten"); 0 when nothing is. */
 int runfile_refuse_existing(const char *path, char *err, size_t errlen);
+/* 1 when a live corun is recording the run file at path (its recorder holds a lock on it until
+ * it closes it or dies), else 0: a finished file, one whose recorder died, or no file. */
+int runfile_being_recorded(const char *path);
 
 /* The experiment. Strings handed to runfile_create are copied; those of an open file belong
  * to it. */

@@ -275,6 +275,15 @@ static int runs_add(const char *file, const char *catalog)
     struct accel_record rec;
     struct session *s = NULL;
     bool accel = accel_runfile_probe(file) == 1;
+    /* Its row would hold the epochs so far, and the run adds its own at its end: two rows, one
+     * of them wrong for good. */
+    if (!accel && runfile_being_recorded(file)) {
+        fprintf(stderr,
+                "corun: runs add: %s: still being recorded; the corun recording it adds its row "
+                "when it ends; nothing added\n",
+                file);
+        return CLI_BAD_INPUT;
+    }
     if (accel && accel_runfile_read(file, &rec, err, sizeof err) != 0) {
         fprintf(stderr, "corun: runs add: %s; nothing added\n", err);
         return CLI_BAD_INPUT;
@@ -478,9 +487,10 @@ const struct cli_command cmd_runs = {
             "exist and not be empty (a mistyped path is refused, not made an empty catalog).\n"
             "`add RUN.h5` adds the row of a run file the catalog lacks, as `run --out` adds it\n"
             "(a run whose catalog failed, e.g. was locked, says so and keeps its file): the\n"
-            "file is read whole first and refused (exit status 2) when it is no run file or\n"
-            "is damaged; one the catalog has already (the same file) is not added again. add\n"
-            "makes the catalog when it is missing, as `run --out` does.\n"
+            "file is read whole first and refused (exit status 2) when it is no run file, is\n"
+            "damaged, or is still being recorded (its run adds its row when it ends); one the\n"
+            "catalog has already (the same file) is not added again. add makes the catalog\n"
+            "when it is missing, as `run --out` does.\n"
             "`query` runs one SQL query that only reads (SELECT, WITH, EXPLAIN, or a PRAGMA\n"
             "that reads, as PRAGMA table_info(runs); a write, BEGIN, ATTACH or a PRAGMA that\n"
             "sets a value is refused, exit status 2) and prints tab-separated rows under a\n"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "corun/util.h"
 #include "runfile_internal.h"
@@ -467,6 +468,7 @@ struct runfile *rf_new(const char *path, bool writing)
         rf->system[i] = H5I_INVALID_HID;
     rf->partition = rf->epoch_count = rf->event_count = rf->kernel_count = H5I_INVALID_HID;
     rf->guard.driver = H5I_INVALID_HID;
+    rf->live_fd = -1;
     for (int i = 0; i < RF_EV_COUNT; i++)
         rf->events[i] = H5I_INVALID_HID;
     return rf;
@@ -504,6 +506,8 @@ herr_t rf_free(struct runfile *rf)
     close_dataset(&rf->event_count);
     close_dataset(&rf->kernel_count);
     herr_t rc = rf->file >= 0 ? H5Fclose(rf->file) : 0;
+    if (rf->live_fd >= 0)
+        close(rf->live_fd); /* the file is whole: runfile_being_recorded says 0 now */
     rf_guard_done(&rf->guard);
     free_strings(&runfile_header_table, &rf->hdr);
     for (unsigned k = 0; k < GPU_MAX_KERNELS; k++)

@@ -76,6 +76,7 @@ struct runfile {
     struct rf_guard guard; /* of a recorder */
     char *failed;          /* why recording stopped; NULL while it goes on */
     char why[256];         /* what HDF5 said about the last failed row (rf_h5_reason) */
+    int live_fd;           /* a recorder's: holds the lock runfile_being_recorded looks for */
 };
 
 /* A fresh handle with every id invalid. */

@@ -2,6 +2,7 @@
  * mode and only then linked at its path, so that whatever is at the path is a complete file;
  * every append is flushed and then committed by bumping a counter (docs/runfile.md). The
  * datasets it is built with are laid out in runfile_layout.c. */
+#define _GNU_SOURCE /* F_OFD_SETLK, F_OFD_GETLK */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -113,6 +114,31 @@ static int publish(const char *tmp, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* An open file description's read lock on the whole file, held while it is recorded: unlike
+ * a process's fcntl lock it is not dropped when the process closes another descriptor of the
+ * file, and it goes when the recorder dies. -1 where the file system has none (the recording
+ * goes on; runfile_being_recorded then cannot tell). */
+static int hold_live_lock(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    if (fd >= 0 && fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+int runfile_being_recorded(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    int rc = fd >= 0 && fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 char *rf_partial_name(const char *path, unsigned n)
 {
     return tempfile_name(path, "partial", n);
@@ -182,6 +208,7 @@ struct runfile *runfile_create(const char *path, const struct runfile_header *h,
         reason(rf, why, sizeof(why));
         rf_fail(err, errlen, "%s: cannot create: %s", path, why);
     } else {
+        rf->live_fd = hold_live_lock(tmp); /* before the file is at path: never seen unheld */
         rc = publish(tmp, path, err, errlen);
     }
     if (rc < 0) {

@@ -3,7 +3,8 @@
 # command, which adds the row `run --out` would have added (the same values, spatial and
 # accelerator); the same file given again, by another path, is not added twice; a file that is
 # no run file, or a damaged one, is refused with exit status 2 and nothing added. And runs list
-# and show mark a row whose file is missing or no run file any more.
+# and show mark a row whose file is missing or no run file any more. A file still being
+# recorded is refused (exit status 2): the run adds its own row when it ends.
 . "$(dirname "$0")/../lib.sh"
 small="$top_srcdir/tests/data/good/small.cfg"
 cat="$TMPD/cat.db"
@@ -19,6 +20,10 @@ for _ in $(seq 600); do
     [ -e "$TMPD/lk.h5" ] && break
     sleep 0.05
 done
+# While it records, the file is refused: its row would hold the epochs so far, and the run
+# adds its own at its end (two rows of one file, one wrong for good).
+"$CORUN" runs add "$TMPD/lk.h5" --catalog "$TMPD/live.db" >/dev/null 2>"$TMPD/live.err"
+live_rc=$?
 mv "$cat" "$TMPD/cat.moved"
 mkdir "$cat"
 wait "$pid"
@@ -26,6 +31,9 @@ rc=$?
 set -e
 rmdir "$cat"
 mv "$TMPD/cat.moved" "$cat"
+[ $live_rc = 2 ] && [ ! -e "$TMPD/live.db" ] &&
+    grep -qxF "corun: runs add: $TMPD/lk.h5: still being recorded; the corun recording it adds its row when it ends; nothing added" "$TMPD/live.err" ||
+    fail "runs add of a file being recorded: exit $live_rc: $(cat "$TMPD/live.err")"
 [ $rc = 1 ] && grep -q "^corun: the run is in $TMPD/lk.h5, but the catalog failed: catalog $cat is a directory" "$TMPD/err" &&
     grep -qxF "corun: the file is kept: add it later with \`corun runs add $TMPD/lk.h5 --catalog $cat\`" "$TMPD/err" ||
     fail "a run whose catalog failed: exit $rc: $(cat "$TMPD/err")"
