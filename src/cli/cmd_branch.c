@@ -58,6 +58,9 @@ static int branch_run(int argc, char **argv)
         fprintf(stderr, "corun: --out and --catalog both name %s: expected two files\n", out);
         return CLI_BAD_INPUT;
     }
+    /* From here a signal is held until the re-simulation looks (it died there without a word,
+     * or said only "branching abandoned"). */
+    cli_stop_install();
     char *datadir = datadir_locate();
     char err[512];
     int rc = CLI_BAD_INPUT;
@@ -65,6 +68,7 @@ static int branch_run(int argc, char **argv)
     free(datadir);
     if (!r) {
         fprintf(stderr, "corun: %s\n", err);
+        cli_stop_reraise();
         return CLI_BAD_INPUT;
     }
     /* The references through the trace cache, as `run` does (a cache that fails only costs
@@ -79,15 +83,22 @@ static int branch_run(int argc, char **argv)
          * would go unused: say so before simulating it. */
         fprintf(stderr, "corun: %s; the branch was not started\n", err);
         session_delete(r);
+        cli_stop_reraise();
         return CLI_BAD_INPUT; /* as `run` */
     }
     if (!cat)
         fprintf(stderr, "corun: note: no trace cache (%s)\n", err);
     session_set_threads(r, cli_default_threads());
-    cli_stop_install();
     b = session_branch_cached(r, (unsigned)at, cat, progress, (void *)"re-simulating", err,
                               sizeof err);
-    if (!b) {
+    if (!b && cli_stop_requested()) {
+        fprintf(stderr,
+                "corun: %s: stopped by %s before the branch, while its first %lu epoch%s "
+                "simulated again; nothing branched%s\n",
+                argv[optind], cli_stop_name(), at, at == 1 ? " was" : "s were",
+                out ? " or recorded" : "");
+        goto out;
+    } else if (!b) {
         fprintf(stderr, "corun: %s\n", err);
         goto out;
     }

@@ -2,8 +2,9 @@
 # Recording, replay, branching and the catalog through the CLI: `run --out` then `show` prints
 # the same epochs; the same scenario and seed give identical datasets (h5diff); a branch's
 # new epochs equal the recorded ones (from the start too; one by default, or none); `runs`
-# lists and queries the catalog; bad run files give a message and exit 2; 20 SIGKILLs of a
-# recording `corun run` leave readable files that hold every epoch it reported.
+# lists and queries the catalog; bad run files give a message and exit 2; a branch stopped by
+# SIGTERM before its branch point says so; SIGKILLs of a recording `corun run` leave readable
+# files that hold every epoch it reported.
 . "$(dirname "$0")/../lib.sh"
 small="$top_srcdir/tests/data/good/small.cfg"
 cat="$TMPD/catalog.db"
@@ -282,6 +283,34 @@ set +e
 "$CORUN" run "$small" --epochs 1 --out "$TMPD/a.h5" --catalog "$cat" >/dev/null 2>"$TMPD/err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q 'already exists; a run file is never overwritten' "$TMPD/err" || fail "overwrite: $rc"
+
+# A branch stopped by SIGTERM before its branch point died without a word, or said only
+# "branching abandoned": it says what stopped it and that nothing was branched or recorded, and
+# dies of the signal. Stopped while it waits for its catalog (held by another process for 1 s):
+# the signal comes once the branch has the catalog open.
+locker=$top_builddir/tests/catalog_locker
+"$locker" hold "$TMPD/held.db" 1 "$TMPD/held.ready" &
+holder=$!
+while [ ! -e "$TMPD/held.ready" ]; do
+    kill -0 $holder 2>/dev/null || fail "the catalog's holder exited before taking its lock"
+    sleep 0.02
+done
+"$CORUN" branch "$TMPD/a.h5" 3 --out "$TMPD/stopped.h5" --catalog "$TMPD/held.db" \
+    >/dev/null 2>"$TMPD/err" &
+pid=$!
+until ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "held.db$"; do
+    kill -0 $pid 2>/dev/null || fail "the branch ended before it opened its catalog: $(cat "$TMPD/err")"
+    sleep 0.02
+done
+kill -TERM $pid
+set +e
+wait $pid
+rc=$?
+set -e
+wait $holder || fail "the catalog's holder failed"
+[ $rc = 143 ] && [ ! -e "$TMPD/stopped.h5" ] &&
+    grep -qxF "corun: $TMPD/a.h5: stopped by SIGTERM before the branch, while its first 3 epochs were simulated again; nothing branched or recorded" "$TMPD/err" ||
+    fail "a branch stopped before its branch point: exit $rc: $(cat "$TMPD/err")"
 
 # Crash safety: kill a recording run at random moments; the file holds every epoch reported.
 # (runfile_crash.sh also checks every file a kill could leave, writes cut at page boundaries
