@@ -333,11 +333,17 @@ static int run_train(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     int writable = check_writable(path);
-    free(path);
     if (writable != 0) {
+        free(path);
         free(datadir);
         return CLI_BAD_INPUT;
     }
+    /* A training stopped by a signal dies of it, as it did, but says so (it ended without a
+     * word): nothing of it is kept, and the model file is as it was. */
+    char note[512];
+    snprintf(note, sizeof note, "nothing is kept: %.400s is as it was\n", path);
+    cli_stop_note_install("train", note);
+    free(path);
     int rc =
         strcmp(o.model, "themis") == 0 ? train_themis_command(&o, datadir) : run_hsm(&o, datadir);
     free(datadir);

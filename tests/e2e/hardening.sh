@@ -219,6 +219,24 @@ printf 'mine\n' >"$TMPD/new.cfg.tmp"
 grep -q '^model = "hsm";$' "$TMPD/new.cfg" || fail "train beside new.cfg.tmp wrote no model: $(head -3 "$TMPD/new.cfg")"
 [ "$(cd "$TMPD" && echo new.cfg*)" = "new.cfg new.cfg.tmp" ] ||
     fail "train left files beside its model: $(cd "$TMPD" && echo new.cfg*)"
+# A training stopped by a signal ended without a word: it says that nothing is kept and the
+# model file is as it was, and dies of the signal (stopped after 0.1 s of CPU, of about 1 s).
+cp "$TMPD/new.cfg" "$TMPD/new.before"
+"$CORUN" train hsm --quick --out "$TMPD/new.cfg" >/dev/null 2>"$TMPD/err" &
+pid=$!
+while ticks=$(awk '{ print $14 }' "/proc/$pid/stat" 2>/dev/null) && [ "${ticks:-0}" -lt 10 ]; do
+    sleep 0.02
+done
+kill -TERM $pid
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc = 143 ] && cmp -s "$TMPD/new.cfg" "$TMPD/new.before" &&
+    grep -qxF "corun: train: stopped by SIGTERM; nothing is kept: $TMPD/new.cfg is as it was" "$TMPD/err" ||
+    fail "train stopped by SIGTERM: exit $rc: $(cat "$TMPD/err")"
+[ "$(cd "$TMPD" && echo new.cfg*)" = "new.cfg new.cfg.tmp" ] ||
+    fail "a stopped train left files beside its model: $(cd "$TMPD" && echo new.cfg*)"
 # A run file that fills its disk (here a file-size limit, which corun does not die of) keeps
 # the epochs before; the run stops with exit 1, and what it says and the catalog's row count
 # the epochs in the file (they counted every epoch run: one more than the file holds).
