@@ -157,6 +157,11 @@ static int calibrate_cmd_run(int argc, char **argv)
     if (!record)
         fprintf(stderr, "corun: warning: the measurements will not be stored in the catalog: %s\n",
                 err);
+    /* Stopped by a signal it dies of it, as it did, but says so (it ended without a word). */
+    cli_stop_note_install("calibrate",
+                          record ? "nothing is stored: the catalog gets the measurements once "
+                                   "every kernel is measured\n"
+                                 : "nothing is kept\n");
     if (calibrate_run(datadir, o.gpu, o.cycles, (const char *const *)o.only, o.n_only, progress,
                       NULL, &r, &diags) == 0) {
         if (o.json)

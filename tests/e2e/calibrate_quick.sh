@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The calibration in reduced form: representative kernels of each paper on their presets at a
 # short window must keep their class (and, for HSM, their MPKI within 25 %). A change to the
-# simulation core that breaks the benchmark library fails here.
+# simulation core that breaks the benchmark library fails here. A calibration stopped by
+# SIGTERM says that nothing is stored.
 . "$(dirname "$0")/../lib.sh"
 
 check() { # GPU KERNEL...
@@ -121,4 +122,18 @@ set -e
 [ $rc -eq 1 ] || fail "a drifted profile: exit $rc, expected 1"
 # Both checks fail and both are named (the row said "DRIFT (class)" with its MPKI -99 % off).
 grep -q '^pvc .*DRIFT (mpki, class)$' "$TMPD/drift.txt" || fail "drift row: $(cat "$TMPD/drift.txt")"
-echo "calibrate (quick): classes and MPKI within tolerance; drift detected; catalog rows stored"
+# Stopped by a signal (after 0.1 s of CPU, of about 3 s) it ended without a word: it says
+# nothing is stored, stores nothing, and dies of the signal.
+"$CORUN" calibrate --quick --catalog "$TMPD/stopped.db" >/dev/null 2>"$TMPD/err" &
+pid=$!
+while ticks=$(awk '{ print $14 }' "/proc/$pid/stat" 2>/dev/null) && [ "${ticks:-0}" -lt 10 ]; do
+    sleep 0.02
+done
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 143 ] &&
+    grep -qxF "corun: calibrate: stopped by SIGTERM; nothing is stored: the catalog gets the measurements once every kernel is measured" "$TMPD/err" &&
+    [ "$("$CORUN" runs --catalog "$TMPD/stopped.db" query "SELECT count(*) FROM kernel_measurements" | tail -1)" = 0 ] ||
+    fail "calibrate stopped by SIGTERM: exit $rc: $(cat "$TMPD/err")"
+echo "calibrate (quick): classes and MPKI within tolerance; drift detected; catalog rows stored; a stop said"
