@@ -149,6 +149,13 @@ $(cat "$TMPD/s")"
 
 # Run CMD... expecting bad input: exit status 2 and a message on stderr matching PATTERN (a
 # grep regex); WHAT names the case in failures. Scripts with other needs define their own.
+# Stops process PID with SIGTERM and waits for it: its exit status in rc (143 when it died of
+# the signal).
+term_and_wait() { # PID
+    kill -TERM "$1"
+    rc=0
+    wait "$1" || rc=$?
+}
 expect_bad() { # WHAT PATTERN CMD...
     local what=$1 pattern=$2 rc
     shift 2

@@ -129,9 +129,7 @@ pid=$!
 while ticks=$(awk '{ print $14 }' "/proc/$pid/stat" 2>/dev/null) && [ "${ticks:-0}" -lt 10 ]; do
     sleep 0.02
 done
-kill -TERM $pid
-rc=0
-wait $pid || rc=$?
+term_and_wait $pid
 [ $rc = 143 ] &&
     grep -qxF "corun: calibrate: stopped by SIGTERM; nothing is stored: the catalog gets the measurements once every kernel is measured" "$TMPD/err" &&
     [ "$("$CORUN" runs --catalog "$TMPD/stopped.db" query "SELECT count(*) FROM kernel_measurements" | tail -1)" = 0 ] ||

@@ -227,11 +227,7 @@ pid=$!
 while ticks=$(awk '{ print $14 }' "/proc/$pid/stat" 2>/dev/null) && [ "${ticks:-0}" -lt 10 ]; do
     sleep 0.02
 done
-kill -TERM $pid
-set +e
-wait $pid
-rc=$?
-set -e
+term_and_wait $pid
 [ $rc = 143 ] && cmp -s "$TMPD/new.cfg" "$TMPD/new.before" &&
     grep -qxF "corun: train: stopped by SIGTERM; nothing is kept: $TMPD/new.cfg is as it was" "$TMPD/err" ||
     fail "train stopped by SIGTERM: exit $rc: $(cat "$TMPD/err")"
@@ -285,11 +281,7 @@ for _ in $(seq 600); do
     grep -q '^ *1  compute' "$TMPD/out" && break
     sleep 0.1
 done
-kill -TERM $pid
-set +e
-wait $pid
-rc=$?
-set -e
+term_and_wait $pid
 kept=$("$CORUN" show "$TMPD/term.h5" | sed -n '1s/.*: \([0-9]*\) epochs\{0,1\} of .*/\1/p')
 [ $rc = 143 ] && [ -n "$kept" ] && [ "$kept" -ge 1 ] && [ "$kept" -lt 500 ] &&
     grep -Eq "^corun: stopped by SIGTERM during epoch $((kept + 1)) of 500, which is abandoned; the $kept before it (is|are) kept$" "$TMPD/err" &&

@@ -302,11 +302,7 @@ until ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "held.db$"; do
     kill -0 $pid 2>/dev/null || fail "the branch ended before it opened its catalog: $(cat "$TMPD/err")"
     sleep 0.02
 done
-kill -TERM $pid
-set +e
-wait $pid
-rc=$?
-set -e
+term_and_wait $pid
 wait $holder || fail "the catalog's holder failed"
 [ $rc = 143 ] && [ ! -e "$TMPD/stopped.h5" ] &&
     grep -qxF "corun: $TMPD/a.h5: stopped by SIGTERM before the branch, while its first 3 epochs were simulated again; nothing branched or recorded" "$TMPD/err" ||

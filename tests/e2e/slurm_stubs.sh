@@ -285,17 +285,22 @@ grep -q resubmit "$TMPD/collect.err" && fail "pending: collect advises a resubmi
 # died at once, never wrote its id into the job directory, so `slurm status` called its queued
 # shards not run and `slurm resubmit` would queue them twice. corun now waits for sbatch,
 # records the job, says so, and then dies of the signal.
-: >"$STUB/sbatch-hold"
-"$CORUN" "${sweep[@]}" --slurm --shards 2 --slurm-dir "$TMPD/jobT" >"$TMPD/submit" 2>&1 &
-pid=$!
-while [ ! -e "$STUB/sbatch-held" ]; do
-    kill -0 $pid 2>/dev/null || fail "stopped while submitting: no sbatch: $(cat "$TMPD/submit")"
-    sleep 0.02
-done
-kill -TERM $pid
-rm "$STUB/sbatch-hold" "$STUB/sbatch-held"
-rc=0
-wait $pid || rc=$?
+# Runs CMD... with the stub sbatch held, stops it by SIGTERM there, then lets sbatch go on;
+# its output in $TMPD/submit, its exit status in rc.
+stopped_while_submitting() { # CMD...
+    : >"$STUB/sbatch-hold"
+    "$@" >"$TMPD/submit" 2>&1 &
+    pid=$!
+    while [ ! -e "$STUB/sbatch-held" ]; do
+        kill -0 $pid 2>/dev/null || fail "stopped while submitting: no sbatch: $(cat "$TMPD/submit")"
+        sleep 0.02
+    done
+    kill -TERM $pid
+    rm "$STUB/sbatch-hold" "$STUB/sbatch-held"
+    rc=0
+    wait $pid || rc=$?
+}
+stopped_while_submitting "$CORUN" "${sweep[@]}" --slurm --shards 2 --slurm-dir "$TMPD/jobT"
 id=$(sed -n 's/^submitted job \([0-9]*\):.*/\1/p' "$TMPD/submit")
 [ $rc = 143 ] && [ -n "$id" ] &&
     grep -qxF "corun: stopped by SIGTERM while submitting; job $id was submitted first and is recorded in $TMPD/jobT" "$TMPD/submit" ||
@@ -305,17 +310,7 @@ grep -q '^0 of 2 shards done, 2 pending$' "$TMPD/status" ||
     fail "stopped while submitting: status: $(cat "$TMPD/status")"
 # The same for `slurm resubmit` (the job's shards gone from the queue, not run).
 sed -i "/^$id /d" "$STUB/queue"
-: >"$STUB/sbatch-hold"
-"$CORUN" slurm resubmit "$TMPD/jobT" >"$TMPD/submit" 2>&1 &
-pid=$!
-while [ ! -e "$STUB/sbatch-held" ]; do
-    kill -0 $pid 2>/dev/null || fail "stopped while resubmitting: no sbatch: $(cat "$TMPD/submit")"
-    sleep 0.02
-done
-kill -TERM $pid
-rm "$STUB/sbatch-hold" "$STUB/sbatch-held"
-rc=0
-wait $pid || rc=$?
+stopped_while_submitting "$CORUN" slurm resubmit "$TMPD/jobT"
 id=$(sed -n 's/^resubmitted 2 shards (1-2) as job \([0-9]*\)$/\1/p' "$TMPD/submit")
 [ $rc = 143 ] && [ -n "$id" ] &&
     grep -qxF "corun: stopped by SIGTERM while resubmitting; job $id was submitted first and is recorded in $TMPD/jobT" "$TMPD/submit" &&
