@@ -3,6 +3,8 @@
 #ifndef CORUN_CONFREAD_H
 #define CORUN_CONFREAD_H
 
+#include <stdbool.h>
+
 #include "corun/conftable.h"
 #include "corun/diag.h"
 
@@ -30,6 +32,9 @@ unsigned confread_single_depth(const struct conf_file *f);
 /* 1 when path parses as libconfig and has the setting key (a dotted path), 0 when it parses
  * without it, -1 when it does not parse (quietly: the loader that follows says why). */
 int confread_probe(const char *path, const char *key);
+/* Whether a probe may open path: a regular file of at most CONFREAD_MAX_BYTES (a FIFO's open
+ * would wait for a writer). The loader says why it refuses the rest. */
+bool confread_probeable(const char *path);
 /* The same for any of the n keys, the file parsed once. */
 int confread_probe_any(const char *path, const char *const *keys, size_t n);
 /* When the file lacks the top-level setting `key` that the kind `want` ("a scenario") has but

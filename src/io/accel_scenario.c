@@ -512,12 +512,11 @@ void accel_scenario_done(struct accel_scenario *sc)
 
 int accel_scenario_probe(const char *path)
 {
-    int rc = confread_probe(path, "mode"); /* -1 for what is not a regular file: a FIFO hung */
-    if (rc != 1)
-        return rc;
+    if (!confread_probeable(path))
+        return -1;
     config_t cfg;
     config_init(&cfg);
-    rc = -1;
+    int rc = -1;
     if (config_read_file(&cfg, path) == CONFIG_TRUE) {
         const char *mode = NULL;
         rc = config_lookup_string(&cfg, "mode", &mode) == CONFIG_TRUE &&

@@ -370,12 +370,17 @@ char *confread_kind_hint(const struct conf_file *f, const char *path, const char
     return NULL;
 }
 
-int confread_probe_any(const char *path, const char *const *keys, size_t n)
+bool confread_probeable(const char *path)
 {
     /* A FIFO's open waits for a writer (`corun check FIFO` hung): the loader that comes next
      * refuses what is not a regular file, or too large a one, with a message. */
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFREAD_MAX_BYTES)
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= CONFREAD_MAX_BYTES;
+}
+
+int confread_probe_any(const char *path, const char *const *keys, size_t n)
+{
+    if (!confread_probeable(path))
         return -1;
     config_t cfg;
     config_init(&cfg);
