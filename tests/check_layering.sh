@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Layers only look down (docs/design.md §1). Usage: check_layering.sh [TREE]
-#   util < sim < io, predict, accel < alloc < app < tui < cli
+#   util < sim < io, predict, alloc < app < tui < cli (tui and cli are one layer in the
+#   design, tui/cli → app; cli starts the workbench, so the check ranks cli above tui)
 #   ncurses only under src/tui; HDF5, SQLite, libconfig and cairo only under src/io.
 # A header include/corun/X.h belongs to the layer of the src/LAYER/X.c that implements it; a
 # header-only module says its layer in a comment line "Layer: NAME".
@@ -11,8 +12,8 @@ cd "$tree"
 # Sets R to the rank of layer $1 (-1: not a layer); no subshell, as it runs for every include.
 rank() {
     case $1 in
-        util) R=0 ;; sim) R=1 ;; io | predict | accel) R=2 ;; alloc) R=3 ;;
-        app) R=4 ;; tui) R=5 ;; cli) R=6 ;; *) R=-1 ;;
+        util) R=0 ;; sim) R=1 ;; io | predict | alloc) R=2 ;; app) R=3 ;;
+        tui) R=4 ;; cli) R=5 ;; *) R=-1 ;;
     esac
 }
 
