@@ -452,5 +452,12 @@ if [ -c /dev/full ]; then
             fail "corun $args >/dev/full: exit $rc: $(cat "$TMPD/err")"
     done
 fi
+# HDF5 linked from its static archive (configure's default where it links) brings none of the
+# shared library's dependencies: libcurl and its TLS, Kerberos and LDAP stack, 28 libraries
+# loaded at every start, are gone (an HDF5 call that needs them would bring them back).
+if grep -q '^HDF5_LIBS = .*-Bstatic -lhdf5' "$top_builddir/Makefile" && command -v ldd >/dev/null; then
+    libs=$(ldd "$CORUN") || fail "ldd $CORUN: exit $?"
+    ! grep -Eq 'libhdf5|libcurl|libssl|libgnutls|libkrb5|libldap' <<<"$libs" ||
+        fail "corun linked HDF5 statically, yet loads: $(grep -E 'hdf5|curl|ssl|gnutls|krb5|ldap' <<<"$libs" | tr -s ' \t\n' ' ')"
+fi
 echo "cli basics: ok"
-
