@@ -89,7 +89,7 @@ static int resubmit(struct slurm_job *j, bool wait)
     }
     free(shards);
     free(st);
-    return rc == CLI_OK && wait ? slurm_cli_wait_and_collect(j) : rc;
+    return rc == CLI_OK && wait ? slurm_cli_wait_and_collect(j, "slurm resubmit") : rc;
 }
 
 /* One array task: its shard of the command, into its own catalog (and journal). */

@@ -3,6 +3,7 @@
 #include "slurm_cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +200,8 @@ int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *ca
                 cli_stop_name(), id, j->dir);
         cli_stop_reraise();
     }
-    rc = o->wait ? slurm_cli_wait_and_collect(j) : CLI_OK;
+    rc = o->wait ? slurm_cli_wait_and_collect(j, kind == SLURM_REPRODUCE ? "reproduce" : "sweep")
+                 : CLI_OK;
     slurm_job_delete(j);
     return rc;
 }
@@ -207,7 +209,8 @@ int slurm_cli_submit(enum slurm_kind kind, int argc, char **argv, const char *ca
 /* SLURM_CLI_HELP and docs/cluster.md name the number. */
 _Static_assert(SLURM_WAIT_MAX_FAILURES == 20, "say the new number in --wait's help and the docs");
 
-int slurm_cli_wait_and_collect(struct slurm_job *j)
+/* Waits until no shard is pending or running: 0, or CLI_FAILED when squeue keeps failing. */
+static int wait_for_shards(struct slurm_job *j)
 {
     struct slurm_shard *st = xcalloc(j->shards, sizeof *st);
     char err[512], last[128] = "";
@@ -263,7 +266,27 @@ int slurm_cli_wait_and_collect(struct slurm_job *j)
         nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000L}, NULL);
     }
     free(st);
-    return slurm_cli_collect(j);
+    return 0;
+}
+
+int slurm_cli_wait_and_collect(struct slurm_job *j, const char *cmd)
+{
+    /* Stopped while it waits (Ctrl-C), corun dies of the signal as before, but first says that
+     * the job goes on without it and how to follow and merge it; collecting is as it was. */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction before[sizeof sigs / sizeof sigs[0]];
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], NULL, &before[i]);
+    char note[512];
+    snprintf(note, sizeof note,
+             "the job goes on in Slurm: follow it with `corun slurm status` and merge it with "
+             "`corun slurm collect`, each given its directory, %s\n",
+             j->dir);
+    cli_stop_note_install(cmd, note);
+    int rc = wait_for_shards(j);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &before[i], NULL);
+    return rc ? rc : slurm_cli_collect(j);
 }
 
 /* Run the job's command here, reading every result from the merged files: it prints the

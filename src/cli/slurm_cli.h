@@ -45,8 +45,10 @@ void slurm_cli_cap_shards(const char *cmd, const char *what, size_t n, const cha
 /* --shard with --slurm: prints why not; CLI_BAD_INPUT. */
 int slurm_cli_shard_refused(void);
 
-/* Wait for the job's tasks to leave the queue, then collect it. An exit status. */
-int slurm_cli_wait_and_collect(struct slurm_job *j);
+/* Wait for the job's tasks to leave the queue, then collect it. An exit status. Stopped by
+ * SIGINT, SIGTERM or SIGHUP while it waits, it says "corun: CMD: stopped by ..." and that the
+ * job goes on, then dies of the signal. */
+int slurm_cli_wait_and_collect(struct slurm_job *j, const char *cmd);
 
 /* Merge the job's finished shards and, when all are, print the table as the command prints
  * it. An exit status. */

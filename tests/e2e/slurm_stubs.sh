@@ -165,8 +165,20 @@ grep -q -e resubmit -e 'shards done' -e merged "$TMPD/wait.err" &&
     fail "--wait, squeue failing, collected: $(cat "$TMPD/wait.err")"
 [ -e "$TMPD/job3/shard-1.state" ] && fail "--wait, squeue failing: a task ran"
 
-# A sweep of 4 items gets 4 shards, not 6 of which 2 would run nothing.
 rm "$STUB/squeue-fails"
+
+# --wait stopped while its shards are pending: corun dies of the signal, having said that the
+# job goes on and how to follow and merge it (it died without a word until 2026-12-07).
+"$CORUN" "${sweep[@]}" --slurm --shards 2 --slurm-dir "$TMPD/jobW" --wait >/dev/null \
+    2>"$TMPD/waitW.err" &
+pid=$!
+for _ in $(seq 300); do grep -q 'shards done' "$TMPD/waitW.err" && break; sleep 0.1; done
+term_and_wait "$pid"
+[ $rc = 143 ] || fail "--wait stopped: exit $rc $(cat "$TMPD/waitW.err")"
+grep -q "^corun: sweep: stopped by SIGTERM; the job goes on in Slurm: follow it with \`corun slurm status\` and merge it with \`corun slurm collect\`, each given its directory, $TMPD/jobW\$" \
+    "$TMPD/waitW.err" && [ -s "$TMPD/jobW/job" ] || fail "--wait stopped: $(cat "$TMPD/waitW.err")"
+
+# A sweep of 4 items gets 4 shards, not 6 of which 2 would run nothing.
 "$CORUN" "${sweep[@]}" --slurm --shards 6 --slurm-dir "$TMPD/job4" >"$TMPD/submit" \
     2>"$TMPD/submit.err" || fail "--shards 6: exit $? $(cat "$TMPD/submit.err")"
 grep -q "^corun: sweep: $suite has 4 items (4 mixes x 1 combination), so 4 shards, not 6$" \
