@@ -193,6 +193,9 @@ void cli_stop_hold(bool on);
  * "corun: CMD: stopped by SIGNAL; " then note (copied; a full sentence ending in a newline), so
  * that a stop is not silent. The exit status stays the signal's. */
 void cli_stop_note_install(const char *cmd, const char *note);
+/* Gives the signals back what they did before the last cli_stop_note_install (for a command
+ * whose note holds for one stretch of it only). */
+void cli_stop_note_remove(void);
 
 /* Threads for a session's private-mode references by default: the CPUs this process may run
  * on (util_cpus_available), 1 to 8. */

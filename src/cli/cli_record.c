@@ -74,8 +74,10 @@ void cli_stop_install(void)
     }
 }
 
+/* The signals cli_stop_hold holds and cli_stop_note_install says, and what each did before. */
 static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP};
-static struct sigaction held_before[sizeof held_signals / sizeof held_signals[0]];
+#define NHELD (sizeof held_signals / sizeof held_signals[0])
+static struct sigaction held_before[NHELD], note_before[NHELD];
 
 void cli_stop_hold(bool on)
 {
@@ -84,7 +86,7 @@ void cli_stop_hold(bool on)
     sa.sa_handler = on_stop_signal;
     sa.sa_flags = SA_RESTART; /* the wait for the child goes on */
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof held_signals / sizeof held_signals[0]; i++) {
+    for (size_t i = 0; i < NHELD; i++) {
         if (!on)
             sigaction(held_signals[i], &held_before[i], NULL);
         else if (sigaction(held_signals[i], NULL, &held_before[i]) == 0 &&
@@ -128,18 +130,23 @@ void cli_stop_note_install(const char *cmd, const char *note)
     snprintf(note_text, sizeof note_text, "%s", note);
     note_pid = getpid();
     note_newline = isatty(STDERR_FILENO);
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_noted_signal;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old;
+    for (size_t i = 0; i < NHELD; i++) {
         /* A signal the shell ignores (a background job's SIGINT) stays ignored. */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
+        if (sigaction(held_signals[i], NULL, &note_before[i]) == 0 &&
+            note_before[i].sa_handler != SIG_IGN)
+            sigaction(held_signals[i], &sa, NULL);
     }
+}
+
+void cli_stop_note_remove(void)
+{
+    for (size_t i = 0; i < NHELD; i++)
+        sigaction(held_signals[i], &note_before[i], NULL);
 }
 
 int cli_stop_requested(void)

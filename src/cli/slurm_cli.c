@@ -3,7 +3,6 @@
 #include "slurm_cli.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,10 +272,6 @@ int slurm_cli_wait_and_collect(struct slurm_job *j, const char *cmd)
 {
     /* Stopped while it waits (Ctrl-C), corun dies of the signal as before, but first says that
      * the job goes on without it and how to follow and merge it; collecting is as it was. */
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction before[sizeof sigs / sizeof sigs[0]];
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], NULL, &before[i]);
     char note[512];
     snprintf(note, sizeof note,
              "the job goes on in Slurm: follow it with `corun slurm status` and merge it with "
@@ -284,8 +279,7 @@ int slurm_cli_wait_and_collect(struct slurm_job *j, const char *cmd)
              j->dir);
     cli_stop_note_install(cmd, note);
     int rc = wait_for_shards(j);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], &before[i], NULL);
+    cli_stop_note_remove();
     return rc ? rc : slurm_cli_collect(j);
 }
 
