@@ -52,12 +52,23 @@ tui_start() {
 }
 tui_keys() { tui_tmux send-keys -t tui "$@"; }
 tui_screen() { tui_tmux capture-pane -p "$@" -t tui; }
+# The polls below start one process each (tmux's client): the screen is matched by bash and
+# the pause is a read that times out, not a grep and a sleep (some 3,000 of each a suite).
+tui_poll() { # the screen into $TMPD/screen and $TUI_SCREEN
+    tui_screen >"$TMPD/screen" 2>/dev/null || true
+    TUI_SCREEN=
+    IFS= read -r -d '' TUI_SCREEN <"$TMPD/screen" || true
+}
+tui_pause() { # 0.1 s: a read of a pipe nothing writes to, opened once
+    [ -n "${TUI_PAUSE_FD:-}" ] || exec {TUI_PAUSE_FD}<> <(:)
+    IFS= read -r -t 0.1 -u "$TUI_PAUSE_FD" _ || true
+}
 tui_wait() {
     local deadline=$((SECONDS + ${2:-30}))
     while [ $SECONDS -lt $deadline ]; do
-        tui_screen >"$TMPD/screen" 2>/dev/null || true
-        grep -qF -- "$1" "$TMPD/screen" && return 0
-        sleep 0.1
+        tui_poll
+        [[ $TUI_SCREEN == *"$1"* ]] && return 0
+        tui_pause
     done
     fail "the screen never showed '$1':
 $(cat "$TMPD/screen")"
@@ -65,9 +76,9 @@ $(cat "$TMPD/screen")"
 tui_gone() {
     local deadline=$((SECONDS + ${2:-30}))
     while [ $SECONDS -lt $deadline ]; do
-        tui_screen >"$TMPD/screen" 2>/dev/null || true
-        grep -qF -- "$1" "$TMPD/screen" || return 0
-        sleep 0.1
+        tui_poll
+        [[ $TUI_SCREEN == *"$1"* ]] || return 0
+        tui_pause
     done
     fail "the screen still shows '$1':
 $(cat "$TMPD/screen")"
