@@ -1,27 +1,21 @@
-/* cli — the subcommand table and shared usage text. */
+/* cli — the subcommand table, shared usage text and option parsing; what commands print alike
+ * is in cli_output.c. */
 #include "corun/cli.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "corun/accel_scenario.h"
 #include "corun/catalog.h"
-#include "corun/columns.h"
-#include "corun/diag.h"
-#include "corun/gpu.h"
 #include "corun/gpu_sets.h"
-#include "corun/kernel.h"
 #include "corun/suggest.h"
 #include "corun/util.h"
 #include "corun/wrap.h"
@@ -347,133 +341,12 @@ void cli_print_usage(FILE *out)
     cli_print_shipped_scenarios(out);
 }
 
-int cli_terminal_columns(void)
-{
-    struct winsize ws;
-    if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
-        return 0;
-    return ws.ws_col;
-}
-
-void cli_print_row(const char *lead, const char *text)
-{
-    int cols = cli_terminal_columns(), col = util_columns(lead);
-    if (cols - col < 20 || col + util_columns(text) <= cols) {
-        printf("%s%s\n", lead, text);
-        return;
-    }
-    char *wrapped = util_wrapped(text, cols - col, true);
-    const char *line = wrapped;
-    for (bool first = true; *line; first = false) {
-        size_t len = strcspn(line, "\n");
-        printf("%*s%.*s\n", first ? 0 : col, first ? lead : "", (int)len, line);
-        line += len + (line[len] == '\n');
-    }
-    free(wrapped);
-}
-
-void cli_print_occupancy(const char *lead, const struct gpu_config *g,
-                         const struct kernel_profile *p)
-{
-    unsigned n = p->nphases > 1 ? p->nphases : 1;
-    for (unsigned i = 0; i < n; i++) {
-        struct kernel_profile q = *p;
-        if (p->nphases > 1)
-            kernel_phase_profile(p, i, &q);
-        const char *limit;
-        unsigned occ = gpu_occupancy(g, &q, &limit), warps = occ * q.warps_per_tb;
-        printf("%*s%u TBs of %u warps per SM: %u of %u warps (%.0f %%), bound by %s",
-               (int)strlen(lead), i ? "" : lead, occ, q.warps_per_tb, warps, g->warps_per_sm,
-               100.0 * warps / g->warps_per_sm, limit);
-        if (n > 1)
-            printf(" (kernel %u of %u)", i + 1, n);
-        printf("\n");
-    }
-}
-
 int cli_wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
             return 1;
     return 0;
-}
-
-char *cli_sql_quoted(const char *text)
-{
-    char *q = xmalloc(2 * strlen(text) + 1), *w = q;
-    for (; *text; text++) {
-        if (*text == '\'')
-            *w++ = '\'';
-        *w++ = *text;
-    }
-    *w = '\0';
-    return q;
-}
-
-void cli_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-void cli_json_number(FILE *out, double v)
-{
-    if (isnan(v) || isinf(v))
-        fputs("null", out);
-    else
-        fprintf(out, "%.6g", v);
-}
-
-double cli_wall_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* A duration as "12m03s", or "1h52m" from an hour on. */
-static void format_duration(char *buf, size_t len, double seconds)
-{
-    if (seconds >= 3600)
-        snprintf(buf, len, "%.0fh%02.0fm", floor(seconds / 3600), floor(fmod(seconds, 3600) / 60));
-    else
-        snprintf(buf, len, "%.0fm%02.0fs", floor(seconds / 60), floor(fmod(seconds, 60)));
-}
-
-void cli_mixes_progress(void *ctx, double done, unsigned total)
-{
-    struct cli_mixes_bar *b = ctx;
-    if (!b->started) {
-        b->started = true;
-        b->base = done;
-        b->logged = (unsigned)done;
-    }
-    double elapsed = cli_wall_seconds() - b->start, ran = done - b->base;
-    char eta[32] = "", took[16];
-    if (ran > 0.05 && done < total) {
-        char left[16];
-        format_duration(left, sizeof left, elapsed / ran * (total - done));
-        snprintf(eta, sizeof eta, ", ETA %s", left);
-    }
-    if (isatty(STDERR_FILENO)) {
-        char label[96];
-        snprintf(label, sizeof label, "%s: %.1f of %u mixes%s", b->label, done, total, eta);
-        cli_progress(label, total ? done / total : 1);
-    } else if ((unsigned)done > b->logged) {
-        b->logged = (unsigned)done;
-        format_duration(took, sizeof took, elapsed);
-        fprintf(stderr, "%s: %u of %u mixes done, %s%s\n", b->label, b->logged, total, took, eta);
-        fflush(stderr);
-    }
 }
 
 _Static_assert(sizeof(unsigned long) >= 8, "--seed takes a 64-bit value (CLI_SEED_MAX)");
@@ -623,26 +496,6 @@ unsigned cli_threads_per_job(unsigned jobs)
     return n ? n : 1;
 }
 
-void cli_progress(const char *label, double done)
-{
-    if (!isatty(STDERR_FILENO))
-        return;
-    enum { WIDTH = 30 };
-    int filled = (int)(done * WIDTH + 0.5);
-    if (filled > WIDTH)
-        filled = WIDTH;
-    fprintf(stderr, "\r[%.*s%*s] %3.0f%% %s", filled, "##############################",
-            WIDTH - filled, "", done * 100, label);
-    if (done >= 1)
-        fputs("\n", stderr);
-    fflush(stderr);
-}
-
-void cli_progress_fn(void *label, double done)
-{
-    cli_progress(label, done);
-}
-
 void cli_getopt_reset(void)
 {
     optind = 1;
@@ -690,25 +543,6 @@ int cli_add_gpu_set(struct gpu_sets *sets, const char *cmd, const char *assignme
         return CLI_OK;
     fprintf(stderr, "corun: %s: %s\n", cmd, err);
     return CLI_BAD_INPUT;
-}
-
-void cli_print_diags(const char *cmd, const struct diag *d)
-{
-    for (size_t i = 0; i < d->count; i++) {
-        bool set = strncmp(d->msgs[i], "--set:", 6) == 0;
-        fprintf(stderr, "%s%s%s%s\n", set ? "corun: " : "", set ? cmd : "", set ? ": " : "",
-                d->msgs[i]);
-    }
-}
-
-void cli_json_gpu_sets(FILE *out, const struct gpu_sets *sets)
-{
-    fputc('[', out);
-    for (unsigned i = 0; i < sets->n; i++) {
-        fputs(i ? ", " : "", out);
-        cli_json_string(out, sets->v[i]);
-    }
-    fputc(']', out);
 }
 
 int cli_parse_shard(const char *text, unsigned *k, unsigned *n)
