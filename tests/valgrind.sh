@@ -19,7 +19,7 @@ export CORUN_DATADIR="$top_srcdir"
 export CORUN_UNDER_VALGRIND=1
 cd "$top_builddir"
 n=0
-for t in test_util test_conftable test_scenario test_scenario_unassigned test_metrics test_trace test_cache test_wake test_noc test_dram test_dram_queue test_dram_bw \
+for t in test_util test_tempfile test_conftable test_scenario test_scenario_unassigned test_metrics test_trace test_cache test_wake test_noc test_dram test_dram_queue test_dram_bw \
     test_runfile test_runfile_mix test_runfile_schema test_runfile_damage test_catalog test_catalog_query test_catalog_files test_lesson test_plot test_pcie \
     test_accel_scenario test_prophet_model test_prophet_schedule test_slurm test_gpu_shared test_gpu_shared_run \
     test_reproduce_prophet test_accel_runfile test_reproduce_scaleout test_slurm_job; do
