@@ -412,6 +412,17 @@ static void keep_at_branch_point(struct session *b, const struct session *r, uns
     }
 }
 
+/* Whether r's log chooses a predictor or an allocator (kind) before its first epoch. */
+static bool chose_at_start(const struct session *r, const char *kind)
+{
+    char name[64];
+    for (unsigned i = 0; i < r->nevents && r->events[i].epoch == 0; i++)
+        if (strcmp(r->events[i].kind, kind) == 0 &&
+            switched_to(r->events[i].text, name, sizeof name))
+            return true;
+    return false;
+}
+
 struct session *session_branch(const struct session *r, unsigned epochs,
                                session_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
@@ -441,6 +452,19 @@ struct session *session_branch_cached(const struct session *r, unsigned epochs, 
     struct scenario start;
     scenario_copy(&start, r->has_start ? &r->start_sc : r->sc);
     scenario_keep_kernels(&start, r->nkernels_start);
+    /* The scenario's predictor and allocator are chosen again from r's log, where their choice
+     * before the first epoch is: a session made with them and then told them again chose each
+     * twice. ASM's second choice passed its first priority turn on to the next kernel (a
+     * branch of a run naming ASM did not simulate as the run had), and the log said
+     * "fair -> fair (restarted)" where the run's said "static -> fair". */
+    if (chose_at_start(r, "predictor")) {
+        free(start.predictor);
+        start.predictor = NULL;
+    }
+    if (chose_at_start(r, "allocator")) {
+        free(start.allocator);
+        start.allocator = NULL;
+    }
     struct session *b = session_new(&start, err, errlen);
     scenario_done(&start);
     if (!b)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Live rewind: one epoch in, Left goes back to the start and the next step gives epoch 1 again.
+# Live rewind: one epoch in, Left goes back to the start and the next step gives epoch 1 again
+# (44 rows: the log's window holds the note and, after it, the set-up made again, HSM's choice
+# and its model's warning).
 # After three epochs under the even split (HSM predicting), Left goes back to the end of epoch 2
 # without saving: the re-simulated epoch 2 is the one the run had, and epoch 3 is gone; with
 # the fair allocator chosen there, the next epoch 3 differs from the first one (fair moves
@@ -12,7 +14,7 @@ sed 's/^epochs = 10;/epochs = 10;\npredictor = "hsm";/' "$top_srcdir/tests/data/
 grep -q 'predictor = "hsm"' "$cfg" || fail "could not make $cfg"
 row() { grep -E "^│.A stream " "$TMPD/screen" | head -1; }
 
-tui_start 100 30 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
+tui_start 100 44 LC_ALL=C.UTF-8 TERM=xterm -- tui "$cfg"
 tui_wait "Epoch 0/10"
 tui_keys Space
 tui_wait "Epoch 1/10"

@@ -22,6 +22,7 @@
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
+#include "corun/util.h"
 #include "testsession.h"
 
 #include "../../src/app/session_internal.h" /* the references run ahead; progress slices */
@@ -277,6 +278,57 @@ static void test_branch_note_of_a_long_path(void **state)
     rmdir(dir);
 }
 
+/* A scenario that names ASM, whose priority epochs give each kernel in turn the memory
+ * controllers' priority, so that the first turn's kernel shapes every epoch, and HSM-Fair: a
+ * branch of its run (live and from its file) at 0, 1 and 2 re-simulates the run's epochs as
+ * they were, and logs each choice once, as the run did. The branch's session took both from
+ * the scenario and then again from the run's log: ASM's second choice passed the first turn
+ * on to the next kernel ("epoch 1 simulates differently now" for a run that corun had just
+ * recorded), and the log said "fair -> fair (restarted)". */
+static void test_branch_of_a_scenario_naming_asm(void **state)
+{
+    (void)state;
+    char *text = xasprintf("%spredictor = \"asm\";\nallocator = \"fair\";\n", test_unit_scenario);
+    struct scenario sc;
+    struct session *s = test_session_open(&sc, "unit-asm.cfg", text);
+    free(text);
+    char path[] = "/tmp/corun-test-asm-XXXXXX", err[512];
+    test_tmp_path(path);
+    assert_int_equal(session_record(s, path, err, sizeof err), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
+    assert_int_equal(session_finish(s, err, sizeof err), 0);
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    if (!r)
+        fail_msg("%s", err);
+    for (unsigned at = 0; at <= 2; at++) {
+        for (int from_file = 0; from_file < 2; from_file++) {
+            struct session *b = session_branch(from_file ? r : s, at, NULL, NULL, err, sizeof err);
+            if (!b)
+                fail_msg("branch at %u (%s): %s", at, from_file ? "file" : "live", err);
+            assert_string_equal(session_predictor_name(b), "asm");
+            assert_int_equal(test_count_events(b, "predictor", "none -> asm"), 1);
+            assert_int_equal(test_count_events(b, "predictor", ""), 1);
+            assert_string_equal(session_allocator_name(b), "fair");
+            assert_int_equal(test_count_events(b, "allocator", "static -> fair"), 1);
+            assert_int_equal(test_count_events(b, "allocator", ""), 1);
+            while (session_epochs_done(b) < 2)
+                assert_int_equal(session_step_epoch(b, NULL, NULL), 0);
+            for (unsigned i = 0; i < 2; i++)
+                for (unsigned k = 0; k < 2; k++)
+                    assert_int_equal(session_epoch_at(b, i)->k[k].c.instructions,
+                                     session_epoch_at(s, i)->k[k].c.instructions);
+            session_delete(b);
+        }
+    }
+    session_delete(r);
+    session_delete(s);
+    scenario_done(&sc);
+    unlink(path);
+}
+
 /* What an interval allocator sees: the counters since the last call, their SMs and IPC over
  * the interval alone (8 SMs each on the 16-SM unit GPU, held throughout). */
 static void test_interval_counters(void **state)
@@ -429,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_interval_counters),
         cmocka_unit_test(test_progress_steps_change_nothing),
         cmocka_unit_test(test_summary_and_catalog_row),
+        cmocka_unit_test(test_branch_of_a_scenario_naming_asm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
