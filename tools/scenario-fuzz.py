@@ -7,20 +7,20 @@ Makes COUNT scenarios (each from its own seed, so a finding is made again by its
 out of the ranges `corun help scenario` and `corun help gpu` print: a preset, up to eight
 shipped kernels, overrides of the preset at the ends of their ranges and between, a predictor,
 an allocator and their parameters, epochs of 1,000 to 20,000 cycles. Each goes to `corun
-check`; each one check accepts is run and recorded, then read back by show, export and plot,
-branched after its first epoch (which re-simulates it and compares), and branched at 0 for one
-epoch, which must give the run's first epoch again. With --threads every other run takes two
-threads, half of them under the order-free rules (whose branches must match too). With
---accel the scenarios are accelerator ones instead (applications from data/apps, latency-
-sensitive and batch, arrivals, rates and instance counts at their ends and between), each run
-with a random predictor and read by show, export and plot (an accelerator run has no epochs
-to branch from).
+check`; each one check accepts is run and recorded, then read back by show (which must print
+the epochs run printed), export and plot, branched after its first epoch (which re-simulates
+it and compares), and branched at 0 for one epoch, which must give the run's first epoch
+again. With --threads every other run takes two threads, half of them under the order-free
+rules (whose branches must match too). With --accel the scenarios are accelerator ones
+instead (applications from data/apps, latency-sensitive and batch, arrivals, rates and
+instance counts at their ends and between), each run with a random predictor and read by
+show, export and plot (an accelerator run has no epochs to branch from).
 
-Prints one line per finding (CHECK-CRASH, RUN-FAIL, SHOW-FAIL, EXPORT-FAIL, PLOT-FAIL,
-BRANCH-FAIL, BRANCH0-FAIL, BRANCH0-DIFF) with the seed, and keeps each finding's scenario in
-DIR (default: a new directory under /tmp, named at the end). Exit status 1 when there were
-findings. The scenarios' private-mode references are cached in DIR/xdg, so a second pass over
-the same seeds is faster.
+Prints one line per finding (CHECK-CRASH, RUN-FAIL, SHOW-FAIL, SHOW-DIFF: show's epochs are
+not run's, EXPORT-FAIL, PLOT-FAIL, BRANCH-FAIL, BRANCH0-FAIL, BRANCH0-DIFF) with the seed,
+and keeps each finding's scenario in DIR (default: a new directory under /tmp, named at the
+end). Exit status 1 when there were findings. The scenarios' private-mode references are
+cached in DIR/xdg, so a second pass over the same seeds is faster.
 
 Found on 2026-12-07: a run whose scenario named ASM could not be branched ("epoch 1 simulates
 differently now": ASM was chosen twice, from the scenario and from the run's log).
@@ -225,6 +225,11 @@ def main():
                                                              last_lines(out)))
             else:
                 epochs = out.count('system:')
+                rows = [l for l in out.split('\n') if re.match(r'^\s+\d+\s', l)]
+                shown = [l for l in run('show', base + '.h5', timeout=60)[1].split('\n')
+                         if re.match(r'^\s+\d+\s', l)]
+                if not a.accel and rows != shown:
+                    found.append('SHOW-DIFF %d: show prints other epochs than run did' % seed)
                 for what, args in [('SHOW', ['show', base + '.h5']),
                                    ('EXPORT', ['export', base + '.h5', '--csv', base + '.csv']),
                                    ('PLOT', ['plot', base + '.h5', '--out', base + '.svg'])]:
