@@ -212,8 +212,8 @@ def main():
             accepted += 1
             extra = []
             if a.accel:
-                # The predictors refuse a warm-up (they model a common start): none then.
-                warm = re.search(r'warmup_ms = (?!0\.0;)', open(cfg).read())
+                # The predictors refuse a warm-up or a stagger (they model a common start).
+                warm = re.search(r'(warmup|stagger)_ms = (?!0\.0;)', open(cfg).read())
                 extra = ['--predictor', 'none' if warm else
                          random.Random(seed).choice(ACCEL_PREDICTORS)]
             elif a.threads and seed % 2:
