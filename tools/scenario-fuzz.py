@@ -11,7 +11,8 @@ check`; each one check accepts is run and recorded, then read back by show (whic
 the epochs run printed), export and plot, branched after its first epoch (which re-simulates
 it and compares), and branched at 0 for one epoch, which must give the run's first epoch
 again. With --threads every other run takes two threads, half of them under the order-free
-rules (whose branches must match too). With --accel the scenarios are accelerator ones
+rules (whose branches must match too), and the scenario is run again on 1, 2 and 4 threads
+under the same rules, which must print the same epochs (THREADS-DIFF otherwise). With --accel the scenarios are accelerator ones
 instead (applications from data/apps, latency-sensitive and batch, arrivals, rates and
 instance counts at their ends and between), each run with a random predictor and read by
 show, export and plot (an accelerator run has no epochs to branch from).
@@ -226,6 +227,18 @@ def main():
             else:
                 epochs = out.count('system:')
                 rows = [l for l in out.split('\n') if re.match(r'^\s+\d+\s', l)]
+                if a.threads and not a.accel:
+                    # Any thread count gives the same epochs (under either rules).
+                    rules = [x for x in extra if x.startswith('gpu.')]
+                    rules = ['--set', rules[0]] if rules else []
+                    for t in ('1', '2', '4'):
+                        if ['--threads', t] == extra[:2]:
+                            continue
+                        rc, other = run('run', cfg, '--threads', t, *rules)
+                        if [l for l in other.split('\n') if re.match(r'^\s+\d+\s', l)] != rows:
+                            found.append('THREADS-DIFF %d: %s threads give other epochs than %s%s'
+                                         % (seed, t, ' '.join(extra) or '1 thread',
+                                            ' (order-free)' if rules else ''))
                 shown = [l for l in run('show', base + '.h5', timeout=60)[1].split('\n')
                          if re.match(r'^\s+\d+\s', l)]
                 if not a.accel and rows != shown:
