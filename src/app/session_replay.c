@@ -131,19 +131,22 @@ static bool switched_to(const char *text, char *name, size_t len)
     return arrow != NULL;
 }
 
-/* Each epoch with predictions is named by the predictor that made them, the last switch to
- * one before it in the log (show --json said "recorded" for all); an epoch before any switch
- * keeps "recorded". */
+/* Each epoch run with a predictor in force is named by it, the last switch to one before it
+ * in the log (show --json said "recorded" for all), whether or not it made predictions there:
+ * the live run names it so (ASM makes none in the epoch after a mix change, and `run` printed
+ * that epoch's prediction columns where `show` did not). An epoch with predictions before any
+ * switch keeps "recorded". */
 static void name_recorded_predictors(struct session *s)
 {
-    char name[sizeof s->epochs[0].predictor] = "";
+    char name[sizeof s->epochs[0].predictor] = "", to[sizeof name];
     unsigned j = 0; /* the log is in epoch order: one pass over it */
     for (unsigned i = 0; i < s->nepochs; i++) {
         for (; j < s->nevents && s->events[j].epoch <= i; j++)
-            if (strcmp(s->events[j].kind, "predictor") == 0)
-                switched_to(s->events[j].text, name, sizeof name);
+            if (strcmp(s->events[j].kind, "predictor") == 0 &&
+                switched_to(s->events[j].text, to, sizeof to))
+                snprintf(name, sizeof name, "%s", to);
         struct session_epoch *e = &s->epochs[i];
-        if (e->predictor[0] && name[0] && strcmp(name, "none") != 0)
+        if (name[0] && strcmp(name, "none") != 0)
             snprintf(e->predictor, sizeof e->predictor, "%s", name);
     }
 }

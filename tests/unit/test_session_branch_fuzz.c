@@ -84,17 +84,42 @@ static void choose(struct session *s, struct rng *r, char *log, size_t len)
     snprintf(log + n, len - n, " [e%u] %s", session_epochs_done(s), what);
 }
 
-/* Whether s's log holds a choice made before epoch `epoch` + 1 (at its boundary). */
-static bool chose_at(const struct session *s, unsigned epoch)
+/* The choices of kind in s's log made before epoch `epoch` + 1 (at its boundary). */
+static unsigned chosen_at(const struct session *s, unsigned epoch, const char *kind)
 {
+    unsigned n = 0;
     for (unsigned i = 0; i < session_event_count(s); i++) {
         const struct session_event *ev = session_event_at(s, i);
-        if (ev->epoch == epoch &&
-            (!strcmp(ev->kind, "predictor") || !strcmp(ev->kind, "allocator") ||
-             !strcmp(ev->kind, "mix") || !strcmp(ev->kind, "parameter")))
-            return true;
+        n += ev->epoch == epoch && !strcmp(ev->kind, kind) &&
+             (strcmp(kind, "parameter") || !strncmp(ev->text, "set ", 4));
     }
+    return n;
+}
+
+static const char *const choice_kinds[] = {"predictor", "allocator", "mix", "parameter"};
+
+static bool chose_at(const struct session *s, unsigned epoch)
+{
+    for (size_t i = 0; i < 4; i++)
+        if (chosen_at(s, epoch, choice_kinds[i]))
+            return true;
     return false;
+}
+
+/* A branch at `at` (after its first epoch) names each choice of the run made at its point,
+ * which it left for the user to make again, in a note of its own. */
+static void check_left_out(const struct session *s, const struct session *b, unsigned at,
+                           const char *log)
+{
+    for (size_t i = 0; at > 0 && i < 4; i++) {
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "not re-applied at the branch point: %s ", choice_kinds[i]);
+        unsigned want = chosen_at(s, at, choice_kinds[i]),
+                 got = test_count_events(b, "note", prefix);
+        if (got != want)
+            fail_msg("branch at %u: %u notes of %s choices left out, the run made %u;%s", at, got,
+                     choice_kinds[i], want, log);
+    }
 }
 
 static void one_sequence(uint64_t seed)
@@ -130,11 +155,17 @@ static void one_sequence(uint64_t seed)
     free(datadir);
     if (!f)
         fail_msg("replay: %s;%s", err, log);
+    /* The replay names each epoch's predictor as the run did (from the log's switches). */
+    for (unsigned e = 0; e < EPOCHS; e++)
+        if (strcmp(session_epoch_at(f, e)->predictor, session_epoch_at(s, e)->predictor))
+            fail_msg("replay: epoch %u predicted by \"%s\", the run's by \"%s\";%s", e + 1,
+                     session_epoch_at(f, e)->predictor, session_epoch_at(s, e)->predictor, log);
     for (unsigned at = 0; at <= EPOCHS; at++) {
         for (int from_file = 0; from_file < 2; from_file++) {
             struct session *b = session_branch(from_file ? f : s, at, NULL, NULL, err, sizeof err);
             if (!b)
                 fail_msg("branch at %u (%s): %s;%s", at, from_file ? "file" : "live", err, log);
+            check_left_out(s, b, at, log);
             if (at < EPOCHS && !chose_at(s, at)) {
                 /* Nothing was chosen at the branch point: the next epoch is the run's. */
                 if (session_step_epoch(b, NULL, NULL) != 0)
