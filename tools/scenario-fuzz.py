@@ -147,7 +147,7 @@ def accel_scenario(seed, gpus, apps):
             arrival = r.choice(['closed', 'poisson'])
             e.append('arrival = "%s";' % arrival)
             if arrival == 'poisson':
-                e.append('rate_qps = %r;' % r.choice([0.001, 10.0, 500.0, 4000.0, 1e6]))
+                e.append('rate_qps = %r;' % r.choice([50.0, 500.0, 4000.0, 1e6]))
             e.append('queries = %d;' % r.choice([1, 2, 5, 10]))
             e.append('qos_target = %r;' % r.choice([1.0, 1.5, 3.0, 100.0]))
         else:
