@@ -64,7 +64,7 @@ static const struct runfile_field app_fields[] = {
     APP(queries, RUNFILE_UINT, "queries", "LS: queries completed"),
     APP(qos_target, RUNFILE_DOUBLE, "1", "LS: the p99 bound, a multiple of the solo p99"),
     APP(p50_ms, RUNFILE_DOUBLE, "ms", "LS: median query latency (nearest rank)"),
-    APP(p99_ms, RUNFILE_DOUBLE, "ms", "LS: 99th-percentile query latency"),
+    APP(p99_ms, RUNFILE_DOUBLE, "ms", "LS: 99th-percentile query latency (inf: a query starved)"),
     APP(mean_ms, RUNFILE_DOUBLE, "ms", "LS: mean query latency"),
     APP(solo_p50_ms, RUNFILE_DOUBLE, "ms", "LS: median latency alone on the GPU, closed loop"),
     APP(solo_p99_ms, RUNFILE_DOUBLE, "ms", "LS: 99th-percentile latency alone"),
@@ -88,7 +88,8 @@ const struct runfile_table accel_runfile_app_table = {
 static const struct runfile_field query_fields[] = {
     QRY(app, RUNFILE_UINT, NULL, "the LS application (index into /applications)"),
     QRY(query, RUNFILE_UINT, NULL, "the query, 0-based, in arrival order"),
-    QRY(latency_ms, RUNFILE_DOUBLE, "ms", "arrival to the end of its last task (NaN: not done)"),
+    QRY(latency_ms, RUNFILE_DOUBLE, "ms",
+        "arrival to the end of its last task (NaN: not done; inf: never, its copy starved)"),
     QRY(predicted_ms, RUNFILE_DOUBLE, "ms", "the predictor's forecast (NaN: no predictor)"),
 };
 const struct runfile_table accel_runfile_query_table = {

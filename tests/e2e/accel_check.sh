@@ -317,6 +317,12 @@ import json, sys
 q = json.load(open(sys.argv[1]))["applications"][0]
 assert q["never_completed"] == 2 and q["latency_ms"] == [None, None] and q["p99_ms"] is None, q
 ' "$TMPD/starve.json" || fail "starved --json: $(cat "$TMPD/starve.json")"
+# Its file reads back, latencies infinite as the run printed them (show, export and plot
+# refused it as damaged: "/applications/p50_ms[0] is inf").
+"$CORUN" show "$TMPD/starve.h5" >"$TMPD/starve.shown" 2>"$TMPD/err" || fail "show, starved: $(cat "$TMPD/err")"
+grep -qE '^q +ls +1 +2 +inf +inf .* violated' "$TMPD/starve.shown" || fail "show, starved: $(cat "$TMPD/starve.shown")"
+"$CORUN" export "$TMPD/starve.h5" --csv "$TMPD/starve.csv" >/dev/null 2>"$TMPD/err" || fail "export, starved: $(cat "$TMPD/err")"
+grep -qx "q,0,1,inf,nan" "$TMPD/starve.csv/queries.csv" || fail "export, starved: $(cat "$TMPD/starve.csv/queries.csv")"
 
 "$CORUN" help accelerator >"$TMPD/help" || fail "help accelerator"
 # `help scenario accelerator`, as `corun help` puts it ("every setting of a scenario (spatial or

@@ -336,6 +336,36 @@ static void expect_refused(const char *path, const char *what)
     assert_non_null(strstr(err, path));
 }
 
+/* A latency-sensitive application starved behind bandwidth-exclusive copies: its queries never
+ * complete and their latencies are +inf, as the run prints them; the file reads back so (it
+ * was refused as damaged), while -inf is still refused. */
+static void test_starved_latencies(void **state)
+{
+    (void)state;
+    struct accel_record w, r;
+    sample(&w, ACCEL_KERNEL);
+    struct accel_app_rec *x = &w.app[0];
+    x->p50_ms = x->p99_ms = x->mean_ms = x->pred_p99_ms = x->pred_error = INFINITY;
+    w.queries[1].latency_ms = w.queries[1].predicted_ms = INFINITY;
+    char *path = path_of("starved.h5"), err[512];
+    if (accel_runfile_write(path, &w, err, sizeof err) != 0)
+        fail_msg("write: %s", err);
+    if (accel_runfile_read(path, &r, err, sizeof err) != 0)
+        fail_msg("read: %s", err);
+    assert_true(isinf(r.app[0].p50_ms) && isinf(r.app[0].p99_ms) && isinf(r.app[0].mean_ms));
+    assert_true(isinf(r.app[0].pred_p99_ms) && isinf(r.app[0].pred_error));
+    assert_true(isinf(r.queries[1].latency_ms) && isinf(r.queries[1].predicted_ms));
+    accel_record_done(&r);
+    unlink(path);
+    x->p50_ms = -INFINITY;
+    if (accel_runfile_write(path, &w, err, sizeof err) != 0)
+        fail_msg("write: %s", err);
+    expect_refused(path, "/applications/p50_ms[0] is -inf");
+    unlink(path);
+    accel_record_done(&w);
+    free(path);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -570,6 +600,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_starved_latencies),
         cmocka_unit_test(test_one_row_tables),
         cmocka_unit_test(test_run_through_file),
         cmocka_unit_test(test_refused),
