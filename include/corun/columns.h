@@ -17,4 +17,9 @@ int util_columns(const char *s);
  * not bytes); s taking cols or more gets no padding (it is not cut). */
 int util_pad_width(const char *s, int cols);
 
+/* Cuts a character that a cut at a byte count (snprintf into a buffer too small) left
+ * incomplete at the end of s, so that s is whole UTF-8 again (a "→" cut after its first byte
+ * made the output, the run file and --json invalid UTF-8). */
+void util_utf8_whole(char *s);
+
 #endif

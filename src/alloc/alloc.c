@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "corun/alloc.h"
+#include "corun/columns.h"
 #include "corun/util.h"
 
 #define FREE_SM (GPU_SM_GATED - 1) /* alloc_place: not yet decided */
@@ -37,6 +38,7 @@ static void vreason(struct alloc_decision *out, const char *fmt, va_list ap)
 static void vreason(struct alloc_decision *out, const char *fmt, va_list ap)
 {
     vsnprintf(out->reason, sizeof out->reason, fmt, ap);
+    util_utf8_whole(out->reason); /* a reason cut at its size: no half of a "→" */
 }
 
 static void set_changed(const struct alloc_input *in, struct alloc_decision *out)
@@ -303,28 +305,45 @@ void alloc_format_moves(const void *state, const struct alloc_input *in, const u
         snprintf(buf, len, "%u SM%s %s→%s", n, n == 1 ? "" : "s",
                  alloc_kernel_name(state, (unsigned)giver),
                  alloc_kernel_name(state, (unsigned)taker));
+        util_utf8_whole(buf);
         return;
     }
-    size_t used = 0;
-    buf[0] = '\0';
-    for (unsigned k = 0; k < in->nkernels && used < len; k++) {
+    /* Whole entries, and "…" for those that do not fit: cut at len, the last one read as
+     * another count ("mrigr 7" for "mrigr 7→1") and ended in half of its arrow. */
+    static const char more[] = ", …";
+    char all[GPU_MAX_KERNELS * 96]; /* names are under 32 bytes (SCENARIO_KERNEL_NAME_MAX) */
+    size_t used = 0, fits = 0;      /* fits: the whole entries that leave room for more[] */
+    all[0] = '\0';
+    for (unsigned k = 0; k < in->nkernels; k++) {
         if (sms[k] == in->k[k].sms)
             continue;
-        int n = snprintf(buf + used, len - used, "%s%s %u→%u", used ? ", " : "",
+        int n = snprintf(all + used, sizeof all - used, "%s%s %u→%u", used ? ", " : "",
                          alloc_kernel_name(state, k), in->k[k].sms, sms[k]);
-        if (n < 0)
+        if (n < 0 || (size_t)n >= sizeof all - used)
             break;
         used += (size_t)n;
+        if (used + sizeof more <= len)
+            fits = used;
     }
+    if (used < len)
+        snprintf(buf, len, "%s", all);
+    else
+        snprintf(buf, len, "%.*s%s", (int)fits, all, fits ? more : more + 2);
+    util_utf8_whole(buf);
 }
 
 /* out holds the new counts: "NAME: WHY 64/16 (unchanged)" or "... (10 SMs a→b)". */
 void alloc_conclude(const void *state, const struct alloc_input *in, struct alloc_decision *out,
                     const char *name, const char *why)
 {
-    char counts[64], moves[128];
+    char counts[64], moves[ALLOC_REASON_MAX];
     alloc_format_counts(in, out->sms, counts, sizeof counts);
-    alloc_format_moves(state, in, out->sms, moves, sizeof moves);
+    /* The moves get the room the reason leaves them, so that a long list ends in "…" instead
+     * of being cut at the reason's size (eight kernels: "..., mrigr 7"). */
+    int head = snprintf(NULL, 0, "%s: %s%s (", name, why, counts);
+    size_t room =
+        head >= 0 && (size_t)head + 2 < sizeof moves ? sizeof moves - 1 - (size_t)head : 1;
+    alloc_format_moves(state, in, out->sms, moves, room);
     bool same = true;
     for (unsigned k = 0; k < in->nkernels; k++)
         same = same && out->sms[k] == in->k[k].sms;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "corun/catalog.h"
+#include "corun/columns.h"
 #include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/runfile.h"
@@ -110,6 +111,7 @@ int session_note(struct session *s, const char *kind, const char *text)
         ev->cycle = s->epochs[s->nepochs - 1].start_cycle + s->epochs[s->nepochs - 1].cycles;
     snprintf(ev->kind, sizeof ev->kind, "%s", kind);
     snprintf(ev->text, sizeof ev->text, "%s", text);
+    util_utf8_whole(ev->text); /* a text longer than an event holds: cut between characters */
     return record_event(s, ev);
 }
 

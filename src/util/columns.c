@@ -44,3 +44,18 @@ int util_pad_width(const char *s, int cols)
     int used = util_columns(s);
     return used >= cols ? 0 : cols + (int)strlen(s) - used;
 }
+
+void util_utf8_whole(char *s)
+{
+    size_t n = strlen(s), cont = 0;
+    while (n > 0 && cont < 3 && ((unsigned char)s[n - 1] & 0xC0) == 0x80) {
+        n--;
+        cont++;
+    }
+    if (n == 0)
+        return;
+    unsigned char lead = (unsigned char)s[n - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (need > 1 && cont + 1 < need)
+        s[n - 1] = '\0';
+}

@@ -214,6 +214,41 @@ static void smqos_judges_a_move_once_the_sm_has_drained(void **state)
     assert_counts(d, 10, 12);
 }
 
+/* Eight kernels' moves do not fit in a reason: the list ends in "…" after its last whole
+ * entry, inside the reason's parentheses (it was cut at the reason's size: "..., mrigr 7" and
+ * half of a "→", invalid UTF-8 in the output, the run file and --json). */
+static void long_moves_end_whole(void **state)
+{
+    (void)state;
+    const char *const eight[8] = {"mri-q",         "leuk",        "bwpp2",  "gesummv",
+                                  "teach-compute", "teach-cache", "bwpp12", "mrigr"};
+    struct alloc_setup setup = {60, 8, eight, &params};
+    char err[128];
+    void *st = allocator_even.create(&setup, err, sizeof err);
+    assert_non_null(st);
+    struct alloc_input in = input(60, 8, (unsigned[]){8, 8, 8, 8, 7, 7, 7, 7}, NULL);
+    struct alloc_decision d;
+    memset(&d, 0, sizeof d);
+    const unsigned to[8] = {1, 1, 1, 1, 53, 1, 1, 1};
+    memcpy(d.sms, to, sizeof to);
+    alloc_conclude(st, &in, &d, "static-smqos", "teach-compute (LS) 53 of 60 (policy 0.90), ");
+    const char *end = ", …)";
+    size_t n = strlen(d.reason);
+    if (n < strlen(end) || strcmp(d.reason + n - strlen(end), end) != 0)
+        fail_msg("reason: %s", d.reason);
+    assert_non_null(strstr(d.reason, "(mri-q 8→1, leuk 8→1, "));
+    assert_true(n < ALLOC_REASON_MAX);
+    /* Room for every entry: no "…". */
+    char moves[512];
+    alloc_format_moves(st, &in, d.sms, moves, sizeof moves);
+    assert_string_equal(moves, "mri-q 8→1, leuk 8→1, bwpp2 8→1, gesummv 8→1, teach-compute 7→53, "
+                               "teach-cache 7→1, bwpp12 7→1, mrigr 7→1");
+    /* Room for none but "…". */
+    alloc_format_moves(st, &in, d.sms, moves, 6);
+    assert_string_equal(moves, "…");
+    allocator_even.destroy(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +256,7 @@ int main(void)
         cmocka_unit_test(smqos_average_weighs_intervals_by_cycles),
         cmocka_unit_test(smqos_takes_the_last_sm_only_when_allowed),
         cmocka_unit_test(smqos_judges_a_move_once_the_sm_has_drained),
+        cmocka_unit_test(long_moves_end_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -383,6 +383,29 @@ static void columns_count_glyphs_not_bytes(void **state)
     setlocale(LC_CTYPE, "C");
 }
 
+/* A cut at a byte count drops the character it split, and only that. */
+static void utf8_whole_drops_a_split_character(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {
+        {"mrigr 7\xe2", "mrigr 7"},                     /* "→" cut after its first byte */
+        {"mrigr 7\xe2\x86", "mrigr 7"},                 /* and after its second */
+        {"mrigr 7\xe2\x86\x92", "mrigr 7\xe2\x86\x92"}, /* whole: kept */
+        {"caf\xc3", "caf"},                             /* é, two bytes, cut */
+        {"caf\xc3\xa9", "caf\xc3\xa9"},
+        {"x\xf0\x9f\x98", "x"}, /* a four-byte glyph cut at three */
+        {"x\xf0\x9f\x98\x80", "x\xf0\x9f\x98\x80"},
+        {"plain", "plain"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s", cases[i][0]);
+        util_utf8_whole(buf);
+        assert_string_equal(buf, cases[i][1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +422,7 @@ int main(void)
         cmocka_unit_test(wrap_hangs_rows_and_usage),
         cmocka_unit_test(wrap_keeps_every_word),
         cmocka_unit_test(columns_count_glyphs_not_bytes),
+        cmocka_unit_test(utf8_whole_drops_a_split_character),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
