@@ -18,13 +18,16 @@ instance counts at their ends and between), each run with a random predictor and
 show, export and plot (an accelerator run has no epochs to branch from).
 
 Prints one line per finding (CHECK-CRASH, RUN-FAIL, SHOW-FAIL, SHOW-DIFF: show's epochs are
-not run's, EXPORT-FAIL, PLOT-FAIL, BRANCH-FAIL, BRANCH0-FAIL, BRANCH0-DIFF) with the seed,
+not run's, EXPORT-FAIL, PLOT-FAIL, BRANCH-FAIL, BRANCH0-FAIL, BRANCH0-DIFF, BAD-UTF8: output
+that is not UTF-8) with the seed,
 and keeps each finding's scenario in DIR (default: a new directory under /tmp, named at the
 end). Exit status 1 when there were findings. The scenarios' private-mode references are
 cached in DIR/xdg, so a second pass over the same seeds is faster.
 
 Found on 2026-12-07: a run whose scenario named ASM could not be branched ("epoch 1 simulates
-differently now": ASM was chosen twice, from the scenario and from the run's log).
+differently now": ASM was chosen twice, from the scenario and from the run's log); an
+accelerator run whose queries starved (latency inf) refused by show, export and plot as
+damaged; eight kernels' moves cut in the middle of a "→" (output not UTF-8).
 """
 import argparse
 import os
@@ -191,13 +194,19 @@ def main():
                   if f.endswith('.cfg'))
     findings = accepted = 0
 
+    bad_text = []  # the commands whose output was not UTF-8
+
     def run(*args, timeout=300):
         try:
-            p = subprocess.run([a.corun, *args], capture_output=True, text=True, env=env,
-                               timeout=timeout)
-            return p.returncode, p.stdout + p.stderr
+            p = subprocess.run([a.corun, *args], capture_output=True, env=env, timeout=timeout)
         except subprocess.TimeoutExpired:
             return 'timeout', ''
+        out = p.stdout + p.stderr
+        try:
+            return p.returncode, out.decode('utf-8')
+        except UnicodeDecodeError as e:
+            bad_text.append('%s: %r' % (args[0], out[max(0, e.start - 40):e.start + 4]))
+            return p.returncode, out.decode('utf-8', 'replace')
 
     for seed in range(a.seed, a.seed + a.count):
         cfg = os.path.join(top, 'fuzz%d.cfg' % seed)
@@ -266,6 +275,8 @@ def main():
                             for h in (base + '.h5', base + '.b0.h5')]
                     if rows[0] != rows[1]:
                         found.append('BRANCH0-DIFF %d: epoch 1 of a branch at 0 differs' % seed)
+        found += ['BAD-UTF8 %d: %s' % (seed, b) for b in sorted(set(bad_text))]
+        bad_text.clear()
         for suffix in ('.h5', '.b1.h5', '.b0.h5', '.svg'):
             if os.path.exists(base + suffix):
                 os.unlink(base + suffix)
