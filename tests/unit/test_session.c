@@ -21,7 +21,6 @@
 #include "assert_close.h"
 
 #include "corun/catalog.h"
-#include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
@@ -149,18 +148,6 @@ static void test_params(void **state)
     scenario_done(&sc);
 }
 
-/* The run file at path as a replay; fails the running test when it cannot be read. */
-static struct session *replay_of(const char *path)
-{
-    char err[512];
-    char *datadir = datadir_locate();
-    struct session *r = session_replay(path, datadir, err, sizeof err);
-    free(datadir);
-    if (!r)
-        fail_msg("%s", err);
-    return r;
-}
-
 /* Recording started after two epochs writes them at once, with the log so far; the replay
  * has all three, the first as it was run; a note added while replaying is placed at the end
  * of the last epoch shown. */
@@ -178,7 +165,7 @@ static void test_record_mid_run(void **state)
     assert_int_equal(session_record(s, path, err, sizeof err), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
-    struct session *r = replay_of(path);
+    struct session *r = test_replay_of(path);
     assert_int_equal(session_epochs_done(r), 3);
     for (unsigned e = 0; e < 3; e++)
         assert_int_equal(session_epoch_at(r, e)->k[0].c.instructions,
@@ -232,7 +219,7 @@ static void test_record_fails(void **state)
     assert_true(failed);
     assert_int_equal(kept, run - 1);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
-    struct session *r = replay_of(path);
+    struct session *r = test_replay_of(path);
     assert_int_equal(session_epochs_done(r), kept);
     assert_int_equal(session_epochs_recorded(r, &failed), kept);
     assert_false(failed);
@@ -289,7 +276,7 @@ static void test_branch_reapplies(void **state)
     assert_int_equal(test_sms_of(s, 0), 4);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
 
-    struct session *r = replay_of(path);
+    struct session *r = test_replay_of(path);
     struct session *b = session_branch(r, 3, NULL, NULL, err, sizeof err);
     if (!b)
         fprintf(stderr, "%s\n", err);
@@ -343,7 +330,7 @@ static void test_branch_passes_allocator_notes(void **state)
     assert_int_equal(test_count_events(s, "allocator", "fair decides from a predictor"), 1);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
 
-    struct session *r = replay_of(path);
+    struct session *r = test_replay_of(path);
     struct session *b = session_branch(r, 1, NULL, NULL, err, sizeof err);
     if (!b)
         fprintf(stderr, "%s\n", err);
@@ -467,7 +454,7 @@ static void test_epoch_qos_targets(void **state)
         for (unsigned k = 0; k < 2; k++)
             assert_true(session_epoch_at(s, i)->k[k].qos_target == want[i][k]);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
-    struct session *r = replay_of(path);
+    struct session *r = test_replay_of(path);
     for (unsigned i = 0; i < 3; i++)
         for (unsigned k = 0; k < 2; k++)
             assert_true(session_epoch_at(r, i)->k[k].qos_target == want[i][k]);

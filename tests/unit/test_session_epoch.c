@@ -18,7 +18,6 @@
 
 #include "assert_close.h"
 #include "corun/catalog.h"
-#include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
@@ -252,11 +251,7 @@ static void test_branch_note_of_a_long_path(void **state)
     assert_int_equal(session_record(s, path, err, sizeof err), 0);
     assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
-    char *datadir = datadir_locate();
-    struct session *r = session_replay(path, datadir, err, sizeof err);
-    free(datadir);
-    if (!r)
-        fail_msg("%s", err);
+    struct session *r = test_replay_of(path);
     struct session *b = session_branch(r, 1, NULL, NULL, err, sizeof err);
     if (!b)
         fail_msg("%s", err);
@@ -298,11 +293,7 @@ static void test_branch_of_a_scenario_naming_asm(void **state)
     for (int i = 0; i < 2; i++)
         assert_int_equal(session_step_epoch(s, NULL, NULL), 0);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
-    char *datadir = datadir_locate();
-    struct session *r = session_replay(path, datadir, err, sizeof err);
-    free(datadir);
-    if (!r)
-        fail_msg("%s", err);
+    struct session *r = test_replay_of(path);
     for (unsigned at = 0; at <= 2; at++) {
         for (int from_file = 0; from_file < 2; from_file++) {
             struct session *b = session_branch(from_file ? r : s, at, NULL, NULL, err, sizeof err);

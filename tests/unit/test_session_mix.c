@@ -14,7 +14,6 @@
 
 #include <cmocka.h>
 
-#include "corun/datadir.h"
 #include "corun/diag.h"
 #include "corun/scenario.h"
 #include "corun/session.h"
@@ -282,12 +281,7 @@ static void test_record_replay_branch(void **state)
     assert_true(isnan(session_epoch_at(s, 2)->k[1].np_pred));
     step(s);
 
-    char *datadir = datadir_locate();
-    struct session *r = session_replay(path, datadir, err, sizeof err);
-    free(datadir);
-    if (!r)
-        fprintf(stderr, "%s\n", err);
-    assert_non_null(r);
+    struct session *r = test_replay_of(path);
     assert_int_equal(session_epochs_done(r), 4);
     assert_int_equal(session_scenario(r)->nkernels, 3);
     assert_string_equal(session_scenario(r)->kernels[2].name, "lbm");
@@ -394,10 +388,7 @@ static void test_replay_from_one_kernel(void **state)
     step(s);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
 
-    char *datadir = datadir_locate();
-    struct session *r = session_replay(path, datadir, err, sizeof err);
-    free(datadir);
-    assert_non_null(r);
+    struct session *r = test_replay_of(path);
     assert_int_equal(session_scenario(r)->nkernels, 2);
     struct session *b = session_branch(r, 1, NULL, NULL, err, sizeof err);
     if (!b)
@@ -437,10 +428,7 @@ static void test_branch_keeps_the_score(void **state)
     step(s);
     assert_int_equal(session_finish(s, err, sizeof err), 0);
 
-    char *datadir = datadir_locate();
-    struct session *r = session_replay(path, datadir, err, sizeof err);
-    free(datadir);
-    assert_non_null(r);
+    struct session *r = test_replay_of(path);
     assert_int_equal(test_count_events(r, "score", "step 1, epoch 2"), 1);
     struct session *b = session_branch(r, 2, NULL, NULL, err, sizeof err);
     if (!b)

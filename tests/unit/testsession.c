@@ -92,3 +92,14 @@ struct session *test_open_unit(struct scenario *sc)
 {
     return test_session_open(sc, "unit.cfg", test_unit_scenario);
 }
+
+struct session *test_replay_of(const char *path)
+{
+    char err[512];
+    char *datadir = datadir_locate();
+    struct session *r = session_replay(path, datadir, err, sizeof err);
+    free(datadir);
+    if (!r)
+        fail_msg("%s", err);
+    return r;
+}

@@ -11,6 +11,8 @@
 void test_scenario_text(struct scenario *sc, const char *name, const char *text);
 /* test_scenario_text, then a session of it; fails the running test when either fails. */
 struct session *test_session_open(struct scenario *sc, const char *name, const char *text);
+/* The run file at path as a replay; fails the running test when it cannot be read. */
+struct session *test_replay_of(const char *path);
 /* The number of s's events of kind whose text starts with prefix. */
 unsigned test_count_events(const struct session *s, const char *kind, const char *prefix);
 /* SMs the session's current partition gives kernel (of the first 64). */
