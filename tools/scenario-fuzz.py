@@ -10,7 +10,8 @@ an allocator and their parameters, epochs of 1,000 to 20,000 cycles. Each goes t
 check`; each one check accepts is run and recorded, then read back by show (which must print
 the epochs run printed), export and plot, branched after its first epoch (which re-simulates
 it and compares), and branched at 0 for one epoch, which must give the run's first epoch
-again. With --threads every other run takes two threads, half of them under the order-free
+again. A third of the runs add a kernel or remove one part way (--add, --remove), which the
+branches re-apply. With --threads every other run takes two threads, half of them under the order-free
 rules (whose branches must match too), and the scenario is run again on 1, 2 and 4 threads
 under the same rules, which must print the same epochs (THREADS-DIFF otherwise). With --accel the scenarios are accelerator ones
 instead (applications from data/apps, latency-sensitive and batch, arrivals, rates and
@@ -163,6 +164,20 @@ def accel_scenario(seed, gpus, apps):
     return '\n'.join(lines) + '\n'
 
 
+def mix_changes(seed, text, kernels):
+    """Now and then a kernel added and one removed during the run (run --add/--remove), which
+    a branch must re-apply: at most one of each, at epochs the run has."""
+    r = random.Random(seed * 7 + 1)
+    epochs = int(re.search(r'epochs = (\d+);', text).group(1))
+    nk = len(re.findall(r'\{ name = ', text))
+    out = []
+    if r.random() < 0.3 and nk < 8:
+        out += ['--add', '%d:%s' % (r.randint(1, epochs), r.choice(kernels))]
+    if r.random() < 0.3 and nk >= 2:
+        out += ['--remove', '%d:%d' % (r.randint(1, epochs), r.randrange(nk))]
+    return out
+
+
 def last_lines(text, n=2):
     return ' '.join(text.strip().split('\n')[-n:])[:300]
 
@@ -229,6 +244,8 @@ def main():
             elif a.threads and seed % 2:
                 extra = ['--threads', '2'] + (['--set', 'gpu.order_free=true'] if seed % 4 == 3
                                               else [])
+            mix = [] if a.accel else mix_changes(seed, open(cfg).read(), kernels)
+            extra += mix
             rc, out = run('run', cfg, *extra, '--out', base + '.h5')
             if rc != 0:
                 found.append('RUN-FAIL %d %s rc=%s: %s' % (seed, ' '.join(extra), rc,
@@ -243,7 +260,7 @@ def main():
                     for t in ('1', '2', '4'):
                         if ['--threads', t] == extra[:2]:
                             continue
-                        rc, other = run('run', cfg, '--threads', t, *rules)
+                        rc, other = run('run', cfg, '--threads', t, *rules, *mix)
                         if [l for l in other.split('\n') if re.match(r'^\s+\d+\s', l)] != rows:
                             found.append('THREADS-DIFF %d: %s threads give other epochs than %s%s'
                                          % (seed, t, ' '.join(extra) or '1 thread',
