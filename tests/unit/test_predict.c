@@ -517,6 +517,25 @@ static void train_fits_the_preset_s_own_kernels(void **state)
     free(datadir);
 }
 
+/* An explanation line longer than a line holds is cut between characters: a kernel named in
+ * three-byte characters (日本語) ends whole, not in a character's first byte. */
+static void explanation_lines_end_whole(void **state)
+{
+    (void)state;
+    struct predict_text t = {0};
+    char name[200] = "";
+    for (int i = 0; i < 40; i++)
+        strcat(name, "\u65e5");
+    for (int pad = 0; pad < 3; pad++) /* each of the three places the cut can fall */
+        predict_text_add(&t, "%.*skernel %s", pad, "xx", name);
+    assert_int_equal(t.n, 3);
+    for (unsigned i = 0; i < t.n; i++) {
+        size_t n = strlen(t.line[i]);
+        assert_true(n < PREDICT_EXPLAIN_WIDTH && n >= PREDICT_EXPLAIN_WIDTH - 3);
+        assert_int_equal((n - (i + strlen("kernel "))) % 3, 0); /* whole characters only */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,6 +548,7 @@ int main(void)
         cmocka_unit_test(least_squares_on_known_points),
         cmocka_unit_test(train_fits_the_preset_s_own_kernels),
         cmocka_unit_test(model_file_messages),
+        cmocka_unit_test(explanation_lines_end_whole),
         cmocka_unit_test(model_write_leaves_its_neighbours),
         cmocka_unit_test(shipped_hbm80_model_loads),
     };
