@@ -429,13 +429,18 @@ static int run_file(struct options o)
     /* Every mix change is checked before anything is simulated or recorded: a refused one
      * must leave no run file or catalog row behind. */
     unsigned epochs = o.epochs ? (unsigned)o.epochs : sc.epochs;
-    /* Kernels to add are checked now, not when the run reaches them. */
+    /* Kernels to add are checked now, not when the run reaches them: that each is known, and
+     * that its thread block fits an SM of this run's GPU (with its overrides; refused at its
+     * epoch, the run had recorded the epochs before it). */
     for (unsigned i = 0; i < o.nchanges && !diags.count; i++) {
+        if (o.changes[i].what != '+')
+            continue;
         struct kernel_profile p = {0};
         /* "corun: " as --add's other refusals begin (the diag names no file here) */
         char *where = xasprintf("corun: --add %s", o.changes[i].arg);
-        if (o.changes[i].what == '+')
-            preset_kernel_find(datadir, o.changes[i].name, where, &p, &diags);
+        if (preset_kernel_find(datadir, o.changes[i].name, where, &p, &diags) == 0 &&
+            preset_kernel_check(datadir, NULL, &sc.gpu, &p, err, sizeof err) != 0)
+            diag_add(&diags, "%s: %s", where, err);
         free(where);
         kernel_profile_done(&p);
     }

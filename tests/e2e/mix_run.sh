@@ -74,10 +74,17 @@ expect_bad "more kernels than SMs" \
     "--add 2:pf: the mix would hold 4 kernels on 3 SMs at epoch 2 .expected at least one SM per" \
     "$CORUN" run "$small" --epochs 3 --set gpu.sms=3 --add 2:lbm --add 2:pf
 
+# A kernel to add whose thread block fits no SM of the run's GPU (10240 B of shared memory
+# against the 9000 B set): refused before the run, naming its file and what does not fit (it
+# was refused only at epoch 2, with epoch 1 recorded and its catalog row made).
+expect_bad "no thread block fits" \
+    "^corun: --add 2:tpacf: .*data/kernels/tpacf.cfg:[0-9]*: kernel tpacf: no thread block fits on an SM (shared memory" \
+    "$CORUN" run "$small" --epochs 3 --set gpu.smem_per_sm_bytes=9000 --add 2:tpacf
+
 # A refused change leaves nothing behind: no run file, no catalog row, no epoch simulated
 # (issue 21, defect 8), so the same command can be retried once corrected.
 for change in "--add 2:nosuchkernel" "--remove 2:5" "--remove 2:0 --remove 3:0" "--add 9:lbm" \
-    "--set gpu.sms=3 --add 2:lbm --add 2:pf"; do
+    "--set gpu.sms=3 --add 2:lbm --add 2:pf" "--set gpu.smem_per_sm_bytes=9000 --add 2:tpacf"; do
     rm -f "$TMPD/r.h5" "$TMPD/r.db"
     # shellcheck disable=SC2086
     if "$CORUN" run "$small" --epochs 3 $change --out "$TMPD/r.h5" --catalog "$TMPD/r.db" \
