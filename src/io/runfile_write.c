@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "corun/columns.h"
 #include "corun/tempfile.h"
 #include "corun/util.h"
 #include "runfile_internal.h"
@@ -377,16 +378,12 @@ int runfile_add_kernel(struct runfile *rf, const struct runfile_kernel *k, char 
     return 0;
 }
 
-/* Copy src into dst (size bytes with the NUL), cutting at a UTF-8 character boundary. */
+/* Copy src into dst (size bytes with the NUL, the rest zeroed), cut between characters. */
 static void copy_utf8(char *dst, size_t size, const char *src)
 {
-    size_t n = strlen(src);
-    if (n >= size) {
-        n = size - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    memcpy(dst, src, n);
+    snprintf(dst, size, "%s", src);
+    util_utf8_whole(dst);
+    size_t n = strlen(dst);
     memset(dst + n, 0, size - n);
 }
 
