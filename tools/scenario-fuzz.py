@@ -34,6 +34,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -178,6 +179,28 @@ def mix_changes(seed, text, kernels):
     return out
 
 
+def epoch_rows(text):
+    """The epoch rows of run's or show's table ("    1  stream  ...")."""
+    return [l for l in text.split('\n') if re.match(r'^\s+\d+\s', l)]
+
+
+def branches(run, seed, base, epochs, rows):
+    """A branch after epoch 1 (which re-simulates it and compares) and one at 0 for one epoch,
+    which must give the run's epoch 1 again (rows: the run's epoch rows)."""
+    found = []
+    if epochs >= 2:
+        rc, out = run('branch', base + '.h5', '1', '--out', base + '.b1.h5')
+        if rc != 0:
+            found.append('BRANCH-FAIL %d rc=%s: %s' % (seed, rc, last_lines(out)))
+    rc, out = run('branch', base + '.h5', '0', '--epochs', '1', '--out', base + '.b0.h5')
+    if rc != 0:
+        found.append('BRANCH0-FAIL %d rc=%s: %s' % (seed, rc, last_lines(out)))
+    elif [l for l in epoch_rows(run('show', base + '.b0.h5')[1]) if l.split()[0] == '1'] != \
+            [l for l in rows if l.split()[0] == '1']:
+        found.append('BRANCH0-DIFF %d: epoch 1 of a branch at 0 differs' % seed)
+    return found
+
+
 def last_lines(text, n=2):
     return ' '.join(text.strip().split('\n')[-n:])[:300]
 
@@ -256,7 +279,7 @@ def main():
                                                              last_lines(out)))
             else:
                 epochs = out.count('system:')
-                rows = [l for l in out.split('\n') if re.match(r'^\s+\d+\s', l)]
+                rows = epoch_rows(out)
                 if a.threads and not a.accel:
                     # Any thread count gives the same epochs (under either rules).
                     rules = [x for x in extra if x.startswith('gpu.')]
@@ -264,44 +287,28 @@ def main():
                     for t in ('1', '2', '4'):
                         if ['--threads', t] == extra[:2]:
                             continue
-                        rc, other = run('run', cfg, '--threads', t, *rules, *mix)
-                        if [l for l in other.split('\n') if re.match(r'^\s+\d+\s', l)] != rows:
+                        if epoch_rows(run('run', cfg, '--threads', t, *rules, *mix)[1]) != rows:
                             found.append('THREADS-DIFF %d: %s threads give other epochs than %s%s'
                                          % (seed, t, ' '.join(extra) or '1 thread',
                                             ' (order-free)' if rules else ''))
-                shown = [l for l in run('show', base + '.h5', timeout=60)[1].split('\n')
-                         if re.match(r'^\s+\d+\s', l)]
-                if not a.accel and rows != shown:
+                rc, out = run('show', base + '.h5', timeout=60)
+                if rc != 0:
+                    found.append('SHOW-FAIL %d rc=%s: %s' % (seed, rc, last_lines(out)))
+                elif not a.accel and epoch_rows(out) != rows:
                     found.append('SHOW-DIFF %d: show prints other epochs than run did' % seed)
-                for what, args in [('SHOW', ['show', base + '.h5']),
-                                   ('EXPORT', ['export', base + '.h5', '--csv', base + '.csv']),
+                for what, args in [('EXPORT', ['export', base + '.h5', '--csv', base + '.csv']),
                                    ('PLOT', ['plot', base + '.h5', '--out', base + '.svg'])]:
                     rc, out = run(*args, timeout=60)
                     if rc != 0:
                         found.append('%s-FAIL %d rc=%s: %s' % (what, seed, rc, last_lines(out)))
-                if a.accel:
-                    pass  # an accelerator run has no epochs to branch from
-                elif epochs >= 2:
-                    rc, out = run('branch', base + '.h5', '1', '--out', base + '.b1.h5')
-                    if rc != 0:
-                        found.append('BRANCH-FAIL %d rc=%s: %s' % (seed, rc, last_lines(out)))
-                rc, out = (0, '') if a.accel else run('branch', base + '.h5', '0', '--epochs',
-                                                          '1', '--out', base + '.b0.h5')
-                if a.accel:
-                    pass
-                elif rc != 0:
-                    found.append('BRANCH0-FAIL %d rc=%s: %s' % (seed, rc, last_lines(out)))
-                else:
-                    rows = [[l for l in run('show', h)[1].split('\n') if l.split()[:1] == ['1']]
-                            for h in (base + '.h5', base + '.b0.h5')]
-                    if rows[0] != rows[1]:
-                        found.append('BRANCH0-DIFF %d: epoch 1 of a branch at 0 differs' % seed)
+                if not a.accel:  # an accelerator run has no epochs to branch from
+                    found += branches(run, seed, base, epochs, rows)
         found += ['BAD-UTF8 %d: %s' % (seed, b) for b in sorted(set(bad_text))]
         bad_text.clear()
         for suffix in ('.h5', '.b1.h5', '.b0.h5', '.svg'):
             if os.path.exists(base + suffix):
                 os.unlink(base + suffix)
-        subprocess.run(['rm', '-rf', base + '.csv'])
+        shutil.rmtree(base + '.csv', ignore_errors=True)
         if found:
             findings += 1
             print('\n'.join(found), flush=True)
